@@ -1,0 +1,20 @@
+// weft: CUDA C++ on the CPU. The one header a program includes.
+//
+// It brings the native API (namespace weft: launch, device, dynamic shared
+// memory) and CUDA's own spelling (threadIdx, __syncthreads, atomicAdd,
+// cudaMalloc, ...), so that kernels written for nvcc compile unchanged.
+#pragma once
+
+#include "weft/cuda/atomic_functions.hpp"
+#include "weft/cuda/builtins.hpp"
+#include "weft/cuda/device_api.hpp"
+#include "weft/cuda/error_api.hpp"
+#include "weft/cuda/error_codes.hpp"
+#include "weft/cuda/keywords.hpp"
+#include "weft/cuda/launch_api.hpp"
+#include "weft/cuda/memory_api.hpp"
+#include "weft/cuda/synchronization.hpp"
+#include "weft/cuda/vector_types.hpp"
+#include "weft/device.hpp"
+#include "weft/launch.hpp"
+#include "weft/shared_memory.hpp"

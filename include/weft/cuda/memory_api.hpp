@@ -1,0 +1,88 @@
+// Linear device memory: cudaMalloc, cudaFree, cudaMemcpy, cudaMemset.
+//
+// Device memory is host memory registered in the allocation registry. Every
+// pointer argument is checked against it, and a bad one gets the code CUDA 13
+// returns for it (measured on an H100: tests/differential/).
+// cudaMemcpy, cudaMemset and cudaFree wait for launched kernels first, as
+// the legacy default stream orders them after earlier work.
+#pragma once
+
+#include <cstddef>
+#include <cstring>
+
+#include "../detail/error_state.hpp"
+#include "../detail/runtime.hpp"
+#include "device_api.hpp"
+#include "error_codes.hpp"
+
+enum cudaMemcpyKind {
+  cudaMemcpyHostToHost = 0,
+  cudaMemcpyHostToDevice = 1,
+  cudaMemcpyDeviceToHost = 2,
+  cudaMemcpyDeviceToDevice = 3,
+  cudaMemcpyDefault = 4,
+};
+
+namespace weft::detail {
+
+inline bool is_device_range(const void* p, std::size_t bytes) {
+  return runtime::get().memory().holds(p, bytes).has_value();
+}
+
+/// A host range must not run into device memory it only partly covers.
+inline bool is_plausible_range(const void* p, std::size_t bytes) {
+  auto& memory = runtime::get().memory();
+  return !memory.overlaps(p, bytes) || memory.holds(p, bytes);
+}
+
+inline bool valid_copy(void* dst, const void* src, std::size_t count, cudaMemcpyKind kind) {
+  bool dst_on_device = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice;
+  bool src_on_device = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice;
+  if (dst_on_device ? !is_device_range(dst, count) : !is_plausible_range(dst, count)) return false;
+  if (src_on_device ? !is_device_range(src, count) : !is_plausible_range(src, count)) return false;
+  return true;
+}
+
+}  // namespace weft::detail
+
+inline cudaError_t cudaMalloc(void** pointer, std::size_t bytes) {
+  if (cudaError_t e = weft::detail::check_device()) return e;
+  if (!pointer) return weft::detail::record(cudaErrorInvalidValue);
+  *pointer = nullptr;
+  if (bytes == 0) return cudaSuccess;
+  *pointer = weft::detail::runtime::get().memory().allocate(bytes, weft::detail::memory_kind::device);
+  return *pointer ? cudaSuccess : weft::detail::record(cudaErrorMemoryAllocation);
+}
+
+template <class T>
+cudaError_t cudaMalloc(T** pointer, std::size_t bytes) {
+  return cudaMalloc(reinterpret_cast<void**>(pointer), bytes);
+}
+
+inline cudaError_t cudaFree(void* pointer) {
+  if (cudaError_t e = weft::detail::wait_for_device()) return e;
+  if (!pointer) return cudaSuccess;
+  if (!weft::detail::runtime::get().memory().release(pointer)) return weft::detail::record(cudaErrorInvalidValue);
+  return cudaSuccess;
+}
+
+inline cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t count, cudaMemcpyKind kind) {
+  if (cudaError_t e = weft::detail::check_device()) return e;
+  if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDefault)
+    return weft::detail::record(cudaErrorInvalidMemcpyDirection);
+  if (count == 0) return cudaSuccess;
+  if (!dst || !src || !weft::detail::valid_copy(dst, src, count, kind))
+    return weft::detail::record(cudaErrorInvalidValue);
+  if (cudaError_t e = weft::detail::wait_for_device()) return e;
+  std::memmove(dst, src, count);
+  return cudaSuccess;
+}
+
+inline cudaError_t cudaMemset(void* pointer, int value, std::size_t count) {
+  if (cudaError_t e = weft::detail::check_device()) return e;
+  if (count == 0) return cudaSuccess;
+  if (!weft::detail::is_device_range(pointer, count)) return weft::detail::record(cudaErrorInvalidValue);
+  if (cudaError_t e = weft::detail::wait_for_device()) return e;
+  std::memset(pointer, value, count);
+  return cudaSuccess;
+}

@@ -1,0 +1,337 @@
+// The block executor runs every CUDA thread of one block on one OS thread.
+//
+// Lazy fiber promotion (see docs/architecture.md): threads run one after
+// another as a plain loop inside a "runner" fiber. A thread that never blocks
+// costs an inlined call and no context switch. When a thread blocks at a
+// barrier, the runner's stack stays with it and a fresh runner (from the stack
+// pool) goes on with the next unstarted thread. When the barrier completes,
+// its waiters become ready and each later resumes by a direct jump from the
+// fiber that suspends next (symmetric transfer, no central scheduler), so a
+// barrier costs about one context switch per thread.
+//
+// Deadlock is exact here: a fiber that must suspend while nothing is ready and
+// no thread is unstarted hands control back to the worker, which reports who
+// waits where. A failed block is abandoned by resuming each parked fiber with
+// `block_abandoned` thrown from its barrier, so kernel destructors run.
+#pragma once
+
+#include <boost/context/detail/fcontext.hpp>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <new>
+#include <source_location>
+#include <string>
+#include <vector>
+
+#include "../cuda/builtins.hpp"
+#include "fiber_stack.hpp"
+
+namespace weft::detail {
+
+namespace fctx = boost::context::detail;
+
+/// The four flavours of the block-wide barrier (CUDA guide, "Synchronization Functions").
+enum class barrier_kind : unsigned char { sync, count, all, any };
+
+/// Thrown from a barrier to unwind a CUDA thread whose block is being abandoned.
+struct block_abandoned {};
+
+class block_executor;
+inline thread_local block_executor* running_block = nullptr;
+
+class block_executor {
+ public:
+  block_executor() = default;
+  block_executor(const block_executor&) = delete;
+  block_executor& operator=(const block_executor&) = delete;
+
+  /// Runs all threads of one block; `body` runs the kernel for the thread
+  /// that threadIdx names. Returns an empty string on success, otherwise
+  /// what went wrong, naming the threads involved.
+  template <class Body>
+  std::string run(Body& body, dim3 block_dim, std::size_t stack_size, std::size_t dynamic_shared_bytes) {
+    stacks_.set_stack_size(stack_size);
+    reserve_dynamic_shared(dynamic_shared_bytes);
+    start(block_dim);
+    body_ = &body;
+    runner_entry_ = &runner_main<Body>;
+    running_block = this;
+    note_ = {&worker_, {}};
+    switch_to(new_runner());  // back here once no fiber can run any more
+    if (!abandoning_ && exited_ < thread_count_) fail(report("deadlock: no thread of the block can make progress"));
+    if (abandoning_) unwind_parked_threads();
+    running_block = nullptr;
+    return std::move(failure_);
+  }
+
+  /// A barrier over the whole block. Threads that exited count as arrived
+  /// (sm_70 and later). Returns the barrier's result for `kind`.
+  int arrive_and_wait(barrier_kind kind, int predicate, std::source_location where) {
+    if (abandoning_) throw block_abandoned{};
+    unsigned self = current_;
+    thread_slot& me = slots_[self];
+    me.index = threadIdx;
+    me.kind = kind;
+    me.waiting_at = where;
+    waiting_.push_back(self);
+    predicate_count_ += predicate != 0;
+    if (waiting_.size() + exited_ == thread_count_) {
+      if (!complete_barrier(true)) throw block_abandoned{};
+    } else {
+      note_ = {&me.context, {}};
+      switch_to(next_to_run());
+      current_ = self;
+      threadIdx = me.index;
+      if (abandoning_) throw block_abandoned{};
+    }
+    switch (kind) {
+      case barrier_kind::count: return static_cast<int>(last_count_);
+      case barrier_kind::all: return last_count_ == last_arrivals_;
+      case barrier_kind::any: return last_count_ != 0;
+      default: return 0;
+    }
+  }
+
+  std::byte* dynamic_shared() const { return dynamic_shared_.get(); }
+
+ private:
+  struct thread_slot {
+    fctx::fcontext_t context = nullptr;  // where a parked thread resumes
+    uint3 index{};                       // its threadIdx, saved when it parks
+    barrier_kind kind{};
+    std::source_location waiting_at{};
+  };
+
+  // Written by the fiber that jumps, read by the one that resumes: where to
+  // park the jumper's context, and which finished fiber's stack to recycle.
+  struct switch_note {
+    fctx::fcontext_t* save_to = nullptr;
+    fiber_stack retire{};
+  };
+
+  template <class Body>
+  static void runner_main(fctx::transfer_t from) {
+    block_executor& self = *running_block;
+    fiber_stack own = self.fresh_stack_;
+    self.arrived(from.fctx);
+    self.run_threads(*static_cast<Body*>(self.body_));
+    self.leave(own);
+  }
+
+  template <class Body>
+  void run_threads(Body& body) {
+    while (!abandoning_ && next_unstarted_ < thread_count_) {
+      unsigned thread = next_unstarted_++;
+      current_ = thread;
+      threadIdx = next_index_;
+      advance(next_index_);
+      try {
+        body();
+      } catch (const block_abandoned&) {
+        return;
+      } catch (...) {
+        fail(describe_thread(threadIdx) + ": " + describe(std::current_exception()));
+        return;
+      }
+      thread_exited();
+    }
+  }
+
+  void start(dim3 block_dim) {
+    block_dim_ = block_dim;
+    thread_count_ = static_cast<unsigned>(volume(block_dim));
+    if (slots_.size() < thread_count_) slots_.resize(thread_count_);
+    next_unstarted_ = exited_ = 0;
+    next_index_ = {0, 0, 0};
+    waiting_.clear();
+    ready_.clear();
+    ready_head_ = 0;
+    predicate_count_ = 0;
+    abandoning_ = false;
+    failure_.clear();
+  }
+
+  void advance(uint3& index) const {
+    if (++index.x < block_dim_.x) return;
+    index.x = 0;
+    if (++index.y < block_dim_.y) return;
+    index.y = 0;
+    ++index.z;
+  }
+
+  void thread_exited() {
+    ++exited_;
+    if (!waiting_.empty() && waiting_.size() + exited_ == thread_count_) complete_barrier(false);
+  }
+
+  // Every thread that has not exited waits at the barrier. Releases them,
+  // unless they wait at different barriers, which fails the block.
+  bool complete_barrier(bool caller_waits) {
+    bool one_barrier = waiters_agree();
+    if (!one_barrier)
+      fail(report("barrier divergence: threads wait at different barriers, which can never all complete"));
+    last_count_ = predicate_count_;
+    last_arrivals_ = static_cast<unsigned>(waiting_.size());
+    predicate_count_ = 0;
+    if (caller_waits) waiting_.pop_back();  // the last to arrive runs on
+    if (!one_barrier) return false;
+    // No thread can still be ready: all that have not exited were waiting.
+    ready_.swap(waiting_);
+    ready_head_ = 0;
+    waiting_.clear();
+    return true;
+  }
+
+  bool waiters_agree() const {
+    const thread_slot& first = slots_[waiting_.front()];
+    for (unsigned t : waiting_)
+      if (!same_barrier(slots_[t], first)) return false;
+    return true;
+  }
+
+  static bool same_barrier(const thread_slot& a, const thread_slot& b) {
+    return a.kind == b.kind && a.waiting_at.line() == b.waiting_at.line() &&
+           a.waiting_at.column() == b.waiting_at.column() &&
+           std::strcmp(a.waiting_at.file_name(), b.waiting_at.file_name()) == 0;
+  }
+
+  fctx::fcontext_t next_to_run() {
+    if (ready_head_ < ready_.size()) return slots_[ready_[ready_head_++]].context;
+    if (next_unstarted_ < thread_count_) return new_runner();
+    return worker_;  // nothing can run: the worker finds the deadlock
+  }
+
+  fctx::fcontext_t new_runner() {
+    fresh_stack_ = stacks_.take();
+    return fctx::make_fcontext(fresh_stack_.top(), fresh_stack_.usable(), runner_entry_);
+  }
+
+  void switch_to(fctx::fcontext_t target) { arrived(fctx::jump_fcontext(target, nullptr).fctx); }
+
+  void arrived(fctx::fcontext_t from) {
+    if (note_.save_to) *note_.save_to = from;
+    if (note_.retire.mapping) stacks_.give_back(note_.retire);
+    note_ = {};
+  }
+
+  // A runner whose loop is over: hand its stack back through the note and
+  // jump away for good.
+  [[noreturn]] void leave(fiber_stack own) {
+    note_ = {nullptr, own};
+    bool resume_ready = !abandoning_ && ready_head_ < ready_.size();
+    fctx::fcontext_t target = resume_ready ? slots_[ready_[ready_head_++]].context : worker_;
+    fctx::jump_fcontext(target, nullptr);
+    std::abort();  // a finished fiber is never resumed
+  }
+
+  void unwind_parked_threads() {
+    std::vector<unsigned> parked(ready_.begin() + static_cast<std::ptrdiff_t>(ready_head_), ready_.end());
+    parked.insert(parked.end(), waiting_.begin(), waiting_.end());
+    ready_.clear();
+    ready_head_ = 0;
+    waiting_.clear();
+    for (unsigned t : parked) {
+      note_ = {&worker_, {}};
+      switch_to(slots_[t].context);
+    }
+  }
+
+  void fail(std::string message) {
+    if (abandoning_) return;
+    abandoning_ = true;
+    failure_ = std::move(message);
+  }
+
+  void reserve_dynamic_shared(std::size_t bytes) {
+    if (bytes <= dynamic_shared_capacity_) return;
+    dynamic_shared_.reset(new (std::align_val_t{128}) std::byte[bytes]);
+    dynamic_shared_capacity_ = bytes;
+  }
+
+  static std::string describe_thread(uint3 t) {
+    return "thread (" + std::to_string(t.x) + "," + std::to_string(t.y) + "," + std::to_string(t.z) + ")";
+  }
+
+  static std::string describe(std::exception_ptr error) {
+    try {
+      std::rethrow_exception(error);
+    } catch (const std::exception& e) {
+      return std::string("uncaught exception: ") + e.what();
+    } catch (...) {
+      return "uncaught exception of a type not derived from std::exception";
+    }
+  }
+
+  static const char* barrier_name(barrier_kind kind) {
+    switch (kind) {
+      case barrier_kind::count: return "__syncthreads_count";
+      case barrier_kind::all: return "__syncthreads_and";
+      case barrier_kind::any: return "__syncthreads_or";
+      default: return "__syncthreads";
+    }
+  }
+
+  // "<headline>; threads 0-63 wait at __syncthreads (a.cu:12); threads 64-127
+  // wait at __syncthreads (a.cu:15); 0 exited". Consecutive linear thread ids
+  // waiting at the same barrier are shown as one range.
+  std::string report(const char* headline) const {
+    std::vector<unsigned> waiters(waiting_);
+    std::sort(waiters.begin(), waiters.end());
+    std::string text = headline;
+    for (std::size_t i = 0; i < waiters.size();) {
+      std::size_t j = i + 1;
+      while (j < waiters.size() && waiters[j] == waiters[j - 1] + 1 &&
+             same_barrier(slots_[waiters[j]], slots_[waiters[i]]))
+        ++j;
+      const thread_slot& s = slots_[waiters[i]];
+      text += "; " + describe_thread(s.index);
+      if (j - i > 1) text += " to " + describe_thread(slots_[waiters[j - 1]].index);
+      text += std::string(" wait at ") + barrier_name(s.kind) + " (" + s.waiting_at.file_name() + ":" +
+              std::to_string(s.waiting_at.line()) + ")";
+      i = j;
+    }
+    text += "; " + std::to_string(exited_) + " of " + std::to_string(thread_count_) + " threads exited";
+    return text;
+  }
+
+  // The block being run.
+  dim3 block_dim_{};
+  unsigned thread_count_ = 0;
+  unsigned next_unstarted_ = 0;
+  uint3 next_index_{};
+  unsigned exited_ = 0;
+  unsigned current_ = 0;
+  std::vector<thread_slot> slots_;
+
+  // Barrier state: threads parked at the barrier, and those released but not
+  // yet resumed (ready_[ready_head_...]).
+  std::vector<unsigned> waiting_;
+  std::vector<unsigned> ready_;
+  std::size_t ready_head_ = 0;
+  unsigned predicate_count_ = 0;
+  unsigned last_count_ = 0;
+  unsigned last_arrivals_ = 0;
+
+  bool abandoning_ = false;
+  std::string failure_;
+
+  // Fibers.
+  void* body_ = nullptr;
+  void (*runner_entry_)(fctx::transfer_t) = nullptr;
+  fctx::fcontext_t worker_ = nullptr;
+  switch_note note_{};
+  fiber_stack fresh_stack_{};
+  stack_pool stacks_;
+
+  struct aligned_delete {
+    void operator()(std::byte* p) const { ::operator delete[](p, std::align_val_t{128}); }
+  };
+  std::unique_ptr<std::byte[], aligned_delete> dynamic_shared_;
+  std::size_t dynamic_shared_capacity_ = 0;
+};
+
+}  // namespace weft::detail

@@ -1,0 +1,67 @@
+// CUDA's two kinds of error state (CUDA guide, "Error Checking"):
+// - the last error, per host thread: set by any runtime call that fails,
+//   returned and reset by cudaGetLastError, returned by cudaPeekAtLastError;
+// - a sticky device fault: a kernel that failed (uncaught exception, detected
+//   deadlock) poisons the device, and every later call that uses the device
+//   returns the fault until cudaDeviceReset. Measured on an H100 with CUDA 13
+//   (tests/differential/error_codes_probe.expected): after a fault,
+//   cudaGetLastError reports it once, while cudaMalloc and cudaMemcpy keep
+//   returning it.
+#pragma once
+
+#include <cstdio>
+#include <mutex>
+#include <string>
+
+#include "../cuda/error_codes.hpp"
+
+namespace weft::detail {
+
+inline thread_local cudaError_t last_error = cudaSuccess;
+
+/// Records a failed call's code as the host thread's last error, as every
+/// cuda* function does, and passes the code through.
+inline cudaError_t record(cudaError_t code) {
+  if (code != cudaSuccess) last_error = code;
+  return code;
+}
+
+class device_fault {
+ public:
+  /// The first fault wins; later ones are consequences of it.
+  void raise(cudaError_t code, std::string message) {
+    std::lock_guard lock(mutex_);
+    if (code_ != cudaSuccess) return;
+    code_ = code;
+    message_ = std::move(message);
+    std::fprintf(stderr, "weft: %s\n", message_.c_str());
+  }
+
+  cudaError_t code() const {
+    std::lock_guard lock(mutex_);
+    return code_;
+  }
+
+  std::string message() const {
+    std::lock_guard lock(mutex_);
+    return message_;
+  }
+
+  void clear() {
+    std::lock_guard lock(mutex_);
+    code_ = cudaSuccess;
+    message_.clear();
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  cudaError_t code_ = cudaSuccess;
+  std::string message_;
+};
+
+inline device_fault& fault() {
+  static device_fault instance;
+  return instance;
+}
+
+}  // namespace weft::detail

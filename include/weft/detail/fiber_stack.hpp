@@ -1,0 +1,84 @@
+// Fiber stacks: mmap'ed, with an inaccessible guard page below the usable
+// range so that a CUDA thread overflowing its stack faults at once instead of
+// silently overwriting a neighbour's stack. Stacks are recycled through a
+// per-worker pool because a block promotes up to 1024 threads to fibers and
+// mapping each anew would dominate the cost of a barrier.
+#pragma once
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstddef>
+#include <new>
+#include <utility>
+#include <vector>
+
+namespace weft::detail {
+
+inline std::size_t page_size() {
+  static const std::size_t size = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  return size;
+}
+
+inline std::size_t round_up(std::size_t value, std::size_t multiple) {
+  return (value + multiple - 1) / multiple * multiple;
+}
+
+struct fiber_stack {
+  void* mapping = nullptr;   // start of the mapping, the guard page
+  std::size_t mapped = 0;    // guard page + usable bytes
+  std::size_t usable() const { return mapped - page_size(); }
+  void* top() const { return static_cast<char*>(mapping) + mapped; }  // stacks grow down
+};
+
+class stack_pool {
+ public:
+  explicit stack_pool(std::size_t usable_bytes = 64 * 1024) : usable_(round_up(usable_bytes, page_size())) {}
+  stack_pool(const stack_pool&) = delete;
+  stack_pool& operator=(const stack_pool&) = delete;
+  ~stack_pool() { release_all(); }
+
+  std::size_t stack_size() const { return usable_; }
+
+  /// Later stacks have this usable size; stacks of another size are unmapped.
+  void set_stack_size(std::size_t usable_bytes) {
+    usable_bytes = round_up(usable_bytes, page_size());
+    if (usable_bytes == usable_) return;
+    release_all();
+    usable_ = usable_bytes;
+  }
+
+  fiber_stack take() {
+    if (!free_.empty()) {
+      fiber_stack s = free_.back();
+      free_.pop_back();
+      return s;
+    }
+    std::size_t mapped = usable_ + page_size();
+    void* p = ::mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) throw std::bad_alloc();
+    if (::mprotect(p, page_size(), PROT_NONE) != 0) {
+      ::munmap(p, mapped);
+      throw std::bad_alloc();
+    }
+    return {p, mapped};
+  }
+
+  void give_back(fiber_stack s) {
+    if (s.usable() == usable_)
+      free_.push_back(s);
+    else
+      ::munmap(s.mapping, s.mapped);
+  }
+
+ private:
+  void release_all() {
+    for (auto& s : free_) ::munmap(s.mapping, s.mapped);
+    free_.clear();
+  }
+
+  std::size_t usable_;
+  std::vector<fiber_stack> free_;
+};
+
+}  // namespace weft::detail

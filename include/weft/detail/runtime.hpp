@@ -1,0 +1,121 @@
+// The process-wide state of the one simulated device: its SM worker pool,
+// memory registry and limits. Created on first use.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "allocation_registry.hpp"
+#include "sm_pool.hpp"
+
+namespace weft::detail {
+
+/// The environment variable that sets the number of SM workers.
+inline constexpr const char* worker_count_variable = "WEFT_WORKERS";
+
+inline unsigned default_worker_count() {
+  if (const char* text = std::getenv(worker_count_variable)) {
+    char* end = nullptr;
+    long n = std::strtol(text, &end, 10);
+    if (end != text && *end == '\0' && n > 0 && n <= 4096) return static_cast<unsigned>(n);
+    std::fprintf(stderr, "weft: ignoring %s=%s (expected a count from 1 to 4096)\n", worker_count_variable, text);
+  }
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+// Per-kernel attributes set through cudaFuncSetAttribute, keyed by the
+// kernel's identity (its address, or a per-type tag for lambdas).
+struct kernel_attributes {
+  std::size_t max_dynamic_shared_bytes = 48 * 1024;
+};
+
+class runtime {
+ public:
+  /// sm_90 limits (CUDA guide, "Technical Specifications per Compute Capability").
+  static constexpr std::size_t default_dynamic_shared_limit = 48 * 1024;
+  static constexpr std::size_t max_dynamic_shared_optin = 227 * 1024;
+  static constexpr std::size_t default_stack_bytes = 64 * 1024;
+  static constexpr std::size_t min_stack_bytes = 16 * 1024;
+
+  static runtime& get() {
+    static runtime instance;
+    return instance;
+  }
+
+  void submit(std::shared_ptr<grid_job> job) {
+    std::lock_guard lock(pool_mutex_);
+    if (!pool_) pool_ = std::make_unique<sm_pool>(worker_count_);
+    pool_->submit(std::move(job));
+  }
+
+  /// Waits for all launched work.
+  void synchronize() {
+    std::lock_guard lock(pool_mutex_);
+    if (pool_) pool_->wait_idle();
+  }
+
+  unsigned worker_count() {
+    std::lock_guard lock(pool_mutex_);
+    return worker_count_;
+  }
+
+  /// Takes effect after the work already launched has finished.
+  void set_worker_count(unsigned count) {
+    std::lock_guard lock(pool_mutex_);
+    pool_.reset();
+    worker_count_ = std::max(1u, count);
+  }
+
+  std::size_t stack_bytes() const { return stack_bytes_.load(std::memory_order_relaxed); }
+
+  /// Fibers need room for the runtime's own frames, so a request below
+  /// min_stack_bytes gets min_stack_bytes; sizes are rounded to pages.
+  void set_stack_bytes(std::size_t bytes) {
+    stack_bytes_.store(round_up(std::max(bytes, min_stack_bytes), page_size()), std::memory_order_relaxed);
+  }
+
+  kernel_attributes attributes(const void* kernel) {
+    std::lock_guard lock(attributes_mutex_);
+    auto it = attributes_.find(kernel);
+    return it == attributes_.end() ? kernel_attributes{} : it->second;
+  }
+
+  void set_attributes(const void* kernel, kernel_attributes a) {
+    std::lock_guard lock(attributes_mutex_);
+    attributes_[kernel] = a;
+  }
+
+  allocation_registry& memory() { return memory_; }
+
+  /// cudaDeviceReset: waits for the device, frees its memory, forgets faults
+  /// and settings.
+  void reset() {
+    synchronize();
+    memory_.release_all();
+    fault().clear();
+    stack_bytes_ = default_stack_bytes;
+    std::lock_guard lock(attributes_mutex_);
+    attributes_.clear();
+  }
+
+ private:
+  // The fault record must outlive the pool, whose workers may raise a fault
+  // while the pool drains at exit.
+  runtime() { fault(); }
+
+  allocation_registry memory_;  // destroyed after the pool has drained
+  std::mutex pool_mutex_;
+  unsigned worker_count_ = default_worker_count();
+  std::unique_ptr<sm_pool> pool_;
+  std::atomic<std::size_t> stack_bytes_{default_stack_bytes};
+  std::mutex attributes_mutex_;
+  std::map<const void*, kernel_attributes> attributes_;
+};
+
+}  // namespace weft::detail

@@ -1,0 +1,88 @@
+// weft::launch: the native spelling of `kernel<<<grid, block, shmem>>>(args)`.
+//
+//   weft::launch(blocks, threads, VecAdd, d_A, d_B, d_C, N);
+//   weft::launch({grid, block, shared_bytes}, [] (float* x) { ... }, d_x);
+//
+// Like a CUDA launch it returns at once; the kernel runs on the SM workers in
+// launch order. Arguments are copied at launch (to the kernel's parameter
+// types for a __global__ function). A bad configuration is rejected before
+// anything runs, with the code CUDA 13 returns (cudaErrorInvalidValue for
+// every case measured on an H100) recorded as the last error.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include "cuda/error_codes.hpp"
+#include "cuda/vector_types.hpp"
+#include "detail/error_state.hpp"
+#include "detail/kernel_identity.hpp"
+#include "detail/runtime.hpp"
+
+namespace weft {
+
+struct launch_config {
+  dim3 grid;
+  dim3 block;
+  std::size_t dynamic_shared_bytes = 0;
+};
+
+/// sm_90 launch limits (CUDA guide, "Technical Specifications per Compute Capability").
+struct launch_limits {
+  static constexpr unsigned max_threads_per_block = 1024;
+  static constexpr dim3 max_block{1024, 1024, 64};
+  static constexpr dim3 max_grid{0x7fffffffu, 65535, 65535};
+};
+
+namespace detail {
+
+inline cudaError_t validate(const launch_config& c, std::size_t max_dynamic_shared) {
+  auto within = [](dim3 d, dim3 max) {
+    return d.x >= 1 && d.y >= 1 && d.z >= 1 && d.x <= max.x && d.y <= max.y && d.z <= max.z;
+  };
+  if (!within(c.block, launch_limits::max_block) || volume(c.block) > launch_limits::max_threads_per_block)
+    return cudaErrorInvalidValue;
+  if (!within(c.grid, launch_limits::max_grid)) return cudaErrorInvalidValue;
+  if (c.dynamic_shared_bytes > max_dynamic_shared) return cudaErrorInvalidValue;
+  return cudaSuccess;
+}
+
+// The copies a launch keeps: a __global__ function's own parameter types, so
+// arguments convert as they do at a CUDA launch; otherwise the decayed
+// argument types.
+template <class Kernel, class... Args>
+struct argument_tuple {
+  using type = std::tuple<std::decay_t<Args>...>;
+};
+template <class... Params, class... Args>
+struct argument_tuple<void (*)(Params...), Args...> {
+  static_assert(sizeof...(Params) == sizeof...(Args), "a kernel launch must pass one argument per kernel parameter");
+  using type = std::tuple<std::decay_t<Params>...>;
+};
+
+}  // namespace detail
+
+template <class Kernel, class... Args>
+cudaError_t launch(const launch_config& config, Kernel&& kernel, Args&&... args) {
+  using kernel_type = std::decay_t<Kernel>;
+  using arguments = typename detail::argument_tuple<kernel_type, Args...>::type;
+  auto& rt = detail::runtime::get();
+  if (cudaError_t sticky = detail::fault().code()) return detail::record(sticky);
+  kernel_type k(std::forward<Kernel>(kernel));
+  auto limit = rt.attributes(detail::kernel_identity(k)).max_dynamic_shared_bytes;
+  if (cudaError_t invalid = detail::validate(config, limit)) return detail::record(invalid);
+  detail::launch_shape shape{config.grid, config.block, config.dynamic_shared_bytes, rt.stack_bytes()};
+  rt.submit(std::make_shared<detail::kernel_grid<kernel_type, arguments>>(shape, std::move(k),
+                                                                           arguments(std::forward<Args>(args)...)));
+  return cudaSuccess;
+}
+
+template <class Kernel, class... Args>
+cudaError_t launch(dim3 grid, dim3 block, Kernel&& kernel, Args&&... args) {
+  return launch(launch_config{grid, block}, std::forward<Kernel>(kernel), std::forward<Args>(args)...);
+}
+
+}  // namespace weft

@@ -1,0 +1,24 @@
+// Dynamic shared memory: the spelling of CUDA's `extern __shared__ T name[];`.
+//
+//   float* tile = weft::dynamic_shared<float>();
+//
+// It is a per-worker buffer of the size given at launch, aligned to 128
+// bytes. A worker runs one block at a time, so the buffer belongs to the
+// running block. Static `__shared__` variables are thread-local statics for
+// the same reason (see cuda/keywords.hpp).
+#pragma once
+
+#include <stdexcept>
+
+#include "detail/block_executor.hpp"
+
+namespace weft {
+
+template <class T>
+T* dynamic_shared() {
+  auto* block = detail::running_block;
+  if (!block) throw std::logic_error("weft::dynamic_shared called outside a kernel");
+  return reinterpret_cast<T*>(block->dynamic_shared());
+}
+
+}  // namespace weft
