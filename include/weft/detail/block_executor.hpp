@@ -275,9 +275,9 @@ class block_executor {
     }
   }
 
-  // "<headline>; threads 0-63 wait at __syncthreads (a.cu:12); threads 64-127
-  // wait at __syncthreads (a.cu:15); 0 exited". Consecutive linear thread ids
-  // waiting at the same barrier are shown as one range.
+  // "<headline>; thread (0,0,0) to thread (63,0,0) wait at __syncthreads
+  // (a.cu:12:5); thread (64,0,0) to ... (a.cu:15:5); 0 of 128 threads exited".
+  // Consecutive threads waiting at the same barrier are shown as one range.
   std::string report(const char* headline) const {
     std::vector<unsigned> waiters(waiting_);
     std::sort(waiters.begin(), waiters.end());
@@ -291,7 +291,7 @@ class block_executor {
       text += "; " + describe_thread(s.index);
       if (j - i > 1) text += " to " + describe_thread(slots_[waiters[j - 1]].index);
       text += std::string(" wait at ") + barrier_name(s.kind) + " (" + s.waiting_at.file_name() + ":" +
-              std::to_string(s.waiting_at.line()) + ")";
+              std::to_string(s.waiting_at.line()) + ":" + std::to_string(s.waiting_at.column()) + ")";
       i = j;
     }
     text += "; " + std::to_string(exited_) + " of " + std::to_string(thread_count_) + " threads exited";

@@ -1,0 +1,25 @@
+# ctest driver: builds tests/install as an outside project would and runs it.
+#   MODE=installed: install weft into a scratch prefix, then find_package(weft)
+#   MODE=subdirectory: add_subdirectory(<weft source>)
+cmake_minimum_required(VERSION 3.25)
+set(work ${BINARY_DIR}/consumer-${MODE})
+file(REMOVE_RECURSE ${work})
+
+function(run)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  if(NOT code EQUAL 0)
+    message(FATAL_ERROR "failed (${code}): ${ARGN}\n${out}")
+  endif()
+  message("${out}")
+endfunction()
+
+if(MODE STREQUAL "installed")
+  run(${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${work}/weft-build -DWEFT_BUILD_TESTS=OFF -DWEFT_BUILD_EXAMPLES=OFF
+      -DWEFT_BUILD_BENCHMARKS=OFF -DCMAKE_INSTALL_PREFIX=${work}/prefix)
+  run(${CMAKE_COMMAND} --install ${work}/weft-build)
+  run(${CMAKE_COMMAND} -S ${SOURCE_DIR}/tests/install -B ${work}/build -DCMAKE_PREFIX_PATH=${work}/prefix)
+else()
+  run(${CMAKE_COMMAND} -S ${SOURCE_DIR}/tests/install -B ${work}/build -DWEFT_SOURCE_DIR=${SOURCE_DIR})
+endif()
+run(${CMAKE_COMMAND} --build ${work}/build)
+run(${work}/build/consumer)
