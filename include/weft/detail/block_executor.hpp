@@ -40,6 +40,14 @@ enum class barrier_kind : unsigned char { sync, count, all, any };
 /// Thrown from a barrier to unwind a CUDA thread whose block is being abandoned.
 struct block_abandoned {};
 
+/// Blocks [first, end) of a grid, in linear order.
+struct block_range {
+  dim3 grid;
+  dim3 block;
+  std::uint64_t first;
+  std::uint64_t end;
+};
+
 class block_executor;
 inline thread_local block_executor* running_block = nullptr;
 
@@ -49,20 +57,21 @@ class block_executor {
   block_executor(const block_executor&) = delete;
   block_executor& operator=(const block_executor&) = delete;
 
-  /// Runs all threads of one block; `body` runs the kernel for the thread
-  /// that threadIdx names. Returns an empty string on success, otherwise
-  /// what went wrong, naming the threads involved.
+  /// Runs blocks [first_block, end_block) of a grid, one after another;
+  /// `body` runs the kernel for the thread that threadIdx and blockIdx name.
+  /// Returns an empty string on success, otherwise what went wrong, naming
+  /// the block and threads involved; the remaining blocks are then skipped.
   template <class Body>
-  std::string run(Body& body, dim3 block_dim, std::size_t stack_size, std::size_t dynamic_shared_bytes) {
+  std::string run(Body& body, const block_range& blocks, std::size_t stack_size, std::size_t dynamic_shared_bytes) {
     stacks_.set_stack_size(stack_size);
     reserve_dynamic_shared(dynamic_shared_bytes);
-    start(block_dim);
+    start(blocks);
     body_ = &body;
     runner_entry_ = &runner_main<Body>;
     running_block = this;
     note_ = {&worker_, {}};
     switch_to(new_runner());  // back here once no fiber can run any more
-    if (!abandoning_ && exited_ < thread_count_) fail(report("deadlock: no thread of the block can make progress"));
+    if (!abandoning_ && !block_finished()) fail(report("deadlock: no thread of the block can make progress"));
     if (abandoning_) unwind_parked_threads();
     running_block = nullptr;
     return std::move(failure_);
@@ -72,19 +81,27 @@ class block_executor {
   /// (sm_70 and later). Returns the barrier's result for `kind`.
   int arrive_and_wait(barrier_kind kind, int predicate, std::source_location where) {
     if (abandoning_) throw block_abandoned{};
-    unsigned self = current_;
+    unsigned self = threadIdx.x + block_dim_.x * (threadIdx.y + block_dim_.y * threadIdx.z);
     thread_slot& me = slots_[self];
+    if (me.parked_in != generation_) {
+      // This thread's first barrier: the runner loop that started it has
+      // claimed nothing since, so the shared cursor is just past it.
+      me.parked_in = generation_;
+      next_unstarted_ = self + 1;
+      next_index_ = threadIdx;
+      advance(next_index_);
+    }
     me.index = threadIdx;
     me.kind = kind;
     me.waiting_at = where;
     waiting_.push_back(self);
     predicate_count_ += predicate != 0;
-    if (waiting_.size() + exited_ == thread_count_) {
+    if (all_arrived()) {
       if (!complete_barrier(true)) throw block_abandoned{};
     } else {
       note_ = {&me.context, {}};
+      ++switches_;
       switch_to(next_to_run());
-      current_ = self;
       threadIdx = me.index;
       if (abandoning_) throw block_abandoned{};
     }
@@ -100,6 +117,7 @@ class block_executor {
 
  private:
   struct thread_slot {
+    std::uint64_t parked_in = 0;         // the generation_ of the block in which it last parked
     fctx::fcontext_t context = nullptr;  // where a parked thread resumes
     uint3 index{};                       // its threadIdx, saved when it parks
     barrier_kind kind{};
@@ -113,22 +131,52 @@ class block_executor {
     fiber_stack retire{};
   };
 
+  // A runner fiber. Whichever fiber finishes a block's last thread goes on
+  // with the next block, so blocks without barriers run back to back on one
+  // fiber with no context switch at all.
   template <class Body>
   static void runner_main(fctx::transfer_t from) {
     block_executor& self = *running_block;
     fiber_stack own = self.fresh_stack_;
     self.arrived(from.fctx);
-    self.run_threads(*static_cast<Body*>(self.body_));
+    Body& body = *static_cast<Body*>(self.body_);
+    do {
+      self.run_threads(body);
+    } while (!self.abandoning_ && self.block_finished() && self.start_next_block());
     self.leave(own);
   }
 
+  // The hot loop. It keeps the cursor (next unstarted thread) in locals and
+  // writes nothing per thread but threadIdx: a thread that parks publishes
+  // the cursor itself (see arrive_and_wait), and a loop that finds another
+  // fiber has run meanwhile (switches_ moved) reloads it. One-dimensional
+  // blocks, the common case, get a loop that only writes threadIdx.x, which
+  // the compiler can keep in a register and vectorise around.
   template <class Body>
   void run_threads(Body& body) {
-    while (!abandoning_ && next_unstarted_ < thread_count_) {
-      unsigned thread = next_unstarted_++;
-      current_ = thread;
-      threadIdx = next_index_;
-      advance(next_index_);
+    if (block_dim_.y == 1 && block_dim_.z == 1)
+      run_threads<true>(body);
+    else
+      run_threads<false>(body);
+    // The last thread has exited: a barrier the others wait at may be complete
+    // now, since exited threads count as arrived.
+    if (!abandoning_ && !waiting_.empty() && all_arrived()) complete_barrier(false);
+  }
+
+  template <bool one_dimensional, class Body>
+  void run_threads(Body& body) {
+    unsigned next = next_unstarted_;
+    uint3 index = next_index_;
+    if (one_dimensional) threadIdx = {0, 0, 0};
+    while (next < thread_count_) {
+      if constexpr (one_dimensional) {
+        threadIdx.x = next;
+      } else {
+        threadIdx = index;
+        advance(index);
+      }
+      ++next;
+      auto switches = switches_;
       try {
         body();
       } catch (const block_abandoned&) {
@@ -137,23 +185,44 @@ class block_executor {
         fail(describe_thread(threadIdx) + ": " + describe(std::current_exception()));
         return;
       }
-      thread_exited();
+      if (switches_ != switches) {
+        if (abandoning_) return;
+        next = next_unstarted_;
+        index = next_index_;
+        if (one_dimensional) threadIdx = {0, 0, 0};
+      }
     }
+    next_unstarted_ = next;
   }
 
-  void start(dim3 block_dim) {
-    block_dim_ = block_dim;
-    thread_count_ = static_cast<unsigned>(volume(block_dim));
+  void start(const block_range& blocks) {
+    grid_dim_ = blocks.grid;
+    block_dim_ = blocks.block;
+    gridDim = blocks.grid;
+    blockDim = blocks.block;
+    thread_count_ = static_cast<unsigned>(volume(blocks.block));
     if (slots_.size() < thread_count_) slots_.resize(thread_count_);
-    next_unstarted_ = exited_ = 0;
+    next_block_ = blocks.first;
+    end_block_ = blocks.end;
+    abandoning_ = false;
+    failure_.clear();
+    start_next_block();
+  }
+
+  bool start_next_block() {
+    if (next_block_ == end_block_) return false;
+    blockIdx = unflatten(next_block_++, grid_dim_);
+    next_unstarted_ = 0;
     next_index_ = {0, 0, 0};
+    ++generation_;
     waiting_.clear();
     ready_.clear();
     ready_head_ = 0;
     predicate_count_ = 0;
-    abandoning_ = false;
-    failure_.clear();
+    return true;
   }
+
+  bool block_finished() const { return next_unstarted_ == thread_count_ && waiting_.empty() && ready_count() == 0; }
 
   void advance(uint3& index) const {
     if (++index.x < block_dim_.x) return;
@@ -163,10 +232,16 @@ class block_executor {
     ++index.z;
   }
 
-  void thread_exited() {
-    ++exited_;
-    if (!waiting_.empty() && waiting_.size() + exited_ == thread_count_) complete_barrier(false);
+  std::size_t ready_count() const { return ready_.size() - ready_head_; }
+
+  // Started threads have exited, wait at the barrier, or were released and
+  // not resumed yet (no thread is running when this is asked).
+  unsigned exited_count() const {
+    return next_unstarted_ - static_cast<unsigned>(waiting_.size() + ready_count());
   }
+
+  /// Every thread that has not exited waits at the barrier.
+  bool all_arrived() const { return next_unstarted_ == thread_count_ && ready_count() == 0; }
 
   // Every thread that has not exited waits at the barrier. Releases them,
   // unless they wait at different barriers, which fails the block.
@@ -196,7 +271,8 @@ class block_executor {
   static bool same_barrier(const thread_slot& a, const thread_slot& b) {
     return a.kind == b.kind && a.waiting_at.line() == b.waiting_at.line() &&
            a.waiting_at.column() == b.waiting_at.column() &&
-           std::strcmp(a.waiting_at.file_name(), b.waiting_at.file_name()) == 0;
+           (a.waiting_at.file_name() == b.waiting_at.file_name() ||
+            std::strcmp(a.waiting_at.file_name(), b.waiting_at.file_name()) == 0);
   }
 
   fctx::fcontext_t next_to_run() {
@@ -240,10 +316,10 @@ class block_executor {
     }
   }
 
-  void fail(std::string message) {
+  void fail(const std::string& message) {
     if (abandoning_) return;
     abandoning_ = true;
-    failure_ = std::move(message);
+    failure_ = "block " + describe_index(blockIdx) + ", " + message;
   }
 
   void reserve_dynamic_shared(std::size_t bytes) {
@@ -252,9 +328,10 @@ class block_executor {
     dynamic_shared_capacity_ = bytes;
   }
 
-  static std::string describe_thread(uint3 t) {
-    return "thread (" + std::to_string(t.x) + "," + std::to_string(t.y) + "," + std::to_string(t.z) + ")";
+  static std::string describe_index(uint3 i) {
+    return "(" + std::to_string(i.x) + "," + std::to_string(i.y) + "," + std::to_string(i.z) + ")";
   }
+  static std::string describe_thread(uint3 t) { return "thread " + describe_index(t); }
 
   static std::string describe(std::exception_ptr error) {
     try {
@@ -294,17 +371,23 @@ class block_executor {
               std::to_string(s.waiting_at.line()) + ":" + std::to_string(s.waiting_at.column()) + ")";
       i = j;
     }
-    text += "; " + std::to_string(exited_) + " of " + std::to_string(thread_count_) + " threads exited";
+    text += "; " + std::to_string(exited_count()) + " of " + std::to_string(thread_count_) + " threads exited";
     return text;
   }
 
-  // The block being run.
+  // The blocks to run.
+  dim3 grid_dim_{};
+  std::uint64_t next_block_ = 0;
+  std::uint64_t end_block_ = 0;
+
+  // The block being run. The cursor (next_unstarted_, next_index_) is exact
+  // whenever no runner loop is running; a running loop keeps it in locals.
   dim3 block_dim_{};
   unsigned thread_count_ = 0;
   unsigned next_unstarted_ = 0;
   uint3 next_index_{};
-  unsigned exited_ = 0;
-  unsigned current_ = 0;
+  std::uint64_t generation_ = 0;  // counts blocks run, to tell a thread's first park
+  std::uint64_t switches_ = 0;    // counts parks, so a loop notices other fibers ran
   std::vector<thread_slot> slots_;
 
   // Barrier state: threads parked at the barrier, and those released but not

@@ -2,10 +2,13 @@
 // the counters through which SM workers claim and finish its blocks.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <string>
 #include <tuple>
+#include <type_traits>
+#include <utility>
 
 #include "../cuda/builtins.hpp"
 #include "block_executor.hpp"
@@ -26,34 +29,38 @@ class grid_job {
   explicit grid_job(launch_shape shape) : shape_(shape), block_count_(volume(shape.grid)) {}
   virtual ~grid_job() = default;
 
-  /// The next unclaimed block, or block_count() when none is left.
-  std::uint64_t claim() {
-    auto b = next_block_.fetch_add(1, std::memory_order_relaxed);
-    return b < block_count_ ? b : block_count_;
+  /// Blocks are claimed in chunks of consecutive blocks, so that workers do
+  /// not contend on the counter for every block and each streams through
+  /// neighbouring memory; small enough chunks still balance the load.
+  void set_chunk_for(unsigned workers) {
+    chunk_ = std::clamp<std::uint64_t>(block_count_ / (8 * std::uint64_t{workers}), 1, 64);
+  }
+
+  /// The next chunk of unclaimed blocks; empty when none is left.
+  std::pair<std::uint64_t, std::uint64_t> claim() {
+    auto first = std::min(next_block_.fetch_add(chunk_, std::memory_order_relaxed), block_count_);
+    return {first, std::min(first + chunk_, block_count_)};
   }
   bool has_unclaimed_blocks() const { return next_block_.load(std::memory_order_relaxed) < block_count_; }
-  std::uint64_t block_count() const { return block_count_; }
 
-  /// Runs block `linear` on the calling worker. Once a block has failed, the
-  /// grid's remaining blocks are skipped, as a faulting GPU kernel stops.
-  void run_block(block_executor& executor, std::uint64_t linear) {
+  /// Runs blocks [first, end) on the calling worker. Once a block has
+  /// failed, the grid's remaining blocks are skipped, as a faulting GPU kernel
+  /// stops.
+  void run_blocks(block_executor& executor, std::uint64_t first, std::uint64_t end) {
     if (failed_.load(std::memory_order_relaxed)) return;
-    blockIdx = unflatten(linear, shape_.grid);
-    blockDim = shape_.block;
-    gridDim = shape_.grid;
-    std::string failure = execute(executor);
+    std::string failure = execute(executor, {shape_.grid, shape_.block, first, end});
     if (failure.empty()) return;
     failed_.store(true, std::memory_order_relaxed);
-    fault().raise(cudaErrorLaunchFailure, "kernel '" + kernel_name() + "' failed in block (" +
-                                              std::to_string(blockIdx.x) + "," + std::to_string(blockIdx.y) + "," +
-                                              std::to_string(blockIdx.z) + "), " + failure);
+    fault().raise(cudaErrorLaunchFailure, "kernel '" + kernel_name() + "' failed in " + failure);
   }
 
-  /// Counts a finished block; true for the grid's last one.
-  bool finish_block() { return finished_blocks_.fetch_add(1, std::memory_order_acq_rel) + 1 == block_count_; }
+  /// Counts finished blocks; true when they were the grid's last ones.
+  bool finish_blocks(std::uint64_t count) {
+    return finished_blocks_.fetch_add(count, std::memory_order_acq_rel) + count == block_count_;
+  }
 
  protected:
-  virtual std::string execute(block_executor& executor) = 0;
+  virtual std::string execute(block_executor& executor, const block_range& blocks) = 0;
   // Only needed for a failure report, so not worked out at launch.
   virtual std::string kernel_name() const = 0;
   const launch_shape& shape() const { return shape_; }
@@ -61,10 +68,16 @@ class grid_job {
  private:
   launch_shape shape_;
   std::uint64_t block_count_;
+  std::uint64_t chunk_ = 1;
   std::atomic<std::uint64_t> next_block_{0};
   std::atomic<std::uint64_t> finished_blocks_{0};
   std::atomic<bool> failed_{false};
 };
+
+template <class Kernel, class ArgumentTuple>
+struct callable_as_const;
+template <class Kernel, class... Arguments>
+struct callable_as_const<Kernel, std::tuple<Arguments...>> : std::is_invocable<const Kernel&, Arguments&...> {};
 
 /// A grid of a particular kernel type: the kernel is called directly (no
 /// std::function, no virtual call per thread), with each CUDA thread getting
@@ -76,9 +89,20 @@ class kernel_grid final : public grid_job {
       : grid_job(shape), kernel_(std::move(kernel)), arguments_(std::move(arguments)) {}
 
  private:
-  std::string execute(block_executor& executor) override {
-    auto body = [this] { std::apply(kernel_, arguments_); };
-    return executor.run(body, shape().block, shape().stack_bytes, shape().dynamic_shared_bytes);
+  std::string execute(block_executor& executor, const block_range& blocks) override {
+    if constexpr (callable_as_const<Kernel, ArgumentTuple>::value) {
+      auto body = [this] { std::apply(kernel_, arguments_); };
+      return executor.run(body, blocks, shape().stack_bytes, shape().dynamic_shared_bytes);
+    } else {
+      // A mutable lambda may change its captures, which in CUDA are part of
+      // the kernel's by-value parameters: each thread starts from the
+      // launch's copy.
+      auto body = [this] {
+        Kernel own = kernel_;
+        std::apply(own, arguments_);
+      };
+      return executor.run(body, blocks, shape().stack_bytes, shape().dynamic_shared_bytes);
+    }
   }
 
   std::string kernel_name() const override { return detail::kernel_name(kernel_); }

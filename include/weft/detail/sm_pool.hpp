@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "grid_job.hpp"
@@ -41,6 +42,7 @@ class sm_pool {
   void submit(std::shared_ptr<grid_job> job) {
     {
       std::lock_guard lock(mutex_);
+      job->set_chunk_for(size());
       queue_.push_back(std::move(job));
     }
     work_ready_.notify_all();
@@ -63,9 +65,9 @@ class sm_pool {
       if (queue_.empty()) return;
       std::shared_ptr<grid_job> job = queue_.front();
       lock.unlock();
-      for (auto b = job->claim(); b < job->block_count(); b = job->claim()) {
-        job->run_block(executor, b);
-        if (job->finish_block()) retire_front();
+      for (auto [first, end] = job->claim(); first < end; std::tie(first, end) = job->claim()) {
+        job->run_blocks(executor, first, end);
+        if (job->finish_blocks(end - first)) retire_front();
       }
       lock.lock();
     }
