@@ -281,9 +281,14 @@ class block_executor {
     return worker_;  // nothing can run: the worker finds the deadlock
   }
 
+  // Stack tops are staggered by a few cache lines: tops at the same offset
+  // of equally sized stacks would all map to the same cache sets, and a
+  // barrier touches every parked thread's top frames in turn.
   fctx::fcontext_t new_runner() {
     fresh_stack_ = stacks_.take();
-    return fctx::make_fcontext(fresh_stack_.top(), fresh_stack_.usable(), runner_entry_);
+    std::size_t stagger = (++runners_started_ % 61) * 64;
+    return fctx::make_fcontext(static_cast<char*>(fresh_stack_.top()) - stagger, fresh_stack_.usable() - stagger,
+                               runner_entry_);
   }
 
   void switch_to(fctx::fcontext_t target) { arrived(fctx::jump_fcontext(target, nullptr).fctx); }
@@ -408,6 +413,7 @@ class block_executor {
   fctx::fcontext_t worker_ = nullptr;
   switch_note note_{};
   fiber_stack fresh_stack_{};
+  std::size_t runners_started_ = 0;
   stack_pool stacks_;
 
   struct aligned_delete {
