@@ -115,6 +115,23 @@ class block_executor {
 
   std::byte* dynamic_shared() const { return dynamic_shared_.get(); }
 
+  /// Called by the SIGSEGV handler, on the worker's signal stack. If the
+  /// fault hit the guard page of one of this worker's fiber stacks, the
+  /// running CUDA thread overflowed its stack: fail the block and jump back
+  /// to the worker for good (the thread's frames cannot be unwound). The
+  /// worker's context is valid, since it is parked whenever a fiber runs.
+  /// Returns only if the fault was not a fiber stack overflow.
+  bool recover_from_stack_overflow(const void* address) {
+    const fiber_stack* hit = stacks_.guard_hit(address);
+    if (!hit) return false;
+    fail(describe_thread(threadIdx) + ": stack overflow (each CUDA thread has " +
+         std::to_string(stacks_.stack_size() / 1024) +
+         " KiB of stack; raise it with cudaDeviceSetLimit(cudaLimitStackSize, bytes))");
+    note_ = {nullptr, *hit};
+    fctx::jump_fcontext(worker_, nullptr);
+    std::abort();  // the overflowed fiber is never resumed
+  }
+
  private:
   struct thread_slot {
     std::uint64_t parked_in = 0;         // the generation_ of the block in which it last parked

@@ -61,6 +61,7 @@ class stack_pool {
       ::munmap(p, mapped);
       throw std::bad_alloc();
     }
+    mapped_.push_back({p, mapped});
     return {p, mapped};
   }
 
@@ -68,17 +69,34 @@ class stack_pool {
     if (s.usable() == usable_)
       free_.push_back(s);
     else
-      ::munmap(s.mapping, s.mapped);
+      unmap(s);
+  }
+
+  /// The stack whose guard page holds `address`, if it is one of this pool's.
+  /// Only reads, so that a signal handler may call it.
+  const fiber_stack* guard_hit(const void* address) const {
+    auto* a = static_cast<const char*>(address);
+    for (const auto& s : mapped_) {
+      auto* guard = static_cast<const char*>(s.mapping);
+      if (a >= guard && a < guard + page_size()) return &s;
+    }
+    return nullptr;
   }
 
  private:
   void release_all() {
-    for (auto& s : free_) ::munmap(s.mapping, s.mapped);
+    for (auto& s : free_) unmap(s);
     free_.clear();
+  }
+
+  void unmap(fiber_stack s) {
+    ::munmap(s.mapping, s.mapped);
+    std::erase_if(mapped_, [&](const fiber_stack& m) { return m.mapping == s.mapping; });
   }
 
   std::size_t usable_;
   std::vector<fiber_stack> free_;
+  std::vector<fiber_stack> mapped_;  // every stack this pool has mapped, in use or free
 };
 
 }  // namespace weft::detail

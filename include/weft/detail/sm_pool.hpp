@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "grid_job.hpp"
+#include "stack_overflow.hpp"
 
 namespace weft::detail {
 
@@ -56,6 +57,8 @@ class sm_pool {
 
  private:
   void work() {
+    install_stack_overflow_handler();
+    signal_stack overflow_reports;
     block_executor executor;
     std::unique_lock lock(mutex_);
     for (;;) {
