@@ -69,8 +69,7 @@ class block_executor {
     body_ = &body;
     runner_entry_ = &runner_main<Body>;
     running_block = this;
-    note_ = {&worker_, {}};
-    switch_to(new_runner());  // back here once no fiber can run any more
+    switch_to(new_runner(), {&worker_, {}});  // back here once no fiber can run any more
     if (!abandoning_ && !block_finished()) fail(report("deadlock: no thread of the block can make progress"));
     if (abandoning_) unwind_parked_threads();
     running_block = nullptr;
@@ -80,30 +79,25 @@ class block_executor {
   /// A barrier over the whole block. Threads that exited count as arrived
   /// (sm_70 and later). Returns the barrier's result for `kind`.
   int arrive_and_wait(barrier_kind kind, int predicate, std::source_location where) {
-    if (abandoning_) throw block_abandoned{};
     unsigned self = threadIdx.x + block_dim_.x * (threadIdx.y + block_dim_.y * threadIdx.z);
     thread_slot& me = slots_[self];
-    if (me.parked_in != generation_) {
-      // This thread's first barrier: the runner loop that started it has
-      // claimed nothing since, so the shared cursor is just past it.
-      me.parked_in = generation_;
-      next_unstarted_ = self + 1;
-      next_index_ = threadIdx;
-      advance(next_index_);
-    }
+    if (me.parked_in != generation_ || abandoning_) [[unlikely]]
+      first_arrival(me, self);
     me.index = threadIdx;
     me.kind = kind;
     me.waiting_at = where;
+    // Divergence is noticed on arrival, against the first waiter, so that
+    // completing the barrier need not look at every waiter again.
+    if (waiting_.empty())
+      barrier_ = &me;
+    else if (!same_barrier(me, *barrier_)) [[unlikely]]
+      diverged_ = true;
     waiting_.push_back(self);
     predicate_count_ += predicate != 0;
-    if (all_arrived()) {
+    if (all_arrived()) [[unlikely]] {
       if (!complete_barrier(true)) throw block_abandoned{};
     } else {
-      note_ = {&me.context, {}};
-      ++switches_;
-      switch_to(next_to_run());
-      threadIdx = me.index;
-      if (abandoning_) throw block_abandoned{};
+      park(me);
     }
     switch (kind) {
       case barrier_kind::count: return static_cast<int>(last_count_);
@@ -127,8 +121,8 @@ class block_executor {
     fail(describe_thread(threadIdx) + ": stack overflow (each CUDA thread has " +
          std::to_string(stacks_.stack_size() / 1024) +
          " KiB of stack; raise it with cudaDeviceSetLimit(cudaLimitStackSize, bytes))");
-    note_ = {nullptr, *hit};
-    fctx::jump_fcontext(worker_, nullptr);
+    switch_note note{nullptr, *hit};
+    fctx::jump_fcontext(worker_, &note);
     std::abort();  // the overflowed fiber is never resumed
   }
 
@@ -148,6 +142,27 @@ class block_executor {
     fiber_stack retire{};
   };
 
+  // A thread's first barrier in this block (or any barrier of a block being
+  // abandoned). The runner loop that started the thread has claimed nothing
+  // since, so the shared cursor is just past it.
+  [[gnu::noinline]] void first_arrival(thread_slot& me, unsigned self) {
+    if (abandoning_) throw block_abandoned{};
+    me.parked_in = generation_;
+    next_unstarted_ = self + 1;
+    next_index_ = threadIdx;
+    advance(next_index_);
+  }
+
+  // Suspends the calling thread until its barrier completes.
+  void park(thread_slot& me) {
+    ++switches_;
+    switch_note note{&me.context, {}};
+    arrived(fctx::jump_fcontext(next_to_run(), &note));
+    threadIdx = me.index;
+    if (abandoning_) [[unlikely]]
+      throw block_abandoned{};
+  }
+
   // A runner fiber. Whichever fiber finishes a block's last thread goes on
   // with the next block, so blocks without barriers run back to back on one
   // fiber with no context switch at all.
@@ -155,7 +170,7 @@ class block_executor {
   static void runner_main(fctx::transfer_t from) {
     block_executor& self = *running_block;
     fiber_stack own = self.fresh_stack_;
-    self.arrived(from.fctx);
+    self.arrived(from);
     Body& body = *static_cast<Body*>(self.body_);
     do {
       self.run_threads(body);
@@ -219,6 +234,8 @@ class block_executor {
     blockDim = blocks.block;
     thread_count_ = static_cast<unsigned>(volume(blocks.block));
     if (slots_.size() < thread_count_) slots_.resize(thread_count_);
+    waiting_.reserve(thread_count_);
+    ready_.reserve(thread_count_);
     next_block_ = blocks.first;
     end_block_ = blocks.end;
     abandoning_ = false;
@@ -236,6 +253,7 @@ class block_executor {
     ready_.clear();
     ready_head_ = 0;
     predicate_count_ = 0;
+    diverged_ = false;
     return true;
   }
 
@@ -249,7 +267,7 @@ class block_executor {
     ++index.z;
   }
 
-  std::size_t ready_count() const { return ready_.size() - ready_head_; }
+  unsigned ready_count() const { return ready_.size() - ready_head_; }
 
   // Started threads have exited, wait at the barrier, or were released and
   // not resumed yet (no thread is running when this is asked).
@@ -263,7 +281,7 @@ class block_executor {
   // Every thread that has not exited waits at the barrier. Releases them,
   // unless they wait at different barriers, which fails the block.
   bool complete_barrier(bool caller_waits) {
-    bool one_barrier = waiters_agree();
+    bool one_barrier = !diverged_;
     if (!one_barrier)
       fail(report("barrier divergence: threads wait at different barriers, which can never all complete"));
     last_count_ = predicate_count_;
@@ -278,14 +296,10 @@ class block_executor {
     return true;
   }
 
-  bool waiters_agree() const {
-    const thread_slot& first = slots_[waiting_.front()];
-    for (unsigned t : waiting_)
-      if (!same_barrier(slots_[t], first)) return false;
-    return true;
-  }
-
   static bool same_barrier(const thread_slot& a, const thread_slot& b) {
+    // A call site's source_location is one pointer to static data, so equal
+    // bytes mean the same site; otherwise compare what it says.
+    if (a.kind == b.kind && std::memcmp(&a.waiting_at, &b.waiting_at, sizeof(std::source_location)) == 0) return true;
     return a.kind == b.kind && a.waiting_at.line() == b.waiting_at.line() &&
            a.waiting_at.column() == b.waiting_at.column() &&
            (a.waiting_at.file_name() == b.waiting_at.file_name() ||
@@ -308,33 +322,58 @@ class block_executor {
                                runner_entry_);
   }
 
-  void switch_to(fctx::fcontext_t target) { arrived(fctx::jump_fcontext(target, nullptr).fctx); }
+  // The note travels with the jump and lives on the jumping fiber's stack,
+  // which stays intact until the resumed side has read it.
+  void switch_to(fctx::fcontext_t target, switch_note note) { arrived(fctx::jump_fcontext(target, &note)); }
 
-  void arrived(fctx::fcontext_t from) {
-    if (note_.save_to) *note_.save_to = from;
-    if (note_.retire.mapping) stacks_.give_back(note_.retire);
-    note_ = {};
+  // A list of thread ids with room for the whole block, so adding one is a store.
+  class thread_list {
+   public:
+    void reserve(unsigned n) {
+      if (ids_.size() < n) ids_.resize(n);
+    }
+    void push_back(unsigned t) { ids_[size_++] = t; }
+    void pop_back() { --size_; }
+    void clear() { size_ = 0; }
+    bool empty() const { return size_ == 0; }
+    unsigned size() const { return size_; }
+    unsigned operator[](unsigned i) const { return ids_[i]; }
+    const unsigned* begin() const { return ids_.data(); }
+    const unsigned* end() const { return ids_.data() + size_; }
+    void swap(thread_list& other) {
+      ids_.swap(other.ids_);
+      std::swap(size_, other.size_);
+    }
+
+   private:
+    std::vector<unsigned> ids_;
+    unsigned size_ = 0;
+  };
+
+  void arrived(fctx::transfer_t from) {
+    const switch_note& note = *static_cast<const switch_note*>(from.data);
+    if (note.save_to) *note.save_to = from.fctx;
+    if (note.retire.mapping) stacks_.give_back(note.retire);
   }
 
   // A runner whose loop is over: hand its stack back through the note and
   // jump away for good.
   [[noreturn]] void leave(fiber_stack own) {
-    note_ = {nullptr, own};
+    switch_note note{nullptr, own};
     bool resume_ready = !abandoning_ && ready_head_ < ready_.size();
     fctx::fcontext_t target = resume_ready ? slots_[ready_[ready_head_++]].context : worker_;
-    fctx::jump_fcontext(target, nullptr);
+    fctx::jump_fcontext(target, &note);
     std::abort();  // a finished fiber is never resumed
   }
 
   void unwind_parked_threads() {
-    std::vector<unsigned> parked(ready_.begin() + static_cast<std::ptrdiff_t>(ready_head_), ready_.end());
+    std::vector<unsigned> parked(ready_.begin() + ready_head_, ready_.end());
     parked.insert(parked.end(), waiting_.begin(), waiting_.end());
     ready_.clear();
     ready_head_ = 0;
     waiting_.clear();
     for (unsigned t : parked) {
-      note_ = {&worker_, {}};
-      switch_to(slots_[t].context);
+      switch_to(slots_[t].context, {&worker_, {}});
     }
   }
 
@@ -378,7 +417,7 @@ class block_executor {
   // (a.cu:12:5); thread (64,0,0) to ... (a.cu:15:5); 0 of 128 threads exited".
   // Consecutive threads waiting at the same barrier are shown as one range.
   std::string report(const char* headline) const {
-    std::vector<unsigned> waiters(waiting_);
+    std::vector<unsigned> waiters(waiting_.begin(), waiting_.end());
     std::sort(waiters.begin(), waiters.end());
     std::string text = headline;
     for (std::size_t i = 0; i < waiters.size();) {
@@ -414,10 +453,12 @@ class block_executor {
 
   // Barrier state: threads parked at the barrier, and those released but not
   // yet resumed (ready_[ready_head_...]).
-  std::vector<unsigned> waiting_;
-  std::vector<unsigned> ready_;
-  std::size_t ready_head_ = 0;
+  thread_list waiting_;
+  thread_list ready_;
+  unsigned ready_head_ = 0;
   unsigned predicate_count_ = 0;
+  const thread_slot* barrier_ = nullptr;  // the first waiter, whose barrier the others must match
+  bool diverged_ = false;
   unsigned last_count_ = 0;
   unsigned last_arrivals_ = 0;
 
@@ -428,7 +469,6 @@ class block_executor {
   void* body_ = nullptr;
   void (*runner_entry_)(fctx::transfer_t) = nullptr;
   fctx::fcontext_t worker_ = nullptr;
-  switch_note note_{};
   fiber_stack fresh_stack_{};
   std::size_t runners_started_ = 0;
   stack_pool stacks_;
