@@ -6,6 +6,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 
 namespace weft::detail {
 
@@ -26,22 +27,25 @@ T atomic_update(T* address, Next next) {
   return old;
 }
 
-template <class T>
-T atomic_min(T* address, T value) {
+/// Stores `value` if it beats the current one (std::less: atomicMin,
+/// std::greater: atomicMax); returns the old value.
+template <class T, class Beats>
+T atomic_keep_best(T* address, T value, Beats beats) {
   auto a = atomic_at(address);
   T old = a.load(relaxed);
-  while (value < old && !a.compare_exchange_weak(old, value, relaxed)) {
+  while (beats(value, old) && !a.compare_exchange_weak(old, value, relaxed)) {
   }
   return old;
 }
 
 template <class T>
+T atomic_min(T* address, T value) {
+  return atomic_keep_best(address, value, std::less<T>{});
+}
+
+template <class T>
 T atomic_max(T* address, T value) {
-  auto a = atomic_at(address);
-  T old = a.load(relaxed);
-  while (old < value && !a.compare_exchange_weak(old, value, relaxed)) {
-  }
-  return old;
+  return atomic_keep_best(address, value, std::greater<T>{});
 }
 
 template <class T>
