@@ -3,31 +3,14 @@
 #include <doctest/doctest.h>
 #include <weft.hpp>
 
+#include "device_buffer.hpp"
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
 namespace {
-
-template <class T>
-struct device_buffer {
-  explicit device_buffer(std::size_t count) : n(count) {
-    REQUIRE(cudaMalloc(&p, n * sizeof(T)) == cudaSuccess);
-    REQUIRE(cudaMemset(p, 0, n * sizeof(T)) == cudaSuccess);
-  }
-  device_buffer(const std::vector<T>& host) : device_buffer(host.size()) {
-    REQUIRE(cudaMemcpy(p, host.data(), n * sizeof(T), cudaMemcpyHostToDevice) == cudaSuccess);
-  }
-  ~device_buffer() { cudaFree(p); }
-  std::vector<T> to_host() const {
-    std::vector<T> host(n);
-    REQUIRE(cudaMemcpy(host.data(), p, n * sizeof(T), cudaMemcpyDeviceToHost) == cudaSuccess);
-    return host;
-  }
-  T* p = nullptr;
-  std::size_t n;
-};
 
 // Enough blocks, each thread repeating its update, that the workers really
 // do update the same addresses at the same time.

@@ -3,6 +3,8 @@
 #include <doctest/doctest.h>
 #include <weft.hpp>
 
+#include "device_buffer.hpp"
+
 #include <atomic>
 #include <chrono>
 #include <cstddef>
@@ -10,22 +12,6 @@
 #include <vector>
 
 namespace {
-
-template <class T>
-struct device_buffer {
-  explicit device_buffer(std::size_t count) : n(count) {
-    REQUIRE(cudaMalloc(&p, n * sizeof(T)) == cudaSuccess);
-    REQUIRE(cudaMemset(p, 0, n * sizeof(T)) == cudaSuccess);
-  }
-  ~device_buffer() { cudaFree(p); }
-  std::vector<T> to_host() const {
-    std::vector<T> host(n);
-    REQUIRE(cudaMemcpy(host.data(), p, n * sizeof(T), cudaMemcpyDeviceToHost) == cudaSuccess);
-    return host;
-  }
-  T* p = nullptr;
-  std::size_t n;
-};
 
 // What one CUDA thread saw, and how often its slot was written: every thread
 // of the grid must run exactly once.
@@ -102,7 +88,7 @@ TEST_CASE("vector add over a grid whose last block is partial") {
   const int n = 1000;
   std::vector<float> a(n), b(n), c(n);
   for (int i = 0; i < n; ++i) a[i] = float(i), b[i] = float(2 * i);
-  float *da, *db, *dc;
+  float *da = nullptr, *db = nullptr, *dc = nullptr;
   REQUIRE(cudaMalloc(&da, n * sizeof(float)) == cudaSuccess);
   REQUIRE(cudaMalloc(&db, n * sizeof(float)) == cudaSuccess);
   REQUIRE(cudaMalloc(&dc, n * sizeof(float)) == cudaSuccess);

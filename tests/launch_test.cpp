@@ -4,6 +4,8 @@
 #include <doctest/doctest.h>
 #include <weft.hpp>
 
+#include "device_buffer.hpp"
+
 #include <signal.h>
 
 #include <cstddef>
@@ -11,22 +13,6 @@
 #include <vector>
 
 namespace {
-
-template <class T>
-struct device_buffer {
-  explicit device_buffer(std::size_t count) : n(count) {
-    REQUIRE(cudaMalloc(&p, n * sizeof(T)) == cudaSuccess);
-    REQUIRE(cudaMemset(p, 0, n * sizeof(T)) == cudaSuccess);
-  }
-  ~device_buffer() { cudaFree(p); }
-  std::vector<T> to_host() const {
-    std::vector<T> host(n);
-    REQUIRE(cudaMemcpy(host.data(), p, n * sizeof(T), cudaMemcpyDeviceToHost) == cudaSuccess);
-    return host;
-  }
-  T* p = nullptr;
-  std::size_t n;
-};
 
 __global__ void count_threads(unsigned long long* counters) {
   atomicAdd(&counters[0], 1ull);
@@ -194,5 +180,6 @@ TEST_CASE("a stack overflow fails the launch instead of crashing the program") {
   CHECK(report.find("thread (") != std::string::npos);
   CHECK(report.find("cudaLimitStackSize") != std::string::npos);
   CHECK(cudaDeviceReset() == cudaSuccess);
-  out.p = nullptr;  // freed by the reset
+  CHECK(cudaGetLastError() == cudaErrorLaunchFailure);  // recorded by the synchronize
+  out.p = nullptr;                                      // freed by the reset
 }

@@ -4,28 +4,14 @@
 #include <doctest/doctest.h>
 #include <weft.hpp>
 
+#include "device_buffer.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
 #include <vector>
 
 namespace {
-
-template <class T>
-struct device_buffer {
-  explicit device_buffer(std::size_t count) : n(count) {
-    REQUIRE(cudaMalloc(&p, n * sizeof(T)) == cudaSuccess);
-    REQUIRE(cudaMemset(p, 0, n * sizeof(T)) == cudaSuccess);
-  }
-  ~device_buffer() { cudaFree(p); }
-  std::vector<T> to_host() const {
-    std::vector<T> host(n);
-    REQUIRE(cudaMemcpy(host.data(), p, n * sizeof(T), cudaMemcpyDeviceToHost) == cudaSuccess);
-    return host;
-  }
-  T* p = nullptr;
-  std::size_t n;
-};
 
 constexpr unsigned tile_size = 64;
 

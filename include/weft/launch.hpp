@@ -76,7 +76,7 @@ cudaError_t launch(const launch_config& config, Kernel&& kernel, Args&&... args)
   if (cudaError_t invalid = detail::validate(config, limit)) return detail::record(invalid);
   detail::launch_shape shape{config.grid, config.block, config.dynamic_shared_bytes, rt.stack_bytes()};
   rt.submit(std::make_shared<detail::kernel_grid<kernel_type, arguments>>(shape, std::move(k),
-                                                                           arguments(std::forward<Args>(args)...)));
+                                                                          arguments(std::forward<Args>(args)...)));
   return cudaSuccess;
 }
 

@@ -109,25 +109,91 @@ inline unsigned long long atomicXor(unsigned long long* a, unsigned long long v)
 // clang-format on
 
 // The scoped variants accept what the plain functions accept.
-template <class T, class... V> auto atomicAdd_block(T* a, V... v) { return atomicAdd(a, v...); }
-template <class T, class... V> auto atomicAdd_system(T* a, V... v) { return atomicAdd(a, v...); }
-template <class T, class... V> auto atomicSub_block(T* a, V... v) { return atomicSub(a, v...); }
-template <class T, class... V> auto atomicSub_system(T* a, V... v) { return atomicSub(a, v...); }
-template <class T, class... V> auto atomicExch_block(T* a, V... v) { return atomicExch(a, v...); }
-template <class T, class... V> auto atomicExch_system(T* a, V... v) { return atomicExch(a, v...); }
-template <class T, class... V> auto atomicMin_block(T* a, V... v) { return atomicMin(a, v...); }
-template <class T, class... V> auto atomicMin_system(T* a, V... v) { return atomicMin(a, v...); }
-template <class T, class... V> auto atomicMax_block(T* a, V... v) { return atomicMax(a, v...); }
-template <class T, class... V> auto atomicMax_system(T* a, V... v) { return atomicMax(a, v...); }
-template <class T, class... V> auto atomicInc_block(T* a, V... v) { return atomicInc(a, v...); }
-template <class T, class... V> auto atomicInc_system(T* a, V... v) { return atomicInc(a, v...); }
-template <class T, class... V> auto atomicDec_block(T* a, V... v) { return atomicDec(a, v...); }
-template <class T, class... V> auto atomicDec_system(T* a, V... v) { return atomicDec(a, v...); }
-template <class T, class... V> auto atomicCAS_block(T* a, V... v) { return atomicCAS(a, v...); }
-template <class T, class... V> auto atomicCAS_system(T* a, V... v) { return atomicCAS(a, v...); }
-template <class T, class... V> auto atomicAnd_block(T* a, V... v) { return atomicAnd(a, v...); }
-template <class T, class... V> auto atomicAnd_system(T* a, V... v) { return atomicAnd(a, v...); }
-template <class T, class... V> auto atomicOr_block(T* a, V... v) { return atomicOr(a, v...); }
-template <class T, class... V> auto atomicOr_system(T* a, V... v) { return atomicOr(a, v...); }
-template <class T, class... V> auto atomicXor_block(T* a, V... v) { return atomicXor(a, v...); }
-template <class T, class... V> auto atomicXor_system(T* a, V... v) { return atomicXor(a, v...); }
+template <class T, class... V>
+auto atomicAdd_block(T* a, V... v) {
+  return atomicAdd(a, v...);
+}
+template <class T, class... V>
+auto atomicAdd_system(T* a, V... v) {
+  return atomicAdd(a, v...);
+}
+template <class T, class... V>
+auto atomicSub_block(T* a, V... v) {
+  return atomicSub(a, v...);
+}
+template <class T, class... V>
+auto atomicSub_system(T* a, V... v) {
+  return atomicSub(a, v...);
+}
+template <class T, class... V>
+auto atomicExch_block(T* a, V... v) {
+  return atomicExch(a, v...);
+}
+template <class T, class... V>
+auto atomicExch_system(T* a, V... v) {
+  return atomicExch(a, v...);
+}
+template <class T, class... V>
+auto atomicMin_block(T* a, V... v) {
+  return atomicMin(a, v...);
+}
+template <class T, class... V>
+auto atomicMin_system(T* a, V... v) {
+  return atomicMin(a, v...);
+}
+template <class T, class... V>
+auto atomicMax_block(T* a, V... v) {
+  return atomicMax(a, v...);
+}
+template <class T, class... V>
+auto atomicMax_system(T* a, V... v) {
+  return atomicMax(a, v...);
+}
+template <class T, class... V>
+auto atomicInc_block(T* a, V... v) {
+  return atomicInc(a, v...);
+}
+template <class T, class... V>
+auto atomicInc_system(T* a, V... v) {
+  return atomicInc(a, v...);
+}
+template <class T, class... V>
+auto atomicDec_block(T* a, V... v) {
+  return atomicDec(a, v...);
+}
+template <class T, class... V>
+auto atomicDec_system(T* a, V... v) {
+  return atomicDec(a, v...);
+}
+template <class T, class... V>
+auto atomicCAS_block(T* a, V... v) {
+  return atomicCAS(a, v...);
+}
+template <class T, class... V>
+auto atomicCAS_system(T* a, V... v) {
+  return atomicCAS(a, v...);
+}
+template <class T, class... V>
+auto atomicAnd_block(T* a, V... v) {
+  return atomicAnd(a, v...);
+}
+template <class T, class... V>
+auto atomicAnd_system(T* a, V... v) {
+  return atomicAnd(a, v...);
+}
+template <class T, class... V>
+auto atomicOr_block(T* a, V... v) {
+  return atomicOr(a, v...);
+}
+template <class T, class... V>
+auto atomicOr_system(T* a, V... v) {
+  return atomicOr(a, v...);
+}
+template <class T, class... V>
+auto atomicXor_block(T* a, V... v) {
+  return atomicXor(a, v...);
+}
+template <class T, class... V>
+auto atomicXor_system(T* a, V... v) {
+  return atomicXor(a, v...);
+}

@@ -72,6 +72,7 @@ inline cudaError_t cudaDeviceSetLimit(cudaLimit limit, std::size_t value) {
 inline cudaError_t cudaDeviceGetLimit(std::size_t* value, cudaLimit limit) {
   if (!value || limit < cudaLimitStackSize || limit > cudaLimitPersistingL2CacheSize)
     return weft::detail::record(cudaErrorInvalidValue);
-  *value = limit == cudaLimitStackSize ? weft::detail::runtime::get().stack_bytes() : weft::detail::stored_limits()[limit];
+  *value =
+      limit == cudaLimitStackSize ? weft::detail::runtime::get().stack_bytes() : weft::detail::stored_limits()[limit];
   return cudaSuccess;
 }

@@ -35,6 +35,7 @@ cudaError_t cudaFuncSetAttribute(Kernel&& kernel, cudaFuncAttribute attribute, i
     }
     case cudaFuncAttributePreferredSharedMemoryCarveout:
       return value >= -1 && value <= 100 ? cudaSuccess : record(cudaErrorInvalidValue);
-    default: return record(cudaErrorInvalidValue);
+    default:
+      return record(cudaErrorInvalidValue);
   }
 }

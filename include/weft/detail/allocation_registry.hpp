@@ -27,7 +27,7 @@ class allocation_registry {
 
   /// nullptr when the host is out of memory.
   void* allocate(std::size_t bytes, memory_kind kind) {
-    void* p = ::operator new(bytes, std::align_val_t{alignment}, std::nothrow);
+    void* p = ::operator new (bytes, std::align_val_t{alignment}, std::nothrow);
     if (!p) return nullptr;
     std::lock_guard lock(mutex_);
     live_[address(p)] = {bytes, kind};
@@ -39,8 +39,10 @@ class allocation_registry {
     std::lock_guard lock(mutex_);
     auto it = live_.find(address(p));
     if (it == live_.end()) return false;
+    // Freed through the registry's own record of the address, which is what
+    // was allocated (and keeps GCC from warning about freeing `p`).
+    ::operator delete (reinterpret_cast<void*>(it->first), std::align_val_t{alignment});
     live_.erase(it);
-    ::operator delete(p, std::align_val_t{alignment});
     return true;
   }
 
@@ -66,7 +68,7 @@ class allocation_registry {
 
   void release_all() {
     std::lock_guard lock(mutex_);
-    for (auto& [base, info] : live_) ::operator delete(reinterpret_cast<void*>(base), std::align_val_t{alignment});
+    for (auto& [base, info] : live_) ::operator delete (reinterpret_cast<void*>(base), std::align_val_t{alignment});
     live_.clear();
   }
 

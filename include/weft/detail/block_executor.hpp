@@ -100,10 +100,14 @@ class block_executor {
       park(me);
     }
     switch (kind) {
-      case barrier_kind::count: return static_cast<int>(last_count_);
-      case barrier_kind::all: return last_count_ == last_arrivals_;
-      case barrier_kind::any: return last_count_ != 0;
-      default: return 0;
+      case barrier_kind::count:
+        return static_cast<int>(last_count_);
+      case barrier_kind::all:
+        return last_count_ == last_arrivals_;
+      case barrier_kind::any:
+        return last_count_ != 0;
+      default:
+        return 0;
     }
   }
 
@@ -271,9 +275,7 @@ class block_executor {
 
   // Started threads have exited, wait at the barrier, or were released and
   // not resumed yet (no thread is running when this is asked).
-  unsigned exited_count() const {
-    return next_unstarted_ - static_cast<unsigned>(waiting_.size() + ready_count());
-  }
+  unsigned exited_count() const { return next_unstarted_ - static_cast<unsigned>(waiting_.size() + ready_count()); }
 
   /// Every thread that has not exited waits at the barrier.
   bool all_arrived() const { return next_unstarted_ == thread_count_ && ready_count() == 0; }
@@ -390,7 +392,12 @@ class block_executor {
   }
 
   static std::string describe_index(uint3 i) {
-    return "(" + std::to_string(i.x) + "," + std::to_string(i.y) + "," + std::to_string(i.z) + ")";
+    // Appended piece by piece: `"(" + std::to_string(...)` trips a false
+    // -Wrestrict in GCC 12 (its bug 105329) in every program built with -Wall.
+    std::string text("(");
+    text.append(std::to_string(i.x)).append(",").append(std::to_string(i.y));
+    text.append(",").append(std::to_string(i.z)).append(")");
+    return text;
   }
   static std::string describe_thread(uint3 t) { return "thread " + describe_index(t); }
 
@@ -406,10 +413,14 @@ class block_executor {
 
   static const char* barrier_name(barrier_kind kind) {
     switch (kind) {
-      case barrier_kind::count: return "__syncthreads_count";
-      case barrier_kind::all: return "__syncthreads_and";
-      case barrier_kind::any: return "__syncthreads_or";
-      default: return "__syncthreads";
+      case barrier_kind::count:
+        return "__syncthreads_count";
+      case barrier_kind::all:
+        return "__syncthreads_and";
+      case barrier_kind::any:
+        return "__syncthreads_or";
+      default:
+        return "__syncthreads";
     }
   }
 

@@ -25,8 +25,8 @@ inline std::size_t round_up(std::size_t value, std::size_t multiple) {
 }
 
 struct fiber_stack {
-  void* mapping = nullptr;   // start of the mapping, the guard page
-  std::size_t mapped = 0;    // guard page + usable bytes
+  void* mapping = nullptr;  // start of the mapping, the guard page
+  std::size_t mapped = 0;   // guard page + usable bytes
   std::size_t usable() const { return mapped - page_size(); }
   void* top() const { return static_cast<char*>(mapping) + mapped; }  // stacks grow down
 };

@@ -57,7 +57,6 @@ class sm_pool {
 
  private:
   void work() {
-    install_stack_overflow_handler();
     signal_stack overflow_reports;
     block_executor executor;
     std::unique_lock lock(mutex_);
@@ -68,6 +67,7 @@ class sm_pool {
       if (queue_.empty()) return;
       std::shared_ptr<grid_job> job = queue_.front();
       lock.unlock();
+      install_stack_overflow_handler();
       for (auto [first, end] = job->claim(); first < end; std::tie(first, end) = job->claim()) {
         job->run_blocks(executor, first, end);
         if (job->finish_blocks(end - first)) retire_front();

@@ -70,17 +70,23 @@ class signal_stack {
   void* memory_ = nullptr;
 };
 
-/// Installs the process-wide handler, once. SA_NODEFER keeps SIGSEGV
-/// unblocked, since a recovered handler never returns to restore the mask.
+/// Installs the process-wide handler, or installs it again if some other
+/// code (a test framework, say) has since put its own in place; weft's then
+/// passes on the faults that are not fiber stack overflows to that one.
+/// SA_NODEFER keeps SIGSEGV unblocked, since a recovered handler never
+/// returns to restore the mask. Called by each worker before each grid: a
+/// sigaction query is far cheaper than a grid.
 inline void install_stack_overflow_handler() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    struct sigaction action {};
-    action.sa_sigaction = on_segv;
-    action.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
-    sigemptyset(&action.sa_mask);
-    ::sigaction(SIGSEGV, &action, &previous_segv_action());
-  });
+  static std::mutex mutex;
+  std::lock_guard lock(mutex);
+  struct sigaction current {};
+  ::sigaction(SIGSEGV, nullptr, &current);
+  if ((current.sa_flags & SA_SIGINFO) && current.sa_sigaction == on_segv) return;
+  struct sigaction action {};
+  action.sa_sigaction = on_segv;
+  action.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
+  sigemptyset(&action.sa_mask);
+  ::sigaction(SIGSEGV, &action, &previous_segv_action());
 }
 
 }  // namespace weft::detail

@@ -1,0 +1,66 @@
+// CUDA threads' fiber stacks: their size follows cudaLimitStackSize, and a
+// thread that overflows its stack fails the launch (a sticky
+// cudaErrorLaunchFailure naming the thread) instead of crashing the process.
+#include <doctest/doctest.h>
+#include <weft.hpp>
+
+#include <string>
+
+// Each level keeps 512 bytes live on the stack, so the depth decides how
+// much stack a thread needs.
+__device__ int deep(int levels) {
+  volatile char frame[512];
+  frame[0] = static_cast<char>(levels);
+  return levels == 0 ? 0 : deep(levels - 1) + frame[0] - frame[0] + 1;
+}
+
+__global__ void recursion_kernel(int* depth_reached, int levels, int overflowing_thread) {
+  __syncthreads();  // the overflowing thread then runs on a promoted fiber
+  int mine = static_cast<int>(threadIdx.x) == overflowing_thread ? 1 << 20 : levels;
+  depth_reached[threadIdx.x] = deep(mine);
+}
+
+TEST_CASE("a thread that overflows its stack fails the launch, and the process goes on") {
+  REQUIRE(cudaDeviceSetLimit(cudaLimitStackSize, 16 * 1024) == cudaSuccess);
+  int* depth = nullptr;
+  REQUIRE(cudaMalloc(&depth, 64 * sizeof(int)) == cudaSuccess);
+  CHECK(weft::launch(2, 64, recursion_kernel, depth, 4, 37) == cudaSuccess);
+  CHECK(cudaDeviceSynchronize() == cudaErrorLaunchFailure);
+  std::string report = weft::fault_message();
+  CHECK(report.find("recursion_kernel") != std::string::npos);
+  CHECK(report.find("thread (37,0,0)") != std::string::npos);
+  CHECK(report.find("stack overflow") != std::string::npos);
+  CHECK(report.find("16 KiB") != std::string::npos);
+  CHECK(cudaMalloc(&depth, 16) == cudaErrorLaunchFailure);  // sticky
+  CHECK(cudaDeviceReset() == cudaSuccess);
+
+  // The device works again, and a second overflow is caught as well.
+  REQUIRE(cudaMalloc(&depth, 64 * sizeof(int)) == cudaSuccess);
+  CHECK(weft::launch(1, 64, recursion_kernel, depth, 4, -1) == cudaSuccess);
+  CHECK(cudaDeviceSynchronize() == cudaSuccess);
+  CHECK(weft::launch(1, 8, recursion_kernel, depth, 4, 0) == cudaSuccess);
+  CHECK(cudaDeviceSynchronize() == cudaErrorLaunchFailure);
+  CHECK(cudaDeviceReset() == cudaSuccess);
+  CHECK(cudaGetLastError() == cudaErrorLaunchFailure);  // recorded by the synchronize
+  CHECK(cudaGetLastError() == cudaSuccess);
+}
+
+TEST_CASE("a deep recursion that fits the raised stack limit runs") {
+  // 1000 levels of 512 bytes need about 600 KiB: more than the default.
+  size_t limit = 0;
+  REQUIRE(cudaDeviceGetLimit(&limit, cudaLimitStackSize) == cudaSuccess);
+  CHECK(limit == 64 * 1024);
+  REQUIRE(cudaDeviceSetLimit(cudaLimitStackSize, 1 << 20) == cudaSuccess);
+  REQUIRE(cudaDeviceGetLimit(&limit, cudaLimitStackSize) == cudaSuccess);
+  CHECK(limit == 1 << 20);
+  int* depth = nullptr;
+  REQUIRE(cudaMalloc(&depth, 32 * sizeof(int)) == cudaSuccess);
+  CHECK(weft::launch(1, 32, recursion_kernel, depth, 1000, -1) == cudaSuccess);
+  int host[32] = {};
+  REQUIRE(cudaMemcpy(host, depth, sizeof host, cudaMemcpyDeviceToHost) == cudaSuccess);
+  for (int d : host) CHECK(d == 1000);
+  CHECK(cudaFree(depth) == cudaSuccess);
+  CHECK(cudaDeviceReset() == cudaSuccess);  // restores the default limit
+  REQUIRE(cudaDeviceGetLimit(&limit, cudaLimitStackSize) == cudaSuccess);
+  CHECK(limit == 64 * 1024);
+}
