@@ -13,6 +13,7 @@
 #include "weft/cuda/keywords.hpp"
 #include "weft/cuda/launch_api.hpp"
 #include "weft/cuda/memory_api.hpp"
+#include "weft/cuda/stream_types.hpp"
 #include "weft/cuda/synchronization.hpp"
 #include "weft/cuda/vector_types.hpp"
 #include "weft/device.hpp"

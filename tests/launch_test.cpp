@@ -183,3 +183,17 @@ TEST_CASE("a stack overflow fails the launch instead of crashing the program") {
   CHECK(cudaGetLastError() == cudaErrorLaunchFailure);  // recorded by the synchronize
   out.p = nullptr;                                      // freed by the reset
 }
+
+TEST_CASE("a launch names a default stream; no other stream exists yet") {
+  device_buffer<int> out(1);
+  auto kernel = [](int* o) { atomicAdd(o, 1); };
+  CHECK(weft::launch(weft::launch_config{1, 32, 0, nullptr}, kernel, out.p) == cudaSuccess);
+  CHECK(weft::launch(weft::launch_config{1, 32, 0, cudaStreamLegacy}, kernel, out.p) == cudaSuccess);
+  CHECK(weft::launch(weft::launch_config{1, 32, 0, cudaStreamPerThread}, kernel, out.p) == cudaSuccess);
+  CHECK(out.to_host()[0] == 96);
+  auto bogus = reinterpret_cast<cudaStream_t>(0x1234);
+  CHECK(weft::launch(weft::launch_config{1, 32, 0, bogus}, kernel, out.p) == cudaErrorInvalidResourceHandle);
+  CHECK(cudaGetLastError() == cudaErrorInvalidResourceHandle);
+  CHECK(cudaGetLastError() == cudaSuccess);
+  CHECK(out.to_host()[0] == 96);
+}

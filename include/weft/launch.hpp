@@ -7,7 +7,9 @@
 // launch order. Arguments are copied at launch (to the kernel's parameter
 // types for a __global__ function). A bad configuration is rejected before
 // anything runs, with the code CUDA 13 returns (cudaErrorInvalidValue for
-// every case measured on an H100) recorded as the last error.
+// every case measured on an H100) recorded as the last error. Only the
+// default streams exist so far (0, cudaStreamLegacy, cudaStreamPerThread);
+// another stream handle is refused with cudaErrorInvalidResourceHandle.
 #pragma once
 
 #include <cstddef>
@@ -17,6 +19,7 @@
 #include <utility>
 
 #include "cuda/error_codes.hpp"
+#include "cuda/stream_types.hpp"
 #include "cuda/vector_types.hpp"
 #include "detail/error_state.hpp"
 #include "detail/kernel_identity.hpp"
@@ -24,10 +27,12 @@
 
 namespace weft {
 
+/// The <<<grid, block, dynamic_shared_bytes, stream>>> of a CUDA launch.
 struct launch_config {
   dim3 grid;
   dim3 block;
   std::size_t dynamic_shared_bytes = 0;
+  cudaStream_t stream = nullptr;
 };
 
 /// sm_90 launch limits (CUDA guide, "Technical Specifications per Compute Capability").
@@ -74,6 +79,7 @@ cudaError_t launch(const launch_config& config, Kernel&& kernel, Args&&... args)
   kernel_type k(std::forward<Kernel>(kernel));
   auto limit = rt.attributes(detail::kernel_identity(k)).max_dynamic_shared_bytes;
   if (cudaError_t invalid = detail::validate(config, limit)) return detail::record(invalid);
+  if (!detail::is_default_stream(config.stream)) return detail::record(cudaErrorInvalidResourceHandle);
   detail::launch_shape shape{config.grid, config.block, config.dynamic_shared_bytes, rt.stack_bytes()};
   rt.submit(std::make_shared<detail::kernel_grid<kernel_type, arguments>>(shape, std::move(k),
                                                                           arguments(std::forward<Args>(args)...)));
