@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "../cuda/builtins.hpp"
+#include "../cuda/error_codes.hpp"
 #include "fiber_stack.hpp"
 
 namespace weft::detail {
@@ -39,6 +40,21 @@ enum class barrier_kind : unsigned char { sync, count, all, any };
 
 /// Thrown from a barrier to unwind a CUDA thread whose block is being abandoned.
 struct block_abandoned {};
+
+/// Thrown by device code that fails the way CUDA reports with a particular
+/// code (a failed assert is cudaErrorAssert, __trap() cudaErrorLaunchFailure).
+/// Any other exception escaping a thread is cudaErrorLaunchFailure.
+struct kernel_fault {
+  cudaError_t code;
+  std::string what;
+};
+
+/// Why a block failed: the code the device faults with, and the report.
+struct block_failure {
+  cudaError_t code = cudaSuccess;
+  std::string message;
+  explicit operator bool() const { return code != cudaSuccess; }
+};
 
 /// Blocks [first, end) of a grid, in linear order.
 struct block_range {
@@ -59,10 +75,10 @@ class block_executor {
 
   /// Runs blocks [first_block, end_block) of a grid, one after another;
   /// `body` runs the kernel for the thread that threadIdx and blockIdx name.
-  /// Returns an empty string on success, otherwise what went wrong, naming
-  /// the block and threads involved; the remaining blocks are then skipped.
+  /// On failure, returns the code and what went wrong, naming the block and
+  /// threads involved; the remaining blocks are then skipped.
   template <class Body>
-  std::string run(Body& body, const block_range& blocks, std::size_t stack_size, std::size_t dynamic_shared_bytes) {
+  block_failure run(Body& body, const block_range& blocks, std::size_t stack_size, std::size_t dynamic_shared_bytes) {
     stacks_.set_stack_size(stack_size);
     reserve_dynamic_shared(dynamic_shared_bytes);
     start(blocks);
@@ -217,6 +233,9 @@ class block_executor {
         body();
       } catch (const block_abandoned&) {
         return;
+      } catch (const kernel_fault& fault) {
+        fail(describe_thread(threadIdx) + ": " + fault.what, fault.code);
+        return;
       } catch (...) {
         fail(describe_thread(threadIdx) + ": " + describe(std::current_exception()));
         return;
@@ -243,7 +262,7 @@ class block_executor {
     next_block_ = blocks.first;
     end_block_ = blocks.end;
     abandoning_ = false;
-    failure_.clear();
+    failure_ = {};
     start_next_block();
   }
 
@@ -379,10 +398,10 @@ class block_executor {
     }
   }
 
-  void fail(const std::string& message) {
+  void fail(const std::string& message, cudaError_t code = cudaErrorLaunchFailure) {
     if (abandoning_) return;
     abandoning_ = true;
-    failure_ = "block " + describe_index(blockIdx) + ", " + message;
+    failure_ = {code, "block " + describe_index(blockIdx) + ", " + message};
   }
 
   void reserve_dynamic_shared(std::size_t bytes) {
@@ -474,7 +493,7 @@ class block_executor {
   unsigned last_arrivals_ = 0;
 
   bool abandoning_ = false;
-  std::string failure_;
+  block_failure failure_;
 
   // Fibers.
   void* body_ = nullptr;

@@ -48,10 +48,10 @@ class grid_job {
   /// stops.
   void run_blocks(block_executor& executor, std::uint64_t first, std::uint64_t end) {
     if (failed_.load(std::memory_order_relaxed)) return;
-    std::string failure = execute(executor, {shape_.grid, shape_.block, first, end});
-    if (failure.empty()) return;
+    block_failure failure = execute(executor, {shape_.grid, shape_.block, first, end});
+    if (!failure) return;
     failed_.store(true, std::memory_order_relaxed);
-    fault().raise(cudaErrorLaunchFailure, "kernel '" + kernel_name() + "' failed in " + failure);
+    fault().raise(failure.code, "kernel '" + kernel_name() + "' failed in " + failure.message);
   }
 
   /// Counts finished blocks; true when they were the grid's last ones.
@@ -60,7 +60,7 @@ class grid_job {
   }
 
  protected:
-  virtual std::string execute(block_executor& executor, const block_range& blocks) = 0;
+  virtual block_failure execute(block_executor& executor, const block_range& blocks) = 0;
   // Only needed for a failure report, so not worked out at launch.
   virtual std::string kernel_name() const = 0;
   const launch_shape& shape() const { return shape_; }
@@ -89,7 +89,7 @@ class kernel_grid final : public grid_job {
       : grid_job(shape), kernel_(std::move(kernel)), arguments_(std::move(arguments)) {}
 
  private:
-  std::string execute(block_executor& executor, const block_range& blocks) override {
+  block_failure execute(block_executor& executor, const block_range& blocks) override {
     if constexpr (callable_as_const<Kernel, ArgumentTuple>::value) {
       auto body = [this] { std::apply(kernel_, arguments_); };
       return executor.run(body, blocks, shape().stack_bytes, shape().dynamic_shared_bytes);
