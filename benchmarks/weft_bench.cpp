@@ -1,0 +1,538 @@
+// weft_bench: weft against the same computation written as a plain C++ loop
+// split over the same number of std::threads, in the same run.
+//
+//   weft_bench [--quick] [--repeat N] [vecadd] [matmul] [barrier]
+//
+// Each measurement is repeated (weft and plain alternating, so that both see
+// the same noise on a shared machine) and the median is reported. The ratio
+// is plain time / weft time: weft's throughput as a fraction of the plain
+// loop's. Nothing here asserts anything about timing; the runner fails only
+// when a computation gives a wrong result.
+#include <weft.hpp>
+
+#include <boost/context/detail/fcontext.hpp>
+#include <boost/context/fiber.hpp>
+
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <new>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+struct options {
+  bool quick = false;
+  int repeat = 7;
+  bool vecadd = false, matmul = false, barrier = false;
+};
+
+double seconds_since(clock_type::time_point start) {
+  return std::chrono::duration<double>(clock_type::now() - start).count();
+}
+
+template <class F>
+double time_once(F&& f) {
+  auto start = clock_type::now();
+  f();
+  return seconds_since(start);
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+struct pair_timing {
+  double weft, plain;          // median seconds
+  double weft_min, plain_min;  // fastest run, seconds
+};
+
+// One warm-up run of each, then `repeat` alternating timed runs.
+pair_timing measure_pair(int repeat, const std::function<void()>& weft_run, const std::function<void()>& plain_run) {
+  weft_run();
+  plain_run();
+  std::vector<double> w, p;
+  for (int i = 0; i < repeat; ++i) {
+    w.push_back(time_once(weft_run));
+    p.push_back(time_once(plain_run));
+  }
+  return {median(w), median(p), *std::min_element(w.begin(), w.end()), *std::min_element(p.begin(), p.end())};
+}
+
+struct timing {
+  double median, best;  // seconds
+};
+
+template <class F>
+timing measure(int repeat, F&& run) {
+  run();
+  std::vector<double> t;
+  for (int i = 0; i < repeat; ++i) t.push_back(time_once(run));
+  return {median(t), *std::min_element(t.begin(), t.end())};
+}
+
+/// The plain side of every comparison: body(t) for t in [0, threads), each
+/// on its own std::thread, joined before returning.
+void parallel_run(unsigned threads, const std::function<void(unsigned)>& body) {
+  std::vector<std::thread> pool;
+  pool.reserve(threads);
+  for (unsigned t = 0; t < threads; ++t) pool.emplace_back(body, t);
+  for (auto& th : pool) th.join();
+}
+
+/// [begin, end) of part `t` when `n` items are split into `parts` contiguous parts.
+std::pair<std::size_t, std::size_t> split(std::size_t n, unsigned parts, unsigned t) {
+  return {n * t / parts, n * (t + 1) / parts};
+}
+
+bool check(cudaError_t e, const char* what) {
+  if (e == cudaSuccess) return true;
+  std::fprintf(stderr, "%s: %s %s\n", what, cudaGetErrorName(e), weft::fault_message().c_str());
+  return false;
+}
+
+void fill(float* v, std::size_t n, unsigned seed) {
+  for (std::size_t i = 0; i < n; ++i) {
+    seed = seed * 1664525u + 1013904223u;
+    v[i] = float(seed >> 8) / float(1 << 23) - 1.0f;
+  }
+}
+
+struct row {
+  std::string name;
+  pair_timing t;
+  std::string note;
+};
+
+// "target ...: met" or "MISSED"; a --quick run is too small to judge.
+std::string verdict(const options& o, const char* target, bool met) {
+  if (o.quick) return std::string(target) + ": not judged in --quick mode";
+  return std::string(target) + (met ? ": met" : ": MISSED");
+}
+
+std::string pretty_time(double s) {
+  char text[32];
+  if (s >= 1)
+    std::snprintf(text, sizeof text, "%.3f s", s);
+  else if (s >= 1e-3)
+    std::snprintf(text, sizeof text, "%.2f ms", s * 1e3);
+  else
+    std::snprintf(text, sizeof text, "%.1f us", s * 1e6);
+  return text;
+}
+
+void print_table(const std::vector<row>& rows) {
+  std::printf(
+      "\nmedian times; ratio = plain time / weft time (weft's throughput as a fraction of the plain loop's);\n"
+      "best-run ratio = the same from each side's fastest run\n");
+  std::printf("%-48s %10s %10s %7s %9s  %s\n", "benchmark", "weft", "plain", "ratio", "best-run", "");
+  for (const row& r : rows)
+    std::printf("%-48s %10s %10s %7.3f %9.3f  %s\n", r.name.c_str(), pretty_time(r.t.weft).c_str(),
+                pretty_time(r.t.plain).c_str(), r.t.plain / r.t.weft, r.t.plain_min / r.t.weft_min, r.note.c_str());
+}
+
+// ---------------------------------------------------------------------------
+// 1. Vector addition
+
+__global__ void VecAdd(const float* A, const float* B, float* C, int N) {
+  int i = blockDim.x * blockIdx.x + threadIdx.x;
+  if (i < N) C[i] = A[i] + B[i];
+}
+
+// The same launch doing nothing: what weft costs per CUDA thread on its own
+// when the kernel is a __global__ function, called through its address.
+__global__ void EmptyKernel(const float*, const float*, float*, int) {}
+
+void plain_vecadd(const float* __restrict a, const float* __restrict b, float* __restrict c, std::size_t begin,
+                  std::size_t end) {
+  for (std::size_t i = begin; i < end; ++i) c[i] = a[i] + b[i];
+}
+
+bool bench_vecadd(const options& o, std::vector<row>& rows) {
+  const int log2n = o.quick ? 16 : 24;
+  const int n = 1 << log2n;
+  const int threads_per_block = 256;
+  const std::size_t bytes = std::size_t(n) * sizeof(float);
+  unsigned workers = weft::worker_count();
+
+  float *a, *b, *c_weft, *c_plain;
+  cudaMalloc(&a, bytes);
+  cudaMalloc(&b, bytes);
+  cudaMalloc(&c_weft, bytes);
+  cudaMalloc(&c_plain, bytes);
+  fill(a, n, 1);
+  fill(b, n, 2);
+
+  bool ok = true;
+  auto weft_run = [&] {
+    weft::launch((n + threads_per_block - 1) / threads_per_block, threads_per_block, VecAdd, a, b, c_weft, n);
+    ok &= check(cudaDeviceSynchronize(), "vecadd");
+  };
+  auto plain_run = [&] {
+    parallel_run(workers, [&](unsigned t) {
+      auto [begin, end] = split(n, workers, t);
+      plain_vecadd(a, b, c_plain, begin, end);
+    });
+  };
+  pair_timing t = measure_pair(o.repeat, weft_run, plain_run);
+  ok &= std::memcmp(c_weft, c_plain, bytes) == 0;
+  double ratio = t.plain / t.weft;
+  rows.push_back({"vector add 2^" + std::to_string(log2n) + " floats, 256 thr/block", t,
+                  verdict(o, "target >= 0.80", ratio >= 0.8) + (ok ? "" : "; WRONG RESULT")});
+
+  // The same __global__ function called from a lambda kernel: weft then
+  // knows the kernel's type, not just its address, so the compiler can
+  // inline it into the executor's per-thread loop.
+  auto lambda_run = [&] {
+    auto kernel = [](const float* A, const float* B, float* C, int N) { VecAdd(A, B, C, N); };
+    weft::launch((n + threads_per_block - 1) / threads_per_block, threads_per_block, kernel, a, b, c_weft, n);
+    ok &= check(cudaDeviceSynchronize(), "vecadd (lambda)");
+  };
+  std::memset(c_weft, 0, bytes);
+  pair_timing l = measure_pair(o.repeat, lambda_run, plain_run);
+  ok &= std::memcmp(c_weft, c_plain, bytes) == 0;
+  rows.push_back({"  same, VecAdd called from a lambda kernel", l,
+                  std::string("inlinable into weft's loop") + (ok ? "" : "; WRONG RESULT")});
+
+  auto empty_run = [&] {
+    weft::launch((n + threads_per_block - 1) / threads_per_block, threads_per_block, EmptyKernel, a, b, c_weft, n);
+    ok &= check(cudaDeviceSynchronize(), "empty kernel");
+  };
+  pair_timing e = measure_pair(o.repeat, empty_run, plain_run);
+  rows.push_back(
+      {"  same grid, empty __global__ function", e, "weft's own cost per CUDA thread (function-pointer kernel)"});
+
+  for (float* p : {a, b, c_weft, c_plain}) cudaFree(p);
+  return ok;
+}
+
+// ---------------------------------------------------------------------------
+// 2. Tiled matrix multiplication (the CUDA guide's shared-memory kernel)
+
+constexpr int BLOCK_SIZE = 16;
+
+struct Matrix {
+  int width;
+  int height;
+  int stride;
+  float* elements;
+};
+
+__device__ float GetElement(const Matrix A, int row, int col) { return A.elements[row * A.stride + col]; }
+__device__ void SetElement(Matrix A, int row, int col, float value) { A.elements[row * A.stride + col] = value; }
+__device__ Matrix GetSubMatrix(Matrix A, int row, int col) {
+  return {BLOCK_SIZE, BLOCK_SIZE, A.stride, &A.elements[A.stride * BLOCK_SIZE * row + BLOCK_SIZE * col]};
+}
+
+__global__ void MatMulKernel(Matrix A, Matrix B, Matrix C) {
+  int blockRow = blockIdx.y, blockCol = blockIdx.x;
+  int row = threadIdx.y, col = threadIdx.x;
+  Matrix Csub = GetSubMatrix(C, blockRow, blockCol);
+  float Cvalue = 0;
+  for (int m = 0; m < A.width / BLOCK_SIZE; ++m) {
+    Matrix Asub = GetSubMatrix(A, blockRow, m);
+    Matrix Bsub = GetSubMatrix(B, m, blockCol);
+    __shared__ float As[BLOCK_SIZE][BLOCK_SIZE];
+    __shared__ float Bs[BLOCK_SIZE][BLOCK_SIZE];
+    As[row][col] = GetElement(Asub, row, col);
+    Bs[row][col] = GetElement(Bsub, row, col);
+    __syncthreads();
+    for (int e = 0; e < BLOCK_SIZE; ++e) Cvalue += As[row][e] * Bs[e][col];
+    __syncthreads();
+  }
+  SetElement(Csub, row, col, Cvalue);
+}
+
+// The same blocked computation as a plain loop: tiles of C are split between
+// the threads; for each, tiles of A and B are copied to local arrays and
+// multiplied. Every element of C sums its products in the same order as the
+// kernel's Cvalue, so both give the same floats.
+//
+// Loops row, col, e (one CUDA thread's loop, run for each element of the
+// tile in turn), or with `row_major_inner` row, e, col. GCC 12 at -O3
+// vectorises both (SSE, 4 floats), not equally well, so both are reported.
+void plain_matmul(const Matrix& A, const Matrix& B, Matrix& C, unsigned threads, bool row_major_inner) {
+  int tiles_x = C.width / BLOCK_SIZE, tiles = tiles_x * (C.height / BLOCK_SIZE);
+  parallel_run(threads, [&](unsigned t) {
+    auto [first, last] = split(tiles, threads, t);
+    for (std::size_t tile = first; tile < last; ++tile) {
+      int br = int(tile) / tiles_x, bc = int(tile) % tiles_x;
+      float acc[BLOCK_SIZE][BLOCK_SIZE] = {};
+      float As[BLOCK_SIZE][BLOCK_SIZE], Bs[BLOCK_SIZE][BLOCK_SIZE];
+      for (int m = 0; m < A.width / BLOCK_SIZE; ++m) {
+        const float* a = &A.elements[std::size_t(A.stride) * BLOCK_SIZE * br + BLOCK_SIZE * m];
+        const float* b = &B.elements[std::size_t(B.stride) * BLOCK_SIZE * m + BLOCK_SIZE * bc];
+        for (int r = 0; r < BLOCK_SIZE; ++r)
+          for (int c = 0; c < BLOCK_SIZE; ++c) {
+            As[r][c] = a[r * A.stride + c];
+            Bs[r][c] = b[r * B.stride + c];
+          }
+        if (row_major_inner) {
+          for (int r = 0; r < BLOCK_SIZE; ++r)
+            for (int e = 0; e < BLOCK_SIZE; ++e) {
+              float x = As[r][e];
+              for (int c = 0; c < BLOCK_SIZE; ++c) acc[r][c] += x * Bs[e][c];
+            }
+        } else {
+          for (int r = 0; r < BLOCK_SIZE; ++r)
+            for (int c = 0; c < BLOCK_SIZE; ++c) {
+              float v = acc[r][c];
+              for (int e = 0; e < BLOCK_SIZE; ++e) v += As[r][e] * Bs[e][c];
+              acc[r][c] = v;
+            }
+        }
+      }
+      float* out = &C.elements[std::size_t(C.stride) * BLOCK_SIZE * br + BLOCK_SIZE * bc];
+      for (int r = 0; r < BLOCK_SIZE; ++r)
+        for (int c = 0; c < BLOCK_SIZE; ++c) out[r * C.stride + c] = acc[r][c];
+    }
+  });
+}
+
+bool bench_matmul(const options& o, std::vector<row>& rows) {
+  const int n = o.quick ? 128 : 1024;
+  const std::size_t bytes = std::size_t(n) * n * sizeof(float);
+  unsigned workers = weft::worker_count();
+
+  Matrix A{n, n, n, nullptr}, B{n, n, n, nullptr}, C{n, n, n, nullptr}, P{n, n, n, nullptr};
+  cudaMalloc(&A.elements, bytes);
+  cudaMalloc(&B.elements, bytes);
+  cudaMalloc(&C.elements, bytes);
+  cudaMalloc(&P.elements, bytes);
+  fill(A.elements, std::size_t(n) * n, 3);
+  fill(B.elements, std::size_t(n) * n, 4);
+
+  bool ok = true;
+  auto weft_run = [&] {
+    weft::launch(dim3(n / BLOCK_SIZE, n / BLOCK_SIZE), dim3(BLOCK_SIZE, BLOCK_SIZE), MatMulKernel, A, B, C);
+    ok &= check(cudaDeviceSynchronize(), "matmul");
+  };
+  // The result must agree with the plain loop's to float rounding; both sum
+  // in the same order, so they normally agree exactly.
+  auto agrees = [&] {
+    for (std::size_t i = 0; i < std::size_t(n) * n; ++i)
+      if (std::fabs(C.elements[i] - P.elements[i]) > 1e-3f * (1 + std::fabs(P.elements[i]))) return false;
+    return true;
+  };
+
+  std::string size = std::to_string(n) + "x" + std::to_string(n);
+  pair_timing t = measure_pair(o.repeat, weft_run, [&] { plain_matmul(A, B, P, workers, false); });
+  ok &= agrees();
+  rows.push_back({"tiled matmul " + size + ", 16x16 __shared__ tiles", t,
+                  std::string("plain loops row,col,e per tile (the kernel's order)") + (ok ? "" : "; WRONG RESULT")});
+  pair_timing s = measure_pair(o.repeat, weft_run, [&] { plain_matmul(A, B, P, workers, true); });
+  ok &= agrees();
+  rows.push_back({"  same, plain loops in another order", s,
+                  std::string("plain loops row,e,col per tile") + (ok ? "" : "; WRONG RESULT")});
+  double flops = 2.0 * n * n * n;
+  std::printf(
+      "matmul %s: weft %.2f GFLOP/s (mean of its two medians); plain %.2f GFLOP/s (row,col,e), %.2f GFLOP/s "
+      "(row,e,col)\n",
+      size.c_str(), (flops / t.weft + flops / s.weft) / 2e9, flops / t.plain / 1e9, flops / s.plain / 1e9);
+
+  for (float* p : {A.elements, B.elements, C.elements, P.elements}) cudaFree(p);
+  return ok;
+}
+
+// ---------------------------------------------------------------------------
+// 3. Barrier cost, against a raw Boost.Context switch
+
+// Keeps a loop the optimiser would otherwise delete.
+inline void compiler_barrier() { asm volatile("" ::: "memory"); }
+
+__global__ void BarrierLoop(int iterations) {
+  for (int i = 0; i < iterations; ++i) {
+    compiler_barrier();
+    __syncthreads();
+  }
+}
+
+__global__ void EmptyLoop(int iterations) {
+  for (int i = 0; i < iterations; ++i) compiler_barrier();
+}
+
+namespace fctx = boost::context::detail;
+
+// A ring of fcontexts on their own stacks, each jumping straight to the next:
+// the pattern in which a completed barrier resumes a block's parked threads.
+// Stacks are mapped as weft maps them (64 KiB and a guard page), so their
+// tops share a page offset unless `staggered` moves fiber i's top down by
+// (i mod 61) x 64 bytes, as weft's block executor does.
+class fcontext_ring {
+ public:
+  fcontext_ring(unsigned count, bool staggered) {
+    self = this;
+    contexts_.resize(count);
+    for (unsigned i = 0; i < count; ++i) {
+      void* p = ::mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+      if (p == MAP_FAILED) throw std::bad_alloc();
+      ::mprotect(p, guard, PROT_NONE);
+      mappings_.push_back(p);
+      std::size_t stagger = staggered ? i % 61 * 64 : 0;
+      fctx::fcontext_t c = fctx::make_fcontext(static_cast<char*>(p) + mapped - stagger, usable - stagger, entry);
+      contexts_[i] = fctx::jump_fcontext(c, reinterpret_cast<void*>(std::uintptr_t{i})).fctx;  // parked
+    }
+  }
+  // The fibers stay parked in their loops for good; their stacks hold nothing to destroy.
+  ~fcontext_ring() {
+    for (void* p : mappings_) ::munmap(p, mapped);
+  }
+
+  /// Makes about `switches` jumps around the ring, going on where the last call stopped.
+  void run(long switches) {
+    remaining_ = switches;
+    fctx::transfer_t t = fctx::jump_fcontext(contexts_[next_], from_host);
+    contexts_[last_] = t.fctx;
+    next_ = (last_ + 1) % contexts_.size();
+  }
+
+ private:
+  static constexpr std::size_t guard = 4096, usable = 64 * 1024, mapped = usable + guard;
+  static inline void* const from_host = reinterpret_cast<void*>(1);
+  static inline fcontext_ring* self = nullptr;
+
+  static void entry(fctx::transfer_t t) {
+    fcontext_ring& r = *self;
+    std::size_t i = reinterpret_cast<std::uintptr_t>(t.data), n = r.contexts_.size();
+    t = fctx::jump_fcontext(t.fctx, nullptr);  // set up: back to the constructor
+    for (;;) {
+      // Whoever jumped here is parked at t.fctx: the host, or the previous fiber.
+      if (t.data == from_host)
+        r.host_ = t.fctx;
+      else
+        r.contexts_[(i + n - 1) % n] = t.fctx;
+      if (--r.remaining_ == 0) {
+        r.last_ = i;
+        t = fctx::jump_fcontext(r.host_, nullptr);
+      } else {
+        t = fctx::jump_fcontext(r.contexts_[(i + 1) % n], nullptr);
+      }
+    }
+  }
+
+  std::vector<fctx::fcontext_t> contexts_;
+  std::vector<void*> mappings_;
+  fctx::fcontext_t host_ = nullptr;
+  long remaining_ = 0;
+  std::size_t last_ = 0, next_ = 0;
+};
+
+timing ring_switches(unsigned count, bool staggered, long switches, int repeat) {
+  fcontext_ring ring(count, staggered);
+  return measure(repeat, [&] { ring.run(switches); });
+}
+
+// Two boost::context::fiber ping-ponging: 2 x round_trips resumes.
+timing fiber_switches(long round_trips, int repeat) {
+  namespace ctx = boost::context;
+  return measure(repeat, [&] {
+    ctx::fiber f{[round_trips](ctx::fiber&& main) {
+      for (long i = 0; i < round_trips; ++i) main = std::move(main).resume();
+      return std::move(main);
+    }};
+    for (long i = 0; i <= round_trips; ++i) f = std::move(f).resume();
+  });
+}
+
+bool bench_barrier(const options& o) {
+  const int threads = 256;
+  const int iterations = o.quick ? 100 : 1000;
+  const long switches = o.quick ? 200000 : 2000000;
+  const int repeat = 3 * o.repeat;  // each run is short, and the subtraction needs a steady baseline
+  unsigned saved_workers = weft::worker_count();
+  weft::set_worker_count(1);
+
+  bool ok = true;
+  auto launch = [&](void (*kernel)(int)) {
+    return [&, kernel] {
+      weft::launch(1, threads, kernel, iterations);
+      ok &= check(cudaDeviceSynchronize(), "barrier");
+    };
+  };
+  pair_timing t = measure_pair(repeat, launch(BarrierLoop), launch(EmptyLoop));
+  weft::set_worker_count(saved_workers);
+
+  double per_event = 1e9 / (double(threads) * iterations);
+  double net = (t.weft - t.plain) * per_event, net_best = (t.weft_min - t.plain_min) * per_event;
+  std::printf("\nbarrier: 1 block of %d threads on 1 SM worker, %d iterations of __syncthreads(), %d runs\n", threads,
+              iterations, repeat);
+  std::printf("  %-52s %10s %12s %12s\n", "ns per thread per iteration", "median run", "median", "best run");
+  std::printf("  %-52s %10s %12.2f %12.2f\n", "kernel with the __syncthreads loop", pretty_time(t.weft).c_str(),
+              t.weft * per_event, t.weft_min * per_event);
+  std::printf("  %-52s %10s %12.2f %12.2f\n", "same kernel, loop without the barrier (baseline)",
+              pretty_time(t.plain).c_str(), t.plain * per_event, t.plain_min * per_event);
+  std::printf("  %-52s %10s %12.2f %12.2f  %s\n", "net cost of one barrier per thread", "", net, net_best,
+              verdict(o, "target <= 10", net <= 10).c_str());
+
+  std::printf("\n  raw Boost.Context switches, for comparison (ns per switch)                median     best run\n");
+  auto show = [](const char* name, timing s, long count) {
+    std::printf("  %-70s %9.2f %12.2f\n", name, s.median * 1e9 / count, s.best * 1e9 / count);
+  };
+  show("boost::context::fiber::resume, 2 fibers ping-ponging", fiber_switches(switches / 2, repeat), switches);
+  show("jump_fcontext, ring of 2 fibers on 64 KiB mmap'ed stacks", ring_switches(2, false, switches, repeat), switches);
+  show("jump_fcontext, ring of 256, all stack tops at one page offset", ring_switches(threads, false, switches, repeat),
+       switches);
+  show("jump_fcontext, ring of 256, tops staggered (i mod 61) x 64 B as weft's",
+       ring_switches(threads, true, switches, repeat), switches);
+  return ok;
+}
+
+void usage() {
+  std::printf(
+      "usage: weft_bench [--quick] [--repeat N] [vecadd] [matmul] [barrier]\n"
+      "  With no benchmark named, runs all three.\n"
+      "  --quick     small sizes and 3 repetitions (a smoke test; figures mean little)\n"
+      "  --repeat N  timed repetitions per measurement, median reported (default 7)\n"
+      "  WEFT_WORKERS sets the number of SM workers (and plain threads).\n");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  options o;
+  bool repeat_given = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--quick")
+      o.quick = true;
+    else if (a == "--repeat" && i + 1 < argc) {
+      o.repeat = std::max(1, std::atoi(argv[++i]));
+      repeat_given = true;
+    } else if (a == "vecadd")
+      o.vecadd = true;
+    else if (a == "matmul")
+      o.matmul = true;
+    else if (a == "barrier")
+      o.barrier = true;
+    else {
+      usage();
+      return a == "--help" || a == "-h" ? 0 : 2;
+    }
+  }
+  if (!o.vecadd && !o.matmul && !o.barrier) o.vecadd = o.matmul = o.barrier = true;
+  if (o.quick && !repeat_given) o.repeat = 3;
+
+  std::printf("weft_bench%s: %u SM workers, plain loops on %u std::threads, median of %d runs\n",
+              o.quick ? " --quick" : "", weft::worker_count(), weft::worker_count(), o.repeat);
+  bool ok = true;
+  std::vector<row> rows;
+  if (o.vecadd) ok &= bench_vecadd(o, rows);
+  if (o.matmul) ok &= bench_matmul(o, rows);
+  if (!rows.empty()) print_table(rows);
+  if (o.barrier) ok &= bench_barrier(o);
+  if (!ok) std::printf("\nFAILED: a benchmark computed a wrong result or a kernel failed\n");
+  return ok ? 0 : 1;
+}
