@@ -1,9 +1,12 @@
 # ctest driver: builds tests/install as an outside project would and runs it.
+# The project is copied first, so that its .cu can be edited to check that
+# the edit is ported again.
 #   MODE=installed: install weft into a scratch prefix, then find_package(weft)
 #   MODE=subdirectory: add_subdirectory(<weft source>)
 cmake_minimum_required(VERSION 3.25)
 set(work ${BINARY_DIR}/consumer-${MODE})
 file(REMOVE_RECURSE ${work})
+file(COPY ${SOURCE_DIR}/tests/install/ DESTINATION ${work}/src)
 
 function(run)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE out)
@@ -11,15 +14,33 @@ function(run)
     message(FATAL_ERROR "failed (${code}): ${ARGN}\n${out}")
   endif()
   message("${out}")
+  set(out "${out}" PARENT_SCOPE)
 endfunction()
 
 if(MODE STREQUAL "installed")
   run(${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${work}/weft-build -DWEFT_BUILD_TESTS=OFF -DWEFT_BUILD_EXAMPLES=OFF
       -DWEFT_BUILD_BENCHMARKS=OFF -DCMAKE_INSTALL_PREFIX=${work}/prefix)
+  run(${CMAKE_COMMAND} --build ${work}/weft-build)  # weft-port, the one thing to build
   run(${CMAKE_COMMAND} --install ${work}/weft-build)
-  run(${CMAKE_COMMAND} -S ${SOURCE_DIR}/tests/install -B ${work}/build -DCMAKE_PREFIX_PATH=${work}/prefix)
+  run(${CMAKE_COMMAND} -S ${work}/src -B ${work}/build -DCMAKE_PREFIX_PATH=${work}/prefix)
 else()
-  run(${CMAKE_COMMAND} -S ${SOURCE_DIR}/tests/install -B ${work}/build -DWEFT_SOURCE_DIR=${SOURCE_DIR})
+  run(${CMAKE_COMMAND} -S ${work}/src -B ${work}/build -DWEFT_SOURCE_DIR=${SOURCE_DIR})
 endif()
 run(${CMAKE_COMMAND} --build ${work}/build)
 run(${work}/build/consumer)
+run(${work}/build/consumer_cu)
+
+# Editing the .cu ports it again (the build runs weft-port on it) and the
+# program sees the edit.
+execute_process(COMMAND ${CMAKE_COMMAND} -E sleep 1)
+file(READ ${work}/src/consumer_cu.cu source)
+string(REPLACE "#define VALUE 7" "#define VALUE 8" source "${source}")
+file(WRITE ${work}/src/consumer_cu.cu "${source}")
+run(${CMAKE_COMMAND} --build ${work}/build)
+if(NOT out MATCHES "Porting consumer_cu.cu")
+  message(FATAL_ERROR "FAIL: editing consumer_cu.cu did not port it again")
+endif()
+run(${work}/build/consumer_cu)
+if(NOT out MATCHES "PASS: value 8")
+  message(FATAL_ERROR "FAIL: the edit of consumer_cu.cu did not reach the program")
+endif()

@@ -1,0 +1,57 @@
+# weft_add_cuda_executable(name a.cu [b.cu ...] [x.cuh ...] [c.cpp ...]): an
+# executable from unmodified CUDA sources.
+#
+# At build time weft-port rewrites each .cu into a .cpp in the build tree
+# (kernel launches and extern __shared__ arrays; everything else is kept, and
+# a #line directive points compiler errors at the .cu's own lines). The ports
+# are compiled as C++20 and linked with weft::weft. Editing a .cu, or
+# rebuilding weft-port, ports it again.
+#
+# A .cuh given in the list is ported too, beside the ports of the .cu files
+# under its own name, so that their `#include "x.cuh"` reads the port: list
+# the headers that launch kernels or declare extern __shared__ arrays. Other
+# sources (.cpp, .h) are compiled as they are.
+#
+# Available after add_subdirectory(<weft>) or find_package(weft), which both
+# define the weft::port and weft::weft targets it uses.
+include_guard(GLOBAL)
+
+function(weft_add_cuda_executable name)
+  if(NOT ARGN)
+    message(FATAL_ERROR "weft_add_cuda_executable(${name}): no source files given")
+  endif()
+  set(sources)
+  foreach(source IN LISTS ARGN)
+    if(NOT source MATCHES "\\.cuh?$")
+      list(APPEND sources ${source})
+      continue()
+    endif()
+    cmake_path(ABSOLUTE_PATH source BASE_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR} NORMALIZE OUTPUT_VARIABLE input)
+    # The ports mirror the sources' layout below the source directory, so
+    # that two a.cu in different folders do not collide and a port's
+    # `#include "x.cuh"` finds the port of x.cuh beside it.
+    cmake_path(RELATIVE_PATH input BASE_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR} OUTPUT_VARIABLE relative)
+    string(REPLACE "../" "__/" relative "${relative}")
+    string(REPLACE ":" "_" relative "${relative}")
+    set(output ${CMAKE_CURRENT_BINARY_DIR}/${name}.weft-port/${relative})
+    if(source MATCHES "\\.cu$")
+      string(APPEND output ".cpp")
+    endif()
+    cmake_path(GET output PARENT_PATH output_directory)
+    add_custom_command(
+      OUTPUT ${output}
+      COMMAND ${CMAKE_COMMAND} -E make_directory ${output_directory}
+      COMMAND weft::port ${input} -o ${output}
+      DEPENDS ${input} weft::port
+      COMMENT "Porting ${source} for weft"
+      VERBATIM)
+    # `#include "y.h"` looks beside the file being compiled, which is now the
+    # port: look beside the source too, for the headers that are not ported.
+    cmake_path(GET input PARENT_PATH directory)
+    set_source_files_properties(${output} PROPERTIES COMPILE_OPTIONS "-iquote;${directory}")
+    list(APPEND sources ${output})
+  endforeach()
+  add_executable(${name} ${sources})
+  target_compile_features(${name} PRIVATE cxx_std_20)
+  target_link_libraries(${name} PRIVATE weft::weft)
+endfunction()
