@@ -176,3 +176,36 @@ TEST_CASE("cudaFuncSetAttribute raises a lambda kernel's dynamic shared memory l
 TEST_CASE("weft::dynamic_shared outside a kernel throws std::logic_error") {
   CHECK_THROWS_AS(weft::dynamic_shared<int>(), std::logic_error);
 }
+
+TEST_CASE("`static __shared__` is accepted as in CUDA, and is shared by the block") {
+  device_buffer<int> out(4 * 64);
+  auto kernel = [](int* o) {
+    static __shared__ int total;
+    if (threadIdx.x == 0) total = 0;
+    __syncthreads();
+    atomicAdd(&total, 1);
+    __syncthreads();
+    o[blockIdx.x * blockDim.x + threadIdx.x] = total;
+  };
+  REQUIRE(weft::launch(4, 64, kernel, out.p) == cudaSuccess);
+  for (int v : out.to_host()) CHECK(v == 64);
+}
+
+TEST_CASE("a launch_config takes its shared memory size as an int, as CUDA code writes it") {
+  int bytes = 256;  // an int, not a size_t: no narrowing error in the braces
+  device_buffer<int> out(1);
+  auto kernel = [](int* o) {
+    int* scratch = weft::dynamic_shared<int>();
+    scratch[threadIdx.x] = 1;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      int sum = 0;
+      for (unsigned i = 0; i < blockDim.x; ++i) sum += scratch[i];
+      *o = sum;
+    }
+  };
+  REQUIRE(weft::launch(weft::launch_config{1, 64, bytes}, kernel, out.p) == cudaSuccess);
+  CHECK(out.to_host()[0] == 64);
+  CHECK(weft::launch(weft::launch_config{1, 64, -1}, kernel, out.p) == cudaErrorInvalidValue);
+  CHECK(cudaGetLastError() == cudaErrorInvalidValue);
+}

@@ -12,6 +12,7 @@
 // another stream handle is refused with cudaErrorInvalidResourceHandle.
 #pragma once
 
+#include <concepts>
 #include <cstddef>
 #include <memory>
 #include <tuple>
@@ -28,11 +29,19 @@
 namespace weft {
 
 /// The <<<grid, block, dynamic_shared_bytes, stream>>> of a CUDA launch.
+/// The size may be any integer type, as CUDA code often passes an int: a
+/// constructor, rather than aggregate initialisation, avoids a narrowing
+/// error for `launch_config{grid, block, bytes}`.
 struct launch_config {
   dim3 grid;
   dim3 block;
   std::size_t dynamic_shared_bytes = 0;
   cudaStream_t stream = nullptr;
+
+  constexpr launch_config() = default;
+  template <std::integral Bytes = std::size_t>
+  constexpr launch_config(dim3 g, dim3 b, Bytes bytes = 0, cudaStream_t s = nullptr)
+      : grid(g), block(b), dynamic_shared_bytes(static_cast<std::size_t>(bytes)), stream(s) {}
 };
 
 /// sm_90 launch limits (CUDA guide, "Technical Specifications per Compute Capability").

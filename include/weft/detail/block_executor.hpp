@@ -216,7 +216,12 @@ class block_executor {
   }
 
   template <bool one_dimensional, class Body>
-  void run_threads(Body& body) {
+  void run_threads(const Body& shared_body) {
+    // A private copy of the body (the kernel and its argument copies) whose
+    // address never escapes, so that the compiler can keep a __global__
+    // function's pointer and arguments in registers across the calls instead
+    // of reloading them for every thread.
+    Body body = shared_body;
     unsigned next = next_unstarted_;
     uint3 index = next_index_;
     if (one_dimensional) threadIdx = {0, 0, 0};

@@ -91,15 +91,15 @@ class kernel_grid final : public grid_job {
  private:
   block_failure execute(block_executor& executor, const block_range& blocks) override {
     if constexpr (callable_as_const<Kernel, ArgumentTuple>::value) {
-      auto body = [this] { std::apply(kernel_, arguments_); };
+      auto body = [kernel = kernel_, arguments = arguments_]() mutable { std::apply(kernel, arguments); };
       return executor.run(body, blocks, shape().stack_bytes, shape().dynamic_shared_bytes);
     } else {
       // A mutable lambda may change its captures, which in CUDA are part of
       // the kernel's by-value parameters: each thread starts from the
       // launch's copy.
-      auto body = [this] {
-        Kernel own = kernel_;
-        std::apply(own, arguments_);
+      auto body = [kernel = kernel_, arguments = arguments_]() mutable {
+        Kernel own = kernel;
+        std::apply(own, arguments);
       };
       return executor.run(body, blocks, shape().stack_bytes, shape().dynamic_shared_bytes);
     }
