@@ -197,3 +197,20 @@ TEST_CASE("a launch names a default stream; no other stream exists yet") {
   CHECK(cudaGetLastError() == cudaSuccess);
   CHECK(out.to_host()[0] == 96);
 }
+
+TEST_CASE("launch_config accepts the operand types a CUDA launch accepts") {
+  // <<<...>>> converts its operands like function arguments: an int byte
+  // count, a floating-point size, a braced shape.
+  int bytes = 5;
+  weft::launch_config from_numbers{1'000, 0x1p+3};
+  CHECK(from_numbers.grid.x == 1000);
+  CHECK(from_numbers.block.x == 8);
+  weft::launch_config braced{{16, 16}, 256};
+  CHECK(braced.grid.y == 16);
+  CHECK(braced.block.x == 256);
+  weft::launch_config with_bytes{dim3(4, 4), 64, bytes, cudaStreamLegacy};
+  CHECK(with_bytes.dynamic_shared_bytes == 5);
+  CHECK(with_bytes.stream == cudaStreamLegacy);
+  weft::launch_config all_braced{{2, 2}, {8, 8}, 0, nullptr};
+  CHECK(all_braced.block.y == 8);
+}

@@ -29,9 +29,13 @@
 namespace weft {
 
 /// The <<<grid, block, dynamic_shared_bytes, stream>>> of a CUDA launch.
-/// The size may be any integer type, as CUDA code often passes an int: a
-/// constructor, rather than aggregate initialisation, avoids a narrowing
-/// error for `launch_config{grid, block, bytes}`.
+///
+/// CUDA converts the <<<...>>> operands as function arguments, so an int
+/// byte count or a floating-point block size is accepted there. Aggregate
+/// initialisation would reject them as narrowing in `launch_config{...}`
+/// (which is what weft-port writes), hence the constructors: one for
+/// operands of any type convertible to dim3 and size_t, one for braced shapes
+/// such as `launch_config{{16, 16}, 256}`, where no type can be deduced.
 struct launch_config {
   dim3 grid;
   dim3 block;
@@ -39,9 +43,14 @@ struct launch_config {
   cudaStream_t stream = nullptr;
 
   constexpr launch_config() = default;
-  template <std::integral Bytes = std::size_t>
-  constexpr launch_config(dim3 g, dim3 b, Bytes bytes = 0, cudaStream_t s = nullptr)
-      : grid(g), block(b), dynamic_shared_bytes(static_cast<std::size_t>(bytes)), stream(s) {}
+
+  template <class Grid, class Block, class Bytes = std::size_t>
+    requires std::convertible_to<Grid, dim3> && std::convertible_to<Block, dim3> && std::is_arithmetic_v<Bytes>
+  constexpr launch_config(Grid g, Block b, Bytes bytes = 0, cudaStream_t s = nullptr)
+      : grid(dim3(g)), block(dim3(b)), dynamic_shared_bytes(static_cast<std::size_t>(bytes)), stream(s) {}
+
+  constexpr launch_config(dim3 g, dim3 b, std::size_t bytes = 0, cudaStream_t s = nullptr)
+      : grid(g), block(b), dynamic_shared_bytes(bytes), stream(s) {}
 };
 
 /// sm_90 launch limits (CUDA guide, "Technical Specifications per Compute Capability").
