@@ -12,8 +12,8 @@
 // the macro, always with this call). Inside a kernel it throws kernel_fault,
 // which unwinds the CUDA thread (destructors run) and fails its block;
 // elsewhere it calls glibc's __assert_fail, which prints the usual message
-// and aborts. nvcc does the same trick: its headers declare a device
-// __assert_fail.
+// and aborts. (nvcc's headers, likewise, make glibc's assert work in device
+// code by declaring a device __assert_fail.)
 //
 // Limits: glibc only (musl's __assert_fail takes int already). The overload
 // must be visible where assert is used: a template defined before
