@@ -53,5 +53,6 @@ function(weft_add_cuda_executable name)
   endforeach()
   add_executable(${name} ${sources})
   target_compile_features(${name} PRIVATE cxx_std_20)
-  target_link_libraries(${name} PRIVATE weft::weft)
+  # weft::cuda: weft plus CUDA's header names (<cuda_runtime.h>, ...).
+  target_link_libraries(${name} PRIVATE weft::cuda)
 endfunction()

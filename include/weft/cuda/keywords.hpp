@@ -8,9 +8,25 @@
 // `static __shared__ float s[16];` both work. As in CUDA, shared variables
 // start uninitialised for each block (they keep whatever the worker's
 // previous block left).
+//
+// __constant__ and __managed__ variables are ordinary globals: all memory is
+// host memory. __launch_bounds__ and __cluster_dims__ are accepted and have
+// no effect on a CPU.
 #pragma once
+
+// libstdc++ spells an attribute `__attribute__((__noinline__))` in
+// <bits/shared_ptr_base.h>, which CUDA's __noinline__ macro would break; it
+// is parsed here, once, before the macro exists.
+#include <memory>
 
 #define __global__
 #define __device__
 #define __host__
 #define __shared__ thread_local
+#define __constant__
+#define __managed__
+#define __forceinline__ inline __attribute__((always_inline))
+#define __noinline__ __attribute__((noinline))
+#define __align__(n) __attribute__((aligned(n)))
+#define __launch_bounds__(...)
+#define __cluster_dims__(...)
