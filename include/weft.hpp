@@ -9,6 +9,7 @@
 #include "weft/cuda/builtins.hpp"
 #include "weft/cuda/device_api.hpp"
 #include "weft/cuda/device_assert.hpp"
+#include "weft/cuda/device_management.hpp"
 #include "weft/cuda/device_printf.hpp"
 #include "weft/cuda/device_runtime.hpp"
 #include "weft/cuda/directed_rounding.hpp"

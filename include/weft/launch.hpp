@@ -45,7 +45,7 @@ struct launch_config {
   constexpr launch_config() = default;
 
   template <class Grid, class Block, class Bytes = std::size_t>
-    requires std::convertible_to<Grid, dim3> && std::convertible_to<Block, dim3> && std::is_arithmetic_v<Bytes>
+  requires std::convertible_to<Grid, dim3> && std::convertible_to<Block, dim3> && std::is_arithmetic_v<Bytes>
   constexpr launch_config(Grid g, Block b, Bytes bytes = 0, cudaStream_t s = nullptr)
       : grid(dim3(g)), block(dim3(b)), dynamic_shared_bytes(static_cast<std::size_t>(bytes)), stream(s) {}
 
@@ -91,7 +91,7 @@ struct argument_tuple<void (*)(Params...), Args...> {
 template <class Kernel, class... Args>
 cudaError_t launch(const launch_config& config, Kernel&& kernel, Args&&... args) {
   using kernel_type = std::decay_t<Kernel>;
-  using arguments = typename detail::argument_tuple<kernel_type, Args...>::type;
+  using arguments = detail::device_arguments<typename detail::argument_tuple<kernel_type, Args...>::type>;
   auto& rt = detail::runtime::get();
   if (cudaError_t sticky = detail::fault().code()) return detail::record(sticky);
   kernel_type k(std::forward<Kernel>(kernel));
@@ -99,8 +99,8 @@ cudaError_t launch(const launch_config& config, Kernel&& kernel, Args&&... args)
   if (cudaError_t invalid = detail::validate(config, limit)) return detail::record(invalid);
   if (!detail::is_default_stream(config.stream)) return detail::record(cudaErrorInvalidResourceHandle);
   detail::launch_shape shape{config.grid, config.block, config.dynamic_shared_bytes, rt.stack_bytes()};
-  rt.submit(std::make_shared<detail::kernel_grid<kernel_type, arguments>>(shape, std::move(k),
-                                                                          arguments(std::forward<Args>(args)...)));
+  rt.submit(std::make_shared<detail::kernel_grid<kernel_type, arguments>>(
+      shape, std::move(k), arguments(rt.ordinal(), std::forward<Args>(args)...)));
   return cudaSuccess;
 }
 

@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cstddef>
+#include <vector>
 
 #include "../detail/block_executor.hpp"
 #include "../detail/error_state.hpp"
@@ -37,9 +38,10 @@ inline cudaError_t wait_for_device() {
 // nothing yet; the values are an H100's defaults.
 inline constexpr std::array<std::size_t, 7> default_limits{0, 1 << 20, 8 << 20, 2, 2048, 32, 0};
 
+/// The current device's limits.
 inline std::array<std::size_t, 7>& stored_limits() {
-  static std::array<std::size_t, 7> limits = default_limits;
-  return limits;
+  static std::vector<std::array<std::size_t, 7>> limits(static_cast<std::size_t>(device_count()), default_limits);
+  return limits[static_cast<std::size_t>(current_device)];
 }
 
 }  // namespace weft::detail

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstring>
+#include <optional>
 
 #include "../detail/error_state.hpp"
 #include "../detail/runtime.hpp"
@@ -25,14 +26,32 @@ enum cudaMemcpyKind {
 
 namespace weft::detail {
 
-inline bool is_device_range(const void* p, std::size_t bytes) {
-  return runtime::get().memory().holds(p, bytes).has_value();
+/// The allocation, on any device, that holds all of [p, p + bytes): with
+/// unified addressing a pointer names its device, as on a GPU.
+struct located_allocation {
+  int device;
+  allocation_info info;
+};
+
+[[gnu::access(none, 1)]] inline std::optional<located_allocation> locate(const void* p, std::size_t bytes = 1) {
+  for (int d = 0; d < device_count(); ++d)
+    if (auto a = runtime::get(d).memory().find(p, bytes)) return located_allocation{d, *a};
+  return std::nullopt;
 }
 
-/// A host range must not run into device memory it only partly covers.
-inline bool is_plausible_range(const void* p, std::size_t bytes) {
-  auto& memory = runtime::get().memory();
-  return !memory.overlaps(p, bytes) || memory.holds(p, bytes);
+/// Device or managed memory, which a kernel and cudaMemset may write.
+[[gnu::access(none, 1)]] inline bool is_device_range(const void* p, std::size_t bytes) {
+  auto a = locate(p, bytes);
+  return a && (a->info.kind == memory_kind::device || a->info.kind == memory_kind::managed);
+}
+
+/// A host range must not run into registered memory it only partly covers.
+[[gnu::access(none, 1)]] inline bool is_plausible_range(const void* p, std::size_t bytes) {
+  for (int d = 0; d < device_count(); ++d) {
+    auto& memory = runtime::get(d).memory();
+    if (memory.overlaps(p, bytes) && !memory.find(p, bytes).has_value()) return false;
+  }
+  return true;
 }
 
 inline bool valid_copy(void* dst, const void* src, std::size_t count, cudaMemcpyKind kind) {
@@ -62,8 +81,10 @@ cudaError_t cudaMalloc(T** pointer, std::size_t bytes) {
 inline cudaError_t cudaFree(void* pointer) {
   if (cudaError_t e = weft::detail::wait_for_device()) return e;
   if (!pointer) return cudaSuccess;
-  if (!weft::detail::runtime::get().memory().release(pointer)) return weft::detail::record(cudaErrorInvalidValue);
-  return cudaSuccess;
+  // Any device's memory may be freed, as with unified addressing on a GPU.
+  for (int d = 0; d < weft::detail::device_count(); ++d)
+    if (weft::detail::runtime::get(d).memory().release(pointer)) return cudaSuccess;
+  return weft::detail::record(cudaErrorInvalidValue);
 }
 
 inline cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t count, cudaMemcpyKind kind) {

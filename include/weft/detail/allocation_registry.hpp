@@ -13,7 +13,19 @@
 
 namespace weft::detail {
 
-enum class memory_kind { device };
+/// device: cudaMalloc, cudaMallocPitch, cudaMalloc3D, cudaMallocAsync;
+/// host: cudaMallocHost, cudaHostAlloc (page-locked host memory);
+/// registered: a program's own memory after cudaHostRegister (not owned);
+/// managed: cudaMallocManaged.
+enum class memory_kind { device, host, registered, managed };
+
+/// What the registry knows of the allocation that holds an address.
+struct allocation_info {
+  const void* base = nullptr;
+  std::size_t bytes = 0;
+  memory_kind kind = memory_kind::device;
+  unsigned flags = 0;
+};
 
 class allocation_registry {
  public:
@@ -26,39 +38,67 @@ class allocation_registry {
   ~allocation_registry() { release_all(); }
 
   /// nullptr when the host is out of memory.
-  void* allocate(std::size_t bytes, memory_kind kind) {
+  void* allocate(std::size_t bytes, memory_kind kind, unsigned flags = 0) {
     void* p = ::operator new (bytes, std::align_val_t{alignment}, std::nothrow);
     if (!p) return nullptr;
     std::lock_guard lock(mutex_);
-    live_[address(p)] = {bytes, kind};
+    live_[address(p)] = {bytes, kind, flags};
     return p;
   }
 
-  /// False if `p` is not the start of a live allocation.
-  bool release(void* p) {
+  /// Records memory the program owns (cudaHostRegister); false if any of it
+  /// is already recorded.
+  bool add(void* p, std::size_t bytes, memory_kind kind, unsigned flags = 0) {
+    if (overlaps(p, bytes)) return false;
+    std::lock_guard lock(mutex_);
+    live_[address(p)] = {bytes, kind, flags};
+    return true;
+  }
+
+  /// Frees the allocation that starts at `p` if it is of one of the kinds
+  /// `accepted` allows (memory the program registered is forgotten, not
+  /// freed); false if there is none.
+  template <class Accepted>
+  bool release(void* p, Accepted accepted) {
     std::lock_guard lock(mutex_);
     auto it = live_.find(address(p));
-    if (it == live_.end()) return false;
+    if (it == live_.end() || !accepted(it->second.kind)) return false;
     // Freed through the registry's own record of the address, which is what
     // was allocated (and keeps GCC from warning about freeing `p`).
-    ::operator delete (reinterpret_cast<void*>(it->first), std::align_val_t{alignment});
+    if (it->second.kind != memory_kind::registered)
+      ::operator delete (reinterpret_cast<void*>(it->first), std::align_val_t{alignment});
     live_.erase(it);
     return true;
   }
 
-  /// The kind of allocation that holds all of [p, p + bytes), if one does.
-  std::optional<memory_kind> holds(const void* p, std::size_t bytes) const {
+  /// cudaFree's kinds.
+  bool release(void* p) {
+    return release(p, [](memory_kind k) { return k == memory_kind::device || k == memory_kind::managed; });
+  }
+
+  /// The allocation that holds all of [p, p + bytes), if one does.
+  // The registry compares addresses and never reads through them (access
+  // none), which keeps GCC from warning that a host buffer about to be
+  // filled is read uninitialised.
+  [[gnu::access(none, 2)]] std::optional<allocation_info> find(const void* p, std::size_t bytes = 1) const {
     std::lock_guard lock(mutex_);
     auto it = live_.upper_bound(address(p));
     if (it == live_.begin()) return std::nullopt;
     --it;
     auto offset = address(p) - it->first;
     if (offset >= it->second.bytes || bytes > it->second.bytes - offset) return std::nullopt;
-    return it->second.kind;
+    return allocation_info{reinterpret_cast<const void*>(it->first), it->second.bytes, it->second.kind,
+                           it->second.flags};
+  }
+
+  /// The kind of allocation that holds all of [p, p + bytes), if one does.
+  std::optional<memory_kind> holds(const void* p, std::size_t bytes) const {
+    auto a = find(p, bytes);
+    return a ? std::optional<memory_kind>(a->kind) : std::nullopt;
   }
 
   /// True if any byte of [p, p + bytes) lies in a live allocation.
-  bool overlaps(const void* p, std::size_t bytes) const {
+  [[gnu::access(none, 2)]] bool overlaps(const void* p, std::size_t bytes) const {
     std::lock_guard lock(mutex_);
     auto it = live_.upper_bound(address(p) + bytes - 1);
     if (it == live_.begin()) return false;
@@ -68,7 +108,9 @@ class allocation_registry {
 
   void release_all() {
     std::lock_guard lock(mutex_);
-    for (auto& [base, info] : live_) ::operator delete (reinterpret_cast<void*>(base), std::align_val_t{alignment});
+    for (auto& [base, info] : live_)
+      if (info.kind != memory_kind::registered)
+        ::operator delete (reinterpret_cast<void*>(base), std::align_val_t{alignment});
     live_.clear();
   }
 
@@ -76,6 +118,7 @@ class allocation_registry {
   struct allocation {
     std::size_t bytes;
     memory_kind kind;
+    unsigned flags;
   };
 
   static std::uintptr_t address(const void* p) { return reinterpret_cast<std::uintptr_t>(p); }

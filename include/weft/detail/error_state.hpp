@@ -10,6 +10,8 @@
 #pragma once
 
 #include <cstdio>
+#include <cstdlib>
+#include <memory>
 #include <mutex>
 #include <string>
 
@@ -59,9 +61,35 @@ class device_fault {
   std::string message_;
 };
 
-inline device_fault& fault() {
-  static device_fault instance;
-  return instance;
+/// The environment variable that sets the number of simulated devices.
+inline constexpr const char* device_count_variable = "WEFT_DEVICES";
+
+/// Read once per process, as CUDA enumerates devices once: WEFT_DEVICES, or 1.
+inline int device_count() {
+  static const int count = [] {
+    if (const char* text = std::getenv(device_count_variable)) {
+      char* end = nullptr;
+      long n = std::strtol(text, &end, 10);
+      if (end != text && *end == '\0' && n > 0 && n <= 64) return static_cast<int>(n);
+      std::fprintf(stderr, "weft: ignoring %s=%s (expected a count from 1 to 64)\n", device_count_variable, text);
+    }
+    return 1;
+  }();
+  return count;
 }
+
+/// The host thread's current device (cudaSetDevice). An SM worker takes the
+/// device of the grid it runs (see device_arguments in runtime.hpp), so that a
+/// fault it raises poisons that device.
+inline thread_local int current_device = 0;
+
+/// The sticky fault of device `d`.
+inline device_fault& fault(int d) {
+  static const std::unique_ptr<device_fault[]> faults(new device_fault[static_cast<std::size_t>(device_count())]);
+  return faults[static_cast<std::size_t>(d)];
+}
+
+/// The sticky fault of the calling thread's current device.
+inline device_fault& fault() { return fault(current_device); }
 
 }  // namespace weft::detail

@@ -1,17 +1,26 @@
-// The process-wide state of the one simulated device: its SM worker pool,
-// memory registry and limits. Created on first use.
+// The state of each simulated device: its SM worker pool, memory registry,
+// limits and kernel attributes. runtime::get() is the calling host thread's
+// current device (cudaSetDevice), so that code written for one device keeps
+// working unchanged. Each device has its own pool, created on its first
+// launch, so a program that uses one device starts one pool.
 #pragma once
 
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <cstdlib>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
 
 #include "allocation_registry.hpp"
+#include "error_state.hpp"
 #include "sm_pool.hpp"
 
 namespace weft::detail {
@@ -43,10 +52,20 @@ class runtime {
   static constexpr std::size_t default_stack_bytes = 64 * 1024;
   static constexpr std::size_t min_stack_bytes = 16 * 1024;
 
-  static runtime& get() {
-    static runtime instance;
-    return instance;
+  /// The calling host thread's current device.
+  static runtime& get() { return get(current_device); }
+
+  /// Device `d`, which must be in [0, device_count()).
+  static runtime& get(int d) {
+    static const std::vector<std::unique_ptr<runtime>> devices = [] {
+      std::vector<std::unique_ptr<runtime>> all;
+      for (int i = 0; i < device_count(); ++i) all.emplace_back(new runtime(i));
+      return all;
+    }();
+    return *devices[static_cast<std::size_t>(d)];
   }
+
+  int ordinal() const { return device_; }
 
   void submit(std::shared_ptr<grid_job> job) {
     std::lock_guard lock(pool_mutex_);
@@ -93,13 +112,20 @@ class runtime {
 
   allocation_registry& memory() { return memory_; }
 
+  /// cudaSetDeviceFlags' flags, kept and reported back.
+  std::atomic<unsigned> flags{0};
+  /// Bit p: peer access to device p is enabled from this one.
+  std::atomic<std::uint64_t> peers{0};
+
   /// cudaDeviceReset: waits for the device, frees its memory, forgets faults
   /// and settings.
   void reset() {
     synchronize();
     memory_.release_all();
-    fault().clear();
+    fault(device_).clear();
     stack_bytes_ = default_stack_bytes;
+    flags = 0;
+    peers = 0;
     std::lock_guard lock(attributes_mutex_);
     attributes_.clear();
   }
@@ -107,8 +133,9 @@ class runtime {
  private:
   // The fault record must outlive the pool, whose workers may raise a fault
   // while the pool drains at exit.
-  runtime() { fault(); }
+  explicit runtime(int device) : device_(device) { fault(device); }
 
+  int device_;
   allocation_registry memory_;  // destroyed after the pool has drained
   std::mutex pool_mutex_;
   unsigned worker_count_ = default_worker_count();
@@ -118,4 +145,36 @@ class runtime {
   std::map<const void*, kernel_attributes> attributes_;
 };
 
+/// A launch's argument copies, which also carry the launching device. Every
+/// copy of them is made by the SM worker about to run the grid's threads, so
+/// the copy constructor is where the worker takes the grid's device as its
+/// current one: a fault the grid raises then poisons that device.
+template <class Tuple>
+struct device_arguments;
+
+template <class... T>
+struct device_arguments<std::tuple<T...>> : std::tuple<T...> {
+  template <class... U>
+  explicit device_arguments(int d, U&&... u) : std::tuple<T...>(std::forward<U>(u)...), device(d) {}
+  device_arguments(const device_arguments& other) : std::tuple<T...>(other), device(other.device) {
+    current_device = device;
+  }
+  device_arguments(device_arguments&&) = default;
+  device_arguments& operator=(const device_arguments&) = default;
+  device_arguments& operator=(device_arguments&&) = default;
+
+  int device;
+};
+
+template <class Kernel, class... Arguments>
+struct callable_as_const<Kernel, device_arguments<std::tuple<Arguments...>>>
+    : std::is_invocable<const Kernel&, Arguments&...> {};
+
 }  // namespace weft::detail
+
+// std::apply reads the argument copies as the tuple they extend.
+template <class... T>
+struct std::tuple_size<weft::detail::device_arguments<std::tuple<T...>>> : std::tuple_size<std::tuple<T...>> {};
+template <std::size_t I, class... T>
+struct std::tuple_element<I, weft::detail::device_arguments<std::tuple<T...>>>
+    : std::tuple_element<I, std::tuple<T...>> {};
