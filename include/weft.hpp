@@ -20,6 +20,7 @@
 #include "weft/cuda/load_store_functions.hpp"
 #include "weft/cuda/math_functions.hpp"
 #include "weft/cuda/memory_api.hpp"
+#include "weft/cuda/pitched_memory.hpp"
 #include "weft/cuda/stream_types.hpp"
 #include "weft/cuda/synchronization.hpp"
 #include "weft/cuda/type_conversions.hpp"

@@ -1,0 +1,252 @@
+// Pitched and 3D memory: cudaMallocPitch, cudaMalloc3D, cudaMemcpy2D,
+// cudaMemcpy3D, cudaMemset2D, cudaMemset3D, and the *Async forms of the
+// copies and sets.
+//
+// A pitched allocation's rows start 512 bytes apart at least (an H100's
+// texture alignment, which is what cudaMallocPitch rounds a row up to), so
+// that code indexing rows by the returned pitch runs as on a GPU.
+//
+// The *Async forms take a stream. Only the default streams exist so far, and
+// work on them runs in order, so the copy or set is done before the call
+// returns, which CUDA permits; another stream handle is refused with
+// cudaErrorInvalidResourceHandle, as weft::launch refuses it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <initializer_list>
+
+#include "../detail/error_state.hpp"
+#include "../detail/runtime.hpp"
+#include "device_api.hpp"
+#include "error_codes.hpp"
+#include "memory_api.hpp"
+#include "stream_types.hpp"
+
+struct cudaArray;
+using cudaArray_t = cudaArray*;
+
+struct cudaExtent {
+  std::size_t width;  // bytes, for linear memory
+  std::size_t height;
+  std::size_t depth;
+};
+
+struct cudaPos {
+  std::size_t x;  // bytes, for linear memory
+  std::size_t y;
+  std::size_t z;
+};
+
+struct cudaPitchedPtr {
+  void* ptr;
+  std::size_t pitch;
+  std::size_t xsize;
+  std::size_t ysize;
+};
+
+/// CUDA arrays do not exist in weft yet: srcArray and dstArray must be null.
+struct cudaMemcpy3DParms {
+  cudaArray_t srcArray;
+  cudaPos srcPos;
+  cudaPitchedPtr srcPtr;
+  cudaArray_t dstArray;
+  cudaPos dstPos;
+  cudaPitchedPtr dstPtr;
+  cudaExtent extent;
+  cudaMemcpyKind kind;
+};
+
+inline cudaExtent make_cudaExtent(std::size_t w, std::size_t h, std::size_t d) { return {w, h, d}; }
+inline cudaPos make_cudaPos(std::size_t x, std::size_t y, std::size_t z) { return {x, y, z}; }
+inline cudaPitchedPtr make_cudaPitchedPtr(void* d, std::size_t p, std::size_t xsz, std::size_t ysz) {
+  return {d, p, xsz, ysz};
+}
+
+namespace weft::detail {
+
+inline constexpr std::size_t pitch_alignment = 512;
+
+/// The row pitch for rows of `width` bytes; 0 if it would overflow.
+inline std::size_t pitch_for(std::size_t width) {
+  if (width > SIZE_MAX - (pitch_alignment - 1)) return 0;
+  return (width + pitch_alignment - 1) / pitch_alignment * pitch_alignment;
+}
+
+/// a * b, or SIZE_MAX if it overflows (then no allocation can hold it).
+inline std::size_t saturating_product(std::size_t a, std::size_t b) {
+  return b != 0 && a > SIZE_MAX / b ? SIZE_MAX : a * b;
+}
+
+/// Bytes from the first row's start to the last row's end.
+inline std::size_t span_of(std::size_t pitch, std::size_t slice, std::size_t width, std::size_t height,
+                           std::size_t depth) {
+  std::size_t span = width;
+  for (std::size_t add : {saturating_product(pitch, height - 1), saturating_product(slice, depth - 1)})
+    span = add > SIZE_MAX - span ? SIZE_MAX : span + add;
+  return span;
+}
+
+/// A 3D box of rows: `width` bytes each, `pitch` apart, `height` rows a
+/// slice, slices `slice` bytes apart.
+struct row_box {
+  void* dst;
+  std::size_t dst_pitch, dst_slice;
+  const void* src;
+  std::size_t src_pitch, src_slice;
+  std::size_t width, height, depth;
+};
+
+inline cudaError_t copy_box(const row_box& b, cudaMemcpyKind kind) {
+  if (cudaError_t e = check_device()) return e;
+  if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDefault) return record(cudaErrorInvalidMemcpyDirection);
+  if (b.width > b.dst_pitch || b.width > b.src_pitch) return record(cudaErrorInvalidPitchValue);
+  if (b.width == 0 || b.height == 0 || b.depth == 0) return cudaSuccess;
+  if (!b.dst || !b.src) return record(cudaErrorInvalidValue);
+  std::size_t dst_span = span_of(b.dst_pitch, b.dst_slice, b.width, b.height, b.depth);
+  std::size_t src_span = span_of(b.src_pitch, b.src_slice, b.width, b.height, b.depth);
+  if (dst_span == SIZE_MAX || src_span == SIZE_MAX) return record(cudaErrorInvalidValue);
+  bool dst_on_device = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice;
+  bool src_on_device = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice;
+  if (dst_on_device ? !is_device_range(b.dst, dst_span) : !is_plausible_range(b.dst, dst_span))
+    return record(cudaErrorInvalidValue);
+  if (src_on_device ? !is_device_range(b.src, src_span) : !is_plausible_range(b.src, src_span))
+    return record(cudaErrorInvalidValue);
+  if (cudaError_t e = wait_for_device()) return e;
+  for (std::size_t z = 0; z < b.depth; ++z)
+    for (std::size_t y = 0; y < b.height; ++y)
+      std::memmove(static_cast<char*>(b.dst) + z * b.dst_slice + y * b.dst_pitch,
+                   static_cast<const char*>(b.src) + z * b.src_slice + y * b.src_pitch, b.width);
+  return cudaSuccess;
+}
+
+inline cudaError_t set_box(void* p, std::size_t pitch, std::size_t slice, int value, std::size_t width,
+                           std::size_t height, std::size_t depth) {
+  if (cudaError_t e = check_device()) return e;
+  // CUDA's driver refuses a row wider than the pitch with an invalid value
+  // (cuMemsetD2D8's documented errors); not yet measured on an H100.
+  if (width > pitch) return record(cudaErrorInvalidValue);
+  if (width == 0 || height == 0 || depth == 0) return cudaSuccess;
+  std::size_t span = span_of(pitch, slice, width, height, depth);
+  if (span == SIZE_MAX || !is_device_range(p, span)) return record(cudaErrorInvalidValue);
+  if (cudaError_t e = wait_for_device()) return e;
+  for (std::size_t z = 0; z < depth; ++z)
+    for (std::size_t y = 0; y < height; ++y) std::memset(static_cast<char*>(p) + z * slice + y * pitch, value, width);
+  return cudaSuccess;
+}
+
+inline cudaError_t default_stream_only(cudaStream_t stream) {
+  return is_default_stream(stream) ? cudaSuccess : record(cudaErrorInvalidResourceHandle);
+}
+
+}  // namespace weft::detail
+
+/// Rows of `width` bytes, `*pitch` (a multiple of 512) bytes apart.
+inline cudaError_t cudaMallocPitch(void** devPtr, std::size_t* pitch, std::size_t width, std::size_t height) {
+  using namespace weft::detail;
+  if (cudaError_t e = check_device()) return e;
+  if (!devPtr || !pitch) return record(cudaErrorInvalidValue);
+  *devPtr = nullptr;
+  // As cudaMalloc(0): nothing to allocate, and no error (not yet measured).
+  if (width == 0 || height == 0) {
+    *pitch = pitch_for(width);
+    return cudaSuccess;
+  }
+  std::size_t p = pitch_for(width);
+  std::size_t bytes = saturating_product(p, height);
+  if (p == 0 || bytes == SIZE_MAX) return record(cudaErrorMemoryAllocation);
+  *devPtr = runtime::get().memory().allocate(bytes, memory_kind::device);
+  if (!*devPtr) return record(cudaErrorMemoryAllocation);
+  *pitch = p;
+  return cudaSuccess;
+}
+
+template <class T>
+cudaError_t cudaMallocPitch(T** devPtr, std::size_t* pitch, std::size_t width, std::size_t height) {
+  return cudaMallocPitch(reinterpret_cast<void**>(devPtr), pitch, width, height);
+}
+
+/// A pitched box of extent.depth slices of extent.height rows.
+inline cudaError_t cudaMalloc3D(cudaPitchedPtr* pitchedDevPtr, cudaExtent extent) {
+  using namespace weft::detail;
+  if (cudaError_t e = check_device()) return e;
+  if (!pitchedDevPtr) return record(cudaErrorInvalidValue);
+  *pitchedDevPtr = {nullptr, pitch_for(extent.width), extent.width, extent.height};
+  if (extent.width == 0 || extent.height == 0 || extent.depth == 0) return cudaSuccess;
+  std::size_t p = pitch_for(extent.width);
+  std::size_t bytes = saturating_product(saturating_product(p, extent.height), extent.depth);
+  if (p == 0 || bytes == SIZE_MAX) return record(cudaErrorMemoryAllocation);
+  pitchedDevPtr->ptr = runtime::get().memory().allocate(bytes, memory_kind::device);
+  return pitchedDevPtr->ptr ? cudaSuccess : record(cudaErrorMemoryAllocation);
+}
+
+inline cudaError_t cudaMemcpy2D(void* dst, std::size_t dpitch, const void* src, std::size_t spitch, std::size_t width,
+                                std::size_t height, cudaMemcpyKind kind) {
+  return weft::detail::copy_box({dst, dpitch, 0, src, spitch, 0, width, height, 1}, kind);
+}
+
+/// Linear memory only: a CUDA array in the parameters is refused with
+/// cudaErrorInvalidValue, as weft has none.
+inline cudaError_t cudaMemcpy3D(const cudaMemcpy3DParms* p) {
+  using namespace weft::detail;
+  if (cudaError_t e = check_device()) return e;
+  if (!p || p->srcArray || p->dstArray) return record(cudaErrorInvalidValue);
+  const cudaPitchedPtr& s = p->srcPtr;
+  const cudaPitchedPtr& d = p->dstPtr;
+  // A box must lie within the rows and slices its pitched pointer describes.
+  if (p->srcPos.x + p->extent.width > s.pitch || p->dstPos.x + p->extent.width > d.pitch)
+    return record(cudaErrorInvalidPitchValue);
+  if (p->extent.depth > 1 && (p->srcPos.y + p->extent.height > s.ysize || p->dstPos.y + p->extent.height > d.ysize))
+    return record(cudaErrorInvalidValue);
+  std::size_t s_slice = s.pitch * s.ysize, d_slice = d.pitch * d.ysize;
+  const void* src =
+      s.ptr ? static_cast<const char*>(s.ptr) + p->srcPos.z * s_slice + p->srcPos.y * s.pitch + p->srcPos.x : nullptr;
+  void* dst = d.ptr ? static_cast<char*>(d.ptr) + p->dstPos.z * d_slice + p->dstPos.y * d.pitch + p->dstPos.x : nullptr;
+  return copy_box({dst, d.pitch, d_slice, src, s.pitch, s_slice, p->extent.width, p->extent.height, p->extent.depth},
+                  p->kind);
+}
+
+inline cudaError_t cudaMemset2D(void* devPtr, std::size_t pitch, int value, std::size_t width, std::size_t height) {
+  return weft::detail::set_box(devPtr, pitch, 0, value, width, height, 1);
+}
+
+inline cudaError_t cudaMemset3D(cudaPitchedPtr pitchedDevPtr, int value, cudaExtent extent) {
+  return weft::detail::set_box(pitchedDevPtr.ptr, pitchedDevPtr.pitch, pitchedDevPtr.pitch * pitchedDevPtr.ysize, value,
+                               extent.width, extent.height, extent.depth);
+}
+
+inline cudaError_t cudaMemcpyAsync(void* dst, const void* src, std::size_t count, cudaMemcpyKind kind,
+                                   cudaStream_t stream = nullptr) {
+  if (cudaError_t e = weft::detail::default_stream_only(stream)) return e;
+  return cudaMemcpy(dst, src, count, kind);
+}
+
+inline cudaError_t cudaMemsetAsync(void* devPtr, int value, std::size_t count, cudaStream_t stream = nullptr) {
+  if (cudaError_t e = weft::detail::default_stream_only(stream)) return e;
+  return cudaMemset(devPtr, value, count);
+}
+
+inline cudaError_t cudaMemcpy2DAsync(void* dst, std::size_t dpitch, const void* src, std::size_t spitch,
+                                     std::size_t width, std::size_t height, cudaMemcpyKind kind,
+                                     cudaStream_t stream = nullptr) {
+  if (cudaError_t e = weft::detail::default_stream_only(stream)) return e;
+  return cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
+}
+
+inline cudaError_t cudaMemcpy3DAsync(const cudaMemcpy3DParms* p, cudaStream_t stream = nullptr) {
+  if (cudaError_t e = weft::detail::default_stream_only(stream)) return e;
+  return cudaMemcpy3D(p);
+}
+
+inline cudaError_t cudaMemset2DAsync(void* devPtr, std::size_t pitch, int value, std::size_t width, std::size_t height,
+                                     cudaStream_t stream = nullptr) {
+  if (cudaError_t e = weft::detail::default_stream_only(stream)) return e;
+  return cudaMemset2D(devPtr, pitch, value, width, height);
+}
+
+inline cudaError_t cudaMemset3DAsync(cudaPitchedPtr pitchedDevPtr, int value, cudaExtent extent,
+                                     cudaStream_t stream = nullptr) {
+  if (cudaError_t e = weft::detail::default_stream_only(stream)) return e;
+  return cudaMemset3D(pitchedDevPtr, value, extent);
+}
