@@ -25,6 +25,7 @@
 #include "weft/cuda/synchronization.hpp"
 #include "weft/cuda/type_conversions.hpp"
 #include "weft/cuda/vector_types.hpp"
+#include "weft/cuda/warp_functions.hpp"
 #include "weft/device.hpp"
 #include "weft/launch.hpp"
 #include "weft/shared_memory.hpp"

@@ -18,6 +18,9 @@
 #include <boost/context/detail/fcontext.hpp>
 
 #include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
@@ -37,6 +40,44 @@ namespace fctx = boost::context::detail;
 
 /// The four flavours of the block-wide barrier (CUDA guide, "Synchronization Functions").
 enum class barrier_kind : unsigned char { sync, count, all, any };
+
+/// The warp collectives (CUDA guide, "Warp Shuffle Functions", "Warp Vote
+/// Functions", "Warp Match Functions", "Warp Reduce Functions"). Lanes of one
+/// group must call the same one.
+enum class warp_op : unsigned char {
+  sync,
+  shfl,
+  shfl_up,
+  shfl_down,
+  shfl_xor,
+  ballot,
+  any,
+  all,
+  match_any,
+  match_all,
+  reduce_add,
+  reduce_min_signed,
+  reduce_min_unsigned,
+  reduce_max_signed,
+  reduce_max_unsigned,
+  reduce_and,
+  reduce_or,
+  reduce_xor,
+};
+
+/// What a lane brings to a warp collective: its operand (a shuffled value's
+/// bits, a predicate, a key), the lane or delta argument, and the width.
+struct warp_operand {
+  std::uint64_t value = 0;
+  int lane = 0;
+  int width = 32;
+};
+
+/// What a lane gets back: the value, and match_all's predicate.
+struct warp_result {
+  std::uint64_t value = 0;
+  int predicate = 0;
+};
 
 /// Thrown from a barrier to unwind a CUDA thread whose block is being abandoned.
 struct block_abandoned {};
@@ -86,7 +127,7 @@ class block_executor {
     runner_entry_ = &runner_main<Body>;
     running_block = this;
     switch_to(new_runner(), {&worker_, {}});  // back here once no fiber can run any more
-    if (!abandoning_ && !block_finished()) fail(report("deadlock: no thread of the block can make progress"));
+    if (!abandoning_ && !block_finished()) fail(stall_report());
     if (abandoning_) unwind_parked_threads();
     running_block = nullptr;
     return std::move(failure_);
@@ -127,6 +168,72 @@ class block_executor {
     }
   }
 
+  /// A warp collective: a rendezvous of the lanes of the caller's warp that
+  /// `mask` names. Each lane deposits its operand; all but the last to arrive
+  /// park as at a block barrier; the last computes every lane's result,
+  /// makes the others ready and carries on. Lanes with disjoint masks form
+  /// independent groups. A bad mask, or lanes that disagree on the collective
+  /// or its mask, fail the block with a report naming warp, lanes and line.
+  warp_result warp_collective(warp_op op, unsigned mask, warp_operand operand, std::source_location where) {
+    unsigned self = linear_thread_id();
+    thread_slot& me = slots_[self];
+    if (me.parked_in != generation_ || abandoning_) [[unlikely]]
+      first_arrival(me, self);
+    unsigned warp = self / 32, lane_bit = 1u << (self % 32);
+    me.operand = operand;
+    me.warp_call = op;
+    me.waiting_at = where;
+    warp_group* group = find_group(warp, mask);
+    if (!group) [[unlikely]] {
+      group = open_group(warp, op, mask, lane_bit, where);  // checks the mask
+    } else if (group->mask != mask || group->op != op) [[unlikely]] {
+      throw kernel_fault{cudaErrorLaunchFailure, mismatch(warp, *group, op, mask, lane_bit, where)};
+    }
+    group->arrived |= lane_bit;
+    if (group->arrived == mask) {
+      complete_group(warp, *group, lane_bit);
+      return me.result;
+    }
+    me.index = threadIdx;
+    ++warp_parked_;
+    park(me);
+    return me.result;
+  }
+
+  /// The lanes of the caller's warp that have not exited: weft has no notion
+  /// of converged lanes, so threads not yet started count as active.
+  unsigned active_mask() {
+    unsigned self = linear_thread_id();
+    thread_slot& me = slots_[self];
+    if (me.parked_in != generation_ || abandoning_) [[unlikely]]
+      first_arrival(me, self);
+    unsigned warp = self / 32;
+    return lanes_in_block(warp) & ~exited_lanes(warp, self);
+  }
+
+  /// Lets the other threads of the block run: the caller goes to the back of
+  /// the ready list and control passes to a fresh runner for the next
+  /// unstarted thread, else to the longest-ready thread. Unstarted threads go
+  /// first so that two spinning threads cannot pass control back and forth
+  /// forever while the thread they wait for has not started. If nothing
+  /// else can run, returns at once.
+  void yield() {
+    unsigned self = linear_thread_id();
+    thread_slot& me = slots_[self];
+    if (me.parked_in != generation_ || abandoning_) [[unlikely]]
+      first_arrival(me, self);
+    fctx::fcontext_t target;
+    if (next_unstarted_ < thread_count_)
+      target = new_runner();
+    else if (ready_count() != 0)
+      target = slots_[ready_[ready_head_++]].context;
+    else
+      return;
+    me.index = threadIdx;
+    make_ready(self);
+    park_to(me, target);
+  }
+
   std::byte* dynamic_shared() const { return dynamic_shared_.get(); }
 
   /// Called by the SIGSEGV handler, on the worker's signal stack. If the
@@ -152,7 +259,20 @@ class block_executor {
     fctx::fcontext_t context = nullptr;  // where a parked thread resumes
     uint3 index{};                       // its threadIdx, saved when it parks
     barrier_kind kind{};
+    warp_op warp_call{};  // the collective it last called
+    bool exited = false;  // valid once it has parked in this block (parked_in)
     std::source_location waiting_at{};
+    warp_operand operand{};  // deposited at a warp collective
+    warp_result result{};    // written by the lane that completes the group
+  };
+
+  // A pending warp collective: the lanes its mask names, those that have
+  // arrived (all parked but none is the last), and what they call.
+  struct warp_group {
+    unsigned mask = 0;
+    unsigned arrived = 0;
+    warp_op op{};
+    std::source_location where{};
   };
 
   // Written by the fiber that jumps, read by the one that resumes: where to
@@ -168,16 +288,23 @@ class block_executor {
   [[gnu::noinline]] void first_arrival(thread_slot& me, unsigned self) {
     if (abandoning_) throw block_abandoned{};
     me.parked_in = generation_;
+    me.exited = false;
+    // The runner loop that started this thread notices the bump when the
+    // thread returns and marks it exited (see run_threads), even if it never
+    // actually parks (yield with nothing else to run, __activemask).
+    ++switches_;
     next_unstarted_ = self + 1;
     next_index_ = threadIdx;
     advance(next_index_);
   }
 
   // Suspends the calling thread until its barrier completes.
-  void park(thread_slot& me) {
+  void park(thread_slot& me) { park_to(me, next_to_run()); }
+
+  void park_to(thread_slot& me, fctx::fcontext_t target) {
     ++switches_;
     switch_note note{&me.context, {}};
-    arrived(fctx::jump_fcontext(next_to_run(), &note));
+    arrived(fctx::jump_fcontext(target, &note));
     threadIdx = me.index;
     if (abandoning_) [[unlikely]]
       throw block_abandoned{};
@@ -247,6 +374,10 @@ class block_executor {
       }
       if (switches_ != switches) {
         if (abandoning_) return;
+        // This thread has parked (or published the cursor) in this block:
+        // its slot must say it exited, so that a warp collective naming it
+        // is refused. Threads that never parked are told by the cursor.
+        slots_[linear_thread_id()].exited = true;
         next = next_unstarted_;
         index = next_index_;
         if (one_dimensional) threadIdx = {0, 0, 0};
@@ -264,6 +395,11 @@ class block_executor {
     if (slots_.size() < thread_count_) slots_.resize(thread_count_);
     waiting_.reserve(thread_count_);
     ready_.reserve(thread_count_);
+    unsigned warps = (thread_count_ + 31) / 32;
+    if (groups_.size() < warps * 32) groups_.resize(warps * 32);
+    if (group_count_.size() < warps) group_count_.resize(warps);
+    std::fill(group_count_.begin(), group_count_.end(), 0);
+    warp_parked_ = 0;
     next_block_ = blocks.first;
     end_block_ = blocks.end;
     abandoning_ = false;
@@ -285,7 +421,11 @@ class block_executor {
     return true;
   }
 
-  bool block_finished() const { return next_unstarted_ == thread_count_ && waiting_.empty() && ready_count() == 0; }
+  bool block_finished() const {
+    return next_unstarted_ == thread_count_ && waiting_.empty() && ready_count() == 0 && warp_parked_ == 0;
+  }
+
+  unsigned linear_thread_id() const { return threadIdx.x + block_dim_.x * (threadIdx.y + block_dim_.y * threadIdx.z); }
 
   void advance(uint3& index) const {
     if (++index.x < block_dim_.x) return;
@@ -297,12 +437,18 @@ class block_executor {
 
   unsigned ready_count() const { return ready_.size() - ready_head_; }
 
-  // Started threads have exited, wait at the barrier, or were released and
-  // not resumed yet (no thread is running when this is asked).
-  unsigned exited_count() const { return next_unstarted_ - static_cast<unsigned>(waiting_.size() + ready_count()); }
+  // The invariant: every started thread is exactly one of running (at most
+  // one), exited, waiting at the block barrier (waiting_), parked in a warp
+  // group (warp_parked_ counts them), or ready (released or yielded, not yet
+  // resumed). So, when no thread is running:
+  unsigned exited_count() const {
+    return next_unstarted_ - static_cast<unsigned>(waiting_.size() + warp_parked_ + ready_count());
+  }
 
-  /// Every thread that has not exited waits at the barrier.
-  bool all_arrived() const { return next_unstarted_ == thread_count_ && ready_count() == 0; }
+  /// Every thread that has not exited waits at the barrier. A thread parked
+  /// in a warp group has not arrived: the barrier waits for it (and if its
+  /// group can never complete, the block ends in a reported deadlock).
+  bool all_arrived() const { return next_unstarted_ == thread_count_ && ready_count() == 0 && warp_parked_ == 0; }
 
   // Every thread that has not exited waits at the barrier. Releases them,
   // unless they wait at different barriers, which fails the block.
@@ -359,6 +505,11 @@ class block_executor {
       if (ids_.size() < n) ids_.resize(n);
     }
     void push_back(unsigned t) { ids_[size_++] = t; }
+    unsigned capacity() const { return static_cast<unsigned>(ids_.size()); }
+    void drop_front(unsigned n) {
+      std::copy(ids_.begin() + n, ids_.begin() + size_, ids_.begin());
+      size_ -= n;
+    }
     void pop_back() { --size_; }
     void clear() { size_ = 0; }
     bool empty() const { return size_ == 0; }
@@ -395,6 +546,13 @@ class block_executor {
   void unwind_parked_threads() {
     std::vector<unsigned> parked(ready_.begin() + ready_head_, ready_.end());
     parked.insert(parked.end(), waiting_.begin(), waiting_.end());
+    for (unsigned w = 0; w < group_count_.size(); ++w) {
+      for (unsigned g = 0; g < group_count_[w]; ++g)
+        for (unsigned lanes = groups_[w * 32 + g].arrived; lanes != 0; lanes &= lanes - 1)
+          parked.push_back(w * 32 + static_cast<unsigned>(std::countr_zero(lanes)));
+      group_count_[w] = 0;
+    }
+    warp_parked_ = 0;
     ready_.clear();
     ready_head_ = 0;
     waiting_.clear();
@@ -467,7 +625,290 @@ class block_executor {
               std::to_string(s.waiting_at.line()) + ":" + std::to_string(s.waiting_at.column()) + ")";
       i = j;
     }
+    for (unsigned w = 0; w < group_count_.size() && w * 32 < thread_count_; ++w) {
+      for (unsigned i = 0; i < group_count_[w]; ++i) {
+        const warp_group& g = groups_[w * 32 + i];
+        text += "; warp " + std::to_string(w) + " lanes " + describe_lanes(g.arrived) + " (thread " +
+                describe_index(slots_[w * 32 + static_cast<unsigned>(std::countr_zero(g.arrived))].index) +
+                " first) wait at " + describe_call(g.op, g.where) + " with mask " + hex(g.mask);
+      }
+    }
     text += "; " + std::to_string(exited_count()) + " of " + std::to_string(thread_count_) + " threads exited";
+    return text;
+  }
+
+  // ---- Warp collectives -------------------------------------------------
+
+  // The lanes of `warp` that exist: the last warp of a block may be partial.
+  unsigned lanes_in_block(unsigned warp) const {
+    unsigned n = thread_count_ - warp * 32;
+    return n >= 32 ? ~0u : (1u << n) - 1;
+  }
+
+  // Lanes of `warp` other than `self` that have exited. Needs the cursor
+  // exact (the caller went through first_arrival): a started thread that
+  // never parked in this block ran to its end, since threads run one after
+  // another until one parks; one that parked says so in its slot.
+  unsigned exited_lanes(unsigned warp, unsigned self) const {
+    unsigned first = warp * 32, exited = 0;
+    unsigned started = next_unstarted_ > first ? std::min(next_unstarted_ - first, 32u) : 0;
+    for (unsigned lane = 0; lane < started; ++lane) {
+      unsigned t = first + lane;
+      const thread_slot& s = slots_[t];
+      if (t != self && (s.parked_in != generation_ || s.exited)) exited |= 1u << lane;
+    }
+    return exited;
+  }
+
+  warp_group* find_group(unsigned warp, unsigned mask) {
+    warp_group* g = &groups_[warp * 32];
+    for (unsigned i = 0, n = group_count_[warp]; i < n; ++i)
+      if (g[i].mask & mask) return &g[i];
+    return nullptr;
+  }
+
+  // The first lane of a group to arrive checks the mask for all of them: it
+  // must name the caller, only lanes of the block, and no lane that exited.
+  // (A lane that exits later, while the group waits for it, is found when
+  // the block can no longer make progress: see stall_report.)
+  [[gnu::noinline]] warp_group* open_group(unsigned warp, warp_op op, unsigned mask, unsigned lane_bit,
+                                           std::source_location where) {
+    unsigned self = warp * 32 + static_cast<unsigned>(std::countr_zero(lane_bit));
+    auto refuse = [&](const std::string& why) {
+      throw kernel_fault{cudaErrorLaunchFailure, describe_call(op, where) + " in warp " + std::to_string(warp) +
+                                                     " with mask " + hex(mask) + ": " + why};
+    };
+    if (!(mask & lane_bit)) refuse("the mask omits the calling lane " + std::to_string(self % 32));
+    if (unsigned outside = mask & ~lanes_in_block(warp))
+      refuse("the mask names lanes " + describe_lanes(outside) + " past the block's end (" +
+             std::to_string(thread_count_) + " threads)");
+    if (unsigned gone = mask & exited_lanes(warp, self))
+      refuse("the mask names lanes " + describe_lanes(gone) + ", which have exited");
+    warp_group& g = groups_[warp * 32 + group_count_[warp]++];
+    g = {mask, 0, op, where};
+    return &g;
+  }
+
+  [[gnu::noinline]] std::string mismatch(unsigned warp, const warp_group& g, warp_op op, unsigned mask,
+                                         unsigned lane_bit, std::source_location where) const {
+    std::string text = "warp " + std::to_string(warp) + ": lane " + std::to_string(std::countr_zero(lane_bit)) +
+                       " calls " + describe_call(op, where) + " with mask " + hex(mask) + " while lanes " +
+                       describe_lanes(g.arrived) + " wait at " + describe_call(g.op, g.where) + " with mask " +
+                       hex(g.mask);
+    return text + (g.op != op ? ": lanes of one group call different collectives"
+                              : ": overlapping masks that differ can never complete");
+  }
+
+  // Run by the last lane to arrive: every lane's result into its slot, the
+  // others to the ready list (in lane order), the group closed.
+  void complete_group(unsigned warp, warp_group& g, unsigned caller_bit) {
+    thread_slot* lanes = &slots_[warp * 32];
+    unsigned mask = g.mask;
+    switch (g.op) {
+      case warp_op::sync:
+        break;
+      case warp_op::shfl:
+      case warp_op::shfl_up:
+      case warp_op::shfl_down:
+      case warp_op::shfl_xor:
+        for (unsigned m = mask; m != 0; m &= m - 1) {
+          unsigned lane = static_cast<unsigned>(std::countr_zero(m));
+          unsigned source = shuffle_source(g.op, lane, lanes[lane].operand);
+          // A source lane outside the mask is undefined in CUDA; weft gives
+          // the caller its own value.
+          if (!(mask >> source & 1)) source = lane;
+          lanes[lane].result.value = lanes[source].operand.value;
+        }
+        break;
+      case warp_op::match_any:
+        for (unsigned m = mask; m != 0; m &= m - 1) {
+          unsigned lane = static_cast<unsigned>(std::countr_zero(m)), same = 0;
+          for (unsigned o = mask; o != 0; o &= o - 1) {
+            unsigned other = static_cast<unsigned>(std::countr_zero(o));
+            if (lanes[other].operand.value == lanes[lane].operand.value) same |= 1u << other;
+          }
+          lanes[lane].result.value = same;
+        }
+        break;
+      default: {
+        warp_result r = uniform_result(g.op, lanes, mask);
+        for (unsigned m = mask; m != 0; m &= m - 1) lanes[std::countr_zero(m)].result = r;
+      }
+    }
+    unsigned waiters = g.arrived & ~caller_bit;  // the caller is not parked: it carries on
+    for (unsigned m = waiters; m != 0; m &= m - 1) make_ready(warp * 32 + static_cast<unsigned>(std::countr_zero(m)));
+    warp_parked_ -= static_cast<unsigned>(std::popcount(waiters));
+    g = groups_[warp * 32 + --group_count_[warp]];  // close: the last open group takes its place
+  }
+
+  // CUDA's shfl.sync rules (PTX ISA, "shfl.sync"): lanes form segments of
+  // `width`; the delta or lane operand is taken modulo 32; up and down past
+  // the segment's edge, and xor past its end, read the caller's own value.
+  static unsigned shuffle_source(warp_op op, unsigned lane, const warp_operand& o) {
+    unsigned width = static_cast<unsigned>(o.width), b = static_cast<unsigned>(o.lane) & 31;
+    unsigned first = lane & ~(width - 1), last = first + width - 1;
+    switch (op) {
+      case warp_op::shfl_up:
+        return lane >= first + b ? lane - b : lane;
+      case warp_op::shfl_down:
+        return lane + b <= last ? lane + b : lane;
+      case warp_op::shfl_xor:
+        return (lane ^ b) <= last ? lane ^ b : lane;
+      default:
+        return first | (b & (width - 1));
+    }
+  }
+
+  static warp_result uniform_result(warp_op op, const thread_slot* lanes, unsigned mask) {
+    unsigned first = static_cast<unsigned>(std::countr_zero(mask));
+    std::uint64_t acc = lanes[first].operand.value;
+    unsigned ballot = 0;
+    bool all_equal = true;
+    for (unsigned m = mask; m != 0; m &= m - 1) {
+      unsigned lane = static_cast<unsigned>(std::countr_zero(m));
+      std::uint64_t v = lanes[lane].operand.value;
+      if (v != 0) ballot |= 1u << lane;
+      all_equal &= v == acc;
+      switch (op) {
+        case warp_op::reduce_add:
+          if (lane != first) acc += v;
+          break;
+        case warp_op::reduce_min_signed:
+          acc = static_cast<std::int64_t>(v) < static_cast<std::int64_t>(acc) ? v : acc;
+          break;
+        case warp_op::reduce_max_signed:
+          acc = static_cast<std::int64_t>(v) > static_cast<std::int64_t>(acc) ? v : acc;
+          break;
+        case warp_op::reduce_min_unsigned:
+          acc = std::min(acc, v);
+          break;
+        case warp_op::reduce_max_unsigned:
+          acc = std::max(acc, v);
+          break;
+        case warp_op::reduce_and:
+          acc &= v;
+          break;
+        case warp_op::reduce_or:
+          acc |= v;
+          break;
+        case warp_op::reduce_xor:
+          if (lane != first) acc ^= v;
+          break;
+        default:
+          break;
+      }
+    }
+    switch (op) {
+      case warp_op::ballot:
+        return {ballot, 0};
+      case warp_op::any:
+        return {ballot != 0, 0};
+      case warp_op::all:
+        return {ballot == mask, 0};
+      case warp_op::match_all:
+        return {all_equal ? mask : 0u, all_equal};
+      default:
+        return {acc, 0};
+    }
+  }
+
+  // Appends to the ready list. It has room for the whole block, and each
+  // thread is in it at most once, so moving the unread part to the front
+  // always makes room.
+  void make_ready(unsigned t) {
+    if (ready_head_ == ready_.size()) {
+      ready_.clear();
+      ready_head_ = 0;
+    } else if (ready_.size() == ready_.capacity()) {
+      ready_.drop_front(ready_head_);
+      ready_head_ = 0;
+    }
+    ready_.push_back(t);
+  }
+
+  // Why the block can make no progress. A warp group waiting for a lane that
+  // has exited is named as such; anything else is a deadlock, listing the
+  // threads at block barriers and in warp collectives.
+  std::string stall_report() const {
+    for (unsigned w = 0; w < group_count_.size() && w * 32 < thread_count_; ++w) {
+      for (unsigned i = 0; i < group_count_[w]; ++i) {
+        const warp_group& g = groups_[w * 32 + i];
+        if (unsigned gone = g.mask & ~g.arrived & exited_lanes(w, thread_count_)) {
+          std::string text = describe_call(g.op, g.where) + " in warp " + std::to_string(w) + " with mask " +
+                             hex(g.mask) + ": lanes " + describe_lanes(g.arrived) + " wait for lanes " +
+                             describe_lanes(gone) + ", which have exited";
+          return report(text.c_str());
+        }
+      }
+    }
+    return report("deadlock: no thread of the block can make progress");
+  }
+
+  static const char* warp_op_name(warp_op op) {
+    switch (op) {
+      case warp_op::sync:
+        return "__syncwarp";
+      case warp_op::shfl:
+        return "__shfl_sync";
+      case warp_op::shfl_up:
+        return "__shfl_up_sync";
+      case warp_op::shfl_down:
+        return "__shfl_down_sync";
+      case warp_op::shfl_xor:
+        return "__shfl_xor_sync";
+      case warp_op::ballot:
+        return "__ballot_sync";
+      case warp_op::any:
+        return "__any_sync";
+      case warp_op::all:
+        return "__all_sync";
+      case warp_op::match_any:
+        return "__match_any_sync";
+      case warp_op::match_all:
+        return "__match_all_sync";
+      case warp_op::reduce_add:
+        return "__reduce_add_sync";
+      case warp_op::reduce_min_signed:
+      case warp_op::reduce_min_unsigned:
+        return "__reduce_min_sync";
+      case warp_op::reduce_max_signed:
+      case warp_op::reduce_max_unsigned:
+        return "__reduce_max_sync";
+      case warp_op::reduce_and:
+        return "__reduce_and_sync";
+      case warp_op::reduce_or:
+        return "__reduce_or_sync";
+      default:
+        return "__reduce_xor_sync";
+    }
+  }
+
+  static std::string describe_site(std::source_location where) {
+    return std::string(where.file_name()) + ":" + std::to_string(where.line()) + ":" + std::to_string(where.column());
+  }
+  static std::string describe_call(warp_op op, std::source_location where) {
+    return std::string(warp_op_name(op)) + " (" + describe_site(where) + ")";
+  }
+  static std::string hex(unsigned mask) {
+    char text[16];
+    std::snprintf(text, sizeof text, "0x%08x", mask);
+    return text;
+  }
+  // "0-3,7,9-10"
+  static std::string describe_lanes(unsigned lanes) {
+    std::string text;
+    for (unsigned lane = 0; lane < 32;) {
+      if (!(lanes >> lane & 1)) {
+        ++lane;
+        continue;
+      }
+      unsigned end = lane;
+      while (end + 1 < 32 && (lanes >> (end + 1) & 1)) ++end;
+      if (!text.empty()) text += ",";
+      text += std::to_string(lane);
+      if (end > lane) text += "-" + std::to_string(end);
+      lane = end + 1;
+    }
     return text;
   }
 
@@ -496,6 +937,13 @@ class block_executor {
   bool diverged_ = false;
   unsigned last_count_ = 0;
   unsigned last_arrivals_ = 0;
+
+  // Warp collectives: up to 32 open groups per warp (each holds a lane),
+  // groups_[warp * 32 + i] for i < group_count_[warp]; warp_parked_ counts
+  // the lanes parked in them.
+  std::vector<warp_group> groups_;
+  std::vector<unsigned> group_count_;
+  unsigned warp_parked_ = 0;
 
   bool abandoning_ = false;
   block_failure failure_;
