@@ -22,6 +22,7 @@
 #include "weft/cuda/memory_api.hpp"
 #include "weft/cuda/pitched_memory.hpp"
 #include "weft/cuda/stream_types.hpp"
+#include "weft/cuda/symbol_api.hpp"
 #include "weft/cuda/synchronization.hpp"
 #include "weft/cuda/type_conversions.hpp"
 #include "weft/cuda/vector_types.hpp"
