@@ -680,10 +680,11 @@ class block_executor {
     };
     if (!(mask & lane_bit)) refuse("the mask omits the calling lane " + std::to_string(self % 32));
     if (unsigned outside = mask & ~lanes_in_block(warp))
-      refuse("the mask names lanes " + describe_lanes(outside) + " past the block's end (" +
-             std::to_string(thread_count_) + " threads)");
+      refuse("the mask names " + lanes_phrase(outside) + " past the block's end (" + std::to_string(thread_count_) +
+             " threads)");
     if (unsigned gone = mask & exited_lanes(warp, self))
-      refuse("the mask names lanes " + describe_lanes(gone) + ", which have exited");
+      refuse("the mask names " + lanes_phrase(gone) + ", which " + (std::has_single_bit(gone) ? "has" : "have") +
+             " exited");
     warp_group& g = groups_[warp * 32 + group_count_[warp]++];
     g = {mask, 0, op, where};
     return &g;
@@ -692,9 +693,9 @@ class block_executor {
   [[gnu::noinline]] std::string mismatch(unsigned warp, const warp_group& g, warp_op op, unsigned mask,
                                          unsigned lane_bit, std::source_location where) const {
     std::string text = "warp " + std::to_string(warp) + ": lane " + std::to_string(std::countr_zero(lane_bit)) +
-                       " calls " + describe_call(op, where) + " with mask " + hex(mask) + " while lanes " +
-                       describe_lanes(g.arrived) + " wait at " + describe_call(g.op, g.where) + " with mask " +
-                       hex(g.mask);
+                       " calls " + describe_call(op, where) + " with mask " + hex(mask) + " while " +
+                       lanes_phrase(g.arrived) + (std::has_single_bit(g.arrived) ? " waits" : " wait") + " at " +
+                       describe_call(g.op, g.where) + " with mask " + hex(g.mask);
     return text + (g.op != op ? ": lanes of one group call different collectives"
                               : ": overlapping masks that differ can never complete");
   }
@@ -835,8 +836,9 @@ class block_executor {
         const warp_group& g = groups_[w * 32 + i];
         if (unsigned gone = g.mask & ~g.arrived & exited_lanes(w, thread_count_)) {
           std::string text = describe_call(g.op, g.where) + " in warp " + std::to_string(w) + " with mask " +
-                             hex(g.mask) + ": lanes " + describe_lanes(g.arrived) + " wait for lanes " +
-                             describe_lanes(gone) + ", which have exited";
+                             hex(g.mask) + ": " + lanes_phrase(g.arrived) +
+                             (std::has_single_bit(g.arrived) ? " waits" : " wait") + " for " + lanes_phrase(gone) +
+                             ", which " + (std::has_single_bit(gone) ? "has" : "have") + " exited";
           return report(text.c_str());
         }
       }
@@ -893,6 +895,10 @@ class block_executor {
     char text[16];
     std::snprintf(text, sizeof text, "0x%08x", mask);
     return text;
+  }
+  // "lane 3", "lanes 0-3,7"
+  static std::string lanes_phrase(unsigned lanes) {
+    return (std::has_single_bit(lanes) ? "lane " : "lanes ") + describe_lanes(lanes);
   }
   // "0-3,7,9-10"
   static std::string describe_lanes(unsigned lanes) {
