@@ -252,3 +252,84 @@ TEST_CASE("a warp collective inside a __syncthreads loop, and warps waiting at t
   for (int t = 0; t < 256; ++t) expected += t + 2;
   for (int v : out.to_host()) CHECK(v == expected);
 }
+
+TEST_CASE("an intra-warp spin lock protecting a counter makes progress") {
+  // Each lane holds the lock across a __nanosleep, which lets the other lanes
+  // run: they find the lock taken and spin, and each failed atomicCAS (or
+  // atomicExch that finds the lock set) must let the holder run again, as
+  // independent thread scheduling does on sm_70 and later.
+  auto cas_lock = [](int* lock, int* counter, int* max_inside, int* inside) {
+    while (atomicCAS(lock, 0, 1) != 0) {
+    }
+    int now = ++*inside;
+    if (now > *max_inside) *max_inside = now;
+    __nanosleep(100);
+    *counter += 1;
+    --*inside;
+    __threadfence();
+    atomicExch(lock, 0);
+  };
+  auto exch_lock = [](int* lock, int* counter, int* max_inside, int* inside) {
+    while (atomicExch(lock, 1) != 0) {
+    }
+    int now = ++*inside;
+    if (now > *max_inside) *max_inside = now;
+    __nanosleep(100);
+    *counter += 1;
+    --*inside;
+    __threadfence();
+    atomicExch(lock, 0);
+  };
+  for (int which = 0; which < 2; ++which) {
+    CAPTURE(which);
+    device_buffer<int> state(4);  // lock, counter, most lanes inside at once, lanes inside
+    auto launched = which == 0 ? weft::launch(3, 64, cas_lock, state.p, state.p + 1, state.p + 2, state.p + 3)
+                               : weft::launch(3, 64, exch_lock, state.p, state.p + 1, state.p + 2, state.p + 3);
+    REQUIRE(launched == cudaSuccess);
+    auto s = state.to_host();
+    CHECK(s[0] == 0);
+    CHECK(s[1] == 3 * 64);
+    CHECK(s[2] == 1);
+  }
+}
+
+TEST_CASE("a lane waits for a flag that a later lane of its warp sets") {
+  // Lane 0 spins with atomicCAS until lane 31 has set the flag: lane 31 has
+  // not even started when lane 0 begins to spin.
+  auto kernel = [](int* flag, int* seen) {
+    if (threadIdx.x == 0) {
+      while (atomicCAS(flag, 1, 2) != 1) {
+      }
+      *seen = 1;
+    } else if (threadIdx.x == 31) {
+      atomicExch(flag, 1);
+    }
+  };
+  device_buffer<int> flag(1), seen(1);
+  REQUIRE(weft::launch(1, 32, kernel, flag.p, seen.p) == cudaSuccess);
+  CHECK(flag.to_host()[0] == 2);
+  CHECK(seen.to_host()[0] == 1);
+}
+
+TEST_CASE("two lanes spinning on each other's flags both get through") {
+  // Lanes 3 and 4 each raise their own flag and then wait for the other's,
+  // while lanes started after them must also run.
+  auto kernel = [](int* flags, int* done) {
+    unsigned t = threadIdx.x;
+    if (t == 3 || t == 4) {
+      // Both wait for lane 20 first: without starting unstarted threads
+      // ahead of ready ones, lanes 3 and 4 would pass control back and forth.
+      while (atomicCAS(&flags[2], 1, 1) != 1) {
+      }
+      atomicExch(&flags[t - 3], 1);
+      while (atomicCAS(&flags[4 - t], 1, 1) != 1) {
+      }
+      atomicAdd(done, 1);
+    } else if (t == 20) {
+      atomicExch(&flags[2], 1);
+    }
+  };
+  device_buffer<int> flags(3), done(1);
+  REQUIRE(weft::launch(1, 32, kernel, flags.p, done.p) == cudaSuccess);
+  CHECK(done.to_host()[0] == 2);
+}

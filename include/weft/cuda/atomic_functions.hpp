@@ -8,6 +8,8 @@
 #include <atomic>
 #include <functional>
 
+#include "../detail/block_executor.hpp"
+
 namespace weft::detail {
 
 inline constexpr auto relaxed = std::memory_order_relaxed;
@@ -48,10 +50,30 @@ T atomic_max(T* address, T value) {
   return atomic_keep_best(address, value, std::greater<T>{});
 }
 
+// Independent thread scheduling (sm_70 and later): a thread spinning on a
+// lock or flag that another thread of its block will release must let that
+// thread run. The threads of a block share one OS thread, so an atomic that
+// failed to change anything (a compare-and-swap whose compare failed, an
+// exchange that put back the value it found) yields to the block's other
+// threads. A CAS or exchange that succeeds costs no switch. Out of line, so
+// that the atomics stay small.
+[[gnu::noinline]] inline void yield_after_failed_atomic() {
+  if (block_executor* block = running_block) block->yield();
+}
+
 template <class T>
 T atomic_cas(T* address, T compare, T value) {
-  atomic_at(address).compare_exchange_strong(compare, value, relaxed);
+  if (!atomic_at(address).compare_exchange_strong(compare, value, relaxed)) [[unlikely]]
+    yield_after_failed_atomic();
   return compare;  // the old value whether or not the swap happened
+}
+
+template <class T>
+T atomic_exchange(T* address, T value) {
+  T old = atomic_at(address).exchange(value, relaxed);
+  if (old == value) [[unlikely]]
+    yield_after_failed_atomic();
+  return old;
 }
 
 }  // namespace weft::detail
@@ -66,10 +88,10 @@ inline double atomicAdd(double* a, double v) { return weft::detail::atomic_at(a)
 inline int atomicSub(int* a, int v) { return weft::detail::atomic_at(a).fetch_sub(v, weft::detail::relaxed); }
 inline unsigned int atomicSub(unsigned int* a, unsigned int v) { return weft::detail::atomic_at(a).fetch_sub(v, weft::detail::relaxed); }
 
-inline int atomicExch(int* a, int v) { return weft::detail::atomic_at(a).exchange(v, weft::detail::relaxed); }
-inline unsigned int atomicExch(unsigned int* a, unsigned int v) { return weft::detail::atomic_at(a).exchange(v, weft::detail::relaxed); }
-inline unsigned long long atomicExch(unsigned long long* a, unsigned long long v) { return weft::detail::atomic_at(a).exchange(v, weft::detail::relaxed); }
-inline float atomicExch(float* a, float v) { return weft::detail::atomic_at(a).exchange(v, weft::detail::relaxed); }
+inline int atomicExch(int* a, int v) { return weft::detail::atomic_exchange(a, v); }
+inline unsigned int atomicExch(unsigned int* a, unsigned int v) { return weft::detail::atomic_exchange(a, v); }
+inline unsigned long long atomicExch(unsigned long long* a, unsigned long long v) { return weft::detail::atomic_exchange(a, v); }
+inline float atomicExch(float* a, float v) { return weft::detail::atomic_exchange(a, v); }
 
 inline int atomicMin(int* a, int v) { return weft::detail::atomic_min(a, v); }
 inline unsigned int atomicMin(unsigned int* a, unsigned int v) { return weft::detail::atomic_min(a, v); }

@@ -27,22 +27,30 @@ inline long long int clock64() {
   return now.tv_sec * 1'000'000'000LL + now.tv_nsec;
 }
 
-/// Suspends the calling thread for about `ns` nanoseconds, at most about a
-/// millisecond, as on a GPU (measured on an H100: longer requests sleep 1 ms).
-/// Short sleeps spin; longer ones sleep the worker. Either way the other CUDA
-/// threads of the block do not run meanwhile, so a thread must not wait this
-/// way for another thread of its own block.
+/// Suspends the calling thread for at least `ns` nanoseconds, at most about
+/// a millisecond, as on a GPU (measured on an H100: longer requests sleep
+/// 1 ms). Inside a kernel the time is spent letting the block's other threads
+/// run (the caller goes to the back of the block's ready list, again until the
+/// time is up), since a thread that sleeps is usually waiting for another one,
+/// as in a backoff loop. Only while no other thread of the block can run does
+/// it wait itself: short sleeps spin, longer ones sleep the worker.
 inline void __nanosleep(unsigned int ns) {
   constexpr long long longest = 1'000'000;  // an H100's cap
   constexpr long long spin_below = 50'000;  // a sleeping thread's wake-up latency
   long long wait = ns < longest ? ns : longest;
+  long long until = clock64() + wait;
+  if (weft::detail::block_executor* block = weft::detail::running_block) {
+    while (block->yield()) {
+      wait = until - clock64();
+      if (wait <= 0) return;
+    }
+  }
   if (wait >= spin_below) {
     timespec request{0, static_cast<long>(wait)};
     while (nanosleep(&request, &request) == -1 && errno == EINTR) {
     }
     return;
   }
-  long long until = clock64() + wait;
   while (clock64() < until) {
   }
 }

@@ -216,8 +216,8 @@ class block_executor {
   /// unstarted thread, else to the longest-ready thread. Unstarted threads go
   /// first so that two spinning threads cannot pass control back and forth
   /// forever while the thread they wait for has not started. If nothing
-  /// else can run, returns at once.
-  void yield() {
+  /// else can run, returns false at once.
+  bool yield() {
     unsigned self = linear_thread_id();
     thread_slot& me = slots_[self];
     if (me.parked_in != generation_ || abandoning_) [[unlikely]]
@@ -228,10 +228,11 @@ class block_executor {
     else if (ready_count() != 0)
       target = slots_[ready_[ready_head_++]].context;
     else
-      return;
+      return false;
     me.index = threadIdx;
     make_ready(self);
     park_to(me, target);
+    return true;
   }
 
   std::byte* dynamic_shared() const { return dynamic_shared_.get(); }
