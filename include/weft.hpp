@@ -6,6 +6,7 @@
 #pragma once
 
 #include "weft/cuda/atomic_functions.hpp"
+#include "weft/cuda/bit_functions.hpp"
 #include "weft/cuda/builtins.hpp"
 #include "weft/cuda/device_api.hpp"
 #include "weft/cuda/device_assert.hpp"

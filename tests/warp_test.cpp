@@ -333,3 +333,73 @@ TEST_CASE("two lanes spinning on each other's flags both get through") {
   REQUIRE(weft::launch(1, 32, kernel, flags.p, done.p) == cudaSuccess);
   CHECK(done.to_host()[0] == 2);
 }
+
+TEST_CASE("__match_any_sync groups lanes by key, __match_all_sync tells whether all agree") {
+  auto kernel = [](unsigned* any, unsigned* all, int* pred, unsigned* all_same, int* pred_same, unsigned* fmatch) {
+    unsigned lane = threadIdx.x;
+    int key = static_cast<int>(lane % 5);
+    any[lane] = __match_any_sync(0xffffffff, key);
+    all[lane] = __match_all_sync(0xffffffff, key, &pred[lane]);
+    all_same[lane] = __match_all_sync(0xffffffff, 7ull, &pred_same[lane]);
+    fmatch[lane] = __match_any_sync(0x0000ffff << (lane / 16 * 16), lane < 8 ? 1.5 : -0.0);
+  };
+  device_buffer<unsigned> any(32), all(32), all_same(32), fmatch(32);
+  device_buffer<int> pred(32), pred_same(32);
+  REQUIRE(weft::launch(1, 32, kernel, any.p, all.p, pred.p, all_same.p, pred_same.p, fmatch.p) == cudaSuccess);
+  auto a = any.to_host();
+  auto al = all.to_host();
+  auto p = pred.to_host();
+  auto as = all_same.to_host();
+  auto ps = pred_same.to_host();
+  auto f = fmatch.to_host();
+  for (unsigned lane = 0; lane < 32; ++lane) {
+    unsigned group = 0;
+    for (unsigned l = lane % 5; l < 32; l += 5) group |= 1u << l;
+    CHECK(a[lane] == group);
+    CHECK(al[lane] == 0u);
+    CHECK(p[lane] == 0);
+    CHECK(as[lane] == 0xffffffffu);
+    CHECK(ps[lane] == 1);
+    CHECK(f[lane] == (lane < 8 ? 0x000000ffu : lane < 16 ? 0x0000ff00u : 0xffff0000u));
+  }
+}
+
+TEST_CASE("__reduce_*_sync in signed and unsigned forms") {
+  auto kernel = [](int* s, unsigned* u) {
+    unsigned lane = threadIdx.x;
+    int v = static_cast<int>(lane) - 20;  // -20 .. 11
+    unsigned w = 0xf0000000u | lane;
+    s[lane * 3 + 0] = __reduce_add_sync(0xffffffff, v);
+    s[lane * 3 + 1] = __reduce_min_sync(0xffffffff, v);
+    s[lane * 3 + 2] = __reduce_max_sync(0xffffffff, v);
+    u[lane * 6 + 0] = __reduce_add_sync(0xffffffff, w);
+    u[lane * 6 + 1] = __reduce_min_sync(0xffffffff, static_cast<unsigned>(v));  // -20 is large unsigned
+    u[lane * 6 + 2] = __reduce_max_sync(0xffffffff, static_cast<unsigned>(v));
+    u[lane * 6 + 3] = __reduce_and_sync(0xffffffff, w);
+    u[lane * 6 + 4] = __reduce_or_sync(0xffffffff, w);
+    u[lane * 6 + 5] = __reduce_xor_sync(0xffffffff, lane);
+  };
+  device_buffer<int> s(96);
+  device_buffer<unsigned> u(192);
+  REQUIRE(weft::launch(1, 32, kernel, s.p, u.p) == cudaSuccess);
+  auto sh = s.to_host();
+  auto uh = u.to_host();
+  int sum = 0;
+  unsigned usum = 0, xr = 0;
+  for (unsigned l = 0; l < 32; ++l) {
+    sum += static_cast<int>(l) - 20;
+    usum += 0xf0000000u | l;
+    xr ^= l;
+  }
+  for (unsigned lane = 0; lane < 32; ++lane) {
+    CHECK(sh[lane * 3 + 0] == sum);
+    CHECK(sh[lane * 3 + 1] == -20);
+    CHECK(sh[lane * 3 + 2] == 11);
+    CHECK(uh[lane * 6 + 0] == usum);
+    CHECK(uh[lane * 6 + 1] == 0u);
+    CHECK(uh[lane * 6 + 2] == static_cast<unsigned>(-1));
+    CHECK(uh[lane * 6 + 3] == 0xf0000000u);
+    CHECK(uh[lane * 6 + 4] == 0xf000001fu);
+    CHECK(uh[lane * 6 + 5] == xr);
+  }
+}
