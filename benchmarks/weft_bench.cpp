@@ -1,7 +1,7 @@
 // weft_bench: weft against the same computation written as a plain C++ loop
 // split over the same number of std::threads, in the same run.
 //
-//   weft_bench [--quick] [--repeat N] [vecadd] [matmul] [barrier]
+//   weft_bench [--quick] [--repeat N] [vecadd] [matmul] [barrier] [warp]
 //
 // Each measurement is repeated (weft and plain alternating, so that both see
 // the same noise on a shared machine) and the median is reported. The ratio
@@ -35,7 +35,7 @@ using clock_type = std::chrono::steady_clock;
 struct options {
   bool quick = false;
   int repeat = 7;
-  bool vecadd = false, matmul = false, barrier = false;
+  bool vecadd = false, matmul = false, barrier = false, warp = false;
 };
 
 double seconds_since(clock_type::time_point start) {
@@ -490,10 +490,70 @@ bool bench_barrier(const options& o) {
   return ok;
 }
 
+// ---------------------------------------------------------------------------
+// 4. Warp shuffle reduction cost
+
+// The CUDA guide's warp sum, `iterations` times: five __shfl_down_sync per
+// reduction, each a rendezvous of the warp's 32 lanes. The result is kept so
+// that the loop cannot be dropped; every lane 0 checks its sum.
+__global__ void ShuffleReduceLoop(int iterations, int* wrong) {
+  for (int i = 0; i < iterations; ++i) {
+    int v = static_cast<int>(threadIdx.x % 32) + i;
+    for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffff, v, offset);
+    if (threadIdx.x % 32 == 0 && v != 496 + 32 * i) atomicAdd(wrong, 1);
+  }
+}
+
+__global__ void ShuffleFreeLoop(int iterations, int* wrong) {
+  for (int i = 0; i < iterations; ++i) {
+    int v = static_cast<int>(threadIdx.x % 32) + i;
+    compiler_barrier();
+    if (v < 0) atomicAdd(wrong, 1);
+  }
+}
+
+bool bench_warp(const options& o) {
+  const int threads = 256;
+  const int iterations = o.quick ? 20 : 200;
+  const int repeat = 3 * o.repeat;
+  unsigned saved_workers = weft::worker_count();
+  weft::set_worker_count(1);
+  int* wrong = nullptr;
+  bool ok = check(cudaMalloc(&wrong, sizeof(int)), "warp") && check(cudaMemset(wrong, 0, sizeof(int)), "warp");
+  auto launch = [&](void (*kernel)(int, int*)) {
+    return [&, kernel] {
+      weft::launch(1, threads, kernel, iterations, wrong);
+      ok &= check(cudaDeviceSynchronize(), "warp");
+    };
+  };
+  pair_timing t = measure_pair(repeat, launch(ShuffleReduceLoop), launch(ShuffleFreeLoop));
+  int wrong_count = 0;
+  ok &= check(cudaMemcpy(&wrong_count, wrong, sizeof(int), cudaMemcpyDeviceToHost), "warp");
+  ok &= wrong_count == 0;
+  cudaFree(wrong);
+  weft::set_worker_count(saved_workers);
+
+  double per_reduction = 1e9 / (double(threads) * iterations);
+  double net = (t.weft - t.plain) * per_reduction, net_best = (t.weft_min - t.plain_min) * per_reduction;
+  std::printf(
+      "\nwarp: 1 block of %d threads on 1 SM worker, %d iterations of a 5-step __shfl_down_sync reduction, %d runs\n",
+      threads, iterations, repeat);
+  std::printf("  %-52s %10s %12s %12s\n", "ns per thread per reduction (5 shuffles)", "median run", "median",
+              "best run");
+  std::printf("  %-52s %10s %12.2f %12.2f\n", "kernel with the shuffle reduction", pretty_time(t.weft).c_str(),
+              t.weft * per_reduction, t.weft_min * per_reduction);
+  std::printf("  %-52s %10s %12.2f %12.2f\n", "same loop without shuffles (baseline)", pretty_time(t.plain).c_str(),
+              t.plain * per_reduction, t.plain_min * per_reduction);
+  std::printf("  %-52s %10s %12.2f %12.2f  %s\n", "net cost of one 5-step reduction per thread", "", net, net_best,
+              verdict(o, "target <= 50", net <= 50).c_str());
+  if (wrong_count != 0) std::printf("  WRONG RESULT: %d warp sums were wrong\n", wrong_count);
+  return ok;
+}
+
 void usage() {
   std::printf(
-      "usage: weft_bench [--quick] [--repeat N] [vecadd] [matmul] [barrier]\n"
-      "  With no benchmark named, runs all three.\n"
+      "usage: weft_bench [--quick] [--repeat N] [vecadd] [matmul] [barrier] [warp]\n"
+      "  With no benchmark named, runs all four.\n"
       "  --quick     small sizes and 3 repetitions (a smoke test; figures mean little)\n"
       "  --repeat N  timed repetitions per measurement, median reported (default 7)\n"
       "  WEFT_WORKERS sets the number of SM workers (and plain threads).\n");
@@ -517,12 +577,14 @@ int main(int argc, char** argv) {
       o.matmul = true;
     else if (a == "barrier")
       o.barrier = true;
+    else if (a == "warp")
+      o.warp = true;
     else {
       usage();
       return a == "--help" || a == "-h" ? 0 : 2;
     }
   }
-  if (!o.vecadd && !o.matmul && !o.barrier) o.vecadd = o.matmul = o.barrier = true;
+  if (!o.vecadd && !o.matmul && !o.barrier && !o.warp) o.vecadd = o.matmul = o.barrier = o.warp = true;
   if (o.quick && !repeat_given) o.repeat = 3;
 
   std::printf("weft_bench%s: %u SM workers, plain loops on %u std::threads, median of %d runs\n",
@@ -533,6 +595,7 @@ int main(int argc, char** argv) {
   if (o.matmul) ok &= bench_matmul(o, rows);
   if (!rows.empty()) print_table(rows);
   if (o.barrier) ok &= bench_barrier(o);
+  if (o.warp) ok &= bench_warp(o);
   if (!ok) std::printf("\nFAILED: a benchmark computed a wrong result or a kernel failed\n");
   return ok ? 0 : 1;
 }
