@@ -17,6 +17,7 @@
 #include "weft/cuda/error_api.hpp"
 #include "weft/cuda/error_codes.hpp"
 #include "weft/cuda/host_memory.hpp"
+#include "weft/cuda/kernel_api.hpp"
 #include "weft/cuda/keywords.hpp"
 #include "weft/cuda/launch_api.hpp"
 #include "weft/cuda/load_store_functions.hpp"
