@@ -165,9 +165,11 @@ TEST_CASE("peer access on one device: a device is not its own peer") {
   check_failed_with(cudaDeviceCanAccessPeer(nullptr, 0, 0), cudaErrorInvalidValue);
   check_failed_with(cudaDeviceCanAccessPeer(&can, 0, -1), cudaErrorInvalidDevice);
   check_failed_with(cudaDeviceCanAccessPeer(&can, devices(), 0), cudaErrorInvalidDevice);
-  check_failed_with(cudaDeviceEnablePeerAccess(0, 0), cudaErrorInvalidDevice);
+  // Measured on an H100 (tests/differential/runtime_api_probe.expected).
+  check_failed_with(cudaDeviceEnablePeerAccess(0, 0), cudaErrorPeerAccessUnsupported);
+  check_failed_with(cudaDeviceDisablePeerAccess(0), cudaErrorPeerAccessNotEnabled);
   check_failed_with(cudaDeviceEnablePeerAccess(devices(), 0), cudaErrorInvalidDevice);
-  check_failed_with(cudaDeviceDisablePeerAccess(0), cudaErrorInvalidDevice);
+  check_failed_with(cudaDeviceDisablePeerAccess(-1), cudaErrorInvalidDevice);
 }
 
 TEST_CASE("cudaMemcpyPeer on one device copies within it") {

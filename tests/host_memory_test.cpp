@@ -62,6 +62,7 @@ TEST_CASE("cudaMallocHost and cudaHostAlloc: usable by host and kernels, freed b
   check_failed_with(cudaFree(h), cudaErrorInvalidValue);  // not device memory
   check_failed_with(cudaFreeHost(&local), cudaErrorInvalidValue);
   check_failed_with(cudaFreeHost(h + 1), cudaErrorInvalidValue);
+  check_failed_with(cudaHostRegister(h, 16, 0), cudaErrorInvalidValue);  // already page-locked (as on an H100)
   check_succeeded(cudaFreeHost(h));
   check_failed_with(cudaFreeHost(h), cudaErrorInvalidValue);
   check_succeeded(cudaFreeHost(mapped));
@@ -114,9 +115,11 @@ TEST_CASE("cudaPointerGetAttributes for device, managed and unregistered memory"
   CHECK(a.devicePointer == m);
   CHECK(a.hostPointer == m);
   int local = 0;
-  a = attributes_of(&local);
+  a = attributes_of(&local);  // as on an H100
   CHECK(a.type == cudaMemoryTypeUnregistered);
+  CHECK(a.device == -2);
   CHECK(a.devicePointer == nullptr);
+  CHECK(a.hostPointer == &local);
   CHECK(attributes_of(nullptr).type == cudaMemoryTypeUnregistered);
   check_failed_with(cudaPointerGetAttributes(nullptr, d), cudaErrorInvalidValue);
   cudaFree(d);
@@ -136,12 +139,15 @@ TEST_CASE("cudaMallocManaged: host and kernels share it; prefetch and advice are
   for (int i = 0; i < 16; ++i) CHECK(m[i] == i + 1);
   check_succeeded(cudaMemPrefetchAsync(m, 16 * sizeof(int), cudaCpuDeviceId, cudaStreamPerThread));
 
+  int local_flag = 0;
   int* host_attached = nullptr;
   check_succeeded(cudaMallocManaged(&host_attached, 8, cudaMemAttachHost));
   void* p = nullptr;
   check_failed_with(cudaMallocManaged(&p, 8, cudaMemAttachSingle), cudaErrorInvalidValue);
   check_failed_with(cudaMallocManaged(&p, 8, 0), cudaErrorInvalidValue);
-  check_failed_with(cudaMallocManaged(&p, 0), cudaErrorInvalidValue);
+  p = &local_flag;
+  check_succeeded(cudaMallocManaged(&p, 0));  // as cudaMalloc(0), measured on an H100
+  CHECK(p == nullptr);
   check_failed_with(cudaMallocManaged(static_cast<void**>(nullptr), 8), cudaErrorInvalidValue);
   check_failed_with(cudaMemPrefetchAsync(m, 16 * sizeof(int), 5), cudaErrorInvalidDevice);
   check_failed_with(cudaMemPrefetchAsync(m, 17 * sizeof(int), 0), cudaErrorInvalidValue);

@@ -570,8 +570,10 @@ inline cudaError_t cudaDeviceCanAccessPeer(int* canAccessPeer, int device, int p
 inline cudaError_t cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags) {
   using weft::detail::record;
   if (cudaError_t e = weft::detail::check_device()) return e;
-  if (!weft::detail::valid_device(peerDevice) || peerDevice == weft::detail::current_device)
-    return record(cudaErrorInvalidDevice);
+  if (!weft::detail::valid_device(peerDevice)) return record(cudaErrorInvalidDevice);
+  // A device is not its own peer (cudaErrorPeerAccessUnsupported, measured
+  // on an H100).
+  if (peerDevice == weft::detail::current_device) return record(cudaErrorPeerAccessUnsupported);
   if (flags != 0) return record(cudaErrorInvalidValue);
   std::uint64_t bit = std::uint64_t{1} << peerDevice;
   if (weft::detail::runtime::get().peers.fetch_or(bit) & bit) return record(cudaErrorPeerAccessAlreadyEnabled);
@@ -581,9 +583,10 @@ inline cudaError_t cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags
 inline cudaError_t cudaDeviceDisablePeerAccess(int peerDevice) {
   using weft::detail::record;
   if (cudaError_t e = weft::detail::check_device()) return e;
-  if (!weft::detail::valid_device(peerDevice) || peerDevice == weft::detail::current_device)
-    return record(cudaErrorInvalidDevice);
+  if (!weft::detail::valid_device(peerDevice)) return record(cudaErrorInvalidDevice);
   std::uint64_t bit = std::uint64_t{1} << peerDevice;
+  // Never enabled for the device itself (cudaErrorPeerAccessNotEnabled,
+  // measured on an H100).
   if (!(weft::detail::runtime::get().peers.fetch_and(~bit) & bit)) return record(cudaErrorPeerAccessNotEnabled);
   return cudaSuccess;
 }

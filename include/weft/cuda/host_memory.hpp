@@ -68,11 +68,12 @@ inline cudaError_t cudaHostRegister(void* ptr, std::size_t size, unsigned int fl
   for (int d = 0; d < device_count(); ++d) {
     auto& memory = runtime::get(d).memory();
     if (!memory.overlaps(ptr, size)) continue;
-    // Page-locked host memory is already registered; device memory is not
-    // host memory at all.
+    // Registering registered memory again is cudaErrorHostMemoryAlreadyRegistered;
+    // memory from cudaMallocHost (measured on an H100) or device memory is
+    // an invalid value.
     auto a = memory.find(ptr);
-    bool host = a && (a->kind == memory_kind::host || a->kind == memory_kind::registered);
-    return record(host ? cudaErrorHostMemoryAlreadyRegistered : cudaErrorInvalidValue);
+    bool registered = a && a->kind == memory_kind::registered;
+    return record(registered ? cudaErrorHostMemoryAlreadyRegistered : cudaErrorInvalidValue);
   }
   if (!runtime::get().memory().add(ptr, size, memory_kind::registered, flags))
     return record(cudaErrorHostMemoryAlreadyRegistered);

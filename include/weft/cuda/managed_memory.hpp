@@ -45,13 +45,16 @@ struct cudaMemLocation {
   int id;
 };
 
-/// cudaMemAttachGlobal or cudaMemAttachHost; size 0 is refused, as CUDA's
-/// documentation says.
+/// cudaMemAttachGlobal or cudaMemAttachHost. Size 0 succeeds with a null
+/// pointer, as cudaMalloc(0) (measured on an H100, although CUDA's
+/// documentation says it is refused).
 inline cudaError_t cudaMallocManaged(void** devPtr, std::size_t size, unsigned int flags = cudaMemAttachGlobal) {
   using namespace weft::detail;
   if (cudaError_t e = check_device()) return e;
   if (!devPtr) return record(cudaErrorInvalidValue);
-  if (size == 0 || (flags != cudaMemAttachGlobal && flags != cudaMemAttachHost)) return record(cudaErrorInvalidValue);
+  *devPtr = nullptr;
+  if (flags != cudaMemAttachGlobal && flags != cudaMemAttachHost) return record(cudaErrorInvalidValue);
+  if (size == 0) return cudaSuccess;
   *devPtr = runtime::get().memory().allocate(size, memory_kind::managed, flags);
   return *devPtr ? cudaSuccess : record(cudaErrorMemoryAllocation);
 }

@@ -101,7 +101,9 @@ struct row_box {
 inline cudaError_t copy_box(const row_box& b, cudaMemcpyKind kind) {
   if (cudaError_t e = check_device()) return e;
   if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDefault) return record(cudaErrorInvalidMemcpyDirection);
-  if (b.width > b.dst_pitch || b.width > b.src_pitch) return record(cudaErrorInvalidPitchValue);
+  // A row wider than a pitch is an invalid value, not an invalid pitch
+  // (measured on an H100: tests/differential/runtime_api_probe.expected).
+  if (b.width > b.dst_pitch || b.width > b.src_pitch) return record(cudaErrorInvalidValue);
   if (b.width == 0 || b.height == 0 || b.depth == 0) return cudaSuccess;
   if (!b.dst || !b.src) return record(cudaErrorInvalidValue);
   std::size_t dst_span = span_of(b.dst_pitch, b.dst_slice, b.width, b.height, b.depth);
@@ -124,9 +126,8 @@ inline cudaError_t copy_box(const row_box& b, cudaMemcpyKind kind) {
 inline cudaError_t set_box(void* p, std::size_t pitch, std::size_t slice, int value, std::size_t width,
                            std::size_t height, std::size_t depth) {
   if (cudaError_t e = check_device()) return e;
-  // CUDA's driver refuses a row wider than the pitch with an invalid value
-  // (cuMemsetD2D8's documented errors); not yet measured on an H100.
-  if (width > pitch) return record(cudaErrorInvalidValue);
+  // A row wider than the pitch is not refused as such (measured on an H100):
+  // only the range the rows cover must lie in one allocation.
   if (width == 0 || height == 0 || depth == 0) return cudaSuccess;
   std::size_t span = span_of(pitch, slice, width, height, depth);
   if (span == SIZE_MAX || !is_device_range(p, span)) return record(cudaErrorInvalidValue);
@@ -148,9 +149,10 @@ inline cudaError_t cudaMallocPitch(void** devPtr, std::size_t* pitch, std::size_
   if (cudaError_t e = check_device()) return e;
   if (!devPtr || !pitch) return record(cudaErrorInvalidValue);
   *devPtr = nullptr;
-  // As cudaMalloc(0): nothing to allocate, and no error (not yet measured).
+  // As cudaMalloc(0): nothing to allocate, no error, and a pitch of 0
+  // (measured on an H100).
   if (width == 0 || height == 0) {
-    *pitch = pitch_for(width);
+    *pitch = 0;
     return cudaSuccess;
   }
   std::size_t p = pitch_for(width);
@@ -194,9 +196,10 @@ inline cudaError_t cudaMemcpy3D(const cudaMemcpy3DParms* p) {
   if (!p || p->srcArray || p->dstArray) return record(cudaErrorInvalidValue);
   const cudaPitchedPtr& s = p->srcPtr;
   const cudaPitchedPtr& d = p->dstPtr;
-  // A box must lie within the rows and slices its pitched pointer describes.
+  // A box must lie within the rows and slices its pitched pointer describes
+  // (an invalid value, measured on an H100).
   if (p->srcPos.x + p->extent.width > s.pitch || p->dstPos.x + p->extent.width > d.pitch)
-    return record(cudaErrorInvalidPitchValue);
+    return record(cudaErrorInvalidValue);
   if (p->extent.depth > 1 && (p->srcPos.y + p->extent.height > s.ysize || p->dstPos.y + p->extent.height > d.ysize))
     return record(cudaErrorInvalidValue);
   std::size_t s_slice = s.pitch * s.ysize, d_slice = d.pitch * d.ysize;

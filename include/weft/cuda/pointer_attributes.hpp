@@ -22,17 +22,17 @@ struct cudaPointerAttributes {
   void* hostPointer;
 };
 
-/// A pointer into no recorded allocation is ordinary host memory: CUDA 11
-/// and later answer cudaSuccess with cudaMemoryTypeUnregistered. Its device
-/// is reported as -2 (CUDA's cudaInvalidDeviceId) and both pointers as null,
-/// which is what we expect CUDA to report; not yet measured on an H100.
+/// A pointer into no recorded allocation is ordinary host memory: CUDA 13
+/// answers cudaSuccess with cudaMemoryTypeUnregistered, device -2
+/// (cudaInvalidDeviceId), no device pointer and the pointer itself as the host
+/// pointer (measured on an H100, null included).
 inline cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attributes, const void* ptr) {
   using namespace weft::detail;
   if (!attributes) return record(cudaErrorInvalidValue);
   void* p = const_cast<void*>(ptr);
   auto a = ptr ? locate(ptr) : std::nullopt;
   if (!a) {
-    *attributes = {cudaMemoryTypeUnregistered, -2, nullptr, nullptr};
+    *attributes = {cudaMemoryTypeUnregistered, -2, nullptr, p};
     return cudaSuccess;
   }
   switch (a->info.kind) {
