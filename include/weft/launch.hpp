@@ -91,16 +91,16 @@ struct argument_tuple<void (*)(Params...), Args...> {
 template <class Kernel, class... Args>
 cudaError_t launch(const launch_config& config, Kernel&& kernel, Args&&... args) {
   using kernel_type = std::decay_t<Kernel>;
-  using arguments = detail::device_arguments<typename detail::argument_tuple<kernel_type, Args...>::type>;
+  using arguments = typename detail::argument_tuple<kernel_type, Args...>::type;
   auto& rt = detail::runtime::get();
   if (cudaError_t sticky = detail::fault().code()) return detail::record(sticky);
   kernel_type k(std::forward<Kernel>(kernel));
   auto limit = rt.attributes(detail::kernel_identity(k)).max_dynamic_shared_bytes;
   if (cudaError_t invalid = detail::validate(config, limit)) return detail::record(invalid);
   if (!detail::is_default_stream(config.stream)) return detail::record(cudaErrorInvalidResourceHandle);
-  detail::launch_shape shape{config.grid, config.block, config.dynamic_shared_bytes, rt.stack_bytes()};
-  rt.submit(std::make_shared<detail::kernel_grid<kernel_type, arguments>>(
-      shape, std::move(k), arguments(rt.ordinal(), std::forward<Args>(args)...)));
+  detail::launch_shape shape{config.grid, config.block, config.dynamic_shared_bytes, rt.stack_bytes(), rt.ordinal()};
+  rt.submit(std::make_shared<detail::kernel_grid<kernel_type, arguments>>(shape, std::move(k),
+                                                                           arguments(std::forward<Args>(args)...)));
   return cudaSuccess;
 }
 

@@ -79,8 +79,7 @@ inline int device_count() {
 }
 
 /// The host thread's current device (cudaSetDevice). An SM worker takes the
-/// device of the grid it runs (see device_arguments in runtime.hpp), so that a
-/// fault it raises poisons that device.
+/// device of the grid it runs (see grid_job::run_blocks).
 inline thread_local int current_device = 0;
 
 /// The sticky fault of device `d`.

@@ -22,6 +22,7 @@ struct launch_shape {
   dim3 block;
   std::size_t dynamic_shared_bytes = 0;
   std::size_t stack_bytes = 0;
+  int device = 0;  // the device the grid was launched on
 };
 
 class grid_job {
@@ -48,10 +49,13 @@ class grid_job {
   /// stops.
   void run_blocks(block_executor& executor, std::uint64_t first, std::uint64_t end) {
     if (failed_.load(std::memory_order_relaxed)) return;
+    // Runtime calls made by the kernel (a launch from device code, say) go to
+    // the grid's device, as they would on a GPU.
+    current_device = shape_.device;
     block_failure failure = execute(executor, {shape_.grid, shape_.block, first, end});
     if (!failure) return;
     failed_.store(true, std::memory_order_relaxed);
-    fault().raise(failure.code, "kernel '" + kernel_name() + "' failed in " + failure.message);
+    fault(shape_.device).raise(failure.code, "kernel '" + kernel_name() + "' failed in " + failure.message);
   }
 
   /// Counts finished blocks; true when they were the grid's last ones.

@@ -145,36 +145,5 @@ class runtime {
   std::map<const void*, kernel_attributes> attributes_;
 };
 
-/// A launch's argument copies, which also carry the launching device. Every
-/// copy of them is made by the SM worker about to run the grid's threads, so
-/// the copy constructor is where the worker takes the grid's device as its
-/// current one: a fault the grid raises then poisons that device.
-template <class Tuple>
-struct device_arguments;
-
-template <class... T>
-struct device_arguments<std::tuple<T...>> : std::tuple<T...> {
-  template <class... U>
-  explicit device_arguments(int d, U&&... u) : std::tuple<T...>(std::forward<U>(u)...), device(d) {}
-  device_arguments(const device_arguments& other) : std::tuple<T...>(other), device(other.device) {
-    current_device = device;
-  }
-  device_arguments(device_arguments&&) = default;
-  device_arguments& operator=(const device_arguments&) = default;
-  device_arguments& operator=(device_arguments&&) = default;
-
-  int device;
-};
-
-template <class Kernel, class... Arguments>
-struct callable_as_const<Kernel, device_arguments<std::tuple<Arguments...>>>
-    : std::is_invocable<const Kernel&, Arguments&...> {};
-
 }  // namespace weft::detail
 
-// std::apply reads the argument copies as the tuple they extend.
-template <class... T>
-struct std::tuple_size<weft::detail::device_arguments<std::tuple<T...>>> : std::tuple_size<std::tuple<T...>> {};
-template <std::size_t I, class... T>
-struct std::tuple_element<I, weft::detail::device_arguments<std::tuple<T...>>>
-    : std::tuple_element<I, std::tuple<T...>> {};
