@@ -403,3 +403,29 @@ TEST_CASE("__reduce_*_sync in signed and unsigned forms") {
     CHECK(uh[lane * 6 + 5] == xr);
   }
 }
+
+TEST_CASE("__activemask leaves out lanes that exited or took another branch") {
+  auto kernel = [](int n, unsigned* masks, int* sums) {
+    unsigned t = threadIdx.x;
+    if (static_cast<int>(t) >= n) return;  // the partial last block's pattern
+    unsigned mask = __activemask();
+    masks[t] = mask;
+    sums[t] = __reduce_add_sync(mask, 1);
+    if (t % 32 < 10)
+      masks[64 + t] = __activemask();
+    else
+      masks[64 + t] = __activemask();
+  };
+  device_buffer<unsigned> masks(128);
+  device_buffer<int> sums(64);
+  REQUIRE(weft::launch(1, 64, kernel, 40, masks.p, sums.p) == cudaSuccess);
+  auto m = masks.to_host();
+  auto s = sums.to_host();
+  for (unsigned t = 0; t < 40; ++t) {
+    CAPTURE(t);
+    CHECK(m[t] == (t < 32 ? 0xffffffffu : 0x000000ffu));
+    CHECK(s[t] == (t < 32 ? 32 : 8));
+    unsigned warp_lanes = t < 32 ? 0xffffffffu : 0x000000ffu;
+    CHECK(m[64 + t] == (t % 32 < 10 ? 0x3ffu & warp_lanes : ~0x3ffu & warp_lanes));
+  }
+}

@@ -111,13 +111,22 @@ __global__ void reductions(int* out) {
 __global__ void partial_warp(int* out) {
   unsigned t = threadIdx.x;
   unsigned mask = t < 32 ? 0xffffffffu : 0x0000ffffu;
-  // First, before any lane of the warp has exited (weft counts lanes that
-  // have exited, in its one-after-another order, as inactive).
   out[t * 3 + 2] = static_cast<int>(__activemask());
   int v = static_cast<int>(t);
   for (int offset = 8; offset > 0; offset /= 2) v += __shfl_down_sync(mask, v, offset, 16);
   out[t * 3 + 0] = v;
   out[t * 3 + 1] = static_cast<int>(__ballot_sync(mask, t % 2));
+}
+
+// Lanes past n exit first; then the survivors, and each side of a branch.
+__global__ void activemask_exits(int n, int* out) {
+  unsigned t = threadIdx.x;
+  if (static_cast<int>(t) >= n) return;
+  out[t * 2] = static_cast<int>(__activemask());
+  if (t % 32 < 10)
+    out[t * 2 + 1] = static_cast<int>(__activemask());
+  else
+    out[t * 2 + 1] = static_cast<int>(__activemask());
 }
 
 __global__ void halves(int* out) {
@@ -231,6 +240,8 @@ int main() {
   show("reductions", d, 32 * 9, 9);
   LAUNCH(partial_warp, 1, 48, d);
   show("partial_warp", d, 48 * 3, 3);
+  LAUNCH(activemask_exits, 1, 64, 40, d);
+  show("activemask_exits", d, 40 * 2, 2);
   LAUNCH(halves, 1, 32, d);
   show("halves", d, 32, 32);
   LAUNCH(outside_mask, 1, 32, d);

@@ -110,12 +110,14 @@ inline int __all_sync(unsigned mask, int predicate, std::source_location where =
   return static_cast<int>(weft::detail::warp_call(weft::detail::warp_op::all, mask, {predicate != 0}, where).value);
 }
 
-/// The lanes of the caller's warp that have not exited (lanes past the
-/// block's end never are). weft runs a warp's lanes one after another and
-/// has no notion of which are converged, so this is deterministic but can
-/// differ from a GPU's answer inside divergent code: there, pass the mask
-/// the branch implies instead.
-inline unsigned __activemask() { return weft::detail::warp_block("__activemask").active_mask(); }
+/// The lanes of the caller's warp converged with it. weft runs lanes one
+/// after another, so it finds them by waiting: the caller parks until no
+/// other thread of the block can run, then gets the lanes of its warp waiting
+/// at the same __activemask call (lanes that exited or are in another branch
+/// are left out, as on a GPU). Costs a context switch per lane, like a shuffle.
+inline unsigned __activemask(std::source_location where = std::source_location::current()) {
+  return weft::detail::warp_block("__activemask").active_mask(where);
+}
 
 // Match: the lanes of `mask` whose value has the same bits as the caller's.
 #define WEFT_MATCHES(T)                                                                                                \

@@ -200,15 +200,27 @@ class block_executor {
     return me.result;
   }
 
-  /// The lanes of the caller's warp that have not exited: weft has no notion
-  /// of converged lanes, so threads not yet started count as active.
-  unsigned active_mask() {
+  /// __activemask: the lanes of the caller's warp that are converged with it.
+  /// weft has no program counter to compare, so it waits for them: the
+  /// caller parks until no thread of the block can run otherwise (every
+  /// thread has started, and has exited or parked), and then gets the lanes
+  /// of its warp parked at the same __activemask call. Lanes that exited or
+  /// took another branch are thereby left out, as on a GPU.
+  unsigned active_mask(std::source_location where) {
     unsigned self = linear_thread_id();
     thread_slot& me = slots_[self];
     if (me.parked_in != generation_ || abandoning_) [[unlikely]]
       first_arrival(me, self);
-    unsigned warp = self / 32;
-    return lanes_in_block(warp) & ~exited_lanes(warp, self);
+    me.waiting_at = where;
+    converging_.push_back(self);
+    if (ready_count() == 0 && next_unstarted_ == thread_count_) {
+      converge(self);  // nothing else can run: the caller is the last to come
+      return static_cast<unsigned>(me.result.value);
+    }
+    me.index = threadIdx;
+    ++warp_parked_;
+    park(me);
+    return static_cast<unsigned>(me.result.value);
   }
 
   /// Lets the other threads of the block run: the caller goes to the back of
@@ -225,7 +237,7 @@ class block_executor {
     fctx::fcontext_t target;
     if (next_unstarted_ < thread_count_)
       target = new_runner();
-    else if (ready_count() != 0)
+    else if (ready_count() != 0 || (!converging_.empty() && converge(~0u)))
       target = slots_[ready_[ready_head_++]].context;
     else
       return false;
@@ -396,6 +408,7 @@ class block_executor {
     if (slots_.size() < thread_count_) slots_.resize(thread_count_);
     waiting_.reserve(thread_count_);
     ready_.reserve(thread_count_);
+    converging_.reserve(thread_count_);
     unsigned warps = (thread_count_ + 31) / 32;
     if (groups_.size() < warps * 32) groups_.resize(warps * 32);
     if (group_count_.size() < warps) group_count_.resize(warps);
@@ -416,6 +429,7 @@ class block_executor {
     ++generation_;
     waiting_.clear();
     ready_.clear();
+    converging_.clear();
     ready_head_ = 0;
     predicate_count_ = 0;
     diverged_ = false;
@@ -469,6 +483,12 @@ class block_executor {
     return true;
   }
 
+  static bool same_site(const std::source_location& a, const std::source_location& b) {
+    return std::memcmp(&a, &b, sizeof(std::source_location)) == 0 ||
+           (a.line() == b.line() && a.column() == b.column() &&
+            (a.file_name() == b.file_name() || std::strcmp(a.file_name(), b.file_name()) == 0));
+  }
+
   static bool same_barrier(const thread_slot& a, const thread_slot& b) {
     // A call site's source_location is one pointer to static data, so equal
     // bytes mean the same site; otherwise compare what it says.
@@ -482,7 +502,29 @@ class block_executor {
   fctx::fcontext_t next_to_run() {
     if (ready_head_ < ready_.size()) return slots_[ready_[ready_head_++]].context;
     if (next_unstarted_ < thread_count_) return new_runner();
+    if (!converging_.empty() && converge(~0u)) return slots_[ready_[ready_head_++]].context;
     return worker_;  // nothing can run: the worker finds the deadlock
+  }
+
+  // Nothing else can run: every thread waiting at __activemask gets the
+  // lanes of its warp waiting at the same call, and all but `caller` (which
+  // runs on) become ready. Returns whether any did.
+  bool converge(unsigned caller) {
+    for (unsigned t : converging_) {
+      unsigned mask = 0;
+      for (unsigned o : converging_)
+        if (o / 32 == t / 32 && same_site(slots_[o].waiting_at, slots_[t].waiting_at)) mask |= 1u << (o % 32);
+      slots_[t].result.value = mask;
+    }
+    unsigned moved = 0;
+    for (unsigned t : converging_)
+      if (t != caller) {
+        make_ready(t);
+        ++moved;
+      }
+    warp_parked_ -= moved;
+    converging_.clear();
+    return moved != 0;
   }
 
   // Stack tops are staggered by a few cache lines: tops at the same offset
@@ -538,7 +580,8 @@ class block_executor {
   // jump away for good.
   [[noreturn]] void leave(fiber_stack own) {
     switch_note note{nullptr, own};
-    bool resume_ready = !abandoning_ && ready_head_ < ready_.size();
+    bool resume_ready = !abandoning_ && (ready_head_ < ready_.size() ||
+                                         (next_unstarted_ == thread_count_ && !converging_.empty() && converge(~0u)));
     fctx::fcontext_t target = resume_ready ? slots_[ready_[ready_head_++]].context : worker_;
     fctx::jump_fcontext(target, &note);
     std::abort();  // a finished fiber is never resumed
@@ -547,6 +590,8 @@ class block_executor {
   void unwind_parked_threads() {
     std::vector<unsigned> parked(ready_.begin() + ready_head_, ready_.end());
     parked.insert(parked.end(), waiting_.begin(), waiting_.end());
+    parked.insert(parked.end(), converging_.begin(), converging_.end());
+    converging_.clear();
     for (unsigned w = 0; w < group_count_.size(); ++w) {
       for (unsigned g = 0; g < group_count_[w]; ++g)
         for (unsigned lanes = groups_[w * 32 + g].arrived; lanes != 0; lanes &= lanes - 1)
@@ -950,7 +995,8 @@ class block_executor {
   // the lanes parked in them.
   std::vector<warp_group> groups_;
   std::vector<unsigned> group_count_;
-  unsigned warp_parked_ = 0;
+  unsigned warp_parked_ = 0;  // lanes parked in groups or at __activemask
+  thread_list converging_;    // threads parked at __activemask
 
   bool abandoning_ = false;
   block_failure failure_;
