@@ -181,7 +181,6 @@ class block_executor {
       first_arrival(me, self);
     unsigned warp = self / 32, lane_bit = 1u << (self % 32);
     me.operand = operand;
-    me.warp_call = op;
     me.waiting_at = where;
     warp_group* group = find_group(warp, mask);
     if (!group) [[unlikely]] {
@@ -272,7 +271,6 @@ class block_executor {
     fctx::fcontext_t context = nullptr;  // where a parked thread resumes
     uint3 index{};                       // its threadIdx, saved when it parks
     barrier_kind kind{};
-    warp_op warp_call{};  // the collective it last called
     bool exited = false;  // valid once it has parked in this block (parked_in)
     std::source_location waiting_at{};
     warp_operand operand{};  // deposited at a warp collective
@@ -454,8 +452,8 @@ class block_executor {
 
   // The invariant: every started thread is exactly one of running (at most
   // one), exited, waiting at the block barrier (waiting_), parked in a warp
-  // group (warp_parked_ counts them), or ready (released or yielded, not yet
-  // resumed). So, when no thread is running:
+  // group or at __activemask (warp_parked_ counts both), or ready (released
+  // or yielded, not yet resumed). So, when no thread is running:
   unsigned exited_count() const {
     return next_unstarted_ - static_cast<unsigned>(waiting_.size() + warp_parked_ + ready_count());
   }
