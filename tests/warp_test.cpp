@@ -429,3 +429,13 @@ TEST_CASE("__activemask leaves out lanes that exited or took another branch") {
     CHECK(m[64 + t] == (t % 32 < 10 ? 0x3ffu & warp_lanes : ~0x3ffu & warp_lanes));
   }
 }
+
+TEST_CASE("a shuffle from a lane outside the mask gives 0, as an H100 did") {
+  auto kernel = [](int* out) {
+    unsigned lane = threadIdx.x;
+    if (lane < 16) out[lane] = __shfl_sync(0x0000ffff, static_cast<int>(lane) + 100, 20);
+  };
+  device_buffer<int> out(16);
+  REQUIRE(weft::launch(1, 32, kernel, out.p) == cudaSuccess);
+  for (int v : out.to_host()) CHECK(v == 0);
+}

@@ -138,7 +138,7 @@ __global__ void halves(int* out) {
     out[lane] = __reduce_add_sync(0xaaaaaaaa, v);
 }
 
-// Undefined in CUDA: the source lane is outside the mask (weft: own value).
+// Undefined in CUDA: the source lane is outside the mask (an H100 and weft: 0).
 __global__ void outside_mask(int* out) {
   unsigned lane = threadIdx.x;
   if (lane < 16) out[lane] = __shfl_sync(0x0000ffff, static_cast<int>(lane) + 100, 20);

@@ -67,7 +67,7 @@ inline void __syncwarp(unsigned mask = 0xffffffffu, std::source_location where =
 }
 
 // Shuffles for each type CUDA declares them for. A source lane outside
-// `mask` (undefined in CUDA) gives the caller its own value.
+// `mask` (undefined in CUDA) gives 0, as an H100 did.
 #define WEFT_SHUFFLES(T)                                                                                              \
   inline T __shfl_sync(unsigned mask, T var, int srcLane, int width = warpSize,                                       \
                        std::source_location where = std::source_location::current()) {                                \

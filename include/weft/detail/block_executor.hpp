@@ -760,9 +760,8 @@ class block_executor {
           unsigned lane = static_cast<unsigned>(std::countr_zero(m));
           unsigned source = shuffle_source(g.op, lane, lanes[lane].operand);
           // A source lane outside the mask is undefined in CUDA; weft gives
-          // the caller its own value.
-          if (!(mask >> source & 1)) source = lane;
-          lanes[lane].result.value = lanes[source].operand.value;
+          // 0, as an H100 did (tests/differential/warp_probe.expected).
+          lanes[lane].result.value = mask >> source & 1 ? lanes[source].operand.value : 0;
         }
         break;
       case warp_op::match_any:
