@@ -3,9 +3,9 @@
 // predicates, match, reduce, a partial warp, two halves of a warp in
 // different branches, an intra-warp spin lock, and the bit intrinsics. To be
 // built with nvcc and run on an H100 by hand; its output is to be committed
-// beside it as warp_probe.expected. weft's own output is warp_probe.weft:
-// the two must agree line by line except on lines marked "undefined", where
-// CUDA leaves the result undefined and weft documents its choice.
+// beside it as warp_probe.expected. The ctest test differential.warp_probe
+// builds it with weft and requires the same output, line for line (lines
+// marked "undefined" included: weft matches what the H100 did there).
 //
 //   nvcc -arch=sm_90 -o warp_probe warp_probe.cu && ./warp_probe > warp_probe.expected
 //

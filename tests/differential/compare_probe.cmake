@@ -1,0 +1,10 @@
+# Runs PROBE, writes its output to OUTPUT and fails unless it equals EXPECTED.
+execute_process(COMMAND ${PROBE} OUTPUT_FILE ${OUTPUT} RESULT_VARIABLE code)
+if(NOT code EQUAL 0)
+  message(FATAL_ERROR "${PROBE} exited with ${code}")
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} -E compare_files ${OUTPUT} ${EXPECTED} RESULT_VARIABLE different)
+if(different)
+  execute_process(COMMAND diff ${EXPECTED} ${OUTPUT})
+  message(FATAL_ERROR "weft's output ${OUTPUT} differs from the GPU's ${EXPECTED}")
+endif()
