@@ -955,7 +955,7 @@ class block_executor {
       while (end + 1 < 32 && (lanes >> (end + 1) & 1)) ++end;
       if (!text.empty()) text += ",";
       text += std::to_string(lane);
-      if (end > lane) text += "-" + std::to_string(end);
+      if (end > lane) text.append("-").append(std::to_string(end));  // not "-" + ...: GCC 12's false -Wrestrict
       lane = end + 1;
     }
     return text;
