@@ -6,24 +6,14 @@
 #include <doctest/doctest.h>
 #include <weft.hpp>
 
+#include "error_checks.hpp"
+
 #include <cstring>
 #include <string>
 #include <thread>
 #include <vector>
 
 namespace {
-
-void check_failed_with(cudaError_t returned, cudaError_t code) {
-  CHECK(returned == code);
-  CHECK(cudaPeekAtLastError() == code);
-  CHECK(cudaGetLastError() == code);
-  CHECK(cudaGetLastError() == cudaSuccess);
-}
-
-void check_succeeded(cudaError_t returned) {
-  CHECK(returned == cudaSuccess);
-  CHECK(cudaGetLastError() == cudaSuccess);
-}
 
 int devices() {
   int n = 0;

@@ -3,21 +3,11 @@
 #include <doctest/doctest.h>
 #include <weft.hpp>
 
+#include "error_checks.hpp"
+
 #include <cstdint>
 
 namespace {
-
-void check_failed_with(cudaError_t returned, cudaError_t code) {
-  CHECK(returned == code);
-  CHECK(cudaPeekAtLastError() == code);
-  CHECK(cudaGetLastError() == code);
-  CHECK(cudaGetLastError() == cudaSuccess);
-}
-
-void check_succeeded(cudaError_t returned) {
-  CHECK(returned == cudaSuccess);
-  CHECK(cudaGetLastError() == cudaSuccess);
-}
 
 __global__ void axpy(float a, const float* x, float* y, int n) {
   int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);

@@ -4,22 +4,12 @@
 #include <doctest/doctest.h>
 #include <weft.hpp>
 
+#include "error_checks.hpp"
+
 #include <cstdint>
 #include <vector>
 
 namespace {
-
-void check_failed_with(cudaError_t returned, cudaError_t code) {
-  CHECK(returned == code);
-  CHECK(cudaPeekAtLastError() == code);
-  CHECK(cudaGetLastError() == code);
-  CHECK(cudaGetLastError() == cudaSuccess);
-}
-
-void check_succeeded(cudaError_t returned) {
-  CHECK(returned == cudaSuccess);
-  CHECK(cudaGetLastError() == cudaSuccess);
-}
 
 __global__ void add_row_index(float* rows, std::size_t pitch, int width) {
   float* row = reinterpret_cast<float*>(reinterpret_cast<char*>(rows) + blockIdx.x * pitch);

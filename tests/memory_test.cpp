@@ -6,29 +6,12 @@
 #include <doctest/doctest.h>
 #include <weft.hpp>
 
+#include "error_checks.hpp"
+
 #include <cstdint>
 #include <cstring>
 #include <numeric>
 #include <vector>
-
-namespace {
-
-// The call returned `code`, which is now the last error, reported once.
-void check_failed_with(cudaError_t returned, cudaError_t code) {
-  CHECK(returned == code);
-  CHECK(cudaPeekAtLastError() == code);
-  CHECK(cudaPeekAtLastError() == code);  // peeking does not reset
-  CHECK(cudaGetLastError() == code);
-  CHECK(cudaGetLastError() == cudaSuccess);
-}
-
-// The call succeeded and left no last error behind.
-void check_succeeded(cudaError_t returned) {
-  CHECK(returned == cudaSuccess);
-  CHECK(cudaGetLastError() == cudaSuccess);
-}
-
-}  // namespace
 
 TEST_CASE("cudaMalloc: zero bytes, a null out-pointer, and too much") {
   REQUIRE(cudaGetLastError() == cudaSuccess);

@@ -4,21 +4,11 @@
 #include <doctest/doctest.h>
 #include <weft.hpp>
 
+#include "error_checks.hpp"
+
 #include <cstdint>
 
 namespace {
-
-void check_failed_with(cudaError_t returned, cudaError_t code) {
-  CHECK(returned == code);
-  CHECK(cudaPeekAtLastError() == code);
-  CHECK(cudaGetLastError() == code);
-  CHECK(cudaGetLastError() == cudaSuccess);
-}
-
-void check_succeeded(cudaError_t returned) {
-  CHECK(returned == cudaSuccess);
-  CHECK(cudaGetLastError() == cudaSuccess);
-}
 
 __constant__ float coefficients[8];
 __device__ int counters[4];
