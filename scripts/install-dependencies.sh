@@ -1,0 +1,9 @@
+#!/bin/sh
+# Installs what weft needs to build and test, from Debian's packages:
+# a C++20 compiler, CMake, Boost.Context (fibers) and doctest (tests).
+# Uses sudo when not run as root.
+set -eu
+if [ "$(id -u)" -eq 0 ]; then as_root=""; else as_root="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$as_root apt-get update -q
+$as_root apt-get install -y -q --no-install-recommends g++ cmake make libboost-context-dev doctest-dev
