@@ -258,9 +258,8 @@ TEST_CASE("an intra-warp spin lock protecting a counter makes progress") {
   // run: they find the lock taken and spin, and each failed atomicCAS (or
   // atomicExch that finds the lock set) must let the holder run again, as
   // independent thread scheduling does on sm_70 and later.
-  auto cas_lock = [](int* lock, int* counter, int* max_inside, int* inside) {
-    while (atomicCAS(lock, 0, 1) != 0) {
-    }
+  // Counts the lanes inside at once (must stay 1), then releases the lock.
+  auto critical_section = [](int* lock, int* counter, int* max_inside, int* inside) {
     int now = ++*inside;
     if (now > *max_inside) *max_inside = now;
     __nanosleep(100);
@@ -269,16 +268,15 @@ TEST_CASE("an intra-warp spin lock protecting a counter makes progress") {
     __threadfence();
     atomicExch(lock, 0);
   };
-  auto exch_lock = [](int* lock, int* counter, int* max_inside, int* inside) {
+  auto cas_lock = [critical_section](int* lock, int* counter, int* max_inside, int* inside) {
+    while (atomicCAS(lock, 0, 1) != 0) {
+    }
+    critical_section(lock, counter, max_inside, inside);
+  };
+  auto exch_lock = [critical_section](int* lock, int* counter, int* max_inside, int* inside) {
     while (atomicExch(lock, 1) != 0) {
     }
-    int now = ++*inside;
-    if (now > *max_inside) *max_inside = now;
-    __nanosleep(100);
-    *counter += 1;
-    --*inside;
-    __threadfence();
-    atomicExch(lock, 0);
+    critical_section(lock, counter, max_inside, inside);
   };
   for (int which = 0; which < 2; ++which) {
     CAPTURE(which);
