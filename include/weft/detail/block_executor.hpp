@@ -171,9 +171,9 @@ class block_executor {
   /// A warp collective: a rendezvous of the lanes of the caller's warp that
   /// `mask` names. Each lane deposits its operand; all but the last to arrive
   /// park as at a block barrier; the last computes every lane's result,
-  /// makes the others ready and carries on. Lanes with disjoint masks form
-  /// independent groups. A bad mask, or lanes that disagree on the collective
-  /// or its mask, fail the block with a report naming warp, lanes and line.
+  /// makes the others ready and carries on. Lanes with other masks form
+  /// other groups. A bad mask, or lanes that disagree on the collective or
+  /// its mask, fail the block with a report naming warp, lanes and line.
   warp_result warp_collective(warp_op op, unsigned mask, warp_operand operand, std::source_location where) {
     unsigned self = linear_thread_id();
     thread_slot& me = slots_[self];
@@ -184,8 +184,10 @@ class block_executor {
     me.waiting_at = where;
     warp_group* group = find_group(warp, mask);
     if (!group) [[unlikely]] {
+      if (const warp_group* blocked = blocking_group(warp, mask, lane_bit))
+        throw kernel_fault{cudaErrorLaunchFailure, mismatch(warp, *blocked, op, mask, lane_bit, where)};
       group = open_group(warp, op, mask, lane_bit, where);  // checks the mask
-    } else if (group->mask != mask || group->op != op) [[unlikely]] {
+    } else if (group->op != op) [[unlikely]] {
       throw kernel_fault{cudaErrorLaunchFailure, mismatch(warp, *group, op, mask, lane_bit, where)};
     }
     group->arrived |= lane_bit;
@@ -704,10 +706,23 @@ class block_executor {
     return exited;
   }
 
+  // The open group with this mask.
   warp_group* find_group(unsigned warp, unsigned mask) {
     warp_group* g = &groups_[warp * 32];
     for (unsigned i = 0, n = group_count_[warp]; i < n; ++i)
-      if (g[i].mask & mask) return &g[i];
+      if (g[i].mask == mask) return &g[i];
+    return nullptr;
+  }
+
+  // Groups with overlapping masks may be open at once: lanes wait in a
+  // larger group while others of its lanes first meet in a smaller one (a
+  // tile inside a tile, say), which completes on a GPU too. A new group can
+  // never complete only if it needs a lane parked in an open group that
+  // waits for the caller: returns that group.
+  const warp_group* blocking_group(unsigned warp, unsigned mask, unsigned lane_bit) const {
+    const warp_group* g = &groups_[warp * 32];
+    for (unsigned i = 0, n = group_count_[warp]; i < n; ++i)
+      if ((g[i].mask & lane_bit) && (g[i].arrived & mask)) return &g[i];
     return nullptr;
   }
 

@@ -1,0 +1,24 @@
+// CUDA's cooperative groups (namespace cooperative_groups, usually spelled
+// `namespace cg = cooperative_groups;`), device side: the thread block,
+// tiles, coalesced groups and partitions, reduce and the scans,
+// memcpy_async. See docs/cooperative-groups.md.
+//
+// <weft.hpp> does not include this, as <cuda_runtime.h> does not include
+// <cooperative_groups.h>: include it, or the CUDA-named headers in
+// include/weft/compat (target weft::cuda).
+#pragma once
+
+#include "cooperative_groups/coalesced_group.hpp"
+#include "cooperative_groups/functional.hpp"
+#include "cooperative_groups/memcpy_async.hpp"
+#include "cooperative_groups/partitions.hpp"
+#include "cooperative_groups/reduce.hpp"
+#include "cooperative_groups/scan.hpp"
+#include "cooperative_groups/thread_block.hpp"
+#include "cooperative_groups/thread_group.hpp"
+#include "cooperative_groups/tiled_partition.hpp"
+#include "cooperative_groups/warp_group.hpp"
+// The grid and the cluster (this_grid(), this_cluster()) need the scheduler;
+// they are to be included here:
+// #include "cooperative_groups/grid_group.hpp"
+// #include "cooperative_groups/cluster_group.hpp"
