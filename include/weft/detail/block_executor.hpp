@@ -248,6 +248,39 @@ class block_executor {
     return true;
   }
 
+  /// Parks the calling thread until another thread of the block calls
+  /// wake_all(object): a wait on a synchronisation object of CUDA's library
+  /// (cuda::barrier, cuda::pipeline) that other threads complete. The caller
+  /// checks its condition again when it resumes. If the block can make no
+  /// progress, the deadlock report names `what` at `where`, followed by
+  /// `describe(object)`, the object's state.
+  void wait_on(const void* object, const char* what, std::string (*describe)(const void*), std::source_location where) {
+    unsigned self = linear_thread_id();
+    thread_slot& me = slots_[self];
+    if (me.parked_in != generation_ || abandoning_) [[unlikely]]
+      first_arrival(me, self);
+    me.index = threadIdx;
+    me.waiting_at = where;
+    me.waits_on = object;
+    me.wait_name = what;
+    me.describe_wait = describe;
+    on_objects_.push_back(self);
+    park(me);
+  }
+
+  /// Makes every thread parked in wait_on(object) ready, in the order they parked.
+  void wake_all(const void* object) {
+    if (abandoning_) return;
+    auto kept = on_objects_.begin();
+    for (unsigned t : on_objects_) {
+      if (slots_[t].waits_on == object)
+        make_ready(t);
+      else
+        *kept++ = t;
+    }
+    on_objects_.erase(kept, on_objects_.end());
+  }
+
   std::byte* dynamic_shared() const { return dynamic_shared_.get(); }
 
   /// Called by the SIGSEGV handler, on the worker's signal stack. If the
@@ -275,8 +308,11 @@ class block_executor {
     barrier_kind kind{};
     bool exited = false;  // valid once it has parked in this block (parked_in)
     std::source_location waiting_at{};
-    warp_operand operand{};  // deposited at a warp collective
-    warp_result result{};    // written by the lane that completes the group
+    warp_operand operand{};          // deposited at a warp collective
+    warp_result result{};            // written by the lane that completes the group
+    const void* waits_on = nullptr;  // wait_on's object, call and describer
+    const char* wait_name = nullptr;
+    std::string (*describe_wait)(const void*) = nullptr;
   };
 
   // A pending warp collective: the lanes its mask names, those that have
@@ -409,6 +445,7 @@ class block_executor {
     waiting_.reserve(thread_count_);
     ready_.reserve(thread_count_);
     converging_.reserve(thread_count_);
+    on_objects_.reserve(thread_count_);
     unsigned warps = (thread_count_ + 31) / 32;
     if (groups_.size() < warps * 32) groups_.resize(warps * 32);
     if (group_count_.size() < warps) group_count_.resize(warps);
@@ -430,6 +467,7 @@ class block_executor {
     waiting_.clear();
     ready_.clear();
     converging_.clear();
+    on_objects_.clear();
     ready_head_ = 0;
     predicate_count_ = 0;
     diverged_ = false;
@@ -437,7 +475,8 @@ class block_executor {
   }
 
   bool block_finished() const {
-    return next_unstarted_ == thread_count_ && waiting_.empty() && ready_count() == 0 && warp_parked_ == 0;
+    return next_unstarted_ == thread_count_ && waiting_.empty() && ready_count() == 0 && warp_parked_ == 0 &&
+           on_objects_.empty();
   }
 
   unsigned linear_thread_id() const { return threadIdx.x + block_dim_.x * (threadIdx.y + block_dim_.y * threadIdx.z); }
@@ -454,16 +493,19 @@ class block_executor {
 
   // The invariant: every started thread is exactly one of running (at most
   // one), exited, waiting at the block barrier (waiting_), parked in a warp
-  // group or at __activemask (warp_parked_ counts both), or ready (released
-  // or yielded, not yet resumed). So, when no thread is running:
+  // group or at __activemask (warp_parked_ counts both), parked on an object
+  // (on_objects_), or ready (released or yielded, not yet resumed). So, when
+  // no thread is running:
   unsigned exited_count() const {
-    return next_unstarted_ - static_cast<unsigned>(waiting_.size() + warp_parked_ + ready_count());
+    return next_unstarted_ - static_cast<unsigned>(waiting_.size() + warp_parked_ + on_objects_.size() + ready_count());
   }
 
   /// Every thread that has not exited waits at the barrier. A thread parked
   /// in a warp group has not arrived: the barrier waits for it (and if its
   /// group can never complete, the block ends in a reported deadlock).
-  bool all_arrived() const { return next_unstarted_ == thread_count_ && ready_count() == 0 && warp_parked_ == 0; }
+  bool all_arrived() const {
+    return next_unstarted_ == thread_count_ && ready_count() == 0 && warp_parked_ == 0 && on_objects_.empty();
+  }
 
   // Every thread that has not exited waits at the barrier. Releases them,
   // unless they wait at different barriers, which fails the block.
@@ -591,7 +633,9 @@ class block_executor {
     std::vector<unsigned> parked(ready_.begin() + ready_head_, ready_.end());
     parked.insert(parked.end(), waiting_.begin(), waiting_.end());
     parked.insert(parked.end(), converging_.begin(), converging_.end());
+    parked.insert(parked.end(), on_objects_.begin(), on_objects_.end());
     converging_.clear();
+    on_objects_.clear();
     for (unsigned w = 0; w < group_count_.size(); ++w) {
       for (unsigned g = 0; g < group_count_[w]; ++g)
         for (unsigned lanes = groups_[w * 32 + g].arrived; lanes != 0; lanes &= lanes - 1)
@@ -669,6 +713,21 @@ class block_executor {
       if (j - i > 1) text += " to " + describe_thread(slots_[waiters[j - 1]].index);
       text += std::string(" wait at ") + barrier_name(s.kind) + " (" + s.waiting_at.file_name() + ":" +
               std::to_string(s.waiting_at.line()) + ":" + std::to_string(s.waiting_at.column()) + ")";
+      i = j;
+    }
+    std::vector<unsigned> on_objects(on_objects_.begin(), on_objects_.end());
+    std::sort(on_objects.begin(), on_objects.end());
+    for (std::size_t i = 0; i < on_objects.size();) {
+      const thread_slot& s = slots_[on_objects[i]];
+      std::size_t j = i + 1;
+      while (j < on_objects.size() && on_objects[j] == on_objects[j - 1] + 1 &&
+             slots_[on_objects[j]].waits_on == s.waits_on && slots_[on_objects[j]].wait_name == s.wait_name &&
+             same_site(slots_[on_objects[j]].waiting_at, s.waiting_at))
+        ++j;
+      text += "; " + describe_thread(s.index);
+      if (j - i > 1) text += " to " + describe_thread(slots_[on_objects[j - 1]].index);
+      text += std::string(" wait at ") + s.wait_name + " (" + describe_site(s.waiting_at) + ")";
+      if (s.describe_wait) text += ", " + s.describe_wait(s.waits_on);
       i = j;
     }
     for (unsigned w = 0; w < group_count_.size() && w * 32 < thread_count_; ++w) {
@@ -1007,8 +1066,9 @@ class block_executor {
   // the lanes parked in them.
   std::vector<warp_group> groups_;
   std::vector<unsigned> group_count_;
-  unsigned warp_parked_ = 0;  // lanes parked in groups or at __activemask
-  thread_list converging_;    // threads parked at __activemask
+  unsigned warp_parked_ = 0;          // lanes parked in groups or at __activemask
+  thread_list converging_;            // threads parked at __activemask
+  std::vector<unsigned> on_objects_;  // threads parked in wait_on, in the order they parked
 
   bool abandoning_ = false;
   block_failure failure_;
