@@ -1,7 +1,7 @@
 // weft_bench: weft against the same computation written as a plain C++ loop
 // split over the same number of std::threads, in the same run.
 //
-//   weft_bench [--quick] [--repeat N] [vecadd] [matmul] [barrier] [warp]
+//   weft_bench [--quick] [--repeat N] [vecadd] [matmul] [barrier] [warp] [launch]
 //
 // Each measurement is repeated (weft and plain alternating, so that both see
 // the same noise on a shared machine) and the median is reported. The ratio
@@ -16,6 +16,7 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -35,7 +36,7 @@ using clock_type = std::chrono::steady_clock;
 struct options {
   bool quick = false;
   int repeat = 7;
-  bool vecadd = false, matmul = false, barrier = false, warp = false;
+  bool vecadd = false, matmul = false, barrier = false, warp = false, launch = false;
 };
 
 double seconds_since(clock_type::time_point start) {
@@ -550,10 +551,65 @@ bool bench_warp(const options& o) {
   return ok;
 }
 
+// ---------------------------------------------------------------------------
+// 5. Launch overhead: an empty kernel launched and waited for, one at a
+// time (the round trip through the SM workers), and launches enqueued behind
+// a held stream (what the launching thread pays per launch).
+
+__global__ void NothingKernel() {}
+
+bool bench_launch(const options& o) {
+  const int round_trips = o.quick ? 200 : 5000;
+  const int enqueued = o.quick ? 1000 : 20000;
+  bool ok = true;
+
+  std::vector<double> trip;
+  trip.reserve(round_trips);
+  for (int i = 0; i < round_trips + round_trips / 10; ++i) {
+    auto start = clock_type::now();
+    weft::launch(1, 1, NothingKernel);
+    ok &= check(cudaDeviceSynchronize(), "launch");
+    if (i >= round_trips / 10) trip.push_back(seconds_since(start));  // the first tenth warms up
+  }
+
+  cudaStream_t stream;
+  ok &= check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "launch");
+  int* gate = nullptr;
+  ok &= check(cudaMallocManaged(&gate, sizeof(int)), "launch");
+  std::vector<double> per_launch;
+  for (int r = 0; r < o.repeat; ++r) {
+    std::atomic_ref<int>(*gate).store(0);
+    weft::launch(
+        {1, 1, 0, stream},
+        [](int* g) {
+          while (std::atomic_ref<int>(*g).load() == 0) std::this_thread::yield();
+        },
+        gate);
+    auto start = clock_type::now();
+    for (int i = 0; i < enqueued; ++i) weft::launch({1, 1, 0, stream}, NothingKernel);
+    per_launch.push_back(seconds_since(start) / enqueued);
+    std::atomic_ref<int>(*gate).store(1);
+    ok &= check(cudaStreamSynchronize(stream), "launch");
+  }
+  cudaFree(gate);
+  cudaStreamDestroy(stream);
+
+  double trip_median = median(trip) * 1e6, enqueue_median = median(per_launch) * 1e6;
+  std::printf("\nlaunch: empty kernel <<<1, 1>>>, %d round trips; %d launches enqueued behind a held stream, %d runs\n",
+              round_trips, enqueued, o.repeat);
+  std::printf("  %-52s %10.2f us  %s\n", "launch + cudaDeviceSynchronize (median)", trip_median,
+              verdict(o, "target <= 3 us", trip_median <= 3).c_str());
+  std::printf("  %-52s %10.2f us\n", "launch + cudaDeviceSynchronize (fastest)",
+              *std::min_element(trip.begin(), trip.end()) * 1e6);
+  std::printf("  %-52s %10.3f us  %s\n", "asynchronous launch enqueue (median run)", enqueue_median,
+              verdict(o, "target <= 0.5 us", enqueue_median <= 0.5).c_str());
+  return ok;
+}
+
 void usage() {
   std::printf(
-      "usage: weft_bench [--quick] [--repeat N] [vecadd] [matmul] [barrier] [warp]\n"
-      "  With no benchmark named, runs all four.\n"
+      "usage: weft_bench [--quick] [--repeat N] [vecadd] [matmul] [barrier] [warp] [launch]\n"
+      "  With no benchmark named, runs all five.\n"
       "  --quick     small sizes and 3 repetitions (a smoke test; figures mean little)\n"
       "  --repeat N  timed repetitions per measurement, median reported (default 7)\n"
       "  WEFT_WORKERS sets the number of SM workers (and plain threads).\n");
@@ -579,12 +635,15 @@ int main(int argc, char** argv) {
       o.barrier = true;
     else if (a == "warp")
       o.warp = true;
+    else if (a == "launch")
+      o.launch = true;
     else {
       usage();
       return a == "--help" || a == "-h" ? 0 : 2;
     }
   }
-  if (!o.vecadd && !o.matmul && !o.barrier && !o.warp) o.vecadd = o.matmul = o.barrier = o.warp = true;
+  if (!o.vecadd && !o.matmul && !o.barrier && !o.warp && !o.launch)
+    o.vecadd = o.matmul = o.barrier = o.warp = o.launch = true;
   if (o.quick && !repeat_given) o.repeat = 3;
 
   std::printf("weft_bench%s: %u SM workers, plain loops on %u std::threads, median of %d runs\n",
@@ -596,6 +655,7 @@ int main(int argc, char** argv) {
   if (!rows.empty()) print_table(rows);
   if (o.barrier) ok &= bench_barrier(o);
   if (o.warp) ok &= bench_warp(o);
+  if (o.launch) ok &= bench_launch(o);
   if (!ok) std::printf("\nFAILED: a benchmark computed a wrong result or a kernel failed\n");
   return ok ? 0 : 1;
 }

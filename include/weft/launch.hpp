@@ -3,13 +3,13 @@
 //   weft::launch(blocks, threads, VecAdd, d_A, d_B, d_C, N);
 //   weft::launch({grid, block, shared_bytes}, [] (float* x) { ... }, d_x);
 //
-// Like a CUDA launch it returns at once; the kernel runs on the SM workers in
-// launch order. Arguments are copied at launch (to the kernel's parameter
-// types for a __global__ function). A bad configuration is rejected before
-// anything runs, with the code CUDA 13 returns (cudaErrorInvalidValue for
-// every case measured on an H100) recorded as the last error. Only the
-// default streams exist so far (0, cudaStreamLegacy, cudaStreamPerThread);
-// another stream handle is refused with cudaErrorInvalidResourceHandle.
+// Like a CUDA launch it returns at once; the kernel runs on the SM workers
+// after the work before it in its stream. Arguments are copied at launch (to
+// the kernel's parameter types for a __global__ function). A bad
+// configuration is rejected before anything runs, with the code CUDA 13
+// returns (cudaErrorInvalidValue for every case measured on an H100)
+// recorded as the last error; so is a stream handle that names no live
+// stream of the current device (cudaErrorInvalidResourceHandle).
 #pragma once
 
 #include <concepts>
@@ -25,6 +25,7 @@
 #include "detail/error_state.hpp"
 #include "detail/kernel_identity.hpp"
 #include "detail/runtime.hpp"
+#include "detail/stream_registry.hpp"
 
 namespace weft {
 
@@ -92,15 +93,17 @@ template <class Kernel, class... Args>
 cudaError_t launch(const launch_config& config, Kernel&& kernel, Args&&... args) {
   using kernel_type = std::decay_t<Kernel>;
   using arguments = typename detail::argument_tuple<kernel_type, Args...>::type;
+  if (detail::in_host_function) return detail::record(cudaErrorNotPermitted);
   auto& rt = detail::runtime::get();
   if (cudaError_t sticky = detail::fault().code()) return detail::record(sticky);
   kernel_type k(std::forward<Kernel>(kernel));
   auto limit = rt.attributes(detail::kernel_identity(k)).max_dynamic_shared_bytes;
   if (cudaError_t invalid = detail::validate(config, limit)) return detail::record(invalid);
-  if (!detail::is_default_stream(config.stream)) return detail::record(cudaErrorInvalidResourceHandle);
+  CUstream_st* stream = detail::resolve_stream(config.stream);
+  if (!stream || stream->device != rt.ordinal()) return detail::record(cudaErrorInvalidResourceHandle);
   detail::launch_shape shape{config.grid, config.block, config.dynamic_shared_bytes, rt.stack_bytes(), rt.ordinal()};
-  rt.submit(std::make_shared<detail::kernel_grid<kernel_type, arguments>>(shape, std::move(k),
-                                                                           arguments(std::forward<Args>(args)...)));
+  rt.commands().enqueue(*stream, std::make_shared<detail::kernel_grid<kernel_type, arguments>>(
+                                     shape, std::move(k), arguments(std::forward<Args>(args)...)));
   return cudaSuccess;
 }
 

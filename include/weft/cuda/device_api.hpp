@@ -6,8 +6,11 @@
 #include <vector>
 
 #include "../detail/block_executor.hpp"
+#include "../detail/command_graph.hpp"
 #include "../detail/error_state.hpp"
+#include "../detail/event.hpp"
 #include "../detail/runtime.hpp"
+#include "../detail/stream_registry.hpp"
 #include "error_codes.hpp"
 
 enum cudaLimit {
@@ -27,9 +30,10 @@ inline cudaError_t check_device() { return record(fault().code()); }
 
 /// The implicit synchronisation of blocking calls (cudaMemcpy, cudaFree...):
 /// waits for all launched work, then reports a fault it may have raised.
-/// Refused inside a kernel, where waiting for the device would wait forever.
+/// Refused inside a kernel or a host function, where waiting for the device
+/// would wait forever.
 inline cudaError_t wait_for_device() {
-  if (running_block) return record(cudaErrorNotPermitted);
+  if (running_block || in_host_function) return record(cudaErrorNotPermitted);
   runtime::get().synchronize();
   return check_device();
 }
@@ -48,10 +52,15 @@ inline std::array<std::size_t, 7>& stored_limits() {
 
 inline cudaError_t cudaDeviceSynchronize() { return weft::detail::wait_for_device(); }
 
-/// Waits for the device, frees all its memory, clears a sticky fault and
-/// restores default limits and kernel attributes.
+/// Waits for the device, destroys its streams and events, frees all its
+/// memory, clears a sticky fault and restores default limits and kernel
+/// attributes.
 inline cudaError_t cudaDeviceReset() {
-  if (weft::detail::running_block) return weft::detail::record(cudaErrorNotPermitted);
+  using namespace weft::detail;
+  if (running_block || in_host_function) return record(cudaErrorNotPermitted);
+  runtime::get().synchronize();
+  stream_registry::get().destroy_all(current_device);
+  event_registry::get().destroy_all(current_device);
   weft::detail::runtime::get().reset();
   weft::detail::stored_limits() = weft::detail::default_limits;
   return cudaSuccess;

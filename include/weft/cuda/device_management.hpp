@@ -25,6 +25,7 @@
 #include <string>
 
 #include "../detail/error_state.hpp"
+#include "../detail/host_task.hpp"
 #include "../detail/runtime.hpp"
 #include "device_api.hpp"
 #include "error_codes.hpp"
@@ -591,9 +592,9 @@ inline cudaError_t cudaDeviceDisablePeerAccess(int peerDevice) {
   return cudaSuccess;
 }
 
-/// Copies between two devices' memory, after the work launched on both.
-inline cudaError_t cudaMemcpyPeer(void* dst, int dstDevice, const void* src, int srcDevice, std::size_t count) {
-  using namespace weft::detail;
+namespace weft::detail {
+
+inline cudaError_t check_peer_copy(void* dst, int dstDevice, const void* src, int srcDevice, std::size_t count) {
   if (cudaError_t e = check_device()) return e;
   if (!valid_device(dstDevice) || !valid_device(srcDevice)) return record(cudaErrorInvalidDevice);
   if (count == 0) return cudaSuccess;
@@ -602,7 +603,17 @@ inline cudaError_t cudaMemcpyPeer(void* dst, int dstDevice, const void* src, int
     return a && a->device == d && (a->info.kind == memory_kind::device || a->info.kind == memory_kind::managed);
   };
   if (!dst || !src || !on(dst, count, dstDevice) || !on(src, count, srcDevice)) return record(cudaErrorInvalidValue);
-  if (running_block) return record(cudaErrorNotPermitted);
+  return cudaSuccess;
+}
+
+}  // namespace weft::detail
+
+/// Copies between two devices' memory, after the work launched on both.
+inline cudaError_t cudaMemcpyPeer(void* dst, int dstDevice, const void* src, int srcDevice, std::size_t count) {
+  using namespace weft::detail;
+  if (cudaError_t e = check_peer_copy(dst, dstDevice, src, srcDevice, count)) return e;
+  if (count == 0) return cudaSuccess;
+  if (cudaError_t e = check_caller(true)) return e;
   runtime::get(srcDevice).synchronize();
   runtime::get(dstDevice).synchronize();
   if (cudaError_t e = record(fault(srcDevice).code())) return e;
@@ -611,10 +622,13 @@ inline cudaError_t cudaMemcpyPeer(void* dst, int dstDevice, const void* src, int
   return cudaSuccess;
 }
 
-/// Only the default streams exist, and work on them runs in order, so the
-/// copy is done at once, which CUDA permits.
+/// Ordered in `stream` only: work launched on the other device meanwhile is
+/// not waited for (use an event for that, as with CUDA).
 inline cudaError_t cudaMemcpyPeerAsync(void* dst, int dstDevice, const void* src, int srcDevice, std::size_t count,
                                        cudaStream_t stream = nullptr) {
-  if (!weft::detail::is_default_stream(stream)) return weft::detail::record(cudaErrorInvalidResourceHandle);
-  return cudaMemcpyPeer(dst, dstDevice, src, srcDevice, count);
+  using namespace weft::detail;
+  if (cudaError_t e = check_peer_copy(dst, dstDevice, src, srcDevice, count)) return e;
+  if (count == 0) return cudaSuccess;
+  return perform(asynchronous_on(stream), "peer copy of " + std::to_string(count) + " bytes",
+                 [=] { std::memmove(dst, src, count); });
 }

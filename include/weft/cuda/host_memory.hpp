@@ -26,6 +26,7 @@ inline constexpr unsigned cudaHostRegisterReadOnly = 0x08;
 
 inline cudaError_t cudaHostAlloc(void** pHost, std::size_t size, unsigned int flags) {
   using namespace weft::detail;
+  if (pHost) *pHost = nullptr;  // on every path, so that compilers see it set
   if (cudaError_t e = check_device()) return e;
   if (!pHost) return record(cudaErrorInvalidValue);
   *pHost = nullptr;

@@ -30,3 +30,4 @@
 #define __align__(n) __attribute__((aligned(n)))
 #define __launch_bounds__(...)
 #define __cluster_dims__(...)
+#define CUDART_CB

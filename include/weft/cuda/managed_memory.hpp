@@ -69,7 +69,7 @@ namespace weft::detail {
 /// A managed range, a location that exists, and a default stream.
 inline cudaError_t check_managed_hint(const void* p, std::size_t count, cudaMemLocation where, cudaStream_t stream) {
   if (cudaError_t e = check_device()) return e;
-  if (!is_default_stream(stream)) return record(cudaErrorInvalidResourceHandle);
+  if (!resolve_stream(stream)) return record(cudaErrorInvalidResourceHandle);
   auto a = p && count ? locate(p, count) : std::nullopt;
   if (!a || a->info.kind != memory_kind::managed) return record(cudaErrorInvalidValue);
   switch (where.type) {
@@ -121,8 +121,9 @@ inline cudaError_t cudaMemAdvise(const void* devPtr, std::size_t count, cudaMemo
   return cudaMemAdvise(devPtr, count, advice, weft::detail::location_of(device));
 }
 
+/// The memory is allocated at once, so it is ready whenever the stream gets to it.
 inline cudaError_t cudaMallocAsync(void** devPtr, std::size_t size, cudaStream_t hStream) {
-  if (!weft::detail::is_default_stream(hStream)) return weft::detail::record(cudaErrorInvalidResourceHandle);
+  if (!weft::detail::resolve_stream(hStream)) return weft::detail::record(cudaErrorInvalidResourceHandle);
   return cudaMalloc(devPtr, size);
 }
 
@@ -131,7 +132,13 @@ cudaError_t cudaMallocAsync(T** devPtr, std::size_t size, cudaStream_t hStream) 
   return cudaMallocAsync(reinterpret_cast<void**>(devPtr), size, hStream);
 }
 
+/// Freed once the stream's earlier work is done, which may still use it.
 inline cudaError_t cudaFreeAsync(void* devPtr, cudaStream_t hStream) {
-  if (!weft::detail::is_default_stream(hStream)) return weft::detail::record(cudaErrorInvalidResourceHandle);
-  return cudaFree(devPtr);
+  using namespace weft::detail;
+  if (cudaError_t e = check_device()) return e;
+  if (!devPtr) return cudaSuccess;
+  auto a = locate(devPtr);
+  if (!a || a->info.base != devPtr || a->info.kind != memory_kind::device) return record(cudaErrorInvalidValue);
+  int device = a->device;
+  return perform(asynchronous_on(hStream), "free", [=] { runtime::get(device).memory().release(devPtr); });
 }

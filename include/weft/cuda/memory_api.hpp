@@ -3,18 +3,24 @@
 // Device memory is host memory registered in the allocation registry. Every
 // pointer argument is checked against it, and a bad one gets the code CUDA 13
 // returns for it (measured on an H100: tests/differential/).
-// cudaMemcpy, cudaMemset and cudaFree wait for launched kernels first, as
-// the legacy default stream orders them after earlier work.
+// Copies and sets are stream commands (detail/host_task.hpp): cudaMemcpy and
+// cudaMemset go to the default stream and return when done; their *Async
+// forms go to the stream given. cudaFree waits for the whole device first,
+// as CUDA's does.
 #pragma once
 
 #include <cstddef>
 #include <cstring>
 #include <optional>
 
+#include <string>
+
 #include "../detail/error_state.hpp"
+#include "../detail/host_task.hpp"
 #include "../detail/runtime.hpp"
 #include "device_api.hpp"
 #include "error_codes.hpp"
+#include "stream_types.hpp"
 
 enum cudaMemcpyKind {
   cudaMemcpyHostToHost = 0,
@@ -62,9 +68,73 @@ inline bool valid_copy(void* dst, const void* src, std::size_t count, cudaMemcpy
   return true;
 }
 
+/// a * b, or SIZE_MAX if it overflows (then no allocation can hold it).
+inline std::size_t saturating_product(std::size_t a, std::size_t b) {
+  return b != 0 && a > SIZE_MAX / b ? SIZE_MAX : a * b;
+}
+
+/// Bytes from the first row's start to the last row's end.
+inline std::size_t span_of(std::size_t pitch, std::size_t slice, std::size_t width, std::size_t height,
+                           std::size_t depth) {
+  std::size_t span = width;
+  for (std::size_t add : {saturating_product(pitch, height - 1), saturating_product(slice, depth - 1)})
+    span = add > SIZE_MAX - span ? SIZE_MAX : span + add;
+  return span;
+}
+
+/// A 3D box of rows: `width` bytes each, `pitch` apart, `height` rows a
+/// slice, slices `slice` bytes apart.
+struct row_box {
+  void* dst;
+  std::size_t dst_pitch, dst_slice;
+  const void* src;
+  std::size_t src_pitch, src_slice;
+  std::size_t width, height, depth;
+};
+
+inline cudaError_t copy_box(const row_box& b, cudaMemcpyKind kind, placement where = synchronous) {
+  if (cudaError_t e = check_device()) return e;
+  if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDefault) return record(cudaErrorInvalidMemcpyDirection);
+  // A row wider than a pitch is an invalid value, not an invalid pitch
+  // (measured on an H100: tests/differential/runtime_api_probe.expected).
+  if (b.width > b.dst_pitch || b.width > b.src_pitch) return record(cudaErrorInvalidValue);
+  if (b.width == 0 || b.height == 0 || b.depth == 0) return cudaSuccess;
+  if (!b.dst || !b.src) return record(cudaErrorInvalidValue);
+  std::size_t dst_span = span_of(b.dst_pitch, b.dst_slice, b.width, b.height, b.depth);
+  std::size_t src_span = span_of(b.src_pitch, b.src_slice, b.width, b.height, b.depth);
+  if (dst_span == SIZE_MAX || src_span == SIZE_MAX) return record(cudaErrorInvalidValue);
+  bool dst_on_device = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice;
+  bool src_on_device = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice;
+  if (dst_on_device ? !is_device_range(b.dst, dst_span) : !is_plausible_range(b.dst, dst_span))
+    return record(cudaErrorInvalidValue);
+  if (src_on_device ? !is_device_range(b.src, src_span) : !is_plausible_range(b.src, src_span))
+    return record(cudaErrorInvalidValue);
+  return perform(where, "copy of " + std::to_string(b.width * b.height * b.depth) + " bytes", [b] {
+    for (std::size_t z = 0; z < b.depth; ++z)
+      for (std::size_t y = 0; y < b.height; ++y)
+        std::memmove(static_cast<char*>(b.dst) + z * b.dst_slice + y * b.dst_pitch,
+                     static_cast<const char*>(b.src) + z * b.src_slice + y * b.src_pitch, b.width);
+  });
+}
+
+inline cudaError_t set_box(void* p, std::size_t pitch, std::size_t slice, int value, std::size_t width,
+                           std::size_t height, std::size_t depth, placement where = synchronous) {
+  if (cudaError_t e = check_device()) return e;
+  // A row wider than the pitch is not refused as such (measured on an H100):
+  // only the range the rows cover must lie in one allocation.
+  if (width == 0 || height == 0 || depth == 0) return cudaSuccess;
+  std::size_t span = span_of(pitch, slice, width, height, depth);
+  if (span == SIZE_MAX || !is_device_range(p, span)) return record(cudaErrorInvalidValue);
+  return perform(where, "set of " + std::to_string(width * height * depth) + " bytes", [=] {
+    for (std::size_t z = 0; z < depth; ++z)
+      for (std::size_t y = 0; y < height; ++y) std::memset(static_cast<char*>(p) + z * slice + y * pitch, value, width);
+  });
+}
+
 }  // namespace weft::detail
 
 inline cudaError_t cudaMalloc(void** pointer, std::size_t bytes) {
+  if (pointer) *pointer = nullptr;  // on every path, so that compilers see it set
   if (cudaError_t e = weft::detail::check_device()) return e;
   if (!pointer) return weft::detail::record(cudaErrorInvalidValue);
   *pointer = nullptr;
@@ -88,22 +158,20 @@ inline cudaError_t cudaFree(void* pointer) {
 }
 
 inline cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t count, cudaMemcpyKind kind) {
-  if (cudaError_t e = weft::detail::check_device()) return e;
-  if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDefault)
-    return weft::detail::record(cudaErrorInvalidMemcpyDirection);
-  if (count == 0) return cudaSuccess;
-  if (!dst || !src || !weft::detail::valid_copy(dst, src, count, kind))
-    return weft::detail::record(cudaErrorInvalidValue);
-  if (cudaError_t e = weft::detail::wait_for_device()) return e;
-  std::memmove(dst, src, count);
-  return cudaSuccess;
+  return weft::detail::copy_box({dst, count, 0, src, count, 0, count, 1, 1}, kind);
 }
 
 inline cudaError_t cudaMemset(void* pointer, int value, std::size_t count) {
-  if (cudaError_t e = weft::detail::check_device()) return e;
-  if (count == 0) return cudaSuccess;
-  if (!weft::detail::is_device_range(pointer, count)) return weft::detail::record(cudaErrorInvalidValue);
-  if (cudaError_t e = weft::detail::wait_for_device()) return e;
-  std::memset(pointer, value, count);
-  return cudaSuccess;
+  return weft::detail::set_box(pointer, count, 0, value, count, 1, 1);
+}
+
+/// Ordered in `stream` after the work before it; returns at once.
+inline cudaError_t cudaMemcpyAsync(void* dst, const void* src, std::size_t count, cudaMemcpyKind kind,
+                                   cudaStream_t stream = nullptr) {
+  return weft::detail::copy_box({dst, count, 0, src, count, 0, count, 1, 1}, kind,
+                                weft::detail::asynchronous_on(stream));
+}
+
+inline cudaError_t cudaMemsetAsync(void* devPtr, int value, std::size_t count, cudaStream_t stream = nullptr) {
+  return weft::detail::set_box(devPtr, count, 0, value, count, 1, 1, weft::detail::asynchronous_on(stream));
 }

@@ -6,10 +6,8 @@
 // texture alignment, which is what cudaMallocPitch rounds a row up to), so
 // that code indexing rows by the returned pitch runs as on a GPU.
 //
-// The *Async forms take a stream. Only the default streams exist so far, and
-// work on them runs in order, so the copy or set is done before the call
-// returns, which CUDA permits; another stream handle is refused with
-// cudaErrorInvalidResourceHandle, as weft::launch refuses it.
+// The *Async forms are ordered in the stream they are given and return at
+// once (detail/host_task.hpp).
 #pragma once
 
 #include <cstddef>
@@ -74,73 +72,6 @@ inline std::size_t pitch_for(std::size_t width) {
   return (width + pitch_alignment - 1) / pitch_alignment * pitch_alignment;
 }
 
-/// a * b, or SIZE_MAX if it overflows (then no allocation can hold it).
-inline std::size_t saturating_product(std::size_t a, std::size_t b) {
-  return b != 0 && a > SIZE_MAX / b ? SIZE_MAX : a * b;
-}
-
-/// Bytes from the first row's start to the last row's end.
-inline std::size_t span_of(std::size_t pitch, std::size_t slice, std::size_t width, std::size_t height,
-                           std::size_t depth) {
-  std::size_t span = width;
-  for (std::size_t add : {saturating_product(pitch, height - 1), saturating_product(slice, depth - 1)})
-    span = add > SIZE_MAX - span ? SIZE_MAX : span + add;
-  return span;
-}
-
-/// A 3D box of rows: `width` bytes each, `pitch` apart, `height` rows a
-/// slice, slices `slice` bytes apart.
-struct row_box {
-  void* dst;
-  std::size_t dst_pitch, dst_slice;
-  const void* src;
-  std::size_t src_pitch, src_slice;
-  std::size_t width, height, depth;
-};
-
-inline cudaError_t copy_box(const row_box& b, cudaMemcpyKind kind) {
-  if (cudaError_t e = check_device()) return e;
-  if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDefault) return record(cudaErrorInvalidMemcpyDirection);
-  // A row wider than a pitch is an invalid value, not an invalid pitch
-  // (measured on an H100: tests/differential/runtime_api_probe.expected).
-  if (b.width > b.dst_pitch || b.width > b.src_pitch) return record(cudaErrorInvalidValue);
-  if (b.width == 0 || b.height == 0 || b.depth == 0) return cudaSuccess;
-  if (!b.dst || !b.src) return record(cudaErrorInvalidValue);
-  std::size_t dst_span = span_of(b.dst_pitch, b.dst_slice, b.width, b.height, b.depth);
-  std::size_t src_span = span_of(b.src_pitch, b.src_slice, b.width, b.height, b.depth);
-  if (dst_span == SIZE_MAX || src_span == SIZE_MAX) return record(cudaErrorInvalidValue);
-  bool dst_on_device = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice;
-  bool src_on_device = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice;
-  if (dst_on_device ? !is_device_range(b.dst, dst_span) : !is_plausible_range(b.dst, dst_span))
-    return record(cudaErrorInvalidValue);
-  if (src_on_device ? !is_device_range(b.src, src_span) : !is_plausible_range(b.src, src_span))
-    return record(cudaErrorInvalidValue);
-  if (cudaError_t e = wait_for_device()) return e;
-  for (std::size_t z = 0; z < b.depth; ++z)
-    for (std::size_t y = 0; y < b.height; ++y)
-      std::memmove(static_cast<char*>(b.dst) + z * b.dst_slice + y * b.dst_pitch,
-                   static_cast<const char*>(b.src) + z * b.src_slice + y * b.src_pitch, b.width);
-  return cudaSuccess;
-}
-
-inline cudaError_t set_box(void* p, std::size_t pitch, std::size_t slice, int value, std::size_t width,
-                           std::size_t height, std::size_t depth) {
-  if (cudaError_t e = check_device()) return e;
-  // A row wider than the pitch is not refused as such (measured on an H100):
-  // only the range the rows cover must lie in one allocation.
-  if (width == 0 || height == 0 || depth == 0) return cudaSuccess;
-  std::size_t span = span_of(pitch, slice, width, height, depth);
-  if (span == SIZE_MAX || !is_device_range(p, span)) return record(cudaErrorInvalidValue);
-  if (cudaError_t e = wait_for_device()) return e;
-  for (std::size_t z = 0; z < depth; ++z)
-    for (std::size_t y = 0; y < height; ++y) std::memset(static_cast<char*>(p) + z * slice + y * pitch, value, width);
-  return cudaSuccess;
-}
-
-inline cudaError_t default_stream_only(cudaStream_t stream) {
-  return is_default_stream(stream) ? cudaSuccess : record(cudaErrorInvalidResourceHandle);
-}
-
 }  // namespace weft::detail
 
 /// Rows of `width` bytes, `*pitch` (a multiple of 512) bytes apart.
@@ -188,10 +119,9 @@ inline cudaError_t cudaMemcpy2D(void* dst, std::size_t dpitch, const void* src, 
   return weft::detail::copy_box({dst, dpitch, 0, src, spitch, 0, width, height, 1}, kind);
 }
 
-/// Linear memory only: a CUDA array in the parameters is refused with
-/// cudaErrorInvalidValue, as weft has none.
-inline cudaError_t cudaMemcpy3D(const cudaMemcpy3DParms* p) {
-  using namespace weft::detail;
+namespace weft::detail {
+
+inline cudaError_t copy_3d(const cudaMemcpy3DParms* p, placement where) {
   if (cudaError_t e = check_device()) return e;
   if (!p || p->srcArray || p->dstArray) return record(cudaErrorInvalidValue);
   const cudaPitchedPtr& s = p->srcPtr;
@@ -207,7 +137,15 @@ inline cudaError_t cudaMemcpy3D(const cudaMemcpy3DParms* p) {
       s.ptr ? static_cast<const char*>(s.ptr) + p->srcPos.z * s_slice + p->srcPos.y * s.pitch + p->srcPos.x : nullptr;
   void* dst = d.ptr ? static_cast<char*>(d.ptr) + p->dstPos.z * d_slice + p->dstPos.y * d.pitch + p->dstPos.x : nullptr;
   return copy_box({dst, d.pitch, d_slice, src, s.pitch, s_slice, p->extent.width, p->extent.height, p->extent.depth},
-                  p->kind);
+                  p->kind, where);
+}
+
+}  // namespace weft::detail
+
+/// Linear memory only: a CUDA array in the parameters is refused with
+/// cudaErrorInvalidValue, as weft has none.
+inline cudaError_t cudaMemcpy3D(const cudaMemcpy3DParms* p) {
+  return weft::detail::copy_3d(p, weft::detail::synchronous);
 }
 
 inline cudaError_t cudaMemset2D(void* devPtr, std::size_t pitch, int value, std::size_t width, std::size_t height) {
@@ -219,37 +157,24 @@ inline cudaError_t cudaMemset3D(cudaPitchedPtr pitchedDevPtr, int value, cudaExt
                                extent.width, extent.height, extent.depth);
 }
 
-inline cudaError_t cudaMemcpyAsync(void* dst, const void* src, std::size_t count, cudaMemcpyKind kind,
-                                   cudaStream_t stream = nullptr) {
-  if (cudaError_t e = weft::detail::default_stream_only(stream)) return e;
-  return cudaMemcpy(dst, src, count, kind);
-}
-
-inline cudaError_t cudaMemsetAsync(void* devPtr, int value, std::size_t count, cudaStream_t stream = nullptr) {
-  if (cudaError_t e = weft::detail::default_stream_only(stream)) return e;
-  return cudaMemset(devPtr, value, count);
-}
-
 inline cudaError_t cudaMemcpy2DAsync(void* dst, std::size_t dpitch, const void* src, std::size_t spitch,
                                      std::size_t width, std::size_t height, cudaMemcpyKind kind,
                                      cudaStream_t stream = nullptr) {
-  if (cudaError_t e = weft::detail::default_stream_only(stream)) return e;
-  return cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
+  return weft::detail::copy_box({dst, dpitch, 0, src, spitch, 0, width, height, 1}, kind,
+                                weft::detail::asynchronous_on(stream));
 }
 
 inline cudaError_t cudaMemcpy3DAsync(const cudaMemcpy3DParms* p, cudaStream_t stream = nullptr) {
-  if (cudaError_t e = weft::detail::default_stream_only(stream)) return e;
-  return cudaMemcpy3D(p);
+  return weft::detail::copy_3d(p, weft::detail::asynchronous_on(stream));
 }
 
 inline cudaError_t cudaMemset2DAsync(void* devPtr, std::size_t pitch, int value, std::size_t width, std::size_t height,
                                      cudaStream_t stream = nullptr) {
-  if (cudaError_t e = weft::detail::default_stream_only(stream)) return e;
-  return cudaMemset2D(devPtr, pitch, value, width, height);
+  return weft::detail::set_box(devPtr, pitch, 0, value, width, height, 1, weft::detail::asynchronous_on(stream));
 }
 
 inline cudaError_t cudaMemset3DAsync(cudaPitchedPtr pitchedDevPtr, int value, cudaExtent extent,
                                      cudaStream_t stream = nullptr) {
-  if (cudaError_t e = weft::detail::default_stream_only(stream)) return e;
-  return cudaMemset3D(pitchedDevPtr, value, extent);
+  return weft::detail::set_box(pitchedDevPtr.ptr, pitchedDevPtr.pitch, pitchedDevPtr.pitch * pitchedDevPtr.ysize, value,
+                               extent.width, extent.height, extent.depth, weft::detail::asynchronous_on(stream));
 }

@@ -1,5 +1,6 @@
-// CUDA's stream handle type and its two special values. Only the default
-// streams exist so far: work on either runs in launch order on the device.
+// CUDA's stream and event handle types, the special stream handles, and the
+// creation flags. The stream and event themselves are weft::detail's
+// (detail/stream.hpp, detail/event.hpp).
 #pragma once
 
 struct CUstream_st;
@@ -9,11 +10,13 @@ using cudaStream_t = CUstream_st*;
 inline cudaStream_t const cudaStreamLegacy = reinterpret_cast<cudaStream_t>(0x1);
 inline cudaStream_t const cudaStreamPerThread = reinterpret_cast<cudaStream_t>(0x2);
 
-namespace weft::detail {
+inline constexpr unsigned cudaStreamDefault = 0x0;
+inline constexpr unsigned cudaStreamNonBlocking = 0x1;
 
-/// The streams a launch may name today: 0 and the two default streams.
-inline bool is_default_stream(cudaStream_t s) {
-  return s == nullptr || s == cudaStreamLegacy || s == cudaStreamPerThread;
-}
+struct CUevent_st;
+using cudaEvent_t = CUevent_st*;
 
-}  // namespace weft::detail
+inline constexpr unsigned cudaEventDefault = 0x0;
+inline constexpr unsigned cudaEventBlockingSync = 0x1;
+inline constexpr unsigned cudaEventDisableTiming = 0x2;
+inline constexpr unsigned cudaEventInterprocess = 0x4;

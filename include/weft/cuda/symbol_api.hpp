@@ -27,7 +27,8 @@ inline bool within_symbol(std::size_t size, std::size_t count, std::size_t offse
 /// Copies between `other` and the symbol at `symbol` (of `size` bytes); the
 /// offset is applied only once it is known to lie within the symbol.
 inline cudaError_t copy_symbol(void* symbol, void* other_dst, const void* other_src, std::size_t count,
-                               cudaMemcpyKind kind, bool to_symbol, std::size_t size, std::size_t offset) {
+                               cudaMemcpyKind kind, bool to_symbol, std::size_t size, std::size_t offset,
+                               placement where = synchronous) {
   if (cudaError_t e = check_device()) return e;
   // The symbol is device memory, so the other side is the host or the device.
   bool allowed = kind == cudaMemcpyDeviceToDevice || kind == cudaMemcpyDefault ||
@@ -40,13 +41,10 @@ inline cudaError_t copy_symbol(void* symbol, void* other_dst, const void* other_
   bool other_on_device = kind == cudaMemcpyDeviceToDevice;
   if (other_on_device ? !is_device_range(other, count) : !is_plausible_range(other, count))
     return record(cudaErrorInvalidValue);
-  if (cudaError_t e = wait_for_device()) return e;
   char* at = static_cast<char*>(symbol) + offset;
-  if (to_symbol)
-    std::memmove(at, other_src, count);
-  else
-    std::memmove(other_dst, at, count);
-  return cudaSuccess;
+  void* dst = to_symbol ? at : other_dst;
+  const void* src = to_symbol ? other_src : at;
+  return perform(where, "symbol copy of " + std::to_string(count) + " bytes", [=] { std::memmove(dst, src, count); });
 }
 
 }  // namespace weft::detail
@@ -68,15 +66,17 @@ cudaError_t cudaMemcpyFromSymbol(void* dst, const T& symbol, std::size_t count, 
 template <class T>
 cudaError_t cudaMemcpyToSymbolAsync(T& symbol, const void* src, std::size_t count, std::size_t offset = 0,
                                     cudaMemcpyKind kind = cudaMemcpyHostToDevice, cudaStream_t stream = nullptr) {
-  if (!weft::detail::is_default_stream(stream)) return weft::detail::record(cudaErrorInvalidResourceHandle);
-  return cudaMemcpyToSymbol(symbol, src, count, offset, kind);
+  void* at = const_cast<std::remove_cv_t<T>*>(&symbol);
+  return weft::detail::copy_symbol(at, nullptr, src, count, kind, true, sizeof(T), offset,
+                                   weft::detail::asynchronous_on(stream));
 }
 
 template <class T>
 cudaError_t cudaMemcpyFromSymbolAsync(void* dst, const T& symbol, std::size_t count, std::size_t offset = 0,
                                       cudaMemcpyKind kind = cudaMemcpyDeviceToHost, cudaStream_t stream = nullptr) {
-  if (!weft::detail::is_default_stream(stream)) return weft::detail::record(cudaErrorInvalidResourceHandle);
-  return cudaMemcpyFromSymbol(dst, symbol, count, offset, kind);
+  void* at = const_cast<std::remove_cv_t<T>*>(&symbol);
+  return weft::detail::copy_symbol(at, dst, nullptr, count, kind, false, sizeof(T), offset,
+                                   weft::detail::asynchronous_on(stream));
 }
 
 /// The variable's own address: device globals are host globals in weft.

@@ -1,5 +1,6 @@
 // One kernel launch: the kernel, its argument copies, the launch shape, and
-// the counters through which SM workers claim and finish its blocks.
+// the counters through which SM workers claim and finish its blocks. A grid
+// is a command of its stream; it completes when its last block finishes.
 #pragma once
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 
 #include "../cuda/builtins.hpp"
 #include "block_executor.hpp"
+#include "command.hpp"
 #include "error_state.hpp"
 #include "kernel_identity.hpp"
 
@@ -25,10 +27,14 @@ struct launch_shape {
   int device = 0;  // the device the grid was launched on
 };
 
-class grid_job {
+class grid_job : public command {
  public:
-  explicit grid_job(launch_shape shape) : shape_(shape), block_count_(volume(shape.grid)) {}
-  virtual ~grid_job() = default;
+  explicit grid_job(launch_shape shape)
+      : command(command_kind::grid), shape_(shape), block_count_(volume(shape.grid)) {}
+
+  std::string describe() const override {
+    return "kernel '" + kernel_name() + "' <<<" + describe_dim(shape_.grid) + ", " + describe_dim(shape_.block) + ">>>";
+  }
 
   /// Blocks are claimed in chunks of consecutive blocks, so that workers do
   /// not contend on the counter for every block and each streams through
@@ -49,6 +55,9 @@ class grid_job {
   /// stops.
   void run_blocks(block_executor& executor, std::uint64_t first, std::uint64_t end) {
     if (failed_.load(std::memory_order_relaxed)) return;
+    // A device that has faulted runs no more kernels, as a GPU context
+    // with a sticky error does not.
+    if (fault(shape_.device).code() != cudaSuccess) return;
     // Runtime calls made by the kernel (a launch from device code, say) go to
     // the grid's device, as they would on a GPU.
     current_device = shape_.device;
@@ -70,6 +79,13 @@ class grid_job {
   const launch_shape& shape() const { return shape_; }
 
  private:
+  static std::string describe_dim(dim3 d) {
+    std::string text = "(";
+    for (unsigned v : {d.x, d.y, d.z}) (text += std::to_string(v)) += ',';
+    text.back() = ')';
+    return text;
+  }
+
   launch_shape shape_;
   std::uint64_t block_count_;
   std::uint64_t chunk_ = 1;

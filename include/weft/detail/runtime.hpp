@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "allocation_registry.hpp"
+#include "command_graph.hpp"
 #include "error_state.hpp"
 #include "sm_pool.hpp"
 
@@ -67,28 +68,28 @@ class runtime {
 
   int ordinal() const { return device_; }
 
-  void submit(std::shared_ptr<grid_job> job) {
-    std::lock_guard lock(pool_mutex_);
-    if (!pool_) pool_ = std::make_unique<sm_pool>(worker_count_);
-    pool_->submit(std::move(job));
-  }
+  /// The order of the device's work: its streams and their commands.
+  command_graph& commands() { return commands_; }
 
-  /// Waits for all launched work.
-  void synchronize() {
-    std::lock_guard lock(pool_mutex_);
-    if (pool_) pool_->wait_idle();
-  }
+  /// Waits for all work enqueued on the device, by any host thread.
+  void synchronize() { commands_.wait_all(); }
 
   unsigned worker_count() {
     std::lock_guard lock(pool_mutex_);
     return worker_count_;
   }
 
-  /// Takes effect after the work already launched has finished.
+  /// Grids that have started finish on the old workers; later ones start
+  /// on the new.
   void set_worker_count(unsigned count) {
-    std::lock_guard lock(pool_mutex_);
-    pool_.reset();
-    worker_count_ = std::max(1u, count);
+    std::unique_ptr<sm_pool> old;
+    {
+      std::lock_guard lock(pool_mutex_);
+      old = std::move(pool_);
+      worker_count_ = std::max(1u, count);
+    }
+    // Its workers may start the next grids, so not under the lock.
+    old.reset();
   }
 
   std::size_t stack_bytes() const { return stack_bytes_.load(std::memory_order_relaxed); }
@@ -133,17 +134,26 @@ class runtime {
  private:
   // The fault record must outlive the pool, whose workers may raise a fault
   // while the pool drains at exit.
-  explicit runtime(int device) : device_(device) { fault(device); }
+  explicit runtime(int device)
+      : device_(device), commands_(device, [this](std::shared_ptr<command> grid) { submit(std::move(grid)); }) {
+    fault(device);
+  }
+
+  void submit(std::shared_ptr<command> grid) {
+    std::lock_guard lock(pool_mutex_);
+    if (!pool_) pool_ = std::make_unique<sm_pool>(worker_count_);
+    pool_->submit(std::static_pointer_cast<grid_job>(std::move(grid)));
+  }
 
   int device_;
-  allocation_registry memory_;  // destroyed after the pool has drained
+  allocation_registry memory_;  // destroyed after the work has drained
   std::mutex pool_mutex_;
   unsigned worker_count_ = default_worker_count();
   std::unique_ptr<sm_pool> pool_;
+  command_graph commands_;  // destroyed first: it waits for all work
   std::atomic<std::size_t> stack_bytes_{default_stack_bytes};
   std::mutex attributes_mutex_;
   std::map<const void*, kernel_attributes> attributes_;
 };
 
 }  // namespace weft::detail
-

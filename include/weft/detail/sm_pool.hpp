@@ -1,19 +1,26 @@
 // The SM workers: persistent OS threads standing in for the GPU's
-// multiprocessors. Grids wait in launch order (the legacy default stream is
-// in-order); the front grid's blocks are claimed dynamically by whichever
-// worker is free, one block at a time per worker, so that a worker's
-// thread-local statics are exactly one block's __shared__ memory.
+// multiprocessors. Grids whose stream order allows them to start are
+// "active"; a free worker claims the next chunk of blocks of the most urgent
+// active grid (lowest priority number, then the earliest started), one block
+// at a time per worker, so that a worker's thread-local statics are exactly
+// one block's __shared__ memory. Workers go back to the front after every
+// chunk, so the blocks of a grid in a higher-priority stream take the place
+// of lower-priority ones as these finish (CUDA guide, "Stream Priorities"),
+// and grids of different streams run at the same time.
 #pragma once
 
+#include <algorithm>
+#include <atomic>
 #include <condition_variable>
-#include <deque>
 #include <memory>
 #include <mutex>
 #include <thread>
 #include <tuple>
 #include <vector>
 
+#include "command_graph.hpp"
 #include "grid_job.hpp"
+#include "spin_wait.hpp"
 #include "stack_overflow.hpp"
 
 namespace weft::detail {
@@ -28,7 +35,7 @@ class sm_pool {
   sm_pool(const sm_pool&) = delete;
   sm_pool& operator=(const sm_pool&) = delete;
 
-  /// Finishes every queued grid, then stops the workers.
+  /// Finishes the active grids, then stops the workers.
   ~sm_pool() {
     {
       std::lock_guard lock(mutex_);
@@ -40,56 +47,60 @@ class sm_pool {
 
   unsigned size() const { return static_cast<unsigned>(workers_.size()); }
 
+  /// Makes a grid's blocks available to the workers.
   void submit(std::shared_ptr<grid_job> job) {
     {
       std::lock_guard lock(mutex_);
       job->set_chunk_for(size());
-      queue_.push_back(std::move(job));
+      // After every grid of the same or a more urgent priority.
+      auto at = std::find_if(active_.begin(), active_.end(),
+                             [&](const std::shared_ptr<grid_job>& g) { return g->priority > job->priority; });
+      active_.insert(at, std::move(job));
+      active_count_.store(active_.size(), std::memory_order_release);
     }
     work_ready_.notify_all();
-  }
-
-  /// Blocks the calling host thread until every submitted grid has finished.
-  void wait_idle() {
-    std::unique_lock lock(mutex_);
-    idle_.wait(lock, [&] { return queue_.empty(); });
   }
 
  private:
   void work() {
     signal_stack overflow_reports;
     block_executor executor;
+    const grid_job* previous = nullptr;
     std::unique_lock lock(mutex_);
     for (;;) {
-      work_ready_.wait(lock, [&] {
-        return (stopping_ && queue_.empty()) || (!queue_.empty() && queue_.front()->has_unclaimed_blocks());
-      });
-      if (queue_.empty()) return;
-      std::shared_ptr<grid_job> job = queue_.front();
+      if (active_.empty() && !stopping_) {
+        // A worker that just ran out of work stays awake a moment: the next
+        // launch often follows at once.
+        lock.unlock();
+        spin_until([&] { return active_count_.load(std::memory_order_acquire) != 0; });
+        lock.lock();
+      }
+      work_ready_.wait(lock, [&] { return stopping_ || !active_.empty(); });
+      if (active_.empty()) return;
+      std::shared_ptr<grid_job> job = active_.front();
       lock.unlock();
-      install_stack_overflow_handler();
-      for (auto [first, end] = job->claim(); first < end; std::tie(first, end) = job->claim()) {
+      auto [first, end] = job->claim();
+      if (first < end) {
+        // Once per grid: a program may have installed its own handler meanwhile.
+        if (job.get() != previous) install_stack_overflow_handler();
+        previous = job.get();
         job->run_blocks(executor, first, end);
-        if (job->finish_blocks(end - first)) retire_front();
+        if (job->finish_blocks(end - first)) job->graph()->complete(*job);
       }
       lock.lock();
+      // Every block claimed: the grid leaves the active list (its last blocks
+      // may still be running on other workers).
+      if (first >= end || !job->has_unclaimed_blocks()) {
+        std::erase(active_, job);
+        active_count_.store(active_.size(), std::memory_order_release);
+      }
     }
-  }
-
-  // The grid at the front finished: the next one in launch order may start.
-  void retire_front() {
-    {
-      std::lock_guard lock(mutex_);
-      queue_.pop_front();
-    }
-    idle_.notify_all();
-    work_ready_.notify_all();
   }
 
   std::mutex mutex_;
   std::condition_variable work_ready_;
-  std::condition_variable idle_;
-  std::deque<std::shared_ptr<grid_job>> queue_;
+  std::vector<std::shared_ptr<grid_job>> active_;
+  std::atomic<std::size_t> active_count_{0};  // active_.size(), for polling without the lock
   bool stopping_ = false;
   std::vector<std::thread> workers_;
 };

@@ -1,0 +1,81 @@
+// One unit of stream work: a kernel grid, a copy or set, a host function, an
+// event record, or a marker that only orders others. Commands form a graph:
+// each waits for the commands it depends on (the one before it in its
+// stream, and those that the legacy default stream or an event wait adds)
+// and starts once they have all completed. Every dependency points to an
+// earlier command, so the graph has no cycles and never deadlocks by itself.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace weft::detail {
+
+class command_graph;
+
+/// How a command runs once its dependencies are done.
+enum class command_kind {
+  marker,         // completes at once (an event record, a wait, a synchronisation point)
+  grid,           // blocks go to the SM workers; completes with its last block
+  host_task,      // a copy or set: runs on the thread that finds it ready
+  host_function,  // a callback: runs on the device's host-function thread
+};
+
+class command : public std::enable_shared_from_this<command> {
+ public:
+  explicit command(command_kind kind) : kind_(kind) {}
+  command(const command&) = delete;
+  command& operator=(const command&) = delete;
+  virtual ~command() = default;
+
+  command_kind kind() const { return kind_; }
+  bool done() const { return done_.load(std::memory_order_acquire); }
+
+  /// When the command completed (for event timing); valid once done().
+  std::chrono::steady_clock::time_point completed_at() const { return completed_at_; }
+
+  /// What the command is, for the timeline trace: "kernel 'saxpy' <<<...>>>".
+  virtual std::string describe() const = 0;
+
+  /// The stream's number in the trace (0: the legacy default stream).
+  std::uint64_t stream_id = 0;
+  /// The stream's priority: a grid's blocks go before those of grids with a
+  /// numerically greater one.
+  int priority = 0;
+
+  /// Runs a host task or host function; grids and markers do nothing here.
+  virtual void run_on_host() {}
+
+ private:
+  friend class command_graph;
+
+  command_kind kind_;
+  std::atomic<bool> done_{false};
+  std::chrono::steady_clock::time_point completed_at_{};
+  // Dependencies not yet completed, plus one held while the command is being
+  // linked in; whoever brings it to zero starts the command.
+  std::atomic<unsigned> pending_{1};
+  // Who waits for it; guarded by the mutex of the graph it was enqueued in.
+  std::vector<std::shared_ptr<command>> successors_;
+  command_graph* graph_ = nullptr;
+
+ public:
+  /// The graph the command was enqueued in; it reports completion there.
+  command_graph* graph() const { return graph_; }
+};
+
+/// A command that only orders others, or records a time.
+class marker final : public command {
+ public:
+  explicit marker(std::string what = "marker") : command(command_kind::marker), what_(std::move(what)) {}
+  std::string describe() const override { return what_; }
+
+ private:
+  std::string what_;
+};
+
+}  // namespace weft::detail
