@@ -18,6 +18,7 @@
 #include <numeric>
 #include <source_location>
 #include <string>
+#include <thread>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -256,6 +257,21 @@ __global__ void thread_pipeline_kernel(const std::uint64_t* global, std::uint64_
   out[threadIdx.x] = sum;
 }
 
+// libcu++'s pipeline_producer_commit example: a thread-scope pipeline's
+// copies bound to a barrier.
+__global__ void producer_commit_kernel(const std::uint64_t* global, std::uint64_t* out, int count) {
+  std::uint64_t* shared = weft::dynamic_shared<std::uint64_t>();
+  __shared__ cuda::barrier<cuda::thread_scope_block> barrier;
+  init(&barrier, 1);
+  cuda::pipeline<cuda::thread_scope_thread> pipe = cuda::make_pipeline();
+  pipe.producer_acquire();
+  for (int i = 0; i < count; ++i) cuda::memcpy_async(shared + i, global + i, sizeof(*global), pipe);
+  pipeline_producer_commit(pipe, barrier);
+  barrier.arrive_and_wait();
+  pipe.consumer_release();
+  for (int i = 0; i < count; ++i) out[i] = shared[i] * 3;
+}
+
 __global__ void primitives_kernel(const int* global, int* out) {
   alignas(16) __shared__ int staging[4][4];
   for (int k = 0; k < 4; ++k) __pipeline_memcpy_async(&staging[k][0], &global[4 * k], 16, k == 3 ? 8 : 0);
@@ -276,6 +292,11 @@ TEST_CASE("a thread-scope pipeline and the pipeline primitives") {
   CHECK(weft::launch(weft::launch_config{1, 4, 4 * 8 * sizeof(std::uint64_t)}, thread_pipeline_kernel, global.p, sums.p,
                      8) == cudaSuccess);
   CHECK(sums.to_host() == std::vector<std::uint64_t>(4, 36));
+
+  device_buffer<std::uint64_t> tripled(8);
+  CHECK(weft::launch(weft::launch_config{1, 1, 8 * sizeof(std::uint64_t)}, producer_commit_kernel, global.p, tripled.p,
+                     8) == cudaSuccess);
+  CHECK(tripled.to_host() == std::vector<std::uint64_t>{3, 6, 9, 12, 15, 18, 21, 24});
 
   device_buffer<int> in(iota_vector(16, 1)), out(16);
   CHECK(weft::launch(1, 1, primitives_kernel, in.p, out.p) == cudaSuccess);
@@ -399,6 +420,24 @@ TEST_CASE("cuda::std::barrier") {
   CHECK(phases.to_host()[0] == 2);
 }
 
+TEST_CASE("cuda::std::barrier between host threads") {
+  int phases = 0;
+  cuda::std::barrier<phase_counter> bar(4, phase_counter{&phases});
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&] {
+      for (int r = 0; r < 50; ++r) {
+        bar.arrive_and_wait();
+        wrong += phases != 2 * r + 1;
+        bar.arrive_and_wait();  // nobody completes the next phase before all have checked
+      }
+    });
+  for (auto& t : threads) t.join();
+  CHECK(phases == 100);
+  CHECK(wrong == 0);
+}
+
 // A device-scope barrier in global memory, shared by all blocks of a grid
 // that fits the workers: every block writes, meets the others, then reads
 // what they wrote.
@@ -519,6 +558,19 @@ TEST_CASE("a pipeline stage that is never committed is a reported deadlock") {
   CHECK(contains(report,
                  "thread (0,0,0) to thread (7,0,0) wait at cuda::pipeline::consumer_wait (" + site(stuck_wait_line)));
   CHECK(contains(report, "1 of 8 producers have not committed"));
+}
+
+__global__ void consumer_acquires_kernel() {
+  __shared__ cuda::pipeline_shared_state<cuda::thread_scope_block, 2> state;
+  auto pipe = cuda::make_pipeline(block_group{}, &state, std::size_t{1});
+  if (threadIdx.x == 1) pipe.producer_acquire();
+}
+
+TEST_CASE("a consumer of a partitioned pipeline that acquires fails the launch") {
+  CHECK(weft::launch(1, 2, consumer_acquires_kernel) == cudaSuccess);
+  std::string report = failure_report();
+  INFO(report);
+  CHECK(contains(report, "thread (1,0,0): cuda::pipeline::producer_acquire called by a consumer thread"));
 }
 
 __global__ void misaligned_copy_kernel(const int* in) {
