@@ -43,8 +43,9 @@ inline cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream = null
   CUstream_st* s = resolve_stream(stream);
   if (!live_event(event) || !s) return record(cudaErrorInvalidResourceHandle);
   auto point = std::make_shared<marker>("event record");
-  event->set_recorded(point);
+  // Enqueued first, so that whoever sees the record sees it in its graph.
   runtime::get(s->device).commands().enqueue(*s, point);
+  event->set_recorded(point);
   return cudaSuccess;
 }
 

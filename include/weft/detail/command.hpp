@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -59,8 +60,10 @@ class command : public std::enable_shared_from_this<command> {
   // Dependencies not yet completed, plus one held while the command is being
   // linked in; whoever brings it to zero starts the command.
   std::atomic<unsigned> pending_{1};
-  // Who waits for it; guarded by the mutex of the graph it was enqueued in.
+  // Who waits for it, and what to call when it completes; guarded by the
+  // mutex of the graph it was enqueued in.
   std::vector<std::shared_ptr<command>> successors_;
+  std::vector<std::function<void()>> continuations_;
   command_graph* graph_ = nullptr;
 
  public:

@@ -120,6 +120,20 @@ class command_graph {
     start(std::move(ready));
   }
 
+  /// Calls `then` once `c` has completed: at once if it has, else on the
+  /// thread that completes it, which may be an SM worker, so `then` must be
+  /// short and must not wait (hand the work to another thread).
+  static void when_done(command& c, std::function<void()> then) {
+    {
+      std::lock_guard lock(c.graph_->mutex_);
+      if (!c.done()) {
+        c.continuations_.push_back(std::move(then));
+        return;
+      }
+    }
+    then();
+  }
+
   /// The command the stream ends with now, or null when it has none pending.
   std::shared_ptr<command> last_pending(CUstream_st& s) {
     std::lock_guard lock(mutex_);
@@ -163,12 +177,15 @@ class command_graph {
   static void finish(command& c, std::vector<std::shared_ptr<command>>& ready) {
     command_graph& graph = *c.graph_;
     std::vector<std::shared_ptr<command>> successors;
+    std::vector<std::function<void()>> continuations;
     {
       std::lock_guard lock(graph.mutex_);
       c.completed_at_ = std::chrono::steady_clock::now();
       c.done_.store(true, std::memory_order_release);
       successors.swap(c.successors_);
+      continuations.swap(c.continuations_);
     }
+    for (auto& then : continuations) then();
     for (auto& s : successors)
       if (s->pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) ready.push_back(std::move(s));
     c.done_.notify_all();
