@@ -12,18 +12,19 @@
 // the work, as the guide writes it.
 //
 // How a thread waits depends on who can complete the phase:
-// - a block- or thread-scope barrier (or any barrier in a grid of one block)
-//   can only be completed by threads of the waiter's block, so the waiter
-//   parks in the block executor and the thread that completes the phase
-//   wakes it. A wait that can never complete is found exactly, as a deadlock
-//   of the block, and reported naming who waits where.
-// - a device- or system-scope barrier in a grid of several blocks may be
-//   completed by another block, running on another worker. The waiter spins,
-//   letting the other threads of its block run (and the other workers, when
-//   none of its block can). Blocks meet at such a barrier only if they run
-//   at the same time, which is up to the number of workers; a wait that sees
-//   no arrival at its barrier for weft::set_cross_block_wait_timeout's limit
-//   (10 s by default) fails the launch with a report instead of hanging.
+// - a block- or thread-scope barrier can only be completed by threads of the
+//   waiter's block, so the waiter parks in the block executor and the thread
+//   that completes the phase wakes it. A wait that can never complete is
+//   found exactly, as a deadlock of the block, and reported naming who waits
+//   where.
+// - a device- or system-scope barrier may be completed by another block,
+//   running on another worker (or by another grid, or a host thread). The
+//   waiter spins, letting the other threads of its block run (and the other
+//   workers, when none of its block can). Blocks meet at such a barrier only
+//   if they run at the same time, which is up to the number of workers; a
+//   wait that sees no arrival at its barrier for
+//   weft::set_cross_block_wait_timeout's limit (10 s by default) fails the
+//   launch with a report instead of hanging.
 #pragma once
 
 #include <atomic>
@@ -67,13 +68,13 @@ struct no_completion {
   throw ::std::logic_error(what);
 }
 
-inline bool grid_of_one_block() { return gridDim.x * gridDim.y * gridDim.z == 1; }
-
 // Whether a wait on an object of this scope can only be completed by threads
-// of the waiter's own block.
+// of the waiter's own block. A device- or system-scope object may be reached
+// by other blocks, by grids of other streams, or by host threads, even from a
+// grid of one block.
 template <cuda::thread_scope Scope>
-bool completed_within_block() {
-  return Scope == cuda::thread_scope_block || Scope == cuda::thread_scope_thread || grid_of_one_block();
+constexpr bool completed_within_block() {
+  return Scope == cuda::thread_scope_block || Scope == cuda::thread_scope_thread;
 }
 
 // The state of one barrier in a single 64-bit word, [phase:24 | expected:20 |
@@ -233,11 +234,11 @@ class barrier_state {
         async_misuse(::std::string(call) + " (" + where.file_name() + ":" + ::std::to_string(where.line()) + ":" +
                      ::std::to_string(where.column()) + "), " + describe(this) + ": no thread arrived for " +
                      ::std::to_string(cross_block_wait_limit_ms.load()) +
-                     " ms. Blocks meet at a barrier shared between blocks only if they run at the same time, and "
-                     "this grid has " +
+                     " ms. A device- or system-scope barrier waits for threads that weft cannot tell from slow "
+                     "ones (of other blocks, grids or host threads); blocks meet there only if they run at the same "
+                     "time, and each worker (WEFT_WORKERS) runs one block at a time (this grid has " +
                      ::std::to_string(gridDim.x * gridDim.y * gridDim.z) +
-                     " blocks for as many workers as WEFT_WORKERS gives (weft::set_cross_block_wait_timeout sets "
-                     "the limit)");
+                     " blocks). weft::set_cross_block_wait_timeout sets the limit");
       }
     }
   }
