@@ -89,22 +89,67 @@ struct argument_tuple<void (*)(Params...), Args...> {
 
 }  // namespace detail
 
+namespace detail {
+
+/// What cudaLaunchCooperativeKernel and cudaLaunchKernelEx add to a launch.
+struct launch_options {
+  bool cooperative = false;  // all blocks resident at once, for grid.sync()
+  dim3 cluster{0, 0, 0};     // blocks per cluster; 0: the kernel's __cluster_dims__, else none
+};
+
+/// The cluster shape a launch runs with, or the code CUDA 13 refuses it with
+/// (all measured on an H100: tests/differential/cluster_probe.expected): a
+/// zero dimension, a grid that is not a multiple of it, a shape that differs
+/// from the kernel's __cluster_dims__, or more than 8 blocks (16 once the
+/// kernel allows non-portable sizes) are cudaErrorInvalidClusterSize. A
+/// cluster's blocks run at the same time, each on its own SM worker, so weft
+/// also refuses a cluster larger than the worker pool, as CUDA refuses one
+/// larger than a small GPU can hold.
+inline cudaError_t cluster_shape(const launch_config& c, const launch_options& o, dim3 compiled, bool non_portable,
+                                 unsigned workers, dim3& cluster) {
+  bool requested = o.cluster.x || o.cluster.y || o.cluster.z;
+  bool fixed = compiled.x != 0;
+  if (requested && fixed && (o.cluster.x != compiled.x || o.cluster.y != compiled.y || o.cluster.z != compiled.z))
+    return cudaErrorInvalidClusterSize;
+  cluster = requested ? o.cluster : fixed ? compiled : dim3(1, 1, 1);
+  if (cluster.x == 0 || cluster.y == 0 || cluster.z == 0) return cudaErrorInvalidClusterSize;
+  if (c.grid.x % cluster.x || c.grid.y % cluster.y || c.grid.z % cluster.z) return cudaErrorInvalidClusterSize;
+  if (volume(cluster) > (non_portable ? 16u : 8u) || volume(cluster) > workers) return cudaErrorInvalidClusterSize;
+  return cudaSuccess;
+}
+
 template <class Kernel, class... Args>
-cudaError_t launch(const launch_config& config, Kernel&& kernel, Args&&... args) {
+cudaError_t launch_with(const launch_config& config, const launch_options& options, Kernel&& kernel, Args&&... args) {
   using kernel_type = std::decay_t<Kernel>;
-  using arguments = typename detail::argument_tuple<kernel_type, Args...>::type;
-  if (detail::in_host_function) return detail::record(cudaErrorNotPermitted);
-  auto& rt = detail::runtime::get();
-  if (cudaError_t sticky = detail::fault().code()) return detail::record(sticky);
+  using arguments = typename argument_tuple<kernel_type, Args...>::type;
+  if (in_host_function) return record(cudaErrorNotPermitted);
+  auto& rt = runtime::get();
+  if (cudaError_t sticky = fault().code()) return record(sticky);
   kernel_type k(std::forward<Kernel>(kernel));
-  auto limit = rt.attributes(detail::kernel_identity(k)).max_dynamic_shared_bytes;
-  if (cudaError_t invalid = detail::validate(config, limit)) return detail::record(invalid);
-  CUstream_st* stream = detail::resolve_stream(config.stream);
-  if (!stream || stream->device != rt.ordinal()) return detail::record(cudaErrorInvalidResourceHandle);
-  detail::launch_shape shape{config.grid, config.block, config.dynamic_shared_bytes, rt.stack_bytes(), rt.ordinal()};
-  rt.commands().enqueue(*stream, std::make_shared<detail::kernel_grid<kernel_type, arguments>>(
+  const void* id = kernel_identity(k);
+  kernel_attributes attributes = rt.attributes(id);
+  if (cudaError_t invalid = validate(config, attributes.max_dynamic_shared_bytes)) return record(invalid);
+  dim3 cluster;
+  unsigned workers = rt.worker_count();
+  if (cudaError_t invalid = cluster_shape(config, options, compiled_cluster_dims::get().of(id),
+                                          attributes.non_portable_cluster_size, workers, cluster))
+    return record(invalid);
+  // One block per worker at a time: a larger grid could never be resident at once.
+  if (options.cooperative && volume(config.grid) > workers) return record(cudaErrorCooperativeLaunchTooLarge);
+  CUstream_st* stream = resolve_stream(config.stream);
+  if (!stream || stream->device != rt.ordinal()) return record(cudaErrorInvalidResourceHandle);
+  launch_shape shape{config.grid,  config.block, config.dynamic_shared_bytes, rt.stack_bytes(),
+                     rt.ordinal(), cluster,      options.cooperative};
+  rt.commands().enqueue(*stream, std::make_shared<kernel_grid<kernel_type, arguments>>(
                                      shape, std::move(k), arguments(std::forward<Args>(args)...)));
   return cudaSuccess;
+}
+
+}  // namespace detail
+
+template <class Kernel, class... Args>
+cudaError_t launch(const launch_config& config, Kernel&& kernel, Args&&... args) {
+  return detail::launch_with(config, {}, std::forward<Kernel>(kernel), std::forward<Args>(args)...);
 }
 
 template <class Kernel, class... Args>

@@ -8,6 +8,5 @@
 #include <weft/cuda/cooperative_groups/thread_block.hpp>
 #include <weft/cuda/cooperative_groups/thread_group.hpp>
 #include <weft/cuda/cooperative_groups/tiled_partition.hpp>
-// The grid and the cluster (this_grid(), this_cluster()) are to be included here:
-// #include <weft/cuda/cooperative_groups/grid_group.hpp>
-// #include <weft/cuda/cooperative_groups/cluster_group.hpp>
+#include <weft/cuda/cooperative_groups/cluster_group.hpp>
+#include <weft/cuda/cooperative_groups/grid_group.hpp>

@@ -18,7 +18,5 @@
 #include "cooperative_groups/thread_group.hpp"
 #include "cooperative_groups/tiled_partition.hpp"
 #include "cooperative_groups/warp_group.hpp"
-// The grid and the cluster (this_grid(), this_cluster()) need the scheduler;
-// they are to be included here:
-// #include "cooperative_groups/grid_group.hpp"
-// #include "cooperative_groups/cluster_group.hpp"
+#include "cooperative_groups/cluster_group.hpp"
+#include "cooperative_groups/grid_group.hpp"

@@ -7,7 +7,10 @@
 // amortises the per-block cost best) on worker_count() blocks, one per worker.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
+#include <map>
+#include <mutex>
 #include <type_traits>
 #include <utility>
 
@@ -39,6 +42,51 @@ struct cudaFuncAttributes {
   int reserved[16];
 };
 
+enum cudaLaunchAttributeID {
+  cudaLaunchAttributeIgnore = 0,
+  cudaLaunchAttributeAccessPolicyWindow = 1,
+  cudaLaunchAttributeCooperative = 2,
+  cudaLaunchAttributeSynchronizationPolicy = 3,
+  cudaLaunchAttributeClusterDimension = 4,
+  cudaLaunchAttributeClusterSchedulingPolicyPreference = 5,
+  cudaLaunchAttributeProgrammaticStreamSerialization = 6,
+  cudaLaunchAttributeProgrammaticEvent = 7,
+  cudaLaunchAttributePriority = 8,
+  cudaLaunchAttributeMemSyncDomainMap = 9,
+  cudaLaunchAttributeMemSyncDomain = 10,
+};
+
+/// The members weft reads; the others a GPU uses for caching and
+/// scheduling policies are padding here, as the union is 64 bytes in CUDA.
+union cudaLaunchAttributeValue {
+  char pad[64];
+  int cooperative;
+  struct {
+    unsigned int x;
+    unsigned int y;
+    unsigned int z;
+  } clusterDim;
+  int programmaticStreamSerializationAllowed;
+  int priority;
+};
+
+struct cudaLaunchAttribute {
+  cudaLaunchAttributeID id;
+  char pad[8 - sizeof(cudaLaunchAttributeID)];
+  cudaLaunchAttributeValue val;
+};
+
+// Default member initialisers: `cudaLaunchConfig_t config = {0};`, the
+// guide's spelling, then draws no missing-initialiser warning.
+struct cudaLaunchConfig_t {
+  dim3 gridDim{};
+  dim3 blockDim{};
+  std::size_t dynamicSmemBytes = 0;
+  cudaStream_t stream = nullptr;
+  cudaLaunchAttribute* attrs = nullptr;
+  unsigned int numAttrs = 0;
+};
+
 enum cudaFuncCache {
   cudaFuncCachePreferNone = 0,
   cudaFuncCachePreferShared = 1,
@@ -57,22 +105,142 @@ bool is_null_kernel(const Kernel& k) {
 }
 
 template <class... Params, std::size_t... I>
-cudaError_t launch_from_pointers(void (*func)(Params...), const launch_config& config, void** args,
-                                 std::index_sequence<I...>) {
-  return weft::launch(config, func, *static_cast<std::remove_cvref_t<Params>*>(args[I])...);
+cudaError_t launch_from_pointers(void (*func)(Params...), const launch_config& config, const launch_options& options,
+                                 void** args, std::index_sequence<I...>) {
+  return launch_with(config, options, func, *static_cast<std::remove_cvref_t<Params>*>(args[I])...);
+}
+
+/// A launch of a kernel known only by its address (`(void*)kernel`), whose
+/// parameter types are not known where it is launched.
+using pointer_launcher = cudaError_t (*)(const void* func, const launch_config&, const launch_options&, void** args);
+
+template <class... Params>
+cudaError_t launch_registered(const void* func, const launch_config& config, const launch_options& options,
+                              void** args) {
+  auto typed = reinterpret_cast<void (*)(Params...)>(const_cast<void*>(func));
+  if (sizeof...(Params) > 0 && !args) return record(cudaErrorInvalidValue);
+  return launch_from_pointers(typed, config, options, args, std::index_sequence_for<Params...>{});
+}
+
+/// Kernels launchable by address: the porting step registers every
+/// non-template __global__ function of a .cu file, so that
+/// cudaLaunchKernel((void*)k, ...) and cudaLaunchCooperativeKernel((void*)k, ...)
+/// work as in CUDA.
+class kernel_registry {
+ public:
+  static kernel_registry& get() {
+    static kernel_registry registry;
+    return registry;
+  }
+  template <class... Params>
+  bool add(void (*func)(Params...)) {
+    std::lock_guard lock(mutex_);
+    launchers_[reinterpret_cast<const void*>(func)] = &launch_registered<Params...>;
+    return true;
+  }
+  pointer_launcher find(const void* func) {
+    std::lock_guard lock(mutex_);
+    auto it = launchers_.find(func);
+    return it == launchers_.end() ? nullptr : it->second;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::map<const void*, pointer_launcher> launchers_;
+};
+
+/// The registration the porting step writes for a __global__ function.
+template <class... Params>
+bool register_kernel(void (*func)(Params...)) {
+  return kernel_registry::get().add(func);
+}
+
+/// The registration the porting step writes for __cluster_dims__(x, y, z).
+template <class... Params>
+bool register_cluster_dims(void (*func)(Params...), unsigned x, unsigned y, unsigned z) {
+  return compiled_cluster_dims::get().add(reinterpret_cast<const void*>(func), dim3(x, y, z));
+}
+
+template <class... Params>
+cudaError_t launch_by_pointer(void (*func)(Params...), const launch_config& config, const launch_options& options,
+                              void** args) {
+  if (!func) return record(cudaErrorInvalidDeviceFunction);
+  return launch_registered<Params...>(reinterpret_cast<const void*>(func), config, options, args);
+}
+
+/// A kernel known by address only: launched if the porting step registered
+/// it, else cudaErrorInvalidDeviceFunction (as CUDA reports for an address
+/// that is no kernel).
+inline cudaError_t launch_by_pointer(const void* func, const launch_config& config, const launch_options& options,
+                                     void** args) {
+  pointer_launcher launcher = func ? kernel_registry::get().find(func) : nullptr;
+  if (!launcher) return record(cudaErrorInvalidDeviceFunction);
+  return launcher(func, config, options, args);
+}
+
+/// cudaLaunchKernelEx's attributes as weft's launch options.
+inline cudaError_t options_of(const cudaLaunchConfig_t* config, launch_options& options) {
+  if (!config || (config->numAttrs > 0 && !config->attrs)) return cudaErrorInvalidValue;
+  for (unsigned i = 0; i < config->numAttrs; ++i) {
+    const cudaLaunchAttribute& a = config->attrs[i];
+    if (a.id == cudaLaunchAttributeCooperative)
+      options.cooperative = a.val.cooperative != 0;
+    else if (a.id == cudaLaunchAttributeClusterDimension)
+      options.cluster = dim3(a.val.clusterDim.x, a.val.clusterDim.y, a.val.clusterDim.z);
+  }
+  return cudaSuccess;
+}
+
+inline launch_config config_of(const cudaLaunchConfig_t* c) {
+  return launch_config{c->gridDim, c->blockDim, c->dynamicSmemBytes, c->stream};
 }
 
 }  // namespace weft::detail
 
 /// args[i] points to the i-th argument, of the kernel's i-th parameter type,
-/// as in CUDA; the arguments are copied at the launch.
+/// as in CUDA; the arguments are copied at the launch. A kernel given as
+/// `(void*)kernel` must be one the porting step registered (every
+/// non-template __global__ function of a ported .cu file).
 template <class... Params>
 cudaError_t cudaLaunchKernel(void (*func)(Params...), dim3 gridDim, dim3 blockDim, void** args,
                              std::size_t sharedMem = 0, cudaStream_t stream = nullptr) {
-  if (!func) return weft::detail::record(cudaErrorInvalidDeviceFunction);
-  if (sizeof...(Params) > 0 && !args) return weft::detail::record(cudaErrorInvalidValue);
-  return weft::detail::launch_from_pointers(func, weft::launch_config{gridDim, blockDim, sharedMem, stream}, args,
-                                            std::index_sequence_for<Params...>{});
+  return weft::detail::launch_by_pointer(func, {gridDim, blockDim, sharedMem, stream}, {}, args);
+}
+
+inline cudaError_t cudaLaunchKernel(const void* func, dim3 gridDim, dim3 blockDim, void** args,
+                                    std::size_t sharedMem = 0, cudaStream_t stream = nullptr) {
+  return weft::detail::launch_by_pointer(func, {gridDim, blockDim, sharedMem, stream}, {}, args);
+}
+
+/// All blocks run at the same time, so that they may wait for each other
+/// (this_grid().sync()). A grid larger than the SM workers can hold at once
+/// (one block each) is refused with cudaErrorCooperativeLaunchTooLarge.
+template <class... Params>
+cudaError_t cudaLaunchCooperativeKernel(void (*func)(Params...), dim3 gridDim, dim3 blockDim, void** args,
+                                        std::size_t sharedMem = 0, cudaStream_t stream = nullptr) {
+  return weft::detail::launch_by_pointer(func, {gridDim, blockDim, sharedMem, stream}, {true}, args);
+}
+
+inline cudaError_t cudaLaunchCooperativeKernel(const void* func, dim3 gridDim, dim3 blockDim, void** args,
+                                               std::size_t sharedMem = 0, cudaStream_t stream = nullptr) {
+  return weft::detail::launch_by_pointer(func, {gridDim, blockDim, sharedMem, stream}, {true}, args);
+}
+
+/// The extensible launch: cudaLaunchAttributeClusterDimension and
+/// cudaLaunchAttributeCooperative take effect; the other attributes are
+/// accepted and change nothing on a CPU.
+template <class... Params, class... Args>
+cudaError_t cudaLaunchKernelEx(const cudaLaunchConfig_t* config, void (*kernel)(Params...), Args&&... args) {
+  weft::detail::launch_options options;
+  if (cudaError_t e = weft::detail::options_of(config, options)) return weft::detail::record(e);
+  if (!kernel) return weft::detail::record(cudaErrorInvalidDeviceFunction);
+  return weft::detail::launch_with(weft::detail::config_of(config), options, kernel, std::forward<Args>(args)...);
+}
+
+inline cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const void* func, void** args) {
+  weft::detail::launch_options options;
+  if (cudaError_t e = weft::detail::options_of(config, options)) return weft::detail::record(e);
+  return weft::detail::launch_by_pointer(func, weft::detail::config_of(config), options, args);
 }
 
 /// No static shared, constant or local memory is counted (weft cannot see
@@ -146,5 +314,43 @@ cudaError_t cudaOccupancyMaxPotentialBlockSize(int* minGridSize, int* blockSize,
   }
   *blockSize = blockSizeLimit > 0 && blockSizeLimit < 1024 ? blockSizeLimit : 1024;
   *minGridSize = static_cast<int>(rt.worker_count());
+  return cudaSuccess;
+}
+
+namespace weft::detail {
+
+/// The most blocks a cluster of `kernel` may have here: 8 (16 once the kernel
+/// allows non-portable sizes, as on an H100), and no more than there are SM
+/// workers to run them at once.
+inline int max_cluster_size(const void* kernel) {
+  auto& rt = runtime::get();
+  int limit = rt.attributes(kernel).non_portable_cluster_size ? 16 : 8;
+  return std::min(limit, static_cast<int>(rt.worker_count()));
+}
+
+}  // namespace weft::detail
+
+template <class Kernel>
+cudaError_t cudaOccupancyMaxPotentialClusterSize(int* clusterSize, Kernel func, const cudaLaunchConfig_t* config) {
+  if (!clusterSize || !config) return weft::detail::record(cudaErrorInvalidValue);
+  if (weft::detail::is_null_kernel(func)) return weft::detail::record(cudaErrorInvalidDeviceFunction);
+  *clusterSize = weft::detail::max_cluster_size(weft::detail::kernel_identity(func));
+  return cudaSuccess;
+}
+
+/// How many clusters of the configured shape can run at once: one block per
+/// SM worker.
+template <class Kernel>
+cudaError_t cudaOccupancyMaxActiveClusters(int* numClusters, Kernel func, const cudaLaunchConfig_t* config) {
+  using namespace weft::detail;
+  if (!numClusters) return record(cudaErrorInvalidValue);
+  launch_options options;
+  if (cudaError_t e = options_of(config, options)) return record(e);
+  if (is_null_kernel(func)) return record(cudaErrorInvalidDeviceFunction);
+  const void* id = kernel_identity(func);
+  dim3 cluster = options.cluster.x ? options.cluster : compiled_cluster_dims::get().of(id);
+  if (cluster.x == 0) cluster = dim3(1, 1, 1);
+  int size = static_cast<int>(weft::volume(cluster));
+  *numClusters = size <= max_cluster_size(id) ? static_cast<int>(runtime::get().worker_count()) / size : 0;
   return cudaSuccess;
 }

@@ -13,11 +13,20 @@
 enum cudaFuncAttribute {
   cudaFuncAttributeMaxDynamicSharedMemorySize = 8,
   cudaFuncAttributePreferredSharedMemoryCarveout = 9,
+  cudaFuncAttributeClusterDimMustBeSet = 10,
+  cudaFuncAttributeRequiredClusterWidth = 11,
+  cudaFuncAttributeRequiredClusterHeight = 12,
+  cudaFuncAttributeRequiredClusterDepth = 13,
+  cudaFuncAttributeNonPortableClusterSizeAllowed = 14,
+  cudaFuncAttributeClusterSchedulingPolicyPreference = 15,
 };
 
 /// cudaFuncAttributeMaxDynamicSharedMemorySize raises a kernel's dynamic
-/// shared memory limit from 48 KiB up to sm_90's 227 KiB; the carveout
-/// preference (-1 to 100) is accepted and has no effect on a CPU.
+/// shared memory limit from 48 KiB up to sm_90's 227 KiB;
+/// cudaFuncAttributeNonPortableClusterSizeAllowed allows clusters of up to
+/// 16 blocks instead of 8. The carveout and cluster scheduling preferences
+/// are accepted and have no effect on a CPU; the required cluster shape is
+/// the kernel's __cluster_dims__ and cannot be set.
 template <class Kernel>
 cudaError_t cudaFuncSetAttribute(Kernel&& kernel, cudaFuncAttribute attribute, int value) {
   using weft::detail::record;
@@ -35,6 +44,15 @@ cudaError_t cudaFuncSetAttribute(Kernel&& kernel, cudaFuncAttribute attribute, i
     }
     case cudaFuncAttributePreferredSharedMemoryCarveout:
       return value >= -1 && value <= 100 ? cudaSuccess : record(cudaErrorInvalidValue);
+    case cudaFuncAttributeNonPortableClusterSizeAllowed: {
+      if (value != 0 && value != 1) return record(cudaErrorInvalidValue);
+      auto a = rt.attributes(id);
+      a.non_portable_cluster_size = value == 1;
+      rt.set_attributes(id, a);
+      return cudaSuccess;
+    }
+    case cudaFuncAttributeClusterSchedulingPolicyPreference:
+      return cudaSuccess;  // spreading or not: one block per worker either way
     default:
       return record(cudaErrorInvalidValue);
   }

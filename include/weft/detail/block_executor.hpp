@@ -283,6 +283,15 @@ class block_executor {
 
   std::byte* dynamic_shared() const { return dynamic_shared_.get(); }
 
+  /// Makes the dynamic shared memory buffer at least `bytes` long. It moves
+  /// only when it grows, so a cluster can publish where it is before its
+  /// block runs (run() reserves again, with the same size).
+  void reserve_dynamic_shared(std::size_t bytes) {
+    if (bytes <= dynamic_shared_capacity_) return;
+    dynamic_shared_.reset(new (std::align_val_t{128}) std::byte[bytes]);
+    dynamic_shared_capacity_ = bytes;
+  }
+
   /// Called by the SIGSEGV handler, on the worker's signal stack. If the
   /// fault hit the guard page of one of this worker's fiber stacks, the
   /// running CUDA thread overflowed its stack: fail the block and jump back
@@ -655,12 +664,6 @@ class block_executor {
     if (abandoning_) return;
     abandoning_ = true;
     failure_ = {code, "block " + describe_index(blockIdx) + ", " + message};
-  }
-
-  void reserve_dynamic_shared(std::size_t bytes) {
-    if (bytes <= dynamic_shared_capacity_) return;
-    dynamic_shared_.reset(new (std::align_val_t{128}) std::byte[bytes]);
-    dynamic_shared_capacity_ = bytes;
   }
 
   static std::string describe_index(uint3 i) {

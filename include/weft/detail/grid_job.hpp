@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -13,6 +14,7 @@
 
 #include "../cuda/builtins.hpp"
 #include "block_executor.hpp"
+#include "block_groups.hpp"
 #include "command.hpp"
 #include "error_state.hpp"
 #include "kernel_identity.hpp"
@@ -24,13 +26,17 @@ struct launch_shape {
   dim3 block;
   std::size_t dynamic_shared_bytes = 0;
   std::size_t stack_bytes = 0;
-  int device = 0;  // the device the grid was launched on
+  int device = 0;            // the device the grid was launched on
+  dim3 cluster{1, 1, 1};     // blocks per thread block cluster
+  bool cooperative = false;  // cudaLaunchCooperativeKernel: grid.sync() is allowed
 };
 
 class grid_job : public command {
  public:
-  explicit grid_job(launch_shape shape)
-      : command(command_kind::grid), shape_(shape), block_count_(volume(shape.grid)) {}
+  explicit grid_job(launch_shape shape) : command(command_kind::grid), shape_(shape), block_count_(volume(shape.grid)) {
+    if (shape.cooperative || volume(shape.cluster) > 1)
+      groups_ = std::make_unique<block_groups>(shape.grid, shape.cluster, shape.cooperative);
+  }
 
   std::string describe() const override {
     return "kernel '" + kernel_name() + "' <<<" + describe_dim(shape_.grid) + ", " + describe_dim(shape_.block) + ">>>";
@@ -41,6 +47,8 @@ class grid_job : public command {
   /// neighbouring memory; small enough chunks still balance the load.
   void set_chunk_for(unsigned workers) {
     chunk_ = std::clamp<std::uint64_t>(block_count_ / (8 * std::uint64_t{workers}), 1, 64);
+    // Blocks that wait for each other take a worker each.
+    if (groups_) chunk_ = 1;
   }
 
   /// The next chunk of unclaimed blocks; empty when none is left.
@@ -54,17 +62,14 @@ class grid_job : public command {
   /// failed, the grid's remaining blocks are skipped, as a faulting GPU kernel
   /// stops.
   void run_blocks(block_executor& executor, std::uint64_t first, std::uint64_t end) {
-    if (failed_.load(std::memory_order_relaxed)) return;
-    // A device that has faulted runs no more kernels, as a GPU context
-    // with a sticky error does not.
-    if (fault(shape_.device).code() != cudaSuccess) return;
     // Runtime calls made by the kernel (a launch from device code, say) go to
     // the grid's device, as they would on a GPU.
     current_device = shape_.device;
-    block_failure failure = execute(executor, {shape_.grid, shape_.block, first, end});
-    if (!failure) return;
-    failed_.store(true, std::memory_order_relaxed);
-    fault(shape_.device).raise(failure.code, "kernel '" + kernel_name() + "' failed in " + failure.message);
+    if (!groups_) return run_range(executor, first, end);
+    // Claims are one block each here (see set_chunk_for).
+    std::uint64_t block = groups_->block_of(first);
+    groups_->run_member(first, block, describe_block(block), executor, shape_.dynamic_shared_bytes,
+                        [&] { run_range(executor, block, block + 1); });
   }
 
   /// Counts finished blocks; true when they were the grid's last ones.
@@ -79,6 +84,24 @@ class grid_job : public command {
   const launch_shape& shape() const { return shape_; }
 
  private:
+  void run_range(block_executor& executor, std::uint64_t first, std::uint64_t end) {
+    if (failed_.load(std::memory_order_relaxed)) return;
+    // A device that has faulted runs no more kernels, as a GPU context
+    // with a sticky error does not.
+    if (fault(shape_.device).code() != cudaSuccess) return;
+    block_failure failure = execute(executor, {shape_.grid, shape_.block, first, end});
+    if (!failure) return;
+    failed_.store(true, std::memory_order_relaxed);
+    fault(shape_.device).raise(failure.code, "kernel '" + kernel_name() + "' failed in " + failure.message);
+  }
+
+  std::string describe_block(std::uint64_t linear) const {
+    dim3 at(static_cast<unsigned>(linear % shape_.grid.x),
+            static_cast<unsigned>(linear / shape_.grid.x % shape_.grid.y),
+            static_cast<unsigned>(linear / shape_.grid.x / shape_.grid.y));
+    return "block " + describe_dim(at);
+  }
+
   static std::string describe_dim(dim3 d) {
     std::string text = "(";
     for (unsigned v : {d.x, d.y, d.z}) (text += std::to_string(v)) += ',';
@@ -92,6 +115,7 @@ class grid_job : public command {
   std::atomic<std::uint64_t> next_block_{0};
   std::atomic<std::uint64_t> finished_blocks_{0};
   std::atomic<bool> failed_{false};
+  std::unique_ptr<block_groups> groups_;  // for cooperative and cluster launches
 };
 
 template <class Kernel, class ArgumentTuple>

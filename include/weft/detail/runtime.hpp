@@ -43,6 +43,32 @@ inline unsigned default_worker_count() {
 // kernel's identity (its address, or a per-type tag for lambdas).
 struct kernel_attributes {
   std::size_t max_dynamic_shared_bytes = 48 * 1024;
+  bool non_portable_cluster_size = false;  // clusters of up to 16 blocks instead of 8
+};
+
+/// The cluster shapes kernels were compiled with (__cluster_dims__, which
+/// the porting step turns into a registration), for every device. An
+/// unregistered kernel has none: (0, 0, 0).
+class compiled_cluster_dims {
+ public:
+  static compiled_cluster_dims& get() {
+    static compiled_cluster_dims registry;
+    return registry;
+  }
+  bool add(const void* kernel, dim3 cluster) {
+    std::lock_guard lock(mutex_);
+    dims_[kernel] = cluster;
+    return true;
+  }
+  dim3 of(const void* kernel) {
+    std::lock_guard lock(mutex_);
+    auto it = dims_.find(kernel);
+    return it == dims_.end() ? dim3(0, 0, 0) : it->second;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::map<const void*, dim3> dims_;
 };
 
 class runtime {
