@@ -11,6 +11,16 @@
 //     -> T* name = weft::dynamic_shared<T>();                         (in a function)
 //     -> [[maybe_unused]] static weft_port::extern_shared<T> name;   (at namespace scope)
 //
+// and, after the last line, registers every non-template __global__ function
+// declared at namespace scope, with its __cluster_dims__ if it has them:
+//
+//   static const bool weft_port_kernel_N = weft::detail::register_kernel(&ns::kernel);
+//   static const bool weft_port_cluster_N = weft::detail::register_cluster_dims(&ns::kernel, 2, 1, 1);
+//
+// so that a kernel known only by address (cudaLaunchKernel((void*)k, ...),
+// cudaLaunchCooperativeKernel) can be launched, and a compile-time cluster
+// shape takes effect, as they do with nvcc.
+//
 // The output begins with `#include <weft.hpp>` (and, when needed, the small
 // helper the namespace-scope form uses), then `#line 1 "in.cu"`. Every
 // rewrite keeps the newlines of the text it replaces, so from there on line N
@@ -288,6 +298,27 @@ class porter {
   std::vector<diagnostic> diagnostics;
   bool uses_extern_shared_helper = false;
 
+  // The registrations written after the last line (see the top of the file).
+  std::string registrations() const {
+    std::string out;
+    for (std::size_t k = 0; k < kernels_.size(); ++k) {
+      const kernel_decl& d = kernels_[k];
+      // An overloaded name needs the parameter types to pick one.
+      bool overloaded = std::count_if(kernels_.begin(), kernels_.end(), [&](const kernel_decl& e) {
+                          return e.name == d.name && e.params != d.params;
+                        }) > 0;
+      if (overloaded && d.params.find('=') != std::string::npos) continue;  // default arguments: no type-id
+      std::string address = overloaded ? "static_cast<void (*)(" + d.params + ")>(&" + d.name + ")" : "&" + d.name;
+      std::string n = std::to_string(k);
+      out += "[[maybe_unused]] static const bool weft_port_kernel_" + n + " = weft::detail::register_kernel(" +
+             address + ");\n";
+      if (!d.cluster_dims.empty())
+        out += "[[maybe_unused]] static const bool weft_port_cluster_" + n + " = weft::detail::register_cluster_dims(" +
+               address + ", " + d.cluster_dims + ");\n";
+    }
+    return out;
+  }
+
   // The rewritten source (without the prelude).
   std::string run() {
     find_constructs();
@@ -311,9 +342,17 @@ class porter {
     bool variadic_args;  // the arguments are a macro's __VA_ARGS__, which may be empty
   };
 
+  // A __global__ function declared at namespace scope.
+  struct kernel_decl {
+    std::string name;          // qualified by its namespaces
+    std::string params;        // the parameter list's text
+    std::string cluster_dims;  // __cluster_dims__'s arguments, padded to three; empty if none
+  };
+
   std::string_view src_;
   std::vector<token> t_;  // tokens other than spaces and comments
   std::vector<construct> constructs_;
+  std::vector<kernel_decl> kernels_;
 
   // ---- token tests ----
 
@@ -391,10 +430,18 @@ class porter {
     // extern "C" block's): a declaration is at namespace scope when only
     // those are open. Braces in macro bodies do not count.
     std::vector<bool> braces;
+    std::vector<std::string> names;  // each open brace's namespace name ("" for others)
     for (std::size_t i = 0; i < t_.size(); ++i) {
-      if (t_[i].define == 0 && is(i, "{")) braces.push_back(opens_namespace(i));
-      if (t_[i].define == 0 && is(i, "}") && !braces.empty()) braces.pop_back();
+      if (t_[i].define == 0 && is(i, "{")) {
+        braces.push_back(opens_namespace(i));
+        names.push_back(braces.back() ? namespace_name(i) : "");
+      }
+      if (t_[i].define == 0 && is(i, "}") && !braces.empty()) {
+        braces.pop_back();
+        names.pop_back();
+      }
       bool namespace_scope = t_[i].define == 0 && std::find(braces.begin(), braces.end(), false) == braces.end();
+      if (namespace_scope && is(i, "__global__")) kernel_at(i, names);
       try {
         if (is(i, "<") && run_of(i, "<") == 3 && !(i > 0 && is(i - 1, "<") && adjacent(i - 1)) &&
             !(i > 0 && is(i - 1, "operator")))  // operator<<<T> is a template specialisation
@@ -421,6 +468,47 @@ class porter {
     if (j > 0 && is(j - 1, "namespace")) return true;
     // extern "C" {
     return brace >= 2 && t_[brace - 1].k == kind::literal && is(brace - 2, "extern");
+  }
+
+  // `a::b` of `namespace a::b {`; "" for an anonymous namespace or extern "C".
+  std::string namespace_name(std::size_t brace) const {
+    std::size_t j = brace;
+    while (j > 0 && (is_identifier(j - 1) || is(j - 1, "::")) && !is(j - 1, "namespace")) --j;
+    return j > 0 && is(j - 1, "namespace") ? join(j, brace, nullptr) : "";
+  }
+
+  // Records the __global__ function declared from token `at`, unless it is
+  // a template (no address without its arguments) or defined out of line.
+  void kernel_at(std::size_t at, const std::vector<std::string>& namespaces) {
+    std::size_t j = at;
+    while (j > 0 && (is(j - 1, "static") || is(j - 1, "inline") || is(j - 1, "extern") || is(j - 1, "__host__") ||
+                     is(j - 1, "__device__") || is(j - 1, "__forceinline__") || is(j - 1, "__noinline__")))
+      --j;
+    if (j > 0 && is(j - 1, ">")) return;  // template <...> __global__ ...
+    std::string cluster;
+    std::size_t k = at + 1;
+    for (; k < t_.size() && t_[k].define == 0 && !is(k, ";") && !is(k, "{"); ++k) {
+      bool attribute = is(k, "__cluster_dims__") || is(k, "__launch_bounds__") || is(k, "__maxnreg__") ||
+                       is(k, "__attribute__") || is(k, "__align__") || is(k, "alignas");
+      if (attribute && is(k + 1, "(")) {
+        auto close = match_forward(k + 1);
+        if (!close) return;
+        if (is(k, "__cluster_dims__")) cluster = join(k + 2, *close, nullptr);
+        k = *close;
+        continue;
+      }
+      if (is(k, "(")) break;
+    }
+    if (k >= t_.size() || !is(k, "(") || !is_identifier(k - 1) || is(k - 2, "::")) return;
+    auto close = match_forward(k);
+    if (!close) return;
+    std::string qualified;
+    for (const std::string& n : namespaces)
+      if (!n.empty()) qualified += n + "::";
+    // __cluster_dims__(x) and (x, y) leave the rest 1.
+    if (!cluster.empty())
+      for (auto commas = std::count(cluster.begin(), cluster.end(), ','); commas < 2; ++commas) cluster += ", 1";
+    kernels_.push_back({qualified + std::string(text(k - 1)), join(k + 1, *close, nullptr), cluster});
   }
 
   [[noreturn]] void fail(std::size_t i, const std::string& what) const { throw port_failure{t_[i].line, what}; }
@@ -760,6 +848,10 @@ int main(int argc, char** argv) {
   // The next line is the input's line 1.
   out += "#line 1 " + quote_path(input) + "\n";
   out += rewritten;
+  if (std::string registrations = port.registrations(); !registrations.empty()) {
+    if (!out.ends_with('\n')) out += '\n';
+    out += "// weft-port: kernels launchable by address, and their __cluster_dims__.\n" + registrations;
+  }
 
   if (output.empty()) {
     std::cout << out;
