@@ -1,4 +1,4 @@
-// A grid-wide sum with one kernel: blocks write partial sums, the whole grid
+// Example: a grid-wide sum with one kernel: blocks write partial sums, the whole grid
 // synchronises with grid.sync(), and block 0 adds the partial sums. The grid
 // is sized from the occupancy calculator, as cooperative launches must be,
 // and launched with cudaLaunchCooperativeKernel.
