@@ -11,8 +11,9 @@
 //     -> T* name = weft::dynamic_shared<T>();                         (in a function)
 //     -> [[maybe_unused]] static weft_port::extern_shared<T> name;   (at namespace scope)
 //
-// and, after the last line, registers every non-template __global__ function
-// declared at namespace scope, with its __cluster_dims__ if it has them:
+// and, after the last line of a source file (not a header), registers every
+// non-template __global__ function declared at namespace scope, with its
+// __cluster_dims__ if it has them:
 //
 //   static const bool weft_port_kernel_N = weft::detail::register_kernel(&ns::kernel);
 //   static const bool weft_port_cluster_N = weft::detail::register_cluster_dims(&ns::kernel, 2, 1, 1);
@@ -783,6 +784,12 @@ std::string quote_path(const std::string& path) {
   return out + "\"";
 }
 
+bool is_header(std::string_view path) {
+  for (std::string_view ext : {".cuh", ".h", ".hpp", ".hh", ".hxx", ".inl"})
+    if (path.ends_with(ext)) return true;
+  return false;
+}
+
 int usage(std::ostream& os, int code) {
   os << "usage: weft-port INPUT.cu [-o OUTPUT.cpp]\n"
         "Rewrites a CUDA source file's kernel launches (k<<<grid, block, shmem, stream>>>(args)) and\n"
@@ -848,7 +855,9 @@ int main(int argc, char** argv) {
   // The next line is the input's line 1.
   out += "#line 1 " + quote_path(input) + "\n";
   out += rewritten;
-  if (std::string registrations = port.registrations(); !registrations.empty()) {
+  // A header's kernels are registered by the .cu that defines them: a
+  // header's registrations would be outside its include guard.
+  if (std::string registrations = is_header(input) ? "" : port.registrations(); !registrations.empty()) {
     if (!out.ends_with('\n')) out += '\n';
     out += "// weft-port: kernels launchable by address, and their __cluster_dims__.\n" + registrations;
   }
