@@ -3,16 +3,20 @@
 // tokens, dropping out, completion functions, and the reports for waits
 // that can never complete.
 //
-// A small block group stands in for cooperative_groups::thread_block, so that
-// these tests only need what the headers under test need from a group.
+// A small block group stands in for cooperative_groups::thread_block in most
+// tests, so that they only need what the headers under test need from a
+// group; one test runs the guide's two copy examples as the guide writes
+// them, with cooperative_groups.
 //
 // The kernels have external linkage so that reports can name them.
 #include <doctest/doctest.h>
+#include <weft/compat/cooperative_groups.h>
 #include <weft/compat/cuda_pipeline.h>
 #include <weft.hpp>
 #include <weft/compat/cuda/pipeline>  // brings <cuda/barrier> and <cuda/std/barrier> too
 
 #include <atomic>
+#include <cassert>
 #include <chrono>
 #include <cstdint>
 #include <numeric>
@@ -188,6 +192,86 @@ TEST_CASE("the guide's double-buffered pipeline copy into shared memory") {
   device_buffer<int> in(iota_vector(n, 1)), out(n);
   CHECK(weft::launch(weft::launch_config{blocks, threads, 2 * threads * sizeof(int)}, guide_pipeline_kernel, out.p,
                      in.p, std::size_t{batches}) == cudaSuccess);
+  auto result = out.to_host();
+  int wrong = 0;
+  for (unsigned i = 0; i < n; ++i) {
+    unsigned base = i / threads * threads, mirror = base + threads - 1 - i % threads;
+    wrong += result[i] != 2 * static_cast<int>(mirror + 1);
+  }
+  CHECK(wrong == 0);
+}
+
+// The guide's two examples as it writes them (extern __shared__ arrays
+// become weft::dynamic_shared, as the porting step does), with
+// cooperative_groups' thread_block and grid_group.
+__device__ void guide_compute(int* global_out, int const* shared_in) {
+  auto block = cooperative_groups::this_thread_block();
+  global_out[block.thread_rank()] = 2 * shared_in[block.size() - 1 - block.thread_rank()];
+}
+
+__global__ void with_barrier(int* global_out, int const* global_in, size_t size, size_t batch_sz) {
+  auto grid = cooperative_groups::this_grid();
+  auto block = cooperative_groups::this_thread_block();
+  assert(size == batch_sz * grid.size());     // Exposition: input size fits batch_sz * grid_size
+  int* shared = weft::dynamic_shared<int>();  // block.size() * sizeof(int) bytes
+  __shared__ cuda::barrier<cuda::thread_scope::thread_scope_block> barrier;
+  if (block.thread_rank() == 0) {
+    init(&barrier, block.size());  // Friend function initializes barrier
+  }
+  block.sync();
+  for (size_t batch = 0; batch < batch_sz; ++batch) {
+    size_t block_batch_idx = block.group_index().x * block.size() + grid.size() * batch;
+    cuda::memcpy_async(block, shared, global_in + block_batch_idx, sizeof(int) * block.size(), barrier);
+    barrier.arrive_and_wait();  // Waits for all copies to complete
+    guide_compute(global_out + block_batch_idx, shared);
+    block.sync();
+  }
+}
+
+template <typename T>
+__global__ void example_kernel(T* global_out, T const* global_in, size_t size, size_t batch_sz) {
+  auto grid = cooperative_groups::this_grid();
+  auto block = cooperative_groups::this_thread_block();
+  assert(size == batch_sz * grid.size());                  // Assume input size fits batch_sz * grid_size
+  constexpr size_t stages_count = 2;                       // Pipeline with two stages
+  T* shared = weft::dynamic_shared<T>();                   // stages_count * block.size() * sizeof(int) bytes
+  size_t shared_offset[stages_count] = {0, block.size()};  // Offsets to each batch
+  __shared__ cuda::pipeline_shared_state<cuda::thread_scope::thread_scope_block, stages_count> shared_state;
+  auto pipeline = cuda::make_pipeline(block, &shared_state);
+  auto block_batch = [&](size_t batch) -> int { return block.group_index().x * block.size() + grid.size() * batch; };
+  if (batch_sz == 0) return;
+  pipeline.producer_acquire();
+  cuda::memcpy_async(block, shared + shared_offset[0], global_in + block_batch(0), sizeof(T) * block.size(), pipeline);
+  pipeline.producer_commit();
+  for (size_t batch = 1; batch < batch_sz; ++batch) {
+    size_t compute_stage_idx = (batch - 1) % 2;
+    size_t copy_stage_idx = batch % 2;
+    size_t global_idx = block_batch(batch);
+    pipeline.producer_acquire();
+    cuda::memcpy_async(block, shared + shared_offset[copy_stage_idx], global_in + global_idx, sizeof(T) * block.size(),
+                       pipeline);
+    pipeline.producer_commit();
+    pipeline.consumer_wait();
+    guide_compute(global_out + block_batch(batch - 1), shared + shared_offset[compute_stage_idx]);
+    pipeline.consumer_release();
+  }
+  pipeline.consumer_wait();
+  guide_compute(global_out + block_batch(batch_sz - 1), shared + shared_offset[(batch_sz - 1) % 2]);
+  pipeline.consumer_release();
+}
+
+TEST_CASE("the guide's copy examples, with cooperative_groups") {
+  weft::set_worker_count(4);
+  const unsigned blocks = 4, threads = 64, batches = 5, n = blocks * threads * batches;
+  device_buffer<int> in(iota_vector(n, 1)), out(n);
+  SUBCASE("cuda::barrier") {
+    CHECK(weft::launch(weft::launch_config{blocks, threads, threads * sizeof(int)}, with_barrier, out.p, in.p,
+                       size_t{n}, size_t{batches}) == cudaSuccess);
+  }
+  SUBCASE("cuda::pipeline") {
+    CHECK(weft::launch(weft::launch_config{blocks, threads, 2 * threads * sizeof(int)}, example_kernel<int>, out.p,
+                       in.p, size_t{n}, size_t{batches}) == cudaSuccess);
+  }
   auto result = out.to_host();
   int wrong = 0;
   for (unsigned i = 0; i < n; ++i) {
