@@ -322,6 +322,30 @@ TEST_CASE("a partitioned pipeline: consumers see each stage whole, producers wai
   CHECK(std::accumulate(result.begin(), result.end(), 0) == 0);
 }
 
+// Thread 0 quits a unified pipeline at once, thread 1 after two rounds: the
+// others' later rounds must not wait for them. quit() is true for exactly
+// one thread, the last to leave.
+__global__ void quitting_kernel(int* last, int* rounds_done) {
+  __shared__ cuda::pipeline_shared_state<cuda::thread_scope_block, 2> state;
+  auto pipe = cuda::make_pipeline(block_group{}, &state);
+  int rounds = threadIdx.x == 0 ? 0 : threadIdx.x == 1 ? 2 : 6;
+  for (int r = 0; r < rounds; ++r) {
+    pipe.producer_acquire();
+    pipe.producer_commit();
+    pipe.consumer_wait();
+    pipe.consumer_release();
+    atomicAdd(rounds_done, 1);
+  }
+  atomicAdd(last, pipe.quit() ? 1 : 0);
+}
+
+TEST_CASE("threads that quit a pipeline are no longer waited for, and the last to quit is told") {
+  device_buffer<int> last(1), rounds_done(1);
+  CHECK(weft::launch(3, 16, quitting_kernel, last.p, rounds_done.p) == cudaSuccess);
+  CHECK(last.to_host()[0] == 3);
+  CHECK(rounds_done.to_host()[0] == 3 * (2 + 14 * 6));
+}
+
 // libcu++'s thread-scope example: one thread's own pipeline, waited with
 // pipeline_consumer_wait_prior, and the primitives of <cuda_pipeline.h>.
 __global__ void thread_pipeline_kernel(const std::uint64_t* global, std::uint64_t* out, int count) {
