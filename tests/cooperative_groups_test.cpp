@@ -69,7 +69,7 @@ __global__ void block_3d_kernel(unsigned* out) {
   o[15] = s[(r + 1) % b.size()];
 }
 
-TEST_CASE("thread_block: ranks, indices and sizes of a 3-D block, and sync") {
+TEST_CASE("cooperative_groups: thread_block: ranks, indices and sizes of a 3-D block, and sync") {
   dim3 grid(2, 1, 2), block(4, 3, 2);
   device_buffer<unsigned> out(4 * 24 * 16);
   run(grid, block, block_3d_kernel, out.p);
@@ -159,7 +159,7 @@ void check_tile_members() {
   }
 }
 
-TEST_CASE("thread_block_tile of every size: ranks, meta groups, shuffles, votes, matches") {
+TEST_CASE("cooperative_groups: thread_block_tile of every size: ranks, meta groups, shuffles, votes, matches") {
   check_tile_members<1>();
   check_tile_members<2>();
   check_tile_members<4>();
@@ -186,7 +186,7 @@ __global__ void tile_of_tile_kernel(unsigned* out) {
   out[t * 6 + 5] = t4.shfl(t, 3);
 }
 
-TEST_CASE("tiled_partition of a tile: ranks and meta groups within the parent tile") {
+TEST_CASE("cooperative_groups: tiled_partition of a tile: ranks and meta groups within the parent tile") {
   device_buffer<unsigned> out(64 * 6);
   run(1, 64, tile_of_tile_kernel, out.p);
   auto h = out.to_host();
@@ -220,7 +220,7 @@ __global__ void tile_typed_shuffle_kernel(int* a, double* b, char* c, double* su
   sums[t] = cg::reduce(tile, t * 0.25, cg::plus<double>());
 }
 
-TEST_CASE("a tile shuffles any trivially copyable value") {
+TEST_CASE("cooperative_groups: a tile shuffles any trivially copyable value") {
   device_buffer<int> a(32);
   device_buffer<double> b(32), sums(32);
   device_buffer<char> c(32);
@@ -282,7 +282,7 @@ void check_tile_reduce() {
   }
 }
 
-TEST_CASE("cg::reduce over tiles of every size with each operator and a lambda") {
+TEST_CASE("cooperative_groups: cg::reduce over tiles of every size with each operator and a lambda") {
   check_tile_reduce<1>();
   check_tile_reduce<2>();
   check_tile_reduce<4>();
@@ -328,7 +328,7 @@ void check_tile_scan() {
   }
 }
 
-TEST_CASE("cg::inclusive_scan and cg::exclusive_scan over tiles of every size") {
+TEST_CASE("cooperative_groups: cg::inclusive_scan and cg::exclusive_scan over tiles of every size") {
   check_tile_scan<1>();
   check_tile_scan<2>();
   check_tile_scan<4>();
@@ -432,7 +432,9 @@ void check_coalesced(unsigned threads) {
   }
 }
 
-TEST_CASE("coalesced_threads in divergent branches: compacted ranks, sizes, shuffles by rank, reduce and scans") {
+TEST_CASE(
+    "cooperative_groups: coalesced_threads in divergent branches: compacted ranks, sizes, shuffles by rank, reduce and "
+    "scans") {
   check_coalesced(64);
   check_coalesced(40);  // a partial last warp
 }
@@ -448,7 +450,7 @@ __global__ void coalesced_lane_leaves_kernel() {
   }
 }
 
-TEST_CASE("a coalesced group whose lane leaves is reported") {
+TEST_CASE("cooperative_groups: a coalesced group whose lane leaves is reported") {
   std::string r = failure_of(coalesced_lane_leaves_kernel, 32);
   INFO(r);
   CHECK(contains(r, "coalesced_lane_leaves_kernel"));
@@ -483,7 +485,7 @@ __global__ void partition_kernel(int* out) {
   o[11] = static_cast<int>(sub.meta_group_rank() * 10 + sub.meta_group_size());
 }
 
-TEST_CASE("labeled_partition and binary_partition: sizes, ranks, meta groups") {
+TEST_CASE("cooperative_groups: labeled_partition and binary_partition: sizes, ranks, meta groups") {
   device_buffer<int> out(64 * 12);
   run(1, 64, partition_kernel, out.p);
   auto h = out.to_host();
@@ -548,7 +550,8 @@ __global__ void dynamic_tile_kernel(unsigned tile_size, unsigned* out) {
   o[7] = static_cast<unsigned>(cg::num_threads(block));
 }
 
-TEST_CASE("tiled_partition(g, n) at run time: ranks and sizes, a short last tile, and thread_group") {
+TEST_CASE(
+    "cooperative_groups: tiled_partition(g, n) at run time: ranks and sizes, a short last tile, and thread_group") {
   const unsigned threads = 40;
   for (unsigned size = 1; size <= 32; size *= 2) {
     INFO("tile size " << size);
@@ -598,7 +601,8 @@ __global__ void memcpy_async_kernel(const int* in, int* out) {
   out[copy_count + 256 + t] = per_tile[k * 32 + 31 - tile.thread_rank()];
 }
 
-TEST_CASE("memcpy_async into shared memory, shared by the group; wait and wait_prior make it visible") {
+TEST_CASE(
+    "cooperative_groups: memcpy_async into shared memory, shared by the group, made visible by wait and wait_prior") {
   std::vector<int> in(copy_count);
   for (int i = 0; i < copy_count; ++i) in[i] = i * 3 + 1;
   device_buffer<int> input(in), out(copy_count + 256 + 128);
@@ -624,7 +628,8 @@ concept can_reduce = requires(const Group& g) {
   cg::reduce(g, 1, cg::plus<int>());
 };
 
-TEST_CASE("a tile size that is not a power of two up to 32 does not compile; nor reduce over a block") {
+TEST_CASE(
+    "cooperative_groups: a tile size that is not a power of two up to 32 does not compile, nor reduce over a block") {
   static_assert(can_tile_block<1> && can_tile_block<32>);
   static_assert(!can_tile_block<0> && !can_tile_block<3> && !can_tile_block<12> && !can_tile_block<64>);
   static_assert(can_tile_tile<8, 16> && !can_tile_tile<32, 16>);
@@ -635,7 +640,7 @@ TEST_CASE("a tile size that is not a power of two up to 32 does not compile; nor
 
 __global__ void dynamic_tile_size_kernel(unsigned size) { cg::tiled_partition(cg::this_thread_block(), size); }
 
-TEST_CASE("tiled_partition(g, n) with n not a power of two up to 32 fails the launch") {
+TEST_CASE("cooperative_groups: tiled_partition(g, n) with n not a power of two up to 32 fails the launch") {
   for (unsigned size : {0u, 3u, 12u, 64u}) {
     std::string r = failure_of(dynamic_tile_size_kernel, 32, size);
     INFO(r);
@@ -651,7 +656,7 @@ __global__ void tile_diverges_kernel() {
   if (tile.thread_rank() < 4) tile_shuffle_site(tile, 1);
 }
 
-TEST_CASE("a tile whose lanes diverge at a collective is reported, never a hang") {
+TEST_CASE("cooperative_groups: a tile whose lanes diverge at a collective is reported, never a hang") {
   std::string r = failure_of(tile_diverges_kernel, 32);
   INFO(r);
   CHECK(contains(r, "tile_diverges_kernel"));
@@ -672,7 +677,7 @@ __global__ void tile_different_collectives_kernel() {
     tile_ballot_site(tile);
 }
 
-TEST_CASE("lanes of a tile calling different collectives are reported") {
+TEST_CASE("cooperative_groups: lanes of a tile calling different collectives are reported") {
   std::string r = failure_of(tile_different_collectives_kernel, 16);
   INFO(r);
   CHECK(contains(r, "tile_different_collectives_kernel"));
