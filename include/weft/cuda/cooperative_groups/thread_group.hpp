@@ -123,8 +123,8 @@ class thread_group {
 
  protected:
   // What the group is. grid_group and cluster_group (grid_group.hpp,
-  // cluster_group.hpp) add their kinds here when they convert to
-  // thread_group.
+  // cluster_group.hpp) do not convert to thread_group; a kind each would
+  // let them.
   enum class kind : unsigned char { block, lanes };
 
   explicit thread_group(kind k) : kind_(k) {}
