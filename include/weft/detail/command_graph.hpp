@@ -31,6 +31,7 @@
 #include "command.hpp"
 #include "spin_wait.hpp"
 #include "stream.hpp"
+#include "trace.hpp"
 
 namespace weft::detail {
 
@@ -90,6 +91,7 @@ class command_graph {
     c->stream_id = s.id;
     c->priority = s.priority;
     c->graph_ = this;
+    trace::enqueued(*c, device_);
     {
       std::lock_guard lock(mutex_);
       outstanding_.fetch_add(1, std::memory_order_relaxed);
@@ -185,6 +187,7 @@ class command_graph {
       successors.swap(c.successors_);
       continuations.swap(c.continuations_);
     }
+    trace::finished(c);
     for (auto& then : continuations) then();
     for (auto& s : successors)
       if (s->pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) ready.push_back(std::move(s));
@@ -198,6 +201,7 @@ class command_graph {
   static void start(std::vector<std::shared_ptr<command>> ready) {
     for (std::size_t i = 0; i < ready.size(); ++i) {
       std::shared_ptr<command> c = std::move(ready[i]);
+      trace::started(*c);
       switch (c->kind()) {
         case command_kind::grid:
           c->graph_->submit_grid_(std::move(c));
@@ -239,6 +243,7 @@ class command_graph {
       std::shared_ptr<command> c = std::move(host_queue_.front());
       host_queue_.pop_front();
       lock.unlock();
+      trace::host_function_runs(*c);
       in_host_function = true;
       c->run_on_host();
       in_host_function = false;

@@ -85,6 +85,7 @@ class runtime {
   /// Device `d`, which must be in [0, device_count()).
   static runtime& get(int d) {
     static const std::vector<std::unique_ptr<runtime>> devices = [] {
+      trace::open();  // first, so that the trace is written after the devices have drained
       std::vector<std::unique_ptr<runtime>> all;
       for (int i = 0; i < device_count(); ++i) all.emplace_back(new runtime(i));
       return all;

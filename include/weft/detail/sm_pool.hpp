@@ -84,7 +84,9 @@ class sm_pool {
         // Once per grid: a program may have installed its own handler meanwhile.
         if (job.get() != previous) install_stack_overflow_handler();
         previous = job.get();
+        auto began = trace::chunk_begins();
         job->run_blocks(executor, first, end);
+        trace::chunk_ran(*job, first, end, began);
         if (job->finish_blocks(end - first)) job->graph()->complete(*job);
       }
       lock.lock();

@@ -74,7 +74,10 @@ class per_thread_streams {
   CUstream_st& on(int device) {
     if (streams_.empty()) streams_.resize(static_cast<std::size_t>(device_count()));
     auto& s = streams_[static_cast<std::size_t>(device)];
-    if (!s) s = runtime::get(device).commands().create_stream(0, 0);
+    if (!s) {
+      s = runtime::get(device).commands().create_stream(0, 0);
+      trace::per_thread_stream(device, s->id);
+    }
     return *s;
   }
 
