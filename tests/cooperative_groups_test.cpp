@@ -7,6 +7,7 @@
 #include <doctest/doctest.h>
 #include <weft.hpp>
 #include <weft/cuda/cooperative_groups.hpp>
+#include <weft/cuda/memcpy_async.hpp>
 
 #include <algorithm>
 #include <cstdlib>
@@ -596,7 +597,7 @@ __global__ void memcpy_async_kernel(const int* in, int* out) {
   for (unsigned i = t; i < 256; i += n) out[copy_count + i] = second[255 - i];
   auto tile = cg::tiled_partition<32>(block);
   unsigned k = tile.meta_group_rank();
-  cg::memcpy_async(tile, per_tile + k * 32, in + 500 + k * 32, 32 * sizeof(int));
+  cg::memcpy_async(tile, per_tile + k * 32, in + 500 + k * 32, cuda::aligned_size_t<16>(32 * sizeof(int)));
   cg::wait(tile);
   out[copy_count + 256 + t] = per_tile[k * 32 + 31 - tile.thread_rank()];
 }
