@@ -25,10 +25,11 @@ inline CUevent_st* live_event(cudaEvent_t event) { return event_registry::get().
 /// and cudaEventInterprocess, which CUDA accepts only with timing disabled.
 inline cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int flags) {
   using namespace weft::detail;
-  if (event) *event = nullptr;  // on every path, so that compilers see it set
+  if (!event) return record(cudaErrorInvalidValue);
+  *event = nullptr;  // on every other path, so that compilers see it set
   if (cudaError_t e = check_device()) return e;
   constexpr unsigned known = cudaEventBlockingSync | cudaEventDisableTiming | cudaEventInterprocess;
-  if (!event || (flags & ~known) != 0) return record(cudaErrorInvalidValue);
+  if ((flags & ~known) != 0) return record(cudaErrorInvalidValue);
   if ((flags & cudaEventInterprocess) && !(flags & cudaEventDisableTiming)) return record(cudaErrorInvalidValue);
   *event = event_registry::get().create(current_device, flags);
   return cudaSuccess;

@@ -136,6 +136,7 @@ cudaError_t cudaMallocAsync(T** devPtr, std::size_t size, cudaStream_t hStream) 
 inline cudaError_t cudaFreeAsync(void* devPtr, cudaStream_t hStream) {
   using namespace weft::detail;
   if (cudaError_t e = check_device()) return e;
+  if (!resolve_stream(hStream)) return record(cudaErrorInvalidResourceHandle);
   if (!devPtr) return cudaSuccess;
   auto a = locate(devPtr);
   if (!a || a->info.base != devPtr || a->info.kind != memory_kind::device) return record(cudaErrorInvalidValue);

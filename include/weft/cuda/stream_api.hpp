@@ -24,9 +24,10 @@ inline constexpr int least_stream_priority = 0;
 inline constexpr int greatest_stream_priority = -5;
 
 inline cudaError_t create_stream(cudaStream_t* stream, unsigned flags, int priority) {
-  if (stream) *stream = nullptr;  // on every path, so that compilers see it set
+  if (!stream) return record(cudaErrorInvalidValue);
+  *stream = nullptr;  // on every other path, so that compilers see it set
   if (cudaError_t e = check_device()) return e;
-  if (!stream || (flags & ~cudaStreamNonBlocking) != 0) return record(cudaErrorInvalidValue);
+  if ((flags & ~cudaStreamNonBlocking) != 0) return record(cudaErrorInvalidValue);
   // Out-of-range priorities are clamped, as CUDA does.
   priority = std::clamp(priority, greatest_stream_priority, least_stream_priority);
   auto s = runtime::get().commands().create_stream(flags, priority);
