@@ -81,6 +81,7 @@ int main() {
     cudaMemset(bins, 0, nbins * sizeof(int));
 
     cudaLaunchConfig_t config = {0};
+    config.gridDim = 16;
     config.blockDim = threads_per_block;
     cudaLaunchAttribute attribute[1];
     attribute[0].id = cudaLaunchAttributeClusterDimension;
@@ -92,6 +93,7 @@ int main() {
     int cluster_size = 0;
     cudaOccupancyMaxPotentialClusterSize(&cluster_size, (void*)clusterHist_kernel, &config);
     if (cluster_size > 4) cluster_size = 4;
+    if (cluster_size < 1) cluster_size = 1;
     attribute[0].val.clusterDim.x = cluster_size;
     // cluster_size depends on the histogram size.
     // ( cluster_size == 1 ) implies no distributed shared memory, just thread block local shared memory

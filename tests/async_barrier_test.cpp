@@ -430,22 +430,22 @@ __global__ void token_kernel(int* seen) {
   __syncthreads();
   if (threadIdx.x == 0) {
     first = bar.arrive();
-    seen[0] = bar.try_wait(block_barrier::arrival_token(first));
+    seen[0] = bar.weft_phase_completed(first);
   }
   __syncthreads();
   if (threadIdx.x == 5) {
     block_barrier::arrival_token token = bar.arrive(3);
-    seen[1] = bar.try_wait(std::move(token));
+    seen[1] = bar.weft_phase_completed(token);
   }
   __syncthreads();
-  if (threadIdx.x == 0) seen[2] = bar.try_wait(block_barrier::arrival_token(first));  // 4 of 8 so far
+  if (threadIdx.x == 0) seen[2] = bar.weft_phase_completed(first);  // 4 of 8 so far
   if (threadIdx.x >= 1 && threadIdx.x <= 4) {
     block_barrier::arrival_token token = bar.arrive();
     bar.wait(std::move(token));
   }
   __syncthreads();
   if (threadIdx.x == 0) {
-    seen[3] = bar.try_wait(block_barrier::arrival_token(first));
+    seen[3] = bar.weft_phase_completed(first);
     bar.wait(block_barrier::arrival_token(first));  // a completed phase: returns at once
     seen[4] = 1;
   }

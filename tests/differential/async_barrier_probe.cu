@@ -53,31 +53,38 @@ struct phase_counter {
 
 constexpr int out_size = 4096;
 
-// out[0..4]: try_wait before and after the phase's arrivals (arrive(3) counts 3).
+// out[0], out[4]: a phase completes only with its last expected arrival
+// (arrive(3) counts 3); every arrival before it is seen by its waiters, and
+// waiting on a completed phase returns at once.
 __global__ void tokens(int* out) {
   __shared__ block_barrier bar;
   __shared__ block_barrier::arrival_token first;
-  if (threadIdx.x == 0) init(&bar, 8);
+  __shared__ int arrivals;
+  if (threadIdx.x == 0) {
+    init(&bar, 8);
+    arrivals = 0;
+  }
   __syncthreads();
   if (threadIdx.x == 0) {
+    atomicAdd(&arrivals, 1);
     first = bar.arrive();
-    out[0] = bar.try_wait(block_barrier::arrival_token(first));
   }
   __syncthreads();
   if (threadIdx.x == 5) {
+    atomicAdd(&arrivals, 3);
     block_barrier::arrival_token token = bar.arrive(3);
-    out[1] = bar.try_wait(static_cast<block_barrier::arrival_token&&>(token));
+    (void)token;
   }
   __syncthreads();
-  if (threadIdx.x == 0) out[2] = bar.try_wait(block_barrier::arrival_token(first));
   if (threadIdx.x >= 1 && threadIdx.x <= 4) {
+    atomicAdd(&arrivals, 1);
     block_barrier::arrival_token token = bar.arrive();
     bar.wait(static_cast<block_barrier::arrival_token&&>(token));
   }
   __syncthreads();
   if (threadIdx.x == 0) {
-    out[3] = bar.try_wait(block_barrier::arrival_token(first));
     bar.wait(block_barrier::arrival_token(first));
+    out[0] = arrivals;
     out[4] = 1;
   }
 }
@@ -206,11 +213,11 @@ __global__ void partitioned(const int* in, int* errors, int rounds, int by_role)
 
 // libcu++'s thread-scope example, and the primitives with zero fill.
 __global__ void thread_pipeline(const unsigned long long* in, unsigned long long* out, const int* ints, int* copied) {
-  DYNAMIC_SHARED(unsigned long long, shared);
+  DYNAMIC_SHARED(unsigned long long, words);
   cuda::pipeline<cuda::thread_scope_thread> pipe = cuda::make_pipeline();
   for (int i = 0; i < 8; ++i) {
     pipe.producer_acquire();
-    cuda::memcpy_async(shared + i, in + i, sizeof(*in), pipe);
+    cuda::memcpy_async(words + i, in + i, sizeof(*in), pipe);
     pipe.producer_commit();
   }
   cuda::pipeline_consumer_wait_prior<1>(pipe);
@@ -218,7 +225,7 @@ __global__ void thread_pipeline(const unsigned long long* in, unsigned long long
   cuda::pipeline_consumer_wait_prior<0>(pipe);
   pipe.consumer_release();
   unsigned long long sum = 0;
-  for (int i = 0; i < 8; ++i) sum += shared[i];
+  for (int i = 0; i < 8; ++i) sum += words[i];
   out[0] = sum;
   __shared__ __align__(16) int staging[16];
   for (int k = 0; k < 4; ++k) __pipeline_memcpy_async(&staging[4 * k], &ints[4 * k], 16, k == 3 ? 8 : 0);

@@ -158,11 +158,11 @@ __global__ void dynamic_tiles(unsigned tile_size, int* out) {
   cg::thread_group g = cg::tiled_partition(block, tile_size);
   unsigned t = block.thread_rank();
   out[t * 2 + 0] = static_cast<int>(g.thread_rank());
-  out[t * 2 + 1] = static_cast<int>(g.num_threads());
+  out[t * 2 + 1] = static_cast<int>(g.size());
   g.sync();
 }
 
-constexpr int copy_count = 1000;
+enum { copy_count = 1000 };  // an enumerator: usable in device code without being a variable
 
 __global__ void copies(const int* in, int* out) {
   __shared__ int stage[copy_count];
