@@ -7,6 +7,8 @@
 //
 //   kernel<<<grid, block, shmem, stream>>>(args)
 //     -> weft::launch(weft::launch_config{grid, block, shmem, stream}, kernel, args)
+//     (a template kernel named without template arguments, `k<<<g, b>>>(x)`,
+//     becomes `[](auto... a) { k(a...); }`, so that x deduces them)
 //   extern __shared__ T name[];
 //     -> T* name = weft::dynamic_shared<T>();                         (in a function)
 //     -> [[maybe_unused]] static weft_port::extern_shared<T> name;   (at namespace scope)
@@ -41,6 +43,7 @@
 #include <iostream>
 #include <iterator>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -341,6 +344,7 @@ class porter {
     std::size_t kernel_end, open, config_begin, config_end, close_end, lparen, args_begin, args_end;
     bool has_args;
     bool variadic_args;  // the arguments are a macro's __VA_ARGS__, which may be empty
+    bool deduced;        // a template kernel named without template arguments
   };
 
   // A __global__ function declared at namespace scope.
@@ -354,6 +358,9 @@ class porter {
   std::vector<token> t_;  // tokens other than spaces and comments
   std::vector<construct> constructs_;
   std::vector<kernel_decl> kernels_;
+  // Names of the file's template __global__ functions: a launch that names
+  // one without template arguments lets the arguments pick them.
+  std::set<std::string, std::less<>> template_kernels_;
 
   // ---- token tests ----
 
@@ -485,7 +492,7 @@ class porter {
     while (j > 0 && (is(j - 1, "static") || is(j - 1, "inline") || is(j - 1, "extern") || is(j - 1, "__host__") ||
                      is(j - 1, "__device__") || is(j - 1, "__forceinline__") || is(j - 1, "__noinline__")))
       --j;
-    if (j > 0 && is(j - 1, ">")) return;  // template <...> __global__ ...
+    bool is_template = j > 0 && is(j - 1, ">");  // template <...> __global__ ...
     std::string cluster;
     std::size_t k = at + 1;
     for (; k < t_.size() && t_[k].define == 0 && !is(k, ";") && !is(k, "{"); ++k) {
@@ -501,6 +508,10 @@ class porter {
       if (is(k, "(")) break;
     }
     if (k >= t_.size() || !is(k, "(") || !is_identifier(k - 1) || is(k - 2, "::")) return;
+    if (is_template) {
+      template_kernels_.insert(std::string(text(k - 1)));
+      return;
+    }
     auto close = match_forward(k);
     if (!close) return;
     std::string qualified;
@@ -558,6 +569,7 @@ class porter {
     c.end = t_[*rparen].end;
     c.has_args = *rparen > lparen + 1;
     c.variadic_args = *rparen == lparen + 2 && is(lparen + 1, "__VA_ARGS__");
+    c.deduced = kernel == open - 1 && is_identifier(kernel) && template_kernels_.contains(text(kernel));
     return c;
   }
 
@@ -763,7 +775,12 @@ class porter {
   // Every byte but `<<<`, `>>>` and the parentheses is kept, so are the lines.
   std::string render_launch(const construct& c) const {
     std::string out = "weft::launch(weft::launch_config{" + render(c.config_begin, c.config_end) + "}, ";
-    out += render(c.begin, c.kernel_end);
+    // A template's name is no value to pass: a generic lambda calls it, and
+    // the arguments (copied at the launch) deduce its template arguments.
+    if (c.deduced)
+      out += "[](auto... weft_port_arguments) { " + render(c.begin, c.kernel_end) + "(weft_port_arguments...); }";
+    else
+      out += render(c.begin, c.kernel_end);
     out += gap(c.kernel_end, c.open);
     out += gap(c.close_end, c.lparen);
     std::string args = render(c.args_begin, c.args_end);
