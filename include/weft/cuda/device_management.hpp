@@ -240,8 +240,9 @@ inline cudaDeviceProp device_properties(int d) {
   p.surfaceAlignment = 512;
   p.concurrentKernels = 1;
   p.pciBusID = d + 1;  // distinct per device, as on a multi-GPU host
-  // Copies are synchronous, so no copy engine overlaps them with kernels.
-  p.asyncEngineCount = 0;
+  // Asynchronous copies overlap kernels of other streams (they run on the
+  // host thread or a worker, not on the SM pool's blocks): an H100's count.
+  p.asyncEngineCount = 2;
   p.unifiedAddressing = 1;
   p.memoryBusWidth = 5120;
   p.l2CacheSize = 50 * 1024 * 1024;
@@ -272,7 +273,7 @@ inline cudaDeviceProp device_properties(int d) {
   p.unifiedFunctionPointers = 1;
   p.clockRate = 1980000;  // kHz
   p.memoryClockRate = 2619000;
-  p.deviceOverlap = 0;  // as asyncEngineCount
+  p.deviceOverlap = 1;  // as asyncEngineCount
   return p;
 }
 
