@@ -34,6 +34,7 @@
 #include "weft/cuda/type_conversions.hpp"
 #include "weft/cuda/vector_types.hpp"
 #include "weft/cuda/warp_functions.hpp"
+#include "weft/coroutine.hpp"
 #include "weft/device.hpp"
 #include "weft/launch.hpp"
 #include "weft/shared_memory.hpp"
