@@ -58,7 +58,10 @@ class sm_pool {
       active_.insert(at, std::move(job));
       active_count_.store(active_.size(), std::memory_order_release);
     }
-    work_ready_.notify_all();
+    // Waking a sleeping worker is a system call: a polling worker takes the
+    // grid without one, and wakes the others itself if the grid has blocks
+    // for them, so the launching thread does not wait for it.
+    if (!spinning_.load()) work_ready_.notify_all();
   }
 
  private:
@@ -69,17 +72,28 @@ class sm_pool {
     std::unique_lock lock(mutex_);
     for (;;) {
       if (active_.empty() && !stopping_) {
-        // A worker that just ran out of work stays awake a moment: the next
-        // launch often follows at once.
-        lock.unlock();
-        spin_until([&] { return active_count_.load(std::memory_order_acquire) != 0; });
-        lock.lock();
+        // One worker that just ran out of work stays awake a moment: the next
+        // launch often follows at once. Only one, so that idle workers do
+        // not take the cores from the host thread that launches.
+        bool expected = false;
+        if (spinning_.compare_exchange_strong(expected, true, std::memory_order_acq_rel)) {
+          lock.unlock();
+          spin_until([&] { return active_count_.load(std::memory_order_acquire) != 0; });
+          spinning_.store(false, std::memory_order_release);
+          lock.lock();
+        }
       }
+      ++sleeping_;
       work_ready_.wait(lock, [&] { return stopping_ || !active_.empty(); });
+      --sleeping_;
       if (active_.empty()) return;
       std::shared_ptr<grid_job> job = active_.front();
+      // Work this worker cannot take alone (more blocks, or other grids that
+      // may wait for this one) wakes the others.
+      bool wake_others = sleeping_ > 0, other_grids = active_.size() > 1;
       lock.unlock();
       auto [first, end] = job->claim();
+      if (wake_others && (other_grids || job->has_unclaimed_blocks())) work_ready_.notify_all();
       if (first < end) {
         // Once per grid: a program may have installed its own handler meanwhile.
         if (job.get() != previous) install_stack_overflow_handler();
@@ -103,6 +117,8 @@ class sm_pool {
   std::condition_variable work_ready_;
   std::vector<std::shared_ptr<grid_job>> active_;
   std::atomic<std::size_t> active_count_{0};  // active_.size(), for polling without the lock
+  std::atomic<bool> spinning_{false};         // a worker is polling for work
+  unsigned sleeping_ = 0;                     // workers waiting on work_ready_
   bool stopping_ = false;
   std::vector<std::thread> workers_;
 };
