@@ -1,7 +1,8 @@
 // The CUDA guide's distributed shared memory histogram ("Distributed Shared
 // Memory"), as the guide writes it, launched with cudaLaunchKernelEx and a
 // cluster size from cudaOccupancyMaxPotentialClusterSize, checked against a
-// histogram computed on the host.
+// histogram computed on the host, for bins that fit one block's shared
+// memory and for bins that need the whole cluster's.
 #include <cooperative_groups.h>
 #include <cstdio>
 #include <cstdlib>
@@ -76,7 +77,9 @@ int main() {
   for (size_t i = 0; i < array_size; i++) input[i] = rand() % 1100 - 50;
 
   bool ok = true;
-  for (int nbins = 256; nbins <= 4096; nbins *= 16) {
+  // 256 bins fit one block's shared memory; 40960 bins (160 KiB) need the
+  // whole cluster's.
+  for (int nbins : {256, 40960}) {
     cudaMallocManaged(&bins, nbins * sizeof(int));
     cudaMemset(bins, 0, nbins * sizeof(int));
 
@@ -100,6 +103,9 @@ int main() {
     int bins_per_block = nbins / cluster_size;
     config.gridDim = 8 * cluster_size;
     config.dynamicSmemBytes = bins_per_block * sizeof(int);
+    if (config.dynamicSmemBytes > 48 * 1024)
+      cudaFuncSetAttribute((void*)clusterHist_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                           config.dynamicSmemBytes);
 
     cudaError_t err = cudaLaunchKernelEx(&config, clusterHist_kernel, bins, nbins, bins_per_block, input, array_size);
     if (err == cudaSuccess) err = cudaDeviceSynchronize();

@@ -1,9 +1,9 @@
 // Thread block clusters and distributed shared memory (CUDA guide, "Thread
-// Block Clusters", "Distributed Shared Memory"): the guide's cluster
-// histogram against a host reference, cluster indices, remote reads, writes
-// and atomics, cudaLaunchKernelEx's errors (with the codes an H100 returned:
+// Block Clusters", "Distributed Shared Memory"): cluster indices, remote
+// reads, writes and atomics, cudaLaunchKernelEx's errors (with the codes an H100 returned:
 // tests/differential/cluster_probe.expected), and the waits that can never
-// complete, reported instead of hanging.
+// complete, reported instead of hanging. The guide's cluster histogram is
+// examples/cluster_histogram.cu, run by ctest as example.cluster_histogram.
 #include <doctest/doctest.h>
 #include <weft.hpp>
 #include <weft/cuda/cooperative_groups.hpp>
@@ -12,63 +12,11 @@
 #include <vector>
 
 #include "error_checks.hpp"
+#include "stream_gates.hpp"
 
 namespace cg = cooperative_groups;
 
 namespace {
-
-// The guide's kernel, as written there (dynamic shared memory through
-// weft's spelling of `extern __shared__ int smem[];`).
-__global__ void clusterHist_kernel(int* bins, const int nbins, const int bins_per_block, const int* __restrict__ input,
-                                   size_t array_size) {
-  int* smem = weft::dynamic_shared<int>();
-  namespace cg = cooperative_groups;
-  int tid = cg::this_grid().thread_rank();
-
-  // Cluster initialization, size and calculating local bin offsets.
-  cg::cluster_group cluster = cg::this_cluster();
-  int cluster_size = cluster.dim_blocks().x;
-  (void)cluster_size;
-
-  for (int i = threadIdx.x; i < bins_per_block; i += blockDim.x)
-    smem[i] = 0;  // Initialize shared memory histogram to zeros
-
-  // cluster synchronization ensures that shared memory is initialized to zero in
-  // all thread blocks in the cluster. It also ensures that all thread blocks
-  // have started executing and they exist concurrently.
-  cluster.sync();
-
-  for (int i = tid; i < static_cast<int>(array_size); i += blockDim.x * gridDim.x) {
-    int ldata = input[i];
-
-    // Find the right histogram bin.
-    int binid = ldata;
-    if (ldata < 0)
-      binid = 0;
-    else if (ldata >= nbins)
-      binid = nbins - 1;
-
-    // Find destination block rank and offset for computing
-    // distributed shared memory histogram
-    int dst_block_rank = (int)(binid / bins_per_block);
-    int dst_offset = binid % bins_per_block;
-
-    // Pointer to target block shared memory
-    int* dst_smem = cluster.map_shared_rank(smem, dst_block_rank);
-
-    // Perform atomic update of the histogram bin
-    atomicAdd(dst_smem + dst_offset, 1);
-  }
-
-  // cluster synchronization is required to ensure all distributed shared
-  // memory operations are completed and no thread block exits while
-  // other thread blocks are still accessing distributed shared memory
-  cluster.sync();
-
-  // Perform global memory histogram, using the local distributed memory histogram
-  int* lbins = bins + cluster.block_rank() * bins_per_block;
-  for (int i = threadIdx.x; i < bins_per_block; i += blockDim.x) atomicAdd(&lbins[i], smem[i]);
-}
 
 cudaLaunchConfig_t cluster_config(dim3 grid, dim3 block, dim3 cluster, std::size_t shared, cudaLaunchAttribute* a) {
   cudaLaunchConfig_t config = {0};
@@ -83,44 +31,6 @@ cudaLaunchConfig_t cluster_config(dim3 grid, dim3 block, dim3 cluster, std::size
   config.numAttrs = 1;
   return config;
 }
-
-// Runs the guide's histogram with `nbins` bins over clusters of `cluster_size`.
-void check_histogram(int nbins, int cluster_size) {
-  const int threads_per_block = 128, blocks = 4 * cluster_size;
-  const std::size_t array_size = 20000;
-  int bins_per_block = nbins / cluster_size;
-  int *bins, *input;
-  REQUIRE(cudaMallocManaged(&bins, nbins * sizeof(int)) == cudaSuccess);
-  REQUIRE(cudaMallocManaged(&input, array_size * sizeof(int)) == cudaSuccess);
-  std::vector<int> reference(nbins, 0);
-  for (std::size_t i = 0; i < array_size; ++i) {
-    input[i] = static_cast<int>((i * 7919) % (nbins + 20)) - 10;  // some below 0 and above nbins - 1
-    reference[std::clamp(input[i], 0, nbins - 1)]++;
-  }
-  for (int i = 0; i < nbins; ++i) bins[i] = 0;
-  cudaLaunchAttribute attribute[1];
-  cudaLaunchConfig_t config =
-      cluster_config(blocks, threads_per_block, dim3(cluster_size, 1, 1), bins_per_block * sizeof(int), attribute);
-  if (bins_per_block * sizeof(int) > 48 * 1024)
-    REQUIRE(cudaFuncSetAttribute(clusterHist_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                 static_cast<int>(bins_per_block * sizeof(int))) == cudaSuccess);
-  REQUIRE(cudaLaunchKernelEx(&config, clusterHist_kernel, bins, nbins, bins_per_block, static_cast<const int*>(input),
-                             array_size) == cudaSuccess);
-  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
-  // Every block of a cluster adds its share to the same global bins, so each
-  // bin holds the counts of all clusters: the whole input once.
-  for (int i = 0; i < nbins; ++i) REQUIRE(bins[i] == reference[i]);
-  cudaFree(bins);
-  cudaFree(input);
-}
-
-struct workers_at_least {
-  unsigned before = weft::worker_count();
-  explicit workers_at_least(unsigned n) {
-    if (before < n) weft::set_worker_count(n);
-  }
-  ~workers_at_least() { weft::set_worker_count(before); }
-};
 
 __global__ void cluster_indices(unsigned* out) {
   cg::cluster_group cluster = cg::this_cluster();
@@ -178,17 +88,8 @@ __global__ void bad_rank() {
 
 }  // namespace
 
-TEST_CASE("the guide's cluster histogram matches a host reference") {
-  workers_at_least workers(4);
-  SUBCASE("bins that fit one block's shared memory") { check_histogram(256, 2); }
-  SUBCASE("bins that need the whole cluster's shared memory") {
-    // 4 x 40 KiB: more than one block's 48 KiB default, so only the cluster holds them.
-    check_histogram(4 * 10240, 4);
-  }
-}
-
 TEST_CASE("cluster indices in a two-dimensional grid of (2,2) clusters") {
-  workers_at_least workers(4);
+  enough_workers workers(4);
   unsigned* out;
   REQUIRE(cudaMallocManaged(&out, 16 * 8 * sizeof(unsigned)) == cudaSuccess);
   cudaLaunchAttribute a[1];
@@ -213,7 +114,7 @@ TEST_CASE("cluster indices in a two-dimensional grid of (2,2) clusters") {
 
 TEST_CASE("distributed shared memory: remote reads and atomics around a ring of blocks") {
   for (unsigned size : {2u, 4u, 8u}) {
-    workers_at_least workers(size);
+    enough_workers workers(size);
     int* out;
     REQUIRE(cudaMallocManaged(&out, 2 * size * sizeof(int)) == cudaSuccess);
     cudaLaunchAttribute a[1];
@@ -231,7 +132,7 @@ TEST_CASE("distributed shared memory: remote reads and atomics around a ring of 
 }
 
 TEST_CASE("barrier_arrive and barrier_wait split a cluster barrier") {
-  workers_at_least workers(2);
+  enough_workers workers(2);
   int* out;
   REQUIRE(cudaMallocManaged(&out, 4 * sizeof(int)) == cudaSuccess);
   cudaLaunchAttribute a[1];
@@ -243,7 +144,7 @@ TEST_CASE("barrier_arrive and barrier_wait split a cluster barrier") {
 }
 
 TEST_CASE("cluster launches refused with CUDA's codes") {
-  workers_at_least workers(8);
+  enough_workers workers(8);
   cudaLaunchAttribute a[1];
   int* out;
   REQUIRE(cudaMallocManaged(&out, 32 * sizeof(int)) == cudaSuccess);
@@ -266,7 +167,7 @@ TEST_CASE("cluster launches refused with CUDA's codes") {
   CHECK(cudaOccupancyMaxPotentialClusterSize(&size, (void*)ring, &config) == cudaSuccess);
   CHECK(size == 8);  // 16 is allowed now, but only 8 workers can hold a cluster's blocks
   {
-    workers_at_least more(16);
+    enough_workers more(16);
     CHECK(cudaOccupancyMaxPotentialClusterSize(&size, (void*)ring, &config) == cudaSuccess);
     CHECK(size == 16);
     check_succeeded(launch(16, dim3(16, 1, 1)));
@@ -293,7 +194,7 @@ TEST_CASE("a launch without clusters is a cluster of one block") {
 }
 
 TEST_CASE("cluster waits that can never complete, and bad ranks, are reported") {
-  workers_at_least workers(2);
+  enough_workers workers(2);
   cudaLaunchAttribute a[1];
   SUBCASE("a block of the cluster never reaches cluster.sync()") {
     cudaLaunchConfig_t config = cluster_config(2, 32, dim3(2, 1, 1), 0, a);

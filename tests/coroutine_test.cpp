@@ -17,46 +17,11 @@
 #include <vector>
 
 #include "error_checks.hpp"
+#include "stream_gates.hpp"
 
 namespace {
 
 using std::this_thread::get_id;
-
-struct gate {
-  int* flag = nullptr;
-  std::atomic<bool> opened{false};
-  gate() {
-    REQUIRE(cudaMallocManaged(&flag, sizeof(int)) == cudaSuccess);
-    std::atomic_ref<int>(*flag).store(0);
-  }
-  ~gate() {
-    open();
-    cudaDeviceSynchronize();
-    cudaFree(flag);
-  }
-  void open() {
-    opened = true;
-    std::atomic_ref<int>(*flag).store(1);
-  }
-  // Holds `stream` until open() is called.
-  void hold(cudaStream_t stream) const {
-    REQUIRE(weft::launch(
-                {1, 1, 0, stream},
-                [](int* f) {
-                  while (std::atomic_ref<int>(*f).load() == 0) std::this_thread::yield();
-                },
-                flag) == cudaSuccess);
-  }
-};
-
-// The SM pool needs a worker per kernel that must run at the same time.
-struct enough_workers {
-  unsigned before = weft::worker_count();
-  explicit enough_workers(unsigned n) {
-    if (before < n) weft::set_worker_count(n);
-  }
-  ~enough_workers() { weft::set_worker_count(before); }
-};
 
 struct owned_stream {
   cudaStream_t s = nullptr;

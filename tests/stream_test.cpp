@@ -15,33 +15,9 @@
 
 #include "device_buffer.hpp"
 #include "error_checks.hpp"
+#include "stream_gates.hpp"
 
 namespace {
-
-// Host-set flags that gate kernels: managed memory, written by the host
-// while a kernel reads it.
-struct gate {
-  int* flag = nullptr;
-  gate() {
-    REQUIRE(cudaMallocManaged(&flag, sizeof(int)) == cudaSuccess);
-    std::atomic_ref<int>(*flag).store(0);
-  }
-  ~gate() {
-    open();
-    cudaDeviceSynchronize();
-    cudaFree(flag);
-  }
-  void open() { std::atomic_ref<int>(*flag).store(1); }
-  // Holds `stream` until open() is called.
-  void hold(cudaStream_t stream) const {
-    REQUIRE(weft::launch(
-                {1, 1, 0, stream},
-                [](int* f) {
-                  while (std::atomic_ref<int>(*f).load() == 0) std::this_thread::yield();
-                },
-                flag) == cudaSuccess);
-  }
-};
 
 // Sets *p = value.
 void mark(cudaStream_t stream, int* p, int value) {
@@ -50,15 +26,6 @@ void mark(cudaStream_t stream, int* p, int value) {
 }
 
 int read(const int* p) { return std::atomic_ref<const int>(*p).load(); }
-
-// The SM pool needs a worker per kernel that must run at the same time.
-struct enough_workers {
-  unsigned before = weft::worker_count();
-  explicit enough_workers(unsigned n) {
-    if (before < n) weft::set_worker_count(n);
-  }
-  ~enough_workers() { weft::set_worker_count(before); }
-};
 
 struct managed_ints {
   int* p = nullptr;
@@ -152,6 +119,7 @@ TEST_CASE("kernels in two streams run at the same time: a flag handed back and f
 }
 
 TEST_CASE("the legacy default stream waits for blocking streams, not for non-blocking ones") {
+  cudaGetLastError();  // what an earlier test in this process left
   enough_workers workers(2);
   managed_ints marks(2);
   SUBCASE("a blocking stream holds back later work on stream 0") {
@@ -240,7 +208,7 @@ TEST_CASE("cudaStreamWaitEvent holds a stream until another stream reaches the e
   cudaStream_t producer, consumer;
   REQUIRE(cudaStreamCreateWithFlags(&producer, cudaStreamNonBlocking) == cudaSuccess);
   REQUIRE(cudaStreamCreateWithFlags(&consumer, cudaStreamNonBlocking) == cudaSuccess);
-  cudaEvent_t ready;
+  cudaEvent_t ready = nullptr;
   REQUIRE(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming) == cudaSuccess);
   managed_ints marks(2);
   gate first, second;
@@ -266,7 +234,7 @@ TEST_CASE("cudaStreamWaitEvent holds a stream until another stream reaches the e
   CHECK(cudaEventQuery(ready) == cudaSuccess);
   CHECK(read(marks.p) == 2);
   // Waiting for an event that was never recorded waits for nothing.
-  cudaEvent_t never;
+  cudaEvent_t never = nullptr;
   REQUIRE(cudaEventCreate(&never) == cudaSuccess);
   CHECK(cudaStreamWaitEvent(consumer, never, 0) == cudaSuccess);
   CHECK(cudaStreamSynchronize(consumer) == cudaSuccess);
@@ -344,9 +312,9 @@ TEST_CASE("a host function that calls the runtime to enqueue or wait gets cudaEr
     cudaError_t sync_stream, sync_device, copy, launch, record;
     cudaError_t last;
   } r{};
-  cudaEvent_t e;
+  cudaEvent_t e = nullptr;
   REQUIRE(cudaEventCreate(&e) == cudaSuccess);
-  static cudaEvent_t event;
+  static cudaEvent_t event = nullptr;
   event = e;
   CHECK(cudaLaunchHostFunc(
             0,
@@ -374,7 +342,7 @@ TEST_CASE("a host function that calls the runtime to enqueue or wait gets cudaEr
 TEST_CASE("events: queries, synchronisation and elapsed time") {
   cudaStream_t s;
   REQUIRE(cudaStreamCreate(&s) == cudaSuccess);
-  cudaEvent_t start, middle, stop;
+  cudaEvent_t start = nullptr, middle = nullptr, stop = nullptr;
   REQUIRE(cudaEventCreate(&start) == cudaSuccess);
   REQUIRE(cudaEventCreateWithFlags(&middle, cudaEventBlockingSync) == cudaSuccess);
   REQUIRE(cudaEventCreate(&stop) == cudaSuccess);
@@ -413,7 +381,7 @@ TEST_CASE("events: queries, synchronisation and elapsed time") {
   CHECK(cudaEventRecord(start) == cudaSuccess);
   CHECK(cudaEventSynchronize(start) == cudaSuccess);
 
-  cudaEvent_t untimed;
+  cudaEvent_t untimed = nullptr;
   REQUIRE(cudaEventCreateWithFlags(&untimed, cudaEventDisableTiming) == cudaSuccess);
   CHECK(cudaEventRecord(untimed, s) == cudaSuccess);
   CHECK(cudaEventSynchronize(untimed) == cudaSuccess);
@@ -564,7 +532,7 @@ TEST_CASE("stress: 8 host threads x 4 streams x 500 launches with events and cal
   for (int t = 0; t < threads; ++t)
     hosts.emplace_back([&, t] {
       cudaStream_t s[streams];
-      cudaEvent_t e[streams];
+      cudaEvent_t e[streams] = {};
       long long* sums = nullptr;
       if (cudaMallocManaged(&sums, streams * sizeof(long long)) != cudaSuccess) return void(++failures);
       struct progress {
