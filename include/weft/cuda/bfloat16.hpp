@@ -2,7 +2,8 @@
 // conversions only they have. Arithmetic, comparisons, math functions,
 // shuffles and atomicAdd come from half.hpp's scalar_functions and
 // pair_functions, under the names the two CUDA headers share (__hadd,
-// __hmax, hsqrt, ...).
+// __hmax, hsqrt, ...); the storage, constructors and conversion operators
+// from its scalar_storage and pair_storage, as for __half and __half2.
 //
 // Storage is the top half of a float (8 exponent bits, 7 stored significand
 // bits); conversions round as the GPU does, with half.hpp's rounding.
@@ -30,78 +31,29 @@ struct __nv_bfloat162_raw {
   unsigned short y;
 };
 
-/// bfloat16, with the converting constructors and operators of CUDA's class:
-/// from floating-point values and integers in round-to-nearest-even, to
-/// integers toward zero.
-struct alignas(2) __nv_bfloat16 : weft::detail::scalar_functions<__nv_bfloat16> {
- protected:
-  unsigned short __x;
-
- public:
+/// bfloat16, with the converting constructors and operators of CUDA's class
+/// (weft::detail::scalar_storage).
+struct alignas(2) __nv_bfloat16 : weft::detail::scalar_functions<__nv_bfloat16>,
+                                  weft::detail::scalar_storage<weft::detail::bfloat16, __nv_bfloat16_raw> {
+  using scalar_storage::scalar_storage;
   __nv_bfloat16() = default;
-  constexpr __nv_bfloat16(const __nv_bfloat16_raw& r) : __x(r.x) {}
   constexpr __nv_bfloat16& operator=(const __nv_bfloat16_raw& r) {
     __x = r.x;
     return *this;
   }
-  constexpr operator __nv_bfloat16_raw() const { return {__x}; }
-
-  constexpr __nv_bfloat16(float f) : __x(from(f)) {}
-  constexpr __nv_bfloat16(double f) : __x(from(f)) {}
-  constexpr __nv_bfloat16(short v) : __x(from_int(v)) {}
-  constexpr __nv_bfloat16(unsigned short v) : __x(from_int(v)) {}
-  constexpr __nv_bfloat16(int v) : __x(from_int(v)) {}
-  constexpr __nv_bfloat16(unsigned int v) : __x(from_int(v)) {}
-  constexpr __nv_bfloat16(long v) : __x(from_int(v)) {}
-  constexpr __nv_bfloat16(unsigned long v) : __x(from_int(v)) {}
-  constexpr __nv_bfloat16(long long v) : __x(from_int(v)) {}
-  constexpr __nv_bfloat16(unsigned long long v) : __x(from_int(v)) {}
-  explicit constexpr __nv_bfloat16(const __half& h) : __x(from(static_cast<float>(h))) {}
-
-  constexpr operator float() const { return weft::detail::to_float<weft::detail::bfloat16>(__x); }
-  operator signed char() const { return to<signed char>(); }
-  operator unsigned char() const { return to<unsigned char>(); }
-  operator char() const { return to<char>(); }
-  operator short() const { return to<short>(); }
-  operator unsigned short() const { return to<unsigned short>(); }
-  operator int() const { return to<int>(); }
-  operator unsigned int() const { return to<unsigned int>(); }
-  operator long() const { return to<long>(); }
-  operator unsigned long() const { return to<unsigned long>(); }
-  operator long long() const { return to<long long>(); }
-  operator unsigned long long() const { return to<unsigned long long>(); }
-  /// -0 and +0 are false; NaN is true.
-  constexpr operator bool() const { return (__x & 0x7fff) != 0; }
-
- private:
-  template <class F>
-  static constexpr unsigned short from(F f) {
-    return weft::detail::from_floating<weft::detail::bfloat16>(f, weft::detail::rn);
-  }
-  template <class I>
-  static constexpr unsigned short from_int(I v) {
-    return weft::detail::from_integer<weft::detail::bfloat16>(v, weft::detail::rn);
-  }
-  template <class I>
-  I to() const {
-    return weft::detail::float_to_int<I>(static_cast<float>(*this), weft::detail::rz);
-  }
+  explicit constexpr __nv_bfloat16(const __half& h) : __nv_bfloat16(static_cast<float>(h)) {}
 };
 
 /// Two bfloat16 values: x in the low 16 bits, y in the high.
-struct alignas(4) __nv_bfloat162 : weft::detail::pair_functions<__nv_bfloat162, __nv_bfloat16> {
-  __nv_bfloat16 x;
-  __nv_bfloat16 y;
-
+struct alignas(4) __nv_bfloat162 : weft::detail::pair_functions<__nv_bfloat162, __nv_bfloat16>,
+                                   weft::detail::pair_storage<__nv_bfloat16, __nv_bfloat162_raw, __nv_bfloat16_raw> {
+  using pair_storage::pair_storage;
   __nv_bfloat162() = default;
-  constexpr __nv_bfloat162(const __nv_bfloat16& a, const __nv_bfloat16& b) : x(a), y(b) {}
-  constexpr __nv_bfloat162(const __nv_bfloat162_raw& r) : x(__nv_bfloat16_raw{r.x}), y(__nv_bfloat16_raw{r.y}) {}
   constexpr __nv_bfloat162& operator=(const __nv_bfloat162_raw& r) { return *this = __nv_bfloat162(r); }
-  constexpr operator __nv_bfloat162_raw() const { return {__nv_bfloat16_raw(x).x, __nv_bfloat16_raw(y).x}; }
 };
 
 /// A bfloat16 value rounded to half (one rounding: bfloat16 to float is exact).
-inline __half::__half(const __nv_bfloat16& b) : __x(from(static_cast<float>(b))) {}
+inline __half::__half(const __nv_bfloat16& b) : __half(static_cast<float>(b)) {}
 
 constexpr __nv_bfloat16 __float2bfloat16(float a) { return weft::detail::narrow<__nv_bfloat16>(a); }
 constexpr __nv_bfloat16 __float2bfloat16_rn(float a) { return weft::detail::narrow<__nv_bfloat16>(a); }

@@ -307,8 +307,29 @@ struct cache_hinted {
   friend void __stwt(T* p, T value) { *p = value; }
 };
 
+// Shuffles of a 16-bit value or a pair, with the int overloads' semantics.
 template <class T>
-struct scalar_functions : cache_hinted<T> {
+struct shuffled {
+  friend T __shfl_sync(unsigned mask, T var, int srcLane, int width = warpSize,
+                       std::source_location where = std::source_location::current()) {
+    return shuffle16(warp_op::shfl, mask, var, srcLane, width, where);
+  }
+  friend T __shfl_up_sync(unsigned mask, T var, unsigned delta, int width = warpSize,
+                          std::source_location where = std::source_location::current()) {
+    return shuffle16(warp_op::shfl_up, mask, var, static_cast<int>(delta), width, where);
+  }
+  friend T __shfl_down_sync(unsigned mask, T var, unsigned delta, int width = warpSize,
+                            std::source_location where = std::source_location::current()) {
+    return shuffle16(warp_op::shfl_down, mask, var, static_cast<int>(delta), width, where);
+  }
+  friend T __shfl_xor_sync(unsigned mask, T var, int laneMask, int width = warpSize,
+                           std::source_location where = std::source_location::current()) {
+    return shuffle16(warp_op::shfl_xor, mask, var, laneMask, width, where);
+  }
+};
+
+template <class T>
+struct scalar_functions : cache_hinted<T>, shuffled<T> {
   friend T __hadd(T a, T b) { return narrow<T>(widen(a) + widen(b)); }
   friend T __hsub(T a, T b) { return narrow<T>(widen(a) - widen(b)); }
   friend T __hmul(T a, T b) { return narrow<T>(widen(a) * widen(b)); }
@@ -384,24 +405,6 @@ struct scalar_functions : cache_hinted<T> {
   friend bool operator>(T a, T b) { return __hgt(a, b); }
   friend bool operator>=(T a, T b) { return __hge(a, b); }
 
-  // Shuffles with the int overloads' semantics.
-  friend T __shfl_sync(unsigned mask, T var, int srcLane, int width = warpSize,
-                       std::source_location where = std::source_location::current()) {
-    return shuffle16(warp_op::shfl, mask, var, srcLane, width, where);
-  }
-  friend T __shfl_up_sync(unsigned mask, T var, unsigned delta, int width = warpSize,
-                          std::source_location where = std::source_location::current()) {
-    return shuffle16(warp_op::shfl_up, mask, var, static_cast<int>(delta), width, where);
-  }
-  friend T __shfl_down_sync(unsigned mask, T var, unsigned delta, int width = warpSize,
-                            std::source_location where = std::source_location::current()) {
-    return shuffle16(warp_op::shfl_down, mask, var, static_cast<int>(delta), width, where);
-  }
-  friend T __shfl_xor_sync(unsigned mask, T var, int laneMask, int width = warpSize,
-                           std::source_location where = std::source_location::current()) {
-    return shuffle16(warp_op::shfl_xor, mask, var, laneMask, width, where);
-  }
-
   /// The sum rounded as __hadd rounds it; returns the old value.
   friend T atomicAdd(T* address, T value) {
     return atomic_update(address, [value](T old) { return __hadd(old, value); });
@@ -412,7 +415,7 @@ struct scalar_functions : cache_hinted<T> {
 /// give 1.0 or 0.0 in each half (__heq2), or hold for both halves at once
 /// (__hbeq2, and the operators).
 template <class P, class T>
-struct pair_functions : cache_hinted<P> {
+struct pair_functions : cache_hinted<P>, shuffled<P> {
   friend constexpr float __low2float(P a) { return widen(a.x); }
   friend constexpr float __high2float(P a) { return widen(a.y); }
   friend constexpr P __lowhigh2highlow(P a) { return {a.y, a.x}; }
@@ -486,23 +489,6 @@ struct pair_functions : cache_hinted<P> {
   friend bool operator>(P a, P b) { return __hbgt2(a, b); }
   friend bool operator>=(P a, P b) { return __hbge2(a, b); }
 
-  friend P __shfl_sync(unsigned mask, P var, int srcLane, int width = warpSize,
-                       std::source_location where = std::source_location::current()) {
-    return shuffle16(warp_op::shfl, mask, var, srcLane, width, where);
-  }
-  friend P __shfl_up_sync(unsigned mask, P var, unsigned delta, int width = warpSize,
-                          std::source_location where = std::source_location::current()) {
-    return shuffle16(warp_op::shfl_up, mask, var, static_cast<int>(delta), width, where);
-  }
-  friend P __shfl_down_sync(unsigned mask, P var, unsigned delta, int width = warpSize,
-                            std::source_location where = std::source_location::current()) {
-    return shuffle16(warp_op::shfl_down, mask, var, static_cast<int>(delta), width, where);
-  }
-  friend P __shfl_xor_sync(unsigned mask, P var, int laneMask, int width = warpSize,
-                           std::source_location where = std::source_location::current()) {
-    return shuffle16(warp_op::shfl_xor, mask, var, laneMask, width, where);
-  }
-
   /// CUDA makes each half atomic on its own; here the pair is updated as a
   /// whole, which is stronger. Returns the old value.
   friend P atomicAdd(P* address, P value) {
@@ -510,6 +496,76 @@ struct pair_functions : cache_hinted<P> {
   }
 };
 // clang-format on
+
+/// The storage, converting constructors and conversion operators of CUDA's
+/// C++ classes __half and __nv_bfloat16, for the 16-bit Format and its raw
+/// struct Raw: from floating-point values and integers in
+/// round-to-nearest-even, to integers toward zero. Each type inherits the
+/// constructors.
+template <class Format, class Raw>
+struct scalar_storage {
+ protected:
+  unsigned short __x;
+
+ public:
+  scalar_storage() = default;
+  constexpr scalar_storage(const Raw& r) : __x(r.x) {}
+  constexpr operator Raw() const { return {__x}; }
+
+  constexpr scalar_storage(float f) : __x(from(f)) {}
+  constexpr scalar_storage(double f) : __x(from(f)) {}
+  constexpr scalar_storage(short v) : __x(from_int(v)) {}
+  constexpr scalar_storage(unsigned short v) : __x(from_int(v)) {}
+  constexpr scalar_storage(int v) : __x(from_int(v)) {}
+  constexpr scalar_storage(unsigned int v) : __x(from_int(v)) {}
+  constexpr scalar_storage(long v) : __x(from_int(v)) {}
+  constexpr scalar_storage(unsigned long v) : __x(from_int(v)) {}
+  constexpr scalar_storage(long long v) : __x(from_int(v)) {}
+  constexpr scalar_storage(unsigned long long v) : __x(from_int(v)) {}
+
+  constexpr operator float() const { return to_float<Format>(__x); }
+  operator signed char() const { return to<signed char>(); }
+  operator unsigned char() const { return to<unsigned char>(); }
+  operator char() const { return to<char>(); }
+  operator short() const { return to<short>(); }
+  operator unsigned short() const { return to<unsigned short>(); }
+  operator int() const { return to<int>(); }
+  operator unsigned int() const { return to<unsigned int>(); }
+  operator long() const { return to<long>(); }
+  operator unsigned long() const { return to<unsigned long>(); }
+  operator long long() const { return to<long long>(); }
+  operator unsigned long long() const { return to<unsigned long long>(); }
+  /// -0 and +0 are false; NaN is true.
+  constexpr operator bool() const { return (__x & 0x7fff) != 0; }
+
+ private:
+  template <class F>
+  static constexpr unsigned short from(F f) {
+    return from_floating<Format>(f, rn);
+  }
+  template <class I>
+  static constexpr unsigned short from_int(I v) {
+    return from_integer<Format>(v, rn);
+  }
+  template <class I>
+  I to() const {
+    return float_to_int<I>(static_cast<float>(*this), rz);
+  }
+};
+
+/// The members and constructors of a pair of T (__half2, __nv_bfloat162):
+/// x in the low 16 bits, y in the high. Raw is the pair's raw struct,
+/// ScalarRaw T's.
+template <class T, class Raw, class ScalarRaw>
+struct pair_storage {
+  T x;
+  T y;
+
+  pair_storage() = default;
+  constexpr pair_storage(const T& a, const T& b) : x(a), y(b) {}
+  constexpr pair_storage(const Raw& r) : x(ScalarRaw{r.x}), y(ScalarRaw{r.y}) {}
+  constexpr operator Raw() const { return {ScalarRaw(x).x, ScalarRaw(y).x}; }
+};
 
 }  // namespace weft::detail
 
@@ -529,74 +585,25 @@ struct __half2_raw {
   unsigned short y;
 };
 
-/// IEEE binary16. Converting constructors and operators as CUDA's C++ class
-/// has them: from floating-point values and integers in round-to-nearest-even,
-/// to integers toward zero.
-struct alignas(2) __half : weft::detail::scalar_functions<__half> {
- protected:
-  unsigned short __x;
-
- public:
+/// IEEE binary16, with the converting constructors and operators of CUDA's
+/// class (weft::detail::scalar_storage).
+struct alignas(2) __half : weft::detail::scalar_functions<__half>,
+                           weft::detail::scalar_storage<weft::detail::binary16, __half_raw> {
+  using scalar_storage::scalar_storage;
   __half() = default;
-  constexpr __half(const __half_raw& r) : __x(r.x) {}
   constexpr __half& operator=(const __half_raw& r) {
     __x = r.x;
     return *this;
   }
-  constexpr operator __half_raw() const { return {__x}; }
-
-  constexpr __half(float f) : __x(from(f)) {}
-  constexpr __half(double f) : __x(from(f)) {}
-  constexpr __half(short v) : __x(from_int(v)) {}
-  constexpr __half(unsigned short v) : __x(from_int(v)) {}
-  constexpr __half(int v) : __x(from_int(v)) {}
-  constexpr __half(unsigned int v) : __x(from_int(v)) {}
-  constexpr __half(long v) : __x(from_int(v)) {}
-  constexpr __half(unsigned long v) : __x(from_int(v)) {}
-  constexpr __half(long long v) : __x(from_int(v)) {}
-  constexpr __half(unsigned long long v) : __x(from_int(v)) {}
   explicit __half(const __nv_bfloat16& b);  // in bfloat16.hpp: CUDA's needs cuda_bf16.h too
-
-  constexpr operator float() const { return weft::detail::to_float<weft::detail::binary16>(__x); }
-  operator signed char() const { return to<signed char>(); }
-  operator unsigned char() const { return to<unsigned char>(); }
-  operator char() const { return to<char>(); }
-  operator short() const { return to<short>(); }
-  operator unsigned short() const { return to<unsigned short>(); }
-  operator int() const { return to<int>(); }
-  operator unsigned int() const { return to<unsigned int>(); }
-  operator long() const { return to<long>(); }
-  operator unsigned long() const { return to<unsigned long>(); }
-  operator long long() const { return to<long long>(); }
-  operator unsigned long long() const { return to<unsigned long long>(); }
-  /// -0 and +0 are false; NaN is true.
-  constexpr operator bool() const { return (__x & 0x7fff) != 0; }
-
- private:
-  template <class F>
-  static constexpr unsigned short from(F f) {
-    return weft::detail::from_floating<weft::detail::binary16>(f, weft::detail::rn);
-  }
-  template <class I>
-  static constexpr unsigned short from_int(I v) {
-    return weft::detail::from_integer<weft::detail::binary16>(v, weft::detail::rn);
-  }
-  template <class I>
-  I to() const {
-    return weft::detail::float_to_int<I>(static_cast<float>(*this), weft::detail::rz);
-  }
 };
 
 /// Two halves: x in the low 16 bits, y in the high.
-struct alignas(4) __half2 : weft::detail::pair_functions<__half2, __half> {
-  __half x;
-  __half y;
-
+struct alignas(4) __half2 : weft::detail::pair_functions<__half2, __half>,
+                            weft::detail::pair_storage<__half, __half2_raw, __half_raw> {
+  using pair_storage::pair_storage;
   __half2() = default;
-  constexpr __half2(const __half& a, const __half& b) : x(a), y(b) {}
-  constexpr __half2(const __half2_raw& r) : x(__half_raw{r.x}), y(__half_raw{r.y}) {}
   constexpr __half2& operator=(const __half2_raw& r) { return *this = __half2(r); }
-  constexpr operator __half2_raw() const { return {__half_raw(x).x, __half_raw(y).x}; }
 };
 
 // ---------------------------------------------------------------------------
