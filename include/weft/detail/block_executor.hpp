@@ -32,6 +32,7 @@
 
 #include "../cuda/builtins.hpp"
 #include "../cuda/error_codes.hpp"
+#include "context_switch.hpp"
 #include "fiber_stack.hpp"
 
 namespace weft::detail {
@@ -305,7 +306,7 @@ class block_executor {
          std::to_string(stacks_.stack_size() / 1024) +
          " KiB of stack; raise it with cudaDeviceSetLimit(cudaLimitStackSize, bytes))");
     switch_note note{nullptr, *hit};
-    fctx::jump_fcontext(worker_, &note);
+    jump_context(worker_, &note);
     std::abort();  // the overflowed fiber is never resumed
   }
 
@@ -362,7 +363,7 @@ class block_executor {
   void park_to(thread_slot& me, fctx::fcontext_t target) {
     ++switches_;
     switch_note note{&me.context, {}};
-    arrived(fctx::jump_fcontext(target, &note));
+    arrived(jump_context(target, &note));
     threadIdx = me.index;
     if (abandoning_) [[unlikely]]
       throw block_abandoned{};
@@ -590,7 +591,7 @@ class block_executor {
 
   // The note travels with the jump and lives on the jumping fiber's stack,
   // which stays intact until the resumed side has read it.
-  void switch_to(fctx::fcontext_t target, switch_note note) { arrived(fctx::jump_fcontext(target, &note)); }
+  void switch_to(fctx::fcontext_t target, switch_note note) { arrived(jump_context(target, &note)); }
 
   // A list of thread ids with room for the whole block, so adding one is a store.
   class thread_list {
@@ -634,7 +635,7 @@ class block_executor {
     bool resume_ready = !abandoning_ && (ready_head_ < ready_.size() ||
                                          (next_unstarted_ == thread_count_ && !converging_.empty() && converge(~0u)));
     fctx::fcontext_t target = resume_ready ? slots_[ready_[ready_head_++]].context : worker_;
-    fctx::jump_fcontext(target, &note);
+    jump_context(target, &note);
     std::abort();  // a finished fiber is never resumed
   }
 

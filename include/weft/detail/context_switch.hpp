@@ -1,0 +1,69 @@
+// The switch between two CUDA threads' fibers. Fibers are Boost.Context's
+// (make_fcontext builds them); on x86-64 Linux the switch itself is weft's
+// own copy of Boost's jump_fcontext that leaves out saving and restoring the
+// SSE control/status word (MXCSR) and the x87 control word. Those two loads
+// are among the slowest instructions of a switch, and a barrier costs one
+// switch per thread (docs/performance.md). Every fiber of a worker runs with
+// the worker's floating-point environment: CUDA code sets rounding per
+// instruction, never per thread, so there is nothing to keep apart; a kernel
+// that changes the environment with fesetround changes it for the block.
+// The frame layout is Boost's, so make_fcontext's fresh contexts start as
+// they would under Boost's switch; but a context this switch saved holds no
+// control words, so Boost's jump_fcontext must never resume one: weft uses
+// this switch everywhere. Elsewhere, Boost's jump_fcontext is used as it is.
+#pragma once
+
+#include <boost/context/detail/fcontext.hpp>
+
+namespace weft::detail {
+
+namespace fctx = boost::context::detail;
+
+#if defined(__x86_64__) && defined(__ELF__) && !defined(__CET__)
+
+extern "C" fctx::transfer_t weft_jump_context(fctx::fcontext_t to, void* data);
+
+// A COMDAT group, so that every translation unit may carry it and the linker
+// keeps one (the library is header-only).
+asm(R"(
+  .pushsection .text.weft_jump_context,"axG",@progbits,weft_jump_context,comdat
+  .weak weft_jump_context
+  .hidden weft_jump_context
+  .type weft_jump_context,@function
+  .p2align 4
+weft_jump_context:
+  leaq -0x38(%rsp), %rsp
+  movq %r12, 0x8(%rsp)
+  movq %r13, 0x10(%rsp)
+  movq %r14, 0x18(%rsp)
+  movq %r15, 0x20(%rsp)
+  movq %rbx, 0x28(%rsp)
+  movq %rbp, 0x30(%rsp)
+  movq %rsp, %rax
+  movq %rdi, %rsp
+  movq 0x38(%rsp), %r8
+  movq 0x8(%rsp), %r12
+  movq 0x10(%rsp), %r13
+  movq 0x18(%rsp), %r14
+  movq 0x20(%rsp), %r15
+  movq 0x28(%rsp), %rbx
+  movq 0x30(%rsp), %rbp
+  leaq 0x40(%rsp), %rsp
+  movq %rsi, %rdx
+  movq %rax, %rdi
+  jmp *%r8
+  .size weft_jump_context, .-weft_jump_context
+  .popsection
+)");
+
+/// Suspends the calling fiber into the returned transfer's context and
+/// resumes `to`, passing `data`.
+inline fctx::transfer_t jump_context(fctx::fcontext_t to, void* data) { return weft_jump_context(to, data); }
+
+#else
+
+inline fctx::transfer_t jump_context(fctx::fcontext_t to, void* data) { return fctx::jump_fcontext(to, data); }
+
+#endif
+
+}  // namespace weft::detail
