@@ -348,6 +348,7 @@ class block_executor {
     if (abandoning_) throw block_abandoned{};
     me.parked_in = generation_;
     me.exited = false;
+    live_parked_[self / 32] |= 1u << (self % 32);
     // The runner loop that started this thread notices the bump when the
     // thread returns and marks it exited (see run_threads), even if it never
     // actually parks (yield with nothing else to run, __activemask).
@@ -436,7 +437,9 @@ class block_executor {
         // This thread has parked (or published the cursor) in this block:
         // its slot must say it exited, so that a warp collective naming it
         // is refused. Threads that never parked are told by the cursor.
-        slots_[linear_thread_id()].exited = true;
+        unsigned id = linear_thread_id();
+        slots_[id].exited = true;
+        live_parked_[id / 32] &= ~(1u << (id % 32));
         next = next_unstarted_;
         index = next_index_;
         if (one_dimensional) threadIdx = {0, 0, 0};
@@ -459,6 +462,7 @@ class block_executor {
     unsigned warps = (thread_count_ + 31) / 32;
     if (groups_.size() < warps * 32) groups_.resize(warps * 32);
     if (group_count_.size() < warps) group_count_.resize(warps);
+    if (live_parked_.size() < warps) live_parked_.resize(warps);
     std::fill(group_count_.begin(), group_count_.end(), 0);
     warp_parked_ = 0;
     next_block_ = blocks.first;
@@ -474,6 +478,7 @@ class block_executor {
     next_unstarted_ = 0;
     next_index_ = {0, 0, 0};
     ++generation_;
+    std::fill(live_parked_.begin(), live_parked_.end(), 0u);
     waiting_.clear();
     ready_.clear();
     converging_.clear();
@@ -759,14 +764,14 @@ class block_executor {
   // never parked in this block ran to its end, since threads run one after
   // another until one parks; one that parked says so in its slot.
   unsigned exited_lanes(unsigned warp, unsigned self) const {
-    unsigned first = warp * 32, exited = 0;
+    unsigned first = warp * 32;
     unsigned started = next_unstarted_ > first ? std::min(next_unstarted_ - first, 32u) : 0;
-    for (unsigned lane = 0; lane < started; ++lane) {
-      unsigned t = first + lane;
-      const thread_slot& s = slots_[t];
-      if (t != self && (s.parked_in != generation_ || s.exited)) exited |= 1u << lane;
-    }
-    return exited;
+    unsigned started_lanes = started == 32 ? ~0u : (1u << started) - 1;
+    // A started lane that is not parked-and-alive has run to its end (lazily,
+    // never parking, or after parking); the caller (if `self` is in this
+    // warp) is running.
+    unsigned caller = self / 32 == warp ? 1u << (self % 32) : 0;
+    return started_lanes & ~live_parked_[warp] & ~caller;
   }
 
   // The open group with this mask.
@@ -1051,7 +1056,10 @@ class block_executor {
   unsigned next_unstarted_ = 0;
   uint3 next_index_{};
   std::uint64_t generation_ = 0;  // counts blocks run, to tell a thread's first park
-  std::uint64_t switches_ = 0;    // counts parks, so a loop notices other fibers ran
+  // Per warp, the lanes that have parked in this block and not exited: what
+  // exited_lanes needs, without reading every lane's slot.
+  std::vector<unsigned> live_parked_;
+  std::uint64_t switches_ = 0;  // counts parks, so a loop notices other fibers ran
   std::vector<thread_slot> slots_;
 
   // Barrier state: threads parked at the barrier, and those released but not
