@@ -101,12 +101,12 @@ struct launch_options {
 /// (all measured on an H100: tests/differential/cluster_probe.expected): a
 /// zero dimension, a grid that is not a multiple of it, a shape that differs
 /// from the kernel's __cluster_dims__, or more than 8 blocks (16 once the
-/// kernel allows non-portable sizes) are cudaErrorInvalidClusterSize. A
-/// cluster's blocks run at the same time, each on its own SM worker, so weft
-/// also refuses a cluster larger than the worker pool, as CUDA refuses one
-/// larger than a small GPU can hold.
+/// kernel allows non-portable sizes) are cudaErrorInvalidClusterSize. (A
+/// cluster's blocks run at the same time, each on its own SM worker, so
+/// launch_with also refuses a cluster larger than the worker pool, as CUDA
+/// refuses one larger than a small GPU can hold.)
 inline cudaError_t cluster_shape(const launch_config& c, const launch_options& o, dim3 compiled, bool non_portable,
-                                 unsigned workers, dim3& cluster) {
+                                 dim3& cluster) {
   bool requested = o.cluster.x || o.cluster.y || o.cluster.z;
   bool fixed = compiled.x != 0;
   if (requested && fixed && (o.cluster.x != compiled.x || o.cluster.y != compiled.y || o.cluster.z != compiled.z))
@@ -114,7 +114,7 @@ inline cudaError_t cluster_shape(const launch_config& c, const launch_options& o
   cluster = requested ? o.cluster : fixed ? compiled : dim3(1, 1, 1);
   if (cluster.x == 0 || cluster.y == 0 || cluster.z == 0) return cudaErrorInvalidClusterSize;
   if (c.grid.x % cluster.x || c.grid.y % cluster.y || c.grid.z % cluster.z) return cudaErrorInvalidClusterSize;
-  if (volume(cluster) > (non_portable ? 16u : 8u) || volume(cluster) > workers) return cudaErrorInvalidClusterSize;
+  if (volume(cluster) > (non_portable ? 16u : 8u)) return cudaErrorInvalidClusterSize;
   return cudaSuccess;
 }
 
@@ -130,12 +130,16 @@ cudaError_t launch_with(const launch_config& config, const launch_options& optio
   kernel_attributes attributes = rt.attributes(id);
   if (cudaError_t invalid = validate(config, attributes.max_dynamic_shared_bytes)) return record(invalid);
   dim3 cluster;
-  unsigned workers = rt.worker_count();
   if (cudaError_t invalid = cluster_shape(config, options, compiled_cluster_dims::get().of(id),
-                                          attributes.non_portable_cluster_size, workers, cluster))
+                                          attributes.non_portable_cluster_size, cluster))
     return record(invalid);
-  // One block per worker at a time: a larger grid could never be resident at once.
-  if (options.cooperative && volume(config.grid) > workers) return record(cudaErrorCooperativeLaunchTooLarge);
+  // Blocks that wait for each other need a worker each, one block per
+  // worker at a time (asked only then: it takes the pool's lock).
+  if (volume(cluster) > 1 || options.cooperative) {
+    unsigned workers = rt.worker_count();
+    if (volume(cluster) > workers) return record(cudaErrorInvalidClusterSize);
+    if (options.cooperative && volume(config.grid) > workers) return record(cudaErrorCooperativeLaunchTooLarge);
+  }
   CUstream_st* stream = resolve_stream(config.stream);
   if (!stream || stream->device != rt.ordinal()) return record(cudaErrorInvalidResourceHandle);
   launch_shape shape{config.grid,  config.block, config.dynamic_shared_bytes, rt.stack_bytes(),
