@@ -141,7 +141,6 @@ class block_executor {
     thread_slot& me = slots_[self];
     if (me.parked_in != generation_ || abandoning_) [[unlikely]]
       first_arrival(me, self);
-    me.index = threadIdx;
     me.kind = kind;
     me.waiting_at = where;
     // Divergence is noticed on arrival, against the first waiter, so that
@@ -180,9 +179,11 @@ class block_executor {
     thread_slot& me = slots_[self];
     if (me.parked_in != generation_ || abandoning_) [[unlikely]]
       first_arrival(me, self);
-    unsigned warp = self / 32, lane_bit = 1u << (self % 32);
-    me.operand = operand;
-    me.waiting_at = where;
+    unsigned warp = self / 32, lane = self % 32, lane_bit = 1u << lane;
+    warp_exchange& exchange = exchange_[warp];
+    exchange.operand[lane] = operand.value;
+    exchange.source[lane] = static_cast<std::uint8_t>(operand.lane & 31);
+    exchange.width[lane] = static_cast<std::uint8_t>(operand.width);
     warp_group* group = find_group(warp, mask);
     if (!group) [[unlikely]] {
       if (const warp_group* blocked = blocking_group(warp, mask, lane_bit))
@@ -194,12 +195,12 @@ class block_executor {
     group->arrived |= lane_bit;
     if (group->arrived == mask) {
       complete_group(warp, *group, lane_bit);
-      return me.result;
+    } else {
+      ++warp_parked_;
+      park(me);
     }
-    me.index = threadIdx;
-    ++warp_parked_;
-    park(me);
-    return me.result;
+    std::uint64_t result = exchange.result[lane];
+    return {result, result != 0};  // the predicate is match_all's: its result is 0 or the (non-empty) mask
   }
 
   /// __activemask: the lanes of the caller's warp that are converged with it.
@@ -217,12 +218,11 @@ class block_executor {
     converging_.push_back(self);
     if (ready_count() == 0 && next_unstarted_ == thread_count_) {
       converge(self);  // nothing else can run: the caller is the last to come
-      return static_cast<unsigned>(me.result.value);
+      return static_cast<unsigned>(exchange_[self / 32].result[self % 32]);
     }
-    me.index = threadIdx;
     ++warp_parked_;
     park(me);
-    return static_cast<unsigned>(me.result.value);
+    return static_cast<unsigned>(exchange_[self / 32].result[self % 32]);
   }
 
   /// Lets the other threads of the block run: the caller goes to the back of
@@ -243,7 +243,6 @@ class block_executor {
       target = slots_[ready_[ready_head_++]].context;
     else
       return false;
-    me.index = threadIdx;
     make_ready(self);
     park_to(me, target);
     return true;
@@ -260,7 +259,6 @@ class block_executor {
     thread_slot& me = slots_[self];
     if (me.parked_in != generation_ || abandoning_) [[unlikely]]
       first_arrival(me, self);
-    me.index = threadIdx;
     me.waiting_at = where;
     me.waits_on = object;
     me.wait_name = what;
@@ -318,11 +316,19 @@ class block_executor {
     barrier_kind kind{};
     bool exited = false;  // valid once it has parked in this block (parked_in)
     std::source_location waiting_at{};
-    warp_operand operand{};          // deposited at a warp collective
-    warp_result result{};            // written by the lane that completes the group
     const void* waits_on = nullptr;  // wait_on's object, call and describer
     const char* wait_name = nullptr;
     std::string (*describe_wait)(const void*) = nullptr;
+  };
+
+  // A warp's lanes' operands and results at a warp collective, side by
+  // side, so that the lane completing a group reads and writes a few cache
+  // lines instead of one per lane.
+  struct warp_exchange {
+    std::uint64_t operand[32];
+    std::uint64_t result[32];
+    std::uint8_t source[32];  // a shuffle's lane or delta operand, modulo 32
+    std::uint8_t width[32];   // a shuffle's segment width
   };
 
   // A pending warp collective: the lanes its mask names, those that have
@@ -356,6 +362,7 @@ class block_executor {
     next_unstarted_ = self + 1;
     next_index_ = threadIdx;
     advance(next_index_);
+    me.index = threadIdx;  // a thread's index is fixed for the block: saved once, restored at each resumption
   }
 
   // Suspends the calling thread until its barrier completes.
@@ -463,6 +470,7 @@ class block_executor {
     if (groups_.size() < warps * 32) groups_.resize(warps * 32);
     if (group_count_.size() < warps) group_count_.resize(warps);
     if (live_parked_.size() < warps) live_parked_.resize(warps);
+    if (exchange_.size() < warps) exchange_.resize(warps);
     std::fill(group_count_.begin(), group_count_.end(), 0);
     warp_parked_ = 0;
     next_block_ = blocks.first;
@@ -571,7 +579,7 @@ class block_executor {
       unsigned mask = 0;
       for (unsigned o : converging_)
         if (o / 32 == t / 32 && same_site(slots_[o].waiting_at, slots_[t].waiting_at)) mask |= 1u << (o % 32);
-      slots_[t].result.value = mask;
+      exchange_[t / 32].result[t % 32] = mask;
     }
     unsigned moved = 0;
     for (unsigned t : converging_)
@@ -830,7 +838,7 @@ class block_executor {
   // Run by the last lane to arrive: every lane's result into its slot, the
   // others to the ready list (in lane order), the group closed.
   void complete_group(unsigned warp, warp_group& g, unsigned caller_bit) {
-    thread_slot* lanes = &slots_[warp * 32];
+    warp_exchange& x = exchange_[warp];
     unsigned mask = g.mask;
     switch (g.op) {
       case warp_op::sync:
@@ -841,10 +849,10 @@ class block_executor {
       case warp_op::shfl_xor:
         for (unsigned m = mask; m != 0; m &= m - 1) {
           unsigned lane = static_cast<unsigned>(std::countr_zero(m));
-          unsigned source = shuffle_source(g.op, lane, lanes[lane].operand);
+          unsigned source = shuffle_source(g.op, lane, x.source[lane], x.width[lane]);
           // A source lane outside the mask is undefined in CUDA; weft gives
           // 0, as an H100 did (tests/differential/warp_probe.expected).
-          lanes[lane].result.value = mask >> source & 1 ? lanes[source].operand.value : 0;
+          x.result[lane] = mask >> source & 1 ? x.operand[source] : 0;
         }
         break;
       case warp_op::match_any:
@@ -852,27 +860,28 @@ class block_executor {
           unsigned lane = static_cast<unsigned>(std::countr_zero(m)), same = 0;
           for (unsigned o = mask; o != 0; o &= o - 1) {
             unsigned other = static_cast<unsigned>(std::countr_zero(o));
-            if (lanes[other].operand.value == lanes[lane].operand.value) same |= 1u << other;
+            if (x.operand[other] == x.operand[lane]) same |= 1u << other;
           }
-          lanes[lane].result.value = same;
+          x.result[lane] = same;
         }
         break;
       default: {
-        warp_result r = uniform_result(g.op, lanes, mask);
-        for (unsigned m = mask; m != 0; m &= m - 1) lanes[std::countr_zero(m)].result = r;
+        std::uint64_t r = uniform_result(g.op, x.operand, mask);
+        for (unsigned m = mask; m != 0; m &= m - 1) x.result[std::countr_zero(m)] = r;
       }
     }
     unsigned waiters = g.arrived & ~caller_bit;  // the caller is not parked: it carries on
-    for (unsigned m = waiters; m != 0; m &= m - 1) make_ready(warp * 32 + static_cast<unsigned>(std::countr_zero(m)));
-    warp_parked_ -= static_cast<unsigned>(std::popcount(waiters));
+    for (unsigned m = waiters; m != 0; m &= m - 1) {
+      make_ready(warp * 32 + static_cast<unsigned>(std::countr_zero(m)));
+      --warp_parked_;
+    }
     g = groups_[warp * 32 + --group_count_[warp]];  // close: the last open group takes its place
   }
 
   // CUDA's shfl.sync rules (PTX ISA, "shfl.sync"): lanes form segments of
   // `width`; the delta or lane operand is taken modulo 32; up and down past
   // the segment's edge, and xor past its end, read the caller's own value.
-  static unsigned shuffle_source(warp_op op, unsigned lane, const warp_operand& o) {
-    unsigned width = static_cast<unsigned>(o.width), b = static_cast<unsigned>(o.lane) & 31;
+  static unsigned shuffle_source(warp_op op, unsigned lane, unsigned b, unsigned width) {
     unsigned first = lane & ~(width - 1), last = first + width - 1;
     switch (op) {
       case warp_op::shfl_up:
@@ -886,14 +895,16 @@ class block_executor {
     }
   }
 
-  static warp_result uniform_result(warp_op op, const thread_slot* lanes, unsigned mask) {
+  // The one result every lane of a vote, match_all or reduction gets
+  // (match_all: the mask if all operands are equal, else 0).
+  static std::uint64_t uniform_result(warp_op op, const std::uint64_t* operand, unsigned mask) {
     unsigned first = static_cast<unsigned>(std::countr_zero(mask));
-    std::uint64_t acc = lanes[first].operand.value;
+    std::uint64_t acc = operand[first];
     unsigned ballot = 0;
     bool all_equal = true;
     for (unsigned m = mask; m != 0; m &= m - 1) {
       unsigned lane = static_cast<unsigned>(std::countr_zero(m));
-      std::uint64_t v = lanes[lane].operand.value;
+      std::uint64_t v = operand[lane];
       if (v != 0) ballot |= 1u << lane;
       all_equal &= v == acc;
       switch (op) {
@@ -927,15 +938,15 @@ class block_executor {
     }
     switch (op) {
       case warp_op::ballot:
-        return {ballot, 0};
+        return ballot;
       case warp_op::any:
-        return {ballot != 0, 0};
+        return ballot != 0;
       case warp_op::all:
-        return {ballot == mask, 0};
+        return ballot == mask;
       case warp_op::match_all:
-        return {all_equal ? mask : 0u, all_equal};
+        return all_equal ? mask : 0u;
       default:
-        return {acc, 0};
+        return acc;
     }
   }
 
@@ -1078,6 +1089,7 @@ class block_executor {
   // the lanes parked in them.
   std::vector<warp_group> groups_;
   std::vector<unsigned> group_count_;
+  std::vector<warp_exchange> exchange_;
   unsigned warp_parked_ = 0;          // lanes parked in groups or at __activemask
   thread_list converging_;            // threads parked at __activemask
   std::vector<unsigned> on_objects_;  // threads parked in wait_on, in the order they parked
