@@ -24,6 +24,7 @@
 #include "cuda/vector_types.hpp"
 #include "detail/error_state.hpp"
 #include "detail/kernel_identity.hpp"
+#include "detail/kernel_registry.hpp"
 #include "detail/runtime.hpp"
 #include "detail/stream_registry.hpp"
 
@@ -82,10 +83,11 @@ struct argument_tuple {
   using type = std::tuple<std::decay_t<Args>...>;
 };
 template <class... Params, class... Args>
-struct argument_tuple<void (*)(Params...), Args...> {
+struct argument_tuple<void (*)(Params...), Args...> : parameter_tuple<void (*)(Params...)> {
   static_assert(sizeof...(Params) == sizeof...(Args), "a kernel launch must pass one argument per kernel parameter");
-  using type = std::tuple<std::decay_t<Params>...>;
 };
+template <auto Function, class... Args>
+struct argument_tuple<global_function<Function>, Args...> : argument_tuple<decltype(Function), Args...> {};
 
 }  // namespace detail
 
@@ -118,6 +120,17 @@ inline cudaError_t cluster_shape(const launch_config& c, const launch_options& o
   return cudaSuccess;
 }
 
+/// The grid of a launch. A __global__ function launched through its address
+/// runs the grid compiled for it if it is registered (kernel_registry.hpp),
+/// else calls the pointer for each CUDA thread.
+template <class Kernel, class Arguments>
+std::shared_ptr<grid_job> make_grid(const launch_shape& shape, Kernel kernel, Arguments arguments) {
+  if constexpr (std::is_pointer_v<Kernel>)
+    if (grid_maker compiled = kernel_registry::get().find(kernel_identity(kernel)).make_grid)
+      return compiled(shape, &arguments);
+  return std::make_shared<kernel_grid<Kernel, Arguments>>(shape, std::move(kernel), std::move(arguments));
+}
+
 template <class Kernel, class... Args>
 cudaError_t launch_with(const launch_config& config, const launch_options& options, Kernel&& kernel, Args&&... args) {
   using kernel_type = std::decay_t<Kernel>;
@@ -144,8 +157,7 @@ cudaError_t launch_with(const launch_config& config, const launch_options& optio
   if (!stream || stream->device != rt.ordinal()) return record(cudaErrorInvalidResourceHandle);
   launch_shape shape{config.grid,  config.block, config.dynamic_shared_bytes, rt.stack_bytes(),
                      rt.ordinal(), cluster,      options.cooperative};
-  rt.commands().enqueue(*stream, std::make_shared<kernel_grid<kernel_type, arguments>>(
-                                     shape, std::move(k), arguments(std::forward<Args>(args)...)));
+  rt.commands().enqueue(*stream, make_grid(shape, std::move(k), arguments(std::forward<Args>(args)...)));
   return cudaSuccess;
 }
 
@@ -159,6 +171,23 @@ cudaError_t launch(const launch_config& config, Kernel&& kernel, Args&&... args)
 template <class Kernel, class... Args>
 cudaError_t launch(dim3 grid, dim3 block, Kernel&& kernel, Args&&... args) {
   return launch(launch_config{grid, block}, std::forward<Kernel>(kernel), std::forward<Args>(args)...);
+}
+
+/// The same launch with the `__global__` function as a template argument:
+/// `weft::launch<VecAdd>(blocks, threads, d_A, d_B, d_C, N)`. It behaves
+/// exactly as `weft::launch(blocks, threads, VecAdd, ...)`, but the kernel
+/// is known at compile time, so the executor calls it directly (and can
+/// inline it) instead of through a pointer for every CUDA thread: the form
+/// to use where per-thread cost matters (weft-port writes it for the
+/// file's own kernels; docs/performance.md has the figures).
+template <auto Kernel, class... Args>
+cudaError_t launch(const launch_config& config, Args&&... args) {
+  return launch(config, detail::global_function<Kernel>{}, std::forward<Args>(args)...);
+}
+
+template <auto Kernel, class... Args>
+cudaError_t launch(dim3 grid, dim3 block, Args&&... args) {
+  return launch(launch_config{grid, block}, detail::global_function<Kernel>{}, std::forward<Args>(args)...);
 }
 
 }  // namespace weft

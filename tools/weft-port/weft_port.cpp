@@ -7,8 +7,12 @@
 //
 //   kernel<<<grid, block, shmem, stream>>>(args)
 //     -> weft::launch(weft::launch_config{grid, block, shmem, stream}, kernel, args)
-//     (a template kernel named without template arguments, `k<<<g, b>>>(x)`,
-//     becomes `[](auto... a) { k(a...); }`, so that x deduces them)
+//     -> weft::launch<kernel>(weft::launch_config{grid, block, shmem, stream}, args)
+//     (the second where `kernel` names a __global__ function this file
+//     declares, `k`, `ns::k` or `k<float>`: known at compile time, it is
+//     called directly for each CUDA thread, not through a pointer; a template
+//     kernel named without template arguments, `k<<<g, b>>>(x)`, becomes
+//     `[](auto... a) { k(a...); }`, so that x deduces them)
 //   extern __shared__ T name[];
 //     -> T* name = weft::dynamic_shared<T>();                         (in a function)
 //     -> [[maybe_unused]] static weft_port::extern_shared<T> name;   (at namespace scope)
@@ -17,12 +21,13 @@
 // non-template __global__ function declared at namespace scope, with its
 // __cluster_dims__ if it has them:
 //
-//   static const bool weft_port_kernel_N = weft::detail::register_kernel(&ns::kernel);
+//   static const bool weft_port_kernel_N = weft::detail::register_kernel<&ns::kernel>();
 //   static const bool weft_port_cluster_N = weft::detail::register_cluster_dims(&ns::kernel, 2, 1, 1);
 //
 // so that a kernel known only by address (cudaLaunchKernel((void*)k, ...),
 // cudaLaunchCooperativeKernel) can be launched, and a compile-time cluster
-// shape takes effect, as they do with nvcc.
+// shape takes effect, as they do with nvcc. A registered kernel launched by
+// address (from another file, say) also runs the grid compiled for it.
 //
 // The output begins with `#include <weft.hpp>` (and, when needed, the small
 // helper the namespace-scope form uses), then `#line 1 "in.cu"`. Every
@@ -281,6 +286,9 @@ struct extern_shared {
 #endif
 )";
 
+// How a rewritten launch passes its kernel (see porter::kernel_form).
+enum class launch_kernel { value, compiled, deduced };
+
 class porter {
  public:
   explicit porter(std::string_view src) : src_(src) {
@@ -308,14 +316,13 @@ class porter {
     for (std::size_t k = 0; k < kernels_.size(); ++k) {
       const kernel_decl& d = kernels_[k];
       // An overloaded name needs the parameter types to pick one.
-      bool overloaded = std::count_if(kernels_.begin(), kernels_.end(), [&](const kernel_decl& e) {
-                          return e.name == d.name && e.params != d.params;
-                        }) > 0;
-      if (overloaded && d.params.find('=') != std::string::npos) continue;  // default arguments: no type-id
-      std::string address = overloaded ? "static_cast<void (*)(" + d.params + ")>(&" + d.name + ")" : "&" + d.name;
+      bool overloaded = std::any_of(kernels_.begin(), kernels_.end(), [&](const kernel_decl& e) {
+        return e.name == d.name && e.signature != d.signature;
+      });
+      std::string address = overloaded ? "static_cast<void (*)(" + d.signature + ")>(&" + d.name + ")" : "&" + d.name;
       std::string n = std::to_string(k);
-      out += "[[maybe_unused]] static const bool weft_port_kernel_" + n + " = weft::detail::register_kernel(" +
-             address + ");\n";
+      out += "[[maybe_unused]] static const bool weft_port_kernel_" + n + " = weft::detail::register_kernel<" +
+             address + ">();\n";
       if (!d.cluster_dims.empty())
         out += "[[maybe_unused]] static const bool weft_port_cluster_" + n + " = weft::detail::register_cluster_dims(" +
                address + ", " + d.cluster_dims + ");\n";
@@ -344,13 +351,13 @@ class porter {
     std::size_t kernel_end, open, config_begin, config_end, close_end, lparen, args_begin, args_end;
     bool has_args;
     bool variadic_args;  // the arguments are a macro's __VA_ARGS__, which may be empty
-    bool deduced;        // a template kernel named without template arguments
+    launch_kernel kernel_as;
   };
 
   // A __global__ function declared at namespace scope.
   struct kernel_decl {
     std::string name;          // qualified by its namespaces
-    std::string params;        // the parameter list's text
+    std::string signature;     // its parameter types (see signature())
     std::string cluster_dims;  // __cluster_dims__'s arguments, padded to three; empty if none
   };
 
@@ -407,6 +414,25 @@ class porter {
     for (std::size_t j = i + 1; j-- > 0 && t_[j].define == t_[i].define;) {
       if (is_closer(j)) ++depth;
       if (is_opener(j) && --depth == 0) return j;
+    }
+    return std::nullopt;
+  }
+
+  // The `>` closing the template argument list opened by the `<` at i.
+  std::optional<std::size_t> match_angle_forward(std::size_t i) const {
+    int depth = 0;
+    for (std::size_t j = i; j < t_.size() && t_[j].define == t_[i].define; ++j) {
+      if (is_opener(j)) {
+        auto close = match_forward(j);
+        if (!close) return std::nullopt;
+        j = *close;
+      } else if (is_closer(j) || is(j, ";")) {
+        return std::nullopt;
+      } else if (is(j, "<")) {
+        ++depth;
+      } else if (is(j, ">") && --depth == 0) {
+        return j;
+      }
     }
     return std::nullopt;
   }
@@ -520,7 +546,88 @@ class porter {
     // __cluster_dims__(x) and (x, y) leave the rest 1.
     if (!cluster.empty())
       for (auto commas = std::count(cluster.begin(), cluster.end(), ','); commas < 2; ++commas) cluster += ", 1";
-    kernels_.push_back({qualified + std::string(text(k - 1)), join(k + 1, *close, nullptr), cluster});
+    kernels_.push_back({qualified + std::string(text(k - 1)), signature(k, *close), cluster});
+  }
+
+  // How a launch passes the kernel its tokens [first, end) name. Only a
+  // plain name, `k`, `ns::k`, `::k`, `k<T>` or `ns::template k<T>`, of a
+  // __global__ function this file declares is known at compile time:
+  // weft::launch<k> then calls it directly. A template named without its
+  // arguments, or an overloaded name, becomes a generic lambda whose call
+  // picks them from the arguments. Anything else is passed as a value.
+  launch_kernel kernel_form(std::size_t first, std::size_t end) const {
+    std::size_t j = first;
+    if (is(j, "::")) ++j;
+    for (;;) {
+      if (is(j, "template")) ++j;
+      if (!is_identifier(j) || is_keyword(j)) return launch_kernel::value;
+      if (!is(j + 1, "::")) break;
+      j += 2;
+    }
+    std::string_view name = text(j);
+    if (j + 1 != end) {  // template arguments follow
+      auto close = is(j + 1, "<") ? match_angle_forward(j + 1) : std::nullopt;
+      bool known = close && *close + 1 == end && template_kernels_.contains(name);
+      return known ? launch_kernel::compiled : launch_kernel::value;
+    }
+    if (template_kernels_.contains(name)) return launch_kernel::deduced;
+    auto same_name = [&](const kernel_decl& d) {
+      std::string_view n = d.name;
+      return n == name || (n.ends_with(name) && n.substr(0, n.size() - name.size()).ends_with("::"));
+    };
+    auto first_decl = std::find_if(kernels_.begin(), kernels_.end(), same_name);
+    if (first_decl == kernels_.end()) return launch_kernel::value;
+    bool overloaded = std::any_of(kernels_.begin(), kernels_.end(), [&](const kernel_decl& d) {
+      return same_name(d) && d.signature != first_decl->signature;
+    });
+    return overloaded ? launch_kernel::deduced : launch_kernel::compiled;
+  }
+
+  // A parameter list's types, to tell overloads from redeclarations: each
+  // parameter without its default argument and its name (a last identifier
+  // that follows other tokens), `int* p, int n = 4` -> `int*, int`. A name it
+  // fails to drop only makes two declarations look like overloads, whose
+  // launches then take the generic lambda, which works for both.
+  std::string signature(std::size_t open, std::size_t close) const {
+    static constexpr std::string_view type_words[] = {
+        "int",  "char",  "float",    "double", "long",    "short",        "unsigned", "signed",   "bool",
+        "void", "const", "volatile", "auto",   "wchar_t", "__restrict__", "char8_t",  "char16_t", "char32_t"};
+    auto is_type_word = [&](std::size_t i) {
+      return std::find(std::begin(type_words), std::end(type_words), text(i)) != std::end(type_words);
+    };
+    std::string out;
+    std::vector<std::size_t> param;
+    auto flush = [&] {
+      std::size_t n = param.size();
+      for (std::size_t k = 0; k < n; ++k)
+        if (is(param[k], "=")) n = k;
+      // `T name` or `T name[N]`: the name is before the first `[`, or last.
+      std::size_t name = n;
+      for (std::size_t k = 0; k < n; ++k)
+        if (is(param[k], "[")) {
+          name = k;
+          break;
+        }
+      bool drop =
+          name >= 2 && is_identifier(param[name - 1]) && !is_type_word(param[name - 1]) && !is(param[name - 2], "::");
+      std::vector<std::size_t> kept;
+      for (std::size_t k = 0; k < n; ++k)
+        if (!(drop && k == name - 1)) kept.push_back(param[k]);
+      if (!out.empty()) out += ", ";
+      if (!kept.empty()) out += join(kept.front(), kept.back() + 1, &kept);
+      param.clear();
+    };
+    int depth = 0;
+    for (std::size_t k = open + 1; k < close; ++k) {
+      if (is_opener(k) || is(k, "<")) ++depth;
+      if (is_closer(k) || is(k, ">")) --depth;
+      if (depth == 0 && is(k, ","))
+        flush();
+      else
+        param.push_back(k);
+    }
+    if (!param.empty()) flush();
+    return out;
   }
 
   [[noreturn]] void fail(std::size_t i, const std::string& what) const { throw port_failure{t_[i].line, what}; }
@@ -569,7 +676,7 @@ class porter {
     c.end = t_[*rparen].end;
     c.has_args = *rparen > lparen + 1;
     c.variadic_args = *rparen == lparen + 2 && is(lparen + 1, "__VA_ARGS__");
-    c.deduced = kernel == open - 1 && is_identifier(kernel) && template_kernels_.contains(text(kernel));
+    c.kernel_as = kernel_form(kernel, open);
     return c;
   }
 
@@ -774,13 +881,20 @@ class porter {
   // K gap1 <<<CONFIG>>> gap2 (ARGS)  ->  weft::launch(weft::launch_config{CONFIG}, K gap1 gap2, ARGS)
   // Every byte but `<<<`, `>>>` and the parentheses is kept, so are the lines.
   std::string render_launch(const construct& c) const {
-    std::string out = "weft::launch(weft::launch_config{" + render(c.config_begin, c.config_end) + "}, ";
-    // A template's name is no value to pass: a generic lambda calls it, and
-    // the arguments (copied at the launch) deduce its template arguments.
-    if (c.deduced)
-      out += "[](auto... weft_port_arguments) { " + render(c.begin, c.kernel_end) + "(weft_port_arguments...); }";
-    else
-      out += render(c.begin, c.kernel_end);
+    std::string config = "weft::launch_config{" + render(c.config_begin, c.config_end) + "}";
+    std::string out;
+    if (c.kernel_as == launch_kernel::compiled) {
+      out = "weft::launch<" + render(c.begin, c.kernel_end) + ">(" + config;
+    } else {
+      out = "weft::launch(" + config + ", ";
+      // A template's name, or an overloaded one, is no value to pass: a
+      // generic lambda calls it, and the arguments (copied at the launch)
+      // deduce the template arguments or pick the overload.
+      if (c.kernel_as == launch_kernel::deduced)
+        out += "[](auto... weft_port_arguments) { " + render(c.begin, c.kernel_end) + "(weft_port_arguments...); }";
+      else
+        out += render(c.begin, c.kernel_end);
+    }
     out += gap(c.kernel_end, c.open);
     out += gap(c.close_end, c.lparen);
     std::string args = render(c.args_begin, c.args_end);

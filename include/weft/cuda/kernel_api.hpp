@@ -9,13 +9,12 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <map>
-#include <mutex>
 #include <type_traits>
 #include <utility>
 
 #include "../detail/error_state.hpp"
 #include "../detail/kernel_identity.hpp"
+#include "../detail/kernel_registry.hpp"
 #include "../detail/runtime.hpp"
 #include "../launch.hpp"
 #include "error_codes.hpp"
@@ -110,10 +109,6 @@ cudaError_t launch_from_pointers(void (*func)(Params...), const launch_config& c
   return launch_with(config, options, func, *static_cast<std::remove_cvref_t<Params>*>(args[I])...);
 }
 
-/// A launch of a kernel known only by its address (`(void*)kernel`), whose
-/// parameter types are not known where it is launched.
-using pointer_launcher = cudaError_t (*)(const void* func, const launch_config&, const launch_options&, void** args);
-
 template <class... Params>
 cudaError_t launch_registered(const void* func, const launch_config& config, const launch_options& options,
                               void** args) {
@@ -122,37 +117,20 @@ cudaError_t launch_registered(const void* func, const launch_config& config, con
   return launch_from_pointers(typed, config, options, args, std::index_sequence_for<Params...>{});
 }
 
-/// Kernels launchable by address: the porting step registers every
-/// non-template __global__ function of a .cu file, so that
-/// cudaLaunchKernel((void*)k, ...) and cudaLaunchCooperativeKernel((void*)k, ...)
-/// work as in CUDA.
-class kernel_registry {
- public:
-  static kernel_registry& get() {
-    static kernel_registry registry;
-    return registry;
-  }
-  template <class... Params>
-  bool add(void (*func)(Params...)) {
-    std::lock_guard lock(mutex_);
-    launchers_[reinterpret_cast<const void*>(func)] = &launch_registered<Params...>;
-    return true;
-  }
-  pointer_launcher find(const void* func) {
-    std::lock_guard lock(mutex_);
-    auto it = launchers_.find(func);
-    return it == launchers_.end() ? nullptr : it->second;
-  }
-
- private:
-  std::mutex mutex_;
-  std::map<const void*, pointer_launcher> launchers_;
-};
-
-/// The registration the porting step writes for a __global__ function.
 template <class... Params>
-bool register_kernel(void (*func)(Params...)) {
-  return kernel_registry::get().add(func);
+constexpr pointer_launcher launcher_for(void (*)(Params...)) {
+  return &launch_registered<Params...>;
+}
+
+/// The registration the porting step writes for each non-template
+/// __global__ function of a .cu file, `register_kernel<&k>()`: it makes
+/// cudaLaunchKernel((void*)k, ...) and cudaLaunchCooperativeKernel work as in
+/// CUDA, and every launch of k by address run the grid compiled for k.
+template <auto Function>
+bool register_kernel() {
+  kernel_registry::get().add(reinterpret_cast<const void*>(Function),
+                             {launcher_for(Function), &make_compiled_grid<Function>});
+  return true;
 }
 
 /// The registration the porting step writes for __cluster_dims__(x, y, z).
@@ -173,7 +151,7 @@ cudaError_t launch_by_pointer(void (*func)(Params...), const launch_config& conf
 /// that is no kernel).
 inline cudaError_t launch_by_pointer(const void* func, const launch_config& config, const launch_options& options,
                                      void** args) {
-  pointer_launcher launcher = func ? kernel_registry::get().find(func) : nullptr;
+  pointer_launcher launcher = func ? kernel_registry::get().find(func).launch : nullptr;
   if (!launcher) return record(cudaErrorInvalidDeviceFunction);
   return launcher(func, config, options, args);
 }

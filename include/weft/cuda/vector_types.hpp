@@ -33,6 +33,9 @@ constexpr std::uint64_t volume(dim3 d) { return std::uint64_t{d.x} * d.y * d.z; 
 
 /// The 3D index of linear position `linear` in `shape`, x fastest (CUDA's order).
 constexpr uint3 unflatten(std::uint64_t linear, dim3 shape) {
+  // One-dimensional shapes, the common case, need no division (a block's
+  // start pays this for each block).
+  if (shape.y == 1 && shape.z == 1) return {static_cast<unsigned>(linear), 0, 0};
   auto plane = std::uint64_t{shape.x} * shape.y;
   return {static_cast<unsigned>(linear % shape.x), static_cast<unsigned>(linear / shape.x % shape.y),
           static_cast<unsigned>(linear / plane)};

@@ -8,8 +8,10 @@
 #include <cstdlib>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <typeinfo>
+#include <utility>
 
 namespace weft::detail {
 
@@ -18,11 +20,43 @@ struct kernel_tag {
   static constexpr char value = 0;
 };
 
-/// A `__global__` function is known by its address, a lambda or functor by its type.
+/// A `__global__` function known at compile time (`weft::launch<VecAdd>`).
+/// Launched through its address, a kernel is a run-time value, the same type
+/// for every kernel of one signature: the executor's per-thread loop must
+/// call it indirectly for every CUDA thread. As a template argument it gets
+/// a loop of its own, into which the compiler can inline it.
+template <auto Function>
+struct global_function {
+  static_assert(std::is_pointer_v<decltype(Function)> && std::is_function_v<std::remove_pointer_t<decltype(Function)>>,
+                "weft::launch<kernel> takes a __global__ function");
+  static constexpr auto function = Function;
+  template <class... Args>
+  void operator()(Args&&... args) const {
+    Function(std::forward<Args>(args)...);
+  }
+};
+
+template <class Kernel>
+inline constexpr bool is_global_function = false;
+template <auto Function>
+inline constexpr bool is_global_function<global_function<Function>> = true;
+
+/// The address of a `__global__` function, whichever way it was launched.
+template <class Kernel>
+const void* function_address(const Kernel& kernel) {
+  if constexpr (is_global_function<Kernel>)
+    return reinterpret_cast<const void*>(Kernel::function);
+  else
+    return reinterpret_cast<const void*>(kernel);
+}
+
+/// A `__global__` function is known by its address (also when launched as a
+/// template argument, so that cudaFuncSetAttribute applies to both), a
+/// lambda or functor by its type.
 template <class Kernel>
 const void* kernel_identity(const Kernel& kernel) {
-  if constexpr (std::is_pointer_v<Kernel>)
-    return reinterpret_cast<const void*>(kernel);
+  if constexpr (std::is_pointer_v<Kernel> || is_global_function<Kernel>)
+    return function_address(kernel);
   else
     return &kernel_tag<Kernel>::value;
 }
@@ -37,13 +71,18 @@ inline std::string demangle(const char* symbol) {
 /// links with -rdynamic for this), else the kernel's C++ type.
 template <class Kernel>
 std::string kernel_name(const Kernel& kernel) {
-  if constexpr (std::is_pointer_v<Kernel>) {
+  if constexpr (std::is_pointer_v<Kernel> || is_global_function<Kernel>) {
+    const void* address = function_address(kernel);
     Dl_info info{};
-    if (::dladdr(reinterpret_cast<const void*>(kernel), &info) && info.dli_sname &&
-        info.dli_saddr == reinterpret_cast<const void*>(kernel))
-      return demangle(info.dli_sname);
+    if (::dladdr(address, &info) && info.dli_sname && info.dli_saddr == address) return demangle(info.dli_sname);
   }
-  return demangle(typeid(Kernel).name());
+  std::string type = demangle(typeid(Kernel).name());
+  // A function named at compile time (one with internal linkage has no
+  // exported symbol) is spelled in its wrapper's type: keep just its name.
+  std::string_view wrapper = "weft::detail::global_function<&";
+  if (is_global_function<Kernel> && type.starts_with(wrapper) && type.ends_with('>'))
+    return type.substr(wrapper.size(), type.size() - wrapper.size() - 1);
+  return type;
 }
 
 }  // namespace weft::detail

@@ -20,3 +20,5 @@ struct holder {
   static void not_a_kernel();
 };
 __global__ void with_default(int* p, int n = 4) {}
+__global__ void overloaded_with_default(int* p, int n = 4) {}
+__global__ void overloaded_with_default(float* p) {}
