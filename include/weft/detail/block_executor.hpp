@@ -847,6 +847,10 @@ class block_executor {
       case warp_op::shfl_up:
       case warp_op::shfl_down:
       case warp_op::shfl_xor:
+        if (mask == ~0u && same_shuffle_operands(x)) {
+          shuffle_whole_warp(g.op, x);
+          break;
+        }
         for (unsigned m = mask; m != 0; m &= m - 1) {
           unsigned lane = static_cast<unsigned>(std::countr_zero(m));
           unsigned source = shuffle_source(g.op, lane, x.source[lane], x.width[lane]);
@@ -871,11 +875,27 @@ class block_executor {
       }
     }
     unsigned waiters = g.arrived & ~caller_bit;  // the caller is not parked: it carries on
-    for (unsigned m = waiters; m != 0; m &= m - 1) {
-      make_ready(warp * 32 + static_cast<unsigned>(std::countr_zero(m)));
-      --warp_parked_;
-    }
+    warp_parked_ -= make_ready(warp, waiters);
     g = groups_[warp * 32 + --group_count_[warp]];  // close: the last open group takes its place
+  }
+
+  // Whether every lane of the warp shuffles with the same lane or delta
+  // operand and width, the common case, compared eight lanes at a time.
+  static bool same_shuffle_operands(const warp_exchange& x) {
+    std::uint64_t source[4], width[4];
+    std::memcpy(source, x.source, sizeof source);
+    std::memcpy(width, x.width, sizeof width);
+    std::uint64_t first_source = source[0] & 0xff, first_width = width[0] & 0xff;
+    std::uint64_t all_source = first_source * 0x0101010101010101u, all_width = first_width * 0x0101010101010101u;
+    return ((source[0] ^ all_source) | (source[1] ^ all_source) | (source[2] ^ all_source) | (source[3] ^ all_source) |
+            (width[0] ^ all_width) | (width[1] ^ all_width) | (width[2] ^ all_width) | (width[3] ^ all_width)) == 0;
+  }
+
+  // A shuffle of all 32 lanes with one operand and width: every source lane
+  // is in the mask, and the loop has no per-lane decoding.
+  static void shuffle_whole_warp(warp_op op, warp_exchange& x) {
+    unsigned b = x.source[0], width = x.width[0];
+    for (unsigned lane = 0; lane < 32; ++lane) x.result[lane] = x.operand[shuffle_source(op, lane, b, width)];
   }
 
   // CUDA's shfl.sync rules (PTX ISA, "shfl.sync"): lanes form segments of
@@ -953,6 +973,22 @@ class block_executor {
   // Appends to the ready list. It has room for the whole block, and each
   // thread is in it at most once, so moving the unread part to the front
   // always makes room.
+  // Makes the lanes of `warp` in `lanes` ready, in lane order; returns how many.
+  // (Room for a whole warp is made as make_ready(t) makes room for one.)
+  unsigned make_ready(unsigned warp, unsigned lanes) {
+    if (ready_head_ == ready_.size()) {
+      ready_.clear();
+      ready_head_ = 0;
+    } else if (ready_.size() + 32 > ready_.capacity()) {
+      ready_.drop_front(ready_head_);
+      ready_head_ = 0;
+    }
+    unsigned count = 0;
+    for (unsigned m = lanes; m != 0; m &= m - 1, ++count)
+      ready_.push_back(warp * 32 + static_cast<unsigned>(std::countr_zero(m)));
+    return count;
+  }
+
   void make_ready(unsigned t) {
     if (ready_head_ == ready_.size()) {
       ready_.clear();
