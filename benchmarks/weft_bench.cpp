@@ -158,6 +158,16 @@ void plain_vecadd(const float* __restrict a, const float* __restrict b, float* _
   for (std::size_t i = begin; i < end; ++i) c[i] = a[i] + b[i];
 }
 
+// The plain loop as scalar code with the kernel's bounds check, one element
+// at a time: what a CUDA thread's code is at best on a CPU core, since weft
+// cannot vectorise across CUDA threads (GCC-specific: weft builds with GCC).
+[[gnu::noinline, gnu::optimize("no-tree-vectorize")]] void plain_scalar_vecadd(const float* a, const float* b, float* c,
+                                                                               int n, std::size_t begin,
+                                                                               std::size_t end) {
+  for (std::size_t i = begin; i < end; ++i)
+    if (static_cast<int>(i) < n) c[i] = a[i] + b[i];
+}
+
 // What any executor of a kernel known only by its address pays: a plain
 // loop that calls the kernel through a pointer once per element, with the
 // built-in variables in thread-local storage as weft has them. `volatile`
@@ -223,6 +233,12 @@ bool bench_vecadd(const options& o, std::vector<row>& rows) {
   });
   compare("  same, VecAdd passed by address", "weft::launch(..., VecAdd, ...): a call through a pointer per thread",
           false, [&] { weft::launch(blocks, threads_per_block, VecAdd, a, b, c_weft, n); });
+  compare("  plain scalar loop, not vectorised", "no weft: the floor for scalar per-element code", false, [&] {
+    parallel_run(workers, [&](unsigned t) {
+      auto [begin, end] = split(n, workers, t);
+      plain_scalar_vecadd(a, b, c_weft, n, begin, end);
+    });
+  });
   compare("  plain loop calling VecAdd through a pointer", "no weft: the floor for a kernel known by address", false,
           [&] {
             parallel_run(workers, [&](unsigned t) {
