@@ -209,7 +209,7 @@ __device__ void guide_compute(int* global_out, int const* shared_in) {
   global_out[block.thread_rank()] = 2 * shared_in[block.size() - 1 - block.thread_rank()];
 }
 
-__global__ void with_barrier(int* global_out, int const* global_in, size_t size, size_t batch_sz) {
+__global__ void with_barrier(int* global_out, int const* global_in, [[maybe_unused]] size_t size, size_t batch_sz) {
   auto grid = cooperative_groups::this_grid();
   auto block = cooperative_groups::this_thread_block();
   assert(size == batch_sz * grid.size());     // Exposition: input size fits batch_sz * grid_size
@@ -229,7 +229,7 @@ __global__ void with_barrier(int* global_out, int const* global_in, size_t size,
 }
 
 template <typename T>
-__global__ void example_kernel(T* global_out, T const* global_in, size_t size, size_t batch_sz) {
+__global__ void example_kernel(T* global_out, T const* global_in, [[maybe_unused]] size_t size, size_t batch_sz) {
   auto grid = cooperative_groups::this_grid();
   auto block = cooperative_groups::this_thread_block();
   assert(size == batch_sz * grid.size());                  // Assume input size fits batch_sz * grid_size

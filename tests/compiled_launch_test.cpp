@@ -102,9 +102,8 @@ TEST_CASE("a failure report names a kernel launched as launch<kernel>") {
 }
 
 TEST_CASE("a registered kernel launched by address runs the grid compiled for it") {
-  using weft::detail::kernel_registry;
   auto registered = [](void (*kernel)(int*)) {
-    auto entry = kernel_registry::get().find(reinterpret_cast<const void*>(kernel));
+    auto entry = weft::detail::kernel_registry().find(reinterpret_cast<const void*>(kernel));
     return entry.make_grid != nullptr && entry.launch != nullptr;
   };
   CHECK_FALSE(registered(registered_add_one));

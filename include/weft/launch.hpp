@@ -126,7 +126,7 @@ inline cudaError_t cluster_shape(const launch_config& c, const launch_options& o
 template <class Kernel, class Arguments>
 std::shared_ptr<grid_job> make_grid(const launch_shape& shape, Kernel kernel, Arguments arguments) {
   if constexpr (std::is_pointer_v<Kernel>)
-    if (grid_maker compiled = kernel_registry::get().find(kernel_identity(kernel)).make_grid)
+    if (grid_maker compiled = kernel_registry().find(kernel_identity(kernel)).make_grid)
       return compiled(shape, &arguments);
   return std::make_shared<kernel_grid<Kernel, Arguments>>(shape, std::move(kernel), std::move(arguments));
 }
@@ -143,7 +143,7 @@ cudaError_t launch_with(const launch_config& config, const launch_options& optio
   kernel_attributes attributes = rt.attributes(id);
   if (cudaError_t invalid = validate(config, attributes.max_dynamic_shared_bytes)) return record(invalid);
   dim3 cluster;
-  if (cudaError_t invalid = cluster_shape(config, options, compiled_cluster_dims::get().of(id),
+  if (cudaError_t invalid = cluster_shape(config, options, compiled_cluster_dims().find(id, dim3(0, 0, 0)),
                                           attributes.non_portable_cluster_size, cluster))
     return record(invalid);
   // Blocks that wait for each other need a worker each, one block per

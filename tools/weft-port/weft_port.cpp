@@ -418,25 +418,6 @@ class porter {
     return std::nullopt;
   }
 
-  // The `>` closing the template argument list opened by the `<` at i.
-  std::optional<std::size_t> match_angle_forward(std::size_t i) const {
-    int depth = 0;
-    for (std::size_t j = i; j < t_.size() && t_[j].define == t_[i].define; ++j) {
-      if (is_opener(j)) {
-        auto close = match_forward(j);
-        if (!close) return std::nullopt;
-        j = *close;
-      } else if (is_closer(j) || is(j, ";")) {
-        return std::nullopt;
-      } else if (is(j, "<")) {
-        ++depth;
-      } else if (is(j, ">") && --depth == 0) {
-        return j;
-      }
-    }
-    return std::nullopt;
-  }
-
   // The `<` opening the template argument list closed by the `>` at i.
   // Brackets are skipped whole, so `k<(a > b)>` and `k<f(x)>` match.
   std::optional<std::size_t> match_angle_backward(std::size_t i) const {
@@ -566,8 +547,8 @@ class porter {
     }
     std::string_view name = text(j);
     if (j + 1 != end) {  // template arguments follow
-      auto close = is(j + 1, "<") ? match_angle_forward(j + 1) : std::nullopt;
-      bool known = close && *close + 1 == end && template_kernels_.contains(name);
+      auto open = is(end - 1, ">") ? match_angle_backward(end - 1) : std::nullopt;
+      bool known = open && *open == j + 1 && template_kernels_.contains(name);
       return known ? launch_kernel::compiled : launch_kernel::value;
     }
     if (template_kernels_.contains(name)) return launch_kernel::deduced;

@@ -128,15 +128,16 @@ constexpr pointer_launcher launcher_for(void (*)(Params...)) {
 /// CUDA, and every launch of k by address run the grid compiled for k.
 template <auto Function>
 bool register_kernel() {
-  kernel_registry::get().add(reinterpret_cast<const void*>(Function),
-                             {launcher_for(Function), &make_compiled_grid<Function>});
+  kernel_registry().add(reinterpret_cast<const void*>(Function),
+                        {launcher_for(Function), &make_compiled_grid<Function>});
   return true;
 }
 
 /// The registration the porting step writes for __cluster_dims__(x, y, z).
 template <class... Params>
 bool register_cluster_dims(void (*func)(Params...), unsigned x, unsigned y, unsigned z) {
-  return compiled_cluster_dims::get().add(reinterpret_cast<const void*>(func), dim3(x, y, z));
+  compiled_cluster_dims().add(reinterpret_cast<const void*>(func), dim3(x, y, z));
+  return true;
 }
 
 template <class... Params>
@@ -151,7 +152,7 @@ cudaError_t launch_by_pointer(void (*func)(Params...), const launch_config& conf
 /// that is no kernel).
 inline cudaError_t launch_by_pointer(const void* func, const launch_config& config, const launch_options& options,
                                      void** args) {
-  pointer_launcher launcher = func ? kernel_registry::get().find(func).launch : nullptr;
+  pointer_launcher launcher = func ? kernel_registry().find(func).launch : nullptr;
   if (!launcher) return record(cudaErrorInvalidDeviceFunction);
   return launcher(func, config, options, args);
 }
@@ -326,7 +327,7 @@ cudaError_t cudaOccupancyMaxActiveClusters(int* numClusters, Kernel func, const 
   if (cudaError_t e = options_of(config, options)) return record(e);
   if (is_null_kernel(func)) return record(cudaErrorInvalidDeviceFunction);
   const void* id = kernel_identity(func);
-  dim3 cluster = options.cluster.x ? options.cluster : compiled_cluster_dims::get().of(id);
+  dim3 cluster = options.cluster.x ? options.cluster : compiled_cluster_dims().find(id, dim3(0, 0, 0));
   if (cluster.x == 0) cluster = dim3(1, 1, 1);
   int size = static_cast<int>(weft::volume(cluster));
   *numClusters = size <= max_cluster_size(id) ? static_cast<int>(runtime::get().worker_count()) / size : 0;

@@ -9,15 +9,13 @@
 // ported program's launches of kernels declared in a header fast too.
 #pragma once
 
-#include <atomic>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <tuple>
 #include <type_traits>
 #include <utility>
 
 #include "../cuda/error_codes.hpp"
+#include "address_registry.hpp"
 #include "grid_job.hpp"
 #include "kernel_identity.hpp"
 
@@ -58,32 +56,9 @@ struct registered_kernel {
   grid_maker make_grid = nullptr;
 };
 
-class kernel_registry {
- public:
-  static kernel_registry& get() {
-    static kernel_registry registry;
-    return registry;
-  }
-
-  void add(const void* function, registered_kernel entry) {
-    std::lock_guard lock(mutex_);
-    kernels_[function] = entry;
-    empty_.store(false, std::memory_order_release);
-  }
-
-  /// Empty entries for a kernel nobody registered. A program with no
-  /// registrations (not ported) pays no lock for asking.
-  registered_kernel find(const void* function) {
-    if (empty_.load(std::memory_order_acquire)) return {};
-    std::lock_guard lock(mutex_);
-    auto it = kernels_.find(function);
-    return it == kernels_.end() ? registered_kernel{} : it->second;
-  }
-
- private:
-  std::mutex mutex_;
-  std::map<const void*, registered_kernel> kernels_;
-  std::atomic<bool> empty_{true};
-};
+inline address_registry<registered_kernel>& kernel_registry() {
+  static address_registry<registered_kernel> registry;
+  return registry;
+}
 
 }  // namespace weft::detail

@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "address_registry.hpp"
 #include "allocation_registry.hpp"
 #include "command_graph.hpp"
 #include "error_state.hpp"
@@ -49,31 +50,10 @@ struct kernel_attributes {
 /// The cluster shapes kernels were compiled with (__cluster_dims__, which
 /// the porting step turns into a registration), for every device. An
 /// unregistered kernel has none: (0, 0, 0).
-class compiled_cluster_dims {
- public:
-  static compiled_cluster_dims& get() {
-    static compiled_cluster_dims registry;
-    return registry;
-  }
-  bool add(const void* kernel, dim3 cluster) {
-    std::lock_guard lock(mutex_);
-    dims_[kernel] = cluster;
-    any_.store(true, std::memory_order_release);
-    return true;
-  }
-  /// Asked at every launch: most programs register none, and then pay no lock.
-  dim3 of(const void* kernel) {
-    if (!any_.load(std::memory_order_acquire)) return dim3(0, 0, 0);
-    std::lock_guard lock(mutex_);
-    auto it = dims_.find(kernel);
-    return it == dims_.end() ? dim3(0, 0, 0) : it->second;
-  }
-
- private:
-  std::mutex mutex_;
-  std::map<const void*, dim3> dims_;
-  std::atomic<bool> any_{false};
-};
+inline address_registry<dim3>& compiled_cluster_dims() {
+  static address_registry<dim3> registry;
+  return registry;
+}
 
 class runtime {
  public:
