@@ -168,6 +168,17 @@ void plain_vecadd(const float* __restrict a, const float* __restrict b, float* _
     if (static_cast<int>(i) < n) c[i] = a[i] + b[i];
 }
 
+// The same with the store of threadIdx.x that weft's per-thread loop makes
+// for every CUDA thread (the kernel may call code that reads it).
+[[gnu::noinline, gnu::optimize("no-tree-vectorize")]] void plain_scalar_tls_vecadd(const float* a, const float* b,
+                                                                                   float* c, int n, std::size_t begin,
+                                                                                   std::size_t end) {
+  for (std::size_t i = begin; i < end; ++i) {
+    threadIdx.x = static_cast<unsigned>(i % 256);
+    if (static_cast<int>(i) < n) c[i] = a[i] + b[i];
+  }
+}
+
 // What any executor of a kernel known only by its address pays: a plain
 // loop that calls the kernel through a pointer once per element, with the
 // built-in variables in thread-local storage as weft has them. `volatile`
@@ -237,6 +248,12 @@ bool bench_vecadd(const options& o, std::vector<row>& rows) {
     parallel_run(workers, [&](unsigned t) {
       auto [begin, end] = split(n, workers, t);
       plain_scalar_vecadd(a, b, c_weft, n, begin, end);
+    });
+  });
+  compare("  same, storing threadIdx.x per element", "no weft: what weft's per-thread loop adds to it", false, [&] {
+    parallel_run(workers, [&](unsigned t) {
+      auto [begin, end] = split(n, workers, t);
+      plain_scalar_tls_vecadd(a, b, c_weft, n, begin, end);
     });
   });
   compare("  plain loop calling VecAdd through a pointer", "no weft: the floor for a kernel known by address", false,
