@@ -70,7 +70,7 @@ TEST_CASE("curand: skipahead_sequence(n) moves to the subsequence n further on")
   CHECK(shared == 0);
 }
 
-TEST_CASE("curand_uniform is in (0, 1]: never 0, exactly 1 for the largest draw") {
+TEST_CASE("curand_uniform is above 0 and at most 1: never 0, exactly 1 for the largest draw") {
   CHECK(weft::detail::uniform_of(0) > 0.0f);
   CHECK(weft::detail::uniform_of(0xffffffffu) == 1.0f);
   CHECK(weft::detail::uniform_double_of(0, 0) > 0.0);
