@@ -53,7 +53,7 @@ struct phase_counter {
 
 constexpr int out_size = 4096;
 
-// out[0], out[4]: a phase completes only with its last expected arrival
+// out[0], out[1]: a phase completes only with its last expected arrival
 // (arrive(3) counts 3); every arrival before it is seen by its waiters, and
 // waiting on a completed phase returns at once.
 __global__ void tokens(int* out) {
@@ -85,7 +85,7 @@ __global__ void tokens(int* out) {
   if (threadIdx.x == 0) {
     bar.wait(block_barrier::arrival_token(first));
     out[0] = arrivals;
-    out[4] = 1;
+    out[1] = 1;
   }
 }
 
@@ -279,7 +279,7 @@ int main() {
   cudaMemcpy(d_in, in, sizeof in, cudaMemcpyHostToDevice);
 
   LAUNCH(tokens, 1, 6, 0, d_out);
-  print("tokens", 5);
+  print("tokens", 2);
   LAUNCH(completion, 3, 70, 0, d_out, 5);
   print("completion", 8 + 5 * 3);
   LAUNCH(dropping, 1, 64, 0, d_out);
