@@ -1,5 +1,6 @@
-// cuRAND's device API (XORWOW): the properties programs rely on. The exact
-// sequences are compared with an H100's in tests/differential/curand_probe.
+// cuRAND's device API (XORWOW and Philox): the properties programs rely on.
+// The exact sequences are compared with an H100's in
+// tests/differential/curand_probe.
 #include <doctest/doctest.h>
 #include <weft.hpp>
 #include <weft/cuda/curand_kernel.hpp>
@@ -12,17 +13,21 @@
 
 namespace {
 
-std::vector<unsigned> draws(curandState s, int n) {
+template <class State>
+std::vector<unsigned> draws(State s, int n) {
   std::vector<unsigned> out(n);
   for (unsigned& x : out) x = curand(&s);
   return out;
 }
 
-curandState seeded(unsigned long long seed, unsigned long long subsequence, unsigned long long offset) {
-  curandState s;
+template <class State = curandState>
+State seeded(unsigned long long seed, unsigned long long subsequence, unsigned long long offset) {
+  State s;
   curand_init(seed, subsequence, offset, &s);
   return s;
 }
+
+using philox = curandStatePhilox4_32_10_t;
 
 __global__ void estimate_pi(unsigned long long seed, int samples, unsigned* hits) {
   int id = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
@@ -122,4 +127,69 @@ TEST_CASE("curand in a kernel: per-thread subsequences estimate pi the same way 
     CHECK(4.0 * h / (8 * 64 * 1000) == doctest::Approx(3.14159).epsilon(0.005));
   }
   CHECK(first == 402104);  // the H100's count (tests/differential/curand_probe.expected)
+}
+
+TEST_CASE(
+    "curand Philox: offsets and skipahead are draws, curand4 is the next four, subsequences are the counter's top") {
+  CHECK(draws(seeded<philox>(0, 0, 0), 6) ==
+        std::vector<unsigned>{0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8, 0xf8e4cca4, 0x5cb200db});
+  for (unsigned long long n : {0ull, 1ull, 3ull, 4ull, 5ull, 1000ull, (1ull << 33) + 2}) {
+    INFO("n = " << n);
+    philox walked = seeded<philox>(8, 2, 0);
+    if (n < 100000)
+      for (unsigned long long k = 0; k < n; ++k) curand(&walked);
+    else
+      walked = seeded<philox>(8, 2, n);
+    philox jumped = seeded<philox>(8, 2, 0);
+    skipahead(n, &jumped);
+    CHECK(draws(jumped, 9) == draws(walked, 9));
+  }
+  for (int before = 0; before < 5; ++before) {
+    philox a = seeded<philox>(4, 0, 0), b = a;
+    for (int k = 0; k < before; ++k) {
+      curand(&a);
+      curand(&b);
+    }
+    uint4 four = curand4(&a);
+    CHECK(std::vector<unsigned>{four.x, four.y, four.z, four.w} == draws(b, 4));
+    for (int k = 0; k < 4; ++k) curand(&b);
+    CHECK(curand(&a) == curand(&b));
+  }
+  philox next = seeded<philox>(6, 41, 7);
+  skipahead_sequence(1, &next);
+  CHECK(draws(next, 8) == draws(seeded<philox>(6, 42, 7), 8));
+  // The offset carries into the subsequence's words as a 128-bit counter
+  // does: 2^66 draws are 2^64 counters, one subsequence.
+  philox far = seeded<philox>(6, 0, 0);
+  for (int k = 0; k < 4; ++k) skipahead(~0ull, &far);
+  skipahead(4, &far);
+  CHECK(draws(far, 8) == draws(seeded<philox>(6, 1, 0), 8));
+}
+
+TEST_CASE("curand Philox: uniforms in (0, 1], normals of four draws at a time") {
+  philox s = seeded<philox>(21, 0, 0);
+  double sum = 0, squares = 0;
+  const int n = 50000;
+  for (int k = 0; k < n; ++k) {
+    float4 u = curand_uniform4(&s);
+    for (float x : {u.x, u.y, u.z, u.w}) {
+      REQUIRE(x > 0.0f);
+      REQUIRE(x <= 1.0f);
+    }
+    float4 z = curand_normal4(&s);
+    for (float x : {z.x, z.y, z.z, z.w}) {
+      sum += x;
+      squares += x * x;
+    }
+  }
+  CHECK(std::abs(sum / (4 * n)) < 0.01);
+  CHECK(squares / (4 * n) == doctest::Approx(1.0).epsilon(0.01));
+  philox a = seeded<philox>(22, 0, 0), b = a;
+  float4 four = curand_normal4(&a);
+  float2 first = curand_normal2(&b), second = curand_normal2(&b);
+  CHECK(four.x == first.x);
+  CHECK(four.y == first.y);
+  CHECK(four.z == second.x);
+  CHECK(four.w == second.y);
+  CHECK(curand_uniform_double(&a) > 0.0);
 }

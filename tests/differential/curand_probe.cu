@@ -1,5 +1,5 @@
 // Probe of cuRAND's device API with the default generator (XORWOW,
-// curandState): curand_init with seeds, subsequences and offsets, raw draws,
+// curandState) and Philox4_32_10: curand_init with seeds, subsequences and offsets, raw draws,
 // uniform floats and doubles (as bits), normals (rounded, since weft's
 // logf/sinf are the host's and may differ from the GPU's in the last bit),
 // log-normals, skipahead and skipahead_sequence, and the guide-style Monte
@@ -66,6 +66,55 @@ __global__ void draw(const config* configs, result* results, int n) {
   results[i] = r;
 }
 
+// The counter-based generator, curandStatePhilox4_32_10_t: four outputs per
+// counter, so offsets that are not multiples of 4 start inside a block, and
+// curand4 returns the next four wherever the state stands.
+struct philox_result {
+  unsigned raw[6];
+  uint4 four[2];
+  unsigned uniform_bits;
+  float4 uniform4;
+  unsigned long long uniform_double_bits;
+  float normal[3];
+  float4 normal4;
+  double normal_double[2];
+  unsigned after_skipahead[2];
+  unsigned after_skipahead_sequence[2];
+};
+
+__global__ void draw_philox(const config* configs, philox_result* results, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  config c = configs[i];
+  philox_result r;
+  curandStatePhilox4_32_10_t state;
+  curand_init(c.seed, c.subsequence, c.offset, &state);
+  for (int k = 0; k < 6; ++k) r.raw[k] = curand(&state);
+  r.four[0] = curand4(&state);
+  curand(&state);
+  r.four[1] = curand4(&state);
+  float u = curand_uniform(&state);
+  memcpy(&r.uniform_bits, &u, 4);
+  r.uniform4 = curand_uniform4(&state);
+  double d = curand_uniform_double(&state);
+  memcpy(&r.uniform_double_bits, &d, 8);
+  r.normal[0] = curand_normal(&state);
+  r.normal[1] = curand_normal(&state);
+  r.normal[2] = curand_normal(&state);
+  r.normal4 = curand_normal4(&state);
+  r.normal_double[0] = curand_normal_double(&state);
+  r.normal_double[1] = curand_normal_double(&state);
+  curandStatePhilox4_32_10_t jumped = state;
+  skipahead(5ull, &jumped);
+  r.after_skipahead[0] = curand(&jumped);
+  r.after_skipahead[1] = curand(&jumped);
+  jumped = state;
+  skipahead_sequence(3ull, &jumped);
+  r.after_skipahead_sequence[0] = curand(&jumped);
+  r.after_skipahead_sequence[1] = curand(&jumped);
+  results[i] = r;
+}
+
 // skipahead(n) equals n draws; skipahead_sequence(1) equals curand_init with
 // the next subsequence.
 __global__ void agree(int* same) {
@@ -83,6 +132,16 @@ __global__ void agree(int* same) {
   curand_init(99, 0, 0, &b);
   skipahead(12345ull, &b);
   same[2] = curand(&a) == curand(&b);
+  curandStatePhilox4_32_10_t p, q;
+  curand_init(99, 0, 0, &p);
+  curand_init(99, 0, 0, &q);
+  for (int k = 0; k < 777; ++k) curand(&p);
+  skipahead(777ull, &q);
+  same[3] = curand(&p) == curand(&q);
+  curand_init(99, 5, 3, &p);
+  curand_init(99, 4, 3, &q);
+  skipahead_sequence(1ull, &q);
+  same[4] = curand(&p) == curand(&q);
 }
 
 // The common teaching kernel: each thread seeds its own subsequence and
@@ -137,14 +196,39 @@ int main() {
                 r.after_skipahead[1], r.after_skipahead_sequence[0], r.after_skipahead_sequence[1]);
   }
 
+  philox_result* d_philox;
+  cudaMalloc(&d_philox, sizeof(philox_result) * draws);
+  draw_philox<<<1, 32>>>(d_configs, d_philox, draws);
+  philox_result philox[draws];
+  cudaMemcpy(philox, d_philox, sizeof philox, cudaMemcpyDeviceToHost);
+  for (int i = 0; i < draws; ++i) {
+    const config& c = configs[i];
+    const philox_result& r = philox[i];
+    unsigned u4[4];
+    memcpy(u4, &r.uniform4, 16);
+    std::printf("philox init(%llx, %llx, %llx):\n", c.seed, c.subsequence, c.offset);
+    std::printf("  raw %08x %08x %08x %08x %08x %08x\n", r.raw[0], r.raw[1], r.raw[2], r.raw[3], r.raw[4], r.raw[5]);
+    std::printf("  curand4 %08x %08x %08x %08x then %08x %08x %08x %08x\n", r.four[0].x, r.four[0].y, r.four[0].z,
+                r.four[0].w, r.four[1].x, r.four[1].y, r.four[1].z, r.four[1].w);
+    std::printf("  uniform %08x uniform4 %08x %08x %08x %08x double %016llx\n", r.uniform_bits, u4[0], u4[1], u4[2],
+                u4[3], r.uniform_double_bits);
+    std::printf("  normal %.4f %.4f %.4f normal4 %.4f %.4f %.4f %.4f double %.9f %.9f\n", r.normal[0], r.normal[1],
+                r.normal[2], r.normal4.x, r.normal4.y, r.normal4.z, r.normal4.w, r.normal_double[0],
+                r.normal_double[1]);
+    std::printf("  skipahead(5) %08x %08x skipahead_sequence(3) %08x %08x\n", r.after_skipahead[0], r.after_skipahead[1],
+                r.after_skipahead_sequence[0], r.after_skipahead_sequence[1]);
+  }
+
   int* d_same;
-  cudaMalloc(&d_same, 3 * sizeof(int));
+  cudaMalloc(&d_same, 5 * sizeof(int));
   agree<<<1, 1>>>(d_same);
-  int same[3];
+  int same[5];
   cudaMemcpy(same, d_same, sizeof same, cudaMemcpyDeviceToHost);
   std::printf("skipahead(777) equals 777 draws: %d\n", same[0]);
   std::printf("skipahead_sequence(1) from subsequence 4 equals subsequence 5: %d\n", same[1]);
   std::printf("curand_init offset 12345 equals skipahead(12345): %d\n", same[2]);
+  std::printf("philox: skipahead(777) equals 777 draws: %d\n", same[3]);
+  std::printf("philox: skipahead_sequence(1) from subsequence 4 equals subsequence 5: %d\n", same[4]);
 
   unsigned* d_hits;
   cudaMalloc(&d_hits, sizeof(unsigned));
