@@ -166,7 +166,7 @@ TEST_CASE(
   CHECK(draws(far, 8) == draws(seeded<philox>(6, 1, 0), 8));
 }
 
-TEST_CASE("curand Philox: uniforms in (0, 1], normals of four draws at a time") {
+TEST_CASE("curand Philox: uniforms above 0 and at most 1, normals of four draws at a time") {
   philox s = seeded<philox>(21, 0, 0);
   double sum = 0, squares = 0;
   const int n = 50000;
