@@ -30,7 +30,7 @@ asm(R"(
   .weak weft_jump_context
   .hidden weft_jump_context
   .type weft_jump_context,@function
-  .p2align 4
+  .p2align 6
 weft_jump_context:
   leaq -0x38(%rsp), %rsp
   movq %r12, 0x8(%rsp)
