@@ -397,7 +397,7 @@ class block_executor {
   // the cursor itself (see arrive_and_wait), and a loop that finds another
   // fiber has run meanwhile (switches_ moved) reloads it. One-dimensional
   // blocks, the common case, get a loop that only writes threadIdx.x, which
-  // the compiler can keep in a register and vectorise around.
+  // the compiler can keep in a register (see the end of the loop).
   template <class Body>
   void run_threads(Body& body) {
     if (block_dim_.y == 1 && block_dim_.z == 1)
