@@ -371,7 +371,7 @@ class block_executor {
   void park_to(thread_slot& me, fctx::fcontext_t target) {
     ++switches_;
     switch_note note{&me.context, {}};
-    arrived(jump_context(target, &note));
+    arrived(jump_context_inline(target, &note));
     threadIdx = me.index;
     if (abandoning_) [[unlikely]]
       throw block_abandoned{};

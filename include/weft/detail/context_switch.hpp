@@ -60,9 +60,52 @@ weft_jump_context:
 /// resumes `to`, passing `data`.
 inline fctx::transfer_t jump_context(fctx::fcontext_t to, void* data) { return weft_jump_context(to, data); }
 
+/// The same switch written into its caller: no call, so no return address
+/// and no return, for the hot park of a CUDA thread. It builds the same
+/// frame below the red zone, so that either switch resumes what the other
+/// (or make_fcontext) left; the callee-saved registers travel in the frame,
+/// the others are clobbered as by a call.
+[[gnu::always_inline]] inline fctx::transfer_t jump_context_inline(fctx::fcontext_t to, void* data) {
+  void* from;
+  void* passed;
+  asm volatile(
+      "leaq -0x80(%%rsp), %%rsp\n\t"  // the red zone stays untouched
+      "leaq 1f(%%rip), %%rax\n\t"
+      "pushq %%rax\n\t"
+      "leaq -0x38(%%rsp), %%rsp\n\t"
+      "movq %%r12, 0x8(%%rsp)\n\t"
+      "movq %%r13, 0x10(%%rsp)\n\t"
+      "movq %%r14, 0x18(%%rsp)\n\t"
+      "movq %%r15, 0x20(%%rsp)\n\t"
+      "movq %%rbx, 0x28(%%rsp)\n\t"
+      "movq %%rbp, 0x30(%%rsp)\n\t"
+      "movq %%rsp, %%rax\n\t"
+      "movq %%rdi, %%rsp\n\t"
+      "movq 0x38(%%rsp), %%r8\n\t"
+      "movq 0x8(%%rsp), %%r12\n\t"
+      "movq 0x10(%%rsp), %%r13\n\t"
+      "movq 0x18(%%rsp), %%r14\n\t"
+      "movq 0x20(%%rsp), %%r15\n\t"
+      "movq 0x28(%%rsp), %%rbx\n\t"
+      "movq 0x30(%%rsp), %%rbp\n\t"
+      "leaq 0x40(%%rsp), %%rsp\n\t"
+      "movq %%rsi, %%rdx\n\t"
+      "movq %%rax, %%rdi\n\t"
+      "jmp *%%r8\n\t"
+      "1:\n\t"
+      "leaq 0x80(%%rsp), %%rsp\n\t"
+      : "=a"(from), "=d"(passed), "+D"(to), "+S"(data)
+      :
+      : "rcx", "r8", "r9", "r10", "r11", "memory", "cc", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7",
+        "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "st", "st(1)", "st(2)", "st(3)", "st(4)",
+        "st(5)", "st(6)", "st(7)");
+  return {from, passed};
+}
+
 #else
 
 inline fctx::transfer_t jump_context(fctx::fcontext_t to, void* data) { return fctx::jump_fcontext(to, data); }
+inline fctx::transfer_t jump_context_inline(fctx::fcontext_t to, void* data) { return jump_context(to, data); }
 
 #endif
 
