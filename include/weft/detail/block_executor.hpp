@@ -977,16 +977,10 @@ class block_executor {
   // Appends to the ready list. It has room for the whole block, and each
   // thread is in it at most once, so moving the unread part to the front
   // always makes room.
+  //
   // Makes the lanes of `warp` in `lanes` ready, in lane order; returns how many.
-  // (Room for a whole warp is made as make_ready(t) makes room for one.)
   unsigned make_ready(unsigned warp, unsigned lanes) {
-    if (ready_head_ == ready_.size()) {
-      ready_.clear();
-      ready_head_ = 0;
-    } else if (ready_.size() + 32 > ready_.capacity()) {
-      ready_.drop_front(ready_head_);
-      ready_head_ = 0;
-    }
+    make_room(32);
     unsigned count = 0;
     for (unsigned m = lanes; m != 0; m &= m - 1, ++count)
       ready_.push_back(warp * 32 + static_cast<unsigned>(std::countr_zero(m)));
@@ -994,14 +988,20 @@ class block_executor {
   }
 
   void make_ready(unsigned t) {
+    make_room(1);
+    ready_.push_back(t);
+  }
+
+  // Room at the ready list's end for `count` more threads (or all that can
+  // still join it, which each thread does at most once).
+  void make_room(unsigned count) {
     if (ready_head_ == ready_.size()) {
       ready_.clear();
       ready_head_ = 0;
-    } else if (ready_.size() == ready_.capacity()) {
+    } else if (ready_.size() + count > ready_.capacity()) {
       ready_.drop_front(ready_head_);
       ready_head_ = 0;
     }
-    ready_.push_back(t);
   }
 
   // Why the block can make no progress. A warp group waiting for a lane that
