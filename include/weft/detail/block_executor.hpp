@@ -423,9 +423,9 @@ class block_executor {
     // streaming kernel such as vector add) then pays the loop's compare and
     // branch once per four CUDA threads; with fewer instructions per thread,
     // more of its loads and stores are in flight at once (docs/performance.md,
-    // section 10). GCC unrolls
-    // only innermost loops with one exit, so a kernel that can park or throw,
-    // or has a loop of its own, is compiled as before, at no cost in size.
+    // section 10). GCC unrolls only innermost loops with one exit, so a kernel
+    // that can park or throw, or has a loop of its own, is compiled as before,
+    // at no cost in size.
 #pragma GCC unroll 4
     while (next < thread_count_) {
       if constexpr (!one_dimensional) advance(index);
