@@ -18,6 +18,7 @@
 #include <boost/context/detail/fcontext.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cstdint>
 #include <cstdio>
@@ -134,12 +135,16 @@ class block_executor {
     return std::move(failure_);
   }
 
+  /// Blocks started so far: how the SM pool's watchdog tells a worker that
+  /// makes progress from one stuck in a block (read from another thread).
+  std::uint64_t blocks_started() const { return generation_.load(std::memory_order_relaxed); }
+
   /// A barrier over the whole block. Threads that exited count as arrived
   /// (sm_70 and later). Returns the barrier's result for `kind`.
   int arrive_and_wait(barrier_kind kind, int predicate, std::source_location where) {
     unsigned self = threadIdx.x + block_dim_.x * (threadIdx.y + block_dim_.y * threadIdx.z);
     thread_slot& me = slots_[self];
-    if (me.parked_in != generation_ || abandoning_) [[unlikely]]
+    if (me.parked_in != blocks_started() || abandoning_) [[unlikely]]
       first_arrival(me, self);
     me.kind = kind;
     me.waiting_at = where;
@@ -177,7 +182,7 @@ class block_executor {
   warp_result warp_collective(warp_op op, unsigned mask, warp_operand operand, std::source_location where) {
     unsigned self = linear_thread_id();
     thread_slot& me = slots_[self];
-    if (me.parked_in != generation_ || abandoning_) [[unlikely]]
+    if (me.parked_in != blocks_started() || abandoning_) [[unlikely]]
       first_arrival(me, self);
     unsigned warp = self / 32, lane = self % 32, lane_bit = 1u << lane;
     warp_exchange& exchange = exchange_[warp];
@@ -212,7 +217,7 @@ class block_executor {
   unsigned active_mask(std::source_location where) {
     unsigned self = linear_thread_id();
     thread_slot& me = slots_[self];
-    if (me.parked_in != generation_ || abandoning_) [[unlikely]]
+    if (me.parked_in != blocks_started() || abandoning_) [[unlikely]]
       first_arrival(me, self);
     me.waiting_at = where;
     converging_.push_back(self);
@@ -234,7 +239,7 @@ class block_executor {
   bool yield() {
     unsigned self = linear_thread_id();
     thread_slot& me = slots_[self];
-    if (me.parked_in != generation_ || abandoning_) [[unlikely]]
+    if (me.parked_in != blocks_started() || abandoning_) [[unlikely]]
       first_arrival(me, self);
     fctx::fcontext_t target;
     if (next_unstarted_ < thread_count_)
@@ -257,7 +262,7 @@ class block_executor {
   void wait_on(const void* object, const char* what, std::string (*describe)(const void*), std::source_location where) {
     unsigned self = linear_thread_id();
     thread_slot& me = slots_[self];
-    if (me.parked_in != generation_ || abandoning_) [[unlikely]]
+    if (me.parked_in != blocks_started() || abandoning_) [[unlikely]]
       first_arrival(me, self);
     me.waiting_at = where;
     me.waits_on = object;
@@ -352,7 +357,7 @@ class block_executor {
   // since, so the shared cursor is just past it.
   [[gnu::noinline]] void first_arrival(thread_slot& me, unsigned self) {
     if (abandoning_) throw block_abandoned{};
-    me.parked_in = generation_;
+    me.parked_in = blocks_started();
     me.exited = false;
     live_parked_[self / 32] |= 1u << (self % 32);
     // The runner loop that started this thread notices the bump when the
@@ -497,7 +502,7 @@ class block_executor {
     blockIdx = unflatten(next_block_++, grid_dim_);
     next_unstarted_ = 0;
     next_index_ = {0, 0, 0};
-    ++generation_;
+    generation_.store(blocks_started() + 1, std::memory_order_relaxed);
     std::fill(live_parked_.begin(), live_parked_.end(), 0u);
     waiting_.clear();
     ready_.clear();
@@ -1114,7 +1119,10 @@ class block_executor {
   unsigned thread_count_ = 0;
   unsigned next_unstarted_ = 0;
   uint3 next_index_{};
-  std::uint64_t generation_ = 0;  // counts blocks run, to tell a thread's first park
+  // Counts blocks run, to tell a thread's first park; the SM pool's watchdog
+  // reads it from another thread (blocks_started), hence atomic, but only
+  // this worker writes it.
+  std::atomic<std::uint64_t> generation_{0};
   // Per warp, the lanes that have parked in this block and not exited: what
   // exited_lanes needs, without reading every lane's slot.
   std::vector<unsigned> live_parked_;

@@ -21,6 +21,12 @@
 
 namespace weft::detail {
 
+/// About as many blocks as an H100 keeps running at once (132 SMs with up
+/// to 8 blocks of 256 threads or 32 small ones each: 1056 to 4224). Blocks of
+/// a grid this small can rely on running side by side, and weft runs up to
+/// this many at once when they wait for one another (sm_pool's watchdog).
+inline constexpr std::uint64_t resident_blocks = 2048;
+
 struct launch_shape {
   dim3 grid;
   dim3 block;
@@ -45,10 +51,15 @@ class grid_job : public command {
   /// Blocks are claimed in chunks of consecutive blocks, so that workers do
   /// not contend on the counter for every block and each streams through
   /// neighbouring memory; small enough chunks still balance the load.
+  /// Cooperative and cluster grids, and grids no larger than a GPU holds at
+  /// once, are claimed a block at a time: their blocks may wait for one
+  /// another, and a block claimed behind a waiting one could never start
+  /// (see sm_pool's watchdog).
   void set_chunk_for(unsigned workers) {
-    chunk_ = std::clamp<std::uint64_t>(block_count_ / (8 * std::uint64_t{workers}), 1, 64);
-    // Blocks that wait for each other take a worker each.
-    if (groups_) chunk_ = 1;
+    if (groups_ || block_count_ <= resident_blocks)
+      chunk_ = 1;
+    else
+      chunk_ = std::clamp<std::uint64_t>(block_count_ / (8 * std::uint64_t{workers}), 1, 64);
   }
 
   /// The next chunk of unclaimed blocks; empty when none is left.
@@ -56,7 +67,10 @@ class grid_job : public command {
     auto first = std::min(next_block_.fetch_add(chunk_, std::memory_order_relaxed), block_count_);
     return {first, std::min(first + chunk_, block_count_)};
   }
-  bool has_unclaimed_blocks() const { return next_block_.load(std::memory_order_relaxed) < block_count_; }
+  bool has_unclaimed_blocks() const { return unclaimed_blocks() != 0; }
+  std::uint64_t unclaimed_blocks() const {
+    return block_count_ - std::min(next_block_.load(std::memory_order_relaxed), block_count_);
+  }
 
   /// Runs blocks [first, end) on the calling worker. Once a block has
   /// failed, the grid's remaining blocks are skipped, as a faulting GPU kernel

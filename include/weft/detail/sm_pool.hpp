@@ -7,13 +7,25 @@
 // chunk, so the blocks of a grid in a higher-priority stream take the place
 // of lower-priority ones as these finish (CUDA guide, "Stream Priorities"),
 // and grids of different streams run at the same time.
+//
+// A worker runs its block until the block ends, as an SM does, so blocks that
+// wait for other blocks (a flag handed between two streams' kernels, a grid
+// barrier made of atomics) need those to run beside them, as they would on a
+// GPU that holds them all at once. A watchdog therefore looks at the pool
+// every stall_time: when blocks wait for a worker and no worker has started a
+// block since the last look, it adds helper workers (as many again as there
+// are, up to resident_blocks threads), which leave once no block waits.
 #pragma once
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
+#include <cstdio>
+#include <list>
 #include <memory>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <tuple>
 #include <vector>
@@ -29,7 +41,8 @@ class sm_pool {
  public:
   explicit sm_pool(unsigned worker_count) {
     workers_.reserve(worker_count);
-    for (unsigned i = 0; i < worker_count; ++i) workers_.emplace_back([this] { work(); });
+    for (unsigned i = 0; i < worker_count; ++i) workers_.emplace_back([this] { work(nullptr); });
+    watchdog_ = std::thread([this] { watch(); });
   }
 
   sm_pool(const sm_pool&) = delete;
@@ -42,8 +55,21 @@ class sm_pool {
       stopping_ = true;
     }
     work_ready_.notify_all();
+    // The watchdog keeps watching until the workers are done: the grids they
+    // finish may need helpers.
     for (auto& w : workers_) w.join();
+    {
+      std::lock_guard lock(mutex_);
+      watchdog_stopping_ = true;
+    }
+    watchdog_wake_.notify_all();
+    watchdog_.join();
+    for (auto& h : helpers_) h.thread.join();
   }
+
+  /// How long blocks may wait for a worker, with no worker starting a block,
+  /// before the watchdog adds helpers.
+  static constexpr std::chrono::milliseconds stall_time{100};
 
   unsigned size() const { return static_cast<unsigned>(workers_.size()); }
 
@@ -65,12 +91,26 @@ class sm_pool {
   }
 
  private:
-  void work() {
+  struct helper {
+    std::thread thread;
+    bool done = false;  // its work() has returned; guarded by mutex_
+  };
+
+  // A worker's life; `me` is null for the pool's own workers, which stay
+  // until the pool stops, and names a helper, which leaves when no block
+  // waits for a worker.
+  void work(helper* me) {
     signal_stack overflow_reports;
     block_executor executor;
     const grid_job* previous = nullptr;
     std::unique_lock lock(mutex_);
+    executors_.push_back(&executor);
     for (;;) {
+      if (me && active_.empty()) {
+        forget(executor);
+        me->done = true;
+        return;
+      }
       if (active_.empty() && !stopping_) {
         // One worker that just ran out of work stays awake a moment: the next
         // launch often follows at once. Only one, so that idle workers do
@@ -86,7 +126,10 @@ class sm_pool {
       ++sleeping_;
       work_ready_.wait(lock, [&] { return stopping_ || !active_.empty(); });
       --sleeping_;
-      if (active_.empty()) return;
+      if (active_.empty()) {
+        forget(executor);
+        return;
+      }
       std::shared_ptr<grid_job> job = active_.front();
       // Work this worker cannot take alone (more blocks, or other grids that
       // may wait for this one) wakes the others.
@@ -113,6 +156,63 @@ class sm_pool {
     }
   }
 
+  // The watchdog (see the top of this file).
+  void watch() {
+    std::unique_lock lock(mutex_);
+    std::uint64_t started_before = 0;
+    bool waited_before = false;
+    // Blocks that the helpers added at the last look may have started since
+    // without that counting as progress: one each.
+    std::uint64_t helpers_first_blocks = 0;
+    while (!watchdog_wake_.wait_for(lock, stall_time, [&] { return watchdog_stopping_; })) {
+      std::uint64_t started = blocks_started_by_gone_;
+      for (const block_executor* e : executors_) started += e->blocks_started();
+      std::uint64_t waiting = 0;  // blocks that wait for a worker
+      for (const auto& job : active_) waiting += job->unclaimed_blocks();
+      bool stalled = waiting != 0 && waited_before && started <= started_before + helpers_first_blocks;
+      helpers_first_blocks = stalled ? add_helpers(waiting) : 0;
+      started_before = started;
+      waited_before = waiting != 0;
+    }
+  }
+
+  // Called with mutex_ held; returns how many it added.
+  std::uint64_t add_helpers(std::uint64_t waiting) {
+    std::erase_if(helpers_, [](helper& h) {
+      if (h.done) h.thread.join();
+      return h.done;
+    });
+    auto threads = workers_.size() + helpers_.size();
+    auto added = std::min<std::uint64_t>({threads, waiting, resident_blocks - std::min(threads, resident_blocks)});
+    if (added == 0) {
+      if (!warned_) {
+        warned_ = true;
+        std::fprintf(stderr,
+                     "weft: %zu workers are all in blocks that have not ended for %lld ms, and %s waits for one; "
+                     "if those blocks wait for its blocks, they wait forever (docs/streams.md)\n",
+                     threads, static_cast<long long>(stall_time.count()), active_.front()->describe().c_str());
+      }
+      return 0;
+    }
+    for (std::uint64_t i = 0; i < added; ++i) {
+      helper& h = helpers_.emplace_back();
+      try {
+        h.thread = std::thread([this, &h] { work(&h); });
+      } catch (const std::system_error&) {
+        // No more threads to be had: the helpers started so far must do.
+        helpers_.pop_back();
+        return i;
+      }
+    }
+    return added;
+  }
+
+  // Called with mutex_ held, as a worker leaves.
+  void forget(const block_executor& executor) {
+    std::erase(executors_, &executor);
+    blocks_started_by_gone_ += executor.blocks_started();
+  }
+
   std::mutex mutex_;
   std::condition_variable work_ready_;
   std::vector<std::shared_ptr<grid_job>> active_;
@@ -121,6 +221,13 @@ class sm_pool {
   unsigned sleeping_ = 0;                     // workers waiting on work_ready_
   bool stopping_ = false;
   std::vector<std::thread> workers_;
+  std::vector<const block_executor*> executors_;  // every worker's and helper's, for the watchdog
+  std::uint64_t blocks_started_by_gone_ = 0;      // by helpers that have left
+  std::list<helper> helpers_;                     // a list: a running helper holds its element
+  std::condition_variable watchdog_wake_;
+  bool watchdog_stopping_ = false;
+  bool warned_ = false;  // the watchdog has said that it can add no more helpers
+  std::thread watchdog_;
 };
 
 }  // namespace weft::detail
