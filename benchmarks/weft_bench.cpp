@@ -160,10 +160,16 @@ void plain_vecadd(const float* __restrict a, const float* __restrict b, float* _
 
 // The plain loop as scalar code with the kernel's bounds check, one element
 // at a time: what a CUDA thread's code is at best on a CPU core, since weft
-// cannot vectorise across CUDA threads (GCC-specific: weft builds with GCC).
+// cannot vectorise across CUDA threads (performance.md, section 10). GCC is
+// told so by an attribute that Clang does not know, Clang by a loop pragma.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wattributes"
 [[gnu::noinline, gnu::optimize("no-tree-vectorize")]] void plain_scalar_vecadd(const float* a, const float* b, float* c,
                                                                                int n, std::size_t begin,
                                                                                std::size_t end) {
+#if defined(__clang__)
+#pragma clang loop vectorize(disable) interleave(disable)
+#endif
   for (std::size_t i = begin; i < end; ++i)
     if (static_cast<int>(i) < n) c[i] = a[i] + b[i];
 }
@@ -173,11 +179,15 @@ void plain_vecadd(const float* __restrict a, const float* __restrict b, float* _
 [[gnu::noinline, gnu::optimize("no-tree-vectorize")]] void plain_scalar_tls_vecadd(const float* a, const float* b,
                                                                                    float* c, int n, std::size_t begin,
                                                                                    std::size_t end) {
+#if defined(__clang__)
+#pragma clang loop vectorize(disable) interleave(disable)
+#endif
   for (std::size_t i = begin; i < end; ++i) {
     threadIdx.x = static_cast<unsigned>(i % 256);
     if (static_cast<int>(i) < n) c[i] = a[i] + b[i];
   }
 }
+#pragma GCC diagnostic pop
 
 // What any executor of a kernel known only by its address pays: a plain
 // loop that calls the kernel through a pointer once per element, with the

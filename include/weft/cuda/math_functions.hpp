@@ -335,8 +335,27 @@ inline float y1(float x) { return y1f(x); }
 // ---------------------------------------------------------------------------
 // Integer and mixed min/max, with the overloads CUDA's headers declare. A
 // signed and an unsigned operand compare as unsigned, as C++'s usual
-// arithmetic conversions would have them; float min/max are fminf/fmaxf (a
-// NaN operand yields the other one).
+// arithmetic conversions would have them; floating-point min/max are the
+// GPU's fminf/fmaxf: a NaN operand yields the other one, and -0 counts as
+// less than +0 (IEEE 754's minimumNumber and maximumNumber), where the C
+// library's fminf/fmaxf may return either zero, as Clang's inline code does.
+
+namespace weft::detail {
+template <class F>
+F minimum_number(F a, F b) {
+  if (a != a) return b;
+  if (b != b) return a;
+  if (a == b) return std::signbit(a) ? a : b;
+  return a < b ? a : b;
+}
+template <class F>
+F maximum_number(F a, F b) {
+  if (a != a) return b;
+  if (b != b) return a;
+  if (a == b) return std::signbit(a) ? b : a;
+  return a > b ? a : b;
+}
+}  // namespace weft::detail
 
 inline int min(int a, int b) { return a < b ? a : b; }
 inline unsigned int umin(unsigned int a, unsigned int b) { return a < b ? a : b; }
@@ -359,10 +378,10 @@ inline long long int min(long long int a, long long int b) { return llmin(a, b);
 inline unsigned long long int min(unsigned long long int a, unsigned long long int b) { return ullmin(a, b); }
 inline unsigned long long int min(long long int a, unsigned long long int b) { return ullmin(static_cast<unsigned long long int>(a), b); }
 inline unsigned long long int min(unsigned long long int a, long long int b) { return ullmin(a, static_cast<unsigned long long int>(b)); }
-inline float min(float a, float b) { return fminf(a, b); }
-inline double min(double a, double b) { return fmin(a, b); }
-inline double min(float a, double b) { return fmin(a, b); }
-inline double min(double a, float b) { return fmin(a, b); }
+inline float min(float a, float b) { return weft::detail::minimum_number(a, b); }
+inline double min(double a, double b) { return weft::detail::minimum_number(a, b); }
+inline double min(float a, double b) { return weft::detail::minimum_number<double>(a, b); }
+inline double min(double a, float b) { return weft::detail::minimum_number<double>(a, b); }
 
 inline unsigned int max(unsigned int a, unsigned int b) { return umax(a, b); }
 inline unsigned int max(int a, unsigned int b) { return umax(static_cast<unsigned int>(a), b); }
@@ -375,10 +394,10 @@ inline long long int max(long long int a, long long int b) { return llmax(a, b);
 inline unsigned long long int max(unsigned long long int a, unsigned long long int b) { return ullmax(a, b); }
 inline unsigned long long int max(long long int a, unsigned long long int b) { return ullmax(static_cast<unsigned long long int>(a), b); }
 inline unsigned long long int max(unsigned long long int a, long long int b) { return ullmax(a, static_cast<unsigned long long int>(b)); }
-inline float max(float a, float b) { return fmaxf(a, b); }
-inline double max(double a, double b) { return fmax(a, b); }
-inline double max(float a, double b) { return fmax(a, b); }
-inline double max(double a, float b) { return fmax(a, b); }
+inline float max(float a, float b) { return weft::detail::maximum_number(a, b); }
+inline double max(double a, double b) { return weft::detail::maximum_number(a, b); }
+inline double max(float a, double b) { return weft::detail::maximum_number<double>(a, b); }
+inline double max(double a, float b) { return weft::detail::maximum_number<double>(a, b); }
 // clang-format on
 
 // ---------------------------------------------------------------------------

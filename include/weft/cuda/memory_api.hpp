@@ -39,6 +39,9 @@ struct located_allocation {
   allocation_info info;
 };
 
+// access(none): see allocation_registry::find.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wattributes"
 [[gnu::access(none, 1)]] inline std::optional<located_allocation> locate(const void* p, std::size_t bytes = 1) {
   for (int d = 0; d < device_count(); ++d)
     if (auto a = runtime::get(d).memory().find(p, bytes)) return located_allocation{d, *a};
@@ -59,6 +62,7 @@ struct located_allocation {
   }
   return true;
 }
+#pragma GCC diagnostic pop
 
 inline bool valid_copy(void* dst, const void* src, std::size_t count, cudaMemcpyKind kind) {
   bool dst_on_device = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice;

@@ -48,9 +48,17 @@ inline constexpr I nan_as = sizeof(I) == 4 && sizeof(F) == 4
 // not depend on the thread's rounding mode.
 template <class F>
 F round_nearest_even(F x) {
+#if __has_builtin(__builtin_roundeven)
   return __builtin_roundeven(x);
+#else
+  // Halfway cases go to the even neighbour (x / 2 is exact for them).
+  F away = std::round(x);
+  return std::fabs(x - std::trunc(x)) == F(0.5) ? 2 * std::round(x / 2) : away;
+#endif
 }
+#if __has_builtin(__builtin_roundevenf)
 inline float round_nearest_even(float x) { return __builtin_roundevenf(x); }
+#endif
 
 template <class I, class F>
 I to_integer_rn(F x) {
@@ -72,6 +80,11 @@ I to_integer_rd(F x) {
 /// static_cast<To>(from), rounded in `Mode`.
 template <class To, int Mode, class From>
 To convert_rounded(From from) {
+  // Integer zero is +0 in every mode; compilers build some conversions (an
+  // unsigned 64-bit one, in Clang's code) from a subtraction, which rounding
+  // down would turn into -0.
+  if constexpr (std::is_integral_v<From>)
+    if (from == 0) return To(0);
   return rounded<Mode>([](From v) { return static_cast<To>(v); }, from);
 }
 
