@@ -164,12 +164,20 @@ class sm_pool {
     // Blocks that the helpers added at the last look may have started since
     // without that counting as progress: one each.
     std::uint64_t helpers_first_blocks = 0;
+    auto looked = std::chrono::steady_clock::now();
     while (!watchdog_wake_.wait_for(lock, stall_time, [&] { return watchdog_stopping_; })) {
       std::uint64_t started = blocks_started_by_gone_;
       for (const block_executor* e : executors_) started += e->blocks_started();
       std::uint64_t waiting = 0;  // blocks that wait for a worker
       for (const auto& job : active_) waiting += job->unclaimed_blocks();
-      bool stalled = waiting != 0 && waited_before && started <= started_before + helpers_first_blocks;
+      // A look that comes late follows a pause of the whole process (a
+      // debugger at a breakpoint, say), in which no worker could start a
+      // block: it only starts the count again, so that stepping through a
+      // kernel with one worker does not bring helpers in.
+      auto now = std::chrono::steady_clock::now();
+      bool on_time = now - looked < 2 * stall_time;
+      looked = now;
+      bool stalled = on_time && waiting != 0 && waited_before && started <= started_before + helpers_first_blocks;
       helpers_first_blocks = stalled ? add_helpers(waiting) : 0;
       started_before = started;
       waited_before = waiting != 0;
