@@ -4,6 +4,10 @@
 #include <doctest/doctest.h>
 #include <weft.hpp>
 
+#include <signal.h>
+
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 
 // Each level keeps 512 bytes live on the stack, so the depth decides how
@@ -63,4 +67,39 @@ TEST_CASE("a deep recursion that fits the raised stack limit runs") {
   CHECK(cudaDeviceReset() == cudaSuccess);  // restores the default limit
   REQUIRE(cudaDeviceGetLimit(&limit, cudaLimitStackSize) == cudaSuccess);
   CHECK(limit == 64 * 1024);
+}
+
+namespace {
+[[noreturn]] void programs_own_segv_handler(int) {
+  std::fputs("the program's own SIGSEGV handler got a CUDA thread's stack overflow\n", stderr);
+  std::_Exit(3);
+}
+}  // namespace
+
+TEST_CASE("an overflow is still caught after the program installs its own SIGSEGV handler between launches") {
+  // As a test framework does before each test case. A worker checks the
+  // handler for every new grid, and a new grid is often allocated where the
+  // previous one was: the check must not take it for the same grid.
+  unsigned workers = weft::worker_count();
+  weft::set_worker_count(2);
+  struct sigaction own = {};
+  struct sigaction before = {};
+  own.sa_handler = programs_own_segv_handler;
+  sigemptyset(&own.sa_mask);
+  for (int round = 0; round < 40; ++round) {
+    int* depth = nullptr;
+    REQUIRE(cudaMalloc(&depth, 8 * sizeof(int)) == cudaSuccess);
+    // Grids that come and go on both workers, so that addresses recur.
+    for (int i = 0; i < 4; ++i) {
+      CHECK(weft::launch(2, 8, recursion_kernel, depth, 4, -1) == cudaSuccess);
+      CHECK(cudaDeviceSynchronize() == cudaSuccess);
+    }
+    REQUIRE(sigaction(SIGSEGV, &own, &before) == 0);
+    CHECK(weft::launch(1, 8, recursion_kernel, depth, 4, 0) == cudaSuccess);
+    CHECK(cudaDeviceSynchronize() == cudaErrorLaunchFailure);
+    CHECK(cudaDeviceReset() == cudaSuccess);
+    REQUIRE(sigaction(SIGSEGV, &before, nullptr) == 0);
+  }
+  cudaGetLastError();
+  weft::set_worker_count(workers);
 }

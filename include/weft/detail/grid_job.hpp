@@ -39,10 +39,15 @@ struct launch_shape {
 
 class grid_job : public command {
  public:
-  explicit grid_job(launch_shape shape) : command(command_kind::grid), shape_(shape), block_count_(volume(shape.grid)) {
+  explicit grid_job(launch_shape shape)
+      : command(command_kind::grid), serial(next_serial()), shape_(shape), block_count_(volume(shape.grid)) {
     if (shape.cooperative || volume(shape.cluster) > 1)
       groups_ = std::make_unique<block_groups>(shape.grid, shape.cluster, shape.cooperative);
   }
+
+  /// Tells grids apart where an address cannot: a new grid may be allocated
+  /// where a finished one was.
+  const std::uint64_t serial;
 
   std::string describe() const override {
     return "kernel '" + kernel_name() + "' <<<" + describe_dim(shape_.grid) + ", " + describe_dim(shape_.block) + ">>>";
@@ -130,6 +135,11 @@ class grid_job : public command {
   std::atomic<std::uint64_t> finished_blocks_{0};
   std::atomic<bool> failed_{false};
   std::unique_ptr<block_groups> groups_;  // for cooperative and cluster launches
+
+  static std::uint64_t next_serial() {
+    static std::atomic<std::uint64_t> counter{0};
+    return counter.fetch_add(1, std::memory_order_relaxed) + 1;
+  }
 };
 
 template <class Kernel, class ArgumentTuple>

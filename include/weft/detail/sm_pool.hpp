@@ -102,7 +102,7 @@ class sm_pool {
   void work(helper* me) {
     signal_stack overflow_reports;
     block_executor executor;
-    const grid_job* previous = nullptr;
+    std::uint64_t previous = 0;  // the serial of the last grid this worker ran
     std::unique_lock lock(mutex_);
     executors_.push_back(&executor);
     for (;;) {
@@ -138,9 +138,10 @@ class sm_pool {
       auto [first, end] = job->claim();
       if (wake_others && (other_grids || job->has_unclaimed_blocks())) work_ready_.notify_all();
       if (first < end) {
-        // Once per grid: a program may have installed its own handler meanwhile.
-        if (job.get() != previous) install_stack_overflow_handler();
-        previous = job.get();
+        // Once per grid: a program may have installed its own handler meanwhile
+        // (doctest does, for every test case).
+        if (job->serial != previous) install_stack_overflow_handler();
+        previous = job->serial;
         auto began = trace::chunk_begins();
         job->run_blocks(executor, first, end);
         trace::chunk_ran(*job, first, end, began);
