@@ -17,15 +17,6 @@
 
 namespace {
 
-// One SM worker while it lives.
-struct one_worker {
-  unsigned before = weft::worker_count();
-  one_worker() { weft::set_worker_count(1); }
-  one_worker(const one_worker&) = delete;
-  one_worker& operator=(const one_worker&) = delete;
-  ~one_worker() { weft::set_worker_count(before); }
-};
-
 struct managed_counter {
   unsigned* p = nullptr;
   managed_counter() {
@@ -44,7 +35,7 @@ long thread_count() {
 }  // namespace
 
 TEST_CASE("one worker: a kernel that spins on a flag set by a kernel in another stream finishes") {
-  one_worker workers;
+  exact_workers workers(1);
   cudaStream_t a, b;
   REQUIRE(cudaStreamCreateWithFlags(&a, cudaStreamNonBlocking) == cudaSuccess);
   REQUIRE(cudaStreamCreateWithFlags(&b, cudaStreamNonBlocking) == cudaSuccess);
@@ -67,7 +58,7 @@ TEST_CASE("one worker: a kernel that spins on a flag set by a kernel in another 
 }
 
 TEST_CASE("one worker: the blocks of a grid barrier made of atomics all get to run") {
-  one_worker workers;
+  exact_workers workers(1);
   managed_counter arrived;
   const unsigned blocks = 40;  // not a power of two: helpers double, the last step adds fewer
   REQUIRE(weft::launch(
@@ -86,7 +77,7 @@ TEST_CASE("one worker: the blocks of a grid barrier made of atomics all get to r
 }
 
 TEST_CASE("helpers leave once no block waits for a worker, and later grids run as before") {
-  one_worker workers;
+  exact_workers workers(1);
   // The pool starts on first use; a first launch makes its threads exist.
   REQUIRE(weft::launch(1, 1, [] {}) == cudaSuccess);
   REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
@@ -121,7 +112,7 @@ TEST_CASE("helpers leave once no block waits for a worker, and later grids run a
 }
 
 TEST_CASE("two kernels that must run side by side do, and their pool can then be replaced") {
-  one_worker workers;
+  exact_workers workers(1);
   managed_counter started;
   gate g;
   cudaStream_t a, b;

@@ -10,6 +10,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "stream_gates.hpp"
+
 // Each level keeps 512 bytes live on the stack, so the depth decides how
 // much stack a thread needs.
 __device__ int deep(int levels) {
@@ -78,10 +80,10 @@ namespace {
 
 TEST_CASE("an overflow is still caught after the program installs its own SIGSEGV handler between launches") {
   // As a test framework does before each test case. A worker checks the
-  // handler for every new grid, and a new grid is often allocated where the
-  // previous one was: the check must not take it for the same grid.
-  unsigned workers = weft::worker_count();
-  weft::set_worker_count(2);
+  // handler for every grid it has not run before; grids come and go on both
+  // workers here, so that a new one may be allocated where an earlier one
+  // was, which the check must not take for the same grid.
+  exact_workers workers(2);
   struct sigaction own = {};
   struct sigaction before = {};
   own.sa_handler = programs_own_segv_handler;
@@ -101,5 +103,4 @@ TEST_CASE("an overflow is still caught after the program installs its own SIGSEG
     REQUIRE(sigaction(SIGSEGV, &before, nullptr) == 0);
   }
   cudaGetLastError();
-  weft::set_worker_count(workers);
 }

@@ -1,6 +1,7 @@
 // Helpers for tests of work that runs concurrently: a gate holds a stream
 // until the host opens it, so that a test checks an order, never a time;
-// enough_workers gives kernels that wait for each other a worker each.
+// enough_workers gives kernels that wait for each other a worker each, and
+// exact_workers sets the pool's size for a test.
 #pragma once
 
 #include <doctest/doctest.h>
@@ -49,4 +50,13 @@ struct enough_workers {
   enough_workers(const enough_workers&) = delete;
   enough_workers& operator=(const enough_workers&) = delete;
   ~enough_workers() { weft::set_worker_count(before); }
+};
+
+// Exactly `n` SM workers while it lives.
+struct exact_workers {
+  unsigned before = weft::worker_count();
+  explicit exact_workers(unsigned n) { weft::set_worker_count(n); }
+  exact_workers(const exact_workers&) = delete;
+  exact_workers& operator=(const exact_workers&) = delete;
+  ~exact_workers() { weft::set_worker_count(before); }
 };

@@ -31,6 +31,21 @@ struct result {
   unsigned after_skipahead_sequence[2];
 };
 
+// Two draws from copies of `state` moved on by skipahead(n) and by
+// skipahead_sequence(sequences); `state` itself does not move.
+template <class State>
+__device__ void draw_after_jumps(const State& state, unsigned long long n, unsigned long long sequences,
+                                 unsigned* after_skipahead, unsigned* after_skipahead_sequence) {
+  State jumped = state;
+  skipahead(n, &jumped);
+  after_skipahead[0] = curand(&jumped);
+  after_skipahead[1] = curand(&jumped);
+  jumped = state;
+  skipahead_sequence(sequences, &jumped);
+  after_skipahead_sequence[0] = curand(&jumped);
+  after_skipahead_sequence[1] = curand(&jumped);
+}
+
 __global__ void draw(const config* configs, result* results, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
@@ -55,14 +70,7 @@ __global__ void draw(const config* configs, result* results, int n) {
   r.normal_double[2] = curand_normal_double(&state);
   r.normal2 = curand_normal2(&state);
   r.log_normal = curand_log_normal(&state, 1.0f, 0.5f);
-  curandState jumped = state;
-  skipahead(1000ull, &jumped);
-  r.after_skipahead[0] = curand(&jumped);
-  r.after_skipahead[1] = curand(&jumped);
-  jumped = state;
-  skipahead_sequence(2ull, &jumped);
-  r.after_skipahead_sequence[0] = curand(&jumped);
-  r.after_skipahead_sequence[1] = curand(&jumped);
+  draw_after_jumps(state, 1000ull, 2ull, r.after_skipahead, r.after_skipahead_sequence);
   results[i] = r;
 }
 
@@ -104,14 +112,7 @@ __global__ void draw_philox(const config* configs, philox_result* results, int n
   r.normal4 = curand_normal4(&state);
   r.normal_double[0] = curand_normal_double(&state);
   r.normal_double[1] = curand_normal_double(&state);
-  curandStatePhilox4_32_10_t jumped = state;
-  skipahead(5ull, &jumped);
-  r.after_skipahead[0] = curand(&jumped);
-  r.after_skipahead[1] = curand(&jumped);
-  jumped = state;
-  skipahead_sequence(3ull, &jumped);
-  r.after_skipahead_sequence[0] = curand(&jumped);
-  r.after_skipahead_sequence[1] = curand(&jumped);
+  draw_after_jumps(state, 5ull, 3ull, r.after_skipahead, r.after_skipahead_sequence);
   results[i] = r;
 }
 
@@ -215,8 +216,8 @@ int main() {
     std::printf("  normal %.4f %.4f %.4f normal4 %.4f %.4f %.4f %.4f double %.9f %.9f\n", r.normal[0], r.normal[1],
                 r.normal[2], r.normal4.x, r.normal4.y, r.normal4.z, r.normal4.w, r.normal_double[0],
                 r.normal_double[1]);
-    std::printf("  skipahead(5) %08x %08x skipahead_sequence(3) %08x %08x\n", r.after_skipahead[0], r.after_skipahead[1],
-                r.after_skipahead_sequence[0], r.after_skipahead_sequence[1]);
+    std::printf("  skipahead(5) %08x %08x skipahead_sequence(3) %08x %08x\n", r.after_skipahead[0],
+                r.after_skipahead[1], r.after_skipahead_sequence[0], r.after_skipahead_sequence[1]);
   }
 
   int* d_same;
