@@ -42,17 +42,17 @@
 #include <utility>
 #include <vector>
 
-#include "cuda/error_codes.hpp"
-#include "cuda/event_api.hpp"
-#include "cuda/stream_api.hpp"
-#include "detail/command.hpp"
-#include "detail/command_graph.hpp"
-#include "detail/error_state.hpp"
-#include "detail/host_task.hpp"
-#include "detail/resumption_queue.hpp"
-#include "detail/runtime.hpp"
-#include "detail/stream_registry.hpp"
-#include "launch.hpp"
+#include "weft/cuda/runtime/error_codes.hpp"
+#include "weft/cuda/runtime/event_api.hpp"
+#include "weft/cuda/runtime/stream_api.hpp"
+#include "weft/detail/streams/command.hpp"
+#include "weft/detail/streams/command_graph.hpp"
+#include "weft/detail/base/error_state.hpp"
+#include "weft/detail/runtime/host_task.hpp"
+#include "weft/detail/runtime/resumption_queue.hpp"
+#include "weft/detail/runtime/runtime.hpp"
+#include "weft/detail/runtime/stream_registry.hpp"
+#include "weft/launch.hpp"
 
 namespace weft {
 

@@ -3,9 +3,9 @@
 
 #include <string>
 
-#include "cuda/error_codes.hpp"
-#include "detail/error_state.hpp"
-#include "detail/runtime.hpp"
+#include "weft/cuda/runtime/error_codes.hpp"
+#include "weft/detail/base/error_state.hpp"
+#include "weft/detail/runtime/runtime.hpp"
 
 namespace weft {
 

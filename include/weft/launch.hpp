@@ -19,14 +19,14 @@
 #include <type_traits>
 #include <utility>
 
-#include "cuda/error_codes.hpp"
-#include "cuda/stream_types.hpp"
-#include "cuda/vector_types.hpp"
-#include "detail/error_state.hpp"
-#include "detail/kernel_identity.hpp"
-#include "detail/kernel_registry.hpp"
-#include "detail/runtime.hpp"
-#include "detail/stream_registry.hpp"
+#include "weft/cuda/runtime/error_codes.hpp"
+#include "weft/detail/base/cuda_vocabulary.hpp"
+#include "weft/cuda/vector_types.hpp"
+#include "weft/detail/base/error_state.hpp"
+#include "weft/detail/scheduler/kernel_identity.hpp"
+#include "weft/detail/runtime/kernel_registry.hpp"
+#include "weft/detail/runtime/runtime.hpp"
+#include "weft/detail/runtime/stream_registry.hpp"
 
 namespace weft {
 

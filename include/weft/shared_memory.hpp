@@ -10,7 +10,7 @@
 
 #include <stdexcept>
 
-#include "detail/block_executor.hpp"
+#include "weft/detail/executor/block_executor.hpp"
 
 namespace weft {
 

@@ -10,7 +10,7 @@
 //
 // It also builds with weft, for a side-by-side comparison:
 //   g++ -std=c++20 -x c++ -I include device_functions_probe.cu -lboost_context -rdynamic
-// and tests/device_functions_test.cpp runs it in-process and compares its
+// and tests/unit/cuda/device/device_functions_test.cpp runs it in-process and compares its
 // output with the H100's, line by line.
 //
 // Every input reaches the kernels through memory, so that no compiler folds

@@ -2,4 +2,4 @@
 // (__pipeline_memcpy_async, __pipeline_commit, __pipeline_wait_prior).
 #pragma once
 #include <weft.hpp>
-#include <weft/cuda/pipeline_primitives.hpp>
+#include <weft/cuda/device/async/pipeline_primitives.hpp>

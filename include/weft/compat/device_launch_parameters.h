@@ -1,3 +1,3 @@
 // threadIdx, blockIdx, blockDim, gridDim and warpSize.
 #pragma once
-#include <weft/cuda/builtins.hpp>
+#include <weft/cuda/device/builtins.hpp>

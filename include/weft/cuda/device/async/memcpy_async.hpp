@@ -1,0 +1,92 @@
+// cuda::memcpy_async with a barrier, and cuda::aligned_size_t (CUDA guide,
+// "Asynchronous Data Copies"; libcu++'s <cuda/barrier>).
+//
+// On a GPU the copy runs "as if by another thread" and is complete when the
+// barrier's current phase completes. On a CPU nothing is gained by copying
+// later, so weft copies at once: whoever waits on the barrier afterwards sees
+// the data, which is all CUDA promises. (A kernel that reads the destination
+// before waiting is wrong on a GPU but reads the data here.)
+//
+// The group overload takes any cooperative group (anything with size() and
+// thread_rank()): every thread of the group makes the same call, and each
+// copies its own share of the bytes, so that the group copies them once.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <type_traits>
+
+#include "weft/cuda/device/async/barrier.hpp"
+
+namespace cuda {
+
+/// A size in bytes whose extent and addresses are multiples of Alignment.
+template <::std::size_t Alignment>
+struct aligned_size_t {
+  static constexpr ::std::size_t align = Alignment;
+  ::std::size_t value;
+  explicit constexpr aligned_size_t(::std::size_t size) : value(size) {}
+  constexpr operator ::std::size_t() const { return value; }
+};
+
+}  // namespace cuda
+
+namespace weft::detail {
+
+template <class Shape>
+struct shape_alignment : ::std::integral_constant<::std::size_t, 1> {};
+template <::std::size_t Alignment>
+struct shape_alignment<cuda::aligned_size_t<Alignment>> : ::std::integral_constant<::std::size_t, Alignment> {};
+
+// The byte count, after checking what an aligned_size_t promises (CUDA:
+// undefined behaviour if it lies).
+template <class Shape>
+::std::size_t checked_size(void* destination, const void* source, Shape shape, const char* call) {
+  ::std::size_t size = static_cast<::std::size_t>(shape);
+  constexpr ::std::size_t align = shape_alignment<Shape>::value;
+  if constexpr (align > 1) {
+    auto misaligned = [&](::std::uintptr_t value) { return value % align != 0; };
+    if (misaligned(reinterpret_cast<::std::uintptr_t>(destination)) ||
+        misaligned(reinterpret_cast<::std::uintptr_t>(source)) || misaligned(size))
+      async_misuse(::std::string(call) + ": aligned_size_t<" + ::std::to_string(align) +
+                   "> promises that the size and both addresses are multiples of " + ::std::to_string(align) +
+                   ", but the size is " + ::std::to_string(size) + " and the addresses " +
+                   ::std::to_string(reinterpret_cast<::std::uintptr_t>(destination) % align) + " and " +
+                   ::std::to_string(reinterpret_cast<::std::uintptr_t>(source) % align) + " bytes past a multiple");
+  }
+  return size;
+}
+
+inline void copy_bytes(void* destination, const void* source, ::std::size_t size) {
+  if (size != 0) ::std::memcpy(destination, source, size);
+}
+
+// The calling thread's share of a copy the whole group makes.
+template <class Group>
+void copy_share(const Group& group, void* destination, const void* source, ::std::size_t size) {
+  auto threads = static_cast<::std::size_t>(group.size()), rank = static_cast<::std::size_t>(group.thread_rank());
+  ::std::size_t begin = size / threads * rank + ::std::min(rank, size % threads);
+  ::std::size_t end = begin + size / threads + (rank < size % threads ? 1 : 0);
+  copy_bytes(static_cast<char*>(destination) + begin, static_cast<const char*>(source) + begin, end - begin);
+}
+
+}  // namespace weft::detail
+
+namespace cuda {
+
+template <class Shape, thread_scope Scope, class CompletionF>
+void memcpy_async(void* destination, const void* source, Shape size, barrier<Scope, CompletionF>&) {
+  ::weft::detail::copy_bytes(destination, source,
+                             ::weft::detail::checked_size(destination, source, size, "cuda::memcpy_async"));
+}
+
+template <class Group, class Shape, thread_scope Scope, class CompletionF>
+void memcpy_async(const Group& group, void* destination, const void* source, Shape size, barrier<Scope, CompletionF>&) {
+  ::weft::detail::copy_share(group, destination, source,
+                             ::weft::detail::checked_size(destination, source, size, "cuda::memcpy_async"));
+}
+
+}  // namespace cuda

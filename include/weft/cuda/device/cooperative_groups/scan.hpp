@@ -1,0 +1,54 @@
+// cg::inclusive_scan and cg::exclusive_scan over a tile or coalesced group,
+// in rank order, with plus unless an operator is given.
+//
+// Built from the group's shfl_up (Hillis and Steele): after the step of
+// distance d each thread holds op over the 2d values ending at its own,
+// lower ranks as op's left operand, so an associative operator need not
+// commute. The exclusive scan gives rank 0 a value-initialised T (0 for
+// numbers), as CUDA's implementation does.
+#pragma once
+
+#include <source_location>
+#include <type_traits>
+
+#include "weft/cuda/device/cooperative_groups/functional.hpp"
+#include "weft/cuda/device/cooperative_groups/warp_group.hpp"
+
+namespace cooperative_groups {
+
+template <class Group, class T, class Op>
+requires weft::detail::groups::warp_group<Group> std::remove_cvref_t<T> inclusive_scan(
+    const Group& g, T&& val, Op&& op, std::source_location where = std::source_location::current()) {
+  using value_type = std::remove_cvref_t<T>;
+  static_assert(std::is_convertible_v<decltype(op(val, val)), value_type>, "the operator must return the value's type");
+  value_type acc = val;
+  unsigned n = g.num_threads(), rank = g.thread_rank();
+  for (unsigned d = 1; d < n; d *= 2) {
+    value_type lower = g.shfl_up(acc, d, where);
+    if (rank >= d) acc = op(lower, acc);
+  }
+  return acc;
+}
+
+template <class Group, class T>
+requires weft::detail::groups::warp_group<Group> std::remove_cvref_t<T> inclusive_scan(
+    const Group& g, T&& val, std::source_location where = std::source_location::current()) {
+  return inclusive_scan(g, val, plus<std::remove_cvref_t<T>>(), where);
+}
+
+template <class Group, class T, class Op>
+requires weft::detail::groups::warp_group<Group> std::remove_cvref_t<T> exclusive_scan(
+    const Group& g, T&& val, Op&& op, std::source_location where = std::source_location::current()) {
+  using value_type = std::remove_cvref_t<T>;
+  value_type inclusive = inclusive_scan(g, val, op, where);
+  value_type lower = g.shfl_up(inclusive, 1, where);
+  return g.thread_rank() == 0 ? value_type{} : lower;
+}
+
+template <class Group, class T>
+requires weft::detail::groups::warp_group<Group> std::remove_cvref_t<T> exclusive_scan(
+    const Group& g, T&& val, std::source_location where = std::source_location::current()) {
+  return exclusive_scan(g, val, plus<std::remove_cvref_t<T>>(), where);
+}
+
+}  // namespace cooperative_groups

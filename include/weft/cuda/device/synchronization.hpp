@@ -1,0 +1,51 @@
+// Block-wide barriers (CUDA guide, "Synchronization Functions").
+//
+// Each barrier records where it was called from, so that threads waiting at
+// different __syncthreads calls (undefined in CUDA: "likely to hang") are
+// reported as a barrier divergence naming the threads and source lines,
+// instead of hanging or pairing up silently. Threads that have exited count
+// as arrived, as on sm_70 and later.
+#pragma once
+
+#include <atomic>
+#include <source_location>
+#include <stdexcept>
+
+#include "weft/detail/executor/block_executor.hpp"
+
+namespace weft::detail {
+
+inline int block_barrier(barrier_kind kind, int predicate, std::source_location where) {
+  auto* block = running_block;
+  if (!block) throw std::logic_error("__syncthreads and its variants can only be called inside a kernel");
+  return block->arrive_and_wait(kind, predicate, where);
+}
+
+}  // namespace weft::detail
+
+inline void __syncthreads(std::source_location where = std::source_location::current()) {
+  weft::detail::block_barrier(weft::detail::barrier_kind::sync, 0, where);
+}
+
+/// Returns how many threads of the block passed a non-zero predicate.
+inline int __syncthreads_count(int predicate, std::source_location where = std::source_location::current()) {
+  return weft::detail::block_barrier(weft::detail::barrier_kind::count, predicate, where);
+}
+
+/// Non-zero iff the predicate is non-zero for every thread that arrived.
+inline int __syncthreads_and(int predicate, std::source_location where = std::source_location::current()) {
+  return weft::detail::block_barrier(weft::detail::barrier_kind::all, predicate, where);
+}
+
+/// Non-zero iff the predicate is non-zero for any thread that arrived.
+inline int __syncthreads_or(int predicate, std::source_location where = std::source_location::current()) {
+  return weft::detail::block_barrier(weft::detail::barrier_kind::any, predicate, where);
+}
+
+// Memory fences (CUDA guide, "Memory Fence Functions"). Blocks run on
+// different OS threads, so a device or system fence orders memory across
+// cores; the threads of one block share one OS thread, so a block fence only
+// has to stop the compiler from moving memory accesses across it.
+inline void __threadfence_block() { std::atomic_signal_fence(std::memory_order_seq_cst); }
+inline void __threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
+inline void __threadfence_system() { std::atomic_thread_fence(std::memory_order_seq_cst); }

@@ -1,0 +1,92 @@
+// Events (CUDA guide, "Events"): a record is a command of its stream that
+// completes, taking the time, once the stream's earlier work is done (on the
+// legacy stream: all earlier work of every blocking stream too).
+#pragma once
+
+#include <chrono>
+#include <memory>
+
+#include "weft/detail/streams/command_graph.hpp"
+#include "weft/detail/base/error_state.hpp"
+#include "weft/detail/streams/event.hpp"
+#include "weft/detail/runtime/host_task.hpp"
+#include "weft/detail/runtime/runtime.hpp"
+#include "weft/detail/runtime/stream_registry.hpp"
+#include "weft/cuda/runtime/error_codes.hpp"
+#include "weft/detail/base/cuda_vocabulary.hpp"
+
+namespace weft::detail {
+
+inline CUevent_st* live_event(cudaEvent_t event) { return event_registry::get().live(event) ? event : nullptr; }
+
+}  // namespace weft::detail
+
+/// flags: cudaEventDefault, cudaEventBlockingSync, cudaEventDisableTiming,
+/// and cudaEventInterprocess, which CUDA accepts only with timing disabled.
+inline cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int flags) {
+  using namespace weft::detail;
+  if (!event) return record(cudaErrorInvalidValue);
+  *event = nullptr;  // on every other path, so that compilers see it set
+  if (cudaError_t e = check_device()) return e;
+  constexpr unsigned known = cudaEventBlockingSync | cudaEventDisableTiming | cudaEventInterprocess;
+  if ((flags & ~known) != 0) return record(cudaErrorInvalidValue);
+  if ((flags & cudaEventInterprocess) && !(flags & cudaEventDisableTiming)) return record(cudaErrorInvalidValue);
+  *event = event_registry::get().create(current_device, flags);
+  return cudaSuccess;
+}
+
+inline cudaError_t cudaEventCreate(cudaEvent_t* event) { return cudaEventCreateWithFlags(event, cudaEventDefault); }
+
+/// An event's record replaces its earlier one: queries and waits see the latest.
+inline cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream = nullptr) {
+  using namespace weft::detail;
+  if (cudaError_t e = check_caller(false)) return e;
+  CUstream_st* s = resolve_stream(stream);
+  if (!live_event(event) || !s) return record(cudaErrorInvalidResourceHandle);
+  auto point = std::make_shared<marker>("event record");
+  // Enqueued first, so that whoever sees the record sees it in its graph.
+  runtime::get(s->device).commands().enqueue(*s, point);
+  event->set_recorded(point);
+  return cudaSuccess;
+}
+
+/// cudaSuccess once the latest record has completed (or if the event was
+/// never recorded); cudaErrorNotReady before, which is not recorded as the
+/// last error.
+inline cudaError_t cudaEventQuery(cudaEvent_t event) {
+  using namespace weft::detail;
+  if (!live_event(event)) return record(cudaErrorInvalidResourceHandle);
+  auto point = event->recorded();
+  if (cudaError_t e = fault(event->device).code()) return record(e);
+  return !point || point->done() ? cudaSuccess : cudaErrorNotReady;
+}
+
+inline cudaError_t cudaEventSynchronize(cudaEvent_t event) {
+  using namespace weft::detail;
+  if (cudaError_t e = check_caller(true)) return e;
+  if (!live_event(event)) return record(cudaErrorInvalidResourceHandle);
+  if (auto point = event->recorded()) command_graph::wait(*point);
+  return record(fault(event->device).code());
+}
+
+/// Milliseconds from `start`'s record to `end`'s. Both must have completed
+/// (else cudaErrorNotReady) and keep timing (else, as for an event never
+/// recorded, cudaErrorInvalidResourceHandle); tests/differential/stream_probe.
+inline cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {
+  using namespace weft::detail;
+  if (!ms) return record(cudaErrorInvalidValue);
+  if (!live_event(start) || !live_event(end)) return record(cudaErrorInvalidResourceHandle);
+  if ((start->flags | end->flags) & cudaEventDisableTiming) return record(cudaErrorInvalidResourceHandle);
+  auto from = start->recorded(), to = end->recorded();
+  if (!from || !to) return record(cudaErrorInvalidResourceHandle);
+  // Not ready is not an error: not recorded as the last one (as on an H100).
+  if (!from->done() || !to->done()) return cudaErrorNotReady;
+  *ms = std::chrono::duration<float, std::milli>(to->completed_at() - from->completed_at()).count();
+  return cudaSuccess;
+}
+
+/// Returns at once, even if the event's record is still pending.
+inline cudaError_t cudaEventDestroy(cudaEvent_t event) {
+  if (!weft::detail::event_registry::get().destroy(event)) return weft::detail::record(cudaErrorInvalidResourceHandle);
+  return cudaSuccess;
+}

@@ -1,0 +1,145 @@
+// Managed and stream-ordered allocation: cudaMallocManaged,
+// cudaMemPrefetchAsync, cudaMemAdvise, cudaMallocAsync, cudaFreeAsync.
+//
+// Managed memory is host memory that host and kernels share, as all memory
+// is in weft: prefetches and advice are checked and accepted, and change
+// nothing. Stream-ordered allocation takes only the default streams, whose
+// work runs in order, so the allocation or free happens at once (after the
+// launched work, for a free), which CUDA permits.
+#pragma once
+
+#include <cstddef>
+
+#include "weft/detail/base/error_state.hpp"
+#include "weft/detail/runtime/runtime.hpp"
+#include "weft/cuda/runtime/device_management.hpp"
+#include "weft/cuda/runtime/error_codes.hpp"
+#include "weft/cuda/runtime/memory_api.hpp"
+#include "weft/detail/base/cuda_vocabulary.hpp"
+
+inline constexpr unsigned cudaMemAttachGlobal = 0x01;
+inline constexpr unsigned cudaMemAttachHost = 0x02;
+inline constexpr unsigned cudaMemAttachSingle = 0x04;
+inline constexpr int cudaCpuDeviceId = -1;
+inline constexpr int cudaInvalidDeviceId = -2;
+
+enum cudaMemoryAdvise {
+  cudaMemAdviseSetReadMostly = 1,
+  cudaMemAdviseUnsetReadMostly = 2,
+  cudaMemAdviseSetPreferredLocation = 3,
+  cudaMemAdviseUnsetPreferredLocation = 4,
+  cudaMemAdviseSetAccessedBy = 5,
+  cudaMemAdviseUnsetAccessedBy = 6,
+};
+
+enum cudaMemLocationType {
+  cudaMemLocationTypeInvalid = 0,
+  cudaMemLocationTypeDevice = 1,
+  cudaMemLocationTypeHost = 2,
+  cudaMemLocationTypeHostNuma = 3,
+  cudaMemLocationTypeHostNumaCurrent = 4,
+};
+
+struct cudaMemLocation {
+  cudaMemLocationType type;
+  int id;
+};
+
+/// cudaMemAttachGlobal or cudaMemAttachHost. Size 0 succeeds with a null
+/// pointer, as cudaMalloc(0) (measured on an H100, although CUDA's
+/// documentation says it is refused).
+inline cudaError_t cudaMallocManaged(void** devPtr, std::size_t size, unsigned int flags = cudaMemAttachGlobal) {
+  using namespace weft::detail;
+  if (cudaError_t e = check_device()) return e;
+  if (!devPtr) return record(cudaErrorInvalidValue);
+  *devPtr = nullptr;
+  if (flags != cudaMemAttachGlobal && flags != cudaMemAttachHost) return record(cudaErrorInvalidValue);
+  if (size == 0) return cudaSuccess;
+  *devPtr = runtime::get().memory().allocate(size, memory_kind::managed, flags);
+  return *devPtr ? cudaSuccess : record(cudaErrorMemoryAllocation);
+}
+
+template <class T>
+cudaError_t cudaMallocManaged(T** devPtr, std::size_t size, unsigned int flags = cudaMemAttachGlobal) {
+  return cudaMallocManaged(reinterpret_cast<void**>(devPtr), size, flags);
+}
+
+namespace weft::detail {
+
+/// A managed range, a location that exists, and a default stream.
+inline cudaError_t check_managed_hint(const void* p, std::size_t count, cudaMemLocation where, cudaStream_t stream) {
+  if (cudaError_t e = check_device()) return e;
+  if (!resolve_stream(stream)) return record(cudaErrorInvalidResourceHandle);
+  auto a = p && count ? locate(p, count) : std::nullopt;
+  if (!a || a->info.kind != memory_kind::managed) return record(cudaErrorInvalidValue);
+  switch (where.type) {
+    case cudaMemLocationTypeDevice:
+      return valid_device(where.id) ? cudaSuccess : record(cudaErrorInvalidDevice);
+    case cudaMemLocationTypeHost:
+    case cudaMemLocationTypeHostNuma:
+    case cudaMemLocationTypeHostNumaCurrent:
+      return cudaSuccess;
+    default:
+      return record(cudaErrorInvalidValue);
+  }
+}
+
+inline cudaMemLocation location_of(int device) {
+  return device == cudaCpuDeviceId ? cudaMemLocation{cudaMemLocationTypeHost, 0}
+                                   : cudaMemLocation{cudaMemLocationTypeDevice, device};
+}
+
+}  // namespace weft::detail
+
+/// CUDA 13's form.
+inline cudaError_t cudaMemPrefetchAsync(const void* devPtr, std::size_t count, cudaMemLocation location,
+                                        unsigned int flags, cudaStream_t stream = nullptr) {
+  if (flags != 0) return weft::detail::record(cudaErrorInvalidValue);
+  return weft::detail::check_managed_hint(devPtr, count, location, stream);
+}
+
+/// CUDA 12's form (a device ordinal, or cudaCpuDeviceId), which teaching
+/// code still uses.
+inline cudaError_t cudaMemPrefetchAsync(const void* devPtr, std::size_t count, int dstDevice,
+                                        cudaStream_t stream = nullptr) {
+  return weft::detail::check_managed_hint(devPtr, count, weft::detail::location_of(dstDevice), stream);
+}
+
+/// CUDA 13's form.
+inline cudaError_t cudaMemAdvise(const void* devPtr, std::size_t count, cudaMemoryAdvise advice,
+                                 cudaMemLocation location) {
+  if (advice < cudaMemAdviseSetReadMostly || advice > cudaMemAdviseUnsetAccessedBy)
+    return weft::detail::record(cudaErrorInvalidValue);
+  // Read-mostly advice ignores the location.
+  if (advice == cudaMemAdviseSetReadMostly || advice == cudaMemAdviseUnsetReadMostly)
+    location = {cudaMemLocationTypeHost, 0};
+  return weft::detail::check_managed_hint(devPtr, count, location, nullptr);
+}
+
+/// CUDA 12's form.
+inline cudaError_t cudaMemAdvise(const void* devPtr, std::size_t count, cudaMemoryAdvise advice, int device) {
+  return cudaMemAdvise(devPtr, count, advice, weft::detail::location_of(device));
+}
+
+/// The memory is allocated at once, so it is ready whenever the stream gets to it.
+inline cudaError_t cudaMallocAsync(void** devPtr, std::size_t size, cudaStream_t hStream) {
+  if (!weft::detail::resolve_stream(hStream)) return weft::detail::record(cudaErrorInvalidResourceHandle);
+  return cudaMalloc(devPtr, size);
+}
+
+template <class T>
+cudaError_t cudaMallocAsync(T** devPtr, std::size_t size, cudaStream_t hStream) {
+  return cudaMallocAsync(reinterpret_cast<void**>(devPtr), size, hStream);
+}
+
+/// Freed once the stream's earlier work is done, which may still use it.
+inline cudaError_t cudaFreeAsync(void* devPtr, cudaStream_t hStream) {
+  using namespace weft::detail;
+  if (cudaError_t e = check_device()) return e;
+  if (!resolve_stream(hStream)) return record(cudaErrorInvalidResourceHandle);
+  if (!devPtr) return cudaSuccess;
+  auto a = locate(devPtr);
+  if (!a || a->info.base != devPtr || a->info.kind != memory_kind::device) return record(cudaErrorInvalidValue);
+  int device = a->device;
+  return perform(asynchronous_on(hStream), "free", [=] { runtime::get(device).memory().release(devPtr); });
+}

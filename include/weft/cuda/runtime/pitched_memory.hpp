@@ -1,0 +1,180 @@
+// Pitched and 3D memory: cudaMallocPitch, cudaMalloc3D, cudaMemcpy2D,
+// cudaMemcpy3D, cudaMemset2D, cudaMemset3D, and the *Async forms of the
+// copies and sets.
+//
+// A pitched allocation's rows start 512 bytes apart at least (an H100's
+// texture alignment, which is what cudaMallocPitch rounds a row up to), so
+// that code indexing rows by the returned pitch runs as on a GPU.
+//
+// The *Async forms are ordered in the stream they are given and return at
+// once (detail/runtime/host_task.hpp).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <initializer_list>
+
+#include "weft/detail/base/error_state.hpp"
+#include "weft/detail/runtime/runtime.hpp"
+#include "weft/cuda/runtime/device_api.hpp"
+#include "weft/cuda/runtime/error_codes.hpp"
+#include "weft/cuda/runtime/memory_api.hpp"
+#include "weft/detail/base/cuda_vocabulary.hpp"
+
+struct cudaArray;
+using cudaArray_t = cudaArray*;
+
+struct cudaExtent {
+  std::size_t width;  // bytes, for linear memory
+  std::size_t height;
+  std::size_t depth;
+};
+
+struct cudaPos {
+  std::size_t x;  // bytes, for linear memory
+  std::size_t y;
+  std::size_t z;
+};
+
+struct cudaPitchedPtr {
+  void* ptr;
+  std::size_t pitch;
+  std::size_t xsize;
+  std::size_t ysize;
+};
+
+/// CUDA arrays do not exist in weft yet: srcArray and dstArray must be null.
+struct cudaMemcpy3DParms {
+  cudaArray_t srcArray;
+  cudaPos srcPos;
+  cudaPitchedPtr srcPtr;
+  cudaArray_t dstArray;
+  cudaPos dstPos;
+  cudaPitchedPtr dstPtr;
+  cudaExtent extent;
+  cudaMemcpyKind kind;
+};
+
+inline cudaExtent make_cudaExtent(std::size_t w, std::size_t h, std::size_t d) { return {w, h, d}; }
+inline cudaPos make_cudaPos(std::size_t x, std::size_t y, std::size_t z) { return {x, y, z}; }
+inline cudaPitchedPtr make_cudaPitchedPtr(void* d, std::size_t p, std::size_t xsz, std::size_t ysz) {
+  return {d, p, xsz, ysz};
+}
+
+namespace weft::detail {
+
+inline constexpr std::size_t pitch_alignment = 512;
+
+/// The row pitch for rows of `width` bytes; 0 if it would overflow.
+inline std::size_t pitch_for(std::size_t width) {
+  if (width > SIZE_MAX - (pitch_alignment - 1)) return 0;
+  return (width + pitch_alignment - 1) / pitch_alignment * pitch_alignment;
+}
+
+}  // namespace weft::detail
+
+/// Rows of `width` bytes, `*pitch` (a multiple of 512) bytes apart.
+inline cudaError_t cudaMallocPitch(void** devPtr, std::size_t* pitch, std::size_t width, std::size_t height) {
+  using namespace weft::detail;
+  if (cudaError_t e = check_device()) return e;
+  if (!devPtr || !pitch) return record(cudaErrorInvalidValue);
+  *devPtr = nullptr;
+  // As cudaMalloc(0): nothing to allocate, no error, and a pitch of 0
+  // (measured on an H100).
+  if (width == 0 || height == 0) {
+    *pitch = 0;
+    return cudaSuccess;
+  }
+  std::size_t p = pitch_for(width);
+  std::size_t bytes = saturating_product(p, height);
+  if (p == 0 || bytes == SIZE_MAX) return record(cudaErrorMemoryAllocation);
+  *devPtr = runtime::get().memory().allocate(bytes, memory_kind::device);
+  if (!*devPtr) return record(cudaErrorMemoryAllocation);
+  *pitch = p;
+  return cudaSuccess;
+}
+
+template <class T>
+cudaError_t cudaMallocPitch(T** devPtr, std::size_t* pitch, std::size_t width, std::size_t height) {
+  return cudaMallocPitch(reinterpret_cast<void**>(devPtr), pitch, width, height);
+}
+
+/// A pitched box of extent.depth slices of extent.height rows.
+inline cudaError_t cudaMalloc3D(cudaPitchedPtr* pitchedDevPtr, cudaExtent extent) {
+  using namespace weft::detail;
+  if (cudaError_t e = check_device()) return e;
+  if (!pitchedDevPtr) return record(cudaErrorInvalidValue);
+  *pitchedDevPtr = {nullptr, pitch_for(extent.width), extent.width, extent.height};
+  if (extent.width == 0 || extent.height == 0 || extent.depth == 0) return cudaSuccess;
+  std::size_t p = pitch_for(extent.width);
+  std::size_t bytes = saturating_product(saturating_product(p, extent.height), extent.depth);
+  if (p == 0 || bytes == SIZE_MAX) return record(cudaErrorMemoryAllocation);
+  pitchedDevPtr->ptr = runtime::get().memory().allocate(bytes, memory_kind::device);
+  return pitchedDevPtr->ptr ? cudaSuccess : record(cudaErrorMemoryAllocation);
+}
+
+inline cudaError_t cudaMemcpy2D(void* dst, std::size_t dpitch, const void* src, std::size_t spitch, std::size_t width,
+                                std::size_t height, cudaMemcpyKind kind) {
+  return weft::detail::copy_box({dst, dpitch, 0, src, spitch, 0, width, height, 1}, kind);
+}
+
+namespace weft::detail {
+
+inline cudaError_t copy_3d(const cudaMemcpy3DParms* p, placement where) {
+  if (cudaError_t e = check_device()) return e;
+  if (!p || p->srcArray || p->dstArray) return record(cudaErrorInvalidValue);
+  const cudaPitchedPtr& s = p->srcPtr;
+  const cudaPitchedPtr& d = p->dstPtr;
+  // A box must lie within the rows and slices its pitched pointer describes
+  // (an invalid value, measured on an H100).
+  if (p->srcPos.x + p->extent.width > s.pitch || p->dstPos.x + p->extent.width > d.pitch)
+    return record(cudaErrorInvalidValue);
+  if (p->extent.depth > 1 && (p->srcPos.y + p->extent.height > s.ysize || p->dstPos.y + p->extent.height > d.ysize))
+    return record(cudaErrorInvalidValue);
+  std::size_t s_slice = s.pitch * s.ysize, d_slice = d.pitch * d.ysize;
+  const void* src =
+      s.ptr ? static_cast<const char*>(s.ptr) + p->srcPos.z * s_slice + p->srcPos.y * s.pitch + p->srcPos.x : nullptr;
+  void* dst = d.ptr ? static_cast<char*>(d.ptr) + p->dstPos.z * d_slice + p->dstPos.y * d.pitch + p->dstPos.x : nullptr;
+  return copy_box({dst, d.pitch, d_slice, src, s.pitch, s_slice, p->extent.width, p->extent.height, p->extent.depth},
+                  p->kind, where);
+}
+
+}  // namespace weft::detail
+
+/// Linear memory only: a CUDA array in the parameters is refused with
+/// cudaErrorInvalidValue, as weft has none.
+inline cudaError_t cudaMemcpy3D(const cudaMemcpy3DParms* p) {
+  return weft::detail::copy_3d(p, weft::detail::synchronous);
+}
+
+inline cudaError_t cudaMemset2D(void* devPtr, std::size_t pitch, int value, std::size_t width, std::size_t height) {
+  return weft::detail::set_box(devPtr, pitch, 0, value, width, height, 1);
+}
+
+inline cudaError_t cudaMemset3D(cudaPitchedPtr pitchedDevPtr, int value, cudaExtent extent) {
+  return weft::detail::set_box(pitchedDevPtr.ptr, pitchedDevPtr.pitch, pitchedDevPtr.pitch * pitchedDevPtr.ysize, value,
+                               extent.width, extent.height, extent.depth);
+}
+
+inline cudaError_t cudaMemcpy2DAsync(void* dst, std::size_t dpitch, const void* src, std::size_t spitch,
+                                     std::size_t width, std::size_t height, cudaMemcpyKind kind,
+                                     cudaStream_t stream = nullptr) {
+  return weft::detail::copy_box({dst, dpitch, 0, src, spitch, 0, width, height, 1}, kind,
+                                weft::detail::asynchronous_on(stream));
+}
+
+inline cudaError_t cudaMemcpy3DAsync(const cudaMemcpy3DParms* p, cudaStream_t stream = nullptr) {
+  return weft::detail::copy_3d(p, weft::detail::asynchronous_on(stream));
+}
+
+inline cudaError_t cudaMemset2DAsync(void* devPtr, std::size_t pitch, int value, std::size_t width, std::size_t height,
+                                     cudaStream_t stream = nullptr) {
+  return weft::detail::set_box(devPtr, pitch, 0, value, width, height, 1, weft::detail::asynchronous_on(stream));
+}
+
+inline cudaError_t cudaMemset3DAsync(cudaPitchedPtr pitchedDevPtr, int value, cudaExtent extent,
+                                     cudaStream_t stream = nullptr) {
+  return weft::detail::set_box(pitchedDevPtr.ptr, pitchedDevPtr.pitch, pitchedDevPtr.pitch * pitchedDevPtr.ysize, value,
+                               extent.width, extent.height, extent.depth, weft::detail::asynchronous_on(stream));
+}

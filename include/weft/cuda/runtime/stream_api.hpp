@@ -1,0 +1,161 @@
+// Streams (CUDA guide, "Streams", "Explicit Synchronization", "Callbacks",
+// "Stream Priorities"). The order they keep is the command graph's
+// (detail/streams/command_graph.hpp).
+#pragma once
+
+#include <memory>
+
+#include "weft/detail/streams/command_graph.hpp"
+#include "weft/detail/base/error_state.hpp"
+#include "weft/detail/streams/event.hpp"
+#include "weft/detail/runtime/host_task.hpp"
+#include "weft/detail/runtime/runtime.hpp"
+#include "weft/detail/runtime/stream_registry.hpp"
+#include "weft/cuda/runtime/error_codes.hpp"
+#include "weft/detail/base/cuda_vocabulary.hpp"
+
+using cudaStreamCallback_t = void (*)(cudaStream_t stream, cudaError_t status, void* userData);
+using cudaHostFn_t = void (*)(void* userData);
+
+namespace weft::detail {
+
+/// The priorities an H100 offers: 0 (least urgent, the default) to -5.
+inline constexpr int least_stream_priority = 0;
+inline constexpr int greatest_stream_priority = -5;
+
+inline cudaError_t create_stream(cudaStream_t* stream, unsigned flags, int priority) {
+  if (!stream) return record(cudaErrorInvalidValue);
+  *stream = nullptr;  // on every other path, so that compilers see it set
+  if (cudaError_t e = check_device()) return e;
+  if ((flags & ~cudaStreamNonBlocking) != 0) return record(cudaErrorInvalidValue);
+  // Out-of-range priorities are clamped, as CUDA does.
+  priority = std::clamp(priority, greatest_stream_priority, least_stream_priority);
+  auto s = runtime::get().commands().create_stream(flags, priority);
+  stream_registry::get().add(s.get());
+  // The graph keeps the stream until it is destroyed and its work is done.
+  *stream = s.get();
+  return cudaSuccess;
+}
+
+/// The stream's work is done (the legacy stream's: with every blocking stream's).
+inline bool stream_done(CUstream_st& s) {
+  auto& commands = runtime::get(s.device).commands();
+  if (!s.legacy) return commands.last_pending(s) == nullptr;
+  return commands.legacy_idle();
+}
+
+}  // namespace weft::detail
+
+inline cudaError_t cudaStreamCreate(cudaStream_t* pStream) {
+  return weft::detail::create_stream(pStream, cudaStreamDefault, weft::detail::least_stream_priority);
+}
+
+inline cudaError_t cudaStreamCreateWithFlags(cudaStream_t* pStream, unsigned int flags) {
+  return weft::detail::create_stream(pStream, flags, weft::detail::least_stream_priority);
+}
+
+/// Lower numbers are more urgent: their grids' blocks are handed to SM
+/// workers first.
+inline cudaError_t cudaStreamCreateWithPriority(cudaStream_t* pStream, unsigned int flags, int priority) {
+  return weft::detail::create_stream(pStream, flags, priority);
+}
+
+inline cudaError_t cudaDeviceGetStreamPriorityRange(int* leastPriority, int* greatestPriority) {
+  if (leastPriority) *leastPriority = weft::detail::least_stream_priority;
+  if (greatestPriority) *greatestPriority = weft::detail::greatest_stream_priority;
+  return cudaSuccess;
+}
+
+inline cudaError_t cudaStreamGetPriority(cudaStream_t hStream, int* priority) {
+  CUstream_st* s = weft::detail::resolve_stream(hStream);
+  if (!s) return weft::detail::record(cudaErrorInvalidResourceHandle);
+  if (!priority) return weft::detail::record(cudaErrorInvalidValue);
+  *priority = s->priority;
+  return cudaSuccess;
+}
+
+inline cudaError_t cudaStreamGetFlags(cudaStream_t hStream, unsigned int* flags) {
+  CUstream_st* s = weft::detail::resolve_stream(hStream);
+  if (!s) return weft::detail::record(cudaErrorInvalidResourceHandle);
+  if (!flags) return weft::detail::record(cudaErrorInvalidValue);
+  *flags = s->flags;
+  return cudaSuccess;
+}
+
+/// Returns at once; work already in the stream still runs, and the stream
+/// goes once it is done. The default streams cannot be destroyed.
+inline cudaError_t cudaStreamDestroy(cudaStream_t stream) {
+  using namespace weft::detail;
+  if (!stream || stream == cudaStreamLegacy || stream == cudaStreamPerThread || !stream_registry::get().remove(stream))
+    return record(cudaErrorInvalidResourceHandle);
+  runtime::get(stream->device).commands().destroy_stream(*stream);
+  return cudaSuccess;
+}
+
+/// Waits for the stream's work (the legacy stream's: and that of every
+/// blocking stream before it), then reports a fault of the device.
+inline cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
+  using namespace weft::detail;
+  if (cudaError_t e = check_caller(true)) return e;
+  CUstream_st* s = resolve_stream(stream);
+  if (!s) return record(cudaErrorInvalidResourceHandle);
+  auto& commands = runtime::get(s->device).commands();
+  if (s->legacy) {
+    auto point = std::make_shared<marker>("synchronize");
+    commands.enqueue(*s, point);
+    command_graph::wait(*point);
+  } else if (auto last = commands.last_pending(*s)) {
+    command_graph::wait(*last);
+  }
+  return record(fault(s->device).code());
+}
+
+/// cudaSuccess when the stream's work is done, cudaErrorNotReady while it
+/// is not; not-ready is not an error, so it is not recorded as the last one.
+inline cudaError_t cudaStreamQuery(cudaStream_t stream) {
+  using namespace weft::detail;
+  CUstream_st* s = resolve_stream(stream);
+  if (!s) return record(cudaErrorInvalidResourceHandle);
+  if (cudaError_t e = fault(s->device).code()) return record(e);
+  return stream_done(*s) ? cudaSuccess : cudaErrorNotReady;
+}
+
+/// Later work in `stream` waits for the event's most recent record (if it
+/// was never recorded, there is nothing to wait for).
+inline cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags = 0) {
+  using namespace weft::detail;
+  if (cudaError_t e = check_caller(false)) return e;
+  CUstream_st* s = resolve_stream(stream);
+  if (!s || !event_registry::get().live(event)) return record(cudaErrorInvalidResourceHandle);
+  if (flags != 0 && flags != 1) return record(cudaErrorInvalidValue);
+  runtime::get(s->device).commands().enqueue(*s, std::make_shared<marker>("wait for event"), event->recorded());
+  return cudaSuccess;
+}
+
+/// `callback` runs on weft's host-function thread once the stream's earlier
+/// work is done, with the device's fault (or cudaSuccess) as `status`; the
+/// stream's later work waits for it. `flags` must be 0.
+inline cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void* userData,
+                                         unsigned int flags) {
+  using namespace weft::detail;
+  if (cudaError_t e = check_caller(false)) return e;
+  CUstream_st* s = resolve_stream(stream);
+  if (!s) return record(cudaErrorInvalidResourceHandle);
+  if (!callback || flags != 0) return record(cudaErrorInvalidValue);
+  int device = s->device;
+  runtime::get(device).commands().enqueue(
+      *s, std::make_shared<host_function>([=] { callback(stream, fault(device).code(), userData); }));
+  return cudaSuccess;
+}
+
+/// As cudaStreamAddCallback, without the status. A host function must not
+/// call the runtime to enqueue or wait: such calls return cudaErrorNotPermitted.
+inline cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void* userData) {
+  using namespace weft::detail;
+  if (cudaError_t e = check_caller(false)) return e;
+  CUstream_st* s = resolve_stream(stream);
+  if (!s) return record(cudaErrorInvalidResourceHandle);
+  if (!fn) return record(cudaErrorInvalidValue);
+  runtime::get(s->device).commands().enqueue(*s, std::make_shared<host_function>([=] { fn(userData); }));
+  return cudaSuccess;
+}

@@ -1,0 +1,18 @@
+// CUDA's built-in index variables. A kernel and every function it calls read
+// them unqualified, so they live in the global namespace. They are per OS
+// thread: a worker runs one block at a time and the block executor rewrites
+// them whenever it moves to another CUDA thread, so they always describe the
+// CUDA thread that is running. Fibers never migrate between OS threads, which
+// is what makes thread_local storage correct here (and cheap: one
+// %fs-relative load in an executable).
+//
+// The executor owns them (it writes them); the CUDA surface
+// (cuda/device/builtins.hpp) presents them.
+#pragma once
+
+#include "weft/detail/base/cuda_vocabulary.hpp"
+
+inline thread_local uint3 threadIdx{0, 0, 0};
+inline thread_local uint3 blockIdx{0, 0, 0};
+inline thread_local dim3 blockDim{1, 1, 1};
+inline thread_local dim3 gridDim{1, 1, 1};

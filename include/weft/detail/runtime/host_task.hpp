@@ -1,0 +1,81 @@
+// Copies and sets as stream commands. A synchronous call (cudaMemcpy,
+// cudaMemset) is a command of the default stream that the caller waits for;
+// an asynchronous one (cudaMemcpyAsync...) is a command of its stream, and
+// the call returns at once. Either way the bytes move on whichever thread
+// finds the command ready: the caller itself when its stream has nothing
+// pending, which makes the common case a plain memmove.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <utility>
+
+#include "weft/detail/base/cuda_vocabulary.hpp"
+#include "weft/detail/executor/block_executor.hpp"
+#include "weft/detail/streams/command.hpp"
+#include "weft/detail/streams/command_graph.hpp"
+#include "weft/detail/base/error_state.hpp"
+#include "weft/detail/runtime/runtime.hpp"
+#include "weft/detail/runtime/stream_registry.hpp"
+
+namespace weft::detail {
+
+class host_task final : public command {
+ public:
+  host_task(std::string what, int device, std::function<void()> work)
+      : command(command_kind::host_task), what_(std::move(what)), device_(device), work_(std::move(work)) {}
+
+  std::string describe() const override { return what_; }
+
+  /// Skipped on a device that has faulted, whose later work fails in CUDA.
+  void run_on_host() override {
+    if (fault(device_).code() == cudaSuccess) work_();
+  }
+
+ private:
+  std::string what_;
+  int device_;
+  std::function<void()> work_;
+};
+
+/// A callback (cudaStreamAddCallback, cudaLaunchHostFunc): runs on the
+/// device's host-function thread, in stream order.
+class host_function final : public command {
+ public:
+  explicit host_function(std::function<void()> call) : command(command_kind::host_function), call_(std::move(call)) {}
+
+  std::string describe() const override { return "host function"; }
+  void run_on_host() override { call_(); }
+
+ private:
+  std::function<void()> call_;
+};
+
+/// Which stream a copy or set goes to, and whether the call waits for it.
+struct placement {
+  cudaStream_t stream = nullptr;
+  bool asynchronous = false;
+};
+inline constexpr placement synchronous{};
+inline placement asynchronous_on(cudaStream_t stream) { return {stream, true}; }
+
+/// Whether the calling thread may enqueue work: not from a callback, and not
+/// a synchronous call from a kernel (which would wait for its own grid).
+inline cudaError_t check_caller(bool waits) {
+  if (in_host_function || (waits && running_block)) return record(cudaErrorNotPermitted);
+  return cudaSuccess;
+}
+
+/// Enqueues `work` (already validated) as `where` says.
+inline cudaError_t perform(placement where, std::string what, std::function<void()> work) {
+  if (cudaError_t e = check_caller(!where.asynchronous)) return e;
+  CUstream_st* stream = resolve_stream(where.stream);
+  if (!stream) return record(cudaErrorInvalidResourceHandle);
+  auto task = std::make_shared<host_task>(std::move(what), stream->device, std::move(work));
+  runtime::get(stream->device).commands().enqueue(*stream, task);
+  if (where.asynchronous) return cudaSuccess;
+  command_graph::wait(*task);
+  return record(fault(stream->device).code());
+}
+
+}  // namespace weft::detail

@@ -1,0 +1,170 @@
+// The state of each simulated device: its SM worker pool, memory registry,
+// limits and kernel attributes. runtime::get() is the calling host thread's
+// current device (cudaSetDevice), so that code written for one device keeps
+// working unchanged. Each device has its own pool, created on its first
+// launch, so a program that uses one device starts one pool.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "weft/detail/base/address_registry.hpp"
+#include "weft/detail/runtime/allocation_registry.hpp"
+#include "weft/detail/streams/command_graph.hpp"
+#include "weft/detail/base/error_state.hpp"
+#include "weft/detail/scheduler/sm_pool.hpp"
+
+namespace weft::detail {
+
+/// The environment variable that sets the number of SM workers.
+inline constexpr const char* worker_count_variable = "WEFT_WORKERS";
+
+inline unsigned default_worker_count() {
+  if (const char* text = std::getenv(worker_count_variable)) {
+    char* end = nullptr;
+    long n = std::strtol(text, &end, 10);
+    if (end != text && *end == '\0' && n > 0 && n <= 4096) return static_cast<unsigned>(n);
+    std::fprintf(stderr, "weft: ignoring %s=%s (expected a count from 1 to 4096)\n", worker_count_variable, text);
+  }
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+// Per-kernel attributes set through cudaFuncSetAttribute, keyed by the
+// kernel's identity (its address, or a per-type tag for lambdas).
+struct kernel_attributes {
+  std::size_t max_dynamic_shared_bytes = 48 * 1024;
+  bool non_portable_cluster_size = false;  // clusters of up to 16 blocks instead of 8
+};
+
+/// The cluster shapes kernels were compiled with (__cluster_dims__, which
+/// the porting step turns into a registration), for every device. An
+/// unregistered kernel has none: (0, 0, 0).
+inline address_registry<dim3>& compiled_cluster_dims() {
+  static address_registry<dim3> registry;
+  return registry;
+}
+
+class runtime {
+ public:
+  /// sm_90 limits (CUDA guide, "Technical Specifications per Compute Capability").
+  static constexpr std::size_t default_dynamic_shared_limit = 48 * 1024;
+  static constexpr std::size_t max_dynamic_shared_optin = 227 * 1024;
+  static constexpr std::size_t default_stack_bytes = 64 * 1024;
+  static constexpr std::size_t min_stack_bytes = 16 * 1024;
+
+  /// The calling host thread's current device.
+  static runtime& get() { return get(current_device); }
+
+  /// Device `d`, which must be in [0, device_count()).
+  static runtime& get(int d) {
+    static const std::vector<std::unique_ptr<runtime>> devices = [] {
+      trace::open();  // first, so that the trace is written after the devices have drained
+      std::vector<std::unique_ptr<runtime>> all;
+      for (int i = 0; i < device_count(); ++i) all.emplace_back(new runtime(i));
+      return all;
+    }();
+    return *devices[static_cast<std::size_t>(d)];
+  }
+
+  int ordinal() const { return device_; }
+
+  /// The order of the device's work: its streams and their commands.
+  command_graph& commands() { return commands_; }
+
+  /// Waits for all work enqueued on the device, by any host thread.
+  void synchronize() { commands_.wait_all(); }
+
+  unsigned worker_count() {
+    std::lock_guard lock(pool_mutex_);
+    return worker_count_;
+  }
+
+  /// Grids that have started finish on the old workers; later ones start
+  /// on the new.
+  void set_worker_count(unsigned count) {
+    std::unique_ptr<sm_pool> old;
+    {
+      std::lock_guard lock(pool_mutex_);
+      old = std::move(pool_);
+      worker_count_ = std::max(1u, count);
+    }
+    // Its workers may start the next grids, so not under the lock.
+    old.reset();
+  }
+
+  std::size_t stack_bytes() const { return stack_bytes_.load(std::memory_order_relaxed); }
+
+  /// Fibers need room for the runtime's own frames, so a request below
+  /// min_stack_bytes gets min_stack_bytes; sizes are rounded to pages.
+  void set_stack_bytes(std::size_t bytes) {
+    stack_bytes_.store(round_up(std::max(bytes, min_stack_bytes), page_size()), std::memory_order_relaxed);
+  }
+
+  kernel_attributes attributes(const void* kernel) {
+    std::lock_guard lock(attributes_mutex_);
+    auto it = attributes_.find(kernel);
+    return it == attributes_.end() ? kernel_attributes{} : it->second;
+  }
+
+  void set_attributes(const void* kernel, kernel_attributes a) {
+    std::lock_guard lock(attributes_mutex_);
+    attributes_[kernel] = a;
+  }
+
+  allocation_registry& memory() { return memory_; }
+
+  /// cudaSetDeviceFlags' flags, kept and reported back.
+  std::atomic<unsigned> flags{0};
+  /// Bit p: peer access to device p is enabled from this one.
+  std::atomic<std::uint64_t> peers{0};
+
+  /// cudaDeviceReset: waits for the device, frees its memory, forgets faults
+  /// and settings.
+  void reset() {
+    synchronize();
+    memory_.release_all();
+    fault(device_).clear();
+    stack_bytes_ = default_stack_bytes;
+    flags = 0;
+    peers = 0;
+    std::lock_guard lock(attributes_mutex_);
+    attributes_.clear();
+  }
+
+ private:
+  // The fault record must outlive the pool, whose workers may raise a fault
+  // while the pool drains at exit.
+  explicit runtime(int device)
+      : device_(device), commands_(device, [this](std::shared_ptr<command> grid) { submit(std::move(grid)); }) {
+    fault(device);
+  }
+
+  void submit(std::shared_ptr<command> grid) {
+    std::lock_guard lock(pool_mutex_);
+    if (!pool_) pool_ = std::make_unique<sm_pool>(worker_count_);
+    pool_->submit(std::static_pointer_cast<grid_job>(std::move(grid)));
+  }
+
+  int device_;
+  allocation_registry memory_;  // destroyed after the work has drained
+  std::mutex pool_mutex_;
+  unsigned worker_count_ = default_worker_count();
+  std::unique_ptr<sm_pool> pool_;
+  command_graph commands_;  // destroyed first: it waits for all work
+  std::atomic<std::size_t> stack_bytes_{default_stack_bytes};
+  std::mutex attributes_mutex_;
+  std::map<const void*, kernel_attributes> attributes_;
+};
+
+}  // namespace weft::detail

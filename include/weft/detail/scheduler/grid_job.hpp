@@ -1,0 +1,182 @@
+// One kernel launch: the kernel, its argument copies, the launch shape, and
+// the counters through which SM workers claim and finish its blocks. A grid
+// is a command of its stream; it completes when its last block finishes.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include "weft/detail/executor/builtin_variables.hpp"
+#include "weft/detail/executor/block_executor.hpp"
+#include "weft/detail/executor/block_groups.hpp"
+#include "weft/detail/streams/command.hpp"
+#include "weft/detail/base/error_state.hpp"
+#include "weft/detail/scheduler/kernel_identity.hpp"
+
+namespace weft::detail {
+
+/// About as many blocks as an H100 keeps running at once (132 SMs with up
+/// to 8 blocks of 256 threads or 32 small ones each: 1056 to 4224). Blocks of
+/// a grid this small can rely on running side by side, and weft runs up to
+/// this many at once when they wait for one another (sm_pool's watchdog).
+inline constexpr std::uint64_t resident_blocks = 2048;
+
+struct launch_shape {
+  dim3 grid;
+  dim3 block;
+  std::size_t dynamic_shared_bytes = 0;
+  std::size_t stack_bytes = 0;
+  int device = 0;            // the device the grid was launched on
+  dim3 cluster{1, 1, 1};     // blocks per thread block cluster
+  bool cooperative = false;  // cudaLaunchCooperativeKernel: grid.sync() is allowed
+};
+
+class grid_job : public command {
+ public:
+  explicit grid_job(launch_shape shape)
+      : command(command_kind::grid), serial(next_serial()), shape_(shape), block_count_(volume(shape.grid)) {
+    if (shape.cooperative || volume(shape.cluster) > 1)
+      groups_ = std::make_unique<block_groups>(shape.grid, shape.cluster, shape.cooperative);
+  }
+
+  /// Tells grids apart where an address cannot: a new grid may be allocated
+  /// where a finished one was.
+  const std::uint64_t serial;
+
+  std::string describe() const override {
+    return "kernel '" + kernel_name() + "' <<<" + describe_dim(shape_.grid) + ", " + describe_dim(shape_.block) + ">>>";
+  }
+
+  /// Blocks are claimed in chunks of consecutive blocks, so that workers do
+  /// not contend on the counter for every block and each streams through
+  /// neighbouring memory; small enough chunks still balance the load.
+  /// Cooperative and cluster grids, and grids no larger than a GPU holds at
+  /// once, are claimed a block at a time: their blocks may wait for one
+  /// another, and a block claimed behind a waiting one could never start
+  /// (see sm_pool's watchdog).
+  void set_chunk_for(unsigned workers) {
+    if (groups_ || block_count_ <= resident_blocks)
+      chunk_ = 1;
+    else
+      chunk_ = std::clamp<std::uint64_t>(block_count_ / (8 * std::uint64_t{workers}), 1, 64);
+  }
+
+  /// The next chunk of unclaimed blocks; empty when none is left.
+  std::pair<std::uint64_t, std::uint64_t> claim() {
+    auto first = std::min(next_block_.fetch_add(chunk_, std::memory_order_relaxed), block_count_);
+    return {first, std::min(first + chunk_, block_count_)};
+  }
+  bool has_unclaimed_blocks() const { return unclaimed_blocks() != 0; }
+  std::uint64_t unclaimed_blocks() const {
+    return block_count_ - std::min(next_block_.load(std::memory_order_relaxed), block_count_);
+  }
+
+  /// Runs blocks [first, end) on the calling worker. Once a block has
+  /// failed, the grid's remaining blocks are skipped, as a faulting GPU kernel
+  /// stops.
+  void run_blocks(block_executor& executor, std::uint64_t first, std::uint64_t end) {
+    // Runtime calls made by the kernel (a launch from device code, say) go to
+    // the grid's device, as they would on a GPU.
+    current_device = shape_.device;
+    if (!groups_) return run_range(executor, first, end);
+    // Claims are one block each here (see set_chunk_for).
+    std::uint64_t block = groups_->block_of(first);
+    groups_->run_member(first, block, describe_block(block), executor, shape_.dynamic_shared_bytes,
+                        [&] { run_range(executor, block, block + 1); });
+  }
+
+  /// Counts finished blocks; true when they were the grid's last ones.
+  bool finish_blocks(std::uint64_t count) {
+    return finished_blocks_.fetch_add(count, std::memory_order_acq_rel) + count == block_count_;
+  }
+
+ protected:
+  virtual block_failure execute(block_executor& executor, const block_range& blocks) = 0;
+  // Only needed for a failure report, so not worked out at launch.
+  virtual std::string kernel_name() const = 0;
+  const launch_shape& shape() const { return shape_; }
+
+ private:
+  void run_range(block_executor& executor, std::uint64_t first, std::uint64_t end) {
+    if (failed_.load(std::memory_order_relaxed)) return;
+    // A device that has faulted runs no more kernels, as a GPU context
+    // with a sticky error does not.
+    if (fault(shape_.device).code() != cudaSuccess) return;
+    block_failure failure = execute(executor, {shape_.grid, shape_.block, first, end});
+    if (!failure) return;
+    failed_.store(true, std::memory_order_relaxed);
+    fault(shape_.device).raise(failure.code, "kernel '" + kernel_name() + "' failed in " + failure.message);
+  }
+
+  std::string describe_block(std::uint64_t linear) const {
+    dim3 at(static_cast<unsigned>(linear % shape_.grid.x),
+            static_cast<unsigned>(linear / shape_.grid.x % shape_.grid.y),
+            static_cast<unsigned>(linear / shape_.grid.x / shape_.grid.y));
+    return "block " + describe_dim(at);
+  }
+
+  static std::string describe_dim(dim3 d) {
+    std::string text = "(";
+    for (unsigned v : {d.x, d.y, d.z}) (text += std::to_string(v)) += ',';
+    text.back() = ')';
+    return text;
+  }
+
+  launch_shape shape_;
+  std::uint64_t block_count_;
+  std::uint64_t chunk_ = 1;
+  std::atomic<std::uint64_t> next_block_{0};
+  std::atomic<std::uint64_t> finished_blocks_{0};
+  std::atomic<bool> failed_{false};
+  std::unique_ptr<block_groups> groups_;  // for cooperative and cluster launches
+
+  static std::uint64_t next_serial() {
+    static std::atomic<std::uint64_t> counter{0};
+    return counter.fetch_add(1, std::memory_order_relaxed) + 1;
+  }
+};
+
+template <class Kernel, class ArgumentTuple>
+struct callable_as_const;
+template <class Kernel, class... Arguments>
+struct callable_as_const<Kernel, std::tuple<Arguments...>> : std::is_invocable<const Kernel&, Arguments&...> {};
+
+/// A grid of a particular kernel type: the kernel is called directly (no
+/// std::function, no virtual call per thread), with each CUDA thread getting
+/// its own copies of the by-value parameters as on a GPU.
+template <class Kernel, class ArgumentTuple>
+class kernel_grid final : public grid_job {
+ public:
+  kernel_grid(launch_shape shape, Kernel kernel, ArgumentTuple arguments)
+      : grid_job(shape), kernel_(std::move(kernel)), arguments_(std::move(arguments)) {}
+
+ private:
+  block_failure execute(block_executor& executor, const block_range& blocks) override {
+    if constexpr (callable_as_const<Kernel, ArgumentTuple>::value) {
+      auto body = [kernel = kernel_, arguments = arguments_]() mutable { std::apply(kernel, arguments); };
+      return executor.run(body, blocks, shape().stack_bytes, shape().dynamic_shared_bytes);
+    } else {
+      // A mutable lambda may change its captures, which in CUDA are part of
+      // the kernel's by-value parameters: each thread starts from the
+      // launch's copy.
+      auto body = [kernel = kernel_, arguments = arguments_]() mutable {
+        Kernel own = kernel;
+        std::apply(own, arguments);
+      };
+      return executor.run(body, blocks, shape().stack_bytes, shape().dynamic_shared_bytes);
+    }
+  }
+
+  std::string kernel_name() const override { return detail::kernel_name(kernel_); }
+
+  Kernel kernel_;
+  ArgumentTuple arguments_;
+};
+
+}  // namespace weft::detail

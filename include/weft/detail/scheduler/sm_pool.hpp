@@ -1,0 +1,242 @@
+// The SM workers: persistent OS threads standing in for the GPU's
+// multiprocessors. Grids whose stream order allows them to start are
+// "active"; a free worker claims the next chunk of blocks of the most urgent
+// active grid (lowest priority number, then the earliest started), one block
+// at a time per worker, so that a worker's thread-local statics are exactly
+// one block's __shared__ memory. Workers go back to the front after every
+// chunk, so the blocks of a grid in a higher-priority stream take the place
+// of lower-priority ones as these finish (CUDA guide, "Stream Priorities"),
+// and grids of different streams run at the same time.
+//
+// A worker runs its block until the block ends, as an SM does, so blocks that
+// wait for other blocks (a flag handed between two streams' kernels, a grid
+// barrier made of atomics) need those to run beside them, as they would on a
+// GPU that holds them all at once. A watchdog therefore looks at the pool
+// every stall_time: when blocks wait for a worker and no worker has started a
+// block since the last look, it adds helper workers (as many again as there
+// are, up to resident_blocks threads), which leave once no block waits.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <system_error>
+#include <thread>
+#include <tuple>
+#include <vector>
+
+#include "weft/detail/streams/command_graph.hpp"
+#include "weft/detail/scheduler/grid_job.hpp"
+#include "weft/detail/base/spin_wait.hpp"
+#include "weft/detail/executor/stack_overflow.hpp"
+
+namespace weft::detail {
+
+class sm_pool {
+ public:
+  explicit sm_pool(unsigned worker_count) {
+    workers_.reserve(worker_count);
+    for (unsigned i = 0; i < worker_count; ++i) workers_.emplace_back([this] { work(nullptr); });
+    watchdog_ = std::thread([this] { watch(); });
+  }
+
+  sm_pool(const sm_pool&) = delete;
+  sm_pool& operator=(const sm_pool&) = delete;
+
+  /// Finishes the active grids, then stops the workers.
+  ~sm_pool() {
+    {
+      std::lock_guard lock(mutex_);
+      stopping_ = true;
+    }
+    work_ready_.notify_all();
+    // The watchdog keeps watching until the workers are done: the grids they
+    // finish may need helpers.
+    for (auto& w : workers_) w.join();
+    {
+      std::lock_guard lock(mutex_);
+      watchdog_stopping_ = true;
+    }
+    watchdog_wake_.notify_all();
+    watchdog_.join();
+    for (auto& h : helpers_) h.thread.join();
+  }
+
+  /// How long blocks may wait for a worker, with no worker starting a block,
+  /// before the watchdog adds helpers.
+  static constexpr std::chrono::milliseconds stall_time{100};
+
+  unsigned size() const { return static_cast<unsigned>(workers_.size()); }
+
+  /// Makes a grid's blocks available to the workers.
+  void submit(std::shared_ptr<grid_job> job) {
+    {
+      std::lock_guard lock(mutex_);
+      job->set_chunk_for(size());
+      // After every grid of the same or a more urgent priority.
+      auto at = std::find_if(active_.begin(), active_.end(),
+                             [&](const std::shared_ptr<grid_job>& g) { return g->priority > job->priority; });
+      active_.insert(at, std::move(job));
+      active_count_.store(active_.size(), std::memory_order_release);
+    }
+    // Waking a sleeping worker is a system call: a polling worker takes the
+    // grid without one, and wakes the others itself if the grid has blocks
+    // for them, so the launching thread does not wait for it.
+    if (!spinning_.load()) work_ready_.notify_all();
+  }
+
+ private:
+  struct helper {
+    std::thread thread;
+    bool done = false;  // its work() has returned; guarded by mutex_
+  };
+
+  // A worker's life; `me` is null for the pool's own workers, which stay
+  // until the pool stops, and names a helper, which leaves when no block
+  // waits for a worker.
+  void work(helper* me) {
+    signal_stack overflow_reports;
+    block_executor executor;
+    std::uint64_t previous = 0;  // the serial of the last grid this worker ran
+    std::unique_lock lock(mutex_);
+    executors_.push_back(&executor);
+    for (;;) {
+      if (me && active_.empty()) {
+        forget(executor);
+        me->done = true;
+        return;
+      }
+      if (active_.empty() && !stopping_) {
+        // One worker that just ran out of work stays awake a moment: the next
+        // launch often follows at once. Only one, so that idle workers do
+        // not take the cores from the host thread that launches.
+        bool expected = false;
+        if (spinning_.compare_exchange_strong(expected, true, std::memory_order_acq_rel)) {
+          lock.unlock();
+          spin_until([&] { return active_count_.load(std::memory_order_acquire) != 0; });
+          spinning_.store(false, std::memory_order_release);
+          lock.lock();
+        }
+      }
+      ++sleeping_;
+      work_ready_.wait(lock, [&] { return stopping_ || !active_.empty(); });
+      --sleeping_;
+      if (active_.empty()) {
+        forget(executor);
+        return;
+      }
+      std::shared_ptr<grid_job> job = active_.front();
+      // Work this worker cannot take alone (more blocks, or other grids that
+      // may wait for this one) wakes the others.
+      bool wake_others = sleeping_ > 0, other_grids = active_.size() > 1;
+      lock.unlock();
+      auto [first, end] = job->claim();
+      if (wake_others && (other_grids || job->has_unclaimed_blocks())) work_ready_.notify_all();
+      if (first < end) {
+        // Once per grid: a program may have installed its own handler meanwhile
+        // (doctest does, for every test case).
+        if (job->serial != previous) install_stack_overflow_handler();
+        previous = job->serial;
+        auto began = trace::chunk_begins();
+        job->run_blocks(executor, first, end);
+        trace::chunk_ran(static_cast<const command*>(job.get()), first, end, began);
+        if (job->finish_blocks(end - first)) job->graph()->complete(*job);
+      }
+      lock.lock();
+      // Every block claimed: the grid leaves the active list (its last blocks
+      // may still be running on other workers).
+      if (first >= end || !job->has_unclaimed_blocks()) {
+        std::erase(active_, job);
+        active_count_.store(active_.size(), std::memory_order_release);
+      }
+    }
+  }
+
+  // The watchdog (see the top of this file).
+  void watch() {
+    std::unique_lock lock(mutex_);
+    std::uint64_t started_before = 0;
+    bool waited_before = false;
+    // Blocks that the helpers added at the last look may have started since
+    // without that counting as progress: one each.
+    std::uint64_t helpers_first_blocks = 0;
+    auto looked = std::chrono::steady_clock::now();
+    while (!watchdog_wake_.wait_for(lock, stall_time, [&] { return watchdog_stopping_; })) {
+      std::uint64_t started = blocks_started_by_gone_;
+      for (const block_executor* e : executors_) started += e->blocks_started();
+      std::uint64_t waiting = 0;  // blocks that wait for a worker
+      for (const auto& job : active_) waiting += job->unclaimed_blocks();
+      // A look that comes late follows a pause of the whole process (a
+      // debugger at a breakpoint, say), in which no worker could start a
+      // block: it only starts the count again, so that stepping through a
+      // kernel with one worker does not bring helpers in.
+      auto now = std::chrono::steady_clock::now();
+      bool on_time = now - looked < 2 * stall_time;
+      looked = now;
+      bool stalled = on_time && waiting != 0 && waited_before && started <= started_before + helpers_first_blocks;
+      helpers_first_blocks = stalled ? add_helpers(waiting) : 0;
+      started_before = started;
+      waited_before = waiting != 0;
+    }
+  }
+
+  // Called with mutex_ held; returns how many it added.
+  std::uint64_t add_helpers(std::uint64_t waiting) {
+    std::erase_if(helpers_, [](helper& h) {
+      if (h.done) h.thread.join();
+      return h.done;
+    });
+    auto threads = workers_.size() + helpers_.size();
+    auto added = std::min<std::uint64_t>({threads, waiting, resident_blocks - std::min(threads, resident_blocks)});
+    if (added == 0) {
+      if (!warned_) {
+        warned_ = true;
+        std::fprintf(stderr,
+                     "weft: %zu workers are all in blocks that have not ended for %lld ms, and %s waits for one; "
+                     "if those blocks wait for its blocks, they wait forever (docs/streams.md)\n",
+                     threads, static_cast<long long>(stall_time.count()), active_.front()->describe().c_str());
+      }
+      return 0;
+    }
+    for (std::uint64_t i = 0; i < added; ++i) {
+      helper& h = helpers_.emplace_back();
+      try {
+        h.thread = std::thread([this, &h] { work(&h); });
+      } catch (const std::system_error&) {
+        // No more threads to be had: the helpers started so far must do.
+        helpers_.pop_back();
+        return i;
+      }
+    }
+    return added;
+  }
+
+  // Called with mutex_ held, as a worker leaves.
+  void forget(const block_executor& executor) {
+    std::erase(executors_, &executor);
+    blocks_started_by_gone_ += executor.blocks_started();
+  }
+
+  std::mutex mutex_;
+  std::condition_variable work_ready_;
+  std::vector<std::shared_ptr<grid_job>> active_;
+  std::atomic<std::size_t> active_count_{0};  // active_.size(), for polling without the lock
+  std::atomic<bool> spinning_{false};         // a worker is polling for work
+  unsigned sleeping_ = 0;                     // workers waiting on work_ready_
+  bool stopping_ = false;
+  std::vector<std::thread> workers_;
+  std::vector<const block_executor*> executors_;  // every worker's and helper's, for the watchdog
+  std::uint64_t blocks_started_by_gone_ = 0;      // by helpers that have left
+  std::list<helper> helpers_;                     // a list: a running helper holds its element
+  std::condition_variable watchdog_wake_;
+  bool watchdog_stopping_ = false;
+  bool warned_ = false;  // the watchdog has said that it can add no more helpers
+  std::thread watchdog_;
+};
+
+}  // namespace weft::detail

@@ -1,0 +1,285 @@
+// The commands of one device and the order between them (CUDA guide,
+// "Streams", "Default Stream", "Explicit Synchronization", "Implicit
+// Synchronization", "Callbacks").
+//
+// A command depends on the last command of its own stream. The legacy
+// default stream adds the guide's implicit synchronisation: its commands
+// also wait for the last command of every blocking stream, and a blocking
+// stream's commands also wait for the legacy stream's last command.
+// Non-blocking streams (cudaStreamNonBlocking) take no part in it.
+//
+// A command starts when its dependencies have completed, on whichever thread
+// completed the last of them (or the enqueuing thread, if none is pending):
+// a marker completes at once, a copy runs right there, a grid goes to the SM
+// workers, and a host function goes to the device's host-function thread, the
+// one thread on which callbacks run, in the order they became ready.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "weft/detail/streams/command.hpp"
+#include "weft/detail/base/spin_wait.hpp"
+#include "weft/detail/streams/stream.hpp"
+#include "weft/detail/trace/trace.hpp"
+
+namespace weft::detail {
+
+/// True on a host-function thread while a callback runs: the runtime then
+/// refuses calls that enqueue or wait (cudaErrorNotPermitted), since a
+/// callback waiting for its own stream would wait forever.
+inline thread_local bool in_host_function = false;
+
+/// How the timeline draws a command of this kind.
+inline trace::slice_kind trace_kind(command_kind kind) {
+  switch (kind) {
+    case command_kind::grid:
+      return trace::slice_kind::grid;
+    case command_kind::host_task:
+      return trace::slice_kind::host_task;
+    case command_kind::host_function:
+      return trace::slice_kind::host_function;
+    case command_kind::marker:
+      break;
+  }
+  return trace::slice_kind::marker;
+}
+
+class command_graph {
+ public:
+  using grid_submitter = std::function<void(std::shared_ptr<command>)>;
+
+  command_graph(int device, grid_submitter submit_grid)
+      : device_(device), submit_grid_(std::move(submit_grid)), legacy_(std::make_shared<CUstream_st>()) {
+    legacy_->device = device;
+    legacy_->legacy = true;
+  }
+
+  command_graph(const command_graph&) = delete;
+  command_graph& operator=(const command_graph&) = delete;
+
+  /// Waits for all work, then stops the host-function thread.
+  ~command_graph() {
+    wait_all();
+    {
+      std::lock_guard lock(host_mutex_);
+      host_stopping_ = true;
+    }
+    host_ready_.notify_all();
+    if (host_thread_.joinable()) host_thread_.join();
+  }
+
+  CUstream_st& legacy_stream() { return *legacy_; }
+
+  std::shared_ptr<CUstream_st> create_stream(unsigned flags, int priority) {
+    auto s = std::make_shared<CUstream_st>();
+    s->device = device_;
+    s->flags = flags;
+    s->priority = priority;
+    s->id = next_stream_id_.fetch_add(1, std::memory_order_relaxed);
+    std::lock_guard lock(mutex_);
+    streams_.push_back(s);
+    return s;
+  }
+
+  /// The stream's pending work still runs; the legacy stream keeps waiting
+  /// for it until it is done.
+  void destroy_stream(CUstream_st& s) {
+    std::lock_guard lock(mutex_);
+    s.destroyed = true;
+    prune_streams();
+  }
+
+  /// Links `c` into stream `s` (after `also`, if given: an event's record)
+  /// and starts it if nothing it depends on is pending.
+  void enqueue(CUstream_st& s, std::shared_ptr<command> c, const std::shared_ptr<command>& also = nullptr) {
+    c->stream_id = s.id;
+    c->priority = s.priority;
+    c->graph_ = this;
+    trace::enqueued(c.get(), device_, c->stream_id);
+    {
+      std::lock_guard lock(mutex_);
+      outstanding_.fetch_add(1, std::memory_order_relaxed);
+      link(s.last, *c);
+      if (also && also->graph_ == this) link(also, *c);
+      if (s.legacy) {
+        prune_streams();
+        for (auto& other : streams_)
+          if (other->blocking()) link(other->last, *c);
+      } else if (s.blocking()) {
+        link(legacy_->last, *c);
+      }
+      s.last = c;
+    }
+    // An event recorded on another device: its graph guards its successors.
+    if (also && also->graph_ && also->graph_ != this) {
+      std::lock_guard lock(also->graph_->mutex_);
+      link(also, *c);
+    }
+    if (c->pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) start({std::move(c)});
+  }
+
+  /// A grid's last block finished (called by the SM worker that ran it), or
+  /// a host function returned.
+  static void complete(command& c) {
+    std::vector<std::shared_ptr<command>> ready;
+    finish(c, ready);
+    start(std::move(ready));
+  }
+
+  /// Calls `then` once `c` has completed: at once if it has, else on the
+  /// thread that completes it, which may be an SM worker, so `then` must be
+  /// short and must not wait (hand the work to another thread).
+  static void when_done(command& c, std::function<void()> then) {
+    {
+      std::lock_guard lock(c.graph_->mutex_);
+      if (!c.done()) {
+        c.continuations_.push_back(std::move(then));
+        return;
+      }
+    }
+    then();
+  }
+
+  /// The command the stream ends with now, or null when it has none pending.
+  std::shared_ptr<command> last_pending(CUstream_st& s) {
+    std::lock_guard lock(mutex_);
+    return s.last && !s.last->done() ? s.last : nullptr;
+  }
+
+  /// The legacy stream's work, and that of every blocking stream, is done.
+  bool legacy_idle() {
+    std::lock_guard lock(mutex_);
+    auto idle = [](const CUstream_st& s) { return !s.last || s.last->done(); };
+    return idle(*legacy_) &&
+           std::all_of(streams_.begin(), streams_.end(), [&](const auto& s) { return !s->blocking() || idle(*s); });
+  }
+
+  static void wait(const command& c) {
+    if (spin_until([&] { return c.done(); })) return;
+    c.done_.wait(false, std::memory_order_acquire);
+  }
+
+  /// Waits until every command enqueued on the device so far has completed
+  /// (and any enqueued meanwhile).
+  void wait_all() {
+    if (spin_until([&] { return idle(); })) return;
+    for (auto n = outstanding_.load(std::memory_order_acquire); n != 0;
+         n = outstanding_.load(std::memory_order_acquire))
+      outstanding_.wait(n, std::memory_order_acquire);
+  }
+
+  bool idle() const { return outstanding_.load(std::memory_order_acquire) == 0; }
+
+ private:
+  // Called with the mutex of `before`'s graph held.
+  static void link(const std::shared_ptr<command>& before, command& after) {
+    if (!before || before->done()) return;
+    before->successors_.push_back(after.shared_from_this());
+    after.pending_.fetch_add(1, std::memory_order_relaxed);
+  }
+
+  // Each command is finished and started through the graph it was enqueued
+  // in, which may be another device's when an event links two devices.
+  static void finish(command& c, std::vector<std::shared_ptr<command>>& ready) {
+    command_graph& graph = *c.graph_;
+    std::vector<std::shared_ptr<command>> successors;
+    std::vector<std::function<void()>> continuations;
+    {
+      std::lock_guard lock(graph.mutex_);
+      c.completed_at_ = std::chrono::steady_clock::now();
+      c.done_.store(true, std::memory_order_release);
+      successors.swap(c.successors_);
+      continuations.swap(c.continuations_);
+    }
+    trace::finished(&c, trace_kind(c.kind()), c.completed_at(), [&c] { return c.describe(); });
+    for (auto& then : continuations) then();
+    for (auto& s : successors)
+      if (s->pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) ready.push_back(std::move(s));
+    c.done_.notify_all();
+    if (graph.outstanding_.fetch_sub(1, std::memory_order_acq_rel) == 1) graph.outstanding_.notify_all();
+  }
+
+  // Starts ready commands in the order they became ready; those that
+  // complete at once make more ready, handled by the same loop rather than
+  // by recursion.
+  static void start(std::vector<std::shared_ptr<command>> ready) {
+    for (std::size_t i = 0; i < ready.size(); ++i) {
+      std::shared_ptr<command> c = std::move(ready[i]);
+      trace::started(c.get());
+      switch (c->kind()) {
+        case command_kind::grid:
+          c->graph_->submit_grid_(std::move(c));
+          break;
+        case command_kind::host_function:
+          c->graph_->post_host_function(std::move(c));
+          break;
+        case command_kind::host_task:
+          c->run_on_host();
+          finish(*c, ready);
+          break;
+        case command_kind::marker:
+          finish(*c, ready);
+          break;
+      }
+    }
+  }
+
+  // Destroyed streams are forgotten once their work is done.
+  void prune_streams() {
+    std::erase_if(streams_,
+                  [](const std::shared_ptr<CUstream_st>& s) { return s->destroyed && (!s->last || s->last->done()); });
+  }
+
+  void post_host_function(std::shared_ptr<command> c) {
+    {
+      std::lock_guard lock(host_mutex_);
+      if (!host_thread_.joinable()) host_thread_ = std::thread([this] { run_host_functions(); });
+      host_queue_.push_back(std::move(c));
+    }
+    host_ready_.notify_one();
+  }
+
+  void run_host_functions() {
+    std::unique_lock lock(host_mutex_);
+    for (;;) {
+      host_ready_.wait(lock, [&] { return host_stopping_ || !host_queue_.empty(); });
+      if (host_queue_.empty()) return;
+      std::shared_ptr<command> c = std::move(host_queue_.front());
+      host_queue_.pop_front();
+      lock.unlock();
+      trace::host_function_runs(c.get());
+      in_host_function = true;
+      c->run_on_host();
+      in_host_function = false;
+      complete(*c);
+      lock.lock();
+    }
+  }
+
+  int device_;
+  grid_submitter submit_grid_;
+  std::mutex mutex_;
+  std::shared_ptr<CUstream_st> legacy_;
+  std::vector<std::shared_ptr<CUstream_st>> streams_;  // created streams, including per-thread ones
+  std::atomic<std::uint64_t> next_stream_id_{1};
+  std::atomic<std::uint64_t> outstanding_{0};
+
+  std::mutex host_mutex_;
+  std::condition_variable host_ready_;
+  std::deque<std::shared_ptr<command>> host_queue_;
+  bool host_stopping_ = false;
+  std::thread host_thread_;
+};
+
+}  // namespace weft::detail

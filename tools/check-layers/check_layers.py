@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""Checks that weft's headers include only their own layer or layers below it.
+
+The layers, bottom up, are the folders of include/weft (docs/architecture.md
+draws them). A header may include headers of its own layer and of lower
+ones; an include that runs upwards is printed with its line, and the exit
+status is 1. Run it as `check_layers.py [include-dir]`; CI runs it as a test.
+"""
+import pathlib
+import re
+import sys
+
+# Bottom first. A header belongs to the first layer whose prefix its path
+# (relative to include/) starts with.
+LAYERS = [
+    ("base", ["weft/detail/base/"]),
+    ("trace", ["weft/detail/trace/"]),
+    ("executor", ["weft/detail/executor/"]),
+    ("streams", ["weft/detail/streams/"]),
+    ("scheduler", ["weft/detail/scheduler/"]),
+    ("runtime", ["weft/detail/runtime/"]),
+    # The CUDA surface and weft's own API are one layer: CUDA's spelling and
+    # weft's native spelling of the same things, calling into the layers below.
+    ("surface", ["weft/cuda/", "weft/launch.hpp", "weft/device.hpp", "weft/shared_memory.hpp", "weft/coroutine.hpp"]),
+    ("umbrella", ["weft.hpp"]),
+    ("compat", ["weft/compat/"]),
+]
+
+INCLUDE = re.compile(r'^\s*#\s*include\s*[<"](weft[^">]*)[">]')
+
+
+def layer_of(path):
+    for rank, (name, prefixes) in enumerate(LAYERS):
+        if any(path == p or path.startswith(p) for p in prefixes):
+            return rank, name
+    return None, None
+
+
+def main():
+    root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else pathlib.Path(__file__).parents[2] / "include")
+    problems = []
+    headers = [p for p in root.rglob("*") if p.is_file()]
+    for header in sorted(headers):
+        path = header.relative_to(root).as_posix()
+        rank, name = layer_of(path)
+        if rank is None:
+            problems.append(f"{path}: in no layer (add its folder to LAYERS in {pathlib.Path(__file__).name})")
+            continue
+        for number, line in enumerate(header.read_text().splitlines(), 1):
+            match = INCLUDE.match(line)
+            if not match:
+                continue
+            target = match.group(1)
+            target_rank, target_name = layer_of(target)
+            if target_rank is None:
+                problems.append(f"{path}:{number}: includes {target}, which is in no layer")
+            elif target_rank > rank:
+                problems.append(f"{path}:{number}: the {name} layer includes {target} of the {target_name} layer above it")
+    for problem in problems:
+        print(problem)
+    print(f"{len(headers)} headers, {len(problems)} include(s) against the layering")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
