@@ -20,7 +20,7 @@
 #include "weft/cuda/runtime/host_memory.hpp"
 #include "weft/cuda/runtime/kernel_api.hpp"
 #include "weft/cuda/keywords.hpp"
-#include "weft/cuda/runtime/launch_api.hpp"
+#include "weft/cuda/runtime/function_attributes.hpp"
 #include "weft/cuda/device/load_store_functions.hpp"
 #include "weft/cuda/runtime/managed_memory.hpp"
 #include "weft/cuda/device/math_functions.hpp"

@@ -21,7 +21,12 @@ LAYERS = [
     ("runtime", ["weft/detail/runtime/"]),
     # The CUDA surface and weft's own API are one layer: CUDA's spelling and
     # weft's native spelling of the same things, calling into the layers below.
-    ("surface", ["weft/cuda/", "weft/launch.hpp", "weft/device.hpp", "weft/shared_memory.hpp", "weft/coroutine.hpp"]),
+    # A CUDA-spelled entry point checks its arguments and forwards, in a line
+    # or a few, to the layer that does the work; the surface holds CUDA's
+    # vocabulary (enums, structs) and helpers that only read CUDA's argument
+    # structs into weft's terms (namespace weft::surface), never state,
+    # registries or copy engines, which live in detail/.
+    ("surface", ["weft/cuda/", "weft/launch.hpp", "weft/launch_by_address.hpp", "weft/device.hpp", "weft/shared_memory.hpp", "weft/coroutine.hpp"]),
     ("umbrella", ["weft.hpp"]),
     ("compat", ["weft/compat/"]),
 ]

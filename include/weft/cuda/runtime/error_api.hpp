@@ -1,8 +1,8 @@
 // cudaGetLastError and friends (CUDA guide, "Error Checking").
 #pragma once
 
-#include "weft/detail/base/error_state.hpp"
 #include "weft/cuda/runtime/error_codes.hpp"
+#include "weft/detail/base/error_state.hpp"
 
 /// Returns the calling host thread's last error and resets it to cudaSuccess.
 inline cudaError_t cudaGetLastError() {

@@ -6,20 +6,15 @@
 #include <chrono>
 #include <memory>
 
-#include "weft/detail/streams/command_graph.hpp"
+#include "weft/cuda/runtime/error_codes.hpp"
+#include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/error_state.hpp"
-#include "weft/detail/streams/event.hpp"
+#include "weft/detail/runtime/device_control.hpp"
 #include "weft/detail/runtime/host_task.hpp"
 #include "weft/detail/runtime/runtime.hpp"
 #include "weft/detail/runtime/stream_registry.hpp"
-#include "weft/cuda/runtime/error_codes.hpp"
-#include "weft/detail/base/cuda_vocabulary.hpp"
-
-namespace weft::detail {
-
-inline CUevent_st* live_event(cudaEvent_t event) { return event_registry::get().live(event) ? event : nullptr; }
-
-}  // namespace weft::detail
+#include "weft/detail/streams/command_graph.hpp"
+#include "weft/detail/streams/event.hpp"
 
 /// flags: cudaEventDefault, cudaEventBlockingSync, cudaEventDisableTiming,
 /// and cudaEventInterprocess, which CUDA accepts only with timing disabled.

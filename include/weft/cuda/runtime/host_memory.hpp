@@ -9,10 +9,13 @@
 
 #include <cstddef>
 
-#include "weft/detail/base/error_state.hpp"
-#include "weft/detail/runtime/runtime.hpp"
 #include "weft/cuda/runtime/error_codes.hpp"
 #include "weft/cuda/runtime/memory_api.hpp"
+#include "weft/detail/base/error_state.hpp"
+#include "weft/detail/runtime/device_control.hpp"
+#include "weft/detail/runtime/host_registration.hpp"
+#include "weft/detail/runtime/memory_lookup.hpp"
+#include "weft/detail/runtime/runtime.hpp"
 
 inline constexpr unsigned cudaHostAllocDefault = 0x00;
 inline constexpr unsigned cudaHostAllocPortable = 0x01;
@@ -57,8 +60,7 @@ inline cudaError_t cudaFreeHost(void* ptr) {
   using namespace weft::detail;
   if (cudaError_t e = wait_for_device()) return e;
   if (!ptr) return cudaSuccess;
-  for (int d = 0; d < device_count(); ++d)
-    if (runtime::get(d).memory().release(ptr, [](memory_kind k) { return k == memory_kind::host; })) return cudaSuccess;
+  if (release_on_any_device(ptr, [](memory_kind k) { return k == memory_kind::host; })) return cudaSuccess;
   return record(cudaErrorInvalidValue);
 }
 
@@ -66,28 +68,14 @@ inline cudaError_t cudaHostRegister(void* ptr, std::size_t size, unsigned int fl
   using namespace weft::detail;
   if (cudaError_t e = check_device()) return e;
   if (!ptr || size == 0 || (flags & ~0x0fu)) return record(cudaErrorInvalidValue);
-  for (int d = 0; d < device_count(); ++d) {
-    auto& memory = runtime::get(d).memory();
-    if (!memory.overlaps(ptr, size)) continue;
-    // Registering registered memory again is cudaErrorHostMemoryAlreadyRegistered;
-    // memory from cudaMallocHost (measured on an H100) or device memory is
-    // an invalid value.
-    auto a = memory.find(ptr);
-    bool registered = a && a->kind == memory_kind::registered;
-    return record(registered ? cudaErrorHostMemoryAlreadyRegistered : cudaErrorInvalidValue);
-  }
-  if (!runtime::get().memory().add(ptr, size, memory_kind::registered, flags))
-    return record(cudaErrorHostMemoryAlreadyRegistered);
-  return cudaSuccess;
+  return record(register_host_range(ptr, size, flags));
 }
 
 inline cudaError_t cudaHostUnregister(void* ptr) {
   using namespace weft::detail;
   if (cudaError_t e = check_device()) return e;
   if (!ptr) return record(cudaErrorInvalidValue);
-  for (int d = 0; d < device_count(); ++d)
-    if (runtime::get(d).memory().release(ptr, [](memory_kind k) { return k == memory_kind::registered; }))
-      return cudaSuccess;
+  if (release_on_any_device(ptr, [](memory_kind k) { return k == memory_kind::registered; })) return cudaSuccess;
   return record(cudaErrorHostMemoryNotRegistered);
 }
 

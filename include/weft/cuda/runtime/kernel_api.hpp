@@ -1,10 +1,7 @@
-// Kernels through the runtime API: cudaLaunchKernel, cudaFuncGetAttributes,
-// cache preferences, and the occupancy calculator.
-//
-// Occupancy is what weft runs: an SM worker runs one block at a time, so a
-// valid block size gives one active block per multiprocessor, and the
-// suggested launch is 1024-thread blocks (the most a block may have, which
-// amortises the per-block cost best) on worker_count() blocks, one per worker.
+// Kernels through the runtime API: cudaLaunchKernel and its cooperative and
+// extensible forms, and the occupancy calculator (whose answers are
+// detail/runtime/occupancy.hpp's). A kernel's attributes are
+// function_attributes.hpp's.
 #pragma once
 
 #include <algorithm>
@@ -12,34 +9,16 @@
 #include <type_traits>
 #include <utility>
 
-#include "weft/detail/base/error_state.hpp"
-#include "weft/detail/scheduler/kernel_identity.hpp"
-#include "weft/detail/runtime/kernel_registry.hpp"
-#include "weft/detail/runtime/runtime.hpp"
-#include "weft/launch.hpp"
 #include "weft/cuda/runtime/error_codes.hpp"
-#include "weft/cuda/runtime/launch_api.hpp"
+#include "weft/cuda/runtime/function_attributes.hpp"
 #include "weft/detail/base/cuda_vocabulary.hpp"
-
-struct cudaFuncAttributes {
-  std::size_t sharedSizeBytes;
-  std::size_t constSizeBytes;
-  std::size_t localSizeBytes;
-  int maxThreadsPerBlock;
-  int numRegs;
-  int ptxVersion;
-  int binaryVersion;
-  int cacheModeCA;
-  int maxDynamicSharedSizeBytes;
-  int preferredShmemCarveout;
-  int clusterDimMustBeSet;
-  int requiredClusterWidth;
-  int requiredClusterHeight;
-  int requiredClusterDepth;
-  int clusterSchedulingPolicyPreference;
-  int nonPortableClusterSizeAllowed;
-  int reserved[16];
-};
+#include "weft/detail/base/error_state.hpp"
+#include "weft/detail/runtime/kernel_attributes.hpp"
+#include "weft/detail/runtime/occupancy.hpp"
+#include "weft/detail/runtime/runtime.hpp"
+#include "weft/detail/scheduler/kernel_identity.hpp"
+#include "weft/launch.hpp"
+#include "weft/launch_by_address.hpp"
 
 enum cudaLaunchAttributeID {
   cudaLaunchAttributeIgnore = 0,
@@ -86,79 +65,10 @@ struct cudaLaunchConfig_t {
   unsigned int numAttrs = 0;
 };
 
-enum cudaFuncCache {
-  cudaFuncCachePreferNone = 0,
-  cudaFuncCachePreferShared = 1,
-  cudaFuncCachePreferL1 = 2,
-  cudaFuncCachePreferEqual = 3,
-};
-
-namespace weft::detail {
-
-template <class Kernel>
-bool is_null_kernel(const Kernel& k) {
-  if constexpr (std::is_pointer_v<Kernel>)
-    return k == nullptr;
-  else
-    return false;
-}
-
-template <class... Params, std::size_t... I>
-cudaError_t launch_from_pointers(void (*func)(Params...), const launch_config& config, const launch_options& options,
-                                 void** args, std::index_sequence<I...>) {
-  return launch_with(config, options, func, *static_cast<std::remove_cvref_t<Params>*>(args[I])...);
-}
-
-template <class... Params>
-cudaError_t launch_registered(const void* func, const launch_config& config, const launch_options& options,
-                              void** args) {
-  auto typed = reinterpret_cast<void (*)(Params...)>(const_cast<void*>(func));
-  if (sizeof...(Params) > 0 && !args) return record(cudaErrorInvalidValue);
-  return launch_from_pointers(typed, config, options, args, std::index_sequence_for<Params...>{});
-}
-
-template <class... Params>
-constexpr pointer_launcher launcher_for(void (*)(Params...)) {
-  return &launch_registered<Params...>;
-}
-
-/// The registration the porting step writes for each non-template
-/// __global__ function of a .cu file, `register_kernel<&k>()`: it makes
-/// cudaLaunchKernel((void*)k, ...) and cudaLaunchCooperativeKernel work as in
-/// CUDA, and every launch of k by address run the grid compiled for k.
-template <auto Function>
-bool register_kernel() {
-  kernel_registry().add(reinterpret_cast<const void*>(Function),
-                        {launcher_for(Function), &make_compiled_grid<Function>});
-  return true;
-}
-
-/// The registration the porting step writes for __cluster_dims__(x, y, z).
-template <class... Params>
-bool register_cluster_dims(void (*func)(Params...), unsigned x, unsigned y, unsigned z) {
-  compiled_cluster_dims().add(reinterpret_cast<const void*>(func), dim3(x, y, z));
-  return true;
-}
-
-template <class... Params>
-cudaError_t launch_by_pointer(void (*func)(Params...), const launch_config& config, const launch_options& options,
-                              void** args) {
-  if (!func) return record(cudaErrorInvalidDeviceFunction);
-  return launch_registered<Params...>(reinterpret_cast<const void*>(func), config, options, args);
-}
-
-/// A kernel known by address only: launched if the porting step registered
-/// it, else cudaErrorInvalidDeviceFunction (as CUDA reports for an address
-/// that is no kernel).
-inline cudaError_t launch_by_pointer(const void* func, const launch_config& config, const launch_options& options,
-                                     void** args) {
-  pointer_launcher launcher = func ? kernel_registry().find(func).launch : nullptr;
-  if (!launcher) return record(cudaErrorInvalidDeviceFunction);
-  return launcher(func, config, options, args);
-}
+namespace weft::surface {
 
 /// cudaLaunchKernelEx's attributes as weft's launch options.
-inline cudaError_t options_of(const cudaLaunchConfig_t* config, launch_options& options) {
+inline cudaError_t options_of(const cudaLaunchConfig_t* config, weft::detail::launch_options& options) {
   if (!config || (config->numAttrs > 0 && !config->attrs)) return cudaErrorInvalidValue;
   for (unsigned i = 0; i < config->numAttrs; ++i) {
     const cudaLaunchAttribute& a = config->attrs[i];
@@ -170,11 +80,11 @@ inline cudaError_t options_of(const cudaLaunchConfig_t* config, launch_options& 
   return cudaSuccess;
 }
 
-inline launch_config config_of(const cudaLaunchConfig_t* c) {
-  return launch_config{c->gridDim, c->blockDim, c->dynamicSmemBytes, c->stream};
+inline weft::launch_config config_of(const cudaLaunchConfig_t* c) {
+  return weft::launch_config{c->gridDim, c->blockDim, c->dynamicSmemBytes, c->stream};
 }
 
-}  // namespace weft::detail
+}  // namespace weft::surface
 
 /// args[i] points to the i-th argument, of the kernel's i-th parameter type,
 /// as in CUDA; the arguments are copied at the launch. A kernel given as
@@ -211,55 +121,15 @@ inline cudaError_t cudaLaunchCooperativeKernel(const void* func, dim3 gridDim, d
 template <class... Params, class... Args>
 cudaError_t cudaLaunchKernelEx(const cudaLaunchConfig_t* config, void (*kernel)(Params...), Args&&... args) {
   weft::detail::launch_options options;
-  if (cudaError_t e = weft::detail::options_of(config, options)) return weft::detail::record(e);
+  if (cudaError_t e = weft::surface::options_of(config, options)) return weft::detail::record(e);
   if (!kernel) return weft::detail::record(cudaErrorInvalidDeviceFunction);
-  return weft::detail::launch_with(weft::detail::config_of(config), options, kernel, std::forward<Args>(args)...);
+  return weft::detail::launch_with(weft::surface::config_of(config), options, kernel, std::forward<Args>(args)...);
 }
 
 inline cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const void* func, void** args) {
   weft::detail::launch_options options;
-  if (cudaError_t e = weft::detail::options_of(config, options)) return weft::detail::record(e);
-  return weft::detail::launch_by_pointer(func, weft::detail::config_of(config), options, args);
-}
-
-/// No static shared, constant or local memory is counted (weft cannot see
-/// a kernel's static __shared__ variables), and registers are not a limit.
-template <class Kernel>
-cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attr, Kernel&& func) {
-  std::decay_t<Kernel> k = func;
-  if (!attr) return weft::detail::record(cudaErrorInvalidValue);
-  if (weft::detail::is_null_kernel(k)) return weft::detail::record(cudaErrorInvalidDeviceFunction);
-  auto limit = weft::detail::runtime::get().attributes(weft::detail::kernel_identity(k)).max_dynamic_shared_bytes;
-  *attr = {};
-  attr->maxThreadsPerBlock = 1024;
-  attr->ptxVersion = 90;
-  attr->binaryVersion = 90;
-  attr->maxDynamicSharedSizeBytes = static_cast<int>(limit);
-  attr->preferredShmemCarveout = -1;
-  return cudaSuccess;
-}
-
-/// Cache preferences are accepted and change nothing on a CPU.
-template <class Kernel>
-cudaError_t cudaFuncSetCacheConfig(Kernel&& func, cudaFuncCache cacheConfig) {
-  std::decay_t<Kernel> k = func;
-  if (weft::detail::is_null_kernel(k)) return weft::detail::record(cudaErrorInvalidDeviceFunction);
-  if (cacheConfig < cudaFuncCachePreferNone || cacheConfig > cudaFuncCachePreferEqual)
-    return weft::detail::record(cudaErrorInvalidValue);
-  return cudaSuccess;
-}
-
-inline cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache cacheConfig) {
-  if (cudaError_t e = weft::detail::check_device()) return e;
-  if (cacheConfig < cudaFuncCachePreferNone || cacheConfig > cudaFuncCachePreferEqual)
-    return weft::detail::record(cudaErrorInvalidValue);
-  return cudaSuccess;
-}
-
-inline cudaError_t cudaDeviceGetCacheConfig(cudaFuncCache* cacheConfig) {
-  if (!cacheConfig) return weft::detail::record(cudaErrorInvalidValue);
-  *cacheConfig = cudaFuncCachePreferNone;
-  return cudaSuccess;
+  if (cudaError_t e = weft::surface::options_of(config, options)) return weft::detail::record(e);
+  return weft::detail::launch_by_pointer(func, weft::surface::config_of(config), options, args);
 }
 
 /// 1 for a block the kernel can be launched with; 0 for one it cannot (too
@@ -272,8 +142,7 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* numBlocks, Kernel
   std::decay_t<Kernel> k = func;
   if (!numBlocks || blockSize <= 0) return weft::detail::record(cudaErrorInvalidValue);
   if (weft::detail::is_null_kernel(k)) return weft::detail::record(cudaErrorInvalidDeviceFunction);
-  auto limit = weft::detail::runtime::get().attributes(weft::detail::kernel_identity(k)).max_dynamic_shared_bytes;
-  *numBlocks = blockSize <= 1024 && dynamicSMemSize <= limit ? 1 : 0;
+  *numBlocks = weft::detail::active_blocks_per_worker(weft::detail::kernel_identity(k), blockSize, dynamicSMemSize);
   return cudaSuccess;
 }
 
@@ -282,32 +151,18 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* numBlocks, Kernel
 template <class Kernel>
 cudaError_t cudaOccupancyMaxPotentialBlockSize(int* minGridSize, int* blockSize, Kernel func,
                                                std::size_t dynamicSMemSize = 0, int blockSizeLimit = 0) {
-  if (!minGridSize || !blockSize || blockSizeLimit < 0) return weft::detail::record(cudaErrorInvalidValue);
-  if (weft::detail::is_null_kernel(func)) return weft::detail::record(cudaErrorInvalidDeviceFunction);
-  auto& rt = weft::detail::runtime::get();
-  auto limit = rt.attributes(weft::detail::kernel_identity(func)).max_dynamic_shared_bytes;
-  if (dynamicSMemSize > limit) {
+  using namespace weft::detail;
+  if (!minGridSize || !blockSize || blockSizeLimit < 0) return record(cudaErrorInvalidValue);
+  if (is_null_kernel(func)) return record(cudaErrorInvalidDeviceFunction);
+  if (!active_blocks_per_worker(kernel_identity(func), 1, dynamicSMemSize)) {
     *minGridSize = 0;
     *blockSize = 0;
     return cudaSuccess;
   }
-  *blockSize = blockSizeLimit > 0 && blockSizeLimit < 1024 ? blockSizeLimit : 1024;
-  *minGridSize = static_cast<int>(rt.worker_count());
+  *blockSize = blockSizeLimit > 0 && blockSizeLimit < max_block_threads ? blockSizeLimit : max_block_threads;
+  *minGridSize = static_cast<int>(runtime::get().worker_count());
   return cudaSuccess;
 }
-
-namespace weft::detail {
-
-/// The most blocks a cluster of `kernel` may have here: 8 (16 once the kernel
-/// allows non-portable sizes, as on an H100), and no more than there are SM
-/// workers to run them at once.
-inline int max_cluster_size(const void* kernel) {
-  auto& rt = runtime::get();
-  int limit = rt.attributes(kernel).non_portable_cluster_size ? 16 : 8;
-  return std::min(limit, static_cast<int>(rt.worker_count()));
-}
-
-}  // namespace weft::detail
 
 template <class Kernel>
 cudaError_t cudaOccupancyMaxPotentialClusterSize(int* clusterSize, Kernel func, const cudaLaunchConfig_t* config) {
@@ -324,12 +179,8 @@ cudaError_t cudaOccupancyMaxActiveClusters(int* numClusters, Kernel func, const 
   using namespace weft::detail;
   if (!numClusters) return record(cudaErrorInvalidValue);
   launch_options options;
-  if (cudaError_t e = options_of(config, options)) return record(e);
+  if (cudaError_t e = weft::surface::options_of(config, options)) return record(e);
   if (is_null_kernel(func)) return record(cudaErrorInvalidDeviceFunction);
-  const void* id = kernel_identity(func);
-  dim3 cluster = options.cluster.x ? options.cluster : compiled_cluster_dims().find(id, dim3(0, 0, 0));
-  if (cluster.x == 0) cluster = dim3(1, 1, 1);
-  int size = static_cast<int>(weft::volume(cluster));
-  *numClusters = size <= max_cluster_size(id) ? static_cast<int>(runtime::get().worker_count()) / size : 0;
+  *numClusters = active_clusters(kernel_identity(func), options.cluster);
   return cudaSuccess;
 }

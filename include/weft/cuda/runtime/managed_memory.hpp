@@ -10,12 +10,19 @@
 
 #include <cstddef>
 
-#include "weft/detail/base/error_state.hpp"
-#include "weft/detail/runtime/runtime.hpp"
+#include <optional>
+
 #include "weft/cuda/runtime/device_management.hpp"
 #include "weft/cuda/runtime/error_codes.hpp"
 #include "weft/cuda/runtime/memory_api.hpp"
 #include "weft/detail/base/cuda_vocabulary.hpp"
+#include "weft/detail/base/devices.hpp"
+#include "weft/detail/base/error_state.hpp"
+#include "weft/detail/runtime/device_control.hpp"
+#include "weft/detail/runtime/memory_lookup.hpp"
+#include "weft/detail/runtime/runtime.hpp"
+#include "weft/detail/runtime/stream_ordered_free.hpp"
+#include "weft/detail/runtime/stream_registry.hpp"
 
 inline constexpr unsigned cudaMemAttachGlobal = 0x01;
 inline constexpr unsigned cudaMemAttachHost = 0x02;
@@ -64,10 +71,11 @@ cudaError_t cudaMallocManaged(T** devPtr, std::size_t size, unsigned int flags =
   return cudaMallocManaged(reinterpret_cast<void**>(devPtr), size, flags);
 }
 
-namespace weft::detail {
+namespace weft::surface {
 
 /// A managed range, a location that exists, and a default stream.
 inline cudaError_t check_managed_hint(const void* p, std::size_t count, cudaMemLocation where, cudaStream_t stream) {
+  using namespace weft::detail;
   if (cudaError_t e = check_device()) return e;
   if (!resolve_stream(stream)) return record(cudaErrorInvalidResourceHandle);
   auto a = p && count ? locate(p, count) : std::nullopt;
@@ -89,20 +97,20 @@ inline cudaMemLocation location_of(int device) {
                                    : cudaMemLocation{cudaMemLocationTypeDevice, device};
 }
 
-}  // namespace weft::detail
+}  // namespace weft::surface
 
 /// CUDA 13's form.
 inline cudaError_t cudaMemPrefetchAsync(const void* devPtr, std::size_t count, cudaMemLocation location,
                                         unsigned int flags, cudaStream_t stream = nullptr) {
   if (flags != 0) return weft::detail::record(cudaErrorInvalidValue);
-  return weft::detail::check_managed_hint(devPtr, count, location, stream);
+  return weft::surface::check_managed_hint(devPtr, count, location, stream);
 }
 
 /// CUDA 12's form (a device ordinal, or cudaCpuDeviceId), which teaching
 /// code still uses.
 inline cudaError_t cudaMemPrefetchAsync(const void* devPtr, std::size_t count, int dstDevice,
                                         cudaStream_t stream = nullptr) {
-  return weft::detail::check_managed_hint(devPtr, count, weft::detail::location_of(dstDevice), stream);
+  return weft::surface::check_managed_hint(devPtr, count, weft::surface::location_of(dstDevice), stream);
 }
 
 /// CUDA 13's form.
@@ -113,12 +121,12 @@ inline cudaError_t cudaMemAdvise(const void* devPtr, std::size_t count, cudaMemo
   // Read-mostly advice ignores the location.
   if (advice == cudaMemAdviseSetReadMostly || advice == cudaMemAdviseUnsetReadMostly)
     location = {cudaMemLocationTypeHost, 0};
-  return weft::detail::check_managed_hint(devPtr, count, location, nullptr);
+  return weft::surface::check_managed_hint(devPtr, count, location, nullptr);
 }
 
 /// CUDA 12's form.
 inline cudaError_t cudaMemAdvise(const void* devPtr, std::size_t count, cudaMemoryAdvise advice, int device) {
-  return cudaMemAdvise(devPtr, count, advice, weft::detail::location_of(device));
+  return cudaMemAdvise(devPtr, count, advice, weft::surface::location_of(device));
 }
 
 /// The memory is allocated at once, so it is ready whenever the stream gets to it.
@@ -134,12 +142,5 @@ cudaError_t cudaMallocAsync(T** devPtr, std::size_t size, cudaStream_t hStream) 
 
 /// Freed once the stream's earlier work is done, which may still use it.
 inline cudaError_t cudaFreeAsync(void* devPtr, cudaStream_t hStream) {
-  using namespace weft::detail;
-  if (cudaError_t e = check_device()) return e;
-  if (!resolve_stream(hStream)) return record(cudaErrorInvalidResourceHandle);
-  if (!devPtr) return cudaSuccess;
-  auto a = locate(devPtr);
-  if (!a || a->info.base != devPtr || a->info.kind != memory_kind::device) return record(cudaErrorInvalidValue);
-  int device = a->device;
-  return perform(asynchronous_on(hStream), "free", [=] { runtime::get(device).memory().release(devPtr); });
+  return weft::detail::free_in_stream_order(devPtr, hStream);
 }

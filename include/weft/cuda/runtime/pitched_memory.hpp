@@ -2,9 +2,8 @@
 // cudaMemcpy3D, cudaMemset2D, cudaMemset3D, and the *Async forms of the
 // copies and sets.
 //
-// A pitched allocation's rows start 512 bytes apart at least (an H100's
-// texture alignment, which is what cudaMallocPitch rounds a row up to), so
-// that code indexing rows by the returned pitch runs as on a GPU.
+// A pitched allocation's rows start 512 bytes apart at least
+// (detail/runtime/memory_layout.hpp says why).
 //
 // The *Async forms are ordered in the stream they are given and return at
 // once (detail/runtime/host_task.hpp).
@@ -12,15 +11,17 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
-#include <initializer_list>
 
-#include "weft/detail/base/error_state.hpp"
-#include "weft/detail/runtime/runtime.hpp"
 #include "weft/cuda/runtime/device_api.hpp"
 #include "weft/cuda/runtime/error_codes.hpp"
 #include "weft/cuda/runtime/memory_api.hpp"
 #include "weft/detail/base/cuda_vocabulary.hpp"
+#include "weft/detail/base/error_state.hpp"
+#include "weft/detail/runtime/device_control.hpp"
+#include "weft/detail/runtime/host_task.hpp"
+#include "weft/detail/runtime/memory_copies.hpp"
+#include "weft/detail/runtime/memory_layout.hpp"
+#include "weft/detail/runtime/runtime.hpp"
 
 struct cudaArray;
 using cudaArray_t = cudaArray*;
@@ -61,18 +62,6 @@ inline cudaPos make_cudaPos(std::size_t x, std::size_t y, std::size_t z) { retur
 inline cudaPitchedPtr make_cudaPitchedPtr(void* d, std::size_t p, std::size_t xsz, std::size_t ysz) {
   return {d, p, xsz, ysz};
 }
-
-namespace weft::detail {
-
-inline constexpr std::size_t pitch_alignment = 512;
-
-/// The row pitch for rows of `width` bytes; 0 if it would overflow.
-inline std::size_t pitch_for(std::size_t width) {
-  if (width > SIZE_MAX - (pitch_alignment - 1)) return 0;
-  return (width + pitch_alignment - 1) / pitch_alignment * pitch_alignment;
-}
-
-}  // namespace weft::detail
 
 /// Rows of `width` bytes, `*pitch` (a multiple of 512) bytes apart.
 inline cudaError_t cudaMallocPitch(void** devPtr, std::size_t* pitch, std::size_t width, std::size_t height) {
@@ -119,33 +108,40 @@ inline cudaError_t cudaMemcpy2D(void* dst, std::size_t dpitch, const void* src, 
   return weft::detail::copy_box({dst, dpitch, 0, src, spitch, 0, width, height, 1}, kind);
 }
 
-namespace weft::detail {
+namespace weft::surface {
 
-inline cudaError_t copy_3d(const cudaMemcpy3DParms* p, placement where) {
-  if (cudaError_t e = check_device()) return e;
-  if (!p || p->srcArray || p->dstArray) return record(cudaErrorInvalidValue);
+/// The box of rows cudaMemcpy3DParms describes, in weft's terms; refused
+/// (cudaErrorInvalidValue) for a CUDA array, which weft has none of, or for a
+/// box that does not lie within the rows and slices its pitched pointers
+/// describe (measured on an H100).
+inline cudaError_t box_of(const cudaMemcpy3DParms* p, weft::detail::row_box& box) {
+  if (!p || p->srcArray || p->dstArray) return cudaErrorInvalidValue;
   const cudaPitchedPtr& s = p->srcPtr;
   const cudaPitchedPtr& d = p->dstPtr;
-  // A box must lie within the rows and slices its pitched pointer describes
-  // (an invalid value, measured on an H100).
-  if (p->srcPos.x + p->extent.width > s.pitch || p->dstPos.x + p->extent.width > d.pitch)
-    return record(cudaErrorInvalidValue);
+  if (p->srcPos.x + p->extent.width > s.pitch || p->dstPos.x + p->extent.width > d.pitch) return cudaErrorInvalidValue;
   if (p->extent.depth > 1 && (p->srcPos.y + p->extent.height > s.ysize || p->dstPos.y + p->extent.height > d.ysize))
-    return record(cudaErrorInvalidValue);
+    return cudaErrorInvalidValue;
   std::size_t s_slice = s.pitch * s.ysize, d_slice = d.pitch * d.ysize;
   const void* src =
       s.ptr ? static_cast<const char*>(s.ptr) + p->srcPos.z * s_slice + p->srcPos.y * s.pitch + p->srcPos.x : nullptr;
   void* dst = d.ptr ? static_cast<char*>(d.ptr) + p->dstPos.z * d_slice + p->dstPos.y * d.pitch + p->dstPos.x : nullptr;
-  return copy_box({dst, d.pitch, d_slice, src, s.pitch, s_slice, p->extent.width, p->extent.height, p->extent.depth},
-                  p->kind, where);
+  box = {dst, d.pitch, d_slice, src, s.pitch, s_slice, p->extent.width, p->extent.height, p->extent.depth};
+  return cudaSuccess;
 }
 
-}  // namespace weft::detail
+inline cudaError_t copy_3d(const cudaMemcpy3DParms* p, weft::detail::placement where) {
+  if (cudaError_t e = weft::detail::check_device()) return e;
+  weft::detail::row_box box;
+  if (cudaError_t e = box_of(p, box)) return weft::detail::record(e);
+  return weft::detail::copy_box(box, p->kind, where);
+}
+
+}  // namespace weft::surface
 
 /// Linear memory only: a CUDA array in the parameters is refused with
 /// cudaErrorInvalidValue, as weft has none.
 inline cudaError_t cudaMemcpy3D(const cudaMemcpy3DParms* p) {
-  return weft::detail::copy_3d(p, weft::detail::synchronous);
+  return weft::surface::copy_3d(p, weft::detail::synchronous);
 }
 
 inline cudaError_t cudaMemset2D(void* devPtr, std::size_t pitch, int value, std::size_t width, std::size_t height) {
@@ -165,7 +161,7 @@ inline cudaError_t cudaMemcpy2DAsync(void* dst, std::size_t dpitch, const void* 
 }
 
 inline cudaError_t cudaMemcpy3DAsync(const cudaMemcpy3DParms* p, cudaStream_t stream = nullptr) {
-  return weft::detail::copy_3d(p, weft::detail::asynchronous_on(stream));
+  return weft::surface::copy_3d(p, weft::detail::asynchronous_on(stream));
 }
 
 inline cudaError_t cudaMemset2DAsync(void* devPtr, std::size_t pitch, int value, std::size_t width, std::size_t height,

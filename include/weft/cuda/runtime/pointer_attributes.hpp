@@ -4,9 +4,9 @@
 
 #include <optional>
 
-#include "weft/detail/base/error_state.hpp"
 #include "weft/cuda/runtime/error_codes.hpp"
 #include "weft/cuda/runtime/memory_api.hpp"
+#include "weft/detail/base/error_state.hpp"
 
 enum cudaMemoryType {
   cudaMemoryTypeUnregistered = 0,

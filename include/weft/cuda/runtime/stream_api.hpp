@@ -5,46 +5,18 @@
 
 #include <memory>
 
-#include "weft/detail/streams/command_graph.hpp"
-#include "weft/detail/base/error_state.hpp"
-#include "weft/detail/streams/event.hpp"
-#include "weft/detail/runtime/host_task.hpp"
-#include "weft/detail/runtime/runtime.hpp"
-#include "weft/detail/runtime/stream_registry.hpp"
 #include "weft/cuda/runtime/error_codes.hpp"
 #include "weft/detail/base/cuda_vocabulary.hpp"
+#include "weft/detail/base/error_state.hpp"
+#include "weft/detail/runtime/device_control.hpp"
+#include "weft/detail/runtime/host_task.hpp"
+#include "weft/detail/runtime/runtime.hpp"
+#include "weft/detail/runtime/stream_control.hpp"
+#include "weft/detail/runtime/stream_registry.hpp"
+#include "weft/detail/streams/event.hpp"
 
 using cudaStreamCallback_t = void (*)(cudaStream_t stream, cudaError_t status, void* userData);
 using cudaHostFn_t = void (*)(void* userData);
-
-namespace weft::detail {
-
-/// The priorities an H100 offers: 0 (least urgent, the default) to -5.
-inline constexpr int least_stream_priority = 0;
-inline constexpr int greatest_stream_priority = -5;
-
-inline cudaError_t create_stream(cudaStream_t* stream, unsigned flags, int priority) {
-  if (!stream) return record(cudaErrorInvalidValue);
-  *stream = nullptr;  // on every other path, so that compilers see it set
-  if (cudaError_t e = check_device()) return e;
-  if ((flags & ~cudaStreamNonBlocking) != 0) return record(cudaErrorInvalidValue);
-  // Out-of-range priorities are clamped, as CUDA does.
-  priority = std::clamp(priority, greatest_stream_priority, least_stream_priority);
-  auto s = runtime::get().commands().create_stream(flags, priority);
-  stream_registry::get().add(s.get());
-  // The graph keeps the stream until it is destroyed and its work is done.
-  *stream = s.get();
-  return cudaSuccess;
-}
-
-/// The stream's work is done (the legacy stream's: with every blocking stream's).
-inline bool stream_done(CUstream_st& s) {
-  auto& commands = runtime::get(s.device).commands();
-  if (!s.legacy) return commands.last_pending(s) == nullptr;
-  return commands.legacy_idle();
-}
-
-}  // namespace weft::detail
 
 inline cudaError_t cudaStreamCreate(cudaStream_t* pStream) {
   return weft::detail::create_stream(pStream, cudaStreamDefault, weft::detail::least_stream_priority);
@@ -99,15 +71,7 @@ inline cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
   if (cudaError_t e = check_caller(true)) return e;
   CUstream_st* s = resolve_stream(stream);
   if (!s) return record(cudaErrorInvalidResourceHandle);
-  auto& commands = runtime::get(s->device).commands();
-  if (s->legacy) {
-    auto point = std::make_shared<marker>("synchronize");
-    commands.enqueue(*s, point);
-    command_graph::wait(*point);
-  } else if (auto last = commands.last_pending(*s)) {
-    command_graph::wait(*last);
-  }
-  return record(fault(s->device).code());
+  return record(synchronize_stream(*s));
 }
 
 /// cudaSuccess when the stream's work is done, cudaErrorNotReady while it

@@ -8,46 +8,14 @@
 #pragma once
 
 #include <cstddef>
-#include <cstring>
 #include <type_traits>
 
-#include "weft/detail/base/error_state.hpp"
-#include "weft/cuda/runtime/device_api.hpp"
 #include "weft/cuda/runtime/error_codes.hpp"
 #include "weft/cuda/runtime/memory_api.hpp"
 #include "weft/detail/base/cuda_vocabulary.hpp"
-
-namespace weft::detail {
-
-/// `count` bytes at `offset` into a symbol of `size` bytes.
-inline bool within_symbol(std::size_t size, std::size_t count, std::size_t offset) {
-  return offset <= size && count <= size - offset;
-}
-
-/// Copies between `other` and the symbol at `symbol` (of `size` bytes); the
-/// offset is applied only once it is known to lie within the symbol.
-inline cudaError_t copy_symbol(void* symbol, void* other_dst, const void* other_src, std::size_t count,
-                               cudaMemcpyKind kind, bool to_symbol, std::size_t size, std::size_t offset,
-                               placement where = synchronous) {
-  if (cudaError_t e = check_device()) return e;
-  // The symbol is device memory, so the other side is the host or the device.
-  bool allowed = kind == cudaMemcpyDeviceToDevice || kind == cudaMemcpyDefault ||
-                 kind == (to_symbol ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost);
-  if (!allowed) return record(cudaErrorInvalidMemcpyDirection);
-  if (!within_symbol(size, count, offset)) return record(cudaErrorInvalidValue);
-  if (count == 0) return cudaSuccess;
-  const void* other = to_symbol ? other_src : other_dst;
-  if (!other) return record(cudaErrorInvalidValue);
-  bool other_on_device = kind == cudaMemcpyDeviceToDevice;
-  if (other_on_device ? !is_device_range(other, count) : !is_plausible_range(other, count))
-    return record(cudaErrorInvalidValue);
-  char* at = static_cast<char*>(symbol) + offset;
-  void* dst = to_symbol ? at : other_dst;
-  const void* src = to_symbol ? other_src : at;
-  return perform(where, "symbol copy of " + std::to_string(count) + " bytes", [=] { std::memmove(dst, src, count); });
-}
-
-}  // namespace weft::detail
+#include "weft/detail/base/error_state.hpp"
+#include "weft/detail/runtime/host_task.hpp"
+#include "weft/detail/runtime/memory_copies.hpp"
 
 template <class T>
 cudaError_t cudaMemcpyToSymbol(T& symbol, const void* src, std::size_t count, std::size_t offset = 0,

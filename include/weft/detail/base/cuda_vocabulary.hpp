@@ -1,5 +1,6 @@
 // The CUDA vocabulary every layer of weft speaks: cudaError_t's codes, the
-// index and shape types uint3 and dim3, and the stream and event handles.
+// index and shape types uint3 and dim3, the stream and event handles, and
+// the directions of a copy.
 // The runtime below the CUDA surface needs these names (a failed block
 // records a cudaError_t, a grid has a dim3 shape, a stream registry hands out
 // cudaStream_t), so they live here, at the bottom, and both the surface
@@ -208,3 +209,13 @@ inline constexpr unsigned cudaEventDefault = 0x0;
 inline constexpr unsigned cudaEventBlockingSync = 0x1;
 inline constexpr unsigned cudaEventDisableTiming = 0x2;
 inline constexpr unsigned cudaEventInterprocess = 0x4;
+
+// ---- Copy directions (CUDA 13's driver_types.h) ----
+
+enum cudaMemcpyKind {
+  cudaMemcpyHostToHost = 0,
+  cudaMemcpyHostToDevice = 1,
+  cudaMemcpyDeviceToHost = 2,
+  cudaMemcpyDeviceToDevice = 3,
+  cudaMemcpyDefault = 4,
+};

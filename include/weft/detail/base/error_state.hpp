@@ -10,12 +10,12 @@
 #pragma once
 
 #include <cstdio>
-#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <string>
 
 #include "weft/detail/base/cuda_vocabulary.hpp"
+#include "weft/detail/base/devices.hpp"
 
 namespace weft::detail {
 
@@ -60,27 +60,6 @@ class device_fault {
   cudaError_t code_ = cudaSuccess;
   std::string message_;
 };
-
-/// The environment variable that sets the number of simulated devices.
-inline constexpr const char* device_count_variable = "WEFT_DEVICES";
-
-/// Read once per process, as CUDA enumerates devices once: WEFT_DEVICES, or 1.
-inline int device_count() {
-  static const int count = [] {
-    if (const char* text = std::getenv(device_count_variable)) {
-      char* end = nullptr;
-      long n = std::strtol(text, &end, 10);
-      if (end != text && *end == '\0' && n > 0 && n <= 64) return static_cast<int>(n);
-      std::fprintf(stderr, "weft: ignoring %s=%s (expected a count from 1 to 64)\n", device_count_variable, text);
-    }
-    return 1;
-  }();
-  return count;
-}
-
-/// The host thread's current device (cudaSetDevice). An SM worker takes the
-/// device of the grid it runs (see grid_job::run_blocks).
-inline thread_local int current_device = 0;
 
 /// The sticky fault of device `d`.
 inline device_fault& fault(int d) {

@@ -11,12 +11,12 @@
 #include <utility>
 
 #include "weft/detail/base/cuda_vocabulary.hpp"
-#include "weft/detail/executor/block_executor.hpp"
-#include "weft/detail/streams/command.hpp"
-#include "weft/detail/streams/command_graph.hpp"
 #include "weft/detail/base/error_state.hpp"
+#include "weft/detail/executor/block_executor.hpp"
 #include "weft/detail/runtime/runtime.hpp"
 #include "weft/detail/runtime/stream_registry.hpp"
+#include "weft/detail/streams/command.hpp"
+#include "weft/detail/streams/command_graph.hpp"
 
 namespace weft::detail {
 

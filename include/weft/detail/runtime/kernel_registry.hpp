@@ -14,8 +14,8 @@
 #include <type_traits>
 #include <utility>
 
-#include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/address_registry.hpp"
+#include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/scheduler/grid_job.hpp"
 #include "weft/detail/scheduler/kernel_identity.hpp"
 

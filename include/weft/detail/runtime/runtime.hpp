@@ -20,10 +20,11 @@
 #include <vector>
 
 #include "weft/detail/base/address_registry.hpp"
-#include "weft/detail/runtime/allocation_registry.hpp"
-#include "weft/detail/streams/command_graph.hpp"
 #include "weft/detail/base/error_state.hpp"
+#include "weft/detail/runtime/allocation_registry.hpp"
+#include "weft/detail/runtime/kernel_attributes.hpp"
 #include "weft/detail/scheduler/sm_pool.hpp"
+#include "weft/detail/streams/command_graph.hpp"
 
 namespace weft::detail {
 
@@ -38,21 +39,6 @@ inline unsigned default_worker_count() {
     std::fprintf(stderr, "weft: ignoring %s=%s (expected a count from 1 to 4096)\n", worker_count_variable, text);
   }
   return std::max(1u, std::thread::hardware_concurrency());
-}
-
-// Per-kernel attributes set through cudaFuncSetAttribute, keyed by the
-// kernel's identity (its address, or a per-type tag for lambdas).
-struct kernel_attributes {
-  std::size_t max_dynamic_shared_bytes = 48 * 1024;
-  bool non_portable_cluster_size = false;  // clusters of up to 16 blocks instead of 8
-};
-
-/// The cluster shapes kernels were compiled with (__cluster_dims__, which
-/// the porting step turns into a registration), for every device. An
-/// unregistered kernel has none: (0, 0, 0).
-inline address_registry<dim3>& compiled_cluster_dims() {
-  static address_registry<dim3> registry;
-  return registry;
 }
 
 class runtime {
@@ -120,6 +106,14 @@ class runtime {
   void set_attributes(const void* kernel, kernel_attributes a) {
     std::lock_guard lock(attributes_mutex_);
     attributes_[kernel] = a;
+  }
+
+  /// Changes one of a kernel's attributes, keeping the others.
+  template <class Change>
+  void update_attributes(const void* kernel, Change change) {
+    std::lock_guard lock(attributes_mutex_);
+    auto [it, added] = attributes_.try_emplace(kernel);
+    change(it->second);
   }
 
   allocation_registry& memory() { return memory_; }

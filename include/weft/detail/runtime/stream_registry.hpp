@@ -17,6 +17,7 @@
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/error_state.hpp"
 #include "weft/detail/runtime/runtime.hpp"
+#include "weft/detail/streams/event.hpp"
 #include "weft/detail/streams/stream.hpp"
 
 namespace weft::detail {
@@ -106,5 +107,8 @@ inline CUstream_st* resolve_stream(cudaStream_t handle) {
   if (handle == cudaStreamPerThread) return &per_thread_stream(current_device);
   return stream_registry::get().live(handle) ? handle : nullptr;
 }
+
+/// The event a handle names, or null for a destroyed or made-up handle.
+inline CUevent_st* live_event(cudaEvent_t event) { return event_registry::get().live(event) ? event : nullptr; }
 
 }  // namespace weft::detail

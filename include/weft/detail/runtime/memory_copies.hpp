@@ -1,0 +1,126 @@
+// Copies and sets of memory as stream commands (host_task.hpp): boxes of
+// rows (cudaMemcpy, cudaMemcpy2D/3D, cudaMemset...), symbol copies and peer
+// copies. Each checks its pointers against the allocation registries first,
+// and a bad one gets the code CUDA 13 returns for it (measured on an H100:
+// tests/differential/).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+#include "weft/detail/base/cuda_vocabulary.hpp"
+#include "weft/detail/base/devices.hpp"
+#include "weft/detail/base/error_state.hpp"
+#include "weft/detail/runtime/device_control.hpp"
+#include "weft/detail/runtime/host_task.hpp"
+#include "weft/detail/runtime/memory_layout.hpp"
+#include "weft/detail/runtime/memory_lookup.hpp"
+#include "weft/detail/runtime/runtime.hpp"
+
+namespace weft::detail {
+
+inline cudaError_t copy_box(const row_box& b, cudaMemcpyKind kind, placement where = synchronous) {
+  if (cudaError_t e = check_device()) return e;
+  if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDefault) return record(cudaErrorInvalidMemcpyDirection);
+  // A row wider than a pitch is an invalid value, not an invalid pitch
+  // (measured on an H100: tests/differential/runtime_api_probe.expected).
+  if (b.width > b.dst_pitch || b.width > b.src_pitch) return record(cudaErrorInvalidValue);
+  if (b.width == 0 || b.height == 0 || b.depth == 0) return cudaSuccess;
+  if (!b.dst || !b.src) return record(cudaErrorInvalidValue);
+  std::size_t dst_span = span_of(b.dst_pitch, b.dst_slice, b.width, b.height, b.depth);
+  std::size_t src_span = span_of(b.src_pitch, b.src_slice, b.width, b.height, b.depth);
+  if (dst_span == SIZE_MAX || src_span == SIZE_MAX) return record(cudaErrorInvalidValue);
+  bool dst_on_device = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice;
+  bool src_on_device = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice;
+  if (dst_on_device ? !is_device_range(b.dst, dst_span) : !is_plausible_range(b.dst, dst_span))
+    return record(cudaErrorInvalidValue);
+  if (src_on_device ? !is_device_range(b.src, src_span) : !is_plausible_range(b.src, src_span))
+    return record(cudaErrorInvalidValue);
+  return perform(where, "copy of " + std::to_string(b.width * b.height * b.depth) + " bytes", [b] {
+    for (std::size_t z = 0; z < b.depth; ++z)
+      for (std::size_t y = 0; y < b.height; ++y)
+        std::memmove(static_cast<char*>(b.dst) + z * b.dst_slice + y * b.dst_pitch,
+                     static_cast<const char*>(b.src) + z * b.src_slice + y * b.src_pitch, b.width);
+  });
+}
+
+inline cudaError_t set_box(void* p, std::size_t pitch, std::size_t slice, int value, std::size_t width,
+                           std::size_t height, std::size_t depth, placement where = synchronous) {
+  if (cudaError_t e = check_device()) return e;
+  // A row wider than the pitch is not refused as such (measured on an H100):
+  // only the range the rows cover must lie in one allocation.
+  if (width == 0 || height == 0 || depth == 0) return cudaSuccess;
+  std::size_t span = span_of(pitch, slice, width, height, depth);
+  if (span == SIZE_MAX || !is_device_range(p, span)) return record(cudaErrorInvalidValue);
+  return perform(where, "set of " + std::to_string(width * height * depth) + " bytes", [=] {
+    for (std::size_t z = 0; z < depth; ++z)
+      for (std::size_t y = 0; y < height; ++y) std::memset(static_cast<char*>(p) + z * slice + y * pitch, value, width);
+  });
+}
+
+/// `count` bytes at `offset` into a symbol of `size` bytes.
+inline bool within_symbol(std::size_t size, std::size_t count, std::size_t offset) {
+  return offset <= size && count <= size - offset;
+}
+
+/// Copies between `other` and the symbol at `symbol` (of `size` bytes); the
+/// offset is applied only once it is known to lie within the symbol.
+inline cudaError_t copy_symbol(void* symbol, void* other_dst, const void* other_src, std::size_t count,
+                               cudaMemcpyKind kind, bool to_symbol, std::size_t size, std::size_t offset,
+                               placement where = synchronous) {
+  if (cudaError_t e = check_device()) return e;
+  // The symbol is device memory, so the other side is the host or the device.
+  bool allowed = kind == cudaMemcpyDeviceToDevice || kind == cudaMemcpyDefault ||
+                 kind == (to_symbol ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost);
+  if (!allowed) return record(cudaErrorInvalidMemcpyDirection);
+  if (!within_symbol(size, count, offset)) return record(cudaErrorInvalidValue);
+  if (count == 0) return cudaSuccess;
+  const void* other = to_symbol ? other_src : other_dst;
+  if (!other) return record(cudaErrorInvalidValue);
+  bool other_on_device = kind == cudaMemcpyDeviceToDevice;
+  if (other_on_device ? !is_device_range(other, count) : !is_plausible_range(other, count))
+    return record(cudaErrorInvalidValue);
+  char* at = static_cast<char*>(symbol) + offset;
+  void* dst = to_symbol ? at : other_dst;
+  const void* src = to_symbol ? other_src : at;
+  return perform(where, "symbol copy of " + std::to_string(count) + " bytes", [=] { std::memmove(dst, src, count); });
+}
+
+inline cudaError_t check_peer_copy(void* dst, int dstDevice, const void* src, int srcDevice, std::size_t count) {
+  if (cudaError_t e = check_device()) return e;
+  if (!valid_device(dstDevice) || !valid_device(srcDevice)) return record(cudaErrorInvalidDevice);
+  if (count == 0) return cudaSuccess;
+  auto on = [](const void* p, std::size_t n, int d) {
+    auto a = locate(p, n);
+    return a && a->device == d && (a->info.kind == memory_kind::device || a->info.kind == memory_kind::managed);
+  };
+  if (!dst || !src || !on(dst, count, dstDevice) || !on(src, count, srcDevice)) return record(cudaErrorInvalidValue);
+  return cudaSuccess;
+}
+
+/// Copies between two devices' memory, after the work launched on both.
+inline cudaError_t copy_peer(void* dst, int dst_device, const void* src, int src_device, std::size_t count) {
+  if (cudaError_t e = check_peer_copy(dst, dst_device, src, src_device, count)) return e;
+  if (count == 0) return cudaSuccess;
+  if (cudaError_t e = check_caller(true)) return e;
+  runtime::get(src_device).synchronize();
+  runtime::get(dst_device).synchronize();
+  if (cudaError_t e = record(fault(src_device).code())) return e;
+  if (cudaError_t e = record(fault(dst_device).code())) return e;
+  std::memmove(dst, src, count);
+  return cudaSuccess;
+}
+
+/// Ordered in `stream` only: work launched on the other device meanwhile is
+/// not waited for (use an event for that, as with CUDA).
+inline cudaError_t copy_peer_async(void* dst, int dst_device, const void* src, int src_device, std::size_t count,
+                                   cudaStream_t stream) {
+  if (cudaError_t e = check_peer_copy(dst, dst_device, src, src_device, count)) return e;
+  if (count == 0) return cudaSuccess;
+  return perform(asynchronous_on(stream), "peer copy of " + std::to_string(count) + " bytes",
+                 [=] { std::memmove(dst, src, count); });
+}
+
+}  // namespace weft::detail

@@ -1,0 +1,67 @@
+// Launching a __global__ function known by its address (cudaLaunchKernel's
+// `(void*)kernel` and CUDA's array of pointers to the arguments), and the
+// registration that makes it possible: the porting step writes
+// `register_kernel<&k>()` for each non-template kernel of a .cu file, which
+// records how to launch k from its address and the grid compiled for k
+// (detail/runtime/kernel_registry.hpp).
+#pragma once
+
+#include <cstddef>
+#include <type_traits>
+#include <utility>
+
+#include "weft/detail/base/cuda_vocabulary.hpp"
+#include "weft/detail/base/error_state.hpp"
+#include "weft/detail/runtime/kernel_registry.hpp"
+#include "weft/launch.hpp"
+
+namespace weft::detail {
+
+template <class... Params, std::size_t... I>
+cudaError_t launch_from_pointers(void (*func)(Params...), const launch_config& config, const launch_options& options,
+                                 void** args, std::index_sequence<I...>) {
+  return launch_with(config, options, func, *static_cast<std::remove_cvref_t<Params>*>(args[I])...);
+}
+
+template <class... Params>
+cudaError_t launch_registered(const void* func, const launch_config& config, const launch_options& options,
+                              void** args) {
+  auto typed = reinterpret_cast<void (*)(Params...)>(const_cast<void*>(func));
+  if (sizeof...(Params) > 0 && !args) return record(cudaErrorInvalidValue);
+  return launch_from_pointers(typed, config, options, args, std::index_sequence_for<Params...>{});
+}
+
+template <class... Params>
+constexpr pointer_launcher launcher_for(void (*)(Params...)) {
+  return &launch_registered<Params...>;
+}
+
+/// The registration the porting step writes for each non-template
+/// __global__ function of a .cu file, `register_kernel<&k>()`: it makes
+/// cudaLaunchKernel((void*)k, ...) and cudaLaunchCooperativeKernel work as in
+/// CUDA, and every launch of k by address run the grid compiled for k.
+template <auto Function>
+bool register_kernel() {
+  kernel_registry().add(reinterpret_cast<const void*>(Function),
+                        {launcher_for(Function), &make_compiled_grid<Function>});
+  return true;
+}
+
+template <class... Params>
+cudaError_t launch_by_pointer(void (*func)(Params...), const launch_config& config, const launch_options& options,
+                              void** args) {
+  if (!func) return record(cudaErrorInvalidDeviceFunction);
+  return launch_registered<Params...>(reinterpret_cast<const void*>(func), config, options, args);
+}
+
+/// A kernel known by address only: launched if the porting step registered
+/// it, else cudaErrorInvalidDeviceFunction (as CUDA reports for an address
+/// that is no kernel).
+inline cudaError_t launch_by_pointer(const void* func, const launch_config& config, const launch_options& options,
+                                     void** args) {
+  pointer_launcher launcher = func ? kernel_registry().find(func).launch : nullptr;
+  if (!launcher) return record(cudaErrorInvalidDeviceFunction);
+  return launcher(func, config, options, args);
+}
+
+}  // namespace weft::detail
