@@ -121,7 +121,7 @@ inline cudaError_t cudaRuntimeGetVersion(int* version) {
 inline cudaError_t cudaMemGetInfo(std::size_t* free, std::size_t* total) {
   if (cudaError_t e = weft::detail::check_device()) return e;
   if (!free || !total) return weft::detail::record(cudaErrorInvalidValue);
-  *total = weft::detail::physical_memory_bytes();
+  *total = weft::detail::this_host().physical_memory;
   *free = std::min(*total, weft::detail::available_memory_bytes());
   return cudaSuccess;
 }

@@ -33,4 +33,17 @@ inline std::string host_cpu_name() {
   return {};
 }
 
+/// What the devices' descriptions need of the host, read once: it does not
+/// change while the program runs, and reading /proc/cpuinfo costs a file's
+/// parse.
+struct host_description {
+  std::string cpu_name;
+  std::size_t physical_memory;
+};
+
+inline const host_description& this_host() {
+  static const host_description host{host_cpu_name(), physical_memory_bytes()};
+  return host;
+}
+
 }  // namespace weft::detail

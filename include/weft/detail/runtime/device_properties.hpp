@@ -9,21 +9,26 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdio>
+#include <iterator>
 #include <string>
+#include <vector>
 
 #include "weft/detail/base/cuda_device_properties.hpp"
+#include "weft/detail/base/devices.hpp"
 #include "weft/detail/base/host_machine.hpp"
 #include "weft/detail/runtime/runtime.hpp"
 
 namespace weft::detail {
 
-inline cudaDeviceProp device_properties(int d) {
+/// What device `d` is, but for its multiprocessor count: built from the
+/// host's description, which is read once (host_machine.hpp).
+inline cudaDeviceProp describe_device(int d) {
   cudaDeviceProp p{};
-  std::string cpu = host_cpu_name();
+  const std::string& cpu = this_host().cpu_name;
   std::string name = "weft CPU device" + (cpu.empty() ? std::string() : " (" + cpu + ")");
   std::snprintf(p.name, sizeof p.name, "%s", name.c_str());
   std::snprintf(p.uuid.bytes, sizeof p.uuid.bytes, "weft-device-%03d", d);
-  p.totalGlobalMem = physical_memory_bytes();
+  p.totalGlobalMem = this_host().physical_memory;
   p.sharedMemPerBlock = 48 * 1024;
   p.regsPerBlock = 65536;
   p.warpSize = 32;
@@ -40,7 +45,7 @@ inline cudaDeviceProp device_properties(int d) {
   p.minor = 0;
   p.textureAlignment = 512;
   p.texturePitchAlignment = 32;
-  p.multiProcessorCount = static_cast<int>(runtime::get(d).worker_count());
+  p.multiProcessorCount = 0;  // live: see device_properties
   p.integrated = 0;
   p.canMapHostMemory = 1;
   p.surfaceAlignment = 512;
@@ -83,196 +88,123 @@ inline cudaDeviceProp device_properties(int d) {
   return p;
 }
 
+/// The properties that do not change while the program runs, built once per
+/// device on first use: cudaDeviceGetAttribute is called in loops, and
+/// building them reads /proc/cpuinfo.
+inline const cudaDeviceProp& fixed_properties(int d) {
+  static const std::vector<cudaDeviceProp> all = [] {
+    std::vector<cudaDeviceProp> devices;
+    for (int i = 0; i < device_count(); ++i) devices.push_back(describe_device(i));
+    return devices;
+  }();
+  return all[static_cast<std::size_t>(d)];
+}
+
+/// multiProcessorCount is the device's SM worker count, which
+/// weft::set_worker_count changes while the program runs.
+inline int multiprocessor_count(int d) { return static_cast<int>(runtime::get(d).worker_count()); }
+
+/// cudaGetDeviceProperties' answer.
+inline cudaDeviceProp device_properties(int d) {
+  cudaDeviceProp p = fixed_properties(d);
+  p.multiProcessorCount = multiprocessor_count(d);
+  return p;
+}
+
+/// A size as cudaDeviceGetAttribute's int, saturating.
+constexpr int as_int(std::size_t n) { return static_cast<int>(std::min<std::size_t>(n, 2147483647)); }
+
+/// How cudaDeviceGetAttribute reads each attribute it knows from the fixed
+/// properties, sorted by attribute for a binary search. The multiprocessor
+/// count is live, so not here.
+struct attribute_reader {
+  cudaDeviceAttr attribute;
+  int (*read)(const cudaDeviceProp&);
+};
+inline constexpr attribute_reader attribute_readers[] = {
+    {cudaDevAttrMaxThreadsPerBlock, [](const cudaDeviceProp& p) { return p.maxThreadsPerBlock; }},
+    {cudaDevAttrMaxBlockDimX, [](const cudaDeviceProp& p) { return p.maxThreadsDim[0]; }},
+    {cudaDevAttrMaxBlockDimY, [](const cudaDeviceProp& p) { return p.maxThreadsDim[1]; }},
+    {cudaDevAttrMaxBlockDimZ, [](const cudaDeviceProp& p) { return p.maxThreadsDim[2]; }},
+    {cudaDevAttrMaxGridDimX, [](const cudaDeviceProp& p) { return p.maxGridSize[0]; }},
+    {cudaDevAttrMaxGridDimY, [](const cudaDeviceProp& p) { return p.maxGridSize[1]; }},
+    {cudaDevAttrMaxGridDimZ, [](const cudaDeviceProp& p) { return p.maxGridSize[2]; }},
+    {cudaDevAttrMaxSharedMemoryPerBlock, [](const cudaDeviceProp& p) { return as_int(p.sharedMemPerBlock); }},
+    {cudaDevAttrTotalConstantMemory, [](const cudaDeviceProp& p) { return as_int(p.totalConstMem); }},
+    {cudaDevAttrWarpSize, [](const cudaDeviceProp& p) { return p.warpSize; }},
+    {cudaDevAttrMaxPitch, [](const cudaDeviceProp& p) { return as_int(p.memPitch); }},
+    {cudaDevAttrMaxRegistersPerBlock, [](const cudaDeviceProp& p) { return p.regsPerBlock; }},
+    {cudaDevAttrClockRate, [](const cudaDeviceProp& p) { return p.clockRate; }},
+    {cudaDevAttrTextureAlignment, [](const cudaDeviceProp& p) { return as_int(p.textureAlignment); }},
+    {cudaDevAttrGpuOverlap, [](const cudaDeviceProp& p) { return p.deviceOverlap; }},
+    {cudaDevAttrKernelExecTimeout, [](const cudaDeviceProp& p) { return p.kernelExecTimeoutEnabled; }},
+    {cudaDevAttrIntegrated, [](const cudaDeviceProp& p) { return p.integrated; }},
+    {cudaDevAttrCanMapHostMemory, [](const cudaDeviceProp& p) { return p.canMapHostMemory; }},
+    {cudaDevAttrComputeMode, [](const cudaDeviceProp& p) { return p.computeMode; }},
+    {cudaDevAttrSurfaceAlignment, [](const cudaDeviceProp& p) { return as_int(p.surfaceAlignment); }},
+    {cudaDevAttrConcurrentKernels, [](const cudaDeviceProp& p) { return p.concurrentKernels; }},
+    {cudaDevAttrEccEnabled, [](const cudaDeviceProp& p) { return p.ECCEnabled; }},
+    {cudaDevAttrPciBusId, [](const cudaDeviceProp& p) { return p.pciBusID; }},
+    {cudaDevAttrPciDeviceId, [](const cudaDeviceProp& p) { return p.pciDeviceID; }},
+    {cudaDevAttrTccDriver, [](const cudaDeviceProp& p) { return p.tccDriver; }},
+    {cudaDevAttrMemoryClockRate, [](const cudaDeviceProp& p) { return p.memoryClockRate; }},
+    {cudaDevAttrGlobalMemoryBusWidth, [](const cudaDeviceProp& p) { return p.memoryBusWidth; }},
+    {cudaDevAttrL2CacheSize, [](const cudaDeviceProp& p) { return p.l2CacheSize; }},
+    {cudaDevAttrMaxThreadsPerMultiProcessor, [](const cudaDeviceProp& p) { return p.maxThreadsPerMultiProcessor; }},
+    {cudaDevAttrAsyncEngineCount, [](const cudaDeviceProp& p) { return p.asyncEngineCount; }},
+    {cudaDevAttrUnifiedAddressing, [](const cudaDeviceProp& p) { return p.unifiedAddressing; }},
+    {cudaDevAttrPciDomainId, [](const cudaDeviceProp& p) { return p.pciDomainID; }},
+    {cudaDevAttrTexturePitchAlignment, [](const cudaDeviceProp& p) { return as_int(p.texturePitchAlignment); }},
+    {cudaDevAttrComputeCapabilityMajor, [](const cudaDeviceProp& p) { return p.major; }},
+    {cudaDevAttrComputeCapabilityMinor, [](const cudaDeviceProp& p) { return p.minor; }},
+    {cudaDevAttrStreamPrioritiesSupported, [](const cudaDeviceProp& p) { return p.streamPrioritiesSupported; }},
+    {cudaDevAttrGlobalL1CacheSupported, [](const cudaDeviceProp& p) { return p.globalL1CacheSupported; }},
+    {cudaDevAttrLocalL1CacheSupported, [](const cudaDeviceProp& p) { return p.localL1CacheSupported; }},
+    {cudaDevAttrMaxSharedMemoryPerMultiprocessor,
+     [](const cudaDeviceProp& p) { return as_int(p.sharedMemPerMultiprocessor); }},
+    {cudaDevAttrMaxRegistersPerMultiprocessor, [](const cudaDeviceProp& p) { return p.regsPerMultiprocessor; }},
+    {cudaDevAttrManagedMemory, [](const cudaDeviceProp& p) { return p.managedMemory; }},
+    {cudaDevAttrIsMultiGpuBoard, [](const cudaDeviceProp& p) { return p.isMultiGpuBoard; }},
+    {cudaDevAttrMultiGpuBoardGroupID, [](const cudaDeviceProp& p) { return p.multiGpuBoardGroupID; }},
+    {cudaDevAttrHostNativeAtomicSupported, [](const cudaDeviceProp& p) { return p.hostNativeAtomicSupported; }},
+    {cudaDevAttrSingleToDoublePrecisionPerfRatio, [](const cudaDeviceProp&) { return 2; }},  // an H100's
+    {cudaDevAttrPageableMemoryAccess, [](const cudaDeviceProp& p) { return p.pageableMemoryAccess; }},
+    {cudaDevAttrConcurrentManagedAccess, [](const cudaDeviceProp& p) { return p.concurrentManagedAccess; }},
+    {cudaDevAttrComputePreemptionSupported, [](const cudaDeviceProp& p) { return p.computePreemptionSupported; }},
+    {cudaDevAttrCanUseHostPointerForRegisteredMem,
+     [](const cudaDeviceProp& p) { return p.canUseHostPointerForRegisteredMem; }},
+    {cudaDevAttrCooperativeLaunch, [](const cudaDeviceProp& p) { return p.cooperativeLaunch; }},
+    {cudaDevAttrMaxSharedMemoryPerBlockOptin, [](const cudaDeviceProp& p) { return as_int(p.sharedMemPerBlockOptin); }},
+    {cudaDevAttrHostRegisterSupported, [](const cudaDeviceProp& p) { return p.hostRegisterSupported; }},
+    {cudaDevAttrPageableMemoryAccessUsesHostPageTables,
+     [](const cudaDeviceProp& p) { return p.pageableMemoryAccessUsesHostPageTables; }},
+    {cudaDevAttrDirectManagedMemAccessFromHost,
+     [](const cudaDeviceProp& p) { return p.directManagedMemAccessFromHost; }},
+    {cudaDevAttrMaxBlocksPerMultiprocessor, [](const cudaDeviceProp& p) { return p.maxBlocksPerMultiProcessor; }},
+    {cudaDevAttrMaxPersistingL2CacheSize, [](const cudaDeviceProp& p) { return p.persistingL2CacheMaxSize; }},
+    {cudaDevAttrMaxAccessPolicyWindowSize, [](const cudaDeviceProp& p) { return p.accessPolicyMaxWindowSize; }},
+    {cudaDevAttrReservedSharedMemoryPerBlock,
+     [](const cudaDeviceProp& p) { return as_int(p.reservedSharedMemPerBlock); }},
+    {cudaDevAttrMemoryPoolsSupported, [](const cudaDeviceProp& p) { return p.memoryPoolsSupported; }},
+    {cudaDevAttrClusterLaunch, [](const cudaDeviceProp& p) { return p.clusterLaunch; }},
+};
+
+static_assert(std::is_sorted(std::begin(attribute_readers), std::end(attribute_readers),
+                             [](const attribute_reader& a, const attribute_reader& b) {
+                               return a.attribute < b.attribute;
+                             }));
+
 /// The attribute's value, if weft knows the attribute.
 inline bool device_attribute(cudaDeviceAttr a, int d, int& v) {
-  const cudaDeviceProp p = device_properties(d);
-  auto i = [](std::size_t n) { return static_cast<int>(std::min<std::size_t>(n, 2147483647)); };
-  switch (a) {
-    case cudaDevAttrMaxThreadsPerBlock:
-      v = p.maxThreadsPerBlock;
-      return true;
-    case cudaDevAttrMaxBlockDimX:
-      v = p.maxThreadsDim[0];
-      return true;
-    case cudaDevAttrMaxBlockDimY:
-      v = p.maxThreadsDim[1];
-      return true;
-    case cudaDevAttrMaxBlockDimZ:
-      v = p.maxThreadsDim[2];
-      return true;
-    case cudaDevAttrMaxGridDimX:
-      v = p.maxGridSize[0];
-      return true;
-    case cudaDevAttrMaxGridDimY:
-      v = p.maxGridSize[1];
-      return true;
-    case cudaDevAttrMaxGridDimZ:
-      v = p.maxGridSize[2];
-      return true;
-    case cudaDevAttrMaxSharedMemoryPerBlock:
-      v = i(p.sharedMemPerBlock);
-      return true;
-    case cudaDevAttrTotalConstantMemory:
-      v = i(p.totalConstMem);
-      return true;
-    case cudaDevAttrWarpSize:
-      v = p.warpSize;
-      return true;
-    case cudaDevAttrMaxPitch:
-      v = i(p.memPitch);
-      return true;
-    case cudaDevAttrMaxRegistersPerBlock:
-      v = p.regsPerBlock;
-      return true;
-    case cudaDevAttrClockRate:
-      v = p.clockRate;
-      return true;
-    case cudaDevAttrTextureAlignment:
-      v = i(p.textureAlignment);
-      return true;
-    case cudaDevAttrGpuOverlap:
-      v = p.deviceOverlap;
-      return true;
-    case cudaDevAttrMultiProcessorCount:
-      v = p.multiProcessorCount;
-      return true;
-    case cudaDevAttrKernelExecTimeout:
-      v = p.kernelExecTimeoutEnabled;
-      return true;
-    case cudaDevAttrIntegrated:
-      v = p.integrated;
-      return true;
-    case cudaDevAttrCanMapHostMemory:
-      v = p.canMapHostMemory;
-      return true;
-    case cudaDevAttrComputeMode:
-      v = p.computeMode;
-      return true;
-    case cudaDevAttrSurfaceAlignment:
-      v = i(p.surfaceAlignment);
-      return true;
-    case cudaDevAttrConcurrentKernels:
-      v = p.concurrentKernels;
-      return true;
-    case cudaDevAttrEccEnabled:
-      v = p.ECCEnabled;
-      return true;
-    case cudaDevAttrPciBusId:
-      v = p.pciBusID;
-      return true;
-    case cudaDevAttrPciDeviceId:
-      v = p.pciDeviceID;
-      return true;
-    case cudaDevAttrTccDriver:
-      v = p.tccDriver;
-      return true;
-    case cudaDevAttrMemoryClockRate:
-      v = p.memoryClockRate;
-      return true;
-    case cudaDevAttrGlobalMemoryBusWidth:
-      v = p.memoryBusWidth;
-      return true;
-    case cudaDevAttrL2CacheSize:
-      v = p.l2CacheSize;
-      return true;
-    case cudaDevAttrMaxThreadsPerMultiProcessor:
-      v = p.maxThreadsPerMultiProcessor;
-      return true;
-    case cudaDevAttrAsyncEngineCount:
-      v = p.asyncEngineCount;
-      return true;
-    case cudaDevAttrUnifiedAddressing:
-      v = p.unifiedAddressing;
-      return true;
-    case cudaDevAttrPciDomainId:
-      v = p.pciDomainID;
-      return true;
-    case cudaDevAttrTexturePitchAlignment:
-      v = i(p.texturePitchAlignment);
-      return true;
-    case cudaDevAttrComputeCapabilityMajor:
-      v = p.major;
-      return true;
-    case cudaDevAttrComputeCapabilityMinor:
-      v = p.minor;
-      return true;
-    case cudaDevAttrStreamPrioritiesSupported:
-      v = p.streamPrioritiesSupported;
-      return true;
-    case cudaDevAttrGlobalL1CacheSupported:
-      v = p.globalL1CacheSupported;
-      return true;
-    case cudaDevAttrLocalL1CacheSupported:
-      v = p.localL1CacheSupported;
-      return true;
-    case cudaDevAttrMaxSharedMemoryPerMultiprocessor:
-      v = i(p.sharedMemPerMultiprocessor);
-      return true;
-    case cudaDevAttrMaxRegistersPerMultiprocessor:
-      v = p.regsPerMultiprocessor;
-      return true;
-    case cudaDevAttrManagedMemory:
-      v = p.managedMemory;
-      return true;
-    case cudaDevAttrIsMultiGpuBoard:
-      v = p.isMultiGpuBoard;
-      return true;
-    case cudaDevAttrMultiGpuBoardGroupID:
-      v = p.multiGpuBoardGroupID;
-      return true;
-    case cudaDevAttrHostNativeAtomicSupported:
-      v = p.hostNativeAtomicSupported;
-      return true;
-    case cudaDevAttrSingleToDoublePrecisionPerfRatio:
-      v = 2;
-      return true;  // an H100's
-    case cudaDevAttrPageableMemoryAccess:
-      v = p.pageableMemoryAccess;
-      return true;
-    case cudaDevAttrConcurrentManagedAccess:
-      v = p.concurrentManagedAccess;
-      return true;
-    case cudaDevAttrComputePreemptionSupported:
-      v = p.computePreemptionSupported;
-      return true;
-    case cudaDevAttrCanUseHostPointerForRegisteredMem:
-      v = p.canUseHostPointerForRegisteredMem;
-      return true;
-    case cudaDevAttrCooperativeLaunch:
-      v = p.cooperativeLaunch;
-      return true;
-    case cudaDevAttrMaxSharedMemoryPerBlockOptin:
-      v = i(p.sharedMemPerBlockOptin);
-      return true;
-    case cudaDevAttrHostRegisterSupported:
-      v = p.hostRegisterSupported;
-      return true;
-    case cudaDevAttrPageableMemoryAccessUsesHostPageTables:
-      v = p.pageableMemoryAccessUsesHostPageTables;
-      return true;
-    case cudaDevAttrDirectManagedMemAccessFromHost:
-      v = p.directManagedMemAccessFromHost;
-      return true;
-    case cudaDevAttrMaxBlocksPerMultiprocessor:
-      v = p.maxBlocksPerMultiProcessor;
-      return true;
-    case cudaDevAttrMaxPersistingL2CacheSize:
-      v = p.persistingL2CacheMaxSize;
-      return true;
-    case cudaDevAttrMaxAccessPolicyWindowSize:
-      v = p.accessPolicyMaxWindowSize;
-      return true;
-    case cudaDevAttrReservedSharedMemoryPerBlock:
-      v = i(p.reservedSharedMemPerBlock);
-      return true;
-    case cudaDevAttrMemoryPoolsSupported:
-      v = p.memoryPoolsSupported;
-      return true;
-    case cudaDevAttrClusterLaunch:
-      v = p.clusterLaunch;
-      return true;
+  if (a == cudaDevAttrMultiProcessorCount) {
+    v = multiprocessor_count(d);
+    return true;
   }
-  return false;
+  auto reader = std::lower_bound(std::begin(attribute_readers), std::end(attribute_readers), a,
+                                 [](const attribute_reader& r, cudaDeviceAttr key) { return r.attribute < key; });
+  if (reader == std::end(attribute_readers) || reader->attribute != a) return false;
+  v = reader->read(fixed_properties(d));
+  return true;
 }
 
 }  // namespace weft::detail

@@ -7,6 +7,7 @@
 #include <weft.hpp>
 
 #include "error_checks.hpp"
+#include "stream_gates.hpp"
 
 #include <cstring>
 #include <string>
@@ -57,7 +58,7 @@ TEST_CASE("cudaInitDevice, cudaSetDeviceFlags, cudaGetDeviceFlags") {
 }
 
 TEST_CASE("cudaGetDeviceProperties describes an sm_90 device run by the SM workers") {
-  cudaDeviceProp p;
+  cudaDeviceProp p{};
   check_succeeded(cudaGetDeviceProperties(&p, 0));
   CHECK(std::string(p.name).rfind("weft CPU device", 0) == 0);
   CHECK(p.totalGlobalMem > 0);
@@ -91,7 +92,7 @@ TEST_CASE("cudaGetDeviceProperties describes an sm_90 device run by the SM worke
 }
 
 TEST_CASE("cudaDeviceGetAttribute agrees with the properties") {
-  cudaDeviceProp p;
+  cudaDeviceProp p{};
   REQUIRE(cudaGetDeviceProperties(&p, 0) == cudaSuccess);
   struct {
     cudaDeviceAttr attr;
@@ -129,6 +130,29 @@ TEST_CASE("cudaDeviceGetAttribute agrees with the properties") {
   check_failed_with(cudaDeviceGetAttribute(&v, static_cast<cudaDeviceAttr>(100000), 0), cudaErrorInvalidValue);
 }
 
+TEST_CASE("every attribute answers as the properties do, and the multiprocessor count follows the worker count") {
+  cudaDeviceProp p{};
+  REQUIRE(cudaGetDeviceProperties(&p, 0) == cudaSuccess);
+  // Every attribute weft knows, read from the table, against the same field of
+  // the properties, which are built once.
+  for (const auto& reader : weft::detail::attribute_readers) {
+    int v = -1;
+    CAPTURE(static_cast<int>(reader.attribute));
+    check_succeeded(cudaDeviceGetAttribute(&v, reader.attribute, 0));
+    CHECK(v == reader.read(p));
+  }
+  // The workers are the multiprocessors, and set_worker_count changes them
+  // while the program runs: both answers follow.
+  for (unsigned workers : {3u, 5u}) {
+    exact_workers pool(workers);
+    int v = 0;
+    check_succeeded(cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, 0));
+    CHECK(v == static_cast<int>(workers));
+    REQUIRE(cudaGetDeviceProperties(&p, 0) == cudaSuccess);
+    CHECK(p.multiProcessorCount == static_cast<int>(workers));
+  }
+}
+
 TEST_CASE("versions and memory information") {
   int version = 0;
   check_succeeded(cudaDriverGetVersion(&version));
@@ -139,7 +163,7 @@ TEST_CASE("versions and memory information") {
   check_failed_with(cudaRuntimeGetVersion(nullptr), cudaErrorInvalidValue);
   std::size_t free = 0, total = 0;
   check_succeeded(cudaMemGetInfo(&free, &total));
-  cudaDeviceProp p;
+  cudaDeviceProp p{};
   REQUIRE(cudaGetDeviceProperties(&p, 0) == cudaSuccess);
   CHECK(total == p.totalGlobalMem);
   CHECK(free > 0);
