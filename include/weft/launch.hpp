@@ -24,6 +24,7 @@
 #include "weft/cuda/vector_types.hpp"
 #include "weft/detail/base/error_state.hpp"
 #include "weft/detail/scheduler/kernel_identity.hpp"
+#include "weft/detail/runtime/caller_checks.hpp"
 #include "weft/detail/runtime/kernel_registry.hpp"
 #include "weft/detail/runtime/runtime.hpp"
 #include "weft/detail/runtime/stream_registry.hpp"
@@ -135,7 +136,7 @@ template <class Kernel, class... Args>
 cudaError_t launch_with(const launch_config& config, const launch_options& options, Kernel&& kernel, Args&&... args) {
   using kernel_type = std::decay_t<Kernel>;
   using arguments = typename argument_tuple<kernel_type, Args...>::type;
-  if (in_host_function) return record(cudaErrorNotPermitted);
+  if (cudaError_t e = check_caller(false)) return e;
   auto& rt = runtime::get();
   if (cudaError_t sticky = fault().code()) return record(sticky);
   kernel_type k(std::forward<Kernel>(kernel));

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "weft/detail/executor/block_executor.hpp"
+#include "weft/detail/runtime/caller_checks.hpp"
 #include "weft/cuda/runtime/error_codes.hpp"
 
 /// A monotonic counter for timing code inside a kernel: nanoseconds of
@@ -58,7 +59,7 @@ inline void __nanosleep(unsigned int ns) {
 /// Aborts the kernel: the launch fails with cudaErrorLaunchFailure, sticky
 /// until cudaDeviceReset, as on an H100 (tests/differential/).
 [[noreturn]] inline void __trap() {
-  if (!weft::detail::running_block) throw std::logic_error("__trap() can only be called inside a kernel");
+  weft::detail::require_kernel("__trap()");
   throw weft::detail::kernel_fault{cudaErrorLaunchFailure, "__trap() called"};
 }
 
@@ -66,6 +67,6 @@ inline void __nanosleep(unsigned int ns) {
 /// cudaErrorLaunchFailure, as for __trap(), and so does weft. To stop there
 /// under gdb, break on __brkpt.
 [[noreturn]] inline void __brkpt() {
-  if (!weft::detail::running_block) throw std::logic_error("__brkpt() can only be called inside a kernel");
+  weft::detail::require_kernel("__brkpt()");
   throw weft::detail::kernel_fault{cudaErrorLaunchFailure, "__brkpt() called"};
 }

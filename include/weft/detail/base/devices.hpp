@@ -4,8 +4,7 @@
 // and the grid a worker runs (grid_job.hpp) name devices too.
 #pragma once
 
-#include <cstdio>
-#include <cstdlib>
+#include "weft/detail/base/environment.hpp"
 
 namespace weft::detail {
 
@@ -14,15 +13,7 @@ inline constexpr const char* device_count_variable = "WEFT_DEVICES";
 
 /// Read once per process, as CUDA enumerates devices once: WEFT_DEVICES, or 1.
 inline int device_count() {
-  static const int count = [] {
-    if (const char* text = std::getenv(device_count_variable)) {
-      char* end = nullptr;
-      long n = std::strtol(text, &end, 10);
-      if (end != text && *end == '\0' && n > 0 && n <= 64) return static_cast<int>(n);
-      std::fprintf(stderr, "weft: ignoring %s=%s (expected a count from 1 to 64)\n", device_count_variable, text);
-    }
-    return 1;
-  }();
+  static const int count = static_cast<int>(bounded_integer_variable(device_count_variable, 1, 64).value_or(1));
   return count;
 }
 

@@ -4,7 +4,7 @@
 
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/error_state.hpp"
-#include "weft/detail/executor/block_executor.hpp"
+#include "weft/detail/runtime/caller_checks.hpp"
 #include "weft/detail/runtime/device_limits.hpp"
 #include "weft/detail/runtime/runtime.hpp"
 #include "weft/detail/runtime/stream_registry.hpp"
@@ -21,7 +21,7 @@ inline cudaError_t check_device() { return record(fault().code()); }
 /// Refused inside a kernel or a host function, where waiting for the device
 /// would wait forever.
 inline cudaError_t wait_for_device() {
-  if (running_block || in_host_function) return record(cudaErrorNotPermitted);
+  if (cudaError_t e = check_caller(true)) return e;
   runtime::get().synchronize();
   return check_device();
 }
@@ -30,7 +30,7 @@ inline cudaError_t wait_for_device() {
 /// and events, frees all its memory, clears a sticky fault and restores
 /// default limits and kernel attributes.
 inline cudaError_t reset_device() {
-  if (running_block || in_host_function) return record(cudaErrorNotPermitted);
+  if (cudaError_t e = check_caller(true)) return e;
   runtime::get().synchronize();
   stream_registry::get().destroy_all(current_device);
   event_registry::get().destroy_all(current_device);

@@ -13,6 +13,7 @@
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/error_state.hpp"
 #include "weft/detail/executor/block_executor.hpp"
+#include "weft/detail/runtime/caller_checks.hpp"
 #include "weft/detail/runtime/runtime.hpp"
 #include "weft/detail/runtime/stream_registry.hpp"
 #include "weft/detail/streams/command.hpp"
@@ -58,13 +59,6 @@ struct placement {
 };
 inline constexpr placement synchronous{};
 inline placement asynchronous_on(cudaStream_t stream) { return {stream, true}; }
-
-/// Whether the calling thread may enqueue work: not from a callback, and not
-/// a synchronous call from a kernel (which would wait for its own grid).
-inline cudaError_t check_caller(bool waits) {
-  if (in_host_function || (waits && running_block)) return record(cudaErrorNotPermitted);
-  return cudaSuccess;
-}
 
 /// Enqueues `work` (already validated) as `where` says.
 inline cudaError_t perform(placement where, std::string what, std::function<void()> work) {

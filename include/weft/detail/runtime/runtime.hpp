@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "weft/detail/base/address_registry.hpp"
+#include "weft/detail/base/environment.hpp"
 #include "weft/detail/base/error_state.hpp"
 #include "weft/detail/runtime/allocation_registry.hpp"
 #include "weft/detail/runtime/kernel_attributes.hpp"
@@ -32,12 +33,7 @@ namespace weft::detail {
 inline constexpr const char* worker_count_variable = "WEFT_WORKERS";
 
 inline unsigned default_worker_count() {
-  if (const char* text = std::getenv(worker_count_variable)) {
-    char* end = nullptr;
-    long n = std::strtol(text, &end, 10);
-    if (end != text && *end == '\0' && n > 0 && n <= 4096) return static_cast<unsigned>(n);
-    std::fprintf(stderr, "weft: ignoring %s=%s (expected a count from 1 to 4096)\n", worker_count_variable, text);
-  }
+  if (auto n = bounded_integer_variable(worker_count_variable, 1, 4096)) return static_cast<unsigned>(*n);
   return std::max(1u, std::thread::hardware_concurrency());
 }
 

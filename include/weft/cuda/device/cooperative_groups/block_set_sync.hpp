@@ -13,6 +13,7 @@
 
 #include "weft/detail/executor/block_group_barrier.hpp"
 #include "weft/detail/executor/block_groups.hpp"
+#include "weft/detail/runtime/caller_checks.hpp"
 #include "weft/cuda/device/builtins.hpp"
 #include "weft/cuda/device/synchronization.hpp"
 
@@ -27,7 +28,7 @@ inline std::string running_block_name() {
 
 inline group_membership& membership(const char* what) {
   if (running_membership) return *running_membership;
-  if (!running_block) throw std::logic_error(std::string(what) + " can only be called inside a kernel");
+  require_kernel(what);
   // A launch that is neither cooperative nor clustered: one block, alone.
   static thread_local group_membership alone;
   return alone;
