@@ -5,6 +5,7 @@
 // goes on. Both first wait for a table that a setup kernel builds in a third
 // stream, through an event.
 #include <weft.hpp>
+#include <weft/coroutine.hpp>
 
 #include <cmath>
 #include <cstdio>

@@ -3,6 +3,12 @@
 // It brings the native API (namespace weft: launch, device, dynamic shared
 // memory) and CUDA's own spelling (threadIdx, __syncthreads, atomicAdd,
 // cudaMalloc, ...), so that kernels written for nvcc compile unchanged.
+//
+// What a CUDA program opts into with a header of its own stays out of this
+// one, so that a program that does not use it does not compile it: host
+// coroutines (weft/coroutine.hpp), and, as in CUDA, cooperative groups,
+// half and bfloat16, cuRAND and the async barriers (<cooperative_groups.h>,
+// <cuda_fp16.h>, ... through weft::cuda, or their weft/cuda/device headers).
 #pragma once
 
 #include "weft/cuda/device/atomic_functions.hpp"
@@ -34,7 +40,6 @@
 #include "weft/cuda/device/type_conversions.hpp"
 #include "weft/cuda/vector_types.hpp"
 #include "weft/cuda/device/warp_functions.hpp"
-#include "weft/coroutine.hpp"
 #include "weft/device.hpp"
 #include "weft/launch.hpp"
 #include "weft/shared_memory.hpp"

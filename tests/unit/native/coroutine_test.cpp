@@ -7,6 +7,7 @@
 // what is checked is an order, never a time.
 #include <doctest/doctest.h>
 #include <weft.hpp>
+#include <weft/coroutine.hpp>
 
 #include <atomic>
 #include <functional>

@@ -11,21 +11,21 @@
 // events, and past max_events further events are counted and dropped.
 #pragma once
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <map>
 #include <mutex>
 #include <string>
 #include <string_view>
-#include <tuple>
 #include <unordered_map>
 #include <utility>
 #include <vector>
-
 
 namespace weft::detail::trace {
 
@@ -106,7 +106,7 @@ class recorder {
   }
 
   /// Writes the file and stops recording; reports a failure on one line of stderr.
-  void write() {
+  [[gnu::cold]] void write() {
     std::unique_lock lock(mutex_);
     if (closed_) return;
     closed_ = true;
@@ -156,20 +156,46 @@ class recorder {
     return true;
   }
 
+  // The writer runs once, at exit, and only with WEFT_TRACE set, yet every
+  // program compiles it: it appends pieces to one string through a few
+  // out-of-line calls, instead of chains of std::string temporaries (which
+  // GCC inlines at -O2), and is marked cold, so that it costs little to
+  // compile.
+
   // Integer nanoseconds since the recorder started, printed as microseconds
   // with three decimals, so that a slice's end is exactly ts + dur.
   std::int64_t ns(steady::time_point t) const {
     return std::max<std::int64_t>(0, std::chrono::duration_cast<std::chrono::nanoseconds>(t - epoch_).count());
   }
-  static std::string us(std::int64_t ns) {
+
+  /// A number as text, without a std::string.
+  struct number {
     char text[32];
-    std::snprintf(text, sizeof text, "%lld.%03lld", static_cast<long long>(ns / 1000),
+    operator std::string_view() const { return text; }
+  };
+  static number us(std::int64_t ns) {
+    number n;
+    std::snprintf(n.text, sizeof n.text, "%lld.%03lld", static_cast<long long>(ns / 1000),
                   static_cast<long long>(ns % 1000));
-    return text;
+    return n;
+  }
+  static number decimal(std::int64_t value) {
+    number n;
+    std::snprintf(n.text, sizeof n.text, "%lld", static_cast<long long>(value));
+    return n;
+  }
+  static number decimal(std::uint64_t value) {
+    number n;
+    std::snprintf(n.text, sizeof n.text, "%llu", static_cast<unsigned long long>(value));
+    return n;
   }
 
-  static std::string quoted(std::string_view s) {
-    std::string out = "\"";
+  [[gnu::cold]] static void put(std::string& out, std::initializer_list<std::string_view> pieces) {
+    for (std::string_view piece : pieces) out.append(piece.data(), piece.size());
+  }
+
+  [[gnu::cold]] static void put_quoted(std::string& out, std::string_view s) {
+    out += '"';
     for (char ch : s) {
       if (ch == '"' || ch == '\\') {
         out += '\\';
@@ -182,124 +208,156 @@ class recorder {
         out += ch;
       }
     }
-    return out + '"';
+    out += '"';
   }
 
   // Tracks are numbered at the end, per device: the legacy stream, the
   // streams by number, the host-function thread, then the SM workers.
   enum track_kind { stream_track, host_function_track, worker_track };
-  using track = std::tuple<int, track_kind, std::uint64_t>;
+  struct track {
+    int device;
+    track_kind kind;
+    std::uint64_t n;
+    auto operator<=>(const track&) const = default;
+  };
 
-  std::string track_name(const track& t) const {
-    auto [device, kind, n] = t;
-    if (kind == host_function_track) return "host functions";
-    if (kind == worker_track) return "SM worker " + std::to_string(n);
-    if (n == 0) return "legacy default stream";
+  [[gnu::cold]] void put_track_name(std::string& out, const track& t) const {
+    std::string_view prefix = "stream ";
+    if (t.kind == host_function_track) return put_quoted(out, "host functions");
+    if (t.kind == worker_track)
+      prefix = "SM worker ";
+    else if (t.n == 0)
+      return put_quoted(out, "legacy default stream");
     for (auto& [d, s] : per_thread_streams_)
-      if (d == device && s == n) return "per-thread stream " + std::to_string(n);
-    return "stream " + std::to_string(n);
+      if (t.kind == stream_track && d == t.device && s == t.n) prefix = "per-thread stream ";
+    put(out, {"\"", prefix, decimal(t.n), "\""});
   }
 
   // A kernel's description reads "kernel 'name' <<<(x,y,z), (x,y,z)>>>" (grid_job::describe).
   struct kernel_parts {
-    std::string name, grid, block;
+    std::string_view name, grid, block;
   };
-  static kernel_parts kernel_of(const std::string& what) {
+  [[gnu::cold]] static kernel_parts kernel_of(std::string_view what) {
     auto open = what.find('\'');
     auto launch = what.rfind("' <<<");
     auto comma = what.find("), (", launch);
     auto close = what.find(">>>", launch);
-    if (open == std::string::npos || launch == std::string::npos || launch <= open || comma == std::string::npos ||
-        close == std::string::npos || close < comma)
+    if (open == what.npos || launch == what.npos || launch <= open || comma == what.npos || close == what.npos ||
+        close < comma)
       return {what, "", ""};
     return {what.substr(open + 1, launch - open - 1), what.substr(launch + 5, comma + 1 - (launch + 5)),
             what.substr(comma + 3, close - (comma + 3))};
   }
 
   // A copy or set reads "<what> of <n> bytes" (host_task's callers).
-  static std::pair<std::string, std::string> bytes_of(const std::string& what) {
+  [[gnu::cold]] static std::pair<std::string_view, std::string_view> bytes_of(std::string_view what) {
     auto of = what.rfind(" of ");
-    if (of == std::string::npos || !what.ends_with(" bytes")) return {what, ""};
-    std::string count = what.substr(of + 4, what.size() - 6 - (of + 4));
-    if (count.empty() || count.find_first_not_of("0123456789") != std::string::npos) return {what, ""};
+    if (of == what.npos || !what.ends_with(" bytes")) return {what, ""};
+    std::string_view count = what.substr(of + 4, what.size() - 6 - (of + 4));
+    if (count.empty() || count.find_first_not_of("0123456789") != what.npos) return {what, ""};
     return {what.substr(0, of), count};
   }
 
-  std::string json() {
+  [[gnu::cold]] std::string json() {
     std::lock_guard lock(mutex_);
-    std::map<track, int> tracks;
+    // Sorted, without duplicates; a track's tid is its position + 1.
+    std::vector<track> tracks;
+    auto add = [&](const track& t) {
+      auto at = std::lower_bound(tracks.begin(), tracks.end(), t);
+      if (at == tracks.end() || *at != t) tracks.insert(at, t);
+    };
     for (auto& c : commands_) {
-      tracks.emplace(track{c.p.device, stream_track, c.p.stream}, 0);
-      if (c.kind == slice_kind::host_function) tracks.emplace(track{c.p.device, host_function_track, 0}, 0);
+      add({c.p.device, stream_track, c.p.stream});
+      if (c.kind == slice_kind::host_function) add({c.p.device, host_function_track, 0});
     }
-    for (auto& c : chunks_) tracks.emplace(track{c.device, worker_track, static_cast<std::uint64_t>(c.worker)}, 0);
-    int next_tid = 1;
-    for (auto& [t, tid] : tracks) tid = next_tid++;
+    for (auto& c : chunks_) add({c.device, worker_track, static_cast<std::uint64_t>(c.worker)});
+    auto tid = [&](const track& t) {
+      return decimal(static_cast<std::int64_t>(std::lower_bound(tracks.begin(), tracks.end(), t) - tracks.begin() + 1));
+    };
 
     std::string out = "{\"traceEvents\":[\n";
-    auto event = [&](const std::string& fields) { (out += "{") += fields + "},\n"; };
-    auto where = [&](const track& t) {
-      return "\"pid\":" + std::to_string(std::get<0>(t) + 1) + ",\"tid\":" + std::to_string(tracks.at(t));
+    // An event's fields up to "pid" and "tid".
+    auto begin_event = [&](std::string_view ph, std::string_view name, const track& t) {
+      put(out, {"{\"ph\":\"", ph, "\",\"name\":"});
+      put_quoted(out, name);
+      put(out, {",\"cat\":\"weft\",\"pid\":", decimal(std::int64_t{t.device} + 1), ",\"tid\":", tid(t)});
     };
     int last_device = -1;
-    for (auto& [t, tid] : tracks) {
-      int device = std::get<0>(t);
-      if (device != last_device) {
-        std::string pid = std::to_string(device + 1);
-        event("\"ph\":\"M\",\"name\":\"process_name\",\"pid\":" + pid + ",\"args\":{\"name\":\"device " +
-              std::to_string(device) + "\"}");
-        event("\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":" + pid + ",\"args\":{\"sort_index\":" + pid + "}");
-        last_device = device;
+    for (auto& t : tracks) {
+      number pid = decimal(std::int64_t{t.device} + 1);
+      if (t.device != last_device) {
+        put(out, {"{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":", pid, ",\"args\":{\"name\":\"device ",
+                  decimal(std::int64_t{t.device}), "\"}},\n"});
+        put(out, {"{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":", pid, ",\"args\":{\"sort_index\":", pid,
+                  "}},\n"});
+        last_device = t.device;
       }
-      event("\"ph\":\"M\",\"name\":\"thread_name\"," + where(t) + ",\"args\":{\"name\":" + quoted(track_name(t)) + "}");
-      event("\"ph\":\"M\",\"name\":\"thread_sort_index\"," + where(t) +
-            ",\"args\":{\"sort_index\":" + std::to_string(tid) + "}");
+      put(out, {"{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":", pid, ",\"tid\":", tid(t), ",\"args\":{\"name\":"});
+      put_track_name(out, t);
+      put(out, {"}},\n{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":", pid, ",\"tid\":", tid(t),
+                ",\"args\":{\"sort_index\":", tid(t), "}},\n"});
     }
 
-    std::unordered_map<std::uint64_t, std::string> kernel_names;
+    // Kernel names by command id, for the workers' chunks.
+    std::vector<std::pair<std::uint64_t, std::string_view>> kernel_names;
     for (auto& c : commands_) {
       track on{c.p.device, stream_track, c.p.stream};
-      std::string enqueued = ",\"enqueued_at_us\":" + us(ns(c.p.enqueued));
-      auto slice = [&](const track& t, const std::string& name, steady::time_point begin, const std::string& args) {
-        std::int64_t b = ns(begin), e = std::max(b, ns(c.completed));
-        event("\"ph\":\"X\",\"name\":" + quoted(name) + ",\"cat\":\"weft\"," + where(t) + ",\"ts\":" + us(b) +
-              ",\"dur\":" + us(e - b) + ",\"args\":{" + args + "}");
+      number enqueued_at = us(ns(c.p.enqueued));
+      std::int64_t b = ns(c.p.started), e = std::max(b, ns(c.completed));
+      auto slice = [&](const track& t, std::string_view name) {
+        begin_event("X", name, t);
+        put(out, {",\"ts\":", us(b), ",\"dur\":", us(e - b), ",\"args\":{"});
       };
       switch (c.kind) {
         case slice_kind::grid: {
           kernel_parts k = kernel_of(c.what);
-          kernel_names[c.p.id] = k.name;
-          slice(on, k.name, c.p.started, "\"grid\":" + quoted(k.grid) + ",\"block\":" + quoted(k.block) + enqueued);
+          kernel_names.emplace_back(c.p.id, k.name);
+          slice(on, k.name);
+          put(out, {"\"grid\":"});
+          put_quoted(out, k.grid);
+          put(out, {",\"block\":"});
+          put_quoted(out, k.block);
+          put(out, {",\"enqueued_at_us\":", enqueued_at, "}},\n"});
           break;
         }
         case slice_kind::host_task: {
           auto [name, bytes] = bytes_of(c.what);
-          slice(on, name, c.p.started, bytes.empty() ? enqueued.substr(1) : "\"bytes\":" + bytes + enqueued);
+          slice(on, name);
+          if (!bytes.empty()) put(out, {"\"bytes\":", bytes, ","});
+          put(out, {"\"enqueued_at_us\":", enqueued_at, "}},\n"});
           break;
         }
         case slice_kind::host_function:
-          slice(on, c.what, c.p.started, enqueued.substr(1));
-          slice({c.p.device, host_function_track, 0}, c.what, c.p.ran,
-                "\"stream\":" + quoted(track_name(on)) + enqueued);
+          slice(on, c.what);
+          put(out, {"\"enqueued_at_us\":", enqueued_at, "}},\n"});
+          b = ns(c.p.ran), e = std::max(b, ns(c.completed));
+          slice({c.p.device, host_function_track, 0}, c.what);
+          put(out, {"\"stream\":"});
+          put_track_name(out, on);
+          put(out, {",\"enqueued_at_us\":", enqueued_at, "}},\n"});
           break;
         case slice_kind::marker:
-          event("\"ph\":\"i\",\"s\":\"t\",\"name\":" + quoted(c.what) + ",\"cat\":\"weft\"," + where(on) +
-                ",\"ts\":" + us(ns(c.completed)) + ",\"args\":{" + enqueued.substr(1) + "}");
+          put(out, {"{\"ph\":\"i\",\"s\":\"t\",\"name\":"});
+          put_quoted(out, c.what);
+          put(out, {",\"cat\":\"weft\",\"pid\":", decimal(std::int64_t{c.p.device} + 1), ",\"tid\":", tid(on),
+                    ",\"ts\":", us(ns(c.completed)), ",\"args\":{\"enqueued_at_us\":", enqueued_at, "}},\n"});
           break;
       }
     }
+    std::sort(kernel_names.begin(), kernel_names.end());
     for (auto& c : chunks_) {
       std::int64_t b = ns(c.began), e = std::max(b, ns(c.ended));
-      auto name = kernel_names.find(c.command);
-      event("\"ph\":\"X\",\"name\":" + quoted(name == kernel_names.end() ? "kernel" : name->second) +
-            ",\"cat\":\"weft\"," + where({c.device, worker_track, static_cast<std::uint64_t>(c.worker)}) +
-            ",\"ts\":" + us(b) + ",\"dur\":" + us(e - b) + ",\"args\":{\"first_block\":" + std::to_string(c.first) +
-            ",\"last_block\":" + std::to_string(c.end - 1) +
-            ",\"stream\":" + quoted(track_name({c.device, stream_track, c.stream})) + "}");
+      auto name = std::lower_bound(kernel_names.begin(), kernel_names.end(), std::pair(c.command, std::string_view{}));
+      bool named = name != kernel_names.end() && name->first == c.command;
+      begin_event("X", named ? name->second : "kernel", {c.device, worker_track, static_cast<std::uint64_t>(c.worker)});
+      put(out, {",\"ts\":", us(b), ",\"dur\":", us(e - b), ",\"args\":{\"first_block\":", decimal(c.first),
+                ",\"last_block\":", decimal(c.end - 1), ",\"stream\":"});
+      put_track_name(out, {c.device, stream_track, c.stream});
+      put(out, {"}},\n"});
     }
     if (out.ends_with(",\n")) out.erase(out.size() - 2, 1);
-    out += "],\n\"otherData\":{\"max_events\":" + std::to_string(max_events) +
-           ",\"dropped_events\":" + std::to_string(dropped_) + "}}\n";
+    put(out, {"],\n\"otherData\":{\"max_events\":", decimal(std::uint64_t{max_events}),
+              ",\"dropped_events\":", decimal(std::uint64_t{dropped_}), "}}\n"});
     return out;
   }
 
