@@ -8,6 +8,8 @@
 #include <doctest/doctest.h>
 #include <weft.hpp>
 
+#include "stream_gates.hpp"
+
 #include <atomic>
 #include <chrono>
 #include <stdexcept>
@@ -107,7 +109,7 @@ void check_sticky_fault_then_reset() {
 }  // namespace
 
 TEST_CASE("threads waiting at different barriers fault the device and are reported") {
-  weft::set_worker_count(4);
+  exact_workers pool(4);
   guards_made = guards_destroyed = 0;
   int finished = 0;
   CHECK(weft::launch(dim3(2, 3), 32, deadlock_divergent_kernel, &finished) == cudaSuccess);
@@ -160,7 +162,7 @@ TEST_CASE("a divergence is found when the last threads to finish exit") {
 }
 
 TEST_CASE("an exception thrown by a kernel faults the device with its text") {
-  weft::set_worker_count(4);
+  exact_workers pool(4);
   guards_made = guards_destroyed = 0;
   CHECK(weft::launch(4, 32, deadlock_throwing_kernel) == cudaSuccess);
   CHECK(cudaDeviceSynchronize() == cudaErrorLaunchFailure);
@@ -191,7 +193,7 @@ TEST_CASE("a lambda kernel that throws faults the device too") {
 TEST_CASE("a failed block stops its grid: blocks not yet started are skipped") {
   // One worker takes block 0 first and nothing else runs beside it, so every
   // other block is still unstarted when block 0 fails.
-  weft::set_worker_count(1);
+  exact_workers pool(1);
   std::atomic<int> others_ran{0};
   auto kernel = [](std::atomic<int>* ran) {
     if (blockIdx.x == 0) throw std::runtime_error("block zero fails");
@@ -201,7 +203,6 @@ TEST_CASE("a failed block stops its grid: blocks not yet started are skipped") {
   CHECK(cudaDeviceSynchronize() == cudaErrorLaunchFailure);
   CHECK(others_ran == 0);
   check_sticky_fault_then_reset();
-  weft::set_worker_count(4);
 }
 
 TEST_CASE("when several kernels fail, the first report is kept") {

@@ -5,6 +5,7 @@
 #include <weft.hpp>
 
 #include "device_buffer.hpp"
+#include "stream_gates.hpp"
 
 #include <signal.h>
 
@@ -68,7 +69,7 @@ TEST_CASE("bad launch configurations are refused with cudaErrorInvalidValue") {
 }
 
 TEST_CASE("the largest block and grid extents are accepted and run") {
-  weft::set_worker_count(4);
+  exact_workers pool(4);
   // grid.x may go up to 2^31-1 (the probe's launch of that size succeeded);
   // running that many blocks would take far too long here.
   CHECK(weft::launch_limits::max_grid.x == 0x7fffffffu);
@@ -81,7 +82,7 @@ TEST_CASE("the largest block and grid extents are accepted and run") {
 }
 
 TEST_CASE("a grid of 65535*4 one-thread blocks runs every block once") {
-  weft::set_worker_count(4);
+  exact_workers pool(4);
   check_runs_every_thread(dim3(65535 * 4), dim3(1));
 }
 
@@ -95,7 +96,7 @@ TEST_CASE("the native launch_config spelling") {
 TEST_CASE("kernels run in launch order, one after another") {
   // Each launch reads what the previous one wrote; overlapping or reordered
   // launches would break the recurrence.
-  weft::set_worker_count(4);
+  exact_workers pool(4);
   const unsigned n = 16 * 64;
   const int launches = 50;
   device_buffer<long long> values(n);

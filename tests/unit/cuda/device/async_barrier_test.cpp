@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "device_buffer.hpp"
+#include "stream_gates.hpp"
 
 using block_barrier = cuda::barrier<cuda::thread_scope_block>;
 
@@ -88,7 +89,7 @@ __global__ void guide_barrier_copy_kernel(int* global_out, const int* global_in,
 }
 
 TEST_CASE("the guide's memcpy_async over a block with a cuda::barrier") {
-  weft::set_worker_count(4);
+  exact_workers pool(4);
   const unsigned blocks = 3, threads = 96, batches = 4, n = blocks * threads * batches;
   device_buffer<int> in(iota_vector(n, 1)), out(n);
   CHECK(weft::launch(weft::launch_config{blocks, threads, threads * sizeof(int)}, guide_barrier_copy_kernel, out.p,
@@ -187,7 +188,7 @@ __global__ void guide_pipeline_kernel(int* global_out, const int* global_in, std
 }
 
 TEST_CASE("the guide's double-buffered pipeline copy into shared memory") {
-  weft::set_worker_count(4);
+  exact_workers pool(4);
   const unsigned blocks = 4, threads = 64, batches = 7, n = blocks * threads * batches;
   device_buffer<int> in(iota_vector(n, 1)), out(n);
   CHECK(weft::launch(weft::launch_config{blocks, threads, 2 * threads * sizeof(int)}, guide_pipeline_kernel, out.p,
@@ -261,7 +262,7 @@ __global__ void example_kernel(T* global_out, T const* global_in, [[maybe_unused
 }
 
 TEST_CASE("the guide's copy examples, with cooperative_groups") {
-  weft::set_worker_count(4);
+  exact_workers pool(4);
   const unsigned blocks = 4, threads = 64, batches = 5, n = blocks * threads * batches;
   device_buffer<int> in(iota_vector(n, 1)), out(n);
   SUBCASE("cuda::barrier") {
@@ -562,7 +563,7 @@ __global__ void cross_block_kernel(cuda::barrier<cuda::thread_scope_device>* bar
 }
 
 TEST_CASE("a device-scope barrier in global memory joins blocks running on different workers") {
-  weft::set_worker_count(4);
+  exact_workers pool(4);
   device_buffer<cuda::barrier<cuda::thread_scope_device>> bar(1);
   device_buffer<int> slots(4), sums(4);
   CHECK(weft::launch(1, 1, init_device_barrier, bar.p, 4 * 32) == cudaSuccess);
@@ -705,7 +706,7 @@ __global__ void cross_block_stuck_kernel(cuda::barrier<cuda::thread_scope_device
 constexpr int cross_block_stuck_line = __LINE__ - 2;
 
 TEST_CASE("a cross-block wait that sees no arrival for the time limit fails the launch") {
-  weft::set_worker_count(4);
+  exact_workers pool(4);
   weft::set_cross_block_wait_timeout(std::chrono::milliseconds(300));
   device_buffer<cuda::barrier<cuda::thread_scope_device>> bar(1);
   CHECK(weft::launch(1, 1, init_device_barrier, bar.p, 3) == cudaSuccess);

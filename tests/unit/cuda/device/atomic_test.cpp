@@ -4,6 +4,7 @@
 #include <weft.hpp>
 
 #include "device_buffer.hpp"
+#include "stream_gates.hpp"
 
 #include <algorithm>
 #include <cstddef>
@@ -48,7 +49,7 @@ __device__ T cas_increment(T* address) {
 }  // namespace
 
 TEST_CASE("atomicAdd of every type from all workers") {
-  weft::set_worker_count(4);
+  exact_workers pool(4);
   device_buffer<sums> s(1);
   device_buffer<int> olds(total * reps);
   auto kernel = [](sums* out, int* old) {
@@ -72,7 +73,7 @@ TEST_CASE("atomicAdd of every type from all workers") {
 }
 
 TEST_CASE("atomicSub, including unsigned wrap-around") {
-  weft::set_worker_count(4);
+  exact_workers pool(4);
   device_buffer<int> i(std::vector<int>{1000});
   device_buffer<unsigned> u(1), olds(total * reps);
   auto kernel = [](int* signed_value, unsigned* unsigned_value, unsigned* old) {
@@ -90,7 +91,7 @@ TEST_CASE("atomicSub, including unsigned wrap-around") {
 TEST_CASE("atomicExch hands each value on exactly once") {
   // Every thread swaps in its id: the returned values plus the final one are
   // the initial value and all ids, each exactly once.
-  weft::set_worker_count(4);
+  exact_workers pool(4);
   device_buffer<unsigned> cell(std::vector<unsigned>{total * reps}), olds(total * reps);
   device_buffer<unsigned long long> wide(std::vector<unsigned long long>{1ull << 40});
   device_buffer<int> narrow(std::vector<int>{-1});
@@ -114,7 +115,7 @@ TEST_CASE("atomicExch hands each value on exactly once") {
 }
 
 TEST_CASE("atomicMin and atomicMax of signed and unsigned 32- and 64-bit values") {
-  weft::set_worker_count(4);
+  exact_workers pool(4);
   // Pseudo-random values with negatives; the host finds the expected extremes.
   auto value = [](unsigned id) { return static_cast<long long>(id * 7919u % 20011u) - 10005; };
   std::vector<long long> values(total);
@@ -154,7 +155,7 @@ TEST_CASE("atomicMin and atomicMax of signed and unsigned 32- and 64-bit values"
 }
 
 TEST_CASE("atomicInc and atomicDec wrap around their limit") {
-  weft::set_worker_count(4);
+  exact_workers pool(4);
   const unsigned n = 17 * 59 * reps, limit = 9;  // n % 10 == 8
   device_buffer<unsigned> counters(2), inc_olds(n), dec_olds(n);
   auto kernel = [](unsigned lim, unsigned* c, unsigned* inc_old, unsigned* dec_old) {
@@ -192,7 +193,7 @@ TEST_CASE("atomicInc and atomicDec from a value above the limit") {
 }
 
 TEST_CASE("atomicCAS-based lock-free increments of int, unsigned, ull and unsigned short") {
-  weft::set_worker_count(4);
+  exact_workers pool(4);
   struct counters {
     int i;
     unsigned u;
@@ -231,7 +232,7 @@ TEST_CASE("atomicCAS returns the old value whether or not it swapped") {
 }
 
 TEST_CASE("a spin lock from atomicCAS and atomicExch guards a plain counter") {
-  weft::set_worker_count(4);
+  exact_workers pool(4);
   device_buffer<int> lock_and_counter(2);
   auto kernel = [](int* state) {
     int* lock = &state[0];
@@ -251,7 +252,7 @@ TEST_CASE("a spin lock from atomicCAS and atomicExch guards a plain counter") {
 TEST_CASE("atomicAnd, atomicOr and atomicXor: each thread flips its own bit") {
   // 64 blocks share 8 words; block b owns bit b of each, so every word is
   // updated by all workers at once and a lost update leaves a wrong bit.
-  weft::set_worker_count(4);
+  exact_workers pool(4);
   const unsigned long long pattern = 0xF0F0F0F00F0F0F0Full;
   struct words {
     unsigned long long ors[8], ands[8], xors[8];
@@ -292,7 +293,7 @@ TEST_CASE("atomicAnd, atomicOr and atomicXor: each thread flips its own bit") {
 }
 
 TEST_CASE("the _block and _system variants behave like the plain functions") {
-  weft::set_worker_count(4);
+  exact_workers pool(4);
   device_buffer<unsigned> results(24);
   device_buffer<int> counter(2);
   auto kernel = [](unsigned* r, int* c) {
@@ -326,7 +327,7 @@ TEST_CASE("the _block and _system variants behave like the plain functions") {
 }
 
 TEST_CASE("a per-block histogram in shared memory, merged into global memory") {
-  weft::set_worker_count(4);
+  exact_workers pool(4);
   std::vector<int> values(total);
   for (unsigned i = 0; i < total; ++i) values[i] = static_cast<int>(i * 37 % 16);
   device_buffer<int> d_values(values);
@@ -348,7 +349,7 @@ TEST_CASE("a per-block histogram in shared memory, merged into global memory") {
 TEST_CASE("the last block to finish sums the partial results (atomicInc + __threadfence)") {
   // The pattern of CUDA's threadFenceReduction sample: each block publishes
   // its partial sum, fences, and takes a ticket; the last ticket sums them.
-  weft::set_worker_count(4);
+  exact_workers pool(4);
   std::vector<int> values(total);
   for (unsigned i = 0; i < total; ++i) values[i] = static_cast<int>(i % 1000) - 300;
   device_buffer<int> d_values(values), partial(blocks), result(2);

@@ -4,6 +4,7 @@
 #include <weft.hpp>
 
 #include "device_buffer.hpp"
+#include "stream_gates.hpp"
 
 #include <algorithm>
 #include <cstddef>
@@ -44,12 +45,12 @@ void check_block_sums(unsigned blocks) {
 }  // namespace
 
 TEST_CASE("tree reduction over many blocks on several workers") {
-  weft::set_worker_count(4);
+  exact_workers pool(4);
   check_block_sums<256>(64);
 }
 
 TEST_CASE("tree reduction in blocks of 1024 threads") {
-  weft::set_worker_count(4);
+  exact_workers pool(4);
   check_block_sums<1024>(8);
 }
 
@@ -60,7 +61,7 @@ TEST_CASE("rotating a block's values through shared memory many times") {
   unsigned workers = 0;
   SUBCASE("one worker") { workers = 1; }
   SUBCASE("four workers") { workers = 4; }
-  weft::set_worker_count(workers);
+  exact_workers pool(workers);
   const unsigned threads = 100, blocks = 8;
   const int steps = 257;
   device_buffer<int> out(threads * blocks);
@@ -90,7 +91,7 @@ TEST_CASE("barriers in data-dependent branches that are uniform per block") {
   unsigned workers = 0;
   SUBCASE("one worker") { workers = 1; }
   SUBCASE("four workers") { workers = 4; }
-  weft::set_worker_count(workers);
+  exact_workers pool(workers);
   const unsigned threads = 48;
   std::vector<int> trips{0, 1, 2, 3, 10, 11, 40, 41};
   device_buffer<int> d_trips(trips), out(trips.size() * threads);
@@ -170,7 +171,7 @@ TEST_CASE("threads that return early count as arrived at later barriers") {
   unsigned workers = 0;
   SUBCASE("one worker") { workers = 1; }
   SUBCASE("four workers") { workers = 4; }
-  weft::set_worker_count(workers);
+  exact_workers pool(workers);
   const unsigned threads = 64, blocks = 16;
   device_buffer<int> values(threads * blocks), counts(threads * blocks);
   SUBCASE("the highest threads return before the first barrier") {

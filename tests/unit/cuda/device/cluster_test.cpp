@@ -176,7 +176,7 @@ TEST_CASE("cluster launches refused with CUDA's codes") {
   }
   REQUIRE(cudaFuncSetAttribute(ring, cudaFuncAttributeNonPortableClusterSizeAllowed, 0) == cudaSuccess);
   // More blocks than SM workers could never all run at once.
-  weft::set_worker_count(2);
+  exact_workers pool(2);
   check_failed_with(launch(4, dim3(4, 1, 1)), cudaErrorInvalidClusterSize);
   cudaFree(out);
 }

@@ -6,6 +6,7 @@
 #include <weft/cuda/device/curand_kernel.hpp>
 
 #include "device_buffer.hpp"
+#include "stream_gates.hpp"
 
 #include <cmath>
 #include <cstdint>
@@ -118,7 +119,7 @@ TEST_CASE("curand_normal: mean 0 and variance 1; the pair's second value comes n
 TEST_CASE("curand in a kernel: per-thread subsequences estimate pi the same way on any worker count") {
   unsigned first = 0;
   for (unsigned workers : {1u, 3u, 8u}) {
-    weft::set_worker_count(workers);
+    exact_workers pool(workers);
     device_buffer<unsigned> hits(1);
     REQUIRE(weft::launch(8, 64, estimate_pi, 2024ull, 1000, hits.p) == cudaSuccess);
     unsigned h = hits.to_host()[0];

@@ -22,6 +22,7 @@
 
 #define DEVICE_FUNCTIONS_PROBE_NO_MAIN
 #include "differential/device_functions_probe.cu"
+#include "stream_gates.hpp"
 
 namespace {
 
@@ -546,7 +547,7 @@ __global__ void intrinsics_kernel(const float* in, float* out, int* integers) {
 }
 
 TEST_CASE("device functions in a kernel, on every worker") {
-  weft::set_worker_count(4);
+  exact_workers pool(4);
   std::vector<float> host(64);
   for (int i = 0; i < 64; ++i) host[i] = (i - 32) / 16.0f;
   device_buffer<float> in(host), out(256);
@@ -614,7 +615,7 @@ __global__ void clock_kernel(long long* clocks64, long* clocks, int rounds) {
 }
 
 TEST_CASE("clock64() and clock() never go back within a thread") {
-  weft::set_worker_count(4);
+  exact_workers pool(4);
   constexpr int threads = 64, rounds = 32, blocks = 8;
   device_buffer<long long> c64(blocks * threads * rounds);
   device_buffer<long> c(blocks * threads * rounds);

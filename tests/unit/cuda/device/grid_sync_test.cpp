@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "error_checks.hpp"
+#include "stream_gates.hpp"
 
 namespace cg = cooperative_groups;
 
@@ -99,7 +100,7 @@ TEST_CASE("a grid-wide reduction across grid.sync() in a cooperative launch") {
 TEST_CASE("this_grid() describes the grid; is_valid only in a cooperative launch") {
   unsigned long long* out;
   REQUIRE(cudaMallocManaged(&out, 4 * sizeof(unsigned long long)) == cudaSuccess);
-  weft::set_worker_count(std::max(2u, weft::worker_count()));
+  enough_workers pool(2);
   void* args[] = {&out};
   REQUIRE(cudaLaunchCooperativeKernel(report_grid, 2, 64, args) == cudaSuccess);
   REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
@@ -128,7 +129,7 @@ TEST_CASE("a cooperative grid larger than the SM workers can hold is refused") {
 }
 
 TEST_CASE("grid.sync() that can never complete is reported, not a hang") {
-  weft::set_worker_count(std::max(3u, weft::worker_count()));
+  enough_workers pool(3);
   SUBCASE("a block finishes without arriving") {
     int* out;
     REQUIRE(cudaMallocManaged(&out, 3 * sizeof(int)) == cudaSuccess);

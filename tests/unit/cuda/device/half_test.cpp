@@ -13,6 +13,7 @@
 #include <type_traits>
 
 #include "device_buffer.hpp"
+#include "stream_gates.hpp"
 
 namespace {
 
@@ -404,7 +405,7 @@ TEST_CASE("atomicAdd of 16-bit values rounds each addition") {
     __nv_bfloat162 b2;
   };
   device_buffer<sums> s(1);
-  weft::set_worker_count(4);
+  exact_workers pool(4);
   auto kernel = [](sums* out) {
     atomicAdd(&out->h, __float2half(1.0f));
     atomicAdd(&out->h2, __floats2half2_rn(1.0f, 0.5f));

@@ -4,6 +4,7 @@
 #include <weft.hpp>
 
 #include "device_buffer.hpp"
+#include "stream_gates.hpp"
 
 #include <atomic>
 #include <chrono>
@@ -107,7 +108,7 @@ TEST_CASE("vector add over a grid whose last block is partial") {
 }
 
 TEST_CASE("builtins of every thread in 1D, 2D and 3D launches") {
-  weft::set_worker_count(4);
+  exact_workers pool(4);
   // Block sizes that are not multiples of the warp size on purpose.
   SUBCASE("1D: 5 blocks of 48") { launch_and_check(dim3(5), dim3(48), record_kernel); }
   SUBCASE("2D: 3x2 blocks of 10x10") { launch_and_check(dim3(3, 2), dim3(10, 10), record_kernel); }
@@ -151,7 +152,7 @@ TEST_CASE("warpSize is 32 inside a kernel") {
 }
 
 TEST_CASE("by-value parameters are private to each thread") {
-  weft::set_worker_count(4);
+  exact_workers pool(4);
   device_buffer<int> out(100);
   SUBCASE("a __global__ function's int parameter") {
     REQUIRE(weft::launch(1, 100, add_own_index, 7, out.p) == cudaSuccess);

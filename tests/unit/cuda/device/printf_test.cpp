@@ -12,6 +12,7 @@
 
 #include "device_buffer.hpp"
 #include "stdout_capture.hpp"
+#include "stream_gates.hpp"
 
 namespace {
 
@@ -37,7 +38,7 @@ __global__ void print_lines(int lines_per_thread) {
 }  // namespace
 
 TEST_CASE("lines printed by concurrent CUDA threads never interleave") {
-  weft::set_worker_count(4);
+  exact_workers pool(4);
   constexpr unsigned blocks = 48, threads = 64;
   constexpr int lines_per_thread = 4;
   std::string output = capture_stdout([&] {

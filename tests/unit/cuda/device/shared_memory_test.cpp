@@ -5,6 +5,7 @@
 #include <weft.hpp>
 
 #include "device_buffer.hpp"
+#include "stream_gates.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -92,7 +93,7 @@ void check_accepted(std::size_t bytes, Kernel kernel) {
 }  // namespace
 
 TEST_CASE("static __shared__ memory is private to each concurrently running block") {
-  weft::set_worker_count(4);
+  exact_workers pool(4);
   check_isolation({256, tile_size}, static_shared_kernel);
   check_isolation({256, tile_size}, helper_shared_kernel);
   check_isolation({256, tile_size}, [](unsigned* mismatches, unsigned* echo) {
@@ -102,7 +103,7 @@ TEST_CASE("static __shared__ memory is private to each concurrently running bloc
 }
 
 TEST_CASE("dynamic shared memory is private to each concurrently running block") {
-  weft::set_worker_count(4);
+  exact_workers pool(4);
   check_isolation({256, tile_size, tile_size * sizeof(unsigned)}, dynamic_shared_kernel);
 }
 

@@ -5,6 +5,7 @@
 #include <weft.hpp>
 
 #include "device_buffer.hpp"
+#include "stream_gates.hpp"
 
 #include <cstdint>
 #include <vector>
@@ -50,7 +51,7 @@ __global__ void segment_kernel(int width, T* idx, T* up, T* down, T* x) {
 }  // namespace
 
 TEST_CASE("warp reduction with __shfl_down_sync") {
-  weft::set_worker_count(2);
+  exact_workers pool(2);
   const unsigned blocks = 6, threads = 256;
   std::vector<int> in(blocks * threads);
   for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<int>(i % 17) - 8;

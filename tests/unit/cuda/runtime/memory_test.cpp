@@ -7,6 +7,7 @@
 #include <weft.hpp>
 
 #include "error_checks.hpp"
+#include "stream_gates.hpp"
 
 #include <cstdint>
 #include <cstring>
@@ -123,7 +124,7 @@ TEST_CASE("cudaMemcpy copies correctly in every direction") {
 TEST_CASE("cudaMemcpy and cudaMemset wait for the kernels launched before them") {
   // The legacy default stream orders them after earlier launches: no
   // explicit synchronisation is needed to see a kernel's results.
-  weft::set_worker_count(4);
+  exact_workers pool(4);
   const unsigned n = 64 * 256;
   int* d = nullptr;
   REQUIRE(cudaMalloc(&d, n * sizeof(int)) == cudaSuccess);

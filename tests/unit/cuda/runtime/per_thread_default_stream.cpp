@@ -10,6 +10,8 @@
 #include <atomic>
 #include <thread>
 
+#include "stream_gates.hpp"
+
 namespace {
 
 int read(const int* p) { return std::atomic_ref<const int>(*p).load(); }
@@ -17,7 +19,7 @@ int read(const int* p) { return std::atomic_ref<const int>(*p).load(); }
 }  // namespace
 
 TEST_CASE("with CUDA_API_PER_THREAD_DEFAULT_STREAM, stream 0 belongs to the calling host thread") {
-  if (weft::worker_count() < 2) weft::set_worker_count(2);
+  enough_workers pool(2);
   int* flags = nullptr;
   REQUIRE(cudaMallocManaged(&flags, 3 * sizeof(int)) == cudaSuccess);
   for (int i = 0; i < 3; ++i) flags[i] = 0;

@@ -441,9 +441,8 @@ TEST_CASE("stream priorities: the range, clamping, and urgent blocks first") {
 
   // One worker, held by a gate: when it opens, both grids wait, and the
   // urgent one's blocks all go first although it was launched second.
-  unsigned before = weft::worker_count();
-  weft::set_worker_count(1);
   {
+    exact_workers one(1);
     managed_ints log(41);
     cudaStream_t holder;
     REQUIRE(cudaStreamCreateWithFlags(&holder, cudaStreamNonBlocking) == cudaSuccess);
@@ -462,7 +461,6 @@ TEST_CASE("stream priorities: the range, clamping, and urgent blocks first") {
     for (int i = 20; i < 40; ++i) CHECK(log.p[1 + i] == 1);
     cudaStreamDestroy(holder);
   }
-  weft::set_worker_count(before);
   for (cudaStream_t s : {low, high, clamped}) CHECK(cudaStreamDestroy(s) == cudaSuccess);
 }
 
