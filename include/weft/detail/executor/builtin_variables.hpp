@@ -16,3 +16,17 @@ inline thread_local uint3 threadIdx{0, 0, 0};
 inline thread_local uint3 blockIdx{0, 0, 0};
 inline thread_local dim3 blockDim{1, 1, 1};
 inline thread_local dim3 gridDim{1, 1, 1};
+
+namespace weft::detail {
+
+/// A thread's linear id in its block, x fastest: CUDA's order, in which lanes
+/// 0-31 of warp 0 are ids 0-31 and which thread_block::thread_rank() counts.
+/// The arguments are references so that the executor's runner loop compiles
+/// as when it spelt this out: with threadIdx passed by value, GCC 12
+/// computed the thread-local's address inside the loop, one more
+/// instruction per CUDA thread.
+constexpr unsigned linear_thread_index(const uint3& thread, const dim3& block) {
+  return thread.x + block.x * (thread.y + block.y * thread.z);
+}
+
+}  // namespace weft::detail

@@ -17,14 +17,14 @@
 #include <string>
 #include <type_traits>
 
-#include "weft/detail/executor/block_executor.hpp"
 #include "weft/cuda/device/builtins.hpp"
 #include "weft/cuda/device/synchronization.hpp"
 #include "weft/cuda/device/warp_functions.hpp"
+#include "weft/detail/executor/block_executor.hpp"
 
 namespace weft::detail::groups {
 
-inline unsigned block_rank() { return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z); }
+inline unsigned block_rank() { return linear_thread_index(threadIdx, blockDim); }
 inline unsigned block_size() { return blockDim.x * blockDim.y * blockDim.z; }
 inline unsigned lane() { return block_rank() % 32; }
 // The lanes of the warp below the caller's.

@@ -1,0 +1,95 @@
+// Part of block_executor (block_executor.hpp): the barrier over the whole
+// block, __syncthreads and its counting, and and or flavours. (The barriers
+// between the blocks of a cooperative grid or a cluster are
+// block_group_barrier.hpp's.)
+//
+// Threads arrive one at a time and park; the last to arrive completes the
+// barrier, makes the others ready in arrival order and carries on without
+// switching. Threads that exited count as arrived (sm_70 and later), so the
+// runner loop completes a barrier too when the last thread of the block
+// exits. Each arrival names its call site and flavour: if the threads that
+// complete a barrier arrived at different ones, the block fails with a
+// barrier divergence report instead of hanging.
+#pragma once
+
+#include <cstring>
+#include <source_location>
+
+#include "weft/detail/executor/block_executor.hpp"
+
+namespace weft::detail {
+
+inline int block_executor::arrive_and_wait(barrier_kind kind, int predicate, std::source_location where) {
+  unsigned self = linear_thread_id();
+  thread_slot& me = slots_[self];
+  if (me.parked_in != blocks_started() || abandoning_) [[unlikely]]
+    first_arrival(me, self);
+  me.kind = kind;
+  me.waiting_at = where;
+  // Divergence is noticed on arrival, against the first waiter, so that
+  // completing the barrier need not look at every waiter again.
+  if (waiting_.empty())
+    barrier_ = &me;
+  else if (!same_barrier(me, *barrier_)) [[unlikely]]
+    diverged_ = true;
+  waiting_.push_back(self);
+  predicate_count_ += predicate != 0;
+  if (all_arrived()) [[unlikely]] {
+    if (!complete_barrier(true)) throw block_abandoned{};
+  } else {
+    park(me);
+  }
+  switch (kind) {
+    case barrier_kind::count:
+      return static_cast<int>(last_count_);
+    case barrier_kind::all:
+      return last_count_ == last_arrivals_;
+    case barrier_kind::any:
+      return last_count_ != 0;
+    default:
+      return 0;
+  }
+}
+
+/// Every thread that has not exited waits at the barrier. A thread parked
+/// in a warp group has not arrived: the barrier waits for it (and if its
+/// group can never complete, the block ends in a reported deadlock).
+inline bool block_executor::all_arrived() const {
+  return next_unstarted_ == thread_count_ && ready_count() == 0 && warp_parked_ == 0 && on_objects_.empty();
+}
+
+// Every thread that has not exited waits at the barrier. Releases them,
+// unless they wait at different barriers, which fails the block.
+inline bool block_executor::complete_barrier(bool caller_waits) {
+  bool one_barrier = !diverged_;
+  if (!one_barrier)
+    fail(report("barrier divergence: threads wait at different barriers, which can never all complete"));
+  last_count_ = predicate_count_;
+  last_arrivals_ = static_cast<unsigned>(waiting_.size());
+  predicate_count_ = 0;
+  if (caller_waits) waiting_.pop_back();  // the last to arrive runs on
+  if (!one_barrier) return false;
+  // No thread can still be ready: all that have not exited were waiting.
+  ready_.swap(waiting_);
+  ready_head_ = 0;
+  waiting_.clear();
+  return true;
+}
+
+inline bool block_executor::same_site(const std::source_location& a, const std::source_location& b) {
+  return std::memcmp(&a, &b, sizeof(std::source_location)) == 0 ||
+         (a.line() == b.line() && a.column() == b.column() &&
+          (a.file_name() == b.file_name() || std::strcmp(a.file_name(), b.file_name()) == 0));
+}
+
+inline bool block_executor::same_barrier(const thread_slot& a, const thread_slot& b) {
+  // A call site's source_location is one pointer to static data, so equal
+  // bytes mean the same site; otherwise compare what it says.
+  if (a.kind == b.kind && std::memcmp(&a.waiting_at, &b.waiting_at, sizeof(std::source_location)) == 0) return true;
+  return a.kind == b.kind && a.waiting_at.line() == b.waiting_at.line() &&
+         a.waiting_at.column() == b.waiting_at.column() &&
+         (a.waiting_at.file_name() == b.waiting_at.file_name() ||
+          std::strcmp(a.waiting_at.file_name(), b.waiting_at.file_name()) == 0);
+}
+
+}  // namespace weft::detail

@@ -1,0 +1,328 @@
+// Part of block_executor (block_executor.hpp): the runner loop that calls
+// the kernel for one CUDA thread after another, and parking, by which a
+// thread that must wait keeps its fiber while control jumps to whatever can
+// run next. The barriers, warp collectives and object waits all park and
+// resume through here; the ready list, the threads released and not yet
+// resumed, is here too.
+#pragma once
+
+#include <algorithm>
+#include <cstdlib>
+#include <exception>
+#include <memory>
+#include <string>
+
+#include "weft/detail/executor/block_executor.hpp"
+
+namespace weft::detail {
+
+template <class Body>
+inline block_failure block_executor::run(Body& body, const block_range& blocks, std::size_t stack_size,
+                                         std::size_t dynamic_shared_bytes) {
+  stacks_.set_stack_size(stack_size);
+  reserve_dynamic_shared(dynamic_shared_bytes);
+  start(blocks);
+  body_ = &body;
+  runner_entry_ = &runner_main<Body>;
+  running_block = this;
+  switch_to(new_runner(), {&worker_, {}});  // back here once no fiber can run any more
+  if (!abandoning_ && !block_finished()) fail(stall_report());
+  if (abandoning_) unwind_parked_threads();
+  running_block = nullptr;
+  return std::move(failure_);
+}
+
+// A runner fiber. Whichever fiber finishes a block's last thread goes on
+// with the next block, so blocks without barriers run back to back on one
+// fiber with no context switch at all.
+template <class Body>
+inline void block_executor::runner_main(fctx::transfer_t from) {
+  block_executor& self = *running_block;
+  fiber_stack own = self.fresh_stack_;
+  self.arrived(from);
+  Body& body = *static_cast<Body*>(self.body_);
+  do {
+    self.run_threads(body);
+  } while (!self.abandoning_ && self.block_finished() && self.start_next_block());
+  self.leave(own);
+}
+
+// The hot loop. It keeps the cursor (next unstarted thread) in locals and
+// writes nothing per thread but threadIdx: a thread that parks publishes
+// the cursor itself (see first_arrival), and a loop that finds another
+// fiber has run meanwhile (switches_ moved) reloads it. One-dimensional
+// blocks, the common case, get a loop that only writes threadIdx.x, which
+// the compiler can keep in a register (see the end of the loop).
+template <class Body>
+inline void block_executor::run_threads(Body& body) {
+  if (block_dim_.y == 1 && block_dim_.z == 1)
+    run_threads<true>(body);
+  else
+    run_threads<false>(body);
+  // The last thread has exited: a barrier the others wait at may be complete
+  // now, since exited threads count as arrived.
+  if (!abandoning_ && !waiting_.empty() && all_arrived()) complete_barrier(false);
+}
+
+template <bool one_dimensional, class Body>
+inline void block_executor::run_threads(const Body& shared_body) {
+  // A private copy of the body (the kernel and its argument copies) whose
+  // address never escapes, so that the compiler can keep a __global__
+  // function's pointer and arguments in registers across the calls instead
+  // of reloading them for every thread.
+  Body body = shared_body;
+  unsigned next = next_unstarted_;
+  uint3 index = next_index_;
+  threadIdx = one_dimensional ? uint3{next, 0, 0} : index;
+  // Unrolled: a kernel that GCC inlines whole and that cannot park (a
+  // streaming kernel such as vector add) then pays the loop's compare and
+  // branch once per four CUDA threads; with fewer instructions per thread,
+  // more of its loads and stores are in flight at once (docs/performance.md,
+  // log, dbb7438). GCC unrolls only innermost loops with one exit, so a kernel
+  // that can park or throw, or has a loop of its own, is compiled as before,
+  // at no cost in size.
+#pragma GCC unroll 4
+  while (next < thread_count_) {
+    if constexpr (!one_dimensional) advance(index);
+    ++next;
+    auto switches = switches_;
+    try {
+      body();
+    } catch (const block_abandoned&) {
+      return;
+    } catch (const kernel_fault& fault) {
+      fail(describe_thread(threadIdx) + ": " + fault.what, fault.code);
+      return;
+    } catch (...) {
+      fail(describe_thread(threadIdx) + ": " + describe(std::current_exception()));
+      return;
+    }
+    if (switches_ != switches) {
+      if (abandoning_) return;
+      // This thread has parked (or published the cursor) in this block:
+      // its slot must say it exited, so that a warp collective naming it
+      // is refused. Threads that never parked are told by the cursor.
+      unsigned id = linear_thread_id();
+      slots_[id].exited = true;
+      live_parked_[id / 32] &= ~(1u << (id % 32));
+      next = next_unstarted_;
+      index = next_index_;
+      if (one_dimensional) threadIdx = {0, 0, 0};
+    }
+    // The next thread's index is written at the end of an iteration, not
+    // at the start of the next: GCC then keeps threadIdx in a register
+    // across a kernel it inlined whole and stores it once after the loop,
+    // instead of storing it for every CUDA thread (which costs a streaming
+    // kernel a third of its time on some CPUs: docs/performance.md).
+    if constexpr (one_dimensional)
+      threadIdx.x = next;
+    else
+      threadIdx = index;
+  }
+  next_unstarted_ = next;
+}
+
+inline void block_executor::start(const block_range& blocks) {
+  grid_dim_ = blocks.grid;
+  block_dim_ = blocks.block;
+  gridDim = blocks.grid;
+  blockDim = blocks.block;
+  thread_count_ = static_cast<unsigned>(volume(blocks.block));
+  if (slots_.size() < thread_count_) slots_.resize(thread_count_);
+  waiting_.reserve(thread_count_);
+  ready_.reserve(thread_count_);
+  converging_.reserve(thread_count_);
+  on_objects_.reserve(thread_count_);
+  unsigned warps = (thread_count_ + 31) / 32;
+  if (groups_.size() < warps * 32) groups_.resize(warps * 32);
+  if (group_count_.size() < warps) group_count_.resize(warps);
+  if (live_parked_.size() < warps) live_parked_.resize(warps);
+  if (exchange_.size() < warps) exchange_.resize(warps);
+  std::fill(group_count_.begin(), group_count_.end(), 0);
+  warp_parked_ = 0;
+  next_block_ = blocks.first;
+  end_block_ = blocks.end;
+  abandoning_ = false;
+  failure_ = {};
+  start_next_block();
+}
+
+inline bool block_executor::start_next_block() {
+  if (next_block_ == end_block_) return false;
+  blockIdx = unflatten(next_block_++, grid_dim_);
+  next_unstarted_ = 0;
+  next_index_ = {0, 0, 0};
+  generation_.store(blocks_started() + 1, std::memory_order_relaxed);
+  std::fill(live_parked_.begin(), live_parked_.end(), 0u);
+  waiting_.clear();
+  ready_.clear();
+  converging_.clear();
+  on_objects_.clear();
+  ready_head_ = 0;
+  predicate_count_ = 0;
+  diverged_ = false;
+  return true;
+}
+
+inline bool block_executor::block_finished() const {
+  return next_unstarted_ == thread_count_ && waiting_.empty() && ready_count() == 0 && warp_parked_ == 0 &&
+         on_objects_.empty();
+}
+
+inline void block_executor::advance(uint3& index) const {
+  if (++index.x < block_dim_.x) return;
+  index.x = 0;
+  if (++index.y < block_dim_.y) return;
+  index.y = 0;
+  ++index.z;
+}
+
+// The invariant: every started thread is exactly one of running (at most
+// one), exited, waiting at the block barrier (waiting_), parked in a warp
+// group or at __activemask (warp_parked_ counts both), parked on an object
+// (on_objects_), or ready (released or yielded, not yet resumed). So, when
+// no thread is running:
+inline unsigned block_executor::exited_count() const {
+  return next_unstarted_ - static_cast<unsigned>(waiting_.size() + warp_parked_ + on_objects_.size() + ready_count());
+}
+
+// A thread's first barrier in this block (or any barrier of a block being
+// abandoned). The runner loop that started the thread has claimed nothing
+// since, so the shared cursor is just past it.
+void block_executor::first_arrival(thread_slot& me, unsigned self) {
+  if (abandoning_) throw block_abandoned{};
+  me.parked_in = blocks_started();
+  me.exited = false;
+  live_parked_[self / 32] |= 1u << (self % 32);
+  // The runner loop that started this thread notices the bump when the
+  // thread returns and marks it exited (see run_threads), even if it never
+  // actually parks (yield with nothing else to run, __activemask).
+  ++switches_;
+  next_unstarted_ = self + 1;
+  next_index_ = threadIdx;
+  advance(next_index_);
+  me.index = threadIdx;  // a thread's index is fixed for the block: saved once, restored at each resumption
+}
+
+// Suspends the calling thread until its barrier completes.
+inline void block_executor::park(thread_slot& me) { park_to(me, next_to_run()); }
+
+inline void block_executor::park_to(thread_slot& me, fctx::fcontext_t target) {
+  ++switches_;
+  switch_note note{&me.context, {}};
+  arrived(jump_context_inline(target, &note));
+  threadIdx = me.index;
+  if (abandoning_) [[unlikely]]
+    throw block_abandoned{};
+}
+
+inline fctx::fcontext_t block_executor::next_to_run() {
+  if (ready_head_ < ready_.size()) return slots_[ready_[ready_head_++]].context;
+  if (next_unstarted_ < thread_count_) return new_runner();
+  if (!converging_.empty() && converge(~0u)) return slots_[ready_[ready_head_++]].context;
+  return worker_;  // nothing can run: the worker finds the deadlock
+}
+
+// Stack tops are staggered by a few cache lines: tops at the same offset
+// of equally sized stacks would all map to the same cache sets, and a
+// barrier touches every parked thread's top frames in turn.
+inline fctx::fcontext_t block_executor::new_runner() {
+  fresh_stack_ = stacks_.take();
+  std::size_t stagger = (++runners_started_ % 61) * 64;
+  return fctx::make_fcontext(static_cast<char*>(fresh_stack_.top()) - stagger, fresh_stack_.usable() - stagger,
+                             runner_entry_);
+}
+
+// The note travels with the jump and lives on the jumping fiber's stack,
+// which stays intact until the resumed side has read it.
+inline void block_executor::switch_to(fctx::fcontext_t target, switch_note note) {
+  arrived(jump_context(target, &note));
+}
+
+inline void block_executor::arrived(fctx::transfer_t from) {
+  const switch_note& note = *static_cast<const switch_note*>(from.data);
+  if (note.save_to) *note.save_to = from.fctx;
+  if (note.retire.mapping) stacks_.give_back(note.retire);
+}
+
+// A runner whose loop is over: hand its stack back through the note and
+// jump away for good.
+inline void block_executor::leave(fiber_stack own) {
+  switch_note note{nullptr, own};
+  bool resume_ready = !abandoning_ && (ready_head_ < ready_.size() ||
+                                       (next_unstarted_ == thread_count_ && !converging_.empty() && converge(~0u)));
+  fctx::fcontext_t target = resume_ready ? slots_[ready_[ready_head_++]].context : worker_;
+  jump_context(target, &note);
+  std::abort();  // a finished fiber is never resumed
+}
+
+// ---- The ready list: threads released or yielded, not yet resumed ----
+
+inline unsigned block_executor::ready_count() const { return ready_.size() - ready_head_; }
+
+// Appends to the ready list. It has room for the whole block, and each
+// thread is in it at most once, so moving the unread part to the front
+// always makes room.
+inline void block_executor::make_ready(unsigned t) {
+  make_room(1);
+  ready_.push_back(t);
+}
+
+// Room at the ready list's end for `count` more threads (or all that can
+// still join it, which each thread does at most once).
+inline void block_executor::make_room(unsigned count) {
+  if (ready_head_ == ready_.size()) {
+    ready_.clear();
+    ready_head_ = 0;
+  } else if (ready_.size() + count > ready_.capacity()) {
+    ready_.drop_front(ready_head_);
+    ready_head_ = 0;
+  }
+}
+
+// ---- Waits with no rendezvous: yield, and waits on library objects ----
+
+inline bool block_executor::yield() {
+  unsigned self = linear_thread_id();
+  thread_slot& me = slots_[self];
+  if (me.parked_in != blocks_started() || abandoning_) [[unlikely]]
+    first_arrival(me, self);
+  fctx::fcontext_t target;
+  if (next_unstarted_ < thread_count_)
+    target = new_runner();
+  else if (ready_count() != 0 || (!converging_.empty() && converge(~0u)))
+    target = slots_[ready_[ready_head_++]].context;
+  else
+    return false;
+  make_ready(self);
+  park_to(me, target);
+  return true;
+}
+
+inline void block_executor::wait_on(const void* object, const char* what, std::string (*describe)(const void*),
+                                    std::source_location where) {
+  unsigned self = linear_thread_id();
+  thread_slot& me = slots_[self];
+  if (me.parked_in != blocks_started() || abandoning_) [[unlikely]]
+    first_arrival(me, self);
+  me.waiting_at = where;
+  me.waits_on = object;
+  me.wait_name = what;
+  me.describe_wait = describe;
+  on_objects_.push_back(self);
+  park(me);
+}
+
+inline void block_executor::wake_all(const void* object) {
+  if (abandoning_) return;
+  auto kept = on_objects_.begin();
+  for (unsigned t : on_objects_) {
+    if (slots_[t].waits_on == object)
+      make_ready(t);
+    else
+      *kept++ = t;
+  }
+  on_objects_.erase(kept, on_objects_.end());
+}
+
+}  // namespace weft::detail

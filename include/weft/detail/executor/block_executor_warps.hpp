@@ -1,0 +1,185 @@
+// Part of block_executor (block_executor.hpp): warp collectives (shuffles,
+// votes, matches, reductions, __syncwarp) and __activemask.
+//
+// A warp collective is a rendezvous like the block barrier, but of the lanes
+// its mask names, and with data. Each warp has up to 32 open groups; a lane
+// deposits its operand in the warp's exchange, joins the open group of its
+// mask (or opens one, checking the mask once for the whole group) and parks
+// as at a barrier, unless it is the last to arrive: that lane computes every
+// lane's result (warp_arithmetic.hpp), makes the others ready in lane order
+// and carries on. Groups of disjoint masks are independent, which is what
+// lets two halves of a warp in different branches shuffle among themselves.
+#pragma once
+
+#include <algorithm>
+#include <bit>
+#include <source_location>
+#include <string>
+
+#include "weft/detail/executor/block_executor.hpp"
+
+namespace weft::detail {
+
+inline warp_result block_executor::warp_collective(warp_op op, unsigned mask, warp_operand operand,
+                                                   std::source_location where) {
+  unsigned self = linear_thread_id();
+  thread_slot& me = slots_[self];
+  if (me.parked_in != blocks_started() || abandoning_) [[unlikely]]
+    first_arrival(me, self);
+  unsigned warp = self / 32, lane = self % 32, lane_bit = 1u << lane;
+  warp_exchange& exchange = exchange_[warp];
+  exchange.operand[lane] = operand.value;
+  exchange.source[lane] = static_cast<std::uint8_t>(operand.lane & 31);
+  exchange.width[lane] = static_cast<std::uint8_t>(operand.width);
+  warp_group* group = find_group(warp, mask);
+  if (!group) [[unlikely]] {
+    if (const warp_group* blocked = blocking_group(warp, mask, lane_bit))
+      throw kernel_fault{cudaErrorLaunchFailure, mismatch(warp, *blocked, op, mask, lane_bit, where)};
+    group = open_group(warp, op, mask, lane_bit, where);  // checks the mask
+  } else if (group->op != op) [[unlikely]] {
+    throw kernel_fault{cudaErrorLaunchFailure, mismatch(warp, *group, op, mask, lane_bit, where)};
+  }
+  group->arrived |= lane_bit;
+  if (group->arrived == mask) {
+    complete_group(warp, *group, lane_bit);
+  } else {
+    ++warp_parked_;
+    park(me);
+  }
+  std::uint64_t result = exchange.result[lane];
+  return {result, result != 0};  // the predicate is match_all's: its result is 0 or the (non-empty) mask
+}
+
+// Run by the last lane to arrive: every lane's result into its slot, the
+// others to the ready list (in lane order), the group closed.
+inline void block_executor::complete_group(unsigned warp, warp_group& g, unsigned caller_bit) {
+  warp_results(g.op, g.mask, exchange_[warp]);
+  unsigned waiters = g.arrived & ~caller_bit;  // the caller is not parked: it carries on
+  warp_parked_ -= make_ready(warp, waiters);
+  g = groups_[warp * 32 + --group_count_[warp]];  // close: the last open group takes its place
+}
+
+// Makes the lanes of `warp` in `lanes` ready, in lane order; returns how many.
+inline unsigned block_executor::make_ready(unsigned warp, unsigned lanes) {
+  make_room(32);
+  unsigned count = 0;
+  for (unsigned m = lanes; m != 0; m &= m - 1, ++count)
+    ready_.push_back(warp * 32 + static_cast<unsigned>(std::countr_zero(m)));
+  return count;
+}
+
+// The open group with this mask.
+inline block_executor::warp_group* block_executor::find_group(unsigned warp, unsigned mask) {
+  warp_group* g = &groups_[warp * 32];
+  for (unsigned i = 0, n = group_count_[warp]; i < n; ++i)
+    if (g[i].mask == mask) return &g[i];
+  return nullptr;
+}
+
+// Groups with overlapping masks may be open at once: lanes wait in a
+// larger group while others of its lanes first meet in a smaller one (a
+// tile inside a tile, say), which completes on a GPU too. A new group can
+// never complete only if it needs a lane parked in an open group that
+// waits for the caller: returns that group.
+inline const block_executor::warp_group* block_executor::blocking_group(unsigned warp, unsigned mask,
+                                                                        unsigned lane_bit) const {
+  const warp_group* g = &groups_[warp * 32];
+  for (unsigned i = 0, n = group_count_[warp]; i < n; ++i)
+    if ((g[i].mask & lane_bit) && (g[i].arrived & mask)) return &g[i];
+  return nullptr;
+}
+
+// The first lane of a group to arrive checks the mask for all of them: it
+// must name the caller, only lanes of the block, and no lane that exited.
+// (A lane that exits later, while the group waits for it, is found when
+// the block can no longer make progress: see stall_report.)
+block_executor::warp_group* block_executor::open_group(unsigned warp, warp_op op, unsigned mask, unsigned lane_bit,
+                                                       std::source_location where) {
+  unsigned self = warp * 32 + static_cast<unsigned>(std::countr_zero(lane_bit));
+  auto refuse = [&](const std::string& why) {
+    throw kernel_fault{cudaErrorLaunchFailure, describe_call(op, where) + " in warp " + std::to_string(warp) +
+                                                   " with mask " + hex(mask) + ": " + why};
+  };
+  if (!(mask & lane_bit)) refuse("the mask omits the calling lane " + std::to_string(self % 32));
+  if (unsigned outside = mask & ~lanes_in_block(warp))
+    refuse("the mask names " + lanes_phrase(outside) + " past the block's end (" + std::to_string(thread_count_) +
+           " threads)");
+  if (unsigned gone = mask & exited_lanes(warp, self))
+    refuse("the mask names " + lanes_phrase(gone) + ", which " + (std::has_single_bit(gone) ? "has" : "have") +
+           " exited");
+  warp_group& g = groups_[warp * 32 + group_count_[warp]++];
+  g = {mask, 0, op, where};
+  return &g;
+}
+
+std::string block_executor::mismatch(unsigned warp, const warp_group& g, warp_op op, unsigned mask, unsigned lane_bit,
+                                     std::source_location where) const {
+  std::string text = "warp " + std::to_string(warp) + ": lane " + std::to_string(std::countr_zero(lane_bit)) +
+                     " calls " + describe_call(op, where) + " with mask " + hex(mask) + " while " +
+                     lanes_phrase(g.arrived) + (std::has_single_bit(g.arrived) ? " waits" : " wait") + " at " +
+                     describe_call(g.op, g.where) + " with mask " + hex(g.mask);
+  return text + (g.op != op ? ": lanes of one group call different collectives"
+                            : ": overlapping masks that differ can never complete");
+}
+
+// The lanes of `warp` that exist: the last warp of a block may be partial.
+inline unsigned block_executor::lanes_in_block(unsigned warp) const {
+  unsigned n = thread_count_ - warp * 32;
+  return n >= 32 ? ~0u : (1u << n) - 1;
+}
+
+// Lanes of `warp` other than `self` that have exited. Needs the cursor
+// exact (the caller went through first_arrival): a started thread that
+// never parked in this block ran to its end, since threads run one after
+// another until one parks; one that parked says so in its slot.
+inline unsigned block_executor::exited_lanes(unsigned warp, unsigned self) const {
+  unsigned first = warp * 32;
+  unsigned started = next_unstarted_ > first ? std::min(next_unstarted_ - first, 32u) : 0;
+  unsigned started_lanes = started == 32 ? ~0u : (1u << started) - 1;
+  // A started lane that is not parked-and-alive has run to its end (lazily,
+  // never parking, or after parking); the caller (if `self` is in this
+  // warp) is running.
+  unsigned caller = self / 32 == warp ? 1u << (self % 32) : 0;
+  return started_lanes & ~live_parked_[warp] & ~caller;
+}
+
+// ---- __activemask ----
+
+inline unsigned block_executor::active_mask(std::source_location where) {
+  unsigned self = linear_thread_id();
+  thread_slot& me = slots_[self];
+  if (me.parked_in != blocks_started() || abandoning_) [[unlikely]]
+    first_arrival(me, self);
+  me.waiting_at = where;
+  converging_.push_back(self);
+  if (ready_count() == 0 && next_unstarted_ == thread_count_) {
+    converge(self);  // nothing else can run: the caller is the last to come
+    return static_cast<unsigned>(exchange_[self / 32].result[self % 32]);
+  }
+  ++warp_parked_;
+  park(me);
+  return static_cast<unsigned>(exchange_[self / 32].result[self % 32]);
+}
+
+// Nothing else can run: every thread waiting at __activemask gets the
+// lanes of its warp waiting at the same call, and all but `caller` (which
+// runs on) become ready. Returns whether any did.
+inline bool block_executor::converge(unsigned caller) {
+  for (unsigned t : converging_) {
+    unsigned mask = 0;
+    for (unsigned o : converging_)
+      if (o / 32 == t / 32 && same_site(slots_[o].waiting_at, slots_[t].waiting_at)) mask |= 1u << (o % 32);
+    exchange_[t / 32].result[t % 32] = mask;
+  }
+  unsigned moved = 0;
+  for (unsigned t : converging_)
+    if (t != caller) {
+      make_ready(t);
+      ++moved;
+    }
+  warp_parked_ -= moved;
+  converging_.clear();
+  return moved != 0;
+}
+
+}  // namespace weft::detail

@@ -1,0 +1,41 @@
+// The block executor's lists of CUDA threads (those waiting at the barrier,
+// those ready to resume, ...), by linear thread id.
+#pragma once
+
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+namespace weft::detail {
+
+/// A list of thread ids with room for the whole block, reserved when a block
+/// starts, so that adding one on a barrier's path is a store.
+class thread_list {
+ public:
+  void reserve(unsigned n) {
+    if (ids_.size() < n) ids_.resize(n);
+  }
+  void push_back(unsigned t) { ids_[size_++] = t; }
+  unsigned capacity() const { return static_cast<unsigned>(ids_.size()); }
+  void drop_front(unsigned n) {
+    std::copy(ids_.begin() + n, ids_.begin() + size_, ids_.begin());
+    size_ -= n;
+  }
+  void pop_back() { --size_; }
+  void clear() { size_ = 0; }
+  bool empty() const { return size_ == 0; }
+  unsigned size() const { return size_; }
+  unsigned operator[](unsigned i) const { return ids_[i]; }
+  const unsigned* begin() const { return ids_.data(); }
+  const unsigned* end() const { return ids_.data() + size_; }
+  void swap(thread_list& other) {
+    ids_.swap(other.ids_);
+    std::swap(size_, other.size_);
+  }
+
+ private:
+  std::vector<unsigned> ids_;
+  unsigned size_ = 0;
+};
+
+}  // namespace weft::detail
