@@ -19,6 +19,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "weft/cuda/runtime/default_stream.hpp"
 #include "weft/cuda/runtime/error_codes.hpp"
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/cuda/vector_types.hpp"
@@ -164,9 +165,19 @@ cudaError_t launch_with(const launch_config& config, const launch_options& optio
 
 }  // namespace detail
 
+// Stream 0 is the translation unit's default stream, so the launches are
+// its mode's own symbols (cuda/runtime/default_stream.hpp).
+#ifdef CUDA_API_PER_THREAD_DEFAULT_STREAM
+inline namespace per_thread_default_stream {
+#else
+inline namespace legacy_default_stream {
+#endif
+
 template <class Kernel, class... Args>
 cudaError_t launch(const launch_config& config, Kernel&& kernel, Args&&... args) {
-  return detail::launch_with(config, {}, std::forward<Kernel>(kernel), std::forward<Args>(args)...);
+  launch_config explicit_config = config;
+  explicit_config.stream = surface::explicit_stream(config.stream);
+  return detail::launch_with(explicit_config, {}, std::forward<Kernel>(kernel), std::forward<Args>(args)...);
 }
 
 template <class Kernel, class... Args>
@@ -190,5 +201,7 @@ template <auto Kernel, class... Args>
 cudaError_t launch(dim3 grid, dim3 block, Args&&... args) {
   return launch(launch_config{grid, block}, detail::global_function<Kernel>{}, std::forward<Args>(args)...);
 }
+
+}  // namespace per_thread_default_stream or legacy_default_stream
 
 }  // namespace weft

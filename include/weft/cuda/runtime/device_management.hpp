@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "weft/cuda/runtime/default_stream.hpp"
 #include "weft/cuda/runtime/device_api.hpp"
 #include "weft/cuda/runtime/error_codes.hpp"
 #include "weft/cuda/runtime/memory_api.hpp"
@@ -167,9 +168,17 @@ inline cudaError_t cudaMemcpyPeer(void* dst, int dstDevice, const void* src, int
   return weft::detail::copy_peer(dst, dstDevice, src, srcDevice, count);
 }
 
+#ifdef CUDA_API_PER_THREAD_DEFAULT_STREAM
+inline namespace weft_per_thread_default_stream {
+#else
+inline namespace weft_legacy_default_stream {
+#endif
+
 /// Ordered in `stream` only: work launched on the other device meanwhile is
 /// not waited for (use an event for that, as with CUDA).
 inline cudaError_t cudaMemcpyPeerAsync(void* dst, int dstDevice, const void* src, int srcDevice, std::size_t count,
                                        cudaStream_t stream = nullptr) {
-  return weft::detail::copy_peer_async(dst, dstDevice, src, srcDevice, count, stream);
+  return weft::detail::copy_peer_async(dst, dstDevice, src, srcDevice, count, weft::surface::explicit_stream(stream));
 }
+
+}  // inline namespace weft_per_thread_default_stream or weft_legacy_default_stream

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <memory>
 
+#include "weft/cuda/runtime/default_stream.hpp"
 #include "weft/cuda/runtime/error_codes.hpp"
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/error_state.hpp"
@@ -32,11 +33,17 @@ inline cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int fla
 
 inline cudaError_t cudaEventCreate(cudaEvent_t* event) { return cudaEventCreateWithFlags(event, cudaEventDefault); }
 
+#ifdef CUDA_API_PER_THREAD_DEFAULT_STREAM
+inline namespace weft_per_thread_default_stream {
+#else
+inline namespace weft_legacy_default_stream {
+#endif
+
 /// An event's record replaces its earlier one: queries and waits see the latest.
 inline cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream = nullptr) {
   using namespace weft::detail;
   if (cudaError_t e = check_caller(false)) return e;
-  CUstream_st* s = resolve_stream(stream);
+  CUstream_st* s = resolve_stream(weft::surface::explicit_stream(stream));
   if (!live_event(event) || !s) return record(cudaErrorInvalidResourceHandle);
   auto point = std::make_shared<marker>("event record");
   // Enqueued first, so that whoever sees the record sees it in its graph.
@@ -44,6 +51,8 @@ inline cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream = null
   event->set_recorded(point);
   return cudaSuccess;
 }
+
+}  // inline namespace weft_per_thread_default_stream or weft_legacy_default_stream
 
 /// cudaSuccess once the latest record has completed (or if the event was
 /// never recorded); cudaErrorNotReady before, which is not recorded as the

@@ -9,6 +9,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "weft/cuda/runtime/default_stream.hpp"
 #include "weft/cuda/runtime/error_codes.hpp"
 #include "weft/cuda/runtime/function_attributes.hpp"
 #include "weft/detail/base/cuda_vocabulary.hpp"
@@ -80,11 +81,17 @@ inline cudaError_t options_of(const cudaLaunchConfig_t* config, weft::detail::la
   return cudaSuccess;
 }
 
-inline weft::launch_config config_of(const cudaLaunchConfig_t* c) {
-  return weft::launch_config{c->gridDim, c->blockDim, c->dynamicSmemBytes, c->stream};
+inline weft::launch_config config_of(const cudaLaunchConfig_t* c, cudaStream_t stream) {
+  return weft::launch_config{c->gridDim, c->blockDim, c->dynamicSmemBytes, stream};
 }
 
 }  // namespace weft::surface
+
+#ifdef CUDA_API_PER_THREAD_DEFAULT_STREAM
+inline namespace weft_per_thread_default_stream {
+#else
+inline namespace weft_legacy_default_stream {
+#endif
 
 /// args[i] points to the i-th argument, of the kernel's i-th parameter type,
 /// as in CUDA; the arguments are copied at the launch. A kernel given as
@@ -93,12 +100,14 @@ inline weft::launch_config config_of(const cudaLaunchConfig_t* c) {
 template <class... Params>
 cudaError_t cudaLaunchKernel(void (*func)(Params...), dim3 gridDim, dim3 blockDim, void** args,
                              std::size_t sharedMem = 0, cudaStream_t stream = nullptr) {
-  return weft::detail::launch_by_pointer(func, {gridDim, blockDim, sharedMem, stream}, {}, args);
+  return weft::detail::launch_by_pointer(func, {gridDim, blockDim, sharedMem, weft::surface::explicit_stream(stream)},
+                                         {}, args);
 }
 
 inline cudaError_t cudaLaunchKernel(const void* func, dim3 gridDim, dim3 blockDim, void** args,
                                     std::size_t sharedMem = 0, cudaStream_t stream = nullptr) {
-  return weft::detail::launch_by_pointer(func, {gridDim, blockDim, sharedMem, stream}, {}, args);
+  return weft::detail::launch_by_pointer(func, {gridDim, blockDim, sharedMem, weft::surface::explicit_stream(stream)},
+                                         {}, args);
 }
 
 /// All blocks run at the same time, so that they may wait for each other
@@ -107,12 +116,14 @@ inline cudaError_t cudaLaunchKernel(const void* func, dim3 gridDim, dim3 blockDi
 template <class... Params>
 cudaError_t cudaLaunchCooperativeKernel(void (*func)(Params...), dim3 gridDim, dim3 blockDim, void** args,
                                         std::size_t sharedMem = 0, cudaStream_t stream = nullptr) {
-  return weft::detail::launch_by_pointer(func, {gridDim, blockDim, sharedMem, stream}, {true}, args);
+  return weft::detail::launch_by_pointer(func, {gridDim, blockDim, sharedMem, weft::surface::explicit_stream(stream)},
+                                         {true}, args);
 }
 
 inline cudaError_t cudaLaunchCooperativeKernel(const void* func, dim3 gridDim, dim3 blockDim, void** args,
                                                std::size_t sharedMem = 0, cudaStream_t stream = nullptr) {
-  return weft::detail::launch_by_pointer(func, {gridDim, blockDim, sharedMem, stream}, {true}, args);
+  return weft::detail::launch_by_pointer(func, {gridDim, blockDim, sharedMem, weft::surface::explicit_stream(stream)},
+                                         {true}, args);
 }
 
 /// The extensible launch: cudaLaunchAttributeClusterDimension and
@@ -123,14 +134,18 @@ cudaError_t cudaLaunchKernelEx(const cudaLaunchConfig_t* config, void (*kernel)(
   weft::detail::launch_options options;
   if (cudaError_t e = weft::surface::options_of(config, options)) return weft::detail::record(e);
   if (!kernel) return weft::detail::record(cudaErrorInvalidDeviceFunction);
-  return weft::detail::launch_with(weft::surface::config_of(config), options, kernel, std::forward<Args>(args)...);
+  return weft::detail::launch_with(weft::surface::config_of(config, weft::surface::explicit_stream(config->stream)),
+                                   options, kernel, std::forward<Args>(args)...);
 }
 
 inline cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const void* func, void** args) {
   weft::detail::launch_options options;
   if (cudaError_t e = weft::surface::options_of(config, options)) return weft::detail::record(e);
-  return weft::detail::launch_by_pointer(func, weft::surface::config_of(config), options, args);
+  return weft::detail::launch_by_pointer(
+      func, weft::surface::config_of(config, weft::surface::explicit_stream(config->stream)), options, args);
 }
+
+}  // inline namespace weft_per_thread_default_stream or weft_legacy_default_stream
 
 /// 1 for a block the kernel can be launched with; 0 for one it cannot (too
 /// many threads or too much dynamic shared memory), which is what CUDA's

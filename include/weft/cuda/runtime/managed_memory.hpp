@@ -12,6 +12,7 @@
 
 #include <optional>
 
+#include "weft/cuda/runtime/default_stream.hpp"
 #include "weft/cuda/runtime/device_management.hpp"
 #include "weft/cuda/runtime/error_codes.hpp"
 #include "weft/cuda/runtime/memory_api.hpp"
@@ -99,18 +100,25 @@ inline cudaMemLocation location_of(int device) {
 
 }  // namespace weft::surface
 
+#ifdef CUDA_API_PER_THREAD_DEFAULT_STREAM
+inline namespace weft_per_thread_default_stream {
+#else
+inline namespace weft_legacy_default_stream {
+#endif
+
 /// CUDA 13's form.
 inline cudaError_t cudaMemPrefetchAsync(const void* devPtr, std::size_t count, cudaMemLocation location,
                                         unsigned int flags, cudaStream_t stream = nullptr) {
   if (flags != 0) return weft::detail::record(cudaErrorInvalidValue);
-  return weft::surface::check_managed_hint(devPtr, count, location, stream);
+  return weft::surface::check_managed_hint(devPtr, count, location, weft::surface::explicit_stream(stream));
 }
 
 /// CUDA 12's form (a device ordinal, or cudaCpuDeviceId), which teaching
 /// code still uses.
 inline cudaError_t cudaMemPrefetchAsync(const void* devPtr, std::size_t count, int dstDevice,
                                         cudaStream_t stream = nullptr) {
-  return weft::surface::check_managed_hint(devPtr, count, weft::surface::location_of(dstDevice), stream);
+  return weft::surface::check_managed_hint(devPtr, count, weft::surface::location_of(dstDevice),
+                                           weft::surface::explicit_stream(stream));
 }
 
 /// CUDA 13's form.
@@ -131,7 +139,8 @@ inline cudaError_t cudaMemAdvise(const void* devPtr, std::size_t count, cudaMemo
 
 /// The memory is allocated at once, so it is ready whenever the stream gets to it.
 inline cudaError_t cudaMallocAsync(void** devPtr, std::size_t size, cudaStream_t hStream) {
-  if (!weft::detail::resolve_stream(hStream)) return weft::detail::record(cudaErrorInvalidResourceHandle);
+  if (!weft::detail::resolve_stream(weft::surface::explicit_stream(hStream)))
+    return weft::detail::record(cudaErrorInvalidResourceHandle);
   return cudaMalloc(devPtr, size);
 }
 
@@ -142,5 +151,7 @@ cudaError_t cudaMallocAsync(T** devPtr, std::size_t size, cudaStream_t hStream) 
 
 /// Freed once the stream's earlier work is done, which may still use it.
 inline cudaError_t cudaFreeAsync(void* devPtr, cudaStream_t hStream) {
-  return weft::detail::free_in_stream_order(devPtr, hStream);
+  return weft::detail::free_in_stream_order(devPtr, weft::surface::explicit_stream(hStream));
 }
+
+}  // inline namespace weft_per_thread_default_stream or weft_legacy_default_stream

@@ -11,6 +11,7 @@
 
 #include <cstddef>
 
+#include "weft/cuda/runtime/default_stream.hpp"
 #include "weft/cuda/runtime/device_api.hpp"
 #include "weft/cuda/runtime/error_codes.hpp"
 #include "weft/detail/base/cuda_vocabulary.hpp"
@@ -44,21 +45,29 @@ inline cudaError_t cudaFree(void* pointer) {
   return weft::detail::record(cudaErrorInvalidValue);
 }
 
+#ifdef CUDA_API_PER_THREAD_DEFAULT_STREAM
+inline namespace weft_per_thread_default_stream {
+#else
+inline namespace weft_legacy_default_stream {
+#endif
+
 inline cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t count, cudaMemcpyKind kind) {
-  return weft::detail::copy_box({dst, count, 0, src, count, 0, count, 1, 1}, kind);
+  return weft::detail::copy_box({dst, count, 0, src, count, 0, count, 1, 1}, kind, weft::surface::synchronously());
 }
 
 inline cudaError_t cudaMemset(void* pointer, int value, std::size_t count) {
-  return weft::detail::set_box(pointer, count, 0, value, count, 1, 1);
+  return weft::detail::set_box(pointer, count, 0, value, count, 1, 1, weft::surface::synchronously());
 }
 
 /// Ordered in `stream` after the work before it; returns at once.
 inline cudaError_t cudaMemcpyAsync(void* dst, const void* src, std::size_t count, cudaMemcpyKind kind,
                                    cudaStream_t stream = nullptr) {
   return weft::detail::copy_box({dst, count, 0, src, count, 0, count, 1, 1}, kind,
-                                weft::detail::asynchronous_on(stream));
+                                weft::surface::asynchronously_on(stream));
 }
 
 inline cudaError_t cudaMemsetAsync(void* devPtr, int value, std::size_t count, cudaStream_t stream = nullptr) {
-  return weft::detail::set_box(devPtr, count, 0, value, count, 1, 1, weft::detail::asynchronous_on(stream));
+  return weft::detail::set_box(devPtr, count, 0, value, count, 1, 1, weft::surface::asynchronously_on(stream));
 }
+
+}  // inline namespace weft_per_thread_default_stream or weft_legacy_default_stream

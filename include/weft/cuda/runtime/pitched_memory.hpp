@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "weft/cuda/runtime/default_stream.hpp"
 #include "weft/cuda/runtime/device_api.hpp"
 #include "weft/cuda/runtime/error_codes.hpp"
 #include "weft/cuda/runtime/memory_api.hpp"
@@ -63,6 +64,36 @@ inline cudaPitchedPtr make_cudaPitchedPtr(void* d, std::size_t p, std::size_t xs
   return {d, p, xsz, ysz};
 }
 
+namespace weft::surface {
+
+/// The box of rows cudaMemcpy3DParms describes, in weft's terms; refused
+/// (cudaErrorInvalidValue) for a CUDA array, which weft has none of, or for a
+/// box that does not lie within the rows and slices its pitched pointers
+/// describe (measured on an H100).
+inline cudaError_t box_of(const cudaMemcpy3DParms* p, weft::detail::row_box& box) {
+  if (!p || p->srcArray || p->dstArray) return cudaErrorInvalidValue;
+  const cudaPitchedPtr& s = p->srcPtr;
+  const cudaPitchedPtr& d = p->dstPtr;
+  if (p->srcPos.x + p->extent.width > s.pitch || p->dstPos.x + p->extent.width > d.pitch) return cudaErrorInvalidValue;
+  if (p->extent.depth > 1 && (p->srcPos.y + p->extent.height > s.ysize || p->dstPos.y + p->extent.height > d.ysize))
+    return cudaErrorInvalidValue;
+  std::size_t s_slice = s.pitch * s.ysize, d_slice = d.pitch * d.ysize;
+  const void* src =
+      s.ptr ? static_cast<const char*>(s.ptr) + p->srcPos.z * s_slice + p->srcPos.y * s.pitch + p->srcPos.x : nullptr;
+  void* dst = d.ptr ? static_cast<char*>(d.ptr) + p->dstPos.z * d_slice + p->dstPos.y * d.pitch + p->dstPos.x : nullptr;
+  box = {dst, d.pitch, d_slice, src, s.pitch, s_slice, p->extent.width, p->extent.height, p->extent.depth};
+  return cudaSuccess;
+}
+
+inline cudaError_t copy_3d(const cudaMemcpy3DParms* p, weft::detail::placement where) {
+  if (cudaError_t e = weft::detail::check_device()) return e;
+  weft::detail::row_box box;
+  if (cudaError_t e = box_of(p, box)) return weft::detail::record(e);
+  return weft::detail::copy_box(box, p->kind, where);
+}
+
+}  // namespace weft::surface
+
 /// Rows of `width` bytes, `*pitch` (a multiple of 512) bytes apart.
 inline cudaError_t cudaMallocPitch(void** devPtr, std::size_t* pitch, std::size_t width, std::size_t height) {
   using namespace weft::detail;
@@ -103,74 +134,53 @@ inline cudaError_t cudaMalloc3D(cudaPitchedPtr* pitchedDevPtr, cudaExtent extent
   return pitchedDevPtr->ptr ? cudaSuccess : record(cudaErrorMemoryAllocation);
 }
 
+#ifdef CUDA_API_PER_THREAD_DEFAULT_STREAM
+inline namespace weft_per_thread_default_stream {
+#else
+inline namespace weft_legacy_default_stream {
+#endif
+
 inline cudaError_t cudaMemcpy2D(void* dst, std::size_t dpitch, const void* src, std::size_t spitch, std::size_t width,
                                 std::size_t height, cudaMemcpyKind kind) {
-  return weft::detail::copy_box({dst, dpitch, 0, src, spitch, 0, width, height, 1}, kind);
+  return weft::detail::copy_box({dst, dpitch, 0, src, spitch, 0, width, height, 1}, kind,
+                                weft::surface::synchronously());
 }
-
-namespace weft::surface {
-
-/// The box of rows cudaMemcpy3DParms describes, in weft's terms; refused
-/// (cudaErrorInvalidValue) for a CUDA array, which weft has none of, or for a
-/// box that does not lie within the rows and slices its pitched pointers
-/// describe (measured on an H100).
-inline cudaError_t box_of(const cudaMemcpy3DParms* p, weft::detail::row_box& box) {
-  if (!p || p->srcArray || p->dstArray) return cudaErrorInvalidValue;
-  const cudaPitchedPtr& s = p->srcPtr;
-  const cudaPitchedPtr& d = p->dstPtr;
-  if (p->srcPos.x + p->extent.width > s.pitch || p->dstPos.x + p->extent.width > d.pitch) return cudaErrorInvalidValue;
-  if (p->extent.depth > 1 && (p->srcPos.y + p->extent.height > s.ysize || p->dstPos.y + p->extent.height > d.ysize))
-    return cudaErrorInvalidValue;
-  std::size_t s_slice = s.pitch * s.ysize, d_slice = d.pitch * d.ysize;
-  const void* src =
-      s.ptr ? static_cast<const char*>(s.ptr) + p->srcPos.z * s_slice + p->srcPos.y * s.pitch + p->srcPos.x : nullptr;
-  void* dst = d.ptr ? static_cast<char*>(d.ptr) + p->dstPos.z * d_slice + p->dstPos.y * d.pitch + p->dstPos.x : nullptr;
-  box = {dst, d.pitch, d_slice, src, s.pitch, s_slice, p->extent.width, p->extent.height, p->extent.depth};
-  return cudaSuccess;
-}
-
-inline cudaError_t copy_3d(const cudaMemcpy3DParms* p, weft::detail::placement where) {
-  if (cudaError_t e = weft::detail::check_device()) return e;
-  weft::detail::row_box box;
-  if (cudaError_t e = box_of(p, box)) return weft::detail::record(e);
-  return weft::detail::copy_box(box, p->kind, where);
-}
-
-}  // namespace weft::surface
 
 /// Linear memory only: a CUDA array in the parameters is refused with
 /// cudaErrorInvalidValue, as weft has none.
 inline cudaError_t cudaMemcpy3D(const cudaMemcpy3DParms* p) {
-  return weft::surface::copy_3d(p, weft::detail::synchronous);
+  return weft::surface::copy_3d(p, weft::surface::synchronously());
 }
 
 inline cudaError_t cudaMemset2D(void* devPtr, std::size_t pitch, int value, std::size_t width, std::size_t height) {
-  return weft::detail::set_box(devPtr, pitch, 0, value, width, height, 1);
+  return weft::detail::set_box(devPtr, pitch, 0, value, width, height, 1, weft::surface::synchronously());
 }
 
 inline cudaError_t cudaMemset3D(cudaPitchedPtr pitchedDevPtr, int value, cudaExtent extent) {
   return weft::detail::set_box(pitchedDevPtr.ptr, pitchedDevPtr.pitch, pitchedDevPtr.pitch * pitchedDevPtr.ysize, value,
-                               extent.width, extent.height, extent.depth);
+                               extent.width, extent.height, extent.depth, weft::surface::synchronously());
 }
 
 inline cudaError_t cudaMemcpy2DAsync(void* dst, std::size_t dpitch, const void* src, std::size_t spitch,
                                      std::size_t width, std::size_t height, cudaMemcpyKind kind,
                                      cudaStream_t stream = nullptr) {
   return weft::detail::copy_box({dst, dpitch, 0, src, spitch, 0, width, height, 1}, kind,
-                                weft::detail::asynchronous_on(stream));
+                                weft::surface::asynchronously_on(stream));
 }
 
 inline cudaError_t cudaMemcpy3DAsync(const cudaMemcpy3DParms* p, cudaStream_t stream = nullptr) {
-  return weft::surface::copy_3d(p, weft::detail::asynchronous_on(stream));
+  return weft::surface::copy_3d(p, weft::surface::asynchronously_on(stream));
 }
 
 inline cudaError_t cudaMemset2DAsync(void* devPtr, std::size_t pitch, int value, std::size_t width, std::size_t height,
                                      cudaStream_t stream = nullptr) {
-  return weft::detail::set_box(devPtr, pitch, 0, value, width, height, 1, weft::detail::asynchronous_on(stream));
+  return weft::detail::set_box(devPtr, pitch, 0, value, width, height, 1, weft::surface::asynchronously_on(stream));
 }
 
 inline cudaError_t cudaMemset3DAsync(cudaPitchedPtr pitchedDevPtr, int value, cudaExtent extent,
                                      cudaStream_t stream = nullptr) {
   return weft::detail::set_box(pitchedDevPtr.ptr, pitchedDevPtr.pitch, pitchedDevPtr.pitch * pitchedDevPtr.ysize, value,
-                               extent.width, extent.height, extent.depth, weft::detail::asynchronous_on(stream));
+                               extent.width, extent.height, extent.depth, weft::surface::asynchronously_on(stream));
 }
+
+}  // inline namespace weft_per_thread_default_stream or weft_legacy_default_stream

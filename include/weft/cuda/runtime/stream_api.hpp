@@ -5,6 +5,7 @@
 
 #include <memory>
 
+#include "weft/cuda/runtime/default_stream.hpp"
 #include "weft/cuda/runtime/error_codes.hpp"
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/error_state.hpp"
@@ -38,8 +39,14 @@ inline cudaError_t cudaDeviceGetStreamPriorityRange(int* leastPriority, int* gre
   return cudaSuccess;
 }
 
+#ifdef CUDA_API_PER_THREAD_DEFAULT_STREAM
+inline namespace weft_per_thread_default_stream {
+#else
+inline namespace weft_legacy_default_stream {
+#endif
+
 inline cudaError_t cudaStreamGetPriority(cudaStream_t hStream, int* priority) {
-  CUstream_st* s = weft::detail::resolve_stream(hStream);
+  CUstream_st* s = weft::detail::resolve_stream(weft::surface::explicit_stream(hStream));
   if (!s) return weft::detail::record(cudaErrorInvalidResourceHandle);
   if (!priority) return weft::detail::record(cudaErrorInvalidValue);
   *priority = s->priority;
@@ -47,7 +54,7 @@ inline cudaError_t cudaStreamGetPriority(cudaStream_t hStream, int* priority) {
 }
 
 inline cudaError_t cudaStreamGetFlags(cudaStream_t hStream, unsigned int* flags) {
-  CUstream_st* s = weft::detail::resolve_stream(hStream);
+  CUstream_st* s = weft::detail::resolve_stream(weft::surface::explicit_stream(hStream));
   if (!s) return weft::detail::record(cudaErrorInvalidResourceHandle);
   if (!flags) return weft::detail::record(cudaErrorInvalidValue);
   *flags = s->flags;
@@ -69,7 +76,7 @@ inline cudaError_t cudaStreamDestroy(cudaStream_t stream) {
 inline cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
   using namespace weft::detail;
   if (cudaError_t e = check_caller(true)) return e;
-  CUstream_st* s = resolve_stream(stream);
+  CUstream_st* s = resolve_stream(weft::surface::explicit_stream(stream));
   if (!s) return record(cudaErrorInvalidResourceHandle);
   return record(synchronize_stream(*s));
 }
@@ -78,7 +85,7 @@ inline cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
 /// is not; not-ready is not an error, so it is not recorded as the last one.
 inline cudaError_t cudaStreamQuery(cudaStream_t stream) {
   using namespace weft::detail;
-  CUstream_st* s = resolve_stream(stream);
+  CUstream_st* s = resolve_stream(weft::surface::explicit_stream(stream));
   if (!s) return record(cudaErrorInvalidResourceHandle);
   if (cudaError_t e = fault(s->device).code()) return record(e);
   return stream_done(*s) ? cudaSuccess : cudaErrorNotReady;
@@ -89,7 +96,7 @@ inline cudaError_t cudaStreamQuery(cudaStream_t stream) {
 inline cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags = 0) {
   using namespace weft::detail;
   if (cudaError_t e = check_caller(false)) return e;
-  CUstream_st* s = resolve_stream(stream);
+  CUstream_st* s = resolve_stream(weft::surface::explicit_stream(stream));
   if (!s || !event_registry::get().live(event)) return record(cudaErrorInvalidResourceHandle);
   if (flags != 0 && flags != 1) return record(cudaErrorInvalidValue);
   runtime::get(s->device).commands().enqueue(*s, std::make_shared<marker>("wait for event"), event->recorded());
@@ -103,7 +110,7 @@ inline cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback
                                          unsigned int flags) {
   using namespace weft::detail;
   if (cudaError_t e = check_caller(false)) return e;
-  CUstream_st* s = resolve_stream(stream);
+  CUstream_st* s = resolve_stream(weft::surface::explicit_stream(stream));
   if (!s) return record(cudaErrorInvalidResourceHandle);
   if (!callback || flags != 0) return record(cudaErrorInvalidValue);
   int device = s->device;
@@ -117,9 +124,11 @@ inline cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback
 inline cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void* userData) {
   using namespace weft::detail;
   if (cudaError_t e = check_caller(false)) return e;
-  CUstream_st* s = resolve_stream(stream);
+  CUstream_st* s = resolve_stream(weft::surface::explicit_stream(stream));
   if (!s) return record(cudaErrorInvalidResourceHandle);
   if (!fn) return record(cudaErrorInvalidValue);
   runtime::get(s->device).commands().enqueue(*s, std::make_shared<host_function>([=] { fn(userData); }));
   return cudaSuccess;
 }
+
+}  // inline namespace weft_per_thread_default_stream or weft_legacy_default_stream

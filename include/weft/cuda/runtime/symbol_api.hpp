@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <type_traits>
 
+#include "weft/cuda/runtime/default_stream.hpp"
 #include "weft/cuda/runtime/error_codes.hpp"
 #include "weft/cuda/runtime/memory_api.hpp"
 #include "weft/detail/base/cuda_vocabulary.hpp"
@@ -17,18 +18,26 @@
 #include "weft/detail/runtime/host_task.hpp"
 #include "weft/detail/runtime/memory_copies.hpp"
 
+#ifdef CUDA_API_PER_THREAD_DEFAULT_STREAM
+inline namespace weft_per_thread_default_stream {
+#else
+inline namespace weft_legacy_default_stream {
+#endif
+
 template <class T>
 cudaError_t cudaMemcpyToSymbol(T& symbol, const void* src, std::size_t count, std::size_t offset = 0,
                                cudaMemcpyKind kind = cudaMemcpyHostToDevice) {
   void* at = const_cast<std::remove_cv_t<T>*>(&symbol);
-  return weft::detail::copy_symbol(at, nullptr, src, count, kind, true, sizeof(T), offset);
+  return weft::detail::copy_symbol(at, nullptr, src, count, kind, true, sizeof(T), offset,
+                                   weft::surface::synchronously());
 }
 
 template <class T>
 cudaError_t cudaMemcpyFromSymbol(void* dst, const T& symbol, std::size_t count, std::size_t offset = 0,
                                  cudaMemcpyKind kind = cudaMemcpyDeviceToHost) {
   void* at = const_cast<std::remove_cv_t<T>*>(&symbol);
-  return weft::detail::copy_symbol(at, dst, nullptr, count, kind, false, sizeof(T), offset);
+  return weft::detail::copy_symbol(at, dst, nullptr, count, kind, false, sizeof(T), offset,
+                                   weft::surface::synchronously());
 }
 
 template <class T>
@@ -36,7 +45,7 @@ cudaError_t cudaMemcpyToSymbolAsync(T& symbol, const void* src, std::size_t coun
                                     cudaMemcpyKind kind = cudaMemcpyHostToDevice, cudaStream_t stream = nullptr) {
   void* at = const_cast<std::remove_cv_t<T>*>(&symbol);
   return weft::detail::copy_symbol(at, nullptr, src, count, kind, true, sizeof(T), offset,
-                                   weft::detail::asynchronous_on(stream));
+                                   weft::surface::asynchronously_on(stream));
 }
 
 template <class T>
@@ -44,7 +53,7 @@ cudaError_t cudaMemcpyFromSymbolAsync(void* dst, const T& symbol, std::size_t co
                                       cudaMemcpyKind kind = cudaMemcpyDeviceToHost, cudaStream_t stream = nullptr) {
   void* at = const_cast<std::remove_cv_t<T>*>(&symbol);
   return weft::detail::copy_symbol(at, dst, nullptr, count, kind, false, sizeof(T), offset,
-                                   weft::detail::asynchronous_on(stream));
+                                   weft::surface::asynchronously_on(stream));
 }
 
 /// The variable's own address: device globals are host globals in weft.
@@ -61,3 +70,5 @@ cudaError_t cudaGetSymbolSize(std::size_t* size, const T&) {
   *size = sizeof(T);
   return cudaSuccess;
 }
+
+}  // inline namespace weft_per_thread_default_stream or weft_legacy_default_stream

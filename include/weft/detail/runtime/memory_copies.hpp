@@ -21,7 +21,7 @@
 
 namespace weft::detail {
 
-inline cudaError_t copy_box(const row_box& b, cudaMemcpyKind kind, placement where = synchronous) {
+inline cudaError_t copy_box(const row_box& b, cudaMemcpyKind kind, placement where) {
   if (cudaError_t e = check_device()) return e;
   if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDefault) return record(cudaErrorInvalidMemcpyDirection);
   // A row wider than a pitch is an invalid value, not an invalid pitch
@@ -47,7 +47,7 @@ inline cudaError_t copy_box(const row_box& b, cudaMemcpyKind kind, placement whe
 }
 
 inline cudaError_t set_box(void* p, std::size_t pitch, std::size_t slice, int value, std::size_t width,
-                           std::size_t height, std::size_t depth, placement where = synchronous) {
+                           std::size_t height, std::size_t depth, placement where) {
   if (cudaError_t e = check_device()) return e;
   // A row wider than the pitch is not refused as such (measured on an H100):
   // only the range the rows cover must lie in one allocation.
@@ -69,7 +69,7 @@ inline bool within_symbol(std::size_t size, std::size_t count, std::size_t offse
 /// offset is applied only once it is known to lie within the symbol.
 inline cudaError_t copy_symbol(void* symbol, void* other_dst, const void* other_src, std::size_t count,
                                cudaMemcpyKind kind, bool to_symbol, std::size_t size, std::size_t offset,
-                               placement where = synchronous) {
+                               placement where) {
   if (cudaError_t e = check_device()) return e;
   // The symbol is device memory, so the other side is the host or the device.
   bool allowed = kind == cudaMemcpyDeviceToDevice || kind == cudaMemcpyDefault ||

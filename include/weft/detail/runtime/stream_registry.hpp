@@ -2,11 +2,12 @@
 // against the live streams, so a destroyed or made-up handle is refused with
 // cudaErrorInvalidResourceHandle instead of being followed.
 //
-// 0 names the legacy default stream of the current device, unless the
-// program is built with CUDA_API_PER_THREAD_DEFAULT_STREAM defined (as nvcc's
-// --default-stream per-thread does), when it names the calling host thread's
-// own default stream. Like nvcc's flag, the choice is for the whole program:
-// define it in every translation unit or in none.
+// Here 0 names the legacy default stream of the current device. A
+// translation unit built with CUDA_API_PER_THREAD_DEFAULT_STREAM means the
+// calling host thread's own default stream by 0; its entry points say so with
+// cudaStreamPerThread before they call this layer
+// (cuda/runtime/default_stream.hpp), so that no inline function here has a
+// body that depends on the macro.
 #pragma once
 
 #include <memory>
@@ -91,19 +92,10 @@ inline CUstream_st& per_thread_stream(int device) {
   return streams.on(device);
 }
 
-inline CUstream_st& default_stream(int device) {
-#ifdef CUDA_API_PER_THREAD_DEFAULT_STREAM
-  return per_thread_stream(device);
-#else
-  return runtime::get(device).commands().legacy_stream();
-#endif
-}
-
 /// The stream a handle names (on the current device for the special
 /// handles), or null for a handle that names none.
 inline CUstream_st* resolve_stream(cudaStream_t handle) {
-  if (handle == nullptr) return &default_stream(current_device);
-  if (handle == cudaStreamLegacy) return &runtime::get().commands().legacy_stream();
+  if (handle == nullptr || handle == cudaStreamLegacy) return &runtime::get().commands().legacy_stream();
   if (handle == cudaStreamPerThread) return &per_thread_stream(current_device);
   return stream_registry::get().live(handle) ? handle : nullptr;
 }
