@@ -110,7 +110,7 @@ std::string allowed_difference(const std::string& name, const std::string& gpu, 
 
 TEST_CASE("the device functions probe gives the H100's results") {
   std::ifstream expected_file(std::string(__FILE__).substr(0, std::string(__FILE__).rfind('/')) +
-                              "/differential/device_functions_probe.expected");
+                              "/../../../differential/device_functions_probe.expected");
   REQUIRE(expected_file.good());
   std::vector<std::string> expected = lines_of(expected_file, true);
   std::istringstream output(capture_stdout([] { run_probe("values"); }));
