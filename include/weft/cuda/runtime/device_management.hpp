@@ -16,6 +16,7 @@
 
 #include "weft/cuda/runtime/default_stream.hpp"
 #include "weft/cuda/runtime/device_api.hpp"
+#include "weft/cuda/runtime/driver_types.hpp"
 #include "weft/cuda/runtime/error_codes.hpp"
 #include "weft/cuda/runtime/memory_api.hpp"
 #include "weft/detail/base/cuda_device_properties.hpp"
@@ -135,6 +136,27 @@ inline cudaError_t cudaDeviceCanAccessPeer(int* canAccessPeer, int device, int p
     return weft::detail::record(cudaErrorInvalidDevice);
   *canAccessPeer = device != peerDevice ? 1 : 0;
   return cudaSuccess;
+}
+
+/// Every device reaches every other's memory with the host's atomics, so
+/// access and native atomics are supported between two different devices;
+/// there are no CUDA arrays, and every pair ranks the same (0). A device
+/// asked about itself is refused, as CUDA refuses it.
+inline cudaError_t cudaDeviceGetP2PAttribute(int* value, cudaDeviceP2PAttr attr, int srcDevice, int dstDevice) {
+  if (!value) return weft::detail::record(cudaErrorInvalidValue);
+  if (!weft::detail::valid_device(srcDevice) || !weft::detail::valid_device(dstDevice) || srcDevice == dstDevice)
+    return weft::detail::record(cudaErrorInvalidDevice);
+  switch (attr) {
+    case cudaDevP2PAttrPerformanceRank:
+    case cudaDevP2PAttrCudaArrayAccessSupported:
+      *value = 0;
+      return cudaSuccess;
+    case cudaDevP2PAttrAccessSupported:
+    case cudaDevP2PAttrNativeAtomicSupported:
+      *value = 1;
+      return cudaSuccess;
+  }
+  return weft::detail::record(cudaErrorInvalidValue);
 }
 
 /// Recorded so that enabling twice or disabling what is not enabled gets

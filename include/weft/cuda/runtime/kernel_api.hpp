@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "weft/cuda/runtime/default_stream.hpp"
+#include "weft/cuda/runtime/driver_types.hpp"
 #include "weft/cuda/runtime/error_codes.hpp"
 #include "weft/cuda/runtime/function_attributes.hpp"
 #include "weft/detail/base/cuda_vocabulary.hpp"
@@ -39,15 +40,30 @@ enum cudaLaunchAttributeID {
 /// scheduling policies are padding here, as the union is 64 bytes in CUDA.
 union cudaLaunchAttributeValue {
   char pad[64];
+  cudaAccessPolicyWindow accessPolicyWindow;
   int cooperative;
+  cudaSynchronizationPolicy syncPolicy;
   struct {
     unsigned int x;
     unsigned int y;
     unsigned int z;
   } clusterDim;
+  cudaClusterSchedulingPolicy clusterSchedulingPolicyPreference;
   int programmaticStreamSerializationAllowed;
   int priority;
+  cudaLaunchMemSyncDomainMap memSyncDomainMap;
+  cudaLaunchMemSyncDomain memSyncDomain;
 };
+
+// A stream's attributes are launch attributes under other names, as in
+// CUDA 12 and 13 (which spell the IDs as macros; constants here).
+using cudaStreamAttrID = cudaLaunchAttributeID;
+using cudaStreamAttrValue = cudaLaunchAttributeValue;
+inline constexpr cudaStreamAttrID cudaStreamAttributeAccessPolicyWindow = cudaLaunchAttributeAccessPolicyWindow;
+inline constexpr cudaStreamAttrID cudaStreamAttributeSynchronizationPolicy = cudaLaunchAttributeSynchronizationPolicy;
+inline constexpr cudaStreamAttrID cudaStreamAttributeMemSyncDomainMap = cudaLaunchAttributeMemSyncDomainMap;
+inline constexpr cudaStreamAttrID cudaStreamAttributeMemSyncDomain = cudaLaunchAttributeMemSyncDomain;
+inline constexpr cudaStreamAttrID cudaStreamAttributePriority = cudaLaunchAttributePriority;
 
 struct cudaLaunchAttribute {
   cudaLaunchAttributeID id;

@@ -137,6 +137,19 @@ inline cudaError_t cudaMemAdvise(const void* devPtr, std::size_t count, cudaMemo
   return cudaMemAdvise(devPtr, count, advice, weft::surface::location_of(device));
 }
 
+/// Attaching managed memory to a stream limits which streams' kernels may
+/// touch it while the host does; every kernel and the host may touch all
+/// memory in weft, so it is checked and accepted, with no effect.
+inline cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void* devPtr, std::size_t length = 0,
+                                            unsigned int flags = cudaMemAttachSingle) {
+  if (!weft::detail::resolve_stream(weft::surface::explicit_stream(stream)))
+    return weft::detail::record(cudaErrorInvalidResourceHandle);
+  if (!devPtr || (flags != cudaMemAttachGlobal && flags != cudaMemAttachHost && flags != cudaMemAttachSingle))
+    return weft::detail::record(cudaErrorInvalidValue);
+  (void)length;
+  return cudaSuccess;
+}
+
 /// The memory is allocated at once, so it is ready whenever the stream gets to it.
 inline cudaError_t cudaMallocAsync(void** devPtr, std::size_t size, cudaStream_t hStream) {
   if (!weft::detail::resolve_stream(weft::surface::explicit_stream(hStream)))
