@@ -3,3 +3,14 @@
 // targets that link weft::cuda (or are built by weft_add_cuda_executable).
 #pragma once
 #include <weft.hpp>
+
+// As CUDA's copy, it brings the runtime API header (CUDART_VERSION, the
+// driver and vector types) and defines its include guard, which programs
+// test: cuda-samples' helper_cuda.h declares findCudaDevice and
+// gpuDeviceInit only #ifdef __CUDA_RUNTIME_H__.
+#include "cuda_runtime_api.h"
+#include "vector_functions.h"
+
+#ifndef __CUDA_RUNTIME_H__
+#define __CUDA_RUNTIME_H__
+#endif
