@@ -30,4 +30,8 @@
 #define __align__(n) __attribute__((aligned(n)))
 #define __launch_bounds__(...)
 #define __cluster_dims__(...)
+// A const kernel parameter whose address the kernel may take (CUDA 11.7):
+// on the GPU it stays in parameter memory instead of being copied; a CPU
+// kernel's parameters are ordinary variables, so there is nothing to do.
+#define __grid_constant__
 #define CUDART_CB

@@ -63,3 +63,55 @@ inline unsigned int __funnelshift_rc(unsigned int lo, unsigned int hi, unsigned 
   unsigned long long v = static_cast<unsigned long long>(hi) << 32 | lo;
   return static_cast<unsigned int>(v >> (shift < 32 ? shift : 32));
 }
+
+// ---- Integer arithmetic intrinsics ----
+//
+// The arithmetic is done in a wider type, where it cannot overflow, then
+// narrowed as two's complement, so that every input gives CUDA's bits.
+
+/// The low 32 bits of the product of the low 24 bits of x and y, sign-
+/// extended from bit 23 (__mul24) or taken as unsigned (__umul24). Older
+/// code used them because 24-bit products were faster on early GPUs.
+inline int __mul24(int x, int y) {
+  auto low24 = [](int v) {
+    auto u = static_cast<std::int64_t>(static_cast<std::uint32_t>(v) & 0xffffffu);
+    return u >= 0x800000 ? u - 0x1000000 : u;
+  };
+  return static_cast<int>(static_cast<std::uint32_t>(low24(x) * low24(y)));
+}
+inline unsigned int __umul24(unsigned int x, unsigned int y) {
+  return static_cast<unsigned int>(std::uint64_t{x & 0xffffffu} * (y & 0xffffffu));
+}
+
+/// The high 32 (or 64) bits of the full product.
+inline int __mulhi(int x, int y) {
+  return static_cast<int>(static_cast<std::int64_t>(x) * static_cast<std::int64_t>(y) >> 32);
+}
+inline unsigned int __umulhi(unsigned int x, unsigned int y) {
+  return static_cast<unsigned int>(std::uint64_t{x} * std::uint64_t{y} >> 32);
+}
+inline long long __mul64hi(long long x, long long y) {
+  return static_cast<long long>(static_cast<__int128>(x) * static_cast<__int128>(y) >> 64);
+}
+inline unsigned long long __umul64hi(unsigned long long x, unsigned long long y) {
+  return static_cast<unsigned long long>(static_cast<unsigned __int128>(x) * static_cast<unsigned __int128>(y) >> 64);
+}
+
+/// |x - y| + z, the sum of absolute differences' step.
+inline unsigned int __sad(int x, int y, unsigned int z) {
+  std::int64_t d = static_cast<std::int64_t>(x) - y;
+  return static_cast<unsigned int>((d < 0 ? -d : d) + z);
+}
+inline unsigned int __usad(unsigned int x, unsigned int y, unsigned int z) { return (x > y ? x - y : y - x) + z; }
+
+/// (x + y) >> 1 and (x + y + 1) >> 1 without overflow. The signed truncating
+/// form, CUDA's int __hadd, is left out: weft's __hadd is __half's, found
+/// by argument, and an int overload beside it would let `::__hadd(h1, h2)`
+/// on halves compile to integer addition.
+inline int __rhadd(int x, int y) { return static_cast<int>((static_cast<std::int64_t>(x) + y + 1) >> 1); }
+inline unsigned int __uhadd(unsigned int x, unsigned int y) {
+  return static_cast<unsigned int>((std::uint64_t{x} + y) >> 1);
+}
+inline unsigned int __urhadd(unsigned int x, unsigned int y) {
+  return static_cast<unsigned int>((std::uint64_t{x} + y + 1) >> 1);
+}
