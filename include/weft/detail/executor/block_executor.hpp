@@ -28,8 +28,6 @@
 // warp_arithmetic.hpp, which needs no executor.
 #pragma once
 
-#include <boost/context/detail/fcontext.hpp>
-
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -48,8 +46,6 @@
 #include "weft/detail/executor/warp_arithmetic.hpp"
 
 namespace weft::detail {
-
-namespace fctx = boost::context::detail;
 
 /// The four flavours of the block-wide barrier (CUDA guide, "Synchronization Functions").
 enum class barrier_kind : unsigned char { sync, count, all, any };

@@ -11,13 +11,43 @@
 // they would under Boost's switch; but a context this switch saved holds no
 // control words, so Boost's jump_fcontext must never resume one: weft uses
 // this switch everywhere. Elsewhere, Boost's jump_fcontext is used as it is.
+//
+// weft includes no Boost header: it declares the two functions of
+// libboost_context it calls itself. A program may put a Boost of its own on
+// the include path (cuda-samples' interval sample ships a partial copy that
+// lacks boost/config.hpp), and weft's fibers must not depend on which Boost
+// headers that finds. The functions are extern "C" in libboost_context, with
+// the same signatures since Boost 1.61's execution_context v2; they are bound
+// here under C++ names of weft's own, by assembler label, so that a program
+// that also includes <boost/context/detail/fcontext.hpp> sees no second
+// declaration of Boost's extern "C" names with weft's types.
 #pragma once
 
-#include <boost/context/detail/fcontext.hpp>
+#include <cstddef>
 
 namespace weft::detail {
 
-namespace fctx = boost::context::detail;
+namespace fctx {
+
+/// A suspended context: the stack pointer its switch saved.
+using fcontext_t = void*;
+
+/// What a switch hands the resumed context: where the switch came from, and
+/// a word of data. Boost's transfer_t, member for member.
+struct transfer_t {
+  fcontext_t fctx;
+  void* data;
+};
+
+#if defined(__APPLE__)
+transfer_t jump_fcontext(fcontext_t const to, void* vp) asm("_jump_fcontext");
+fcontext_t make_fcontext(void* sp, std::size_t size, void (*fn)(transfer_t)) asm("_make_fcontext");
+#else
+transfer_t jump_fcontext(fcontext_t const to, void* vp) asm("jump_fcontext");
+fcontext_t make_fcontext(void* sp, std::size_t size, void (*fn)(transfer_t)) asm("make_fcontext");
+#endif
+
+}  // namespace fctx
 
 #if defined(__x86_64__) && defined(__ELF__) && !defined(__CET__)
 
