@@ -35,6 +35,7 @@
 #include "weft/cuda/runtime/memory_api.hpp"
 #include "weft/cuda/runtime/pitched_memory.hpp"
 #include "weft/cuda/runtime/pointer_attributes.hpp"
+#include "weft/cuda/runtime/removed_api.hpp"
 #include "weft/cuda/runtime/stream_api.hpp"
 #include "weft/cuda/runtime/stream_attributes.hpp"
 #include "weft/detail/base/cuda_vocabulary.hpp"

@@ -13,7 +13,16 @@ using cudaUUID_t = CUuuid_st;
 
 /// CUDA 13's cudaDeviceProp fields, plus clockRate, memoryClockRate,
 /// deviceOverlap, kernelExecTimeoutEnabled and computeMode, which CUDA 13
-/// removed but which older teaching programs still print.
+/// removed but which older teaching programs still print. Those five keep
+/// the values CUDA 12 reported, and warn where a program names them, with
+/// the attribute that replaces each (weft's own code reads and writes them
+/// only in detail/runtime/device_properties.hpp, which silences the warning).
+// Clang reports the deprecated fields again at this definition when it
+// generates the copy and default constructors (which every program with a
+// cudaDeviceProp uses): those reports are silenced here, a program's own
+// uses still warn where they are.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 struct cudaDeviceProp {
   char name[256];
   cudaUUID_t uuid;
@@ -73,12 +82,21 @@ struct cudaDeviceProp {
   int clusterLaunch;
   int unifiedFunctionPointers;
   // Removed in CUDA 13 (see above).
-  int clockRate;
-  int memoryClockRate;
-  int deviceOverlap;
-  int kernelExecTimeoutEnabled;
-  int computeMode;
+  [[deprecated(
+      "cudaDeviceProp::clockRate was removed in CUDA 13: use cudaDeviceGetAttribute(&v, "
+      "cudaDevAttrClockRate, device)")]] int clockRate;
+  [[deprecated(
+      "cudaDeviceProp::memoryClockRate was removed in CUDA 13: use cudaDeviceGetAttribute(&v, "
+      "cudaDevAttrMemoryClockRate, device)")]] int memoryClockRate;
+  [[deprecated("cudaDeviceProp::deviceOverlap was removed in CUDA 13: use asyncEngineCount")]] int deviceOverlap;
+  [[deprecated(
+      "cudaDeviceProp::kernelExecTimeoutEnabled was removed in CUDA 13: use cudaDeviceGetAttribute(&v, "
+      "cudaDevAttrKernelExecTimeout, device)")]] int kernelExecTimeoutEnabled;
+  [[deprecated(
+      "cudaDeviceProp::computeMode was removed in CUDA 13: use cudaDeviceGetAttribute(&v, "
+      "cudaDevAttrComputeMode, device)")]] int computeMode;
 };
+#pragma GCC diagnostic pop
 
 /// CUDA's numeric values. The attributes weft answers are listed; another
 /// value is refused with cudaErrorInvalidValue, as CUDA refuses an unknown one.

@@ -20,6 +20,27 @@
 
 namespace weft::detail {
 
+// The fields CUDA 13 removed from cudaDeviceProp, with the values CUDA 12
+// reported for an H100 SXM; cudaDeviceGetAttribute still answers them.
+inline constexpr int clock_rate_khz = 1980000;
+inline constexpr int memory_clock_rate_khz = 2619000;
+inline constexpr int device_overlap = 1;       // as asyncEngineCount
+inline constexpr int kernel_exec_timeout = 0;  // no watchdog on kernels
+inline constexpr int compute_mode = 0;         // cudaComputeModeDefault
+
+/// Writes the removed fields, which warn wherever a program names them; this
+/// is the one place weft names them, so the warning is silenced here only.
+inline void fill_removed_fields(cudaDeviceProp& p) {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+  p.clockRate = clock_rate_khz;
+  p.memoryClockRate = memory_clock_rate_khz;
+  p.deviceOverlap = device_overlap;
+  p.kernelExecTimeoutEnabled = kernel_exec_timeout;
+  p.computeMode = compute_mode;
+#pragma GCC diagnostic pop
+}
+
 /// What device `d` is, but for its multiprocessor count: built from the
 /// host's description, which is read once (host_machine.hpp).
 inline cudaDeviceProp describe_device(int d) {
@@ -82,9 +103,7 @@ inline cudaDeviceProp describe_device(int d) {
   p.memoryPoolsSupported = 1;
   p.clusterLaunch = 1;
   p.unifiedFunctionPointers = 1;
-  p.clockRate = 1980000;  // kHz
-  p.memoryClockRate = 2619000;
-  p.deviceOverlap = 1;  // as asyncEngineCount
+  fill_removed_fields(p);
   return p;
 }
 
@@ -134,20 +153,20 @@ inline constexpr attribute_reader attribute_readers[] = {
     {cudaDevAttrWarpSize, [](const cudaDeviceProp& p) { return p.warpSize; }},
     {cudaDevAttrMaxPitch, [](const cudaDeviceProp& p) { return as_int(p.memPitch); }},
     {cudaDevAttrMaxRegistersPerBlock, [](const cudaDeviceProp& p) { return p.regsPerBlock; }},
-    {cudaDevAttrClockRate, [](const cudaDeviceProp& p) { return p.clockRate; }},
+    {cudaDevAttrClockRate, [](const cudaDeviceProp&) { return clock_rate_khz; }},
     {cudaDevAttrTextureAlignment, [](const cudaDeviceProp& p) { return as_int(p.textureAlignment); }},
-    {cudaDevAttrGpuOverlap, [](const cudaDeviceProp& p) { return p.deviceOverlap; }},
-    {cudaDevAttrKernelExecTimeout, [](const cudaDeviceProp& p) { return p.kernelExecTimeoutEnabled; }},
+    {cudaDevAttrGpuOverlap, [](const cudaDeviceProp&) { return device_overlap; }},
+    {cudaDevAttrKernelExecTimeout, [](const cudaDeviceProp&) { return kernel_exec_timeout; }},
     {cudaDevAttrIntegrated, [](const cudaDeviceProp& p) { return p.integrated; }},
     {cudaDevAttrCanMapHostMemory, [](const cudaDeviceProp& p) { return p.canMapHostMemory; }},
-    {cudaDevAttrComputeMode, [](const cudaDeviceProp& p) { return p.computeMode; }},
+    {cudaDevAttrComputeMode, [](const cudaDeviceProp&) { return compute_mode; }},
     {cudaDevAttrSurfaceAlignment, [](const cudaDeviceProp& p) { return as_int(p.surfaceAlignment); }},
     {cudaDevAttrConcurrentKernels, [](const cudaDeviceProp& p) { return p.concurrentKernels; }},
     {cudaDevAttrEccEnabled, [](const cudaDeviceProp& p) { return p.ECCEnabled; }},
     {cudaDevAttrPciBusId, [](const cudaDeviceProp& p) { return p.pciBusID; }},
     {cudaDevAttrPciDeviceId, [](const cudaDeviceProp& p) { return p.pciDeviceID; }},
     {cudaDevAttrTccDriver, [](const cudaDeviceProp& p) { return p.tccDriver; }},
-    {cudaDevAttrMemoryClockRate, [](const cudaDeviceProp& p) { return p.memoryClockRate; }},
+    {cudaDevAttrMemoryClockRate, [](const cudaDeviceProp&) { return memory_clock_rate_khz; }},
     {cudaDevAttrGlobalMemoryBusWidth, [](const cudaDeviceProp& p) { return p.memoryBusWidth; }},
     {cudaDevAttrL2CacheSize, [](const cudaDeviceProp& p) { return p.l2CacheSize; }},
     {cudaDevAttrMaxThreadsPerMultiProcessor, [](const cudaDeviceProp& p) { return p.maxThreadsPerMultiProcessor; }},
