@@ -281,12 +281,13 @@ TEST_CASE("co_await from a host function: cudaErrorNotPermitted, without suspend
 }
 
 TEST_CASE("co_await a kernel that fails: the device's fault, once it has completed") {
-  owned_stream s;
   REQUIRE(cudaGetLastError() == cudaSuccess);
   cudaError_t awaited = cudaErrorUnknown, last = cudaErrorUnknown, after_last = cudaErrorUnknown;
   cudaError_t again = cudaErrorUnknown;
   bool gate_was_open = false;
   {
+    // Destroyed before the reset below: a stream the reset destroyed is an invalid handle.
+    owned_stream s;
     gate g;
     auto waiter = [&]() -> weft::task<void> {
       g.hold(s);
