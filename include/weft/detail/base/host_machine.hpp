@@ -6,8 +6,10 @@
 #include <unistd.h>
 
 #include <cstddef>
-#include <fstream>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
+#include <string_view>
 
 namespace weft::detail {
 
@@ -20,17 +22,28 @@ inline std::size_t available_memory_bytes() {
   return static_cast<std::size_t>(::sysconf(_SC_AVPHYS_PAGES)) * static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
 }
 
-/// The host CPU's model name, where /proc/cpuinfo gives one.
+/// The host CPU's model name, where /proc/cpuinfo gives one. Read with stdio
+/// rather than <fstream>, which every program would parse and compile for
+/// these few lines (docs/performance.md, "Compile time").
 inline std::string host_cpu_name() {
-  std::ifstream cpuinfo("/proc/cpuinfo");
-  for (std::string line; std::getline(cpuinfo, line);) {
-    if (line.rfind("model name", 0) != 0) continue;
-    auto colon = line.find(':');
-    if (colon == std::string::npos) break;
-    auto start = line.find_first_not_of(" \t", colon + 1);
-    return start == std::string::npos ? std::string() : line.substr(start);
+  std::FILE* cpuinfo = std::fopen("/proc/cpuinfo", "r");
+  if (!cpuinfo) return {};
+  std::string name;
+  char* line = nullptr;
+  std::size_t capacity = 0;
+  for (ssize_t length; (length = ::getline(&line, &capacity, cpuinfo)) >= 0;) {
+    std::string_view text(line, static_cast<std::size_t>(length));
+    if (text.ends_with('\n')) text.remove_suffix(1);
+    if (!text.starts_with("model name")) continue;
+    auto colon = text.find(':');
+    if (colon == text.npos) break;
+    auto start = text.find_first_not_of(" \t", colon + 1);
+    if (start != text.npos) name = text.substr(start);
+    break;
   }
-  return {};
+  std::free(line);
+  std::fclose(cpuinfo);
+  return name;
 }
 
 /// What the devices' descriptions need of the host, read once: it does not

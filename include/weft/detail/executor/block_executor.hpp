@@ -227,26 +227,33 @@ class block_executor {
   const warp_group* blocking_group(unsigned warp, unsigned mask, unsigned lane_bit) const;
   [[gnu::noinline]] inline warp_group* open_group(unsigned warp, warp_op op, unsigned mask, unsigned lane_bit,
                                                   std::source_location where);
-  [[gnu::noinline]] inline std::string mismatch(unsigned warp, const warp_group& g, warp_op op, unsigned mask,
-                                                unsigned lane_bit, std::source_location where) const;
+  [[gnu::noinline, gnu::cold]] inline std::string mismatch(unsigned warp, const warp_group& g, warp_op op,
+                                                           unsigned mask, unsigned lane_bit,
+                                                           std::source_location where) const;
+  [[noreturn, gnu::cold]] void refuse_group(unsigned warp, warp_op op, unsigned mask, unsigned lane_bit,
+                                            std::source_location where) const;
   void complete_group(unsigned warp, warp_group& g, unsigned caller_bit);
   unsigned make_ready(unsigned warp, unsigned lanes);
 
   // ---- Failing and abandoning a block, and the reports: block_executor_faults.hpp ----
-  void fail(const std::string& message, cudaError_t code = cudaErrorLaunchFailure);
-  void unwind_parked_threads();
-  std::string report(const char* headline) const;
-  std::string stall_report() const;
-  static std::string describe_index(uint3 i);
-  static std::string describe_thread(uint3 t);
-  static std::string describe(std::exception_ptr error);
-  static const char* barrier_name(barrier_kind kind);
-  static const char* warp_op_name(warp_op op);
-  static std::string describe_site(std::source_location where);
-  static std::string describe_call(warp_op op, std::source_location where);
-  static std::string hex(unsigned mask);
-  static std::string lanes_phrase(unsigned lanes);
-  static std::string describe_lanes(unsigned lanes);
+  [[gnu::cold]] void fail(const std::string& message, cudaError_t code = cudaErrorLaunchFailure);
+  [[gnu::cold]] void fail_thread(const kernel_fault& fault);
+  [[gnu::cold]] void fail_thread_uncaught();
+  [[gnu::cold]] void unwind_parked_threads();
+  [[gnu::cold]] std::string report(const char* headline) const;
+  [[gnu::cold]] std::string stall_report() const;
+  [[gnu::cold]] static void sort_ids(std::vector<unsigned>& ids);
+  [[gnu::cold]] static void append_threads(std::string& text, uint3 first, uint3 last, bool range);
+  [[gnu::cold]] static std::string describe_index(uint3 i);
+  [[gnu::cold]] static std::string describe_thread(uint3 t);
+  [[gnu::cold]] static std::string describe(std::exception_ptr error);
+  [[gnu::cold]] static const char* barrier_name(barrier_kind kind);
+  [[gnu::cold]] static const char* warp_op_name(warp_op op);
+  [[gnu::cold]] static std::string describe_site(std::source_location where);
+  [[gnu::cold]] static std::string describe_call(warp_op op, std::source_location where);
+  [[gnu::cold]] static std::string hex(unsigned mask);
+  [[gnu::cold]] static std::string lanes_phrase(unsigned lanes);
+  [[gnu::cold]] static std::string describe_lanes(unsigned lanes);
 
   // The blocks to run.
   dim3 grid_dim_{};

@@ -11,15 +11,14 @@
 // line and column, and the lanes of a warp as ranges.
 #pragma once
 
-#include <algorithm>
 #include <bit>
-#include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <source_location>
 #include <string>
 #include <vector>
 
+#include "weft/detail/base/text_format.hpp"
 #include "weft/detail/executor/block_executor.hpp"
 
 namespace weft::detail {
@@ -27,25 +26,43 @@ namespace weft::detail {
 inline void block_executor::fail(const std::string& message, cudaError_t code) {
   if (abandoning_) return;
   abandoning_ = true;
-  failure_ = {code, "block " + describe_index(blockIdx) + ", " + message};
+  std::string text = "block " + describe_index(blockIdx);
+  text += ", ";
+  text += message;
+  failure_ = {code, std::move(text)};
+}
+
+// The running CUDA thread threw: out of the runner loop, which every kernel
+// instantiates, so that each kernel does not compile the report again.
+inline void block_executor::fail_thread(const kernel_fault& fault) {
+  fail(describe_thread(threadIdx) + ": " + fault.what, fault.code);
+}
+
+// Called in the handler of what the thread threw, which it describes.
+inline void block_executor::fail_thread_uncaught() {
+  fail(describe_thread(threadIdx) + ": " + describe(std::current_exception()));
 }
 
 inline bool block_executor::recover_from_stack_overflow(const void* address) {
   const fiber_stack* hit = stacks_.guard_hit(address);
   if (!hit) return false;
-  fail(describe_thread(threadIdx) + ": stack overflow (each CUDA thread has " +
-       std::to_string(stacks_.stack_size() / 1024) +
-       " KiB of stack; raise it with cudaDeviceSetLimit(cudaLimitStackSize, bytes))");
+  std::string text = describe_thread(threadIdx);
+  append_format(text,
+                ": stack overflow (each CUDA thread has %zu KiB of stack; raise it with "
+                "cudaDeviceSetLimit(cudaLimitStackSize, bytes))",
+                stacks_.stack_size() / 1024);
+  fail(text);
   switch_note note{nullptr, *hit};
   jump_context(worker_, &note);
   std::abort();  // the overflowed fiber is never resumed
 }
 
 inline void block_executor::unwind_parked_threads() {
-  std::vector<unsigned> parked(ready_.begin() + ready_head_, ready_.end());
-  parked.insert(parked.end(), waiting_.begin(), waiting_.end());
-  parked.insert(parked.end(), converging_.begin(), converging_.end());
-  parked.insert(parked.end(), on_objects_.begin(), on_objects_.end());
+  std::vector<unsigned> parked;
+  for (const unsigned* t = ready_.begin() + ready_head_; t != ready_.end(); ++t) parked.push_back(*t);
+  for (unsigned t : waiting_) parked.push_back(t);
+  for (unsigned t : converging_) parked.push_back(t);
+  for (unsigned t : on_objects_) parked.push_back(t);
   converging_.clear();
   on_objects_.clear();
   for (unsigned w = 0; w < group_count_.size(); ++w) {
@@ -71,10 +88,12 @@ inline std::string block_executor::stall_report() const {
     for (unsigned i = 0; i < group_count_[w]; ++i) {
       const warp_group& g = groups_[w * 32 + i];
       if (unsigned gone = g.mask & ~g.arrived & exited_lanes(w, thread_count_)) {
-        std::string text = describe_call(g.op, g.where) + " in warp " + std::to_string(w) + " with mask " +
-                           hex(g.mask) + ": " + lanes_phrase(g.arrived) +
-                           (std::has_single_bit(g.arrived) ? " waits" : " wait") + " for " + lanes_phrase(gone) +
-                           ", which " + (std::has_single_bit(gone) ? "has" : "have") + " exited";
+        std::string text = describe_call(g.op, g.where);
+        append_format(text, " in warp %u with mask 0x%08x: ", w, g.mask);
+        text += lanes_phrase(g.arrived);
+        text += std::has_single_bit(g.arrived) ? " waits for " : " wait for ";
+        text += lanes_phrase(gone);
+        text += std::has_single_bit(gone) ? ", which has exited" : ", which have exited";
         return report(text.c_str());
       }
     }
@@ -87,7 +106,7 @@ inline std::string block_executor::stall_report() const {
 // Consecutive threads waiting at the same barrier are shown as one range.
 inline std::string block_executor::report(const char* headline) const {
   std::vector<unsigned> waiters(waiting_.begin(), waiting_.end());
-  std::sort(waiters.begin(), waiters.end());
+  sort_ids(waiters);
   std::string text = headline;
   for (std::size_t i = 0; i < waiters.size();) {
     std::size_t j = i + 1;
@@ -95,14 +114,12 @@ inline std::string block_executor::report(const char* headline) const {
            same_barrier(slots_[waiters[j]], slots_[waiters[i]]))
       ++j;
     const thread_slot& s = slots_[waiters[i]];
-    text += "; " + describe_thread(s.index);
-    if (j - i > 1) text += " to " + describe_thread(slots_[waiters[j - 1]].index);
-    text += std::string(" wait at ") + barrier_name(s.kind) + " (" + s.waiting_at.file_name() + ":" +
-            std::to_string(s.waiting_at.line()) + ":" + std::to_string(s.waiting_at.column()) + ")";
+    append_threads(text, s.index, slots_[waiters[j - 1]].index, j - i > 1);
+    append_format(text, " wait at %s (%s)", barrier_name(s.kind), describe_site(s.waiting_at).c_str());
     i = j;
   }
   std::vector<unsigned> on_objects(on_objects_.begin(), on_objects_.end());
-  std::sort(on_objects.begin(), on_objects.end());
+  sort_ids(on_objects);
   for (std::size_t i = 0; i < on_objects.size();) {
     const thread_slot& s = slots_[on_objects[i]];
     std::size_t j = i + 1;
@@ -110,42 +127,65 @@ inline std::string block_executor::report(const char* headline) const {
            slots_[on_objects[j]].waits_on == s.waits_on && slots_[on_objects[j]].wait_name == s.wait_name &&
            same_site(slots_[on_objects[j]].waiting_at, s.waiting_at))
       ++j;
-    text += "; " + describe_thread(s.index);
-    if (j - i > 1) text += " to " + describe_thread(slots_[on_objects[j - 1]].index);
-    text += std::string(" wait at ") + s.wait_name + " (" + describe_site(s.waiting_at) + ")";
-    if (s.describe_wait) text += ", " + s.describe_wait(s.waits_on);
+    append_threads(text, s.index, slots_[on_objects[j - 1]].index, j - i > 1);
+    append_format(text, " wait at %s (%s)", s.wait_name, describe_site(s.waiting_at).c_str());
+    if (s.describe_wait) {
+      text += ", ";
+      text += s.describe_wait(s.waits_on);
+    }
     i = j;
   }
   for (unsigned w = 0; w < group_count_.size() && w * 32 < thread_count_; ++w) {
     for (unsigned i = 0; i < group_count_[w]; ++i) {
       const warp_group& g = groups_[w * 32 + i];
-      text += "; warp " + std::to_string(w) + " lanes " + describe_lanes(g.arrived) + " (thread " +
-              describe_index(slots_[w * 32 + static_cast<unsigned>(std::countr_zero(g.arrived))].index) +
-              " first) wait at " + describe_call(g.op, g.where) + " with mask " + hex(g.mask);
+      append_format(text, "; warp %u lanes ", w);
+      text += describe_lanes(g.arrived);
+      uint3 first = slots_[w * 32 + static_cast<unsigned>(std::countr_zero(g.arrived))].index;
+      append_format(text, " (thread (%u,%u,%u) first) wait at %s with mask 0x%08x", first.x, first.y, first.z,
+                    describe_call(g.op, g.where).c_str(), g.mask);
     }
   }
-  text += "; " + std::to_string(exited_count()) + " of " + std::to_string(thread_count_) + " threads exited";
+  append_format(text, "; %u of %u threads exited", exited_count(), thread_count_);
   return text;
+}
+
+// "; thread (0,0,0)", or "; thread (0,0,0) to thread (63,0,0)".
+inline void block_executor::append_threads(std::string& text, uint3 first, uint3 last, bool range) {
+  append_format(text, "; thread (%u,%u,%u)", first.x, first.y, first.z);
+  if (range) append_format(text, " to thread (%u,%u,%u)", last.x, last.y, last.z);
+}
+
+// Thread ids in increasing order. The reports sort only these, so qsort,
+// which is compiled once into the C library, rather than an instantiation
+// of std::sort in every program.
+inline void block_executor::sort_ids(std::vector<unsigned>& ids) {
+  std::qsort(ids.data(), ids.size(), sizeof(unsigned), [](const void* a, const void* b) {
+    unsigned x = *static_cast<const unsigned*>(a), y = *static_cast<const unsigned*>(b);
+    return (x > y) - (x < y);
+  });
 }
 
 // ---- Text ----
 
 inline std::string block_executor::describe_index(uint3 i) {
-  // Appended piece by piece: `"(" + std::to_string(...)` trips a false
-  // -Wrestrict in GCC 12 (its bug 105329) in every program built with -Wall.
-  std::string text("(");
-  text.append(std::to_string(i.x)).append(",").append(std::to_string(i.y));
-  text.append(",").append(std::to_string(i.z)).append(")");
+  std::string text;
+  append_format(text, "(%u,%u,%u)", i.x, i.y, i.z);
   return text;
 }
 
-inline std::string block_executor::describe_thread(uint3 t) { return "thread " + describe_index(t); }
+inline std::string block_executor::describe_thread(uint3 t) {
+  std::string text;
+  append_format(text, "thread (%u,%u,%u)", t.x, t.y, t.z);
+  return text;
+}
 
 inline std::string block_executor::describe(std::exception_ptr error) {
   try {
     std::rethrow_exception(error);
   } catch (const std::exception& e) {
-    return std::string("uncaught exception: ") + e.what();
+    std::string text = "uncaught exception: ";
+    text += e.what();
+    return text;
   } catch (...) {
     return "uncaught exception of a type not derived from std::exception";
   }
@@ -204,22 +244,29 @@ inline const char* block_executor::warp_op_name(warp_op op) {
 }
 
 inline std::string block_executor::describe_site(std::source_location where) {
-  return std::string(where.file_name()) + ":" + std::to_string(where.line()) + ":" + std::to_string(where.column());
+  std::string text;
+  append_format(text, "%s:%u:%u", where.file_name(), static_cast<unsigned>(where.line()),
+                static_cast<unsigned>(where.column()));
+  return text;
 }
 
 inline std::string block_executor::describe_call(warp_op op, std::source_location where) {
-  return std::string(warp_op_name(op)) + " (" + describe_site(where) + ")";
+  std::string text;
+  append_format(text, "%s (%s)", warp_op_name(op), describe_site(where).c_str());
+  return text;
 }
 
 inline std::string block_executor::hex(unsigned mask) {
-  char text[16];
-  std::snprintf(text, sizeof text, "0x%08x", mask);
+  std::string text;
+  append_format(text, "0x%08x", mask);
   return text;
 }
 
 // "lane 3", "lanes 0-3,7"
 inline std::string block_executor::lanes_phrase(unsigned lanes) {
-  return (std::has_single_bit(lanes) ? "lane " : "lanes ") + describe_lanes(lanes);
+  std::string text = std::has_single_bit(lanes) ? "lane " : "lanes ";
+  text += describe_lanes(lanes);
+  return text;
 }
 
 // "0-3,7,9-10"
@@ -232,9 +279,8 @@ inline std::string block_executor::describe_lanes(unsigned lanes) {
     }
     unsigned end = lane;
     while (end + 1 < 32 && (lanes >> (end + 1) & 1)) ++end;
-    if (!text.empty()) text += ",";
-    text += std::to_string(lane);
-    if (end > lane) text.append("-").append(std::to_string(end));  // not "-" + ...: GCC 12's false -Wrestrict
+    append_format(text, text.empty() ? "%u" : ",%u", lane);
+    if (end > lane) append_format(text, "-%u", end);
     lane = end + 1;
   }
   return text;

@@ -91,10 +91,10 @@ inline void block_executor::run_threads(const Body& shared_body) {
     } catch (const block_abandoned&) {
       return;
     } catch (const kernel_fault& fault) {
-      fail(describe_thread(threadIdx) + ": " + fault.what, fault.code);
+      fail_thread(fault);
       return;
     } catch (...) {
-      fail(describe_thread(threadIdx) + ": " + describe(std::current_exception()));
+      fail_thread_uncaught();
       return;
     }
     if (switches_ != switches) {

@@ -16,6 +16,7 @@
 #include <source_location>
 #include <string>
 
+#include "weft/detail/base/text_format.hpp"
 #include "weft/detail/executor/block_executor.hpp"
 
 namespace weft::detail {
@@ -96,30 +97,43 @@ inline const block_executor::warp_group* block_executor::blocking_group(unsigned
 block_executor::warp_group* block_executor::open_group(unsigned warp, warp_op op, unsigned mask, unsigned lane_bit,
                                                        std::source_location where) {
   unsigned self = warp * 32 + static_cast<unsigned>(std::countr_zero(lane_bit));
-  auto refuse = [&](const std::string& why) {
-    throw kernel_fault{cudaErrorLaunchFailure, describe_call(op, where) + " in warp " + std::to_string(warp) +
-                                                   " with mask " + hex(mask) + ": " + why};
-  };
-  if (!(mask & lane_bit)) refuse("the mask omits the calling lane " + std::to_string(self % 32));
-  if (unsigned outside = mask & ~lanes_in_block(warp))
-    refuse("the mask names " + lanes_phrase(outside) + " past the block's end (" + std::to_string(thread_count_) +
-           " threads)");
-  if (unsigned gone = mask & exited_lanes(warp, self))
-    refuse("the mask names " + lanes_phrase(gone) + ", which " + (std::has_single_bit(gone) ? "has" : "have") +
-           " exited");
+  if (!(mask & lane_bit) || (mask & ~lanes_in_block(warp)) || (mask & exited_lanes(warp, self))) [[unlikely]]
+    refuse_group(warp, op, mask, lane_bit, where);
   warp_group& g = groups_[warp * 32 + group_count_[warp]++];
   g = {mask, 0, op, where};
   return &g;
 }
 
+// Why open_group refuses the mask, checked again in the same order.
+inline void block_executor::refuse_group(unsigned warp, warp_op op, unsigned mask, unsigned lane_bit,
+                                         std::source_location where) const {
+  unsigned self = warp * 32 + static_cast<unsigned>(std::countr_zero(lane_bit));
+  std::string text = describe_call(op, where);
+  append_format(text, " in warp %u with mask 0x%08x: the mask ", warp, mask);
+  if (!(mask & lane_bit)) {
+    append_format(text, "omits the calling lane %u", self % 32);
+  } else if (unsigned outside = mask & ~lanes_in_block(warp)) {
+    text += "names " + lanes_phrase(outside);
+    append_format(text, " past the block's end (%u threads)", thread_count_);
+  } else {
+    unsigned gone = mask & exited_lanes(warp, self);
+    text += "names " + lanes_phrase(gone);
+    text += std::has_single_bit(gone) ? ", which has exited" : ", which have exited";
+  }
+  throw kernel_fault{cudaErrorLaunchFailure, std::move(text)};
+}
+
 std::string block_executor::mismatch(unsigned warp, const warp_group& g, warp_op op, unsigned mask, unsigned lane_bit,
                                      std::source_location where) const {
-  std::string text = "warp " + std::to_string(warp) + ": lane " + std::to_string(std::countr_zero(lane_bit)) +
-                     " calls " + describe_call(op, where) + " with mask " + hex(mask) + " while " +
-                     lanes_phrase(g.arrived) + (std::has_single_bit(g.arrived) ? " waits" : " wait") + " at " +
-                     describe_call(g.op, g.where) + " with mask " + hex(g.mask);
-  return text + (g.op != op ? ": lanes of one group call different collectives"
-                            : ": overlapping masks that differ can never complete");
+  std::string text;
+  append_format(text, "warp %u: lane %d calls %s with mask 0x%08x while ", warp, std::countr_zero(lane_bit),
+                describe_call(op, where).c_str(), mask);
+  text += lanes_phrase(g.arrived);
+  append_format(text, "%s at %s with mask 0x%08x", std::has_single_bit(g.arrived) ? " waits" : " wait",
+                describe_call(g.op, g.where).c_str(), g.mask);
+  text += g.op != op ? ": lanes of one group call different collectives"
+                     : ": overlapping masks that differ can never complete";
+  return text;
 }
 
 // The lanes of `warp` that exist: the last warp of a block may be partial.

@@ -17,8 +17,9 @@
 #include <vector>
 
 #include "weft/detail/base/cuda_vocabulary.hpp"
-#include "weft/detail/executor/block_executor.hpp"
 #include "weft/detail/base/spin_wait.hpp"
+#include "weft/detail/base/text_format.hpp"
+#include "weft/detail/executor/block_executor.hpp"
 
 namespace weft::detail {
 
@@ -26,12 +27,13 @@ class block_group_barrier {
  public:
   /// `what` names the barrier in reports ("grid.sync()"); `block_name(i)`
   /// describes member i ("block (3,0,0)").
-  block_group_barrier(unsigned members, std::string what) : what_(std::move(what)), members_(members) {
-    arrived_in_.resize(members, 0);
-    finished_.resize(members, false);
-    where_.resize(members);
-    names_.resize(members);
-  }
+  block_group_barrier(unsigned members, std::string what)
+      : what_(std::move(what)),
+        members_(members),
+        arrived_in_(members),
+        finished_(members),
+        where_(members),
+        names_(members) {}
 
   /// Member `m` (described as `name`) arrives at the current generation;
   /// returns the token that wait() takes.
@@ -77,22 +79,35 @@ class block_group_barrier {
   }
 
  private:
-  // Called with mutex_ held: some member waits at the current generation
-  // while another has finished without arriving at it.
+  // Called with mutex_ held: breaks the barrier if some member waits at the
+  // current generation while another has finished without arriving at it.
   void check_broken() {
     if (!broken_.empty() || arrived_ == 0) return;
+    for (unsigned m = 0; m < members_; ++m)
+      if (finished_[m] && arrived_in_[m] != generation_ + 1) return break_barrier();
+  }
+
+  // Off the path of every arrival, which only checks whether to come here.
+  [[gnu::cold]] void break_barrier() {
     std::string waiting, gone;
     for (unsigned m = 0; m < members_; ++m) {
       bool arrived = arrived_in_[m] == generation_ + 1;
-      if (arrived)
-        waiting += (waiting.empty() ? "" : ", ") + names_[m] + " at " + where_[m].file_name() + ":" +
-                   std::to_string(where_[m].line());
-      else if (finished_[m])
-        gone += (gone.empty() ? "" : ", ") + names_[m];
+      if (arrived) {
+        if (!waiting.empty()) waiting += ", ";
+        waiting += names_[m];
+        append_format(waiting, " at %s:%u", where_[m].file_name(), static_cast<unsigned>(where_[m].line()));
+      } else if (finished_[m]) {
+        if (!gone.empty()) gone += ", ";
+        gone += names_[m];
+      }
     }
-    if (gone.empty()) return;
-    broken_ = "deadlock: " + what_ + " can never complete: " + waiting + " wait(s), but " + gone +
-              " finished without arriving";
+    broken_ = "deadlock: ";
+    broken_ += what_;
+    broken_ += " can never complete: ";
+    broken_ += waiting;
+    broken_ += " wait(s), but ";
+    broken_ += gone;
+    broken_ += " finished without arriving";
     broken_flag_.store(true, std::memory_order_release);
     changed_.notify_all();
   }

@@ -12,12 +12,13 @@
 #include <type_traits>
 #include <utility>
 
-#include "weft/detail/executor/builtin_variables.hpp"
+#include "weft/detail/base/error_state.hpp"
+#include "weft/detail/base/text_format.hpp"
 #include "weft/detail/executor/block_executor.hpp"
 #include "weft/detail/executor/block_groups.hpp"
-#include "weft/detail/streams/command.hpp"
-#include "weft/detail/base/error_state.hpp"
+#include "weft/detail/executor/builtin_variables.hpp"
 #include "weft/detail/scheduler/kernel_identity.hpp"
+#include "weft/detail/streams/command.hpp"
 
 namespace weft::detail {
 
@@ -41,16 +42,18 @@ class grid_job : public command {
  public:
   explicit grid_job(launch_shape shape)
       : command(command_kind::grid), serial(next_serial()), shape_(shape), block_count_(volume(shape.grid)) {
-    if (shape.cooperative || volume(shape.cluster) > 1)
-      groups_ = std::make_unique<block_groups>(shape.grid, shape.cluster, shape.cooperative);
+    if (shape.cooperative || volume(shape.cluster) > 1) make_groups();
   }
 
   /// Tells grids apart where an address cannot: a new grid may be allocated
   /// where a finished one was.
   const std::uint64_t serial;
 
-  std::string describe() const override {
-    return "kernel '" + kernel_name() + "' <<<" + describe_dim(shape_.grid) + ", " + describe_dim(shape_.block) + ">>>";
+  [[gnu::cold]] std::string describe() const override {
+    std::string text = "kernel '" + kernel_name();
+    const dim3 &g = shape_.grid, &b = shape_.block;
+    append_format(text, "' <<<(%u,%u,%u), (%u,%u,%u)>>>", g.x, g.y, g.z, b.x, b.y, b.z);
+    return text;
   }
 
   /// Blocks are claimed in chunks of consecutive blocks, so that workers do
@@ -103,6 +106,11 @@ class grid_job : public command {
   const launch_shape& shape() const { return shape_; }
 
  private:
+  // Out of the constructor, which every kernel's grid inlines.
+  [[gnu::cold]] void make_groups() {
+    groups_ = std::make_unique<block_groups>(shape_.grid, shape_.cluster, shape_.cooperative);
+  }
+
   void run_range(block_executor& executor, std::uint64_t first, std::uint64_t end) {
     if (failed_.load(std::memory_order_relaxed)) return;
     // A device that has faulted runs no more kernels, as a GPU context
@@ -111,20 +119,22 @@ class grid_job : public command {
     block_failure failure = execute(executor, {shape_.grid, shape_.block, first, end});
     if (!failure) return;
     failed_.store(true, std::memory_order_relaxed);
-    fault(shape_.device).raise(failure.code, "kernel '" + kernel_name() + "' failed in " + failure.message);
+    raise_fault(failure);
   }
 
+  [[gnu::cold]] void raise_fault(const block_failure& failure) {
+    std::string text = "kernel '" + kernel_name();
+    text += "' failed in ";
+    text += failure.message;
+    fault(shape_.device).raise(failure.code, std::move(text));
+  }
+
+  // "block (3,0,0)"
   std::string describe_block(std::uint64_t linear) const {
-    dim3 at(static_cast<unsigned>(linear % shape_.grid.x),
-            static_cast<unsigned>(linear / shape_.grid.x % shape_.grid.y),
-            static_cast<unsigned>(linear / shape_.grid.x / shape_.grid.y));
-    return "block " + describe_dim(at);
-  }
-
-  static std::string describe_dim(dim3 d) {
-    std::string text = "(";
-    for (unsigned v : {d.x, d.y, d.z}) (text += std::to_string(v)) += ',';
-    text.back() = ')';
+    std::string text;
+    append_format(text, "block (%u,%u,%u)", static_cast<unsigned>(linear % shape_.grid.x),
+                  static_cast<unsigned>(linear / shape_.grid.x % shape_.grid.y),
+                  static_cast<unsigned>(linear / shape_.grid.x / shape_.grid.y));
     return text;
   }
 
