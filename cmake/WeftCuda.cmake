@@ -2,15 +2,19 @@
 # executable from unmodified CUDA sources.
 #
 # At build time weft-port rewrites each .cu into a .cpp in the build tree
-# (kernel launches and extern __shared__ arrays; everything else is kept, and
-# a #line directive points compiler errors at the .cu's own lines). The ports
-# are compiled as C++20 and linked with weft::weft. Editing a .cu, or
-# rebuilding weft-port, ports it again.
+# (kernel launches, extern __shared__ arrays and tests of __CUDA_ARCH__;
+# everything else is kept, and a #line directive points compiler errors at
+# the .cu's own lines). The ports are compiled as C++20 with __CUDACC__
+# defined and linked with weft::weft. Other sources (.cpp, .c) are compiled
+# as they are, without __CUDACC__, as nvcc's host compiler compiles them.
 #
-# A .cuh given in the list is ported too, beside the ports of the .cu files
-# under its own name, so that their `#include "x.cuh"` reads the port: list
-# the headers that launch kernels or declare extern __shared__ arrays. Other
-# sources (.cpp, .h) are compiled as they are.
+# weft-port follows each .cu's `#include "..."` lines (files found beside the
+# file that includes them) and ports the headers, and .cu files, that need
+# it into the same tree, at their place relative to the source directory, so
+# that the ports' #include lines read them: nvcc users list only their .cu
+# files, and so can weft's. It also writes a depfile naming every file it
+# read, so that editing an included header ports the .cu again. A .cuh given
+# in the list is ported on its own too (as before headers were followed).
 #
 # The ports are compiled with a precompiled <weft.hpp> (one per executable,
 # built with its flags, so that no flag can disagree with it): a port begins
@@ -54,8 +58,10 @@ function(weft_add_cuda_executable name)
     add_custom_command(
       OUTPUT ${output}
       COMMAND ${CMAKE_COMMAND} -E make_directory ${output_directory}
-      COMMAND weft::port ${input} -o ${output}
+      COMMAND weft::port ${input} -o ${output} --source-root ${CMAKE_CURRENT_SOURCE_DIR} --port-root
+              ${CMAKE_CURRENT_BINARY_DIR}/${name}.weft-port --depfile ${output}.d
       DEPENDS ${input} weft::port
+      DEPFILE ${output}.d
       COMMENT "Porting ${source} for weft"
       VERBATIM)
     # `#include "y.h"` looks beside the file being compiled, which is now the

@@ -43,15 +43,21 @@
 // renders the output from the original text and those rewrites.
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <limits>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <unistd.h>
 
 namespace {
 
@@ -254,6 +260,267 @@ class scanner {
   }
 };
 
+// ---- preprocessor conditionals that test __CUDA_ARCH__ ----
+//
+// nvcc compiles a .cu twice: the device pass with __CUDA_ARCH__ set (900 for
+// sm_90) and the host pass without it. weft compiles once, so weft-port gives
+// each conditional that tests it the view of the pass that would compile the
+// code it guards (see porter::classify_scopes and docs/porting.md).
+
+enum class arch_view { device, host };
+constexpr std::string_view cuda_arch = "__CUDA_ARCH__";
+constexpr std::string_view cuda_arch_value = "900";  // sm_90, the GPU weft behaves as
+
+// A token of a directive's text: an identifier, a number or a punctuator.
+struct directive_token {
+  std::size_t begin, end;  // within the directive's text
+  bool identifier;
+};
+
+// Splits a directive's text (`#if defined(X) && Y >= 2 // note`) into
+// tokens, without its comments, line splices and literals.
+std::vector<directive_token> directive_tokens(std::string_view d) {
+  std::vector<directive_token> out;
+  std::size_t i = 0;
+  while (i < d.size()) {
+    char c = d[i];
+    if (is_blank(c) || c == '\n' || c == '\\') {
+      ++i;
+    } else if (c == '/' && i + 1 < d.size() && d[i + 1] == '/') {
+      break;
+    } else if (c == '/' && i + 1 < d.size() && d[i + 1] == '*') {
+      std::size_t end = d.find("*/", i + 2);
+      i = end == std::string_view::npos ? d.size() : end + 2;
+    } else if (c == '"' || c == '\'') {
+      std::size_t j = i + 1;
+      while (j < d.size() && d[j] != c) j += d[j] == '\\' ? 2 : 1;
+      i = j + 1;
+    } else if (is_ident_char(c)) {
+      std::size_t j = i;
+      while (j < d.size() && is_ident_char(d[j])) ++j;
+      out.push_back({i, j, !is_digit(c)});
+      i = j;
+    } else {
+      // Two-character operators the evaluator needs whole.
+      static constexpr std::string_view pairs[] = {"&&", "||", "==", "!=", "<=", ">=", "<<", ">>"};
+      std::size_t n = 1;
+      for (std::string_view p : pairs)
+        if (d.substr(i, 2) == p) n = 2;
+      out.push_back({i, i + n, false});
+      i += n;
+    }
+  }
+  return out;
+}
+
+// The directive's name: `if`, `ifdef`, `elif`, `define`, ... ("" if none).
+std::string_view directive_name(std::string_view d, const std::vector<directive_token>& tokens) {
+  if (tokens.size() < 2 || d.substr(tokens[0].begin, 1) != "#" || !tokens[1].identifier) return {};
+  return d.substr(tokens[1].begin, tokens[1].end - tokens[1].begin);
+}
+
+bool is_conditional(std::string_view name) {
+  return name == "if" || name == "elif" || name == "ifdef" || name == "ifndef" || name == "elifdef" ||
+         name == "elifndef";
+}
+
+bool tests_cuda_arch(std::string_view d) {
+  auto tokens = directive_tokens(d);
+  if (!is_conditional(directive_name(d, tokens))) return false;
+  return std::any_of(tokens.begin(), tokens.end(),
+                     [&](const directive_token& t) { return d.substr(t.begin, t.end - t.begin) == cuda_arch; });
+}
+
+// The directive as one view sees it: __CUDA_ARCH__ replaced by its value
+// there, `defined(__CUDA_ARCH__)` by 1 or 0, `#ifdef __CUDA_ARCH__` as `#if 1`.
+// Everything else, line splices included, is kept.
+std::string directive_in_view(std::string_view d, arch_view view) {
+  auto tokens = directive_tokens(d);
+  std::string_view name = directive_name(d, tokens);
+  bool device = view == arch_view::device;
+  std::string out;
+  std::size_t pos = 0;
+  auto replace = [&](std::size_t begin, std::size_t end, std::string_view with) {
+    out.append(d.substr(pos, begin - pos));
+    out += with;
+    pos = end;
+  };
+  auto text = [&](std::size_t k) { return d.substr(tokens[k].begin, tokens[k].end - tokens[k].begin); };
+  for (std::size_t k = 2; k < tokens.size(); ++k) {
+    if (text(k) != cuda_arch) continue;
+    if (name == "ifdef" || name == "ifndef" || name == "elifdef" || name == "elifndef") {
+      bool defined = name.ends_with("ndef") ? !device : device;
+      replace(tokens[1].begin, tokens[1].end, name.starts_with("el") ? "elif" : "if");
+      replace(tokens[k].begin, tokens[k].end, defined ? "1" : "0");
+    } else if (k >= 3 && text(k - 1) == "(" && text(k - 2) == "defined" && k + 1 < tokens.size() &&
+               text(k + 1) == ")") {
+      replace(tokens[k - 2].begin, tokens[k + 1].end, device ? "1" : "0");
+    } else if (k >= 3 && text(k - 1) == "defined") {
+      replace(tokens[k - 1].begin, tokens[k].end, device ? "1" : "0");
+    } else {
+      replace(tokens[k].begin, tokens[k].end, device ? cuda_arch_value : "0");
+    }
+  }
+  out.append(d.substr(pos));
+  return out;
+}
+
+// Evaluates a conditional directive's condition in one view, as far as it
+// can be known: identifiers other than __CUDA_ARCH__ (and __CUDACC__, which
+// a port defines) are unknown, and so is anything that depends on them.
+class condition_evaluator {
+ public:
+  using value = std::optional<long long>;
+
+  condition_evaluator(std::string_view d, arch_view view) : d_(d), t_(directive_tokens(d)), view_(view) {}
+
+  value run() {
+    std::string_view name = directive_name(d_, t_);
+    i_ = 2;
+    if (name.ends_with("ifdef") || name.ends_with("ifndef")) {
+      value v = i_ < t_.size() ? defined(text(i_)) : std::nullopt;
+      if (v && name.ends_with("ndef")) *v = !*v;
+      return v;
+    }
+    value v = conditional();
+    return i_ == t_.size() ? v : std::nullopt;
+  }
+
+ private:
+  std::string_view d_;
+  std::vector<directive_token> t_;
+  arch_view view_;
+  std::size_t i_ = 0;
+
+  std::string_view text(std::size_t k) const {
+    return k < t_.size() ? d_.substr(t_[k].begin, t_[k].end - t_[k].begin) : std::string_view();
+  }
+  bool accept(std::string_view op) {
+    if (text(i_) != op) return false;
+    ++i_;
+    return true;
+  }
+  value defined(std::string_view name) const {
+    if (name == cuda_arch) return view_ == arch_view::device ? 1 : 0;
+    if (name == "__CUDACC__") return 1;
+    return std::nullopt;
+  }
+
+  value conditional() {
+    value c = logical_or();
+    if (!accept("?")) return c;
+    value a = conditional();
+    if (!accept(":")) return std::nullopt;
+    value b = conditional();
+    if (!c) return a && b && *a == *b ? a : std::nullopt;
+    return *c ? a : b;
+  }
+  value logical_or() {
+    value v = logical_and();
+    while (accept("||")) {
+      value r = logical_and();
+      if ((v && *v) || (r && *r))
+        v = 1;
+      else
+        v = v && r ? value(0) : std::nullopt;
+    }
+    return v;
+  }
+  value logical_and() {
+    value v = binary(0);
+    while (accept("&&")) {
+      value r = binary(0);
+      if ((v && !*v) || (r && !*r))
+        v = 0;
+      else
+        v = v && r ? value(1) : std::nullopt;
+    }
+    return v;
+  }
+  // Binary operators by precedence level, loosest first.
+  value binary(int level) {
+    static const std::vector<std::vector<std::string_view>> levels = {
+        {"|"}, {"^"}, {"&"}, {"==", "!="}, {"<", ">", "<=", ">="}, {"<<", ">>"}, {"+", "-"}, {"*", "/", "%"}};
+    if (level == static_cast<int>(levels.size())) return unary();
+    value v = binary(level + 1);
+    for (;;) {
+      auto op = std::find(levels[level].begin(), levels[level].end(), text(i_));
+      if (op == levels[level].end()) return v;
+      ++i_;
+      value r = binary(level + 1);
+      if (!v || !r || ((*op == "/" || *op == "%") && *r == 0)) {
+        v = std::nullopt;
+        continue;
+      }
+      long long a = *v, b = *r;
+      std::string_view o = *op;
+      v = o == "|"    ? a | b
+          : o == "^"  ? a ^ b
+          : o == "&"  ? a & b
+          : o == "==" ? a == b
+          : o == "!=" ? a != b
+          : o == "<"  ? a < b
+          : o == ">"  ? a > b
+          : o == "<=" ? a <= b
+          : o == ">=" ? a >= b
+          : o == "<<" ? (b >= 0 && b < 63 ? a << b : 0)
+          : o == ">>" ? (b >= 0 && b < 63 ? a >> b : 0)
+          : o == "+"  ? a + b
+          : o == "-"  ? a - b
+          : o == "*"  ? a * b
+          : o == "/"  ? a / b
+                      : a % b;
+    }
+  }
+  value unary() {
+    if (accept("!")) {
+      value v = unary();
+      return v ? value(!*v) : v;
+    }
+    if (accept("-")) {
+      value v = unary();
+      return v ? value(-*v) : v;
+    }
+    if (accept("~")) {
+      value v = unary();
+      return v ? value(~*v) : v;
+    }
+    if (accept("+")) return unary();
+    return primary();
+  }
+  value primary() {
+    if (accept("(")) {
+      value v = conditional();
+      return accept(")") ? v : std::nullopt;
+    }
+    if (i_ >= t_.size()) return std::nullopt;
+    std::string_view word = text(i_++);
+    if (word == "defined") {
+      bool paren = accept("(");
+      value v = defined(text(i_++));
+      if (paren && !accept(")")) return std::nullopt;
+      return v;
+    }
+    if (is_digit(word[0])) {
+      std::string digits(word);
+      while (!digits.empty() && std::strchr("uUlL", digits.back())) digits.pop_back();
+      try {
+        return std::stoll(digits, nullptr, 0);
+      } catch (...) {
+        return std::nullopt;
+      }
+    }
+    if (word == cuda_arch) return view_ == arch_view::device ? 900 : 0;
+    if (word == "true") return 1;
+    if (word == "false") return 0;
+    // Another macro, perhaps function-like: unknown.
+    if (accept("(")) {
+      for (int depth = 1; i_ < t_.size() && depth > 0; ++i_) depth += text(i_) == "(" ? 1 : text(i_) == ")" ? -1 : 0;
+    }
+    return std::nullopt;
+  }
+};
+
 // A problem with the input, reported as `file:line: error: what`.
 struct diagnostic {
   int line;
@@ -289,9 +556,49 @@ struct extern_shared {
 // How a rewritten launch passes its kernel (see porter::kernel_form).
 enum class launch_kernel { value, compiled, deduced };
 
+// A __global__ function declared at namespace scope.
+struct kernel_decl {
+  std::string name;          // qualified by its namespaces
+  std::string signature;     // its parameter types (see signature())
+  std::string cluster_dims;  // __cluster_dims__'s arguments, padded to three; empty if none
+  bool default_arguments;    // a launch may leave some arguments out
+};
+
+// The kernels a file declares, and those of the files it includes: how its
+// launches may name them (see porter::kernel_form).
+struct known_kernels {
+  std::vector<kernel_decl> kernels;
+  // Names of template __global__ functions: a launch that names one without
+  // template arguments lets the arguments pick them.
+  std::set<std::string, std::less<>> templates;
+  std::set<std::string, std::less<>> with_default_arguments;  // of the templates
+
+  void add(const known_kernels& other) {
+    kernels.insert(kernels.end(), other.kernels.begin(), other.kernels.end());
+    templates.insert(other.templates.begin(), other.templates.end());
+    with_default_arguments.insert(other.with_default_arguments.begin(), other.with_default_arguments.end());
+  }
+};
+
+// `#include "path"`: where its spelling (quotes included) sits in the source.
+struct quoted_include {
+  std::string path;
+  std::size_t begin, end;
+  int line;
+};
+
+// Where a token is, as nvcc's two passes would compile it.
+enum class space : std::uint8_t {
+  file,    // outside every function: namespace or class scope
+  host,    // in a host function
+  device,  // in a __global__ or __device__ function (or a lambda or class inside one)
+  dual,    // in a __host__ __device__ function
+};
+
 class porter {
  public:
-  explicit porter(std::string_view src) : src_(src) {
+  // `file` is the input's name as #line directives spell it, quoted.
+  porter(std::string_view src, std::string file) : src_(src), file_(std::move(file)) {
     for (const token& t : scanner(src).run())
       if (t.k != kind::space && t.k != kind::comment) t_.push_back(t);
     // A #define's head (`#define NAME(params)`) is no part of its body: its
@@ -304,11 +611,66 @@ class porter {
       if (body < t_.size() && t_[body].define == id && is(body, "(") && adjacent(body - 1))
         if (auto params = match_forward(body)) body = *params + 1;
       for (std::size_t j = i; j < body; ++j) t_[j].define = -id;
+      // `#define HD __host__ __device__`, `#define KERNEL(name) __global__ void name()`:
+      // the macro qualifies the functions it heads as its body does.
+      if (is_identifier(i + 2) && t_[i + 2].define == -id) {
+        unsigned qualifiers = 0;
+        for (std::size_t j = body; j < t_.size() && t_[j].define == id; ++j) qualifiers |= qualifier(j);
+        if (qualifiers) qualifier_macros_.emplace_back(text(i + 2), qualifiers);
+      }
     }
   }
 
   std::vector<diagnostic> diagnostics;
   bool uses_extern_shared_helper = false;
+  // Distinguishes the registrations of a .cu that another .cu includes.
+  std::string registration_tag;
+
+  // The kernels of the files this one includes, known before run().
+  void know(const known_kernels& included) { known_.add(included); }
+
+  // The kernels this file declares, and those it knew from its includes.
+  known_kernels kernels() const {
+    known_kernels out = known_;
+    out.kernels.insert(out.kernels.end(), kernels_.begin(), kernels_.end());
+    return out;
+  }
+
+  // The `#include "..."` lines (outside macro definitions).
+  std::vector<quoted_include> quoted_includes() const {
+    std::vector<quoted_include> out;
+    for (const token& t : t_) {
+      if (t.k != kind::directive || t.define != 0) continue;
+      std::string_view d = src_.substr(t.begin, t.end - t.begin);
+      auto tokens = directive_tokens(d);
+      if (directive_name(d, tokens) != "include") continue;
+      std::size_t open = d.find_first_not_of(" \t", tokens[1].end);
+      if (open == std::string_view::npos || d[open] != '"') continue;
+      std::size_t close = d.find('"', open + 1);
+      if (close == std::string_view::npos) continue;
+      out.push_back({std::string(d.substr(open + 1, close - open - 1)), t.begin + open, t.begin + close + 1, t.line});
+    }
+    return out;
+  }
+
+  // Makes an #include read another file (a port of it, or the original from
+  // where the port lies).
+  void replace_include(const quoted_include& include, const std::string& quoted_path) {
+    construct c{};
+    c.kind = construct_kind::text;
+    c.begin = include.begin;
+    c.end = include.end;
+    c.text = quoted_path;
+    constructs_.push_back(c);
+  }
+
+  // Whether run() changed anything but the #include lines.
+  bool rewrote() const { return rewrites_ > 0; }
+
+  // Lines the output has beyond the input's: the second copy of each
+  // __host__ __device__ function body that tests __CUDA_ARCH__, and the
+  // #line directives that keep the copies at the input's lines.
+  std::size_t added_lines() const { return added_lines_; }
 
   // The registrations written after the last line (see the top of the file).
   std::string registrations() const {
@@ -320,7 +682,7 @@ class porter {
         return e.name == d.name && e.signature != d.signature;
       });
       std::string address = overloaded ? "static_cast<void (*)(" + d.signature + ")>(&" + d.name + ")" : "&" + d.name;
-      std::string n = std::to_string(k);
+      std::string n = registration_tag + std::to_string(k);
       out += "[[maybe_unused]] static const bool weft_port_kernel_" + n + " = weft::detail::register_kernel<" +
              address + ">();\n";
       if (!d.cluster_dims.empty())
@@ -332,19 +694,29 @@ class porter {
 
   // The rewritten source (without the prelude).
   std::string run() {
+    std::size_t include_rewrites = constructs_.size();
+    classify_scopes();
     find_constructs();
-    std::sort(constructs_.begin(), constructs_.end(),
-              [](const construct& a, const construct& b) { return a.begin < b.begin; });
-    return render(0, src_.size());
+    find_arch_tests();
+    rewrites_ = constructs_.size() - include_rewrites;
+    std::sort(constructs_.begin(), constructs_.end(), [](const construct& a, const construct& b) {
+      return a.begin < b.begin || (a.begin == b.begin && a.end > b.end);
+    });
+    return render(0, src_.size(), std::nullopt);
   }
 
  private:
-  // One rewrite: a launch, whose parts are rendered recursively (an argument
-  // may hold another launch), or a declaration replaced by fixed text.
+  enum class construct_kind {
+    launch,     // rendered from its parts, recursively (an argument may hold another launch)
+    text,       // replaced by fixed text
+    arch,       // a test of __CUDA_ARCH__ in a __host__ __device__ function: as the view sees it
+    dual_body,  // a __host__ __device__ function's body: in both views, chosen at run time
+  };
+
   struct construct {
     std::size_t begin, end;  // the source bytes replaced
-    bool is_launch;
-    std::string text;  // a declaration's replacement
+    construct_kind kind;
+    std::string text;  // the replacement (kind text), the device view's (kind arch)
     // A launch's parts: kernel [begin, kernel_end), configuration
     // [config_begin, config_end), arguments [args_begin, args_end), and the
     // spaces or comments after the kernel and after `>>>`, kept as they are.
@@ -354,20 +726,25 @@ class porter {
     launch_kernel kernel_as;
   };
 
-  // A __global__ function declared at namespace scope.
-  struct kernel_decl {
-    std::string name;          // qualified by its namespaces
-    std::string signature;     // its parameter types (see signature())
-    std::string cluster_dims;  // __cluster_dims__'s arguments, padded to three; empty if none
+  // What each token's enclosing functions make of it (see classify_scopes).
+  struct scope_info {
+    space where = space::file;
+    bool kernel = false;                                              // inside a __global__ function's body
+    std::size_t dual_open = std::numeric_limits<std::size_t>::max();  // the outermost __host__ __device__ body's `{`
   };
 
+  static constexpr unsigned qualifier_global = 1, qualifier_device = 2, qualifier_host = 4;
+
   std::string_view src_;
+  std::string file_;
   std::vector<token> t_;  // tokens other than spaces and comments
   std::vector<construct> constructs_;
   std::vector<kernel_decl> kernels_;
-  // Names of the file's template __global__ functions: a launch that names
-  // one without template arguments lets the arguments pick them.
-  std::set<std::string, std::less<>> template_kernels_;
+  known_kernels known_;  // from the included files, then this file's templates
+  std::vector<scope_info> scope_;
+  std::vector<std::pair<std::string_view, unsigned>> qualifier_macros_;
+  std::size_t rewrites_ = 0;
+  mutable std::size_t added_lines_ = 0;
 
   // ---- token tests ----
 
@@ -396,6 +773,34 @@ class porter {
     std::size_t n = 0;
     while (is(i + n, c) && (n == 0 || adjacent(i + n - 1))) ++n;
     return n;
+  }
+
+  // Whether only whitespace (no comment) separates tokens i and i+1.
+  bool spaced(std::size_t i) const {
+    if (i + 1 >= t_.size() || t_[i].define != t_[i + 1].define) return false;
+    std::string_view between = src_.substr(t_[i].end, t_[i + 1].begin - t_[i].end);
+    return std::all_of(between.begin(), between.end(), [](char c) { return is_blank(c) || c == '\n'; });
+  }
+
+  // Like run_of, but the copies may be apart by whitespace, as clang-format
+  // writes a launch: `k << < grid, block >> > (args)`.
+  std::size_t spaced_run_of(std::size_t i, std::string_view c) const {
+    std::size_t n = 0;
+    while (is(i + n, c) && (n == 0 || spaced(i + n - 1))) ++n;
+    return n;
+  }
+
+  // The execution space keywords token i stands for: __global__,
+  // __device__, __host__, or a macro defined as some of them.
+  unsigned qualifier(std::size_t i) const {
+    if (!is_identifier(i)) return 0;
+    std::string_view word = text(i);
+    if (word == "__global__") return qualifier_global;
+    if (word == "__device__") return qualifier_device;
+    if (word == "__host__") return qualifier_host;
+    for (const auto& [name, qualifiers] : qualifier_macros_)
+      if (name == word) return qualifiers;
+    return 0;
   }
 
   // The bracket closing the one opened at i, in the same macro body; nullopt if none.
@@ -438,6 +843,284 @@ class porter {
     return std::nullopt;
   }
 
+  // ---- where each token is: host, device or __host__ __device__ code ----
+
+  // What the declaration that a `{` ends says about that brace.
+  struct brace_head {
+    unsigned qualifiers = 0;  // __global__ / __device__ / __host__ among its specifiers
+    bool function = false;    // the brace opens a function's or a lambda's body (or a statement's block)
+    bool type = false;        // the brace opens a class, struct, union or enum
+  };
+
+  // Reads back from the `{` at `brace` to the start of its declaration:
+  // `template <class T> __device__ T f(T x) const {`, `[=] __device__ (int i) {`,
+  // `S(int a) : x{a}, y(0) {`, `struct S : B {`, `if (c) {`.
+  brace_head head_of(std::size_t brace) const {
+    brace_head h;
+    // A body follows `)` (past const, noexcept, ...), a lambda's `]`, or a
+    // trailing return type.
+    static constexpr std::string_view trailing[] = {"const",   "volatile", "noexcept", "override", "final",
+                                                    "mutable", "&",        "&&",       "throw",    "__restrict__"};
+    std::size_t k = brace;
+    while (k > 0) {
+      --k;
+      if (t_[k].define != 0 || t_[k].k == kind::directive) continue;
+      if (std::find(std::begin(trailing), std::end(trailing), text(k)) != std::end(trailing) || qualifier(k)) continue;
+      if (is(k, ")") || is(k, "]")) {
+        auto open = match_backward(k);
+        if (open && *open > 0 &&
+            (is(*open - 1, "noexcept") || is(*open - 1, "throw") || is(*open - 1, "__attribute__") ||
+             is(*open - 1, "__launch_bounds__") || (is(k, "]") && is(*open + 1, "[")))) {
+          k = *open;
+          continue;
+        }
+        h.function = true;
+      }
+      break;
+    }
+    bool class_key = false;
+    for (std::size_t j = brace; j > 0;) {
+      --j;
+      if (t_[j].define != 0 || t_[j].k == kind::directive) continue;
+      if (is(j, ";") || is(j, "{")) break;
+      if (is(j, "}")) {
+        // A member initialised with braces, `: x{a}, y{b} {`, is part of the head.
+        auto open = match_backward(j);
+        if (open && *open >= 2 && (is_identifier(*open - 1) || is(*open - 1, ">")) &&
+            (is(*open - 2, ",") || is(*open - 2, ":"))) {
+          j = *open;
+          continue;
+        }
+        break;
+      }
+      if (is(j, ")") || is(j, "]")) {
+        auto open = match_backward(j);
+        if (!open) break;
+        j = *open;
+        continue;
+      }
+      if (is(j, ":") && j > 0 && (is(j - 1, "public") || is(j - 1, "private") || is(j - 1, "protected"))) break;
+      if (is(j, "->")) h.function = true;  // a trailing return type
+      if (is(j, "struct") || is(j, "class") || is(j, "union") || is(j, "enum")) class_key = true;
+      h.qualifiers |= qualifier(j);
+    }
+    h.type = class_key && !h.function;
+    return h;
+  }
+
+  // Gives each token the execution space nvcc would compile it for: a
+  // __global__ or __device__ function's body (and every lambda, block and
+  // class inside it) is device code; a __host__ __device__ function's body is
+  // both, unless a __device__ lambda inside it says otherwise; any other
+  // function's body is host code; the rest is at namespace or class scope.
+  void classify_scopes() {
+    scope_.assign(t_.size(), scope_info{});
+    std::vector<scope_info> open;  // the enclosing braces
+    for (std::size_t i = 0; i < t_.size(); ++i) {
+      scope_info here = open.empty() ? scope_info{} : open.back();
+      if (t_[i].define != 0) {
+        scope_[i] = here;
+        continue;
+      }
+      if (is(i, "{")) {
+        scope_info inner = here;
+        if (opens_namespace(i)) {
+          inner = scope_info{};
+        } else if (brace_head h = head_of(i); h.function) {
+          bool device_only = (h.qualifiers & qualifier_global) ||
+                             ((h.qualifiers & qualifier_device) && !(h.qualifiers & qualifier_host));
+          if (here.where == space::file || here.where == space::host) {
+            if (device_only) {
+              inner.where = space::device;
+              inner.kernel = h.qualifiers & qualifier_global;
+            } else if (h.qualifiers & qualifier_device) {
+              inner.where = space::dual;
+              inner.dual_open = i;
+            } else {
+              inner.where = space::host;
+            }
+          } else if (here.where == space::dual && device_only) {
+            inner.where = space::device;
+          }
+        } else if (h.type && here.where == space::host) {
+          inner.where = space::file;  // a class in a host function: its members are what they say
+        }
+        open.push_back(inner);
+        scope_[i] = inner;
+        continue;
+      }
+      scope_[i] = here;
+      if (is(i, "}") && !open.empty()) open.pop_back();
+    }
+  }
+
+  // ---- tests of __CUDA_ARCH__ ----
+
+  // A conditional group, `#if` ... `#elif` ... `#else` ... `#endif`: its
+  // directives' tokens, the #endif's last.
+  struct conditional_group {
+    std::vector<std::size_t> directives;
+  };
+
+  std::string_view text_of(std::size_t i) const { return src_.substr(t_[i].begin, t_[i].end - t_[i].begin); }
+
+  std::vector<conditional_group> conditional_groups() const {
+    std::vector<conditional_group> done, open;
+    for (std::size_t i = 0; i < t_.size(); ++i) {
+      if (t_[i].k != kind::directive || t_[i].define != 0) continue;
+      std::string_view d = text_of(i);
+      std::string_view name = directive_name(d, directive_tokens(d));
+      if (name == "if" || name == "ifdef" || name == "ifndef") {
+        open.push_back({{i}});
+      } else if (!open.empty() && (name == "elif" || name == "elifdef" || name == "elifndef" || name == "else")) {
+        open.back().directives.push_back(i);
+      } else if (!open.empty() && name == "endif") {
+        open.back().directives.push_back(i);
+        done.push_back(std::move(open.back()));
+        open.pop_back();
+      }
+    }
+    return done;
+  }
+
+  // Gives each test of __CUDA_ARCH__ the view of the nvcc pass that would
+  // compile what it guards (docs/porting.md, "The porting step"):
+  //  - in a __global__ or __device__ function, the device view: 900;
+  //  - in a host function, the host view: undefined, left as it is;
+  //  - in a __host__ __device__ function, both: its body is compiled twice,
+  //    once in each view, and runs the device view's in a kernel;
+  //  - at namespace or class scope, the view of what the group guards:
+  //    the host view if it guards host functions only, the device view
+  //    otherwise (device functions, kernels, #include lines, declarations);
+  //    an error where it guards host and device code and the views differ.
+  // __CUDA_ARCH__ in code (not in a directive) is 900 in device code.
+  void find_arch_tests() {
+    auto device_directive = [&](std::size_t i) {
+      construct c{};
+      c.kind = construct_kind::text;
+      c.begin = t_[i].begin;
+      c.end = t_[i].end;
+      c.text = directive_in_view(text_of(i), arch_view::device);
+      constructs_.push_back(c);
+    };
+    auto dual_directive = [&](std::size_t i, std::string device_text) {
+      construct c{};
+      c.kind = construct_kind::arch;
+      c.begin = t_[i].begin;
+      c.end = t_[i].end;
+      c.text = std::move(device_text);
+      constructs_.push_back(c);
+    };
+    std::set<std::size_t> dual_bodies;
+    for (std::size_t i = 0; i < t_.size(); ++i) {
+      if (t_[i].define != 0 || !(is(i, cuda_arch) || t_[i].k == kind::directive)) continue;
+      if (t_[i].k == kind::directive && !tests_cuda_arch(text_of(i))) continue;
+      const scope_info& where = scope_[i];
+      if (where.where == space::device) {
+        if (t_[i].k == kind::directive)
+          device_directive(i);
+        else
+          constructs_.push_back(replacement(i, std::string(cuda_arch_value)));
+      } else if (where.where == space::dual) {
+        dual_bodies.insert(where.dual_open);
+        dual_directive(i, t_[i].k == kind::directive ? directive_in_view(text_of(i), arch_view::device)
+                                                     : std::string(cuda_arch_value));
+      }
+    }
+    for (const conditional_group& g : conditional_groups()) {
+      std::size_t first = g.directives.front();
+      bool arch = std::any_of(g.directives.begin(), g.directives.end(),
+                              [&](std::size_t d) { return tests_cuda_arch(text_of(d)); });
+      if (!arch) continue;
+      if (scope_[first].where == space::file)
+        file_scope_group(g, device_directive);
+      else if (scope_[first].kernel)
+        warn_if_kernel_code_left_out(g);
+    }
+    for (std::size_t open : dual_bodies) {
+      auto close = match_forward(open);
+      if (!close) fail(open, "a __host__ __device__ function's body has no closing `}`");
+      construct c{};
+      c.kind = construct_kind::dual_body;
+      c.begin = t_[open].end;
+      c.end = t_[*close].begin;
+      constructs_.push_back(c);
+    }
+  }
+
+  construct replacement(std::size_t i, std::string with) const {
+    construct c{};
+    c.kind = construct_kind::text;
+    c.begin = t_[i].begin;
+    c.end = t_[i].end;
+    c.text = std::move(with);
+    return c;
+  }
+
+  // A group at namespace or class scope that tests __CUDA_ARCH__.
+  template <class DeviceDirective>
+  void file_scope_group(const conditional_group& g, DeviceDirective& device_directive) {
+    // Where both views read each test alike, there is nothing to choose.
+    bool same = true;
+    for (std::size_t d : g.directives) {
+      std::string_view dt = text_of(d);
+      if (!tests_cuda_arch(dt)) continue;
+      auto device = condition_evaluator(dt, arch_view::device).run();
+      auto host = condition_evaluator(dt, arch_view::host).run();
+      same &= device && host && *device == *host;
+    }
+    if (same) return;
+    // What the group guards: code in host functions, and device code (a
+    // function's body, or a declaration with __global__ or __device__).
+    bool host = false, device = false;
+    for (std::size_t k = g.directives.front() + 1; k < g.directives.back(); ++k) {
+      if (t_[k].define != 0 || t_[k].k == kind::directive) continue;
+      space where = scope_[k].where;
+      host |= where == space::host || where == space::dual || (qualifier(k) & qualifier_host);
+      device |=
+          where == space::device || where == space::dual || (qualifier(k) & (qualifier_device | qualifier_global));
+    }
+    if (host && device) {
+      diagnostics.push_back(
+          {t_[g.directives.front()].line,
+           "this conditional tests __CUDA_ARCH__ around both host and device code, and the two read it "
+           "differently: weft compiles the file once, so it cannot give each its own view; test __CUDA_ARCH__ "
+           "inside the functions instead (a __host__ __device__ function may: weft compiles its body in both views)",
+           true});
+      return;
+    }
+    if (host) return;  // the host view: __CUDA_ARCH__ stays undefined
+    for (std::size_t d : g.directives)
+      if (tests_cuda_arch(text_of(d))) device_directive(d);
+  }
+
+  // nvcc -arch=sm_90 leaves out of a kernel what a test of __CUDA_ARCH__
+  // excludes at 900 (`#if __CUDA_ARCH__ >= 1000`), and so does weft: a
+  // warning says so, so that a kernel that does nothing on weft never does so
+  // silently. (Code for the host pass only, `#ifndef __CUDA_ARCH__`, is
+  // meant to be left out.)
+  void warn_if_kernel_code_left_out(const conditional_group& g) {
+    std::size_t last = g.directives.size() - 1;
+    for (std::size_t n = 0; n < last; ++n) {
+      std::string_view d = text_of(g.directives[n]);
+      std::string_view name = directive_name(d, directive_tokens(d));
+      if (name == "else") return;
+      auto device = condition_evaluator(d, arch_view::device).run();
+      auto host = condition_evaluator(d, arch_view::host).run();
+      if (!device || *device || !host || *host) return;
+    }
+    std::size_t from = g.directives.front(), to = g.directives.back();
+    bool code = false;
+    for (std::size_t k = from + 1; k < to; ++k) code |= t_[k].k != kind::directive;
+    if (!code) return;
+    diagnostics.push_back({t_[from].line,
+                           "this test of __CUDA_ARCH__ leaves lines " + std::to_string(t_[from].line + 1) + "-" +
+                               std::to_string(t_[to].line - 1) +
+                               " out of a kernel: weft compiles device code as nvcc -arch=sm_90 does "
+                               "(__CUDA_ARCH__ == 900)",
+                           false});
+  }
+
   // ---- finding the constructs ----
 
   void find_constructs() {
@@ -458,7 +1141,8 @@ class porter {
       bool namespace_scope = t_[i].define == 0 && std::find(braces.begin(), braces.end(), false) == braces.end();
       if (namespace_scope && is(i, "__global__")) kernel_at(i, names);
       try {
-        if (is(i, "<") && run_of(i, "<") == 3 && !(i > 0 && is(i - 1, "<") && adjacent(i - 1)) &&
+        // `<<<`, or `<< <` as clang-format writes it (never C++ otherwise).
+        if (is(i, "<") && spaced_run_of(i, "<") == 3 && !(i > 0 && is(i - 1, "<") && spaced(i - 1)) &&
             !(i > 0 && is(i - 1, "operator")))  // operator<<<T> is a template specialisation
           constructs_.push_back(launch_at(i));
         if (is(i, "extern") || is(i, "__shared__")) {
@@ -515,27 +1199,42 @@ class porter {
       if (is(k, "(")) break;
     }
     if (k >= t_.size() || !is(k, "(") || !is_identifier(k - 1) || is(k - 2, "::")) return;
-    if (is_template) {
-      template_kernels_.insert(std::string(text(k - 1)));
-      return;
-    }
     auto close = match_forward(k);
     if (!close) return;
+    bool defaults = has_default_arguments(k, *close);
+    if (is_template) {
+      known_.templates.insert(std::string(text(k - 1)));
+      if (defaults) known_.with_default_arguments.insert(std::string(text(k - 1)));
+      return;
+    }
     std::string qualified;
     for (const std::string& n : namespaces)
       if (!n.empty()) qualified += n + "::";
     // __cluster_dims__(x) and (x, y) leave the rest 1.
     if (!cluster.empty())
       for (auto commas = std::count(cluster.begin(), cluster.end(), ','); commas < 2; ++commas) cluster += ", 1";
-    kernels_.push_back({qualified + std::string(text(k - 1)), signature(k, *close), cluster});
+    kernels_.push_back({qualified + std::string(text(k - 1)), signature(k, *close), cluster, defaults});
+  }
+
+  // Whether a parameter list gives a parameter a default argument.
+  bool has_default_arguments(std::size_t open, std::size_t close) const {
+    int depth = 0;
+    for (std::size_t k = open + 1; k < close; ++k) {
+      if (is_opener(k) || is(k, "<")) ++depth;
+      if (is_closer(k) || is(k, ">")) --depth;
+      if (depth == 0 && is(k, "=")) return true;
+    }
+    return false;
   }
 
   // How a launch passes the kernel its tokens [first, end) name. Only a
   // plain name, `k`, `ns::k`, `::k`, `k<T>` or `ns::template k<T>`, of a
-  // __global__ function this file declares is known at compile time:
-  // weft::launch<k> then calls it directly. A template named without its
-  // arguments, or an overloaded name, becomes a generic lambda whose call
-  // picks them from the arguments. Anything else is passed as a value.
+  // __global__ function this file or a file it includes declares is known at
+  // compile time: weft::launch<k> then calls it directly. A template named
+  // without its arguments, an overloaded name, or a kernel with default
+  // arguments becomes a generic lambda whose call picks them from the
+  // arguments (as the launch's own call would). Anything else is passed as
+  // a value.
   launch_kernel kernel_form(std::size_t first, std::size_t end) const {
     std::size_t j = first;
     if (is(j, "::")) ++j;
@@ -548,20 +1247,24 @@ class porter {
     std::string_view name = text(j);
     if (j + 1 != end) {  // template arguments follow
       auto open = is(end - 1, ">") ? match_angle_backward(end - 1) : std::nullopt;
-      bool known = open && *open == j + 1 && template_kernels_.contains(name);
-      return known ? launch_kernel::compiled : launch_kernel::value;
+      bool known = open && *open == j + 1 && known_.templates.contains(name);
+      if (!known) return launch_kernel::value;
+      return known_.with_default_arguments.contains(name) ? launch_kernel::deduced : launch_kernel::compiled;
     }
-    if (template_kernels_.contains(name)) return launch_kernel::deduced;
+    if (known_.templates.contains(name)) return launch_kernel::deduced;
     auto same_name = [&](const kernel_decl& d) {
       std::string_view n = d.name;
       return n == name || (n.ends_with(name) && n.substr(0, n.size() - name.size()).ends_with("::"));
     };
-    auto first_decl = std::find_if(kernels_.begin(), kernels_.end(), same_name);
-    if (first_decl == kernels_.end()) return launch_kernel::value;
-    bool overloaded = std::any_of(kernels_.begin(), kernels_.end(), [&](const kernel_decl& d) {
-      return same_name(d) && d.signature != first_decl->signature;
-    });
-    return overloaded ? launch_kernel::deduced : launch_kernel::compiled;
+    std::vector<const kernel_decl*> decls;
+    for (const auto* list : {&known_.kernels, &kernels_})
+      for (const kernel_decl& d : *list)
+        if (same_name(d)) decls.push_back(&d);
+    if (decls.empty()) return launch_kernel::value;
+    bool overloaded = std::any_of(decls.begin(), decls.end(),
+                                  [&](const kernel_decl* d) { return d->signature != decls.front()->signature; });
+    bool defaults = std::any_of(decls.begin(), decls.end(), [](const kernel_decl* d) { return d->default_arguments; });
+    return overloaded || defaults ? launch_kernel::deduced : launch_kernel::compiled;
   }
 
   // A parameter list's types, to tell overloads from redeclarations: each
@@ -619,7 +1322,9 @@ class porter {
 
     // The closing `>>>`: the first run of three or more adjacent `>` outside
     // brackets (`n >> 1` is a run of two). In a longer run the last three
-    // close, so `Foo<Bar<int>>>>>` ends a template argument first.
+    // close, so `Foo<Bar<int>>>>>` ends a template argument first. A run
+    // with spaces, `>> >` as clang-format writes it, closes where the
+    // argument list follows it (`A<B<int> > >::v` may come first).
     std::size_t close = 0;
     int depth = 0;
     for (std::size_t j = open + 3;; ++j) {
@@ -633,6 +1338,11 @@ class porter {
           close = j + n - 3;
           break;
         }
+        std::size_t spaced_n = spaced_run_of(j, ">");
+        if (spaced_n >= 3 && is(j + spaced_n, "(")) {
+          close = j + spaced_n - 3;
+          break;
+        }
         j += n - 1;
       }
     }
@@ -644,7 +1354,7 @@ class porter {
     if (!rparen) fail(lparen, "a kernel launch's argument list has no closing `)`");
 
     construct c{};
-    c.is_launch = true;
+    c.kind = construct_kind::launch;
     c.begin = t_[kernel].begin;
     c.kernel_end = t_[open - 1].end;
     c.open = t_[open].begin;
@@ -787,7 +1497,7 @@ class porter {
     std::string dims = join(dims_begin, dims_end, nullptr);
     std::string n(text(name));
     construct c{};
-    c.is_launch = false;
+    c.kind = construct_kind::text;
     c.begin = t_[first].begin;
     c.end = t_[semicolon ? j : j - 1].end;
     if (namespace_scope) {
@@ -831,23 +1541,76 @@ class porter {
 
   // ---- rendering ----
 
-  // Source bytes [from, to) with the constructs inside rewritten.
-  std::string render(std::size_t from, std::size_t to) const {
+  // Source bytes [from, to) with the constructs inside rewritten; in a
+  // __host__ __device__ function's body, as `view` sees __CUDA_ARCH__.
+  std::string render(std::size_t from, std::size_t to, std::optional<arch_view> view) const {
     std::string out;
     std::size_t pos = from;
     auto it = std::lower_bound(constructs_.begin(), constructs_.end(), from,
                                [](const construct& c, std::size_t at) { return c.begin < at; });
     for (; it != constructs_.end() && it->begin < to; ++it) {
-      if (it->end > to) continue;  // encloses the range: the launch being rendered
-      if (it->begin < pos) {       // inside the construct just rendered, which rendered it
+      // Encloses the range: the launch or the __host__ __device__ body being rendered.
+      if (it->end > to || (it->kind == construct_kind::dual_body && it->begin == from && it->end == to)) continue;
+      if (it->begin < pos) {  // inside the construct just rendered, which rendered it
         if (it->end > pos) throw port_failure{0, "internal error: overlapping rewrites"};
         continue;
       }
       out.append(src_.substr(pos, it->begin - pos));
-      out += it->is_launch ? render_launch(*it) : it->text;
+      switch (it->kind) {
+        case construct_kind::launch:
+          out += render_launch(*it, view);
+          break;
+        case construct_kind::text:
+          out += it->text;
+          break;
+        case construct_kind::arch:
+          out += view == arch_view::device ? it->text : std::string(src_.substr(it->begin, it->end - it->begin));
+          break;
+        case construct_kind::dual_body:
+          out += render_dual_body(*it);
+          break;
+      }
       pos = it->end;
     }
     out.append(src_.substr(pos, to - pos));
+    return out;
+  }
+
+  // The line and column (both from 1) of source byte `at`.
+  std::pair<int, std::size_t> position(std::size_t at) const {
+    int line = 1 + static_cast<int>(std::count(src_.begin(), src_.begin() + at, '\n'));
+    std::size_t line_start = src_.rfind('\n', at == 0 ? 0 : at - 1);
+    std::size_t column = at - (line_start == std::string_view::npos || at == 0 ? 0 : line_start + 1);
+    return {line, column + 1};
+  }
+
+  // A __host__ __device__ function's body whose tests of __CUDA_ARCH__ read
+  // differently in nvcc's two passes: both versions, the device view's run
+  // inside a kernel (and in the functions it calls), the host view's
+  // elsewhere (and in constant evaluation). #line directives put each copy
+  // at the body's own lines and columns, so errors in either point there.
+  //   { BODY }  ->  { if (weft::detail::in_kernel()) {
+  //                 #line L
+  //                 BODY (device view)
+  //                 } else {
+  //                 #line L
+  //                 BODY (host view)
+  //                 }
+  //                 #line L2
+  //                 }
+  std::string render_dual_body(const construct& c) const {
+    auto [first_line, first_column] = position(c.begin);
+    auto [last_line, last_column] = position(c.end);
+    auto at = [&](int line, std::size_t column) {
+      return "\n#line " + std::to_string(line) + " " + file_ + "\n" + std::string(column - 1, ' ');
+    };
+    std::string out = " if (weft::detail::in_kernel()) {" + at(first_line, first_column);
+    out += render(c.begin, c.end, arch_view::device);
+    out += "\n} else {" + at(first_line, first_column);
+    out += render(c.begin, c.end, arch_view::host);
+    out += "\n}" + at(last_line, last_column);
+    std::size_t source_lines = std::count(src_.begin() + c.begin, src_.begin() + c.end, '\n');
+    added_lines_ += std::count(out.begin(), out.end(), '\n') - source_lines;
     return out;
   }
 
@@ -861,24 +1624,25 @@ class porter {
 
   // K gap1 <<<CONFIG>>> gap2 (ARGS)  ->  weft::launch(weft::launch_config{CONFIG}, K gap1 gap2, ARGS)
   // Every byte but `<<<`, `>>>` and the parentheses is kept, so are the lines.
-  std::string render_launch(const construct& c) const {
-    std::string config = "weft::launch_config{" + render(c.config_begin, c.config_end) + "}";
+  std::string render_launch(const construct& c, std::optional<arch_view> view) const {
+    std::string config = "weft::launch_config{" + render(c.config_begin, c.config_end, view) + "}";
     std::string out;
     if (c.kernel_as == launch_kernel::compiled) {
-      out = "weft::launch<" + render(c.begin, c.kernel_end) + ">(" + config;
+      out = "weft::launch<" + render(c.begin, c.kernel_end, view) + ">(" + config;
     } else {
       out = "weft::launch(" + config + ", ";
       // A template's name, or an overloaded one, is no value to pass: a
       // generic lambda calls it, and the arguments (copied at the launch)
       // deduce the template arguments or pick the overload.
       if (c.kernel_as == launch_kernel::deduced)
-        out += "[](auto... weft_port_arguments) { " + render(c.begin, c.kernel_end) + "(weft_port_arguments...); }";
+        out +=
+            "[](auto... weft_port_arguments) { " + render(c.begin, c.kernel_end, view) + "(weft_port_arguments...); }";
       else
-        out += render(c.begin, c.kernel_end);
+        out += render(c.begin, c.kernel_end, view);
     }
     out += gap(c.kernel_end, c.open);
     out += gap(c.close_end, c.lparen);
-    std::string args = render(c.args_begin, c.args_end);
+    std::string args = render(c.args_begin, c.args_end, view);
     if (c.variadic_args)
       out += " __VA_OPT__(,) ";  // no comma before an empty __VA_ARGS__
     else if (c.has_args)
@@ -903,88 +1667,267 @@ bool is_header(std::string_view path) {
 }
 
 int usage(std::ostream& os, int code) {
-  os << "usage: weft-port INPUT.cu [-o OUTPUT.cpp]\n"
+  os << "usage: weft-port INPUT.cu [-o OUTPUT.cpp] [--source-root DIR] [--port-root DIR] [--depfile FILE]\n"
         "Rewrites a CUDA source file's kernel launches (k<<<grid, block, shmem, stream>>>(args)) and\n"
-        "`extern __shared__` arrays for weft, and writes the result (to standard output by default).\n"
-        "Compiler errors in the output point at INPUT's lines.\n";
+        "`extern __shared__` arrays for weft, gives its tests of __CUDA_ARCH__ the view of the nvcc pass\n"
+        "that would compile them, and writes the result (to standard output by default). Compiler errors\n"
+        "in the output point at INPUT's lines.\n"
+        "With -o, the files INPUT includes with #include \"...\" (found beside the file that includes them)\n"
+        "that need the same rewrites are ported too, under --port-root (default: OUTPUT's folder) at their\n"
+        "place below --source-root (default: INPUT's folder), where the ports' #include lines find them.\n"
+        "--depfile writes a Makefile rule naming every file read, for the build to port again when one\n"
+        "changes.\n";
   return code;
 }
+
+// What nvcc defines when it compiles a .cu, and a port says it was (see
+// docs/porting.md, "The porting step"): __CUDACC__ and CUDA 13.0's version,
+// not __NVCC__ (the promise of nvcc's own host-compiler wrapper).
+constexpr std::string_view cuda_compiler_macros = R"(#ifndef __CUDACC__
+#define __CUDACC__ 1
+#define __CUDACC_VER_MAJOR__ 13
+#define __CUDACC_VER_MINOR__ 0
+#endif
+)";
+
+namespace fs = std::filesystem;
+
+struct options {
+  std::string input, output, source_root, port_root, depfile;
+};
+
+// One file of the program: the input, or a file it includes.
+struct program_file {
+  fs::path source;   // absolute
+  std::string name;  // as the #line directives spell it
+  std::string text;  // the source, then the port
+  bool in_progress = false;
+  bool ported = false;  // changed by the port, or includes a file that is
+  known_kernels kernels;
+};
+
+// Ports the input and follows its #include "..." lines.
+class program_porter {
+ public:
+  explicit program_porter(options o) : o_(std::move(o)) {
+    writes_headers_ = !o_.output.empty();
+    if (writes_headers_) {
+      fs::path input = fs::absolute(o_.input).lexically_normal();
+      source_root_ = o_.source_root.empty() ? input.parent_path() : fs::absolute(o_.source_root).lexically_normal();
+      port_root_ = o_.port_root.empty() ? fs::absolute(o_.output).lexically_normal().parent_path()
+                                        : fs::absolute(o_.port_root).lexically_normal();
+    }
+  }
+
+  // The input's port, or nullopt after the errors are reported.
+  std::optional<std::string> run() {
+    fs::path input = fs::absolute(o_.input).lexically_normal();
+    program_file& main = port(input, o_.input, true);
+    if (failed_) return std::nullopt;
+    if (writes_headers_)
+      for (auto& [source, file] : files_)
+        if (&file != &main && file.ported && !write_if_changed(port_path(source), file.text)) return std::nullopt;
+    if (!o_.depfile.empty() && !write_depfile()) return std::nullopt;
+    return main.text;
+  }
+
+ private:
+  options o_;
+  bool writes_headers_ = false;
+  fs::path source_root_, port_root_;
+  std::map<fs::path, program_file> files_;
+  std::vector<fs::path> read_;  // every file read, in order, for the depfile
+  bool failed_ = false;
+
+  // Where the port of an included file goes: at its place below the source
+  // root, `..` spelled `__` so that the ports stay below the port root.
+  fs::path port_path(const fs::path& source) const {
+    fs::path relative = source.lexically_relative(source_root_);
+    if (relative.empty()) relative = fs::path("__root") / source.relative_path();
+    fs::path out = port_root_;
+    for (const fs::path& part : relative) out /= part == ".." ? fs::path("__") : part;
+    return out;
+  }
+
+  program_file& port(const fs::path& source, const std::string& name, bool is_main) {
+    program_file& f = files_[source];
+    if (f.in_progress || !f.source.empty()) return f;
+    f.source = source;
+    f.name = name;
+    f.in_progress = true;
+    read_.push_back(source);
+    std::ifstream in(source, std::ios::binary);
+    if (!in) {
+      std::cerr << "weft-port: cannot read " << name << "\n";
+      failed_ = true;
+      return f;
+    }
+    f.text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    std::string_view body = f.text;
+    if (body.starts_with("\xEF\xBB\xBF")) body.remove_prefix(3);  // a UTF-8 byte order mark
+
+    porter p(body, quote_path(name));
+    bool header = is_header(name);
+    // A .cu that another includes registers its kernels under names of its own.
+    if (!is_main && !header) {
+      p.registration_tag = fs::path(name).stem().string() + "_";
+      for (char& c : p.registration_tag)
+        if (!is_ident_char(c)) c = '_';
+    }
+    bool includes_port = false;
+    for (const quoted_include& include : p.quoted_includes()) {
+      fs::path child = (source.parent_path() / include.path).lexically_normal();
+      std::error_code error;
+      if (!fs::is_regular_file(child, error)) continue;  // found on the include path, if anywhere
+      std::string child_name = (fs::path(name).parent_path() / include.path).lexically_normal().generic_string();
+      program_file& c = port(child, child_name, false);
+      if (c.in_progress) continue;  // it includes itself, through others
+      p.know(c.kernels);
+      includes_port |= c.ported;
+      if (!writes_headers_) continue;
+      // The port of an #include line must read the port of the file it
+      // names, or the file itself where that is not ported.
+      fs::path from =
+          is_main ? fs::absolute(o_.output).lexically_normal().parent_path() : port_path(source).parent_path();
+      if (c.ported) {
+        if ((from / include.path).lexically_normal() != port_path(child))
+          p.replace_include(include, quote_path(port_path(child).generic_string()));
+      } else if (!is_main) {  // a .cu's port finds the files beside it through -iquote
+        p.replace_include(include, quote_path(child.generic_string()));
+      }
+    }
+
+    std::string rewritten;
+    try {
+      rewritten = p.run();
+    } catch (const port_failure& failure) {
+      p.diagnostics.push_back({failure.line, failure.what, true});
+    }
+    bool failed = false;
+    for (const diagnostic& d : p.diagnostics) {
+      std::cerr << name << ":" << d.line << ": " << (d.error ? "error: " : "warning: ") << d.what << "\n";
+      failed |= d.error;
+    }
+    // Every rewrite keeps its lines; this guards the line mapping for good.
+    std::size_t lines = std::count(rewritten.begin(), rewritten.end(), '\n') - p.added_lines();
+    if (!failed && lines != static_cast<std::size_t>(std::count(body.begin(), body.end(), '\n'))) {
+      std::cerr << "weft-port: internal error: the output's lines do not match " << name << "'s\n";
+      failed = true;
+    }
+    f.in_progress = false;
+    f.kernels = p.kernels();
+    if (failed) {
+      failed_ = true;
+      return f;
+    }
+    // An included .cu is ported for its registrations too.
+    f.ported = is_main || p.rewrote() || includes_port || (!header && !p.registrations().empty());
+    if (f.ported && !is_main && writes_headers_ && port_path(source) == source) {
+      std::cerr << "weft-port: " << name
+                << " needs porting, but its port would replace it: give -o a folder other "
+                   "than the source's, or --port-root\n";
+      failed_ = true;
+      return f;
+    }
+
+    std::string out = "#include <weft.hpp>\n";
+    if (is_main && !header) out += cuda_compiler_macros;
+    if (p.uses_extern_shared_helper) out += extern_shared_helper;
+    // The next line is the input's line 1.
+    out += "#line 1 " + quote_path(name) + "\n";
+    out += rewritten;
+    // A header's kernels are registered by the .cu that defines them: a
+    // header's registrations would be outside its include guard.
+    if (std::string registrations = header ? "" : p.registrations(); !registrations.empty()) {
+      if (!out.ends_with('\n')) out += '\n';
+      out += "// weft-port: kernels launchable by address, and their __cluster_dims__.\n" + registrations;
+    }
+    f.text = std::move(out);
+    return f;
+  }
+
+  // Writes through a temporary file, so that a build that ports two files
+  // including the same header at once never reads half a port; leaves an
+  // unchanged port alone, so that what includes it is not rebuilt.
+  static bool write_if_changed(const fs::path& path, const std::string& text) {
+    {
+      std::ifstream old(path, std::ios::binary);
+      if (old && std::string(std::istreambuf_iterator<char>(old), std::istreambuf_iterator<char>()) == text)
+        return true;
+    }
+    return write_file(path, text);
+  }
+
+ public:
+  static bool write_file(const fs::path& path, const std::string& text) {
+    std::error_code error;
+    fs::create_directories(path.parent_path(), error);
+    fs::path temporary = path;
+    temporary += ".weft-port-" + std::to_string(static_cast<unsigned long>(::getpid()));
+    std::ofstream file(temporary, std::ios::binary);
+    file << text;
+    file.close();
+    if (!file || (fs::rename(temporary, path, error), error)) {
+      std::cerr << "weft-port: cannot write " << path.string() << "\n";
+      fs::remove(temporary, error);
+      return false;
+    }
+    return true;
+  }
+
+ private:
+  bool write_depfile() const {
+    auto escape = [](const std::string& path) {
+      std::string out;
+      for (char c : path) {
+        if (c == ' ' || c == '#') out += '\\';
+        if (c == '$') out += '$';
+        out += c;
+      }
+      return out;
+    };
+    std::string rule = escape(o_.output.empty() ? o_.input : o_.output) + ":";
+    for (const fs::path& source : read_) rule += " \\\n  " + escape(source.string());
+    return write_file(o_.depfile, rule + "\n");
+  }
+};
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string input, output;
+  options o;
   for (int a = 1; a < argc; ++a) {
     std::string_view arg = argv[a];
     if (arg == "-h" || arg == "--help") return usage(std::cout, 0);
-    if (arg == "-o") {
+    std::string* value = arg == "-o"              ? &o.output
+                         : arg == "--source-root" ? &o.source_root
+                         : arg == "--port-root"   ? &o.port_root
+                         : arg == "--depfile"     ? &o.depfile
+                                                  : nullptr;
+    if (value) {
       if (a + 1 == argc) {
-        std::cerr << "weft-port: -o needs a file name\n";
+        std::cerr << "weft-port: " << arg << " needs a value\n";
         return usage(std::cerr, 2);
       }
-      output = argv[++a];
+      *value = argv[++a];
     } else if (arg.size() > 1 && arg[0] == '-') {
       std::cerr << "weft-port: unknown option '" << arg << "'\n";
       return usage(std::cerr, 2);
-    } else if (input.empty()) {
-      input = arg;
+    } else if (o.input.empty()) {
+      o.input = arg;
     } else {
       return usage(std::cerr, 2);
     }
   }
-  if (input.empty()) return usage(std::cerr, 2);
+  if (o.input.empty()) return usage(std::cerr, 2);
 
-  std::ifstream in(input, std::ios::binary);
-  if (!in) {
-    std::cerr << "weft-port: cannot read " << input << "\n";
-    return 1;
-  }
-  std::string src((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::string_view body = src;
-  if (body.starts_with("\xEF\xBB\xBF")) body.remove_prefix(3);  // a UTF-8 byte order mark
-
-  porter port(body);
-  std::string rewritten;
-  try {
-    rewritten = port.run();
-  } catch (const port_failure& f) {
-    port.diagnostics.push_back({f.line, f.what, true});
-  }
-  bool failed = false;
-  for (const diagnostic& d : port.diagnostics) {
-    std::cerr << input << ":" << d.line << ": " << (d.error ? "error: " : "warning: ") << d.what << "\n";
-    failed |= d.error;
-  }
-  // Every rewrite keeps its lines; this guards the line mapping for good.
-  if (!failed && std::count(rewritten.begin(), rewritten.end(), '\n') != std::count(body.begin(), body.end(), '\n')) {
-    std::cerr << "weft-port: internal error: the output's lines do not match " << input << "'s\n";
-    failed = true;
-  }
-  if (failed) return 1;
-
-  std::string out = "#include <weft.hpp>\n";
-  if (port.uses_extern_shared_helper) out += extern_shared_helper;
-  // The next line is the input's line 1.
-  out += "#line 1 " + quote_path(input) + "\n";
-  out += rewritten;
-  // A header's kernels are registered by the .cu that defines them: a
-  // header's registrations would be outside its include guard.
-  if (std::string registrations = is_header(input) ? "" : port.registrations(); !registrations.empty()) {
-    if (!out.ends_with('\n')) out += '\n';
-    out += "// weft-port: kernels launchable by address, and their __cluster_dims__.\n" + registrations;
-  }
-
+  std::string output = o.output;
+  std::optional<std::string> out = program_porter(std::move(o)).run();
+  if (!out) return 1;
   if (output.empty()) {
-    std::cout << out;
+    std::cout << *out;
     std::cout.flush();
     return std::cout ? 0 : 1;
   }
-  std::ofstream file(output, std::ios::binary);
-  file << out;
-  file.close();
-  if (!file) {
-    std::cerr << "weft-port: cannot write " << output << "\n";
-    return 1;
-  }
-  return 0;
+  return program_porter::write_file(output, *out) ? 0 : 1;
 }

@@ -25,5 +25,5 @@ void launches(int* p, float* f, void (*pointer)(int*)) {
   overloaded<<<1, 32>>>(p);         // a generic lambda: the arguments pick the overload
   pointer<<<1, 32>>>(p);            // a value: a function pointer
   (own)<<<1, 32>>>(p);              // a value: not a plain name
-  elsewhere<<<1, 32>>>(p);          // a value: declared in a header this tool does not read
+  elsewhere<<<1, 32>>>(p);          // compiled: declared in a header this file includes
 }

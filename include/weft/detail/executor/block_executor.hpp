@@ -36,6 +36,7 @@
 #include <new>
 #include <source_location>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "weft/detail/base/cuda_vocabulary.hpp"
@@ -78,6 +79,12 @@ struct block_range {
 
 class block_executor;
 inline thread_local block_executor* running_block = nullptr;
+
+/// Whether the caller runs as a CUDA thread: in a kernel, or in a function a
+/// kernel calls. A __host__ __device__ function whose body tests
+/// __CUDA_ARCH__ is ported with both of nvcc's views and picks one with this
+/// (tools/weft-port); constant evaluation takes the host view.
+constexpr bool in_kernel() noexcept { return !std::is_constant_evaluated() && running_block != nullptr; }
 
 class block_executor {
  public:
