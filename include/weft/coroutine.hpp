@@ -45,13 +45,13 @@
 #include "weft/cuda/runtime/error_codes.hpp"
 #include "weft/cuda/runtime/event_api.hpp"
 #include "weft/cuda/runtime/stream_api.hpp"
-#include "weft/detail/streams/command.hpp"
-#include "weft/detail/streams/command_graph.hpp"
+#include "weft/detail/commands/command.hpp"
+#include "weft/detail/commands/command_graph.hpp"
 #include "weft/detail/base/error_state.hpp"
-#include "weft/detail/runtime/host_task.hpp"
-#include "weft/detail/runtime/resumption_queue.hpp"
+#include "weft/detail/streams/host_task.hpp"
+#include "weft/detail/streams/resumption_queue.hpp"
 #include "weft/detail/runtime/runtime.hpp"
-#include "weft/detail/runtime/stream_registry.hpp"
+#include "weft/detail/streams/stream_registry.hpp"
 #include "weft/launch.hpp"
 
 namespace weft {

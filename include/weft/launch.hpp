@@ -28,7 +28,7 @@
 #include "weft/detail/runtime/caller_checks.hpp"
 #include "weft/detail/runtime/kernel_registry.hpp"
 #include "weft/detail/runtime/runtime.hpp"
-#include "weft/detail/runtime/stream_registry.hpp"
+#include "weft/detail/streams/stream_registry.hpp"
 
 namespace weft {
 

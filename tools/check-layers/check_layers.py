@@ -16,9 +16,16 @@ LAYERS = [
     ("base", ["weft/detail/base/"]),
     ("trace", ["weft/detail/trace/"]),
     ("executor", ["weft/detail/executor/"]),
-    ("streams", ["weft/detail/streams/"]),
+    # Each device's commands and the order between them (the command graph).
+    ("commands", ["weft/detail/commands/"]),
     ("scheduler", ["weft/detail/scheduler/"]),
+    # Each simulated device's state: worker pool, limits, registries.
     ("runtime", ["weft/detail/runtime/"]),
+    # What the host does with a device's streams: handles, copies as
+    # commands, waiting, resetting, where host coroutines resume.
+    ("streams", ["weft/detail/streams/"]),
+    # Finding, laying out and copying memory, on top of the streams.
+    ("memory", ["weft/detail/memory/"]),
     # The CUDA surface and weft's own API are one layer: CUDA's spelling and
     # weft's native spelling of the same things, calling into the layers below.
     # A CUDA-spelled entry point checks its arguments and forwards, in a line

@@ -14,7 +14,7 @@
 #pragma once
 
 #include "weft/detail/base/cuda_vocabulary.hpp"
-#include "weft/detail/runtime/host_task.hpp"
+#include "weft/detail/streams/host_task.hpp"
 
 namespace weft::surface {
 #ifdef CUDA_API_PER_THREAD_DEFAULT_STREAM

@@ -5,7 +5,7 @@
 
 #include "weft/cuda/runtime/error_codes.hpp"
 #include "weft/detail/base/error_state.hpp"
-#include "weft/detail/runtime/device_control.hpp"
+#include "weft/detail/streams/device_control.hpp"
 #include "weft/detail/runtime/device_limits.hpp"
 #include "weft/detail/runtime/runtime.hpp"
 

@@ -9,7 +9,7 @@
 
 #include "weft/cuda/runtime/error_codes.hpp"
 #include "weft/detail/base/error_state.hpp"
-#include "weft/detail/runtime/device_control.hpp"
+#include "weft/detail/streams/device_control.hpp"
 #include "weft/detail/runtime/kernel_attributes.hpp"
 #include "weft/detail/runtime/runtime.hpp"
 #include "weft/detail/scheduler/kernel_identity.hpp"

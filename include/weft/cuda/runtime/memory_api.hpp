@@ -3,7 +3,7 @@
 // Device memory is host memory registered in the allocation registry. Every
 // pointer argument is checked against it, and a bad one gets the code CUDA 13
 // returns for it (measured on an H100: tests/differential/).
-// Copies and sets are stream commands (detail/runtime/host_task.hpp): cudaMemcpy and
+// Copies and sets are stream commands (detail/streams/host_task.hpp): cudaMemcpy and
 // cudaMemset go to the default stream and return when done; their *Async
 // forms go to the stream given. cudaFree waits for the whole device first,
 // as CUDA's does.
@@ -16,10 +16,10 @@
 #include "weft/cuda/runtime/error_codes.hpp"
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/error_state.hpp"
-#include "weft/detail/runtime/device_control.hpp"
-#include "weft/detail/runtime/host_task.hpp"
-#include "weft/detail/runtime/memory_copies.hpp"
-#include "weft/detail/runtime/memory_lookup.hpp"
+#include "weft/detail/streams/device_control.hpp"
+#include "weft/detail/streams/host_task.hpp"
+#include "weft/detail/memory/memory_copies.hpp"
+#include "weft/detail/memory/memory_lookup.hpp"
 #include "weft/detail/runtime/runtime.hpp"
 
 inline cudaError_t cudaMalloc(void** pointer, std::size_t bytes) {

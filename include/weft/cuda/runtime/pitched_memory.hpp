@@ -3,10 +3,10 @@
 // copies and sets.
 //
 // A pitched allocation's rows start 512 bytes apart at least
-// (detail/runtime/memory_layout.hpp says why).
+// (detail/memory/memory_layout.hpp says why).
 //
 // The *Async forms are ordered in the stream they are given and return at
-// once (detail/runtime/host_task.hpp).
+// once (detail/streams/host_task.hpp).
 #pragma once
 
 #include <cstddef>
@@ -18,10 +18,10 @@
 #include "weft/cuda/runtime/memory_api.hpp"
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/error_state.hpp"
-#include "weft/detail/runtime/device_control.hpp"
-#include "weft/detail/runtime/host_task.hpp"
-#include "weft/detail/runtime/memory_copies.hpp"
-#include "weft/detail/runtime/memory_layout.hpp"
+#include "weft/detail/streams/device_control.hpp"
+#include "weft/detail/streams/host_task.hpp"
+#include "weft/detail/memory/memory_copies.hpp"
+#include "weft/detail/memory/memory_layout.hpp"
 #include "weft/detail/runtime/runtime.hpp"
 
 struct cudaArray;

@@ -13,7 +13,7 @@
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/error_state.hpp"
 #include "weft/detail/runtime/stream_attributes.hpp"
-#include "weft/detail/runtime/stream_registry.hpp"
+#include "weft/detail/streams/stream_registry.hpp"
 
 namespace weft::surface {
 

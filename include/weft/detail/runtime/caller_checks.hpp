@@ -11,7 +11,7 @@
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/error_state.hpp"
 #include "weft/detail/executor/block_executor.hpp"
-#include "weft/detail/streams/command_graph.hpp"
+#include "weft/detail/commands/command_graph.hpp"
 
 namespace weft::detail {
 

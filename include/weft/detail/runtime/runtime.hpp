@@ -25,7 +25,7 @@
 #include "weft/detail/runtime/allocation_registry.hpp"
 #include "weft/detail/runtime/kernel_attributes.hpp"
 #include "weft/detail/scheduler/sm_pool.hpp"
-#include "weft/detail/streams/command_graph.hpp"
+#include "weft/detail/commands/command_graph.hpp"
 
 namespace weft::detail {
 

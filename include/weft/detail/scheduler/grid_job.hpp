@@ -18,7 +18,7 @@
 #include "weft/detail/executor/block_groups.hpp"
 #include "weft/detail/executor/builtin_variables.hpp"
 #include "weft/detail/scheduler/kernel_identity.hpp"
-#include "weft/detail/streams/command.hpp"
+#include "weft/detail/commands/command.hpp"
 
 namespace weft::detail {
 

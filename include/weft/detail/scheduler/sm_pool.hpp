@@ -30,7 +30,7 @@
 #include <tuple>
 #include <vector>
 
-#include "weft/detail/streams/command_graph.hpp"
+#include "weft/detail/commands/command_graph.hpp"
 #include "weft/detail/scheduler/grid_job.hpp"
 #include "weft/detail/base/spin_wait.hpp"
 #include "weft/detail/executor/stack_overflow.hpp"

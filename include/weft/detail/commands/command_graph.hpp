@@ -28,9 +28,9 @@
 #include <utility>
 #include <vector>
 
-#include "weft/detail/streams/command.hpp"
+#include "weft/detail/commands/command.hpp"
 #include "weft/detail/base/spin_wait.hpp"
-#include "weft/detail/streams/stream.hpp"
+#include "weft/detail/commands/stream.hpp"
 #include "weft/detail/trace/trace.hpp"
 
 namespace weft::detail {

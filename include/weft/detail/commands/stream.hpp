@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "weft/detail/streams/command.hpp"
+#include "weft/detail/commands/command.hpp"
 
 struct CUstream_st {
   int device = 0;

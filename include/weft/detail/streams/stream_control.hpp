@@ -1,6 +1,6 @@
 // Creating a stream, asking whether its work is done, and waiting for it.
 // The order a stream keeps is the command graph's
-// (detail/streams/command_graph.hpp).
+// (detail/commands/command_graph.hpp).
 #pragma once
 
 #include <algorithm>
@@ -8,11 +8,11 @@
 
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/error_state.hpp"
-#include "weft/detail/runtime/device_control.hpp"
+#include "weft/detail/streams/device_control.hpp"
 #include "weft/detail/runtime/runtime.hpp"
-#include "weft/detail/runtime/stream_registry.hpp"
-#include "weft/detail/streams/command_graph.hpp"
-#include "weft/detail/streams/stream.hpp"
+#include "weft/detail/streams/stream_registry.hpp"
+#include "weft/detail/commands/command_graph.hpp"
+#include "weft/detail/commands/stream.hpp"
 
 namespace weft::detail {
 

@@ -7,9 +7,9 @@
 #include "weft/detail/runtime/caller_checks.hpp"
 #include "weft/detail/runtime/device_limits.hpp"
 #include "weft/detail/runtime/runtime.hpp"
-#include "weft/detail/runtime/stream_registry.hpp"
-#include "weft/detail/streams/command_graph.hpp"
-#include "weft/detail/streams/event.hpp"
+#include "weft/detail/streams/stream_registry.hpp"
+#include "weft/detail/commands/command_graph.hpp"
+#include "weft/detail/commands/event.hpp"
 
 namespace weft::detail {
 

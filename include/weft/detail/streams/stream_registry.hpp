@@ -18,8 +18,8 @@
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/error_state.hpp"
 #include "weft/detail/runtime/runtime.hpp"
-#include "weft/detail/streams/event.hpp"
-#include "weft/detail/streams/stream.hpp"
+#include "weft/detail/commands/event.hpp"
+#include "weft/detail/commands/stream.hpp"
 
 namespace weft::detail {
 

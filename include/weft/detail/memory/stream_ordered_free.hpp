@@ -4,11 +4,11 @@
 
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/error_state.hpp"
-#include "weft/detail/runtime/device_control.hpp"
-#include "weft/detail/runtime/host_task.hpp"
-#include "weft/detail/runtime/memory_lookup.hpp"
+#include "weft/detail/streams/device_control.hpp"
+#include "weft/detail/streams/host_task.hpp"
+#include "weft/detail/memory/memory_lookup.hpp"
 #include "weft/detail/runtime/runtime.hpp"
-#include "weft/detail/runtime/stream_registry.hpp"
+#include "weft/detail/streams/stream_registry.hpp"
 
 namespace weft::detail {
 

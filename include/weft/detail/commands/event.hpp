@@ -7,7 +7,7 @@
 #include <mutex>
 #include <unordered_map>
 
-#include "weft/detail/streams/command.hpp"
+#include "weft/detail/commands/command.hpp"
 
 struct CUevent_st {
   int device = 0;

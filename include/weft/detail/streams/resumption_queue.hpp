@@ -15,8 +15,8 @@
 
 #include "weft/detail/base/error_state.hpp"
 #include "weft/detail/runtime/runtime.hpp"
-#include "weft/detail/runtime/stream_registry.hpp"
-#include "weft/detail/streams/event.hpp"
+#include "weft/detail/streams/stream_registry.hpp"
+#include "weft/detail/commands/event.hpp"
 
 namespace weft::detail {
 
