@@ -16,10 +16,25 @@
 #include <cstdio>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 namespace weft::detail::trace {
+
+/// Writes `s` as a JSON string, quotes included.
+[[gnu::cold]] inline void put_quoted(std::FILE* out, std::string_view s) {
+  std::fputc('"', out);
+  for (char ch : s) {
+    if (ch == '"' || ch == '\\')
+      std::fprintf(out, "\\%c", ch);
+    else if (static_cast<unsigned char>(ch) < 0x20)
+      std::fprintf(out, "\\u%04x", static_cast<unsigned>(ch));
+    else
+      std::fputc(ch, out);
+  }
+  std::fputc('"', out);
+}
 
 class annotations {
  public:
@@ -73,16 +88,9 @@ class annotations {
     }
     for (auto& e : events_) {
       separator();
-      std::fputs(e.instant ? "{\"ph\":\"i\",\"s\":\"t\",\"name\":\"" : "{\"ph\":\"X\",\"name\":\"", out);
-      for (char ch : e.name) {
-        if (ch == '"' || ch == '\\')
-          std::fprintf(out, "\\%c", ch);
-        else if (static_cast<unsigned char>(ch) < 0x20)
-          std::fprintf(out, "\\u%04x", static_cast<unsigned>(ch));
-        else
-          std::fputc(ch, out);
-      }
-      std::fprintf(out, "\",\"cat\":\"annotation\",\"pid\":0,\"tid\":%d,\"ts\":", e.thread);
+      std::fputs(e.instant ? "{\"ph\":\"i\",\"s\":\"t\",\"name\":" : "{\"ph\":\"X\",\"name\":", out);
+      put_quoted(out, e.name);
+      std::fprintf(out, ",\"cat\":\"annotation\",\"pid\":0,\"tid\":%d,\"ts\":", e.thread);
       us(e.begin);
       if (!e.instant) {
         std::fputs(",\"dur\":", out);

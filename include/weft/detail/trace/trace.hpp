@@ -25,6 +25,8 @@
 #include <utility>
 #include <vector>
 
+#include "weft/detail/trace/annotations.hpp"
+
 namespace weft::detail::trace {
 
 inline constexpr const char* variable = "WEFT_TRACE";
@@ -174,18 +176,6 @@ class recorder {
     std::fprintf(out, "%lld.%03lld", static_cast<long long>(ns / 1000), static_cast<long long>(ns % 1000));
   }
 
-  [[gnu::cold]] static void put_quoted(std::FILE* out, std::string_view s) {
-    std::fputc('"', out);
-    for (char ch : s) {
-      if (ch == '"' || ch == '\\')
-        std::fprintf(out, "\\%c", ch);
-      else if (static_cast<unsigned char>(ch) < 0x20)
-        std::fprintf(out, "\\u%04x", static_cast<unsigned>(ch));
-      else
-        std::fputc(ch, out);
-    }
-    std::fputc('"', out);
-  }
 
   // Tracks are numbered at the end, per device: the legacy stream, the
   // streams by number, the host-function thread, then the SM workers.
@@ -394,6 +384,7 @@ class recorder {
       put_track_name(out, {c.device, stream_track, c.stream});
       std::fputs("}}", out);
     }
+    annotations::get().write_json(out, events.first, epoch_);
     if (!events.first) std::fputc('\n', out);
     std::fprintf(out, "],\n\"otherData\":{\"max_events\":%zu,\"dropped_events\":%zu}}\n", max_events, dropped_);
   }
