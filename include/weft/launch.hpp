@@ -21,13 +21,13 @@
 
 #include "weft/cuda/runtime/default_stream.hpp"
 #include "weft/cuda/runtime/error_codes.hpp"
-#include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/cuda/vector_types.hpp"
+#include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/error_state.hpp"
-#include "weft/detail/scheduler/kernel_identity.hpp"
 #include "weft/detail/runtime/caller_checks.hpp"
 #include "weft/detail/runtime/kernel_registry.hpp"
 #include "weft/detail/runtime/runtime.hpp"
+#include "weft/detail/scheduler/kernel_identity.hpp"
 #include "weft/detail/streams/stream_registry.hpp"
 
 namespace weft {

@@ -3,10 +3,10 @@
 // their own (<cooperative_groups/reduce.h>, .../scan.h, .../memcpy_async.h).
 #pragma once
 #include <weft.hpp>
+#include <weft/cuda/device/cooperative_groups/cluster_group.hpp>
 #include <weft/cuda/device/cooperative_groups/coalesced_group.hpp>
+#include <weft/cuda/device/cooperative_groups/grid_group.hpp>
 #include <weft/cuda/device/cooperative_groups/partitions.hpp>
 #include <weft/cuda/device/cooperative_groups/thread_block.hpp>
 #include <weft/cuda/device/cooperative_groups/thread_group.hpp>
 #include <weft/cuda/device/cooperative_groups/tiled_partition.hpp>
-#include <weft/cuda/device/cooperative_groups/cluster_group.hpp>
-#include <weft/cuda/device/cooperative_groups/grid_group.hpp>

@@ -8,8 +8,10 @@
 // include/weft/compat (target weft::cuda).
 #pragma once
 
+#include "weft/cuda/device/cooperative_groups/cluster_group.hpp"
 #include "weft/cuda/device/cooperative_groups/coalesced_group.hpp"
 #include "weft/cuda/device/cooperative_groups/functional.hpp"
+#include "weft/cuda/device/cooperative_groups/grid_group.hpp"
 #include "weft/cuda/device/cooperative_groups/memcpy_async.hpp"
 #include "weft/cuda/device/cooperative_groups/partitions.hpp"
 #include "weft/cuda/device/cooperative_groups/reduce.hpp"
@@ -18,5 +20,3 @@
 #include "weft/cuda/device/cooperative_groups/thread_group.hpp"
 #include "weft/cuda/device/cooperative_groups/tiled_partition.hpp"
 #include "weft/cuda/device/cooperative_groups/warp_group.hpp"
-#include "weft/cuda/device/cooperative_groups/cluster_group.hpp"
-#include "weft/cuda/device/cooperative_groups/grid_group.hpp"

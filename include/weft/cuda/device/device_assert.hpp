@@ -26,8 +26,8 @@
 #include <cassert>  // as with nvcc, whose headers make assert available to every .cu file
 #include <string>
 
-#include "weft/detail/executor/block_executor.hpp"
 #include "weft/cuda/runtime/error_codes.hpp"
+#include "weft/detail/executor/block_executor.hpp"
 
 #if defined(__GLIBC__)
 

@@ -7,9 +7,9 @@
 #include <cerrno>
 #include <stdexcept>
 
+#include "weft/cuda/runtime/error_codes.hpp"
 #include "weft/detail/executor/block_executor.hpp"
 #include "weft/detail/runtime/caller_checks.hpp"
-#include "weft/cuda/runtime/error_codes.hpp"
 
 /// A monotonic counter for timing code inside a kernel: nanoseconds of
 /// CLOCK_MONOTONIC (std::chrono::steady_clock's clock, without <chrono>'s

@@ -24,8 +24,8 @@
 #include "weft/cuda/device/atomic_functions.hpp"
 #include "weft/cuda/device/builtins.hpp"
 #include "weft/cuda/device/type_conversions.hpp"
-#include "weft/cuda/vector_types.hpp"
 #include "weft/cuda/device/warp_functions.hpp"
+#include "weft/cuda/vector_types.hpp"
 
 struct __nv_bfloat16;
 

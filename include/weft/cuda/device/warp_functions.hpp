@@ -19,8 +19,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "weft/detail/executor/block_executor.hpp"
 #include "weft/cuda/device/builtins.hpp"
+#include "weft/detail/executor/block_executor.hpp"
 
 namespace weft::detail {
 

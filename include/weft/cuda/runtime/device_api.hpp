@@ -5,9 +5,9 @@
 
 #include "weft/cuda/runtime/error_codes.hpp"
 #include "weft/detail/base/error_state.hpp"
-#include "weft/detail/streams/device_control.hpp"
 #include "weft/detail/runtime/device_limits.hpp"
 #include "weft/detail/runtime/runtime.hpp"
+#include "weft/detail/streams/device_control.hpp"
 
 enum cudaLimit {
   cudaLimitStackSize = 0x00,

@@ -24,10 +24,10 @@
 #include "weft/detail/base/devices.hpp"
 #include "weft/detail/base/error_state.hpp"
 #include "weft/detail/base/host_machine.hpp"
-#include "weft/detail/streams/device_control.hpp"
-#include "weft/detail/runtime/device_properties.hpp"
 #include "weft/detail/memory/memory_copies.hpp"
+#include "weft/detail/runtime/device_properties.hpp"
 #include "weft/detail/runtime/runtime.hpp"
+#include "weft/detail/streams/device_control.hpp"
 
 // cudaSetDeviceFlags' flags (CUDA's driver_types.h values).
 inline constexpr unsigned cudaDeviceScheduleAuto = 0x00;

@@ -10,12 +10,12 @@
 #include "weft/cuda/runtime/error_codes.hpp"
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/error_state.hpp"
-#include "weft/detail/streams/device_control.hpp"
-#include "weft/detail/streams/host_task.hpp"
-#include "weft/detail/runtime/runtime.hpp"
-#include "weft/detail/streams/stream_registry.hpp"
 #include "weft/detail/commands/command_graph.hpp"
 #include "weft/detail/commands/event.hpp"
+#include "weft/detail/runtime/runtime.hpp"
+#include "weft/detail/streams/device_control.hpp"
+#include "weft/detail/streams/host_task.hpp"
+#include "weft/detail/streams/stream_registry.hpp"
 
 /// flags: cudaEventDefault, cudaEventBlockingSync, cudaEventDisableTiming,
 /// and cudaEventInterprocess, which CUDA accepts only with timing disabled.

@@ -9,10 +9,10 @@
 
 #include "weft/cuda/runtime/error_codes.hpp"
 #include "weft/detail/base/error_state.hpp"
-#include "weft/detail/streams/device_control.hpp"
 #include "weft/detail/runtime/kernel_attributes.hpp"
 #include "weft/detail/runtime/runtime.hpp"
 #include "weft/detail/scheduler/kernel_identity.hpp"
+#include "weft/detail/streams/device_control.hpp"
 
 enum cudaFuncAttribute {
   cudaFuncAttributeMaxDynamicSharedMemorySize = 8,

@@ -12,10 +12,10 @@
 #include "weft/cuda/runtime/error_codes.hpp"
 #include "weft/cuda/runtime/memory_api.hpp"
 #include "weft/detail/base/error_state.hpp"
-#include "weft/detail/streams/device_control.hpp"
 #include "weft/detail/memory/host_registration.hpp"
 #include "weft/detail/memory/memory_lookup.hpp"
 #include "weft/detail/runtime/runtime.hpp"
+#include "weft/detail/streams/device_control.hpp"
 
 inline constexpr unsigned cudaHostAllocDefault = 0x00;
 inline constexpr unsigned cudaHostAllocPortable = 0x01;

@@ -19,10 +19,10 @@
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/devices.hpp"
 #include "weft/detail/base/error_state.hpp"
-#include "weft/detail/streams/device_control.hpp"
 #include "weft/detail/memory/memory_lookup.hpp"
-#include "weft/detail/runtime/runtime.hpp"
 #include "weft/detail/memory/stream_ordered_free.hpp"
+#include "weft/detail/runtime/runtime.hpp"
+#include "weft/detail/streams/device_control.hpp"
 #include "weft/detail/streams/stream_registry.hpp"
 
 inline constexpr unsigned cudaMemAttachGlobal = 0x01;

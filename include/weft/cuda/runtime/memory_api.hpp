@@ -16,11 +16,11 @@
 #include "weft/cuda/runtime/error_codes.hpp"
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/error_state.hpp"
-#include "weft/detail/streams/device_control.hpp"
-#include "weft/detail/streams/host_task.hpp"
 #include "weft/detail/memory/memory_copies.hpp"
 #include "weft/detail/memory/memory_lookup.hpp"
 #include "weft/detail/runtime/runtime.hpp"
+#include "weft/detail/streams/device_control.hpp"
+#include "weft/detail/streams/host_task.hpp"
 
 inline cudaError_t cudaMalloc(void** pointer, std::size_t bytes) {
   if (pointer) *pointer = nullptr;  // on every path, so that compilers see it set

@@ -18,11 +18,11 @@
 #include "weft/cuda/runtime/memory_api.hpp"
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/error_state.hpp"
-#include "weft/detail/streams/device_control.hpp"
-#include "weft/detail/streams/host_task.hpp"
 #include "weft/detail/memory/memory_copies.hpp"
 #include "weft/detail/memory/memory_layout.hpp"
 #include "weft/detail/runtime/runtime.hpp"
+#include "weft/detail/streams/device_control.hpp"
+#include "weft/detail/streams/host_task.hpp"
 
 struct cudaArray;
 using cudaArray_t = cudaArray*;

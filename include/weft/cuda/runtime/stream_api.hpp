@@ -9,12 +9,12 @@
 #include "weft/cuda/runtime/error_codes.hpp"
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/error_state.hpp"
+#include "weft/detail/commands/event.hpp"
+#include "weft/detail/runtime/runtime.hpp"
 #include "weft/detail/streams/device_control.hpp"
 #include "weft/detail/streams/host_task.hpp"
-#include "weft/detail/runtime/runtime.hpp"
 #include "weft/detail/streams/stream_control.hpp"
 #include "weft/detail/streams/stream_registry.hpp"
-#include "weft/detail/commands/event.hpp"
 
 using cudaStreamCallback_t = void (*)(cudaStream_t stream, cudaError_t status, void* userData);
 using cudaHostFn_t = void (*)(void* userData);

@@ -15,8 +15,8 @@
 #include "weft/cuda/runtime/memory_api.hpp"
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/error_state.hpp"
-#include "weft/detail/streams/host_task.hpp"
 #include "weft/detail/memory/memory_copies.hpp"
+#include "weft/detail/streams/host_task.hpp"
 
 #ifdef CUDA_API_PER_THREAD_DEFAULT_STREAM
 inline namespace weft_per_thread_default_stream {

@@ -23,9 +23,9 @@
 #include <string>
 
 #include "weft/detail/base/cuda_vocabulary.hpp"
+#include "weft/detail/base/spin_wait.hpp"
 #include "weft/detail/executor/block_executor.hpp"
 #include "weft/detail/executor/block_group_barrier.hpp"
-#include "weft/detail/base/spin_wait.hpp"
 
 namespace weft::detail {
 

@@ -10,8 +10,8 @@
 
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/error_state.hpp"
-#include "weft/detail/executor/block_executor.hpp"
 #include "weft/detail/commands/command_graph.hpp"
+#include "weft/detail/executor/block_executor.hpp"
 
 namespace weft::detail {
 

@@ -22,10 +22,10 @@
 #include "weft/detail/base/address_registry.hpp"
 #include "weft/detail/base/environment.hpp"
 #include "weft/detail/base/error_state.hpp"
+#include "weft/detail/commands/command_graph.hpp"
 #include "weft/detail/runtime/allocation_registry.hpp"
 #include "weft/detail/runtime/kernel_attributes.hpp"
 #include "weft/detail/scheduler/sm_pool.hpp"
-#include "weft/detail/commands/command_graph.hpp"
 
 namespace weft::detail {
 

@@ -14,11 +14,11 @@
 
 #include "weft/detail/base/error_state.hpp"
 #include "weft/detail/base/text_format.hpp"
+#include "weft/detail/commands/command.hpp"
 #include "weft/detail/executor/block_executor.hpp"
 #include "weft/detail/executor/block_groups.hpp"
 #include "weft/detail/executor/builtin_variables.hpp"
 #include "weft/detail/scheduler/kernel_identity.hpp"
-#include "weft/detail/commands/command.hpp"
 
 namespace weft::detail {
 

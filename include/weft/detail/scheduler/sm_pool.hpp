@@ -30,10 +30,10 @@
 #include <tuple>
 #include <vector>
 
-#include "weft/detail/commands/command_graph.hpp"
-#include "weft/detail/scheduler/grid_job.hpp"
 #include "weft/detail/base/spin_wait.hpp"
+#include "weft/detail/commands/command_graph.hpp"
 #include "weft/detail/executor/stack_overflow.hpp"
+#include "weft/detail/scheduler/grid_job.hpp"
 
 namespace weft::detail {
 

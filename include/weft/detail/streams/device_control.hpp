@@ -4,12 +4,12 @@
 
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/error_state.hpp"
+#include "weft/detail/commands/command_graph.hpp"
+#include "weft/detail/commands/event.hpp"
 #include "weft/detail/runtime/caller_checks.hpp"
 #include "weft/detail/runtime/device_limits.hpp"
 #include "weft/detail/runtime/runtime.hpp"
 #include "weft/detail/streams/stream_registry.hpp"
-#include "weft/detail/commands/command_graph.hpp"
-#include "weft/detail/commands/event.hpp"
 
 namespace weft::detail {
 

@@ -12,12 +12,12 @@
 
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/error_state.hpp"
+#include "weft/detail/commands/command.hpp"
+#include "weft/detail/commands/command_graph.hpp"
 #include "weft/detail/executor/block_executor.hpp"
 #include "weft/detail/runtime/caller_checks.hpp"
 #include "weft/detail/runtime/runtime.hpp"
 #include "weft/detail/streams/stream_registry.hpp"
-#include "weft/detail/commands/command.hpp"
-#include "weft/detail/commands/command_graph.hpp"
 
 namespace weft::detail {
 

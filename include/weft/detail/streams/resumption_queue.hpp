@@ -14,9 +14,9 @@
 #include <thread>
 
 #include "weft/detail/base/error_state.hpp"
+#include "weft/detail/commands/event.hpp"
 #include "weft/detail/runtime/runtime.hpp"
 #include "weft/detail/streams/stream_registry.hpp"
-#include "weft/detail/commands/event.hpp"
 
 namespace weft::detail {
 

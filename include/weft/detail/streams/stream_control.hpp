@@ -8,11 +8,11 @@
 
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/error_state.hpp"
-#include "weft/detail/streams/device_control.hpp"
-#include "weft/detail/runtime/runtime.hpp"
-#include "weft/detail/streams/stream_registry.hpp"
 #include "weft/detail/commands/command_graph.hpp"
 #include "weft/detail/commands/stream.hpp"
+#include "weft/detail/runtime/runtime.hpp"
+#include "weft/detail/streams/device_control.hpp"
+#include "weft/detail/streams/stream_registry.hpp"
 
 namespace weft::detail {
 

@@ -17,9 +17,9 @@
 
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/error_state.hpp"
-#include "weft/detail/runtime/runtime.hpp"
 #include "weft/detail/commands/event.hpp"
 #include "weft/detail/commands/stream.hpp"
+#include "weft/detail/runtime/runtime.hpp"
 
 namespace weft::detail {
 

@@ -176,7 +176,6 @@ class recorder {
     std::fprintf(out, "%lld.%03lld", static_cast<long long>(ns / 1000), static_cast<long long>(ns % 1000));
   }
 
-
   // Tracks are numbered at the end, per device: the legacy stream, the
   // streams by number, the host-function thread, then the SM workers.
   enum track_kind { stream_track, host_function_track, worker_track };

@@ -6,8 +6,8 @@
 // what CUDA's definitions say and compares.
 #include <doctest/doctest.h>
 #include <weft.hpp>
-#include <weft/cuda/device/cooperative_groups.hpp>
 #include <weft/cuda/device/async/memcpy_async.hpp>
+#include <weft/cuda/device/cooperative_groups.hpp>
 
 #include <algorithm>
 #include <cstdlib>

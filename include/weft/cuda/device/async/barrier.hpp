@@ -39,8 +39,8 @@
 #include <thread>
 #include <utility>
 
-#include "weft/detail/executor/block_executor.hpp"
 #include "weft/cuda/device/async/thread_scope.hpp"
+#include "weft/detail/executor/block_executor.hpp"
 
 namespace weft {
 

@@ -11,11 +11,11 @@
 #include <stdexcept>
 #include <string>
 
+#include "weft/cuda/device/builtins.hpp"
+#include "weft/cuda/device/synchronization.hpp"
 #include "weft/detail/executor/block_group_barrier.hpp"
 #include "weft/detail/executor/block_groups.hpp"
 #include "weft/detail/runtime/caller_checks.hpp"
-#include "weft/cuda/device/builtins.hpp"
-#include "weft/cuda/device/synchronization.hpp"
 
 namespace weft::detail::groups {
 

@@ -11,10 +11,10 @@
 #include <source_location>
 #include <string>
 
-#include "weft/detail/executor/block_groups.hpp"
 #include "weft/cuda/device/builtins.hpp"
 #include "weft/cuda/device/cooperative_groups/block_set_sync.hpp"
 #include "weft/cuda/device/cooperative_groups/thread_group.hpp"
+#include "weft/detail/executor/block_groups.hpp"
 
 namespace cooperative_groups {
 

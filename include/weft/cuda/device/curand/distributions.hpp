@@ -10,10 +10,10 @@
 #include <concepts>
 #include <cstdint>
 
-#include "weft/cuda/device/math_functions.hpp"
-#include "weft/cuda/vector_types.hpp"
 #include "weft/cuda/device/curand/philox.hpp"
 #include "weft/cuda/device/curand/xorwow.hpp"
+#include "weft/cuda/device/math_functions.hpp"
+#include "weft/cuda/vector_types.hpp"
 
 namespace weft::detail {
 
