@@ -1150,6 +1150,9 @@ class porter {
           if (auto decl = extern_shared_at(i, namespace_scope)) {
             constructs_.push_back(*decl);
             while (i + 1 < t_.size() && t_[i + 1].begin < decl->end) ++i;
+          } else if (auto moved = alignas_after_shared_at(i)) {
+            constructs_.push_back(*moved);
+            while (i + 1 < t_.size() && t_[i + 1].begin < moved->end) ++i;
           }
         }
       } catch (const port_failure& f) {
@@ -1421,6 +1424,31 @@ class porter {
       }
       return j;
     }
+  }
+
+  // `[static] __shared__ alignas(n) T x;` becomes `alignas(n) [static] __shared__ T x;`.
+  // __shared__ is thread_local, and C++ allows a standard attribute such as
+  // alignas only before the declaration's specifiers or after its name, not
+  // after thread_local; nvcc accepts it there. nullopt when no alignas
+  // follows the __shared__ at `at`.
+  std::optional<construct> alignas_after_shared_at(std::size_t at) {
+    if (!is(at, "__shared__") || !is(at + 1, "alignas")) return std::nullopt;
+    int define = t_[at].define;
+    std::size_t first = at > 0 && is(at - 1, "static") && t_[at - 1].define == define ? at - 1 : at;
+    std::size_t j = at + 1;
+    std::string attributes;
+    while (j + 1 < t_.size() && t_[j].define == define && is(j, "alignas") && is(j + 1, "(")) {
+      auto close = match_forward(j + 1);
+      if (!close) return std::nullopt;
+      attributes += join(j, *close + 1, nullptr) + " ";
+      j = *close + 1;
+    }
+    construct c{};
+    c.kind = construct_kind::text;
+    c.begin = t_[first].begin;
+    c.end = t_[j - 1].end;
+    c.text = attributes + (first < at ? "static __shared__" : "__shared__") + line_breaks(c.begin, c.end);
+    return c;
   }
 
   // `extern __shared__ T name[];` (in either order, with __align__(n),
