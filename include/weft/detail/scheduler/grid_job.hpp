@@ -170,7 +170,7 @@ class kernel_grid final : public grid_job {
   block_failure execute(block_executor& executor, const block_range& blocks) override {
     if constexpr (callable_as_const<Kernel, ArgumentTuple>::value) {
       auto body = [kernel = kernel_, arguments = arguments_]() mutable { std::apply(kernel, arguments); };
-      return executor.run(body, blocks, shape().stack_bytes, shape().dynamic_shared_bytes);
+      return executor.run(body, blocks, stack_bytes(sizeof body), shape().dynamic_shared_bytes);
     } else {
       // A mutable lambda may change its captures, which in CUDA are part of
       // the kernel's by-value parameters: each thread starts from the
@@ -179,8 +179,22 @@ class kernel_grid final : public grid_job {
         Kernel own = kernel;
         std::apply(own, arguments);
       };
-      return executor.run(body, blocks, shape().stack_bytes, shape().dynamic_shared_bytes);
+      return executor.run(body, blocks, stack_bytes(sizeof body), shape().dynamic_shared_bytes);
     }
+  }
+
+  /// A GPU keeps kernel parameters in constant memory, not on a thread's
+  /// stack; here they are copied onto the stack that runs the threads (the
+  /// executor's private copy of the body, and the by-value parameters of
+  /// each call, up to twice through a forwarding wrapper). CUDA allows
+  /// 32764 bytes of parameters, so the stack gets room for those copies on
+  /// top of the per-thread size cudaLimitStackSize sets. A few hundred
+  /// bytes of copies are left to that size's slack, which keeps the stack
+  /// size, and so the executor's pooled stacks, the same from launch to
+  /// launch.
+  std::size_t stack_bytes(std::size_t body_bytes) const {
+    std::size_t copies = body_bytes + 2 * sizeof(ArgumentTuple);
+    return shape().stack_bytes + (copies > 4096 ? copies : 0);
   }
 
   std::string kernel_name() const override { return detail::kernel_name(kernel_); }
