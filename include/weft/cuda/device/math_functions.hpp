@@ -4,8 +4,8 @@
 //
 // Most of CUDA's math API is C's: sinf, expf, sqrtf, fmaf, and, as GNU
 // extensions glibc declares for every C++ program, sincosf, sincos and
-// exp10f. C++'s <math.h> adds std's float and double overloads to the
-// global namespace (sin(float), abs(float)...), as CUDA's headers do, so
+// exp10f. global_math_names.hpp adds std's float and double overloads to
+// the global namespace (sin(float), abs(float)...), as CUDA's headers do, so
 // `float y = sin(x);` computes in single precision there too.
 //
 // Accuracy: the C library's functions are at least as accurate as CUDA's
@@ -18,14 +18,13 @@
 // (tests/differential/device_functions_probe.expected).
 #pragma once
 
-#include <math.h>  // C++'s <math.h>: <cmath>'s overloads in the global namespace too
-
 #include <cfenv>
 #include <cfloat>
 #include <cmath>
 #include <cstdlib>
 
 #include "weft/cuda/device/directed_rounding.hpp"
+#include "weft/cuda/device/global_math_names.hpp"
 
 namespace weft::detail {
 
