@@ -12,7 +12,7 @@
 namespace weft::detail {
 
 /// Indexed by cudaLimit; the values are an H100's defaults.
-inline constexpr std::array<std::size_t, 7> default_limits{0, 1 << 20, 8 << 20, 2, 2048, 32, 0};
+inline constexpr std::array<std::size_t, 7> default_limits{0, 1 << 20, 8 << 20, 2, 2048, 32, 9830400};
 
 /// The current device's limits.
 inline std::array<std::size_t, 7>& stored_limits() {

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdio>
+#include <initializer_list>
 #include <iterator>
 #include <string>
 #include <vector>
@@ -41,6 +42,32 @@ inline void fill_removed_fields(cudaDeviceProp& p) {
 #pragma GCC diagnostic pop
 }
 
+/// The largest textures and surfaces of each shape, an H100's (measured on an
+/// H100 80GB HBM3 with CUDA 13.0), which texture programs check their sizes
+/// against.
+inline void fill_texture_limits(cudaDeviceProp& p) {
+  auto set = [](int* field, std::initializer_list<int> values) { std::copy(values.begin(), values.end(), field); };
+  p.maxTexture1D = 131072;
+  p.maxTexture1DMipmap = 32768;
+  set(p.maxTexture2D, {131072, 65536});
+  set(p.maxTexture2DMipmap, {32768, 32768});
+  set(p.maxTexture2DLinear, {131072, 65000, 2097120});
+  set(p.maxTexture2DGather, {32768, 32768});
+  set(p.maxTexture3D, {16384, 16384, 16384});
+  set(p.maxTexture3DAlt, {8192, 8192, 32768});
+  p.maxTextureCubemap = 32768;
+  set(p.maxTexture1DLayered, {32768, 2048});
+  set(p.maxTexture2DLayered, {32768, 32768, 2048});
+  set(p.maxTextureCubemapLayered, {32768, 2046});
+  p.maxSurface1D = 32768;
+  set(p.maxSurface2D, {131072, 65536});
+  set(p.maxSurface3D, {16384, 16384, 16384});
+  set(p.maxSurface1DLayered, {32768, 2048});
+  set(p.maxSurface2DLayered, {32768, 32768, 2048});
+  p.maxSurfaceCubemap = 32768;
+  set(p.maxSurfaceCubemapLayered, {32768, 2046});
+}
+
 /// What device `d` is, but for its multiprocessor count: built from the
 /// host's description, which is read once (host_machine.hpp).
 inline cudaDeviceProp describe_device(int d) {
@@ -69,16 +96,19 @@ inline cudaDeviceProp describe_device(int d) {
   p.multiProcessorCount = 0;  // live: see device_properties
   p.integrated = 0;
   p.canMapHostMemory = 1;
+  fill_texture_limits(p);
   p.surfaceAlignment = 512;
   p.concurrentKernels = 1;
   p.pciBusID = d + 1;  // distinct per device, as on a multi-GPU host
   // Asynchronous copies overlap kernels of other streams (they run on the
   // host thread or a worker, not on the SM pool's blocks): an H100's count.
-  p.asyncEngineCount = 2;
+  p.asyncEngineCount = 3;
   p.unifiedAddressing = 1;
   p.memoryBusWidth = 5120;
   p.l2CacheSize = 50 * 1024 * 1024;
-  p.persistingL2CacheMaxSize = 0;
+  // Access policy windows are accepted and kept, with no effect on a CPU;
+  // the sizes are an H100's, so programs that size a window from them run.
+  p.persistingL2CacheMaxSize = 32768000;
   p.maxThreadsPerMultiProcessor = 2048;
   p.streamPrioritiesSupported = 1;
   p.globalL1CacheSupported = 1;
@@ -97,12 +127,17 @@ inline cudaDeviceProp describe_device(int d) {
   p.pageableMemoryAccessUsesHostPageTables = 1;
   p.directManagedMemAccessFromHost = 1;
   p.maxBlocksPerMultiProcessor = 32;
-  p.accessPolicyMaxWindowSize = 0;
+  p.accessPolicyMaxWindowSize = 128 << 20;
   p.reservedSharedMemPerBlock = 1024;
   p.hostRegisterSupported = 1;
+  p.hostRegisterReadOnlySupported = 1;  // cudaHostRegisterReadOnly is accepted
   p.memoryPoolsSupported = 1;
   p.clusterLaunch = 1;
   p.unifiedFunctionPointers = 1;
+  // Sparse and deferred-mapping arrays, interop, RDMA, IPC handles and NUMA
+  // placement are not offered: 0 (and deviceNumaId -1, as for a GPU that is
+  // not a NUMA node).
+  p.deviceNumaId = -1;
   fill_removed_fields(p);
   return p;
 }
@@ -160,6 +195,15 @@ inline constexpr attribute_reader attribute_readers[] = {
     {cudaDevAttrIntegrated, [](const cudaDeviceProp& p) { return p.integrated; }},
     {cudaDevAttrCanMapHostMemory, [](const cudaDeviceProp& p) { return p.canMapHostMemory; }},
     {cudaDevAttrComputeMode, [](const cudaDeviceProp&) { return compute_mode; }},
+    {cudaDevAttrMaxTexture1DWidth, [](const cudaDeviceProp& p) { return p.maxTexture1D; }},
+    {cudaDevAttrMaxTexture2DWidth, [](const cudaDeviceProp& p) { return p.maxTexture2D[0]; }},
+    {cudaDevAttrMaxTexture2DHeight, [](const cudaDeviceProp& p) { return p.maxTexture2D[1]; }},
+    {cudaDevAttrMaxTexture3DWidth, [](const cudaDeviceProp& p) { return p.maxTexture3D[0]; }},
+    {cudaDevAttrMaxTexture3DHeight, [](const cudaDeviceProp& p) { return p.maxTexture3D[1]; }},
+    {cudaDevAttrMaxTexture3DDepth, [](const cudaDeviceProp& p) { return p.maxTexture3D[2]; }},
+    {cudaDevAttrMaxTexture2DLayeredWidth, [](const cudaDeviceProp& p) { return p.maxTexture2DLayered[0]; }},
+    {cudaDevAttrMaxTexture2DLayeredHeight, [](const cudaDeviceProp& p) { return p.maxTexture2DLayered[1]; }},
+    {cudaDevAttrMaxTexture2DLayeredLayers, [](const cudaDeviceProp& p) { return p.maxTexture2DLayered[2]; }},
     {cudaDevAttrSurfaceAlignment, [](const cudaDeviceProp& p) { return as_int(p.surfaceAlignment); }},
     {cudaDevAttrConcurrentKernels, [](const cudaDeviceProp& p) { return p.concurrentKernels; }},
     {cudaDevAttrEccEnabled, [](const cudaDeviceProp& p) { return p.ECCEnabled; }},
@@ -172,10 +216,41 @@ inline constexpr attribute_reader attribute_readers[] = {
     {cudaDevAttrMaxThreadsPerMultiProcessor, [](const cudaDeviceProp& p) { return p.maxThreadsPerMultiProcessor; }},
     {cudaDevAttrAsyncEngineCount, [](const cudaDeviceProp& p) { return p.asyncEngineCount; }},
     {cudaDevAttrUnifiedAddressing, [](const cudaDeviceProp& p) { return p.unifiedAddressing; }},
+    {cudaDevAttrMaxTexture1DLayeredWidth, [](const cudaDeviceProp& p) { return p.maxTexture1DLayered[0]; }},
+    {cudaDevAttrMaxTexture1DLayeredLayers, [](const cudaDeviceProp& p) { return p.maxTexture1DLayered[1]; }},
+    {cudaDevAttrMaxTexture2DGatherWidth, [](const cudaDeviceProp& p) { return p.maxTexture2DGather[0]; }},
+    {cudaDevAttrMaxTexture2DGatherHeight, [](const cudaDeviceProp& p) { return p.maxTexture2DGather[1]; }},
+    {cudaDevAttrMaxTexture3DWidthAlt, [](const cudaDeviceProp& p) { return p.maxTexture3DAlt[0]; }},
+    {cudaDevAttrMaxTexture3DHeightAlt, [](const cudaDeviceProp& p) { return p.maxTexture3DAlt[1]; }},
+    {cudaDevAttrMaxTexture3DDepthAlt, [](const cudaDeviceProp& p) { return p.maxTexture3DAlt[2]; }},
     {cudaDevAttrPciDomainId, [](const cudaDeviceProp& p) { return p.pciDomainID; }},
     {cudaDevAttrTexturePitchAlignment, [](const cudaDeviceProp& p) { return as_int(p.texturePitchAlignment); }},
+    {cudaDevAttrMaxTextureCubemapWidth, [](const cudaDeviceProp& p) { return p.maxTextureCubemap; }},
+    {cudaDevAttrMaxTextureCubemapLayeredWidth, [](const cudaDeviceProp& p) { return p.maxTextureCubemapLayered[0]; }},
+    {cudaDevAttrMaxTextureCubemapLayeredLayers, [](const cudaDeviceProp& p) { return p.maxTextureCubemapLayered[1]; }},
+    {cudaDevAttrMaxSurface1DWidth, [](const cudaDeviceProp& p) { return p.maxSurface1D; }},
+    {cudaDevAttrMaxSurface2DWidth, [](const cudaDeviceProp& p) { return p.maxSurface2D[0]; }},
+    {cudaDevAttrMaxSurface2DHeight, [](const cudaDeviceProp& p) { return p.maxSurface2D[1]; }},
+    {cudaDevAttrMaxSurface3DWidth, [](const cudaDeviceProp& p) { return p.maxSurface3D[0]; }},
+    {cudaDevAttrMaxSurface3DHeight, [](const cudaDeviceProp& p) { return p.maxSurface3D[1]; }},
+    {cudaDevAttrMaxSurface3DDepth, [](const cudaDeviceProp& p) { return p.maxSurface3D[2]; }},
+    {cudaDevAttrMaxSurface1DLayeredWidth, [](const cudaDeviceProp& p) { return p.maxSurface1DLayered[0]; }},
+    {cudaDevAttrMaxSurface1DLayeredLayers, [](const cudaDeviceProp& p) { return p.maxSurface1DLayered[1]; }},
+    {cudaDevAttrMaxSurface2DLayeredWidth, [](const cudaDeviceProp& p) { return p.maxSurface2DLayered[0]; }},
+    {cudaDevAttrMaxSurface2DLayeredHeight, [](const cudaDeviceProp& p) { return p.maxSurface2DLayered[1]; }},
+    {cudaDevAttrMaxSurface2DLayeredLayers, [](const cudaDeviceProp& p) { return p.maxSurface2DLayered[2]; }},
+    {cudaDevAttrMaxSurfaceCubemapWidth, [](const cudaDeviceProp& p) { return p.maxSurfaceCubemap; }},
+    {cudaDevAttrMaxSurfaceCubemapLayeredWidth, [](const cudaDeviceProp& p) { return p.maxSurfaceCubemapLayered[0]; }},
+    {cudaDevAttrMaxSurfaceCubemapLayeredLayers, [](const cudaDeviceProp& p) { return p.maxSurfaceCubemapLayered[1]; }},
+    {cudaDevAttrMaxTexture1DLinearWidth, [](const cudaDeviceProp&) { return 268435456 /* an H100's */; }},
+    {cudaDevAttrMaxTexture2DLinearWidth, [](const cudaDeviceProp& p) { return p.maxTexture2DLinear[0]; }},
+    {cudaDevAttrMaxTexture2DLinearHeight, [](const cudaDeviceProp& p) { return p.maxTexture2DLinear[1]; }},
+    {cudaDevAttrMaxTexture2DLinearPitch, [](const cudaDeviceProp& p) { return p.maxTexture2DLinear[2]; }},
+    {cudaDevAttrMaxTexture2DMipmappedWidth, [](const cudaDeviceProp& p) { return p.maxTexture2DMipmap[0]; }},
+    {cudaDevAttrMaxTexture2DMipmappedHeight, [](const cudaDeviceProp& p) { return p.maxTexture2DMipmap[1]; }},
     {cudaDevAttrComputeCapabilityMajor, [](const cudaDeviceProp& p) { return p.major; }},
     {cudaDevAttrComputeCapabilityMinor, [](const cudaDeviceProp& p) { return p.minor; }},
+    {cudaDevAttrMaxTexture1DMipmappedWidth, [](const cudaDeviceProp& p) { return p.maxTexture1DMipmap; }},
     {cudaDevAttrStreamPrioritiesSupported, [](const cudaDeviceProp& p) { return p.streamPrioritiesSupported; }},
     {cudaDevAttrGlobalL1CacheSupported, [](const cudaDeviceProp& p) { return p.globalL1CacheSupported; }},
     {cudaDevAttrLocalL1CacheSupported, [](const cudaDeviceProp& p) { return p.localL1CacheSupported; }},
@@ -186,14 +261,19 @@ inline constexpr attribute_reader attribute_readers[] = {
     {cudaDevAttrIsMultiGpuBoard, [](const cudaDeviceProp& p) { return p.isMultiGpuBoard; }},
     {cudaDevAttrMultiGpuBoardGroupID, [](const cudaDeviceProp& p) { return p.multiGpuBoardGroupID; }},
     {cudaDevAttrHostNativeAtomicSupported, [](const cudaDeviceProp& p) { return p.hostNativeAtomicSupported; }},
-    {cudaDevAttrSingleToDoublePrecisionPerfRatio, [](const cudaDeviceProp&) { return 2; }},  // an H100's
+    {cudaDevAttrSingleToDoublePrecisionPerfRatio, [](const cudaDeviceProp&) { return 2; }},
     {cudaDevAttrPageableMemoryAccess, [](const cudaDeviceProp& p) { return p.pageableMemoryAccess; }},
     {cudaDevAttrConcurrentManagedAccess, [](const cudaDeviceProp& p) { return p.concurrentManagedAccess; }},
     {cudaDevAttrComputePreemptionSupported, [](const cudaDeviceProp& p) { return p.computePreemptionSupported; }},
     {cudaDevAttrCanUseHostPointerForRegisteredMem,
      [](const cudaDeviceProp& p) { return p.canUseHostPointerForRegisteredMem; }},
+    {cudaDevAttrReserved92, [](const cudaDeviceProp&) { return 0; }},  // reserved: what an H100 answers
+    {cudaDevAttrReserved93, [](const cudaDeviceProp&) { return 0; }},  // reserved: what an H100 answers
+    {cudaDevAttrReserved94, [](const cudaDeviceProp&) { return 0; }},  // reserved: what an H100 answers
     {cudaDevAttrCooperativeLaunch, [](const cudaDeviceProp& p) { return p.cooperativeLaunch; }},
+    {cudaDevAttrReserved96, [](const cudaDeviceProp&) { return 1; }},  // reserved: what an H100 answers
     {cudaDevAttrMaxSharedMemoryPerBlockOptin, [](const cudaDeviceProp& p) { return as_int(p.sharedMemPerBlockOptin); }},
+    {cudaDevAttrCanFlushRemoteWrites, [](const cudaDeviceProp&) { return 0; }},
     {cudaDevAttrHostRegisterSupported, [](const cudaDeviceProp& p) { return p.hostRegisterSupported; }},
     {cudaDevAttrPageableMemoryAccessUsesHostPageTables,
      [](const cudaDeviceProp& p) { return p.pageableMemoryAccessUsesHostPageTables; }},
@@ -204,8 +284,43 @@ inline constexpr attribute_reader attribute_readers[] = {
     {cudaDevAttrMaxAccessPolicyWindowSize, [](const cudaDeviceProp& p) { return p.accessPolicyMaxWindowSize; }},
     {cudaDevAttrReservedSharedMemoryPerBlock,
      [](const cudaDeviceProp& p) { return as_int(p.reservedSharedMemPerBlock); }},
+    {cudaDevAttrSparseCudaArraySupported, [](const cudaDeviceProp& p) { return p.sparseCudaArraySupported; }},
+    {cudaDevAttrHostRegisterReadOnlySupported, [](const cudaDeviceProp& p) { return p.hostRegisterReadOnlySupported; }},
+    {cudaDevAttrTimelineSemaphoreInteropSupported,
+     [](const cudaDeviceProp& p) { return p.timelineSemaphoreInteropSupported; }},
     {cudaDevAttrMemoryPoolsSupported, [](const cudaDeviceProp& p) { return p.memoryPoolsSupported; }},
+    {cudaDevAttrGPUDirectRDMASupported, [](const cudaDeviceProp& p) { return p.gpuDirectRDMASupported; }},
+    {cudaDevAttrGPUDirectRDMAFlushWritesOptions,
+     [](const cudaDeviceProp& p) { return static_cast<int>(p.gpuDirectRDMAFlushWritesOptions); }},
+    {cudaDevAttrGPUDirectRDMAWritesOrdering, [](const cudaDeviceProp& p) { return p.gpuDirectRDMAWritesOrdering; }},
+    {cudaDevAttrMemoryPoolSupportedHandleTypes,
+     [](const cudaDeviceProp& p) { return static_cast<int>(p.memoryPoolSupportedHandleTypes); }},
     {cudaDevAttrClusterLaunch, [](const cudaDeviceProp& p) { return p.clusterLaunch; }},
+    {cudaDevAttrDeferredMappingCudaArraySupported,
+     [](const cudaDeviceProp& p) { return p.deferredMappingCudaArraySupported; }},
+    {cudaDevAttrReserved122, [](const cudaDeviceProp&) { return 1; }},  // reserved: what an H100 answers
+    {cudaDevAttrReserved123, [](const cudaDeviceProp&) { return 1; }},  // reserved: what an H100 answers
+    {cudaDevAttrReserved124, [](const cudaDeviceProp&) { return 1; }},  // reserved: what an H100 answers
+    {cudaDevAttrIpcEventSupport, [](const cudaDeviceProp& p) { return p.ipcEventSupported; }},
+    {cudaDevAttrMemSyncDomainCount, [](const cudaDeviceProp&) { return 4 /* an H100's */; }},
+    {cudaDevAttrReserved127, [](const cudaDeviceProp&) { return 1; }},  // reserved: what an H100 answers
+    {cudaDevAttrReserved128, [](const cudaDeviceProp&) { return 1; }},  // reserved: what an H100 answers
+    {cudaDevAttrReserved129, [](const cudaDeviceProp&) { return 1; }},  // reserved: what an H100 answers
+    {cudaDevAttrNumaConfig, [](const cudaDeviceProp& p) { return p.deviceNumaConfig; }},
+    {cudaDevAttrNumaId, [](const cudaDeviceProp& p) { return p.deviceNumaId; }},
+    {cudaDevAttrReserved132, [](const cudaDeviceProp&) { return 0; }},  // reserved: what an H100 answers
+    {cudaDevAttrMpsEnabled, [](const cudaDeviceProp& p) { return p.mpsEnabled; }},
+    {cudaDevAttrHostNumaId, [](const cudaDeviceProp& p) { return p.hostNumaId; }},
+    {cudaDevAttrD3D12CigSupported, [](const cudaDeviceProp&) { return 0; }},
+    {cudaDevAttrVulkanCigSupported, [](const cudaDeviceProp&) { return 0; }},
+    {cudaDevAttrGpuPciDeviceId, [](const cudaDeviceProp& p) { return static_cast<int>(p.gpuPciDeviceID); }},
+    {cudaDevAttrGpuPciSubsystemId, [](const cudaDeviceProp& p) { return static_cast<int>(p.gpuPciSubsystemID); }},
+    {cudaDevAttrReserved141, [](const cudaDeviceProp&) { return 1; }},  // reserved: what an H100 answers
+    {cudaDevAttrHostNumaMemoryPoolsSupported, [](const cudaDeviceProp&) { return 0; }},
+    {cudaDevAttrHostNumaMultinodeIpcSupported, [](const cudaDeviceProp& p) { return p.hostNumaMultinodeIpcSupported; }},
+    {cudaDevAttrHostMemoryPoolsSupported, [](const cudaDeviceProp&) { return 0; }},
+    {cudaDevAttrReserved145, [](const cudaDeviceProp&) { return 0; }},  // reserved: what an H100 answers
+    {cudaDevAttrOnlyPartialHostNativeAtomicSupported, [](const cudaDeviceProp&) { return 0; }},
 };
 
 static_assert(std::is_sorted(std::begin(attribute_readers), std::end(attribute_readers),

@@ -90,6 +90,50 @@ TEST_CASE("cudaGetDeviceProperties describes an sm_90 device run by the SM worke
   check_failed_with(cudaGetDeviceProperties(&p, devices()), cudaErrorInvalidDevice);
 }
 
+TEST_CASE("texture, surface and L2 limits are an H100's, as texture programs and deviceQuery read them") {
+  // Measured on an H100 80GB HBM3 with CUDA 13.0 (cudaGetDeviceProperties
+  // and cudaDeviceGetAttribute for every attribute).
+  cudaDeviceProp p{};
+  REQUIRE(cudaGetDeviceProperties(&p, 0) == cudaSuccess);
+  CHECK(p.maxTexture1D == 131072);
+  CHECK(p.maxTexture2D[0] == 131072);
+  CHECK(p.maxTexture2D[1] == 65536);
+  CHECK(p.maxTexture2DLinear[2] == 2097120);
+  CHECK(p.maxTexture3DAlt[2] == 32768);
+  CHECK(p.maxTextureCubemapLayered[1] == 2046);
+  CHECK(p.maxSurface2DLayered[2] == 2048);
+  CHECK(p.asyncEngineCount == 3);
+  CHECK(p.persistingL2CacheMaxSize == 32768000);
+  CHECK(p.accessPolicyMaxWindowSize == 134217728);
+  CHECK(p.deviceNumaId == -1);
+  struct {
+    cudaDeviceAttr attr;
+    int expected;
+  } cases[] = {
+      {cudaDevAttrMaxTexture1DWidth, 131072},
+      {cudaDevAttrMaxTexture2DLayeredLayers, 2048},
+      {cudaDevAttrMaxTexture2DGatherWidth, 32768},
+      {cudaDevAttrMaxTexture3DDepthAlt, 32768},
+      {cudaDevAttrMaxSurfaceCubemapWidth, 32768},
+      {cudaDevAttrMaxTexture1DLinearWidth, 268435456},
+      {cudaDevAttrMaxTexture2DLinearPitch, 2097120},
+      {cudaDevAttrMaxTexture1DMipmappedWidth, 32768},
+      {cudaDevAttrMaxPersistingL2CacheSize, 32768000},
+      {cudaDevAttrMaxAccessPolicyWindowSize, 134217728},
+      {cudaDevAttrMemSyncDomainCount, 4},
+      {cudaDevAttrNumaId, -1},
+  };
+  for (auto c : cases) {
+    int v = 0;
+    CAPTURE(static_cast<int>(c.attr));
+    check_succeeded(cudaDeviceGetAttribute(&v, c.attr, 0));
+    CHECK(v == c.expected);
+  }
+  std::size_t limit = 0;
+  check_succeeded(cudaDeviceGetLimit(&limit, cudaLimitPersistingL2CacheSize));
+  CHECK(limit == 9830400);
+}
+
 TEST_CASE("cudaDeviceGetAttribute agrees with the properties") {
   cudaDeviceProp p{};
   REQUIRE(cudaGetDeviceProperties(&p, 0) == cudaSuccess);
