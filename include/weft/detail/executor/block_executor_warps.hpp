@@ -28,6 +28,11 @@ inline warp_result block_executor::warp_collective(warp_op op, unsigned mask, wa
   if (me.parked_in != blocks_started() || abandoning_) [[unlikely]]
     first_arrival(me, self);
   unsigned warp = self / 32, lane = self % 32, lane_bit = 1u << lane;
+  // Lanes past the block's end do not exist: a mask that names them (the
+  // full mask in a partial last warp, or a 32-thread tile's collectives)
+  // means the lanes that do, as on an H100, where they read as inactive
+  // lanes (tests/differential/partial_warp_probe.expected).
+  mask &= lanes_in_block(warp);
   warp_exchange& exchange = exchange_[warp];
   exchange.operand[lane] = operand.value;
   exchange.source[lane] = static_cast<std::uint8_t>(operand.lane & 31);
@@ -91,13 +96,14 @@ inline const block_executor::warp_group* block_executor::blocking_group(unsigned
 }
 
 // The first lane of a group to arrive checks the mask for all of them: it
-// must name the caller, only lanes of the block, and no lane that exited.
+// must name the caller and no lane that exited (lanes past the block's end
+// are already out of it).
 // (A lane that exits later, while the group waits for it, is found when
 // the block can no longer make progress: see stall_report.)
 block_executor::warp_group* block_executor::open_group(unsigned warp, warp_op op, unsigned mask, unsigned lane_bit,
                                                        std::source_location where) {
   unsigned self = warp * 32 + static_cast<unsigned>(std::countr_zero(lane_bit));
-  if (!(mask & lane_bit) || (mask & ~lanes_in_block(warp)) || (mask & exited_lanes(warp, self))) [[unlikely]]
+  if (!(mask & lane_bit) || (mask & exited_lanes(warp, self))) [[unlikely]]
     refuse_group(warp, op, mask, lane_bit, where);
   warp_group& g = groups_[warp * 32 + group_count_[warp]++];
   g = {mask, 0, op, where};
@@ -112,9 +118,6 @@ inline void block_executor::refuse_group(unsigned warp, warp_op op, unsigned mas
   append_format(text, " in warp %u with mask 0x%08x: the mask ", warp, mask);
   if (!(mask & lane_bit)) {
     append_format(text, "omits the calling lane %u", self % 32);
-  } else if (unsigned outside = mask & ~lanes_in_block(warp)) {
-    text += "names " + lanes_phrase(outside);
-    append_format(text, " past the block's end (%u threads)", thread_count_);
   } else {
     unsigned gone = mask & exited_lanes(warp, self);
     text += "names " + lanes_phrase(gone);

@@ -4,7 +4,9 @@
 // Built from the group's shuffles. A tile (a power of two) exchanges values
 // with shfl_xor, halving the distance each step, so every thread combines
 // the same pairs and gets the same bits. A coalesced group of any size folds
-// onto rank 0 with shfl_down and broadcasts the result.
+// onto rank 0 with shfl_down and broadcasts the result. A tile's 32-bit
+// integer sums, minima, maxima and bitwise reductions are one warp
+// reduction instead, as CUDA's are (see single_instruction_reduction).
 #pragma once
 
 #include <bit>
@@ -13,6 +15,39 @@
 
 #include "weft/cuda/device/cooperative_groups/functional.hpp"
 #include "weft/cuda/device/cooperative_groups/warp_group.hpp"
+#include "weft/cuda/device/warp_functions.hpp"
+
+namespace weft::detail::groups {
+
+/// The reductions an sm_80 or later GPU does in one instruction (redux.sync):
+/// a sum, minimum, maximum or bitwise operation of 32-bit integers. CUDA's
+/// cg::reduce uses it for them on a tile, which decides what a tile that is
+/// not whole gets: every thread the same result, over the threads it has.
+template <class T, class Op>
+inline constexpr bool single_instruction_reduction = (std::is_same_v<T, int> || std::is_same_v<T, unsigned>)&&(
+    std::is_same_v<Op, cooperative_groups::plus<T>> || std::is_same_v<Op, cooperative_groups::less<T>> ||
+    std::is_same_v<Op, cooperative_groups::greater<T>> || std::is_same_v<Op, cooperative_groups::bit_and<T>> ||
+    std::is_same_v<Op, cooperative_groups::bit_or<T>> || std::is_same_v<Op, cooperative_groups::bit_xor<T>>);
+
+template <class T, class Op>
+T reduce_in_one_instruction(unsigned mask, T value, std::source_location where) {
+  using cooperative_groups::bit_and, cooperative_groups::bit_or, cooperative_groups::bit_xor;
+  auto bits = static_cast<unsigned>(value);
+  if constexpr (std::is_same_v<Op, cooperative_groups::plus<T>>)
+    return __reduce_add_sync(mask, value, where);
+  else if constexpr (std::is_same_v<Op, cooperative_groups::less<T>>)
+    return __reduce_min_sync(mask, value, where);
+  else if constexpr (std::is_same_v<Op, cooperative_groups::greater<T>>)
+    return __reduce_max_sync(mask, value, where);
+  else if constexpr (std::is_same_v<Op, bit_and<T>>)
+    return static_cast<T>(__reduce_and_sync(mask, bits, where));
+  else if constexpr (std::is_same_v<Op, bit_or<T>>)
+    return static_cast<T>(__reduce_or_sync(mask, bits, where));
+  else
+    return static_cast<T>(__reduce_xor_sync(mask, bits, where));
+}
+
+}  // namespace weft::detail::groups
 
 namespace cooperative_groups {
 
@@ -22,7 +57,11 @@ requires weft::detail::groups::warp_group<Group> std::remove_cvref_t<T> reduce(
   using value_type = std::remove_cvref_t<T>;
   static_assert(std::is_convertible_v<decltype(op(val, val)), value_type>, "the operator must return the value's type");
   value_type acc = val;
-  if constexpr (weft::detail::groups::is_tile<Group>::value) {
+  if constexpr (weft::detail::groups::is_tile<Group>::value &&
+                weft::detail::groups::single_instruction_reduction<value_type, std::remove_cvref_t<Op>>) {
+    return weft::detail::groups::reduce_in_one_instruction<value_type, std::remove_cvref_t<Op>>(
+        weft::detail::groups::tile_lanes<Group::num_threads()>(), acc, where);
+  } else if constexpr (weft::detail::groups::is_tile<Group>::value) {
     for (unsigned offset = Group::num_threads() / 2; offset > 0; offset /= 2)
       acc = op(acc, g.shfl_xor(acc, offset, where));
     return acc;

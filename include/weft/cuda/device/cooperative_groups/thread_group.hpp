@@ -49,6 +49,13 @@ inline unsigned pack_by_rank(unsigned mask, unsigned lanes) {
 
 inline constexpr bool valid_tile_size(unsigned size) { return size >= 1 && size <= 32 && std::has_single_bit(size); }
 
+// The lanes of the caller's tile of Size threads: Size bits at the caller's
+// lane rounded down to Size.
+template <unsigned Size>
+unsigned tile_lanes() {
+  return Size == 32 ? ~0u : ((1u << Size) - 1) << (lane() & ~(Size - 1));
+}
+
 inline void check_tile_size(const char* what, unsigned size) {
   if (!valid_tile_size(size))
     refuse(std::string(what) + ": tile size " + std::to_string(size) + " is not a power of two from 1 to 32");

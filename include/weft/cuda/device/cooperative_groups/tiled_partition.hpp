@@ -57,8 +57,11 @@ class thread_block_tile<Size, void> : public thread_group {
   int any(int predicate, std::source_location where = std::source_location::current()) const {
     return __any_sync(mask_, predicate, where);
   }
+  /// Whether every thread of the tile passed a non-zero predicate: a tile
+  /// that is not whole (past the block's end) has threads that pass none,
+  /// so it answers 0, as on an H100.
   int all(int predicate, std::source_location where = std::source_location::current()) const {
-    return __all_sync(mask_, predicate, where);
+    return __ballot_sync(mask_, predicate, where) == mask_;
   }
   /// Bit k: the thread of rank k passed a non-zero predicate.
   unsigned int ballot(int predicate, std::source_location where = std::source_location::current()) const {
@@ -79,8 +82,7 @@ class thread_block_tile<Size, void> : public thread_group {
       : thread_group(lanes(), meta_group_rank, meta_group_size) {}
 
  private:
-  // The tile's lanes: Size bits at the caller's lane rounded down to Size.
-  static unsigned lanes() { return Size == 32 ? ~0u : ((1u << Size) - 1) << first_lane(); }
+  static unsigned lanes() { return weft::detail::groups::tile_lanes<Size>(); }
   static unsigned first_lane() { return weft::detail::groups::lane() & ~(Size - 1); }
 };
 
@@ -93,9 +95,9 @@ class thread_block_tile : public thread_block_tile<Size, void> {
 };
 
 /// The caller's tile of Size threads of the block: tile k holds the threads
-/// of ranks k*Size to k*Size+Size-1. CUDA requires the block's size to be a
-/// multiple of Size; a last tile that is not whole exists, but its
-/// collectives name lanes past the block's end, which weft reports.
+/// of ranks k*Size to k*Size+Size-1. A last tile that is not whole (the
+/// block's size is not a multiple of Size) still says it has Size threads,
+/// and its collectives run among the threads it has, as on an H100.
 template <unsigned int Size>
 requires(weft::detail::groups::valid_tile_size(Size))
     thread_block_tile<Size, thread_block> tiled_partition(const thread_block& parent) {
