@@ -13,6 +13,7 @@
 #include "weft/cuda/device/cooperative_groups/functional.hpp"
 #include "weft/cuda/device/cooperative_groups/grid_group.hpp"
 #include "weft/cuda/device/cooperative_groups/memcpy_async.hpp"
+#include "weft/cuda/device/cooperative_groups/multi_warp_tile.hpp"
 #include "weft/cuda/device/cooperative_groups/partitions.hpp"
 #include "weft/cuda/device/cooperative_groups/reduce.hpp"
 #include "weft/cuda/device/cooperative_groups/scan.hpp"

@@ -630,9 +630,10 @@ concept can_reduce = requires(const Group& g) {
 };
 
 TEST_CASE(
-    "cooperative_groups: a tile size that is not a power of two up to 32 does not compile, nor reduce over a block") {
-  static_assert(can_tile_block<1> && can_tile_block<32>);
-  static_assert(!can_tile_block<0> && !can_tile_block<3> && !can_tile_block<12> && !can_tile_block<64>);
+    "cooperative_groups: a tile size that is not a power of two up to 1024 does not compile, nor reduce over a block") {
+  static_assert(can_tile_block<1> && can_tile_block<32> && can_tile_block<64> && can_tile_block<1024>);
+  static_assert(!can_tile_block<0> && !can_tile_block<3> && !can_tile_block<12> && !can_tile_block<96> &&
+                !can_tile_block<2048>);
   static_assert(can_tile_tile<8, 16> && !can_tile_tile<32, 16>);
   static_assert(can_reduce<cg::thread_block_tile<8>> && can_reduce<cg::coalesced_group>);
   static_assert(!can_reduce<cg::thread_block> && !can_reduce<cg::thread_group>);

@@ -14,6 +14,7 @@
 #include <type_traits>
 
 #include "weft/cuda/device/cooperative_groups/functional.hpp"
+#include "weft/cuda/device/cooperative_groups/multi_warp_tile.hpp"
 #include "weft/cuda/device/cooperative_groups/warp_group.hpp"
 #include "weft/cuda/device/warp_functions.hpp"
 
@@ -57,8 +58,10 @@ requires weft::detail::groups::warp_group<Group> std::remove_cvref_t<T> reduce(
   using value_type = std::remove_cvref_t<T>;
   static_assert(std::is_convertible_v<decltype(op(val, val)), value_type>, "the operator must return the value's type");
   value_type acc = val;
-  if constexpr (weft::detail::groups::is_tile<Group>::value &&
-                weft::detail::groups::single_instruction_reduction<value_type, std::remove_cvref_t<Op>>) {
+  if constexpr (weft::detail::groups::is_multi_warp_tile<Group>::value) {
+    return weft::detail::groups::multi_warp_access::fold(g, acc, op, where);
+  } else if constexpr (weft::detail::groups::is_tile<Group>::value &&
+                       weft::detail::groups::single_instruction_reduction<value_type, std::remove_cvref_t<Op>>) {
     return weft::detail::groups::reduce_in_one_instruction<value_type, std::remove_cvref_t<Op>>(
         weft::detail::groups::tile_lanes<Group::num_threads()>(), acc, where);
   } else if constexpr (weft::detail::groups::is_tile<Group>::value) {
