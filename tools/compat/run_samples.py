@@ -3,6 +3,7 @@
 
     tools/compat/run_samples.py CHECKOUT [--out DIR] [--weft DIR] [--only NAME,...] [-j N]
                                 [--time-limit S] [--opt -O1] [--doc docs/compatibility.md]
+                                [--gpu tools/compat/reference/...json] [--nvcc sm_90]
 
 CHECKOUT is a checkout of NVIDIA/cuda-samples (or anything laid out as it is:
 Samples/<category>/<sample>/CMakeLists.txt, Common/, test_args.json). Nothing
@@ -26,6 +27,10 @@ Results go to --out: results.json, results.csv, results.md (the tables, as
 docs/compatibility.md shows them), logs/ (the build log and each run's
 output). --doc FILE replaces the part of FILE between the markers
 BEGIN_MARKER and END_MARKER below with the same tables.
+
+--nvcc ARCH builds the same samples with nvcc for a real GPU instead (on a
+machine that has one) and judges their runs the same way: its results.json,
+given to a weft run as --gpu, adds each sample's GPU verdict to the tables.
 """
 
 import argparse
@@ -113,6 +118,7 @@ class Sample:
     sources: list = field(default_factory=list)  # absolute paths, as add_executable lists them
     include_dirs: list = field(default_factory=list)
     openmp: bool = False
+    separable: bool = False  # CUDA_SEPARABLE_COMPILATION (dynamic parallelism): nvcc needs -rdc
     scope: str = "in"  # in | textures | graphs | out
     reasons: list = field(default_factory=list)  # why it is out of scope
     runs: list = field(default_factory=lambda: [[]])  # argument lists, one per run
@@ -122,6 +128,7 @@ class Sample:
     verdict: str = ""  # passed | passed (no PASS line) | failed | waived | timeout | not built | out of scope
     run_seconds: float = 0.0
     first_error: str = ""
+    gpu_verdict: str = ""  # the verdict of the same sample built with nvcc and run on a GPU (--gpu)
 
 
 def strip_comments(text):
@@ -163,6 +170,7 @@ def read_samples(checkout):
                     includes.append(path)
         sample.include_dirs = [str(p) for p in includes]
         sample.openmp = "OpenMP::" in text
+        sample.separable = bool(re.search(r"CUDA_SEPARABLE_COMPILATION\s+ON", text))
         classify(sample, text)
         samples.append(sample)
     return samples
@@ -187,8 +195,10 @@ def classify(sample, cmake_text):
     sample.reasons = list(dict.fromkeys(reasons))  # in order, once each
     features = [what for pattern, what in FEATURE_PATTERNS if re.search(pattern, sources)]
     sample.scope = "out" if sample.reasons else (features[0] if features else "in")
-    # Where the source prints a PASS line, a run must print it to pass.
-    sample.expects_pass_line = bool(PASS_PATTERN.search(sources))
+    # Where the source prints a PASS line, a run must print it to pass. Only
+    # string literals count: `bool passed = ...` prints nothing.
+    literals = re.findall(r'"(?:\\.|[^"\\\n])*"', sources)
+    sample.expects_pass_line = any(PASS_PATTERN.search(literal) for literal in literals)
 
 
 def apply_test_args(samples, checkout):
@@ -292,6 +302,35 @@ def build(samples, project_dir, build_dir, jobs, opt, log_path, shorten):
             sample.first_error = errors.get(sample.name, "not built (no error found in the build log)")
 
 
+def build_with_nvcc(samples, build_dir, jobs, arch, log_path, shorten):
+    """The reference build: each sample compiled by nvcc for a real GPU (--nvcc ARCH), into the same
+    place build() puts weft's executables, so that the runs and verdicts are the same code."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def compile_one(sample):
+        target = build_dir / "samples" / sample.name / sample.name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        command = ["nvcc", "-arch=" + arch, "-O2", "-std=c++17", "--extended-lambda", "-w", "-o", str(target),
+                   *sample.sources, *("-I" + d for d in sample.include_dirs), "-lcuda", "-lcurand"]
+        if sample.separable:
+            command[1:1] = ["-rdc=true"]
+            command.append("-lcudadevrt")
+        if sample.openmp:
+            command += ["-Xcompiler", "-fopenmp"]
+        started = time.time()
+        result = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace")
+        sample.built = result.returncode == 0 and target.exists()
+        sample.build_seconds = time.time() - started
+        if not sample.built:
+            lines = result.stdout.splitlines()
+            sample.first_error = shorten(next((l for l in lines if ERROR_LINE.search(l)), lines[0] if lines else "failed"))
+        return "$ %s\n%s\n" % (" ".join(command), result.stdout)
+
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        logs = list(pool.map(compile_one, samples))
+    log_path.write_text("".join(logs))
+
+
 def first_build_errors(log, shorten):
     """sample -> its first error, from Ninja's output: each command's output follows its FAILED: line."""
     errors = {}
@@ -388,6 +427,7 @@ def markdown(samples, label, settings):
     def cell(text):
         return str(text).replace("|", "\\|")
 
+    with_gpu = any(s.gpu_verdict for s in samples)
     summary = counts(samples)
     lines = ["Suite: %s. %s" % (label, settings), "",
              "| | samples | built | passed |", "| --- | --- | --- | --- |"]
@@ -396,17 +436,23 @@ def markdown(samples, label, settings):
         percent = " (%d%%)" % round(100 * passed / total) if total else ""
         lines.append("| %s | %d | %d | %d%s |" % (key, total, built, passed, percent))
     lines.append("| out of scope | %d | | |" % summary["out of scope"])
+    if with_gpu:
+        compared = [s for s in samples if s.scope == "in" and s.gpu_verdict]
+        same = sum(same_verdict(s.verdict, s.gpu_verdict) for s in compared)
+        lines += ["", "Same verdict as on the GPU (in scope without textures and graphs): %d of %d." %
+                  (same, len(compared))]
     lines += ["", "### In scope", "",
-              "| sample | category | scope | built | passed | build s | run s | first error |",
-              "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+              "| sample | category | scope | built | passed | build s | run s | %sfirst error |" %
+              ("GPU | " if with_gpu else ""),
+              "| --- | --- | --- | --- | --- | --- | --- | %s--- |" % ("--- | " if with_gpu else "")]
     for s in samples:
         if s.scope == "out":
             continue
         # Ninja's log times only the steps that succeeded: a build that failed has no time.
-        lines.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+        lines.append("| %s | %s | %s | %s | %s | %s | %s | %s%s |" % (
             s.name, s.category, s.scope, "yes" if s.built else "no", s.verdict or "not run",
             "%.0f" % s.build_seconds if s.built else "", "%.1f" % s.run_seconds if s.built else "",
-            cell(s.first_error)))
+            (cell(s.gpu_verdict or "not run") + " | ") if with_gpu else "", cell(s.first_error)))
     groups = error_groups(samples)
     if groups:
         lines += ["", "### First errors, grouped", "", "| samples | first error |", "| --- | --- |"]
@@ -414,6 +460,12 @@ def markdown(samples, label, settings):
     lines += ["", "### Out of scope", "", "| sample | category | needs |", "| --- | --- | --- |"]
     lines += ["| %s | %s | %s |" % (s.name, s.category, ", ".join(s.reasons)) for s in samples if s.scope == "out"]
     return "\n".join(lines) + "\n"
+
+
+def same_verdict(weft_verdict, gpu_verdict):
+    """Passed is passed with or without a PASS line; otherwise the words must agree."""
+    return weft_verdict.startswith("passed") == gpu_verdict.startswith("passed") and (
+        weft_verdict.startswith("passed") or weft_verdict == gpu_verdict)
 
 
 def error_groups(samples):
@@ -459,10 +511,14 @@ def main():
     parser.add_argument("--label", default="", help="how the tables name the suite (default: the checkout's commit)")
     parser.add_argument("--doc", type=Path, help="a Markdown page whose marked section gets the tables")
     parser.add_argument("--list", action="store_true", help="only classify the samples: build and run nothing")
+    parser.add_argument("--nvcc", metavar="ARCH",
+                        help="build with nvcc for a real GPU (e.g. sm_90) instead of weft: the reference verdicts")
+    parser.add_argument("--gpu", type=Path, metavar="RESULTS_JSON",
+                        help="the results.json of an --nvcc run: adds each sample's GPU verdict to the tables")
     args = parser.parse_args()
 
     checkout, weft, out = args.checkout.resolve(), args.weft.resolve(), args.out.resolve()
-    if not args.list and not shutil.which("ninja"):
+    if not args.list and not args.nvcc and not shutil.which("ninja"):
         # Ninja prints each failed command's output in one piece, which is how
         # each sample's first error is found in a parallel build.
         print("run_samples.py needs Ninja (apt-get install ninja-build)", file=sys.stderr)
@@ -483,14 +539,24 @@ def main():
     compiler = subprocess.run(["c++", "--version"], capture_output=True, text=True).stdout.split("\n")[0]
     settings = "weft %s, %s, %s, time limit %.0f s per run." % (git_commit(weft) or "(no git)", compiler, args.opt,
                                                                  args.time_limit)
+    if args.nvcc:
+        nvcc = subprocess.run(["nvcc", "--version"], capture_output=True, text=True).stdout.strip().split("\n")[-1]
+        settings = "nvcc (%s), -arch=%s -O2, time limit %.0f s per run." % (nvcc, args.nvcc, args.time_limit)
+    if args.gpu:
+        gpu = {row["name"]: row["verdict"] for row in json.loads(args.gpu.read_text())["samples"]}
+        for s in samples:
+            s.gpu_verdict = gpu.get(s.name, "")
 
     buildable = [s for s in samples if s.scope != "out"]
     if not args.list and buildable:
         log_dir = out / "logs"
         log_dir.mkdir(parents=True, exist_ok=True)
-        write_project(buildable, weft, out / "project")
         shorten = Shortener(checkout, weft, out, samples)
-        build(buildable, out / "project", out / "build", args.jobs, args.opt, log_dir / "build.log", shorten)
+        if args.nvcc:
+            build_with_nvcc(buildable, out / "build", args.jobs, args.nvcc, log_dir / "build.log", shorten)
+        else:
+            write_project(buildable, weft, out / "project")
+            build(buildable, out / "project", out / "build", args.jobs, args.opt, log_dir / "build.log", shorten)
         for sample in buildable:
             if sample.built:
                 run_sample(sample, out / "build", args.time_limit, log_dir, shorten)
