@@ -1,0 +1,94 @@
+// load_matrix_sync and store_matrix_sync: each lane reads or writes the
+// elements of its own fragment (fragment.hpp says which), so these need no
+// meeting of the warp. ldm is the stride between rows (row-major) or
+// columns (column-major) in elements; CUDA requires it to be a multiple of
+// 16 bytes, and weft fails the launch with a report when it is not.
+#pragma once
+
+#include <cstring>
+#include <source_location>
+#include <string>
+
+#include "weft/cuda/device/wmma/fragment.hpp"
+#include "weft/detail/executor/block_executor.hpp"
+
+namespace weft::detail::wmma {
+
+template <class T>
+constexpr int bits_per_element() {
+  if constexpr (element_traits<T>::per_storage > 1)
+    return 32 / element_traits<T>::per_storage;
+  else
+    return 8 * sizeof(typename element_traits<T>::storage);
+}
+
+template <class T>
+void check_stride(unsigned ldm, const char* what, std::source_location where) {
+  if ((static_cast<unsigned long long>(ldm) * bits_per_element<T>()) % 128 != 0) [[unlikely]]
+    throw kernel_fault{cudaErrorLaunchFailure, std::string(what) + " at " + where.file_name() + ":" +
+                                                   std::to_string(where.line()) + ": ldm " + std::to_string(ldm) +
+                                                   " is not a multiple of 16 bytes (" +
+                                                   std::to_string(128 / bits_per_element<T>()) + " elements)"};
+}
+
+inline unsigned calling_lane() { return linear_thread_index(threadIdx, blockDim) % 32; }
+
+/// Offset in elements of tile element (row, col) at stride ldm.
+constexpr std::size_t element_offset(position p, unsigned ldm, bool row_major) {
+  return row_major ? static_cast<std::size_t>(p.row) * ldm + p.col : static_cast<std::size_t>(p.col) * ldm + p.row;
+}
+
+template <class Use, int m, int n, int k, class T, class Layout, class Memory>
+void load(nw::fragment<Use, m, n, k, T, Layout>& f, const Memory* p, unsigned ldm, bool row_major) {
+  using extent = tile_extent<Use, m, n, k>;
+  using frag = nw::fragment<Use, m, n, k, T, Layout>;
+  constexpr int pack = element_traits<T>::per_storage;
+  unsigned lane = calling_lane();
+  for (int s = 0; s < frag::num_storage_elements; ++s) {
+    position pos = element_position<Use, extent::rows, extent::cols, frag::num_elements>(lane, s * pack);
+    std::size_t at = element_offset(pos, ldm, row_major);
+    if constexpr (pack == 1) {
+      f.x[s] = p[at];
+    } else {
+      // The packed elements lie next to each other in memory, in one
+      // aligned 32-bit word (the lowest element in the lowest bits).
+      std::memcpy(&f.x[s], static_cast<const char*>(static_cast<const void*>(p)) + at * bits_per_element<T>() / 8, 4);
+    }
+  }
+}
+
+}  // namespace weft::detail::wmma
+
+namespace nvcuda::wmma {
+
+/// Loads A or B (their layout is part of the fragment's type).
+template <class Use, int m, int n, int k, class T, class Layout>
+requires(!std::is_same_v<Use, accumulator>) void load_matrix_sync(
+    fragment<Use, m, n, k, T, Layout>& a, const typename weft::detail::wmma::element_traits<T>::memory* mptr,
+    unsigned ldm, std::source_location where = std::source_location::current()) {
+  weft::detail::wmma::check_stride<T>(ldm, "nvcuda::wmma::load_matrix_sync", where);
+  weft::detail::wmma::load(a, mptr, ldm, std::is_same_v<Layout, row_major>);
+}
+
+/// Loads an accumulator laid out as `layout` says.
+template <int m, int n, int k, class T>
+void load_matrix_sync(fragment<accumulator, m, n, k, T>& a, const std::type_identity_t<T>* mptr, unsigned ldm,
+                      layout_t layout, std::source_location where = std::source_location::current()) {
+  weft::detail::wmma::check_stride<T>(ldm, "nvcuda::wmma::load_matrix_sync", where);
+  weft::detail::wmma::load(a, mptr, ldm, layout == mem_row_major);
+}
+
+/// Stores an accumulator laid out as `layout` says.
+template <int m, int n, int k, class T>
+void store_matrix_sync(std::type_identity_t<T>* mptr, const fragment<accumulator, m, n, k, T>& a, unsigned ldm,
+                       layout_t layout, std::source_location where = std::source_location::current()) {
+  using namespace weft::detail::wmma;
+  using frag = fragment<accumulator, m, n, k, T>;
+  check_stride<T>(ldm, "nvcuda::wmma::store_matrix_sync", where);
+  unsigned lane = calling_lane();
+  for (int s = 0; s < frag::num_elements; ++s)
+    mptr[element_offset(element_position<accumulator, m, n, frag::num_elements>(lane, s), ldm,
+                        layout == mem_row_major)] = a.x[s];
+}
+
+}  // namespace nvcuda::wmma

@@ -1,0 +1,111 @@
+// The one warp-level exchange an mma_sync makes: each lane copies its
+// shares of A, B and C into its warp's tile space, the lanes meet once
+// (a __syncwarp of the whole warp, whose checks report lanes that exited,
+// a partial warp or lanes at another collective), the first lane to run on
+// multiplies the whole tiles, and each lane takes its share of D.
+//
+// The tile space belongs to the worker thread (a worker runs one block at a
+// time, which is why __shared__ can be thread_local) and is cleared when a
+// new block starts. Each warp has two sets of tiles used in turn, call by
+// call: a lane that has taken its D and goes on to its next mma_sync writes
+// the other set, while lanes still to run read this one; it cannot reach the
+// call after that before every lane has left this one, since that call's
+// meeting waits for them all.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <source_location>
+#include <string>
+#include <vector>
+
+#include "weft/cuda/device/warp_functions.hpp"
+#include "weft/detail/executor/block_executor.hpp"
+
+namespace weft::detail::wmma {
+
+/// One mma_sync's tiles: A row by row, B row by row (k x n), C (and then D)
+/// row by row, in the type the product is computed in. Sized for the
+/// largest: 32 x 16 four-byte values, and a 16 x 16 accumulator.
+struct tile_set {
+  alignas(64) std::byte a[32 * 16 * 4];
+  alignas(64) std::byte b[16 * 32 * 4];
+  alignas(64) std::byte c[16 * 16 * 4];
+  const char* operation = nullptr;  // what the lanes of this call asked for
+  unsigned arrived = 0;             // lanes that have copied their shares in
+  bool product_pending = false;     // D not yet computed
+};
+
+struct warp_tiles {
+  tile_set sets[2];
+  std::uint32_t calls[32] = {};  // mma_sync calls per lane: which set is next
+};
+
+struct block_tiles {
+  const block_executor* block = nullptr;
+  std::uint64_t generation = 0;
+  std::vector<warp_tiles> warps;
+};
+
+inline thread_local block_tiles worker_tiles;
+
+/// The calling lane's warp's tiles, cleared for a block that has just started.
+inline warp_tiles& tiles_of_warp(block_executor& block, unsigned warp) {
+  block_tiles& t = worker_tiles;
+  if (t.block != &block || t.generation != block.blocks_started()) [[unlikely]] {
+    t.block = &block;
+    t.generation = block.blocks_started();
+    unsigned threads = blockDim.x * blockDim.y * blockDim.z;
+    t.warps.assign((threads + 31) / 32, warp_tiles{});
+  }
+  return t.warps[warp];
+}
+
+/// Where a lane is: its block, warp and lane number.
+struct lane_place {
+  block_executor* block;
+  unsigned warp;
+  unsigned lane;
+};
+
+inline lane_place current_lane(const char* what) {
+  block_executor& block = warp_block(what);
+  unsigned id = linear_thread_index(threadIdx, blockDim);
+  return {&block, id / 32, id % 32};
+}
+
+/// Runs one mma_sync for the calling lane. `operation` names the call (one
+/// static string per use, shape and type: lanes that disagree are
+/// reported). `deposit(tiles)` copies the lane's shares in;
+/// `multiply(tiles)` computes D from the whole tiles (once per call, by
+/// the first lane to run after the meeting); `collect(tiles)` takes the
+/// lane's share of D.
+template <class Deposit, class Multiply, class Collect>
+void warp_product(const char* operation, Deposit&& deposit, Multiply&& multiply, Collect&& collect,
+                  std::source_location where) {
+  lane_place self = current_lane("nvcuda::wmma::mma_sync");
+  warp_tiles& warp = tiles_of_warp(*self.block, self.warp);
+  tile_set& set = warp.sets[warp.calls[self.lane]++ & 1];
+  if (set.arrived == 0) {
+    set.operation = operation;
+    set.product_pending = true;
+  } else if (set.operation != operation && std::strcmp(set.operation, operation) != 0) [[unlikely]] {
+    throw kernel_fault{cudaErrorLaunchFailure,
+                       std::string("warp ") + std::to_string(self.warp) + ": lane " + std::to_string(self.lane) +
+                           " calls " + operation + " at " + where.file_name() + ":" + std::to_string(where.line()) +
+                           " while other lanes of its warp call " + set.operation +
+                           ": the lanes of a warp must call mma_sync with the same shape and types"};
+  }
+  ++set.arrived;
+  deposit(set);
+  warp_call(warp_op::sync, 0xffffffffu, {}, where);
+  if (set.product_pending) {
+    multiply(set);
+    set.product_pending = false;
+    set.arrived = 0;
+  }
+  collect(set);
+}
+
+}  // namespace weft::detail::wmma
