@@ -5,11 +5,13 @@
 // program comparing against numbers, or storing them, behaves as on a GPU.
 // The enums a runtime call of their own area needs stay with that call
 // (cudaLimit in device_api.hpp, cudaMemoryAdvise in managed_memory.hpp, ...).
-// Texture, surface, graph and graphics-interop types belong to those
-// features and are not declared until weft has them.
+// The enums of features weft does not run (graphs, textures, interop, ...)
+// are in driver_enums.hpp; their structures and calls are not declared.
 #pragma once
 
 #include <cstddef>
+
+#include "weft/cuda/runtime/driver_enums.hpp"
 
 /// cudaDeviceProp::computeMode and cudaDevAttrComputeMode. weft's devices
 /// are always in the default mode: any number of host threads may use one.
@@ -65,6 +67,7 @@ enum cudaDeviceP2PAttr {
   cudaDevP2PAttrAccessSupported = 2,
   cudaDevP2PAttrNativeAtomicSupported = 3,
   cudaDevP2PAttrCudaArrayAccessSupported = 4,
+  cudaDevP2PAttrOnlyPartialNativeAtomicSupported = 5,
 };
 
 /// The scope of a cooperative launch (cudaFuncAttributes and CUDA's
@@ -73,6 +76,7 @@ enum cudaCGScope {
   cudaCGScopeInvalid = 0,
   cudaCGScopeGrid = 1,
   cudaCGScopeMultiGrid = 2,
+  cudaCGScopeReserved = 2,
 };
 
 enum cudaRoundMode {
@@ -101,6 +105,7 @@ enum cudaMemPoolAttr {
 enum cudaMemAllocationType {
   cudaMemAllocationTypeInvalid = 0x0,
   cudaMemAllocationTypePinned = 0x1,
+  cudaMemAllocationTypeManaged = 0x2,
   cudaMemAllocationTypeMax = 0x7fffffff,
 };
 

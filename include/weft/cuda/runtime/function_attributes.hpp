@@ -23,6 +23,7 @@ enum cudaFuncAttribute {
   cudaFuncAttributeRequiredClusterDepth = 13,
   cudaFuncAttributeNonPortableClusterSizeAllowed = 14,
   cudaFuncAttributeClusterSchedulingPolicyPreference = 15,
+  cudaFuncAttributeMax = 16,
 };
 
 struct cudaFuncAttributes {

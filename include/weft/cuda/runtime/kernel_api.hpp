@@ -34,6 +34,11 @@ enum cudaLaunchAttributeID {
   cudaLaunchAttributePriority = 8,
   cudaLaunchAttributeMemSyncDomainMap = 9,
   cudaLaunchAttributeMemSyncDomain = 10,
+  cudaLaunchAttributePreferredClusterDimension = 11,
+  cudaLaunchAttributeLaunchCompletionEvent = 12,
+  cudaLaunchAttributeDeviceUpdatableKernelNode = 13,
+  cudaLaunchAttributePreferredSharedMemoryCarveout = 14,
+  cudaLaunchAttributeNvlinkUtilCentricScheduling = 16,
 };
 
 /// The members weft reads; the others a GPU uses for caching and

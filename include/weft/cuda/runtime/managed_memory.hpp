@@ -42,6 +42,7 @@ enum cudaMemoryAdvise {
 
 enum cudaMemLocationType {
   cudaMemLocationTypeInvalid = 0,
+  cudaMemLocationTypeNone = 0,
   cudaMemLocationTypeDevice = 1,
   cudaMemLocationTypeHost = 2,
   cudaMemLocationTypeHostNuma = 3,

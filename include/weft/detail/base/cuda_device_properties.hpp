@@ -275,4 +275,5 @@ enum cudaDeviceAttr {
   cudaDevAttrHostMemoryPoolsSupported = 144,
   cudaDevAttrReserved145 = 145,
   cudaDevAttrOnlyPartialHostNativeAtomicSupported = 147,
+  cudaDevAttrMax,
 };

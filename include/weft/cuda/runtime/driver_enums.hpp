@@ -1,0 +1,409 @@
+// The enums of CUDA 13's driver_types.h that name features weft does not
+// run yet (textures, graphs) or at all (graphics and external-memory
+// interop, GPUDirect RDMA, JIT and library loading, atomic capability
+// queries, driver entry points), with CUDA's names and values, so that
+// programs that name them compile: CUDA 13.0's names and values, checked
+// value for value against its header (docs/porting.md, "Other runtime
+// vocabulary").
+#pragma once
+
+// ---- Textures, surfaces and arrays (their calls: issue 15)
+
+enum cudaChannelFormatKind {
+  cudaChannelFormatKindSigned = 0,
+  cudaChannelFormatKindUnsigned = 1,
+  cudaChannelFormatKindFloat = 2,
+  cudaChannelFormatKindNone = 3,
+  cudaChannelFormatKindNV12 = 4,
+  cudaChannelFormatKindUnsignedNormalized8X1 = 5,
+  cudaChannelFormatKindUnsignedNormalized8X2 = 6,
+  cudaChannelFormatKindUnsignedNormalized8X4 = 7,
+  cudaChannelFormatKindUnsignedNormalized16X1 = 8,
+  cudaChannelFormatKindUnsignedNormalized16X2 = 9,
+  cudaChannelFormatKindUnsignedNormalized16X4 = 10,
+  cudaChannelFormatKindSignedNormalized8X1 = 11,
+  cudaChannelFormatKindSignedNormalized8X2 = 12,
+  cudaChannelFormatKindSignedNormalized8X4 = 13,
+  cudaChannelFormatKindSignedNormalized16X1 = 14,
+  cudaChannelFormatKindSignedNormalized16X2 = 15,
+  cudaChannelFormatKindSignedNormalized16X4 = 16,
+  cudaChannelFormatKindUnsignedBlockCompressed1 = 17,
+  cudaChannelFormatKindUnsignedBlockCompressed1SRGB = 18,
+  cudaChannelFormatKindUnsignedBlockCompressed2 = 19,
+  cudaChannelFormatKindUnsignedBlockCompressed2SRGB = 20,
+  cudaChannelFormatKindUnsignedBlockCompressed3 = 21,
+  cudaChannelFormatKindUnsignedBlockCompressed3SRGB = 22,
+  cudaChannelFormatKindUnsignedBlockCompressed4 = 23,
+  cudaChannelFormatKindSignedBlockCompressed4 = 24,
+  cudaChannelFormatKindUnsignedBlockCompressed5 = 25,
+  cudaChannelFormatKindSignedBlockCompressed5 = 26,
+  cudaChannelFormatKindUnsignedBlockCompressed6H = 27,
+  cudaChannelFormatKindSignedBlockCompressed6H = 28,
+  cudaChannelFormatKindUnsignedBlockCompressed7 = 29,
+  cudaChannelFormatKindUnsignedBlockCompressed7SRGB = 30,
+  cudaChannelFormatKindUnsignedNormalized1010102 = 31,
+};
+
+enum cudaResourceType {
+  cudaResourceTypeArray = 0,
+  cudaResourceTypeMipmappedArray = 1,
+  cudaResourceTypeLinear = 2,
+  cudaResourceTypePitch2D = 3,
+};
+
+enum cudaResourceViewFormat {
+  cudaResViewFormatNone = 0,
+  cudaResViewFormatUnsignedChar1 = 1,
+  cudaResViewFormatUnsignedChar2 = 2,
+  cudaResViewFormatUnsignedChar4 = 3,
+  cudaResViewFormatSignedChar1 = 4,
+  cudaResViewFormatSignedChar2 = 5,
+  cudaResViewFormatSignedChar4 = 6,
+  cudaResViewFormatUnsignedShort1 = 7,
+  cudaResViewFormatUnsignedShort2 = 8,
+  cudaResViewFormatUnsignedShort4 = 9,
+  cudaResViewFormatSignedShort1 = 10,
+  cudaResViewFormatSignedShort2 = 11,
+  cudaResViewFormatSignedShort4 = 12,
+  cudaResViewFormatUnsignedInt1 = 13,
+  cudaResViewFormatUnsignedInt2 = 14,
+  cudaResViewFormatUnsignedInt4 = 15,
+  cudaResViewFormatSignedInt1 = 16,
+  cudaResViewFormatSignedInt2 = 17,
+  cudaResViewFormatSignedInt4 = 18,
+  cudaResViewFormatHalf1 = 19,
+  cudaResViewFormatHalf2 = 20,
+  cudaResViewFormatHalf4 = 21,
+  cudaResViewFormatFloat1 = 22,
+  cudaResViewFormatFloat2 = 23,
+  cudaResViewFormatFloat4 = 24,
+  cudaResViewFormatUnsignedBlockCompressed1 = 25,
+  cudaResViewFormatUnsignedBlockCompressed2 = 26,
+  cudaResViewFormatUnsignedBlockCompressed3 = 27,
+  cudaResViewFormatUnsignedBlockCompressed4 = 28,
+  cudaResViewFormatSignedBlockCompressed4 = 29,
+  cudaResViewFormatUnsignedBlockCompressed5 = 30,
+  cudaResViewFormatSignedBlockCompressed5 = 31,
+  cudaResViewFormatUnsignedBlockCompressed6H = 32,
+  cudaResViewFormatSignedBlockCompressed6H = 33,
+  cudaResViewFormatUnsignedBlockCompressed7 = 34,
+};
+
+// ---- Graphs and stream capture (their calls: issue 14)
+
+enum cudaStreamCaptureStatus {
+  cudaStreamCaptureStatusNone = 0,
+  cudaStreamCaptureStatusActive = 1,
+  cudaStreamCaptureStatusInvalidated = 2,
+};
+
+enum cudaStreamCaptureMode {
+  cudaStreamCaptureModeGlobal = 0,
+  cudaStreamCaptureModeThreadLocal = 1,
+  cudaStreamCaptureModeRelaxed = 2,
+};
+
+enum cudaStreamUpdateCaptureDependenciesFlags {
+  cudaStreamAddCaptureDependencies = 0,
+  cudaStreamSetCaptureDependencies = 1,
+};
+
+enum cudaUserObjectFlags {
+  cudaUserObjectNoDestructorSync = 1,
+};
+
+enum cudaUserObjectRetainFlags {
+  cudaGraphUserObjectMove = 1,
+};
+
+enum cudaGraphMemAttributeType {
+  cudaGraphMemAttrUsedMemCurrent = 0,
+  cudaGraphMemAttrUsedMemHigh = 1,
+  cudaGraphMemAttrReservedMemCurrent = 2,
+  cudaGraphMemAttrReservedMemHigh = 3,
+};
+
+enum cudaGraphConditionalHandleFlags {
+  cudaGraphCondAssignDefault = 1,
+};
+
+enum cudaGraphConditionalNodeType {
+  cudaGraphCondTypeIf = 0,
+  cudaGraphCondTypeWhile = 1,
+  cudaGraphCondTypeSwitch = 2,
+};
+
+enum cudaGraphNodeType {
+  cudaGraphNodeTypeKernel = 0,
+  cudaGraphNodeTypeMemcpy = 1,
+  cudaGraphNodeTypeMemset = 2,
+  cudaGraphNodeTypeHost = 3,
+  cudaGraphNodeTypeGraph = 4,
+  cudaGraphNodeTypeEmpty = 5,
+  cudaGraphNodeTypeWaitEvent = 6,
+  cudaGraphNodeTypeEventRecord = 7,
+  cudaGraphNodeTypeExtSemaphoreSignal = 8,
+  cudaGraphNodeTypeExtSemaphoreWait = 9,
+  cudaGraphNodeTypeMemAlloc = 10,
+  cudaGraphNodeTypeMemFree = 11,
+  cudaGraphNodeTypeConditional = 13,
+  cudaGraphNodeTypeCount = 14,
+};
+
+enum cudaGraphChildGraphNodeOwnership {
+  cudaGraphChildGraphOwnershipClone = 0,
+  cudaGraphChildGraphOwnershipMove = 1,
+};
+
+enum cudaGraphDependencyType_enum {
+  cudaGraphDependencyTypeDefault = 0,
+  cudaGraphDependencyTypeProgrammatic = 1,
+};
+
+enum cudaGraphExecUpdateResult {
+  cudaGraphExecUpdateSuccess = 0,
+  cudaGraphExecUpdateError = 1,
+  cudaGraphExecUpdateErrorTopologyChanged = 2,
+  cudaGraphExecUpdateErrorNodeTypeChanged = 3,
+  cudaGraphExecUpdateErrorFunctionChanged = 4,
+  cudaGraphExecUpdateErrorParametersChanged = 5,
+  cudaGraphExecUpdateErrorNotSupported = 6,
+  cudaGraphExecUpdateErrorUnsupportedFunctionChange = 7,
+  cudaGraphExecUpdateErrorAttributesChanged = 8,
+};
+
+enum cudaGraphInstantiateResult {
+  cudaGraphInstantiateSuccess = 0,
+  cudaGraphInstantiateError = 1,
+  cudaGraphInstantiateInvalidStructure = 2,
+  cudaGraphInstantiateNodeOperationNotSupported = 3,
+  cudaGraphInstantiateMultipleDevicesNotSupported = 4,
+  cudaGraphInstantiateConditionalHandleUnused = 5,
+};
+
+enum cudaGraphKernelNodeField {
+  cudaGraphKernelNodeFieldInvalid = 0,
+  cudaGraphKernelNodeFieldGridDim = 1,
+  cudaGraphKernelNodeFieldParam = 2,
+  cudaGraphKernelNodeFieldEnabled = 3,
+};
+
+enum cudaGraphDebugDotFlags {
+  cudaGraphDebugDotFlagsVerbose = 1,
+  cudaGraphDebugDotFlagsKernelNodeParams = 4,
+  cudaGraphDebugDotFlagsMemcpyNodeParams = 8,
+  cudaGraphDebugDotFlagsMemsetNodeParams = 16,
+  cudaGraphDebugDotFlagsHostNodeParams = 32,
+  cudaGraphDebugDotFlagsEventNodeParams = 64,
+  cudaGraphDebugDotFlagsExtSemasSignalNodeParams = 128,
+  cudaGraphDebugDotFlagsExtSemasWaitNodeParams = 256,
+  cudaGraphDebugDotFlagsKernelNodeAttributes = 512,
+  cudaGraphDebugDotFlagsHandles = 1024,
+  cudaGraphDebugDotFlagsConditionalNodeParams = 32768,
+};
+
+enum cudaGraphInstantiateFlags {
+  cudaGraphInstantiateFlagAutoFreeOnLaunch = 1,
+  cudaGraphInstantiateFlagUpload = 2,
+  cudaGraphInstantiateFlagDeviceLaunch = 4,
+  cudaGraphInstantiateFlagUseNodePriority = 8,
+};
+
+// ---- Graphics interop, external memory and semaphores, RDMA, JIT, and the rest (no calls in weft)
+
+enum cudaGraphicsRegisterFlags {
+  cudaGraphicsRegisterFlagsNone = 0,
+  cudaGraphicsRegisterFlagsReadOnly = 1,
+  cudaGraphicsRegisterFlagsWriteDiscard = 2,
+  cudaGraphicsRegisterFlagsSurfaceLoadStore = 4,
+  cudaGraphicsRegisterFlagsTextureGather = 8,
+};
+
+enum cudaGraphicsMapFlags {
+  cudaGraphicsMapFlagsNone = 0,
+  cudaGraphicsMapFlagsReadOnly = 1,
+  cudaGraphicsMapFlagsWriteDiscard = 2,
+};
+
+enum cudaGraphicsCubeFace {
+  cudaGraphicsCubeFacePositiveX = 0,
+  cudaGraphicsCubeFaceNegativeX = 1,
+  cudaGraphicsCubeFacePositiveY = 2,
+  cudaGraphicsCubeFaceNegativeY = 3,
+  cudaGraphicsCubeFacePositiveZ = 4,
+  cudaGraphicsCubeFaceNegativeZ = 5,
+};
+
+enum cudaSharedMemConfig {
+  cudaSharedMemBankSizeDefault = 0,
+  cudaSharedMemBankSizeFourByte = 1,
+  cudaSharedMemBankSizeEightByte = 2,
+};
+
+enum cudaSharedCarveout {
+  cudaSharedmemCarveoutDefault = -1,
+  cudaSharedmemCarveoutMaxShared = 100,
+  cudaSharedmemCarveoutMaxL1 = 0,
+};
+
+enum cudaMemRangeAttribute {
+  cudaMemRangeAttributeReadMostly = 1,
+  cudaMemRangeAttributePreferredLocation = 2,
+  cudaMemRangeAttributeAccessedBy = 3,
+  cudaMemRangeAttributeLastPrefetchLocation = 4,
+  cudaMemRangeAttributePreferredLocationType = 5,
+  cudaMemRangeAttributePreferredLocationId = 6,
+  cudaMemRangeAttributeLastPrefetchLocationType = 7,
+  cudaMemRangeAttributeLastPrefetchLocationId = 8,
+};
+
+enum cudaFlushGPUDirectRDMAWritesOptions {
+  cudaFlushGPUDirectRDMAWritesOptionHost = 1,
+  cudaFlushGPUDirectRDMAWritesOptionMemOps = 2,
+};
+
+enum cudaGPUDirectRDMAWritesOrdering {
+  cudaGPUDirectRDMAWritesOrderingNone = 0,
+  cudaGPUDirectRDMAWritesOrderingOwner = 100,
+  cudaGPUDirectRDMAWritesOrderingAllDevices = 200,
+};
+
+enum cudaFlushGPUDirectRDMAWritesScope {
+  cudaFlushGPUDirectRDMAWritesToOwner = 100,
+  cudaFlushGPUDirectRDMAWritesToAllDevices = 200,
+};
+
+enum cudaFlushGPUDirectRDMAWritesTarget {
+  cudaFlushGPUDirectRDMAWritesTargetCurrentDevice = 0,
+};
+
+enum cudaMemcpyFlags {
+  cudaMemcpyFlagDefault = 0,
+  cudaMemcpyFlagPreferOverlapWithCompute = 1,
+};
+
+enum cudaMemcpySrcAccessOrder {
+  cudaMemcpySrcAccessOrderInvalid = 0,
+  cudaMemcpySrcAccessOrderStream = 1,
+  cudaMemcpySrcAccessOrderDuringApiCall = 2,
+  cudaMemcpySrcAccessOrderAny = 3,
+  cudaMemcpySrcAccessOrderMax = 2147483647,
+};
+
+enum cudaMemcpy3DOperandType {
+  cudaMemcpyOperandTypePointer = 1,
+  cudaMemcpyOperandTypeArray = 2,
+  cudaMemcpyOperandTypeMax = 2147483647,
+};
+
+enum cudaAtomicOperation {
+  cudaAtomicOperationIntegerAdd = 0,
+  cudaAtomicOperationIntegerMin = 1,
+  cudaAtomicOperationIntegerMax = 2,
+  cudaAtomicOperationIntegerIncrement = 3,
+  cudaAtomicOperationIntegerDecrement = 4,
+  cudaAtomicOperationAnd = 5,
+  cudaAtomicOperationOr = 6,
+  cudaAtomicOperationXOR = 7,
+  cudaAtomicOperationExchange = 8,
+  cudaAtomicOperationCAS = 9,
+  cudaAtomicOperationFloatAdd = 10,
+  cudaAtomicOperationFloatMin = 11,
+  cudaAtomicOperationFloatMax = 12,
+};
+
+enum cudaAtomicOperationCapability {
+  cudaAtomicCapabilitySigned = 1,
+  cudaAtomicCapabilityUnsigned = 2,
+  cudaAtomicCapabilityReduction = 4,
+  cudaAtomicCapabilityScalar32 = 8,
+  cudaAtomicCapabilityScalar64 = 16,
+  cudaAtomicCapabilityScalar128 = 32,
+  cudaAtomicCapabilityVector32x4 = 64,
+};
+
+enum cudaExternalMemoryHandleType {
+  cudaExternalMemoryHandleTypeOpaqueFd = 1,
+  cudaExternalMemoryHandleTypeOpaqueWin32 = 2,
+  cudaExternalMemoryHandleTypeOpaqueWin32Kmt = 3,
+  cudaExternalMemoryHandleTypeD3D12Heap = 4,
+  cudaExternalMemoryHandleTypeD3D12Resource = 5,
+  cudaExternalMemoryHandleTypeD3D11Resource = 6,
+  cudaExternalMemoryHandleTypeD3D11ResourceKmt = 7,
+  cudaExternalMemoryHandleTypeNvSciBuf = 8,
+};
+
+enum cudaExternalSemaphoreHandleType {
+  cudaExternalSemaphoreHandleTypeOpaqueFd = 1,
+  cudaExternalSemaphoreHandleTypeOpaqueWin32 = 2,
+  cudaExternalSemaphoreHandleTypeOpaqueWin32Kmt = 3,
+  cudaExternalSemaphoreHandleTypeD3D12Fence = 4,
+  cudaExternalSemaphoreHandleTypeD3D11Fence = 5,
+  cudaExternalSemaphoreHandleTypeNvSciSync = 6,
+  cudaExternalSemaphoreHandleTypeKeyedMutex = 7,
+  cudaExternalSemaphoreHandleTypeKeyedMutexKmt = 8,
+  cudaExternalSemaphoreHandleTypeTimelineSemaphoreFd = 9,
+  cudaExternalSemaphoreHandleTypeTimelineSemaphoreWin32 = 10,
+};
+
+enum cudaJitOption {
+  cudaJitMaxRegisters = 0,
+  cudaJitThreadsPerBlock = 1,
+  cudaJitWallTime = 2,
+  cudaJitInfoLogBuffer = 3,
+  cudaJitInfoLogBufferSizeBytes = 4,
+  cudaJitErrorLogBuffer = 5,
+  cudaJitErrorLogBufferSizeBytes = 6,
+  cudaJitOptimizationLevel = 7,
+  cudaJitFallbackStrategy = 10,
+  cudaJitGenerateDebugInfo = 11,
+  cudaJitLogVerbose = 12,
+  cudaJitGenerateLineInfo = 13,
+  cudaJitCacheMode = 14,
+  cudaJitPositionIndependentCode = 30,
+  cudaJitMinCtaPerSm = 31,
+  cudaJitMaxThreadsPerBlock = 32,
+  cudaJitOverrideDirectiveValues = 33,
+};
+
+enum cudaLibraryOption {
+  cudaLibraryHostUniversalFunctionAndDataTable = 0,
+  cudaLibraryBinaryIsPreserved = 1,
+};
+
+enum cudaJit_CacheMode {
+  cudaJitCacheOptionNone = 0,
+  cudaJitCacheOptionCG = 1,
+  cudaJitCacheOptionCA = 2,
+};
+
+enum cudaJit_Fallback {
+  cudaPreferPtx = 0,
+  cudaPreferBinary = 1,
+};
+
+enum cudaGetDriverEntryPointFlags {
+  cudaEnableDefault = 0,
+  cudaEnableLegacyStream = 1,
+  cudaEnablePerThreadDefaultStream = 2,
+};
+
+enum cudaDriverEntryPointQueryResult {
+  cudaDriverEntryPointSuccess = 0,
+  cudaDriverEntryPointSymbolNotFound = 1,
+  cudaDriverEntryPointVersionNotSufficent = 2,
+};
+
+enum cudaDeviceNumaConfig {
+  cudaDeviceNumaConfigNone = 0,
+  cudaDeviceNumaConfigNumaNode = 1,
+};
+
+enum cudaAsyncNotificationType_enum {
+  cudaAsyncNotificationTypeOverBudget = 1,
+};
+
+enum CUDAlogLevel_enum {
+  cudaLogLevelError = 0,
+  cudaLogLevelWarning = 1,
+};
