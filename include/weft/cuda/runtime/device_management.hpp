@@ -139,8 +139,9 @@ inline cudaError_t cudaDeviceCanAccessPeer(int* canAccessPeer, int device, int p
 }
 
 /// Every device reaches every other's memory with the host's atomics, so
-/// access and native atomics are supported between two different devices;
-/// there are no CUDA arrays, and every pair ranks the same (0). A device
+/// access and native atomics (all of them, not only some) are supported
+/// between two different devices; there are no CUDA arrays, and every pair
+/// ranks the same (0). A device
 /// asked about itself is refused, as CUDA refuses it.
 inline cudaError_t cudaDeviceGetP2PAttribute(int* value, cudaDeviceP2PAttr attr, int srcDevice, int dstDevice) {
   if (!value) return weft::detail::record(cudaErrorInvalidValue);
@@ -149,6 +150,7 @@ inline cudaError_t cudaDeviceGetP2PAttribute(int* value, cudaDeviceP2PAttr attr,
   switch (attr) {
     case cudaDevP2PAttrPerformanceRank:
     case cudaDevP2PAttrCudaArrayAccessSupported:
+    case cudaDevP2PAttrOnlyPartialNativeAtomicSupported:  // all atomics are native
       *value = 0;
       return cudaSuccess;
     case cudaDevP2PAttrAccessSupported:
