@@ -26,6 +26,7 @@
 #include "weft/detail/base/error_state.hpp"
 #include "weft/detail/runtime/caller_checks.hpp"
 #include "weft/detail/runtime/kernel_registry.hpp"
+#include "weft/detail/runtime/occupancy.hpp"
 #include "weft/detail/runtime/runtime.hpp"
 #include "weft/detail/scheduler/kernel_identity.hpp"
 #include "weft/detail/streams/stream_registry.hpp"
@@ -105,10 +106,9 @@ struct launch_options {
 /// (all measured on an H100: tests/differential/cluster_probe.expected): a
 /// zero dimension, a grid that is not a multiple of it, a shape that differs
 /// from the kernel's __cluster_dims__, or more than 8 blocks (16 once the
-/// kernel allows non-portable sizes) are cudaErrorInvalidClusterSize. (A
-/// cluster's blocks run at the same time, each on its own SM worker, so
-/// launch_with also refuses a cluster larger than the worker pool, as CUDA
-/// refuses one larger than a small GPU can hold.)
+/// kernel allows non-portable sizes) are cudaErrorInvalidClusterSize. Any
+/// other cluster runs, whatever the worker count: the SM pool adds the host
+/// threads its blocks need to be resident together (scheduler/sm_pool.hpp).
 inline cudaError_t cluster_shape(const launch_config& c, const launch_options& o, dim3 compiled, bool non_portable,
                                  dim3& cluster) {
   bool requested = o.cluster.x || o.cluster.y || o.cluster.z;
@@ -148,12 +148,14 @@ cudaError_t launch_with(const launch_config& config, const launch_options& optio
   if (cudaError_t invalid = cluster_shape(config, options, compiled_cluster_dims().find(id, dim3(0, 0, 0)),
                                           attributes.non_portable_cluster_size, cluster))
     return record(invalid);
-  // Blocks that wait for each other need a worker each, one block per
-  // worker at a time (asked only then: it takes the pool's lock).
-  if (volume(cluster) > 1 || options.cooperative) {
-    unsigned workers = rt.worker_count();
-    if (volume(cluster) > workers) return record(cudaErrorInvalidClusterSize);
-    if (options.cooperative && volume(config.grid) > workers) return record(cudaErrorCooperativeLaunchTooLarge);
+  // A cooperative grid must fit on an H100 at once, as the occupancy
+  // calculator says, and its threads in the host's memory map; the SM pool
+  // then gives each of its blocks a host thread.
+  if (options.cooperative) {
+    auto threads = volume(config.block);
+    if (volume(config.grid) > max_cooperative_blocks(id, static_cast<int>(threads), config.dynamic_shared_bytes) ||
+        !host_holds_resident(volume(config.grid), threads))
+      return record(cudaErrorCooperativeLaunchTooLarge);
   }
   CUstream_st* stream = resolve_stream(config.stream);
   if (!stream || stream->device != rt.ordinal()) return record(cudaErrorInvalidResourceHandle);

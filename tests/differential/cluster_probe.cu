@@ -128,8 +128,10 @@ int main() {
   report("cooperative, grid = all SMs", cudaLaunchCooperativeKernel((void*)grid_kernel, sms, 32, args, 0, 0));
   report("  sync", cudaDeviceSynchronize());
   std::printf("  blocks counted=%d, seen after grid.sync=%d\n", out[0] == sms, out[1] == sms + 100);
+  // An H100 has 132 SMs; weft's multiProcessorCount is its worker count,
+  // but it refuses what an H100 refuses.
   report("cooperative, grid = one more than resident",
-         cudaLaunchCooperativeKernel((void*)grid_kernel, per_sm * sms + 1, 32, args, 0, 0));
+         cudaLaunchCooperativeKernel((void*)grid_kernel, per_sm * 132 + 1, 32, args, 0, 0));
   report("  sync", cudaDeviceSynchronize());
   return 0;
 }

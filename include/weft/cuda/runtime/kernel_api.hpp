@@ -132,8 +132,9 @@ inline cudaError_t cudaLaunchKernel(const void* func, dim3 gridDim, dim3 blockDi
 }
 
 /// All blocks run at the same time, so that they may wait for each other
-/// (this_grid().sync()). A grid larger than the SM workers can hold at once
-/// (one block each) is refused with cudaErrorCooperativeLaunchTooLarge.
+/// (this_grid().sync()), with as many host threads as that takes. A grid
+/// larger than an H100 holds at once (cudaOccupancyMaxActiveBlocksPerMultiprocessor
+/// times 132 SMs) is refused with cudaErrorCooperativeLaunchTooLarge.
 template <class... Params>
 cudaError_t cudaLaunchCooperativeKernel(void (*func)(Params...), dim3 gridDim, dim3 blockDim, void** args,
                                         std::size_t sharedMem = 0, cudaStream_t stream = nullptr) {
@@ -168,35 +169,42 @@ inline cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const v
 
 }  // inline namespace weft_per_thread_default_stream or weft_legacy_default_stream
 
-/// 1 for a block the kernel can be launched with; 0 for one it cannot (too
-/// many threads or too much dynamic shared memory), which is what CUDA's
-/// calculator reports for a block that does not fit. A block size of 0 or
-/// less is refused with cudaErrorInvalidValue.
+/// Blocks of that size an H100 SM holds at once (detail/runtime/occupancy.hpp:
+/// by threads, blocks per SM and shared memory); 0 for a block the kernel
+/// cannot be launched with (too many threads or too much dynamic shared
+/// memory), as CUDA's calculator reports for a block that does not fit. A
+/// block size of 0 or less is refused with cudaErrorInvalidValue.
 template <class Kernel>
 cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* numBlocks, Kernel&& func, int blockSize,
                                                           std::size_t dynamicSMemSize) {
   std::decay_t<Kernel> k = func;
   if (!numBlocks || blockSize <= 0) return weft::detail::record(cudaErrorInvalidValue);
   if (weft::detail::is_null_kernel(k)) return weft::detail::record(cudaErrorInvalidDeviceFunction);
-  *numBlocks = weft::detail::active_blocks_per_worker(weft::detail::kernel_identity(k), blockSize, dynamicSMemSize);
+  *numBlocks =
+      weft::detail::active_blocks_per_multiprocessor(weft::detail::kernel_identity(k), blockSize, dynamicSMemSize);
   return cudaSuccess;
 }
 
-/// The block size that uses a worker best (1024, or blockSizeLimit if it is
-/// smaller) and the grid that keeps every worker busy (worker_count()).
+/// The block size (at most blockSizeLimit, when that is not 0) whose blocks
+/// fill an H100 SM with the most threads, the largest of equals (1024 for a
+/// kernel without dynamic shared memory, as an H100 answers), and the grid
+/// that fills every SM (multiProcessorCount, the worker count) with it.
 template <class Kernel>
 cudaError_t cudaOccupancyMaxPotentialBlockSize(int* minGridSize, int* blockSize, Kernel func,
                                                std::size_t dynamicSMemSize = 0, int blockSizeLimit = 0) {
   using namespace weft::detail;
   if (!minGridSize || !blockSize || blockSizeLimit < 0) return record(cudaErrorInvalidValue);
   if (is_null_kernel(func)) return record(cudaErrorInvalidDeviceFunction);
-  if (!active_blocks_per_worker(kernel_identity(func), 1, dynamicSMemSize)) {
-    *minGridSize = 0;
-    *blockSize = 0;
-    return cudaSuccess;
+  const void* id = kernel_identity(func);
+  int largest = blockSizeLimit > 0 && blockSizeLimit < max_block_threads ? blockSizeLimit : max_block_threads;
+  int best = 0, best_blocks = 0;
+  // The limit itself, then every whole number of warps below it.
+  for (int size = largest; size > 0; size = size % 32 ? size / 32 * 32 : size - 32) {
+    int blocks = active_blocks_per_multiprocessor(id, size, dynamicSMemSize);
+    if (blocks * size > best_blocks * best) best = size, best_blocks = blocks;
   }
-  *blockSize = blockSizeLimit > 0 && blockSizeLimit < max_block_threads ? blockSizeLimit : max_block_threads;
-  *minGridSize = static_cast<int>(runtime::get().worker_count());
+  *blockSize = best;
+  *minGridSize = best_blocks * static_cast<int>(runtime::get().worker_count());
   return cudaSuccess;
 }
 
@@ -208,8 +216,8 @@ cudaError_t cudaOccupancyMaxPotentialClusterSize(int* clusterSize, Kernel func, 
   return cudaSuccess;
 }
 
-/// How many clusters of the configured shape can run at once: one block per
-/// SM worker.
+/// How many clusters of the configured shape an H100 holds at once (see
+/// detail/runtime/occupancy.hpp's active_clusters).
 template <class Kernel>
 cudaError_t cudaOccupancyMaxActiveClusters(int* numClusters, Kernel func, const cudaLaunchConfig_t* config) {
   using namespace weft::detail;
@@ -217,6 +225,7 @@ cudaError_t cudaOccupancyMaxActiveClusters(int* numClusters, Kernel func, const 
   launch_options options;
   if (cudaError_t e = weft::surface::options_of(config, options)) return record(e);
   if (is_null_kernel(func)) return record(cudaErrorInvalidDeviceFunction);
-  *numClusters = active_clusters(kernel_identity(func), options.cluster);
+  *numClusters = active_clusters(kernel_identity(func), options.cluster,
+                                 static_cast<int>(weft::volume(config->blockDim)), config->dynamicSmemBytes);
   return cudaSuccess;
 }

@@ -26,6 +26,8 @@ namespace weft::detail {
 /// to 8 blocks of 256 threads or 32 small ones each: 1056 to 4224). Blocks of
 /// a grid this small can rely on running side by side, and weft runs up to
 /// this many at once when they wait for one another (sm_pool's watchdog).
+/// A cooperative grid or a cluster gets the threads it needs at once,
+/// whatever their number (sm_pool::submit); the launch checks bound it.
 inline constexpr std::uint64_t resident_blocks = 2048;
 
 struct launch_shape {
@@ -68,6 +70,13 @@ class grid_job : public command {
       chunk_ = 1;
     else
       chunk_ = std::clamp<std::uint64_t>(block_count_ / (8 * std::uint64_t{workers}), 1, 64);
+  }
+
+  /// How many of the grid's blocks must run at the same time, because
+  /// they may wait for each other: all of a cooperative grid, a cluster's
+  /// blocks, else 1.
+  std::uint64_t gang_size() const {
+    return shape_.cooperative ? block_count_ : std::min<std::uint64_t>(volume(shape_.cluster), block_count_);
   }
 
   /// The next chunk of unclaimed blocks; empty when none is left.

@@ -15,6 +15,13 @@
 // every stall_time: when blocks wait for a worker and no worker has started a
 // block since the last look, it adds helper workers (as many again as there
 // are, up to resident_blocks threads), which leave once no block waits.
+//
+// A cooperative grid or a thread block cluster does not wait for the
+// watchdog: its blocks must all be resident at once (they meet at grid.sync()
+// and cluster.sync(), and read each other's shared memory), so submit() adds
+// helpers at once until the pool has a thread for every block of every such
+// grid that is active. A launch that an H100 accepts thus runs on any number
+// of workers (docs/grid-and-clusters.md); the helpers leave as the others do.
 #pragma once
 
 #include <algorithm>
@@ -78,11 +85,13 @@ class sm_pool {
     {
       std::lock_guard lock(mutex_);
       job->set_chunk_for(size());
+      bool gang = job->gang_size() > 1;
       // After every grid of the same or a more urgent priority.
       auto at = std::find_if(active_.begin(), active_.end(),
                              [&](const std::shared_ptr<grid_job>& g) { return g->priority > job->priority; });
       active_.insert(at, std::move(job));
       active_count_.store(active_.size(), std::memory_order_release);
+      if (gang) make_room_for_gangs();
     }
     // Waking a sleeping worker is a system call: a polling worker takes the
     // grid without one, and wakes the others itself if the grid has blocks
@@ -187,10 +196,7 @@ class sm_pool {
 
   // Called with mutex_ held; returns how many it added.
   std::uint64_t add_helpers(std::uint64_t waiting) {
-    std::erase_if(helpers_, [](helper& h) {
-      if (h.done) h.thread.join();
-      return h.done;
-    });
+    reap_helpers();
     auto threads = workers_.size() + helpers_.size();
     auto added = std::min<std::uint64_t>({threads, waiting, resident_blocks - std::min(threads, resident_blocks)});
     if (added == 0) {
@@ -203,17 +209,43 @@ class sm_pool {
       }
       return 0;
     }
-    for (std::uint64_t i = 0; i < added; ++i) {
+    // With no more threads to be had, the helpers started so far must do.
+    return start_helpers(added);
+  }
+
+  // Called with mutex_ held: adds helpers until there is a thread for every
+  // block of the active grids whose blocks must be resident together (other
+  // grids' blocks that hold threads meanwhile are the watchdog's concern).
+  void make_room_for_gangs() {
+    std::uint64_t needed = 0;
+    for (const auto& job : active_)
+      if (auto gang = job->gang_size(); gang > 1) needed += gang;
+    reap_helpers();
+    std::uint64_t threads = workers_.size() + helpers_.size();
+    if (needed > threads) start_helpers(needed - threads);
+  }
+
+  // Called with mutex_ held: forgets the helpers that have left.
+  void reap_helpers() {
+    std::erase_if(helpers_, [](helper& h) {
+      if (h.done) h.thread.join();
+      return h.done;
+    });
+  }
+
+  // Called with mutex_ held; returns how many it started, fewer than asked
+  // only when the system has no more threads to give.
+  std::uint64_t start_helpers(std::uint64_t count) {
+    for (std::uint64_t i = 0; i < count; ++i) {
       helper& h = helpers_.emplace_back();
       try {
         h.thread = std::thread([this, &h] { work(&h); });
       } catch (const std::system_error&) {
-        // No more threads to be had: the helpers started so far must do.
         helpers_.pop_back();
         return i;
       }
     }
-    return added;
+    return count;
   }
 
   // Called with mutex_ held, as a worker leaves.
