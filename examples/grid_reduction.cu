@@ -58,8 +58,8 @@ int main() {
   printf("%d blocks on %d SMs: sum %.1f, expected %.1f (%s)\n", blocks, numSMs, *result, expected,
          cudaGetErrorString(err));
 
-  // One block more than can be resident is refused.
-  cudaError_t tooLarge = cudaLaunchCooperativeKernel((void*)gridSum, blocks + 1, 256, args, 0, 0);
+  // A cooperative grid must be resident at once: a million blocks are refused.
+  cudaError_t tooLarge = cudaLaunchCooperativeKernel((void*)gridSum, 1000000, 256, args, 0, 0);
   cudaGetLastError();
 
   bool ok = err == cudaSuccess && *result == expected && tooLarge == cudaErrorCooperativeLaunchTooLarge;
