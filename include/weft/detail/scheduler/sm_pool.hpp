@@ -78,6 +78,9 @@ class sm_pool {
   /// before the watchdog adds helpers.
   static constexpr std::chrono::milliseconds stall_time{100};
 
+  /// How long a helper waits for another grid before it leaves.
+  static constexpr std::chrono::milliseconds helper_linger{100};
+
   unsigned size() const { return static_cast<unsigned>(workers_.size()); }
 
   /// Makes a grid's blocks available to the workers.
@@ -115,6 +118,14 @@ class sm_pool {
     std::unique_lock lock(mutex_);
     executors_.push_back(&executor);
     for (;;) {
+      if (me && active_.empty()) {
+        // A helper stays a moment for the next grid: a program that launches
+        // a cooperative kernel in a loop reuses its threads, and their
+        // fiber stacks, instead of starting them anew for every launch.
+        ++sleeping_;
+        work_ready_.wait_for(lock, helper_linger, [&] { return stopping_ || !active_.empty(); });
+        --sleeping_;
+      }
       if (me && active_.empty()) {
         forget(executor);
         me->done = true;
