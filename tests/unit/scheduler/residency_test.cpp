@@ -38,7 +38,7 @@ cudaLaunchConfig_t cluster_launch(unsigned grid, unsigned block, unsigned size, 
 // Every block of a cluster puts its rank into its shared memory; after
 // cluster.sync() each block adds up all the cluster's values through
 // distributed shared memory, and checks that it has seen every block.
-__global__ void cluster_sum(unsigned* sums) {
+__device__ void sum_cluster_ranks(unsigned* sums) {
   __shared__ unsigned mine;
   cg::cluster_group cluster = cg::this_cluster();
   if (threadIdx.x == 0) mine = cluster.block_rank() + 1;
@@ -50,6 +50,13 @@ __global__ void cluster_sum(unsigned* sums) {
   }
   cluster.sync();  // the others' shared memory stays until they have read it
 }
+
+__global__ void cluster_sum(unsigned* sums) { sum_cluster_ranks(sums); }
+
+// The same, compiled with __cluster_dims__(4, 1, 1): the registration is
+// what the porting step appends for it.
+__global__ void fixed_cluster_sum(unsigned* sums) { sum_cluster_ranks(sums); }
+[[maybe_unused]] const bool fixed_cluster_registered = weft::detail::register_cluster_dims(fixed_cluster_sum, 4, 1, 1);
 
 // Two rounds of counting in and reading the count across grid.sync(): a
 // block sees the whole grid only if every block is resident at once.
@@ -104,7 +111,19 @@ TEST_CASE("clusters of 4, 8 and 16 blocks run with one worker and with two") {
   }
 }
 
-TEST_CASE("a __cluster_dims__-sized cluster of 8 blocks of 1024 threads runs with one worker") {
+TEST_CASE("issue 13: a __cluster_dims__(4,1,1) kernel launched with 8 blocks runs on one worker and on two") {
+  for (unsigned workers : {1u, 2u}) {
+    exact_workers pool(workers);
+    CAPTURE(workers);
+    managed sums(8);
+    // <<<8, 32>>>, as the porting step writes it.
+    check_succeeded(weft::launch(8, 32, fixed_cluster_sum, sums.p));
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    for (unsigned b = 0; b < 8; ++b) CHECK(sums.p[b] == 10u);
+  }
+}
+
+TEST_CASE("a cluster of 8 blocks of 1024 threads runs with one worker") {
   exact_workers pool(1);
   managed sums(16);
   cudaLaunchAttribute a;
