@@ -12,7 +12,9 @@
 #include <weft/cuda/device/wmma/load_store.hpp>
 #include <weft/cuda/device/wmma/mma.hpp>
 
+#include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -194,4 +196,244 @@ TEST_CASE("wmma: s8 and u8 -> int, every shape") {
   check_shape<16, 16, 16, unsigned char, int>();
   check_shape<32, 8, 16, unsigned char, int>();
   check_shape<8, 32, 16, unsigned char, int>();
+}
+
+// ---- precision: what tests/differential/wmma_probe.expected recorded on an H100 ----
+
+namespace {
+
+// D(0,0) of a 16x16x16 half product whose row 0 of A and column 0 of B are
+// given, with C(0,0) = c.
+__global__ void half_row_kernel(const __half* a, const __half* b, const float* c, float* d) {
+  wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, wmma::row_major> fa;
+  wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, wmma::col_major> fb;
+  wmma::fragment<wmma::accumulator, 16, 16, 16, float> fc;
+  wmma::load_matrix_sync(fa, a, 16);
+  wmma::load_matrix_sync(fb, b, 16);
+  wmma::load_matrix_sync(fc, c, 16, wmma::mem_row_major);
+  wmma::mma_sync(fc, fa, fb, fc);
+  wmma::store_matrix_sync(d, fc, 16, wmma::mem_row_major);
+}
+
+float half_dot(const std::vector<float>& arow, const std::vector<float>& bcol, float c) {
+  __half* a = managed<__half>(256);
+  __half* b = managed<__half>(256);
+  float* cm = managed<float>(256);
+  float* d = managed<float>(256);
+  for (std::size_t k = 0; k < arow.size(); ++k) a[k] = __float2half_rn(arow[k]), b[k] = __float2half_rn(bcol[k]);
+  cm[0] = c;
+  REQUIRE(weft::launch(1, 32, half_row_kernel, a, b, cm, d) == cudaSuccess);
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  float r = d[0];
+  cudaFree(a), cudaFree(b), cudaFree(cm), cudaFree(d);
+  return r;
+}
+
+__global__ void tf32_kernel(const float* a, const float* b, float* d, bool round_first) {
+  wmma::fragment<wmma::matrix_a, 16, 16, 8, wmma::precision::tf32, wmma::row_major> fa;
+  wmma::fragment<wmma::matrix_b, 16, 16, 8, wmma::precision::tf32, wmma::col_major> fb;
+  wmma::fragment<wmma::accumulator, 16, 16, 8, float> fc;
+  wmma::load_matrix_sync(fa, a, 8);
+  wmma::load_matrix_sync(fb, b, 8);
+  if (round_first)
+    for (int i = 0; i < fa.num_elements; ++i) fa.x[i] = wmma::__float_to_tf32(fa.x[i]);
+  wmma::fill_fragment(fc, 0.0f);
+  wmma::mma_sync(fc, fa, fb, fc);
+  wmma::store_matrix_sync(d, fc, 16, wmma::mem_row_major);
+}
+
+}  // namespace
+
+TEST_CASE("wmma: half products are exact and summed as an H100 sums them") {
+  std::vector<float> a(16, 0.0f), b(16, 0.0f);
+  // Sixteen products of 2^-24 added to 1: kept (25 bits below the leading bit), not lost one by one.
+  std::fill(a.begin(), a.end(), std::ldexp(1.0f, -12));
+  b = a;
+  CHECK(half_dot(a, b, 1.0f) == 1.0f + std::ldexp(1.0f, -20));
+  // 2^-26 is below the 25 bits the group keeps.
+  std::fill(b.begin(), b.end(), std::ldexp(1.0f, -14));
+  CHECK(half_dot(a, b, 1.0f) == 1.0f);
+  // The sum is rounded towards zero: 2^24 + 1.5 gives 2^24, -2^24 + 1.5 gives -(2^24 - 2).
+  std::fill(a.begin(), a.end(), 0.0f);
+  std::fill(b.begin(), b.end(), 0.0f);
+  a[0] = 1.0f, b[0] = 1.5f;
+  CHECK(half_dot(a, b, 16777216.0f) == 16777216.0f);
+  CHECK(half_dot(a, b, -16777216.0f) == -16777214.0f);
+  // An exact product: (1 + 2^-10)^2 needs 21 bits.
+  a[0] = b[0] = 1.0f + std::ldexp(1.0f, -10);
+  CHECK(half_dot(a, b, 0.0f) == 1.0f + std::ldexp(1.0f, -9) + std::ldexp(1.0f, -20));
+  // inf x 0 is the GPU's NaN.
+  a[0] = INFINITY, b[0] = 0.0f;
+  CHECK(std::bit_cast<std::uint32_t>(half_dot(a, b, 0.0f)) == 0x7fffffffu);
+}
+
+TEST_CASE("wmma: tf32 factors are truncated; __float_to_tf32 rounds to nearest, ties away") {
+  float* a = managed<float>(16 * 8);
+  float* b = managed<float>(8 * 16);
+  float* d = managed<float>(256);
+  a[0] = 1.0f + std::ldexp(1.0f, -11) + std::ldexp(1.0f, -12);  // not a tf32 value
+  b[0] = 1.0f;
+  REQUIRE(weft::launch(1, 32, tf32_kernel, a, b, d, false) == cudaSuccess);
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  CHECK(d[0] == 1.0f);
+  REQUIRE(weft::launch(1, 32, tf32_kernel, a, b, d, true) == cudaSuccess);
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  CHECK(d[0] == 1.0f + std::ldexp(1.0f, -10));
+  CHECK(wmma::__float_to_tf32(1.0f + std::ldexp(1.0f, -11)) == 1.0f + std::ldexp(1.0f, -10));
+  CHECK(wmma::__float_to_tf32(-(1.0f + std::ldexp(1.0f, -11))) == -(1.0f + std::ldexp(1.0f, -10)));
+  CHECK(wmma::__float_to_tf32(1.0f + std::ldexp(1.0f, -12)) == 1.0f);
+  CHECK(std::bit_cast<std::uint32_t>(wmma::__float_to_tf32(std::bit_cast<float>(0x7f7fffffu))) == 0x7f800000u);
+  cudaFree(a), cudaFree(b), cudaFree(d);
+}
+
+// ---- integers: wrap and satf; 4-bit and 1-bit ----
+
+namespace {
+
+__global__ void s8_kernel(const signed char* a, const signed char* b, const int* c, int* d, bool satf) {
+  wmma::fragment<wmma::matrix_a, 16, 16, 16, signed char, wmma::row_major> fa;
+  wmma::fragment<wmma::matrix_b, 16, 16, 16, signed char, wmma::col_major> fb;
+  wmma::fragment<wmma::accumulator, 16, 16, 16, int> fc;
+  wmma::load_matrix_sync(fa, a, 16);
+  wmma::load_matrix_sync(fb, b, 16);
+  wmma::load_matrix_sync(fc, c, 16, wmma::mem_row_major);
+  wmma::mma_sync(fc, fa, fb, fc, satf);
+  wmma::store_matrix_sync(d, fc, 16, wmma::mem_row_major);
+}
+
+template <class T>
+__global__ void nibble_kernel(const void* a, const void* b, int* d) {
+  wmma::fragment<wmma::matrix_a, 8, 8, 32, T, wmma::row_major> fa;
+  wmma::fragment<wmma::matrix_b, 8, 8, 32, T, wmma::col_major> fb;
+  wmma::fragment<wmma::accumulator, 8, 8, 32, int> fc;
+  wmma::load_matrix_sync(fa, a, 32);
+  wmma::load_matrix_sync(fb, b, 32);
+  wmma::fill_fragment(fc, 0);
+  wmma::mma_sync(fc, fa, fb, fc);
+  wmma::store_matrix_sync(d, fc, 8, wmma::mem_col_major);
+}
+
+__global__ void bit_kernel(const void* a, const void* b, int* d, bool use_and) {
+  using wmma::experimental::precision::b1;
+  wmma::fragment<wmma::matrix_a, 8, 8, 128, b1, wmma::row_major> fa;
+  wmma::fragment<wmma::matrix_b, 8, 8, 128, b1, wmma::col_major> fb;
+  wmma::fragment<wmma::accumulator, 8, 8, 128, int> fc;
+  wmma::load_matrix_sync(fa, a, 128);
+  wmma::load_matrix_sync(fb, b, 128);
+  wmma::fill_fragment(fc, 1);
+  wmma::bmma_sync(fc, fa, fb, fc, use_and ? wmma::experimental::bmmaBitOpAND : wmma::experimental::bmmaBitOpXOR);
+  wmma::store_matrix_sync(d, fc, 8, wmma::mem_row_major);
+}
+
+}  // namespace
+
+TEST_CASE("wmma: s8 sums wrap, or clamp with satf") {
+  signed char* a = managed<signed char>(256);
+  signed char* b = managed<signed char>(256);
+  int* c = managed<int>(256);
+  int* d = managed<int>(256);
+  a[0] = 1, b[0] = 1, c[0] = 2147483647;
+  a[16] = -128, b[16] = 127, c[16] = -2147483647 - 1;  // row 1 of A, column 1 of B: D(1,1)
+  c[17] = -2147483647 - 1;
+  for (bool satf : {false, true}) {
+    CAPTURE(satf);
+    REQUIRE(weft::launch(1, 32, s8_kernel, a, b, c, d, satf) == cudaSuccess);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    CHECK(d[0] == (satf ? 2147483647 : -2147483647 - 1));
+    CHECK(d[17] == (satf ? -2147483647 - 1 : 2147467392));
+  }
+  cudaFree(a), cudaFree(b), cudaFree(c), cudaFree(d);
+}
+
+TEST_CASE("wmma: s4 and u4 products, bmma_sync with XOR and AND") {
+  unsigned* a = managed<unsigned>(32);
+  unsigned* b = managed<unsigned>(32);
+  int* d = managed<int>(64);
+  for (int w = 0; w < 32; ++w) a[w] = 0x76543210u, b[w] = 0xfedcba98u;
+  // Every row of A: nibbles 0..7 repeated; every column of B: 8..15 (u4) or -8..-1 (s4).
+  REQUIRE(weft::launch(1, 32, nibble_kernel<wmma::experimental::precision::s4>, a, b, d) == cudaSuccess);
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  CHECK(d[0] == -336);
+  CHECK(d[63] == -336);
+  REQUIRE(weft::launch(1, 32, nibble_kernel<wmma::experimental::precision::u4>, a, b, d) == cudaSuccess);
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  CHECK(d[0] == 1456);
+  CHECK(d[63] == 1456);
+  for (int w = 0; w < 32; ++w) a[w] = 0xf0f0f0f0u, b[w] = 0xff00ff00u;
+  a[4] = 0xffffffffu;  // row 1 of A, first word
+  REQUIRE(weft::launch(1, 32, bit_kernel, a, b, d, false) == cudaSuccess);
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  CHECK(d[0] == 1 + 64);
+  CHECK(d[8] == 1 + 64);  // row 1: 16 + 3 * 16 set bits of XOR
+  REQUIRE(weft::launch(1, 32, bit_kernel, a, b, d, true) == cudaSuccess);
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  CHECK(d[0] == 1 + 32);
+  CHECK(d[8] == 1 + 16 + 3 * 8);
+  cudaFree(a), cudaFree(b), cudaFree(d);
+}
+
+// ---- misuse: reported, never a hang ----
+
+namespace {
+
+__device__ void product_site() {
+  wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, wmma::row_major> fa;
+  wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, wmma::col_major> fb;
+  wmma::fragment<wmma::accumulator, 16, 16, 16, float> fc;
+  wmma::fill_fragment(fa, __float2half_rn(1.0f));
+  wmma::fill_fragment(fb, __float2half_rn(1.0f));
+  wmma::fill_fragment(fc, 0.0f);
+  wmma::mma_sync(fc, fa, fb, fc);
+}
+
+__global__ void wmma_half_warp_exits_kernel() {
+  if (threadIdx.x >= 16) return;
+  product_site();
+}
+
+// 40 threads: the second warp has 8 lanes.
+__global__ void wmma_partial_warp_kernel() { product_site(); }
+
+__global__ void wmma_different_shapes_kernel() {
+  if (threadIdx.x < 16) {
+    product_site();
+  } else {
+    wmma::fragment<wmma::matrix_a, 32, 8, 16, __half, wmma::row_major> fa;
+    wmma::fragment<wmma::matrix_b, 32, 8, 16, __half, wmma::col_major> fb;
+    wmma::fragment<wmma::accumulator, 32, 8, 16, float> fc;
+    wmma::fill_fragment(fa, __float2half_rn(1.0f));
+    wmma::fill_fragment(fb, __float2half_rn(1.0f));
+    wmma::fill_fragment(fc, 0.0f);
+    wmma::mma_sync(fc, fa, fb, fc);
+  }
+}
+
+__global__ void wmma_bad_stride_kernel(const float* p) {
+  wmma::fragment<wmma::accumulator, 16, 16, 16, float> fc;
+  wmma::load_matrix_sync(fc, p, 18, wmma::mem_row_major);
+}
+
+std::string failure_report(cudaError_t launched) {
+  CHECK(launched == cudaSuccess);
+  CHECK(cudaDeviceSynchronize() == cudaErrorLaunchFailure);
+  std::string report = weft::fault_message();
+  CHECK(cudaDeviceReset() == cudaSuccess);
+  cudaGetLastError();
+  return report;
+}
+
+}  // namespace
+
+TEST_CASE("wmma: misuse fails the launch with a report") {
+  std::string r = failure_report(weft::launch(1, 32, wmma_half_warp_exits_kernel));
+  INFO(r);
+  CHECK(r.find("exited") != std::string::npos);
+  r = failure_report(weft::launch(1, 40, wmma_partial_warp_kernel));
+  CHECK(r.find("warp 1 has 8 threads; a warp matrix operation needs all 32 lanes") != std::string::npos);
+  r = failure_report(weft::launch(1, 32, wmma_different_shapes_kernel));
+  CHECK(r.find("the lanes of a warp must call mma_sync with the same shape and types") != std::string::npos);
+  float* p = managed<float>(16 * 18);
+  r = failure_report(weft::launch(1, 32, wmma_bad_stride_kernel, p));
+  CHECK(r.find("ldm 18 is not a multiple of 16 bytes") != std::string::npos);
+  cudaFree(p);
 }

@@ -176,6 +176,26 @@ constexpr position element_position(unsigned lane, int element) {
     return {linear / cols, linear % cols};
 }
 
+/// Calls f(element, row, col) for each element of `lane`'s fragment in
+/// turn, stepping the position instead of dividing for each element.
+template <class Use, int rows, int cols, int per_lane, class F>
+[[gnu::always_inline]] inline void for_each_element(unsigned lane, F&& f) {
+  constexpr bool down_columns = std::is_same_v<Use, nw::matrix_b>;
+  constexpr int run = down_columns ? rows : cols;
+  int linear = (static_cast<int>(lane) * per_lane) % (rows * cols);
+  int line = linear / run, along = linear % run;
+  for (int e = 0; e < per_lane; ++e) {
+    if constexpr (down_columns)
+      f(e, along, line);
+    else
+      f(e, line, along);
+    if (++along == run) {
+      along = 0;
+      ++line;
+    }
+  }
+}
+
 /// Whether `lane` holds the first copy of its elements (see the top of this
 /// file): the lanes that mma_sync reads.
 template <int rows, int cols, int per_lane>

@@ -44,16 +44,18 @@ void load(nw::fragment<Use, m, n, k, T, Layout>& f, const Memory* p, unsigned ld
   using frag = nw::fragment<Use, m, n, k, T, Layout>;
   constexpr int pack = element_traits<T>::per_storage;
   unsigned lane = calling_lane();
-  for (int s = 0; s < frag::num_storage_elements; ++s) {
-    position pos = element_position<Use, extent::rows, extent::cols, frag::num_elements>(lane, s * pack);
+  if constexpr (pack == 1) {
+    for_each_element<Use, extent::rows, extent::cols, frag::num_elements>(lane, [&](int e, int row, int col) {
+      f.x[e] = p[element_offset({row, col}, ldm, row_major)];
+    });
+  } else {
+    // A sub-byte fragment packs its elements into one word: they lie next
+    // to each other in memory, in one aligned 32-bit word (the lowest
+    // element in the lowest bits).
+    static_assert(frag::num_storage_elements == 1);
+    position pos = element_position<Use, extent::rows, extent::cols, frag::num_elements>(lane, 0);
     std::size_t at = element_offset(pos, ldm, row_major);
-    if constexpr (pack == 1) {
-      f.x[s] = p[at];
-    } else {
-      // The packed elements lie next to each other in memory, in one
-      // aligned 32-bit word (the lowest element in the lowest bits).
-      std::memcpy(&f.x[s], static_cast<const char*>(static_cast<const void*>(p)) + at * bits_per_element<T>() / 8, 4);
-    }
+    std::memcpy(&f.x[0], static_cast<const char*>(static_cast<const void*>(p)) + at * bits_per_element<T>() / 8, 4);
   }
 }
 
@@ -85,10 +87,10 @@ void store_matrix_sync(std::type_identity_t<T>* mptr, const fragment<accumulator
   using namespace weft::detail::wmma;
   using frag = fragment<accumulator, m, n, k, T>;
   check_stride<T>(ldm, "nvcuda::wmma::store_matrix_sync", where);
-  unsigned lane = calling_lane();
-  for (int s = 0; s < frag::num_elements; ++s)
-    mptr[element_offset(element_position<accumulator, m, n, frag::num_elements>(lane, s), ldm,
-                        layout == mem_row_major)] = a.x[s];
+  bool row_major = layout == mem_row_major;
+  for_each_element<accumulator, m, n, frag::num_elements>(calling_lane(), [&](int e, int row, int col) {
+    mptr[element_offset({row, col}, ldm, row_major)] = a.x[e];
+  });
 }
 
 }  // namespace nvcuda::wmma

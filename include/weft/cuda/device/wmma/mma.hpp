@@ -2,16 +2,16 @@
 // H100's tensor cores compute them, at one warp-level exchange per call
 // (warp_tile_exchange.hpp).
 //
-// Precision: half, bfloat16 and tf32 factors are widened to float, where
-// their products are exact; tf32 factors first lose their low 13 mantissa
-// bits (truncation, as the tensor cores read them). Each row of D is then
-// C plus the products added in order of k in float. A half accumulator is
-// widened to float for the sum and rounded to nearest once at the end.
-// double uses a fused multiply-add per k, in order. 8-bit and 4-bit
-// integers are summed in 32 bits, wrapping on overflow, or clamped to the
-// int range with satf. docs/semantics.md, "Warp matrix functions", says
-// where this may differ from a GPU in the last bit and how the differential
-// probe checks it.
+// Precision, as the differential probe (tests/differential/wmma_probe)
+// measured it on an H100: products of half, bfloat16 and tf32 factors are
+// exact (tf32 factors first lose their low 13 mantissa bits: the tensor
+// cores ignore them). For each element of D, C and the k products are one
+// group: each term is cut (towards zero) to 25 bits below the leading bit
+// of the group's largest term, the cut terms are summed exactly, and the
+// sum is rounded towards zero to float, or to nearest to half; NaN comes
+// out as 0x7fffffff. double uses a fused multiply-add per k, in order.
+// 8-bit and 4-bit integers are summed in 32 bits, wrapping on overflow, or
+// clamped to int's range with satf.
 #pragma once
 
 #include <algorithm>
@@ -55,13 +55,25 @@ struct product_type<nw::experimental::precision::u4> {
   using type = std::int32_t;
 };
 
+/// A half widened to float, exactly, in a few instructions: the exponent
+/// and mantissa moved into place and the exponent's bias corrected by one
+/// exact multiplication by 2^112 (which also normalises subnormals);
+/// infinity and NaN keep an all-ones exponent.
+[[gnu::always_inline]] inline float half_to_float(__half h) {
+  std::uint32_t bits = std::bit_cast<std::uint16_t>(h);
+  std::uint32_t magnitude = (bits & 0x7fffu) << 13;
+  float value = std::bit_cast<float>(magnitude) * 0x1p112f;
+  if ((bits & 0x7c00u) == 0x7c00u) value = std::bit_cast<float>(magnitude | 0x7f800000u);
+  return std::bit_cast<float>(std::bit_cast<std::uint32_t>(value) | (bits & 0x8000u) << 16);
+}
+
 /// A factor element as the tensor cores read it.
 template <class T, class S>
-typename product_type<T>::type widen_factor(S v) {
+[[gnu::always_inline]] inline typename product_type<T>::type widen_factor(S v) {
   if constexpr (std::is_same_v<T, __half>)
-    return __half2float(v);
+    return half_to_float(v);
   else if constexpr (std::is_same_v<T, __nv_bfloat16>)
-    return __bfloat162float(v);
+    return std::bit_cast<float>(std::uint32_t{std::bit_cast<std::uint16_t>(v)} << 16);
   else if constexpr (std::is_same_v<T, nw::precision::tf32>)
     return tf32_truncated(v);
   else
@@ -70,28 +82,84 @@ typename product_type<T>::type widen_factor(S v) {
 
 /// An accumulator element widened for the sum, and narrowed back.
 template <class Acc, class P>
-P widen_accumulator(Acc v) {
+[[gnu::always_inline]] inline P widen_accumulator(Acc v) {
   if constexpr (std::is_same_v<Acc, __half>)
-    return __half2float(v);
+    return half_to_float(v);
   else
     return static_cast<P>(v);
 }
 
-template <class Acc, class P>
-Acc narrow_accumulator(P v, bool satf) {
+/// Bits kept below the leading bit of a group's largest term (the probe's
+/// "1 + 16 * 2^-25" keeps its products, "1 + 16 * 2^-26" loses them).
+inline constexpr int kept_fraction_bits = 25;
+
+/// A tensor core's float sum (see the top of this file) rounded to the
+/// accumulator's type: towards zero for float (beyond float's range it is
+/// infinite), to nearest for half.
+template <class Acc>
+Acc round_sum(double sum) {
+  if (std::isnan(sum)) {
+    if constexpr (std::is_same_v<Acc, __half>)
+      return std::bit_cast<__half>(std::uint16_t{0x7fff});
+    else
+      return std::bit_cast<float>(0x7fffffffu);
+  }
   if constexpr (std::is_same_v<Acc, __half>) {
-    if (satf && std::isnan(v)) return __float2half_rn(0.0f);
-    __half h = __float2half_rn(v);
-    if (satf && std::isinf(__half2float(h))) return __float2half_rn(v > 0 ? 65504.0f : -65504.0f);
-    return h;
-  } else if constexpr (std::is_same_v<Acc, float>) {
-    if (satf) {
-      if (std::isnan(v)) return 0.0f;
-      if (std::isinf(v)) return v > 0 ? std::numeric_limits<float>::max() : -std::numeric_limits<float>::max();
-    }
-    return v;
+    return weft::detail::narrow<__half>(sum);
   } else {
-    return static_cast<Acc>(v);
+    if (std::fabs(sum) >= 0x1p128)
+      return std::copysign(std::numeric_limits<float>::infinity(), static_cast<float>(sum));
+    float nearest = static_cast<float>(sum);
+    if (std::fabs(static_cast<double>(nearest)) > std::fabs(sum)) nearest = std::nextafter(nearest, 0.0f);
+    return nearest;
+  }
+}
+
+/// D (m x n, exact sums before rounding) = C + A x B for float tiles, as
+/// the tensor cores sum: per element, the terms cut to kept_fraction_bits
+/// below the largest term's leading bit, and summed exactly (in int32:
+/// 17 terms below 2^26 each).
+template <int m, int n, int k>
+void tensor_core_sums(const float* a, const float* b, const float* c, double* d) {
+  for (int i = 0; i < m; ++i) {
+    double largest[n];
+    bool finite[n];  // no infinite or NaN term (std::max would drop a NaN)
+    for (int j = 0; j < n; ++j) {
+      largest[j] = std::fabs(static_cast<double>(c[i * n + j]));
+      finite[j] = largest[j] <= 0x1p1000;
+    }
+    for (int kk = 0; kk < k; ++kk) {
+      double factor = a[i * k + kk];
+      for (int j = 0; j < n; ++j) {
+        double term = std::fabs(factor * b[kk * n + j]);
+        largest[j] = std::max(largest[j], term);
+        finite[j] = finite[j] && term <= 0x1p1000;
+      }
+    }
+    double scale[n];
+    for (int j = 0; j < n; ++j) {
+      // 2^(kept_fraction_bits - leading bit's exponent), from the bits
+      std::uint64_t bits = std::bit_cast<std::uint64_t>(largest[j]);
+      int leading = static_cast<int>((bits >> 52) & 0x7ff) - 1023;
+      int exponent = kept_fraction_bits - leading;
+      scale[j] = std::bit_cast<double>(static_cast<std::uint64_t>(std::clamp(exponent + 1023, 1, 2046)) << 52);
+    }
+    std::int32_t sum[n];
+    for (int j = 0; j < n; ++j) sum[j] = static_cast<std::int32_t>(static_cast<double>(c[i * n + j]) * scale[j]);
+    for (int kk = 0; kk < k; ++kk) {
+      double factor = a[i * k + kk];
+      for (int j = 0; j < n; ++j) sum[j] += static_cast<std::int32_t>(factor * b[kk * n + j] * scale[j]);
+    }
+    for (int j = 0; j < n; ++j) {
+      if (finite[j]) [[likely]] {
+        d[i * n + j] = static_cast<double>(sum[j]) / scale[j];
+      } else {
+        // An infinite or NaN term: IEEE arithmetic gives infinity or NaN.
+        double naive = c[i * n + j];
+        for (int kk = 0; kk < k; ++kk) naive += static_cast<double>(a[i * k + kk]) * b[kk * n + j];
+        d[i * n + j] = naive;
+      }
+    }
   }
 }
 
@@ -101,39 +169,39 @@ template <class Use, int rows, int cols, class T, int per_lane, class Storage, c
 void deposit_factor(unsigned lane, const Storage* x, P* tile) {
   if (!holds_first_copy<rows, cols, per_lane>(lane)) return;
   constexpr int pack = element_traits<T>::per_storage;
-  for (int e = 0; e < per_lane; ++e) {
-    position p = element_position<Use, rows, cols, per_lane>(lane, e);
+  for_each_element<Use, rows, cols, per_lane>(lane, [&](int e, int row, int col) {
     if constexpr (pack == 1)
-      tile[p.row * cols + p.col] = widen_factor<T>(x[e]);
+      tile[row * cols + col] = widen_factor<T>(x[e]);
     else
-      tile[p.row * cols + p.col] = nibble<T>(static_cast<std::uint32_t>(x[e / pack]), e % pack);
-  }
+      tile[row * cols + col] = nibble<T>(static_cast<std::uint32_t>(x[e / pack]), e % pack);
+  });
 }
 
-/// C (m x n) += A (m x k) x B (k x n), row by row: the inner loop runs
-/// along a row of B and of C, which the compiler vectorises.
+/// C (m x n) += A (m x k) x B (k x n) for double and integer tiles, row by
+/// row: a row of C is one vector (GCC's and Clang's vector extension, so that it is vectorised at
+/// any optimisation level), to which each A(i, kk) times row kk of B is
+/// added.
 template <int m, int n, int k, class P>
 void multiply_tiles(const P* a, const P* b, P* c) {
-  for (int i = 0; i < m; ++i) {
-    P row[n];
-    for (int j = 0; j < n; ++j) row[j] = c[i * n + j];
-    for (int kk = 0; kk < k; ++kk) {
-      P factor = a[i * k + kk];
-      const P* b_row = b + kk * n;
-      if constexpr (std::is_same_v<P, double>) {
-        for (int j = 0; j < n; ++j) row[j] = std::fma(factor, b_row[j], row[j]);
-      } else if constexpr (std::is_same_v<P, std::int32_t>) {
-        // Wraps on overflow as the GPU's 32-bit sum does (unsigned: no UB).
-        for (int j = 0; j < n; ++j)
-          row[j] = static_cast<std::int32_t>(static_cast<std::uint32_t>(row[j]) +
-                                             static_cast<std::uint32_t>(factor) * static_cast<std::uint32_t>(b_row[j]));
-      } else {
-        // Products of half, bfloat16 and tf32 values are exact in float, so
-        // a fused and an unfused multiply-add give the same sum.
-        for (int j = 0; j < n; ++j) row[j] += factor * b_row[j];
+  if constexpr (std::is_same_v<P, double>) {
+    for (int i = 0; i < m; ++i)
+      for (int j = 0; j < n; ++j) {
+        double sum = c[i * n + j];
+        for (int kk = 0; kk < k; ++kk) sum = std::fma(a[i * k + kk], b[kk * n + j], sum);
+        c[i * n + j] = sum;
       }
+  } else {
+    // Integers are summed unsigned: they wrap on overflow, as the GPU's
+    // 32-bit sums do.
+    using lane_type = std::uint32_t;
+    using row_vector [[gnu::vector_size(n * sizeof(lane_type))]] = lane_type;
+    static_assert(alignof(row_vector) <= alignof(tile_set));  // the tiles' rows are aligned vectors
+    for (int i = 0; i < m; ++i) {
+      row_vector row = *reinterpret_cast<const row_vector*>(c + i * n);
+      for (int kk = 0; kk < k; ++kk)
+        row += static_cast<lane_type>(a[i * k + kk]) * *reinterpret_cast<const row_vector*>(b + kk * n);
+      *reinterpret_cast<row_vector*>(c + i * n) = row;
     }
-    for (int j = 0; j < n; ++j) c[i * n + j] = row[j];
   }
 }
 
@@ -171,25 +239,31 @@ void product(nw::fragment<nw::accumulator, m, n, k, DT>& d, const nw::fragment<n
         deposit_factor<nw::matrix_a, m, k, AT, frag_a::num_elements>(self.lane, a.x, reinterpret_cast<P*>(t.a));
         deposit_factor<nw::matrix_b, k, n, BT, frag_b::num_elements>(self.lane, b.x, reinterpret_cast<P*>(t.b));
         P* tile = reinterpret_cast<P*>(t.c);
-        for (int e = 0; e < per_lane; ++e) {
-          position p = element_position<nw::accumulator, m, n, per_lane>(self.lane, e);
-          tile[p.row * n + p.col] = widen_accumulator<CT, P>(c.x[e]);
-        }
+        for_each_element<nw::accumulator, m, n, per_lane>(
+            self.lane, [&](int e, int row, int col) { tile[row * n + col] = widen_accumulator<CT, P>(c.x[e]); });
       },
       [&](tile_set& t) {
         auto* ta = reinterpret_cast<const P*>(t.a);
         auto* tb = reinterpret_cast<const P*>(t.b);
         auto* tc = reinterpret_cast<P*>(t.c);
-        if constexpr (std::is_same_v<P, std::int32_t>) {
-          if (satf) return multiply_tiles_saturating<m, n, k>(ta, tb, tc);
+        if constexpr (std::is_same_v<P, float>) {
+          tensor_core_sums<m, n, k>(ta, tb, tc, reinterpret_cast<double*>(t.d));
+        } else {
+          if constexpr (std::is_same_v<P, std::int32_t>) {
+            if (satf) return multiply_tiles_saturating<m, n, k>(ta, tb, tc);
+          }
+          multiply_tiles<m, n, k>(ta, tb, tc);
         }
-        multiply_tiles<m, n, k>(ta, tb, tc);
       },
       [&](tile_set& t) {
-        const P* tile = reinterpret_cast<const P*>(t.c);
-        for (int e = 0; e < per_lane; ++e) {
-          position p = element_position<nw::accumulator, m, n, per_lane>(self.lane, e);
-          d.x[e] = narrow_accumulator<DT, P>(tile[p.row * n + p.col], satf);
+        if constexpr (std::is_same_v<P, float>) {
+          const double* sums = reinterpret_cast<const double*>(t.d);
+          for_each_element<nw::accumulator, m, n, per_lane>(
+              self.lane, [&](int e, int row, int col) { d.x[e] = round_sum<DT>(sums[row * n + col]); });
+        } else {
+          const P* tile = reinterpret_cast<const P*>(t.c);
+          for_each_element<nw::accumulator, m, n, per_lane>(
+              self.lane, [&](int e, int row, int col) { d.x[e] = static_cast<DT>(tile[row * n + col]); });
         }
       },
       where);
@@ -232,14 +306,28 @@ inline void bit_product(int* d, const std::uint32_t* a, const std::uint32_t* b, 
 namespace nvcuda::wmma {
 
 /// D = A x B + C for the calling warp (every lane calls it with its own
-/// fragments). satf: a floating-point result that is infinite becomes the
-/// largest finite value of its sign and NaN becomes +0; an integer result
-/// is clamped to int's range instead of wrapping.
+/// fragments), for half, bfloat16, tf32 and double factors.
 template <int m, int n, int k, class AT, class AL, class BT, class BL, class CT, class DT>
-requires(weft::detail::wmma::product_supported<AT, BT, CT, DT>()) void mma_sync(
-    fragment<accumulator, m, n, k, DT>& d, const fragment<matrix_a, m, n, k, AT, AL>& a,
-    const fragment<matrix_b, m, n, k, BT, BL>& b, const fragment<accumulator, m, n, k, CT>& c, bool satf = false,
-    std::source_location where = std::source_location::current()) {
+requires(weft::detail::wmma::product_supported<AT, BT, CT, DT>() &&
+         !std::is_same_v<typename weft::detail::wmma::product_type<AT>::type,
+                         std::int32_t>) void mma_sync(fragment<accumulator, m, n, k, DT>& d,
+                                                      const fragment<matrix_a, m, n, k, AT, AL>& a,
+                                                      const fragment<matrix_b, m, n, k, BT, BL>& b,
+                                                      const fragment<accumulator, m, n, k, CT>& c,
+                                                      std::source_location where = std::source_location::current()) {
+  weft::detail::wmma::product(d, a, b, c, false, where);
+}
+
+/// D = A x B + C for 8-bit and 4-bit integer factors. satf: a sum beyond
+/// int's range is clamped to it instead of wrapping.
+template <int m, int n, int k, class AT, class AL, class BT, class BL, class CT, class DT>
+requires(weft::detail::wmma::product_supported<AT, BT, CT, DT>() &&
+         std::is_same_v<typename weft::detail::wmma::product_type<AT>::type,
+                        std::int32_t>) void mma_sync(fragment<accumulator, m, n, k, DT>& d,
+                                                     const fragment<matrix_a, m, n, k, AT, AL>& a,
+                                                     const fragment<matrix_b, m, n, k, BT, BL>& b,
+                                                     const fragment<accumulator, m, n, k, CT>& c, bool satf = false,
+                                                     std::source_location where = std::source_location::current()) {
   weft::detail::wmma::product(d, a, b, c, satf, where);
 }
 

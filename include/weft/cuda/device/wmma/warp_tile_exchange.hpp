@@ -27,14 +27,16 @@ namespace weft::detail::wmma {
 
 /// One mma_sync's tiles: A row by row, B row by row (k x n), C (and then D)
 /// row by row, in the type the product is computed in. Sized for the
-/// largest: 32 x 16 four-byte values, and a 16 x 16 accumulator.
-struct tile_set {
-  alignas(64) std::byte a[32 * 16 * 4];
-  alignas(64) std::byte b[16 * 32 * 4];
-  alignas(64) std::byte c[16 * 16 * 4];
-  const char* operation = nullptr;  // what the lanes of this call asked for
-  unsigned arrived = 0;             // lanes that have copied their shares in
-  bool product_pending = false;     // D not yet computed
+/// largest: 32 x 16 four-byte values, and a 16 x 16 accumulator; aligned
+/// so that a row of up to 32 four-byte values is one aligned vector.
+struct alignas(128) tile_set {
+  alignas(128) std::byte a[32 * 16 * 4];
+  alignas(128) std::byte b[16 * 32 * 4];
+  alignas(128) std::byte c[16 * 16 * 4];
+  alignas(128) std::byte d[16 * 16 * 8];  // floating-point sums before their rounding
+  const char* operation = nullptr;        // what the lanes of this call asked for
+  unsigned arrived = 0;                   // lanes that have copied their shares in
+  bool product_pending = false;           // D not yet computed
 };
 
 struct warp_tiles {
@@ -85,6 +87,12 @@ template <class Deposit, class Multiply, class Collect>
 void warp_product(const char* operation, Deposit&& deposit, Multiply&& multiply, Collect&& collect,
                   std::source_location where) {
   lane_place self = current_lane("nvcuda::wmma::mma_sync");
+  unsigned threads = blockDim.x * blockDim.y * blockDim.z;
+  if ((self.warp + 1) * 32 > threads) [[unlikely]]
+    throw kernel_fault{cudaErrorLaunchFailure,
+                       std::string(operation) + " at " + where.file_name() + ":" + std::to_string(where.line()) +
+                           ": warp " + std::to_string(self.warp) + " has " + std::to_string(threads - self.warp * 32) +
+                           " threads; a warp matrix operation needs all 32 lanes of its warp"};
   warp_tiles& warp = tiles_of_warp(*self.block, self.warp);
   tile_set& set = warp.sets[warp.calls[self.lane]++ & 1];
   if (set.arrived == 0) {
