@@ -5,9 +5,9 @@
 // and __float_to_tf32. Each case puts its values in row 0 of A and column 0
 // of B (the rest zero) and prints D(0,0) as bits and as a decimal.
 //
-// Run with the argument "layout" it prints instead which matrix element
-// each lane's x[i] holds after load_matrix_sync (CUDA leaves this
-// unspecified; weft's mapping differs, so that output is not compared).
+// Then it prints which matrix element each lane's x[i] holds after
+// load_matrix_sync for the 16 x 16 half and float fragments (CUDA leaves
+// this unspecified; weft uses the H100's).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <mma.h>
@@ -241,11 +241,7 @@ void layouts() {
   print_layout("accumulator m16n16k16 float (r*16+c)", out, 8);
 }
 
-int main(int argc, char** argv) {
-  if (argc > 1 && std::strcmp(argv[1], "layout") == 0) {
-    layouts();
-    return 0;
-  }
+int main() {
   const float t12 = std::ldexp(1.0f, -12), p15 = std::ldexp(1.0f, 15);
   float a[16], b[16];
 
@@ -424,6 +420,7 @@ int main(int argc, char** argv) {
   std::printf("b1 xor: %d\n", bit_product(0xf0f0f0f0u, 0xff00ff00u, 1, 0));
   std::printf("b1 and: %d\n", bit_product(0xf0f0f0f0u, 0xff00ff00u, -1, 1));
   std::printf("b1 xor of 0x00000001 and 0x80000000 words: %d\n", bit_product(0x00000001u, 0x80000000u, 0, 0));
+  layouts();
   cudaError_t e = cudaGetLastError();
   std::printf("last error: %s\n", cudaGetErrorName(e));
   return 0;

@@ -437,3 +437,37 @@ TEST_CASE("wmma: misuse fails the launch with a report") {
   CHECK(r.find("ldm 18 is not a multiple of 16 bytes") != std::string::npos);
   cudaFree(p);
 }
+
+namespace {
+
+__global__ void layout_kernel(const __half* h, const float* f, float* out) {
+  wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, wmma::row_major> a;
+  wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, wmma::col_major> b;
+  wmma::fragment<wmma::accumulator, 16, 16, 16, float> c;
+  wmma::load_matrix_sync(a, h, 16);
+  wmma::load_matrix_sync(b, h, 16);
+  wmma::load_matrix_sync(c, f, 16, wmma::mem_row_major);
+  for (int i = 0; i < 16; ++i) out[threadIdx.x * 40 + i] = __half2float(a.x[i]);
+  for (int i = 0; i < 16; ++i) out[threadIdx.x * 40 + 16 + i] = __half2float(b.x[i]);
+  for (int i = 0; i < 8; ++i) out[threadIdx.x * 40 + 32 + i] = c.x[i];
+}
+
+}  // namespace
+
+TEST_CASE("wmma: 16x16 fragments hold the elements an H100's lanes hold") {
+  // Lane 5's lines of tests/differential/wmma_probe.expected: element (r, c) holds r * 16 + c.
+  __half* h = managed<__half>(256);
+  float* f = managed<float>(256);
+  float* out = managed<float>(32 * 40);
+  for (int i = 0; i < 256; ++i) h[i] = __float2half_rn(static_cast<float>(i)), f[i] = static_cast<float>(i);
+  REQUIRE(weft::launch(1, 32, layout_kernel, h, f, out) == cudaSuccess);
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  const float a5[8] = {18, 19, 146, 147, 26, 27, 154, 155}, b5[8] = {18, 19, 26, 27, 146, 147, 154, 155};
+  for (int i = 0; i < 16; ++i) {
+    CAPTURE(i);
+    CHECK(out[5 * 40 + i] == a5[i % 8]);
+    CHECK(out[5 * 40 + 16 + i] == b5[i % 8]);
+    if (i < 8) CHECK(out[5 * 40 + 32 + i] == a5[i]);
+  }
+  cudaFree(h), cudaFree(f), cudaFree(out);
+}

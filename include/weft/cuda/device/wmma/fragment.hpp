@@ -5,13 +5,15 @@
 //
 // A fragment is a lane's share of an m x k (matrix_a), k x n (matrix_b) or
 // m x n (accumulator) tile. CUDA leaves the mapping of elements to lanes
-// unspecified; weft's is in element_position below: lane l holds the
-// num_elements consecutive elements l*num_elements, ... of the tile in the
-// order A's rows, B's columns and the accumulator's rows run (the order in
-// which a row-major A, a column-major B and a row-major C lie in memory).
-// Where CUDA's num_elements is larger than the tile divided by 32 (half
-// operands), the later lanes hold copies of the earlier lanes' elements, as
-// a GPU's registers do; mma_sync reads the first copy.
+// unspecified. For 16 x 16 tiles weft uses the H100's (h100_tile_layout
+// below); for the other shapes, which the probe has not recorded, lane l
+// holds the num_elements consecutive elements l*num_elements, ... of the
+// tile in the order A's rows, B's columns and the accumulator's rows run
+// (the order in which a row-major A, a column-major B and a row-major C lie
+// in memory), and where CUDA's num_elements is larger than the tile divided
+// by 32 (half operands), the later lanes hold copies of the earlier lanes'
+// elements. Copies are meant to stay equal (a program that scales every
+// x[i] keeps them so); mma_sync reads one of them.
 #pragma once
 
 #include <cstdint>
@@ -176,31 +178,57 @@ constexpr position element_position(unsigned lane, int element) {
     return {linear / cols, linear % cols};
 }
 
+/// Whether a fragment has the H100's layout for 16 x 16 tiles, which the
+/// differential probe recorded (tests/differential/wmma_probe.layout.expected):
+/// half A and B (16 elements, the second 8 a copy of the first) and every
+/// 16 x 16 accumulator (8 elements). Lane l's element i (i < 8) is, with
+/// q = l / 4 and p = 2 * (l % 4) + i % 2: for A and the accumulator, row
+/// q + 8 * (i / 2 % 2), column p + 8 * (i / 4); for B, row (k) p + 8 *
+/// (i / 2 % 2), column q + 8 * (i / 4).
+template <class Use, int rows, int cols, int per_lane>
+constexpr bool h100_tile_layout() {
+  if constexpr (rows != 16 || cols != 16) return false;
+  if constexpr (std::is_same_v<Use, nw::accumulator>) return per_lane == 8;
+  return per_lane == 16;
+}
+
 /// Calls f(element, row, col) for each element of `lane`'s fragment in
 /// turn, stepping the position instead of dividing for each element.
 template <class Use, int rows, int cols, int per_lane, class F>
 [[gnu::always_inline]] inline void for_each_element(unsigned lane, F&& f) {
-  constexpr bool down_columns = std::is_same_v<Use, nw::matrix_b>;
-  constexpr int run = down_columns ? rows : cols;
-  int linear = (static_cast<int>(lane) * per_lane) % (rows * cols);
-  int line = linear / run, along = linear % run;
-  for (int e = 0; e < per_lane; ++e) {
-    if constexpr (down_columns)
-      f(e, along, line);
-    else
-      f(e, line, along);
-    if (++along == run) {
-      along = 0;
-      ++line;
+  if constexpr (h100_tile_layout<Use, rows, cols, per_lane>()) {
+    int quad = static_cast<int>(lane) / 4, pair = 2 * (static_cast<int>(lane) % 4);
+    for (int e = 0; e < per_lane; ++e) {
+      int i = e % 8;
+      int along_pair = pair + i % 2 + 8 * (i / 2 % 2), along_quad = quad + 8 * (i / 4);
+      if constexpr (std::is_same_v<Use, nw::matrix_b>)
+        f(e, along_pair, along_quad);
+      else
+        f(e, quad + 8 * (i / 2 % 2), pair + i % 2 + 8 * (i / 4));
+    }
+  } else {
+    constexpr bool down_columns = std::is_same_v<Use, nw::matrix_b>;
+    constexpr int run = down_columns ? rows : cols;
+    int linear = (static_cast<int>(lane) * per_lane) % (rows * cols);
+    int line = linear / run, along = linear % run;
+    for (int e = 0; e < per_lane; ++e) {
+      if constexpr (down_columns)
+        f(e, along, line);
+      else
+        f(e, line, along);
+      if (++along == run) {
+        along = 0;
+        ++line;
+      }
     }
   }
 }
 
 /// Whether `lane` holds the first copy of its elements (see the top of this
 /// file): the lanes that mma_sync reads.
-template <int rows, int cols, int per_lane>
+template <class Use, int rows, int cols, int per_lane>
 constexpr bool holds_first_copy(unsigned lane) {
-  return static_cast<int>(lane) * per_lane < rows * cols;
+  return h100_tile_layout<Use, rows, cols, per_lane>() || static_cast<int>(lane) * per_lane < rows * cols;
 }
 
 }  // namespace weft::detail::wmma

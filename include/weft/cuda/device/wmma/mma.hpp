@@ -167,7 +167,7 @@ void tensor_core_sums(const float* a, const float* b, const float* c, double* d)
 /// (rows x cols, row by row) in the product type.
 template <class Use, int rows, int cols, class T, int per_lane, class Storage, class P>
 void deposit_factor(unsigned lane, const Storage* x, P* tile) {
-  if (!holds_first_copy<rows, cols, per_lane>(lane)) return;
+  if (!holds_first_copy<Use, rows, cols, per_lane>(lane)) return;
   constexpr int pack = element_traits<T>::per_storage;
   for_each_element<Use, rows, cols, per_lane>(lane, [&](int e, int row, int col) {
     if constexpr (pack == 1)
