@@ -258,8 +258,15 @@ TEST_CASE("occupancy answers are an H100's, and agree with the launch checks") {
   REQUIRE(cudaFuncSetAttribute(cluster_sum, cudaFuncAttributeNonPortableClusterSizeAllowed, 0) == cudaSuccess);
   cudaLaunchConfig_t config = cluster_launch(16, 1024, 16, &a);
   int n = -1;
+  // As an H100 answers: 16 without the non-portable attribute is refused,
+  // 32 with it fits nowhere.
+  check_failed_with(cudaOccupancyMaxActiveClusters(&n, cluster_sum, &config), cudaErrorInvalidClusterSize);
+  REQUIRE(cudaFuncSetAttribute(cluster_sum, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) == cudaSuccess);
+  config = cluster_launch(32, 1024, 32, &a);
   check_succeeded(cudaOccupancyMaxActiveClusters(&n, cluster_sum, &config));
-  CHECK(n == 0);  // 16 without the non-portable attribute: none fits
+  CHECK(n == 0);
+  REQUIRE(cudaFuncSetAttribute(cluster_sum, cudaFuncAttributeNonPortableClusterSizeAllowed, 0) == cudaSuccess);
+  config = cluster_launch(16, 1024, 16, &a);
   // Refusals are CUDA's, whatever the worker count.
   exact_workers pool(1);
   check_failed_with(cudaLaunchKernelEx(&config, cluster_sum, nullptr), cudaErrorInvalidClusterSize);

@@ -225,7 +225,9 @@ cudaError_t cudaOccupancyMaxActiveClusters(int* numClusters, Kernel func, const 
   launch_options options;
   if (cudaError_t e = weft::surface::options_of(config, options)) return record(e);
   if (is_null_kernel(func)) return record(cudaErrorInvalidDeviceFunction);
-  *numClusters = active_clusters(kernel_identity(func), options.cluster,
-                                 static_cast<int>(weft::volume(config->blockDim)), config->dynamicSmemBytes);
+  if (cudaError_t e =
+          active_clusters(kernel_identity(func), options.cluster, static_cast<int>(weft::volume(config->blockDim)),
+                          config->dynamicSmemBytes, *numClusters))
+    return record(e);
   return cudaSuccess;
 }

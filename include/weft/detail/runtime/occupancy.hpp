@@ -108,16 +108,23 @@ inline int max_cluster_size(const void* kernel) {
 /// blocks share one GPC and, as the H100's answers show, lie on as many
 /// different SMs: each layer of blocks per SM holds floor(SMs / size)
 /// clusters per GPC. The H100 also holds no more than 8 blocks per SM of a
-/// cluster launch (1056 one-block clusters of 128 threads, not 2112).
-inline int active_clusters(const void* kernel, dim3 cluster, int block_threads, std::size_t dynamic_shared) {
+/// cluster launch (1056 one-block clusters of 128 threads, not 2112). As on
+/// the H100, more than 8 blocks without the non-portable attribute is
+/// cudaErrorInvalidClusterSize, and more than 16 with it is 0 clusters.
+inline cudaError_t active_clusters(const void* kernel, dim3 cluster, int block_threads, std::size_t dynamic_shared,
+                                   int& clusters) {
   if (cluster.x == 0) cluster = compiled_cluster_dims().find(kernel, dim3(0, 0, 0));
   if (cluster.x == 0) cluster = dim3(1, 1, 1);
   int size = static_cast<int>(cluster.x * cluster.y * cluster.z);
-  if (size > max_cluster_size(kernel)) return 0;
+  bool non_portable = runtime::get().attributes(kernel).non_portable_cluster_size;
+  if (size > 8 && !non_portable) return cudaErrorInvalidClusterSize;
+  clusters = 0;
+  if (size > max_cluster_size(kernel)) return cudaSuccess;
   int layers = std::min(active_blocks_per_multiprocessor(kernel, block_threads, dynamic_shared), 8);
   int per_layer = 0;
   for (int sms : multiprocessors_per_gpc) per_layer += sms / size;
-  return layers * per_layer;
+  clusters = layers * per_layer;
+  return cudaSuccess;
 }
 
 }  // namespace weft::detail
