@@ -76,6 +76,12 @@ __global__ void leaves_early(unsigned* never_written) {
   never_written[0] = 1;
 }
 
+// Block 3 leaves without arriving; the cluster's others wait for it.
+__global__ void leaves_cluster_early() {
+  if (blockIdx.x == 3) return;
+  cg::this_cluster().sync();
+}
+
 long thread_count() {
   return std::distance(std::filesystem::directory_iterator("/proc/self/task"), std::filesystem::directory_iterator{});
 }
@@ -227,6 +233,18 @@ TEST_CASE("a block that leaves a cooperative grid early is still reported on one
   check_succeeded(cudaLaunchCooperativeKernel(leaves_early, 16, 32, args));
   CHECK(cudaDeviceSynchronize() == cudaErrorLaunchFailure);
   CHECK(weft::fault_message().find("block (5,0,0) finished without arriving") != std::string::npos);
+  CHECK(cudaGetLastError() == cudaErrorLaunchFailure);
+  CHECK(cudaDeviceReset() == cudaSuccess);
+}
+
+TEST_CASE("a block that leaves a cluster of 8 without cluster.sync() is reported on one worker, not a hang") {
+  exact_workers pool(1);
+  cudaLaunchAttribute a;
+  cudaLaunchConfig_t config = cluster_launch(8, 32, 8, &a);
+  check_succeeded(cudaLaunchKernelEx(&config, leaves_cluster_early));
+  CHECK(cudaDeviceSynchronize() == cudaErrorLaunchFailure);
+  CHECK(weft::fault_message().find("cluster.sync() can never complete") != std::string::npos);
+  CHECK(weft::fault_message().find("block (3,0,0) finished without arriving") != std::string::npos);
   CHECK(cudaGetLastError() == cudaErrorLaunchFailure);
   CHECK(cudaDeviceReset() == cudaSuccess);
 }
