@@ -194,11 +194,13 @@ constexpr bool h100_tile_layout() {
 
 /// Calls f(element, row, col) for each element of `lane`'s fragment in
 /// turn, stepping the position instead of dividing for each element.
-template <class Use, int rows, int cols, int per_lane, class F>
+/// With first_copy_only, the copies (x[8] to x[15] of a 16 x 16 half A or
+/// B) are left out.
+template <class Use, int rows, int cols, int per_lane, bool first_copy_only = false, class F>
 [[gnu::always_inline]] inline void for_each_element(unsigned lane, F&& f) {
   if constexpr (h100_tile_layout<Use, rows, cols, per_lane>()) {
     int quad = static_cast<int>(lane) / 4, pair = 2 * (static_cast<int>(lane) % 4);
-    for (int e = 0; e < per_lane; ++e) {
+    for (int e = 0; e < (first_copy_only ? 8 : per_lane); ++e) {
       int i = e % 8;
       int along_pair = pair + i % 2 + 8 * (i / 2 % 2), along_quad = quad + 8 * (i / 4);
       if constexpr (std::is_same_v<Use, nw::matrix_b>)

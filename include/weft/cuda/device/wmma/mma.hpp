@@ -29,6 +29,18 @@
 
 namespace weft::detail::wmma {
 
+// Four floats or four 32-bit integers: one SSE register, vectorised at any
+// optimisation level (GCC's and Clang's vector extension).
+typedef float floats4 __attribute__((vector_size(16)));
+typedef std::int32_t ints4 __attribute__((vector_size(16)));
+typedef std::uint32_t uints4 __attribute__((vector_size(16)));
+
+[[gnu::always_inline]] inline floats4 load4(const float* p) {
+  floats4 v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
 /// The type a product is computed in, for each factor type.
 template <class T>
 struct product_type {
@@ -115,49 +127,74 @@ Acc round_sum(double sum) {
   }
 }
 
-/// D (m x n, exact sums before rounding) = C + A x B for float tiles, as
-/// the tensor cores sum: per element, the terms cut to kept_fraction_bits
-/// below the largest term's leading bit, and summed exactly (in int32:
-/// 17 terms below 2^26 each).
+/// One element of D (its exact sum before rounding) as the tensor cores
+/// sum it: each term cut to kept_fraction_bits below the largest term's
+/// leading bit, the cut terms summed exactly. In double, for any terms:
+/// the rare ones the vector path below leaves out (infinities, NaN, terms
+/// far from float's normal range).
+template <int m, int n, int k>
+double tensor_core_sum(const float* a, const float* b, const float* c, int i, int j) {
+  double largest = std::fabs(static_cast<double>(c[i * n + j]));
+  bool finite = largest <= 0x1p1000;
+  for (int kk = 0; kk < k; ++kk) {
+    double term = std::fabs(static_cast<double>(a[i * k + kk]) * b[kk * n + j]);
+    largest = std::max(largest, term);
+    finite = finite && term <= 0x1p1000;
+  }
+  if (!finite) {  // IEEE arithmetic gives the infinity or NaN
+    double naive = c[i * n + j];
+    for (int kk = 0; kk < k; ++kk) naive += static_cast<double>(a[i * k + kk]) * b[kk * n + j];
+    return naive;
+  }
+  if (largest == 0) return 0;
+  int leading = static_cast<int>((std::bit_cast<std::uint64_t>(largest) >> 52) & 0x7ff) - 1023;
+  double scale = std::ldexp(1.0, kept_fraction_bits - leading);
+  std::int64_t sum = static_cast<std::int64_t>(static_cast<double>(c[i * n + j]) * scale);
+  for (int kk = 0; kk < k; ++kk)
+    sum += static_cast<std::int64_t>(static_cast<double>(a[i * k + kk]) * b[kk * n + j] * scale);
+  return static_cast<double>(sum) / scale;
+}
+
+/// D (m x n, exact sums before rounding) = C + A x B for float tiles, four
+/// columns at a time as vectors: the products of half, bfloat16
+/// and tf32 values are exact in float; scaled by 2^(25 - the largest
+/// term's exponent), each term is below 2^26, so converting it to int32
+/// cuts it exactly where the tensor cores cut, and 17 of them sum in int32
+/// without overflow. Elements with a term that is infinite, NaN, or
+/// outside float's normal range, or whose largest term is below 2^-102
+/// (where the scale would leave float's range), go through
+/// tensor_core_sum.
 template <int m, int n, int k>
 void tensor_core_sums(const float* a, const float* b, const float* c, double* d) {
+  constexpr int chunks = n / 4;  // four columns per 16-byte vector
+  constexpr std::int32_t magnitude_bits = 0x7fffffff;
+  constexpr std::int32_t smallest_normal = 0x00800000, above_largest = 0x7f800000;  // as bits
   for (int i = 0; i < m; ++i) {
-    double largest[n];
-    bool finite[n];  // no infinite or NaN term (std::max would drop a NaN)
-    for (int j = 0; j < n; ++j) {
-      largest[j] = std::fabs(static_cast<double>(c[i * n + j]));
-      finite[j] = largest[j] <= 0x1p1000;
-    }
-    for (int kk = 0; kk < k; ++kk) {
-      double factor = a[i * k + kk];
-      for (int j = 0; j < n; ++j) {
-        double term = std::fabs(factor * b[kk * n + j]);
-        largest[j] = std::max(largest[j], term);
-        finite[j] = finite[j] && term <= 0x1p1000;
+    for (int q = 0; q < chunks; ++q) {
+      floats4 row_c = load4(c + i * n + 4 * q);
+      ints4 largest = std::bit_cast<ints4>(row_c) & magnitude_bits;  // ordered as |x| is
+      ints4 outside = (largest >= above_largest) | ((largest < smallest_normal) & (largest != 0));
+      floats4 products[k];
+      for (int kk = 0; kk < k; ++kk) {
+        products[kk] = a[i * k + kk] * load4(b + kk * n + 4 * q);
+        ints4 size = std::bit_cast<ints4>(products[kk]) & magnitude_bits;
+        ints4 larger = size > largest;
+        largest = (largest & ~larger) | (size & larger);
+        outside |= (size >= above_largest) | ((size < smallest_normal) & (size != 0));
       }
-    }
-    double scale[n];
-    for (int j = 0; j < n; ++j) {
-      // 2^(kept_fraction_bits - leading bit's exponent), from the bits
-      std::uint64_t bits = std::bit_cast<std::uint64_t>(largest[j]);
-      int leading = static_cast<int>((bits >> 52) & 0x7ff) - 1023;
-      int exponent = kept_fraction_bits - leading;
-      scale[j] = std::bit_cast<double>(static_cast<std::uint64_t>(std::clamp(exponent + 1023, 1, 2046)) << 52);
-    }
-    std::int32_t sum[n];
-    for (int j = 0; j < n; ++j) sum[j] = static_cast<std::int32_t>(static_cast<double>(c[i * n + j]) * scale[j]);
-    for (int kk = 0; kk < k; ++kk) {
-      double factor = a[i * k + kk];
-      for (int j = 0; j < n; ++j) sum[j] += static_cast<std::int32_t>(factor * b[kk * n + j] * scale[j]);
-    }
-    for (int j = 0; j < n; ++j) {
-      if (finite[j]) [[likely]] {
-        d[i * n + j] = static_cast<double>(sum[j]) / scale[j];
-      } else {
-        // An infinite or NaN term: IEEE arithmetic gives infinity or NaN.
-        double naive = c[i * n + j];
-        for (int kk = 0; kk < k; ++kk) naive += static_cast<double>(a[i * k + kk]) * b[kk * n + j];
-        d[i * n + j] = naive;
+      ints4 biased = largest >> 23;
+      outside |= (biased < 25) & (largest != 0);
+      ints4 tiny = biased < 25;
+      biased = (biased & ~tiny) | (25 & tiny);                       // all-zero elements: any scale will do
+      floats4 scale = std::bit_cast<floats4>((279 - biased) << 23);  // 2^(25 - (biased - 127))
+      ints4 unscale_exponent = biased - 152 + 1023;                  // 1 / scale, as a double's exponent
+      ints4 sum = __builtin_convertvector(row_c * scale, ints4);
+      for (int kk = 0; kk < k; ++kk) sum += __builtin_convertvector(products[kk] * scale, ints4);
+      for (int l = 0; l < 4; ++l) {
+        int j = 4 * q + l;
+        d[i * n + j] = outside[l] ? tensor_core_sum<m, n, k>(a, b, c, i, j)
+                                  : static_cast<double>(sum[l]) *
+                                        std::bit_cast<double>(static_cast<std::uint64_t>(unscale_exponent[l]) << 52);
       }
     }
   }
@@ -169,7 +206,7 @@ template <class Use, int rows, int cols, class T, int per_lane, class Storage, c
 void deposit_factor(unsigned lane, const Storage* x, P* tile) {
   if (!holds_first_copy<Use, rows, cols, per_lane>(lane)) return;
   constexpr int pack = element_traits<T>::per_storage;
-  for_each_element<Use, rows, cols, per_lane>(lane, [&](int e, int row, int col) {
+  for_each_element<Use, rows, cols, per_lane, true>(lane, [&](int e, int row, int col) {
     if constexpr (pack == 1)
       tile[row * cols + col] = widen_factor<T>(x[e]);
     else
@@ -177,10 +214,10 @@ void deposit_factor(unsigned lane, const Storage* x, P* tile) {
   });
 }
 
-/// C (m x n) += A (m x k) x B (k x n) for double and integer tiles, row by
-/// row: a row of C is one vector (GCC's and Clang's vector extension, so that it is vectorised at
-/// any optimisation level), to which each A(i, kk) times row kk of B is
-/// added.
+/// C (m x n) += A (m x k) x B (k x n) for double tiles (a fused
+/// multiply-add per k, in order, as the H100's DMMA gave) and integer tiles
+/// (four columns of C per vector, to which each A(i, kk) times the same
+/// columns of row kk of B is added).
 template <int m, int n, int k, class P>
 void multiply_tiles(const P* a, const P* b, P* c) {
   if constexpr (std::is_same_v<P, double>) {
@@ -192,16 +229,18 @@ void multiply_tiles(const P* a, const P* b, P* c) {
       }
   } else {
     // Integers are summed unsigned: they wrap on overflow, as the GPU's
-    // 32-bit sums do.
-    using lane_type = std::uint32_t;
-    using row_vector [[gnu::vector_size(n * sizeof(lane_type))]] = lane_type;
-    static_assert(alignof(row_vector) <= alignof(tile_set));  // the tiles' rows are aligned vectors
-    for (int i = 0; i < m; ++i) {
-      row_vector row = *reinterpret_cast<const row_vector*>(c + i * n);
-      for (int kk = 0; kk < k; ++kk)
-        row += static_cast<lane_type>(a[i * k + kk]) * *reinterpret_cast<const row_vector*>(b + kk * n);
-      *reinterpret_cast<row_vector*>(c + i * n) = row;
-    }
+    // 32-bit sums do. Four columns per vector.
+    for (int i = 0; i < m; ++i)
+      for (int q = 0; q < n / 4; ++q) {
+        uints4 row;
+        std::memcpy(&row, c + i * n + 4 * q, sizeof row);
+        for (int kk = 0; kk < k; ++kk) {
+          uints4 b_part;
+          std::memcpy(&b_part, b + kk * n + 4 * q, sizeof b_part);
+          row += static_cast<std::uint32_t>(a[i * k + kk]) * b_part;
+        }
+        std::memcpy(c + i * n + 4 * q, &row, sizeof row);
+      }
   }
 }
 
