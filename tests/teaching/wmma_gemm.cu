@@ -12,9 +12,9 @@
 
 using namespace nvcuda;
 
-const int N = 128;     // A, B and C are N x N, row-major
-const int TILE = 16;   // the wmma tile
-const int WARPS_X = 2; // warps per block, in each direction
+const int N = 128;      // A, B and C are N x N, row-major
+const int TILE = 16;    // the wmma tile
+const int WARPS_X = 2;  // warps per block, in each direction
 const int WARPS_Y = 2;
 
 __global__ void wmma_gemm(const half* a, const half* b, float* c, int n) {
