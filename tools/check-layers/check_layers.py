@@ -33,7 +33,9 @@ LAYERS = [
     # vocabulary (enums, structs) and helpers that only read CUDA's argument
     # structs into weft's terms (namespace weft::surface), never state,
     # registries or copy engines, which live in detail/.
-    ("surface", ["weft/cuda/", "weft/launch.hpp", "weft/launch_by_address.hpp", "weft/device.hpp", "weft/shared_memory.hpp", "weft/coroutine.hpp"]),
+    # weft/cuda/driver/ (the driver API, <cuda.h>) is part of it, beside
+    # weft/cuda/runtime/; weft.hpp does not include it.
+    ("surface", ["weft/cuda/", "weft/cuda/driver/", "weft/launch.hpp", "weft/launch_by_address.hpp", "weft/device.hpp", "weft/shared_memory.hpp", "weft/coroutine.hpp"]),
     ("umbrella", ["weft.hpp"]),
     ("compat", ["weft/compat/"]),
 ]
