@@ -2,4 +2,4 @@
 // and its 200 parameter sets for period 2^11213 - 1.
 #pragma once
 #include <curand_kernel.h>
-#include <weft/cuda/device/curand/mtgp32_params_11213.hpp>
+#include <weft/cuda/device/curand/mtgp32_params.hpp>

@@ -25,13 +25,13 @@
 #include <cmath>
 #include <cstdint>
 #include <memory>
-#include <random>
 #include <vector>
 
 #include "weft/cuda/curand/curand_types.hpp"
+#include "weft/cuda/curand/mt19937.hpp"
 #include "weft/cuda/device/curand/distributions.hpp"
 #include "weft/cuda/device/curand/mtgp32.hpp"
-#include "weft/cuda/device/curand/mtgp32_params_11213.hpp"
+#include "weft/cuda/device/curand/mtgp32_params.hpp"
 #include "weft/cuda/device/curand/philox.hpp"
 #include "weft/cuda/device/curand/sobol.hpp"
 #include "weft/cuda/device/curand/sobol_tables.hpp"
@@ -54,7 +54,7 @@ struct curandGenerator_st {
   std::vector<unsigned> mtgp_steps_done;               // per state
   std::vector<std::array<unsigned, 256>> mtgp_latest;  // per state: its latest step's words
   std::unique_ptr<mtgp32_kernel_params_t> mtgp_params;
-  std::mt19937 mt;
+  weft::detail::mt19937_engine mt;
   unsigned long long mt_drawn = 0;
 };
 typedef struct curandGenerator_st* curandGenerator_t;
@@ -85,7 +85,7 @@ inline void seed_engines(curandGenerator_st& g) {
     g.mtgp_latest.assign(states, {});
   }
   if (g.type == CURAND_RNG_PSEUDO_MT19937) {
-    g.mt.seed(static_cast<std::mt19937::result_type>(g.seed));
+    g.mt.seed(static_cast<std::uint32_t>(g.seed));
     g.mt_drawn = 0;
   }
   g.engines_seeded = true;

@@ -95,6 +95,22 @@ void sobol_direction_vectors(int s, unsigned a, const unsigned* m, Word (&v)[Bit
   }
 }
 
+/// Reads one hexadecimal number of the data tables at p, skipping spaces and
+/// newlines before it (a few lines instead of <charconv>, which costs more
+/// to compile than all the rest).
+inline unsigned read_hex(const char*& p) {
+  while (*p == ' ' || *p == '\n') ++p;
+  unsigned value = 0;
+  for (;; ++p) {
+    char c = *p;
+    unsigned digit = c >= '0' && c <= '9'   ? static_cast<unsigned>(c - '0')
+                     : c >= 'a' && c <= 'f' ? static_cast<unsigned>(c - 'a' + 10)
+                                            : 16u;
+    if (digit == 16) return value;
+    value = value * 16 + digit;
+  }
+}
+
 // Uniforms and normals of a 32-bit quasi-random draw, as cuRAND makes them:
 // floats in (0, 1] with half a step added, the normal as the inverse normal
 // CDF of that uniform (no Box-Muller: it would spoil the point set).

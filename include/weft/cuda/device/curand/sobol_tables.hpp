@@ -5,7 +5,6 @@
 // der Corput's (every m_i = 1).
 #pragma once
 
-#include <charconv>
 #include <cstring>
 #include <memory>
 
@@ -23,20 +22,11 @@ struct sobol_table {
     for (int k = 0; k < 32; ++k) v32[0][k] = 1u << (31 - k);
     for (int k = 0; k < 64; ++k) v64[0][k] = 1ull << (63 - k);
     const char* p = sobol_joe_kuo_rows;
-    const char* end = p + std::strlen(p);
-    for (int d = 1; d < sobol_joe_kuo_dimensions && p < end; ++d) {
+    for (int d = 1; d < sobol_joe_kuo_dimensions; ++d) {
       unsigned fields[2 + 20] = {};
-      int n = 0;
-      while (p < end && *p != '\n') {
-        if (*p == ' ') {
-          ++p;
-          continue;
-        }
-        auto [next, ec] = std::from_chars(p, end, fields[n], 16);
-        p = next;
-        ++n;
-      }
-      ++p;  // the newline
+      fields[0] = read_hex(p);
+      fields[1] = read_hex(p);
+      for (unsigned k = 0; k < fields[0] && k < 20; ++k) fields[2 + k] = read_hex(p);
       sobol_direction_vectors(static_cast<int>(fields[0]), fields[1], fields + 2, v32[d]);
       sobol_direction_vectors(static_cast<int>(fields[0]), fields[1], fields + 2, v64[d]);
     }
