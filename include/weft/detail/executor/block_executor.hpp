@@ -214,6 +214,7 @@ class block_executor {
   fctx::fcontext_t new_runner();
   void switch_to(fctx::fcontext_t target, switch_note note);
   void arrived(fctx::transfer_t from);
+  [[gnu::noinline]] inline void recycle(fiber_stack stack);
   [[noreturn]] void leave(fiber_stack own);
   unsigned ready_count() const;
   unsigned exited_count() const;

@@ -133,10 +133,16 @@ class pipeline {
     return count / stages_ + (stage < count % stages_ ? 1 : 0);
   }
 
+  // Every call checks, so only the test is inline: with the report built
+  // here as well, GCC at -O1 called check out of line for every stage of
+  // every thread (docs/performance.md, log).
   void check(bool allowed, const char* call, const char* role) const {
+    if (!active_ || !allowed) [[unlikely]]
+      refuse(call, role);
+  }
+  [[noreturn, gnu::cold, gnu::noinline]] void refuse(const char* call, const char* role) const {
     if (!active_) ::weft::detail::async_misuse(::std::string(call) + " after the thread quit the pipeline");
-    if (!allowed)
-      ::weft::detail::async_misuse(::std::string(call) + " called by a " + role + " thread of a partitioned pipeline");
+    ::weft::detail::async_misuse(::std::string(call) + " called by a " + role + " thread of a partitioned pipeline");
   }
 
   static ::std::string describe_produced(const void* stage) {
