@@ -122,9 +122,12 @@ inline curandStatus_t curandGetProperty(libraryPropertyType type, int* value) {
   return CURAND_STATUS_OUT_OF_RANGE;
 }
 
-/// The stream of a device generator's work (0: the default stream).
+/// The stream of a device generator's work (0: the default stream). The
+/// work already in the old stream is waited for first: it and the new
+/// stream's work step the same generator state.
 inline curandStatus_t curandSetStream(curandGenerator_t generator, cudaStream_t stream) {
   if (generator == nullptr) return CURAND_STATUS_NOT_INITIALIZED;
+  if (!generator->on_host && generator->stream != stream) cudaStreamSynchronize(generator->stream);
   generator->stream = stream;
   return CURAND_STATUS_SUCCESS;
 }
