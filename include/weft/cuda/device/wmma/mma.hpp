@@ -109,8 +109,8 @@ inline constexpr int kept_fraction_bits = 25;
 /// accumulator's type: towards zero for float (beyond float's range it is
 /// infinite), to nearest for half.
 template <class Acc>
-Acc round_sum(double sum) {
-  if (std::isnan(sum)) {
+[[gnu::always_inline]] inline Acc round_sum(double sum) {
+  if (sum != sum) [[unlikely]] {  // NaN
     if constexpr (std::is_same_v<Acc, __half>)
       return std::bit_cast<__half>(std::uint16_t{0x7fff});
     else
@@ -119,10 +119,14 @@ Acc round_sum(double sum) {
   if constexpr (std::is_same_v<Acc, __half>) {
     return weft::detail::narrow<__half>(sum);
   } else {
-    if (std::fabs(sum) >= 0x1p128)
-      return std::copysign(std::numeric_limits<float>::infinity(), static_cast<float>(sum));
+    double size = sum < 0 ? -sum : sum;
+    if (size >= 0x1p128) [[unlikely]]
+      return sum < 0 ? -std::numeric_limits<float>::infinity() : std::numeric_limits<float>::infinity();
+    // Towards zero: the nearest float, one step back towards zero if it
+    // rounded away (a float's magnitude bits step by one ulp).
     float nearest = static_cast<float>(sum);
-    if (std::fabs(static_cast<double>(nearest)) > std::fabs(sum)) nearest = std::nextafter(nearest, 0.0f);
+    double nearest_size = nearest < 0 ? -static_cast<double>(nearest) : nearest;
+    if (nearest_size > size) nearest = std::bit_cast<float>(std::bit_cast<std::uint32_t>(nearest) - 1);
     return nearest;
   }
 }
