@@ -8,9 +8,9 @@
 //   at its draw n / 4096 (cuRAND's documented ordering). A result that takes
 //   w draws (a double: 2; a normal pair: 2, a double pair: 4) takes draws
 //   w * (n / 4096) ... of its thread.
-// - Philox4_32_10: draw f (= n * w) is output f mod 4 of counter f / 4 in
-//   subsequence f / 4... i.e. each result's draws are consecutive outputs of
-//   one counter, subsequence f / 4.
+// - Philox4_32_10: four results a subsequence: result n is in subsequence
+//   n / 4, and takes draws w (n mod 4) ... w (n mod 4) + w - 1 of it (a
+//   double: 2 draws, so one subsequence's four doubles take two counters).
 // - MTGP32: 64 blocks of 256 threads a pass; pass p uses states
 //   64 (p mod 3) + block, at their step p / 3; state i is parameter set i
 //   seeded as curandMakeMTGP32KernelState does.
@@ -95,7 +95,8 @@ inline void seed_engines(curandGenerator_st& g) {
 /// count, each made of `width` 32-bit draws laid out as the generator's type
 /// lays them out (the comment at the top).
 template <class Emit>
-void pseudo_draws(curandGenerator_st& g, std::uint64_t first, std::size_t count, unsigned width, Emit emit) {
+void pseudo_draws(curandGenerator_st& g, std::uint64_t first, std::size_t count, unsigned width, Emit emit,
+                  unsigned results_per_element = 1) {
   unsigned draws[4];
   switch (g.type) {
     case CURAND_RNG_PSEUDO_XORWOW: {
@@ -112,10 +113,12 @@ void pseudo_draws(curandGenerator_st& g, std::uint64_t first, std::size_t count,
       break;
     }
     case CURAND_RNG_PSEUDO_PHILOX4_32_10: {
+      // Four results a subsequence; a result of w draws takes draws w (r mod 4) ...
+      unsigned draws_per_result = width / results_per_element;
       for (std::size_t i = 0; i < count; ++i) {
-        std::uint64_t f = (first + i) * width;
+        std::uint64_t r = (first + i) * results_per_element;
         curandStatePhilox4_32_10_t s;
-        curand_init(g.seed, f / 4, f % 4, &s);
+        curand_init(g.seed, r / 4, draws_per_result * (r % 4), &s);
         for (unsigned w = 0; w < width; ++w) draws[w] = curand(&s);
         emit(i, draws);
       }
@@ -269,12 +272,15 @@ inline void generate_box_muller(curandGenerator_st& g, const curand_request& r) 
       auto* out = static_cast<float*>(r.out);
       bool log = r.kind == curand_output::log_normal;
       float mean = static_cast<float>(r.mean), stddev = static_cast<float>(r.stddev);
-      pseudo_draws(g, r.first / 2, r.n / 2, 2, [&](std::size_t i, const unsigned* d) {
-        float2 z = box_muller(d[0], d[1]);
-        float a = mean + stddev * z.x, b = mean + stddev * z.y;
-        out[2 * i] = log ? std::exp(a) : a;
-        out[2 * i + 1] = log ? std::exp(b) : b;
-      });
+      pseudo_draws(
+          g, r.first / 2, r.n / 2, 2,
+          [&](std::size_t i, const unsigned* d) {
+            float2 z = box_muller(d[0], d[1]);
+            float a = mean + stddev * z.x, b = mean + stddev * z.y;
+            out[2 * i] = log ? std::exp(a) : a;
+            out[2 * i + 1] = log ? std::exp(b) : b;
+          },
+          2);
       break;
     }
     default:
@@ -289,12 +295,15 @@ inline void generate_box_muller_double(curandGenerator_st& g, const curand_reque
       auto* out = static_cast<double*>(r.out);
       bool log = r.kind == curand_output::log_normal_double;
       unsigned w = pseudo_double_width(g.type);
-      pseudo_draws(g, r.first / 2, r.n / 2, 2 * w, [&](std::size_t i, const unsigned* d) {
-        double2 z = pseudo_normal_pair_double(d, w);
-        double a = r.mean + r.stddev * z.x, b = r.mean + r.stddev * z.y;
-        out[2 * i] = log ? std::exp(a) : a;
-        out[2 * i + 1] = log ? std::exp(b) : b;
-      });
+      pseudo_draws(
+          g, r.first / 2, r.n / 2, 2 * w,
+          [&](std::size_t i, const unsigned* d) {
+            double2 z = pseudo_normal_pair_double(d, w);
+            double a = r.mean + r.stddev * z.x, b = r.mean + r.stddev * z.y;
+            out[2 * i] = log ? std::exp(a) : a;
+            out[2 * i + 1] = log ? std::exp(b) : b;
+          },
+          2);
       break;
     }
     default:
