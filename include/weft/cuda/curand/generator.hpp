@@ -30,6 +30,7 @@
 #include "weft/cuda/curand/curand_types.hpp"
 #include "weft/cuda/curand/mt19937.hpp"
 #include "weft/cuda/device/curand/distributions.hpp"
+#include "weft/cuda/device/curand/mrg32k3a.hpp"
 #include "weft/cuda/device/curand/mtgp32.hpp"
 #include "weft/cuda/device/curand/mtgp32_params.hpp"
 #include "weft/cuda/device/curand/philox.hpp"
@@ -91,6 +92,24 @@ inline void seed_engines(curandGenerator_st& g) {
   g.engines_seeded = true;
 }
 
+/// Results spread over `threads` subsequences: result n is thread n mod
+/// threads's (n / threads)-th result, made of its next `width` draws.
+template <class State, class Emit, class Draw>
+void strided_draws(curandGenerator_st& g, std::uint64_t threads, std::uint64_t first, std::size_t count, unsigned width,
+                   Emit& emit, Draw draw) {
+  unsigned draws[4];
+  std::uint64_t used = std::min<std::uint64_t>(threads, count);
+  for (std::uint64_t k = 0; k < used; ++k) {
+    std::uint64_t e = first + k;  // this thread's first result
+    State s;
+    curand_init(g.seed, e % threads, width * (e / threads), &s);
+    for (std::uint64_t i = k; i < count; i += threads) {
+      for (unsigned w = 0; w < width; ++w) draws[w] = draw(s);
+      emit(i, draws);
+    }
+  }
+}
+
 /// Calls emit(i, draws) for results first .. first + count - 1 of the running
 /// count, each made of `width` 32-bit draws laid out as the generator's type
 /// lays them out (the comment at the top).
@@ -99,17 +118,14 @@ void pseudo_draws(curandGenerator_st& g, std::uint64_t first, std::size_t count,
                   unsigned results_per_element = 1) {
   unsigned draws[4];
   switch (g.type) {
-    case CURAND_RNG_PSEUDO_XORWOW: {
-      std::uint64_t threads = std::min<std::uint64_t>(xorwow_host_threads, count);
-      for (std::uint64_t k = 0; k < threads; ++k) {
-        std::uint64_t e = first + k;  // this thread's first result
-        curandStateXORWOW_t s;
-        curand_init(g.seed, e % xorwow_host_threads, width * (e / xorwow_host_threads), &s);
-        for (std::uint64_t i = k; i < count; i += xorwow_host_threads) {
-          for (unsigned w = 0; w < width; ++w) draws[w] = curand(&s);
-          emit(i, draws);
-        }
-      }
+    case CURAND_RNG_PSEUDO_XORWOW:
+      strided_draws<curandStateXORWOW_t>(g, xorwow_host_threads, first, count, width, emit,
+                                         [](curandStateXORWOW_t& s) { return curand(&s); });
+      break;
+    case CURAND_RNG_PSEUDO_MRG32K3A: {
+      unsigned threads = g.ordering == CURAND_ORDERING_PSEUDO_LEGACY ? 4096 : 16384;
+      strided_draws<curandStateMRG32k3a_t>(g, threads, first, count, width, emit,
+                                           [](curandStateMRG32k3a_t& s) { return static_cast<unsigned>(mrg_step(s)); });
       break;
     }
     case CURAND_RNG_PSEUDO_PHILOX4_32_10: {
@@ -163,7 +179,8 @@ void pseudo_draws(curandGenerator_st& g, std::uint64_t first, std::size_t count,
 inline unsigned pseudo_double_width(curandRngType_t t) {
   return t == CURAND_RNG_PSEUDO_XORWOW || t == CURAND_RNG_PSEUDO_PHILOX4_32_10 ? 2 : 1;
 }
-inline double pseudo_double_of(const unsigned* d, unsigned width) {
+inline double pseudo_double_of(const unsigned* d, unsigned width, curandRngType_t type) {
+  if (type == CURAND_RNG_PSEUDO_MRG32K3A) return mrg_uniform_double(d[0]);
   return width == 2 ? uniform_double_of(d[0], d[1]) : static_cast<double>(d[0]) * 0x1p-32 + 0x1p-32;
 }
 
@@ -211,18 +228,23 @@ inline void generate_pseudo(curandGenerator_st& g, const curand_request& r) {
   switch (r.kind) {
     case curand_output::bits32: {
       auto* out = static_cast<unsigned*>(r.out);
-      pseudo_draws(g, r.first, r.n, 1, [&](std::size_t i, const unsigned* d) { out[i] = d[0]; });
+      bool mrg = g.type == CURAND_RNG_PSEUDO_MRG32K3A;
+      pseudo_draws(g, r.first, r.n, 1, [&](std::size_t i, const unsigned* d) { out[i] = mrg ? mrg_bits(d[0]) : d[0]; });
       break;
     }
     case curand_output::uniform: {
       auto* out = static_cast<float*>(r.out);
-      pseudo_draws(g, r.first, r.n, 1, [&](std::size_t i, const unsigned* d) { out[i] = uniform_of(d[0]); });
+      bool mrg = g.type == CURAND_RNG_PSEUDO_MRG32K3A;
+      pseudo_draws(g, r.first, r.n, 1, [&](std::size_t i, const unsigned* d) {
+        out[i] = mrg ? static_cast<float>(mrg_uniform_double(d[0])) : uniform_of(d[0]);
+      });
       break;
     }
     case curand_output::uniform_double: {
       auto* out = static_cast<double*>(r.out);
       unsigned w = pseudo_double_width(g.type);
-      pseudo_draws(g, r.first, r.n, w, [&](std::size_t i, const unsigned* d) { out[i] = pseudo_double_of(d, w); });
+      pseudo_draws(g, r.first, r.n, w,
+                   [&](std::size_t i, const unsigned* d) { out[i] = pseudo_double_of(d, w, g.type); });
       break;
     }
     case curand_output::normal:
@@ -275,7 +297,7 @@ inline void generate_box_muller(curandGenerator_st& g, const curand_request& r) 
       pseudo_draws(
           g, r.first / 2, r.n / 2, 2,
           [&](std::size_t i, const unsigned* d) {
-            float2 z = box_muller(d[0], d[1]);
+            float2 z = g.type == CURAND_RNG_PSEUDO_MRG32K3A ? mrg_box_muller(d[0], d[1]) : box_muller(d[0], d[1]);
             float a = mean + stddev * z.x, b = mean + stddev * z.y;
             out[2 * i] = log ? std::exp(a) : a;
             out[2 * i + 1] = log ? std::exp(b) : b;
@@ -298,7 +320,8 @@ inline void generate_box_muller_double(curandGenerator_st& g, const curand_reque
       pseudo_draws(
           g, r.first / 2, r.n / 2, 2 * w,
           [&](std::size_t i, const unsigned* d) {
-            double2 z = pseudo_normal_pair_double(d, w);
+            double2 z = g.type == CURAND_RNG_PSEUDO_MRG32K3A ? mrg_box_muller_double(d[0], d[1])
+                                                             : pseudo_normal_pair_double(d, w);
             double a = r.mean + r.stddev * z.x, b = r.mean + r.stddev * z.y;
             out[2 * i] = log ? std::exp(a) : a;
             out[2 * i + 1] = log ? std::exp(b) : b;

@@ -19,6 +19,7 @@ inline bool curand_type_known(curandRngType_t t) {
   switch (t) {
     case CURAND_RNG_PSEUDO_DEFAULT:
     case CURAND_RNG_PSEUDO_XORWOW:
+    case CURAND_RNG_PSEUDO_MRG32K3A:
     case CURAND_RNG_PSEUDO_MTGP32:
     case CURAND_RNG_PSEUDO_MT19937:
     case CURAND_RNG_PSEUDO_PHILOX4_32_10:
@@ -27,7 +28,7 @@ inline bool curand_type_known(curandRngType_t t) {
     case CURAND_RNG_QUASI_SOBOL64:
       return true;
     default:
-      return false;  // MRG32k3a, the scrambled Sobol sets and the test type: not in weft (docs/curand.md)
+      return false;  // the scrambled Sobol sets and the test type: not in weft (docs/curand.md)
   }
 }
 

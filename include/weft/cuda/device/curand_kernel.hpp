@@ -13,6 +13,7 @@
 #pragma once
 
 #include "weft/cuda/device/curand/distributions.hpp"
+#include "weft/cuda/device/curand/mrg32k3a.hpp"
 #include "weft/cuda/device/curand/mtgp32.hpp"
 #include "weft/cuda/device/curand/philox.hpp"
 #include "weft/cuda/device/curand/sobol.hpp"

@@ -160,3 +160,53 @@ TEST_CASE("curand host API: statuses of bad calls, as an H100's cuRAND answers")
   REQUIRE(curandDestroyGenerator(q) == CURAND_STATUS_SUCCESS);
   REQUIRE(curandDestroyGenerator(g) == CURAND_STATUS_SUCCESS);
 }
+
+TEST_CASE("curand host API: MRG32k3a's result n is subsequence n mod 16384 (4096 in legacy order)") {
+  curandGenerator_t g = make(CURAND_RNG_PSEUDO_MRG32K3A, true);
+  REQUIRE(curandSetPseudoRandomGeneratorSeed(g, 1234) == CURAND_STATUS_SUCCESS);
+  std::vector<unsigned> r(20000);
+  REQUIRE(curandGenerate(g, r.data(), r.size()) == CURAND_STATUS_SUCCESS);
+  CHECK(r[0] == 0xc96891f0u);
+  CHECK(r[1] == 0x26f0d612u);
+  CHECK(r[4096] == 0x9dda211du);
+  for (unsigned n : {0u, 5u, 16383u, 16384u, 19999u}) {
+    curandStateMRG32k3a_t s;
+    curand_init(1234, n % 16384, n / 16384, &s);
+    CHECK(r[n] == curand(&s));
+  }
+  REQUIRE(curandSetPseudoRandomGeneratorSeed(g, 1234) == CURAND_STATUS_SUCCESS);
+  REQUIRE(curandSetGeneratorOrdering(g, CURAND_ORDERING_PSEUDO_LEGACY) == CURAND_STATUS_SUCCESS);
+  REQUIRE(curandGenerate(g, r.data(), r.size()) == CURAND_STATUS_SUCCESS);
+  CHECK(r[4096] == 0x9650c684u);  // subsequence 0's second draw
+  CHECK(curandSetGeneratorOrdering(g, CURAND_ORDERING_PSEUDO_SEEDED) == CURAND_STATUS_OUT_OF_RANGE);
+  std::vector<float> u(4);
+  REQUIRE(curandSetPseudoRandomGeneratorSeed(g, 1234) == CURAND_STATUS_SUCCESS);
+  REQUIRE(curandSetGeneratorOrdering(g, CURAND_ORDERING_PSEUDO_DEFAULT) == CURAND_STATUS_SUCCESS);
+  REQUIRE(curandGenerateNormal(g, u.data(), u.size(), 0.0f, 1.0f) == CURAND_STATUS_SUCCESS);
+  CHECK(u[0] == doctest::Approx(-0.3607).epsilon(1e-3));
+  CHECK(u[1] == doctest::Approx(-0.5913).epsilon(1e-3));
+  REQUIRE(curandDestroyGenerator(g) == CURAND_STATUS_SUCCESS);
+}
+
+TEST_CASE("curand MRG32k3a device API: skipahead agrees with drawing, uniforms in (0, 1)") {
+  curandStateMRG32k3a_t s;
+  curand_init(99, 3, 0, &s);
+  std::vector<unsigned> drawn(100);
+  for (unsigned& x : drawn) x = curand(&s);
+  for (unsigned n : {1u, 17u, 64u}) {
+    curandStateMRG32k3a_t at;
+    curand_init(99, 3, n, &at);
+    CHECK(curand(&at) == drawn[n]);
+    curandStateMRG32k3a_t skipped;
+    curand_init(99, 0, 0, &skipped);
+    skipahead_sequence(3, &skipped);
+    skipahead(n, &skipped);
+    CHECK(curand(&skipped) == drawn[n]);
+  }
+  curand_init(99, 0, 0, &s);
+  for (int i = 0; i < 1000; ++i) {
+    double u = curand_uniform_double(&s);
+    REQUIRE(u > 0.0);
+    REQUIRE(u < 1.0);
+  }
+}
