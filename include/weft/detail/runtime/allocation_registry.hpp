@@ -31,6 +31,10 @@ class allocation_registry {
  public:
   // cudaMalloc guarantees at least 256-byte alignment.
   static constexpr std::size_t alignment = 256;
+  /// The flag of a range that another layer maps and unmaps (the driver
+  /// API's virtual memory, cuMemMap): device memory to every check, but
+  /// never freed here, and removed only by forget().
+  static constexpr unsigned externally_mapped = 1u << 31;
 
   allocation_registry() = default;
   allocation_registry(const allocation_registry&) = delete;
@@ -62,7 +66,7 @@ class allocation_registry {
   bool release(void* p, Accepted accepted) {
     std::lock_guard lock(mutex_);
     auto it = live_.find(address(p));
-    if (it == live_.end() || !accepted(it->second.kind)) return false;
+    if (it == live_.end() || (it->second.flags & externally_mapped) || !accepted(it->second.kind)) return false;
     // Freed through the registry's own record of the address, which is what
     // was allocated (and keeps GCC from warning about freeing `p`).
     if (it->second.kind != memory_kind::registered)
@@ -74,6 +78,16 @@ class allocation_registry {
   /// cudaFree's kinds.
   bool release(void* p) {
     return release(p, [](memory_kind k) { return k == memory_kind::device || k == memory_kind::managed; });
+  }
+
+  /// Removes the record of an externally mapped range that starts at `p`;
+  /// false if there is none.
+  bool forget(const void* p) {
+    std::lock_guard lock(mutex_);
+    auto it = live_.find(address(p));
+    if (it == live_.end() || !(it->second.flags & externally_mapped)) return false;
+    live_.erase(it);
+    return true;
   }
 
   /// The allocation that holds all of [p, p + bytes), if one does.
@@ -113,7 +127,7 @@ class allocation_registry {
   void release_all() {
     std::lock_guard lock(mutex_);
     for (auto& [base, info] : live_)
-      if (info.kind != memory_kind::registered)
+      if (info.kind != memory_kind::registered && !(info.flags & externally_mapped))
         ::operator delete (reinterpret_cast<void*>(base), std::align_val_t{alignment});
     live_.clear();
   }

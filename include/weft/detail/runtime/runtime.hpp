@@ -37,6 +37,14 @@ inline unsigned default_worker_count() {
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
+/// Set when the runtime first makes its devices (the first call that uses
+/// one). The driver API (cuda/driver/) takes it for cuInit and a current
+/// primary context, as CUDA's runtime initialises the driver.
+inline std::atomic<bool>& runtime_initialised() {
+  static std::atomic<bool> initialised{false};
+  return initialised;
+}
+
 class runtime {
  public:
   /// sm_90 limits (CUDA guide, "Technical Specifications per Compute Capability").
@@ -54,6 +62,7 @@ class runtime {
       trace::open();  // first, so that the trace is written after the devices have drained
       std::vector<std::unique_ptr<runtime>> all;
       for (int i = 0; i < device_count(); ++i) all.emplace_back(new runtime(i));
+      runtime_initialised().store(true);
       return all;
     }();
     return *devices[static_cast<std::size_t>(d)];
