@@ -60,6 +60,11 @@ struct curandGenerator_st {
 };
 typedef struct curandGenerator_st* curandGenerator_t;
 
+struct curandDiscreteDistribution_st {
+  double lambda;
+};
+typedef struct curandDiscreteDistribution_st* curandDiscreteDistribution_t;
+
 namespace weft::detail {
 
 inline bool curand_is_quasi(curandRngType_t t) {
@@ -204,8 +209,27 @@ enum class curand_output {
   normal,
   normal_double,
   log_normal,
-  log_normal_double
+  log_normal_double,
+  poisson
 };
+
+/// The Poisson integer whose CDF first reaches u (in (0, 1]): inversion,
+/// summing the probabilities from 0; above lambda = 1000, where e^-lambda
+/// vanishes, the normal approximation with a continuity correction.
+inline unsigned poisson_of(double u, double lambda) {
+  if (lambda > 1000.0) {
+    double k = std::floor(lambda + std::sqrt(lambda) * normcdfinv(std::min(u, 1.0 - 0x1p-53)) + 0.5);
+    return k < 0 ? 0u : static_cast<unsigned>(k);
+  }
+  double p = std::exp(-lambda), cdf = p;
+  unsigned k = 0;
+  while (u > cdf && p > 0) {
+    ++k;
+    p *= lambda / k;
+    cdf += p;
+  }
+  return k;
+}
 
 inline bool curand_output_is_double(curand_output k) {
   return k == curand_output::uniform_double || k == curand_output::normal_double ||
@@ -237,6 +261,14 @@ inline void generate_pseudo(curandGenerator_st& g, const curand_request& r) {
       bool mrg = g.type == CURAND_RNG_PSEUDO_MRG32K3A;
       pseudo_draws(g, r.first, r.n, 1, [&](std::size_t i, const unsigned* d) {
         out[i] = mrg ? static_cast<float>(mrg_uniform_double(d[0])) : uniform_of(d[0]);
+      });
+      break;
+    }
+    case curand_output::poisson: {
+      auto* out = static_cast<unsigned*>(r.out);
+      unsigned w = pseudo_double_width(g.type);
+      pseudo_draws(g, r.first, r.n, w, [&](std::size_t i, const unsigned* d) {
+        out[i] = poisson_of(pseudo_double_of(d, w, g.type), r.mean);
       });
       break;
     }
@@ -350,6 +382,9 @@ void store_quasi(const curand_request& r, std::size_t at, Word x) {
     }
     case curand_output::uniform_double:
       static_cast<double*>(r.out)[at] = quasi_uniform_double_of(x);
+      break;
+    case curand_output::poisson:
+      static_cast<unsigned*>(r.out)[at] = poisson_of(quasi_uniform_double_of(x), r.mean);
       break;
     case curand_output::normal:
     case curand_output::log_normal: {

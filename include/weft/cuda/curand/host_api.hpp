@@ -55,7 +55,7 @@ inline curandStatus_t curand_submit(curandGenerator_t g, curand_output kind, voi
     return CURAND_STATUS_TYPE_ERROR;
   bool quasi = curand_is_quasi(g->type);
   bool pairs = !quasi && kind != curand_output::bits32 && kind != curand_output::uniform &&
-               kind != curand_output::uniform_double;
+               kind != curand_output::uniform_double && kind != curand_output::poisson;
   if (quasi && n % g->dimensions != 0) return CURAND_STATUS_LENGTH_NOT_MULTIPLE;
   if (pairs && n % 2 != 0) return CURAND_STATUS_LENGTH_NOT_MULTIPLE;
   if (n == 0) return CURAND_STATUS_SUCCESS;
@@ -207,6 +207,32 @@ inline curandStatus_t curandGenerateLogNormalDouble(curandGenerator_t generator,
                                                     double mean, double stddev) {
   return weft::detail::curand_submit(generator, weft::detail::curand_output::log_normal_double, outputPtr, n, mean,
                                      stddev);
+}
+
+/// Poisson-distributed integers with mean lambda, one uniform draw each (the
+/// generator's layout as for curandGenerateUniform), by inversion of the
+/// Poisson CDF; above lambda = 1000 by the normal approximation. The
+/// distribution is cuRAND's, the values are not an H100's (docs/curand.md).
+inline curandStatus_t curandGeneratePoisson(curandGenerator_t generator, unsigned int* outputPtr, std::size_t n,
+                                            double lambda) {
+  if (generator == nullptr) return CURAND_STATUS_NOT_INITIALIZED;
+  if (!(lambda > 0.0)) return CURAND_STATUS_OUT_OF_RANGE;
+  if (weft::detail::curand_is_wide(generator->type)) return CURAND_STATUS_TYPE_ERROR;
+  return weft::detail::curand_submit(generator, weft::detail::curand_output::poisson, outputPtr, n, lambda, 0);
+}
+
+/// A Poisson distribution's handle (cuRAND precomputes tables in it; weft
+/// keeps only lambda).
+inline curandStatus_t curandCreatePoissonDistribution(double lambda,
+                                                      curandDiscreteDistribution_t* discrete_distribution) {
+  if (discrete_distribution == nullptr || !(lambda > 0.0)) return CURAND_STATUS_OUT_OF_RANGE;
+  *discrete_distribution = new curandDiscreteDistribution_st{lambda};
+  return CURAND_STATUS_SUCCESS;
+}
+inline curandStatus_t curandDestroyDistribution(curandDiscreteDistribution_t discrete_distribution) {
+  if (discrete_distribution == nullptr) return CURAND_STATUS_OUT_OF_RANGE;
+  delete discrete_distribution;
+  return CURAND_STATUS_SUCCESS;
 }
 
 /// Seeding happens at generation in weft; there is nothing to prepare.

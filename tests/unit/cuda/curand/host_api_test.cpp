@@ -210,3 +210,28 @@ TEST_CASE("curand MRG32k3a device API: skipahead agrees with drawing, uniforms i
     REQUIRE(u < 1.0);
   }
 }
+
+TEST_CASE("curand host API: Poisson integers with the mean and variance lambda") {
+  for (double lambda : {0.5, 4.0, 37.0, 2000.0}) {
+    CAPTURE(lambda);
+    curandGenerator_t g = make(CURAND_RNG_PSEUDO_PHILOX4_32_10, true);
+    std::vector<unsigned> k(40000);
+    REQUIRE(curandGeneratePoisson(g, k.data(), k.size(), lambda) == CURAND_STATUS_SUCCESS);
+    double mean = 0, square = 0;
+    for (unsigned x : k) mean += x;
+    mean /= k.size();
+    for (unsigned x : k) square += (x - mean) * (x - mean);
+    CHECK(mean == doctest::Approx(lambda).epsilon(0.03));
+    CHECK(square / k.size() == doctest::Approx(lambda).epsilon(0.06));
+    REQUIRE(curandDestroyGenerator(g) == CURAND_STATUS_SUCCESS);
+  }
+  curandGenerator_t g = make(CURAND_RNG_PSEUDO_DEFAULT, true);
+  unsigned one = 0;
+  CHECK(curandGeneratePoisson(g, &one, 1, 0.0) == CURAND_STATUS_OUT_OF_RANGE);
+  CHECK(curandGeneratePoisson(g, &one, 1, 3.0) == CURAND_STATUS_SUCCESS);  // no pairs: any count
+  curandDiscreteDistribution_t d = nullptr;
+  CHECK(curandCreatePoissonDistribution(-1.0, &d) == CURAND_STATUS_OUT_OF_RANGE);
+  REQUIRE(curandCreatePoissonDistribution(3.0, &d) == CURAND_STATUS_SUCCESS);
+  CHECK(curandDestroyDistribution(d) == CURAND_STATUS_SUCCESS);
+  REQUIRE(curandDestroyGenerator(g) == CURAND_STATUS_SUCCESS);
+}
