@@ -96,3 +96,36 @@ TEST_CASE("each host thread has its own stack of current contexts") {
   CHECK(seen_elsewhere == created);
   CHECK(cuCtxDestroy(created) == CUDA_SUCCESS);
 }
+
+TEST_CASE("multi_device: a context makes its device the runtime's current device" *
+          doctest::test_suite("multi_device")) {
+  if (weft::detail::device_count() < 2) return;  // ctest runs this suite with WEFT_DEVICES=3
+  REQUIRE(cuInit(0) == CUDA_SUCCESS);
+  REQUIRE(cudaSetDevice(0) == cudaSuccess);
+  CUcontext on_one = nullptr;
+  REQUIRE(cuCtxCreate(&on_one, nullptr, 0, 1) == CUDA_SUCCESS);
+  int device = -1;
+  REQUIRE(cudaGetDevice(&device) == cudaSuccess);
+  CHECK(device == 1);
+  CUdeviceptr p = 0;
+  REQUIRE(cuMemAlloc(&p, 64) == CUDA_SUCCESS);
+  int ordinal = -1;
+  REQUIRE(cuPointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, p) == CUDA_SUCCESS);
+  CHECK(ordinal == 1);
+  // cudaSetDevice makes the other device's primary context current.
+  REQUIRE(cudaSetDevice(2) == cudaSuccess);
+  CUdevice current = -1;
+  REQUIRE(cuCtxGetDevice(&current) == CUDA_SUCCESS);
+  CHECK(current == 2);
+  CUcontext primary_two = nullptr, now = nullptr;
+  REQUIRE(cuDevicePrimaryCtxRetain(&primary_two, 2) == CUDA_SUCCESS);
+  REQUIRE(cuCtxGetCurrent(&now) == CUDA_SUCCESS);
+  CHECK(now == primary_two);
+  REQUIRE(cuDevicePrimaryCtxRelease(2) == CUDA_SUCCESS);
+  REQUIRE(cuCtxSetCurrent(on_one) == CUDA_SUCCESS);
+  REQUIRE(cuCtxGetDevice(&current) == CUDA_SUCCESS);
+  CHECK(current == 1);
+  CHECK(cuMemFree(p) == CUDA_SUCCESS);
+  CHECK(cuCtxDestroy(on_one) == CUDA_SUCCESS);
+  REQUIRE(cudaSetDevice(0) == cudaSuccess);
+}
