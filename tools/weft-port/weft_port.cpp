@@ -573,10 +573,15 @@ struct known_kernels {
   // template arguments lets the arguments pick them.
   std::set<std::string, std::less<>> templates;
   std::set<std::string, std::less<>> with_default_arguments;  // of the templates
+  // The most template parameters a template of that name declares: a launch
+  // that names fewer template arguments leaves the rest to deduction.
+  std::map<std::string, std::size_t, std::less<>> template_parameters;
 
   void add(const known_kernels& other) {
     kernels.insert(kernels.end(), other.kernels.begin(), other.kernels.end());
     templates.insert(other.templates.begin(), other.templates.end());
+    for (const auto& [name, count] : other.template_parameters)
+      template_parameters[name] = std::max(template_parameters[name], count);
     with_default_arguments.insert(other.with_default_arguments.begin(), other.with_default_arguments.end());
   }
 };
@@ -1207,8 +1212,13 @@ class porter {
     if (!close) return;
     bool defaults = has_default_arguments(k, *close);
     if (is_template) {
-      known_.templates.insert(std::string(text(k - 1)));
-      if (defaults) known_.with_default_arguments.insert(std::string(text(k - 1)));
+      std::string name(text(k - 1));
+      known_.templates.insert(name);
+      if (defaults) known_.with_default_arguments.insert(name);
+      if (auto less = match_angle_backward(j - 1)) {
+        std::size_t& count = known_.template_parameters[name];
+        count = std::max(count, top_level_items(*less, j - 1));
+      }
       return;
     }
     std::string qualified;
@@ -1253,7 +1263,11 @@ class porter {
       auto open = is(end - 1, ">") ? match_angle_backward(end - 1) : std::nullopt;
       bool known = open && *open == j + 1 && known_.templates.contains(name);
       if (!known) return launch_kernel::value;
-      return known_.with_default_arguments.contains(name) ? launch_kernel::deduced : launch_kernel::compiled;
+      // `k<float><<<...>>>` of a `template <class T, class S> k(T*, S*)`:
+      // the arguments deduce S, which only a call can do.
+      auto declared = known_.template_parameters.find(name);
+      bool partial = declared != known_.template_parameters.end() && top_level_items(j + 1, end - 1) < declared->second;
+      return known_.with_default_arguments.contains(name) || partial ? launch_kernel::deduced : launch_kernel::compiled;
     }
     if (known_.templates.contains(name)) return launch_kernel::deduced;
     auto same_name = [&](const kernel_decl& d) {
@@ -1269,6 +1283,27 @@ class porter {
                                   [&](const kernel_decl* d) { return d->signature != decls.front()->signature; });
     bool defaults = std::any_of(decls.begin(), decls.end(), [](const kernel_decl* d) { return d->default_arguments; });
     return overloaded || defaults ? launch_kernel::deduced : launch_kernel::compiled;
+  }
+
+  // How many comma-separated items lie between the brackets at `open` and
+  // `close` (template parameters or arguments), counting only commas outside
+  // nested brackets.
+  std::size_t top_level_items(std::size_t open, std::size_t close) const {
+    if (close <= open + 1) return 0;
+    std::size_t items = 1;
+    int angles = 0;
+    for (std::size_t i = open + 1; i < close; ++i) {
+      if (is_opener(i)) {
+        if (auto c = match_forward(i)) i = *c;
+      } else if (is(i, "<")) {
+        ++angles;
+      } else if (is(i, ">") && angles > 0) {
+        --angles;
+      } else if (is(i, ",") && angles == 0) {
+        ++items;
+      }
+    }
+    return items;
   }
 
   // A parameter list's types, to tell overloads from redeclarations: each
