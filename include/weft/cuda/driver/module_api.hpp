@@ -33,9 +33,10 @@ inline CUresult refuse_module(const char* call) {
   return CUDA_ERROR_NOT_SUPPORTED;
 }
 
-/// Checks a loading call's arguments as CUDA does before refusing it.
+/// Checks a loading call's context and arguments as CUDA does (the context
+/// first, as measured on an H100) before refusing it.
 inline CUresult refuse_load(const char* call, const void* out, const void* image) {
-  if (!driver_initialised()) return CUDA_ERROR_NOT_INITIALIZED;
+  if (CUresult r = check_current_context()) return r;
   if (!out || !image) return CUDA_ERROR_INVALID_VALUE;
   return refuse_module(call);
 }
