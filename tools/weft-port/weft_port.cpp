@@ -704,6 +704,7 @@ class porter {
     classify_scopes();
     find_constructs();
     find_arch_tests();
+    find_device_clock_calls();
     rewrites_ = constructs_.size() - include_rewrites;
     std::sort(constructs_.begin(), constructs_.end(), [](const construct& a, const construct& b) {
       return a.begin < b.begin || (a.begin == b.begin && a.end > b.end);
@@ -1061,6 +1062,24 @@ class porter {
     c.end = t_[i].end;
     c.text = std::move(with);
     return c;
+  }
+
+  // `clock()` in device code is CUDA's SM cycle counter, not C's process CPU
+  // time, which a host compiler would call: programs spin on it for a number
+  // of cycles computed from clockRate (cuda-samples' simpleHyperQ, clock).
+  // In __global__, __device__ and __host__ __device__ functions it becomes
+  // weft::detail::clock_as_called(), which counts cycles in a kernel and is
+  // C's clock() outside one (a __host__ __device__ function called on the
+  // host). Not a member call, a qualified name, or a declaration of clock.
+  void find_device_clock_calls() {
+    for (std::size_t i = 1; i + 2 < t_.size(); ++i) {
+      if (t_[i].define != 0 || !is(i, "clock") || !is(i + 1, "(") || !is(i + 2, ")")) continue;
+      if (is(i - 1, ".") || is(i - 1, "->") || is(i - 1, "::") || (is_identifier(i - 1) && !is_keyword(i - 1)))
+        continue;
+      space where = scope_[i].where;
+      if (where == space::device || where == space::dual)
+        constructs_.push_back(replacement(i, "weft::detail::clock_as_called"));
+    }
   }
 
   // A group at namespace or class scope that tests __CUDA_ARCH__.

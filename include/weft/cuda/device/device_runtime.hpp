@@ -1,5 +1,5 @@
-// Time and control inside a kernel: clock64, __nanosleep, __trap, __brkpt.
-// (clock() is C's own function: see below.)
+// Time and control inside a kernel: clock64, clock() as ported device code
+// calls it, __nanosleep, __trap, __brkpt.
 #pragma once
 
 #include <time.h>
@@ -11,22 +11,49 @@
 #include "weft/detail/executor/block_executor.hpp"
 #include "weft/detail/runtime/caller_checks.hpp"
 
-/// A monotonic counter for timing code inside a kernel: nanoseconds of
-/// CLOCK_MONOTONIC (std::chrono::steady_clock's clock, without <chrono>'s
-/// compile time). On a GPU clock64() counts SM cycles (an H100's
-/// tick at about 1.98 GHz), so differences are meaningful and absolute
-/// values are not, as there. Every CUDA thread of a block runs on the same
-/// OS thread, and all workers share the one clock, so it never goes back,
-/// within a thread or across them.
-///
-/// clock(), which CUDA code also uses for this, is C's: it counts the
-/// process's CPU time in microseconds (CLOCKS_PER_SEC), and is monotonic too,
-/// but it advances for every busy worker at once.
-inline long long int clock64() {
+namespace weft::detail {
+
+/// An H100's SM clock in cycles per microsecond (cudaDevAttrClockRate:
+/// 1980000 kHz): the rate clock64() and a kernel's clock() tick at.
+inline constexpr long long sm_cycles_per_microsecond = 1980;
+
+/// CLOCK_MONOTONIC in nanoseconds (std::chrono::steady_clock's clock,
+/// without <chrono>'s compile time).
+inline long long monotonic_nanoseconds() {
   timespec now;
   clock_gettime(CLOCK_MONOTONIC, &now);
   return now.tv_sec * 1'000'000'000LL + now.tv_nsec;
 }
+
+}  // namespace weft::detail
+
+/// A monotonic counter for timing code inside a kernel: CLOCK_MONOTONIC
+/// counted in cycles of an H100's SM clock (1.98 GHz), the rate that
+/// cudaDevAttrClockRate reports, so that a kernel that spins for
+/// `milliseconds * clockRate` cycles waits that long, as on a GPU. Absolute
+/// values mean nothing, as there. Every CUDA thread of a block runs on the
+/// same OS thread, and all workers share the one clock, so it never goes
+/// back, within a thread or across them.
+inline long long int clock64() {
+  timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return now.tv_sec * 1'000'000 * weft::detail::sm_cycles_per_microsecond +
+         now.tv_nsec * weft::detail::sm_cycles_per_microsecond / 1000;
+}
+
+namespace weft::detail {
+
+/// What `clock()` in a __global__, __device__ or __host__ __device__
+/// function calls once ported (weft-port rewrites it: the host compiler's
+/// clock() is C's, the process's CPU time in microseconds). In a kernel it
+/// is CUDA's: the SM cycle counter's low 32 bits, sign-extended to clock_t,
+/// so it wraps every 2.2 s as on a GPU; elsewhere it is C's clock().
+inline clock_t clock_as_called() {
+  if (!in_kernel()) return ::clock();
+  return static_cast<clock_t>(static_cast<int>(static_cast<unsigned>(clock64())));
+}
+
+}  // namespace weft::detail
 
 /// Suspends the calling thread for at least `ns` nanoseconds, at most about
 /// a millisecond, as on a GPU (measured on an H100: longer requests sleep
@@ -39,10 +66,10 @@ inline void __nanosleep(unsigned int ns) {
   constexpr long long longest = 1'000'000;  // an H100's cap
   constexpr long long spin_below = 50'000;  // a sleeping thread's wake-up latency
   long long wait = ns < longest ? ns : longest;
-  long long until = clock64() + wait;
+  long long until = weft::detail::monotonic_nanoseconds() + wait;
   if (weft::detail::block_executor* block = weft::detail::running_block) {
     while (block->yield()) {
-      wait = until - clock64();
+      wait = until - weft::detail::monotonic_nanoseconds();
       if (wait <= 0) return;
     }
   }
@@ -52,7 +79,7 @@ inline void __nanosleep(unsigned int ns) {
     }
     return;
   }
-  while (clock64() < until) {
+  while (weft::detail::monotonic_nanoseconds() < until) {
   }
 }
 

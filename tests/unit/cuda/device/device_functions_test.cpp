@@ -629,14 +629,43 @@ TEST_CASE("clock64() and clock() never go back within a thread") {
       CHECK(h64[t * rounds + r] >= h64[t * rounds + r - 1]);
       CHECK(h[t * rounds + r] >= h[t * rounds + r - 1]);
     }
-  // clock64() counts nanoseconds.
+  // clock64() counts an H100's SM cycles: 1.98 GHz, what clockRate says.
   long long start = clock64();
   auto host_start = std::chrono::steady_clock::now();
   while (std::chrono::steady_clock::now() - host_start < std::chrono::milliseconds(2)) {
   }
-  CHECK(clock64() - start >= 2'000'000);
+  long long cycles = clock64() - start;
+  auto elapsed = std::chrono::steady_clock::now() - host_start;
+  CHECK(cycles >= 2 * 1'980'000);
+  CHECK(cycles <= std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed).count() * 1980 / 1000 + 1980);
+  int clock_rate_khz = 0;
+  REQUIRE(cudaDeviceGetAttribute(&clock_rate_khz, cudaDevAttrClockRate, 0) == cudaSuccess);
+  CHECK(clock_rate_khz == 1980000);
   static_assert(std::is_same_v<decltype(clock64()), long long>);
   static_assert(std::is_same_v<decltype(clock()), clock_t>);
+}
+
+// What weft-port makes of clock() in device code: CUDA's cycle counter
+// (low 32 bits, sign-extended), not C's CPU time.
+__global__ void ported_clock_kernel(long* spun, long cycles) {
+  long start = weft::detail::clock_as_called();
+  long now = start;
+  while (static_cast<long>(static_cast<unsigned>(now - start)) < cycles) now = weft::detail::clock_as_called();
+  *spun = now - start;
+}
+
+TEST_CASE("clock() in a ported kernel counts SM cycles, so a kernel spins for clockRate cycles per millisecond") {
+  device_buffer<long> spun(1);
+  auto host_start = std::chrono::steady_clock::now();
+  REQUIRE(weft::launch(1, 1, ported_clock_kernel, spun.p, 1'980'000L * 5) == cudaSuccess);  // 5 ms
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  auto ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - host_start).count();
+  CHECK(ms >= 5.0);
+  CHECK(ms < 2000.0);  // C's clock() would count CPU microseconds: 9.9 s
+  // Outside a kernel it is C's: CPU microseconds, close to a later clock().
+  clock_t ported = weft::detail::clock_as_called(), c = clock();
+  CHECK(ported <= c);
+  CHECK(c - ported < CLOCKS_PER_SEC);
 }
 
 __global__ void sleep_kernel_weft(unsigned ns, long long* took) {
