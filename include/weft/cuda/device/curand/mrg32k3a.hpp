@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "weft/cuda/device/curand/state_start.hpp"
 #include "weft/cuda/vector_types.hpp"
 
 struct curandStateMRG32k3a {
@@ -190,10 +191,5 @@ inline void curand_init(unsigned long long seed, unsigned long long subsequence,
     state->s2[1] = mrg_modmul(x1, state->s2[1], mrg_m2);
     state->s2[2] = mrg_modmul(x2, state->s2[2], mrg_m2);
   }
-  skipahead_sequence(subsequence, state);
-  skipahead(offset, state);
-  state->boxmuller_flag = 0;
-  state->boxmuller_flag_double = 0;
-  state->boxmuller_extra = 0.0f;
-  state->boxmuller_extra_double = 0.0;
+  weft::detail::start_curand_state(state, subsequence, offset);
 }

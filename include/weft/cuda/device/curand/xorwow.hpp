@@ -4,6 +4,7 @@
 // (cuda/device/curand/xorwow_jump.hpp), so that its draws are a GPU's bit for bit.
 #pragma once
 
+#include "weft/cuda/device/curand/state_start.hpp"
 #include "weft/cuda/device/curand/xorwow_jump.hpp"
 
 struct curandStateXORWOW {
@@ -66,10 +67,5 @@ inline void curand_init(unsigned long long seed, unsigned long long subsequence,
   state->v[2] = 521288629u + t1;
   state->v[3] = 88675123u ^ t1;
   state->v[4] = 5783321u + t0;
-  skipahead_sequence(subsequence, state);
-  skipahead(offset, state);
-  state->boxmuller_flag = 0;
-  state->boxmuller_flag_double = 0;
-  state->boxmuller_extra = 0.0f;
-  state->boxmuller_extra_double = 0.0;
+  weft::detail::start_curand_state(state, subsequence, offset);
 }
