@@ -7,10 +7,11 @@
 #include <cstdint>
 #include <vector>
 
+#include "primary_context.hpp"
 #include "weft/cuda/driver/driver_api.hpp"
 
 TEST_CASE("cuMemAlloc, cuMemcpyHtoD/DtoD/DtoH and cuMemFree round-trip data") {
-  REQUIRE(cuInit(0) == CUDA_SUCCESS);
+  use_primary_context();
   const std::size_t n = 1000;
   std::vector<int> in(n), out(n, 0);
   for (std::size_t i = 0; i < n; ++i) in[i] = static_cast<int>(i * 7);
@@ -38,7 +39,7 @@ TEST_CASE("cuMemAlloc, cuMemcpyHtoD/DtoD/DtoH and cuMemFree round-trip data") {
 }
 
 TEST_CASE("cuMemsetD8/D16/D32 and their async forms fill elements") {
-  REQUIRE(cuInit(0) == CUDA_SUCCESS);
+  use_primary_context();
   const std::size_t n = 64;
   CUdeviceptr p = 0;
   REQUIRE(cuMemAlloc(&p, n * 4) == CUDA_SUCCESS);
@@ -65,7 +66,7 @@ TEST_CASE("cuMemsetD8/D16/D32 and their async forms fill elements") {
 }
 
 TEST_CASE("cuMemGetAddressRange and pointer attributes describe weft's allocations") {
-  REQUIRE(cuInit(0) == CUDA_SUCCESS);
+  use_primary_context();
   CUdeviceptr p = 0, base = 0;
   std::size_t size = 0;
   REQUIRE(cuMemAlloc(&p, 1000) == CUDA_SUCCESS);

@@ -6,6 +6,7 @@
 
 #include <vector>
 
+#include "primary_context.hpp"
 #include "weft/cuda/driver/driver_api.hpp"
 
 namespace {
@@ -22,7 +23,7 @@ const bool scale_registered = weft::detail::register_kernel<&scale>();
 }  // namespace
 
 TEST_CASE("CUstream and cudaStream_t, CUevent and cudaEvent_t are interchangeable") {
-  REQUIRE(cuInit(0) == CUDA_SUCCESS);
+  use_primary_context();
   CUstream driver_stream = nullptr;
   REQUIRE(cuStreamCreate(&driver_stream, CU_STREAM_NON_BLOCKING) == CUDA_SUCCESS);
   unsigned flags = 0;
@@ -58,7 +59,7 @@ TEST_CASE("CUstream and cudaStream_t, CUevent and cudaEvent_t are interchangeabl
 }
 
 TEST_CASE("cuLaunchKernel launches a registered kernel from cudaGetFuncBySymbol") {
-  REQUIRE(cuInit(0) == CUDA_SUCCESS);
+  use_primary_context();
   REQUIRE(scale_registered);
   CUfunction f = nullptr;
   REQUIRE(cudaGetFuncBySymbol(&f, reinterpret_cast<const void*>(&scale)) == cudaSuccess);
@@ -107,7 +108,7 @@ TEST_CASE("cuLaunchKernel launches a registered kernel from cudaGetFuncBySymbol"
 }
 
 TEST_CASE("loading modules or PTX is refused with CUDA_ERROR_NOT_SUPPORTED") {
-  REQUIRE(cuInit(0) == CUDA_SUCCESS);
+  use_primary_context();
   CUmodule module = nullptr;
   CHECK(cuModuleLoad(&module, "kernels.ptx") == CUDA_ERROR_NOT_SUPPORTED);
   CHECK(cuModuleLoadData(&module, "// PTX") == CUDA_ERROR_NOT_SUPPORTED);

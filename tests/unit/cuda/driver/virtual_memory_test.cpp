@@ -8,6 +8,7 @@
 #include <cstring>
 #include <vector>
 
+#include "primary_context.hpp"
 #include "weft/cuda/driver/driver_api.hpp"
 
 namespace {
@@ -29,7 +30,7 @@ CUmemAllocationProp device_memory(bool compressed) {
 }  // namespace
 
 TEST_CASE("cuMemMap round trip: the same physical memory keeps its bytes across unmapping and mapping elsewhere") {
-  REQUIRE(cuInit(0) == CUDA_SUCCESS);
+  use_primary_context();
   CUmemAllocationProp prop = device_memory(true);
   std::size_t granularity = 0;
   REQUIRE(cuMemGetAllocationGranularity(&granularity, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM) == CUDA_SUCCESS);
@@ -86,7 +87,7 @@ TEST_CASE("cuMemMap round trip: the same physical memory keeps its bytes across 
 }
 
 TEST_CASE("virtual memory calls refuse what CUDA refuses") {
-  REQUIRE(cuInit(0) == CUDA_SUCCESS);
+  use_primary_context();
   CUmemAllocationProp prop = device_memory(false);
   const std::size_t g = 2u << 20;
   CUmemGenericAllocationHandle handle = 0;
