@@ -4,9 +4,9 @@
 //
 // Blocks that must run at the same time are claimed one at a time, a
 // cluster's blocks one after another (cluster-major order), so a cluster is
-// complete once as many workers as it has blocks are free; the launch
-// refuses a cluster or a cooperative grid larger than the worker pool, which
-// could never all be resident. A worker that finishes a cluster's block waits
+// complete once as many workers as it has blocks are free; the SM pool adds
+// helper threads for a cluster or a cooperative grid larger than the worker
+// pool, so that all its blocks can be resident (sm_pool.hpp). A worker that finishes a cluster's block waits
 // until the cluster's other blocks have finished before it takes another
 // block: its shared memory must stay in place while they may still read it
 // (the guide's "a thread block must not exit before ... distributed shared
