@@ -458,32 +458,33 @@ inline float __frsqrt_rn(float x) {
 }
 
 // The IEEE operations in each rounding mode. None of them is ever contracted
-// into a fused multiply-add (see weft::detail::rounded).
+// into a fused multiply-add, and the directed ones mostly need no rounding
+// mode switch (see directed_rounding.hpp).
 // clang-format off
 inline float __fadd_rn(float a, float b) { return weft::detail::rounded<FE_TONEAREST>([](float x, float y) { return x + y; }, a, b); }
-inline float __fadd_rz(float a, float b) { return weft::detail::rounded<FE_TOWARDZERO>([](float x, float y) { return x + y; }, a, b); }
-inline float __fadd_ru(float a, float b) { return weft::detail::rounded<FE_UPWARD>([](float x, float y) { return x + y; }, a, b); }
-inline float __fadd_rd(float a, float b) { return weft::detail::rounded<FE_DOWNWARD>([](float x, float y) { return x + y; }, a, b); }
+inline float __fadd_rz(float a, float b) { return weft::detail::add_rounded<FE_TOWARDZERO>(a, b); }
+inline float __fadd_ru(float a, float b) { return weft::detail::add_rounded<FE_UPWARD>(a, b); }
+inline float __fadd_rd(float a, float b) { return weft::detail::add_rounded<FE_DOWNWARD>(a, b); }
 inline float __fsub_rn(float a, float b) { return weft::detail::rounded<FE_TONEAREST>([](float x, float y) { return x - y; }, a, b); }
-inline float __fsub_rz(float a, float b) { return weft::detail::rounded<FE_TOWARDZERO>([](float x, float y) { return x - y; }, a, b); }
-inline float __fsub_ru(float a, float b) { return weft::detail::rounded<FE_UPWARD>([](float x, float y) { return x - y; }, a, b); }
-inline float __fsub_rd(float a, float b) { return weft::detail::rounded<FE_DOWNWARD>([](float x, float y) { return x - y; }, a, b); }
+inline float __fsub_rz(float a, float b) { return weft::detail::sub_rounded<FE_TOWARDZERO>(a, b); }
+inline float __fsub_ru(float a, float b) { return weft::detail::sub_rounded<FE_UPWARD>(a, b); }
+inline float __fsub_rd(float a, float b) { return weft::detail::sub_rounded<FE_DOWNWARD>(a, b); }
 inline float __fmul_rn(float a, float b) { return weft::detail::rounded<FE_TONEAREST>([](float x, float y) { return x * y; }, a, b); }
-inline float __fmul_rz(float a, float b) { return weft::detail::rounded<FE_TOWARDZERO>([](float x, float y) { return x * y; }, a, b); }
-inline float __fmul_ru(float a, float b) { return weft::detail::rounded<FE_UPWARD>([](float x, float y) { return x * y; }, a, b); }
-inline float __fmul_rd(float a, float b) { return weft::detail::rounded<FE_DOWNWARD>([](float x, float y) { return x * y; }, a, b); }
+inline float __fmul_rz(float a, float b) { return weft::detail::mul_rounded<FE_TOWARDZERO>(a, b); }
+inline float __fmul_ru(float a, float b) { return weft::detail::mul_rounded<FE_UPWARD>(a, b); }
+inline float __fmul_rd(float a, float b) { return weft::detail::mul_rounded<FE_DOWNWARD>(a, b); }
 inline float __fdiv_rn(float a, float b) { return weft::detail::rounded<FE_TONEAREST>([](float x, float y) { return x / y; }, a, b); }
-inline float __fdiv_rz(float a, float b) { return weft::detail::rounded<FE_TOWARDZERO>([](float x, float y) { return x / y; }, a, b); }
-inline float __fdiv_ru(float a, float b) { return weft::detail::rounded<FE_UPWARD>([](float x, float y) { return x / y; }, a, b); }
-inline float __fdiv_rd(float a, float b) { return weft::detail::rounded<FE_DOWNWARD>([](float x, float y) { return x / y; }, a, b); }
+inline float __fdiv_rz(float a, float b) { return weft::detail::div_rounded<FE_TOWARDZERO>(a, b); }
+inline float __fdiv_ru(float a, float b) { return weft::detail::div_rounded<FE_UPWARD>(a, b); }
+inline float __fdiv_rd(float a, float b) { return weft::detail::div_rounded<FE_DOWNWARD>(a, b); }
 inline float __frcp_rn(float a) { return weft::detail::rounded<FE_TONEAREST>([](float x) { return 1.0f / x; }, a); }
-inline float __frcp_rz(float a) { return weft::detail::rounded<FE_TOWARDZERO>([](float x) { return 1.0f / x; }, a); }
-inline float __frcp_ru(float a) { return weft::detail::rounded<FE_UPWARD>([](float x) { return 1.0f / x; }, a); }
-inline float __frcp_rd(float a) { return weft::detail::rounded<FE_DOWNWARD>([](float x) { return 1.0f / x; }, a); }
+inline float __frcp_rz(float a) { return weft::detail::div_rounded<FE_TOWARDZERO>(1.0f, a); }
+inline float __frcp_ru(float a) { return weft::detail::div_rounded<FE_UPWARD>(1.0f, a); }
+inline float __frcp_rd(float a) { return weft::detail::div_rounded<FE_DOWNWARD>(1.0f, a); }
 inline float __fsqrt_rn(float a) { return weft::detail::rounded<FE_TONEAREST>([](float x) { return std::sqrt(x); }, a); }
-inline float __fsqrt_rz(float a) { return weft::detail::rounded<FE_TOWARDZERO>([](float x) { return std::sqrt(x); }, a); }
-inline float __fsqrt_ru(float a) { return weft::detail::rounded<FE_UPWARD>([](float x) { return std::sqrt(x); }, a); }
-inline float __fsqrt_rd(float a) { return weft::detail::rounded<FE_DOWNWARD>([](float x) { return std::sqrt(x); }, a); }
+inline float __fsqrt_rz(float a) { return weft::detail::sqrt_rounded<FE_TOWARDZERO>(a); }
+inline float __fsqrt_ru(float a) { return weft::detail::sqrt_rounded<FE_UPWARD>(a); }
+inline float __fsqrt_rd(float a) { return weft::detail::sqrt_rounded<FE_DOWNWARD>(a); }
 inline float __fmaf_rn(float a, float b, float c) { return weft::detail::rounded<FE_TONEAREST>([](float x, float y, float z) { return std::fma(x, y, z); }, a, b, c); }
 inline float __fmaf_rz(float a, float b, float c) { return weft::detail::rounded<FE_TOWARDZERO>([](float x, float y, float z) { return std::fma(x, y, z); }, a, b, c); }
 inline float __fmaf_ru(float a, float b, float c) { return weft::detail::rounded<FE_UPWARD>([](float x, float y, float z) { return std::fma(x, y, z); }, a, b, c); }
@@ -495,29 +496,29 @@ inline float __fmaf_ieee_ru(float a, float b, float c) { return __fmaf_ru(a, b, 
 inline float __fmaf_ieee_rd(float a, float b, float c) { return __fmaf_rd(a, b, c); }
 
 inline double __dadd_rn(double a, double b) { return weft::detail::rounded<FE_TONEAREST>([](double x, double y) { return x + y; }, a, b); }
-inline double __dadd_rz(double a, double b) { return weft::detail::rounded<FE_TOWARDZERO>([](double x, double y) { return x + y; }, a, b); }
-inline double __dadd_ru(double a, double b) { return weft::detail::rounded<FE_UPWARD>([](double x, double y) { return x + y; }, a, b); }
-inline double __dadd_rd(double a, double b) { return weft::detail::rounded<FE_DOWNWARD>([](double x, double y) { return x + y; }, a, b); }
+inline double __dadd_rz(double a, double b) { return weft::detail::add_rounded<FE_TOWARDZERO>(a, b); }
+inline double __dadd_ru(double a, double b) { return weft::detail::add_rounded<FE_UPWARD>(a, b); }
+inline double __dadd_rd(double a, double b) { return weft::detail::add_rounded<FE_DOWNWARD>(a, b); }
 inline double __dsub_rn(double a, double b) { return weft::detail::rounded<FE_TONEAREST>([](double x, double y) { return x - y; }, a, b); }
-inline double __dsub_rz(double a, double b) { return weft::detail::rounded<FE_TOWARDZERO>([](double x, double y) { return x - y; }, a, b); }
-inline double __dsub_ru(double a, double b) { return weft::detail::rounded<FE_UPWARD>([](double x, double y) { return x - y; }, a, b); }
-inline double __dsub_rd(double a, double b) { return weft::detail::rounded<FE_DOWNWARD>([](double x, double y) { return x - y; }, a, b); }
+inline double __dsub_rz(double a, double b) { return weft::detail::sub_rounded<FE_TOWARDZERO>(a, b); }
+inline double __dsub_ru(double a, double b) { return weft::detail::sub_rounded<FE_UPWARD>(a, b); }
+inline double __dsub_rd(double a, double b) { return weft::detail::sub_rounded<FE_DOWNWARD>(a, b); }
 inline double __dmul_rn(double a, double b) { return weft::detail::rounded<FE_TONEAREST>([](double x, double y) { return x * y; }, a, b); }
-inline double __dmul_rz(double a, double b) { return weft::detail::rounded<FE_TOWARDZERO>([](double x, double y) { return x * y; }, a, b); }
-inline double __dmul_ru(double a, double b) { return weft::detail::rounded<FE_UPWARD>([](double x, double y) { return x * y; }, a, b); }
-inline double __dmul_rd(double a, double b) { return weft::detail::rounded<FE_DOWNWARD>([](double x, double y) { return x * y; }, a, b); }
+inline double __dmul_rz(double a, double b) { return weft::detail::mul_rounded<FE_TOWARDZERO>(a, b); }
+inline double __dmul_ru(double a, double b) { return weft::detail::mul_rounded<FE_UPWARD>(a, b); }
+inline double __dmul_rd(double a, double b) { return weft::detail::mul_rounded<FE_DOWNWARD>(a, b); }
 inline double __ddiv_rn(double a, double b) { return weft::detail::rounded<FE_TONEAREST>([](double x, double y) { return x / y; }, a, b); }
-inline double __ddiv_rz(double a, double b) { return weft::detail::rounded<FE_TOWARDZERO>([](double x, double y) { return x / y; }, a, b); }
-inline double __ddiv_ru(double a, double b) { return weft::detail::rounded<FE_UPWARD>([](double x, double y) { return x / y; }, a, b); }
-inline double __ddiv_rd(double a, double b) { return weft::detail::rounded<FE_DOWNWARD>([](double x, double y) { return x / y; }, a, b); }
+inline double __ddiv_rz(double a, double b) { return weft::detail::div_rounded<FE_TOWARDZERO>(a, b); }
+inline double __ddiv_ru(double a, double b) { return weft::detail::div_rounded<FE_UPWARD>(a, b); }
+inline double __ddiv_rd(double a, double b) { return weft::detail::div_rounded<FE_DOWNWARD>(a, b); }
 inline double __drcp_rn(double a) { return weft::detail::rounded<FE_TONEAREST>([](double x) { return 1.0 / x; }, a); }
-inline double __drcp_rz(double a) { return weft::detail::rounded<FE_TOWARDZERO>([](double x) { return 1.0 / x; }, a); }
-inline double __drcp_ru(double a) { return weft::detail::rounded<FE_UPWARD>([](double x) { return 1.0 / x; }, a); }
-inline double __drcp_rd(double a) { return weft::detail::rounded<FE_DOWNWARD>([](double x) { return 1.0 / x; }, a); }
+inline double __drcp_rz(double a) { return weft::detail::div_rounded<FE_TOWARDZERO>(1.0, a); }
+inline double __drcp_ru(double a) { return weft::detail::div_rounded<FE_UPWARD>(1.0, a); }
+inline double __drcp_rd(double a) { return weft::detail::div_rounded<FE_DOWNWARD>(1.0, a); }
 inline double __dsqrt_rn(double a) { return weft::detail::rounded<FE_TONEAREST>([](double x) { return std::sqrt(x); }, a); }
-inline double __dsqrt_rz(double a) { return weft::detail::rounded<FE_TOWARDZERO>([](double x) { return std::sqrt(x); }, a); }
-inline double __dsqrt_ru(double a) { return weft::detail::rounded<FE_UPWARD>([](double x) { return std::sqrt(x); }, a); }
-inline double __dsqrt_rd(double a) { return weft::detail::rounded<FE_DOWNWARD>([](double x) { return std::sqrt(x); }, a); }
+inline double __dsqrt_rz(double a) { return weft::detail::sqrt_rounded<FE_TOWARDZERO>(a); }
+inline double __dsqrt_ru(double a) { return weft::detail::sqrt_rounded<FE_UPWARD>(a); }
+inline double __dsqrt_rd(double a) { return weft::detail::sqrt_rounded<FE_DOWNWARD>(a); }
 inline double __fma_rn(double a, double b, double c) { return weft::detail::rounded<FE_TONEAREST>([](double x, double y, double z) { return std::fma(x, y, z); }, a, b, c); }
 inline double __fma_rz(double a, double b, double c) { return weft::detail::rounded<FE_TOWARDZERO>([](double x, double y, double z) { return std::fma(x, y, z); }, a, b, c); }
 inline double __fma_ru(double a, double b, double c) { return weft::detail::rounded<FE_UPWARD>([](double x, double y, double z) { return std::fma(x, y, z); }, a, b, c); }

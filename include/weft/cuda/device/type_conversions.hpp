@@ -77,7 +77,10 @@ I to_integer_rd(F x) {
   return saturate_to<I>(std::floor(x), nan_as<I, F>);
 }
 
-/// static_cast<To>(from), rounded in `Mode`.
+/// static_cast<To>(from), rounded in `Mode` (FE_TOWARDZERO, FE_UPWARD,
+/// FE_DOWNWARD): the conversion rounded to nearest, stepped by an ulp where
+/// `from` lies on the other side of it (directed_rounding.hpp), which
+/// comparing `from` with the result tells exactly.
 template <class To, int Mode, class From>
 To convert_rounded(From from) {
   // Integer zero is +0 in every mode; compilers build some conversions (an
@@ -85,7 +88,25 @@ To convert_rounded(From from) {
   // down would turn into -0.
   if constexpr (std::is_integral_v<From>)
     if (from == 0) return To(0);
-  return rounded<Mode>([](From v) { return static_cast<To>(v); }, from);
+  auto fallback = [&] { return rounded<Mode>([](From v) { return static_cast<To>(v); }, from); };
+  To r = opaque(static_cast<To>(from));
+  if constexpr (std::is_integral_v<From> && sizeof(From) <= 4) {
+    // Both a 32-bit integer and r are exactly doubles.
+    double exact = static_cast<double>(from);
+    return round_from_nearest<Mode>(r, exact > r, exact < r);
+  } else if constexpr (std::is_integral_v<From>) {
+    // r is an integer (a float or double this large has no fraction), so it
+    // converts back exactly while it is below 2^63 (2^64 unsigned).
+    constexpr To limit = std::is_signed_v<From> ? 0x1p63 : 0x1p64;
+    if (!(std::fabs(r) < limit)) return fallback();
+    auto back = static_cast<From>(r);
+    return round_from_nearest<Mode>(r, from > back, from < back);
+  } else {
+    // A double to a float: r is exactly a double; overflow, infinities and
+    // NaN take the mode switch.
+    if (!finite_bits(r)) return fallback();
+    return round_from_nearest<Mode>(r, from > r, from < r);
+  }
 }
 
 }  // namespace weft::detail
