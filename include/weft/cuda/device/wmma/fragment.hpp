@@ -16,6 +16,7 @@
 // x[i] keeps them so); mma_sync reads one of them.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <type_traits>
 
@@ -193,14 +194,12 @@ constexpr bool h100_tile_layout() {
 }
 
 /// Calls f(element, row, col) for each element of `lane`'s fragment in
-/// turn, stepping the position instead of dividing for each element.
-/// With first_copy_only, the copies (x[8] to x[15] of a 16 x 16 half A or
-/// B) are left out.
-template <class Use, int rows, int cols, int per_lane, bool first_copy_only = false, class F>
-[[gnu::always_inline]] inline void for_each_element(unsigned lane, F&& f) {
+/// turn (constexpr: it builds the tables below).
+template <class Use, int rows, int cols, int per_lane, class F>
+constexpr void for_each_element_of(unsigned lane, F&& f) {
   if constexpr (h100_tile_layout<Use, rows, cols, per_lane>()) {
     int quad = static_cast<int>(lane) / 4, pair = 2 * (static_cast<int>(lane) % 4);
-    for (int e = 0; e < (first_copy_only ? 8 : per_lane); ++e) {
+    for (int e = 0; e < per_lane; ++e) {
       int i = e % 8;
       int along_pair = pair + i % 2 + 8 * (i / 2 % 2), along_quad = quad + 8 * (i / 4);
       if constexpr (std::is_same_v<Use, nw::matrix_b>)
@@ -209,29 +208,62 @@ template <class Use, int rows, int cols, int per_lane, bool first_copy_only = fa
         f(e, quad + 8 * (i / 2 % 2), pair + i % 2 + 8 * (i / 4));
     }
   } else {
-    constexpr bool down_columns = std::is_same_v<Use, nw::matrix_b>;
-    constexpr int run = down_columns ? rows : cols;
-    int linear = (static_cast<int>(lane) * per_lane) % (rows * cols);
-    int line = linear / run, along = linear % run;
     for (int e = 0; e < per_lane; ++e) {
-      if constexpr (down_columns)
-        f(e, along, line);
-      else
-        f(e, line, along);
-      if (++along == run) {
-        along = 0;
-        ++line;
-      }
+      position p = element_position<Use, rows, cols, per_lane>(lane, e);
+      f(e, p.row, p.col);
     }
   }
 }
 
-/// Whether `lane` holds the first copy of its elements (see the top of this
-/// file): the lanes that mma_sync reads.
+/// A tile element's place, small enough for a table.
+struct tile_place {
+  std::int8_t row;
+  std::int8_t col;
+};
+
+/// The place of every element the lanes hold: entry lane * per_lane + e
+/// for lane's x[e]. Looked up instead of computed, since fragments are
+/// loaded, stored and multiplied in the innermost loops of a kernel.
 template <class Use, int rows, int cols, int per_lane>
-constexpr bool holds_first_copy(unsigned lane) {
-  return h100_tile_layout<Use, rows, cols, per_lane>() || static_cast<int>(lane) * per_lane < rows * cols;
+inline constexpr auto element_places = [] {
+  std::array<tile_place, 32 * per_lane> places{};
+  for (unsigned lane = 0; lane < 32; ++lane)
+    for_each_element_of<Use, rows, cols, per_lane>(lane, [&](int e, int row, int col) {
+      places[lane * per_lane + e] = {static_cast<std::int8_t>(row), static_cast<std::int8_t>(col)};
+    });
+  return places;
+}();
+
+/// Calls f(element, row, col) for each element of `lane`'s fragment.
+template <class Use, int rows, int cols, int per_lane, class F>
+[[gnu::always_inline]] inline void for_each_element(unsigned lane, F&& f) {
+  const tile_place* place = element_places<Use, rows, cols, per_lane>.data() + lane * per_lane;
+  for (int e = 0; e < per_lane; ++e) f(e, place[e].row, place[e].col);
 }
+
+/// Where lane-by-lane fragment elements go in a row-major tile: for each
+/// element that is the first copy of its tile element (lane order, then
+/// x[] order: the copy mma_sync reads, see the top of this file), its
+/// index lane * per_lane + e and its place row * cols + col.
+struct element_move {
+  std::int16_t element;
+  std::int16_t place;
+};
+template <class Use, int rows, int cols, int per_lane>
+inline constexpr auto first_copies = [] {
+  std::array<element_move, rows * cols> moves{};
+  std::array<bool, rows * cols> seen{};
+  int count = 0;
+  for (int i = 0; i < 32 * per_lane; ++i) {
+    tile_place p = element_places<Use, rows, cols, per_lane>[i];
+    int place = p.row * cols + p.col;
+    if (seen[place]) continue;
+    seen[place] = true;
+    moves[count++] = {static_cast<std::int16_t>(i), static_cast<std::int16_t>(place)};
+  }
+  if (count != rows * cols) throw "a fragment layout leaves a tile element out";  // fails the compile
+  return moves;
+}();
 
 }  // namespace weft::detail::wmma
 

@@ -22,6 +22,7 @@
 #include <limits>
 #include <source_location>
 #include <type_traits>
+#include <utility>
 
 #include "weft/cuda/device/wmma/conversions.hpp"
 #include "weft/cuda/device/wmma/fragment.hpp"
@@ -77,6 +78,31 @@ struct product_type<nw::experimental::precision::u4> {
   float value = std::bit_cast<float>(magnitude) * 0x1p112f;
   if ((bits & 0x7c00u) == 0x7c00u) value = std::bit_cast<float>(magnitude | 0x7f800000u);
   return std::bit_cast<float>(std::bit_cast<std::uint32_t>(value) | (bits & 0x8000u) << 16);
+}
+
+/// Four halves widened to float as half_to_float does, in one vector each
+/// step.
+[[gnu::always_inline]] inline floats4 halves_to_floats(uints4 bits) {
+  uints4 magnitude = (bits & 0x7fffu) << 13;
+  uints4 scaled = std::bit_cast<uints4>(std::bit_cast<floats4>(magnitude) * 0x1p112f);
+  uints4 special = (bits & 0x7c00u) == 0x7c00u;  // infinity or NaN: all ones where so
+  uints4 value = (scaled & ~special) | ((magnitude | 0x7f800000u) & special);
+  return std::bit_cast<floats4>(value | (bits & 0x8000u) << 16);
+}
+
+/// `count` halves (a multiple of 8) widened to float, in order.
+inline void widen_halves(const __half* in, float* out, int count) {
+  typedef std::uint16_t ushorts8 __attribute__((vector_size(16)));
+  typedef std::uint16_t ushorts4 __attribute__((vector_size(8)));
+  for (int i = 0; i < count; i += 8) {
+    ushorts8 bits;
+    std::memcpy(&bits, in + i, sizeof bits);
+    floats4 low = halves_to_floats(__builtin_convertvector(__builtin_shufflevector(bits, bits, 0, 1, 2, 3), uints4));
+    floats4 high = halves_to_floats(__builtin_convertvector(__builtin_shufflevector(bits, bits, 4, 5, 6, 7), uints4));
+    std::memcpy(out + i, &low, sizeof low);
+    std::memcpy(out + i + 4, &high, sizeof high);
+  }
+  static_assert(sizeof(ushorts4) == 8);
 }
 
 /// A factor element as the tensor cores read it.
@@ -159,6 +185,25 @@ double tensor_core_sum(const float* a, const float* b, const float* c, int i, in
   return static_cast<double>(sum) / scale;
 }
 
+/// Calls f(std::integral_constant<int, q>{}) for q = 0, ..., count - 1,
+/// unrolled at any optimisation level.
+template <int count, class F>
+[[gnu::always_inline]] inline void unrolled(F&& f) {
+  [&]<int... q>(std::integer_sequence<int, q...>) { (f(std::integral_constant<int, q>{}), ...); }
+  (std::make_integer_sequence<int, count>{});
+}
+
+typedef double doubles2 __attribute__((vector_size(16)));
+typedef std::int32_t ints2 __attribute__((vector_size(8)));
+typedef std::uint64_t ulongs2 __attribute__((vector_size(16)));
+
+/// Two scaled integer sums stored as doubles: sum * 2^(exponent - 1023).
+[[gnu::always_inline]] inline void store_scaled(double* out, ints2 sum, ints2 exponent) {
+  doubles2 unscale = std::bit_cast<doubles2>(__builtin_convertvector(exponent, ulongs2) << 52);
+  doubles2 value = __builtin_convertvector(sum, doubles2) * unscale;
+  std::memcpy(out, &value, sizeof value);
+}
+
 /// D (m x n, exact sums before rounding) = C + A x B for float tiles, four
 /// columns at a time as vectors: the products of half, bfloat16
 /// and tf32 values are exact in float; scaled by 2^(25 - the largest
@@ -168,54 +213,111 @@ double tensor_core_sum(const float* a, const float* b, const float* c, int i, in
 /// outside float's normal range, or whose largest term is below 2^-102
 /// (where the scale would leave float's range), go through
 /// tensor_core_sum.
-template <int m, int n, int k>
+///
+/// products_normal: the factors are half, whose nonzero products are float
+/// normals (2^-48 and up, below 2^32) unless a factor is infinite or NaN,
+/// so a product needs only that check.
+template <int m, int n, int k, bool products_normal>
 void tensor_core_sums(const float* a, const float* b, const float* c, double* d) {
   constexpr int chunks = n / 4;  // four columns per 16-byte vector
   constexpr std::int32_t magnitude_bits = 0x7fffffff;
   constexpr std::int32_t smallest_normal = 0x00800000, above_largest = 0x7f800000;  // as bits
+  auto out_of_range = [](ints4 size) { return (size >= above_largest) | ((size < smallest_normal) & (size != 0)); };
   for (int i = 0; i < m; ++i) {
-    for (int q = 0; q < chunks; ++q) {
-      floats4 row_c = load4(c + i * n + 4 * q);
-      ints4 largest = std::bit_cast<ints4>(row_c) & magnitude_bits;  // ordered as |x| is
-      ints4 outside = (largest >= above_largest) | ((largest < smallest_normal) & (largest != 0));
-      floats4 products[k];
-      for (int kk = 0; kk < k; ++kk) {
-        products[kk] = a[i * k + kk] * load4(b + kk * n + 4 * q);
-        ints4 size = std::bit_cast<ints4>(products[kk]) & magnitude_bits;
-        ints4 larger = size > largest;
-        largest = (largest & ~larger) | (size & larger);
-        outside |= (size >= above_largest) | ((size < smallest_normal) & (size != 0));
-      }
-      ints4 biased = largest >> 23;
-      outside |= (biased < 25) & (largest != 0);
+    // Row i of D, all its columns at once: each factor of A is broadcast
+    // once. A float's magnitude orders as its bits do, except NaN, which
+    // `outside` sends to tensor_core_sum anyway.
+    floats4 row_c[chunks], largest[chunks], products[k][chunks];
+    ints4 outside[chunks];
+    unrolled<chunks>([&](auto q) {
+      row_c[q] = load4(c + i * n + 4 * q);
+      ints4 size = std::bit_cast<ints4>(row_c[q]) & magnitude_bits;
+      largest[q] = std::bit_cast<floats4>(size);
+      outside[q] = out_of_range(size);
+    });
+    for (int kk = 0; kk < k; ++kk) {
+      floats4 factor = floats4{} + a[i * k + kk];
+      const float* row_b = b + kk * n;
+      unrolled<chunks>([&](auto q) {
+        floats4 product = factor * load4(row_b + 4 * q);
+        products[kk][q] = product;
+        ints4 size = std::bit_cast<ints4>(product) & magnitude_bits;
+        floats4 magnitude = std::bit_cast<floats4>(size);
+        largest[q] = magnitude > largest[q] ? magnitude : largest[q];
+        if constexpr (products_normal)
+          outside[q] |= size >= above_largest;
+        else
+          outside[q] |= out_of_range(size);
+      });
+    }
+    unrolled<chunks>([&](auto q) {
+      ints4 top = std::bit_cast<ints4>(largest[q]);
+      ints4 biased = top >> 23;
+      ints4 out = outside[q] | ((biased < 25) & (top != 0));
       ints4 tiny = biased < 25;
       biased = (biased & ~tiny) | (25 & tiny);                       // all-zero elements: any scale will do
       floats4 scale = std::bit_cast<floats4>((279 - biased) << 23);  // 2^(25 - (biased - 127))
       ints4 unscale_exponent = biased - 152 + 1023;                  // 1 / scale, as a double's exponent
-      ints4 sum = __builtin_convertvector(row_c * scale, ints4);
-      for (int kk = 0; kk < k; ++kk) sum += __builtin_convertvector(products[kk] * scale, ints4);
-      for (int l = 0; l < 4; ++l) {
-        int j = 4 * q + l;
-        d[i * n + j] = outside[l] ? tensor_core_sum<m, n, k>(a, b, c, i, j)
-                                  : static_cast<double>(sum[l]) *
-                                        std::bit_cast<double>(static_cast<std::uint64_t>(unscale_exponent[l]) << 52);
+      ints4 sum = __builtin_convertvector(row_c[q] * scale, ints4);
+      for (int kk = 0; kk < k; ++kk) sum += __builtin_convertvector(products[kk][q] * scale, ints4);
+      double* row_d = d + i * n + 4 * q;
+      if (!(out[0] | out[1] | out[2] | out[3])) [[likely]] {
+        store_scaled(row_d, __builtin_shufflevector(sum, sum, 0, 1),
+                     __builtin_shufflevector(unscale_exponent, unscale_exponent, 0, 1));
+        store_scaled(row_d + 2, __builtin_shufflevector(sum, sum, 2, 3),
+                     __builtin_shufflevector(unscale_exponent, unscale_exponent, 2, 3));
+        return;
       }
-    }
+      for (int l = 0; l < 4; ++l)
+        row_d[l] = out[l] ? tensor_core_sum<m, n, k>(a, b, c, i, 4 * q + l)
+                          : static_cast<double>(sum[l]) *
+                                std::bit_cast<double>(static_cast<std::uint64_t>(unscale_exponent[l]) << 52);
+    });
   }
 }
 
-/// Copies a factor fragment's first copy of its elements into `tile`
-/// (rows x cols, row by row) in the product type.
+/// round_sum of each of `count` (even) sums, two at a time where both round
+/// to a float normal: towards zero is then a double's low 29 mantissa bits
+/// cleared (those below a float's last bit), and the conversion is exact.
+template <class Acc>
+void round_sums(const double* sums, Acc* out, int count) {
+  for (int i = 0; i < count; i += 2) {
+    if constexpr (std::is_same_v<Acc, float>) {
+      typedef float floats2 __attribute__((vector_size(8)));
+      doubles2 x;
+      std::memcpy(&x, sums + i, sizeof x);
+      ulongs2 bits = std::bit_cast<ulongs2>(x);
+      doubles2 size = std::bit_cast<doubles2>(bits & 0x7fffffffffffffffu);
+      auto normal = (size >= 0x1p-126) & (size < 0x1p128);  // false for NaN
+      if (normal[0] & normal[1]) [[likely]] {
+        floats2 cut = __builtin_convertvector(std::bit_cast<doubles2>(bits & ~ulongs2{} << 29), floats2);
+        std::memcpy(out + i, &cut, sizeof cut);
+        continue;
+      }
+    }
+    out[i] = round_sum<Acc>(sums[i]);
+    out[i + 1] = round_sum<Acc>(sums[i + 1]);
+  }
+}
+
+/// Builds a factor's tile (rows x cols, row by row, in the product type)
+/// from the lanes' fragments, which lie lane after lane as each lane holds
+/// its x[].
 template <class Use, int rows, int cols, class T, int per_lane, class Storage, class P>
-void deposit_factor(unsigned lane, const Storage* x, P* tile) {
-  if (!holds_first_copy<Use, rows, cols, per_lane>(lane)) return;
+void gather_factor(const Storage* lanes, P* tile) {
   constexpr int pack = element_traits<T>::per_storage;
-  for_each_element<Use, rows, cols, per_lane, true>(lane, [&](int e, int row, int col) {
+  if constexpr (std::is_same_v<T, __half>) {  // the common case: placed, then widened eight at a time
+    alignas(16) __half placed[rows * cols];
+    for (element_move move : first_copies<Use, rows, cols, per_lane>) placed[move.place] = lanes[move.element];
+    widen_halves(placed, tile, rows * cols);
+    return;
+  }
+  for (element_move move : first_copies<Use, rows, cols, per_lane>) {
     if constexpr (pack == 1)
-      tile[row * cols + col] = widen_factor<T>(x[e]);
+      tile[move.place] = widen_factor<T>(lanes[move.element]);
     else
-      tile[row * cols + col] = nibble<T>(static_cast<std::uint32_t>(x[e / pack]), e % pack);
-  });
+      tile[move.place] = nibble<T>(static_cast<std::uint32_t>(lanes[move.element / pack]), move.element % pack);
+  }
 }
 
 /// C (m x n) += A (m x k) x B (k x n) for double tiles (a fused
@@ -274,42 +376,47 @@ void product(nw::fragment<nw::accumulator, m, n, k, DT>& d, const nw::fragment<n
   using frag_a = nw::fragment<nw::matrix_a, m, n, k, AT, AL>;
   using frag_b = nw::fragment<nw::matrix_b, m, n, k, BT, BL>;
   constexpr int per_lane = nw::fragment<nw::accumulator, m, n, k, CT>::num_elements;
-  lane_place self = current_lane("nvcuda::wmma::mma_sync");
+  constexpr int per_lane_a = frag_a::num_elements, per_lane_b = frag_b::num_elements;
+  using frag_c = nw::fragment<nw::accumulator, m, n, k, CT>;
+  using frag_d = nw::fragment<nw::accumulator, m, n, k, DT>;
+  constexpr auto& d_moves = first_copies<nw::accumulator, m, n, per_lane>;  // accumulators hold no copies
   warp_product(
-      operation_name<nw::fragment<nw::accumulator, m, n, k, DT>, frag_a, frag_b,
-                     nw::fragment<nw::accumulator, m, n, k, CT>>(),
-      [&](tile_set& t) {
-        deposit_factor<nw::matrix_a, m, k, AT, frag_a::num_elements>(self.lane, a.x, reinterpret_cast<P*>(t.a));
-        deposit_factor<nw::matrix_b, k, n, BT, frag_b::num_elements>(self.lane, b.x, reinterpret_cast<P*>(t.b));
-        P* tile = reinterpret_cast<P*>(t.c);
-        for_each_element<nw::accumulator, m, n, per_lane>(
-            self.lane, [&](int e, int row, int col) { tile[row * n + col] = widen_accumulator<CT, P>(c.x[e]); });
+      operation_name<frag_d, frag_a, frag_b, frag_c>(),
+      [&](tile_set& t, unsigned lane) {
+        std::memcpy(t.lanes_a + lane * sizeof a.x, a.x, sizeof a.x);
+        std::memcpy(t.lanes_b + lane * sizeof b.x, b.x, sizeof b.x);
+        std::memcpy(t.lanes_c + lane * sizeof c.x, c.x, sizeof c.x);
       },
       [&](tile_set& t) {
-        auto* ta = reinterpret_cast<const P*>(t.a);
-        auto* tb = reinterpret_cast<const P*>(t.b);
+        auto* ta = reinterpret_cast<P*>(t.a);
+        auto* tb = reinterpret_cast<P*>(t.b);
         auto* tc = reinterpret_cast<P*>(t.c);
+        gather_factor<nw::matrix_a, m, k, AT, per_lane_a>(
+            reinterpret_cast<const typename frag_a::storage_element_type*>(t.lanes_a), ta);
+        gather_factor<nw::matrix_b, k, n, BT, per_lane_b>(
+            reinterpret_cast<const typename frag_b::storage_element_type*>(t.lanes_b), tb);
+        const auto* lanes_c = reinterpret_cast<const CT*>(t.lanes_c);
+        for (element_move move : d_moves) tc[move.place] = widen_accumulator<CT, P>(lanes_c[move.element]);
+        auto* lanes_d = reinterpret_cast<DT*>(t.lanes_d);
         if constexpr (std::is_same_v<P, float>) {
-          tensor_core_sums<m, n, k>(ta, tb, tc, reinterpret_cast<double*>(t.d));
+          auto* sums = reinterpret_cast<double*>(t.d);
+          tensor_core_sums<m, n, k, std::is_same_v<AT, __half>>(ta, tb, tc, sums);
+          alignas(16) DT rounded[m * n];
+          round_sums(sums, rounded, m * n);
+          for (element_move move : d_moves) lanes_d[move.element] = rounded[move.place];
         } else {
           if constexpr (std::is_same_v<P, std::int32_t>) {
-            if (satf) return multiply_tiles_saturating<m, n, k>(ta, tb, tc);
+            if (satf)
+              multiply_tiles_saturating<m, n, k>(ta, tb, tc);
+            else
+              multiply_tiles<m, n, k>(ta, tb, tc);
+          } else {
+            multiply_tiles<m, n, k>(ta, tb, tc);
           }
-          multiply_tiles<m, n, k>(ta, tb, tc);
+          for (element_move move : d_moves) lanes_d[move.element] = static_cast<DT>(tc[move.place]);
         }
       },
-      [&](tile_set& t) {
-        if constexpr (std::is_same_v<P, float>) {
-          const double* sums = reinterpret_cast<const double*>(t.d);
-          for_each_element<nw::accumulator, m, n, per_lane>(
-              self.lane, [&](int e, int row, int col) { d.x[e] = round_sum<DT>(sums[row * n + col]); });
-        } else {
-          const P* tile = reinterpret_cast<const P*>(t.c);
-          for_each_element<nw::accumulator, m, n, per_lane>(
-              self.lane, [&](int e, int row, int col) { d.x[e] = static_cast<DT>(tile[row * n + col]); });
-        }
-      },
-      where);
+      [&](const tile_set& t, unsigned lane) { std::memcpy(d.x, t.lanes_d + lane * sizeof d.x, sizeof d.x); }, where);
 }
 
 /// Whether sm_90 has mma_sync for these factor and accumulator types.
@@ -384,20 +491,19 @@ inline void bmma_sync(fragment<accumulator, 8, 8, 128, int>& d,
                       experimental::bmmaAccumulateOp = experimental::bmmaAccumulateOpPOPC,
                       std::source_location where = std::source_location::current()) {
   using namespace weft::detail::wmma;
-  lane_place self = current_lane("nvcuda::wmma::bmma_sync");
   warp_product(
       "nvcuda::wmma::bmma_sync (m8n8k128, b1)",
-      [&](tile_set& t) {
+      [&](tile_set& t, unsigned lane) {
         // Lane l holds 32 bits of row l/4 of A and of column l/4 of B.
         auto* words_a = reinterpret_cast<std::uint32_t*>(t.a);
         auto* words_b = reinterpret_cast<std::uint32_t*>(t.b);
-        position pa = element_position<matrix_a, 8, 128, 32>(self.lane, 0);
-        position pb = element_position<matrix_b, 128, 8, 32>(self.lane, 0);
+        position pa = element_position<matrix_a, 8, 128, 32>(lane, 0);
+        position pb = element_position<matrix_b, 128, 8, 32>(lane, 0);
         words_a[pa.row * 4 + pa.col / 32] = a.x[0];
         words_b[pb.col * 4 + pb.row / 32] = b.x[0];
         auto* tile = reinterpret_cast<int*>(t.c);
         for (int e = 0; e < 2; ++e) {
-          position p = element_position<accumulator, 8, 8, 2>(self.lane, e);
+          position p = element_position<accumulator, 8, 8, 2>(lane, e);
           tile[p.row * 8 + p.col] = c.x[e];
         }
       },
@@ -406,10 +512,10 @@ inline void bmma_sync(fragment<accumulator, 8, 8, 128, int>& d,
         bit_product(tile, reinterpret_cast<const std::uint32_t*>(t.a), reinterpret_cast<const std::uint32_t*>(t.b),
                     tile, op);
       },
-      [&](tile_set& t) {
+      [&](const tile_set& t, unsigned lane) {
         const auto* tile = reinterpret_cast<const int*>(t.c);
         for (int e = 0; e < 2; ++e) {
-          position p = element_position<accumulator, 8, 8, 2>(self.lane, e);
+          position p = element_position<accumulator, 8, 8, 2>(lane, e);
           d.x[e] = tile[p.row * 8 + p.col];
         }
       },

@@ -1,8 +1,10 @@
 // The one warp-level exchange an mma_sync makes: each lane copies its
-// shares of A, B and C into its warp's tile space, the lanes meet once
-// (a __syncwarp of the whole warp, whose checks report lanes that exited,
-// a partial warp or lanes at another collective), the first lane to run on
-// multiplies the whole tiles, and each lane takes its share of D.
+// fragments of A, B and C as they are into its warp's tile space, the lanes
+// meet once (a __syncwarp of the whole warp, whose checks report lanes that
+// exited, a partial warp or lanes at another collective), the first lane to
+// run on arranges the whole tiles, multiplies them and lays D out lane by
+// lane, and each lane copies its fragment of D out. A lane's part is a few
+// copies; the rearranging is done once per call, by table.
 //
 // The tile space belongs to the worker thread (a worker runs one block at a
 // time, which is why __shared__ can be thread_local) and is cleared when a
@@ -25,11 +27,16 @@
 
 namespace weft::detail::wmma {
 
-/// One mma_sync's tiles: A row by row, B row by row (k x n), C (and then D)
-/// row by row, in the type the product is computed in. Sized for the
-/// largest: 32 x 16 four-byte values, and a 16 x 16 accumulator; aligned
-/// so that a row of up to 32 four-byte values is one aligned vector.
+/// One mma_sync's tiles: the lanes' fragments (x[] of lane 0, of lane 1,
+/// ...; at most 32 bytes a lane), then A row by row, B row by row (k x n),
+/// C (and then D) row by row, in the type the product is computed in. Sized
+/// for the largest: 32 x 16 four-byte values, and a 16 x 16 accumulator;
+/// aligned so that a row of up to 32 four-byte values is one aligned vector.
 struct alignas(128) tile_set {
+  alignas(64) std::byte lanes_a[32 * 32];
+  alignas(64) std::byte lanes_b[32 * 32];
+  alignas(64) std::byte lanes_c[32 * 32];
+  alignas(64) std::byte lanes_d[32 * 32];
   alignas(128) std::byte a[32 * 16 * 4];
   alignas(128) std::byte b[16 * 32 * 4];
   alignas(128) std::byte c[16 * 16 * 4];
@@ -79,10 +86,10 @@ inline lane_place current_lane(const char* what) {
 
 /// Runs one mma_sync for the calling lane. `operation` names the call (one
 /// static string per use, shape and type: lanes that disagree are
-/// reported). `deposit(tiles)` copies the lane's shares in;
+/// reported). `deposit(tiles, lane)` copies the lane's fragments in;
 /// `multiply(tiles)` computes D from the whole tiles (once per call, by
-/// the first lane to run after the meeting); `collect(tiles)` takes the
-/// lane's share of D.
+/// the first lane to run after the meeting); `collect(tiles, lane)` takes
+/// the lane's fragment of D.
 template <class Deposit, class Multiply, class Collect>
 void warp_product(const char* operation, Deposit&& deposit, Multiply&& multiply, Collect&& collect,
                   std::source_location where) {
@@ -106,14 +113,14 @@ void warp_product(const char* operation, Deposit&& deposit, Multiply&& multiply,
                            ": the lanes of a warp must call mma_sync with the same shape and types"};
   }
   ++set.arrived;
-  deposit(set);
+  deposit(set, self.lane);
   warp_call(warp_op::sync, 0xffffffffu, {}, where);
   if (set.product_pending) {
     multiply(set);
     set.product_pending = false;
     set.arrived = 0;
   }
-  collect(set);
+  collect(set, self.lane);
 }
 
 }  // namespace weft::detail::wmma
