@@ -498,6 +498,17 @@ def git_commit(directory):
     return git("rev-parse", "--short=12", "HEAD") if top and Path(top).resolve() == directory.resolve() else ""
 
 
+def machine():
+    """The cores the samples ran on, and their model, for the tables' settings line."""
+    model = ""
+    try:
+        model = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                      if line.startswith("model name")), "")
+    except OSError:
+        pass
+    return "on %d cores%s" % (os.cpu_count() or 1, (" (%s)" % model) if model else "")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("checkout", type=Path, help="a cuda-samples checkout (Samples/, Common/)")
@@ -515,6 +526,9 @@ def main():
                         help="build with nvcc for a real GPU (e.g. sm_90) instead of weft: the reference verdicts")
     parser.add_argument("--gpu", type=Path, metavar="RESULTS_JSON",
                         help="the results.json of an --nvcc run: adds each sample's GPU verdict to the tables")
+    parser.add_argument("--prebuilt", type=Path, metavar="OUT_DIR",
+                        help="build nothing: run what an earlier run built in OUT_DIR (its build/ and results.json),"
+                             " e.g. on a machine with more cores and the same architecture and libraries")
     args = parser.parse_args()
 
     checkout, weft, out = args.checkout.resolve(), args.weft.resolve(), args.out.resolve()
@@ -537,8 +551,12 @@ def main():
             s.verdict = "out of scope"
     label = args.label or "%s%s" % (checkout.name, (" at " + git_commit(checkout)) if git_commit(checkout) else "")
     compiler = subprocess.run(["c++", "--version"], capture_output=True, text=True).stdout.split("\n")[0]
-    settings = "weft %s, %s, %s, time limit %.0f s per run." % (git_commit(weft) or "(no git)", compiler, args.opt,
-                                                                 args.time_limit)
+    settings = "weft %s, %s, %s, time limit %.0f s per run, %s." % (git_commit(weft) or "(no git)", compiler, args.opt,
+                                                                     args.time_limit, machine())
+    if args.prebuilt:
+        earlier = json.loads((args.prebuilt.resolve() / "results.json").read_text())
+        built_with = earlier["settings"].split(", time limit")[0]
+        settings = "%s (built earlier), time limit %.0f s per run, %s." % (built_with, args.time_limit, machine())
     if args.nvcc:
         nvcc = subprocess.run(["nvcc", "--version"], capture_output=True, text=True).stdout.strip().split("\n")[-1]
         settings = "nvcc (%s), -arch=%s -O2, time limit %.0f s per run." % (nvcc, args.nvcc, args.time_limit)
@@ -552,14 +570,24 @@ def main():
         log_dir = out / "logs"
         log_dir.mkdir(parents=True, exist_ok=True)
         shorten = Shortener(checkout, weft, out, samples)
-        if args.nvcc:
-            build_with_nvcc(buildable, out / "build", args.jobs, args.nvcc, log_dir / "build.log", shorten)
+        build_dir = out / "build"
+        if args.prebuilt:
+            build_dir = args.prebuilt.resolve() / "build"
+            rows = {row["name"]: row for row in earlier["samples"]}
+            for sample in buildable:
+                row = rows.get(sample.name, {})
+                sample.built = bool(row.get("built")) and (build_dir / "samples" / sample.name / sample.name).exists()
+                sample.build_seconds = row.get("build_seconds", 0.0)
+                if not sample.built:
+                    sample.first_error = row.get("first_error") or "not in the earlier build"
+        elif args.nvcc:
+            build_with_nvcc(buildable, build_dir, args.jobs, args.nvcc, log_dir / "build.log", shorten)
         else:
             write_project(buildable, weft, out / "project")
-            build(buildable, out / "project", out / "build", args.jobs, args.opt, log_dir / "build.log", shorten)
+            build(buildable, out / "project", build_dir, args.jobs, args.opt, log_dir / "build.log", shorten)
         for sample in buildable:
             if sample.built:
-                run_sample(sample, out / "build", args.time_limit, log_dir, shorten)
+                run_sample(sample, build_dir, args.time_limit, log_dir, shorten)
             else:
                 sample.verdict = "not built"
             print("%-32s %-12s %s" % (sample.name, sample.verdict, sample.first_error), file=sys.stderr)
