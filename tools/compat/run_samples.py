@@ -532,7 +532,7 @@ def main():
     args = parser.parse_args()
 
     checkout, weft, out = args.checkout.resolve(), args.weft.resolve(), args.out.resolve()
-    if not args.list and not args.nvcc and not shutil.which("ninja"):
+    if not args.list and not args.nvcc and not args.prebuilt and not shutil.which("ninja"):
         # Ninja prints each failed command's output in one piece, which is how
         # each sample's first error is found in a parallel build.
         print("run_samples.py needs Ninja (apt-get install ninja-build)", file=sys.stderr)
@@ -550,7 +550,9 @@ def main():
         if s.scope == "out":
             s.verdict = "out of scope"
     label = args.label or "%s%s" % (checkout.name, (" at " + git_commit(checkout)) if git_commit(checkout) else "")
-    compiler = subprocess.run(["c++", "--version"], capture_output=True, text=True).stdout.split("\n")[0]
+    compiler = ""
+    if shutil.which("c++"):
+        compiler = subprocess.run(["c++", "--version"], capture_output=True, text=True).stdout.split("\n")[0]
     settings = "weft %s, %s, %s, time limit %.0f s per run, %s." % (git_commit(weft) or "(no git)", compiler, args.opt,
                                                                      args.time_limit, machine())
     if args.prebuilt:
