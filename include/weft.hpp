@@ -2,7 +2,9 @@
 //
 // It brings the native API (namespace weft: launch, device, dynamic shared
 // memory) and CUDA's own spelling (threadIdx, __syncthreads, atomicAdd,
-// cudaMalloc, ...), so that kernels written for nvcc compile unchanged.
+// cudaMalloc, ...), so that kernels written for nvcc compile unchanged:
+// weft/host_view.hpp, what host code sees (and all that <cuda_runtime.h>
+// gives a .cpp), and the device functions and variables kernels call.
 //
 // What a CUDA program opts into with a header of its own stays out of this
 // one, so that a program that does not use it does not compile it: host
@@ -23,27 +25,5 @@
 #include "weft/cuda/device/synchronization.hpp"
 #include "weft/cuda/device/type_conversions.hpp"
 #include "weft/cuda/device/warp_functions.hpp"
-#include "weft/cuda/keywords.hpp"
-#include "weft/cuda/runtime/device_api.hpp"
-#include "weft/cuda/runtime/device_management.hpp"
-#include "weft/cuda/runtime/driver_types.hpp"
-#include "weft/cuda/runtime/error_api.hpp"
-#include "weft/cuda/runtime/error_codes.hpp"
-#include "weft/cuda/runtime/event_api.hpp"
-#include "weft/cuda/runtime/function_attributes.hpp"
-#include "weft/cuda/runtime/host_memory.hpp"
-#include "weft/cuda/runtime/kernel_api.hpp"
-#include "weft/cuda/runtime/managed_memory.hpp"
-#include "weft/cuda/runtime/memory_api.hpp"
-#include "weft/cuda/runtime/memory_pools.hpp"
-#include "weft/cuda/runtime/pitched_memory.hpp"
-#include "weft/cuda/runtime/pointer_attributes.hpp"
-#include "weft/cuda/runtime/removed_api.hpp"
-#include "weft/cuda/runtime/stream_api.hpp"
-#include "weft/cuda/runtime/stream_attributes.hpp"
-#include "weft/cuda/runtime/symbol_api.hpp"
-#include "weft/cuda/vector_types.hpp"
-#include "weft/detail/base/cuda_vocabulary.hpp"
-#include "weft/device.hpp"
-#include "weft/launch.hpp"
+#include "weft/host_view.hpp"
 #include "weft/shared_memory.hpp"

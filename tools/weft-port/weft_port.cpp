@@ -29,8 +29,9 @@
 // shape takes effect, as they do with nvcc. A registered kernel launched by
 // address (from another file, say) also runs the grid compiled for it.
 //
-// The output begins with `#include <weft/compat/cuda_runtime.h>`, as nvcc
-// includes cuda_runtime.h in every .cu file (and, when needed, the small
+// The output begins with `#include <weft.hpp>` and
+// `#include <weft/compat/cuda_runtime.h>`, as nvcc includes cuda_runtime.h
+// with its device declarations in every .cu file (and, when needed, the small
 // helper the namespace-scope form uses), then `#line 1 "in.cu"`. Every
 // rewrite keeps the newlines of the text it replaces, so from there on line N
 // of the input is the output's line N as the compiler counts, and errors point
@@ -1915,8 +1916,10 @@ class program_porter {
 
     // CUDA's runtime header, which nvcc includes in every .cu file: programs
     // test its guard and version macros (__CUDA_RUNTIME_H__, CUDART_VERSION)
-    // without including it themselves. It includes <weft.hpp>.
-    std::string out = "#include <weft/compat/cuda_runtime.h>\n";
+    // without including it themselves. A .cu also sees the device functions
+    // and variables, which a .cpp's <cuda_runtime.h> leaves out: they are
+    // <weft.hpp>'s, which is first so that the precompiled <weft.hpp> serves.
+    std::string out = "#include <weft.hpp>\n#include <weft/compat/cuda_runtime.h>\n";
     if (is_main && !header) out += cuda_compiler_macros;
     if (p.uses_extern_shared_helper) out += extern_shared_helper;
     // The next line is the input's line 1.

@@ -4,7 +4,7 @@
 // virtual memory, streams, events and launches of registered kernels.
 // Loading modules or PTX returns CUDA_ERROR_NOT_SUPPORTED.
 #pragma once
-#include <weft.hpp>
+#include <weft/host_view.hpp>
 
 #include "weft/cuda/driver/driver_api.hpp"
 

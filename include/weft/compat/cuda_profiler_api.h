@@ -1,7 +1,7 @@
 // CUDA's cuda_profiler_api.h: cudaProfilerStart and cudaProfilerStop, which
 // succeed and mark the trace timeline (weft/cuda/runtime/profiler_api.hpp).
 #pragma once
-#include <weft.hpp>
+#include <weft/host_view.hpp>
 #include <weft/cuda/runtime/profiler_api.hpp>
 
 #ifndef __CUDA_PROFILER_API_H__

@@ -1,11 +1,12 @@
-// The C runtime API header: weft's runtime API is all in <weft.hpp>. As
+// The C runtime API header: weft's runtime API is all in
+// weft/host_view.hpp. As
 // CUDA's copy does, it brings driver_types.h and vector_types.h (through
 // builtin_types.h) and defines the runtime's version and include guard,
 // which programs test: `#if CUDART_VERSION >= 4000`, `#ifdef
 // __CUDA_RUNTIME_API_H__`. The version is CUDA 13.0's, the CUDA weft
 // follows (cudaRuntimeGetVersion answers the same).
 #pragma once
-#include <weft.hpp>
+#include <weft/host_view.hpp>
 #include "builtin_types.h"
 
 #ifndef __CUDA_RUNTIME_API_H__

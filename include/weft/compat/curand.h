@@ -15,5 +15,4 @@
 #define CURAND_VERSION (CURAND_VER_MAJOR * 1000 + CURAND_VER_MINOR * 100 + CURAND_VER_PATCH)
 
 #include <cuda_runtime.h>
-#include <weft.hpp>
 #include <weft/cuda/curand/host_api.hpp>

@@ -7,5 +7,10 @@
 #include "weft/cuda/vector_types.hpp"
 #include "weft/detail/executor/builtin_variables.hpp"
 
+using weft::detail::blockDim;
+using weft::detail::blockIdx;
+using weft::detail::gridDim;
+using weft::detail::threadIdx;
+
 /// Threads per warp, as on every NVIDIA architecture so far.
 inline constexpr int warpSize = 32;

@@ -1,5 +1,8 @@
 // CUDA's built-in index variables. A kernel and every function it calls read
-// them unqualified, so they live in the global namespace. They are per OS
+// them unqualified, so cuda/device/builtins.hpp brings them into the global
+// namespace; they are declared here, in weft::detail, so that host code that
+// includes only the runtime API (<cuda_runtime.h> without nvcc) does not see
+// them, as with CUDA, and may use the names for itself. They are per OS
 // thread: a worker runs one block at a time and the block executor rewrites
 // them whenever it moves to another CUDA thread, so they always describe the
 // CUDA thread that is running. Fibers never migrate between OS threads, which
@@ -12,12 +15,12 @@
 
 #include "weft/detail/base/cuda_vocabulary.hpp"
 
+namespace weft::detail {
+
 inline thread_local uint3 threadIdx{0, 0, 0};
 inline thread_local uint3 blockIdx{0, 0, 0};
 inline thread_local dim3 blockDim{1, 1, 1};
 inline thread_local dim3 gridDim{1, 1, 1};
-
-namespace weft::detail {
 
 /// A thread's linear id in its block, x fastest: CUDA's order, in which lanes
 /// 0-31 of warp 0 are ids 0-31 and which thread_block::thread_rank() counts.
