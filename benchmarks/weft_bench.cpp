@@ -1,7 +1,7 @@
 // weft_bench: weft against the same computation written as a plain C++ loop
 // split over the same number of std::threads, in the same run.
 //
-//   weft_bench [--quick] [--repeat N] [vecadd] [matmul] [barrier] [warp] [launch]
+//   weft_bench [--quick] [--repeat N] [vecadd] [matmul] [barrier] [warp] [launch] [wmma]
 //
 // Each measurement is repeated (weft and plain alternating, so that both see
 // the same noise on a shared machine) and the median is reported. The ratio
@@ -9,6 +9,9 @@
 // loop's. Nothing here asserts anything about timing; the runner fails only
 // when a computation gives a wrong result.
 #include <weft.hpp>
+#include <weft/cuda/device/wmma/fill.hpp>
+#include <weft/cuda/device/wmma/load_store.hpp>
+#include <weft/cuda/device/wmma/mma.hpp>
 
 #include <boost/context/detail/fcontext.hpp>
 #include <boost/context/fiber.hpp>
@@ -36,7 +39,7 @@ using clock_type = std::chrono::steady_clock;
 struct options {
   bool quick = false;
   int repeat = 7;
-  bool vecadd = false, matmul = false, barrier = false, warp = false, launch = false;
+  bool vecadd = false, matmul = false, barrier = false, warp = false, launch = false, wmma = false;
 };
 
 double seconds_since(clock_type::time_point start) {
@@ -664,10 +667,103 @@ bool bench_launch(const options& o) {
   return ok;
 }
 
+// ---------------------------------------------------------------------------
+// 6. Warp matrix multiply: mma_sync (m16n16k16, half factors, float
+// accumulators) as cuda-samples' tensor-core GEMMs call it, each warp
+// holding 2 x 4 accumulators and loading 2 A and 4 B fragments per step,
+// against the same 16x16x16 tile products as a plain float loop. Factors
+// are small integers, so every sum is exact and both sides must agree.
+
+constexpr int wmma_warps = 8, wmma_steps_per_tile = 8;
+
+__global__ void WarpMatrixLoop(const __half* a, const __half* b, float* d, int steps) {
+  using namespace nvcuda;
+  wmma::fragment<wmma::accumulator, 16, 16, 16, float> c[2][4];
+  for (auto& row : c)
+    for (auto& f : row) wmma::fill_fragment(f, 0.0f);
+  for (int s = 0; s < steps; ++s) {
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, wmma::row_major> fa[2];
+    wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, wmma::col_major> fb[4];
+    int tile = s % wmma_steps_per_tile;
+    for (int i = 0; i < 2; ++i) wmma::load_matrix_sync(fa[i], a + (tile * 2 + i) * 256, 16);
+    for (int j = 0; j < 4; ++j) wmma::load_matrix_sync(fb[j], b + (tile * 4 + j) * 256, 16);
+    for (int i = 0; i < 2; ++i)
+      for (int j = 0; j < 4; ++j) wmma::mma_sync(c[i][j], fa[i], fb[j], c[i][j]);
+  }
+  float* mine = d + (threadIdx.x / 32) * 8 * 256;
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 4; ++j) wmma::store_matrix_sync(mine + (i * 4 + j) * 256, c[i][j], 16, wmma::mem_row_major);
+}
+
+// The same products as plain loops: A row-major, B column-major, D row-major.
+void plain_warp_matrix_loop(const float* a, const float* b, float* d, int steps) {
+  for (int w = 0; w < wmma_warps; ++w) {
+    float* mine = d + w * 8 * 256;
+    std::fill(mine, mine + 8 * 256, 0.0f);
+    for (int s = 0; s < steps; ++s) {
+      int tile = s % wmma_steps_per_tile;
+      for (int i = 0; i < 2; ++i)
+        for (int j = 0; j < 4; ++j) {
+          const float* ta = a + (tile * 2 + i) * 256;
+          const float* tb = b + (tile * 4 + j) * 256;
+          float* td = mine + (i * 4 + j) * 256;
+          for (int r = 0; r < 16; ++r)
+            for (int col = 0; col < 16; ++col) {
+              float sum = td[r * 16 + col];
+              for (int k = 0; k < 16; ++k) sum += ta[r * 16 + k] * tb[col * 16 + k];
+              td[r * 16 + col] = sum;
+            }
+        }
+    }
+  }
+}
+
+bool bench_wmma(const options& o) {
+  const int steps = o.quick ? 8 : 200;
+  const int repeat = o.repeat;
+  const std::size_t a_count = wmma_steps_per_tile * 2 * 256, b_count = wmma_steps_per_tile * 4 * 256;
+  const std::size_t d_count = wmma_warps * 8 * 256;
+  unsigned saved_workers = weft::worker_count();
+  weft::set_worker_count(1);
+  __half *a = nullptr, *b = nullptr;
+  float* d = nullptr;
+  bool ok = check(cudaMallocManaged(&a, a_count * sizeof(__half)), "wmma") &&
+            check(cudaMallocManaged(&b, b_count * sizeof(__half)), "wmma") &&
+            check(cudaMallocManaged(&d, d_count * sizeof(float)), "wmma");
+  std::vector<float> fa(a_count), fb(b_count), plain_d(d_count);
+  for (std::size_t i = 0; i < a_count; ++i) fa[i] = float(int(i * 7 % 5) - 2), a[i] = __float2half(fa[i]);
+  for (std::size_t i = 0; i < b_count; ++i) fb[i] = float(int(i * 3 % 7) - 3), b[i] = __float2half(fb[i]);
+  pair_timing t = measure_pair(
+      repeat,
+      [&] {
+        weft::launch(1, wmma_warps * 32, WarpMatrixLoop, a, b, d, steps);
+        ok &= check(cudaDeviceSynchronize(), "wmma");
+      },
+      [&] { plain_warp_matrix_loop(fa.data(), fb.data(), plain_d.data(), steps); });
+  ok &= std::equal(plain_d.begin(), plain_d.end(), d);
+  cudaFree(a);
+  cudaFree(b);
+  cudaFree(d);
+  weft::set_worker_count(saved_workers);
+
+  double calls = double(wmma_warps) * steps * 8;
+  std::printf(
+      "\nwmma: 1 block of %d warps on 1 SM worker, %d steps of 2 x 4 mma_sync (m16n16k16, half -> float), "
+      "%d runs\n",
+      wmma_warps, steps, repeat);
+  std::printf("  %-52s %10s %12s %12s\n", "us per 16x16x16 tile product", "median run", "median", "best run");
+  std::printf("  %-52s %10s %12.3f %12.3f\n", "mma_sync", pretty_time(t.weft).c_str(), t.weft / calls * 1e6,
+              t.weft_min / calls * 1e6);
+  std::printf("  %-52s %10s %12.3f %12.3f\n", "plain float loop, same products", pretty_time(t.plain).c_str(),
+              t.plain / calls * 1e6, t.plain_min / calls * 1e6);
+  if (!ok) std::printf("  WRONG RESULT: mma_sync and the plain loop disagree\n");
+  return ok;
+}
+
 void usage() {
   std::printf(
-      "usage: weft_bench [--quick] [--repeat N] [vecadd] [matmul] [barrier] [warp] [launch]\n"
-      "  With no benchmark named, runs all five.\n"
+      "usage: weft_bench [--quick] [--repeat N] [vecadd] [matmul] [barrier] [warp] [launch] [wmma]\n"
+      "  With no benchmark named, runs all six.\n"
       "  --quick     small sizes and 3 repetitions (a smoke test; figures mean little)\n"
       "  --repeat N  timed repetitions per measurement, median reported (default 7)\n"
       "  WEFT_WORKERS sets the number of SM workers (and plain threads).\n");
@@ -695,13 +791,15 @@ int main(int argc, char** argv) {
       o.warp = true;
     else if (a == "launch")
       o.launch = true;
+    else if (a == "wmma")
+      o.wmma = true;
     else {
       usage();
       return a == "--help" || a == "-h" ? 0 : 2;
     }
   }
-  if (!o.vecadd && !o.matmul && !o.barrier && !o.warp && !o.launch)
-    o.vecadd = o.matmul = o.barrier = o.warp = o.launch = true;
+  if (!o.vecadd && !o.matmul && !o.barrier && !o.warp && !o.launch && !o.wmma)
+    o.vecadd = o.matmul = o.barrier = o.warp = o.launch = o.wmma = true;
   if (o.quick && !repeat_given) o.repeat = 3;
 
   std::printf("weft_bench%s: %u SM workers, plain loops on %u std::threads, median of %d runs\n",
@@ -714,6 +812,7 @@ int main(int argc, char** argv) {
   if (o.barrier) ok &= bench_barrier(o);
   if (o.warp) ok &= bench_warp(o);
   if (o.launch) ok &= bench_launch(o);
+  if (o.wmma) ok &= bench_wmma(o);
   if (!ok) std::printf("\nFAILED: a benchmark computed a wrong result or a kernel failed\n");
   return ok ? 0 : 1;
 }
