@@ -43,7 +43,7 @@ constexpr pointer_launcher launcher_for(void (*)(Params...)) {
 template <auto Function>
 bool register_kernel() {
   kernel_registry().add(reinterpret_cast<const void*>(Function),
-                        {launcher_for(Function), &make_compiled_grid<Function>});
+                        {launcher_for(Function), &make_compiled_grid<Function>, &bind_arguments<Function>});
   return true;
 }
 

@@ -26,6 +26,9 @@ LAYERS = [
     ("streams", ["weft/detail/streams/"]),
     # Finding, laying out and copying memory, on top of the streams.
     ("memory", ["weft/detail/memory/"]),
+    # CUDA graphs: the graph a program builds, and its instantiation and
+    # launch as commands of the device's command graph.
+    ("graphs", ["weft/detail/graphs/"]),
     # The CUDA surface and weft's own API are one layer: CUDA's spelling and
     # weft's native spelling of the same things, calling into the layers below.
     # A CUDA-spelled entry point checks its arguments and forwards, in a line

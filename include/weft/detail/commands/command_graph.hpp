@@ -129,6 +129,24 @@ class command_graph {
     if (c->pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) start({std::move(c)});
   }
 
+  /// Links `c` after the commands `before` (all of this device) and nothing
+  /// else: a node of a CUDA graph launch, whose order within the launch is
+  /// the graph's edges; only the launch's first and last commands take part
+  /// in stream `s`'s order. It is drawn on `s`'s row of the timeline.
+  void enqueue_after(const CUstream_st& s, std::shared_ptr<command> c,
+                     const std::vector<std::shared_ptr<command>>& before) {
+    c->stream_id = s.id;
+    c->priority = s.priority;
+    c->graph_ = this;
+    trace::enqueued(c.get(), device_, c->stream_id);
+    {
+      std::lock_guard lock(mutex_);
+      outstanding_.fetch_add(1, std::memory_order_relaxed);
+      for (const auto& b : before) link(b, *c);
+    }
+    if (c->pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) start({std::move(c)});
+  }
+
   /// A grid's last block finished (called by the SM worker that ran it), or
   /// a host function returned.
   static void complete(command& c) {

@@ -21,23 +21,31 @@
 
 namespace weft::detail {
 
-inline cudaError_t copy_box(const row_box& b, cudaMemcpyKind kind, placement where) {
-  if (cudaError_t e = check_device()) return e;
-  if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDefault) return record(cudaErrorInvalidMemcpyDirection);
+/// The code CUDA 13 refuses a copy with, or cudaSuccess; nothing is
+/// recorded (a graph's memcpy node is checked when it is added, and runs later).
+inline cudaError_t check_copy(const row_box& b, cudaMemcpyKind kind) {
+  if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDefault) return cudaErrorInvalidMemcpyDirection;
   // A row wider than a pitch is an invalid value, not an invalid pitch
   // (measured on an H100: tests/differential/runtime_api_probe.expected).
-  if (b.width > b.dst_pitch || b.width > b.src_pitch) return record(cudaErrorInvalidValue);
+  if (b.width > b.dst_pitch || b.width > b.src_pitch) return cudaErrorInvalidValue;
   if (b.width == 0 || b.height == 0 || b.depth == 0) return cudaSuccess;
-  if (!b.dst || !b.src) return record(cudaErrorInvalidValue);
+  if (!b.dst || !b.src) return cudaErrorInvalidValue;
   std::size_t dst_span = span_of(b.dst_pitch, b.dst_slice, b.width, b.height, b.depth);
   std::size_t src_span = span_of(b.src_pitch, b.src_slice, b.width, b.height, b.depth);
-  if (dst_span == SIZE_MAX || src_span == SIZE_MAX) return record(cudaErrorInvalidValue);
+  if (dst_span == SIZE_MAX || src_span == SIZE_MAX) return cudaErrorInvalidValue;
   bool dst_on_device = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice;
   bool src_on_device = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice;
   if (dst_on_device ? !is_device_range(b.dst, dst_span) : !is_plausible_range(b.dst, dst_span))
-    return record(cudaErrorInvalidValue);
+    return cudaErrorInvalidValue;
   if (src_on_device ? !is_device_range(b.src, src_span) : !is_plausible_range(b.src, src_span))
-    return record(cudaErrorInvalidValue);
+    return cudaErrorInvalidValue;
+  return cudaSuccess;
+}
+
+inline cudaError_t copy_box(const row_box& b, cudaMemcpyKind kind, placement where) {
+  if (cudaError_t e = check_device()) return e;
+  if (cudaError_t e = check_copy(b, kind)) return record(e);
+  if (b.width == 0 || b.height == 0 || b.depth == 0) return cudaSuccess;
   return perform(where, "copy of " + std::to_string(b.width * b.height * b.depth) + " bytes", [b] {
     for (std::size_t z = 0; z < b.depth; ++z)
       for (std::size_t y = 0; y < b.height; ++y)

@@ -13,6 +13,7 @@
 #include <tuple>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "weft/detail/base/address_registry.hpp"
 #include "weft/detail/base/cuda_vocabulary.hpp"
@@ -51,9 +52,64 @@ std::shared_ptr<grid_job> make_compiled_grid(const launch_shape& shape, void* ar
   return std::make_shared<kernel_grid<kernel, copies>>(shape, kernel{}, std::move(*static_cast<copies*>(arguments)));
 }
 
+/// A kernel's arguments copied once and launched many times: a kernel node
+/// of a CUDA graph copies its arguments when it is added or set, and each
+/// launch of an executable graph makes a fresh grid from those copies.
+class bound_arguments {
+ public:
+  bound_arguments() = default;
+  bound_arguments(const bound_arguments&) = delete;
+  bound_arguments& operator=(const bound_arguments&) = delete;
+  virtual ~bound_arguments() = default;
+
+  virtual std::shared_ptr<grid_job> make_grid(const launch_shape& shape) const = 0;
+
+  /// CUDA's array of pointers to each argument (cudaGraphKernelNodeGetParams
+  /// hands it out), pointing into the copies.
+  void** pointers() const { return pointers_.empty() ? nullptr : pointers_.data(); }
+
+ protected:
+  mutable std::vector<void*> pointers_;
+};
+
+template <auto Function>
+class bound_arguments_of final : public bound_arguments {
+  using copies = typename parameter_tuple<decltype(Function)>::type;
+
+ public:
+  explicit bound_arguments_of(void** args)
+      : copies_(read(args, std::make_index_sequence<std::tuple_size_v<copies>>{})) {
+    std::apply([&](auto&... each) { (pointers_.push_back(static_cast<void*>(&each)), ...); }, copies_);
+  }
+
+  std::shared_ptr<grid_job> make_grid(const launch_shape& shape) const override {
+    copies launch_copies = copies_;  // the grid consumes its copies; the node keeps its own
+    return make_compiled_grid<Function>(shape, &launch_copies);
+  }
+
+ private:
+  template <std::size_t... I>
+  static copies read(void** args, std::index_sequence<I...>) {
+    return copies(*static_cast<std::tuple_element_t<I, copies>*>(args[I])...);
+  }
+
+  copies copies_;
+};
+
+/// Copies a registered kernel's arguments from CUDA's array of pointers;
+/// null when the kernel has parameters and `args` is null.
+using argument_binder = std::shared_ptr<const bound_arguments> (*)(void** args);
+
+template <auto Function>
+std::shared_ptr<const bound_arguments> bind_arguments(void** args) {
+  if (std::tuple_size_v < typename parameter_tuple<decltype(Function)>::type >> 0 && !args) return nullptr;
+  return std::make_shared<bound_arguments_of<Function>>(args);
+}
+
 struct registered_kernel {
   pointer_launcher launch = nullptr;
   grid_maker make_grid = nullptr;
+  argument_binder bind = nullptr;
 };
 
 inline address_registry<registered_kernel>& kernel_registry() {

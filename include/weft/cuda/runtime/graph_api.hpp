@@ -1,0 +1,373 @@
+// Building CUDA graphs (CUDA guide, "CUDA Graphs", "Creating a Graph Using
+// Graph APIs"): graphs, their nodes of the kinds weft runs (kernel, 1D
+// memcpy, memset, host, child graph, empty), edges, queries, node parameters
+// and cloning. The graph itself is detail/graphs/graph_model.hpp's;
+// instantiating and launching one is graph_exec_api.hpp's.
+//
+// Arguments are checked as CUDA 13 checks them: a null handle or pointer, a
+// dependency on a node of another graph, a dependency named twice, an edge
+// that exists already (or, for removal, does not) are cudaErrorInvalidValue,
+// recorded as the last error.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <memory>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "weft/cuda/runtime/driver_enums.hpp"
+#include "weft/cuda/runtime/error_codes.hpp"
+#include "weft/cuda/runtime/graph_types.hpp"
+#include "weft/detail/base/cuda_vocabulary.hpp"
+#include "weft/detail/base/error_state.hpp"
+#include "weft/detail/graphs/graph_model.hpp"
+#include "weft/detail/memory/memory_copies.hpp"
+#include "weft/detail/memory/memory_lookup.hpp"
+#include "weft/detail/runtime/kernel_registry.hpp"
+#include "weft/detail/runtime/runtime.hpp"
+#include "weft/launch.hpp"
+
+namespace weft::surface {
+
+/// cudaErrorInvalidValue unless the dependencies are distinct nodes of `g`.
+inline cudaError_t check_dependencies(cudaGraph_t g, const cudaGraphNode_t* deps, std::size_t count) {
+  if (count > 0 && !deps) return cudaErrorInvalidValue;
+  for (std::size_t i = 0; i < count; ++i) {
+    if (!deps[i] || deps[i]->owner != g) return cudaErrorInvalidValue;
+    if (std::find(deps, deps + i, deps[i]) != deps + i) return cudaErrorInvalidValue;
+  }
+  return cudaSuccess;
+}
+
+/// Adds a node doing `work` after `deps` (already checked).
+inline cudaGraphNode_t add_node(cudaGraph_t g, const cudaGraphNode_t* deps, std::size_t count,
+                                weft::detail::node_work work) {
+  CUgraphNode_st* n = g->add(std::move(work));
+  for (std::size_t i = 0; i < count; ++i) CUgraph_st::add_edge(deps[i], n);
+  return n;
+}
+
+/// A kernel node's work from CUDA's parameters, or the code CUDA refuses
+/// them with. The kernel must be registered (weft-port registers every
+/// non-template kernel of a .cu file), as for cudaLaunchKernel by address.
+inline cudaError_t kernel_work_of(const cudaKernelNodeParams* p, weft::detail::kernel_work& work) {
+  using namespace weft::detail;
+  if (!p) return cudaErrorInvalidValue;
+  if (p->kernelParams && p->extra) return cudaErrorInvalidValue;
+  // The "extra" form lays the arguments out by the kernel's ABI, which a
+  // CPU build of the kernel does not share.
+  if (p->extra) return cudaErrorNotSupported;
+  argument_binder bind = p->func ? kernel_registry().find(p->func).bind : nullptr;
+  if (!bind) return cudaErrorInvalidDeviceFunction;
+  kernel_attributes attributes = runtime::get().attributes(p->func);
+  launch_config config{p->gridDim, p->blockDim, p->sharedMemBytes};
+  if (cudaError_t e = validate(config, attributes.max_dynamic_shared_bytes)) return e;
+  dim3 cluster;
+  if (cudaError_t e = cluster_shape(config, {}, compiled_cluster_dims().find(p->func, dim3(0, 0, 0)),
+                                    attributes.non_portable_cluster_size, cluster))
+    return e;
+  auto arguments = bind(p->kernelParams);
+  if (!arguments) return cudaErrorInvalidValue;
+  work = kernel_work{p->func, p->gridDim, p->blockDim, p->sharedMemBytes, cluster, std::move(arguments)};
+  return cudaSuccess;
+}
+
+inline cudaError_t set_work_of(const cudaMemsetParams* p, weft::detail::set_work& work) {
+  if (!p || !p->dst) return cudaErrorInvalidValue;
+  if (p->elementSize != 1 && p->elementSize != 2 && p->elementSize != 4) return cudaErrorInvalidValue;
+  std::size_t row = p->width * p->elementSize;
+  if (p->height > 1 && p->pitch < row) return cudaErrorInvalidValue;
+  std::size_t span = p->height == 0 ? 0 : (p->height - 1) * p->pitch + row;
+  if (span > 0 && !weft::detail::is_device_range(p->dst, span)) return cudaErrorInvalidValue;
+  work = {p->dst, p->pitch, p->value, p->elementSize, p->width, p->height};
+  return cudaSuccess;
+}
+
+/// The node's work of kind W, or null (the node is of another kind).
+template <class W>
+W* work_of(cudaGraphNode_t node) {
+  return node ? std::get_if<W>(&node->work) : nullptr;
+}
+
+/// CUDA's convention for array queries: with a null array, the count; else
+/// up to *count entries, the rest of the array nulled, and how many were
+/// written.
+template <class T>
+void fill(const std::vector<T>& all, T* out, std::size_t* count) {
+  if (!out) {
+    *count = all.size();
+    return;
+  }
+  std::size_t n = std::min(*count, all.size());
+  std::copy_n(all.begin(), n, out);
+  std::fill(out + n, out + *count, T{});
+  *count = n;
+}
+
+inline void zero_edge_data(cudaGraphEdgeData* data, std::size_t count) {
+  if (data)
+    for (std::size_t i = 0; i < count; ++i) data[i] = cudaGraphEdgeData{};
+}
+
+/// Only ordinary edges exist so far: edge data, where given, must be all zero.
+inline bool ordinary_edges(const cudaGraphEdgeData* data, std::size_t count) {
+  if (!data) return true;
+  for (std::size_t i = 0; i < count; ++i) {
+    const cudaGraphEdgeData& d = data[i];
+    if (d.from_port || d.to_port || d.type != cudaGraphDependencyTypeDefault) return false;
+    if (std::any_of(std::begin(d.reserved), std::end(d.reserved), [](unsigned char b) { return b != 0; })) return false;
+  }
+  return true;
+}
+
+}  // namespace weft::surface
+
+/// flags must be 0.
+inline cudaError_t cudaGraphCreate(cudaGraph_t* pGraph, unsigned int flags) {
+  if (!pGraph || flags != 0) return weft::detail::record(cudaErrorInvalidValue);
+  *pGraph = new CUgraph_st();
+  return cudaSuccess;
+}
+
+/// Executable graphs made from it are unaffected.
+inline cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
+  if (!graph) return weft::detail::record(cudaErrorInvalidValue);
+  delete graph;
+  return cudaSuccess;
+}
+
+/// The arguments are copied now (kernelParams[i] points to the i-th
+/// argument); later changes to them do not reach the node.
+inline cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
+                                          const cudaGraphNode_t* pDependencies, std::size_t numDependencies,
+                                          const cudaKernelNodeParams* pNodeParams) {
+  using namespace weft::surface;
+  if (!pGraphNode || !graph) return weft::detail::record(cudaErrorInvalidValue);
+  if (cudaError_t e = check_dependencies(graph, pDependencies, numDependencies)) return weft::detail::record(e);
+  weft::detail::kernel_work work;
+  if (cudaError_t e = kernel_work_of(pNodeParams, work)) return weft::detail::record(e);
+  *pGraphNode = add_node(graph, pDependencies, numDependencies, std::move(work));
+  return cudaSuccess;
+}
+
+inline cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
+                                            const cudaGraphNode_t* pDependencies, std::size_t numDependencies,
+                                            void* dst, const void* src, std::size_t count, cudaMemcpyKind kind) {
+  using namespace weft::surface;
+  if (!pGraphNode || !graph) return weft::detail::record(cudaErrorInvalidValue);
+  if (cudaError_t e = check_dependencies(graph, pDependencies, numDependencies)) return weft::detail::record(e);
+  if (cudaError_t e = weft::detail::check_copy({dst, count, 0, src, count, 0, count, 1, 1}, kind))
+    return weft::detail::record(e);
+  *pGraphNode = add_node(graph, pDependencies, numDependencies, weft::detail::copy_work{dst, src, count, kind});
+  return cudaSuccess;
+}
+
+inline cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
+                                          const cudaGraphNode_t* pDependencies, std::size_t numDependencies,
+                                          const cudaMemsetParams* pMemsetParams) {
+  using namespace weft::surface;
+  if (!pGraphNode || !graph) return weft::detail::record(cudaErrorInvalidValue);
+  if (cudaError_t e = check_dependencies(graph, pDependencies, numDependencies)) return weft::detail::record(e);
+  weft::detail::set_work work;
+  if (cudaError_t e = set_work_of(pMemsetParams, work)) return weft::detail::record(e);
+  *pGraphNode = add_node(graph, pDependencies, numDependencies, work);
+  return cudaSuccess;
+}
+
+/// The function runs on weft's host-function thread, as a stream's host
+/// functions do, and must not call the CUDA API.
+inline cudaError_t cudaGraphAddHostNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
+                                        const cudaGraphNode_t* pDependencies, std::size_t numDependencies,
+                                        const cudaHostNodeParams* pNodeParams) {
+  using namespace weft::surface;
+  if (!pGraphNode || !graph || !pNodeParams || !pNodeParams->fn) return weft::detail::record(cudaErrorInvalidValue);
+  if (cudaError_t e = check_dependencies(graph, pDependencies, numDependencies)) return weft::detail::record(e);
+  *pGraphNode =
+      add_node(graph, pDependencies, numDependencies, weft::detail::host_work{pNodeParams->fn, pNodeParams->userData});
+  return cudaSuccess;
+}
+
+inline cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
+                                         const cudaGraphNode_t* pDependencies, std::size_t numDependencies) {
+  using namespace weft::surface;
+  if (!pGraphNode || !graph) return weft::detail::record(cudaErrorInvalidValue);
+  if (cudaError_t e = check_dependencies(graph, pDependencies, numDependencies)) return weft::detail::record(e);
+  *pGraphNode = add_node(graph, pDependencies, numDependencies, weft::detail::empty_work{});
+  return cudaSuccess;
+}
+
+/// The node embeds a clone of `childGraph`: later changes to `childGraph`
+/// do not reach it.
+inline cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
+                                              const cudaGraphNode_t* pDependencies, std::size_t numDependencies,
+                                              cudaGraph_t childGraph) {
+  using namespace weft::surface;
+  if (!pGraphNode || !graph || !childGraph || childGraph == graph) return weft::detail::record(cudaErrorInvalidValue);
+  if (cudaError_t e = check_dependencies(graph, pDependencies, numDependencies)) return weft::detail::record(e);
+  *pGraphNode = add_node(graph, pDependencies, numDependencies,
+                         weft::detail::child_work{std::shared_ptr<CUgraph_st>(childGraph->clone())});
+  return cudaSuccess;
+}
+
+/// The graph the node embeds (owned by the node: not to be destroyed).
+inline cudaError_t cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node, cudaGraph_t* pGraph) {
+  auto* child = weft::surface::work_of<weft::detail::child_work>(node);
+  if (!child || !pGraph) return weft::detail::record(cudaErrorInvalidValue);
+  *pGraph = child->graph.get();
+  return cudaSuccess;
+}
+
+/// from[i] -> to[i]: to[i] runs after from[i]. edgeData may be null (ordinary
+/// edges); where given, only all-zero (ordinary) edge data is accepted so far.
+inline cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t* from, const cudaGraphNode_t* to,
+                                            const cudaGraphEdgeData* edgeData, std::size_t numDependencies) {
+  if (!graph) return weft::detail::record(cudaErrorInvalidValue);
+  if (numDependencies == 0) return cudaSuccess;
+  if (!from || !to || !weft::surface::ordinary_edges(edgeData, numDependencies))
+    return weft::detail::record(cudaErrorInvalidValue);
+  for (std::size_t i = 0; i < numDependencies; ++i) {
+    if (!from[i] || !to[i] || from[i]->owner != graph || to[i]->owner != graph || from[i] == to[i] ||
+        graph->has_edge(from[i], to[i]))
+      return weft::detail::record(cudaErrorInvalidValue);
+    for (std::size_t j = 0; j < i; ++j)
+      if (from[j] == from[i] && to[j] == to[i]) return weft::detail::record(cudaErrorInvalidValue);
+  }
+  for (std::size_t i = 0; i < numDependencies; ++i) CUgraph_st::add_edge(from[i], to[i]);
+  return cudaSuccess;
+}
+
+inline cudaError_t cudaGraphRemoveDependencies(cudaGraph_t graph, const cudaGraphNode_t* from,
+                                               const cudaGraphNode_t* to, const cudaGraphEdgeData* edgeData,
+                                               std::size_t numDependencies) {
+  if (!graph) return weft::detail::record(cudaErrorInvalidValue);
+  if (numDependencies == 0) return cudaSuccess;
+  if (!from || !to || !weft::surface::ordinary_edges(edgeData, numDependencies))
+    return weft::detail::record(cudaErrorInvalidValue);
+  for (std::size_t i = 0; i < numDependencies; ++i)
+    if (!from[i] || !to[i] || from[i]->owner != graph || to[i]->owner != graph || !graph->has_edge(from[i], to[i]))
+      return weft::detail::record(cudaErrorInvalidValue);
+  for (std::size_t i = 0; i < numDependencies; ++i) CUgraph_st::remove_edge(from[i], to[i]);
+  return cudaSuccess;
+}
+
+/// In the order the nodes were added.
+inline cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t* nodes, std::size_t* numNodes) {
+  if (!graph || !numNodes) return weft::detail::record(cudaErrorInvalidValue);
+  std::vector<cudaGraphNode_t> all;
+  for (const auto& n : graph->nodes) all.push_back(n.get());
+  weft::surface::fill(all, nodes, numNodes);
+  return cudaSuccess;
+}
+
+inline cudaError_t cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t* pRootNodes, std::size_t* pNumRootNodes) {
+  if (!graph || !pNumRootNodes) return weft::detail::record(cudaErrorInvalidValue);
+  std::vector<cudaGraphNode_t> roots;
+  for (const auto& n : graph->nodes)
+    if (n->dependencies.empty()) roots.push_back(n.get());
+  weft::surface::fill(roots, pRootNodes, pNumRootNodes);
+  return cudaSuccess;
+}
+
+/// Edge i is from[i] -> to[i]; from and to are both null (to count) or both given.
+inline cudaError_t cudaGraphGetEdges(cudaGraph_t graph, cudaGraphNode_t* from, cudaGraphNode_t* to,
+                                     cudaGraphEdgeData* edgeData, std::size_t* numEdges) {
+  if (!graph || !numEdges || (!from != !to) || (edgeData && !from)) return weft::detail::record(cudaErrorInvalidValue);
+  std::vector<cudaGraphNode_t> sources, targets;
+  for (const auto& n : graph->nodes)
+    for (CUgraphNode_st* d : n->dependents) {
+      sources.push_back(n.get());
+      targets.push_back(d);
+    }
+  std::size_t count = *numEdges;
+  weft::surface::fill(sources, from, numEdges);
+  weft::surface::fill(targets, to, &count);
+  weft::surface::zero_edge_data(edgeData, *numEdges);
+  return cudaSuccess;
+}
+
+inline cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, cudaGraphNodeType* pType) {
+  if (!node || !pType) return weft::detail::record(cudaErrorInvalidValue);
+  *pType = static_cast<cudaGraphNodeType>(node->work.index());
+  return cudaSuccess;
+}
+
+inline cudaError_t cudaGraphNodeGetDependencies(cudaGraphNode_t node, cudaGraphNode_t* pDependencies,
+                                                cudaGraphEdgeData* edgeData, std::size_t* pNumDependencies) {
+  if (!node || !pNumDependencies || (edgeData && !pDependencies)) return weft::detail::record(cudaErrorInvalidValue);
+  weft::surface::fill(node->dependencies, pDependencies, pNumDependencies);
+  weft::surface::zero_edge_data(edgeData, *pNumDependencies);
+  return cudaSuccess;
+}
+
+inline cudaError_t cudaGraphNodeGetDependentNodes(cudaGraphNode_t node, cudaGraphNode_t* pDependentNodes,
+                                                  cudaGraphEdgeData* edgeData, std::size_t* pNumDependentNodes) {
+  if (!node || !pNumDependentNodes || (edgeData && !pDependentNodes))
+    return weft::detail::record(cudaErrorInvalidValue);
+  weft::surface::fill(node->dependents, pDependentNodes, pNumDependentNodes);
+  weft::surface::zero_edge_data(edgeData, *pNumDependentNodes);
+  return cudaSuccess;
+}
+
+/// kernelParams points to the node's own copies of the arguments.
+inline cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t node, cudaKernelNodeParams* pNodeParams) {
+  auto* k = weft::surface::work_of<weft::detail::kernel_work>(node);
+  if (!k || !pNodeParams) return weft::detail::record(cudaErrorInvalidValue);
+  *pNodeParams = {const_cast<void*>(k->func), k->grid, k->block, k->shared_bytes, k->arguments->pointers(), nullptr};
+  return cudaSuccess;
+}
+
+inline cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node, const cudaKernelNodeParams* pNodeParams) {
+  auto* k = weft::surface::work_of<weft::detail::kernel_work>(node);
+  if (!k) return weft::detail::record(cudaErrorInvalidValue);
+  weft::detail::kernel_work work;
+  if (cudaError_t e = weft::surface::kernel_work_of(pNodeParams, work)) return weft::detail::record(e);
+  *k = std::move(work);
+  return cudaSuccess;
+}
+
+inline cudaError_t cudaGraphMemsetNodeGetParams(cudaGraphNode_t node, cudaMemsetParams* pNodeParams) {
+  auto* s = weft::surface::work_of<weft::detail::set_work>(node);
+  if (!s || !pNodeParams) return weft::detail::record(cudaErrorInvalidValue);
+  *pNodeParams = {s->dst, s->pitch, s->value, s->element_size, s->width, s->height};
+  return cudaSuccess;
+}
+
+inline cudaError_t cudaGraphMemsetNodeSetParams(cudaGraphNode_t node, const cudaMemsetParams* pNodeParams) {
+  auto* s = weft::surface::work_of<weft::detail::set_work>(node);
+  if (!s) return weft::detail::record(cudaErrorInvalidValue);
+  weft::detail::set_work work;
+  if (cudaError_t e = weft::surface::set_work_of(pNodeParams, work)) return weft::detail::record(e);
+  *s = work;
+  return cudaSuccess;
+}
+
+inline cudaError_t cudaGraphHostNodeGetParams(cudaGraphNode_t node, cudaHostNodeParams* pNodeParams) {
+  auto* h = weft::surface::work_of<weft::detail::host_work>(node);
+  if (!h || !pNodeParams) return weft::detail::record(cudaErrorInvalidValue);
+  *pNodeParams = {h->fn, h->data};
+  return cudaSuccess;
+}
+
+inline cudaError_t cudaGraphHostNodeSetParams(cudaGraphNode_t node, const cudaHostNodeParams* pNodeParams) {
+  auto* h = weft::surface::work_of<weft::detail::host_work>(node);
+  if (!h || !pNodeParams || !pNodeParams->fn) return weft::detail::record(cudaErrorInvalidValue);
+  *h = {pNodeParams->fn, pNodeParams->userData};
+  return cudaSuccess;
+}
+
+/// Removes the node and its edges.
+inline cudaError_t cudaGraphDestroyNode(cudaGraphNode_t node) {
+  if (!node || !node->owner) return weft::detail::record(cudaErrorInvalidValue);
+  node->owner->destroy(node);
+  return cudaSuccess;
+}
+
+/// A deep copy: its nodes are new nodes (cudaGraphNodeFindInClone is not
+/// there yet), and child graphs are copied too.
+inline cudaError_t cudaGraphClone(cudaGraph_t* pGraphClone, cudaGraph_t originalGraph) {
+  if (!pGraphClone || !originalGraph) return weft::detail::record(cudaErrorInvalidValue);
+  *pGraphClone = originalGraph->clone().release();
+  return cudaSuccess;
+}

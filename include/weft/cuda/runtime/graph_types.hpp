@@ -1,0 +1,53 @@
+// CUDA graphs' vocabulary (CUDA 13's driver_types.h): the handles, the
+// parameter structs of the node kinds weft runs, and an edge's data. The
+// enums (cudaGraphNodeType, cudaGraphInstantiateFlags, ...) are
+// driver_enums.hpp's.
+#pragma once
+
+#include <cstddef>
+
+#include "weft/cuda/runtime/driver_enums.hpp"
+#include "weft/cuda/runtime/stream_api.hpp"
+#include "weft/detail/base/cuda_vocabulary.hpp"
+
+struct CUgraph_st;
+struct CUgraphNode_st;
+struct CUgraphExec_st;
+
+using cudaGraph_t = CUgraph_st*;
+using cudaGraphNode_t = CUgraphNode_st*;
+using cudaGraphExec_t = CUgraphExec_st*;
+
+using cudaGraphDependencyType = cudaGraphDependencyType_enum;
+
+struct cudaKernelNodeParams {
+  void* func;
+  dim3 gridDim;
+  dim3 blockDim;
+  unsigned int sharedMemBytes;
+  void** kernelParams;
+  void** extra;
+};
+
+struct cudaMemsetParams {
+  void* dst;
+  std::size_t pitch;
+  unsigned int value;
+  unsigned int elementSize;
+  std::size_t width;
+  std::size_t height;
+};
+
+struct cudaHostNodeParams {
+  cudaHostFn_t fn;
+  void* userData;
+};
+
+/// All zero is an ordinary edge, the only kind weft has so far.
+struct cudaGraphEdgeData_st {
+  unsigned char from_port;
+  unsigned char to_port;
+  unsigned char type;
+  unsigned char reserved[5];
+};
+using cudaGraphEdgeData = cudaGraphEdgeData_st;

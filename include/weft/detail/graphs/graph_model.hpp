@@ -1,0 +1,126 @@
+// A CUDA graph as the program builds it (CUDA guide, "CUDA Graphs"): nodes,
+// each with the work it stands for, and the edges between them. cudaGraph_t
+// and cudaGraphNode_t are pointers to CUgraph_st and CUgraphNode_st (CUDA
+// leaves them opaque, so weft defines them). A graph is only a description:
+// nothing runs until it is instantiated (graph_exec.hpp) and launched.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <memory>
+#include <unordered_map>
+#include <variant>
+#include <vector>
+
+#include "weft/detail/base/cuda_vocabulary.hpp"
+#include "weft/detail/runtime/kernel_registry.hpp"
+
+struct CUgraph_st;
+
+namespace weft::detail {
+
+/// A kernel node: the registered kernel, its launch shape and its argument
+/// copies, which are immutable and so shared by clones and instantiations.
+struct kernel_work {
+  const void* func = nullptr;
+  dim3 grid;
+  dim3 block;
+  unsigned shared_bytes = 0;
+  dim3 cluster{1, 1, 1};
+  std::shared_ptr<const bound_arguments> arguments;
+};
+
+struct copy_work {
+  void* dst = nullptr;
+  const void* src = nullptr;
+  std::size_t count = 0;
+  cudaMemcpyKind kind = cudaMemcpyDefault;
+};
+
+/// cudaMemsetParams: `height` rows `pitch` bytes apart, each of `width`
+/// elements of 1, 2 or 4 bytes set to the low bytes of `value`.
+struct set_work {
+  void* dst = nullptr;
+  std::size_t pitch = 0;
+  unsigned value = 0;
+  unsigned element_size = 1;
+  std::size_t width = 0;
+  std::size_t height = 0;
+};
+
+struct host_work {
+  void (*fn)(void*) = nullptr;
+  void* data = nullptr;
+};
+
+/// The node owns its own copy of the graph it embeds, as CUDA clones the
+/// child graph when the node is added.
+struct child_work {
+  std::shared_ptr<CUgraph_st> graph;
+};
+
+struct empty_work {};
+
+// In the order of cudaGraphNodeType's first six values, so that a node's
+// type is its work's index.
+using node_work = std::variant<kernel_work, copy_work, set_work, host_work, child_work, empty_work>;
+
+}  // namespace weft::detail
+
+struct CUgraphNode_st {
+  CUgraph_st* owner = nullptr;
+  weft::detail::node_work work;
+  // In the order the edges were added, which is the order queries give.
+  std::vector<CUgraphNode_st*> dependencies;
+  std::vector<CUgraphNode_st*> dependents;
+};
+
+struct CUgraph_st {
+  // In creation order, the order cudaGraphGetNodes gives.
+  std::vector<std::unique_ptr<CUgraphNode_st>> nodes;
+
+  CUgraphNode_st* add(weft::detail::node_work work) {
+    nodes.push_back(std::make_unique<CUgraphNode_st>());
+    CUgraphNode_st* n = nodes.back().get();
+    n->owner = this;
+    n->work = std::move(work);
+    return n;
+  }
+
+  bool has_edge(const CUgraphNode_st* from, const CUgraphNode_st* to) const {
+    return std::find(to->dependencies.begin(), to->dependencies.end(), from) != to->dependencies.end();
+  }
+
+  static void add_edge(CUgraphNode_st* from, CUgraphNode_st* to) {
+    from->dependents.push_back(to);
+    to->dependencies.push_back(from);
+  }
+
+  static void remove_edge(CUgraphNode_st* from, CUgraphNode_st* to) {
+    std::erase(from->dependents, to);
+    std::erase(to->dependencies, from);
+  }
+
+  /// Removes the node and every edge that touches it.
+  void destroy(CUgraphNode_st* n) {
+    for (CUgraphNode_st* d : n->dependencies) std::erase(d->dependents, n);
+    for (CUgraphNode_st* d : n->dependents) std::erase(d->dependencies, n);
+    std::erase_if(nodes, [&](const auto& each) { return each.get() == n; });
+  }
+
+  /// A deep copy: nodes, edges, and embedded graphs, which each clone owns
+  /// on its own. `map` receives original node -> cloned node.
+  std::unique_ptr<CUgraph_st> clone(std::unordered_map<const CUgraphNode_st*, CUgraphNode_st*>* map = nullptr) const {
+    auto copy = std::make_unique<CUgraph_st>();
+    std::unordered_map<const CUgraphNode_st*, CUgraphNode_st*> local;
+    auto& to = map ? *map : local;
+    for (const auto& n : nodes) {
+      weft::detail::node_work work = n->work;
+      if (auto* child = std::get_if<weft::detail::child_work>(&work)) child->graph = child->graph->clone();
+      to[n.get()] = copy->add(std::move(work));
+    }
+    for (const auto& n : nodes)
+      for (CUgraphNode_st* d : n->dependencies) add_edge(to.at(d), to.at(n.get()));
+    return copy;
+  }
+};
