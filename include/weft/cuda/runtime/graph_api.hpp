@@ -20,6 +20,7 @@
 #include "weft/cuda/runtime/driver_enums.hpp"
 #include "weft/cuda/runtime/error_codes.hpp"
 #include "weft/cuda/runtime/graph_types.hpp"
+#include "weft/cuda/runtime/pitched_memory.hpp"
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/error_state.hpp"
 #include "weft/detail/graphs/graph_model.hpp"
@@ -327,6 +328,28 @@ inline cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node, const cuda
   return cudaSuccess;
 }
 
+/// A 1D copy as CUDA describes it: one row of `count` bytes.
+inline cudaError_t cudaGraphMemcpyNodeGetParams(cudaGraphNode_t node, cudaMemcpy3DParms* pNodeParams) {
+  auto* c = weft::surface::work_of<weft::detail::copy_work>(node);
+  if (!c || !pNodeParams) return weft::detail::record(cudaErrorInvalidValue);
+  *pNodeParams = cudaMemcpy3DParms{};
+  pNodeParams->srcPtr = make_cudaPitchedPtr(const_cast<void*>(c->src), c->count, c->count, 1);
+  pNodeParams->dstPtr = make_cudaPitchedPtr(c->dst, c->count, c->count, 1);
+  pNodeParams->extent = make_cudaExtent(c->count, 1, 1);
+  pNodeParams->kind = c->kind;
+  return cudaSuccess;
+}
+
+inline cudaError_t cudaGraphMemcpyNodeSetParams1D(cudaGraphNode_t node, void* dst, const void* src, std::size_t count,
+                                                  cudaMemcpyKind kind) {
+  auto* c = weft::surface::work_of<weft::detail::copy_work>(node);
+  if (!c) return weft::detail::record(cudaErrorInvalidValue);
+  if (cudaError_t e = weft::detail::check_copy({dst, count, 0, src, count, 0, count, 1, 1}, kind))
+    return weft::detail::record(e);
+  *c = {dst, src, count, kind};
+  return cudaSuccess;
+}
+
 inline cudaError_t cudaGraphMemsetNodeGetParams(cudaGraphNode_t node, cudaMemsetParams* pNodeParams) {
   auto* s = weft::surface::work_of<weft::detail::set_work>(node);
   if (!s || !pNodeParams) return weft::detail::record(cudaErrorInvalidValue);
@@ -364,10 +387,24 @@ inline cudaError_t cudaGraphDestroyNode(cudaGraphNode_t node) {
   return cudaSuccess;
 }
 
-/// A deep copy: its nodes are new nodes (cudaGraphNodeFindInClone is not
-/// there yet), and child graphs are copied too.
+/// A deep copy: its nodes are new nodes (cudaGraphNodeFindInClone maps
+/// them), and child graphs are copied too.
 inline cudaError_t cudaGraphClone(cudaGraph_t* pGraphClone, cudaGraph_t originalGraph) {
   if (!pGraphClone || !originalGraph) return weft::detail::record(cudaErrorInvalidValue);
-  *pGraphClone = originalGraph->clone().release();
+  std::unordered_map<const CUgraphNode_st*, CUgraphNode_st*> copies;
+  auto copy = originalGraph->clone(&copies);
+  copy->copies_of = std::move(copies);
+  *pGraphClone = copy.release();
+  return cudaSuccess;
+}
+
+/// The node of `clonedGraph` that copies `originalNode` of the graph it was
+/// cloned from.
+inline cudaError_t cudaGraphNodeFindInClone(cudaGraphNode_t* pNode, cudaGraphNode_t originalNode,
+                                            cudaGraph_t clonedGraph) {
+  if (!pNode || !originalNode || !clonedGraph) return weft::detail::record(cudaErrorInvalidValue);
+  auto found = clonedGraph->copies_of.find(originalNode);
+  if (found == clonedGraph->copies_of.end()) return weft::detail::record(cudaErrorInvalidValue);
+  *pNode = found->second;
   return cudaSuccess;
 }

@@ -78,6 +78,9 @@ struct CUgraphNode_st {
 struct CUgraph_st {
   // In creation order, the order cudaGraphGetNodes gives.
   std::vector<std::unique_ptr<CUgraphNode_st>> nodes;
+  // For a clone: each node of the original graph -> its copy here
+  // (cudaGraphNodeFindInClone).
+  std::unordered_map<const CUgraphNode_st*, CUgraphNode_st*> copies_of;
 
   CUgraphNode_st* add(weft::detail::node_work work) {
     nodes.push_back(std::make_unique<CUgraphNode_st>());
@@ -105,6 +108,7 @@ struct CUgraph_st {
   void destroy(CUgraphNode_st* n) {
     for (CUgraphNode_st* d : n->dependencies) std::erase(d->dependents, n);
     for (CUgraphNode_st* d : n->dependents) std::erase(d->dependencies, n);
+    std::erase_if(copies_of, [&](const auto& entry) { return entry.second == n; });
     std::erase_if(nodes, [&](const auto& each) { return each.get() == n; });
   }
 

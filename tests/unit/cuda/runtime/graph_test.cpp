@@ -125,6 +125,31 @@ TEST_CASE("a diamond graph: memset, two kernels, a sum, a copy back") {
   for (int v : host) REQUIRE(v == 3 * 2 + 3 * 5);
   CHECK(cudaGetLastError() == cudaSuccess);
 
+  cudaMemcpy3DParms copy_params{};
+  REQUIRE(cudaGraphMemcpyNodeGetParams(copy, &copy_params) == cudaSuccess);
+  CHECK(copy_params.srcPtr.ptr == sum);
+  CHECK(copy_params.dstPtr.ptr == host.data());
+  CHECK(copy_params.extent.width == n * sizeof(int));
+  CHECK(copy_params.extent.height == 1);
+  CHECK(copy_params.kind == cudaMemcpyDeviceToHost);
+  // The executable graph keeps the copy it was instantiated with; a new
+  // one copies only the first half back.
+  std::vector<int> half(n, -1);
+  check_succeeded(cudaGraphMemcpyNodeSetParams1D(copy, half.data(), sum, n / 2 * sizeof(int), cudaMemcpyDeviceToHost));
+  check_failed_with(cudaGraphMemcpyNodeSetParams1D(copy, half.data(), sum, 2 * n * sizeof(int), cudaMemcpyDeviceToHost),
+                    cudaErrorInvalidValue);
+  check_failed_with(cudaGraphMemcpyNodeSetParams1D(l, half.data(), sum, 4, cudaMemcpyDeviceToHost),
+                    cudaErrorInvalidValue);
+  std::fill(host.begin(), host.end(), -1);
+  REQUIRE(cudaGraphLaunch(exec, nullptr) == cudaSuccess);
+  cudaGraphExec_t halves = nullptr;
+  REQUIRE(cudaGraphInstantiate(&halves, g, 0) == cudaSuccess);
+  REQUIRE(cudaGraphLaunch(halves, nullptr) == cudaSuccess);
+  REQUIRE(cudaStreamSynchronize(nullptr) == cudaSuccess);
+  for (int v : host) REQUIRE(v == 21);
+  for (int i = 0; i < n; ++i) REQUIRE(half[i] == (i < n / 2 ? 21 : -1));
+  cudaGraphExecDestroy(halves);
+
   cudaGraphNodeType type;
   REQUIRE(cudaGraphNodeGetType(memset_node, &type) == cudaSuccess);
   CHECK(type == cudaGraphNodeTypeMemset);
@@ -454,6 +479,15 @@ TEST_CASE("a clone is a separate graph with the same nodes and edges") {
   // The clone's nodes are its own: a node of `g` is no dependency there.
   cudaGraphNode_t n;
   check_failed_with(cudaGraphAddEmptyNode(&n, copy, &first, 1), cudaErrorInvalidValue);
+  cudaGraphNode_t found = nullptr;
+  check_succeeded(cudaGraphNodeFindInClone(&found, first, copy));
+  CHECK(found != first);
+  std::size_t roots = 1;
+  cudaGraphNode_t root = nullptr;
+  REQUIRE(cudaGraphGetRootNodes(copy, &root, &roots) == cudaSuccess);
+  CHECK(found == root);
+  check_failed_with(cudaGraphNodeFindInClone(&found, first, g), cudaErrorInvalidValue);
+  check_failed_with(cudaGraphNodeFindInClone(&found, root, copy), cudaErrorInvalidValue);
   cudaGraphDestroy(g);  // the clone does not depend on the original
   cudaGraphExec_t exec = nullptr;
   REQUIRE(cudaGraphInstantiate(&exec, copy, 0) == cudaSuccess);
