@@ -29,6 +29,7 @@
 #include "weft/detail/runtime/occupancy.hpp"
 #include "weft/detail/runtime/runtime.hpp"
 #include "weft/detail/scheduler/kernel_identity.hpp"
+#include "weft/detail/scheduler/launch_dependence.hpp"
 #include "weft/detail/streams/stream_registry.hpp"
 
 namespace weft {
@@ -98,8 +99,9 @@ namespace detail {
 
 /// What cudaLaunchCooperativeKernel and cudaLaunchKernelEx add to a launch.
 struct launch_options {
-  bool cooperative = false;  // all blocks resident at once, for grid.sync()
-  dim3 cluster{0, 0, 0};     // blocks per cluster; 0: the kernel's __cluster_dims__, else none
+  bool cooperative = false;      // all blocks resident at once, for grid.sync()
+  dim3 cluster{0, 0, 0};         // blocks per cluster; 0: the kernel's __cluster_dims__, else none
+  launch_dependence dependence;  // programmatic dependent launch, events, priority
 };
 
 /// The cluster shape a launch runs with, or the code CUDA 13 refuses it with
@@ -161,7 +163,8 @@ cudaError_t launch_with(const launch_config& config, const launch_options& optio
   if (!stream || stream->device != rt.ordinal()) return record(cudaErrorInvalidResourceHandle);
   launch_shape shape{config.grid,  config.block, config.dynamic_shared_bytes, rt.stack_bytes(),
                      rt.ordinal(), cluster,      options.cooperative};
-  rt.commands().enqueue(*stream, make_grid(shape, std::move(k), arguments(std::forward<Args>(args)...)));
+  enqueue_grid(rt.commands(), *stream, make_grid(shape, std::move(k), arguments(std::forward<Args>(args)...)),
+               options.dependence);
   return cudaSuccess;
 }
 
