@@ -19,6 +19,7 @@
 #include "weft/cuda/runtime/function_attributes.hpp"
 #include "weft/cuda/runtime/graph_api.hpp"
 #include "weft/cuda/runtime/graph_exec_api.hpp"
+#include "weft/cuda/runtime/graph_kernel_attributes_api.hpp"
 #include "weft/cuda/runtime/graph_types.hpp"
 #include "weft/cuda/runtime/host_memory.hpp"
 #include "weft/cuda/runtime/kernel_api.hpp"

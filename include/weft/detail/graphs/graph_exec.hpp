@@ -142,8 +142,11 @@ inline std::shared_ptr<command> command_for(const step_work& work, runtime& rt) 
       [&](const auto& w) -> std::shared_ptr<command> {
         using type = std::decay_t<decltype(w)>;
         if constexpr (std::is_same_v<type, kernel_work>) {
-          launch_shape shape{w.grid, w.block, w.shared_bytes, rt.stack_bytes(), device, w.cluster, false};
-          return w.arguments->make_grid(shape);
+          launch_shape shape{w.grid, w.block,   w.shared_bytes,          rt.stack_bytes(),
+                             device, w.cluster, w.attributes.cooperative};
+          std::shared_ptr<command> grid = w.arguments->make_grid(shape);
+          grid->priority = w.attributes.priority;
+          return grid;
         } else if constexpr (std::is_same_v<type, copy_work>) {
           return std::make_shared<host_task>("graph copy of " + std::to_string(w.count) + " bytes", device,
                                              [w] { std::memmove(w.dst, w.src, w.count); });

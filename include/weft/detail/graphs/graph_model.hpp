@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "weft/detail/base/cuda_vocabulary.hpp"
+#include "weft/detail/graphs/kernel_node_attributes.hpp"
 #include "weft/detail/runtime/kernel_registry.hpp"
 
 struct CUgraph_st;
@@ -28,6 +29,7 @@ struct kernel_work {
   unsigned shared_bytes = 0;
   dim3 cluster{1, 1, 1};
   std::shared_ptr<const bound_arguments> arguments;
+  kernel_node_attributes attributes;
 };
 
 struct copy_work {
