@@ -9,6 +9,7 @@
 // independent commands and run at the same time.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -27,6 +28,7 @@
 #include "weft/detail/graphs/graph_model.hpp"
 #include "weft/detail/graphs/node_commands.hpp"
 #include "weft/detail/runtime/runtime.hpp"
+#include "weft/detail/scheduler/grid_job.hpp"
 #include "weft/detail/streams/host_task.hpp"
 
 namespace weft::detail {
@@ -39,6 +41,10 @@ using step_work = std::variant<kernel_work, copy_work, set_work, host_work, empt
 struct graph_step {
   step_work work;
   std::vector<std::size_t> after;  // earlier steps it waits for; none: the launch's start
+  // For each of `after`, the kernel port it waits for (a programmatic edge),
+  // or 0: its completion. Empty when all are 0.
+  std::vector<int> ports;
+  bool watches_launch = false;  // a kernel with a launch completion edge out of it
 };
 
 /// Appends `g`'s nodes to `steps` in dependency order; roots wait for
@@ -58,9 +64,16 @@ inline bool flatten(const CUgraph_st& g, const std::vector<std::size_t>& entry, 
     ready.pop_back();
     ++placed;
     std::vector<std::size_t> after = entry;
+    std::vector<int> ports;
     if (!n->dependencies.empty()) {
       after.clear();
-      for (const CUgraphNode_st* d : n->dependencies) after.push_back(exit.at(d));
+      for (const CUgraphNode_st* d : n->dependencies) {
+        after.push_back(exit.at(d));
+        ports.push_back(g.port_of(d, n));
+        if (ports.back() == static_cast<int>(completion_port::launch_completion))
+          steps[exit.at(d)].watches_launch = true;
+      }
+      if (std::all_of(ports.begin(), ports.end(), [](int p) { return p == 0; })) ports.clear();
     }
     if (const auto* child = std::get_if<child_work>(&n->work)) {
       std::unordered_map<const CUgraphNode_st*, std::size_t> inner;
@@ -78,7 +91,7 @@ inline bool flatten(const CUgraph_st& g, const std::vector<std::size_t>& entry, 
                                return w;
                            },
                            n->work),
-                       std::move(after)});
+                       std::move(after), std::move(ports)});
     }
     exit[n] = steps.size() - 1;
     for (const CUgraphNode_st* d : n->dependents)
@@ -147,7 +160,8 @@ inline void launch_graph(CUgraphExec_st& exec, CUstream_st& s, runtime& rt) {
       awaited[a] = true;
     }
     made[i] = command_for(step.work, rt, before);
-    commands.enqueue_after(s, made[i], before);
+    if (step.watches_launch) static_cast<grid_job&>(*made[i]).watch_launch_completion();
+    commands.enqueue_after(s, made[i], before, step.ports);
   }
   before.clear();
   for (std::size_t i = 0; i < made.size(); ++i)

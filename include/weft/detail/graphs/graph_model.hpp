@@ -7,8 +7,10 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <map>
 #include <memory>
 #include <unordered_map>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -148,6 +150,15 @@ struct CUgraph_st {
   // For a clone: each node of the original graph -> its copy here
   // (cudaGraphNodeFindInClone).
   std::unordered_map<const CUgraphNode_st*, CUgraphNode_st*> copies_of;
+  // Programmatic edges (from -> to): the kernel port of `from` that `to`
+  // waits for (cudaGraphKernelNodePortProgrammatic or ...LaunchCompletion);
+  // an edge not named here is an ordinary one.
+  std::map<std::pair<const CUgraphNode_st*, const CUgraphNode_st*>, unsigned char> edge_ports;
+
+  unsigned char port_of(const CUgraphNode_st* from, const CUgraphNode_st* to) const {
+    auto it = edge_ports.find({from, to});
+    return it == edge_ports.end() ? 0 : it->second;
+  }
 
   CUgraphNode_st* add(weft::detail::node_work work) {
     nodes.push_back(std::make_unique<CUgraphNode_st>());
@@ -169,6 +180,7 @@ struct CUgraph_st {
   static void remove_edge(CUgraphNode_st* from, CUgraphNode_st* to) {
     std::erase(from->dependents, to);
     std::erase(to->dependencies, from);
+    from->owner->edge_ports.erase({from, to});
   }
 
   /// Removes the node and every edge that touches it.
@@ -176,6 +188,7 @@ struct CUgraph_st {
     for (CUgraphNode_st* d : n->dependencies) std::erase(d->dependents, n);
     for (CUgraphNode_st* d : n->dependents) std::erase(d->dependencies, n);
     std::erase_if(copies_of, [&](const auto& entry) { return entry.second == n; });
+    std::erase_if(edge_ports, [&](const auto& entry) { return entry.first.first == n || entry.first.second == n; });
     std::erase_if(nodes, [&](const auto& each) { return each.get() == n; });
   }
 
@@ -192,6 +205,7 @@ struct CUgraph_st {
     }
     for (const auto& n : nodes)
       for (CUgraphNode_st* d : n->dependencies) add_edge(to.at(d), to.at(n.get()));
+    for (const auto& [edge, port] : edge_ports) copy->edge_ports[{to.at(edge.first), to.at(edge.second)}] = port;
     return copy;
   }
 };
