@@ -20,6 +20,7 @@
 #include "weft/cuda/runtime/graph_api.hpp"
 #include "weft/cuda/runtime/graph_exec_api.hpp"
 #include "weft/cuda/runtime/graph_types.hpp"
+#include "weft/cuda/runtime/stream_capture_api.hpp"
 #include "weft/cuda/runtime/host_memory.hpp"
 #include "weft/cuda/runtime/kernel_api.hpp"
 #include "weft/cuda/runtime/managed_memory.hpp"

@@ -142,7 +142,7 @@ inline std::shared_ptr<command> command_for(const step_work& work, runtime& rt) 
       [&](const auto& w) -> std::shared_ptr<command> {
         using type = std::decay_t<decltype(w)>;
         if constexpr (std::is_same_v<type, kernel_work>) {
-          launch_shape shape{w.grid, w.block, w.shared_bytes, rt.stack_bytes(), device, w.cluster, false};
+          launch_shape shape{w.grid, w.block, w.shared_bytes, rt.stack_bytes(), device, w.cluster, w.cooperative};
           return w.arguments->make_grid(shape);
         } else if constexpr (std::is_same_v<type, copy_work>) {
           return std::make_shared<host_task>("graph copy of " + std::to_string(w.count) + " bytes", device,

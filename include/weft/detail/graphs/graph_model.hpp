@@ -28,6 +28,7 @@ struct kernel_work {
   unsigned shared_bytes = 0;
   dim3 cluster{1, 1, 1};
   std::shared_ptr<const bound_arguments> arguments;
+  bool cooperative = false;  // a captured cudaLaunchCooperativeKernel
 };
 
 struct copy_work {
