@@ -25,6 +25,7 @@
 #include "weft/detail/commands/command_graph.hpp"
 #include "weft/detail/commands/stream.hpp"
 #include "weft/detail/graphs/graph_model.hpp"
+#include "weft/detail/graphs/node_commands.hpp"
 #include "weft/detail/runtime/runtime.hpp"
 #include "weft/detail/streams/host_task.hpp"
 
@@ -32,27 +33,13 @@ namespace weft::detail {
 
 /// What one step of an executable graph does; a child graph is no step of
 /// its own, its nodes are (and an empty step joins its last ones).
-using step_work = std::variant<kernel_work, copy_work, set_work, host_work, empty_work>;
+using step_work = std::variant<kernel_work, copy_work, set_work, host_work, empty_work, event_record_work,
+                               event_wait_work, alloc_work, free_work>;
 
 struct graph_step {
   step_work work;
   std::vector<std::size_t> after;  // earlier steps it waits for; none: the launch's start
 };
-
-inline void set_elements(const set_work& s) {
-  for (std::size_t y = 0; y < s.height; ++y) {
-    char* row = static_cast<char*>(s.dst) + y * s.pitch;
-    if (s.element_size == 1) {
-      std::memset(row, static_cast<int>(s.value & 0xffu), s.width);
-    } else if (s.element_size == 2) {
-      auto v = static_cast<std::uint16_t>(s.value);
-      for (std::size_t x = 0; x < s.width; ++x) std::memcpy(row + x * 2, &v, 2);
-    } else {
-      std::uint32_t v = s.value;
-      for (std::size_t x = 0; x < s.width; ++x) std::memcpy(row + x * 4, &v, 4);
-    }
-  }
-}
 
 /// Appends `g`'s nodes to `steps` in dependency order; roots wait for
 /// `entry`. Returns false when the edges form a cycle. `exit` receives, for
@@ -136,28 +123,10 @@ inline std::unique_ptr<CUgraphExec_st> instantiate(const CUgraph_st& g) {
   return exec;
 }
 
-inline std::shared_ptr<command> command_for(const step_work& work, runtime& rt) {
-  int device = rt.ordinal();
-  return std::visit(
-      [&](const auto& w) -> std::shared_ptr<command> {
-        using type = std::decay_t<decltype(w)>;
-        if constexpr (std::is_same_v<type, kernel_work>) {
-          launch_shape shape{w.grid, w.block, w.shared_bytes, rt.stack_bytes(), device, w.cluster, w.cooperative};
-          return w.arguments->make_grid(shape);
-        } else if constexpr (std::is_same_v<type, copy_work>) {
-          return std::make_shared<host_task>("graph copy of " + std::to_string(w.count) + " bytes", device,
-                                             [w] { std::memmove(w.dst, w.src, w.count); });
-        } else if constexpr (std::is_same_v<type, set_work>) {
-          return std::make_shared<host_task>(
-              "graph set of " + std::to_string(w.width * w.element_size * w.height) + " bytes", device,
-              [w] { set_elements(w); });
-        } else if constexpr (std::is_same_v<type, host_work>) {
-          return std::make_shared<host_function>([w] { w.fn(w.data); });
-        } else {
-          return std::make_shared<marker>("graph empty node");
-        }
-      },
-      work);
+/// The command of one step; it may add commands the step waits for to `before`.
+inline std::shared_ptr<command> command_for(const step_work& work, runtime& rt,
+                                            std::vector<std::shared_ptr<command>>& before) {
+  return std::visit([&](const auto& w) { return node_command(w, node_launch{rt, before}); }, work);
 }
 
 /// Puts one launch of `exec` into stream `s` of runtime `rt`.
@@ -177,7 +146,7 @@ inline void launch_graph(CUgraphExec_st& exec, CUstream_st& s, runtime& rt) {
       before.push_back(made[a]);
       awaited[a] = true;
     }
-    made[i] = command_for(step.work, rt);
+    made[i] = command_for(step.work, rt, before);
     commands.enqueue_after(s, made[i], before);
   }
   before.clear();
