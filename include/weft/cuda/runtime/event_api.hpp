@@ -66,8 +66,7 @@ inline cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stre
     if (cudaError_t e = check_caller(false)) return e;
     CUstream_st* s = resolve_stream(weft::surface::explicit_stream(stream));
     if (!live_event(event) || !s) return record(cudaErrorInvalidResourceHandle);
-    // An event record node is not there yet.
-    if (auto refused = refuse_capture(*s)) return *refused == cudaErrorStreamCaptureUnsupported ? record(cudaErrorNotSupported) : *refused;
+    if (auto captured = capture_into(*s, [&] { return event_record_work{event}; })) return *captured;
   }
   return cudaEventRecord(event, stream);
 }
@@ -91,6 +90,7 @@ inline cudaError_t cudaEventSynchronize(cudaEvent_t event) {
   if (cudaError_t e = check_caller(true)) return e;
   if (!live_event(event)) return record(cudaErrorInvalidResourceHandle);
   if (cudaError_t e = check_event_wait(event)) return e;
+  if (cudaError_t e = check_unsafe_call()) return e;
   if (auto point = event->recorded()) command_graph::wait(*point);
   return record(fault(event->device).code());
 }

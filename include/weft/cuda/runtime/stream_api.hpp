@@ -80,13 +80,14 @@ inline cudaError_t cudaStreamDestroy(cudaStream_t stream) {
 /// blocking stream before it), then reports a fault of the device. A
 /// capturing stream has no work to wait for: cudaErrorStreamCaptureUnsupported,
 /// and its capture is invalidated (for the legacy stream while a blocking
-/// stream captures: cudaErrorStreamCaptureImplicit).
+/// stream captures: cudaErrorStreamCaptureImplicit); waiting for another
+/// stream is a potentially unsafe call during a capture.
 inline cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
   using namespace weft::detail;
   if (cudaError_t e = check_caller(true)) return e;
   CUstream_st* s = resolve_stream(weft::surface::explicit_stream(stream));
   if (!s) return record(cudaErrorInvalidResourceHandle);
-  if (cudaError_t e = check_stream_wait(*s)) return e;
+  if (cudaError_t e = check_synchronous_call(*s)) return e;
   return record(synchronize_stream(*s));
 }
 
@@ -104,7 +105,8 @@ inline cudaError_t cudaStreamQuery(cudaStream_t stream) {
 
 /// Later work in `stream` waits for the event's most recent record (if it
 /// was never recorded, there is nothing to wait for). An event recorded in a
-/// capture brings `stream` into that capture (detail/graphs/stream_capture.hpp).
+/// capture brings `stream` into that capture (detail/graphs/stream_capture.hpp);
+/// with cudaEventWaitExternal, a capturing stream gets an event wait node.
 inline cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags = 0) {
   using namespace weft::detail;
   if (cudaError_t e = check_caller(false)) return e;

@@ -11,12 +11,12 @@
 // cudaErrorStreamCaptureUnmatched.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
-#include <algorithm>
 
 #include "weft/cuda/runtime/default_stream.hpp"
 #include "weft/cuda/runtime/driver_enums.hpp"
@@ -91,8 +91,9 @@ inline const cudaGraphEdgeData* zero_edge_array(std::size_t count) {
 
 /// Sets the calling thread's interaction mode with captures and returns the
 /// one it had (see detail/graphs/stream_capture.hpp's forbidding_unsafe_calls).
+/// A value that is no mode is taken, as an H100 takes it, and acts as Global.
 inline cudaError_t cudaThreadExchangeStreamCaptureMode(cudaStreamCaptureMode* mode) {
-  if (!mode || !weft::surface::known_capture_mode(*mode)) return weft::detail::record(cudaErrorInvalidValue);
+  if (!mode) return weft::detail::record(cudaErrorInvalidValue);
   int previous = weft::detail::thread_capture_mode();
   weft::detail::thread_capture_mode() = *mode;
   *mode = static_cast<cudaStreamCaptureMode>(previous);
@@ -122,28 +123,30 @@ inline cudaError_t cudaStreamBeginCaptureToGraph(cudaStream_t stream, cudaGraph_
   return begin_capture(stream, graph, false, dependencies, numDependencies, mode);
 }
 
-/// The captured graph, which the caller then owns; null with
-/// cudaErrorStreamCaptureInvalidated after an invalidation, and with
+/// The captured graph, which the caller then owns; the capture ends
+/// whatever the outcome (as on an H100: tests/differential/graph_probe).
+/// The graph is null with cudaErrorStreamCaptureInvalidated after an
+/// invalidation, with cudaErrorStreamCaptureWrongThread when a capture not
+/// begun Relaxed is ended by another thread, and with
 /// cudaErrorStreamCaptureUnjoined when a stream that joined the capture was
-/// not joined back into the origin stream. Either way the capture ends.
+/// not joined back into the origin stream. A null pGraph discards the graph.
 inline cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t* pGraph) {
   using namespace weft::detail;
   CUstream_st* s = resolve_stream(weft::surface::explicit_stream(stream));
   if (!s) return record(cudaErrorInvalidResourceHandle);
-  if (!pGraph) return record(cudaErrorInvalidValue);
   auto& registry = capture_registry::get();
   std::lock_guard lock(registry.mutex);
   auto c = s->legacy ? nullptr : registry.of(s);
   if (!c) return record(cudaErrorIllegalState);
   if (c->origin != s) return record(cudaErrorStreamCaptureUnmatched);
-  if (c->mode != cudaStreamCaptureModeRelaxed && c->thread != std::this_thread::get_id())
-    return record(cudaErrorStreamCaptureWrongThread);
   registry.finish(c);
+  bool wrong_thread = c->mode != cudaStreamCaptureModeRelaxed && c->thread != std::this_thread::get_id();
   cudaError_t outcome = c->invalidated ? cudaErrorStreamCaptureInvalidated
+                        : wrong_thread ? cudaErrorStreamCaptureWrongThread
                         : joined(*c)   ? cudaSuccess
                                        : cudaErrorStreamCaptureUnjoined;
-  *pGraph = outcome == cudaSuccess ? c->graph : nullptr;
-  if (outcome != cudaSuccess && c->owns_graph) delete c->graph;
+  if (pGraph) *pGraph = outcome == cudaSuccess ? c->graph : nullptr;
+  if ((outcome != cudaSuccess || !pGraph) && c->owns_graph) delete c->graph;
   return outcome == cudaSuccess ? cudaSuccess : record(outcome);
 }
 
@@ -158,7 +161,7 @@ inline cudaError_t cudaStreamIsCapturing(cudaStream_t stream, cudaStreamCaptureS
   std::lock_guard lock(registry.mutex);
   std::shared_ptr<capture_sequence> c;
   if (cudaError_t e = weft::surface::capture_of(s, c)) return record(e);
-  *pCaptureStatus = !c                ? cudaStreamCaptureStatusNone
+  *pCaptureStatus = !c               ? cudaStreamCaptureStatusNone
                     : c->invalidated ? cudaStreamCaptureStatusInvalidated
                                      : cudaStreamCaptureStatusActive;
   return cudaSuccess;
@@ -180,7 +183,7 @@ inline cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream, cudaStreamCaptu
   std::lock_guard lock(registry.mutex);
   std::shared_ptr<capture_sequence> c;
   if (cudaError_t e = weft::surface::capture_of(s, c)) return record(e);
-  *captureStatus_out = !c                ? cudaStreamCaptureStatusNone
+  *captureStatus_out = !c               ? cudaStreamCaptureStatusNone
                        : c->invalidated ? cudaStreamCaptureStatusInvalidated
                                         : cudaStreamCaptureStatusActive;
   if (!c || c->invalidated) return cudaSuccess;

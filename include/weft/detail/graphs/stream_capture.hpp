@@ -34,6 +34,7 @@
 #include "weft/detail/base/error_state.hpp"
 #include "weft/detail/commands/event.hpp"
 #include "weft/detail/commands/stream.hpp"
+#include "weft/detail/graphs/graph_exec.hpp"
 #include "weft/detail/graphs/graph_model.hpp"
 
 namespace weft::detail {
@@ -183,7 +184,7 @@ inline std::optional<cudaError_t> refuse_capture(CUstream_st& s) {
 /// cudaStreamQuery): a capturing stream has nothing scheduled to wait for
 /// (cudaErrorStreamCaptureUnsupported); the legacy stream would wait for a
 /// capturing blocking stream (cudaErrorStreamCaptureImplicit). Either
-/// invalidates the captures concerned. cudaSuccess when nothing captures.
+/// invalidates the captures concerned. cudaSuccess otherwise.
 inline cudaError_t check_stream_wait(CUstream_st& s) {
   if (!any_capture()) return cudaSuccess;
   auto& registry = capture_registry::get();
@@ -201,8 +202,8 @@ inline cudaError_t check_stream_wait(CUstream_st& s) {
 }
 
 /// Waiting for or querying an event last recorded in a capture: it stands
-/// for no work that is scheduled (cudaErrorStreamCaptureUnsupported; the
-/// capture is invalidated), whatever the thread's mode.
+/// for no work that is scheduled (cudaErrorCapturedEvent, as an H100
+/// answers; the capture is invalidated), whatever the thread's mode.
 inline cudaError_t check_event_wait(CUevent_st* e) {
   if (!any_capture()) return cudaSuccess;
   auto& registry = capture_registry::get();
@@ -210,7 +211,7 @@ inline cudaError_t check_event_wait(CUevent_st* e) {
   auto found = registry.events.find(e);
   if (found == registry.events.end()) return cudaSuccess;
   found->second.sequence->invalidated = true;
-  return record(cudaErrorStreamCaptureUnsupported);
+  return record(cudaErrorCapturedEvent);
 }
 
 /// The captures that forbid this thread a potentially unsafe call
@@ -225,7 +226,7 @@ inline std::vector<std::shared_ptr<capture_sequence>> forbidding_unsafe_calls() 
   auto self = std::this_thread::get_id();
   for (const auto& c : capture_registry::get().sequences) {
     bool own = c->thread == self && c->mode != capture_mode_relaxed;
-    bool others = mode == capture_mode_global && c->thread != self && c->mode == capture_mode_global;
+    bool others = mode != capture_mode_thread_local && c->thread != self && c->mode == capture_mode_global;
     if (own || others) found.push_back(c);
   }
   return found;
@@ -316,8 +317,8 @@ inline std::optional<cudaError_t> capture_event_wait(CUstream_st& s, CUevent_st*
   if (external) {
     if (!mine) return std::nullopt;
     if (mine->invalidated) return record(cudaErrorStreamCaptureInvalidated);
-    // An event wait node is not there yet.
-    return record(cudaErrorNotSupported);
+    add_captured(*mine, &s, event_wait_work{e});
+    return cudaSuccess;
   }
   if (found == registry.events.end()) {
     if (!mine) return std::nullopt;
@@ -346,6 +347,19 @@ inline std::optional<cudaError_t> capture_event_wait(CUstream_st& s, CUevent_st*
     theirs->handed_out.erase(&s);
   }
   return cudaSuccess;
+}
+
+/// A graph of an executable graph's steps as they are now, for the child
+/// graph node that a launch into a capturing stream becomes.
+inline std::shared_ptr<CUgraph_st> graph_of(const CUgraphExec_st& exec) {
+  auto g = std::make_shared<CUgraph_st>();
+  std::vector<CUgraphNode_st*> made;
+  for (const graph_step& step : exec.steps) {
+    CUgraphNode_st* n = g->add(std::visit([](const auto& w) -> node_work { return w; }, step.work));
+    for (std::size_t a : step.after) CUgraph_st::add_edge(made[a], n);
+    made.push_back(n);
+  }
+  return g;
 }
 
 /// Whether `from` is `to` or one of its ancestors.
