@@ -103,4 +103,16 @@ inline cudaError_t copy_symbol_or_capture(void* symbol, void* other_dst, const v
   return copy_symbol(symbol, other_dst, other_src, count, kind, to_symbol, size, offset, where);
 }
 
+/// cudaMemcpyPeerAsync: into a capturing stream, a memcpy node.
+inline cudaError_t copy_peer_or_capture(void* dst, int dst_device, const void* src, int src_device, std::size_t count,
+                                        cudaStream_t stream) {
+  if (any_capture()) {
+    if (cudaError_t e = check_peer_copy(dst, dst_device, src, src_device, count)) return e;
+    if (count == 0) return cudaSuccess;
+    auto work = [&] { return copy_work::linear(dst, src, count, cudaMemcpyDeviceToDevice); };
+    if (auto result = captured(asynchronous_on(stream), work)) return *result;
+  }
+  return copy_peer_async(dst, dst_device, src, src_device, count, stream);
+}
+
 }  // namespace weft::detail

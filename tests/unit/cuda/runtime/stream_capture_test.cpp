@@ -611,3 +611,72 @@ TEST_CASE("stream capture: a graph launch becomes a child graph node; external e
   cudaStreamDestroy(s);
   cudaFree(x);
 }
+
+namespace {
+__device__ int captured_symbol[4];
+}
+
+TEST_CASE("stream capture: 2D and 3D copies and sets, symbol copies and peer copies are nodes replayed each launch") {
+  constexpr std::size_t width = 8, height = 3, depth = 2;
+  std::size_t pitch = 0;
+  char* d2 = nullptr;
+  REQUIRE(cudaMallocPitch(reinterpret_cast<void**>(&d2), &pitch, width, height) == cudaSuccess);
+  cudaPitchedPtr box;
+  REQUIRE(cudaMalloc3D(&box, make_cudaExtent(width, height + 1, depth)) == cudaSuccess);
+  int* d = nullptr;
+  REQUIRE(cudaMalloc(&d, 8 * sizeof(int)) == cudaSuccess);
+  std::vector<char> rows(width * height), back(width * height);
+  for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = static_cast<char>(i);
+  int values[4] = {1, 2, 3, 4}, symbol_back[4] = {};
+  std::vector<char> slices(box.pitch * (height + 1) * depth);
+
+  cudaStream_t s;
+  cudaStreamCreate(&s);
+  REQUIRE(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal) == cudaSuccess);
+  check_succeeded(cudaMemset2DAsync(d2, pitch, 0, width, height, s));
+  check_succeeded(cudaMemcpy2DAsync(d2, pitch, rows.data(), width, width, height, cudaMemcpyHostToDevice, s));
+  check_succeeded(cudaMemcpy2DAsync(back.data(), width, d2, pitch, width, height, cudaMemcpyDeviceToHost, s));
+  // Slices with a gap row between them: one memset node per slice.
+  check_succeeded(cudaMemset3DAsync(box, 0, make_cudaExtent(width, height + 1, depth), s));
+  check_succeeded(cudaMemset3DAsync(box, 7, make_cudaExtent(width, height, depth), s));
+  cudaMemcpy3DParms p{};
+  p.srcPtr = box;
+  p.dstPtr = make_cudaPitchedPtr(slices.data(), box.pitch, width, height + 1);
+  p.extent = make_cudaExtent(box.pitch, height + 1, depth);
+  p.kind = cudaMemcpyDeviceToHost;
+  check_succeeded(cudaMemcpy3DAsync(&p, s));
+  check_succeeded(cudaMemcpyToSymbolAsync(captured_symbol, values, sizeof values, 0, cudaMemcpyHostToDevice, s));
+  check_succeeded(cudaMemcpyFromSymbolAsync(d, captured_symbol, sizeof values, 0, cudaMemcpyDeviceToDevice, s));
+  check_succeeded(cudaMemcpyPeerAsync(d + 4, 0, d, 0, sizeof values, s));
+  check_succeeded(cudaMemcpyAsync(symbol_back, d + 4, sizeof symbol_back, cudaMemcpyDeviceToHost, s));
+  // Refused arguments are refused as without a capture, and do not invalidate it.
+  check_failed_with(cudaMemcpyAsync(d, values, sizeof values, static_cast<cudaMemcpyKind>(9), s),
+                    cudaErrorInvalidMemcpyDirection);
+  check_failed_with(cudaMemsetAsync(values, 0, sizeof values, s), cudaErrorInvalidValue);
+  cudaGraph_t graph = nullptr;
+  REQUIRE(cudaStreamEndCapture(s, &graph) == cudaSuccess);
+  counts c = count(graph);
+  CHECK(c.nodes == 11);
+  CHECK(c.edges == 10);
+  cudaGraphExec_t exec;
+  REQUIRE(cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess);
+  for (int launch = 0; launch < 2; ++launch) {
+    std::fill(back.begin(), back.end(), 0);
+    std::fill(slices.begin(), slices.end(), 1);
+    std::fill(symbol_back, symbol_back + 4, 0);
+    REQUIRE(cudaGraphLaunch(exec, s) == cudaSuccess);
+    REQUIRE(cudaStreamSynchronize(s) == cudaSuccess);
+    CHECK(back == rows);
+    for (std::size_t z = 0; z < depth; ++z)
+      for (std::size_t y = 0; y <= height; ++y)
+        for (std::size_t x = 0; x < width; ++x)
+          REQUIRE(slices[(z * (height + 1) + y) * box.pitch + x] == (y < height ? 7 : 0));
+    for (int i = 0; i < 4; ++i) CHECK(symbol_back[i] == i + 1);
+  }
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  cudaStreamDestroy(s);
+  cudaFree(d);
+  cudaFree(d2);
+  cudaFree(box.ptr);
+}
