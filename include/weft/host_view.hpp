@@ -30,6 +30,7 @@
 #include "weft/cuda/runtime/removed_api.hpp"
 #include "weft/cuda/runtime/stream_api.hpp"
 #include "weft/cuda/runtime/stream_attributes.hpp"
+#include "weft/cuda/runtime/stream_capture_api.hpp"
 #include "weft/cuda/runtime/symbol_api.hpp"
 #include "weft/cuda/vector_types.hpp"
 #include "weft/detail/base/cuda_vocabulary.hpp"

@@ -29,6 +29,7 @@ struct kernel_work {
   unsigned shared_bytes = 0;
   dim3 cluster{1, 1, 1};
   std::shared_ptr<const bound_arguments> arguments;
+  bool cooperative = false;  // a captured cudaLaunchCooperativeKernel
 };
 
 /// One side of a copy as cudaMemcpy3DParms gives it: a pitched pointer
