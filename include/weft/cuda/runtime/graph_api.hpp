@@ -207,6 +207,8 @@ inline cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t* pGraphNode, cudaG
   using namespace weft::surface;
   if (!pGraphNode || !graph || !childGraph || childGraph == graph) return weft::detail::record(cudaErrorInvalidValue);
   if (cudaError_t e = check_dependencies(graph, pDependencies, numDependencies)) return weft::detail::record(e);
+  // CUDA: a graph with conditional nodes cannot be a child graph.
+  if (childGraph->has_conditional_nodes()) return weft::detail::record(cudaErrorNotSupported);
   *pGraphNode = add_node(graph, pDependencies, numDependencies,
                          weft::detail::child_work{std::shared_ptr<CUgraph_st>(childGraph->clone())});
   return cudaSuccess;
@@ -290,7 +292,7 @@ inline cudaError_t cudaGraphGetEdges(cudaGraph_t graph, cudaGraphNode_t* from, c
 
 inline cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, cudaGraphNodeType* pType) {
   if (!node || !pType) return weft::detail::record(cudaErrorInvalidValue);
-  *pType = static_cast<cudaGraphNodeType>(node->work.index());
+  *pType = static_cast<cudaGraphNodeType>(weft::detail::node_type(node->work));
   return cudaSuccess;
 }
 
@@ -391,6 +393,8 @@ inline cudaError_t cudaGraphDestroyNode(cudaGraphNode_t node) {
 /// them), and child graphs are copied too.
 inline cudaError_t cudaGraphClone(cudaGraph_t* pGraphClone, cudaGraph_t originalGraph) {
   if (!pGraphClone || !originalGraph) return weft::detail::record(cudaErrorInvalidValue);
+  // CUDA: a graph with conditional nodes cannot be cloned.
+  if (originalGraph->has_conditional_nodes()) return weft::detail::record(cudaErrorNotSupported);
   std::unordered_map<const CUgraphNode_st*, CUgraphNode_st*> copies;
   auto copy = originalGraph->clone(&copies);
   copy->copies_of = std::move(copies);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "weft/detail/base/cuda_vocabulary.hpp"
+#include "weft/detail/graphs/conditional_nodes.hpp"
 #include "weft/detail/runtime/kernel_registry.hpp"
 
 struct CUgraph_st;
@@ -62,8 +63,14 @@ struct child_work {
 struct empty_work {};
 
 // In the order of cudaGraphNodeType's first six values, so that a node's
-// type is its work's index.
-using node_work = std::variant<kernel_work, copy_work, set_work, host_work, child_work, empty_work>;
+// type is its work's index (node_type maps the others).
+using node_work = std::variant<kernel_work, copy_work, set_work, host_work, child_work, empty_work, conditional_work>;
+
+/// The node's cudaGraphNodeType, as an int (the enum is the surface's).
+inline int node_type(const node_work& work) {
+  if (std::holds_alternative<conditional_work>(work)) return 13;
+  return static_cast<int>(work.index());
+}
 
 }  // namespace weft::detail
 
@@ -81,6 +88,19 @@ struct CUgraph_st {
   // For a clone: each node of the original graph -> its copy here
   // (cudaGraphNodeFindInClone).
   std::unordered_map<const CUgraphNode_st*, CUgraphNode_st*> copies_of;
+  // cudaGraphConditionalHandleCreate's handles for this graph.
+  std::vector<std::shared_ptr<weft::detail::conditional_handle>> handles;
+  // The executable graph made from it, while one exists, for a graph with
+  // conditional nodes, of which CUDA allows one at a time.
+  std::weak_ptr<const void> instantiation;
+  // For a conditional node's body: the graph that holds the node, whose
+  // handles (and its own enclosing graphs') the body's conditionals may use.
+  const CUgraph_st* enclosing = nullptr;
+
+  bool has_conditional_nodes() const {
+    return std::any_of(nodes.begin(), nodes.end(),
+                       [](const auto& n) { return std::holds_alternative<weft::detail::conditional_work>(n->work); });
+  }
 
   CUgraphNode_st* add(weft::detail::node_work work) {
     nodes.push_back(std::make_unique<CUgraphNode_st>());
