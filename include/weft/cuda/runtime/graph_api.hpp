@@ -13,8 +13,10 @@
 #include <algorithm>
 #include <cstddef>
 #include <memory>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "weft/cuda/runtime/driver_enums.hpp"
@@ -84,6 +86,52 @@ inline cudaError_t set_work_of(const cudaMemsetParams* p, weft::detail::set_work
   if (span > 0 && !weft::detail::is_device_range(p->dst, span)) return cudaErrorInvalidValue;
   work = {p->dst, p->pitch, p->value, p->elementSize, p->width, p->height};
   return cudaSuccess;
+}
+
+/// The node's cudaGraphNodeType.
+inline cudaGraphNodeType node_type(const weft::detail::node_work& work) {
+  using namespace weft::detail;
+  return std::visit(
+      [](const auto& w) {
+        using type = std::decay_t<decltype(w)>;
+        if constexpr (std::is_same_v<type, kernel_work>)
+          return cudaGraphNodeTypeKernel;
+        else if constexpr (std::is_same_v<type, copy_work>)
+          return cudaGraphNodeTypeMemcpy;
+        else if constexpr (std::is_same_v<type, set_work>)
+          return cudaGraphNodeTypeMemset;
+        else if constexpr (std::is_same_v<type, host_work>)
+          return cudaGraphNodeTypeHost;
+        else if constexpr (std::is_same_v<type, child_work>)
+          return cudaGraphNodeTypeGraph;
+        else if constexpr (std::is_same_v<type, empty_work>)
+          return cudaGraphNodeTypeEmpty;
+        else if constexpr (std::is_same_v<type, event_wait_work>)
+          return cudaGraphNodeTypeWaitEvent;
+        else if constexpr (std::is_same_v<type, event_record_work>)
+          return cudaGraphNodeTypeEventRecord;
+        else if constexpr (std::is_same_v<type, alloc_work>)
+          return cudaGraphNodeTypeMemAlloc;
+        else if constexpr (std::is_same_v<type, conditional_work>)
+          return cudaGraphNodeTypeConditional;
+        else {
+          static_assert(std::is_same_v<type, free_work>, "every kind of node has its cudaGraphNodeType");
+          return cudaGraphNodeTypeMemFree;
+        }
+      },
+      work);
+}
+
+/// A memcpy node's copy as cudaMemcpy3DParms describes it.
+inline cudaMemcpy3DParms parameters_of(const weft::detail::copy_work& c) {
+  cudaMemcpy3DParms p{};
+  p.srcPtr = make_cudaPitchedPtr(c.src.ptr, c.src.pitch, c.src.row_bytes, c.src.rows);
+  p.srcPos = make_cudaPos(c.src.x, c.src.y, c.src.z);
+  p.dstPtr = make_cudaPitchedPtr(c.dst.ptr, c.dst.pitch, c.dst.row_bytes, c.dst.rows);
+  p.dstPos = make_cudaPos(c.dst.x, c.dst.y, c.dst.z);
+  p.extent = make_cudaExtent(c.width, c.height, c.depth);
+  p.kind = c.kind;
+  return p;
 }
 
 /// The node's work of kind W, or null (the node is of another kind).
@@ -161,7 +209,7 @@ inline cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t* pGraphNode, cudaGra
   if (cudaError_t e = check_dependencies(graph, pDependencies, numDependencies)) return weft::detail::record(e);
   if (cudaError_t e = weft::detail::check_copy({dst, count, 0, src, count, 0, count, 1, 1}, kind))
     return weft::detail::record(e);
-  *pGraphNode = add_node(graph, pDependencies, numDependencies, weft::detail::copy_work{dst, src, count, kind});
+  *pGraphNode = add_node(graph, pDependencies, numDependencies, weft::detail::copy_work::linear(dst, src, count, kind));
   return cudaSuccess;
 }
 
@@ -292,7 +340,7 @@ inline cudaError_t cudaGraphGetEdges(cudaGraph_t graph, cudaGraphNode_t* from, c
 
 inline cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, cudaGraphNodeType* pType) {
   if (!node || !pType) return weft::detail::record(cudaErrorInvalidValue);
-  *pType = static_cast<cudaGraphNodeType>(weft::detail::node_type(node->work));
+  *pType = weft::surface::node_type(node->work);
   return cudaSuccess;
 }
 
@@ -330,15 +378,11 @@ inline cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node, const cuda
   return cudaSuccess;
 }
 
-/// A 1D copy as CUDA describes it: one row of `count` bytes.
+/// A 1D copy is one row of `count` bytes, as CUDA describes it.
 inline cudaError_t cudaGraphMemcpyNodeGetParams(cudaGraphNode_t node, cudaMemcpy3DParms* pNodeParams) {
   auto* c = weft::surface::work_of<weft::detail::copy_work>(node);
   if (!c || !pNodeParams) return weft::detail::record(cudaErrorInvalidValue);
-  *pNodeParams = cudaMemcpy3DParms{};
-  pNodeParams->srcPtr = make_cudaPitchedPtr(const_cast<void*>(c->src), c->count, c->count, 1);
-  pNodeParams->dstPtr = make_cudaPitchedPtr(c->dst, c->count, c->count, 1);
-  pNodeParams->extent = make_cudaExtent(c->count, 1, 1);
-  pNodeParams->kind = c->kind;
+  *pNodeParams = weft::surface::parameters_of(*c);
   return cudaSuccess;
 }
 
@@ -348,7 +392,7 @@ inline cudaError_t cudaGraphMemcpyNodeSetParams1D(cudaGraphNode_t node, void* ds
   if (!c) return weft::detail::record(cudaErrorInvalidValue);
   if (cudaError_t e = weft::detail::check_copy({dst, count, 0, src, count, 0, count, 1, 1}, kind))
     return weft::detail::record(e);
-  *c = {dst, src, count, kind};
+  *c = weft::detail::copy_work::linear(dst, src, count, kind);
   return cudaSuccess;
 }
 

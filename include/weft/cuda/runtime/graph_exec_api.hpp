@@ -36,9 +36,10 @@ inline cudaError_t instantiate_graph(cudaGraphExec_t* pGraphExec, cudaGraph_t gr
   if ((flags & cudaGraphInstantiateFlagUpload) && !resolve_stream(weft::surface::explicit_stream(uploadStream)))
     return cudaErrorInvalidResourceHandle;
   // CUDA allows one executable graph at a time of a graph with conditional
-  // nodes: the handles' values are the graph's.
+  // nodes: the handles' values are the graph's. The code is the one an
+  // H100 gives for a graph with memory nodes, which has the same rule.
   bool conditional = graph->has_conditional_nodes();
-  if (conditional && !graph->instantiation.expired()) return cudaErrorInvalidValue;
+  if (conditional && !graph->instantiation.expired()) return cudaErrorNotSupported;
   instantiate_outcome outcome;
   auto exec = instantiate(*graph, outcome);
   if (!exec) {

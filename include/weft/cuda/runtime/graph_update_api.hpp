@@ -48,7 +48,7 @@ cudaError_t set_exec_node(cudaGraphExec_t exec, cudaGraphNode_t node, const weft
   using namespace weft::detail;
   if (!exec || !node) return cudaErrorInvalidValue;
   const graph_shape::node* shape = exec->find(node);
-  if (!shape || shape->type != node_type(node_work{W{}})) return cudaErrorInvalidValue;
+  if (!shape || shape->type != kind_index<W>()) return cudaErrorInvalidValue;
   std::lock_guard lock(exec->launching);
   graph_step& step = exec->step_at(shape->place);
   if (check_work_change(step.work, now) != update_refusal::none) return cudaErrorInvalidValue;
@@ -62,8 +62,9 @@ inline const weft::detail::graph_shape::node* switchable_node(cudaGraphExec_t ex
   if (!exec || !node) return nullptr;
   const auto* shape = exec->find(node);
   if (!shape) return nullptr;
-  bool switchable = shape->type == cudaGraphNodeTypeKernel || shape->type == cudaGraphNodeTypeMemcpy ||
-                    shape->type == cudaGraphNodeTypeMemset;
+  using namespace weft::detail;
+  bool switchable = shape->type == kind_index<kernel_work>() || shape->type == kind_index<copy_work>() ||
+                    shape->type == kind_index<set_work>();
   return switchable ? shape : nullptr;
 }
 
@@ -80,19 +81,21 @@ inline const weft::detail::graph_shape::node* switchable_node(cudaGraphExec_t ex
 /// its kind or the devices or kinds of its memory; host nodes anything.
 /// Child graphs are updated node by node; conditional nodes may not change
 /// type or body count, take hGraph's handle, and update their bodies. Nodes
-/// keep their enabled state.
+/// keep their enabled state. resultInfo may be null (CUDA 13 on an H100
+/// accepts that too).
 inline cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph,
                                        cudaGraphExecUpdateResultInfo* resultInfo) {
   using namespace weft::detail;
-  if (!hGraphExec || !hGraph || !resultInfo) {
+  if (!hGraphExec || !hGraph) {
     if (resultInfo) *resultInfo = {cudaGraphExecUpdateError, nullptr, nullptr};
     return record(cudaErrorInvalidValue);
   }
   std::lock_guard lock(hGraphExec->launching);
   std::vector<step_change> changes;
   update_outcome outcome = plan_update(*hGraphExec, hGraphExec->shape, *hGraph, changes);
-  *resultInfo = {weft::surface::update_result_of(outcome.refusal), const_cast<cudaGraphNode_t>(outcome.node),
-                 const_cast<cudaGraphNode_t>(outcome.from_node)};
+  if (resultInfo)
+    *resultInfo = {weft::surface::update_result_of(outcome.refusal), const_cast<cudaGraphNode_t>(outcome.node),
+                   const_cast<cudaGraphNode_t>(outcome.from_node)};
   if (outcome.refusal != update_refusal::none) return record(cudaErrorGraphExecUpdateFailure);
   apply_update(*hGraphExec, changes);
   return cudaSuccess;
@@ -111,7 +114,7 @@ inline cudaError_t cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t hGraphExec
   if (cudaError_t e = weft::detail::check_copy({dst, count, 0, src, count, 0, count, 1, 1}, kind))
     return weft::detail::record(e);
   return weft::detail::record(weft::surface::set_exec_node<weft::detail::copy_work>(
-      hGraphExec, node, weft::detail::copy_work{dst, src, count, kind}));
+      hGraphExec, node, weft::detail::copy_work::linear(dst, src, count, kind)));
 }
 
 /// The address and value may change, and a 1D set's width and element size;
@@ -137,7 +140,7 @@ inline cudaError_t cudaGraphExecChildGraphNodeSetParams(cudaGraphExec_t hGraphEx
   using namespace weft::detail;
   if (!hGraphExec || !node || !childGraph) return record(cudaErrorInvalidValue);
   const graph_shape::node* shape = hGraphExec->find(node);
-  if (!shape || shape->type != cudaGraphNodeTypeGraph) return record(cudaErrorInvalidValue);
+  if (!shape || shape->type != kind_index<child_work>()) return record(cudaErrorInvalidValue);
   std::lock_guard lock(hGraphExec->launching);
   std::vector<step_change> changes;
   if (plan_update(*hGraphExec, shape->inner[0], *childGraph, changes).refusal != update_refusal::none)

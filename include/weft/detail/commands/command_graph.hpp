@@ -129,7 +129,7 @@ class command_graph {
     if (c->pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) start({std::move(c)});
   }
 
-  /// Links `c` after the commands `before` (all of this device) and nothing
+  /// Links `c` after the commands `before` and nothing
   /// else: a node of a CUDA graph launch, whose order within the launch is
   /// the graph's edges; only the launch's first and last commands take part
   /// in stream `s`'s order. It is drawn on `s`'s row of the timeline.
@@ -150,8 +150,16 @@ class command_graph {
     {
       std::lock_guard lock(mutex_);
       outstanding_.fetch_add(1, std::memory_order_relaxed);
-      for (const auto& b : before) link(b, *c);
+      for (const auto& b : before)
+        if (!b->graph_ || b->graph_ == this) link(b, *c);
     }
+    // An event recorded on another device (a graph's event wait node): its
+    // graph guards its successors, as in enqueue.
+    for (const auto& b : before)
+      if (b->graph_ && b->graph_ != this) {
+        std::lock_guard lock(b->graph_->mutex_);
+        link(b, *c);
+      }
     if (c->pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) start({std::move(c)});
   }
 

@@ -27,6 +27,7 @@
 #include "weft/detail/commands/stream.hpp"
 #include "weft/detail/graphs/conditional_nodes.hpp"
 #include "weft/detail/graphs/graph_model.hpp"
+#include "weft/detail/graphs/node_commands.hpp"
 #include "weft/detail/runtime/runtime.hpp"
 #include "weft/detail/streams/host_task.hpp"
 
@@ -46,7 +47,8 @@ struct conditional_step {
 
 /// What one step of an executable graph does; a child graph is no step of
 /// its own, its nodes are (and an empty step joins its last ones).
-using step_work = std::variant<kernel_work, copy_work, set_work, host_work, empty_work, conditional_step>;
+using step_work = std::variant<kernel_work, copy_work, set_work, host_work, empty_work, event_record_work,
+                               event_wait_work, alloc_work, free_work, conditional_step>;
 
 struct graph_step {
   step_work work;
@@ -70,13 +72,19 @@ struct step_place {
 struct graph_shape {
   struct node {
     const CUgraphNode_st* handle = nullptr;
-    int type = 0;
+    int type = 0;                           // the index of its work in node_work (kind_index)
     std::vector<std::size_t> dependencies;  // indices into the same shape, in edge order
     step_place place;                       // a child graph's: the step joining its last nodes
     std::vector<graph_shape> inner;         // a child graph's graph; a conditional's bodies
   };
   std::vector<node> nodes;
 };
+
+/// A kind of node's index in node_work, which graph_shape records.
+template <class W>
+int kind_index() {
+  return static_cast<int>(node_work(std::in_place_type<W>).index());
+}
 
 /// Why a graph could not be instantiated, and the node at fault.
 enum class instantiate_failure { none, cycle, unsupported_in_body, handle_unused };
@@ -86,19 +94,17 @@ struct instantiate_outcome {
   const CUgraphNode_st* node = nullptr;
 };
 
-inline void set_elements(const set_work& s) {
-  for (std::size_t y = 0; y < s.height; ++y) {
-    char* row = static_cast<char*>(s.dst) + y * s.pitch;
-    if (s.element_size == 1) {
-      std::memset(row, static_cast<int>(s.value & 0xffu), s.width);
-    } else if (s.element_size == 2) {
-      auto v = static_cast<std::uint16_t>(s.value);
-      for (std::size_t x = 0; x < s.width; ++x) std::memcpy(row + x * 2, &v, 2);
-    } else {
-      std::uint32_t v = s.value;
-      for (std::size_t x = 0; x < s.width; ++x) std::memcpy(row + x * 4, &v, 4);
-    }
-  }
+/// CUDA allows only these kinds in a conditional node's body (and in the
+/// graphs nested in one).
+inline bool allowed_in_body(const node_work& work) {
+  return std::visit(
+      [](const auto& w) {
+        using type = std::decay_t<decltype(w)>;
+        return std::is_same_v<type, kernel_work> || std::is_same_v<type, copy_work> || std::is_same_v<type, set_work> ||
+               std::is_same_v<type, empty_work> || std::is_same_v<type, child_work> ||
+               std::is_same_v<type, conditional_work>;
+      },
+      work);
 }
 
 /// Appends `g`'s nodes to `steps` in dependency order; roots wait for
@@ -118,13 +124,13 @@ inline instantiate_outcome flatten(const CUgraph_st& g, const std::vector<std::s
     order[n] = i;
     waiting[n] = n->dependencies.size();
     if (n->dependencies.empty()) ready.push_back(n);
-    if (in_body && (std::holds_alternative<host_work>(n->work))) return {instantiate_failure::unsupported_in_body, n};
+    if (in_body && !allowed_in_body(n->work)) return {instantiate_failure::unsupported_in_body, n};
   }
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     const CUgraphNode_st* n = g.nodes[i].get();
     graph_shape::node& entry_of_shape = shape.nodes[i];
     entry_of_shape.handle = n;
-    entry_of_shape.type = node_type(n->work);
+    entry_of_shape.type = static_cast<int>(n->work.index());
     for (const CUgraphNode_st* d : n->dependencies) entry_of_shape.dependencies.push_back(order.at(d));
   }
   std::size_t placed = 0;
@@ -289,26 +295,16 @@ inline std::unique_ptr<CUgraphExec_st> instantiate(const CUgraph_st& g, instanti
   return exec;
 }
 
-inline std::shared_ptr<command> command_for(const step_work& work, runtime& rt) {
-  int device = rt.ordinal();
+/// The command of one step; it may add commands the step waits for to `before`.
+inline std::shared_ptr<command> command_for(const step_work& work, runtime& rt,
+                                            std::vector<std::shared_ptr<command>>& before) {
   return std::visit(
       [&](const auto& w) -> std::shared_ptr<command> {
-        using type = std::decay_t<decltype(w)>;
-        if constexpr (std::is_same_v<type, kernel_work>) {
-          launch_shape shape{w.grid, w.block, w.shared_bytes, rt.stack_bytes(), device, w.cluster, false};
-          return w.arguments->make_grid(shape);
-        } else if constexpr (std::is_same_v<type, copy_work>) {
-          return std::make_shared<host_task>("graph copy of " + std::to_string(w.count) + " bytes", device,
-                                             [w] { std::memmove(w.dst, w.src, w.count); });
-        } else if constexpr (std::is_same_v<type, set_work>) {
-          return std::make_shared<host_task>(
-              "graph set of " + std::to_string(w.width * w.element_size * w.height) + " bytes", device,
-              [w] { set_elements(w); });
-        } else if constexpr (std::is_same_v<type, host_work>) {
-          return std::make_shared<host_function>([w] { w.fn(w.data); });
-        } else {
-          return std::make_shared<marker>("graph empty node");
-        }
+        // A conditional step is two commands, which enqueue_steps makes.
+        if constexpr (std::is_same_v<std::decay_t<decltype(w)>, conditional_step>)
+          return nullptr;
+        else
+          return node_command(w, node_launch{rt, before});
       },
       work);
 }
@@ -390,7 +386,8 @@ inline std::vector<std::shared_ptr<command>> enqueue_steps(const step_list& step
       target.commands->enqueue_after(target.stream_id, target.priority, done, {decide});
       made[i] = done;
     } else {
-      made[i] = step.enabled ? command_for(step.work, *target.rt) : std::make_shared<marker>("graph node disabled");
+      made[i] =
+          step.enabled ? command_for(step.work, *target.rt, before) : std::make_shared<marker>("graph node disabled");
       target.commands->enqueue_after(target.stream_id, target.priority, made[i], before);
     }
   }

@@ -14,6 +14,7 @@
 
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/graphs/conditional_nodes.hpp"
+#include "weft/detail/memory/memory_layout.hpp"
 #include "weft/detail/runtime/kernel_registry.hpp"
 
 struct CUgraph_st;
@@ -31,11 +32,44 @@ struct kernel_work {
   std::shared_ptr<const bound_arguments> arguments;
 };
 
+/// One side of a copy as cudaMemcpy3DParms gives it: a pitched pointer
+/// (rows `pitch` bytes apart, `rows` rows to a slice, `row_bytes` of each
+/// row in use) and the position of the copied box in it (x in bytes).
+struct copy_operand {
+  void* ptr = nullptr;
+  std::size_t pitch = 0;
+  std::size_t row_bytes = 0;
+  std::size_t rows = 0;
+  std::size_t x = 0, y = 0, z = 0;
+
+  /// Where the box starts; null stays null (for the checks to refuse).
+  char* start() const { return ptr ? static_cast<char*>(ptr) + z * pitch * rows + y * pitch + x : nullptr; }
+};
+
+/// A memcpy node: a box of `width` bytes x `height` rows x `depth` slices,
+/// as cudaMemcpy3D copies it. A 1D copy of n bytes is the box n x 1 x 1
+/// between pointers of pitch n, which is how CUDA describes it too
+/// (cudaGraphMemcpyNodeGetParams), so every copy has the one form.
 struct copy_work {
-  void* dst = nullptr;
-  const void* src = nullptr;
-  std::size_t count = 0;
+  copy_operand src;
+  copy_operand dst;
+  std::size_t width = 0, height = 1, depth = 1;
   cudaMemcpyKind kind = cudaMemcpyDefault;
+
+  static copy_work linear(void* dst, const void* src, std::size_t count, cudaMemcpyKind kind) {
+    copy_work c;
+    c.src = {const_cast<void*>(src), count, count, 1};
+    c.dst = {dst, count, count, 1};
+    c.width = count;
+    c.kind = kind;
+    return c;
+  }
+
+  /// The rows to copy, in the terms of weft's copies (memory_copies.hpp).
+  row_box box() const {
+    return {dst.start(), dst.pitch, dst.pitch * dst.rows, src.start(), src.pitch, src.pitch * src.rows, width,
+            height,      depth};
+  }
 };
 
 /// cudaMemsetParams: `height` rows `pitch` bytes apart, each of `width`
@@ -62,15 +96,40 @@ struct child_work {
 
 struct empty_work {};
 
-// In the order of cudaGraphNodeType's first six values, so that a node's
-// type is its work's index (node_type maps the others).
-using node_work = std::variant<kernel_work, copy_work, set_work, host_work, child_work, empty_work, conditional_work>;
+/// Event record and wait nodes name the event; which record a wait node
+/// waits for is decided at launch (the event's latest record then).
+struct event_record_work {
+  cudaEvent_t event = nullptr;
+};
 
-/// The node's cudaGraphNodeType, as an int (the enum is the surface's).
-inline int node_type(const node_work& work) {
-  if (std::holds_alternative<conditional_work>(work)) return 13;
-  return static_cast<int>(work.index());
-}
+struct event_wait_work {
+  cudaEvent_t event = nullptr;
+};
+
+struct graph_allocation;
+
+/// A memory allocation node: `bytes` on `device`, at the address the node
+/// was given when it was added, which stays its address for the graph's
+/// life (graph_memory.hpp). `parameters` are the cudaMemAllocNodeParams as
+/// the program gave them, in the CUDA surface's types (which this layer does
+/// not name), so that the node can return them.
+struct alloc_work {
+  std::size_t bytes = 0;
+  int device = 0;
+  std::shared_ptr<graph_allocation> allocation;
+  std::shared_ptr<const void> parameters;
+};
+
+/// A memory free node: the address of a graph allocation.
+struct free_work {
+  void* address = nullptr;
+  std::shared_ptr<graph_allocation> allocation;
+};
+
+// A node's kind is its work's type; its cudaGraphNodeType comes from an
+// explicit mapping (cuda/runtime/graph_api.hpp's node_type), not from the order here.
+using node_work = std::variant<kernel_work, copy_work, set_work, host_work, child_work, empty_work, event_record_work,
+                               event_wait_work, alloc_work, free_work, conditional_work>;
 
 }  // namespace weft::detail
 

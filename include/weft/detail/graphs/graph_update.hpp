@@ -60,8 +60,11 @@ inline update_refusal check_work_change(const step_work& old, const node_work& n
       return update_refusal::parameters_changed;
   } else if (const auto* c = std::get_if<copy_work>(&old)) {
     const auto& n = std::get<copy_work>(now);
-    if (n.count == 0 || n.kind != c->kind) return update_refusal::parameters_changed;
-    if (memory_place(c->dst) != memory_place(n.dst) || memory_place(c->src) != memory_place(n.src))
+    // Only 1D copies (one row) may change, and not their kind.
+    auto one_dimensional = [](const copy_work& w) { return w.height == 1 && w.depth == 1; };
+    if (!one_dimensional(*c) || !one_dimensional(n) || n.width == 0 || n.kind != c->kind)
+      return update_refusal::parameters_changed;
+    if (memory_place(c->dst.ptr) != memory_place(n.dst.ptr) || memory_place(c->src.ptr) != memory_place(n.src.ptr))
       return update_refusal::parameters_changed;
   }
   return update_refusal::none;
@@ -98,7 +101,7 @@ inline update_outcome plan_update(CUgraphExec_st& exec, const graph_shape& shape
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     const CUgraphNode_st* n = g.nodes[i].get();
     const auto& paired = shape.nodes[i];
-    if (node_type(n->work) != paired.type) return {update_refusal::node_type_changed, n};
+    if (static_cast<int>(n->work.index()) != paired.type) return {update_refusal::node_type_changed, n};
     if (const auto* child = std::get_if<child_work>(&n->work)) {
       if (auto inner = plan_update(exec, paired.inner[0], *child->graph, changes);
           inner.refusal != update_refusal::none)

@@ -229,9 +229,10 @@ TEST_CASE("cudaGraphExecUpdate refuses other topologies, types and parameters, c
     check_failed_with(cudaGraphExecUpdate(exec, nullptr, &info), cudaErrorInvalidValue);
     CHECK(info.result == cudaGraphExecUpdateError);
     check_failed_with(cudaGraphExecUpdate(nullptr, original.graph, &info), cudaErrorInvalidValue);
-    check_failed_with(cudaGraphExecUpdate(exec, original.graph, nullptr), cudaErrorInvalidValue);
   }
-  // Whatever was refused, the executable graph runs as instantiated.
+  // Whatever was refused, the executable graph runs as instantiated (and
+  // an update from its own graph, without result info, changes nothing).
+  check_succeeded(cudaGraphExecUpdate(exec, original.graph, nullptr));
   launch_and_wait(exec);
   CHECK(read(d) == std::vector<int>(32, 11));
   cudaGraphExecDestroy(exec);

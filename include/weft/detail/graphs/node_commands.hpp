@@ -1,0 +1,97 @@
+// The command each kind of graph node becomes when an executable graph is
+// launched (graph_exec.hpp's launch_graph): kernels are grids, copies and
+// sets host tasks, host nodes host functions, event nodes record or wait
+// for events, and memory nodes map or unmap graph memory (graph_memory.hpp).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "weft/detail/commands/command.hpp"
+#include "weft/detail/commands/event.hpp"
+#include "weft/detail/graphs/graph_model.hpp"
+#include "weft/detail/runtime/runtime.hpp"
+#include "weft/detail/streams/host_task.hpp"
+
+namespace weft::detail {
+
+inline void set_elements(const set_work& s) {
+  for (std::size_t y = 0; y < s.height; ++y) {
+    char* row = static_cast<char*>(s.dst) + y * s.pitch;
+    if (s.element_size == 1) {
+      std::memset(row, static_cast<int>(s.value & 0xffu), s.width);
+    } else if (s.element_size == 2) {
+      auto v = static_cast<std::uint16_t>(s.value);
+      for (std::size_t x = 0; x < s.width; ++x) std::memcpy(row + x * 2, &v, 2);
+    } else {
+      std::uint32_t v = s.value;
+      for (std::size_t x = 0; x < s.width; ++x) std::memcpy(row + x * 4, &v, 4);
+    }
+  }
+}
+
+/// The commands of one launch's step. `before` holds the commands it waits
+/// for; a step may add to it (an event wait node, the event's latest record).
+struct node_launch {
+  runtime& rt;
+  std::vector<std::shared_ptr<command>>& before;
+};
+
+inline std::shared_ptr<command> node_command(const kernel_work& w, node_launch at) {
+  launch_shape shape{w.grid, w.block, w.shared_bytes, at.rt.stack_bytes(), at.rt.ordinal(), w.cluster, false};
+  return w.arguments->make_grid(shape);
+}
+
+inline std::shared_ptr<command> node_command(const copy_work& w, node_launch at) {
+  row_box b = w.box();
+  return std::make_shared<host_task>(
+      "graph copy of " + std::to_string(b.width * b.height * b.depth) + " bytes", at.rt.ordinal(), [b] {
+        for (std::size_t z = 0; z < b.depth; ++z)
+          for (std::size_t y = 0; y < b.height; ++y)
+            std::memmove(static_cast<char*>(b.dst) + z * b.dst_slice + y * b.dst_pitch,
+                         static_cast<const char*>(b.src) + z * b.src_slice + y * b.src_pitch, b.width);
+      });
+}
+
+inline std::shared_ptr<command> node_command(const set_work& w, node_launch at) {
+  return std::make_shared<host_task>("graph set of " + std::to_string(w.width * w.element_size * w.height) + " bytes",
+                                     at.rt.ordinal(), [w] { set_elements(w); });
+}
+
+inline std::shared_ptr<command> node_command(const host_work& w, node_launch) {
+  return std::make_shared<host_function>([w] { w.fn(w.data); });
+}
+
+inline std::shared_ptr<command> node_command(const empty_work&, node_launch) {
+  return std::make_shared<marker>("graph empty node");
+}
+
+/// Records the event as cudaEventRecord would at this point of the launch:
+/// later waits, queries and elapsed times see this record.
+inline std::shared_ptr<command> node_command(const event_record_work& w, node_launch) {
+  auto point = std::make_shared<marker>("graph event record");
+  if (event_registry::get().live(w.event)) w.event->set_recorded(point);
+  return point;
+}
+
+/// Waits for the event's latest record as of the launch, as
+/// cudaStreamWaitEvent does; an event never recorded is no wait.
+inline std::shared_ptr<command> node_command(const event_wait_work& w, node_launch at) {
+  if (event_registry::get().live(w.event))
+    if (auto recorded = w.event->recorded()) at.before.push_back(std::move(recorded));
+  return std::make_shared<marker>("graph event wait");
+}
+
+inline std::shared_ptr<command> node_command(const alloc_work&, node_launch) {
+  return std::make_shared<marker>("graph memory allocation");
+}
+
+inline std::shared_ptr<command> node_command(const free_work&, node_launch) {
+  return std::make_shared<marker>("graph memory free");
+}
+
+}  // namespace weft::detail
