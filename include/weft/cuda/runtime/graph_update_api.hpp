@@ -18,6 +18,7 @@
 #include "weft/cuda/runtime/graph_types.hpp"
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/error_state.hpp"
+#include "weft/detail/commands/event.hpp"
 #include "weft/detail/graphs/graph_exec.hpp"
 #include "weft/detail/graphs/graph_update.hpp"
 #include "weft/detail/memory/memory_copies.hpp"
@@ -147,6 +148,23 @@ inline cudaError_t cudaGraphExecChildGraphNodeSetParams(cudaGraphExec_t hGraphEx
     return record(cudaErrorInvalidValue);
   apply_update(*hGraphExec, changes);
   return cudaSuccess;
+}
+
+/// Later launches record `event` instead; an event that does not exist is
+/// cudaErrorInvalidResourceHandle, as for cudaEventRecord.
+inline cudaError_t cudaGraphExecEventRecordNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode,
+                                                        cudaEvent_t event) {
+  using namespace weft::detail;
+  if (!event_registry::get().live(event)) return record(cudaErrorInvalidResourceHandle);
+  return record(weft::surface::set_exec_node<event_record_work>(hGraphExec, hNode, event_record_work{event}));
+}
+
+/// Later launches wait for `event`'s latest record as of the launch.
+inline cudaError_t cudaGraphExecEventWaitNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode,
+                                                      cudaEvent_t event) {
+  using namespace weft::detail;
+  if (!event_registry::get().live(event)) return record(cudaErrorInvalidResourceHandle);
+  return record(weft::surface::set_exec_node<event_wait_work>(hGraphExec, hNode, event_wait_work{event}));
 }
 
 /// Only kernel, memcpy and memset nodes (cudaErrorInvalidValue for others,

@@ -49,6 +49,12 @@ inline std::pair<int, int> memory_place(const void* p) {
 /// Whether a step doing `old` may do `now` instead, by the limits CUDA sets
 /// (cudaGraphExecUpdate, cudaGraphExecMemsetNodeSetParams, ...).
 inline update_refusal check_work_change(const step_work& old, const node_work& now) {
+  // A memory node's allocation is its graph's, at the address the program
+  // was given when the node was added: another graph's cannot take its place.
+  if (const auto* a = std::get_if<alloc_work>(&old))
+    return a->allocation == std::get<alloc_work>(now).allocation ? update_refusal::none : update_refusal::not_supported;
+  if (const auto* f = std::get_if<free_work>(&old))
+    return f->allocation == std::get<free_work>(now).allocation ? update_refusal::none : update_refusal::not_supported;
   if (const auto* s = std::get_if<set_work>(&old)) {
     const auto& n = std::get<set_work>(now);
     if (n.width == 0 || n.height == 0) return update_refusal::parameters_changed;

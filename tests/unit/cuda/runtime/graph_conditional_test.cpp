@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "error_checks.hpp"
+#include "stream_gates.hpp"
 
 namespace {
 
@@ -369,4 +370,52 @@ TEST_CASE("conditional nodes: what CUDA refuses") {
   cudaGraphExecDestroy(second);
   cudaGraphDestroy(g);
   cudaGraphDestroy(stranger);
+}
+
+TEST_CASE("body nodes take per-node updates and enabling; a launch in flight keeps its body") {
+  REQUIRE(registered);
+  int* out = managed_int();
+  int* counter = managed_int();
+  cudaStream_t s = nullptr;
+  REQUIRE(cudaStreamCreate(&s) == cudaSuccess);
+  cudaGraph_t g = nullptr;
+  REQUIRE(cudaGraphCreate(&g, 0) == cudaSuccess);
+  cudaGraphConditionalHandle h = 0;
+  REQUIRE(cudaGraphConditionalHandleCreate(&h, g, 1, cudaGraphCondAssignDefault) == cudaSuccess);
+  conditional c = add_conditional(g, {}, h, cudaGraphCondTypeIf, 1);
+  cudaGraphNode_t stored = add<&store>(c.bodies[0], {}, out, 1);
+  cudaGraphNode_t bumped = add<&bump>(c.bodies[0], {stored}, counter);
+  cudaGraphExec_t exec = nullptr;
+  REQUIRE(cudaGraphInstantiate(&exec, g, 0) == cudaSuccess);
+
+  {
+    gate held;
+    held.hold(s);
+    REQUIRE(cudaGraphLaunch(exec, s) == cudaSuccess);  // its body is decided after the gate
+    int* target = out;
+    int two = 2;
+    void* args[] = {&target, &two};
+    cudaKernelNodeParams p{};
+    p.func = reinterpret_cast<void*>(&store);
+    p.gridDim = dim3(1);
+    p.blockDim = dim3(1);
+    p.kernelParams = args;
+    check_succeeded(cudaGraphExecKernelNodeSetParams(exec, stored, &p));
+    check_succeeded(cudaGraphNodeSetEnabled(exec, bumped, 0));
+    held.open();
+    REQUIRE(cudaStreamSynchronize(s) == cudaSuccess);
+  }
+  CHECK(*out == 1);
+  CHECK(*counter == 1);
+  REQUIRE(cudaGraphLaunch(exec, s) == cudaSuccess);
+  REQUIRE(cudaStreamSynchronize(s) == cudaSuccess);
+  CHECK(*out == 2);
+  CHECK(*counter == 1);
+  // A conditional node is none of the kinds that can be disabled.
+  check_failed_with(cudaGraphNodeSetEnabled(exec, c.node, 0), cudaErrorInvalidValue);
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(g);
+  cudaStreamDestroy(s);
+  cudaFree(out);
+  cudaFree(counter);
 }
