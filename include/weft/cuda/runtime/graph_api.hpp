@@ -55,9 +55,10 @@ inline cudaGraphNode_t add_node(cudaGraph_t g, const cudaGraphNode_t* deps, std:
 /// A kernel node's work from CUDA's parameters, or the code CUDA refuses
 /// them with. The kernel must be registered (weft-port registers every
 /// non-template kernel of a .cu file), as for cudaLaunchKernel by address.
-/// `keep`: the node's attributes, whose cluster shape the new parameters must fit.
+/// `keep`: the node's work so far, whose attributes stay (its cluster shape
+/// must fit the new parameters).
 inline cudaError_t kernel_work_of(const cudaKernelNodeParams* p, weft::detail::kernel_work& work,
-                                  const weft::detail::kernel_node_attributes& keep = {}) {
+                                  const weft::detail::kernel_work* keep = nullptr) {
   using namespace weft::detail;
   if (!p) return cudaErrorInvalidValue;
   if (p->kernelParams && p->extra) return cudaErrorInvalidValue;
@@ -71,13 +72,17 @@ inline cudaError_t kernel_work_of(const cudaKernelNodeParams* p, weft::detail::k
   if (cudaError_t e = validate(config, attributes.max_dynamic_shared_bytes)) return e;
   dim3 cluster;
   launch_options requested;
-  requested.cluster = keep.cluster;
+  if (keep) requested.cluster = keep->attributes.cluster;
   if (cudaError_t e = cluster_shape(config, requested, compiled_cluster_dims().find(p->func, dim3(0, 0, 0)),
                                     attributes.non_portable_cluster_size, cluster))
     return e;
   auto arguments = bind(p->kernelParams);
   if (!arguments) return cudaErrorInvalidValue;
-  work = kernel_work{p->func, p->gridDim, p->blockDim, p->sharedMemBytes, cluster, std::move(arguments), keep};
+  work = kernel_work{p->func, p->gridDim, p->blockDim, p->sharedMemBytes, cluster, std::move(arguments)};
+  if (keep) {
+    work.cooperative = keep->cooperative;
+    work.attributes = keep->attributes;
+  }
   return cudaSuccess;
 }
 
@@ -116,6 +121,8 @@ inline cudaGraphNodeType node_type(const weft::detail::node_work& work) {
           return cudaGraphNodeTypeEventRecord;
         else if constexpr (std::is_same_v<type, alloc_work>)
           return cudaGraphNodeTypeMemAlloc;
+        else if constexpr (std::is_same_v<type, conditional_work>)
+          return cudaGraphNodeTypeConditional;
         else {
           static_assert(std::is_same_v<type, free_work>, "every kind of node has its cudaGraphNodeType");
           return cudaGraphNodeTypeMemFree;
@@ -170,6 +177,18 @@ inline void fill_edge_data(cudaGraphEdgeData* data, const CUgraphNode_st* n, con
       data[i].type = cudaGraphDependencyTypeProgrammatic;
     }
   }
+}
+
+/// Edge data that is all zero (ordinary edges), or none; stream capture
+/// takes no other kind yet.
+inline bool ordinary_edges(const cudaGraphEdgeData* data, std::size_t count) {
+  if (!data) return true;
+  for (std::size_t i = 0; i < count; ++i) {
+    const cudaGraphEdgeData& d = data[i];
+    if (d.from_port || d.to_port || d.type != cudaGraphDependencyTypeDefault) return false;
+    if (std::any_of(std::begin(d.reserved), std::end(d.reserved), [](unsigned char b) { return b != 0; })) return false;
+  }
+  return true;
 }
 
 /// Edge data CUDA 13 takes: all zero (an ordinary edge), or a programmatic
@@ -270,6 +289,8 @@ inline cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t* pGraphNode, cudaG
   using namespace weft::surface;
   if (!pGraphNode || !graph || !childGraph || childGraph == graph) return weft::detail::record(cudaErrorInvalidValue);
   if (cudaError_t e = check_dependencies(graph, pDependencies, numDependencies)) return weft::detail::record(e);
+  // CUDA: a graph with conditional nodes cannot be a child graph.
+  if (childGraph->has_conditional_nodes()) return weft::detail::record(cudaErrorNotSupported);
   *pGraphNode = add_node(graph, pDependencies, numDependencies,
                          weft::detail::child_work{std::shared_ptr<CUgraph_st>(childGraph->clone())});
   return cudaSuccess;
@@ -405,7 +426,7 @@ inline cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node, const cuda
   auto* k = weft::surface::work_of<weft::detail::kernel_work>(node);
   if (!k) return weft::detail::record(cudaErrorInvalidValue);
   weft::detail::kernel_work work;
-  if (cudaError_t e = weft::surface::kernel_work_of(pNodeParams, work, k->attributes)) return weft::detail::record(e);
+  if (cudaError_t e = weft::surface::kernel_work_of(pNodeParams, work, k)) return weft::detail::record(e);
   *k = std::move(work);
   return cudaSuccess;
 }
@@ -469,6 +490,8 @@ inline cudaError_t cudaGraphDestroyNode(cudaGraphNode_t node) {
 /// them), and child graphs are copied too.
 inline cudaError_t cudaGraphClone(cudaGraph_t* pGraphClone, cudaGraph_t originalGraph) {
   if (!pGraphClone || !originalGraph) return weft::detail::record(cudaErrorInvalidValue);
+  // CUDA: a graph with conditional nodes cannot be cloned.
+  if (originalGraph->has_conditional_nodes()) return weft::detail::record(cudaErrorNotSupported);
   std::unordered_map<const CUgraphNode_st*, CUgraphNode_st*> copies;
   auto copy = originalGraph->clone(&copies);
   copy->copies_of = std::move(copies);
