@@ -60,6 +60,11 @@ inline cudaError_t instantiate_graph(cudaGraphExec_t* pGraphExec, cudaGraph_t gr
     }
     return cudaErrorInvalidValue;
   }
+  // Without the flag, kernel nodes run at the priority of the stream the
+  // graph is launched into, as in CUDA.
+  if (!(flags & cudaGraphInstantiateFlagUseNodePriority))
+    for (auto& step : exec->steps)
+      if (auto* k = std::get_if<kernel_work>(&step.work)) k->attributes.priority = command::stream_priority;
   // Upload is not kept: cudaGraphExecGetFlags does not return it.
   exec->flags = flags & ~static_cast<unsigned long long>(cudaGraphInstantiateFlagUpload);
   if (conditional) graph->instantiation = exec->alive;
@@ -71,9 +76,9 @@ inline cudaError_t instantiate_graph(cudaGraphExec_t* pGraphExec, cudaGraph_t gr
 }  // namespace weft::surface
 
 /// A graph whose edges form a cycle is refused with cudaErrorInvalidValue.
-/// Of the flags, cudaGraphInstantiateFlagAutoFreeOnLaunch and
-/// ...UseNodePriority are accepted and change nothing yet (no memory nodes,
-/// no node priorities); ...Upload belongs to cudaGraphInstantiateWithParams
+/// Of the flags, cudaGraphInstantiateFlagAutoFreeOnLaunch is accepted and
+/// changes nothing yet (no memory nodes); ...UseNodePriority runs kernel
+/// nodes at their cudaLaunchAttributePriority; ...Upload belongs to cudaGraphInstantiateWithParams
 /// (cudaErrorInvalidValue here, as in CUDA); ...DeviceLaunch is not there
 /// yet (cudaErrorNotSupported).
 inline cudaError_t cudaGraphInstantiate(cudaGraphExec_t* pGraphExec, cudaGraph_t graph, unsigned long long flags = 0) {
