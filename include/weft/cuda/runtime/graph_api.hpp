@@ -79,10 +79,7 @@ inline cudaError_t kernel_work_of(const cudaKernelNodeParams* p, weft::detail::k
   auto arguments = bind(p->kernelParams);
   if (!arguments) return cudaErrorInvalidValue;
   work = kernel_work{p->func, p->gridDim, p->blockDim, p->sharedMemBytes, cluster, std::move(arguments)};
-  if (keep) {
-    work.cooperative = keep->cooperative;
-    work.attributes = keep->attributes;
-  }
+  if (keep) work.attributes = keep->attributes;
   return cudaSuccess;
 }
 

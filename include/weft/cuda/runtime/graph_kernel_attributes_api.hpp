@@ -46,7 +46,7 @@ inline cudaError_t set_node_attribute(weft::detail::kernel_work& k, cudaLaunchAt
     if (v.cooperative != 0 && (volume(k.grid) > max_cooperative_blocks(k.func, threads, k.shared_bytes) ||
                                !host_holds_resident(volume(k.grid), volume(k.block))))
       return cudaErrorCooperativeLaunchTooLarge;
-    k.cooperative = v.cooperative != 0;
+    a.cooperative = v.cooperative != 0;
   } else if (id == cudaLaunchAttributePriority) {
     a.priority = clamped_priority(v.priority);
   }
@@ -87,7 +87,6 @@ inline cudaError_t cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t hDst, cudaG
   if (!dst || !src) return record(cudaErrorInvalidValue);
   kernel_work copy = *dst;
   copy.attributes = kernel_node_attributes{};
-  copy.cooperative = false;
   copy.cluster = dim3(1, 1, 1);
   // The kernel's own __cluster_dims__, unless the source gives a shape.
   cudaLaunchAttributeValue none{};

@@ -149,7 +149,8 @@ class command_graph {
 
   /// The same, for a command that a running command enqueues (a conditional
   /// graph node's body), when the stream may be gone: its number and
-  /// priority are enough.
+  /// priority are enough. A command with a priority of its own (a kernel
+  /// node's attribute) keeps it.
   void enqueue_after(std::uint64_t stream_id, int priority, std::shared_ptr<command> c,
                      const std::vector<std::shared_ptr<command>>& before, const std::vector<int>& at_port = {}) {
     c->stream_id = stream_id;

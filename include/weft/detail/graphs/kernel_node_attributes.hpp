@@ -1,8 +1,7 @@
 // The launch attributes of a graph's kernel node
 // (cudaGraphKernelNodeSetAttribute): kept as set, to be read back, and the
-// ones a launch of the node applies: its cluster shape (kernel_work::cluster
-// holds the shape it runs with), cooperative launch (kernel_work::cooperative)
-// and priority (only in a graph instantiated with
+// ones a launch of the node applies: its cluster shape, cooperative launch
+// and priority (the last only in a graph instantiated with
 // cudaGraphInstantiateFlagUseNodePriority, as in CUDA).
 #pragma once
 
@@ -19,6 +18,7 @@ struct kernel_node_attributes {
   // this layer does not know by type.
   std::map<int, std::array<unsigned char, 64>> values;
   dim3 cluster{0, 0, 0};  // 0: the kernel's __cluster_dims__, else none
+  bool cooperative = false;
   int priority = command::stream_priority;
 };
 

@@ -349,18 +349,35 @@ inline std::optional<cudaError_t> capture_event_wait(CUstream_st& s, CUevent_st*
   return cudaSuccess;
 }
 
-/// A graph of an executable graph's steps as they are now, for the child
-/// graph node that a launch into a capturing stream becomes.
-inline std::shared_ptr<CUgraph_st> graph_of(const CUgraphExec_st& exec) {
+/// A graph of executable-graph steps as they are now (disabled steps as
+/// empty nodes, conditional steps as conditional nodes with their bodies),
+/// for the child graph node that a launch into a capturing stream becomes.
+inline std::shared_ptr<CUgraph_st> graph_of(const step_list& steps) {
   auto g = std::make_shared<CUgraph_st>();
   std::vector<CUgraphNode_st*> made;
-  for (const graph_step& step : exec.steps) {
-    CUgraphNode_st* n = g->add(std::visit([](const auto& w) -> node_work { return w; }, step.work));
+  for (const graph_step& step : steps) {
+    node_work work = std::visit(
+        [](const auto& w) -> node_work {
+          if constexpr (std::is_same_v<std::decay_t<decltype(w)>, conditional_step>) {
+            conditional_work c{w.handle, w.kind, {}, std::make_shared<std::vector<CUgraph_st*>>()};
+            for (const step_list& body : w.bodies) {
+              c.bodies.push_back(graph_of(body));
+              c.body_handles->push_back(c.bodies.back().get());
+            }
+            return c;
+          } else {
+            return w;
+          }
+        },
+        step.work);
+    CUgraphNode_st* n = g->add(step.enabled ? std::move(work) : node_work{empty_work{}});
     for (std::size_t a : step.after) CUgraph_st::add_edge(made[a], n);
     made.push_back(n);
   }
   return g;
 }
+
+inline std::shared_ptr<CUgraph_st> graph_of(const CUgraphExec_st& exec) { return graph_of(exec.steps); }
 
 /// Whether `from` is `to` or one of its ancestors.
 inline bool reaches(const CUgraphNode_st* from, const CUgraphNode_st* to) {
