@@ -101,8 +101,8 @@ namespace detail {
 
 /// What cudaLaunchCooperativeKernel and cudaLaunchKernelEx add to a launch.
 struct launch_options {
-  bool cooperative = false;      // all blocks resident at once, for grid.sync()
-  dim3 cluster{0, 0, 0};         // blocks per cluster; 0: the kernel's __cluster_dims__, else none
+  bool cooperative = false;           // all blocks resident at once, for grid.sync()
+  dim3 cluster{0, 0, 0};              // blocks per cluster; 0: the kernel's __cluster_dims__, else none
   launch_dependence dependence = {};  // programmatic dependent launch, events, priority
 };
 
@@ -163,8 +163,8 @@ cudaError_t launch_with(const launch_config& config, const launch_options& optio
                          config.block,
                          static_cast<unsigned>(config.dynamic_shared_bytes),
                          cluster,
-                         std::make_shared<bound_launch<kernel_type, arguments>>(std::move(k),
-                                                                                 arguments(std::forward<Args>(args)...))};
+                         std::make_shared<bound_launch<kernel_type, arguments>>(
+                             std::move(k), arguments(std::forward<Args>(args)...))};
         work.attributes.cooperative = options.cooperative;
         work.attributes.priority = options.dependence.priority;
         return work;
