@@ -64,7 +64,7 @@ TEST_CASE("cudaLaunchKernelEx accepts every launch attribute with a valid value"
   int* counter = nullptr;
   REQUIRE(cudaMallocManaged(&counter, sizeof *counter) == cudaSuccess);
   *counter = 0;
-  cudaEvent_t e;
+  cudaEvent_t e = nullptr;
   REQUIRE(cudaEventCreateWithFlags(&e, cudaEventDisableTiming) == cudaSuccess);
   std::vector<cudaLaunchAttribute> good;
   good.push_back(attribute(cudaLaunchAttributeIgnore));
@@ -132,7 +132,7 @@ TEST_CASE("cudaLaunchKernelEx refuses attributes CUDA does not take on a launch,
   int* counter = nullptr;
   REQUIRE(cudaMallocManaged(&counter, sizeof *counter) == cudaSuccess);
   *counter = 0;
-  cudaEvent_t untimed, timed, destroyed;
+  cudaEvent_t untimed = nullptr, timed = nullptr, destroyed = nullptr;
   REQUIRE(cudaEventCreateWithFlags(&untimed, cudaEventDisableTiming) == cudaSuccess);
   REQUIRE(cudaEventCreate(&timed) == cudaSuccess);
   REQUIRE(cudaEventCreateWithFlags(&destroyed, cudaEventDisableTiming) == cudaSuccess);
@@ -242,7 +242,7 @@ TEST_CASE("a launch's cluster dimension attribute shapes its clusters") {
 }
 
 TEST_CASE("stream attributes are checked, stored per stream and read back") {
-  cudaStream_t s, other;
+  cudaStream_t s = nullptr, other = nullptr;
   REQUIRE(cudaStreamCreate(&s) == cudaSuccess);
   REQUIRE(cudaStreamCreate(&other) == cudaSuccess);
   int data[64];
@@ -313,7 +313,7 @@ TEST_CASE("stream attributes are checked, stored per stream and read back") {
 }
 
 TEST_CASE("a stream's priority attribute is its priority, clamped to the device's range") {
-  cudaStream_t s;
+  cudaStream_t s = nullptr;
   REQUIRE(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, -1) == cudaSuccess);
   cudaStreamAttrValue v{}, back{};
   check_succeeded(cudaStreamGetAttribute(s, cudaStreamAttributePriority, &back));
@@ -375,7 +375,7 @@ TEST_CASE("kernel node attributes are checked, stored on the node and copied bet
   REQUIRE(registered);
   int* counter = nullptr;
   REQUIRE(cudaMallocManaged(&counter, sizeof *counter) == cudaSuccess);
-  cudaGraph_t g;
+  cudaGraph_t g = nullptr;
   REQUIRE(cudaGraphCreate(&g, 0) == cudaSuccess);
   cudaGraphNode_t k = add_kernel_node(g, reinterpret_cast<void*>(count_blocks), counter, 4);
   cudaGraphNode_t other = add_kernel_node(g, reinterpret_cast<void*>(count_blocks), counter, 4);
@@ -449,7 +449,7 @@ TEST_CASE("kernel node attributes are checked, stored on the node and copied bet
 
   // The graph runs with them: 2 + 4 blocks.
   *counter = 0;
-  cudaGraphExec_t exec;
+  cudaGraphExec_t exec = nullptr;
   REQUIRE(cudaGraphInstantiate(&exec, g, cudaGraphInstantiateFlagUseNodePriority) == cudaSuccess);
   REQUIRE(cudaGraphLaunch(exec, 0) == cudaSuccess);
   REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
@@ -463,7 +463,7 @@ TEST_CASE("a kernel node's cluster dimension attribute shapes its clusters when 
   REQUIRE(registered);
   int* sizes = nullptr;
   REQUIRE(cudaMallocManaged(&sizes, 4 * sizeof(int)) == cudaSuccess);
-  cudaGraph_t g;
+  cudaGraph_t g = nullptr;
   REQUIRE(cudaGraphCreate(&g, 0) == cudaSuccess);
   cudaGraphNode_t k = add_kernel_node(g, reinterpret_cast<void*>(cluster_sizes), sizes, 4);
   cudaKernelNodeAttrValue v{}, back{};
@@ -471,7 +471,7 @@ TEST_CASE("a kernel node's cluster dimension attribute shapes its clusters when 
   check_succeeded(cudaGraphKernelNodeSetAttribute(k, cudaKernelNodeAttributeClusterDimension, &v));
   check_succeeded(cudaGraphKernelNodeGetAttribute(k, cudaKernelNodeAttributeClusterDimension, &back));
   CHECK(back.clusterDim.x == 4);
-  cudaGraphExec_t exec;
+  cudaGraphExec_t exec = nullptr;
   REQUIRE(cudaGraphInstantiate(&exec, g, 0) == cudaSuccess);
   // Instantiation took a snapshot: a later change does not reach it.
   v.clusterDim = {2, 1, 1};
@@ -479,7 +479,7 @@ TEST_CASE("a kernel node's cluster dimension attribute shapes its clusters when 
   REQUIRE(cudaGraphLaunch(exec, 0) == cudaSuccess);
   REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
   for (int b = 0; b < 4; ++b) CHECK(sizes[b] == 4);
-  cudaGraphExec_t second;
+  cudaGraphExec_t second = nullptr;
   REQUIRE(cudaGraphInstantiate(&second, g, 0) == cudaSuccess);
   REQUIRE(cudaGraphLaunch(second, 0) == cudaSuccess);
   REQUIRE(cudaDeviceSynchronize() == cudaSuccess);

@@ -92,7 +92,7 @@ handshake* new_handshake() {
 }  // namespace
 
 TEST_CASE("a secondary kernel starts before its primary finishes, and synchronises on its completion") {
-  cudaStream_t s;
+  cudaStream_t s = nullptr;
   REQUIRE(cudaStreamCreate(&s) == cudaSuccess);
   handshake* h = new_handshake();
   weft::launch(weft::launch_config{2, 32, 0, s}, primary, h, 1, 10'000LL);
@@ -106,7 +106,7 @@ TEST_CASE("a secondary kernel starts before its primary finishes, and synchronis
 }
 
 TEST_CASE("without the attribute the secondary waits for the primary, and its synchronisation returns at once") {
-  cudaStream_t s;
+  cudaStream_t s = nullptr;
   REQUIRE(cudaStreamCreate(&s) == cudaSuccess);
   handshake* h = new_handshake();
   weft::launch(weft::launch_config{1, 32, 0, s}, primary, h, 1, 300LL);
@@ -127,7 +127,7 @@ TEST_CASE("without the attribute the secondary waits for the primary, and its sy
 }
 
 TEST_CASE("blocks that exit without triggering count as triggered") {
-  cudaStream_t s;
+  cudaStream_t s = nullptr;
   REQUIRE(cudaStreamCreate(&s) == cudaSuccess);
   handshake* h = new_handshake();
   // Blocks 0, 3 and 6 trigger and wait; the others exit at once.
@@ -142,7 +142,7 @@ TEST_CASE("blocks that exit without triggering count as triggered") {
 }
 
 TEST_CASE("a primary that never triggers lets the secondary start only as its blocks exit") {
-  cudaStream_t s;
+  cudaStream_t s = nullptr;
   REQUIRE(cudaStreamCreate(&s) == cudaSuccess);
   handshake* h = new_handshake();
   weft::launch(weft::launch_config{1, 32, 0, s}, primary, h, 0, 0LL);
@@ -155,7 +155,7 @@ TEST_CASE("a primary that never triggers lets the secondary start only as its bl
 }
 
 TEST_CASE("a secondary that does not synchronise still completes after its primary") {
-  cudaStream_t s;
+  cudaStream_t s = nullptr;
   REQUIRE(cudaStreamCreate(&s) == cudaSuccess);
   handshake* h = new_handshake();
   int* out = nullptr;
@@ -198,7 +198,7 @@ __global__ void double_after_sync(int* out, const int* in, int n) {
 
 TEST_CASE("many blocks on few workers: every secondary block sees all of the primary's writes") {
   constexpr int blocks = 96, threads = 64, n = blocks * threads;
-  cudaStream_t s;
+  cudaStream_t s = nullptr;
   REQUIRE(cudaStreamCreate(&s) == cudaSuccess);
   int *a = nullptr, *b = nullptr, *c = nullptr;
   REQUIRE(cudaMallocManaged(&a, n * sizeof(int)) == cudaSuccess);
@@ -221,10 +221,10 @@ TEST_CASE("many blocks on few workers: every secondary block sees all of the pri
 }
 
 TEST_CASE("a programmatic event lets a kernel in another stream overlap the primary") {
-  cudaStream_t s1, s2;
+  cudaStream_t s1 = nullptr, s2 = nullptr;
   REQUIRE(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking) == cudaSuccess);
   REQUIRE(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking) == cudaSuccess);
-  cudaEvent_t e;
+  cudaEvent_t e = nullptr;
   REQUIRE(cudaEventCreateWithFlags(&e, cudaEventDisableTiming) == cudaSuccess);
   for (int at_start = 0; at_start < 2; ++at_start) {
     handshake* h = new_handshake();
@@ -251,10 +251,10 @@ TEST_CASE("a programmatic event lets a kernel in another stream overlap the prim
 }
 
 TEST_CASE("a launch completion event is recorded once every block has begun") {
-  cudaStream_t s1, s2;
+  cudaStream_t s1 = nullptr, s2 = nullptr;
   REQUIRE(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking) == cudaSuccess);
   REQUIRE(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking) == cudaSuccess);
-  cudaEvent_t e;
+  cudaEvent_t e = nullptr;
   REQUIRE(cudaEventCreateWithFlags(&e, cudaEventDisableTiming) == cudaSuccess);
   handshake* h = new_handshake();
   cudaLaunchAttribute attr{};
@@ -274,10 +274,10 @@ TEST_CASE("a launch completion event is recorded once every block has begun") {
 }
 
 TEST_CASE("a copy after a programmatic event waits for the primary's completion") {
-  cudaStream_t s1, s2;
+  cudaStream_t s1 = nullptr, s2 = nullptr;
   REQUIRE(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking) == cudaSuccess);
   REQUIRE(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking) == cudaSuccess);
-  cudaEvent_t e;
+  cudaEvent_t e = nullptr;
   REQUIRE(cudaEventCreateWithFlags(&e, cudaEventDisableTiming) == cudaSuccess);
   handshake* h = new_handshake();
   int out = -1;
@@ -347,7 +347,7 @@ TEST_CASE("a programmatic graph edge lets the dependent kernel node overlap its 
     // Through the launch completion port the primary's blocks need not trigger.
     int every = port == cudaGraphKernelNodePortProgrammatic ? 1 : -1;
     long long wait_ms = 10'000;
-    cudaGraph_t g;
+    cudaGraph_t g = nullptr;
     REQUIRE(cudaGraphCreate(&g, 0) == cudaSuccess);
     cudaGraphNode_t from = add_primary(g, h, every, wait_ms), to = add_secondary(g, h);
     cudaGraphEdgeData edge = programmatic_edge(port);
@@ -369,14 +369,14 @@ TEST_CASE("a programmatic graph edge lets the dependent kernel node overlap its 
     count = 1;
     check_succeeded(cudaGraphNodeGetDependentNodes(from, &t, &back, &count));
     CHECK(back.type == cudaGraphDependencyTypeProgrammatic);
-    cudaGraph_t copy;
+    cudaGraph_t copy = nullptr;
     REQUIRE(cudaGraphClone(&copy, g) == cudaSuccess);
     back = {};
     count = 1;
     check_succeeded(cudaGraphGetEdges(copy, &f, &t, &back, &count));
     CHECK(back.from_port == port);
 
-    cudaGraphExec_t exec;
+    cudaGraphExec_t exec = nullptr;
     REQUIRE(cudaGraphInstantiate(&exec, copy, 0) == cudaSuccess);
     REQUIRE(cudaGraphLaunch(exec, 0) == cudaSuccess);
     REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
@@ -399,7 +399,7 @@ TEST_CASE("programmatic edges are checked as CUDA 13 checks them") {
   handshake* h = new_handshake();
   int every = 1;
   long long wait_ms = 0;
-  cudaGraph_t g;
+  cudaGraph_t g = nullptr;
   REQUIRE(cudaGraphCreate(&g, 0) == cudaSuccess);
   cudaGraphNode_t from = add_primary(g, h, every, wait_ms), to = add_secondary(g, h), empty = nullptr;
   REQUIRE(cudaGraphAddEmptyNode(&empty, g, nullptr, 0) == cudaSuccess);
