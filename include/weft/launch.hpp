@@ -24,11 +24,14 @@
 #include "weft/cuda/vector_types.hpp"
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/error_state.hpp"
+#include "weft/detail/graphs/graph_model.hpp"
+#include "weft/detail/graphs/stream_capture.hpp"
 #include "weft/detail/runtime/caller_checks.hpp"
 #include "weft/detail/runtime/kernel_registry.hpp"
 #include "weft/detail/runtime/occupancy.hpp"
 #include "weft/detail/runtime/runtime.hpp"
 #include "weft/detail/scheduler/kernel_identity.hpp"
+#include "weft/detail/scheduler/launch_dependence.hpp"
 #include "weft/detail/streams/stream_registry.hpp"
 
 namespace weft {
@@ -98,8 +101,9 @@ namespace detail {
 
 /// What cudaLaunchCooperativeKernel and cudaLaunchKernelEx add to a launch.
 struct launch_options {
-  bool cooperative = false;  // all blocks resident at once, for grid.sync()
-  dim3 cluster{0, 0, 0};     // blocks per cluster; 0: the kernel's __cluster_dims__, else none
+  bool cooperative = false;      // all blocks resident at once, for grid.sync()
+  dim3 cluster{0, 0, 0};         // blocks per cluster; 0: the kernel's __cluster_dims__, else none
+  launch_dependence dependence;  // programmatic dependent launch, events, priority
 };
 
 /// The cluster shape a launch runs with, or the code CUDA 13 refuses it with
@@ -120,17 +124,6 @@ inline cudaError_t cluster_shape(const launch_config& c, const launch_options& o
   if (c.grid.x % cluster.x || c.grid.y % cluster.y || c.grid.z % cluster.z) return cudaErrorInvalidClusterSize;
   if (volume(cluster) > (non_portable ? 16u : 8u)) return cudaErrorInvalidClusterSize;
   return cudaSuccess;
-}
-
-/// The grid of a launch. A __global__ function launched through its address
-/// runs the grid compiled for it if it is registered (kernel_registry.hpp),
-/// else calls the pointer for each CUDA thread.
-template <class Kernel, class Arguments>
-std::shared_ptr<grid_job> make_grid(const launch_shape& shape, Kernel kernel, Arguments arguments) {
-  if constexpr (std::is_pointer_v<Kernel>)
-    if (grid_maker compiled = kernel_registry().find(kernel_identity(kernel)).make_grid)
-      return compiled(shape, &arguments);
-  return std::make_shared<kernel_grid<Kernel, Arguments>>(shape, std::move(kernel), std::move(arguments));
 }
 
 template <class Kernel, class... Args>
@@ -161,7 +154,24 @@ cudaError_t launch_with(const launch_config& config, const launch_options& optio
   if (!stream || stream->device != rt.ordinal()) return record(cudaErrorInvalidResourceHandle);
   launch_shape shape{config.grid,  config.block, config.dynamic_shared_bytes, rt.stack_bytes(),
                      rt.ordinal(), cluster,      options.cooperative};
-  rt.commands().enqueue(*stream, make_grid(shape, std::move(k), arguments(std::forward<Args>(args)...)));
+  // A capturing stream keeps the kernel and copies of its arguments as a
+  // kernel node, which makes a fresh grid of them at each graph launch.
+  if (auto captured = capture_into(*stream, [&] {
+        static_assert(std::is_copy_constructible_v<kernel_type>, "a captured kernel is copied for each graph launch");
+        kernel_work work{id,
+                         config.grid,
+                         config.block,
+                         static_cast<unsigned>(config.dynamic_shared_bytes),
+                         cluster,
+                         std::make_shared<bound_launch<kernel_type, arguments>>(std::move(k),
+                                                                                 arguments(std::forward<Args>(args)...))};
+        work.attributes.cooperative = options.cooperative;
+        work.attributes.priority = options.dependence.priority;
+        return work;
+      }))
+    return *captured;
+  enqueue_grid(rt.commands(), *stream, make_grid(shape, std::move(k), arguments(std::forward<Args>(args)...)),
+               options.dependence);
   return cudaSuccess;
 }
 

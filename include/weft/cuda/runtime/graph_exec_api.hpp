@@ -15,6 +15,7 @@
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/error_state.hpp"
 #include "weft/detail/graphs/graph_exec.hpp"
+#include "weft/detail/graphs/stream_capture.hpp"
 #include "weft/detail/runtime/caller_checks.hpp"
 #include "weft/detail/runtime/runtime.hpp"
 #include "weft/detail/streams/stream_registry.hpp"
@@ -59,6 +60,11 @@ inline cudaError_t instantiate_graph(cudaGraphExec_t* pGraphExec, cudaGraph_t gr
     }
     return cudaErrorInvalidValue;
   }
+  // Without the flag, kernel nodes run at the priority of the stream the
+  // graph is launched into, as in CUDA.
+  if (!(flags & cudaGraphInstantiateFlagUseNodePriority))
+    for (auto& step : exec->steps)
+      if (auto* k = std::get_if<kernel_work>(&step.work)) k->attributes.priority = command::stream_priority;
   // Upload is not kept: cudaGraphExecGetFlags does not return it.
   exec->flags = flags & ~static_cast<unsigned long long>(cudaGraphInstantiateFlagUpload);
   if (conditional) graph->instantiation = exec->alive;
@@ -70,9 +76,9 @@ inline cudaError_t instantiate_graph(cudaGraphExec_t* pGraphExec, cudaGraph_t gr
 }  // namespace weft::surface
 
 /// A graph whose edges form a cycle is refused with cudaErrorInvalidValue.
-/// Of the flags, cudaGraphInstantiateFlagAutoFreeOnLaunch and
-/// ...UseNodePriority are accepted and change nothing yet (no memory nodes,
-/// no node priorities); ...Upload belongs to cudaGraphInstantiateWithParams
+/// Of the flags, cudaGraphInstantiateFlagAutoFreeOnLaunch is accepted and
+/// changes nothing yet (no memory nodes); ...UseNodePriority runs kernel
+/// nodes at their cudaLaunchAttributePriority; ...Upload belongs to cudaGraphInstantiateWithParams
 /// (cudaErrorInvalidValue here, as in CUDA); ...DeviceLaunch is not there
 /// yet (cudaErrorNotSupported).
 inline cudaError_t cudaGraphInstantiate(cudaGraphExec_t* pGraphExec, cudaGraph_t graph, unsigned long long flags = 0) {
@@ -136,6 +142,8 @@ inline namespace weft_legacy_default_stream {
 
 /// Returns at once. The nodes run in dependency order, those without a
 /// path between them at the same time; the stream's later work waits for all.
+/// Into a capturing stream, the launch becomes a child graph node holding
+/// the executable graph's nodes.
 inline cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) {
   using namespace weft::detail;
   if (cudaError_t e = check_caller(false)) return e;
@@ -143,6 +151,7 @@ inline cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t strea
   CUstream_st* s = resolve_stream(weft::surface::explicit_stream(stream));
   if (!s) return record(cudaErrorInvalidResourceHandle);
   if (cudaError_t sticky = fault(s->device).code()) return record(sticky);
+  if (auto captured = capture_into(*s, [&] { return child_work{graph_of(*graphExec)}; })) return *captured;
   launch_graph(*graphExec, *s, runtime::get(s->device));
   return cudaSuccess;
 }

@@ -73,26 +73,39 @@ inline bool within_symbol(std::size_t size, std::size_t count, std::size_t offse
   return offset <= size && count <= size - offset;
 }
 
-/// Copies between `other` and the symbol at `symbol` (of `size` bytes); the
-/// offset is applied only once it is known to lie within the symbol.
+/// A copy between `other` and the symbol at `symbol` (of `size` bytes)
+/// checked, with its ends in `dst` and `src`, or the code CUDA refuses it
+/// with (nothing recorded). The offset is applied only once it is known to
+/// lie within the symbol.
+inline cudaError_t check_symbol_copy(void* symbol, void* other_dst, const void* other_src, std::size_t count,
+                                     cudaMemcpyKind kind, bool to_symbol, std::size_t size, std::size_t offset,
+                                     void*& dst, const void*& src) {
+  // The symbol is device memory, so the other side is the host or the device.
+  bool allowed = kind == cudaMemcpyDeviceToDevice || kind == cudaMemcpyDefault ||
+                 kind == (to_symbol ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost);
+  if (!allowed) return cudaErrorInvalidMemcpyDirection;
+  if (!within_symbol(size, count, offset)) return cudaErrorInvalidValue;
+  if (count == 0) return cudaSuccess;
+  const void* other = to_symbol ? other_src : other_dst;
+  if (!other) return cudaErrorInvalidValue;
+  bool other_on_device = kind == cudaMemcpyDeviceToDevice;
+  if (other_on_device ? !is_device_range(other, count) : !is_plausible_range(other, count))
+    return cudaErrorInvalidValue;
+  char* at = static_cast<char*>(symbol) + offset;
+  dst = to_symbol ? at : other_dst;
+  src = to_symbol ? other_src : at;
+  return cudaSuccess;
+}
+
 inline cudaError_t copy_symbol(void* symbol, void* other_dst, const void* other_src, std::size_t count,
                                cudaMemcpyKind kind, bool to_symbol, std::size_t size, std::size_t offset,
                                placement where) {
   if (cudaError_t e = check_device()) return e;
-  // The symbol is device memory, so the other side is the host or the device.
-  bool allowed = kind == cudaMemcpyDeviceToDevice || kind == cudaMemcpyDefault ||
-                 kind == (to_symbol ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost);
-  if (!allowed) return record(cudaErrorInvalidMemcpyDirection);
-  if (!within_symbol(size, count, offset)) return record(cudaErrorInvalidValue);
+  void* dst = nullptr;
+  const void* src = nullptr;
+  if (cudaError_t e = check_symbol_copy(symbol, other_dst, other_src, count, kind, to_symbol, size, offset, dst, src))
+    return record(e);
   if (count == 0) return cudaSuccess;
-  const void* other = to_symbol ? other_src : other_dst;
-  if (!other) return record(cudaErrorInvalidValue);
-  bool other_on_device = kind == cudaMemcpyDeviceToDevice;
-  if (other_on_device ? !is_device_range(other, count) : !is_plausible_range(other, count))
-    return record(cudaErrorInvalidValue);
-  char* at = static_cast<char*>(symbol) + offset;
-  void* dst = to_symbol ? at : other_dst;
-  const void* src = to_symbol ? other_src : at;
   return perform(where, "symbol copy of " + std::to_string(count) + " bytes", [=] { std::memmove(dst, src, count); });
 }
 
