@@ -62,9 +62,8 @@ inline cudaError_t instantiate_graph(cudaGraphExec_t* pGraphExec, cudaGraph_t gr
   }
   // Without the flag, kernel nodes run at the priority of the stream the
   // graph is launched into, as in CUDA.
-  if (!(flags & cudaGraphInstantiateFlagUseNodePriority))
-    for (auto& step : exec->steps)
-      if (auto* k = std::get_if<kernel_work>(&step.work)) k->attributes.priority = command::stream_priority;
+  exec->use_node_priority = (flags & cudaGraphInstantiateFlagUseNodePriority) != 0;
+  if (!exec->use_node_priority) drop_node_priorities(exec->steps);
   // Upload is not kept: cudaGraphExecGetFlags does not return it.
   exec->flags = flags & ~static_cast<unsigned long long>(cudaGraphInstantiateFlagUpload);
   if (conditional) graph->instantiation = exec->alive;

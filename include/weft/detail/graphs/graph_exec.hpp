@@ -197,6 +197,16 @@ inline instantiate_outcome flatten(const CUgraph_st& g, const std::vector<std::s
   return {};
 }
 
+/// Makes the kernel steps of `steps`, and of the bodies in them, run at the
+/// priority of the stream the graph is launched into.
+inline void drop_node_priorities(step_list& steps) {
+  for (graph_step& step : steps) {
+    if (auto* k = std::get_if<kernel_work>(&step.work)) k->attributes.priority = command::stream_priority;
+    if (auto* c = std::get_if<conditional_step>(&step.work))
+      for (step_list& body : c->bodies) drop_node_priorities(body);
+  }
+}
+
 /// The handles that the conditional steps of `steps` (and of their bodies) use.
 inline void collect_handles(const step_list& steps, std::vector<std::shared_ptr<conditional_handle>>& out) {
   for (const graph_step& step : steps)
@@ -229,6 +239,9 @@ struct CUgraphExec_st {
   // Those reset to their default value at each launch.
   std::vector<std::shared_ptr<weft::detail::conditional_handle>> handles;
   unsigned long long flags = 0;
+  // cudaGraphInstantiateFlagUseNodePriority: kernel steps keep their nodes'
+  // priorities; else they run at the priority of the launch's stream.
+  bool use_node_priority = false;
   // Held while the executable graph exists; a graph with conditional nodes
   // watches it (CUgraph_st::instantiation).
   std::shared_ptr<const void> alive = std::make_shared<int>(0);
