@@ -91,6 +91,11 @@ inline bool flatten(const CUgraph_st& g, const std::vector<std::size_t>& entry, 
 
 struct CUgraphExec_st {
   std::vector<weft::detail::graph_step> steps;
+  // cudaGraphInstantiateFlagAutoFreeOnLaunch, and, for a graph with memory
+  // nodes, the claim of being its one executable graph
+  // (graph_memory_launch.hpp).
+  bool auto_free_on_launch = false;
+  std::shared_ptr<void> memory_claim;
 
   /// The last command of this executable graph's latest launch: CUDA orders
   /// each launch after the previous ones of the same executable graph, in

@@ -146,6 +146,13 @@ struct CUgraph_st {
   // For a clone: each node of the original graph -> its copy here
   // (cudaGraphNodeFindInClone).
   std::unordered_map<const CUgraphNode_st*, CUgraphNode_st*> copies_of;
+  // A graph with memory nodes may have one executable graph at a time: the
+  // claim that one holds (graph_memory_launch.hpp).
+  std::weak_ptr<void> memory_executable;
+  // Moved into a child graph node (cudaGraphChildGraphOwnershipMove): the
+  // node owns it, and it can no longer be destroyed, instantiated or
+  // embedded on its own, nor receive memory nodes.
+  bool moved_into_parent = false;
 
   CUgraphNode_st* add(weft::detail::node_work work) {
     nodes.push_back(std::make_unique<CUgraphNode_st>());
