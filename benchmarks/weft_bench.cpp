@@ -1,7 +1,7 @@
 // weft_bench: weft against the same computation written as a plain C++ loop
 // split over the same number of std::threads, in the same run.
 //
-//   weft_bench [--quick] [--repeat N] [vecadd] [matmul] [barrier] [warp] [launch] [wmma]
+//   weft_bench [--quick] [--repeat N] [vecadd] [matmul] [barrier] [warp] [launch] [wmma] [graph]
 //
 // Each measurement is repeated (weft and plain alternating, so that both see
 // the same noise on a shared machine) and the median is reported. The ratio
@@ -39,7 +39,7 @@ using clock_type = std::chrono::steady_clock;
 struct options {
   bool quick = false;
   int repeat = 7;
-  bool vecadd = false, matmul = false, barrier = false, warp = false, launch = false, wmma = false;
+  bool vecadd = false, matmul = false, barrier = false, warp = false, launch = false, wmma = false, graph = false;
 };
 
 double seconds_since(clock_type::time_point start) {
@@ -760,10 +760,94 @@ bool bench_wmma(const options& o) {
   return ok;
 }
 
+// ---------------------------------------------------------------------------
+// 7. Graph replay: a chain of 100 small kernels (<<<1, 32>>>, each adding to
+// a counter) launched into a stream one by one, against one launch of an
+// executable graph of the same 100 kernel nodes. Host time is what the
+// launching thread pays (the 100 launch calls, or the one cudaGraphLaunch);
+// total time runs until cudaStreamSynchronize returns.
+
+__global__ void CountKernel(int* counter) {
+  if (threadIdx.x == 0) *counter += 1;
+}
+
+bool bench_graph(const options& o) {
+  const int kernels = 100;
+  const int repeat = std::max(o.repeat, o.quick ? 3 : 31);
+  static bool registered = weft::detail::register_kernel<&CountKernel>();
+  (void)registered;
+  bool ok = true;
+  cudaStream_t stream;
+  ok &= check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "graph");
+  int* counter = nullptr;
+  ok &= check(cudaMallocManaged(&counter, sizeof(int)), "graph");
+  *counter = 0;
+
+  cudaGraph_t graph;
+  ok &= check(cudaGraphCreate(&graph, 0), "graph");
+  cudaGraphNode_t previous = nullptr;
+  void* args[] = {&counter};
+  cudaKernelNodeParams params = {};
+  params.func = reinterpret_cast<void*>(CountKernel);
+  params.gridDim = dim3(1);
+  params.blockDim = dim3(32);
+  params.kernelParams = args;
+  for (int i = 0; i < kernels; ++i) {
+    cudaGraphNode_t node;
+    ok &=
+        check(cudaGraphAddKernelNode(&node, graph, previous ? &previous : nullptr, previous ? 1 : 0, &params), "graph");
+    previous = node;
+  }
+  cudaGraphExec_t exec;
+  ok &= check(cudaGraphInstantiate(&exec, graph, 0), "graph");
+
+  std::vector<double> stream_host, stream_total, graph_host, graph_total;
+  auto run_stream = [&] {
+    auto start = clock_type::now();
+    for (int i = 0; i < kernels; ++i) weft::launch({1, 32, 0, stream}, CountKernel, counter);
+    stream_host.push_back(seconds_since(start));
+    ok &= check(cudaStreamSynchronize(stream), "graph");
+    stream_total.push_back(seconds_since(start));
+  };
+  auto run_graph = [&] {
+    auto start = clock_type::now();
+    ok &= check(cudaGraphLaunch(exec, stream), "graph");
+    graph_host.push_back(seconds_since(start));
+    ok &= check(cudaStreamSynchronize(stream), "graph");
+    graph_total.push_back(seconds_since(start));
+  };
+  run_stream();
+  run_graph();
+  stream_host.clear(), stream_total.clear(), graph_host.clear(), graph_total.clear();
+  for (int r = 0; r < repeat; ++r) {
+    run_stream();
+    run_graph();
+  }
+  ok &= *counter == kernels * 2 * (repeat + 1);
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  cudaFree(counter);
+  cudaStreamDestroy(stream);
+
+  double host_ratio = median(graph_host) / median(stream_host);
+  double total_ratio = median(graph_total) / median(stream_total);
+  std::printf("\ngraph: a chain of %d kernels <<<1, 32>>> into a stream one by one, and as one graph launch, %d runs\n",
+              kernels, repeat);
+  std::printf("  %-52s %12s %12s\n", "", "host time", "total time");
+  std::printf("  %-52s %12s %12s\n", "100 launches into a stream (median)", pretty_time(median(stream_host)).c_str(),
+              pretty_time(median(stream_total)).c_str());
+  std::printf("  %-52s %12s %12s\n", "one cudaGraphLaunch of 100 nodes (median)",
+              pretty_time(median(graph_host)).c_str(), pretty_time(median(graph_total)).c_str());
+  std::printf("  %-52s %12.2f %12.2f  %s\n", "graph / stream", host_ratio, total_ratio,
+              verdict(o, "target host <= 0.33 and total < 1", host_ratio <= 1.0 / 3 && total_ratio < 1).c_str());
+  if (!ok) std::printf("  WRONG RESULT: the counter missed kernels\n");
+  return ok;
+}
+
 void usage() {
   std::printf(
-      "usage: weft_bench [--quick] [--repeat N] [vecadd] [matmul] [barrier] [warp] [launch] [wmma]\n"
-      "  With no benchmark named, runs all six.\n"
+      "usage: weft_bench [--quick] [--repeat N] [vecadd] [matmul] [barrier] [warp] [launch] [wmma] [graph]\n"
+      "  With no benchmark named, runs all seven.\n"
       "  --quick     small sizes and 3 repetitions (a smoke test; figures mean little)\n"
       "  --repeat N  timed repetitions per measurement, median reported (default 7)\n"
       "  WEFT_WORKERS sets the number of SM workers (and plain threads).\n");
@@ -793,13 +877,15 @@ int main(int argc, char** argv) {
       o.launch = true;
     else if (a == "wmma")
       o.wmma = true;
+    else if (a == "graph")
+      o.graph = true;
     else {
       usage();
       return a == "--help" || a == "-h" ? 0 : 2;
     }
   }
-  if (!o.vecadd && !o.matmul && !o.barrier && !o.warp && !o.launch && !o.wmma)
-    o.vecadd = o.matmul = o.barrier = o.warp = o.launch = o.wmma = true;
+  if (!o.vecadd && !o.matmul && !o.barrier && !o.warp && !o.launch && !o.wmma && !o.graph)
+    o.vecadd = o.matmul = o.barrier = o.warp = o.launch = o.wmma = o.graph = true;
   if (o.quick && !repeat_given) o.repeat = 3;
 
   std::printf("weft_bench%s: %u SM workers, plain loops on %u std::threads, median of %d runs\n",
@@ -813,6 +899,7 @@ int main(int argc, char** argv) {
   if (o.warp) ok &= bench_warp(o);
   if (o.launch) ok &= bench_launch(o);
   if (o.wmma) ok &= bench_wmma(o);
+  if (o.graph) ok &= bench_graph(o);
   if (!ok) std::printf("\nFAILED: a benchmark computed a wrong result or a kernel failed\n");
   return ok ? 0 : 1;
 }

@@ -24,6 +24,8 @@
 #include "weft/cuda/vector_types.hpp"
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/error_state.hpp"
+#include "weft/detail/graphs/graph_model.hpp"
+#include "weft/detail/graphs/stream_capture.hpp"
 #include "weft/detail/runtime/caller_checks.hpp"
 #include "weft/detail/runtime/kernel_registry.hpp"
 #include "weft/detail/runtime/occupancy.hpp"
@@ -122,17 +124,6 @@ inline cudaError_t cluster_shape(const launch_config& c, const launch_options& o
   return cudaSuccess;
 }
 
-/// The grid of a launch. A __global__ function launched through its address
-/// runs the grid compiled for it if it is registered (kernel_registry.hpp),
-/// else calls the pointer for each CUDA thread.
-template <class Kernel, class Arguments>
-std::shared_ptr<grid_job> make_grid(const launch_shape& shape, Kernel kernel, Arguments arguments) {
-  if constexpr (std::is_pointer_v<Kernel>)
-    if (grid_maker compiled = kernel_registry().find(kernel_identity(kernel)).make_grid)
-      return compiled(shape, &arguments);
-  return std::make_shared<kernel_grid<Kernel, Arguments>>(shape, std::move(kernel), std::move(arguments));
-}
-
 template <class Kernel, class... Args>
 cudaError_t launch_with(const launch_config& config, const launch_options& options, Kernel&& kernel, Args&&... args) {
   using kernel_type = std::decay_t<Kernel>;
@@ -161,6 +152,20 @@ cudaError_t launch_with(const launch_config& config, const launch_options& optio
   if (!stream || stream->device != rt.ordinal()) return record(cudaErrorInvalidResourceHandle);
   launch_shape shape{config.grid,  config.block, config.dynamic_shared_bytes, rt.stack_bytes(),
                      rt.ordinal(), cluster,      options.cooperative};
+  // A capturing stream keeps the kernel and copies of its arguments as a
+  // kernel node, which makes a fresh grid of them at each graph launch.
+  if (auto captured = capture_into(*stream, [&] {
+        static_assert(std::is_copy_constructible_v<kernel_type>, "a captured kernel is copied for each graph launch");
+        return kernel_work{id,
+                           config.grid,
+                           config.block,
+                           static_cast<unsigned>(config.dynamic_shared_bytes),
+                           cluster,
+                           std::make_shared<bound_launch<kernel_type, arguments>>(
+                               std::move(k), arguments(std::forward<Args>(args)...)),
+                           options.cooperative};
+      }))
+    return *captured;
   rt.commands().enqueue(*stream, make_grid(shape, std::move(k), arguments(std::forward<Args>(args)...)));
   return cudaSuccess;
 }

@@ -309,7 +309,7 @@ inline CUresult cuCtxGetFlags(unsigned int* flags) {
 inline CUresult cuCtxSynchronize() {
   using namespace weft::detail;
   if (CUresult r = check_current_context()) return r;
-  return through_runtime([] { return wait_for_device(); });
+  return through_runtime([] { return cudaDeviceSynchronize(); });
 }
 
 /// 3020, what CUDA reports for every context made by the current API; a

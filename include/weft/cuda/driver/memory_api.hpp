@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <optional>
 
 #include "weft/cuda/driver/context_api.hpp"
 #include "weft/cuda/driver/driver_types.hpp"
@@ -15,6 +16,8 @@
 #include "weft/cuda/runtime/managed_memory.hpp"
 #include "weft/cuda/runtime/memory_api.hpp"
 #include "weft/cuda/runtime/stream_api.hpp"
+#include "weft/detail/graphs/graph_model.hpp"
+#include "weft/detail/graphs/stream_capture.hpp"
 #include "weft/detail/memory/memory_lookup.hpp"
 
 namespace weft::detail {
@@ -32,6 +35,18 @@ CUresult fill_elements(CUdeviceptr dst, Element value, std::size_t count, CUstre
   if (dst % sizeof(Element) != 0) return CUDA_ERROR_INVALID_VALUE;
   if (count == 0) return CUDA_SUCCESS;
   if (!is_device_range(as_pointer(dst), count * sizeof(Element))) return CUDA_ERROR_INVALID_VALUE;
+  // Captured, the fill is a memset node, which a graph may launch many times.
+  if (!wait && any_capture()) {
+    std::optional<cudaError_t> captured;
+    CUresult r = through_runtime([&] {
+      CUstream_st* s = resolve_stream(weft::surface::explicit_stream(stream));
+      if (!s) return record(cudaErrorInvalidResourceHandle);
+      captured = capture_into(
+          *s, [&] { return set_work{as_pointer(dst), count * sizeof(Element), value, sizeof(Element), count, 1}; });
+      return captured.value_or(cudaSuccess);
+    });
+    if (captured || r != CUDA_SUCCESS) return r;
+  }
   struct fill {
     Element* first;
     Element value;

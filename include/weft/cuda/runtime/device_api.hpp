@@ -5,6 +5,7 @@
 
 #include "weft/cuda/runtime/error_codes.hpp"
 #include "weft/detail/base/error_state.hpp"
+#include "weft/detail/graphs/stream_capture.hpp"
 #include "weft/detail/runtime/device_limits.hpp"
 #include "weft/detail/runtime/runtime.hpp"
 #include "weft/detail/streams/device_control.hpp"
@@ -19,7 +20,13 @@ enum cudaLimit {
   cudaLimitPersistingL2CacheSize = 0x06,
 };
 
-inline cudaError_t cudaDeviceSynchronize() { return weft::detail::wait_for_device(); }
+/// While a stream of the device captures there is work that is not
+/// scheduled to wait for: cudaErrorStreamCaptureUnsupported, whatever the
+/// capture's mode, and the device's captures are invalidated.
+inline cudaError_t cudaDeviceSynchronize() {
+  if (cudaError_t e = weft::detail::check_device_wait(weft::detail::current_device)) return e;
+  return weft::detail::wait_for_device();
+}
 
 /// Waits for the device, destroys its streams and events, frees all its
 /// memory, clears a sticky fault and restores default limits and kernel

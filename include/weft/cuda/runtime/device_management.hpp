@@ -24,6 +24,7 @@
 #include "weft/detail/base/devices.hpp"
 #include "weft/detail/base/error_state.hpp"
 #include "weft/detail/base/host_machine.hpp"
+#include "weft/detail/graphs/captured_copies.hpp"
 #include "weft/detail/memory/memory_copies.hpp"
 #include "weft/detail/runtime/device_properties.hpp"
 #include "weft/detail/runtime/runtime.hpp"
@@ -189,6 +190,7 @@ inline cudaError_t cudaDeviceDisablePeerAccess(int peerDevice) {
 
 /// Copies between two devices' memory, after the work launched on both.
 inline cudaError_t cudaMemcpyPeer(void* dst, int dstDevice, const void* src, int srcDevice, std::size_t count) {
+  if (cudaError_t e = weft::detail::check_synchronous_placement(weft::surface::synchronously())) return e;
   return weft::detail::copy_peer(dst, dstDevice, src, srcDevice, count);
 }
 
@@ -202,7 +204,8 @@ inline namespace weft_legacy_default_stream {
 /// not waited for (use an event for that, as with CUDA).
 inline cudaError_t cudaMemcpyPeerAsync(void* dst, int dstDevice, const void* src, int srcDevice, std::size_t count,
                                        cudaStream_t stream = nullptr) {
-  return weft::detail::copy_peer_async(dst, dstDevice, src, srcDevice, count, weft::surface::explicit_stream(stream));
+  return weft::detail::copy_peer_or_capture(dst, dstDevice, src, srcDevice, count,
+                                            weft::surface::explicit_stream(stream));
 }
 
 }  // inline namespace weft_per_thread_default_stream or weft_legacy_default_stream

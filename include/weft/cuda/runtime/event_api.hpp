@@ -12,6 +12,7 @@
 #include "weft/detail/base/error_state.hpp"
 #include "weft/detail/commands/command_graph.hpp"
 #include "weft/detail/commands/event.hpp"
+#include "weft/detail/graphs/stream_capture.hpp"
 #include "weft/detail/runtime/runtime.hpp"
 #include "weft/detail/streams/device_control.hpp"
 #include "weft/detail/streams/host_task.hpp"
@@ -39,17 +40,35 @@ inline namespace weft_per_thread_default_stream {
 inline namespace weft_legacy_default_stream {
 #endif
 
-/// An event's record replaces its earlier one: queries and waits see the latest.
+/// An event's record replaces its earlier one: queries and waits see the
+/// latest. Recorded in a capturing stream, the event stands for the nodes the
+/// stream's next node would depend on, for cudaStreamWaitEvent in the same
+/// capture (detail/graphs/stream_capture.hpp).
 inline cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream = nullptr) {
   using namespace weft::detail;
   if (cudaError_t e = check_caller(false)) return e;
   CUstream_st* s = resolve_stream(weft::surface::explicit_stream(stream));
   if (!live_event(event) || !s) return record(cudaErrorInvalidResourceHandle);
+  if (auto captured = capture_event_record(*s, event)) return *captured;
   auto point = std::make_shared<marker>("event record");
   // Enqueued first, so that whoever sees the record sees it in its graph.
   runtime::get(s->device).commands().enqueue(*s, point);
   event->set_recorded(point);
   return cudaSuccess;
+}
+
+/// flags: cudaEventRecordDefault, or cudaEventRecordExternal, which outside
+/// a capture records as cudaEventRecord does.
+inline cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream = nullptr, unsigned int flags = 0) {
+  using namespace weft::detail;
+  if (flags != cudaEventRecordDefault && flags != cudaEventRecordExternal) return record(cudaErrorInvalidValue);
+  if (flags == cudaEventRecordExternal && any_capture()) {
+    if (cudaError_t e = check_caller(false)) return e;
+    CUstream_st* s = resolve_stream(weft::surface::explicit_stream(stream));
+    if (!live_event(event) || !s) return record(cudaErrorInvalidResourceHandle);
+    if (auto captured = capture_into(*s, [&] { return event_record_work{event}; })) return *captured;
+  }
+  return cudaEventRecord(event, stream);
 }
 
 }  // inline namespace weft_per_thread_default_stream or weft_legacy_default_stream
@@ -60,6 +79,7 @@ inline cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream = null
 inline cudaError_t cudaEventQuery(cudaEvent_t event) {
   using namespace weft::detail;
   if (!live_event(event)) return record(cudaErrorInvalidResourceHandle);
+  if (cudaError_t e = check_event_wait(event)) return e;
   auto point = event->recorded();
   if (cudaError_t e = fault(event->device).code()) return record(e);
   return !point || point->done() ? cudaSuccess : cudaErrorNotReady;
@@ -69,6 +89,8 @@ inline cudaError_t cudaEventSynchronize(cudaEvent_t event) {
   using namespace weft::detail;
   if (cudaError_t e = check_caller(true)) return e;
   if (!live_event(event)) return record(cudaErrorInvalidResourceHandle);
+  if (cudaError_t e = check_event_wait(event)) return e;
+  if (cudaError_t e = check_unsafe_call()) return e;
   if (auto point = event->recorded()) command_graph::wait(*point);
   return record(fault(event->device).code());
 }
@@ -91,6 +113,7 @@ inline cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_
 
 /// Returns at once, even if the event's record is still pending.
 inline cudaError_t cudaEventDestroy(cudaEvent_t event) {
+  weft::detail::forget_event(event);
   if (!weft::detail::event_registry::get().destroy(event)) return weft::detail::record(cudaErrorInvalidResourceHandle);
   return cudaSuccess;
 }

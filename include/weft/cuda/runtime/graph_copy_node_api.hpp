@@ -49,13 +49,13 @@ inline cudaError_t copy_work_of(const cudaMemcpy3DParms* p, weft::detail::copy_w
 inline cudaError_t symbol_copy_work(const void* symbol, std::size_t size, void* other_dst, const void* other_src,
                                     std::size_t count, std::size_t offset, cudaMemcpyKind kind, bool to_symbol,
                                     weft::detail::copy_work& work) {
-  const void* other = to_symbol ? other_src : other_dst;
-  if (cudaError_t e = weft::detail::check_symbol_copy(other, count, kind, to_symbol, size, offset,
-                                                      weft::detail::is_device_or_graph_range))
+  void* dst = nullptr;
+  const void* src = nullptr;
+  if (cudaError_t e =
+          weft::detail::check_symbol_copy(const_cast<void*>(symbol), other_dst, other_src, count, kind, to_symbol, size,
+                                          offset, dst, src, weft::detail::is_device_or_graph_range))
     return e;
-  char* at = static_cast<char*>(const_cast<void*>(symbol)) + offset;
-  work = to_symbol ? weft::detail::copy_work::linear(at, other_src, count, kind)
-                   : weft::detail::copy_work::linear(other_dst, at, count, kind);
+  work = weft::detail::copy_work::linear(dst, src, count, kind);
   return cudaSuccess;
 }
 

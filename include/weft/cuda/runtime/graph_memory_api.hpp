@@ -13,7 +13,8 @@
 //
 // A graph with memory nodes cannot be cloned, nor have nodes or edges
 // deleted, nor be embedded by copy as a child graph (cudaErrorNotSupported),
-// and it has one executable graph at a time (graph_exec_api.hpp).
+// and it has one executable graph at a time (a second instantiation is
+// cudaErrorNotSupported, as an H100 answers: graph_exec_api.hpp).
 #pragma once
 
 #include <cstddef>

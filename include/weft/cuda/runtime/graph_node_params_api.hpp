@@ -6,8 +6,9 @@
 // Child graphs come in two ownerships: cudaGraphChildGraphOwnershipClone
 // embeds a copy (cudaGraphAddChildGraphNode), ...Move hands the graph itself
 // to the node, the one way to embed a graph with memory nodes; the moved
-// graph belongs to the node from then on. Conditional nodes are not there
-// yet (cudaErrorNotSupported), nor external semaphores.
+// graph belongs to the node from then on. Conditional nodes are
+// graph_conditional_api.hpp's; external semaphores are not there
+// (cudaErrorNotSupported).
 #pragma once
 
 #include <algorithm>
@@ -18,6 +19,7 @@
 #include "weft/cuda/runtime/driver_enums.hpp"
 #include "weft/cuda/runtime/error_codes.hpp"
 #include "weft/cuda/runtime/graph_api.hpp"
+#include "weft/cuda/runtime/graph_conditional_api.hpp"
 #include "weft/cuda/runtime/graph_copy_node_api.hpp"
 #include "weft/cuda/runtime/graph_event_node_api.hpp"
 #include "weft/cuda/runtime/graph_memory_api.hpp"
@@ -83,8 +85,8 @@ struct cudaMemFreeNodeParams {
   void* dptr;
 };
 
-/// CUDA 13's layout (256 bytes). The union lacks CUDA's extSemSignal,
-/// extSemWait and conditional members, whose node kinds weft does not have yet.
+/// CUDA 13's layout (256 bytes). The union lacks CUDA's extSemSignal and
+/// extSemWait members: weft has no external semaphores.
 struct cudaGraphNodeParams {
   cudaGraphNodeType type;
   int reserved0[3];
@@ -99,6 +101,7 @@ struct cudaGraphNodeParams {
     cudaEventRecordNodeParams eventRecord;
     cudaMemAllocNodeParamsV2 alloc;
     cudaMemFreeNodeParams free;
+    cudaConditionalNodeParams conditional;
   };
   long long reserved2;
 };
@@ -185,8 +188,10 @@ inline cudaError_t cudaGraphAddNode(cudaGraphNode_t* pGraphNode, cudaGraph_t gra
     case cudaGraphNodeTypeMemFree:
       return cudaGraphAddMemFreeNode(pGraphNode, graph, pDependencies, numDependencies, p.free.dptr);
     case cudaGraphNodeTypeConditional:
-      // Not there yet: conditional nodes (the h-exec branch) wire this case.
-      return record(cudaErrorNotSupported);
+      // Only ordinary edges exist, which dependencyData was checked to be.
+      if (cudaError_t e = add_conditional_node(pGraphNode, graph, pDependencies, numDependencies, &p.conditional))
+        return record(e);
+      return cudaSuccess;
     case cudaGraphNodeTypeExtSemaphoreSignal:
     case cudaGraphNodeTypeExtSemaphoreWait:
       return record(cudaErrorNotSupported);
@@ -197,7 +202,7 @@ inline cudaError_t cudaGraphAddNode(cudaGraphNode_t* pGraphNode, cudaGraph_t gra
 
 /// The type must be the node's (else cudaErrorInvalidValue). Allocation and
 /// free nodes cannot be changed, nor, here, which graph a child graph node
-/// embeds (cudaErrorNotSupported).
+/// embeds or a conditional node's handle and bodies (cudaErrorNotSupported).
 inline cudaError_t cudaGraphNodeSetParams(cudaGraphNode_t node, cudaGraphNodeParams* nodeParams) {
   using namespace weft::surface;
   using weft::detail::record;
@@ -226,10 +231,7 @@ inline cudaError_t cudaGraphNodeSetParams(cudaGraphNode_t node, cudaGraphNodePar
       return cudaGraphEventWaitNodeSetEvent(node, p.eventWait.event);
     case cudaGraphNodeTypeEventRecord:
       return cudaGraphEventRecordNodeSetEvent(node, p.eventRecord.event);
-    case cudaGraphNodeTypeConditional:
-      // Not there yet: conditional nodes (the h-exec branch) wire this case.
-      return record(cudaErrorNotSupported);
-    default:  // child graph, allocation and free nodes
+    default:  // child graph, conditional, allocation and free nodes
       return record(cudaErrorNotSupported);
   }
 }

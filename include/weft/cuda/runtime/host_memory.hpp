@@ -12,6 +12,7 @@
 #include "weft/cuda/runtime/error_codes.hpp"
 #include "weft/cuda/runtime/memory_api.hpp"
 #include "weft/detail/base/error_state.hpp"
+#include "weft/detail/graphs/stream_capture.hpp"
 #include "weft/detail/memory/host_registration.hpp"
 #include "weft/detail/memory/memory_lookup.hpp"
 #include "weft/detail/runtime/runtime.hpp"
@@ -30,6 +31,7 @@ inline constexpr unsigned cudaHostRegisterReadOnly = 0x08;
 inline cudaError_t cudaHostAlloc(void** pHost, std::size_t size, unsigned int flags) {
   using namespace weft::detail;
   if (pHost) *pHost = nullptr;  // on every path, so that compilers see it set
+  if (cudaError_t e = check_unsafe_call()) return e;
   if (cudaError_t e = check_device()) return e;
   if (!pHost) return record(cudaErrorInvalidValue);
   *pHost = nullptr;
@@ -58,6 +60,7 @@ cudaError_t cudaMallocHost(T** ptr, std::size_t size) {
 /// refused with cudaErrorInvalidValue.
 inline cudaError_t cudaFreeHost(void* ptr) {
   using namespace weft::detail;
+  if (cudaError_t e = check_unsafe_call()) return e;
   if (cudaError_t e = wait_for_device()) return e;
   if (!ptr) return cudaSuccess;
   if (release_on_any_device(ptr, [](memory_kind k) { return k == memory_kind::host; })) return cudaSuccess;

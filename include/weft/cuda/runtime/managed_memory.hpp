@@ -20,6 +20,7 @@
 #include "weft/detail/base/devices.hpp"
 #include "weft/detail/base/error_state.hpp"
 #include "weft/detail/graphs/graph_memory.hpp"
+#include "weft/detail/graphs/stream_capture.hpp"
 #include "weft/detail/memory/memory_lookup.hpp"
 #include "weft/detail/memory/stream_ordered_free.hpp"
 #include "weft/detail/runtime/runtime.hpp"
@@ -61,6 +62,7 @@ struct cudaMemLocation {
 /// documentation says it is refused).
 inline cudaError_t cudaMallocManaged(void** devPtr, std::size_t size, unsigned int flags = cudaMemAttachGlobal) {
   using namespace weft::detail;
+  if (cudaError_t e = check_unsafe_call()) return e;
   if (cudaError_t e = check_device()) return e;
   if (!devPtr) return record(cudaErrorInvalidValue);
   *devPtr = nullptr;
@@ -145,19 +147,25 @@ inline cudaError_t cudaMemAdvise(const void* devPtr, std::size_t count, cudaMemo
 /// memory in weft, so it is checked and accepted, with no effect.
 inline cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void* devPtr, std::size_t length = 0,
                                             unsigned int flags = cudaMemAttachSingle) {
-  if (!weft::detail::resolve_stream(weft::surface::explicit_stream(stream)))
-    return weft::detail::record(cudaErrorInvalidResourceHandle);
+  CUstream_st* s = weft::detail::resolve_stream(weft::surface::explicit_stream(stream));
+  if (!s) return weft::detail::record(cudaErrorInvalidResourceHandle);
   if (!devPtr || (flags != cudaMemAttachGlobal && flags != cudaMemAttachHost && flags != cudaMemAttachSingle))
     return weft::detail::record(cudaErrorInvalidValue);
+  // CUDA's example of work a capture does not take (CUDA guide,
+  // "Prohibited and Unhandled Operations").
+  if (auto refused = weft::detail::refuse_capture(*s)) return *refused;
   (void)length;
   return cudaSuccess;
 }
 
 /// The memory is allocated at once, so it is ready whenever the stream gets to it.
+/// Memory allocation nodes are not there yet: in a capturing stream it is
+/// cudaErrorStreamCaptureUnsupported, which invalidates the capture.
 inline cudaError_t cudaMallocAsync(void** devPtr, std::size_t size, cudaStream_t hStream) {
-  if (!weft::detail::resolve_stream(weft::surface::explicit_stream(hStream)))
-    return weft::detail::record(cudaErrorInvalidResourceHandle);
-  return cudaMalloc(devPtr, size);
+  CUstream_st* s = weft::detail::resolve_stream(weft::surface::explicit_stream(hStream));
+  if (!s) return weft::detail::record(cudaErrorInvalidResourceHandle);
+  if (auto refused = weft::detail::refuse_capture(*s)) return *refused;
+  return weft::surface::allocate_device(devPtr, size);
 }
 
 template <class T>
@@ -169,6 +177,8 @@ cudaError_t cudaMallocAsync(T** devPtr, std::size_t size, cudaStream_t hStream) 
 /// also the memory of a graph's allocation node that the graph left allocated.
 inline cudaError_t cudaFreeAsync(void* devPtr, cudaStream_t hStream) {
   using namespace weft::detail;
+  if (CUstream_st* s = resolve_stream(weft::surface::explicit_stream(hStream)))
+    if (auto refused = refuse_capture(*s)) return *refused;
   if (auto allocation = graph_allocation_at(devPtr)) {
     if (cudaError_t e = check_device()) return e;
     cudaStream_t stream = weft::surface::explicit_stream(hStream);

@@ -16,6 +16,7 @@
 #include "weft/cuda/runtime/error_codes.hpp"
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/error_state.hpp"
+#include "weft/detail/graphs/captured_copies.hpp"
 #include "weft/detail/graphs/graph_memory.hpp"
 #include "weft/detail/memory/memory_copies.hpp"
 #include "weft/detail/memory/memory_lookup.hpp"
@@ -23,7 +24,10 @@
 #include "weft/detail/streams/device_control.hpp"
 #include "weft/detail/streams/host_task.hpp"
 
-inline cudaError_t cudaMalloc(void** pointer, std::size_t bytes) {
+namespace weft::surface {
+
+/// cudaMalloc's allocation, which cudaMallocAsync shares.
+inline cudaError_t allocate_device(void** pointer, std::size_t bytes) {
   if (pointer) *pointer = nullptr;  // on every path, so that compilers see it set
   if (cudaError_t e = weft::detail::check_device()) return e;
   if (!pointer) return weft::detail::record(cudaErrorInvalidValue);
@@ -33,12 +37,23 @@ inline cudaError_t cudaMalloc(void** pointer, std::size_t bytes) {
   return *pointer ? cudaSuccess : weft::detail::record(cudaErrorMemoryAllocation);
 }
 
+}  // namespace weft::surface
+
+/// Potentially unsafe during a capture (a graph launch would not repeat it):
+/// refused while a capture forbids it (cudaThreadExchangeStreamCaptureMode).
+inline cudaError_t cudaMalloc(void** pointer, std::size_t bytes) {
+  if (pointer) *pointer = nullptr;
+  if (cudaError_t e = weft::detail::check_unsafe_call()) return e;
+  return weft::surface::allocate_device(pointer, bytes);
+}
+
 template <class T>
 cudaError_t cudaMalloc(T** pointer, std::size_t bytes) {
   return cudaMalloc(reinterpret_cast<void**>(pointer), bytes);
 }
 
 inline cudaError_t cudaFree(void* pointer) {
+  if (cudaError_t e = weft::detail::check_unsafe_call()) return e;
   if (cudaError_t e = weft::detail::wait_for_device()) return e;
   if (!pointer) return cudaSuccess;
   // The memory of a graph's allocation node, which the graph left allocated.
@@ -59,22 +74,23 @@ inline namespace weft_legacy_default_stream {
 #endif
 
 inline cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t count, cudaMemcpyKind kind) {
-  return weft::detail::copy_box({dst, count, 0, src, count, 0, count, 1, 1}, kind, weft::surface::synchronously());
+  return weft::detail::copy_or_capture({dst, count, 0, src, count, 0, count, 1, 1}, kind,
+                                       weft::surface::synchronously());
 }
 
 inline cudaError_t cudaMemset(void* pointer, int value, std::size_t count) {
-  return weft::detail::set_box(pointer, count, 0, value, count, 1, 1, weft::surface::synchronously());
+  return weft::detail::set_or_capture(pointer, count, 0, value, count, 1, 1, weft::surface::synchronously());
 }
 
 /// Ordered in `stream` after the work before it; returns at once.
 inline cudaError_t cudaMemcpyAsync(void* dst, const void* src, std::size_t count, cudaMemcpyKind kind,
                                    cudaStream_t stream = nullptr) {
-  return weft::detail::copy_box({dst, count, 0, src, count, 0, count, 1, 1}, kind,
-                                weft::surface::asynchronously_on(stream));
+  return weft::detail::copy_or_capture({dst, count, 0, src, count, 0, count, 1, 1}, kind,
+                                       weft::surface::asynchronously_on(stream));
 }
 
 inline cudaError_t cudaMemsetAsync(void* devPtr, int value, std::size_t count, cudaStream_t stream = nullptr) {
-  return weft::detail::set_box(devPtr, count, 0, value, count, 1, 1, weft::surface::asynchronously_on(stream));
+  return weft::detail::set_or_capture(devPtr, count, 0, value, count, 1, 1, weft::surface::asynchronously_on(stream));
 }
 
 }  // inline namespace weft_per_thread_default_stream or weft_legacy_default_stream

@@ -18,6 +18,7 @@
 #include "weft/cuda/runtime/memory_api.hpp"
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/error_state.hpp"
+#include "weft/detail/graphs/captured_copies.hpp"
 #include "weft/detail/memory/memory_copies.hpp"
 #include "weft/detail/memory/memory_layout.hpp"
 #include "weft/detail/runtime/runtime.hpp"
@@ -89,7 +90,7 @@ inline cudaError_t copy_3d(const cudaMemcpy3DParms* p, weft::detail::placement w
   if (cudaError_t e = weft::detail::check_device()) return e;
   weft::detail::row_box box;
   if (cudaError_t e = box_of(p, box)) return weft::detail::record(e);
-  return weft::detail::copy_box(box, p->kind, where);
+  return weft::detail::copy_or_capture(box, p->kind, where);
 }
 
 }  // namespace weft::surface
@@ -97,6 +98,7 @@ inline cudaError_t copy_3d(const cudaMemcpy3DParms* p, weft::detail::placement w
 /// Rows of `width` bytes, `*pitch` (a multiple of 512) bytes apart.
 inline cudaError_t cudaMallocPitch(void** devPtr, std::size_t* pitch, std::size_t width, std::size_t height) {
   using namespace weft::detail;
+  if (cudaError_t e = check_unsafe_call()) return e;
   if (cudaError_t e = check_device()) return e;
   if (!devPtr || !pitch) return record(cudaErrorInvalidValue);
   *devPtr = nullptr;
@@ -123,6 +125,7 @@ cudaError_t cudaMallocPitch(T** devPtr, std::size_t* pitch, std::size_t width, s
 /// A pitched box of extent.depth slices of extent.height rows.
 inline cudaError_t cudaMalloc3D(cudaPitchedPtr* pitchedDevPtr, cudaExtent extent) {
   using namespace weft::detail;
+  if (cudaError_t e = check_unsafe_call()) return e;
   if (cudaError_t e = check_device()) return e;
   if (!pitchedDevPtr) return record(cudaErrorInvalidValue);
   *pitchedDevPtr = {nullptr, pitch_for(extent.width), extent.width, extent.height};
@@ -142,8 +145,8 @@ inline namespace weft_legacy_default_stream {
 
 inline cudaError_t cudaMemcpy2D(void* dst, std::size_t dpitch, const void* src, std::size_t spitch, std::size_t width,
                                 std::size_t height, cudaMemcpyKind kind) {
-  return weft::detail::copy_box({dst, dpitch, 0, src, spitch, 0, width, height, 1}, kind,
-                                weft::surface::synchronously());
+  return weft::detail::copy_or_capture({dst, dpitch, 0, src, spitch, 0, width, height, 1}, kind,
+                                       weft::surface::synchronously());
 }
 
 /// Linear memory only: a CUDA array in the parameters is refused with
@@ -153,19 +156,19 @@ inline cudaError_t cudaMemcpy3D(const cudaMemcpy3DParms* p) {
 }
 
 inline cudaError_t cudaMemset2D(void* devPtr, std::size_t pitch, int value, std::size_t width, std::size_t height) {
-  return weft::detail::set_box(devPtr, pitch, 0, value, width, height, 1, weft::surface::synchronously());
+  return weft::detail::set_or_capture(devPtr, pitch, 0, value, width, height, 1, weft::surface::synchronously());
 }
 
 inline cudaError_t cudaMemset3D(cudaPitchedPtr pitchedDevPtr, int value, cudaExtent extent) {
-  return weft::detail::set_box(pitchedDevPtr.ptr, pitchedDevPtr.pitch, pitchedDevPtr.pitch * pitchedDevPtr.ysize, value,
-                               extent.width, extent.height, extent.depth, weft::surface::synchronously());
+  return weft::detail::set_or_capture(pitchedDevPtr.ptr, pitchedDevPtr.pitch, pitchedDevPtr.pitch * pitchedDevPtr.ysize,
+                                      value, extent.width, extent.height, extent.depth, weft::surface::synchronously());
 }
 
 inline cudaError_t cudaMemcpy2DAsync(void* dst, std::size_t dpitch, const void* src, std::size_t spitch,
                                      std::size_t width, std::size_t height, cudaMemcpyKind kind,
                                      cudaStream_t stream = nullptr) {
-  return weft::detail::copy_box({dst, dpitch, 0, src, spitch, 0, width, height, 1}, kind,
-                                weft::surface::asynchronously_on(stream));
+  return weft::detail::copy_or_capture({dst, dpitch, 0, src, spitch, 0, width, height, 1}, kind,
+                                       weft::surface::asynchronously_on(stream));
 }
 
 inline cudaError_t cudaMemcpy3DAsync(const cudaMemcpy3DParms* p, cudaStream_t stream = nullptr) {
@@ -174,13 +177,15 @@ inline cudaError_t cudaMemcpy3DAsync(const cudaMemcpy3DParms* p, cudaStream_t st
 
 inline cudaError_t cudaMemset2DAsync(void* devPtr, std::size_t pitch, int value, std::size_t width, std::size_t height,
                                      cudaStream_t stream = nullptr) {
-  return weft::detail::set_box(devPtr, pitch, 0, value, width, height, 1, weft::surface::asynchronously_on(stream));
+  return weft::detail::set_or_capture(devPtr, pitch, 0, value, width, height, 1,
+                                      weft::surface::asynchronously_on(stream));
 }
 
 inline cudaError_t cudaMemset3DAsync(cudaPitchedPtr pitchedDevPtr, int value, cudaExtent extent,
                                      cudaStream_t stream = nullptr) {
-  return weft::detail::set_box(pitchedDevPtr.ptr, pitchedDevPtr.pitch, pitchedDevPtr.pitch * pitchedDevPtr.ysize, value,
-                               extent.width, extent.height, extent.depth, weft::surface::asynchronously_on(stream));
+  return weft::detail::set_or_capture(pitchedDevPtr.ptr, pitchedDevPtr.pitch, pitchedDevPtr.pitch * pitchedDevPtr.ysize,
+                                      value, extent.width, extent.height, extent.depth,
+                                      weft::surface::asynchronously_on(stream));
 }
 
 }  // inline namespace weft_per_thread_default_stream or weft_legacy_default_stream

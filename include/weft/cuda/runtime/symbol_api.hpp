@@ -15,6 +15,7 @@
 #include "weft/cuda/runtime/memory_api.hpp"
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/error_state.hpp"
+#include "weft/detail/graphs/captured_copies.hpp"
 #include "weft/detail/memory/memory_copies.hpp"
 #include "weft/detail/streams/host_task.hpp"
 
@@ -28,32 +29,32 @@ template <class T>
 cudaError_t cudaMemcpyToSymbol(T& symbol, const void* src, std::size_t count, std::size_t offset = 0,
                                cudaMemcpyKind kind = cudaMemcpyHostToDevice) {
   void* at = const_cast<std::remove_cv_t<T>*>(&symbol);
-  return weft::detail::copy_symbol(at, nullptr, src, count, kind, true, sizeof(T), offset,
-                                   weft::surface::synchronously());
+  return weft::detail::copy_symbol_or_capture(at, nullptr, src, count, kind, true, sizeof(T), offset,
+                                              weft::surface::synchronously());
 }
 
 template <class T>
 cudaError_t cudaMemcpyFromSymbol(void* dst, const T& symbol, std::size_t count, std::size_t offset = 0,
                                  cudaMemcpyKind kind = cudaMemcpyDeviceToHost) {
   void* at = const_cast<std::remove_cv_t<T>*>(&symbol);
-  return weft::detail::copy_symbol(at, dst, nullptr, count, kind, false, sizeof(T), offset,
-                                   weft::surface::synchronously());
+  return weft::detail::copy_symbol_or_capture(at, dst, nullptr, count, kind, false, sizeof(T), offset,
+                                              weft::surface::synchronously());
 }
 
 template <class T>
 cudaError_t cudaMemcpyToSymbolAsync(T& symbol, const void* src, std::size_t count, std::size_t offset = 0,
                                     cudaMemcpyKind kind = cudaMemcpyHostToDevice, cudaStream_t stream = nullptr) {
   void* at = const_cast<std::remove_cv_t<T>*>(&symbol);
-  return weft::detail::copy_symbol(at, nullptr, src, count, kind, true, sizeof(T), offset,
-                                   weft::surface::asynchronously_on(stream));
+  return weft::detail::copy_symbol_or_capture(at, nullptr, src, count, kind, true, sizeof(T), offset,
+                                              weft::surface::asynchronously_on(stream));
 }
 
 template <class T>
 cudaError_t cudaMemcpyFromSymbolAsync(void* dst, const T& symbol, std::size_t count, std::size_t offset = 0,
                                       cudaMemcpyKind kind = cudaMemcpyDeviceToHost, cudaStream_t stream = nullptr) {
   void* at = const_cast<std::remove_cv_t<T>*>(&symbol);
-  return weft::detail::copy_symbol(at, dst, nullptr, count, kind, false, sizeof(T), offset,
-                                   weft::surface::asynchronously_on(stream));
+  return weft::detail::copy_symbol_or_capture(at, dst, nullptr, count, kind, false, sizeof(T), offset,
+                                              weft::surface::asynchronously_on(stream));
 }
 
 /// The variable's own address: device globals are host globals in weft.

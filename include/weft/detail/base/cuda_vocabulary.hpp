@@ -210,6 +210,13 @@ inline constexpr unsigned cudaEventBlockingSync = 0x1;
 inline constexpr unsigned cudaEventDisableTiming = 0x2;
 inline constexpr unsigned cudaEventInterprocess = 0x4;
 
+// cudaEventRecordWithFlags and cudaStreamWaitEvent: in a capture, the
+// external forms become event record and wait nodes.
+inline constexpr unsigned cudaEventRecordDefault = 0x0;
+inline constexpr unsigned cudaEventRecordExternal = 0x1;
+inline constexpr unsigned cudaEventWaitDefault = 0x0;
+inline constexpr unsigned cudaEventWaitExternal = 0x1;
+
 // ---- Copy directions (CUDA 13's driver_types.h) ----
 
 enum cudaMemcpyKind {

@@ -43,7 +43,7 @@ struct node_launch {
 };
 
 inline std::shared_ptr<command> node_command(const kernel_work& w, node_launch at) {
-  launch_shape shape{w.grid, w.block, w.shared_bytes, at.rt.stack_bytes(), at.rt.ordinal(), w.cluster, false};
+  launch_shape shape{w.grid, w.block, w.shared_bytes, at.rt.stack_bytes(), at.rt.ordinal(), w.cluster, w.cooperative};
   return w.arguments->make_grid(shape);
 }
 

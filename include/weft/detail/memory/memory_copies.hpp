@@ -76,35 +76,38 @@ inline bool within_symbol(std::size_t size, std::size_t count, std::size_t offse
   return offset <= size && count <= size - offset;
 }
 
-/// The code CUDA 13 refuses a copy between `other` and a symbol of `size`
-/// bytes with, or cudaSuccess; nothing is recorded.
-inline cudaError_t check_symbol_copy(const void* other, std::size_t count, cudaMemcpyKind kind, bool to_symbol,
-                                     std::size_t size, std::size_t offset,
-                                     device_range_check on_device = is_device_range) {
+/// A copy between `other` and the symbol at `symbol` (of `size` bytes)
+/// checked, with its ends in `dst` and `src`, or the code CUDA refuses it
+/// with (nothing recorded). The offset is applied only once it is known to
+/// lie within the symbol. `on_device`: as for check_copy.
+inline cudaError_t check_symbol_copy(void* symbol, void* other_dst, const void* other_src, std::size_t count,
+                                     cudaMemcpyKind kind, bool to_symbol, std::size_t size, std::size_t offset,
+                                     void*& dst, const void*& src, device_range_check on_device = is_device_range) {
   // The symbol is device memory, so the other side is the host or the device.
   bool allowed = kind == cudaMemcpyDeviceToDevice || kind == cudaMemcpyDefault ||
                  kind == (to_symbol ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost);
   if (!allowed) return cudaErrorInvalidMemcpyDirection;
   if (!within_symbol(size, count, offset)) return cudaErrorInvalidValue;
   if (count == 0) return cudaSuccess;
+  const void* other = to_symbol ? other_src : other_dst;
   if (!other) return cudaErrorInvalidValue;
   bool other_on_device = kind == cudaMemcpyDeviceToDevice;
   if (other_on_device ? !on_device(other, count) : !is_plausible_range(other, count)) return cudaErrorInvalidValue;
+  char* at = static_cast<char*>(symbol) + offset;
+  dst = to_symbol ? at : other_dst;
+  src = to_symbol ? other_src : at;
   return cudaSuccess;
 }
 
-/// Copies between `other` and the symbol at `symbol` (of `size` bytes); the
-/// offset is applied only once it is known to lie within the symbol.
 inline cudaError_t copy_symbol(void* symbol, void* other_dst, const void* other_src, std::size_t count,
                                cudaMemcpyKind kind, bool to_symbol, std::size_t size, std::size_t offset,
                                placement where) {
   if (cudaError_t e = check_device()) return e;
-  const void* other = to_symbol ? other_src : other_dst;
-  if (cudaError_t e = check_symbol_copy(other, count, kind, to_symbol, size, offset)) return record(e);
+  void* dst = nullptr;
+  const void* src = nullptr;
+  if (cudaError_t e = check_symbol_copy(symbol, other_dst, other_src, count, kind, to_symbol, size, offset, dst, src))
+    return record(e);
   if (count == 0) return cudaSuccess;
-  char* at = static_cast<char*>(symbol) + offset;
-  void* dst = to_symbol ? at : other_dst;
-  const void* src = to_symbol ? other_src : at;
   return perform(where, "symbol copy of " + std::to_string(count) + " bytes", [=] { std::memmove(dst, src, count); });
 }
 

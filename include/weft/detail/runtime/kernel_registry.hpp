@@ -117,4 +117,35 @@ inline address_registry<registered_kernel>& kernel_registry() {
   return registry;
 }
 
+/// The grid of a launch. A __global__ function launched through its address
+/// runs the grid compiled for it if it is registered, else calls the pointer
+/// for each CUDA thread.
+template <class Kernel, class Arguments>
+std::shared_ptr<grid_job> make_grid(const launch_shape& shape, Kernel kernel, Arguments arguments) {
+  if constexpr (std::is_pointer_v<Kernel>)
+    if (grid_maker compiled = kernel_registry().find(kernel_identity(kernel)).make_grid)
+      return compiled(shape, &arguments);
+  return std::make_shared<kernel_grid<Kernel, Arguments>>(shape, std::move(kernel), std::move(arguments));
+}
+
+/// A launch of any kernel (a lambda, a functor, a __global__ function known
+/// at compile time or by pointer) kept with copies of its arguments: what a
+/// captured launch becomes, a kernel node launched once per graph launch.
+template <class Kernel, class Arguments>
+class bound_launch final : public bound_arguments {
+ public:
+  bound_launch(Kernel kernel, Arguments arguments) : kernel_(std::move(kernel)), copies_(std::move(arguments)) {
+    std::apply([&](auto&... each) { (pointers_.push_back(const_cast<void*>(static_cast<const void*>(&each))), ...); },
+               copies_);
+  }
+
+  std::shared_ptr<grid_job> make_grid(const launch_shape& shape) const override {
+    return detail::make_grid(shape, kernel_, copies_);
+  }
+
+ private:
+  Kernel kernel_;
+  Arguments copies_;
+};
+
 }  // namespace weft::detail

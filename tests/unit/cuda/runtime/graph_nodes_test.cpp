@@ -547,8 +547,8 @@ TEST_CASE("cudaGraphAddNode adds every kind, and cudaGraphNodeSetParams changes 
     check_failed_with(cudaGraphAddNode(&node, g, nullptr, nullptr, 0, &flagged), cudaErrorInvalidValue);
     cudaGraphNodeParams unknown = {static_cast<cudaGraphNodeType>(12)};
     check_failed_with(cudaGraphAddNode(&node, g, nullptr, nullptr, 0, &unknown), cudaErrorInvalidValue);
-    cudaGraphNodeParams conditional = {cudaGraphNodeTypeConditional};
-    check_failed_with(cudaGraphAddNode(&node, g, nullptr, nullptr, 0, &conditional), cudaErrorNotSupported);
+    cudaGraphNodeParams conditional = {cudaGraphNodeTypeConditional};  // no handle
+    check_failed_with(cudaGraphAddNode(&node, g, nullptr, nullptr, 0, &conditional), cudaErrorInvalidValue);
     cudaGraphNodeParams semaphore = {cudaGraphNodeTypeExtSemaphoreSignal};
     check_failed_with(cudaGraphAddNode(&node, g, nullptr, nullptr, 0, &semaphore), cudaErrorNotSupported);
     cudaGraphNodeParams bad_kernel = kernel;
@@ -566,5 +566,39 @@ TEST_CASE("cudaGraphAddNode adds every kind, and cudaGraphNodeSetParams changes 
   REQUIRE(cudaGraphDestroy(g) == cudaSuccess);
   REQUIRE(cudaGraphDestroy(child) == cudaSuccess);
   REQUIRE(cudaEventDestroy(e) == cudaSuccess);
+  REQUIRE(cudaFree(d) == cudaSuccess);
+}
+
+TEST_CASE("cudaGraphAddNode adds a conditional node, whose body runs as its handle says") {
+  int* d = nullptr;
+  REQUIRE(cudaMalloc(&d, 2 * sizeof(int)) == cudaSuccess);
+  REQUIRE(cudaMemset(d, 0, 2 * sizeof(int)) == cudaSuccess);
+  cudaGraph_t g = nullptr;
+  REQUIRE(cudaGraphCreate(&g, 0) == cudaSuccess);
+  cudaGraphConditionalHandle taken{}, not_taken{};
+  REQUIRE(cudaGraphConditionalHandleCreate(&taken, g, 1, cudaGraphCondAssignDefault) == cudaSuccess);
+  REQUIRE(cudaGraphConditionalHandleCreate(&not_taken, g, 0, cudaGraphCondAssignDefault) == cudaSuccess);
+  for (int i = 0; i < 2; ++i) {
+    cudaGraphNodeParams p = {cudaGraphNodeTypeConditional};
+    p.conditional.handle = i == 0 ? taken : not_taken;
+    p.conditional.type = cudaGraphCondTypeIf;
+    p.conditional.size = 1;
+    cudaGraphNode_t node = nullptr;
+    REQUIRE(cudaGraphAddNode(&node, g, nullptr, nullptr, 0, &p) == cudaSuccess);
+    REQUIRE(p.conditional.phGraph_out != nullptr);
+    cudaGraphNodeType type{};
+    REQUIRE(cudaGraphNodeGetType(node, &type) == cudaSuccess);
+    CHECK(type == cudaGraphNodeTypeConditional);
+    cudaMemsetParams set{d + i, 0, 5, sizeof(int), 1, 1};
+    cudaGraphNode_t body_node = nullptr;
+    REQUIRE(cudaGraphAddMemsetNode(&body_node, p.conditional.phGraph_out[0], nullptr, 0, &set) == cudaSuccess);
+    check_failed_with(cudaGraphNodeSetParams(node, &p), cudaErrorNotSupported);
+  }
+  launch_once(g);
+  int h[2] = {-1, -1};
+  REQUIRE(cudaMemcpy(h, d, sizeof(h), cudaMemcpyDeviceToHost) == cudaSuccess);
+  CHECK(h[0] == 5);
+  CHECK(h[1] == 0);
+  REQUIRE(cudaGraphDestroy(g) == cudaSuccess);
   REQUIRE(cudaFree(d) == cudaSuccess);
 }

@@ -1,0 +1,435 @@
+// Stream capture (CUDA guide, "Creating a Graph Using Stream Capture"): while
+// a stream captures, the work put into it becomes nodes of a graph instead of
+// running. A capture sequence starts in its origin stream; other streams join
+// it by waiting for an event recorded in it (a fork) and leave their work to
+// the origin by being waited for there (a join). Each participating stream
+// keeps the set of nodes its next node will depend on.
+//
+// The surface asks `capture_into` before it enqueues: while the stream does
+// not capture (the common case, seen without a lock through `active_count`),
+// the work becomes a command as ever; else it becomes a node. Work is
+// described as a graph node only when a node is made, so that uncaptured
+// launches pay nothing for it.
+//
+// Rules and codes (CUDA guide, "Prohibited and Unhandled Operations",
+// "Invalidation"; cudaThreadExchangeStreamCaptureMode): a call that breaks a
+// capture's rules fails and invalidates the capture, whose streams then
+// refuse work with cudaErrorStreamCaptureInvalidated until
+// cudaStreamEndCapture, which returns that code and no graph.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <type_traits>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "weft/detail/base/cuda_vocabulary.hpp"
+#include "weft/detail/base/error_state.hpp"
+#include "weft/detail/commands/event.hpp"
+#include "weft/detail/commands/stream.hpp"
+#include "weft/detail/graphs/graph_exec.hpp"
+#include "weft/detail/graphs/graph_model.hpp"
+
+namespace weft::detail {
+
+// CUDA 13's values of cudaStreamCaptureMode (the enum is the surface's).
+inline constexpr int capture_mode_global = 0;
+inline constexpr int capture_mode_thread_local = 1;
+inline constexpr int capture_mode_relaxed = 2;
+
+struct capture_sequence {
+  unsigned long long id = 0;
+  CUgraph_st* graph = nullptr;
+  bool owns_graph = true;  // false for cudaStreamBeginCaptureToGraph's graph
+  int mode = capture_mode_global;
+  std::thread::id thread;
+  CUstream_st* origin = nullptr;
+  int device = 0;
+  bool invalidated = false;
+  // The next node of each participating stream depends on these.
+  std::unordered_map<CUstream_st*, std::vector<CUgraphNode_st*>> dependencies;
+  // cudaStreamGetCaptureInfo's arrays, valid until the stream's next call.
+  std::unordered_map<CUstream_st*, std::vector<CUgraphNode_st*>> handed_out;
+
+  bool blocking_streams() const {
+    return std::any_of(dependencies.begin(), dependencies.end(), [](const auto& s) { return s.first->blocking(); });
+  }
+};
+
+/// An event recorded in a capture stands for the nodes the recording
+/// stream's next node would have depended on.
+struct captured_record {
+  std::shared_ptr<capture_sequence> sequence;
+  std::vector<CUgraphNode_st*> nodes;
+};
+
+class capture_registry {
+ public:
+  static capture_registry& get() {
+    static capture_registry registry;
+    return registry;
+  }
+
+  /// Read without the lock: zero means no stream captures anywhere.
+  std::atomic<int> active_count{0};
+  std::mutex mutex;
+  std::unordered_map<CUstream_st*, std::shared_ptr<capture_sequence>> streams;
+  std::unordered_map<CUevent_st*, captured_record> events;
+  std::unordered_set<std::shared_ptr<capture_sequence>> sequences;
+  unsigned long long next_id = 1;
+
+  std::shared_ptr<capture_sequence> of(CUstream_st* s) const {
+    auto found = streams.find(s);
+    return found == streams.end() ? nullptr : found->second;
+  }
+
+  /// The device's captures that the legacy stream would depend on: those
+  /// with a blocking stream (CUDA guide: any use of the legacy stream then
+  /// is invalid).
+  std::vector<std::shared_ptr<capture_sequence>> blocking_on(int device) const {
+    std::vector<std::shared_ptr<capture_sequence>> found;
+    for (const auto& c : sequences)
+      if (c->device == device && c->blocking_streams()) found.push_back(c);
+    return found;
+  }
+
+  void join(const std::shared_ptr<capture_sequence>& c, CUstream_st* s, std::vector<CUgraphNode_st*> deps) {
+    c->dependencies[s] = std::move(deps);
+    streams[s] = c;
+  }
+
+  /// Takes every stream out of the capture and forgets its events.
+  void finish(const std::shared_ptr<capture_sequence>& c) {
+    for (const auto& entry : c->dependencies) streams.erase(entry.first);
+    std::erase_if(events, [&](const auto& e) { return e.second.sequence == c; });
+    if (sequences.erase(c)) active_count.fetch_sub(1);
+  }
+};
+
+/// The calling thread's interaction mode (cudaThreadExchangeStreamCaptureMode).
+inline int& thread_capture_mode() {
+  static thread_local int mode = capture_mode_global;
+  return mode;
+}
+
+inline bool any_capture() { return capture_registry::get().active_count.load(std::memory_order_acquire) != 0; }
+
+/// Adds `work` as a node of `c` after `s`'s dependency set, which becomes
+/// the node alone. Called with the registry locked.
+inline CUgraphNode_st* add_captured(capture_sequence& c, CUstream_st* s, node_work work) {
+  CUgraphNode_st* n = c.graph->add(std::move(work));
+  auto& deps = c.dependencies[s];
+  for (CUgraphNode_st* d : deps) CUgraph_st::add_edge(d, n);
+  deps.assign(1, n);
+  c.handed_out.erase(s);
+  return n;
+}
+
+inline void invalidate(const std::vector<std::shared_ptr<capture_sequence>>& captures) {
+  for (const auto& c : captures) c->invalidated = true;
+}
+
+/// What happens to work for stream `s`: nothing (nullopt: the stream does
+/// not capture, enqueue it as ever), or the call's result: cudaSuccess once
+/// `make_work()` is a node of the capture, cudaErrorStreamCaptureInvalidated
+/// for an invalidated capture, cudaErrorStreamCaptureImplicit for the legacy
+/// stream while a blocking stream of its device captures (which invalidates
+/// those captures). The code is recorded as the last error.
+template <class MakeWork>
+std::optional<cudaError_t> capture_into(CUstream_st& s, MakeWork&& make_work) {
+  if (!any_capture()) return std::nullopt;
+  auto& registry = capture_registry::get();
+  std::lock_guard lock(registry.mutex);
+  if (s.legacy) {
+    auto blocked = registry.blocking_on(s.device);
+    if (blocked.empty()) return std::nullopt;
+    invalidate(blocked);
+    return record(cudaErrorStreamCaptureImplicit);
+  }
+  auto c = registry.of(&s);
+  if (!c) return std::nullopt;
+  if (c->invalidated) return record(cudaErrorStreamCaptureInvalidated);
+  add_captured(*c, &s, node_work(make_work()));
+  return cudaSuccess;
+}
+
+/// Work that cannot be captured (cudaStreamAddCallback,
+/// cudaStreamAttachMemAsync): refused in a capturing stream with
+/// cudaErrorStreamCaptureUnsupported, which invalidates the capture.
+inline std::optional<cudaError_t> refuse_capture(CUstream_st& s) {
+  if (!any_capture()) return std::nullopt;
+  auto& registry = capture_registry::get();
+  std::lock_guard lock(registry.mutex);
+  if (s.legacy) {
+    auto blocked = registry.blocking_on(s.device);
+    if (blocked.empty()) return std::nullopt;
+    invalidate(blocked);
+    return record(cudaErrorStreamCaptureImplicit);
+  }
+  auto c = registry.of(&s);
+  if (!c) return std::nullopt;
+  if (c->invalidated) return record(cudaErrorStreamCaptureInvalidated);
+  c->invalidated = true;
+  return record(cudaErrorStreamCaptureUnsupported);
+}
+
+/// Waiting for or querying stream `s` (cudaStreamSynchronize,
+/// cudaStreamQuery): a capturing stream has nothing scheduled to wait for
+/// (cudaErrorStreamCaptureUnsupported); the legacy stream would wait for a
+/// capturing blocking stream (cudaErrorStreamCaptureImplicit). Either
+/// invalidates the captures concerned. cudaSuccess otherwise.
+inline cudaError_t check_stream_wait(CUstream_st& s) {
+  if (!any_capture()) return cudaSuccess;
+  auto& registry = capture_registry::get();
+  std::lock_guard lock(registry.mutex);
+  if (s.legacy) {
+    auto blocked = registry.blocking_on(s.device);
+    if (blocked.empty()) return cudaSuccess;
+    invalidate(blocked);
+    return record(cudaErrorStreamCaptureImplicit);
+  }
+  auto c = registry.of(&s);
+  if (!c) return cudaSuccess;
+  c->invalidated = true;
+  return record(cudaErrorStreamCaptureUnsupported);
+}
+
+/// Waiting for or querying an event last recorded in a capture: it stands
+/// for no work that is scheduled (cudaErrorCapturedEvent, as an H100
+/// answers; the capture is invalidated), whatever the thread's mode.
+inline cudaError_t check_event_wait(CUevent_st* e) {
+  if (!any_capture()) return cudaSuccess;
+  auto& registry = capture_registry::get();
+  std::lock_guard lock(registry.mutex);
+  auto found = registry.events.find(e);
+  if (found == registry.events.end()) return cudaSuccess;
+  found->second.sequence->invalidated = true;
+  return record(cudaErrorCapturedEvent);
+}
+
+/// The captures that forbid this thread a potentially unsafe call
+/// (cudaThreadExchangeStreamCaptureMode): in the Global interaction mode,
+/// its own captures not begun Relaxed and other threads' captures begun
+/// Global; in ThreadLocal, its own captures not begun Relaxed; in Relaxed,
+/// none. Called with the registry locked.
+inline std::vector<std::shared_ptr<capture_sequence>> forbidding_unsafe_calls() {
+  std::vector<std::shared_ptr<capture_sequence>> found;
+  int mode = thread_capture_mode();
+  if (mode == capture_mode_relaxed) return found;
+  auto self = std::this_thread::get_id();
+  for (const auto& c : capture_registry::get().sequences) {
+    bool own = c->thread == self && c->mode != capture_mode_relaxed;
+    bool others = mode != capture_mode_thread_local && c->thread != self && c->mode == capture_mode_global;
+    if (own || others) found.push_back(c);
+  }
+  return found;
+}
+
+/// A potentially unsafe call (cudaMalloc, cudaFree, cudaMallocHost...,
+/// which a capture would not see): cudaErrorStreamCaptureUnsupported while
+/// a capture forbids it, and those captures are invalidated.
+inline cudaError_t check_unsafe_call() {
+  if (!any_capture()) return cudaSuccess;
+  auto& registry = capture_registry::get();
+  std::lock_guard lock(registry.mutex);
+  auto forbidding = forbidding_unsafe_calls();
+  if (forbidding.empty()) return cudaSuccess;
+  invalidate(forbidding);
+  return record(cudaErrorStreamCaptureUnsupported);
+}
+
+/// A synchronous call on default stream `s` (cudaMemcpy, cudaMemset, their
+/// 2D, 3D and symbol forms): it enqueues into `s` and waits for it, so it
+/// is refused as waiting for `s` is, and as a potentially unsafe call.
+inline cudaError_t check_synchronous_call(CUstream_st& s) {
+  if (cudaError_t e = check_stream_wait(s)) return e;
+  return check_unsafe_call();
+}
+
+/// cudaDeviceSynchronize (and the device-wide waits of cudaFree...): it
+/// would wait for the device's capturing streams, so while any of them
+/// captures it is cudaErrorStreamCaptureUnsupported and invalidates them.
+inline cudaError_t check_device_wait(int device) {
+  if (!any_capture()) return cudaSuccess;
+  auto& registry = capture_registry::get();
+  std::lock_guard lock(registry.mutex);
+  std::vector<std::shared_ptr<capture_sequence>> on_device;
+  for (const auto& c : registry.sequences)
+    if (c->device == device) on_device.push_back(c);
+  if (on_device.empty()) return cudaSuccess;
+  invalidate(on_device);
+  return record(cudaErrorStreamCaptureUnsupported);
+}
+
+/// cudaEventRecord into stream `s`: nullopt when `s` does not capture (a
+/// record as ever, which makes the event an ordinary one again), else the
+/// call's result: the event stands for `s`'s dependency set.
+inline std::optional<cudaError_t> capture_event_record(CUstream_st& s, CUevent_st* e) {
+  if (!any_capture()) return std::nullopt;
+  auto& registry = capture_registry::get();
+  std::lock_guard lock(registry.mutex);
+  if (s.legacy) {
+    auto blocked = registry.blocking_on(s.device);
+    if (blocked.empty()) {
+      registry.events.erase(e);
+      return std::nullopt;
+    }
+    invalidate(blocked);
+    return record(cudaErrorStreamCaptureImplicit);
+  }
+  auto c = registry.of(&s);
+  if (!c) {
+    registry.events.erase(e);
+    return std::nullopt;
+  }
+  if (c->invalidated) return record(cudaErrorStreamCaptureInvalidated);
+  registry.events[e] = {c, c->dependencies[&s]};
+  return cudaSuccess;
+}
+
+/// cudaStreamWaitEvent(s, e): nullopt when
+/// neither takes part in a capture (an ordinary wait); else the call's
+/// result. Waiting for an event of a capture makes `s` take part in it (a
+/// fork), its next node depending on the event's nodes too (a join, when
+/// `s` is the origin). An event of another capture, or an ordinary event
+/// while `s` captures, is cudaErrorStreamCaptureIsolation and invalidates
+/// the captures concerned.
+inline std::optional<cudaError_t> capture_event_wait(CUstream_st& s, CUevent_st* e, bool external) {
+  if (!any_capture()) return std::nullopt;
+  auto& registry = capture_registry::get();
+  std::lock_guard lock(registry.mutex);
+  auto found = registry.events.find(e);
+  auto mine = s.legacy ? nullptr : registry.of(&s);
+  if (s.legacy) {
+    auto blocked = registry.blocking_on(s.device);
+    if (!blocked.empty()) {
+      invalidate(blocked);
+      return record(cudaErrorStreamCaptureImplicit);
+    }
+  }
+  if (external) {
+    if (!mine) return std::nullopt;
+    if (mine->invalidated) return record(cudaErrorStreamCaptureInvalidated);
+    add_captured(*mine, &s, event_wait_work{e});
+    return cudaSuccess;
+  }
+  if (found == registry.events.end()) {
+    if (!mine) return std::nullopt;
+    if (mine->invalidated) return record(cudaErrorStreamCaptureInvalidated);
+    mine->invalidated = true;
+    return record(cudaErrorStreamCaptureIsolation);
+  }
+  auto theirs = found->second.sequence;
+  if (mine && mine != theirs) {
+    mine->invalidated = theirs->invalidated = true;
+    return record(cudaErrorStreamCaptureIsolation);
+  }
+  if (theirs->invalidated) return record(cudaErrorStreamCaptureInvalidated);
+  // The legacy stream cannot capture; waiting for a captured event there
+  // would depend on work that is not scheduled.
+  if (s.legacy || s.device != theirs->device) {
+    theirs->invalidated = true;
+    return record(cudaErrorStreamCaptureUnsupported);
+  }
+  if (!mine) {
+    registry.join(theirs, &s, found->second.nodes);
+  } else {
+    auto& deps = theirs->dependencies[&s];
+    for (CUgraphNode_st* n : found->second.nodes)
+      if (std::find(deps.begin(), deps.end(), n) == deps.end()) deps.push_back(n);
+    theirs->handed_out.erase(&s);
+  }
+  return cudaSuccess;
+}
+
+/// A graph of steps as they are now (a conditional step's bodies become
+/// graphs again), for the child graph node that a launch into a capturing
+/// stream becomes.
+inline std::shared_ptr<CUgraph_st> graph_of(const step_list& steps) {
+  auto g = std::make_shared<CUgraph_st>();
+  std::vector<CUgraphNode_st*> made;
+  for (const graph_step& step : steps) {
+    CUgraphNode_st* n = g->add(std::visit(
+        [](const auto& w) -> node_work {
+          if constexpr (std::is_same_v<std::decay_t<decltype(w)>, conditional_step>) {
+            conditional_work c{w.handle, w.kind, {}, std::make_shared<std::vector<CUgraph_st*>>()};
+            for (const step_list& body : w.bodies) {
+              c.bodies.push_back(graph_of(body));
+              c.body_handles->push_back(c.bodies.back().get());
+            }
+            return c;
+          } else {
+            return w;
+          }
+        },
+        step.work));
+    for (std::size_t a : step.after) CUgraph_st::add_edge(made[a], n);
+    made.push_back(n);
+  }
+  return g;
+}
+
+inline std::shared_ptr<CUgraph_st> graph_of(const CUgraphExec_st& exec) { return graph_of(exec.steps); }
+
+/// Whether `from` is `to` or one of its ancestors.
+inline bool reaches(const CUgraphNode_st* from, const CUgraphNode_st* to) {
+  std::vector<const CUgraphNode_st*> pending{to};
+  std::unordered_set<const CUgraphNode_st*> seen;
+  while (!pending.empty()) {
+    const CUgraphNode_st* n = pending.back();
+    pending.pop_back();
+    if (n == from) return true;
+    if (!seen.insert(n).second) continue;
+    for (const CUgraphNode_st* d : n->dependencies) pending.push_back(d);
+  }
+  return false;
+}
+
+/// Every other stream's last work is the origin's dependency set or before it.
+inline bool joined(const capture_sequence& c) {
+  const auto& origin = c.dependencies.at(c.origin);
+  for (const auto& [stream, deps] : c.dependencies) {
+    if (stream == c.origin) continue;
+    for (const CUgraphNode_st* n : deps)
+      if (std::none_of(origin.begin(), origin.end(), [&](const CUgraphNode_st* o) { return reaches(n, o); }))
+        return false;
+  }
+  return true;
+}
+
+/// cudaStreamDestroy of a capturing stream: CUDA leaves it unsaid; weft
+/// invalidates the capture and takes the stream out of it, and destroying
+/// the origin ends the capture (its graph is discarded).
+inline void forget_stream(CUstream_st* s) {
+  if (!any_capture()) return;
+  auto& registry = capture_registry::get();
+  std::lock_guard lock(registry.mutex);
+  auto c = registry.of(s);
+  if (!c) return;
+  c->invalidated = true;
+  if (c->origin == s) {
+    registry.finish(c);
+    if (c->owns_graph) delete c->graph;
+    return;
+  }
+  c->dependencies.erase(s);
+  c->handed_out.erase(s);
+  registry.streams.erase(s);
+}
+
+inline void forget_event(CUevent_st* e) {
+  if (!any_capture()) return;
+  auto& registry = capture_registry::get();
+  std::lock_guard lock(registry.mutex);
+  registry.events.erase(e);
+}
+
+}  // namespace weft::detail
