@@ -22,6 +22,7 @@
 #include "weft/cuda/runtime/graph_copy_node_api.hpp"
 #include "weft/cuda/runtime/graph_event_node_api.hpp"
 #include "weft/cuda/runtime/graph_exec_api.hpp"
+#include "weft/cuda/runtime/graph_kernel_attributes_api.hpp"
 #include "weft/cuda/runtime/graph_memory_api.hpp"
 #include "weft/cuda/runtime/graph_node_params_api.hpp"
 #include "weft/cuda/runtime/graph_types.hpp"

@@ -64,6 +64,11 @@ inline cudaError_t instantiate_graph(cudaGraphExec_t* pGraphExec, cudaGraph_t gr
     }
     return cudaErrorInvalidValue;
   }
+  // Without the flag, kernel nodes run at the priority of the stream the
+  // graph is launched into, as in CUDA.
+  if (!(flags & cudaGraphInstantiateFlagUseNodePriority))
+    for (auto& step : exec->steps)
+      if (auto* k = std::get_if<kernel_work>(&step.work)) k->attributes.priority = command::stream_priority;
   // Upload is not kept: cudaGraphExecGetFlags does not return it.
   exec->flags = flags & ~static_cast<unsigned long long>(cudaGraphInstantiateFlagUpload);
   if (only_one) graph->instantiation = exec->alive;
@@ -77,9 +82,9 @@ inline cudaError_t instantiate_graph(cudaGraphExec_t* pGraphExec, cudaGraph_t gr
 /// A graph whose edges form a cycle is refused with cudaErrorInvalidValue.
 /// A graph with memory allocation or free nodes may have one executable
 /// graph at a time: a second is cudaErrorNotSupported until the first is
-/// destroyed. cudaGraphInstantiateFlagAutoFreeOnLaunch makes each launch
-/// free what the previous one left allocated; ...UseNodePriority is
-/// accepted and changes nothing yet (no node priorities); ...Upload belongs to cudaGraphInstantiateWithParams
+/// destroyed. Of the flags, cudaGraphInstantiateFlagAutoFreeOnLaunch makes
+/// each launch free what the previous one left allocated; ...UseNodePriority
+/// runs kernel nodes at their cudaLaunchAttributePriority; ...Upload belongs to cudaGraphInstantiateWithParams
 /// (cudaErrorInvalidValue here, as in CUDA); ...DeviceLaunch is not there
 /// yet (cudaErrorNotSupported).
 inline cudaError_t cudaGraphInstantiate(cudaGraphExec_t* pGraphExec, cudaGraph_t graph, unsigned long long flags = 0) {

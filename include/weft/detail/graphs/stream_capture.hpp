@@ -25,7 +25,6 @@
 #include <mutex>
 #include <optional>
 #include <thread>
-#include <type_traits>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -350,14 +349,14 @@ inline std::optional<cudaError_t> capture_event_wait(CUstream_st& s, CUevent_st*
   return cudaSuccess;
 }
 
-/// A graph of steps as they are now (a conditional step's bodies become
-/// graphs again), for the child graph node that a launch into a capturing
-/// stream becomes.
+/// A graph of executable-graph steps as they are now (disabled steps as
+/// empty nodes, conditional steps as conditional nodes with their bodies),
+/// for the child graph node that a launch into a capturing stream becomes.
 inline std::shared_ptr<CUgraph_st> graph_of(const step_list& steps) {
   auto g = std::make_shared<CUgraph_st>();
   std::vector<CUgraphNode_st*> made;
   for (const graph_step& step : steps) {
-    CUgraphNode_st* n = g->add(std::visit(
+    node_work work = std::visit(
         [](const auto& w) -> node_work {
           if constexpr (std::is_same_v<std::decay_t<decltype(w)>, conditional_step>) {
             conditional_work c{w.handle, w.kind, {}, std::make_shared<std::vector<CUgraph_st*>>()};
@@ -370,7 +369,8 @@ inline std::shared_ptr<CUgraph_st> graph_of(const step_list& steps) {
             return w;
           }
         },
-        step.work));
+        step.work);
+    CUgraphNode_st* n = g->add(step.enabled ? std::move(work) : node_work{empty_work{}});
     for (std::size_t a : step.after) CUgraph_st::add_edge(made[a], n);
     made.push_back(n);
   }
