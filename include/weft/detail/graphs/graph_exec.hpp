@@ -52,10 +52,11 @@ inline bool flatten(const CUgraph_st& g, const std::vector<std::size_t>& entry, 
     waiting[n.get()] = n->dependencies.size();
     if (n->dependencies.empty()) ready.push_back(n.get());
   }
+  // First in, first placed: nodes without an order between them are
+  // enqueued in the order they were created, as an H100 starts them.
   std::size_t placed = 0;
-  while (!ready.empty()) {
-    const CUgraphNode_st* n = ready.back();
-    ready.pop_back();
+  for (std::size_t next = 0; next < ready.size(); ++next) {
+    const CUgraphNode_st* n = ready[next];
     ++placed;
     std::vector<std::size_t> after = entry;
     if (!n->dependencies.empty()) {
