@@ -20,6 +20,7 @@
 #include "weft/cuda/device/device_printf.hpp"
 #include "weft/cuda/device/device_runtime.hpp"
 #include "weft/cuda/device/directed_rounding.hpp"
+#include "weft/cuda/device/graph_conditional.hpp"
 #include "weft/cuda/device/load_store_functions.hpp"
 #include "weft/cuda/device/math_functions.hpp"
 #include "weft/cuda/device/synchronization.hpp"

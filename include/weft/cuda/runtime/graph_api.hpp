@@ -112,6 +112,8 @@ inline cudaGraphNodeType node_type(const weft::detail::node_work& work) {
           return cudaGraphNodeTypeEventRecord;
         else if constexpr (std::is_same_v<type, alloc_work>)
           return cudaGraphNodeTypeMemAlloc;
+        else if constexpr (std::is_same_v<type, conditional_work>)
+          return cudaGraphNodeTypeConditional;
         else {
           static_assert(std::is_same_v<type, free_work>, "every kind of node has its cudaGraphNodeType");
           return cudaGraphNodeTypeMemFree;
@@ -253,6 +255,8 @@ inline cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t* pGraphNode, cudaG
   using namespace weft::surface;
   if (!pGraphNode || !graph || !childGraph || childGraph == graph) return weft::detail::record(cudaErrorInvalidValue);
   if (cudaError_t e = check_dependencies(graph, pDependencies, numDependencies)) return weft::detail::record(e);
+  // CUDA: a graph with conditional nodes cannot be a child graph.
+  if (childGraph->has_conditional_nodes()) return weft::detail::record(cudaErrorNotSupported);
   *pGraphNode = add_node(graph, pDependencies, numDependencies,
                          weft::detail::child_work{std::shared_ptr<CUgraph_st>(childGraph->clone())});
   return cudaSuccess;
@@ -433,6 +437,8 @@ inline cudaError_t cudaGraphDestroyNode(cudaGraphNode_t node) {
 /// them), and child graphs are copied too.
 inline cudaError_t cudaGraphClone(cudaGraph_t* pGraphClone, cudaGraph_t originalGraph) {
   if (!pGraphClone || !originalGraph) return weft::detail::record(cudaErrorInvalidValue);
+  // CUDA: a graph with conditional nodes cannot be cloned.
+  if (originalGraph->has_conditional_nodes()) return weft::detail::record(cudaErrorNotSupported);
   std::unordered_map<const CUgraphNode_st*, CUgraphNode_st*> copies;
   auto copy = originalGraph->clone(&copies);
   copy->copies_of = std::move(copies);

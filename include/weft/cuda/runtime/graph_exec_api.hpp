@@ -6,6 +6,8 @@
 // executable graph (detail/graphs/graph_exec.hpp).
 #pragma once
 
+#include <cstddef>
+
 #include "weft/cuda/runtime/default_stream.hpp"
 #include "weft/cuda/runtime/driver_enums.hpp"
 #include "weft/cuda/runtime/error_codes.hpp"
@@ -18,6 +20,56 @@
 #include "weft/detail/runtime/runtime.hpp"
 #include "weft/detail/streams/stream_registry.hpp"
 
+namespace weft::surface {
+
+/// cudaGraphInstantiateWithParams' work; the other forms report less.
+inline cudaError_t instantiate_graph(cudaGraphExec_t* pGraphExec, cudaGraph_t graph, unsigned long long flags,
+                                     cudaStream_t uploadStream, cudaGraphInstantiateResult* result,
+                                     cudaGraphNode_t* errNode) {
+  using namespace weft::detail;
+  *result = cudaGraphInstantiateError;
+  *errNode = nullptr;
+  if (!pGraphExec || !graph) return cudaErrorInvalidValue;
+  constexpr unsigned long long accepted = cudaGraphInstantiateFlagAutoFreeOnLaunch | cudaGraphInstantiateFlagUpload |
+                                          cudaGraphInstantiateFlagUseNodePriority;
+  if (flags & cudaGraphInstantiateFlagDeviceLaunch) return cudaErrorNotSupported;
+  if (flags & ~accepted) return cudaErrorInvalidValue;
+  if ((flags & cudaGraphInstantiateFlagUpload) && !resolve_stream(weft::surface::explicit_stream(uploadStream)))
+    return cudaErrorInvalidResourceHandle;
+  // CUDA allows one executable graph at a time of a graph with conditional
+  // nodes: the handles' values are the graph's. The code is the one an
+  // H100 gives for a graph with memory nodes, which has the same rule.
+  bool conditional = graph->has_conditional_nodes();
+  if (conditional && !graph->instantiation.expired()) return cudaErrorNotSupported;
+  instantiate_outcome outcome;
+  auto exec = instantiate(*graph, outcome);
+  if (!exec) {
+    *errNode = const_cast<cudaGraphNode_t>(outcome.node);
+    switch (outcome.failure) {
+      case instantiate_failure::cycle:
+        *result = cudaGraphInstantiateInvalidStructure;
+        return cudaErrorInvalidValue;
+      case instantiate_failure::unsupported_in_body:
+        *result = cudaGraphInstantiateNodeOperationNotSupported;
+        return cudaErrorNotSupported;
+      case instantiate_failure::handle_unused:
+        *result = cudaGraphInstantiateConditionalHandleUnused;
+        return cudaErrorInvalidValue;
+      case instantiate_failure::none:
+        break;
+    }
+    return cudaErrorInvalidValue;
+  }
+  // Upload is not kept: cudaGraphExecGetFlags does not return it.
+  exec->flags = flags & ~static_cast<unsigned long long>(cudaGraphInstantiateFlagUpload);
+  if (conditional) graph->instantiation = exec->alive;
+  *pGraphExec = exec.release();
+  *result = cudaGraphInstantiateSuccess;
+  return cudaSuccess;
+}
+
+}  // namespace weft::surface
+
 /// A graph whose edges form a cycle is refused with cudaErrorInvalidValue.
 /// Of the flags, cudaGraphInstantiateFlagAutoFreeOnLaunch and
 /// ...UseNodePriority are accepted and change nothing yet (no memory nodes,
@@ -25,21 +77,49 @@
 /// (cudaErrorInvalidValue here, as in CUDA); ...DeviceLaunch is not there
 /// yet (cudaErrorNotSupported).
 inline cudaError_t cudaGraphInstantiate(cudaGraphExec_t* pGraphExec, cudaGraph_t graph, unsigned long long flags = 0) {
-  using namespace weft::detail;
-  if (!pGraphExec || !graph) return record(cudaErrorInvalidValue);
-  constexpr unsigned long long accepted =
-      cudaGraphInstantiateFlagAutoFreeOnLaunch | cudaGraphInstantiateFlagUseNodePriority;
-  if (flags & cudaGraphInstantiateFlagDeviceLaunch) return record(cudaErrorNotSupported);
-  if (flags & ~accepted) return record(cudaErrorInvalidValue);
-  auto exec = instantiate(*graph);
-  if (!exec) return record(cudaErrorInvalidValue);
-  *pGraphExec = exec.release();
+  if (flags & cudaGraphInstantiateFlagUpload) return weft::detail::record(cudaErrorInvalidValue);
+  cudaGraphInstantiateResult result;
+  cudaGraphNode_t errNode;
+  if (cudaError_t e = weft::surface::instantiate_graph(pGraphExec, graph, flags, nullptr, &result, &errNode))
+    return weft::detail::record(e);
   return cudaSuccess;
+}
+
+/// The form of CUDA before 12 that cuda_runtime.h still offers to C++: the
+/// error node and log are not filled in, as in CUDA 13.
+inline cudaError_t cudaGraphInstantiate(cudaGraphExec_t* pGraphExec, cudaGraph_t graph, cudaGraphNode_t*, char*,
+                                        std::size_t) {
+  return cudaGraphInstantiate(pGraphExec, graph, 0);
 }
 
 inline cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t* pGraphExec, cudaGraph_t graph,
                                                  unsigned long long flags = 0) {
   return cudaGraphInstantiate(pGraphExec, graph, flags);
+}
+
+/// result_out and errNode_out say why instantiation failed:
+/// cudaGraphInstantiateInvalidStructure with a node of the cycle,
+/// ...NodeOperationNotSupported with a node that a conditional body may not
+/// hold (cudaErrorNotSupported), ...ConditionalHandleUnused when a handle
+/// created for the graph is used by none of its conditional nodes, and
+/// cudaGraphInstantiateError (no node) for bad arguments. With
+/// cudaGraphInstantiateFlagUpload, uploadStream is checked; there is
+/// nothing to upload on a CPU.
+inline cudaError_t cudaGraphInstantiateWithParams(cudaGraphExec_t* pGraphExec, cudaGraph_t graph,
+                                                  cudaGraphInstantiateParams* instantiateParams) {
+  if (!instantiateParams) return weft::detail::record(cudaErrorInvalidValue);
+  if (cudaError_t e =
+          weft::surface::instantiate_graph(pGraphExec, graph, instantiateParams->flags, instantiateParams->uploadStream,
+                                           &instantiateParams->result_out, &instantiateParams->errNode_out))
+    return weft::detail::record(e);
+  return cudaSuccess;
+}
+
+/// The flags it was instantiated with, but cudaGraphInstantiateFlagUpload.
+inline cudaError_t cudaGraphExecGetFlags(cudaGraphExec_t graphExec, unsigned long long* flags) {
+  if (!graphExec || !flags) return weft::detail::record(cudaErrorInvalidValue);
+  *flags = graphExec->flags;
+  return cudaSuccess;
 }
 
 /// Launches already in streams still run.

@@ -51,3 +51,29 @@ struct cudaGraphEdgeData_st {
   unsigned char reserved[5];
 };
 using cudaGraphEdgeData = cudaGraphEdgeData_st;
+
+struct cudaGraphInstantiateParams_st {
+  unsigned long long flags;
+  cudaStream_t uploadStream;
+  cudaGraphNode_t errNode_out;
+  cudaGraphInstantiateResult result_out;
+};
+using cudaGraphInstantiateParams = cudaGraphInstantiateParams_st;
+
+struct cudaGraphExecUpdateResultInfo_st {
+  cudaGraphExecUpdateResult result;
+  cudaGraphNode_t errorNode;
+  cudaGraphNode_t errorFromNode;
+};
+using cudaGraphExecUpdateResultInfo = cudaGraphExecUpdateResultInfo_st;
+
+/// A conditional node's value lives at this address (a weft::detail::
+/// conditional_handle), which device code sets with cudaGraphSetConditional.
+using cudaGraphConditionalHandle = unsigned long long;
+
+struct cudaConditionalNodeParams {
+  cudaGraphConditionalHandle handle;
+  cudaGraphConditionalNodeType type;
+  unsigned int size;
+  cudaGraph_t* phGraph_out;
+};

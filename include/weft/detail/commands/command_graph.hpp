@@ -135,8 +135,16 @@ class command_graph {
   /// in stream `s`'s order. It is drawn on `s`'s row of the timeline.
   void enqueue_after(const CUstream_st& s, std::shared_ptr<command> c,
                      const std::vector<std::shared_ptr<command>>& before) {
-    c->stream_id = s.id;
-    c->priority = s.priority;
+    enqueue_after(s.id, s.priority, std::move(c), before);
+  }
+
+  /// The same, for a command that a running command enqueues (a conditional
+  /// graph node's body), when the stream may be gone: its number and
+  /// priority are enough.
+  void enqueue_after(std::uint64_t stream_id, int priority, std::shared_ptr<command> c,
+                     const std::vector<std::shared_ptr<command>>& before) {
+    c->stream_id = stream_id;
+    c->priority = priority;
     c->graph_ = this;
     trace::enqueued(c.get(), device_, c->stream_id);
     {
@@ -153,6 +161,14 @@ class command_graph {
         link(b, *c);
       }
     if (c->pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) start({std::move(c)});
+  }
+
+  /// Makes `after` also wait for `before` (both of this device). `after`
+  /// must not have started: one of its dependencies is still running (the
+  /// command that calls this, when it adds work that `after` must follow).
+  void also_after(const std::shared_ptr<command>& before, command& after) {
+    std::lock_guard lock(mutex_);
+    link(before, after);
   }
 
   /// A grid's last block finished (called by the SM worker that ran it), or

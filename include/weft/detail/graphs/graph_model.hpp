@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "weft/detail/base/cuda_vocabulary.hpp"
+#include "weft/detail/graphs/conditional_nodes.hpp"
 #include "weft/detail/memory/memory_layout.hpp"
 #include "weft/detail/runtime/kernel_registry.hpp"
 
@@ -129,7 +130,7 @@ struct free_work {
 // A node's kind is its work's type; its cudaGraphNodeType comes from an
 // explicit mapping (cuda/runtime/graph_api.hpp's node_type), not from the order here.
 using node_work = std::variant<kernel_work, copy_work, set_work, host_work, child_work, empty_work, event_record_work,
-                               event_wait_work, alloc_work, free_work>;
+                               event_wait_work, alloc_work, free_work, conditional_work>;
 
 }  // namespace weft::detail
 
@@ -147,6 +148,19 @@ struct CUgraph_st {
   // For a clone: each node of the original graph -> its copy here
   // (cudaGraphNodeFindInClone).
   std::unordered_map<const CUgraphNode_st*, CUgraphNode_st*> copies_of;
+  // cudaGraphConditionalHandleCreate's handles for this graph.
+  std::vector<std::shared_ptr<weft::detail::conditional_handle>> handles;
+  // The executable graph made from it, while one exists, for a graph with
+  // conditional nodes, of which CUDA allows one at a time.
+  std::weak_ptr<const void> instantiation;
+  // For a conditional node's body: the graph that holds the node, whose
+  // handles (and its own enclosing graphs') the body's conditionals may use.
+  const CUgraph_st* enclosing = nullptr;
+
+  bool has_conditional_nodes() const {
+    return std::any_of(nodes.begin(), nodes.end(),
+                       [](const auto& n) { return std::holds_alternative<weft::detail::conditional_work>(n->work); });
+  }
 
   CUgraphNode_st* add(weft::detail::node_work work) {
     nodes.push_back(std::make_unique<CUgraphNode_st>());

@@ -1,0 +1,421 @@
+// Conditional graph nodes (CUDA 13, cudaGraphNodeTypeConditional): IF with
+// and without ELSE, WHILE (checked before the first run), SWITCH (a value
+// past the last body runs none), handles' defaults and
+// cudaGraphCondAssignDefault across launches, nesting, whole-graph update,
+// and the codes for what CUDA refuses. The value is set by kernels of the
+// same launch, so each decision is made at run time.
+#include <doctest/doctest.h>
+#include <weft.hpp>
+
+#include <vector>
+
+#include "error_checks.hpp"
+#include "stream_gates.hpp"
+
+namespace {
+
+// The conditional node is added as cudaGraphAddNode adds it.
+cudaError_t add_conditional(cudaGraphNode_t* node, cudaGraph_t g, std::vector<cudaGraphNode_t> deps,
+                            cudaConditionalNodeParams* p) {
+  cudaError_t e = weft::surface::add_conditional_node(node, g, deps.data(), deps.size(), p);
+  return e == cudaSuccess ? e : weft::detail::record(e);
+}
+
+__global__ void set_from(cudaGraphConditionalHandle h, const int* value) { cudaGraphSetConditional(h, *value); }
+
+__global__ void store(int* out, int value) { *out = value; }
+
+__global__ void bump(int* counter) { ++*counter; }
+
+__global__ void copy_value(int* to, const int* from) { *to = *from; }
+
+// One run of a loop body: counts, and ends the loop when `remaining` runs out.
+__global__ void count_down(int* remaining, int* runs, cudaGraphConditionalHandle h) {
+  ++*runs;
+  if (--*remaining == 0) cudaGraphSetConditional(h, 0);
+}
+
+// Counts, and clears the handle (the value then lasts unless reset).
+__global__ void bump_and_clear(int* counter, cudaGraphConditionalHandle h) {
+  ++*counter;
+  cudaGraphSetConditional(h, 0);
+}
+
+const bool registered = weft::detail::register_kernel<&set_from>() && weft::detail::register_kernel<&store>() &&
+                        weft::detail::register_kernel<&bump>() && weft::detail::register_kernel<&count_down>() &&
+                        weft::detail::register_kernel<&bump_and_clear>() &&
+                        weft::detail::register_kernel<&copy_value>();
+
+cudaGraphNode_t add_kernel(cudaGraph_t g, std::vector<cudaGraphNode_t> deps, const void* func, void** args) {
+  cudaKernelNodeParams p{};
+  p.func = const_cast<void*>(func);
+  p.gridDim = dim3(1);
+  p.blockDim = dim3(1);
+  p.kernelParams = args;
+  cudaGraphNode_t n = nullptr;
+  REQUIRE(cudaGraphAddKernelNode(&n, g, deps.data(), deps.size(), &p) == cudaSuccess);
+  return n;
+}
+
+template <auto Kernel, class... Args>
+cudaGraphNode_t add(cudaGraph_t g, std::vector<cudaGraphNode_t> deps, Args... args) {
+  void* pointers[] = {&args...};
+  return add_kernel(g, deps, reinterpret_cast<const void*>(Kernel), pointers);
+}
+
+int* managed_int(int value = 0) {
+  int* p = nullptr;
+  REQUIRE(cudaMallocManaged(&p, sizeof(int)) == cudaSuccess);
+  *p = value;
+  return p;
+}
+
+void run(cudaGraphExec_t exec) {
+  REQUIRE(cudaGraphLaunch(exec, nullptr) == cudaSuccess);
+  REQUIRE(cudaStreamSynchronize(nullptr) == cudaSuccess);
+}
+
+struct conditional {
+  cudaGraphNode_t node = nullptr;
+  std::vector<cudaGraph_t> bodies;
+};
+
+conditional add_conditional(cudaGraph_t g, std::vector<cudaGraphNode_t> deps, cudaGraphConditionalHandle h,
+                            cudaGraphConditionalNodeType type, unsigned size) {
+  cudaConditionalNodeParams p{h, type, size, nullptr};
+  conditional c;
+  REQUIRE(add_conditional(&c.node, g, deps, &p) == cudaSuccess);
+  REQUIRE(p.phGraph_out != nullptr);
+  c.bodies.assign(p.phGraph_out, p.phGraph_out + size);
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("IF with ELSE: a kernel of the launch decides which body runs") {
+  REQUIRE(registered);
+  int* value = managed_int();
+  int* out = managed_int();
+  cudaGraph_t g = nullptr;
+  REQUIRE(cudaGraphCreate(&g, 0) == cudaSuccess);
+  cudaGraphConditionalHandle h = 0;
+  check_succeeded(cudaGraphConditionalHandleCreate(&h, g));
+  cudaGraphNode_t decide = add<&set_from>(g, {}, h, static_cast<const int*>(value));
+  conditional c = add_conditional(g, {decide}, h, cudaGraphCondTypeIf, 2);
+  add<&store>(c.bodies[0], {}, out, 1);
+  add<&store>(c.bodies[1], {}, out, 2);
+  cudaGraphNodeType type{};
+  REQUIRE(cudaGraphNodeGetType(c.node, &type) == cudaSuccess);
+  CHECK(type == cudaGraphNodeTypeConditional);
+
+  cudaGraphExec_t exec = nullptr;
+  REQUIRE(cudaGraphInstantiate(&exec, g, 0) == cudaSuccess);
+  *value = 3;
+  run(exec);
+  CHECK(*out == 1);
+  *value = 0;
+  run(exec);
+  CHECK(*out == 2);
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(g);
+  cudaFree(value);
+  cudaFree(out);
+}
+
+TEST_CASE("IF without ELSE runs nothing for zero; later nodes wait for the body") {
+  REQUIRE(registered);
+  int* value = managed_int();
+  int* counter = managed_int();
+  int* after = managed_int();
+  cudaGraph_t g = nullptr;
+  REQUIRE(cudaGraphCreate(&g, 0) == cudaSuccess);
+  cudaGraphConditionalHandle h = 0;
+  REQUIRE(cudaGraphConditionalHandleCreate(&h, g) == cudaSuccess);
+  cudaGraphNode_t decide = add<&set_from>(g, {}, h, static_cast<const int*>(value));
+  conditional c = add_conditional(g, {decide}, h, cudaGraphCondTypeIf, 1);
+  cudaGraphNode_t first = add<&bump>(c.bodies[0], {}, counter);
+  add<&bump>(c.bodies[0], {first}, counter);
+  // Runs after the conditional node, so after its body: sees both bumps.
+  add<&copy_value>(g, {c.node}, after, static_cast<const int*>(counter));
+  cudaGraphExec_t exec = nullptr;
+  REQUIRE(cudaGraphInstantiate(&exec, g, 0) == cudaSuccess);
+  run(exec);
+  CHECK(*counter == 0);
+  *value = 1;
+  run(exec);
+  CHECK(*counter == 2);
+  CHECK(*after == 2);
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(g);
+  cudaFree(value);
+  cudaFree(counter);
+  cudaFree(after);
+}
+
+TEST_CASE("WHILE: the body runs until a kernel in it clears the value, checked before the first run") {
+  REQUIRE(registered);
+  int* remaining = managed_int();
+  int* runs = managed_int();
+  cudaGraph_t g = nullptr;
+  REQUIRE(cudaGraphCreate(&g, 0) == cudaSuccess);
+  cudaGraphConditionalHandle h = 0;
+  REQUIRE(cudaGraphConditionalHandleCreate(&h, g, 1, cudaGraphCondAssignDefault) == cudaSuccess);
+  conditional loop = add_conditional(g, {}, h, cudaGraphCondTypeWhile, 1);
+  add<&count_down>(loop.bodies[0], {}, remaining, runs, h);
+  cudaGraphExec_t exec = nullptr;
+  REQUIRE(cudaGraphInstantiate(&exec, g, 0) == cudaSuccess);
+  *remaining = 5;
+  run(exec);
+  CHECK(*runs == 5);
+  CHECK(*remaining == 0);
+  // Reset to 1 at the launch: the loop runs again.
+  *remaining = 3;
+  run(exec);
+  CHECK(*runs == 8);
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(g);
+
+  // Zero before the first run: no run at all.
+  REQUIRE(cudaGraphCreate(&g, 0) == cudaSuccess);
+  REQUIRE(cudaGraphConditionalHandleCreate(&h, g, 0, cudaGraphCondAssignDefault) == cudaSuccess);
+  loop = add_conditional(g, {}, h, cudaGraphCondTypeWhile, 1);
+  add<&count_down>(loop.bodies[0], {}, remaining, runs, h);
+  REQUIRE(cudaGraphInstantiate(&exec, g, 0) == cudaSuccess);
+  run(exec);
+  CHECK(*runs == 8);
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(g);
+  cudaFree(remaining);
+  cudaFree(runs);
+}
+
+TEST_CASE("SWITCH runs body n for the value n, none for a value past the last") {
+  REQUIRE(registered);
+  int* value = managed_int();
+  int* out = managed_int(-1);
+  cudaGraph_t g = nullptr;
+  REQUIRE(cudaGraphCreate(&g, 0) == cudaSuccess);
+  cudaGraphConditionalHandle h = 0;
+  REQUIRE(cudaGraphConditionalHandleCreate(&h, g) == cudaSuccess);
+  cudaGraphNode_t decide = add<&set_from>(g, {}, h, static_cast<const int*>(value));
+  conditional c = add_conditional(g, {decide}, h, cudaGraphCondTypeSwitch, 3);
+  for (int i = 0; i < 3; ++i) add<&store>(c.bodies[static_cast<std::size_t>(i)], {}, out, 10 + i);
+  cudaGraphExec_t exec = nullptr;
+  REQUIRE(cudaGraphInstantiate(&exec, g, 0) == cudaSuccess);
+  for (int v : {1, 0, 2}) {
+    *value = v;
+    run(exec);
+    CHECK(*out == 10 + v);
+  }
+  *out = -1;
+  *value = 3;
+  run(exec);
+  CHECK(*out == -1);
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(g);
+  cudaFree(value);
+  cudaFree(out);
+}
+
+TEST_CASE("a handle's default: kept across launches, or reset at each with cudaGraphCondAssignDefault") {
+  REQUIRE(registered);
+  for (bool reset : {false, true}) {
+    CAPTURE(reset);
+    int* counter = managed_int();
+    cudaGraph_t g = nullptr;
+    REQUIRE(cudaGraphCreate(&g, 0) == cudaSuccess);
+    cudaGraphConditionalHandle h = 0;
+    REQUIRE(cudaGraphConditionalHandleCreate(&h, g, 1, reset ? cudaGraphCondAssignDefault : 0) == cudaSuccess);
+    conditional c = add_conditional(g, {}, h, cudaGraphCondTypeIf, 1);
+    add<&bump_and_clear>(c.bodies[0], {}, counter, h);
+    cudaGraphExec_t exec = nullptr;
+    REQUIRE(cudaGraphInstantiate(&exec, g, 0) == cudaSuccess);
+    run(exec);
+    run(exec);
+    run(exec);
+    CHECK(*counter == (reset ? 3 : 1));
+    cudaGraphExecDestroy(exec);
+    // A new executable graph starts from the default again.
+    REQUIRE(cudaGraphInstantiate(&exec, g, 0) == cudaSuccess);
+    run(exec);
+    CHECK(*counter == (reset ? 4 : 2));
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(g);
+    cudaFree(counter);
+  }
+}
+
+TEST_CASE("nested conditionals: an IF inside a WHILE body, using the outer graph's handles") {
+  REQUIRE(registered);
+  int* remaining = managed_int(4);
+  int* runs = managed_int();
+  int* odd_runs = managed_int();
+  cudaGraph_t g = nullptr;
+  REQUIRE(cudaGraphCreate(&g, 0) == cudaSuccess);
+  cudaGraphConditionalHandle loop_handle = 0, if_handle = 0;
+  REQUIRE(cudaGraphConditionalHandleCreate(&loop_handle, g, 1, cudaGraphCondAssignDefault) == cudaSuccess);
+  REQUIRE(cudaGraphConditionalHandleCreate(&if_handle, g) == cudaSuccess);
+  conditional loop = add_conditional(g, {}, loop_handle, cudaGraphCondTypeWhile, 1);
+  cudaGraph_t body = loop.bodies[0];
+  // remaining 4, 3, 2, 1 at each run's start: the IF sees runs 1..4 and
+  // takes the odd ones (remaining after the count-down: 3, 2, 1, 0).
+  cudaGraphNode_t step = add<&count_down>(body, {}, remaining, runs, loop_handle);
+  cudaGraphNode_t decide = add<&set_from>(body, {step}, if_handle, static_cast<const int*>(runs));
+  conditional inner = add_conditional(body, {decide}, if_handle, cudaGraphCondTypeSwitch, 4);
+  add<&bump>(inner.bodies[1], {}, odd_runs);
+  add<&bump>(inner.bodies[3], {}, odd_runs);
+  cudaGraphExec_t exec = nullptr;
+  REQUIRE(cudaGraphInstantiate(&exec, g, 0) == cudaSuccess);
+  run(exec);
+  CHECK(*runs == 4);
+  CHECK(*odd_runs == 2);
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(g);
+  cudaFree(remaining);
+  cudaFree(runs);
+  cudaFree(odd_runs);
+}
+
+TEST_CASE("cudaGraphExecUpdate with conditional nodes: bodies updated, the new graph's handle taken") {
+  REQUIRE(registered);
+  int* out = managed_int();
+  auto build = [&](cudaGraph_t& g, int stored) {
+    REQUIRE(cudaGraphCreate(&g, 0) == cudaSuccess);
+    cudaGraphConditionalHandle h = 0;
+    REQUIRE(cudaGraphConditionalHandleCreate(&h, g, 1, cudaGraphCondAssignDefault) == cudaSuccess);
+    conditional c = add_conditional(g, {}, h, cudaGraphCondTypeIf, 1);
+    add<&store>(c.bodies[0], {}, out, stored);
+  };
+  cudaGraph_t first = nullptr, second = nullptr;
+  build(first, 1);
+  build(second, 2);
+  cudaGraphExec_t exec = nullptr;
+  REQUIRE(cudaGraphInstantiate(&exec, first, 0) == cudaSuccess);
+  cudaGraphExecUpdateResultInfo info{};
+  check_succeeded(cudaGraphExecUpdate(exec, second, &info));
+  run(exec);
+  CHECK(*out == 2);
+
+  cudaGraph_t other = nullptr;
+  REQUIRE(cudaGraphCreate(&other, 0) == cudaSuccess);
+  cudaGraphConditionalHandle h = 0;
+  REQUIRE(cudaGraphConditionalHandleCreate(&h, other) == cudaSuccess);
+  conditional c = add_conditional(other, {}, h, cudaGraphCondTypeIf, 2);
+  check_failed_with(cudaGraphExecUpdate(exec, other, &info), cudaErrorGraphExecUpdateFailure);
+  CHECK(info.result == cudaGraphExecUpdateErrorParametersChanged);
+  CHECK(info.errorNode == c.node);
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(first);
+  cudaGraphDestroy(second);
+  cudaGraphDestroy(other);
+  cudaFree(out);
+}
+
+TEST_CASE("conditional nodes: what CUDA refuses") {
+  REQUIRE(registered);
+  cudaGraph_t g = nullptr, stranger = nullptr;
+  REQUIRE(cudaGraphCreate(&g, 0) == cudaSuccess);
+  REQUIRE(cudaGraphCreate(&stranger, 0) == cudaSuccess);
+  cudaGraphConditionalHandle h = 0, foreign = 0;
+  check_failed_with(cudaGraphConditionalHandleCreate(nullptr, g), cudaErrorInvalidValue);
+  check_failed_with(cudaGraphConditionalHandleCreate(&h, nullptr), cudaErrorInvalidValue);
+  check_failed_with(cudaGraphConditionalHandleCreate(&h, g, 0, 2), cudaErrorInvalidValue);
+  REQUIRE(cudaGraphConditionalHandleCreate(&h, g) == cudaSuccess);
+  REQUIRE(cudaGraphConditionalHandleCreate(&foreign, stranger) == cudaSuccess);
+
+  cudaGraphNode_t node = nullptr;
+  auto refused = [&](cudaConditionalNodeParams p) {
+    check_failed_with(add_conditional(&node, g, {}, &p), cudaErrorInvalidValue);
+  };
+  refused({h, cudaGraphCondTypeIf, 0, nullptr});
+  refused({h, cudaGraphCondTypeIf, 3, nullptr});
+  refused({h, cudaGraphCondTypeWhile, 2, nullptr});
+  refused({h, cudaGraphCondTypeSwitch, 0, nullptr});
+  refused({h, static_cast<cudaGraphConditionalNodeType>(7), 1, nullptr});
+  refused({h + 8, cudaGraphCondTypeIf, 1, nullptr});    // no handle
+  refused({foreign, cudaGraphCondTypeIf, 1, nullptr});  // another graph's
+  check_failed_with(add_conditional(&node, g, {}, nullptr), cudaErrorInvalidValue);
+
+  conditional c = add_conditional(g, {}, h, cudaGraphCondTypeIf, 1);
+  // A body may not hold a host node.
+  cudaHostNodeParams hp{[](void*) {}, nullptr};
+  cudaGraphNode_t host = nullptr;
+  REQUIRE(cudaGraphAddHostNode(&host, c.bodies[0], nullptr, 0, &hp) == cudaSuccess);
+  cudaGraphInstantiateParams ip{};
+  cudaGraphExec_t exec = nullptr;
+  check_failed_with(cudaGraphInstantiateWithParams(&exec, g, &ip), cudaErrorNotSupported);
+  CHECK(ip.result_out == cudaGraphInstantiateNodeOperationNotSupported);
+  CHECK(ip.errNode_out == host);
+  REQUIRE(cudaGraphDestroyNode(host) == cudaSuccess);
+
+  // A handle that no conditional node uses.
+  cudaGraphConditionalHandle unused = 0;
+  REQUIRE(cudaGraphConditionalHandleCreate(&unused, g) == cudaSuccess);
+  ip = {};
+  check_failed_with(cudaGraphInstantiateWithParams(&exec, g, &ip), cudaErrorInvalidValue);
+  CHECK(ip.result_out == cudaGraphInstantiateConditionalHandleUnused);
+  add_conditional(g, {}, unused, cudaGraphCondTypeWhile, 1);
+
+  // One executable graph at a time; no clones; no child graph nodes of it.
+  REQUIRE(cudaGraphInstantiate(&exec, g, 0) == cudaSuccess);
+  cudaGraphExec_t second = nullptr;
+  check_failed_with(cudaGraphInstantiate(&second, g, 0), cudaErrorNotSupported);
+  cudaGraph_t copy = nullptr;
+  check_failed_with(cudaGraphClone(&copy, g), cudaErrorNotSupported);
+  cudaGraphNode_t child = nullptr;
+  check_failed_with(cudaGraphAddChildGraphNode(&child, stranger, nullptr, 0, g), cudaErrorNotSupported);
+  run(exec);
+  REQUIRE(cudaGraphExecDestroy(exec) == cudaSuccess);
+  check_succeeded(cudaGraphInstantiate(&second, g, 0));
+  cudaGraphExecDestroy(second);
+  cudaGraphDestroy(g);
+  cudaGraphDestroy(stranger);
+}
+
+TEST_CASE("body nodes take per-node updates and enabling; a launch in flight keeps its body") {
+  REQUIRE(registered);
+  int* out = managed_int();
+  int* counter = managed_int();
+  cudaStream_t s = nullptr;
+  REQUIRE(cudaStreamCreate(&s) == cudaSuccess);
+  cudaGraph_t g = nullptr;
+  REQUIRE(cudaGraphCreate(&g, 0) == cudaSuccess);
+  cudaGraphConditionalHandle h = 0;
+  REQUIRE(cudaGraphConditionalHandleCreate(&h, g, 1, cudaGraphCondAssignDefault) == cudaSuccess);
+  conditional c = add_conditional(g, {}, h, cudaGraphCondTypeIf, 1);
+  cudaGraphNode_t stored = add<&store>(c.bodies[0], {}, out, 1);
+  cudaGraphNode_t bumped = add<&bump>(c.bodies[0], {stored}, counter);
+  cudaGraphExec_t exec = nullptr;
+  REQUIRE(cudaGraphInstantiate(&exec, g, 0) == cudaSuccess);
+
+  {
+    gate held;
+    held.hold(s);
+    REQUIRE(cudaGraphLaunch(exec, s) == cudaSuccess);  // its body is decided after the gate
+    int* target = out;
+    int two = 2;
+    void* args[] = {&target, &two};
+    cudaKernelNodeParams p{};
+    p.func = reinterpret_cast<void*>(&store);
+    p.gridDim = dim3(1);
+    p.blockDim = dim3(1);
+    p.kernelParams = args;
+    check_succeeded(cudaGraphExecKernelNodeSetParams(exec, stored, &p));
+    check_succeeded(cudaGraphNodeSetEnabled(exec, bumped, 0));
+    held.open();
+    REQUIRE(cudaStreamSynchronize(s) == cudaSuccess);
+  }
+  CHECK(*out == 1);
+  CHECK(*counter == 1);
+  REQUIRE(cudaGraphLaunch(exec, s) == cudaSuccess);
+  REQUIRE(cudaStreamSynchronize(s) == cudaSuccess);
+  CHECK(*out == 2);
+  CHECK(*counter == 1);
+  // A conditional node is none of the kinds that can be disabled.
+  check_failed_with(cudaGraphNodeSetEnabled(exec, c.node, 0), cudaErrorInvalidValue);
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(g);
+  cudaStreamDestroy(s);
+  cudaFree(out);
+  cudaFree(counter);
+}

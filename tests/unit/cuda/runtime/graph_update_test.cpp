@@ -1,0 +1,489 @@
+// Updating executable graphs (CUDA guide, "Updating Instantiated Graphs"):
+// cudaGraphExecUpdate from a graph of the same topology, refused with
+// cudaErrorGraphExecUpdateFailure and the reason and node when it is not;
+// the per-node cudaGraphExec*NodeSetParams; cudaGraphNodeSetEnabled; and
+// cudaGraphInstantiateWithParams' results. An update reaches later launches
+// only: a launch already in a stream keeps its parameters (held back by a
+// gate, never timed).
+#include <doctest/doctest.h>
+#include <weft.hpp>
+
+#include <vector>
+
+#include "error_checks.hpp"
+#include "stream_gates.hpp"
+
+namespace {
+
+__global__ void add_to(int* data, int amount, int n) {
+  int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (i < n) data[i] += amount;
+}
+
+__global__ void times(int* data, int factor, int n) {
+  int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (i < n) data[i] *= factor;
+}
+
+const bool registered = weft::detail::register_kernel<&add_to>() && weft::detail::register_kernel<&times>();
+
+struct log_entry {
+  std::vector<int>* log;
+  int value;
+};
+void append(void* entry) {
+  auto* e = static_cast<log_entry*>(entry);
+  e->log->push_back(e->value);
+}
+
+cudaKernelNodeParams kernel_params(const void* func, void** args) {
+  cudaKernelNodeParams p{};
+  p.func = const_cast<void*>(func);
+  p.gridDim = dim3(1);
+  p.blockDim = dim3(32);
+  p.kernelParams = args;
+  return p;
+}
+
+cudaGraphNode_t add_kernel(cudaGraph_t g, std::vector<cudaGraphNode_t> deps, const void* func, void** args) {
+  cudaKernelNodeParams p = kernel_params(func, args);
+  cudaGraphNode_t n = nullptr;
+  REQUIRE(cudaGraphAddKernelNode(&n, g, deps.data(), deps.size(), &p) == cudaSuccess);
+  return n;
+}
+
+cudaGraphNode_t add_memset(cudaGraph_t g, std::vector<cudaGraphNode_t> deps, void* dst, unsigned value,
+                           std::size_t width, std::size_t height = 1, std::size_t pitch = 0) {
+  cudaMemsetParams p{dst, pitch, value, 4, width, height};
+  cudaGraphNode_t n = nullptr;
+  REQUIRE(cudaGraphAddMemsetNode(&n, g, deps.data(), deps.size(), &p) == cudaSuccess);
+  return n;
+}
+
+cudaGraphNode_t add_host(cudaGraph_t g, std::vector<cudaGraphNode_t> deps, log_entry* entry) {
+  cudaHostNodeParams p{append, entry};
+  cudaGraphNode_t n = nullptr;
+  REQUIRE(cudaGraphAddHostNode(&n, g, deps.data(), deps.size(), &p) == cudaSuccess);
+  return n;
+}
+
+const void* add_fn = reinterpret_cast<const void*>(&add_to);
+const void* times_fn = reinterpret_cast<const void*>(&times);
+
+// memset(value) -> add_to(amount): every element ends value + amount.
+struct set_then_add {
+  cudaGraph_t graph = nullptr;
+  cudaGraphNode_t set = nullptr, add = nullptr;
+  set_then_add(int* data, unsigned value, int amount, int n = 32) {
+    REQUIRE(cudaGraphCreate(&graph, 0) == cudaSuccess);
+    set = add_memset(graph, {}, data, value, static_cast<std::size_t>(n));
+    void* args[] = {&data, &amount, &n};
+    add = add_kernel(graph, {set}, add_fn, args);
+  }
+  ~set_then_add() { cudaGraphDestroy(graph); }
+};
+
+std::vector<int> read(const int* d, int n = 32) {
+  std::vector<int> h(static_cast<std::size_t>(n));
+  REQUIRE(cudaMemcpy(h.data(), d, h.size() * sizeof(int), cudaMemcpyDeviceToHost) == cudaSuccess);
+  return h;
+}
+
+int* device_ints(int n = 32) {
+  int* d = nullptr;
+  REQUIRE(cudaMalloc(&d, static_cast<std::size_t>(n) * sizeof(int)) == cudaSuccess);
+  return d;
+}
+
+void launch_and_wait(cudaGraphExec_t exec) {
+  REQUIRE(cudaGraphLaunch(exec, nullptr) == cudaSuccess);
+  REQUIRE(cudaStreamSynchronize(nullptr) == cudaSuccess);
+}
+
+}  // namespace
+
+TEST_CASE("cudaGraphExecUpdate takes new kernel arguments and memset values") {
+  REQUIRE(registered);
+  int* d = device_ints();
+  set_then_add first(d, 1, 10);
+  cudaGraphExec_t exec = nullptr;
+  REQUIRE(cudaGraphInstantiate(&exec, first.graph, 0) == cudaSuccess);
+  launch_and_wait(exec);
+  CHECK(read(d) == std::vector<int>(32, 11));
+
+  set_then_add second(d, 5, 100);
+  cudaGraphExecUpdateResultInfo info{};
+  info.result = cudaGraphExecUpdateError;
+  check_succeeded(cudaGraphExecUpdate(exec, second.graph, &info));
+  CHECK(info.result == cudaGraphExecUpdateSuccess);
+  CHECK(info.errorNode == nullptr);
+  CHECK(info.errorFromNode == nullptr);
+  launch_and_wait(exec);
+  CHECK(read(d) == std::vector<int>(32, 105));
+
+  // The kernel's function may change too.
+  cudaGraph_t third = nullptr;
+  REQUIRE(cudaGraphCreate(&third, 0) == cudaSuccess);
+  cudaGraphNode_t set = add_memset(third, {}, d, 3, 32);
+  int n = 32, factor = 7;
+  void* args[] = {&d, &factor, &n};
+  add_kernel(third, {set}, times_fn, args);
+  check_succeeded(cudaGraphExecUpdate(exec, third, &info));
+  launch_and_wait(exec);
+  CHECK(read(d) == std::vector<int>(32, 21));
+
+  // Per-node calls still name the nodes of the graph it was instantiated from.
+  cudaMemsetParams p{d, 0, 2, 4, 32, 1};
+  check_succeeded(cudaGraphExecMemsetNodeSetParams(exec, first.set, &p));
+  launch_and_wait(exec);
+  CHECK(read(d) == std::vector<int>(32, 14));
+
+  cudaGraphDestroy(third);
+  cudaGraphExecDestroy(exec);
+  cudaFree(d);
+}
+
+TEST_CASE("cudaGraphExecUpdate refuses other topologies, types and parameters, changing nothing") {
+  REQUIRE(registered);
+  int* d = device_ints();
+  set_then_add original(d, 1, 10);
+  cudaGraphExec_t exec = nullptr;
+  REQUIRE(cudaGraphInstantiate(&exec, original.graph, 0) == cudaSuccess);
+  cudaGraphExecUpdateResultInfo info{};
+
+  SUBCASE("a node more: the counts differ, no node named") {
+    set_then_add other(d, 2, 20);
+    cudaGraphNode_t extra = nullptr;
+    REQUIRE(cudaGraphAddEmptyNode(&extra, other.graph, nullptr, 0) == cudaSuccess);
+    check_failed_with(cudaGraphExecUpdate(exec, other.graph, &info), cudaErrorGraphExecUpdateFailure);
+    CHECK(info.result == cudaGraphExecUpdateErrorTopologyChanged);
+    CHECK(info.errorNode == nullptr);
+  }
+  SUBCASE("an edge missing: the node whose dependencies differ") {
+    set_then_add other(d, 2, 20);
+    REQUIRE(cudaGraphRemoveDependencies(other.graph, &other.set, &other.add, nullptr, 1) == cudaSuccess);
+    check_failed_with(cudaGraphExecUpdate(exec, other.graph, &info), cudaErrorGraphExecUpdateFailure);
+    CHECK(info.result == cudaGraphExecUpdateErrorTopologyChanged);
+    CHECK(info.errorNode == other.add);
+  }
+  SUBCASE("a node of another type: the node") {
+    cudaGraph_t other = nullptr;
+    REQUIRE(cudaGraphCreate(&other, 0) == cudaSuccess);
+    cudaGraphNode_t a = nullptr, b = nullptr;
+    REQUIRE(cudaGraphAddEmptyNode(&a, other, nullptr, 0) == cudaSuccess);
+    REQUIRE(cudaGraphAddEmptyNode(&b, other, &a, 1) == cudaSuccess);
+    check_failed_with(cudaGraphExecUpdate(exec, other, &info), cudaErrorGraphExecUpdateFailure);
+    CHECK(info.result == cudaGraphExecUpdateErrorNodeTypeChanged);
+    CHECK(info.errorNode == a);
+    cudaGraphDestroy(other);
+  }
+  SUBCASE("edges crossed: the node whose dependency does not pair") {
+    cudaGraph_t three = nullptr, crossed = nullptr;
+    REQUIRE(cudaGraphCreate(&three, 0) == cudaSuccess);
+    REQUIRE(cudaGraphCreate(&crossed, 0) == cudaSuccess);
+    cudaGraphNode_t n0, n1, n2, m0, m1, m2;
+    REQUIRE(cudaGraphAddEmptyNode(&n0, three, nullptr, 0) == cudaSuccess);
+    REQUIRE(cudaGraphAddEmptyNode(&n1, three, nullptr, 0) == cudaSuccess);
+    REQUIRE(cudaGraphAddEmptyNode(&n2, three, &n0, 1) == cudaSuccess);
+    REQUIRE(cudaGraphAddEmptyNode(&m0, crossed, nullptr, 0) == cudaSuccess);
+    REQUIRE(cudaGraphAddEmptyNode(&m1, crossed, nullptr, 0) == cudaSuccess);
+    REQUIRE(cudaGraphAddEmptyNode(&m2, crossed, &m1, 1) == cudaSuccess);
+    cudaGraphExec_t e3 = nullptr;
+    REQUIRE(cudaGraphInstantiate(&e3, three, 0) == cudaSuccess);
+    check_failed_with(cudaGraphExecUpdate(e3, crossed, &info), cudaErrorGraphExecUpdateFailure);
+    CHECK(info.result == cudaGraphExecUpdateErrorTopologyChanged);
+    CHECK(info.errorNode == m2);
+    CHECK(info.errorFromNode == m1);
+    cudaGraphExecDestroy(e3);
+    cudaGraphDestroy(three);
+    cudaGraphDestroy(crossed);
+  }
+  SUBCASE("a memset moved to host memory: parameters changed") {
+    cudaGraph_t other = nullptr;
+    REQUIRE(cudaGraphCreate(&other, 0) == cudaSuccess);
+    int* managed = nullptr;
+    REQUIRE(cudaMallocManaged(&managed, 32 * sizeof(int)) == cudaSuccess);
+    cudaGraphNode_t set = add_memset(other, {}, managed, 2, 32);
+    int n = 32, amount = 20;
+    void* args[] = {&d, &amount, &n};
+    add_kernel(other, {set}, add_fn, args);
+    check_failed_with(cudaGraphExecUpdate(exec, other, &info), cudaErrorGraphExecUpdateFailure);
+    CHECK(info.result == cudaGraphExecUpdateErrorParametersChanged);
+    CHECK(info.errorNode == set);
+    cudaGraphDestroy(other);
+    cudaFree(managed);
+  }
+  SUBCASE("a memset of another height: parameters changed") {
+    cudaGraph_t other = nullptr;
+    REQUIRE(cudaGraphCreate(&other, 0) == cudaSuccess);
+    cudaGraphNode_t set = add_memset(other, {}, d, 2, 8, 2, 16 * sizeof(int));
+    int n = 32, amount = 20;
+    void* args[] = {&d, &amount, &n};
+    add_kernel(other, {set}, add_fn, args);
+    check_failed_with(cudaGraphExecUpdate(exec, other, &info), cudaErrorGraphExecUpdateFailure);
+    CHECK(info.result == cudaGraphExecUpdateErrorParametersChanged);
+    CHECK(info.errorNode == set);
+    cudaGraphDestroy(other);
+  }
+  SUBCASE("null arguments") {
+    check_failed_with(cudaGraphExecUpdate(exec, nullptr, &info), cudaErrorInvalidValue);
+    CHECK(info.result == cudaGraphExecUpdateError);
+    check_failed_with(cudaGraphExecUpdate(nullptr, original.graph, &info), cudaErrorInvalidValue);
+  }
+  // Whatever was refused, the executable graph runs as instantiated (and
+  // an update from its own graph, without result info, changes nothing).
+  check_succeeded(cudaGraphExecUpdate(exec, original.graph, nullptr));
+  launch_and_wait(exec);
+  CHECK(read(d) == std::vector<int>(32, 11));
+  cudaGraphExecDestroy(exec);
+  cudaFree(d);
+}
+
+TEST_CASE("a memcpy node's kind cannot change in an update") {
+  int* a = device_ints();
+  int* b = device_ints();
+  cudaGraph_t g = nullptr, h = nullptr;
+  REQUIRE(cudaGraphCreate(&g, 0) == cudaSuccess);
+  REQUIRE(cudaGraphCreate(&h, 0) == cudaSuccess);
+  cudaGraphNode_t c = nullptr, c2 = nullptr;
+  REQUIRE(cudaGraphAddMemcpyNode1D(&c, g, nullptr, 0, b, a, 128, cudaMemcpyDeviceToDevice) == cudaSuccess);
+  REQUIRE(cudaGraphAddMemcpyNode1D(&c2, h, nullptr, 0, b, a, 128, cudaMemcpyDefault) == cudaSuccess);
+  cudaGraphExec_t exec = nullptr;
+  REQUIRE(cudaGraphInstantiate(&exec, g, 0) == cudaSuccess);
+  cudaGraphExecUpdateResultInfo info{};
+  check_failed_with(cudaGraphExecUpdate(exec, h, &info), cudaErrorGraphExecUpdateFailure);
+  CHECK(info.result == cudaGraphExecUpdateErrorParametersChanged);
+  CHECK(info.errorNode == c2);
+  // Swapping the addresses is an allowed change.
+  std::vector<int> ones(32, 1), twos(32, 2);
+  REQUIRE(cudaMemcpy(a, ones.data(), 128, cudaMemcpyHostToDevice) == cudaSuccess);
+  REQUIRE(cudaMemcpy(b, twos.data(), 128, cudaMemcpyHostToDevice) == cudaSuccess);
+  check_succeeded(cudaGraphExecMemcpyNodeSetParams1D(exec, c, a, b, 128, cudaMemcpyDeviceToDevice));
+  check_failed_with(cudaGraphExecMemcpyNodeSetParams1D(exec, c, a, b, 128, cudaMemcpyDefault), cudaErrorInvalidValue);
+  launch_and_wait(exec);
+  CHECK(read(a) == twos);
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(g);
+  cudaGraphDestroy(h);
+  cudaFree(a);
+  cudaFree(b);
+}
+
+TEST_CASE("per-node updates reach later launches; a launch already enqueued keeps its parameters") {
+  REQUIRE(registered);
+  cudaStream_t s = nullptr;
+  REQUIRE(cudaStreamCreate(&s) == cudaSuccess);
+  int* d = device_ints();
+  REQUIRE(cudaMemset(d, 0, 32 * sizeof(int)) == cudaSuccess);
+  std::vector<int> log;
+  log_entry first{&log, 1}, second{&log, 2};
+
+  cudaGraph_t g = nullptr;
+  REQUIRE(cudaGraphCreate(&g, 0) == cudaSuccess);
+  int n = 32, amount = 1;
+  void* args[] = {&d, &amount, &n};
+  cudaGraphNode_t k = add_kernel(g, {}, add_fn, args);
+  cudaGraphNode_t h = add_host(g, {k}, &first);
+  cudaGraphExec_t exec = nullptr;
+  REQUIRE(cudaGraphInstantiate(&exec, g, 0) == cudaSuccess);
+
+  {
+    gate held;
+    held.hold(s);
+    REQUIRE(cudaGraphLaunch(exec, s) == cudaSuccess);  // waits behind the gate
+    amount = 100;
+    cudaKernelNodeParams kp = kernel_params(add_fn, args);
+    check_succeeded(cudaGraphExecKernelNodeSetParams(exec, k, &kp));
+    cudaHostNodeParams hp{append, &second};
+    check_succeeded(cudaGraphExecHostNodeSetParams(exec, h, &hp));
+    REQUIRE(cudaGraphLaunch(exec, s) == cudaSuccess);
+    held.open();
+    REQUIRE(cudaStreamSynchronize(s) == cudaSuccess);
+  }
+  CHECK(log == std::vector<int>{1, 2});
+  CHECK(read(d) == std::vector<int>(32, 101));
+
+  // The graph's own node is untouched by the executable graph's update.
+  cudaHostNodeParams own{};
+  REQUIRE(cudaGraphHostNodeGetParams(h, &own) == cudaSuccess);
+  CHECK(own.userData == &first);
+
+  SUBCASE("nodes of other graphs, nodes of another kind, bad parameters") {
+    cudaGraph_t other = nullptr;
+    REQUIRE(cudaGraphCreate(&other, 0) == cudaSuccess);
+    cudaGraphNode_t stranger = add_kernel(other, {}, add_fn, args);
+    cudaKernelNodeParams kp = kernel_params(add_fn, args);
+    check_failed_with(cudaGraphExecKernelNodeSetParams(exec, stranger, &kp), cudaErrorInvalidValue);
+    check_failed_with(cudaGraphExecKernelNodeSetParams(exec, h, &kp), cudaErrorInvalidValue);
+    check_failed_with(cudaGraphExecKernelNodeSetParams(nullptr, k, &kp), cudaErrorInvalidValue);
+    check_failed_with(cudaGraphExecKernelNodeSetParams(exec, k, nullptr), cudaErrorInvalidValue);
+    cudaHostNodeParams none{nullptr, nullptr};
+    check_failed_with(cudaGraphExecHostNodeSetParams(exec, h, &none), cudaErrorInvalidValue);
+    cudaMemsetParams mp{d, 0, 0, 4, 32, 1};
+    check_failed_with(cudaGraphExecMemsetNodeSetParams(exec, k, &mp), cudaErrorInvalidValue);
+    cudaGraphDestroy(other);
+  }
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(g);
+  cudaFree(d);
+  cudaStreamDestroy(s);
+}
+
+TEST_CASE("cudaGraphExecMemsetNodeSetParams: value, address and 1D width may change, the height may not") {
+  int* a = device_ints(64);
+  cudaGraph_t g = nullptr;
+  REQUIRE(cudaGraphCreate(&g, 0) == cudaSuccess);
+  cudaGraphNode_t set = add_memset(g, {}, a, 7, 32);
+  cudaGraphExec_t exec = nullptr;
+  REQUIRE(cudaGraphInstantiate(&exec, g, 0) == cudaSuccess);
+  REQUIRE(cudaMemset(a, 0, 64 * sizeof(int)) == cudaSuccess);
+  cudaMemsetParams wider{a, 0, 9, 4, 64, 1};
+  check_succeeded(cudaGraphExecMemsetNodeSetParams(exec, set, &wider));
+  launch_and_wait(exec);
+  CHECK(read(a, 64) == std::vector<int>(64, 9));
+  cudaMemsetParams two_rows{a, 32 * sizeof(int), 9, 4, 32, 2};
+  check_failed_with(cudaGraphExecMemsetNodeSetParams(exec, set, &two_rows), cudaErrorInvalidValue);
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(g);
+  cudaFree(a);
+}
+
+TEST_CASE("cudaGraphExecChildGraphNodeSetParams updates the child's nodes") {
+  REQUIRE(registered);
+  int* d = device_ints();
+  set_then_add child(d, 1, 10), replacement(d, 4, 40);
+  cudaGraph_t g = nullptr;
+  REQUIRE(cudaGraphCreate(&g, 0) == cudaSuccess);
+  cudaGraphNode_t node = nullptr;
+  REQUIRE(cudaGraphAddChildGraphNode(&node, g, nullptr, 0, child.graph) == cudaSuccess);
+  cudaGraphExec_t exec = nullptr;
+  REQUIRE(cudaGraphInstantiate(&exec, g, 0) == cudaSuccess);
+  check_succeeded(cudaGraphExecChildGraphNodeSetParams(exec, node, replacement.graph));
+  launch_and_wait(exec);
+  CHECK(read(d) == std::vector<int>(32, 44));
+
+  cudaGraph_t lonely = nullptr;
+  REQUIRE(cudaGraphCreate(&lonely, 0) == cudaSuccess);
+  cudaGraphNode_t e = nullptr;
+  REQUIRE(cudaGraphAddEmptyNode(&e, lonely, nullptr, 0) == cudaSuccess);
+  check_failed_with(cudaGraphExecChildGraphNodeSetParams(exec, node, lonely), cudaErrorInvalidValue);
+  // The child graph's own nodes are nodes of the executable graph too.
+  cudaGraph_t embedded = nullptr;
+  REQUIRE(cudaGraphChildGraphNodeGetGraph(node, &embedded) == cudaSuccess);
+  cudaGraphNode_t inner[2];
+  std::size_t count = 2;
+  REQUIRE(cudaGraphGetNodes(embedded, inner, &count) == cudaSuccess);
+  cudaMemsetParams p{d, 0, 3, 4, 32, 1};
+  check_succeeded(cudaGraphExecMemsetNodeSetParams(exec, inner[0], &p));
+  launch_and_wait(exec);
+  CHECK(read(d) == std::vector<int>(32, 43));
+  cudaGraphDestroy(lonely);
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(g);
+  cudaFree(d);
+}
+
+TEST_CASE("cudaGraphNodeSetEnabled: a disabled node runs as an empty one and keeps later updates") {
+  REQUIRE(registered);
+  int* d = device_ints();
+  set_then_add graph(d, 1, 10);
+  cudaGraphExec_t exec = nullptr;
+  REQUIRE(cudaGraphInstantiate(&exec, graph.graph, 0) == cudaSuccess);
+  unsigned enabled = 7;
+  check_succeeded(cudaGraphNodeGetEnabled(exec, graph.add, &enabled));
+  CHECK(enabled == 1);
+  check_succeeded(cudaGraphNodeSetEnabled(exec, graph.add, 0));
+  check_succeeded(cudaGraphNodeGetEnabled(exec, graph.add, &enabled));
+  CHECK(enabled == 0);
+  launch_and_wait(exec);
+  CHECK(read(d) == std::vector<int>(32, 1));
+
+  int n = 32, amount = 5;
+  void* args[] = {&d, &amount, &n};
+  cudaKernelNodeParams kp = kernel_params(add_fn, args);
+  check_succeeded(cudaGraphExecKernelNodeSetParams(exec, graph.add, &kp));
+  // Still disabled after an update.
+  set_then_add same(d, 2, 10);
+  cudaGraphExecUpdateResultInfo info{};
+  check_succeeded(cudaGraphExecUpdate(exec, same.graph, &info));
+  check_succeeded(cudaGraphNodeGetEnabled(exec, graph.add, &enabled));
+  CHECK(enabled == 0);
+  launch_and_wait(exec);
+  CHECK(read(d) == std::vector<int>(32, 2));
+  check_succeeded(cudaGraphNodeSetEnabled(exec, graph.add, 1));
+  launch_and_wait(exec);
+  CHECK(read(d) == std::vector<int>(32, 12));
+
+  // Only kernel, memcpy and memset nodes.
+  cudaGraph_t g = nullptr;
+  REQUIRE(cudaGraphCreate(&g, 0) == cudaSuccess);
+  std::vector<int> log;
+  log_entry entry{&log, 1};
+  cudaGraphNode_t h = add_host(g, {}, &entry);
+  cudaGraphExec_t host_exec = nullptr;
+  REQUIRE(cudaGraphInstantiate(&host_exec, g, 0) == cudaSuccess);
+  check_failed_with(cudaGraphNodeSetEnabled(host_exec, h, 0), cudaErrorInvalidValue);
+  check_failed_with(cudaGraphNodeGetEnabled(host_exec, h, &enabled), cudaErrorInvalidValue);
+  check_failed_with(cudaGraphNodeSetEnabled(exec, h, 0), cudaErrorInvalidValue);
+  check_failed_with(cudaGraphNodeGetEnabled(exec, graph.add, nullptr), cudaErrorInvalidValue);
+  cudaGraphExecDestroy(host_exec);
+  cudaGraphDestroy(g);
+  cudaGraphExecDestroy(exec);
+  cudaFree(d);
+}
+
+TEST_CASE("cudaGraphInstantiateWithParams reports its result and error node; cudaGraphExecGetFlags") {
+  cudaGraph_t g = nullptr;
+  REQUIRE(cudaGraphCreate(&g, 0) == cudaSuccess);
+  cudaGraphNode_t a = nullptr, b = nullptr;
+  REQUIRE(cudaGraphAddEmptyNode(&a, g, nullptr, 0) == cudaSuccess);
+  REQUIRE(cudaGraphAddEmptyNode(&b, g, &a, 1) == cudaSuccess);
+  cudaStream_t s = nullptr;
+  REQUIRE(cudaStreamCreate(&s) == cudaSuccess);
+
+  cudaGraphInstantiateParams p{};
+  p.flags = cudaGraphInstantiateFlagUpload | cudaGraphInstantiateFlagAutoFreeOnLaunch;
+  p.uploadStream = s;
+  p.errNode_out = a;
+  p.result_out = cudaGraphInstantiateError;
+  cudaGraphExec_t exec = nullptr;
+  check_succeeded(cudaGraphInstantiateWithParams(&exec, g, &p));
+  CHECK(p.result_out == cudaGraphInstantiateSuccess);
+  CHECK(p.errNode_out == nullptr);
+  unsigned long long flags = 0;
+  check_succeeded(cudaGraphExecGetFlags(exec, &flags));
+  CHECK(flags == cudaGraphInstantiateFlagAutoFreeOnLaunch);
+  REQUIRE(cudaGraphLaunch(exec, s) == cudaSuccess);
+  REQUIRE(cudaStreamSynchronize(s) == cudaSuccess);
+  check_failed_with(cudaGraphExecGetFlags(exec, nullptr), cudaErrorInvalidValue);
+  check_failed_with(cudaGraphExecGetFlags(nullptr, &flags), cudaErrorInvalidValue);
+  cudaGraphExecDestroy(exec);
+
+  // The 5-argument form of CUDA before 12, which cuda_runtime.h keeps.
+  check_succeeded(cudaGraphInstantiate(&exec, g, nullptr, nullptr, 0));
+  cudaGraphExecDestroy(exec);
+
+  // A cycle: invalid structure, a node of it named.
+  REQUIRE(cudaGraphAddDependencies(g, &b, &a, nullptr, 1) == cudaSuccess);
+  p = {};
+  check_failed_with(cudaGraphInstantiateWithParams(&exec, g, &p), cudaErrorInvalidValue);
+  CHECK(p.result_out == cudaGraphInstantiateInvalidStructure);
+  CHECK((p.errNode_out == a || p.errNode_out == b));
+  REQUIRE(cudaGraphRemoveDependencies(g, &b, &a, nullptr, 1) == cudaSuccess);
+
+  p = {};
+  p.flags = cudaGraphInstantiateFlagDeviceLaunch;
+  check_failed_with(cudaGraphInstantiateWithParams(&exec, g, &p), cudaErrorNotSupported);
+  CHECK(p.result_out == cudaGraphInstantiateError);
+  p = {};
+  p.flags = 1ull << 40;
+  check_failed_with(cudaGraphInstantiateWithParams(&exec, g, &p), cudaErrorInvalidValue);
+  check_failed_with(cudaGraphInstantiateWithParams(&exec, g, nullptr), cudaErrorInvalidValue);
+  p = {};
+  check_failed_with(cudaGraphInstantiateWithParams(nullptr, g, &p), cudaErrorInvalidValue);
+  CHECK(p.result_out == cudaGraphInstantiateError);
+  // Upload belongs to cudaGraphInstantiateWithParams only.
+  check_failed_with(cudaGraphInstantiate(&exec, g, cudaGraphInstantiateFlagUpload), cudaErrorInvalidValue);
+  cudaGraphDestroy(g);
+  cudaStreamDestroy(s);
+}
