@@ -138,7 +138,8 @@ inline namespace weft_legacy_default_stream {
 /// Returns at once. The nodes run in dependency order, those without a
 /// path between them at the same time; the stream's later work waits for all.
 /// Into a capturing stream, the launch becomes a child graph node holding
-/// the executable graph's nodes.
+/// the executable graph's nodes (one with conditional nodes is
+/// cudaErrorStreamCaptureUnsupported there, and invalidates the capture).
 inline cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) {
   using namespace weft::detail;
   if (cudaError_t e = check_caller(false)) return e;
@@ -146,7 +147,13 @@ inline cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t strea
   CUstream_st* s = resolve_stream(weft::surface::explicit_stream(stream));
   if (!s) return record(cudaErrorInvalidResourceHandle);
   if (cudaError_t sticky = fault(s->device).code()) return record(sticky);
-  if (auto captured = capture_into(*s, [&] { return child_work{graph_of(*graphExec)}; })) return *captured;
+  if (any_capture()) {
+    if (auto g = graph_of(*graphExec)) {
+      if (auto captured = capture_into(*s, [&] { return child_work{std::move(g)}; })) return *captured;
+    } else if (auto refused = refuse_capture(*s)) {
+      return *refused;
+    }
+  }
   launch_graph(*graphExec, *s, runtime::get(s->device));
   return cudaSuccess;
 }

@@ -25,9 +25,11 @@
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <type_traits>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "weft/detail/base/cuda_vocabulary.hpp"
@@ -349,13 +351,27 @@ inline std::optional<cudaError_t> capture_event_wait(CUstream_st& s, CUevent_st*
   return cudaSuccess;
 }
 
-/// A graph of an executable graph's steps as they are now, for the child
-/// graph node that a launch into a capturing stream becomes.
-inline std::shared_ptr<CUgraph_st> graph_of(const CUgraphExec_st& exec) {
+/// A graph of an executable graph's steps as they are now (updates and
+/// disabled nodes included), for the child graph node that a launch into a
+/// capturing stream becomes; null for one with conditional nodes, whose
+/// handles belong to the executable graph.
+inline std::shared_ptr<CUgraph_st> graph_of(CUgraphExec_st& exec) {
+  std::lock_guard lock(exec.launching);
   auto g = std::make_shared<CUgraph_st>();
   std::vector<CUgraphNode_st*> made;
   for (const graph_step& step : exec.steps) {
-    CUgraphNode_st* n = g->add(std::visit([](const auto& w) -> node_work { return w; }, step.work));
+    if (std::holds_alternative<conditional_step>(step.work)) return nullptr;
+    node_work work = empty_work{};
+    if (step.enabled)
+      work = std::visit(
+          [](const auto& w) -> node_work {
+            if constexpr (std::is_same_v<std::decay_t<decltype(w)>, conditional_step>)
+              return empty_work{};
+            else
+              return w;
+          },
+          step.work);
+    CUgraphNode_st* n = g->add(std::move(work));
     for (std::size_t a : step.after) CUgraph_st::add_edge(made[a], n);
     made.push_back(n);
   }
