@@ -20,6 +20,7 @@
 #include "weft/cuda/runtime/graph_api.hpp"
 #include "weft/cuda/runtime/graph_conditional_api.hpp"
 #include "weft/cuda/runtime/graph_exec_api.hpp"
+#include "weft/cuda/runtime/graph_kernel_attributes_api.hpp"
 #include "weft/cuda/runtime/graph_types.hpp"
 #include "weft/cuda/runtime/graph_update_api.hpp"
 #include "weft/cuda/runtime/host_memory.hpp"

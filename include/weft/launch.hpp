@@ -31,6 +31,7 @@
 #include "weft/detail/runtime/occupancy.hpp"
 #include "weft/detail/runtime/runtime.hpp"
 #include "weft/detail/scheduler/kernel_identity.hpp"
+#include "weft/detail/scheduler/launch_dependence.hpp"
 #include "weft/detail/streams/stream_registry.hpp"
 
 namespace weft {
@@ -100,8 +101,9 @@ namespace detail {
 
 /// What cudaLaunchCooperativeKernel and cudaLaunchKernelEx add to a launch.
 struct launch_options {
-  bool cooperative = false;  // all blocks resident at once, for grid.sync()
-  dim3 cluster{0, 0, 0};     // blocks per cluster; 0: the kernel's __cluster_dims__, else none
+  bool cooperative = false;      // all blocks resident at once, for grid.sync()
+  dim3 cluster{0, 0, 0};         // blocks per cluster; 0: the kernel's __cluster_dims__, else none
+  launch_dependence dependence;  // programmatic dependent launch, events, priority
 };
 
 /// The cluster shape a launch runs with, or the code CUDA 13 refuses it with
@@ -156,17 +158,20 @@ cudaError_t launch_with(const launch_config& config, const launch_options& optio
   // kernel node, which makes a fresh grid of them at each graph launch.
   if (auto captured = capture_into(*stream, [&] {
         static_assert(std::is_copy_constructible_v<kernel_type>, "a captured kernel is copied for each graph launch");
-        return kernel_work{id,
-                           config.grid,
-                           config.block,
-                           static_cast<unsigned>(config.dynamic_shared_bytes),
-                           cluster,
-                           std::make_shared<bound_launch<kernel_type, arguments>>(
-                               std::move(k), arguments(std::forward<Args>(args)...)),
-                           options.cooperative};
+        kernel_work work{id,
+                         config.grid,
+                         config.block,
+                         static_cast<unsigned>(config.dynamic_shared_bytes),
+                         cluster,
+                         std::make_shared<bound_launch<kernel_type, arguments>>(std::move(k),
+                                                                                 arguments(std::forward<Args>(args)...))};
+        work.attributes.cooperative = options.cooperative;
+        work.attributes.priority = options.dependence.priority;
+        return work;
       }))
     return *captured;
-  rt.commands().enqueue(*stream, make_grid(shape, std::move(k), arguments(std::forward<Args>(args)...)));
+  enqueue_grid(rt.commands(), *stream, make_grid(shape, std::move(k), arguments(std::forward<Args>(args)...)),
+               options.dependence);
   return cudaSuccess;
 }
 

@@ -7,6 +7,7 @@
 #include "weft/detail/base/error_state.hpp"
 #include "weft/detail/graphs/stream_capture.hpp"
 #include "weft/detail/runtime/device_limits.hpp"
+#include "weft/detail/runtime/device_properties.hpp"
 #include "weft/detail/runtime/runtime.hpp"
 #include "weft/detail/streams/device_control.hpp"
 
@@ -35,11 +36,18 @@ inline cudaError_t cudaDeviceReset() { return weft::detail::reset_device(); }
 
 /// cudaLimitStackSize sets each CUDA thread's fiber stack for later launches
 /// (at least 16 KiB, rounded up to pages; weft's default is 64 KiB since a
-/// fiber stack also holds the host's own frames).
+/// fiber stack also holds the host's own frames). The L2 cache's persisting
+/// set-aside is at most the device's persistingL2CacheMaxSize
+/// (cudaErrorInvalidValue above it); it is kept and read back, with no cache
+/// to set aside on a CPU.
 inline cudaError_t cudaDeviceSetLimit(cudaLimit limit, std::size_t value) {
   if (limit < cudaLimitStackSize || limit > cudaLimitPersistingL2CacheSize)
     return weft::detail::record(cudaErrorInvalidValue);
   if (cudaError_t e = weft::detail::check_device()) return e;
+  if (limit == cudaLimitPersistingL2CacheSize &&
+      value > static_cast<std::size_t>(
+                  weft::detail::fixed_properties(weft::detail::current_device).persistingL2CacheMaxSize))
+    return weft::detail::record(cudaErrorInvalidValue);
   if (limit == cudaLimitStackSize)
     weft::detail::runtime::get().set_stack_bytes(value);
   else

@@ -55,7 +55,9 @@ inline cudaGraphNode_t add_node(cudaGraph_t g, const cudaGraphNode_t* deps, std:
 /// A kernel node's work from CUDA's parameters, or the code CUDA refuses
 /// them with. The kernel must be registered (weft-port registers every
 /// non-template kernel of a .cu file), as for cudaLaunchKernel by address.
-inline cudaError_t kernel_work_of(const cudaKernelNodeParams* p, weft::detail::kernel_work& work) {
+/// `keep`: the node's attributes, whose cluster shape the new parameters must fit.
+inline cudaError_t kernel_work_of(const cudaKernelNodeParams* p, weft::detail::kernel_work& work,
+                                  const weft::detail::kernel_node_attributes& keep = {}) {
   using namespace weft::detail;
   if (!p) return cudaErrorInvalidValue;
   if (p->kernelParams && p->extra) return cudaErrorInvalidValue;
@@ -68,12 +70,14 @@ inline cudaError_t kernel_work_of(const cudaKernelNodeParams* p, weft::detail::k
   launch_config config{p->gridDim, p->blockDim, p->sharedMemBytes};
   if (cudaError_t e = validate(config, attributes.max_dynamic_shared_bytes)) return e;
   dim3 cluster;
-  if (cudaError_t e = cluster_shape(config, {}, compiled_cluster_dims().find(p->func, dim3(0, 0, 0)),
+  launch_options requested;
+  requested.cluster = keep.cluster;
+  if (cudaError_t e = cluster_shape(config, requested, compiled_cluster_dims().find(p->func, dim3(0, 0, 0)),
                                     attributes.non_portable_cluster_size, cluster))
     return e;
   auto arguments = bind(p->kernelParams);
   if (!arguments) return cudaErrorInvalidValue;
-  work = kernel_work{p->func, p->gridDim, p->blockDim, p->sharedMemBytes, cluster, std::move(arguments)};
+  work = kernel_work{p->func, p->gridDim, p->blockDim, p->sharedMemBytes, cluster, std::move(arguments), keep};
   return cudaSuccess;
 }
 
@@ -373,7 +377,7 @@ inline cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node, const cuda
   auto* k = weft::surface::work_of<weft::detail::kernel_work>(node);
   if (!k) return weft::detail::record(cudaErrorInvalidValue);
   weft::detail::kernel_work work;
-  if (cudaError_t e = weft::surface::kernel_work_of(pNodeParams, work)) return weft::detail::record(e);
+  if (cudaError_t e = weft::surface::kernel_work_of(pNodeParams, work, k->attributes)) return weft::detail::record(e);
   *k = std::move(work);
   return cudaSuccess;
 }

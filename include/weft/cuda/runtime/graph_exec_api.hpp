@@ -60,6 +60,11 @@ inline cudaError_t instantiate_graph(cudaGraphExec_t* pGraphExec, cudaGraph_t gr
     }
     return cudaErrorInvalidValue;
   }
+  // Without the flag, kernel nodes run at the priority of the stream the
+  // graph is launched into, as in CUDA.
+  if (!(flags & cudaGraphInstantiateFlagUseNodePriority))
+    for (auto& step : exec->steps)
+      if (auto* k = std::get_if<kernel_work>(&step.work)) k->attributes.priority = command::stream_priority;
   // Upload is not kept: cudaGraphExecGetFlags does not return it.
   exec->flags = flags & ~static_cast<unsigned long long>(cudaGraphInstantiateFlagUpload);
   if (conditional) graph->instantiation = exec->alive;
@@ -71,9 +76,9 @@ inline cudaError_t instantiate_graph(cudaGraphExec_t* pGraphExec, cudaGraph_t gr
 }  // namespace weft::surface
 
 /// A graph whose edges form a cycle is refused with cudaErrorInvalidValue.
-/// Of the flags, cudaGraphInstantiateFlagAutoFreeOnLaunch and
-/// ...UseNodePriority are accepted and change nothing yet (no memory nodes,
-/// no node priorities); ...Upload belongs to cudaGraphInstantiateWithParams
+/// Of the flags, cudaGraphInstantiateFlagAutoFreeOnLaunch is accepted and
+/// changes nothing yet (no memory nodes); ...UseNodePriority runs kernel
+/// nodes at their cudaLaunchAttributePriority; ...Upload belongs to cudaGraphInstantiateWithParams
 /// (cudaErrorInvalidValue here, as in CUDA); ...DeviceLaunch is not there
 /// yet (cudaErrorNotSupported).
 inline cudaError_t cudaGraphInstantiate(cudaGraphExec_t* pGraphExec, cudaGraph_t graph, unsigned long long flags = 0) {
@@ -138,8 +143,7 @@ inline namespace weft_legacy_default_stream {
 /// Returns at once. The nodes run in dependency order, those without a
 /// path between them at the same time; the stream's later work waits for all.
 /// Into a capturing stream, the launch becomes a child graph node holding
-/// the executable graph's nodes (one with conditional nodes is
-/// cudaErrorStreamCaptureUnsupported there, and invalidates the capture).
+/// the executable graph's nodes as they are now.
 inline cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) {
   using namespace weft::detail;
   if (cudaError_t e = check_caller(false)) return e;
@@ -147,13 +151,7 @@ inline cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t strea
   CUstream_st* s = resolve_stream(weft::surface::explicit_stream(stream));
   if (!s) return record(cudaErrorInvalidResourceHandle);
   if (cudaError_t sticky = fault(s->device).code()) return record(sticky);
-  if (any_capture()) {
-    if (auto g = graph_of(*graphExec)) {
-      if (auto captured = capture_into(*s, [&] { return child_work{std::move(g)}; })) return *captured;
-    } else if (auto refused = refuse_capture(*s)) {
-      return *refused;
-    }
-  }
+  if (auto captured = capture_into(*s, [&] { return child_work{graph_of(*graphExec)}; })) return *captured;
   launch_graph(*graphExec, *s, runtime::get(s->device));
   return cudaSuccess;
 }

@@ -13,6 +13,7 @@
 #include "weft/cuda/runtime/driver_types.hpp"
 #include "weft/cuda/runtime/error_codes.hpp"
 #include "weft/cuda/runtime/function_attributes.hpp"
+#include "weft/cuda/runtime/launch_attributes.hpp"
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/error_state.hpp"
 #include "weft/detail/runtime/kernel_attributes.hpp"
@@ -21,60 +22,6 @@
 #include "weft/detail/scheduler/kernel_identity.hpp"
 #include "weft/launch.hpp"
 #include "weft/launch_by_address.hpp"
-
-enum cudaLaunchAttributeID {
-  cudaLaunchAttributeIgnore = 0,
-  cudaLaunchAttributeAccessPolicyWindow = 1,
-  cudaLaunchAttributeCooperative = 2,
-  cudaLaunchAttributeSynchronizationPolicy = 3,
-  cudaLaunchAttributeClusterDimension = 4,
-  cudaLaunchAttributeClusterSchedulingPolicyPreference = 5,
-  cudaLaunchAttributeProgrammaticStreamSerialization = 6,
-  cudaLaunchAttributeProgrammaticEvent = 7,
-  cudaLaunchAttributePriority = 8,
-  cudaLaunchAttributeMemSyncDomainMap = 9,
-  cudaLaunchAttributeMemSyncDomain = 10,
-  cudaLaunchAttributePreferredClusterDimension = 11,
-  cudaLaunchAttributeLaunchCompletionEvent = 12,
-  cudaLaunchAttributeDeviceUpdatableKernelNode = 13,
-  cudaLaunchAttributePreferredSharedMemoryCarveout = 14,
-  cudaLaunchAttributeNvlinkUtilCentricScheduling = 16,
-};
-
-/// The members weft reads; the others a GPU uses for caching and
-/// scheduling policies are padding here, as the union is 64 bytes in CUDA.
-union cudaLaunchAttributeValue {
-  char pad[64];
-  cudaAccessPolicyWindow accessPolicyWindow;
-  int cooperative;
-  cudaSynchronizationPolicy syncPolicy;
-  struct {
-    unsigned int x;
-    unsigned int y;
-    unsigned int z;
-  } clusterDim;
-  cudaClusterSchedulingPolicy clusterSchedulingPolicyPreference;
-  int programmaticStreamSerializationAllowed;
-  int priority;
-  cudaLaunchMemSyncDomainMap memSyncDomainMap;
-  cudaLaunchMemSyncDomain memSyncDomain;
-};
-
-// A stream's attributes are launch attributes under other names, as in
-// CUDA 12 and 13 (which spell the IDs as macros; constants here).
-using cudaStreamAttrID = cudaLaunchAttributeID;
-using cudaStreamAttrValue = cudaLaunchAttributeValue;
-inline constexpr cudaStreamAttrID cudaStreamAttributeAccessPolicyWindow = cudaLaunchAttributeAccessPolicyWindow;
-inline constexpr cudaStreamAttrID cudaStreamAttributeSynchronizationPolicy = cudaLaunchAttributeSynchronizationPolicy;
-inline constexpr cudaStreamAttrID cudaStreamAttributeMemSyncDomainMap = cudaLaunchAttributeMemSyncDomainMap;
-inline constexpr cudaStreamAttrID cudaStreamAttributeMemSyncDomain = cudaLaunchAttributeMemSyncDomain;
-inline constexpr cudaStreamAttrID cudaStreamAttributePriority = cudaLaunchAttributePriority;
-
-struct cudaLaunchAttribute {
-  cudaLaunchAttributeID id;
-  char pad[8 - sizeof(cudaLaunchAttributeID)];
-  cudaLaunchAttributeValue val;
-};
 
 // Default member initialisers: `cudaLaunchConfig_t config = {0};`, the
 // guide's spelling, then draws no missing-initialiser warning.
@@ -89,15 +36,51 @@ struct cudaLaunchConfig_t {
 
 namespace weft::surface {
 
-/// cudaLaunchKernelEx's attributes as weft's launch options.
+/// cudaLaunchKernelEx's attributes as weft's launch options, each checked
+/// as CUDA checks it (launch_attributes.hpp); a later attribute of the same
+/// ID replaces an earlier one.
 inline cudaError_t options_of(const cudaLaunchConfig_t* config, weft::detail::launch_options& options) {
   if (!config || (config->numAttrs > 0 && !config->attrs)) return cudaErrorInvalidValue;
+  weft::detail::launch_dependence& d = options.dependence;
+  bool preferred = false;
+  dim3 preferred_cluster;
   for (unsigned i = 0; i < config->numAttrs; ++i) {
     const cudaLaunchAttribute& a = config->attrs[i];
-    if (a.id == cudaLaunchAttributeCooperative)
-      options.cooperative = a.val.cooperative != 0;
-    else if (a.id == cudaLaunchAttributeClusterDimension)
-      options.cluster = dim3(a.val.clusterDim.x, a.val.clusterDim.y, a.val.clusterDim.z);
+    if (cudaError_t e = check_attribute(a.id, a.val, attribute_place::launch)) return e;
+    switch (a.id) {
+      case cudaLaunchAttributeCooperative:
+        options.cooperative = a.val.cooperative != 0;
+        break;
+      case cudaLaunchAttributeClusterDimension:
+        options.cluster = dim3(a.val.clusterDim.x, a.val.clusterDim.y, a.val.clusterDim.z);
+        break;
+      case cudaLaunchAttributePreferredClusterDimension:
+        preferred = true;
+        preferred_cluster = dim3(a.val.preferredClusterDim.x, a.val.preferredClusterDim.y, a.val.preferredClusterDim.z);
+        break;
+      case cudaLaunchAttributeProgrammaticStreamSerialization:
+        d.stream_serialization = a.val.programmaticStreamSerializationAllowed != 0;
+        break;
+      case cudaLaunchAttributeProgrammaticEvent:
+        d.programmatic_event = a.val.programmaticEvent.event;
+        d.trigger_at_block_start = a.val.programmaticEvent.triggerAtBlockStart != 0;
+        break;
+      case cudaLaunchAttributeLaunchCompletionEvent:
+        d.launch_completion_event = a.val.launchCompletionEvent.event;
+        break;
+      case cudaLaunchAttributePriority:
+        d.priority = clamped_priority(a.val.priority);
+        break;
+      default:
+        break;  // checked; nothing on a CPU to apply it to
+    }
+  }
+  // A preferred cluster groups whole regular clusters and divides the grid
+  // (CUDA 13's driver_types.h); weft runs the regular clusters, as a GPU
+  // may when the larger ones do not fit.
+  if (preferred && options.cluster.x != 0) {
+    const dim3 &p = preferred_cluster, &c = options.cluster, &g = config->gridDim;
+    if (p.x % c.x || p.y % c.y || p.z != c.z || g.x % p.x || g.y % p.y || g.z % p.z) return cudaErrorInvalidValue;
   }
   return cudaSuccess;
 }

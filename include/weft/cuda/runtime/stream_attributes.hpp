@@ -1,30 +1,21 @@
 // Stream attributes and the persisting L2 cache (cudaStreamSetAttribute,
 // cudaStreamGetAttribute, cudaCtxResetPersistingL2Cache). A CPU has no L2
-// access policy, synchronisation policy or memory synchronisation domain to
-// apply, so the attributes are checked, stored and read back, with no
-// effect; a stream's priority is its own, set when it was created.
+// access policy, synchronisation policy, memory synchronisation domain or
+// NVLink to apply, so those attributes are checked as CUDA checks them
+// (launch_attributes.hpp), stored and read back, with no effect. The
+// priority is the stream's own: setting it changes the priority of the
+// stream's later work, clamped to the device's range as at creation.
 #pragma once
 
 #include <cstring>
 
 #include "weft/cuda/runtime/default_stream.hpp"
 #include "weft/cuda/runtime/error_codes.hpp"
-#include "weft/cuda/runtime/kernel_api.hpp"
+#include "weft/cuda/runtime/launch_attributes.hpp"
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/error_state.hpp"
 #include "weft/detail/runtime/stream_attributes.hpp"
 #include "weft/detail/streams/stream_registry.hpp"
-
-namespace weft::surface {
-
-/// The attributes a stream has in CUDA: the others are launch attributes only.
-inline bool stream_attribute(cudaStreamAttrID attr) {
-  return attr == cudaLaunchAttributeAccessPolicyWindow || attr == cudaLaunchAttributeSynchronizationPolicy ||
-         attr == cudaLaunchAttributePriority || attr == cudaLaunchAttributeMemSyncDomainMap ||
-         attr == cudaLaunchAttributeMemSyncDomain;
-}
-
-}  // namespace weft::surface
 
 /// Demotes persisting cache lines to normal ones: there are none on a CPU.
 inline cudaError_t cudaCtxResetPersistingL2Cache() { return cudaSuccess; }
@@ -40,8 +31,13 @@ inline cudaError_t cudaStreamSetAttribute(cudaStream_t hStream, cudaStreamAttrID
   using namespace weft::detail;
   CUstream_st* s = resolve_stream(weft::surface::explicit_stream(hStream));
   if (!s) return record(cudaErrorInvalidResourceHandle);
-  if (!value || !weft::surface::stream_attribute(attr)) return record(cudaErrorInvalidValue);
-  if (attr == cudaLaunchAttributePriority) return cudaSuccess;  // fixed at creation in weft
+  if (!value) return record(cudaErrorInvalidValue);
+  if (cudaError_t e = weft::surface::check_attribute(attr, *value, weft::surface::attribute_place::stream))
+    return record(e);
+  if (attr == cudaLaunchAttributePriority) {
+    s->priority = weft::surface::clamped_priority(value->priority);
+    return cudaSuccess;
+  }
   stream_attributes::value bytes;
   static_assert(sizeof(bytes) == sizeof(cudaStreamAttrValue));
   std::memcpy(bytes.data(), value, sizeof(bytes));
@@ -55,7 +51,8 @@ inline cudaError_t cudaStreamGetAttribute(cudaStream_t hStream, cudaStreamAttrID
   using namespace weft::detail;
   CUstream_st* s = resolve_stream(weft::surface::explicit_stream(hStream));
   if (!s) return record(cudaErrorInvalidResourceHandle);
-  if (!value_out || !weft::surface::stream_attribute(attr)) return record(cudaErrorInvalidValue);
+  if (!value_out || !weft::surface::attribute_valid_in(attr, weft::surface::attribute_place::stream))
+    return record(cudaErrorInvalidValue);
   std::memset(static_cast<void*>(value_out), 0, sizeof(*value_out));
   if (attr == cudaLaunchAttributePriority) {
     value_out->priority = s->priority;

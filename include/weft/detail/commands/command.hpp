@@ -6,8 +6,10 @@
 // earlier command, so the graph has no cycles and never deadlocks by itself.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <chrono>
+#include <climits>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -25,6 +27,13 @@ enum class command_kind {
   host_task,      // a copy or set: runs on the thread that finds it ready
   host_function,  // a callback: runs on the device's host-function thread
 };
+
+/// The points of a kernel, before its completion, that programmatic
+/// dependent launch lets later work start at (CUDA's
+/// cudaGraphKernelNodePort values): every block has called
+/// cudaTriggerProgrammaticLaunchCompletion or exited, or every block has
+/// begun.
+enum class completion_port { programmatic = 1, launch_completion = 2 };
 
 class command : public std::enable_shared_from_this<command> {
  public:
@@ -44,9 +53,17 @@ class command : public std::enable_shared_from_this<command> {
 
   /// The stream's number in the trace (0: the legacy default stream).
   std::uint64_t stream_id = 0;
-  /// The stream's priority: a grid's blocks go before those of grids with a
-  /// numerically greater one.
-  int priority = 0;
+  /// The stream's priority, unless a launch gave its own: a grid's blocks go
+  /// before those of grids with a numerically greater one.
+  static constexpr int stream_priority = INT_MIN;
+  int priority = stream_priority;
+
+  /// The kernels this command was allowed to overlap (programmatic dependent
+  /// launch): cudaGridDependencySynchronize waits for them, and the command
+  /// completes only after them, so that the work after it in its stream
+  /// still sees them done. Set while the command is linked in, read once it
+  /// runs.
+  const std::vector<std::shared_ptr<command>>& programmatic_primaries() const { return primaries_; }
 
   /// Runs a host task or host function; grids and markers do nothing here.
   virtual void run_on_host() {}
@@ -65,6 +82,11 @@ class command : public std::enable_shared_from_this<command> {
   std::vector<std::shared_ptr<command>> successors_;
   std::vector<std::function<void()>> continuations_;
   command_graph* graph_ = nullptr;
+  // Programmatic dependent launch; guarded by the graph's mutex. A point is
+  // a marker whose primaries_ is the kernel it belongs to.
+  std::vector<std::shared_ptr<command>> primaries_;
+  std::array<std::shared_ptr<command>, 2> ports_;  // pending points, by completion_port - 1
+  std::array<bool, 2> port_fired_{false, false};
 
  public:
   /// The graph the command was enqueued in; it reports completion there.

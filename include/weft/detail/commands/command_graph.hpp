@@ -101,16 +101,23 @@ class command_graph {
   }
 
   /// Links `c` into stream `s` (after `also`, if given: an event's record)
-  /// and starts it if nothing it depends on is pending.
-  void enqueue(CUstream_st& s, std::shared_ptr<command> c, const std::shared_ptr<command>& also = nullptr) {
+  /// and starts it if nothing it depends on is pending. With `programmatic`
+  /// (a kernel launched with programmatic stream serialization), a kernel
+  /// before it in the stream holds it back only until that kernel's blocks
+  /// have all triggered (or exited), not until it completes.
+  void enqueue(CUstream_st& s, std::shared_ptr<command> c, const std::shared_ptr<command>& also = nullptr,
+               bool programmatic = false) {
     c->stream_id = s.id;
-    c->priority = s.priority;
+    if (c->priority == command::stream_priority) c->priority = s.priority;
     c->graph_ = this;
     trace::enqueued(c.get(), device_, c->stream_id);
     {
       std::lock_guard lock(mutex_);
       outstanding_.fetch_add(1, std::memory_order_relaxed);
-      link(s.last, *c);
+      if (programmatic && s.last && s.last->kind() == command_kind::grid)
+        link(port_locked(*s.last, completion_port::programmatic), *c);
+      else
+        link(s.last, *c);
       if (also && also->graph_ == this) link(also, *c);
       if (s.legacy) {
         prune_streams();
@@ -133,25 +140,35 @@ class command_graph {
   /// else: a node of a CUDA graph launch, whose order within the launch is
   /// the graph's edges; only the launch's first and last commands take part
   /// in stream `s`'s order. It is drawn on `s`'s row of the timeline.
+  /// `at_port` names, for each of `before`, the point of that kernel that
+  /// `c` waits for (a programmatic edge), or is empty: completion.
   void enqueue_after(const CUstream_st& s, std::shared_ptr<command> c,
-                     const std::vector<std::shared_ptr<command>>& before) {
-    enqueue_after(s.id, s.priority, std::move(c), before);
+                     const std::vector<std::shared_ptr<command>>& before, const std::vector<int>& at_port = {}) {
+    enqueue_after(s.id, s.priority, std::move(c), before, at_port);
   }
 
   /// The same, for a command that a running command enqueues (a conditional
   /// graph node's body), when the stream may be gone: its number and
-  /// priority are enough.
+  /// priority are enough. A command with a priority of its own (a kernel
+  /// node's attribute) keeps it.
   void enqueue_after(std::uint64_t stream_id, int priority, std::shared_ptr<command> c,
-                     const std::vector<std::shared_ptr<command>>& before) {
+                     const std::vector<std::shared_ptr<command>>& before, const std::vector<int>& at_port = {}) {
     c->stream_id = stream_id;
-    c->priority = priority;
+    if (c->priority == command::stream_priority) c->priority = priority;
     c->graph_ = this;
     trace::enqueued(c.get(), device_, c->stream_id);
     {
       std::lock_guard lock(mutex_);
       outstanding_.fetch_add(1, std::memory_order_relaxed);
-      for (const auto& b : before)
-        if (!b->graph_ || b->graph_ == this) link(b, *c);
+      for (std::size_t i = 0; i < before.size(); ++i) {
+        const auto& b = before[i];
+        if (b->graph_ && b->graph_ != this) continue;
+        int port = i < at_port.size() ? at_port[i] : 0;
+        if (port != 0 && b->kind() == command_kind::grid)
+          link(port_locked(*b, static_cast<completion_port>(port)), *c);
+        else
+          link(b, *c);
+      }
     }
     // An event recorded on another device (a graph's event wait node): its
     // graph guards its successors, as in enqueue.
@@ -172,8 +189,13 @@ class command_graph {
   }
 
   /// A grid's last block finished (called by the SM worker that ran it), or
-  /// a host function returned.
+  /// a host function returned. A kernel that overlapped others completes
+  /// once they have.
   static void complete(command& c) {
+    if (command* primary = c.kind() == command_kind::marker ? nullptr : unfinished_primary(c)) {
+      when_done(*primary, [c = c.shared_from_this()] { complete(*c); });
+      return;
+    }
     std::vector<std::shared_ptr<command>> ready;
     finish(c, ready);
     start(std::move(ready));
@@ -191,6 +213,31 @@ class command_graph {
       }
     }
     then();
+  }
+
+  /// A point of kernel `primary` (a grid enqueued in this graph) that other
+  /// commands may be linked after: it completes when the kernel reaches
+  /// `port` (fire), at once if it has. Whatever is linked after it learns
+  /// that it overlaps `primary` (see link).
+  std::shared_ptr<command> port(command& primary, completion_port port) {
+    std::lock_guard lock(mutex_);
+    return port_locked(primary, port);
+  }
+
+  /// Kernel `primary` has reached `port`: its point, if one was asked for,
+  /// completes. Called once per port by the SM worker that got it there.
+  static void fire(command& primary, completion_port port) {
+    std::shared_ptr<command> point;
+    {
+      std::lock_guard lock(primary.graph_->mutex_);
+      auto at = static_cast<std::size_t>(port) - 1;
+      primary.port_fired_[at] = true;
+      point.swap(primary.ports_[at]);
+    }
+    if (point) {
+      trace::started(point.get());
+      complete(*point);
+    }
   }
 
   /// The command the stream ends with now, or null when it has none pending.
@@ -226,9 +273,62 @@ class command_graph {
  private:
   // Called with the mutex of `before`'s graph held.
   static void link(const std::shared_ptr<command>& before, command& after) {
-    if (!before || before->done()) return;
+    if (!before) return;
+    // A marker passes on the kernels it let through early, even once it has
+    // completed (which happens as soon as they trigger): a kernel or marker
+    // after it overlaps them too; a copy or host function, which has no
+    // cudaGridDependencySynchronize, waits for their completion instead, as
+    // does anything on another device. A marker's primaries are kernels of
+    // its own graph, whose mutex is the one held.
+    if (before->kind() == command_kind::marker)
+      for (const auto& primary : before->primaries_) {
+        if (primary->done()) continue;
+        bool overlaps = after.kind() == command_kind::grid || after.kind() == command_kind::marker;
+        if (overlaps && primary->graph_ == after.graph_) {
+          if (std::find(after.primaries_.begin(), after.primaries_.end(), primary) == after.primaries_.end())
+            after.primaries_.push_back(primary);
+        } else {
+          primary->successors_.push_back(after.shared_from_this());
+          after.pending_.fetch_add(1, std::memory_order_relaxed);
+        }
+      }
+    if (before->done()) return;
     before->successors_.push_back(after.shared_from_this());
     after.pending_.fetch_add(1, std::memory_order_relaxed);
+  }
+
+  // Called with mutex_ held; `primary` was enqueued here.
+  std::shared_ptr<command> port_locked(command& primary, completion_port port) {
+    auto at = static_cast<std::size_t>(port) - 1;
+    auto point = primary.ports_[at];
+    if (point) return point;
+    point = std::make_shared<marker>(port == completion_port::programmatic ? "programmatic launch point"
+                                                                           : "launch completion point");
+    point->stream_id = primary.stream_id;
+    point->graph_ = this;
+    if (!primary.done()) point->primaries_.push_back(primary.shared_from_this());
+    trace::enqueued(point.get(), device_, point->stream_id);
+    outstanding_.fetch_add(1, std::memory_order_relaxed);
+    if (primary.port_fired_[at]) {
+      // Reached already: a point that has completed, which still passes the
+      // kernel on to what follows it.
+      point->completed_at_ = std::chrono::steady_clock::now();
+      point->done_.store(true, std::memory_order_release);
+      trace::started(point.get());
+      trace::finished(point.get(), trace::slice_kind::marker, point->completed_at(),
+                      [&point] { return point->describe(); });
+      outstanding_.fetch_sub(1, std::memory_order_relaxed);
+      return point;
+    }
+    primary.ports_[at] = point;
+    return point;
+  }
+
+  // A kernel `c` overlapped that has not completed yet.
+  static command* unfinished_primary(command& c) {
+    for (const auto& p : c.primaries_)
+      if (!p->done()) return p.get();
+    return nullptr;
   }
 
   // Each command is finished and started through the graph it was enqueued
@@ -243,6 +343,9 @@ class command_graph {
       c.done_.store(true, std::memory_order_release);
       successors.swap(c.successors_);
       continuations.swap(c.continuations_);
+      // A finished kernel's primaries are done; a marker keeps them, to pass
+      // on (see link), until it is destroyed.
+      if (c.kind() != command_kind::marker) c.primaries_.clear();
     }
     trace::finished(&c, trace_kind(c.kind()), c.completed_at(), [&c] { return c.describe(); });
     for (auto& then : continuations) then();

@@ -14,6 +14,7 @@
 
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/graphs/conditional_nodes.hpp"
+#include "weft/detail/graphs/kernel_node_attributes.hpp"
 #include "weft/detail/memory/memory_layout.hpp"
 #include "weft/detail/runtime/kernel_registry.hpp"
 
@@ -30,7 +31,7 @@ struct kernel_work {
   unsigned shared_bytes = 0;
   dim3 cluster{1, 1, 1};
   std::shared_ptr<const bound_arguments> arguments;
-  bool cooperative = false;  // a captured cudaLaunchCooperativeKernel
+  kernel_node_attributes attributes;  // a captured cudaLaunchCooperativeKernel sets cooperative
 };
 
 /// One side of a copy as cudaMemcpy3DParms gives it: a pitched pointer

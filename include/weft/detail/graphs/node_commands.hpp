@@ -42,8 +42,11 @@ struct node_launch {
 };
 
 inline std::shared_ptr<command> node_command(const kernel_work& w, node_launch at) {
-  launch_shape shape{w.grid, w.block, w.shared_bytes, at.rt.stack_bytes(), at.rt.ordinal(), w.cluster, w.cooperative};
-  return w.arguments->make_grid(shape);
+  launch_shape shape{w.grid,          w.block,   w.shared_bytes,          at.rt.stack_bytes(),
+                     at.rt.ordinal(), w.cluster, w.attributes.cooperative};
+  std::shared_ptr<grid_job> grid = w.arguments->make_grid(shape);
+  grid->priority = w.attributes.priority;
+  return grid;
 }
 
 inline std::shared_ptr<command> node_command(const copy_work& w, node_launch at) {

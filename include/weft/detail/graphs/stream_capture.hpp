@@ -351,31 +351,41 @@ inline std::optional<cudaError_t> capture_event_wait(CUstream_st& s, CUevent_st*
   return cudaSuccess;
 }
 
-/// A graph of an executable graph's steps as they are now (updates and
-/// disabled nodes included), for the child graph node that a launch into a
-/// capturing stream becomes; null for one with conditional nodes, whose
-/// handles belong to the executable graph.
-inline std::shared_ptr<CUgraph_st> graph_of(CUgraphExec_st& exec) {
-  std::lock_guard lock(exec.launching);
+/// A graph of executable-graph steps as they are now (disabled steps as
+/// empty nodes, conditional steps as conditional nodes with their bodies),
+/// for the child graph node that a launch into a capturing stream becomes.
+inline std::shared_ptr<CUgraph_st> graph_of(const step_list& steps) {
   auto g = std::make_shared<CUgraph_st>();
   std::vector<CUgraphNode_st*> made;
-  for (const graph_step& step : exec.steps) {
-    if (std::holds_alternative<conditional_step>(step.work)) return nullptr;
-    node_work work = empty_work{};
-    if (step.enabled)
-      work = std::visit(
-          [](const auto& w) -> node_work {
-            if constexpr (std::is_same_v<std::decay_t<decltype(w)>, conditional_step>)
-              return empty_work{};
-            else
-              return w;
-          },
-          step.work);
-    CUgraphNode_st* n = g->add(std::move(work));
+  for (const graph_step& step : steps) {
+    node_work work = std::visit(
+        [](const auto& w) -> node_work {
+          if constexpr (std::is_same_v<std::decay_t<decltype(w)>, conditional_step>) {
+            conditional_work c{w.handle, w.kind, {}, std::make_shared<std::vector<CUgraph_st*>>()};
+            for (const step_list& body : w.bodies) {
+              c.bodies.push_back(graph_of(body));
+              c.body_handles->push_back(c.bodies.back().get());
+            }
+            return c;
+          } else {
+            return w;
+          }
+        },
+        step.work);
+    CUgraphNode_st* n = g->add(step.enabled ? std::move(work) : node_work{empty_work{}});
     for (std::size_t a : step.after) CUgraph_st::add_edge(made[a], n);
     made.push_back(n);
   }
   return g;
+}
+
+inline std::shared_ptr<CUgraph_st> graph_of(const CUgraphExec_st& exec) { return graph_of(exec.steps); }
+
+/// The same for an executable graph, whose steps change only under
+/// `launching` (graph updates).
+inline std::shared_ptr<CUgraph_st> graph_of(CUgraphExec_st& exec) {
+  std::lock_guard lock(exec.launching);
+  return graph_of(exec.steps);
 }
 
 /// Whether `from` is `to` or one of its ancestors.

@@ -1,6 +1,7 @@
 // cudaDeviceSetLimit's limits other than the stack size (which the runtime
 // itself keeps: runtime::stack_bytes), per device. They are kept and reported
-// back but change nothing yet.
+// back but change nothing yet (the persisting L2 set-aside has no cache to
+// act on).
 #pragma once
 
 #include <array>

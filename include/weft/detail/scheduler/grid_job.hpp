@@ -19,6 +19,7 @@
 #include "weft/detail/executor/block_groups.hpp"
 #include "weft/detail/executor/builtin_variables.hpp"
 #include "weft/detail/scheduler/kernel_identity.hpp"
+#include "weft/detail/scheduler/programmatic_launch.hpp"
 
 namespace weft::detail {
 
@@ -96,12 +97,30 @@ class grid_job : public command {
     // Runtime calls made by the kernel (a launch from device code, say) go to
     // the grid's device, as they would on a GPU.
     current_device = shape_.device;
-    if (!groups_) return run_range(executor, first, end);
-    // Claims are one block each here (see set_chunk_for).
-    std::uint64_t block = groups_->block_of(first);
-    groups_->run_member(first, block, describe_block(block), executor, shape_.dynamic_shared_bytes,
-                        [&] { run_range(executor, block, block + 1); });
+    if (watches_launch_ && begun_.fetch_add(end - first, std::memory_order_acq_rel) + (end - first) == block_count_)
+      command_graph::fire(*this, completion_port::launch_completion);
+    programmatic_scope& scope = running_programmatic;
+    scope = {this, &triggered_, block_count_, triggers_at_start_, ~std::uint64_t{0}, 0};
+    if (triggers_at_start_) count_triggered_blocks(*this, triggered_, block_count_, end - first);
+    if (!groups_) {
+      run_range(executor, first, end);
+    } else {
+      // Claims are one block each here (see set_chunk_for).
+      std::uint64_t block = groups_->block_of(first);
+      groups_->run_member(first, block, describe_block(block), executor, shape_.dynamic_shared_bytes,
+                          [&] { run_range(executor, block, block + 1); });
+    }
+    // A block that exits without triggering triggers as it exits.
+    if (!triggers_at_start_)
+      count_triggered_blocks(*this, triggered_, block_count_, end - first - scope.triggered_here);
+    scope.grid = nullptr;
   }
+
+  /// Programmatic dependent launch: every block triggers as it begins
+  /// (cudaLaunchAttributeProgrammaticEvent's triggerAtBlockStart), and the
+  /// launch completion point is wanted. Set before the grid is enqueued.
+  void trigger_at_block_start() { triggers_at_start_ = true; }
+  void watch_launch_completion() { watches_launch_ = true; }
 
   /// Counts finished blocks; true when they were the grid's last ones.
   bool finish_blocks(std::uint64_t count) {
@@ -153,6 +172,10 @@ class grid_job : public command {
   std::atomic<std::uint64_t> next_block_{0};
   std::atomic<std::uint64_t> finished_blocks_{0};
   std::atomic<bool> failed_{false};
+  std::atomic<std::uint64_t> triggered_{0};  // blocks that triggered or exited
+  std::atomic<std::uint64_t> begun_{0};      // blocks begun, counted when watches_launch_
+  bool triggers_at_start_ = false;
+  bool watches_launch_ = false;
   std::unique_ptr<block_groups> groups_;  // for cooperative and cluster launches
 
   static std::uint64_t next_serial() {
