@@ -149,9 +149,9 @@ inline namespace weft_legacy_default_stream {
 /// Returns at once. The nodes run in dependency order, those without a
 /// path between them at the same time; the stream's later work waits for all.
 /// Into a capturing stream, the launch becomes a child graph node holding
-/// the executable graph's nodes. cudaErrorInvalidValue while an allocation
-/// an earlier launch left allocated is not freed (unless instantiated with
-/// AutoFreeOnLaunch).
+/// the executable graph's nodes as they are now. cudaErrorInvalidValue
+/// while an allocation an earlier launch left allocated is not freed (unless
+/// instantiated with AutoFreeOnLaunch).
 inline cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) {
   using namespace weft::detail;
   if (cudaError_t e = check_caller(false)) return e;

@@ -133,10 +133,11 @@ inline instantiate_outcome flatten(const CUgraph_st& g, const std::vector<std::s
     entry_of_shape.type = static_cast<int>(n->work.index());
     for (const CUgraphNode_st* d : n->dependencies) entry_of_shape.dependencies.push_back(order.at(d));
   }
+  // First in, first placed: nodes without an order between them are
+  // enqueued in the order they were created, as an H100 starts them.
   std::size_t placed = 0;
-  while (!ready.empty()) {
-    const CUgraphNode_st* n = ready.back();
-    ready.pop_back();
+  for (std::size_t next = 0; next < ready.size(); ++next) {
+    const CUgraphNode_st* n = ready[next];
     ++placed;
     graph_shape::node& node_shape = shape.nodes[order.at(n)];
     std::vector<std::size_t> after = entry;
