@@ -102,6 +102,17 @@ inline cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t h
   return cudaSuccess;
 }
 
+/// The form of CUDA before 12 that cuda_runtime.h keeps for C++
+/// (cuda-samples' jacobiCudaGraphs calls it): either output may be null.
+inline cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph, cudaGraphNode_t* hErrorNode_out,
+                                       cudaGraphExecUpdateResult* updateResult_out) {
+  cudaGraphExecUpdateResultInfo info{cudaGraphExecUpdateError, nullptr, nullptr};
+  cudaError_t status = cudaGraphExecUpdate(hGraphExec, hGraph, &info);
+  if (hErrorNode_out) *hErrorNode_out = info.errorNode;
+  if (updateResult_out) *updateResult_out = info.result;
+  return status;
+}
+
 inline cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node,
                                                     const cudaKernelNodeParams* pNodeParams) {
   weft::detail::kernel_work work;

@@ -6,7 +6,11 @@
 // and a last command that take part in the stream's order like any other:
 // the steps start once the stream's earlier work is done, and the stream's
 // later work waits for all of them. Steps without a path between them are
-// independent commands and run at the same time.
+// independent commands and run at the same time. A conditional node's step
+// cannot be commands fixed at launch, as kernels of the launch decide it: it
+// enqueues its chosen body when it runs (conditional_command). The executable
+// graph remembers which node each step came from (graph_shape), so that
+// updates (graph_update.hpp) can find it.
 #pragma once
 
 #include <algorithm>

@@ -158,6 +158,12 @@ TEST_CASE("cudaGraphExecUpdate refuses other topologies, types and parameters, c
     check_failed_with(cudaGraphExecUpdate(exec, other.graph, &info), cudaErrorGraphExecUpdateFailure);
     CHECK(info.result == cudaGraphExecUpdateErrorTopologyChanged);
     CHECK(info.errorNode == nullptr);
+    // The 4-argument form of cuda_runtime.h says the same.
+    cudaGraphNode_t error_node = extra;
+    cudaGraphExecUpdateResult result = cudaGraphExecUpdateSuccess;
+    check_failed_with(cudaGraphExecUpdate(exec, other.graph, &error_node, &result), cudaErrorGraphExecUpdateFailure);
+    CHECK(result == cudaGraphExecUpdateErrorTopologyChanged);
+    CHECK(error_node == nullptr);
   }
   SUBCASE("an edge missing: the node whose dependencies differ") {
     set_then_add other(d, 2, 20);
