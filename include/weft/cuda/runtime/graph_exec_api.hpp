@@ -22,6 +22,8 @@
 #include "weft/detail/runtime/runtime.hpp"
 #include "weft/detail/streams/stream_registry.hpp"
 
+static_assert(weft::detail::use_node_priority_flag == cudaGraphInstantiateFlagUseNodePriority);
+
 namespace weft::surface {
 
 /// cudaGraphInstantiateWithParams' work; the other forms report less.
@@ -64,11 +66,10 @@ inline cudaError_t instantiate_graph(cudaGraphExec_t* pGraphExec, cudaGraph_t gr
     }
     return cudaErrorInvalidValue;
   }
-  // Without the flag, kernel nodes run at the priority of the stream the
-  // graph is launched into, as in CUDA.
-  if (!(flags & cudaGraphInstantiateFlagUseNodePriority))
-    for (auto& step : exec->steps)
-      if (auto* k = std::get_if<kernel_work>(&step.work)) k->attributes.priority = command::stream_priority;
+  // Without cudaGraphInstantiateFlagUseNodePriority kernel nodes run at the
+  // priority of the stream the graph is launched into, as in CUDA: each
+  // launch reads the flag (graph_exec.hpp's launch_target), so nodes that
+  // cudaGraphExecUpdate brings in and conditional bodies follow it too.
   // Upload is not kept: cudaGraphExecGetFlags does not return it.
   exec->flags = flags & ~static_cast<unsigned long long>(cudaGraphInstantiateFlagUpload);
   if (only_one) graph->instantiation = exec->alive;
