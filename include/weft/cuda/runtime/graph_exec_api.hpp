@@ -15,10 +15,14 @@
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/error_state.hpp"
 #include "weft/detail/graphs/graph_exec.hpp"
+#include "weft/detail/graphs/graph_memory.hpp"
+#include "weft/detail/graphs/graph_memory_launch.hpp"
 #include "weft/detail/graphs/stream_capture.hpp"
 #include "weft/detail/runtime/caller_checks.hpp"
 #include "weft/detail/runtime/runtime.hpp"
 #include "weft/detail/streams/stream_registry.hpp"
+
+static_assert(weft::detail::use_node_priority_flag == cudaGraphInstantiateFlagUseNodePriority);
 
 namespace weft::surface {
 
@@ -29,7 +33,8 @@ inline cudaError_t instantiate_graph(cudaGraphExec_t* pGraphExec, cudaGraph_t gr
   using namespace weft::detail;
   *result = cudaGraphInstantiateError;
   *errNode = nullptr;
-  if (!pGraphExec || !graph) return cudaErrorInvalidValue;
+  // A graph moved into a child graph node is instantiated with its parent only.
+  if (!pGraphExec || !graph || graph->moved_into_parent) return cudaErrorInvalidValue;
   constexpr unsigned long long accepted = cudaGraphInstantiateFlagAutoFreeOnLaunch | cudaGraphInstantiateFlagUpload |
                                           cudaGraphInstantiateFlagUseNodePriority;
   if (flags & cudaGraphInstantiateFlagDeviceLaunch) return cudaErrorNotSupported;
@@ -39,8 +44,9 @@ inline cudaError_t instantiate_graph(cudaGraphExec_t* pGraphExec, cudaGraph_t gr
   // CUDA allows one executable graph at a time of a graph with conditional
   // nodes: the handles' values are the graph's. The code is the one an
   // H100 gives for a graph with memory nodes, which has the same rule.
-  bool conditional = graph->has_conditional_nodes();
-  if (conditional && !graph->instantiation.expired()) return cudaErrorNotSupported;
+  // The same holds for memory nodes, whose allocations are the graph's.
+  bool only_one = graph->has_conditional_nodes() || has_memory_nodes(*graph);
+  if (only_one && !graph->instantiation.expired()) return cudaErrorNotSupported;
   instantiate_outcome outcome;
   auto exec = instantiate(*graph, outcome);
   if (!exec) {
@@ -60,13 +66,13 @@ inline cudaError_t instantiate_graph(cudaGraphExec_t* pGraphExec, cudaGraph_t gr
     }
     return cudaErrorInvalidValue;
   }
-  // Without the flag, kernel nodes run at the priority of the stream the
-  // graph is launched into, as in CUDA.
-  exec->use_node_priority = (flags & cudaGraphInstantiateFlagUseNodePriority) != 0;
-  if (!exec->use_node_priority) drop_node_priorities(exec->steps);
+  // Without cudaGraphInstantiateFlagUseNodePriority kernel nodes run at the
+  // priority of the stream the graph is launched into, as in CUDA: each
+  // launch reads the flag (graph_exec.hpp's launch_target), so nodes that
+  // cudaGraphExecUpdate brings in and conditional bodies follow it too.
   // Upload is not kept: cudaGraphExecGetFlags does not return it.
   exec->flags = flags & ~static_cast<unsigned long long>(cudaGraphInstantiateFlagUpload);
-  if (conditional) graph->instantiation = exec->alive;
+  if (only_one) graph->instantiation = exec->alive;
   *pGraphExec = exec.release();
   *result = cudaGraphInstantiateSuccess;
   return cudaSuccess;
@@ -75,9 +81,11 @@ inline cudaError_t instantiate_graph(cudaGraphExec_t* pGraphExec, cudaGraph_t gr
 }  // namespace weft::surface
 
 /// A graph whose edges form a cycle is refused with cudaErrorInvalidValue.
-/// Of the flags, cudaGraphInstantiateFlagAutoFreeOnLaunch is accepted and
-/// changes nothing yet (no memory nodes); ...UseNodePriority runs kernel
-/// nodes at their cudaLaunchAttributePriority; ...Upload belongs to cudaGraphInstantiateWithParams
+/// A graph with memory allocation or free nodes may have one executable
+/// graph at a time: a second is cudaErrorNotSupported until the first is
+/// destroyed. Of the flags, cudaGraphInstantiateFlagAutoFreeOnLaunch makes
+/// each launch free what the previous one left allocated; ...UseNodePriority
+/// runs kernel nodes at their cudaLaunchAttributePriority; ...Upload belongs to cudaGraphInstantiateWithParams
 /// (cudaErrorInvalidValue here, as in CUDA); ...DeviceLaunch is not there
 /// yet (cudaErrorNotSupported).
 inline cudaError_t cudaGraphInstantiate(cudaGraphExec_t* pGraphExec, cudaGraph_t graph, unsigned long long flags = 0) {
@@ -142,7 +150,9 @@ inline namespace weft_legacy_default_stream {
 /// Returns at once. The nodes run in dependency order, those without a
 /// path between them at the same time; the stream's later work waits for all.
 /// Into a capturing stream, the launch becomes a child graph node holding
-/// the executable graph's nodes.
+/// the executable graph's nodes as they are now. cudaErrorInvalidValue
+/// while an allocation an earlier launch left allocated is not freed (unless
+/// instantiated with AutoFreeOnLaunch).
 inline cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) {
   using namespace weft::detail;
   if (cudaError_t e = check_caller(false)) return e;
@@ -151,6 +161,7 @@ inline cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t strea
   if (!s) return record(cudaErrorInvalidResourceHandle);
   if (cudaError_t sticky = fault(s->device).code()) return record(sticky);
   if (auto captured = capture_into(*s, [&] { return child_work{graph_of(*graphExec)}; })) return *captured;
+  if (cudaError_t e = launch_memory_nodes(*graphExec)) return record(e);
   launch_graph(*graphExec, *s, runtime::get(s->device));
   return cudaSuccess;
 }

@@ -54,7 +54,8 @@ cudaError_t set_exec_node(cudaGraphExec_t exec, cudaGraphNode_t node, const weft
   if (!shape || shape->type != kind_index<W>()) return cudaErrorInvalidValue;
   std::lock_guard lock(exec->launching);
   graph_step& step = exec->step_at(shape->place);
-  if (check_work_change(step.work, now, exec->use_node_priority) != update_refusal::none) return cudaErrorInvalidValue;
+  if (check_work_change(step.work, now, uses_node_priorities(*exec)) != update_refusal::none)
+    return cudaErrorInvalidValue;
   step.work = as_step(now);
   return cudaSuccess;
 }
@@ -123,20 +124,21 @@ inline cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec, 
   if (!hGraphExec || !node) return record(cudaErrorInvalidValue);
   const graph_shape::node* shape = hGraphExec->find(node);
   if (!shape || shape->type != kind_index<kernel_work>()) return record(cudaErrorInvalidValue);
-  kernel_node_attributes keep;
+  kernel_work keep;
   {
     std::lock_guard lock(hGraphExec->launching);
-    keep = std::get<kernel_work>(hGraphExec->step_at(shape->place).work).attributes;
+    keep = std::get<kernel_work>(hGraphExec->step_at(shape->place).work);
   }
   kernel_work work;
-  if (cudaError_t e = weft::surface::kernel_work_of(pNodeParams, work, keep)) return record(e);
+  if (cudaError_t e = weft::surface::kernel_work_of(pNodeParams, work, &keep)) return record(e);
   return record(weft::surface::set_exec_node<kernel_work>(hGraphExec, node, work));
 }
 
 /// Only 1D copies, to and from memory of the same devices and kinds as before.
 inline cudaError_t cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void* dst,
                                                       const void* src, std::size_t count, cudaMemcpyKind kind) {
-  if (cudaError_t e = weft::detail::check_copy({dst, count, 0, src, count, 0, count, 1, 1}, kind))
+  if (cudaError_t e = weft::detail::check_copy({dst, count, 0, src, count, 0, count, 1, 1}, kind,
+                                               weft::detail::is_device_or_graph_range))
     return weft::detail::record(e);
   return weft::detail::record(weft::surface::set_exec_node<weft::detail::copy_work>(
       hGraphExec, node, weft::detail::copy_work::linear(dst, src, count, kind)));

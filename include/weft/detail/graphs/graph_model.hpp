@@ -7,8 +7,10 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <map>
 #include <memory>
 #include <unordered_map>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -149,10 +151,25 @@ struct CUgraph_st {
   // For a clone: each node of the original graph -> its copy here
   // (cudaGraphNodeFindInClone).
   std::unordered_map<const CUgraphNode_st*, CUgraphNode_st*> copies_of;
+  // Moved into a child graph node (cudaGraphChildGraphOwnershipMove): the
+  // node owns it, and it can no longer be destroyed, instantiated or
+  // embedded on its own, nor receive memory nodes.
+  bool moved_into_parent = false;
+
+  // Programmatic edges (from -> to): the kernel port of `from` that `to`
+  // waits for (cudaGraphKernelNodePortProgrammatic or ...LaunchCompletion);
+  // an edge not named here is an ordinary one.
+  std::map<std::pair<const CUgraphNode_st*, const CUgraphNode_st*>, unsigned char> edge_ports;
+
+  unsigned char port_of(const CUgraphNode_st* from, const CUgraphNode_st* to) const {
+    auto it = edge_ports.find({from, to});
+    return it == edge_ports.end() ? 0 : it->second;
+  }
+
   // cudaGraphConditionalHandleCreate's handles for this graph.
   std::vector<std::shared_ptr<weft::detail::conditional_handle>> handles;
   // The executable graph made from it, while one exists, for a graph with
-  // conditional nodes, of which CUDA allows one at a time.
+  // conditional or memory nodes, of which CUDA allows one at a time.
   std::weak_ptr<const void> instantiation;
   // For a conditional node's body: the graph that holds the node, whose
   // handles (and its own enclosing graphs') the body's conditionals may use.
@@ -183,6 +200,7 @@ struct CUgraph_st {
   static void remove_edge(CUgraphNode_st* from, CUgraphNode_st* to) {
     std::erase(from->dependents, to);
     std::erase(to->dependencies, from);
+    from->owner->edge_ports.erase({from, to});
   }
 
   /// Removes the node and every edge that touches it.
@@ -190,6 +208,7 @@ struct CUgraph_st {
     for (CUgraphNode_st* d : n->dependencies) std::erase(d->dependents, n);
     for (CUgraphNode_st* d : n->dependents) std::erase(d->dependencies, n);
     std::erase_if(copies_of, [&](const auto& entry) { return entry.second == n; });
+    std::erase_if(edge_ports, [&](const auto& entry) { return entry.first.first == n || entry.first.second == n; });
     std::erase_if(nodes, [&](const auto& each) { return each.get() == n; });
   }
 
@@ -206,6 +225,7 @@ struct CUgraph_st {
     }
     for (const auto& n : nodes)
       for (CUgraphNode_st* d : n->dependencies) add_edge(to.at(d), to.at(n.get()));
+    for (const auto& [edge, port] : edge_ports) copy->edge_ports[{to.at(edge.first), to.at(edge.second)}] = port;
     return copy;
   }
 };

@@ -104,6 +104,10 @@ inline step_work as_step(const node_work& now) {
       now);
 }
 
+/// Whether `exec` runs kernel steps at their nodes' priorities
+/// (cudaGraphInstantiateFlagUseNodePriority), which an update may then not change.
+inline bool uses_node_priorities(const CUgraphExec_st& exec) { return (exec.flags & use_node_priority_flag) != 0; }
+
 /// Pairs `g`'s nodes with `shape`'s and lists the changes that give the
 /// executable graph `g`'s parameters, or says why it cannot.
 inline update_outcome plan_update(CUgraphExec_st& exec, const graph_shape& shape, const CUgraph_st& g,
@@ -136,7 +140,7 @@ inline update_outcome plan_update(CUgraphExec_st& exec, const graph_shape& shape
           return inner;
       changes.push_back({paired.place, std::nullopt, c->handle});
     } else {
-      if (auto refusal = check_work_change(exec.step_at(paired.place).work, n->work, exec.use_node_priority);
+      if (auto refusal = check_work_change(exec.step_at(paired.place).work, n->work, uses_node_priorities(exec));
           refusal != update_refusal::none)
         return {refusal, n};
       changes.push_back({paired.place, as_step(n->work), nullptr});
@@ -154,8 +158,6 @@ inline void apply_update(CUgraphExec_st& exec, std::vector<step_change>& changes
       std::get<conditional_step>(step.work).handle = std::move(change.handle);
     else
       step.work = std::move(*change.work);
-    if (auto* k = std::get_if<kernel_work>(&step.work); k && !exec.use_node_priority)
-      k->attributes.priority = command::stream_priority;
   }
   exec.handles.clear();
   collect_handles(exec.steps, exec.handles);
