@@ -116,6 +116,18 @@ inline bool allowed_in_body(const node_work& work) {
       work);
 }
 
+/// The steps from `first` on that no later step waits for: waiting for them
+/// is waiting for all of them.
+inline std::vector<std::size_t> unawaited_steps(const step_list& steps, std::size_t first) {
+  std::vector<bool> awaited(steps.size(), false);
+  for (std::size_t i = first; i < steps.size(); ++i)
+    for (std::size_t a : steps[i].after) awaited[a] = true;
+  std::vector<std::size_t> last;
+  for (std::size_t i = first; i < steps.size(); ++i)
+    if (!awaited[i]) last.push_back(i);
+  return last;
+}
+
 /// Appends `g`'s nodes to `steps` in dependency order; roots wait for
 /// `entry`. Records each node's place and edges in `shape`, and, in `exit`,
 /// the step that completes each node (a child graph's joining step).
@@ -127,6 +139,7 @@ inline instantiate_outcome flatten(const CUgraph_st& g, const std::vector<std::s
                                    std::unordered_map<const CUgraphNode_st*, std::size_t>& exit) {
   std::unordered_map<const CUgraphNode_st*, std::size_t> waiting, order;
   std::vector<const CUgraphNode_st*> ready;
+  const std::size_t first_step = steps.size();
   shape.nodes.resize(g.nodes.size());
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     const CUgraphNode_st* n = g.nodes[i].get();
@@ -184,6 +197,12 @@ inline instantiate_outcome flatten(const CUgraph_st& g, const std::vector<std::s
             failed.failure != instantiate_failure::none)
           return failed;
       }
+      // An H100 decides a conditional node after the work placed before it,
+      // even where no edge says so: cuda-samples' graphConditionalNodes adds
+      // its IF node with no dependency on the kernel that sets the value
+      // (numDependencies 0), and the GPU still sees the value set.
+      for (std::size_t last : unawaited_steps(steps, first_step))
+        if (std::find(after.begin(), after.end(), last) == after.end()) after.push_back(last);
       steps.push_back({std::move(step), std::move(after)});
     } else {
       steps.push_back({std::visit(

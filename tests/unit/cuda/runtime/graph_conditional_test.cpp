@@ -477,3 +477,30 @@ TEST_CASE("bodies filled by stream capture, and a conditional node added to a ca
   cudaFree(remaining);
   cudaFree(runs);
 }
+
+TEST_CASE("a conditional node is decided after the nodes placed before it, even with no edge between them") {
+  REQUIRE(registered);
+  // cuda-samples' graphConditionalNodes adds its IF node with no dependency
+  // on the kernel that sets the value; an H100 still decides by that value.
+  int* value = managed_int();
+  int* out = managed_int();
+  cudaGraph_t g = nullptr;
+  REQUIRE(cudaGraphCreate(&g, 0) == cudaSuccess);
+  cudaGraphConditionalHandle h = 0;
+  REQUIRE(cudaGraphConditionalHandleCreate(&h, g) == cudaSuccess);
+  add<&set_from>(g, {}, h, static_cast<const int*>(value));
+  conditional c = add_conditional(g, {}, h, cudaGraphCondTypeIf, 2);
+  add<&store>(c.bodies[0], {}, out, 1);
+  add<&store>(c.bodies[1], {}, out, 2);
+  cudaGraphExec_t exec = nullptr;
+  REQUIRE(cudaGraphInstantiate(&exec, g, 0) == cudaSuccess);
+  for (int v : {1, 0, 1}) {
+    *value = v;
+    run(exec);
+    CHECK(*out == (v ? 1 : 2));
+  }
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(g);
+  cudaFree(value);
+  cudaFree(out);
+}
