@@ -183,7 +183,7 @@ inline instantiate_outcome flatten(const CUgraph_st& g, const std::vector<std::s
       std::vector<std::size_t> last;
       for (const auto& c : child->graph->nodes)
         if (c->dependents.empty()) last.push_back(inner.at(c.get()));
-      steps.push_back({empty_work{}, child->graph->nodes.empty() ? after : last});
+      steps.push_back({empty_work{}, child->graph->nodes.empty() ? after : last, {}});
     } else if (const auto* conditional = std::get_if<conditional_work>(&n->work)) {
       conditional_step step{conditional->handle, conditional->kind, {}};
       step.bodies.resize(conditional->bodies.size());
@@ -203,7 +203,7 @@ inline instantiate_outcome flatten(const CUgraph_st& g, const std::vector<std::s
       // (numDependencies 0), and the GPU still sees the value set.
       for (std::size_t last : unawaited_steps(steps, first_step))
         if (std::find(after.begin(), after.end(), last) == after.end()) after.push_back(last);
-      steps.push_back({std::move(step), std::move(after)});
+      steps.push_back({std::move(step), std::move(after), {}});
     } else {
       steps.push_back({std::visit(
                            [](const auto& w) -> step_work {
