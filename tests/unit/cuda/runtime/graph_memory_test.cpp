@@ -492,3 +492,45 @@ TEST_CASE("captured cudaMallocAsync and cudaFreeAsync become allocation and free
   REQUIRE(cudaGraphDestroy(g) == cudaSuccess);
   REQUIRE(cudaStreamDestroy(s) == cudaSuccess);
 }
+
+TEST_CASE("a forked stream destroyed after its join leaves the capture going; before it, invalidated") {
+  // cuda-samples' graphMemoryNodes frees in a forked stream and destroys it
+  // before cudaStreamEndCapture.
+  cudaStream_t origin = nullptr;
+  REQUIRE(cudaStreamCreateWithFlags(&origin, cudaStreamNonBlocking) == cudaSuccess);
+  cudaEvent_t fork = nullptr, join = nullptr;
+  REQUIRE(cudaEventCreate(&fork) == cudaSuccess);
+  REQUIRE(cudaEventCreate(&join) == cudaSuccess);
+  for (bool joined : {true, false}) {
+    cudaStream_t side = nullptr;
+    REQUIRE(cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking) == cudaSuccess);
+    REQUIRE(cudaStreamBeginCapture(origin, cudaStreamCaptureModeGlobal) == cudaSuccess);
+    int* d = nullptr;
+    REQUIRE(cudaMallocAsync(&d, 64, origin) == cudaSuccess);
+    REQUIRE(cudaEventRecord(fork, origin) == cudaSuccess);
+    REQUIRE(cudaStreamWaitEvent(side, fork, 0) == cudaSuccess);
+    REQUIRE(cudaFreeAsync(d, side) == cudaSuccess);
+    if (joined) {
+      REQUIRE(cudaEventRecord(join, side) == cudaSuccess);
+      REQUIRE(cudaStreamWaitEvent(origin, join, 0) == cudaSuccess);
+    }
+    REQUIRE(cudaStreamDestroy(side) == cudaSuccess);
+    cudaGraph_t g = nullptr;
+    if (joined) {
+      REQUIRE(cudaStreamEndCapture(origin, &g) == cudaSuccess);
+      cudaGraphExec_t exec = nullptr;
+      REQUIRE(cudaGraphInstantiate(&exec, g, 0) == cudaSuccess);
+      REQUIRE(cudaGraphLaunch(exec, origin) == cudaSuccess);
+      REQUIRE(cudaGraphLaunch(exec, origin) == cudaSuccess);  // freed by the graph
+      REQUIRE(cudaStreamSynchronize(origin) == cudaSuccess);
+      REQUIRE(cudaGraphExecDestroy(exec) == cudaSuccess);
+      REQUIRE(cudaGraphDestroy(g) == cudaSuccess);
+    } else {
+      check_failed_with(cudaStreamEndCapture(origin, &g), cudaErrorStreamCaptureInvalidated);
+      CHECK(g == nullptr);
+    }
+  }
+  REQUIRE(cudaEventDestroy(fork) == cudaSuccess);
+  REQUIRE(cudaEventDestroy(join) == cudaSuccess);
+  REQUIRE(cudaStreamDestroy(origin) == cudaSuccess);
+}
