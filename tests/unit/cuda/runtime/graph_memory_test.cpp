@@ -67,6 +67,14 @@ int* build(cudaGraph_t g, int n, int value, int* out, bool free_in_graph, cudaGr
   return d;
 }
 
+// CUDA's `cudaGraphNodeParams p = {type};`, without -Wextra's warning
+// about the fields it leaves zero.
+cudaGraphNodeParams node_params(cudaGraphNodeType type) {
+  cudaGraphNodeParams p{};
+  p.type = type;
+  return p;
+}
+
 }  // namespace
 
 TEST_CASE("alloc -> kernel -> copy -> free in one graph, launched many times at one address") {
@@ -278,7 +286,7 @@ TEST_CASE("a graph with memory nodes: one executable graph, no clone, no deletio
   REQUIRE(cudaGraphCreate(&parent, 0) == cudaSuccess);
   cudaGraphNode_t child = nullptr;
   check_failed_with(cudaGraphAddChildGraphNode(&child, parent, nullptr, 0, g), cudaErrorNotSupported);
-  cudaGraphNodeParams embed = {cudaGraphNodeTypeGraph};
+  cudaGraphNodeParams embed = node_params(cudaGraphNodeTypeGraph);
   embed.graph.graph = g;
   embed.graph.ownership = cudaGraphChildGraphOwnershipClone;
   check_failed_with(cudaGraphAddNode(&child, parent, nullptr, nullptr, 0, &embed), cudaErrorNotSupported);
@@ -365,7 +373,7 @@ TEST_CASE("memory node calls refuse bad arguments with CUDA's codes") {
     REQUIRE(cudaGraphAddEmptyNode(&empty, other, nullptr, 0) == cudaSuccess);
     check_failed_with(cudaGraphMemAllocNodeGetParams(empty, &read), cudaErrorInvalidValue);
     // Allocation and free nodes' parameters cannot be set.
-    cudaGraphNodeParams set = {cudaGraphNodeTypeMemAlloc};
+    cudaGraphNodeParams set = node_params(cudaGraphNodeTypeMemAlloc);
     check_failed_with(cudaGraphNodeSetParams(n, &set), cudaErrorNotSupported);
   }
 
@@ -386,7 +394,7 @@ TEST_CASE("memory node calls refuse bad arguments with CUDA's codes") {
     // Freed in its own graph: no other graph may free it.
     check_failed_with(cudaGraphAddMemFreeNode(&again, other, nullptr, 0, d), cudaErrorInvalidValue);
     check_failed_with(cudaGraphMemFreeNodeGetParams(n, nullptr), cudaErrorInvalidValue);
-    cudaGraphNodeParams generic = {cudaGraphNodeTypeMemFree};
+    cudaGraphNodeParams generic = node_params(cudaGraphNodeTypeMemFree);
     generic.free.dptr = d;
     check_failed_with(cudaGraphAddNode(&again, g, nullptr, nullptr, 0, &generic), cudaErrorInvalidValue);
     REQUIRE(cudaFree(plain) == cudaSuccess);
@@ -412,14 +420,14 @@ TEST_CASE("memory node calls refuse bad arguments with CUDA's codes") {
   }
 
   SUBCASE("cudaGraphAddNode forwards allocation and free nodes") {
-    cudaGraphNodeParams alloc = {cudaGraphNodeTypeMemAlloc};
+    cudaGraphNodeParams alloc = node_params(cudaGraphNodeTypeMemAlloc);
     alloc.alloc.poolProps.allocType = cudaMemAllocationTypePinned;
     alloc.alloc.poolProps.location = {cudaMemLocationTypeDevice, 0};
     alloc.alloc.bytesize = 100;
     cudaGraphNode_t a = nullptr, f = nullptr;
     REQUIRE(cudaGraphAddNode(&a, g, nullptr, nullptr, 0, &alloc) == cudaSuccess);
     REQUIRE(alloc.alloc.dptr != nullptr);
-    cudaGraphNodeParams release = {cudaGraphNodeTypeMemFree};
+    cudaGraphNodeParams release = node_params(cudaGraphNodeTypeMemFree);
     release.free.dptr = alloc.alloc.dptr;
     REQUIRE(cudaGraphAddNode(&f, g, &a, nullptr, 1, &release) == cudaSuccess);
     void* address = nullptr;
