@@ -57,11 +57,11 @@ struct graph_allocation {
   std::size_t bytes = 0;  // as asked for
   std::size_t span = 0;   // as reserved and mapped: whole blocks
 
-  // Guarded by graph_allocation_state(). The graph whose node made it
-  // (compared, never followed), whether that graph has a free node for it,
+  // Guarded by graph_allocation_state(). The graph whose node made it (its
+  // serial), whether that graph has a free node for it,
   // whether another graph has, and whether it is allocated in the
   // program's view: a launch left it allocated and nothing freed it since.
-  const CUgraph_st* owner = nullptr;
+  std::uint64_t owner = 0;
   bool freed_in_owner = false;
   bool freed_in_other = false;
   bool live = false;
@@ -276,6 +276,20 @@ inline cudaError_t free_outside_graphs(graph_allocation& a) {
   std::lock_guard lock(graph_allocation_state());
   if (a.freed_in_owner || !a.live) return cudaErrorInvalidValue;
   a.live = false;
+  return cudaSuccess;
+}
+
+/// A free node for `a` in graph `g`, by CUDA 13's rules, or
+/// cudaErrorInvalidValue: a graph frees an allocation once, and an
+/// allocation freed in its own graph is freed in no other, nor the reverse.
+inline cudaError_t claim_free(const CUgraph_st& g, const std::shared_ptr<graph_allocation>& a) {
+  for (const auto& n : g.nodes)
+    if (const auto* f = std::get_if<free_work>(&n->work))
+      if (f->allocation == a) return cudaErrorInvalidValue;
+  std::lock_guard lock(graph_allocation_state());
+  bool own = a->owner == g.serial;
+  if (a->freed_in_owner || (own && a->freed_in_other)) return cudaErrorInvalidValue;
+  (own ? a->freed_in_owner : a->freed_in_other) = true;
   return cudaSuccess;
 }
 
