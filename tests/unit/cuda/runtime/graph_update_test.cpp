@@ -493,3 +493,46 @@ TEST_CASE("cudaGraphInstantiateWithParams reports its result and error node; cud
   cudaGraphDestroy(g);
   cudaStreamDestroy(s);
 }
+
+TEST_CASE("cudaGraphExecUpdate: a kernel may not change cooperative launch, nor priority under node priorities") {
+  REQUIRE(registered);
+  int* d = device_ints();
+  set_then_add plain(d, 1, 10), cooperative(d, 1, 10), urgent(d, 1, 10);
+  cudaKernelNodeAttrValue yes{};
+  yes.cooperative = 1;
+  REQUIRE(cudaGraphKernelNodeSetAttribute(cooperative.add, cudaLaunchAttributeCooperative, &yes) == cudaSuccess);
+  cudaKernelNodeAttrValue high{};
+  high.priority = -1;
+  REQUIRE(cudaGraphKernelNodeSetAttribute(urgent.add, cudaLaunchAttributePriority, &high) == cudaSuccess);
+
+  cudaGraphExec_t exec = nullptr;
+  REQUIRE(cudaGraphInstantiate(&exec, plain.graph, 0) == cudaSuccess);
+  cudaGraphExecUpdateResultInfo info{};
+  check_failed_with(cudaGraphExecUpdate(exec, cooperative.graph, &info), cudaErrorGraphExecUpdateFailure);
+  CHECK(info.result == cudaGraphExecUpdateErrorAttributesChanged);
+  CHECK(info.errorNode == cooperative.add);
+  // Without cudaGraphInstantiateFlagUseNodePriority, the priority is the stream's.
+  check_succeeded(cudaGraphExecUpdate(exec, urgent.graph, &info));
+  cudaGraphExecDestroy(exec);
+
+  REQUIRE(cudaGraphInstantiate(&exec, plain.graph, cudaGraphInstantiateFlagUseNodePriority) == cudaSuccess);
+  check_failed_with(cudaGraphExecUpdate(exec, urgent.graph, &info), cudaErrorGraphExecUpdateFailure);
+  CHECK(info.result == cudaGraphExecUpdateErrorAttributesChanged);
+  CHECK(info.errorNode == urgent.add);
+  cudaGraphExecDestroy(exec);
+
+  // Per-node parameters keep the node's attributes: the priority stays,
+  // so the graph it came from still updates it.
+  REQUIRE(cudaGraphInstantiate(&exec, urgent.graph, cudaGraphInstantiateFlagUseNodePriority) == cudaSuccess);
+  int n = 32, amount = 3;
+  void* args[] = {&d, &amount, &n};
+  cudaKernelNodeParams kp = kernel_params(add_fn, args);
+  check_succeeded(cudaGraphExecKernelNodeSetParams(exec, urgent.add, &kp));
+  launch_and_wait(exec);
+  CHECK(read(d) == std::vector<int>(32, 4));
+  check_succeeded(cudaGraphExecUpdate(exec, urgent.graph, &info));
+  launch_and_wait(exec);
+  CHECK(read(d) == std::vector<int>(32, 11));
+  cudaGraphExecDestroy(exec);
+  cudaFree(d);
+}
