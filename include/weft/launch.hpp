@@ -101,9 +101,9 @@ namespace detail {
 
 /// What cudaLaunchCooperativeKernel and cudaLaunchKernelEx add to a launch.
 struct launch_options {
-  bool cooperative = false;      // all blocks resident at once, for grid.sync()
-  dim3 cluster{0, 0, 0};         // blocks per cluster; 0: the kernel's __cluster_dims__, else none
-  launch_dependence dependence;  // programmatic dependent launch, events, priority
+  bool cooperative = false;           // all blocks resident at once, for grid.sync()
+  dim3 cluster{0, 0, 0};              // blocks per cluster; 0: the kernel's __cluster_dims__, else none
+  launch_dependence dependence = {};  // programmatic dependent launch, events, priority
 };
 
 /// The cluster shape a launch runs with, or the code CUDA 13 refuses it with

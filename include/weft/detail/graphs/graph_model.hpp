@@ -35,7 +35,7 @@ struct kernel_work {
   unsigned shared_bytes = 0;
   dim3 cluster{1, 1, 1};
   std::shared_ptr<const bound_arguments> arguments;
-  kernel_node_attributes attributes;  // a captured cudaLaunchCooperativeKernel sets cooperative
+  kernel_node_attributes attributes = {};  // a captured cudaLaunchCooperativeKernel sets cooperative
 };
 
 /// One side of a copy as cudaMemcpy3DParms gives it: a pitched pointer
