@@ -56,9 +56,10 @@ inline cudaGraphNode_t add_node(cudaGraph_t g, const cudaGraphNode_t* deps, std:
 /// A kernel node's work from CUDA's parameters, or the code CUDA refuses
 /// them with. The kernel must be registered (weft-port registers every
 /// non-template kernel of a .cu file), as for cudaLaunchKernel by address.
-/// `keep`: the node's attributes, whose cluster shape the new parameters must fit.
+/// `keep`: the node's work so far, whose attributes stay (its cluster shape
+/// must fit the new parameters).
 inline cudaError_t kernel_work_of(const cudaKernelNodeParams* p, weft::detail::kernel_work& work,
-                                  const weft::detail::kernel_node_attributes& keep = {}) {
+                                  const weft::detail::kernel_work* keep = nullptr) {
   using namespace weft::detail;
   if (!p) return cudaErrorInvalidValue;
   if (p->kernelParams && p->extra) return cudaErrorInvalidValue;
@@ -72,13 +73,14 @@ inline cudaError_t kernel_work_of(const cudaKernelNodeParams* p, weft::detail::k
   if (cudaError_t e = validate(config, attributes.max_dynamic_shared_bytes)) return e;
   dim3 cluster;
   launch_options requested;
-  requested.cluster = keep.cluster;
+  if (keep) requested.cluster = keep->attributes.cluster;
   if (cudaError_t e = cluster_shape(config, requested, compiled_cluster_dims().find(p->func, dim3(0, 0, 0)),
                                     attributes.non_portable_cluster_size, cluster))
     return e;
   auto arguments = bind(p->kernelParams);
   if (!arguments) return cudaErrorInvalidValue;
-  work = kernel_work{p->func, p->gridDim, p->blockDim, p->sharedMemBytes, cluster, std::move(arguments), keep};
+  work = kernel_work{p->func, p->gridDim, p->blockDim, p->sharedMemBytes, cluster, std::move(arguments)};
+  if (keep) work.attributes = keep->attributes;
   return cudaSuccess;
 }
 
@@ -160,12 +162,23 @@ void fill(const std::vector<T>& all, T* out, std::size_t* count) {
   *count = n;
 }
 
-inline void zero_edge_data(cudaGraphEdgeData* data, std::size_t count) {
-  if (data)
-    for (std::size_t i = 0; i < count; ++i) data[i] = cudaGraphEdgeData{};
+/// Edge data for each of `nodes`, the edges from (`outgoing`) or to `n`.
+inline void fill_edge_data(cudaGraphEdgeData* data, const CUgraphNode_st* n, const std::vector<CUgraphNode_st*>& nodes,
+                           bool outgoing, std::size_t count) {
+  if (!data) return;
+  for (std::size_t i = 0; i < count; ++i) {
+    data[i] = cudaGraphEdgeData{};
+    if (i >= nodes.size()) continue;
+    unsigned char port = outgoing ? n->owner->port_of(n, nodes[i]) : n->owner->port_of(nodes[i], n);
+    if (port != 0) {
+      data[i].from_port = port;
+      data[i].type = cudaGraphDependencyTypeProgrammatic;
+    }
+  }
 }
 
-/// Only ordinary edges exist so far: edge data, where given, must be all zero.
+/// Edge data that is all zero (ordinary edges), or none; stream capture
+/// takes no other kind yet.
 inline bool ordinary_edges(const cudaGraphEdgeData* data, std::size_t count) {
   if (!data) return true;
   for (std::size_t i = 0; i < count; ++i) {
@@ -174,6 +187,20 @@ inline bool ordinary_edges(const cudaGraphEdgeData* data, std::size_t count) {
     if (std::any_of(std::begin(d.reserved), std::end(d.reserved), [](unsigned char b) { return b != 0; })) return false;
   }
   return true;
+}
+
+/// Edge data CUDA 13 takes: all zero (an ordinary edge), or a programmatic
+/// edge from a kernel node's programmatic or launch completion port to
+/// another kernel node; to_port and the reserved bytes are zero.
+inline bool valid_edge(const cudaGraphEdgeData& d, const CUgraphNode_st* from, const CUgraphNode_st* to) {
+  if (d.to_port || std::any_of(std::begin(d.reserved), std::end(d.reserved), [](unsigned char b) { return b != 0; }))
+    return false;
+  if (d.type == cudaGraphDependencyTypeDefault) return d.from_port == 0;
+  if (d.type != cudaGraphDependencyTypeProgrammatic) return false;
+  bool kernels = std::holds_alternative<weft::detail::kernel_work>(from->work) &&
+                 std::holds_alternative<weft::detail::kernel_work>(to->work);
+  return kernels &&
+         (d.from_port == cudaGraphKernelNodePortProgrammatic || d.from_port == cudaGraphKernelNodePortLaunchCompletion);
 }
 
 }  // namespace weft::surface
@@ -284,21 +311,28 @@ inline cudaError_t cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node, cudaGra
 }
 
 /// from[i] -> to[i]: to[i] runs after from[i]. edgeData may be null (ordinary
-/// edges); where given, only all-zero (ordinary) edge data is accepted so far.
+/// edges); edge i of type cudaGraphDependencyTypeProgrammatic, between two
+/// kernel nodes, lets to[i] start once every block of from[i] has triggered
+/// (cudaGraphKernelNodePortProgrammatic) or begun (...LaunchCompletion), as
+/// programmatic dependent launch does in a stream.
 inline cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t* from, const cudaGraphNode_t* to,
                                             const cudaGraphEdgeData* edgeData, std::size_t numDependencies) {
   if (!graph) return weft::detail::record(cudaErrorInvalidValue);
   if (numDependencies == 0) return cudaSuccess;
-  if (!from || !to || !weft::surface::ordinary_edges(edgeData, numDependencies))
-    return weft::detail::record(cudaErrorInvalidValue);
+  if (!from || !to) return weft::detail::record(cudaErrorInvalidValue);
   for (std::size_t i = 0; i < numDependencies; ++i) {
     if (!from[i] || !to[i] || from[i]->owner != graph || to[i]->owner != graph || from[i] == to[i] ||
         graph->has_edge(from[i], to[i]))
       return weft::detail::record(cudaErrorInvalidValue);
+    if (edgeData && !weft::surface::valid_edge(edgeData[i], from[i], to[i]))
+      return weft::detail::record(cudaErrorInvalidValue);
     for (std::size_t j = 0; j < i; ++j)
       if (from[j] == from[i] && to[j] == to[i]) return weft::detail::record(cudaErrorInvalidValue);
   }
-  for (std::size_t i = 0; i < numDependencies; ++i) CUgraph_st::add_edge(from[i], to[i]);
+  for (std::size_t i = 0; i < numDependencies; ++i) {
+    CUgraph_st::add_edge(from[i], to[i]);
+    if (edgeData && edgeData[i].from_port != 0) graph->edge_ports[{from[i], to[i]}] = edgeData[i].from_port;
+  }
   return cudaSuccess;
 }
 
@@ -307,11 +341,15 @@ inline cudaError_t cudaGraphRemoveDependencies(cudaGraph_t graph, const cudaGrap
                                                std::size_t numDependencies) {
   if (!graph) return weft::detail::record(cudaErrorInvalidValue);
   if (numDependencies == 0) return cudaSuccess;
-  if (!from || !to || !weft::surface::ordinary_edges(edgeData, numDependencies))
-    return weft::detail::record(cudaErrorInvalidValue);
-  for (std::size_t i = 0; i < numDependencies; ++i)
+  if (!from || !to) return weft::detail::record(cudaErrorInvalidValue);
+  // The edge data, where given, must be the edge's own.
+  for (std::size_t i = 0; i < numDependencies; ++i) {
     if (!from[i] || !to[i] || from[i]->owner != graph || to[i]->owner != graph || !graph->has_edge(from[i], to[i]))
       return weft::detail::record(cudaErrorInvalidValue);
+    if (edgeData && (!weft::surface::valid_edge(edgeData[i], from[i], to[i]) ||
+                     edgeData[i].from_port != graph->port_of(from[i], to[i])))
+      return weft::detail::record(cudaErrorInvalidValue);
+  }
   // The edges of a graph with memory nodes cannot be deleted (CUDA 13's
   // cudaGraphAddMemAllocNode).
   if (weft::detail::has_memory_nodes(*graph)) return weft::detail::record(cudaErrorNotSupported);
@@ -350,7 +388,15 @@ inline cudaError_t cudaGraphGetEdges(cudaGraph_t graph, cudaGraphNode_t* from, c
   std::size_t count = *numEdges;
   weft::surface::fill(sources, from, numEdges);
   weft::surface::fill(targets, to, &count);
-  weft::surface::zero_edge_data(edgeData, *numEdges);
+  if (edgeData)
+    for (std::size_t i = 0; i < count; ++i) {
+      edgeData[i] = cudaGraphEdgeData{};
+      if (i >= sources.size()) continue;
+      if (unsigned char port = graph->port_of(sources[i], targets[i])) {
+        edgeData[i].from_port = port;
+        edgeData[i].type = cudaGraphDependencyTypeProgrammatic;
+      }
+    }
   return cudaSuccess;
 }
 
@@ -364,7 +410,7 @@ inline cudaError_t cudaGraphNodeGetDependencies(cudaGraphNode_t node, cudaGraphN
                                                 cudaGraphEdgeData* edgeData, std::size_t* pNumDependencies) {
   if (!node || !pNumDependencies || (edgeData && !pDependencies)) return weft::detail::record(cudaErrorInvalidValue);
   weft::surface::fill(node->dependencies, pDependencies, pNumDependencies);
-  weft::surface::zero_edge_data(edgeData, *pNumDependencies);
+  weft::surface::fill_edge_data(edgeData, node, node->dependencies, false, *pNumDependencies);
   return cudaSuccess;
 }
 
@@ -373,7 +419,7 @@ inline cudaError_t cudaGraphNodeGetDependentNodes(cudaGraphNode_t node, cudaGrap
   if (!node || !pNumDependentNodes || (edgeData && !pDependentNodes))
     return weft::detail::record(cudaErrorInvalidValue);
   weft::surface::fill(node->dependents, pDependentNodes, pNumDependentNodes);
-  weft::surface::zero_edge_data(edgeData, *pNumDependentNodes);
+  weft::surface::fill_edge_data(edgeData, node, node->dependents, true, *pNumDependentNodes);
   return cudaSuccess;
 }
 
@@ -389,7 +435,7 @@ inline cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node, const cuda
   auto* k = weft::surface::work_of<weft::detail::kernel_work>(node);
   if (!k) return weft::detail::record(cudaErrorInvalidValue);
   weft::detail::kernel_work work;
-  if (cudaError_t e = weft::surface::kernel_work_of(pNodeParams, work, k->attributes)) return weft::detail::record(e);
+  if (cudaError_t e = weft::surface::kernel_work_of(pNodeParams, work, k)) return weft::detail::record(e);
   *k = std::move(work);
   return cudaSuccess;
 }

@@ -22,6 +22,8 @@
 #include "weft/detail/runtime/runtime.hpp"
 #include "weft/detail/streams/stream_registry.hpp"
 
+static_assert(weft::detail::use_node_priority_flag == cudaGraphInstantiateFlagUseNodePriority);
+
 namespace weft::surface {
 
 /// cudaGraphInstantiateWithParams' work; the other forms report less.
@@ -64,11 +66,10 @@ inline cudaError_t instantiate_graph(cudaGraphExec_t* pGraphExec, cudaGraph_t gr
     }
     return cudaErrorInvalidValue;
   }
-  // Without the flag, kernel nodes run at the priority of the stream the
-  // graph is launched into, as in CUDA.
-  if (!(flags & cudaGraphInstantiateFlagUseNodePriority))
-    for (auto& step : exec->steps)
-      if (auto* k = std::get_if<kernel_work>(&step.work)) k->attributes.priority = command::stream_priority;
+  // Without cudaGraphInstantiateFlagUseNodePriority kernel nodes run at the
+  // priority of the stream the graph is launched into, as in CUDA: each
+  // launch reads the flag (graph_exec.hpp's launch_target), so nodes that
+  // cudaGraphExecUpdate brings in and conditional bodies follow it too.
   // Upload is not kept: cudaGraphExecGetFlags does not return it.
   exec->flags = flags & ~static_cast<unsigned long long>(cudaGraphInstantiateFlagUpload);
   if (only_one) graph->instantiation = exec->alive;
@@ -149,9 +150,9 @@ inline namespace weft_legacy_default_stream {
 /// Returns at once. The nodes run in dependency order, those without a
 /// path between them at the same time; the stream's later work waits for all.
 /// Into a capturing stream, the launch becomes a child graph node holding
-/// the executable graph's nodes. cudaErrorInvalidValue while an allocation
-/// an earlier launch left allocated is not freed (unless instantiated with
-/// AutoFreeOnLaunch).
+/// the executable graph's nodes as they are now. cudaErrorInvalidValue
+/// while an allocation an earlier launch left allocated is not freed (unless
+/// instantiated with AutoFreeOnLaunch).
 inline cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) {
   using namespace weft::detail;
   if (cudaError_t e = check_caller(false)) return e;

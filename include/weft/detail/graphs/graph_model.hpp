@@ -9,8 +9,10 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <unordered_map>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -33,7 +35,7 @@ struct kernel_work {
   unsigned shared_bytes = 0;
   dim3 cluster{1, 1, 1};
   std::shared_ptr<const bound_arguments> arguments;
-  kernel_node_attributes attributes;  // a captured cudaLaunchCooperativeKernel sets cooperative
+  kernel_node_attributes attributes = {};  // a captured cudaLaunchCooperativeKernel sets cooperative
 };
 
 /// One side of a copy as cudaMemcpy3DParms gives it: a pitched pointer
@@ -159,6 +161,17 @@ struct CUgraph_st {
   // node owns it, and it can no longer be destroyed, instantiated or
   // embedded on its own, nor receive memory nodes.
   bool moved_into_parent = false;
+
+  // Programmatic edges (from -> to): the kernel port of `from` that `to`
+  // waits for (cudaGraphKernelNodePortProgrammatic or ...LaunchCompletion);
+  // an edge not named here is an ordinary one.
+  std::map<std::pair<const CUgraphNode_st*, const CUgraphNode_st*>, unsigned char> edge_ports;
+
+  unsigned char port_of(const CUgraphNode_st* from, const CUgraphNode_st* to) const {
+    auto it = edge_ports.find({from, to});
+    return it == edge_ports.end() ? 0 : it->second;
+  }
+
   // cudaGraphConditionalHandleCreate's handles for this graph.
   std::vector<std::shared_ptr<weft::detail::conditional_handle>> handles;
   // The executable graph made from it, while one exists, for a graph with
@@ -198,6 +211,7 @@ struct CUgraph_st {
   static void remove_edge(CUgraphNode_st* from, CUgraphNode_st* to) {
     std::erase(from->dependents, to);
     std::erase(to->dependencies, from);
+    from->owner->edge_ports.erase({from, to});
   }
 
   /// Removes the node and every edge that touches it.
@@ -205,6 +219,7 @@ struct CUgraph_st {
     for (CUgraphNode_st* d : n->dependencies) std::erase(d->dependents, n);
     for (CUgraphNode_st* d : n->dependents) std::erase(d->dependencies, n);
     std::erase_if(copies_of, [&](const auto& entry) { return entry.second == n; });
+    std::erase_if(edge_ports, [&](const auto& entry) { return entry.first.first == n || entry.first.second == n; });
     std::erase_if(nodes, [&](const auto& each) { return each.get() == n; });
   }
 
@@ -221,6 +236,7 @@ struct CUgraph_st {
     }
     for (const auto& n : nodes)
       for (CUgraphNode_st* d : n->dependencies) add_edge(to.at(d), to.at(n.get()));
+    for (const auto& [edge, port] : edge_ports) copy->edge_ports[{to.at(edge.first), to.at(edge.second)}] = port;
     return copy;
   }
 };

@@ -25,9 +25,11 @@
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <type_traits>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "weft/detail/base/cuda_vocabulary.hpp"
@@ -378,6 +380,13 @@ inline std::shared_ptr<CUgraph_st> graph_of(const step_list& steps) {
 }
 
 inline std::shared_ptr<CUgraph_st> graph_of(const CUgraphExec_st& exec) { return graph_of(exec.steps); }
+
+/// The same for an executable graph, whose steps change only under
+/// `launching` (graph updates).
+inline std::shared_ptr<CUgraph_st> graph_of(CUgraphExec_st& exec) {
+  std::lock_guard lock(exec.launching);
+  return graph_of(exec.steps);
+}
 
 /// Whether `from` is `to` or one of its ancestors.
 inline bool reaches(const CUgraphNode_st* from, const CUgraphNode_st* to) {
