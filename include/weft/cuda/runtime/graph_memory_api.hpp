@@ -83,7 +83,7 @@ inline cudaError_t alloc_work_of(cudaGraph_t graph, cudaMemAllocNodeParams* p, w
   int device = p->poolProps.location.id;
   auto allocation = weft::detail::graph_memory::of(device).reserve(p->bytesize);
   if (!allocation) return cudaErrorMemoryAllocation;
-  allocation->owner = graph;
+  allocation->owner = graph->serial;
   auto kept = std::make_shared<alloc_node_parameters>();
   kept->given = *p;
   kept->access.assign(p->accessDescs, p->accessDescs + p->accessDescCount);
@@ -100,13 +100,7 @@ inline cudaError_t alloc_work_of(cudaGraph_t graph, cudaMemAllocNodeParams* p, w
 inline cudaError_t free_work_of(cudaGraph_t graph, void* dptr, weft::detail::free_work& work) {
   auto allocation = weft::detail::graph_allocation_at(dptr);
   if (!dptr || !allocation) return cudaErrorInvalidValue;
-  for (const auto& n : graph->nodes)
-    if (const auto* f = std::get_if<weft::detail::free_work>(&n->work))
-      if (f->allocation == allocation) return cudaErrorInvalidValue;
-  std::lock_guard lock(weft::detail::graph_allocation_state());
-  bool own = allocation->owner == graph;
-  if (allocation->freed_in_owner || (own && allocation->freed_in_other)) return cudaErrorInvalidValue;
-  (own ? allocation->freed_in_owner : allocation->freed_in_other) = true;
+  if (cudaError_t e = weft::detail::claim_free(*graph, allocation)) return e;
   work = {dptr, std::move(allocation)};
   return cudaSuccess;
 }
@@ -132,7 +126,16 @@ inline cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t* pGraphNode, cudaGra
 inline cudaError_t cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node, cudaMemAllocNodeParams* params_out) {
   auto* a = weft::surface::work_of<weft::detail::alloc_work>(node);
   if (!a || !params_out) return weft::detail::record(cudaErrorInvalidValue);
-  *params_out = static_cast<const weft::surface::alloc_node_parameters*>(a->parameters.get())->given;
+  if (a->parameters) {
+    *params_out = static_cast<const weft::surface::alloc_node_parameters*>(a->parameters.get())->given;
+    return cudaSuccess;
+  }
+  // Captured from cudaMallocAsync: the defaults, on the stream's device.
+  *params_out = cudaMemAllocNodeParams{};
+  params_out->poolProps.allocType = cudaMemAllocationTypePinned;
+  params_out->poolProps.location = {cudaMemLocationTypeDevice, a->device};
+  params_out->bytesize = a->bytes;
+  params_out->dptr = a->allocation->address;
   return cudaSuccess;
 }
 

@@ -60,7 +60,7 @@ struct graph_step {
   std::vector<std::size_t> after;  // earlier steps it waits for; none: the launch's start (or the body's)
   // For each of `after`, the kernel port it waits for (a programmatic edge),
   // or 0: its completion. Empty when all are 0.
-  std::vector<int> ports;
+  std::vector<int> ports = {};
   bool watches_launch = false;  // a kernel with a launch completion edge out of it
   // cudaGraphNodeSetEnabled: a disabled step runs as an empty node would,
   // and keeps its work for when it is enabled again.

@@ -46,6 +46,13 @@ namespace weft::detail {
 
 class graph_memory;
 
+/// Physical memory of the pool: an anonymous memory file.
+struct graph_memory_block {
+  int fd = -1;
+  std::size_t bytes = 0;
+  bool in_use = false;
+};
+
 /// The allocation of one memory allocation node. Its range is reserved for
 /// the allocation's life; `block` is the physical memory mapped there while
 /// it is allocated. The flags say where it may be freed; `live` is the
@@ -57,11 +64,11 @@ struct graph_allocation {
   std::size_t bytes = 0;  // as asked for
   std::size_t span = 0;   // as reserved and mapped: whole blocks
 
-  // Guarded by graph_allocation_state(). The graph whose node made it
-  // (compared, never followed), whether that graph has a free node for it,
-  // whether another graph has, and whether it is allocated in the
-  // program's view: a launch left it allocated and nothing freed it since.
-  const CUgraph_st* owner = nullptr;
+  // Guarded by graph_allocation_state(): the serial of the graph whose node
+  // made it, whether that graph has a free node for it, whether another
+  // graph has, and whether it is allocated in the program's view (a launch
+  // left it allocated and nothing freed it since).
+  std::uint64_t owner = 0;
   bool freed_in_owner = false;
   bool freed_in_other = false;
   bool live = false;
@@ -73,14 +80,7 @@ struct graph_allocation {
 
  private:
   friend class graph_memory;
-  struct graph_memory_block* block = nullptr;
-};
-
-/// Physical memory of the pool: an anonymous memory file.
-struct graph_memory_block {
-  int fd = -1;
-  std::size_t bytes = 0;
-  bool in_use = false;
+  graph_memory_block* block = nullptr;
 };
 
 class graph_memory {
@@ -151,7 +151,7 @@ class graph_memory {
     graph_allocation& a = *allocation;
     std::lock_guard lock(mutex_);
     if (a.block) return true;
-    struct graph_memory_block* chosen = nullptr;
+    graph_memory_block* chosen = nullptr;
     for (auto& b : blocks_)
       if (!b->in_use && b->bytes >= a.span && (!chosen || b->bytes < chosen->bytes)) chosen = b.get();
     if (!chosen) {
@@ -161,7 +161,7 @@ class graph_memory {
         ::close(fd);
         return false;
       }
-      blocks_.push_back(std::make_unique<graph_memory_block>(fd, a.span, false));
+      blocks_.push_back(std::make_unique<graph_memory_block>(graph_memory_block{fd, a.span, false}));
       chosen = blocks_.back().get();
       reserved_ += a.span;
       reserved_high_ = std::max(reserved_high_, reserved_);
@@ -276,6 +276,20 @@ inline cudaError_t free_outside_graphs(graph_allocation& a) {
   std::lock_guard lock(graph_allocation_state());
   if (a.freed_in_owner || !a.live) return cudaErrorInvalidValue;
   a.live = false;
+  return cudaSuccess;
+}
+
+/// A free node for `a` in graph `g`, by CUDA 13's rules, or
+/// cudaErrorInvalidValue: a graph frees an allocation once, and an
+/// allocation freed in its own graph is freed in no other, nor the reverse.
+inline cudaError_t claim_free(const CUgraph_st& g, const std::shared_ptr<graph_allocation>& a) {
+  for (const auto& n : g.nodes)
+    if (const auto* f = std::get_if<free_work>(&n->work))
+      if (f->allocation == a) return cudaErrorInvalidValue;
+  std::lock_guard lock(graph_allocation_state());
+  bool own = a->owner == g.serial;
+  if (a->freed_in_owner || (own && a->freed_in_other)) return cudaErrorInvalidValue;
+  (own ? a->freed_in_owner : a->freed_in_other) = true;
   return cudaSuccess;
 }
 

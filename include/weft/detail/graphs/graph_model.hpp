@@ -6,7 +6,9 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <unordered_map>
@@ -33,7 +35,7 @@ struct kernel_work {
   unsigned shared_bytes = 0;
   dim3 cluster{1, 1, 1};
   std::shared_ptr<const bound_arguments> arguments;
-  kernel_node_attributes attributes;  // a captured cudaLaunchCooperativeKernel sets cooperative
+  kernel_node_attributes attributes = {};  // a captured cudaLaunchCooperativeKernel sets cooperative
 };
 
 /// One side of a copy as cudaMemcpy3DParms gives it: a pitched pointer
@@ -116,7 +118,8 @@ struct graph_allocation;
 /// was given when it was added, which stays its address for the graph's
 /// life (graph_memory.hpp). `parameters` are the cudaMemAllocNodeParams as
 /// the program gave them, in the CUDA surface's types (which this layer does
-/// not name), so that the node can return them.
+/// not name), so that the node can return them; null for a node captured
+/// from cudaMallocAsync, whose parameters are the defaults.
 struct alloc_work {
   std::size_t bytes = 0;
   int device = 0;
@@ -146,6 +149,9 @@ struct CUgraphNode_st {
 };
 
 struct CUgraph_st {
+  // Unique for the process's life, unlike the graph's address, which a later
+  // graph may get: graph allocations name the graph that owns them by it.
+  std::uint64_t serial = next_serial();
   // In creation order, the order cudaGraphGetNodes gives.
   std::vector<std::unique_ptr<CUgraphNode_st>> nodes;
   // For a clone: each node of the original graph -> its copy here
@@ -178,6 +184,11 @@ struct CUgraph_st {
   bool has_conditional_nodes() const {
     return std::any_of(nodes.begin(), nodes.end(),
                        [](const auto& n) { return std::holds_alternative<weft::detail::conditional_work>(n->work); });
+  }
+
+  static std::uint64_t next_serial() {
+    static std::atomic<std::uint64_t> next{1};
+    return next.fetch_add(1, std::memory_order_relaxed);
   }
 
   CUgraphNode_st* add(weft::detail::node_work work) {

@@ -67,6 +67,14 @@ int* build(cudaGraph_t g, int n, int value, int* out, bool free_in_graph, cudaGr
   return d;
 }
 
+// CUDA's `cudaGraphNodeParams p = {type};`, without -Wextra's warning
+// about the fields it leaves zero.
+cudaGraphNodeParams node_params(cudaGraphNodeType type) {
+  cudaGraphNodeParams p{};
+  p.type = type;
+  return p;
+}
+
 }  // namespace
 
 TEST_CASE("alloc -> kernel -> copy -> free in one graph, launched many times at one address") {
@@ -278,7 +286,7 @@ TEST_CASE("a graph with memory nodes: one executable graph, no clone, no deletio
   REQUIRE(cudaGraphCreate(&parent, 0) == cudaSuccess);
   cudaGraphNode_t child = nullptr;
   check_failed_with(cudaGraphAddChildGraphNode(&child, parent, nullptr, 0, g), cudaErrorNotSupported);
-  cudaGraphNodeParams embed = {cudaGraphNodeTypeGraph};
+  cudaGraphNodeParams embed = node_params(cudaGraphNodeTypeGraph);
   embed.graph.graph = g;
   embed.graph.ownership = cudaGraphChildGraphOwnershipClone;
   check_failed_with(cudaGraphAddNode(&child, parent, nullptr, nullptr, 0, &embed), cudaErrorNotSupported);
@@ -365,7 +373,7 @@ TEST_CASE("memory node calls refuse bad arguments with CUDA's codes") {
     REQUIRE(cudaGraphAddEmptyNode(&empty, other, nullptr, 0) == cudaSuccess);
     check_failed_with(cudaGraphMemAllocNodeGetParams(empty, &read), cudaErrorInvalidValue);
     // Allocation and free nodes' parameters cannot be set.
-    cudaGraphNodeParams set = {cudaGraphNodeTypeMemAlloc};
+    cudaGraphNodeParams set = node_params(cudaGraphNodeTypeMemAlloc);
     check_failed_with(cudaGraphNodeSetParams(n, &set), cudaErrorNotSupported);
   }
 
@@ -386,7 +394,7 @@ TEST_CASE("memory node calls refuse bad arguments with CUDA's codes") {
     // Freed in its own graph: no other graph may free it.
     check_failed_with(cudaGraphAddMemFreeNode(&again, other, nullptr, 0, d), cudaErrorInvalidValue);
     check_failed_with(cudaGraphMemFreeNodeGetParams(n, nullptr), cudaErrorInvalidValue);
-    cudaGraphNodeParams generic = {cudaGraphNodeTypeMemFree};
+    cudaGraphNodeParams generic = node_params(cudaGraphNodeTypeMemFree);
     generic.free.dptr = d;
     check_failed_with(cudaGraphAddNode(&again, g, nullptr, nullptr, 0, &generic), cudaErrorInvalidValue);
     REQUIRE(cudaFree(plain) == cudaSuccess);
@@ -412,14 +420,14 @@ TEST_CASE("memory node calls refuse bad arguments with CUDA's codes") {
   }
 
   SUBCASE("cudaGraphAddNode forwards allocation and free nodes") {
-    cudaGraphNodeParams alloc = {cudaGraphNodeTypeMemAlloc};
+    cudaGraphNodeParams alloc = node_params(cudaGraphNodeTypeMemAlloc);
     alloc.alloc.poolProps.allocType = cudaMemAllocationTypePinned;
     alloc.alloc.poolProps.location = {cudaMemLocationTypeDevice, 0};
     alloc.alloc.bytesize = 100;
     cudaGraphNode_t a = nullptr, f = nullptr;
     REQUIRE(cudaGraphAddNode(&a, g, nullptr, nullptr, 0, &alloc) == cudaSuccess);
     REQUIRE(alloc.alloc.dptr != nullptr);
-    cudaGraphNodeParams release = {cudaGraphNodeTypeMemFree};
+    cudaGraphNodeParams release = node_params(cudaGraphNodeTypeMemFree);
     release.free.dptr = alloc.alloc.dptr;
     REQUIRE(cudaGraphAddNode(&f, g, &a, nullptr, 1, &release) == cudaSuccess);
     void* address = nullptr;
@@ -430,4 +438,107 @@ TEST_CASE("memory node calls refuse bad arguments with CUDA's codes") {
   }
   REQUIRE(cudaGraphDestroy(g) == cudaSuccess);
   REQUIRE(cudaGraphDestroy(other) == cudaSuccess);
+}
+
+TEST_CASE("captured cudaMallocAsync and cudaFreeAsync become allocation and free nodes") {
+  fresh_pool();
+  constexpr int n = 128;
+  std::vector<int> out(n, -1);
+  cudaStream_t s = nullptr;
+  REQUIRE(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess);
+  REQUIRE(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal) == cudaSuccess);
+  int* d = nullptr;
+  int* kept = nullptr;
+  REQUIRE(cudaMallocAsync(&d, n * sizeof(int), s) == cudaSuccess);
+  REQUIRE(cudaMallocAsync(&kept, sizeof(int), s) == cudaSuccess);
+  REQUIRE(d != nullptr);
+  int value = 40, count = n;
+  void* args[] = {&d, &value, &count};
+  REQUIRE(cudaLaunchKernel(reinterpret_cast<void*>(&fill_with), dim3(2), dim3(64), args, 0, s) == cudaSuccess);
+  REQUIRE(cudaMemcpyAsync(kept, d, sizeof(int), cudaMemcpyDeviceToDevice, s) == cudaSuccess);
+  REQUIRE(cudaMemcpyAsync(out.data(), d, n * sizeof(int), cudaMemcpyDeviceToHost, s) == cudaSuccess);
+  REQUIRE(cudaFreeAsync(d, s) == cudaSuccess);
+  check_failed_with(cudaFreeAsync(d, s), cudaErrorInvalidValue);  // twice in one graph
+  cudaGraph_t g = nullptr;
+  REQUIRE(cudaStreamEndCapture(s, &g) == cudaSuccess);
+  REQUIRE(g != nullptr);
+
+  std::size_t count_nodes = 0;
+  REQUIRE(cudaGraphGetNodes(g, nullptr, &count_nodes) == cudaSuccess);
+  std::vector<cudaGraphNode_t> nodes(count_nodes);
+  REQUIRE(cudaGraphGetNodes(g, nodes.data(), &count_nodes) == cudaSuccess);
+  int allocs = 0, frees = 0;
+  for (cudaGraphNode_t node : nodes) {
+    cudaGraphNodeType type{};
+    REQUIRE(cudaGraphNodeGetType(node, &type) == cudaSuccess);
+    if (type == cudaGraphNodeTypeMemAlloc) {
+      ++allocs;
+      cudaMemAllocNodeParams p{};
+      REQUIRE(cudaGraphMemAllocNodeGetParams(node, &p) == cudaSuccess);
+      CHECK((p.dptr == d || p.dptr == kept));
+      CHECK(p.poolProps.location.type == cudaMemLocationTypeDevice);
+    }
+    if (type == cudaGraphNodeTypeMemFree) ++frees;
+  }
+  CHECK(allocs == 2);
+  CHECK(frees == 1);
+
+  cudaGraphExec_t exec = nullptr;
+  REQUIRE(cudaGraphInstantiate(&exec, g, cudaGraphInstantiateFlagAutoFreeOnLaunch) == cudaSuccess);
+  for (int launch = 0; launch < 3; ++launch) REQUIRE(cudaGraphLaunch(exec, s) == cudaSuccess);
+  REQUIRE(cudaStreamSynchronize(s) == cudaSuccess);
+  CHECK(out[0] == 40);
+  CHECK(out[n - 1] == 40 + n - 1);
+  // `kept` is not freed in the graph: it outlives the launch.
+  int h = 0;
+  REQUIRE(cudaMemcpy(&h, kept, sizeof(int), cudaMemcpyDeviceToHost) == cudaSuccess);
+  CHECK(h == 40);
+  REQUIRE(cudaFreeAsync(kept, s) == cudaSuccess);
+  REQUIRE(cudaStreamSynchronize(s) == cudaSuccess);
+  CHECK(attribute(cudaGraphMemAttrUsedMemCurrent) == 0);
+  REQUIRE(cudaGraphExecDestroy(exec) == cudaSuccess);
+  REQUIRE(cudaGraphDestroy(g) == cudaSuccess);
+  REQUIRE(cudaStreamDestroy(s) == cudaSuccess);
+}
+
+TEST_CASE("a forked stream destroyed after its join leaves the capture going; before it, invalidated") {
+  // cuda-samples' graphMemoryNodes frees in a forked stream and destroys it
+  // before cudaStreamEndCapture.
+  cudaStream_t origin = nullptr;
+  REQUIRE(cudaStreamCreateWithFlags(&origin, cudaStreamNonBlocking) == cudaSuccess);
+  cudaEvent_t fork = nullptr, join = nullptr;
+  REQUIRE(cudaEventCreate(&fork) == cudaSuccess);
+  REQUIRE(cudaEventCreate(&join) == cudaSuccess);
+  for (bool joined : {true, false}) {
+    cudaStream_t side = nullptr;
+    REQUIRE(cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking) == cudaSuccess);
+    REQUIRE(cudaStreamBeginCapture(origin, cudaStreamCaptureModeGlobal) == cudaSuccess);
+    int* d = nullptr;
+    REQUIRE(cudaMallocAsync(&d, 64, origin) == cudaSuccess);
+    REQUIRE(cudaEventRecord(fork, origin) == cudaSuccess);
+    REQUIRE(cudaStreamWaitEvent(side, fork, 0) == cudaSuccess);
+    REQUIRE(cudaFreeAsync(d, side) == cudaSuccess);
+    if (joined) {
+      REQUIRE(cudaEventRecord(join, side) == cudaSuccess);
+      REQUIRE(cudaStreamWaitEvent(origin, join, 0) == cudaSuccess);
+    }
+    REQUIRE(cudaStreamDestroy(side) == cudaSuccess);
+    cudaGraph_t g = nullptr;
+    if (joined) {
+      REQUIRE(cudaStreamEndCapture(origin, &g) == cudaSuccess);
+      cudaGraphExec_t exec = nullptr;
+      REQUIRE(cudaGraphInstantiate(&exec, g, 0) == cudaSuccess);
+      REQUIRE(cudaGraphLaunch(exec, origin) == cudaSuccess);
+      REQUIRE(cudaGraphLaunch(exec, origin) == cudaSuccess);  // freed by the graph
+      REQUIRE(cudaStreamSynchronize(origin) == cudaSuccess);
+      REQUIRE(cudaGraphExecDestroy(exec) == cudaSuccess);
+      REQUIRE(cudaGraphDestroy(g) == cudaSuccess);
+    } else {
+      check_failed_with(cudaStreamEndCapture(origin, &g), cudaErrorStreamCaptureInvalidated);
+      CHECK(g == nullptr);
+    }
+  }
+  REQUIRE(cudaEventDestroy(fork) == cudaSuccess);
+  REQUIRE(cudaEventDestroy(join) == cudaSuccess);
+  REQUIRE(cudaStreamDestroy(origin) == cudaSuccess);
 }

@@ -40,6 +40,14 @@ std::vector<unsigned char> numbered(std::size_t bytes) {
   return v;
 }
 
+// CUDA's `cudaGraphNodeParams p = {type};`, without -Wextra's warning
+// about the fields it leaves zero.
+cudaGraphNodeParams node_params(cudaGraphNodeType type) {
+  cudaGraphNodeParams p{};
+  p.type = type;
+  return p;
+}
+
 }  // namespace
 
 TEST_CASE("a 2D memcpy node copies a pitched box between offsets, both ways") {
@@ -447,7 +455,7 @@ TEST_CASE("cudaGraphAddNode adds every kind, and cudaGraphNodeSetParams changes 
   REQUIRE(cudaGraphCreate(&g, 0) == cudaSuccess);
   REQUIRE(cudaGraphCreate(&child, 0) == cudaSuccess);
 
-  cudaGraphNodeParams set = {cudaGraphNodeTypeMemset};
+  cudaGraphNodeParams set = node_params(cudaGraphNodeTypeMemset);
   set.memset.dst = d;
   set.memset.value = 3;
   set.memset.elementSize = 4;
@@ -458,7 +466,7 @@ TEST_CASE("cudaGraphAddNode adds every kind, and cudaGraphNodeSetParams changes 
 
   int n = 4;
   void* args[] = {&d, &n};
-  cudaGraphNodeParams kernel = {cudaGraphNodeTypeKernel};
+  cudaGraphNodeParams kernel = node_params(cudaGraphNodeTypeKernel);
   kernel.kernel.func = reinterpret_cast<void*>(&add_one);
   kernel.kernel.gridDim = dim3(1);
   kernel.kernel.blockDim = dim3(4);
@@ -467,16 +475,16 @@ TEST_CASE("cudaGraphAddNode adds every kind, and cudaGraphNodeSetParams changes 
   cudaGraphEdgeData edge{};
   REQUIRE(cudaGraphAddNode(&kernel_node, g, &set_node, &edge, 1, &kernel) == cudaSuccess);
 
-  cudaGraphNodeParams record = {cudaGraphNodeTypeEventRecord};
+  cudaGraphNodeParams record = node_params(cudaGraphNodeTypeEventRecord);
   record.eventRecord.event = e;
   cudaGraphNode_t record_node = nullptr;
   REQUIRE(cudaGraphAddNode(&record_node, g, &kernel_node, nullptr, 1, &record) == cudaSuccess);
-  cudaGraphNodeParams wait = {cudaGraphNodeTypeWaitEvent};
+  cudaGraphNodeParams wait = node_params(cudaGraphNodeTypeWaitEvent);
   wait.eventWait.event = e;
   cudaGraphNode_t wait_node = nullptr;
   REQUIRE(cudaGraphAddNode(&wait_node, g, &record_node, nullptr, 1, &wait) == cudaSuccess);
 
-  cudaGraphNodeParams copy = {cudaGraphNodeTypeMemcpy};
+  cudaGraphNodeParams copy = node_params(cudaGraphNodeTypeMemcpy);
   copy.memcpy.copyParams.srcPtr = make_cudaPitchedPtr(d, 4 * sizeof(int), 4 * sizeof(int), 1);
   copy.memcpy.copyParams.dstPtr = make_cudaPitchedPtr(back.data(), 4 * sizeof(int), 4 * sizeof(int), 1);
   copy.memcpy.copyParams.extent = make_cudaExtent(4 * sizeof(int), 1, 1);
@@ -484,15 +492,15 @@ TEST_CASE("cudaGraphAddNode adds every kind, and cudaGraphNodeSetParams changes 
   cudaGraphNode_t copy_node = nullptr;
   REQUIRE(cudaGraphAddNode(&copy_node, g, &wait_node, nullptr, 1, &copy) == cudaSuccess);
 
-  cudaGraphNodeParams host = {cudaGraphNodeTypeHost};
+  cudaGraphNodeParams host = node_params(cudaGraphNodeTypeHost);
   host.host.fn = bump;
   host.host.userData = &counter;
   cudaGraphNode_t host_node = nullptr;
   REQUIRE(cudaGraphAddNode(&host_node, child, nullptr, nullptr, 0, &host) == cudaSuccess);
-  cudaGraphNodeParams empty = {cudaGraphNodeTypeEmpty};
+  cudaGraphNodeParams empty = node_params(cudaGraphNodeTypeEmpty);
   cudaGraphNode_t empty_node = nullptr;
   REQUIRE(cudaGraphAddNode(&empty_node, child, &host_node, nullptr, 1, &empty) == cudaSuccess);
-  cudaGraphNodeParams embed = {cudaGraphNodeTypeGraph};
+  cudaGraphNodeParams embed = node_params(cudaGraphNodeTypeGraph);
   embed.graph.graph = child;
   embed.graph.ownership = cudaGraphChildGraphOwnershipClone;
   cudaGraphNode_t child_node = nullptr;
@@ -545,11 +553,11 @@ TEST_CASE("cudaGraphAddNode adds every kind, and cudaGraphNodeSetParams changes 
     cudaGraphNodeParams flagged = copy;
     flagged.memcpy.flags = 1;
     check_failed_with(cudaGraphAddNode(&node, g, nullptr, nullptr, 0, &flagged), cudaErrorInvalidValue);
-    cudaGraphNodeParams unknown = {static_cast<cudaGraphNodeType>(12)};
+    cudaGraphNodeParams unknown = node_params(static_cast<cudaGraphNodeType>(12));
     check_failed_with(cudaGraphAddNode(&node, g, nullptr, nullptr, 0, &unknown), cudaErrorInvalidValue);
-    cudaGraphNodeParams conditional = {cudaGraphNodeTypeConditional};  // no handle
+    cudaGraphNodeParams conditional = node_params(cudaGraphNodeTypeConditional);  // no handle
     check_failed_with(cudaGraphAddNode(&node, g, nullptr, nullptr, 0, &conditional), cudaErrorInvalidValue);
-    cudaGraphNodeParams semaphore = {cudaGraphNodeTypeExtSemaphoreSignal};
+    cudaGraphNodeParams semaphore = node_params(cudaGraphNodeTypeExtSemaphoreSignal);
     check_failed_with(cudaGraphAddNode(&node, g, nullptr, nullptr, 0, &semaphore), cudaErrorNotSupported);
     cudaGraphNodeParams bad_kernel = kernel;
     bad_kernel.kernel.func = nullptr;
@@ -579,7 +587,7 @@ TEST_CASE("cudaGraphAddNode adds a conditional node, whose body runs as its hand
   REQUIRE(cudaGraphConditionalHandleCreate(&taken, g, 1, cudaGraphCondAssignDefault) == cudaSuccess);
   REQUIRE(cudaGraphConditionalHandleCreate(&not_taken, g, 0, cudaGraphCondAssignDefault) == cudaSuccess);
   for (int i = 0; i < 2; ++i) {
-    cudaGraphNodeParams p = {cudaGraphNodeTypeConditional};
+    cudaGraphNodeParams p = node_params(cudaGraphNodeTypeConditional);
     p.conditional.handle = i == 0 ? taken : not_taken;
     p.conditional.type = cudaGraphCondTypeIf;
     p.conditional.size = 1;
