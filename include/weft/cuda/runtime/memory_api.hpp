@@ -16,6 +16,7 @@
 #include "weft/cuda/runtime/error_codes.hpp"
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/error_state.hpp"
+#include "weft/detail/executor/block_executor.hpp"
 #include "weft/detail/graphs/captured_copies.hpp"
 #include "weft/detail/memory/memory_copies.hpp"
 #include "weft/detail/memory/memory_lookup.hpp"
@@ -53,7 +54,10 @@ cudaError_t cudaMalloc(T** pointer, std::size_t bytes) {
 
 inline cudaError_t cudaFree(void* pointer) {
   if (cudaError_t e = weft::detail::check_unsafe_call()) return e;
-  if (cudaError_t e = weft::detail::wait_for_device()) return e;
+  // From a kernel (CUDA's device runtime) it frees at once: the caller's
+  // own grid could never be waited for.
+  if (!weft::detail::running_block)
+    if (cudaError_t e = weft::detail::wait_for_device()) return e;
   if (!pointer) return cudaSuccess;
   // Any device's memory may be freed, as with unified addressing on a GPU.
   if (weft::detail::release_on_any_device(pointer)) return cudaSuccess;
