@@ -103,9 +103,9 @@ namespace detail {
 
 /// What cudaLaunchCooperativeKernel and cudaLaunchKernelEx add to a launch.
 struct launch_options {
-  bool cooperative = false;      // all blocks resident at once, for grid.sync()
-  dim3 cluster{0, 0, 0};         // blocks per cluster; 0: the kernel's __cluster_dims__, else none
-  launch_dependence dependence;  // programmatic dependent launch, events, priority
+  bool cooperative = false;           // all blocks resident at once, for grid.sync()
+  dim3 cluster{0, 0, 0};              // blocks per cluster; 0: the kernel's __cluster_dims__, else none
+  launch_dependence dependence = {};  // programmatic dependent launch, events, priority
 };
 
 /// The cluster shape a launch runs with, or the code CUDA 13 refuses it with
@@ -182,13 +182,14 @@ cudaError_t launch_with(const launch_config& config, const launch_options& optio
   // kernel node, which makes a fresh grid of them at each graph launch.
   if (auto captured = capture_into(*stream, [&] {
         static_assert(std::is_copy_constructible_v<kernel_type>, "a captured kernel is copied for each graph launch");
-        kernel_work work{id,
-                         config.grid,
-                         config.block,
-                         static_cast<unsigned>(config.dynamic_shared_bytes),
-                         cluster,
-                         std::make_shared<bound_launch<kernel_type, arguments>>(
-                             std::move(k), arguments(std::forward<Args>(args)...))};
+        kernel_work work;
+        work.func = id;
+        work.grid = config.grid;
+        work.block = config.block;
+        work.shared_bytes = static_cast<unsigned>(config.dynamic_shared_bytes);
+        work.cluster = cluster;
+        work.arguments = std::make_shared<bound_launch<kernel_type, arguments>>(std::move(k),
+                                                                                arguments(std::forward<Args>(args)...));
         work.attributes.cooperative = options.cooperative;
         work.attributes.priority = options.dependence.priority;
         return work;

@@ -25,6 +25,7 @@
 #include "weft/cuda/runtime/pitched_memory.hpp"
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/error_state.hpp"
+#include "weft/detail/graphs/graph_memory.hpp"
 #include "weft/detail/graphs/graph_model.hpp"
 #include "weft/detail/memory/memory_copies.hpp"
 #include "weft/detail/memory/memory_lookup.hpp"
@@ -55,9 +56,10 @@ inline cudaGraphNode_t add_node(cudaGraph_t g, const cudaGraphNode_t* deps, std:
 /// A kernel node's work from CUDA's parameters, or the code CUDA refuses
 /// them with. The kernel must be registered (weft-port registers every
 /// non-template kernel of a .cu file), as for cudaLaunchKernel by address.
-/// `keep`: the node's attributes, whose cluster shape the new parameters must fit.
+/// `keep`: the node's work so far, whose attributes stay (its cluster shape
+/// must fit the new parameters).
 inline cudaError_t kernel_work_of(const cudaKernelNodeParams* p, weft::detail::kernel_work& work,
-                                  const weft::detail::kernel_node_attributes& keep = {}) {
+                                  const weft::detail::kernel_work* keep = nullptr) {
   using namespace weft::detail;
   if (!p) return cudaErrorInvalidValue;
   if (p->kernelParams && p->extra) return cudaErrorInvalidValue;
@@ -71,13 +73,14 @@ inline cudaError_t kernel_work_of(const cudaKernelNodeParams* p, weft::detail::k
   if (cudaError_t e = validate(config, attributes.max_dynamic_shared_bytes)) return e;
   dim3 cluster;
   launch_options requested;
-  requested.cluster = keep.cluster;
+  if (keep) requested.cluster = keep->attributes.cluster;
   if (cudaError_t e = cluster_shape(config, requested, compiled_cluster_dims().find(p->func, dim3(0, 0, 0)),
                                     attributes.non_portable_cluster_size, cluster))
     return e;
   auto arguments = bind(p->kernelParams);
   if (!arguments) return cudaErrorInvalidValue;
-  work = kernel_work{p->func, p->gridDim, p->blockDim, p->sharedMemBytes, cluster, std::move(arguments), keep};
+  work = kernel_work{p->func, p->gridDim, p->blockDim, p->sharedMemBytes, cluster, std::move(arguments)};
+  if (keep) work.attributes = keep->attributes;
   return cudaSuccess;
 }
 
@@ -87,7 +90,7 @@ inline cudaError_t set_work_of(const cudaMemsetParams* p, weft::detail::set_work
   std::size_t row = p->width * p->elementSize;
   if (p->height > 1 && p->pitch < row) return cudaErrorInvalidValue;
   std::size_t span = p->height == 0 ? 0 : (p->height - 1) * p->pitch + row;
-  if (span > 0 && !weft::detail::is_device_range(p->dst, span)) return cudaErrorInvalidValue;
+  if (span > 0 && !weft::detail::is_device_or_graph_range(p->dst, span)) return cudaErrorInvalidValue;
   work = {p->dst, p->pitch, p->value, p->elementSize, p->width, p->height};
   return cudaSuccess;
 }
@@ -159,12 +162,23 @@ void fill(const std::vector<T>& all, T* out, std::size_t* count) {
   *count = n;
 }
 
-inline void zero_edge_data(cudaGraphEdgeData* data, std::size_t count) {
-  if (data)
-    for (std::size_t i = 0; i < count; ++i) data[i] = cudaGraphEdgeData{};
+/// Edge data for each of `nodes`, the edges from (`outgoing`) or to `n`.
+inline void fill_edge_data(cudaGraphEdgeData* data, const CUgraphNode_st* n, const std::vector<CUgraphNode_st*>& nodes,
+                           bool outgoing, std::size_t count) {
+  if (!data) return;
+  for (std::size_t i = 0; i < count; ++i) {
+    data[i] = cudaGraphEdgeData{};
+    if (i >= nodes.size()) continue;
+    unsigned char port = outgoing ? n->owner->port_of(n, nodes[i]) : n->owner->port_of(nodes[i], n);
+    if (port != 0) {
+      data[i].from_port = port;
+      data[i].type = cudaGraphDependencyTypeProgrammatic;
+    }
+  }
 }
 
-/// Only ordinary edges exist so far: edge data, where given, must be all zero.
+/// Edge data that is all zero (ordinary edges), or none; stream capture
+/// takes no other kind yet.
 inline bool ordinary_edges(const cudaGraphEdgeData* data, std::size_t count) {
   if (!data) return true;
   for (std::size_t i = 0; i < count; ++i) {
@@ -173,6 +187,20 @@ inline bool ordinary_edges(const cudaGraphEdgeData* data, std::size_t count) {
     if (std::any_of(std::begin(d.reserved), std::end(d.reserved), [](unsigned char b) { return b != 0; })) return false;
   }
   return true;
+}
+
+/// Edge data CUDA 13 takes: all zero (an ordinary edge), or a programmatic
+/// edge from a kernel node's programmatic or launch completion port to
+/// another kernel node; to_port and the reserved bytes are zero.
+inline bool valid_edge(const cudaGraphEdgeData& d, const CUgraphNode_st* from, const CUgraphNode_st* to) {
+  if (d.to_port || std::any_of(std::begin(d.reserved), std::end(d.reserved), [](unsigned char b) { return b != 0; }))
+    return false;
+  if (d.type == cudaGraphDependencyTypeDefault) return d.from_port == 0;
+  if (d.type != cudaGraphDependencyTypeProgrammatic) return false;
+  bool kernels = std::holds_alternative<weft::detail::kernel_work>(from->work) &&
+                 std::holds_alternative<weft::detail::kernel_work>(to->work);
+  return kernels &&
+         (d.from_port == cudaGraphKernelNodePortProgrammatic || d.from_port == cudaGraphKernelNodePortLaunchCompletion);
 }
 
 }  // namespace weft::surface
@@ -186,7 +214,8 @@ inline cudaError_t cudaGraphCreate(cudaGraph_t* pGraph, unsigned int flags) {
 
 /// Executable graphs made from it are unaffected.
 inline cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
-  if (!graph) return weft::detail::record(cudaErrorInvalidValue);
+  // A graph moved into a child graph node belongs to that node.
+  if (!graph || graph->moved_into_parent) return weft::detail::record(cudaErrorInvalidValue);
   delete graph;
   return cudaSuccess;
 }
@@ -211,7 +240,8 @@ inline cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t* pGraphNode, cudaGra
   using namespace weft::surface;
   if (!pGraphNode || !graph) return weft::detail::record(cudaErrorInvalidValue);
   if (cudaError_t e = check_dependencies(graph, pDependencies, numDependencies)) return weft::detail::record(e);
-  if (cudaError_t e = weft::detail::check_copy({dst, count, 0, src, count, 0, count, 1, 1}, kind))
+  if (cudaError_t e = weft::detail::check_copy({dst, count, 0, src, count, 0, count, 1, 1}, kind,
+                                               weft::detail::is_device_or_graph_range))
     return weft::detail::record(e);
   *pGraphNode = add_node(graph, pDependencies, numDependencies, weft::detail::copy_work::linear(dst, src, count, kind));
   return cudaSuccess;
@@ -252,13 +282,19 @@ inline cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t* pGraphNode, cudaGraph_
 }
 
 /// The node embeds a clone of `childGraph`: later changes to `childGraph`
-/// do not reach it.
+/// do not reach it. A graph with memory allocation or free nodes can only
+/// be moved into its parent (cudaGraphAddNode, cudaGraphChildGraphOwnershipMove):
+/// here it is cudaErrorNotSupported.
 inline cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
                                               const cudaGraphNode_t* pDependencies, std::size_t numDependencies,
                                               cudaGraph_t childGraph) {
   using namespace weft::surface;
-  if (!pGraphNode || !graph || !childGraph || childGraph == graph) return weft::detail::record(cudaErrorInvalidValue);
+  if (!pGraphNode || !graph || !childGraph || childGraph == graph || childGraph->moved_into_parent)
+    return weft::detail::record(cudaErrorInvalidValue);
   if (cudaError_t e = check_dependencies(graph, pDependencies, numDependencies)) return weft::detail::record(e);
+  // Memory nodes' allocations belong to one graph: such a graph can only be
+  // moved into the parent (cudaGraphAddNode with cudaGraphChildGraphOwnershipMove).
+  if (weft::detail::has_memory_nodes(*childGraph)) return weft::detail::record(cudaErrorNotSupported);
   // CUDA: a graph with conditional nodes cannot be a child graph.
   if (childGraph->has_conditional_nodes()) return weft::detail::record(cudaErrorNotSupported);
   *pGraphNode = add_node(graph, pDependencies, numDependencies,
@@ -275,21 +311,28 @@ inline cudaError_t cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node, cudaGra
 }
 
 /// from[i] -> to[i]: to[i] runs after from[i]. edgeData may be null (ordinary
-/// edges); where given, only all-zero (ordinary) edge data is accepted so far.
+/// edges); edge i of type cudaGraphDependencyTypeProgrammatic, between two
+/// kernel nodes, lets to[i] start once every block of from[i] has triggered
+/// (cudaGraphKernelNodePortProgrammatic) or begun (...LaunchCompletion), as
+/// programmatic dependent launch does in a stream.
 inline cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t* from, const cudaGraphNode_t* to,
                                             const cudaGraphEdgeData* edgeData, std::size_t numDependencies) {
   if (!graph) return weft::detail::record(cudaErrorInvalidValue);
   if (numDependencies == 0) return cudaSuccess;
-  if (!from || !to || !weft::surface::ordinary_edges(edgeData, numDependencies))
-    return weft::detail::record(cudaErrorInvalidValue);
+  if (!from || !to) return weft::detail::record(cudaErrorInvalidValue);
   for (std::size_t i = 0; i < numDependencies; ++i) {
     if (!from[i] || !to[i] || from[i]->owner != graph || to[i]->owner != graph || from[i] == to[i] ||
         graph->has_edge(from[i], to[i]))
       return weft::detail::record(cudaErrorInvalidValue);
+    if (edgeData && !weft::surface::valid_edge(edgeData[i], from[i], to[i]))
+      return weft::detail::record(cudaErrorInvalidValue);
     for (std::size_t j = 0; j < i; ++j)
       if (from[j] == from[i] && to[j] == to[i]) return weft::detail::record(cudaErrorInvalidValue);
   }
-  for (std::size_t i = 0; i < numDependencies; ++i) CUgraph_st::add_edge(from[i], to[i]);
+  for (std::size_t i = 0; i < numDependencies; ++i) {
+    CUgraph_st::add_edge(from[i], to[i]);
+    if (edgeData && edgeData[i].from_port != 0) graph->edge_ports[{from[i], to[i]}] = edgeData[i].from_port;
+  }
   return cudaSuccess;
 }
 
@@ -298,11 +341,18 @@ inline cudaError_t cudaGraphRemoveDependencies(cudaGraph_t graph, const cudaGrap
                                                std::size_t numDependencies) {
   if (!graph) return weft::detail::record(cudaErrorInvalidValue);
   if (numDependencies == 0) return cudaSuccess;
-  if (!from || !to || !weft::surface::ordinary_edges(edgeData, numDependencies))
-    return weft::detail::record(cudaErrorInvalidValue);
-  for (std::size_t i = 0; i < numDependencies; ++i)
+  if (!from || !to) return weft::detail::record(cudaErrorInvalidValue);
+  // The edge data, where given, must be the edge's own.
+  for (std::size_t i = 0; i < numDependencies; ++i) {
     if (!from[i] || !to[i] || from[i]->owner != graph || to[i]->owner != graph || !graph->has_edge(from[i], to[i]))
       return weft::detail::record(cudaErrorInvalidValue);
+    if (edgeData && (!weft::surface::valid_edge(edgeData[i], from[i], to[i]) ||
+                     edgeData[i].from_port != graph->port_of(from[i], to[i])))
+      return weft::detail::record(cudaErrorInvalidValue);
+  }
+  // The edges of a graph with memory nodes cannot be deleted (CUDA 13's
+  // cudaGraphAddMemAllocNode).
+  if (weft::detail::has_memory_nodes(*graph)) return weft::detail::record(cudaErrorNotSupported);
   for (std::size_t i = 0; i < numDependencies; ++i) CUgraph_st::remove_edge(from[i], to[i]);
   return cudaSuccess;
 }
@@ -338,7 +388,15 @@ inline cudaError_t cudaGraphGetEdges(cudaGraph_t graph, cudaGraphNode_t* from, c
   std::size_t count = *numEdges;
   weft::surface::fill(sources, from, numEdges);
   weft::surface::fill(targets, to, &count);
-  weft::surface::zero_edge_data(edgeData, *numEdges);
+  if (edgeData)
+    for (std::size_t i = 0; i < count; ++i) {
+      edgeData[i] = cudaGraphEdgeData{};
+      if (i >= sources.size()) continue;
+      if (unsigned char port = graph->port_of(sources[i], targets[i])) {
+        edgeData[i].from_port = port;
+        edgeData[i].type = cudaGraphDependencyTypeProgrammatic;
+      }
+    }
   return cudaSuccess;
 }
 
@@ -352,7 +410,7 @@ inline cudaError_t cudaGraphNodeGetDependencies(cudaGraphNode_t node, cudaGraphN
                                                 cudaGraphEdgeData* edgeData, std::size_t* pNumDependencies) {
   if (!node || !pNumDependencies || (edgeData && !pDependencies)) return weft::detail::record(cudaErrorInvalidValue);
   weft::surface::fill(node->dependencies, pDependencies, pNumDependencies);
-  weft::surface::zero_edge_data(edgeData, *pNumDependencies);
+  weft::surface::fill_edge_data(edgeData, node, node->dependencies, false, *pNumDependencies);
   return cudaSuccess;
 }
 
@@ -361,7 +419,7 @@ inline cudaError_t cudaGraphNodeGetDependentNodes(cudaGraphNode_t node, cudaGrap
   if (!node || !pNumDependentNodes || (edgeData && !pDependentNodes))
     return weft::detail::record(cudaErrorInvalidValue);
   weft::surface::fill(node->dependents, pDependentNodes, pNumDependentNodes);
-  weft::surface::zero_edge_data(edgeData, *pNumDependentNodes);
+  weft::surface::fill_edge_data(edgeData, node, node->dependents, true, *pNumDependentNodes);
   return cudaSuccess;
 }
 
@@ -377,7 +435,7 @@ inline cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node, const cuda
   auto* k = weft::surface::work_of<weft::detail::kernel_work>(node);
   if (!k) return weft::detail::record(cudaErrorInvalidValue);
   weft::detail::kernel_work work;
-  if (cudaError_t e = weft::surface::kernel_work_of(pNodeParams, work, k->attributes)) return weft::detail::record(e);
+  if (cudaError_t e = weft::surface::kernel_work_of(pNodeParams, work, k)) return weft::detail::record(e);
   *k = std::move(work);
   return cudaSuccess;
 }
@@ -394,7 +452,8 @@ inline cudaError_t cudaGraphMemcpyNodeSetParams1D(cudaGraphNode_t node, void* ds
                                                   cudaMemcpyKind kind) {
   auto* c = weft::surface::work_of<weft::detail::copy_work>(node);
   if (!c) return weft::detail::record(cudaErrorInvalidValue);
-  if (cudaError_t e = weft::detail::check_copy({dst, count, 0, src, count, 0, count, 1, 1}, kind))
+  if (cudaError_t e = weft::detail::check_copy({dst, count, 0, src, count, 0, count, 1, 1}, kind,
+                                               weft::detail::is_device_or_graph_range))
     return weft::detail::record(e);
   *c = weft::detail::copy_work::linear(dst, src, count, kind);
   return cudaSuccess;
@@ -430,17 +489,21 @@ inline cudaError_t cudaGraphHostNodeSetParams(cudaGraphNode_t node, const cudaHo
   return cudaSuccess;
 }
 
-/// Removes the node and its edges.
+/// Removes the node and its edges; not in a graph with memory allocation or
+/// free nodes (cudaErrorNotSupported), as in CUDA.
 inline cudaError_t cudaGraphDestroyNode(cudaGraphNode_t node) {
   if (!node || !node->owner) return weft::detail::record(cudaErrorInvalidValue);
+  if (weft::detail::has_memory_nodes(*node->owner)) return weft::detail::record(cudaErrorNotSupported);
   node->owner->destroy(node);
   return cudaSuccess;
 }
 
 /// A deep copy: its nodes are new nodes (cudaGraphNodeFindInClone maps
-/// them), and child graphs are copied too.
+/// them), and child graphs are copied too. A graph with memory allocation
+/// or free nodes cannot be cloned (cudaErrorNotSupported), as in CUDA.
 inline cudaError_t cudaGraphClone(cudaGraph_t* pGraphClone, cudaGraph_t originalGraph) {
   if (!pGraphClone || !originalGraph) return weft::detail::record(cudaErrorInvalidValue);
+  if (weft::detail::has_memory_nodes(*originalGraph)) return weft::detail::record(cudaErrorNotSupported);
   // CUDA: a graph with conditional nodes cannot be cloned.
   if (originalGraph->has_conditional_nodes()) return weft::detail::record(cudaErrorNotSupported);
   std::unordered_map<const CUgraphNode_st*, CUgraphNode_st*> copies;

@@ -17,10 +17,14 @@
 #include "weft/detail/executor/block_executor.hpp"
 #include "weft/detail/graphs/device_launch.hpp"
 #include "weft/detail/graphs/graph_exec.hpp"
+#include "weft/detail/graphs/graph_memory.hpp"
+#include "weft/detail/graphs/graph_memory_launch.hpp"
 #include "weft/detail/graphs/stream_capture.hpp"
 #include "weft/detail/runtime/caller_checks.hpp"
 #include "weft/detail/runtime/runtime.hpp"
 #include "weft/detail/streams/stream_registry.hpp"
+
+static_assert(weft::detail::use_node_priority_flag == cudaGraphInstantiateFlagUseNodePriority);
 
 namespace weft::surface {
 
@@ -31,7 +35,8 @@ inline cudaError_t instantiate_graph(cudaGraphExec_t* pGraphExec, cudaGraph_t gr
   using namespace weft::detail;
   *result = cudaGraphInstantiateError;
   *errNode = nullptr;
-  if (!pGraphExec || !graph) return cudaErrorInvalidValue;
+  // A graph moved into a child graph node is instantiated with its parent only.
+  if (!pGraphExec || !graph || graph->moved_into_parent) return cudaErrorInvalidValue;
   constexpr unsigned long long accepted = cudaGraphInstantiateFlagAutoFreeOnLaunch | cudaGraphInstantiateFlagUpload |
                                           cudaGraphInstantiateFlagUseNodePriority |
                                           cudaGraphInstantiateFlagDeviceLaunch;
@@ -47,8 +52,9 @@ inline cudaError_t instantiate_graph(cudaGraphExec_t* pGraphExec, cudaGraph_t gr
   // CUDA allows one executable graph at a time of a graph with conditional
   // nodes: the handles' values are the graph's. The code is the one an
   // H100 gives for a graph with memory nodes, which has the same rule.
-  bool conditional = graph->has_conditional_nodes();
-  if (conditional && !graph->instantiation.expired()) return cudaErrorNotSupported;
+  // The same holds for memory nodes, whose allocations are the graph's.
+  bool only_one = graph->has_conditional_nodes() || has_memory_nodes(*graph);
+  if (only_one && !graph->instantiation.expired()) return cudaErrorNotSupported;
   instantiate_outcome outcome;
   auto exec = instantiate(*graph, outcome);
   if (!exec) {
@@ -68,15 +74,14 @@ inline cudaError_t instantiate_graph(cudaGraphExec_t* pGraphExec, cudaGraph_t gr
     }
     return cudaErrorInvalidValue;
   }
-  // Without the flag, kernel nodes run at the priority of the stream the
-  // graph is launched into, as in CUDA.
-  if (!(flags & cudaGraphInstantiateFlagUseNodePriority))
-    for (auto& step : exec->steps)
-      if (auto* k = std::get_if<kernel_work>(&step.work)) k->attributes.priority = command::stream_priority;
+  // Without cudaGraphInstantiateFlagUseNodePriority kernel nodes run at the
+  // priority of the stream the graph is launched into, as in CUDA: each
+  // launch reads the flag (graph_exec.hpp's launch_target), so nodes that
+  // cudaGraphExecUpdate brings in and conditional bodies follow it too.
   // Upload is not kept: cudaGraphExecGetFlags does not return it.
   exec->flags = flags & ~static_cast<unsigned long long>(cudaGraphInstantiateFlagUpload);
   if (flags & cudaGraphInstantiateFlagUpload) exec->uploaded.store(true, std::memory_order_release);
-  if (conditional) graph->instantiation = exec->alive;
+  if (only_one) graph->instantiation = exec->alive;
   *pGraphExec = exec.release();
   *result = cudaGraphInstantiateSuccess;
   return cudaSuccess;
@@ -85,9 +90,11 @@ inline cudaError_t instantiate_graph(cudaGraphExec_t* pGraphExec, cudaGraph_t gr
 }  // namespace weft::surface
 
 /// A graph whose edges form a cycle is refused with cudaErrorInvalidValue.
-/// Of the flags, cudaGraphInstantiateFlagAutoFreeOnLaunch is accepted and
-/// changes nothing yet (no memory nodes); ...UseNodePriority runs kernel
-/// nodes at their cudaLaunchAttributePriority; ...Upload belongs to cudaGraphInstantiateWithParams
+/// A graph with memory allocation or free nodes may have one executable
+/// graph at a time: a second is cudaErrorNotSupported until the first is
+/// destroyed. Of the flags, cudaGraphInstantiateFlagAutoFreeOnLaunch makes
+/// each launch free what the previous one left allocated; ...UseNodePriority
+/// runs kernel nodes at their cudaLaunchAttributePriority; ...Upload belongs to cudaGraphInstantiateWithParams
 /// (cudaErrorInvalidValue here, as in CUDA); ...DeviceLaunch makes a
 /// graph kernels can launch (cudaErrorInvalidValue for a graph with host,
 /// event or memory nodes, and with ...AutoFreeOnLaunch).
@@ -153,7 +160,9 @@ inline namespace weft_legacy_default_stream {
 /// Returns at once. The nodes run in dependency order, those without a
 /// path between them at the same time; the stream's later work waits for all.
 /// Into a capturing stream, the launch becomes a child graph node holding
-/// the executable graph's nodes.
+/// the executable graph's nodes as they are now. cudaErrorInvalidValue
+/// while an allocation an earlier launch left allocated is not freed (unless
+/// instantiated with AutoFreeOnLaunch).
 /// From a kernel (device graph launch), `stream` is the launch mode:
 /// cudaStreamGraphFireAndForget, ...AsSibling or cudaStreamGraphTailLaunch
 /// (detail/graphs/device_launch.hpp).
@@ -166,6 +175,7 @@ inline cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t strea
   if (!s) return record(cudaErrorInvalidResourceHandle);
   if (cudaError_t sticky = fault(s->device).code()) return record(sticky);
   if (auto captured = capture_into(*s, [&] { return child_work{graph_of(*graphExec)}; })) return *captured;
+  if (cudaError_t e = launch_memory_nodes(*graphExec)) return record(e);
   launch_graph(*graphExec, *s, runtime::get(s->device));
   return cudaSuccess;
 }

@@ -43,7 +43,8 @@ struct cudaHostNodeParams {
   void* userData;
 };
 
-/// All zero is an ordinary edge, the only kind weft has so far.
+/// All zero is an ordinary edge; type cudaGraphDependencyTypeProgrammatic
+/// with a from_port is a programmatic one.
 struct cudaGraphEdgeData_st {
   unsigned char from_port;
   unsigned char to_port;
@@ -51,6 +52,12 @@ struct cudaGraphEdgeData_st {
   unsigned char reserved[5];
 };
 using cudaGraphEdgeData = cudaGraphEdgeData_st;
+
+// A kernel node's outgoing ports (CUDA spells them as macros): its
+// completion, every block triggered or exited, every block begun.
+inline constexpr unsigned char cudaGraphKernelNodePortDefault = 0;
+inline constexpr unsigned char cudaGraphKernelNodePortProgrammatic = 1;
+inline constexpr unsigned char cudaGraphKernelNodePortLaunchCompletion = 2;
 
 struct cudaGraphInstantiateParams_st {
   unsigned long long flags;

@@ -38,6 +38,8 @@ inline cudaGraphExecUpdateResult update_result_of(weft::detail::update_refusal r
       return cudaGraphExecUpdateErrorParametersChanged;
     case update_refusal::not_supported:
       return cudaGraphExecUpdateErrorNotSupported;
+    case update_refusal::attributes_changed:
+      return cudaGraphExecUpdateErrorAttributesChanged;
   }
   return cudaGraphExecUpdateError;
 }
@@ -52,7 +54,8 @@ cudaError_t set_exec_node(cudaGraphExec_t exec, cudaGraphNode_t node, const weft
   if (!shape || shape->type != kind_index<W>()) return cudaErrorInvalidValue;
   std::lock_guard lock(exec->launching);
   graph_step& step = exec->step_at(shape->place);
-  if (check_work_change(step.work, now) != update_refusal::none) return cudaErrorInvalidValue;
+  if (check_work_change(step.work, now, uses_node_priorities(*exec)) != update_refusal::none)
+    return cudaErrorInvalidValue;
   step.work = as_step(now);
   return cudaSuccess;
 }
@@ -102,17 +105,40 @@ inline cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t h
   return cudaSuccess;
 }
 
+/// The form of CUDA before 12 that cuda_runtime.h keeps for C++
+/// (cuda-samples' jacobiCudaGraphs calls it): either output may be null.
+inline cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph, cudaGraphNode_t* hErrorNode_out,
+                                       cudaGraphExecUpdateResult* updateResult_out) {
+  cudaGraphExecUpdateResultInfo info{cudaGraphExecUpdateError, nullptr, nullptr};
+  cudaError_t status = cudaGraphExecUpdate(hGraphExec, hGraph, &info);
+  if (hErrorNode_out) *hErrorNode_out = info.errorNode;
+  if (updateResult_out) *updateResult_out = info.result;
+  return status;
+}
+
+/// The node keeps its attributes (cluster shape, cooperative launch,
+/// priority), which cudaKernelNodeParams does not carry.
 inline cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node,
                                                     const cudaKernelNodeParams* pNodeParams) {
-  weft::detail::kernel_work work;
-  if (cudaError_t e = weft::surface::kernel_work_of(pNodeParams, work)) return weft::detail::record(e);
-  return weft::detail::record(weft::surface::set_exec_node<weft::detail::kernel_work>(hGraphExec, node, work));
+  using namespace weft::detail;
+  if (!hGraphExec || !node) return record(cudaErrorInvalidValue);
+  const graph_shape::node* shape = hGraphExec->find(node);
+  if (!shape || shape->type != kind_index<kernel_work>()) return record(cudaErrorInvalidValue);
+  kernel_work keep;
+  {
+    std::lock_guard lock(hGraphExec->launching);
+    keep = std::get<kernel_work>(hGraphExec->step_at(shape->place).work);
+  }
+  kernel_work work;
+  if (cudaError_t e = weft::surface::kernel_work_of(pNodeParams, work, &keep)) return record(e);
+  return record(weft::surface::set_exec_node<kernel_work>(hGraphExec, node, work));
 }
 
 /// Only 1D copies, to and from memory of the same devices and kinds as before.
 inline cudaError_t cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void* dst,
                                                       const void* src, std::size_t count, cudaMemcpyKind kind) {
-  if (cudaError_t e = weft::detail::check_copy({dst, count, 0, src, count, 0, count, 1, 1}, kind))
+  if (cudaError_t e = weft::detail::check_copy({dst, count, 0, src, count, 0, count, 1, 1}, kind,
+                                               weft::detail::is_device_or_graph_range))
     return weft::detail::record(e);
   return weft::detail::record(weft::surface::set_exec_node<weft::detail::copy_work>(
       hGraphExec, node, weft::detail::copy_work::linear(dst, src, count, kind)));

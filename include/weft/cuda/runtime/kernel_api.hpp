@@ -131,9 +131,10 @@ inline cudaError_t cudaLaunchCooperativeKernel(const void* func, dim3 gridDim, d
                                          {true}, args);
 }
 
-/// The extensible launch: cudaLaunchAttributeClusterDimension and
-/// cudaLaunchAttributeCooperative take effect; the other attributes are
-/// accepted and change nothing on a CPU.
+/// The extensible launch. Every attribute is checked as CUDA checks it
+/// (launch_attributes.hpp); the cluster dimension, cooperative launch,
+/// priority and programmatic dependent launch ones take effect, the others
+/// are hints with nothing on a CPU to apply them to.
 template <class... Params, class... Args>
 cudaError_t cudaLaunchKernelEx(const cudaLaunchConfig_t* config, void (*kernel)(Params...), Args&&... args) {
   weft::detail::launch_options options;

@@ -172,7 +172,9 @@ inline cudaError_t launch_graph_from_device(CUgraphExec_st* exec, cudaStream_t m
     return record_on_device(cudaErrorLaunchPendingCountExceeded);
   }
   command_graph& commands = *grid->graph();
-  launch_target target{&commands, &runtime::get(device), grid->stream_id, grid->priority, nullptr};
+  launch_target target{
+      &commands, &runtime::get(device), grid->stream_id, grid->priority, (exec->flags & use_node_priority_flag) != 0,
+      nullptr};
   // A tail launch takes the launching graph's place in the environment
   // around it; the others are children of a running environment.
   std::shared_ptr<command> parent = tail ? caller->parent : sibling ? caller->parent : caller->body_done;

@@ -6,7 +6,11 @@
 // and a last command that take part in the stream's order like any other:
 // the steps start once the stream's earlier work is done, and the stream's
 // later work waits for all of them. Steps without a path between them are
-// independent commands and run at the same time.
+// independent commands and run at the same time. A conditional node's step
+// cannot be commands fixed at launch, as kernels of the launch decide it: it
+// enqueues its chosen body when it runs (conditional_command). The executable
+// graph remembers which node each step came from (graph_shape), so that
+// updates (graph_update.hpp) can find it.
 #pragma once
 
 #include <algorithm>
@@ -31,6 +35,7 @@
 #include "weft/detail/graphs/graph_model.hpp"
 #include "weft/detail/graphs/node_commands.hpp"
 #include "weft/detail/runtime/runtime.hpp"
+#include "weft/detail/scheduler/grid_job.hpp"
 #include "weft/detail/streams/host_task.hpp"
 
 struct CUgraphExec_st;
@@ -57,6 +62,10 @@ using step_work = std::variant<kernel_work, copy_work, set_work, host_work, empt
 struct graph_step {
   step_work work;
   std::vector<std::size_t> after;  // earlier steps it waits for; none: the launch's start (or the body's)
+  // For each of `after`, the kernel port it waits for (a programmatic edge),
+  // or 0: its completion. Empty when all are 0.
+  std::vector<int> ports = {};
+  bool watches_launch = false;  // a kernel with a launch completion edge out of it
   // cudaGraphNodeSetEnabled: a disabled step runs as an empty node would,
   // and keeps its work for when it is enabled again.
   bool enabled = true;
@@ -137,16 +146,24 @@ inline instantiate_outcome flatten(const CUgraph_st& g, const std::vector<std::s
     entry_of_shape.type = static_cast<int>(n->work.index());
     for (const CUgraphNode_st* d : n->dependencies) entry_of_shape.dependencies.push_back(order.at(d));
   }
+  // First in, first placed: nodes without an order between them are
+  // enqueued in the order they were created, as an H100 starts them.
   std::size_t placed = 0;
-  while (!ready.empty()) {
-    const CUgraphNode_st* n = ready.back();
-    ready.pop_back();
+  for (std::size_t next = 0; next < ready.size(); ++next) {
+    const CUgraphNode_st* n = ready[next];
     ++placed;
     graph_shape::node& node_shape = shape.nodes[order.at(n)];
     std::vector<std::size_t> after = entry;
+    std::vector<int> ports;
     if (!n->dependencies.empty()) {
       after.clear();
-      for (const CUgraphNode_st* d : n->dependencies) after.push_back(exit.at(d));
+      for (const CUgraphNode_st* d : n->dependencies) {
+        after.push_back(exit.at(d));
+        ports.push_back(g.port_of(d, n));
+        if (ports.back() == static_cast<int>(completion_port::launch_completion))
+          steps[exit.at(d)].watches_launch = true;
+      }
+      if (std::all_of(ports.begin(), ports.end(), [](int p) { return p == 0; })) ports.clear();
     }
     if (const auto* child = std::get_if<child_work>(&n->work)) {
       std::unordered_map<const CUgraphNode_st*, std::size_t> inner;
@@ -182,7 +199,7 @@ inline instantiate_outcome flatten(const CUgraph_st& g, const std::vector<std::s
                                return w;
                            },
                            n->work),
-                       std::move(after)});
+                       std::move(after), std::move(ports)});
     }
     exit[n] = steps.size() - 1;
     node_shape.place = where;
@@ -346,8 +363,13 @@ struct launch_target {
   runtime* rt;
   std::uint64_t stream_id;
   int priority;
+  bool node_priorities = false;                    // kernel nodes run at their own priority attribute
   std::shared_ptr<graph_environment> environment;  // what the launch's kernels launch from the device joins
 };
+
+/// cudaGraphInstantiateFlagUseNodePriority: kernel nodes run at their
+/// cudaLaunchAttributePriority rather than the stream's priority.
+inline constexpr unsigned long long use_node_priority_flag = 8;
 
 inline std::vector<std::shared_ptr<command>> enqueue_steps(const step_list& steps,
                                                            const std::vector<std::shared_ptr<command>>& entry,
@@ -418,8 +440,12 @@ inline std::vector<std::shared_ptr<command>> enqueue_steps(const step_list& step
     } else {
       made[i] =
           step.enabled ? command_for(step.work, *target.rt, before) : std::make_shared<marker>("graph node disabled");
-      if (made[i]->kind() == command_kind::grid) made[i]->environment = target.environment;
-      target.commands->enqueue_after(target.stream_id, target.priority, made[i], before);
+      if (made[i]->kind() == command_kind::grid) {
+        if (step.watches_launch) static_cast<grid_job&>(*made[i]).watch_launch_completion();
+        if (!target.node_priorities) made[i]->priority = command::stream_priority;
+        made[i]->environment = target.environment;
+      }
+      target.commands->enqueue_after(target.stream_id, target.priority, made[i], before, step.ports);
     }
   }
   std::vector<std::shared_ptr<command>> exits;
@@ -472,7 +498,7 @@ inline std::shared_ptr<command> launch_start(const CUgraphExec_st& exec, int dev
 /// Puts one launch of `exec` into stream `s` of runtime `rt`.
 inline void launch_graph(CUgraphExec_st& exec, CUstream_st& s, runtime& rt) {
   command_graph& commands = rt.commands();
-  launch_target target{&commands, &rt, s.id, s.priority, nullptr};
+  launch_target target{&commands, &rt, s.id, s.priority, (exec.flags & use_node_priority_flag) != 0, nullptr};
   // The stream's environment: launches as siblings of the graph's join it.
   auto end = std::make_shared<marker>("graph launch end");
   commands.adopt(*end);

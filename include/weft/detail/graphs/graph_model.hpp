@@ -6,9 +6,13 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
+#include <map>
 #include <memory>
 #include <unordered_map>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -31,7 +35,7 @@ struct kernel_work {
   unsigned shared_bytes = 0;
   dim3 cluster{1, 1, 1};
   std::shared_ptr<const bound_arguments> arguments;
-  kernel_node_attributes attributes;  // a captured cudaLaunchCooperativeKernel sets cooperative
+  kernel_node_attributes attributes = {};  // a captured cudaLaunchCooperativeKernel sets cooperative
 };
 
 /// One side of a copy as cudaMemcpy3DParms gives it: a pitched pointer
@@ -114,7 +118,8 @@ struct graph_allocation;
 /// was given when it was added, which stays its address for the graph's
 /// life (graph_memory.hpp). `parameters` are the cudaMemAllocNodeParams as
 /// the program gave them, in the CUDA surface's types (which this layer does
-/// not name), so that the node can return them.
+/// not name), so that the node can return them; null for a node captured
+/// from cudaMallocAsync, whose parameters are the defaults.
 struct alloc_work {
   std::size_t bytes = 0;
   int device = 0;
@@ -144,15 +149,33 @@ struct CUgraphNode_st {
 };
 
 struct CUgraph_st {
+  // Unique for the process's life, unlike the graph's address, which a later
+  // graph may get: graph allocations name the graph that owns them by it.
+  std::uint64_t serial = next_serial();
   // In creation order, the order cudaGraphGetNodes gives.
   std::vector<std::unique_ptr<CUgraphNode_st>> nodes;
   // For a clone: each node of the original graph -> its copy here
   // (cudaGraphNodeFindInClone).
   std::unordered_map<const CUgraphNode_st*, CUgraphNode_st*> copies_of;
+  // Moved into a child graph node (cudaGraphChildGraphOwnershipMove): the
+  // node owns it, and it can no longer be destroyed, instantiated or
+  // embedded on its own, nor receive memory nodes.
+  bool moved_into_parent = false;
+
+  // Programmatic edges (from -> to): the kernel port of `from` that `to`
+  // waits for (cudaGraphKernelNodePortProgrammatic or ...LaunchCompletion);
+  // an edge not named here is an ordinary one.
+  std::map<std::pair<const CUgraphNode_st*, const CUgraphNode_st*>, unsigned char> edge_ports;
+
+  unsigned char port_of(const CUgraphNode_st* from, const CUgraphNode_st* to) const {
+    auto it = edge_ports.find({from, to});
+    return it == edge_ports.end() ? 0 : it->second;
+  }
+
   // cudaGraphConditionalHandleCreate's handles for this graph.
   std::vector<std::shared_ptr<weft::detail::conditional_handle>> handles;
   // The executable graph made from it, while one exists, for a graph with
-  // conditional nodes, of which CUDA allows one at a time.
+  // conditional or memory nodes, of which CUDA allows one at a time.
   std::weak_ptr<const void> instantiation;
   // For a conditional node's body: the graph that holds the node, whose
   // handles (and its own enclosing graphs') the body's conditionals may use.
@@ -161,6 +184,11 @@ struct CUgraph_st {
   bool has_conditional_nodes() const {
     return std::any_of(nodes.begin(), nodes.end(),
                        [](const auto& n) { return std::holds_alternative<weft::detail::conditional_work>(n->work); });
+  }
+
+  static std::uint64_t next_serial() {
+    static std::atomic<std::uint64_t> next{1};
+    return next.fetch_add(1, std::memory_order_relaxed);
   }
 
   CUgraphNode_st* add(weft::detail::node_work work) {
@@ -183,6 +211,7 @@ struct CUgraph_st {
   static void remove_edge(CUgraphNode_st* from, CUgraphNode_st* to) {
     std::erase(from->dependents, to);
     std::erase(to->dependencies, from);
+    from->owner->edge_ports.erase({from, to});
   }
 
   /// Removes the node and every edge that touches it.
@@ -190,6 +219,7 @@ struct CUgraph_st {
     for (CUgraphNode_st* d : n->dependencies) std::erase(d->dependents, n);
     for (CUgraphNode_st* d : n->dependents) std::erase(d->dependencies, n);
     std::erase_if(copies_of, [&](const auto& entry) { return entry.second == n; });
+    std::erase_if(edge_ports, [&](const auto& entry) { return entry.first.first == n || entry.first.second == n; });
     std::erase_if(nodes, [&](const auto& each) { return each.get() == n; });
   }
 
@@ -206,6 +236,7 @@ struct CUgraph_st {
     }
     for (const auto& n : nodes)
       for (CUgraphNode_st* d : n->dependencies) add_edge(to.at(d), to.at(n.get()));
+    for (const auto& [edge, port] : edge_ports) copy->edge_ports[{to.at(edge.first), to.at(edge.second)}] = port;
     return copy;
   }
 };

@@ -23,7 +23,14 @@
 namespace weft::detail {
 
 /// Why an update is refused, in cudaGraphExecUpdateResult's terms.
-enum class update_refusal { none, topology_changed, node_type_changed, parameters_changed, not_supported };
+enum class update_refusal {
+  none,
+  topology_changed,
+  node_type_changed,
+  parameters_changed,
+  not_supported,
+  attributes_changed
+};
 
 struct update_outcome {
   update_refusal refusal = update_refusal::none;
@@ -48,7 +55,15 @@ inline std::pair<int, int> memory_place(const void* p) {
 
 /// Whether a step doing `old` may do `now` instead, by the limits CUDA sets
 /// (cudaGraphExecUpdate, cudaGraphExecMemsetNodeSetParams, ...).
-inline update_refusal check_work_change(const step_work& old, const node_work& now) {
+inline update_refusal check_work_change(const step_work& old, const node_work& now, bool use_node_priority) {
+  // A kernel may change function, shape and arguments, but not become
+  // cooperative or stop being so, nor, where node priorities apply, change
+  // its priority.
+  if (const auto* k = std::get_if<kernel_work>(&old)) {
+    const auto& n = std::get<kernel_work>(now).attributes;
+    if (n.cooperative != k->attributes.cooperative) return update_refusal::attributes_changed;
+    if (use_node_priority && n.priority != k->attributes.priority) return update_refusal::attributes_changed;
+  }
   // A memory node's allocation is its graph's, at the address the program
   // was given when the node was added: another graph's cannot take its place.
   if (const auto* a = std::get_if<alloc_work>(&old))
@@ -89,6 +104,10 @@ inline step_work as_step(const node_work& now) {
       now);
 }
 
+/// Whether `exec` runs kernel steps at their nodes' priorities
+/// (cudaGraphInstantiateFlagUseNodePriority), which an update may then not change.
+inline bool uses_node_priorities(const CUgraphExec_st& exec) { return (exec.flags & use_node_priority_flag) != 0; }
+
 /// Pairs `g`'s nodes with `shape`'s and lists the changes that give the
 /// executable graph `g`'s parameters, or says why it cannot.
 inline update_outcome plan_update(CUgraphExec_st& exec, const graph_shape& shape, const CUgraph_st& g,
@@ -121,7 +140,8 @@ inline update_outcome plan_update(CUgraphExec_st& exec, const graph_shape& shape
           return inner;
       changes.push_back({paired.place, std::nullopt, c->handle});
     } else {
-      if (auto refusal = check_work_change(exec.step_at(paired.place).work, n->work); refusal != update_refusal::none)
+      if (auto refusal = check_work_change(exec.step_at(paired.place).work, n->work, uses_node_priorities(exec));
+          refusal != update_refusal::none)
         return {refusal, n};
       changes.push_back({paired.place, as_step(n->work), nullptr});
     }

@@ -419,3 +419,53 @@ TEST_CASE("body nodes take per-node updates and enabling; a launch in flight kee
   cudaFree(out);
   cudaFree(counter);
 }
+
+TEST_CASE("bodies filled by stream capture, and a conditional node added to a capturing stream's graph") {
+  REQUIRE(registered);
+  int* remaining = managed_int(3);
+  int* runs = managed_int();
+  cudaStream_t s = nullptr;
+  REQUIRE(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess);
+
+  // The capture's graph receives the handle and the node; the capture goes
+  // on after the node, and the body is captured on its own.
+  REQUIRE(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal) == cudaSuccess);
+  cudaStreamCaptureStatus status{};
+  cudaGraph_t capturing = nullptr;
+  const cudaGraphNode_t* deps = nullptr;
+  std::size_t count = 0;
+  REQUIRE(cudaStreamGetCaptureInfo(s, &status, nullptr, &capturing, &deps, nullptr, &count) == cudaSuccess);
+  REQUIRE(status == cudaStreamCaptureStatusActive);
+  cudaGraphConditionalHandle h = 0;
+  REQUIRE(cudaGraphConditionalHandleCreate(&h, capturing, 1, cudaGraphCondAssignDefault) == cudaSuccess);
+  conditional loop =
+      add_conditional(capturing, std::vector<cudaGraphNode_t>(deps, deps + count), h, cudaGraphCondTypeWhile, 1);
+  REQUIRE(cudaStreamUpdateCaptureDependencies(s, &loop.node, nullptr, 1, cudaStreamSetCaptureDependencies) ==
+          cudaSuccess);
+  void* bump_args[] = {&runs};
+  REQUIRE(cudaLaunchKernel(reinterpret_cast<const void*>(&bump), dim3(1), dim3(1), bump_args, 0, s) == cudaSuccess);
+  cudaGraph_t g = nullptr;
+  REQUIRE(cudaStreamEndCapture(s, &g) == cudaSuccess);
+  REQUIRE(g == capturing);
+
+  cudaStream_t body_stream = nullptr;
+  REQUIRE(cudaStreamCreateWithFlags(&body_stream, cudaStreamNonBlocking) == cudaSuccess);
+  REQUIRE(cudaStreamBeginCaptureToGraph(body_stream, loop.bodies[0], nullptr, nullptr, 0,
+                                        cudaStreamCaptureModeGlobal) == cudaSuccess);
+  void* loop_args[] = {&remaining, &runs, &h};
+  REQUIRE(cudaLaunchKernel(reinterpret_cast<const void*>(&count_down), dim3(1), dim3(1), loop_args, 0, body_stream) ==
+          cudaSuccess);
+  REQUIRE(cudaStreamEndCapture(body_stream, nullptr) == cudaSuccess);
+
+  cudaGraphExec_t exec = nullptr;
+  REQUIRE(cudaGraphInstantiate(&exec, g, 0) == cudaSuccess);
+  REQUIRE(cudaGraphLaunch(exec, s) == cudaSuccess);
+  REQUIRE(cudaStreamSynchronize(s) == cudaSuccess);
+  CHECK(*runs == 4);  // three runs of the loop, then the bump after it
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(g);
+  cudaStreamDestroy(s);
+  cudaStreamDestroy(body_stream);
+  cudaFree(remaining);
+  cudaFree(runs);
+}

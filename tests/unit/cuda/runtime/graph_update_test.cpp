@@ -158,6 +158,12 @@ TEST_CASE("cudaGraphExecUpdate refuses other topologies, types and parameters, c
     check_failed_with(cudaGraphExecUpdate(exec, other.graph, &info), cudaErrorGraphExecUpdateFailure);
     CHECK(info.result == cudaGraphExecUpdateErrorTopologyChanged);
     CHECK(info.errorNode == nullptr);
+    // The 4-argument form of cuda_runtime.h says the same.
+    cudaGraphNode_t error_node = extra;
+    cudaGraphExecUpdateResult result = cudaGraphExecUpdateSuccess;
+    check_failed_with(cudaGraphExecUpdate(exec, other.graph, &error_node, &result), cudaErrorGraphExecUpdateFailure);
+    CHECK(result == cudaGraphExecUpdateErrorTopologyChanged);
+    CHECK(error_node == nullptr);
   }
   SUBCASE("an edge missing: the node whose dependencies differ") {
     set_then_add other(d, 2, 20);
@@ -486,4 +492,47 @@ TEST_CASE("cudaGraphInstantiateWithParams reports its result and error node; cud
   check_failed_with(cudaGraphInstantiate(&exec, g, cudaGraphInstantiateFlagUpload), cudaErrorInvalidValue);
   cudaGraphDestroy(g);
   cudaStreamDestroy(s);
+}
+
+TEST_CASE("cudaGraphExecUpdate: a kernel may not change cooperative launch, nor priority under node priorities") {
+  REQUIRE(registered);
+  int* d = device_ints();
+  set_then_add plain(d, 1, 10), cooperative(d, 1, 10), urgent(d, 1, 10);
+  cudaKernelNodeAttrValue yes{};
+  yes.cooperative = 1;
+  REQUIRE(cudaGraphKernelNodeSetAttribute(cooperative.add, cudaLaunchAttributeCooperative, &yes) == cudaSuccess);
+  cudaKernelNodeAttrValue high{};
+  high.priority = -1;
+  REQUIRE(cudaGraphKernelNodeSetAttribute(urgent.add, cudaLaunchAttributePriority, &high) == cudaSuccess);
+
+  cudaGraphExec_t exec = nullptr;
+  REQUIRE(cudaGraphInstantiate(&exec, plain.graph, 0) == cudaSuccess);
+  cudaGraphExecUpdateResultInfo info{};
+  check_failed_with(cudaGraphExecUpdate(exec, cooperative.graph, &info), cudaErrorGraphExecUpdateFailure);
+  CHECK(info.result == cudaGraphExecUpdateErrorAttributesChanged);
+  CHECK(info.errorNode == cooperative.add);
+  // Without cudaGraphInstantiateFlagUseNodePriority, the priority is the stream's.
+  check_succeeded(cudaGraphExecUpdate(exec, urgent.graph, &info));
+  cudaGraphExecDestroy(exec);
+
+  REQUIRE(cudaGraphInstantiate(&exec, plain.graph, cudaGraphInstantiateFlagUseNodePriority) == cudaSuccess);
+  check_failed_with(cudaGraphExecUpdate(exec, urgent.graph, &info), cudaErrorGraphExecUpdateFailure);
+  CHECK(info.result == cudaGraphExecUpdateErrorAttributesChanged);
+  CHECK(info.errorNode == urgent.add);
+  cudaGraphExecDestroy(exec);
+
+  // Per-node parameters keep the node's attributes: the priority stays,
+  // so the graph it came from still updates it.
+  REQUIRE(cudaGraphInstantiate(&exec, urgent.graph, cudaGraphInstantiateFlagUseNodePriority) == cudaSuccess);
+  int n = 32, amount = 3;
+  void* args[] = {&d, &amount, &n};
+  cudaKernelNodeParams kp = kernel_params(add_fn, args);
+  check_succeeded(cudaGraphExecKernelNodeSetParams(exec, urgent.add, &kp));
+  launch_and_wait(exec);
+  CHECK(read(d) == std::vector<int>(32, 4));
+  check_succeeded(cudaGraphExecUpdate(exec, urgent.graph, &info));
+  launch_and_wait(exec);
+  CHECK(read(d) == std::vector<int>(32, 11));
+  cudaGraphExecDestroy(exec);
+  cudaFree(d);
 }

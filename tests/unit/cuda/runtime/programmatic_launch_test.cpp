@@ -37,12 +37,12 @@ struct handshake {
   int read_before_sync = -1;
 };
 
-// Thread 0 of each block triggers (when `trigger` says so for its block),
+// Thread 0 of every `every`-th block triggers (with every < 0: does not),
 // then waits for the secondary; the primary's result is written last.
-__global__ void primary(handshake* h, int trigger_every, long long wait_ms) {
+__global__ void primary(handshake* h, int every, long long wait_ms) {
   if (threadIdx.x != 0) return;
-  if (trigger_every != 0 && blockIdx.x % trigger_every == 0) {
-    cudaTriggerProgrammaticLaunchCompletion();
+  if (every != 0 && blockIdx.x % static_cast<unsigned>(every < 0 ? -every : every) == 0) {
+    if (every > 0) cudaTriggerProgrammaticLaunchCompletion();
     if (wait_for_flag(&h->secondary_running, milliseconds(wait_ms))) atomicAdd(&h->primary_saw_it, 1);
   }
   if (blockIdx.x == 0) {
@@ -261,7 +261,7 @@ TEST_CASE("a launch completion event is recorded once every block has begun") {
   attr.id = cudaLaunchAttributeLaunchCompletionEvent;
   attr.val.launchCompletionEvent.event = e;
   // Blocks wait for the kernel in s2 without triggering: only their start counts.
-  check_succeeded(launch_ex(s1, 2, 32, &attr, 1, primary, h, 1, 10'000LL));
+  check_succeeded(launch_ex(s1, 2, 32, &attr, 1, primary, h, -1, 10'000LL));
   REQUIRE(cudaStreamWaitEvent(s2, e, 0) == cudaSuccess);
   weft::launch(weft::launch_config{1, 32, 0, s2}, secondary_without_sync, h);
   REQUIRE(cudaStreamSynchronize(s1) == cudaSuccess);
@@ -300,4 +300,148 @@ TEST_CASE("outside a kernel the trigger and the synchronisation do nothing") {
   cudaTriggerProgrammaticLaunchCompletion();
   cudaGridDependencySynchronize();
   CHECK(cudaGetLastError() == cudaSuccess);
+}
+
+namespace {
+
+const bool registered = weft::detail::register_kernel<&primary>() && weft::detail::register_kernel<&secondary>();
+
+cudaGraphNode_t add_primary(cudaGraph_t g, handshake*& h, int& every, long long& wait_ms) {
+  void* args[] = {&h, &every, &wait_ms};
+  cudaKernelNodeParams p = {};
+  p.func = reinterpret_cast<void*>(primary);
+  p.gridDim = 2;
+  p.blockDim = 32;
+  p.kernelParams = args;
+  cudaGraphNode_t n = nullptr;
+  REQUIRE(cudaGraphAddKernelNode(&n, g, nullptr, 0, &p) == cudaSuccess);
+  return n;
+}
+
+cudaGraphNode_t add_secondary(cudaGraph_t g, handshake*& h) {
+  void* args[] = {&h};
+  cudaKernelNodeParams p = {};
+  p.func = reinterpret_cast<void*>(secondary);
+  p.gridDim = 1;
+  p.blockDim = 32;
+  p.kernelParams = args;
+  cudaGraphNode_t n = nullptr;
+  REQUIRE(cudaGraphAddKernelNode(&n, g, nullptr, 0, &p) == cudaSuccess);
+  return n;
+}
+
+cudaGraphEdgeData programmatic_edge(unsigned char port) {
+  cudaGraphEdgeData d{};
+  d.from_port = port;
+  d.type = cudaGraphDependencyTypeProgrammatic;
+  return d;
+}
+
+}  // namespace
+
+TEST_CASE("a programmatic graph edge lets the dependent kernel node overlap its primary") {
+  REQUIRE(registered);
+  for (unsigned char port : {cudaGraphKernelNodePortProgrammatic, cudaGraphKernelNodePortLaunchCompletion}) {
+    CAPTURE(static_cast<int>(port));
+    handshake* h = new_handshake();
+    // Through the launch completion port the primary's blocks need not trigger.
+    int every = port == cudaGraphKernelNodePortProgrammatic ? 1 : -1;
+    long long wait_ms = 10'000;
+    cudaGraph_t g;
+    REQUIRE(cudaGraphCreate(&g, 0) == cudaSuccess);
+    cudaGraphNode_t from = add_primary(g, h, every, wait_ms), to = add_secondary(g, h);
+    cudaGraphEdgeData edge = programmatic_edge(port);
+    check_succeeded(cudaGraphAddDependencies(g, &from, &to, &edge, 1));
+
+    // The edge reads back with its data, from the graph, both nodes and a clone.
+    cudaGraphNode_t f = nullptr, t = nullptr;
+    cudaGraphEdgeData back{};
+    std::size_t count = 1;
+    check_succeeded(cudaGraphGetEdges(g, &f, &t, &back, &count));
+    CHECK(count == 1);
+    CHECK(back.from_port == port);
+    CHECK(back.type == cudaGraphDependencyTypeProgrammatic);
+    back = {};
+    count = 1;
+    check_succeeded(cudaGraphNodeGetDependencies(to, &f, &back, &count));
+    CHECK(back.from_port == port);
+    back = {};
+    count = 1;
+    check_succeeded(cudaGraphNodeGetDependentNodes(from, &t, &back, &count));
+    CHECK(back.type == cudaGraphDependencyTypeProgrammatic);
+    cudaGraph_t copy;
+    REQUIRE(cudaGraphClone(&copy, g) == cudaSuccess);
+    back = {};
+    count = 1;
+    check_succeeded(cudaGraphGetEdges(copy, &f, &t, &back, &count));
+    CHECK(back.from_port == port);
+
+    cudaGraphExec_t exec;
+    REQUIRE(cudaGraphInstantiate(&exec, copy, 0) == cudaSuccess);
+    REQUIRE(cudaGraphLaunch(exec, 0) == cudaSuccess);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    CHECK(h->primary_saw_it == 2);
+    CHECK(h->read_after_sync == 42);
+    // The graph's stream order after it still includes the primary.
+    *h = handshake{};
+    REQUIRE(cudaGraphLaunch(exec, 0) == cudaSuccess);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    CHECK(h->read_after_sync == 42);
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(copy);
+    cudaGraphDestroy(g);
+    cudaFree(h);
+  }
+}
+
+TEST_CASE("programmatic edges are checked as CUDA 13 checks them") {
+  REQUIRE(registered);
+  handshake* h = new_handshake();
+  int every = 1;
+  long long wait_ms = 0;
+  cudaGraph_t g;
+  REQUIRE(cudaGraphCreate(&g, 0) == cudaSuccess);
+  cudaGraphNode_t from = add_primary(g, h, every, wait_ms), to = add_secondary(g, h), empty = nullptr;
+  REQUIRE(cudaGraphAddEmptyNode(&empty, g, nullptr, 0) == cudaSuccess);
+  cudaGraphEdgeData edge = programmatic_edge(cudaGraphKernelNodePortProgrammatic);
+  // Only between kernel nodes.
+  check_failed_with(cudaGraphAddDependencies(g, &from, &empty, &edge, 1), cudaErrorInvalidValue);
+  check_failed_with(cudaGraphAddDependencies(g, &empty, &to, &edge, 1), cudaErrorInvalidValue);
+  // A programmatic edge names a port; a port needs a programmatic edge; no
+  // node has an incoming port; reserved bytes are zero.
+  cudaGraphEdgeData bad = programmatic_edge(cudaGraphKernelNodePortDefault);
+  check_failed_with(cudaGraphAddDependencies(g, &from, &to, &bad, 1), cudaErrorInvalidValue);
+  bad = {};
+  bad.from_port = cudaGraphKernelNodePortProgrammatic;
+  check_failed_with(cudaGraphAddDependencies(g, &from, &to, &bad, 1), cudaErrorInvalidValue);
+  bad = programmatic_edge(3);
+  check_failed_with(cudaGraphAddDependencies(g, &from, &to, &bad, 1), cudaErrorInvalidValue);
+  bad = edge;
+  bad.to_port = 1;
+  check_failed_with(cudaGraphAddDependencies(g, &from, &to, &bad, 1), cudaErrorInvalidValue);
+  bad = edge;
+  bad.reserved[0] = 1;
+  check_failed_with(cudaGraphAddDependencies(g, &from, &to, &bad, 1), cudaErrorInvalidValue);
+  bad = edge;
+  bad.type = 2;
+  check_failed_with(cudaGraphAddDependencies(g, &from, &to, &bad, 1), cudaErrorInvalidValue);
+  std::size_t count = 0;
+  check_succeeded(cudaGraphGetEdges(g, nullptr, nullptr, nullptr, &count));
+  CHECK(count == 0);  // nothing refused was added
+
+  check_succeeded(cudaGraphAddDependencies(g, &from, &to, &edge, 1));
+  // Removing names the edge as it is.
+  cudaGraphEdgeData ordinary{};
+  check_failed_with(cudaGraphRemoveDependencies(g, &from, &to, &ordinary, 1), cudaErrorInvalidValue);
+  check_succeeded(cudaGraphRemoveDependencies(g, &from, &to, &edge, 1));
+  // Added again as an ordinary edge, it reads back as one.
+  check_succeeded(cudaGraphAddDependencies(g, &from, &to, nullptr, 1));
+  cudaGraphNode_t f = nullptr, t = nullptr;
+  cudaGraphEdgeData back = edge;
+  count = 1;
+  check_succeeded(cudaGraphGetEdges(g, &f, &t, &back, &count));
+  CHECK(back.from_port == 0);
+  CHECK(back.type == cudaGraphDependencyTypeDefault);
+  cudaGraphDestroy(g);
+  cudaFree(h);
 }
