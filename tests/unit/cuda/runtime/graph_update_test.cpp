@@ -481,8 +481,8 @@ TEST_CASE("cudaGraphInstantiateWithParams reports its result and error node; cud
   REQUIRE(cudaGraphRemoveDependencies(g, &b, &a, nullptr, 1) == cudaSuccess);
 
   p = {};
-  p.flags = cudaGraphInstantiateFlagDeviceLaunch;
-  check_failed_with(cudaGraphInstantiateWithParams(&exec, g, &p), cudaErrorNotSupported);
+  p.flags = cudaGraphInstantiateFlagDeviceLaunch | cudaGraphInstantiateFlagAutoFreeOnLaunch;
+  check_failed_with(cudaGraphInstantiateWithParams(&exec, g, &p), cudaErrorInvalidValue);
   CHECK(p.result_out == cudaGraphInstantiateError);
   p = {};
   p.flags = 1ull << 40;
