@@ -615,7 +615,44 @@ static void memory_node_probe() {
   ap.bytesize = 0;
   CALL(cudaGraphAddMemAllocNode(&alloc, g, nullptr, 0, &ap));
   cudaGraphExecDestroy(e);
+  std::printf("  without an executable graph\n");
+  CALL(cudaGraphAddMemFreeNode(&freeing, g, &kernel, 1, first));
   cudaGraphDestroy(g);
+
+  std::printf("  a free node added after an instantiation\n");
+  for (int instantiate_first : {0, 1}) {
+    cudaGraphCreate(&g, 0);
+    ap.bytesize = 4096;
+    CALL(cudaGraphAddMemAllocNode(&alloc, g, nullptr, 0, &ap));
+    p = static_cast<int*>(ap.dptr);
+    CALL(cudaGraphAddKernelNode(&kernel, g, &alloc, 1, &k));
+    if (instantiate_first) {
+      CALL(cudaGraphInstantiate(&e, g, 0));
+      CALL(cudaGraphExecDestroy(e));
+    }
+    CALL(cudaGraphAddMemFreeNode(&freeing, g, &kernel, 1, ap.dptr));
+    cudaGraphDestroy(g);
+  }
+
+  std::printf("  how much a launch reserves\n");
+  for (size_t bytes : {size_t(1) << 20, size_t(33) << 20, size_t(100) << 20}) {
+    cudaGraphCreate(&g, 0);
+    ap.bytesize = bytes;
+    cudaGraphAddMemAllocNode(&alloc, g, nullptr, 0, &ap);
+    cudaGraphAddMemFreeNode(&freeing, g, &alloc, 1, ap.dptr);
+    cudaGraphInstantiate(&e, g, 0);
+    cudaGraphLaunch(e, s);
+    cudaStreamSynchronize(s);
+    unsigned long long used_high = 0;
+    cudaDeviceGetGraphMemAttribute(0, cudaGraphMemAttrUsedMemCurrent, &used);
+    cudaDeviceGetGraphMemAttribute(0, cudaGraphMemAttrUsedMemHigh, &used_high);
+    cudaDeviceGetGraphMemAttribute(0, cudaGraphMemAttrReservedMemCurrent, &reserved);
+    std::printf("  %zu bytes: used=%llu used_high=%llu reserved=%llu\n", bytes, used, used_high, reserved);
+    cudaGraphExecDestroy(e);
+    cudaGraphDestroy(g);
+    cudaDeviceGraphMemTrim(0);
+    cudaDeviceSetGraphMemAttribute(0, cudaGraphMemAttrUsedMemHigh, &zero);
+  }
   cudaStreamDestroy(s);
 }
 

@@ -25,6 +25,7 @@
 #include "weft/cuda/runtime/pitched_memory.hpp"
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/error_state.hpp"
+#include "weft/detail/graphs/graph_memory.hpp"
 #include "weft/detail/graphs/graph_model.hpp"
 #include "weft/detail/memory/memory_copies.hpp"
 #include "weft/detail/memory/memory_lookup.hpp"
@@ -89,7 +90,7 @@ inline cudaError_t set_work_of(const cudaMemsetParams* p, weft::detail::set_work
   std::size_t row = p->width * p->elementSize;
   if (p->height > 1 && p->pitch < row) return cudaErrorInvalidValue;
   std::size_t span = p->height == 0 ? 0 : (p->height - 1) * p->pitch + row;
-  if (span > 0 && !weft::detail::is_device_range(p->dst, span)) return cudaErrorInvalidValue;
+  if (span > 0 && !weft::detail::is_device_or_graph_range(p->dst, span)) return cudaErrorInvalidValue;
   work = {p->dst, p->pitch, p->value, p->elementSize, p->width, p->height};
   return cudaSuccess;
 }
@@ -213,7 +214,8 @@ inline cudaError_t cudaGraphCreate(cudaGraph_t* pGraph, unsigned int flags) {
 
 /// Executable graphs made from it are unaffected.
 inline cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
-  if (!graph) return weft::detail::record(cudaErrorInvalidValue);
+  // A graph moved into a child graph node belongs to that node.
+  if (!graph || graph->moved_into_parent) return weft::detail::record(cudaErrorInvalidValue);
   delete graph;
   return cudaSuccess;
 }
@@ -238,7 +240,8 @@ inline cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t* pGraphNode, cudaGra
   using namespace weft::surface;
   if (!pGraphNode || !graph) return weft::detail::record(cudaErrorInvalidValue);
   if (cudaError_t e = check_dependencies(graph, pDependencies, numDependencies)) return weft::detail::record(e);
-  if (cudaError_t e = weft::detail::check_copy({dst, count, 0, src, count, 0, count, 1, 1}, kind))
+  if (cudaError_t e = weft::detail::check_copy({dst, count, 0, src, count, 0, count, 1, 1}, kind,
+                                               weft::detail::is_device_or_graph_range))
     return weft::detail::record(e);
   *pGraphNode = add_node(graph, pDependencies, numDependencies, weft::detail::copy_work::linear(dst, src, count, kind));
   return cudaSuccess;
@@ -279,13 +282,19 @@ inline cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t* pGraphNode, cudaGraph_
 }
 
 /// The node embeds a clone of `childGraph`: later changes to `childGraph`
-/// do not reach it.
+/// do not reach it. A graph with memory allocation or free nodes can only
+/// be moved into its parent (cudaGraphAddNode, cudaGraphChildGraphOwnershipMove):
+/// here it is cudaErrorNotSupported.
 inline cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
                                               const cudaGraphNode_t* pDependencies, std::size_t numDependencies,
                                               cudaGraph_t childGraph) {
   using namespace weft::surface;
-  if (!pGraphNode || !graph || !childGraph || childGraph == graph) return weft::detail::record(cudaErrorInvalidValue);
+  if (!pGraphNode || !graph || !childGraph || childGraph == graph || childGraph->moved_into_parent)
+    return weft::detail::record(cudaErrorInvalidValue);
   if (cudaError_t e = check_dependencies(graph, pDependencies, numDependencies)) return weft::detail::record(e);
+  // Memory nodes' allocations belong to one graph: such a graph can only be
+  // moved into the parent (cudaGraphAddNode with cudaGraphChildGraphOwnershipMove).
+  if (weft::detail::has_memory_nodes(*childGraph)) return weft::detail::record(cudaErrorNotSupported);
   // CUDA: a graph with conditional nodes cannot be a child graph.
   if (childGraph->has_conditional_nodes()) return weft::detail::record(cudaErrorNotSupported);
   *pGraphNode = add_node(graph, pDependencies, numDependencies,
@@ -341,6 +350,9 @@ inline cudaError_t cudaGraphRemoveDependencies(cudaGraph_t graph, const cudaGrap
                      edgeData[i].from_port != graph->port_of(from[i], to[i])))
       return weft::detail::record(cudaErrorInvalidValue);
   }
+  // The edges of a graph with memory nodes cannot be deleted (CUDA 13's
+  // cudaGraphAddMemAllocNode).
+  if (weft::detail::has_memory_nodes(*graph)) return weft::detail::record(cudaErrorNotSupported);
   for (std::size_t i = 0; i < numDependencies; ++i) CUgraph_st::remove_edge(from[i], to[i]);
   return cudaSuccess;
 }
@@ -440,7 +452,8 @@ inline cudaError_t cudaGraphMemcpyNodeSetParams1D(cudaGraphNode_t node, void* ds
                                                   cudaMemcpyKind kind) {
   auto* c = weft::surface::work_of<weft::detail::copy_work>(node);
   if (!c) return weft::detail::record(cudaErrorInvalidValue);
-  if (cudaError_t e = weft::detail::check_copy({dst, count, 0, src, count, 0, count, 1, 1}, kind))
+  if (cudaError_t e = weft::detail::check_copy({dst, count, 0, src, count, 0, count, 1, 1}, kind,
+                                               weft::detail::is_device_or_graph_range))
     return weft::detail::record(e);
   *c = weft::detail::copy_work::linear(dst, src, count, kind);
   return cudaSuccess;
@@ -476,17 +489,21 @@ inline cudaError_t cudaGraphHostNodeSetParams(cudaGraphNode_t node, const cudaHo
   return cudaSuccess;
 }
 
-/// Removes the node and its edges.
+/// Removes the node and its edges; not in a graph with memory allocation or
+/// free nodes (cudaErrorNotSupported), as in CUDA.
 inline cudaError_t cudaGraphDestroyNode(cudaGraphNode_t node) {
   if (!node || !node->owner) return weft::detail::record(cudaErrorInvalidValue);
+  if (weft::detail::has_memory_nodes(*node->owner)) return weft::detail::record(cudaErrorNotSupported);
   node->owner->destroy(node);
   return cudaSuccess;
 }
 
 /// A deep copy: its nodes are new nodes (cudaGraphNodeFindInClone maps
-/// them), and child graphs are copied too.
+/// them), and child graphs are copied too. A graph with memory allocation
+/// or free nodes cannot be cloned (cudaErrorNotSupported), as in CUDA.
 inline cudaError_t cudaGraphClone(cudaGraph_t* pGraphClone, cudaGraph_t originalGraph) {
   if (!pGraphClone || !originalGraph) return weft::detail::record(cudaErrorInvalidValue);
+  if (weft::detail::has_memory_nodes(*originalGraph)) return weft::detail::record(cudaErrorNotSupported);
   // CUDA: a graph with conditional nodes cannot be cloned.
   if (originalGraph->has_conditional_nodes()) return weft::detail::record(cudaErrorNotSupported);
   std::unordered_map<const CUgraphNode_st*, CUgraphNode_st*> copies;

@@ -14,7 +14,11 @@
 #include "weft/cuda/runtime/graph_types.hpp"
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/error_state.hpp"
+#include "weft/detail/executor/block_executor.hpp"
+#include "weft/detail/graphs/device_launch.hpp"
 #include "weft/detail/graphs/graph_exec.hpp"
+#include "weft/detail/graphs/graph_memory.hpp"
+#include "weft/detail/graphs/graph_memory_launch.hpp"
 #include "weft/detail/graphs/stream_capture.hpp"
 #include "weft/detail/runtime/caller_checks.hpp"
 #include "weft/detail/runtime/runtime.hpp"
@@ -31,18 +35,26 @@ inline cudaError_t instantiate_graph(cudaGraphExec_t* pGraphExec, cudaGraph_t gr
   using namespace weft::detail;
   *result = cudaGraphInstantiateError;
   *errNode = nullptr;
-  if (!pGraphExec || !graph) return cudaErrorInvalidValue;
+  // A graph moved into a child graph node is instantiated with its parent only.
+  if (!pGraphExec || !graph || graph->moved_into_parent) return cudaErrorInvalidValue;
   constexpr unsigned long long accepted = cudaGraphInstantiateFlagAutoFreeOnLaunch | cudaGraphInstantiateFlagUpload |
-                                          cudaGraphInstantiateFlagUseNodePriority;
-  if (flags & cudaGraphInstantiateFlagDeviceLaunch) return cudaErrorNotSupported;
+                                          cudaGraphInstantiateFlagUseNodePriority |
+                                          cudaGraphInstantiateFlagDeviceLaunch;
   if (flags & ~accepted) return cudaErrorInvalidValue;
+  // A device graph frees nothing on its own, and holds only what a kernel
+  // can launch (the H100's answers: device_launch_probe.expected).
+  if (flags & cudaGraphInstantiateFlagDeviceLaunch) {
+    if (flags & cudaGraphInstantiateFlagAutoFreeOnLaunch) return cudaErrorInvalidValue;
+    if (!launchable_from_device(*graph)) return cudaErrorInvalidValue;
+  }
   if ((flags & cudaGraphInstantiateFlagUpload) && !resolve_stream(weft::surface::explicit_stream(uploadStream)))
     return cudaErrorInvalidResourceHandle;
   // CUDA allows one executable graph at a time of a graph with conditional
   // nodes: the handles' values are the graph's. The code is the one an
   // H100 gives for a graph with memory nodes, which has the same rule.
-  bool conditional = graph->has_conditional_nodes();
-  if (conditional && !graph->instantiation.expired()) return cudaErrorNotSupported;
+  // The same holds for memory nodes, whose allocations are the graph's.
+  bool only_one = graph->has_conditional_nodes() || has_memory_nodes(*graph);
+  if (only_one && !graph->instantiation.expired()) return cudaErrorNotSupported;
   instantiate_outcome outcome;
   auto exec = instantiate(*graph, outcome);
   if (!exec) {
@@ -68,7 +80,8 @@ inline cudaError_t instantiate_graph(cudaGraphExec_t* pGraphExec, cudaGraph_t gr
   // cudaGraphExecUpdate brings in and conditional bodies follow it too.
   // Upload is not kept: cudaGraphExecGetFlags does not return it.
   exec->flags = flags & ~static_cast<unsigned long long>(cudaGraphInstantiateFlagUpload);
-  if (conditional) graph->instantiation = exec->alive;
+  if (flags & cudaGraphInstantiateFlagUpload) exec->uploaded.store(true, std::memory_order_release);
+  if (only_one) graph->instantiation = exec->alive;
   *pGraphExec = exec.release();
   *result = cudaGraphInstantiateSuccess;
   return cudaSuccess;
@@ -77,11 +90,14 @@ inline cudaError_t instantiate_graph(cudaGraphExec_t* pGraphExec, cudaGraph_t gr
 }  // namespace weft::surface
 
 /// A graph whose edges form a cycle is refused with cudaErrorInvalidValue.
-/// Of the flags, cudaGraphInstantiateFlagAutoFreeOnLaunch is accepted and
-/// changes nothing yet (no memory nodes); ...UseNodePriority runs kernel
-/// nodes at their cudaLaunchAttributePriority; ...Upload belongs to cudaGraphInstantiateWithParams
-/// (cudaErrorInvalidValue here, as in CUDA); ...DeviceLaunch is not there
-/// yet (cudaErrorNotSupported).
+/// A graph with memory allocation or free nodes may have one executable
+/// graph at a time: a second is cudaErrorNotSupported until the first is
+/// destroyed. Of the flags, cudaGraphInstantiateFlagAutoFreeOnLaunch makes
+/// each launch free what the previous one left allocated; ...UseNodePriority
+/// runs kernel nodes at their cudaLaunchAttributePriority; ...Upload belongs to cudaGraphInstantiateWithParams
+/// (cudaErrorInvalidValue here, as in CUDA); ...DeviceLaunch makes a
+/// graph kernels can launch (cudaErrorInvalidValue for a graph with host,
+/// event or memory nodes, and with ...AutoFreeOnLaunch).
 inline cudaError_t cudaGraphInstantiate(cudaGraphExec_t* pGraphExec, cudaGraph_t graph, unsigned long long flags = 0) {
   if (flags & cudaGraphInstantiateFlagUpload) return weft::detail::record(cudaErrorInvalidValue);
   cudaGraphInstantiateResult result;
@@ -144,25 +160,38 @@ inline namespace weft_legacy_default_stream {
 /// Returns at once. The nodes run in dependency order, those without a
 /// path between them at the same time; the stream's later work waits for all.
 /// Into a capturing stream, the launch becomes a child graph node holding
-/// the executable graph's nodes.
+/// the executable graph's nodes as they are now. cudaErrorInvalidValue
+/// while an allocation an earlier launch left allocated is not freed (unless
+/// instantiated with AutoFreeOnLaunch).
+/// From a kernel (device graph launch), `stream` is the launch mode:
+/// cudaStreamGraphFireAndForget, ...AsSibling or cudaStreamGraphTailLaunch
+/// (detail/graphs/device_launch.hpp).
 inline cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) {
   using namespace weft::detail;
+  if (running_block) return launch_graph_from_device(graphExec, stream);
   if (cudaError_t e = check_caller(false)) return e;
   if (!graphExec) return record(cudaErrorInvalidValue);
   CUstream_st* s = resolve_stream(weft::surface::explicit_stream(stream));
   if (!s) return record(cudaErrorInvalidResourceHandle);
   if (cudaError_t sticky = fault(s->device).code()) return record(sticky);
   if (auto captured = capture_into(*s, [&] { return child_work{graph_of(*graphExec)}; })) return *captured;
+  if (cudaError_t e = launch_memory_nodes(*graphExec)) return record(e);
   launch_graph(*graphExec, *s, runtime::get(s->device));
   return cudaSuccess;
 }
 
-/// Nothing to upload on a CPU: the handles are checked, and that is all.
+/// Nothing to upload on a CPU: the handles are checked, and a device graph
+/// may be launched from kernels from now on.
 inline cudaError_t cudaGraphUpload(cudaGraphExec_t graphExec, cudaStream_t stream) {
   using namespace weft::detail;
   if (!graphExec) return record(cudaErrorInvalidValue);
   if (!resolve_stream(weft::surface::explicit_stream(stream))) return record(cudaErrorInvalidResourceHandle);
+  graphExec->uploaded.store(true, std::memory_order_release);
   return cudaSuccess;
 }
 
 }  // inline namespace weft_per_thread_default_stream or weft_legacy_default_stream
+
+/// In a kernel: the device graph it is a node of, or null (outside any
+/// graph, and in a graph not instantiated for device launch).
+inline cudaGraphExec_t cudaGetCurrentGraphExec() { return weft::detail::current_graph_exec(); }

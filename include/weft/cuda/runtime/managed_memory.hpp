@@ -19,11 +19,14 @@
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/devices.hpp"
 #include "weft/detail/base/error_state.hpp"
+#include "weft/detail/graphs/captured_memory.hpp"
+#include "weft/detail/graphs/graph_memory.hpp"
 #include "weft/detail/graphs/stream_capture.hpp"
 #include "weft/detail/memory/memory_lookup.hpp"
 #include "weft/detail/memory/stream_ordered_free.hpp"
 #include "weft/detail/runtime/runtime.hpp"
 #include "weft/detail/streams/device_control.hpp"
+#include "weft/detail/streams/host_task.hpp"
 #include "weft/detail/streams/stream_registry.hpp"
 
 inline constexpr unsigned cudaMemAttachGlobal = 0x01;
@@ -162,6 +165,9 @@ inline cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void* devPtr, s
 inline cudaError_t cudaMallocAsync(void** devPtr, std::size_t size, cudaStream_t hStream) {
   CUstream_st* s = weft::detail::resolve_stream(weft::surface::explicit_stream(hStream));
   if (!s) return weft::detail::record(cudaErrorInvalidResourceHandle);
+  // In a capture: an allocation node, whose address is returned now.
+  if (CUgraph_st* g = devPtr && size > 0 ? weft::detail::capturing_graph(*s) : nullptr)
+    if (auto captured = weft::detail::capture_allocation(*s, *g, size, devPtr)) return *captured;
   if (auto refused = weft::detail::refuse_capture(*s)) return *refused;
   return weft::surface::allocate_device(devPtr, size);
 }
@@ -171,11 +177,26 @@ cudaError_t cudaMallocAsync(T** devPtr, std::size_t size, cudaStream_t hStream) 
   return cudaMallocAsync(reinterpret_cast<void**>(devPtr), size, hStream);
 }
 
-/// Freed once the stream's earlier work is done, which may still use it.
+/// Freed once the stream's earlier work is done, which may still use it;
+/// also the memory of a graph's allocation node that the graph left allocated.
 inline cudaError_t cudaFreeAsync(void* devPtr, cudaStream_t hStream) {
-  if (CUstream_st* s = weft::detail::resolve_stream(weft::surface::explicit_stream(hStream)))
-    if (auto refused = weft::detail::refuse_capture(*s)) return *refused;
-  return weft::detail::free_in_stream_order(devPtr, weft::surface::explicit_stream(hStream));
+  using namespace weft::detail;
+  if (CUstream_st* s = resolve_stream(weft::surface::explicit_stream(hStream))) {
+    // In a capture, a graph allocation's free is a free node.
+    if (auto allocation = graph_allocation_at(devPtr))
+      if (CUgraph_st* g = capturing_graph(*s))
+        if (auto captured = capture_free(*s, *g, devPtr, allocation)) return *captured;
+    if (auto refused = refuse_capture(*s)) return *refused;
+  }
+  if (auto allocation = graph_allocation_at(devPtr)) {
+    if (cudaError_t e = check_device()) return e;
+    cudaStream_t stream = weft::surface::explicit_stream(hStream);
+    if (!resolve_stream(stream)) return record(cudaErrorInvalidResourceHandle);
+    if (cudaError_t e = free_outside_graphs(*allocation)) return record(e);
+    return perform(asynchronous_on(stream), "graph memory free",
+                   [allocation] { graph_memory::of(allocation->device).unmap(*allocation); });
+  }
+  return free_in_stream_order(devPtr, weft::surface::explicit_stream(hStream));
 }
 
 }  // inline namespace weft_per_thread_default_stream or weft_legacy_default_stream

@@ -16,7 +16,9 @@
 #include "weft/cuda/runtime/error_codes.hpp"
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/error_state.hpp"
+#include "weft/detail/executor/block_executor.hpp"
 #include "weft/detail/graphs/captured_copies.hpp"
+#include "weft/detail/graphs/graph_memory.hpp"
 #include "weft/detail/memory/memory_copies.hpp"
 #include "weft/detail/memory/memory_lookup.hpp"
 #include "weft/detail/runtime/runtime.hpp"
@@ -53,8 +55,17 @@ cudaError_t cudaMalloc(T** pointer, std::size_t bytes) {
 
 inline cudaError_t cudaFree(void* pointer) {
   if (cudaError_t e = weft::detail::check_unsafe_call()) return e;
-  if (cudaError_t e = weft::detail::wait_for_device()) return e;
+  // From a kernel (CUDA's device runtime) it frees at once: the caller's
+  // own grid could never be waited for.
+  if (!weft::detail::running_block)
+    if (cudaError_t e = weft::detail::wait_for_device()) return e;
   if (!pointer) return cudaSuccess;
+  // The memory of a graph's allocation node, which the graph left allocated.
+  if (auto allocation = weft::detail::graph_allocation_at(pointer)) {
+    if (cudaError_t e = weft::detail::free_outside_graphs(*allocation)) return weft::detail::record(e);
+    weft::detail::graph_memory::of(allocation->device).unmap(*allocation);
+    return cudaSuccess;
+  }
   // Any device's memory may be freed, as with unified addressing on a GPU.
   if (weft::detail::release_on_any_device(pointer)) return cudaSuccess;
   return weft::detail::record(cudaErrorInvalidValue);

@@ -11,6 +11,7 @@
 
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/error_state.hpp"
+#include "weft/detail/graphs/graph_memory.hpp"
 #include "weft/detail/graphs/graph_model.hpp"
 #include "weft/detail/graphs/stream_capture.hpp"
 #include "weft/detail/memory/memory_copies.hpp"
@@ -57,7 +58,7 @@ inline cudaError_t copy_or_capture(const row_box& b, cudaMemcpyKind kind, placem
   if (cudaError_t e = check_synchronous_placement(where)) return e;
   if (any_capture() && where.asynchronous) {
     if (cudaError_t e = check_device()) return e;
-    if (cudaError_t e = check_copy(b, kind)) return record(e);
+    if (cudaError_t e = check_copy(b, kind, is_device_or_graph_range)) return record(e);
     if (b.width == 0 || b.height == 0 || b.depth == 0) return cudaSuccess;
     if (auto result = captured(where, [&] { return copy_work_of(b, kind); })) return *result;
   }
@@ -72,7 +73,7 @@ inline cudaError_t set_or_capture(void* p, std::size_t pitch, std::size_t slice,
   if (any_capture() && where.asynchronous && width && height && depth) {
     if (cudaError_t e = check_device()) return e;
     std::size_t span = span_of(pitch, slice, width, height, depth);
-    if (span == SIZE_MAX || !is_device_range(p, span)) return record(cudaErrorInvalidValue);
+    if (span == SIZE_MAX || !is_device_or_graph_range(p, span)) return record(cudaErrorInvalidValue);
     bool rows_only = depth == 1 || slice == pitch * height;
     auto byte = static_cast<unsigned>(value) & 0xffu;
     std::size_t nodes = rows_only ? 1 : depth;
@@ -95,7 +96,8 @@ inline cudaError_t copy_symbol_or_capture(void* symbol, void* other_dst, const v
     if (cudaError_t e = check_device()) return e;
     void* dst = nullptr;
     const void* src = nullptr;
-    if (cudaError_t e = check_symbol_copy(symbol, other_dst, other_src, count, kind, to_symbol, size, offset, dst, src))
+    if (cudaError_t e = check_symbol_copy(symbol, other_dst, other_src, count, kind, to_symbol, size, offset, dst, src,
+                                          is_device_or_graph_range))
       return record(e);
     if (count == 0) return cudaSuccess;
     if (auto result = captured(where, [&] { return copy_work::linear(dst, src, count, kind); })) return *result;

@@ -6,7 +6,9 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <unordered_map>
@@ -116,7 +118,8 @@ struct graph_allocation;
 /// was given when it was added, which stays its address for the graph's
 /// life (graph_memory.hpp). `parameters` are the cudaMemAllocNodeParams as
 /// the program gave them, in the CUDA surface's types (which this layer does
-/// not name), so that the node can return them.
+/// not name), so that the node can return them; null for a node captured
+/// from cudaMallocAsync, whose parameters are the defaults.
 struct alloc_work {
   std::size_t bytes = 0;
   int device = 0;
@@ -146,11 +149,19 @@ struct CUgraphNode_st {
 };
 
 struct CUgraph_st {
+  // Unique for the process's life, unlike the graph's address, which a later
+  // graph may get: graph allocations name the graph that owns them by it.
+  std::uint64_t serial = next_serial();
   // In creation order, the order cudaGraphGetNodes gives.
   std::vector<std::unique_ptr<CUgraphNode_st>> nodes;
   // For a clone: each node of the original graph -> its copy here
   // (cudaGraphNodeFindInClone).
   std::unordered_map<const CUgraphNode_st*, CUgraphNode_st*> copies_of;
+  // Moved into a child graph node (cudaGraphChildGraphOwnershipMove): the
+  // node owns it, and it can no longer be destroyed, instantiated or
+  // embedded on its own, nor receive memory nodes.
+  bool moved_into_parent = false;
+
   // Programmatic edges (from -> to): the kernel port of `from` that `to`
   // waits for (cudaGraphKernelNodePortProgrammatic or ...LaunchCompletion);
   // an edge not named here is an ordinary one.
@@ -164,7 +175,7 @@ struct CUgraph_st {
   // cudaGraphConditionalHandleCreate's handles for this graph.
   std::vector<std::shared_ptr<weft::detail::conditional_handle>> handles;
   // The executable graph made from it, while one exists, for a graph with
-  // conditional nodes, of which CUDA allows one at a time.
+  // conditional or memory nodes, of which CUDA allows one at a time.
   std::weak_ptr<const void> instantiation;
   // For a conditional node's body: the graph that holds the node, whose
   // handles (and its own enclosing graphs') the body's conditionals may use.
@@ -173,6 +184,11 @@ struct CUgraph_st {
   bool has_conditional_nodes() const {
     return std::any_of(nodes.begin(), nodes.end(),
                        [](const auto& n) { return std::holds_alternative<weft::detail::conditional_work>(n->work); });
+  }
+
+  static std::uint64_t next_serial() {
+    static std::atomic<std::uint64_t> next{1};
+    return next.fetch_add(1, std::memory_order_relaxed);
   }
 
   CUgraphNode_st* add(weft::detail::node_work work) {

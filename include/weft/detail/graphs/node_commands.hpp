@@ -13,6 +13,7 @@
 
 #include "weft/detail/commands/command.hpp"
 #include "weft/detail/commands/event.hpp"
+#include "weft/detail/graphs/graph_memory.hpp"
 #include "weft/detail/graphs/graph_model.hpp"
 #include "weft/detail/runtime/runtime.hpp"
 #include "weft/detail/streams/host_task.hpp"
@@ -53,6 +54,7 @@ inline std::shared_ptr<command> node_command(const copy_work& w, node_launch at)
   row_box b = w.box();
   return std::make_shared<host_task>(
       "graph copy of " + std::to_string(b.width * b.height * b.depth) + " bytes", at.rt.ordinal(), [b] {
+        if (b.width == 0) return;
         for (std::size_t z = 0; z < b.depth; ++z)
           for (std::size_t y = 0; y < b.height; ++y)
             std::memmove(static_cast<char*>(b.dst) + z * b.dst_slice + y * b.dst_pitch,
@@ -89,12 +91,24 @@ inline std::shared_ptr<command> node_command(const event_wait_work& w, node_laun
   return std::make_shared<marker>("graph event wait");
 }
 
-inline std::shared_ptr<command> node_command(const alloc_work&, node_launch) {
-  return std::make_shared<marker>("graph memory allocation");
+/// Maps physical memory of the device's graph memory pool at the
+/// allocation's fixed address.
+inline std::shared_ptr<command> node_command(const alloc_work& w, node_launch at) {
+  auto allocation = w.allocation;
+  return std::make_shared<host_task>(
+      "graph memory allocation of " + std::to_string(w.bytes) + " bytes", at.rt.ordinal(), [allocation] {
+        if (!graph_memory::of(allocation->device).map(allocation))
+          fault(allocation->device)
+              .raise(cudaErrorMemoryAllocation, "graph memory allocation of " + std::to_string(allocation->bytes) +
+                                                    " bytes: the host is out of memory");
+      });
 }
 
-inline std::shared_ptr<command> node_command(const free_work&, node_launch) {
-  return std::make_shared<marker>("graph memory free");
+/// Unmaps the allocation; its memory goes back to the pool.
+inline std::shared_ptr<command> node_command(const free_work& w, node_launch at) {
+  auto allocation = w.allocation;
+  return std::make_shared<host_task>("graph memory free", at.rt.ordinal(),
+                                     [allocation] { graph_memory::of(allocation->device).unmap(*allocation); });
 }
 
 }  // namespace weft::detail

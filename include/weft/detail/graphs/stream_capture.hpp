@@ -25,9 +25,11 @@
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <type_traits>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "weft/detail/base/cuda_vocabulary.hpp"
@@ -379,6 +381,13 @@ inline std::shared_ptr<CUgraph_st> graph_of(const step_list& steps) {
 
 inline std::shared_ptr<CUgraph_st> graph_of(const CUgraphExec_st& exec) { return graph_of(exec.steps); }
 
+/// The same for an executable graph, whose steps change only under
+/// `launching` (graph updates).
+inline std::shared_ptr<CUgraph_st> graph_of(CUgraphExec_st& exec) {
+  std::lock_guard lock(exec.launching);
+  return graph_of(exec.steps);
+}
+
 /// Whether `from` is `to` or one of its ancestors.
 inline bool reaches(const CUgraphNode_st* from, const CUgraphNode_st* to) {
   std::vector<const CUgraphNode_st*> pending{to};
@@ -405,21 +414,28 @@ inline bool joined(const capture_sequence& c) {
   return true;
 }
 
-/// cudaStreamDestroy of a capturing stream: CUDA leaves it unsaid; weft
-/// invalidates the capture and takes the stream out of it, and destroying
-/// the origin ends the capture (its graph is discarded).
+/// cudaStreamDestroy of a capturing stream: CUDA leaves it unsaid. A forked
+/// stream whose work the origin has joined leaves the capture, which goes
+/// on (cuda-samples' graphMemoryNodes destroys its forked stream so, before
+/// cudaStreamEndCapture, and passes on an H100); one with unjoined work
+/// leaves it invalidated; destroying the origin ends the capture (its graph
+/// is discarded).
 inline void forget_stream(CUstream_st* s) {
   if (!any_capture()) return;
   auto& registry = capture_registry::get();
   std::lock_guard lock(registry.mutex);
   auto c = registry.of(s);
   if (!c) return;
-  c->invalidated = true;
   if (c->origin == s) {
+    c->invalidated = true;
     registry.finish(c);
     if (c->owns_graph) delete c->graph;
     return;
   }
+  const auto& origin = c->dependencies.at(c->origin);
+  for (const CUgraphNode_st* n : c->dependencies[s])
+    if (std::none_of(origin.begin(), origin.end(), [&](const CUgraphNode_st* o) { return reaches(n, o); }))
+      c->invalidated = true;
   c->dependencies.erase(s);
   c->handed_out.erase(s);
   registry.streams.erase(s);

@@ -21,9 +21,14 @@
 
 namespace weft::detail {
 
+/// Whether [p, p + bytes) is memory a copy may treat as the device's.
+using device_range_check = bool (*)(const void* p, std::size_t bytes);
+
 /// The code CUDA 13 refuses a copy with, or cudaSuccess; nothing is
-/// recorded (a graph's memcpy node is checked when it is added, and runs later).
-inline cudaError_t check_copy(const row_box& b, cudaMemcpyKind kind) {
+/// recorded (a graph's memcpy node is checked when it is added, and runs
+/// later; it also accepts graph memory, which is mapped only while the graph
+/// runs: `on_device`).
+inline cudaError_t check_copy(const row_box& b, cudaMemcpyKind kind, device_range_check on_device = is_device_range) {
   if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDefault) return cudaErrorInvalidMemcpyDirection;
   // A row wider than a pitch is an invalid value, not an invalid pitch
   // (measured on an H100: tests/differential/runtime_api_probe.expected).
@@ -35,10 +40,8 @@ inline cudaError_t check_copy(const row_box& b, cudaMemcpyKind kind) {
   if (dst_span == SIZE_MAX || src_span == SIZE_MAX) return cudaErrorInvalidValue;
   bool dst_on_device = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice;
   bool src_on_device = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice;
-  if (dst_on_device ? !is_device_range(b.dst, dst_span) : !is_plausible_range(b.dst, dst_span))
-    return cudaErrorInvalidValue;
-  if (src_on_device ? !is_device_range(b.src, src_span) : !is_plausible_range(b.src, src_span))
-    return cudaErrorInvalidValue;
+  if (dst_on_device ? !on_device(b.dst, dst_span) : !is_plausible_range(b.dst, dst_span)) return cudaErrorInvalidValue;
+  if (src_on_device ? !on_device(b.src, src_span) : !is_plausible_range(b.src, src_span)) return cudaErrorInvalidValue;
   return cudaSuccess;
 }
 
@@ -76,10 +79,10 @@ inline bool within_symbol(std::size_t size, std::size_t count, std::size_t offse
 /// A copy between `other` and the symbol at `symbol` (of `size` bytes)
 /// checked, with its ends in `dst` and `src`, or the code CUDA refuses it
 /// with (nothing recorded). The offset is applied only once it is known to
-/// lie within the symbol.
+/// lie within the symbol. `on_device`: as for check_copy.
 inline cudaError_t check_symbol_copy(void* symbol, void* other_dst, const void* other_src, std::size_t count,
                                      cudaMemcpyKind kind, bool to_symbol, std::size_t size, std::size_t offset,
-                                     void*& dst, const void*& src) {
+                                     void*& dst, const void*& src, device_range_check on_device = is_device_range) {
   // The symbol is device memory, so the other side is the host or the device.
   bool allowed = kind == cudaMemcpyDeviceToDevice || kind == cudaMemcpyDefault ||
                  kind == (to_symbol ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost);
@@ -89,8 +92,7 @@ inline cudaError_t check_symbol_copy(void* symbol, void* other_dst, const void* 
   const void* other = to_symbol ? other_src : other_dst;
   if (!other) return cudaErrorInvalidValue;
   bool other_on_device = kind == cudaMemcpyDeviceToDevice;
-  if (other_on_device ? !is_device_range(other, count) : !is_plausible_range(other, count))
-    return cudaErrorInvalidValue;
+  if (other_on_device ? !on_device(other, count) : !is_plausible_range(other, count)) return cudaErrorInvalidValue;
   char* at = static_cast<char*>(symbol) + offset;
   dst = to_symbol ? at : other_dst;
   src = to_symbol ? other_src : at;

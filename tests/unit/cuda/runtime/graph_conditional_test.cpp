@@ -14,11 +14,14 @@
 
 namespace {
 
-// The conditional node is added as cudaGraphAddNode adds it.
 cudaError_t add_conditional(cudaGraphNode_t* node, cudaGraph_t g, std::vector<cudaGraphNode_t> deps,
                             cudaConditionalNodeParams* p) {
-  cudaError_t e = weft::surface::add_conditional_node(node, g, deps.data(), deps.size(), p);
-  return e == cudaSuccess ? e : weft::detail::record(e);
+  cudaGraphNodeParams params{};
+  params.type = cudaGraphNodeTypeConditional;
+  if (p) params.conditional = *p;
+  cudaError_t e = cudaGraphAddNode(node, g, deps.data(), nullptr, deps.size(), p ? &params : nullptr);
+  if (p) *p = params.conditional;
+  return e;
 }
 
 __global__ void set_from(cudaGraphConditionalHandle h, const int* value) { cudaGraphSetConditional(h, *value); }
@@ -335,6 +338,11 @@ TEST_CASE("conditional nodes: what CUDA refuses") {
   refused({h + 8, cudaGraphCondTypeIf, 1, nullptr});    // no handle
   refused({foreign, cudaGraphCondTypeIf, 1, nullptr});  // another graph's
   check_failed_with(add_conditional(&node, g, {}, nullptr), cudaErrorInvalidValue);
+  cudaGraphNodeParams with_reserved{};
+  with_reserved.type = cudaGraphNodeTypeConditional;
+  with_reserved.conditional = {h, cudaGraphCondTypeIf, 1, nullptr};
+  with_reserved.reserved2 = 1;
+  check_failed_with(cudaGraphAddNode(&node, g, nullptr, nullptr, 0, &with_reserved), cudaErrorInvalidValue);
 
   conditional c = add_conditional(g, {}, h, cudaGraphCondTypeIf, 1);
   // A body may not hold a host node.
@@ -418,4 +426,81 @@ TEST_CASE("body nodes take per-node updates and enabling; a launch in flight kee
   cudaStreamDestroy(s);
   cudaFree(out);
   cudaFree(counter);
+}
+
+TEST_CASE("bodies filled by stream capture, and a conditional node added to a capturing stream's graph") {
+  REQUIRE(registered);
+  int* remaining = managed_int(3);
+  int* runs = managed_int();
+  cudaStream_t s = nullptr;
+  REQUIRE(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess);
+
+  // The capture's graph receives the handle and the node; the capture goes
+  // on after the node, and the body is captured on its own.
+  REQUIRE(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal) == cudaSuccess);
+  cudaStreamCaptureStatus status{};
+  cudaGraph_t capturing = nullptr;
+  const cudaGraphNode_t* deps = nullptr;
+  std::size_t count = 0;
+  REQUIRE(cudaStreamGetCaptureInfo(s, &status, nullptr, &capturing, &deps, nullptr, &count) == cudaSuccess);
+  REQUIRE(status == cudaStreamCaptureStatusActive);
+  cudaGraphConditionalHandle h = 0;
+  REQUIRE(cudaGraphConditionalHandleCreate(&h, capturing, 1, cudaGraphCondAssignDefault) == cudaSuccess);
+  conditional loop =
+      add_conditional(capturing, std::vector<cudaGraphNode_t>(deps, deps + count), h, cudaGraphCondTypeWhile, 1);
+  REQUIRE(cudaStreamUpdateCaptureDependencies(s, &loop.node, nullptr, 1, cudaStreamSetCaptureDependencies) ==
+          cudaSuccess);
+  void* bump_args[] = {&runs};
+  REQUIRE(cudaLaunchKernel(reinterpret_cast<const void*>(&bump), dim3(1), dim3(1), bump_args, 0, s) == cudaSuccess);
+  cudaGraph_t g = nullptr;
+  REQUIRE(cudaStreamEndCapture(s, &g) == cudaSuccess);
+  REQUIRE(g == capturing);
+
+  cudaStream_t body_stream = nullptr;
+  REQUIRE(cudaStreamCreateWithFlags(&body_stream, cudaStreamNonBlocking) == cudaSuccess);
+  REQUIRE(cudaStreamBeginCaptureToGraph(body_stream, loop.bodies[0], nullptr, nullptr, 0,
+                                        cudaStreamCaptureModeGlobal) == cudaSuccess);
+  void* loop_args[] = {&remaining, &runs, &h};
+  REQUIRE(cudaLaunchKernel(reinterpret_cast<const void*>(&count_down), dim3(1), dim3(1), loop_args, 0, body_stream) ==
+          cudaSuccess);
+  REQUIRE(cudaStreamEndCapture(body_stream, nullptr) == cudaSuccess);
+
+  cudaGraphExec_t exec = nullptr;
+  REQUIRE(cudaGraphInstantiate(&exec, g, 0) == cudaSuccess);
+  REQUIRE(cudaGraphLaunch(exec, s) == cudaSuccess);
+  REQUIRE(cudaStreamSynchronize(s) == cudaSuccess);
+  CHECK(*runs == 4);  // three runs of the loop, then the bump after it
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(g);
+  cudaStreamDestroy(s);
+  cudaStreamDestroy(body_stream);
+  cudaFree(remaining);
+  cudaFree(runs);
+}
+
+TEST_CASE("a conditional node is decided after the nodes placed before it, even with no edge between them") {
+  REQUIRE(registered);
+  // cuda-samples' graphConditionalNodes adds its IF node with no dependency
+  // on the kernel that sets the value; an H100 still decides by that value.
+  int* value = managed_int();
+  int* out = managed_int();
+  cudaGraph_t g = nullptr;
+  REQUIRE(cudaGraphCreate(&g, 0) == cudaSuccess);
+  cudaGraphConditionalHandle h = 0;
+  REQUIRE(cudaGraphConditionalHandleCreate(&h, g) == cudaSuccess);
+  add<&set_from>(g, {}, h, static_cast<const int*>(value));
+  conditional c = add_conditional(g, {}, h, cudaGraphCondTypeIf, 2);
+  add<&store>(c.bodies[0], {}, out, 1);
+  add<&store>(c.bodies[1], {}, out, 2);
+  cudaGraphExec_t exec = nullptr;
+  REQUIRE(cudaGraphInstantiate(&exec, g, 0) == cudaSuccess);
+  for (int v : {1, 0, 1}) {
+    *value = v;
+    run(exec);
+    CHECK(*out == (v ? 1 : 2));
+  }
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(g);
+  cudaFree(value);
+  cudaFree(out);
 }

@@ -680,3 +680,66 @@ TEST_CASE("stream capture: 2D and 3D copies and sets, symbol copies and peer cop
   cudaFree(d2);
   cudaFree(box.ptr);
 }
+
+TEST_CASE("stream capture: cudaLaunchKernelEx and cooperative launches are captured as kernel nodes") {
+  REQUIRE(registered);
+  int* x = nullptr;
+  REQUIRE(cudaMalloc(&x, sizeof(int)) == cudaSuccess);
+  cudaStream_t s;
+  cudaStreamCreate(&s);
+  REQUIRE(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal) == cudaSuccess);
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(1);
+  config.blockDim = dim3(1);
+  config.stream = s;
+  check_succeeded(cudaLaunchKernelEx(&config, set_to, x, 3));
+  int five = 5;
+  void* args[] = {&x, &five};
+  check_succeeded(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(&times), dim3(1), dim3(1), args, 0, s));
+  // A bad launch is refused as without a capture, and leaves it valid.
+  check_failed_with(weft::launch<add>(weft::launch_config{1, 2048, 0, s}, x, 1), cudaErrorInvalidValue);
+  cudaGraph_t graph = nullptr;
+  REQUIRE(cudaStreamEndCapture(s, &graph) == cudaSuccess);
+  CHECK(count(graph).nodes == 2);
+  cudaGraphExec_t exec;
+  REQUIRE(cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess);
+  REQUIRE(cudaGraphLaunch(exec, s) == cudaSuccess);
+  REQUIRE(cudaStreamSynchronize(s) == cudaSuccess);
+  CHECK(read(x) == 15);
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  cudaStreamDestroy(s);
+  cudaFree(x);
+}
+
+TEST_CASE("stream capture: destroying a capturing stream") {
+  cudaStream_t origin, side, later;
+  cudaStreamCreate(&origin);
+  cudaStreamCreate(&side);
+  cudaEvent_t fork;
+  cudaEventCreate(&fork);
+  // A stream that joined leaves the capture, which is invalidated.
+  REQUIRE(cudaStreamBeginCapture(origin, cudaStreamCaptureModeGlobal) == cudaSuccess);
+  REQUIRE(cudaEventRecord(fork, origin) == cudaSuccess);
+  REQUIRE(cudaStreamWaitEvent(side, fork, 0) == cudaSuccess);
+  check_succeeded(cudaStreamDestroy(side));
+  CHECK(status_of(origin) == cudaStreamCaptureStatusInvalidated);
+  cudaStreamCaptureStatus status;
+  check_succeeded(cudaStreamGetCaptureInfo(origin, &status));
+  CHECK(status == cudaStreamCaptureStatusInvalidated);
+  cudaGraph_t graph = nullptr;
+  check_failed_with(cudaStreamEndCapture(origin, &graph), cudaErrorStreamCaptureInvalidated);
+  // Destroying the origin ends the capture in every stream.
+  cudaStreamCreate(&later);
+  REQUIRE(cudaStreamBeginCapture(origin, cudaStreamCaptureModeGlobal) == cudaSuccess);
+  REQUIRE(cudaEventRecord(fork, origin) == cudaSuccess);
+  REQUIRE(cudaStreamWaitEvent(later, fork, 0) == cudaSuccess);
+  check_succeeded(cudaStreamDestroy(origin));
+  CHECK(status_of(later) == cudaStreamCaptureStatusNone);
+  check_succeeded(cudaMemsetAsync(nullptr, 0, 0, later));
+  void* p = nullptr;
+  check_succeeded(cudaMalloc(&p, 4));
+  cudaFree(p);
+  cudaEventDestroy(fork);
+  cudaStreamDestroy(later);
+}
