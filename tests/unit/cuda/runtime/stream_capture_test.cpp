@@ -713,22 +713,44 @@ TEST_CASE("stream capture: cudaLaunchKernelEx and cooperative launches are captu
 }
 
 TEST_CASE("stream capture: destroying a capturing stream") {
+  REQUIRE(registered);
+  int* x = nullptr;
+  REQUIRE(cudaMalloc(&x, sizeof(int)) == cudaSuccess);
   cudaStream_t origin, side, later;
   cudaStreamCreate(&origin);
-  cudaStreamCreate(&side);
-  cudaEvent_t fork;
+  cudaEvent_t fork, join;
   cudaEventCreate(&fork);
-  // A stream that joined leaves the capture, which is invalidated.
-  REQUIRE(cudaStreamBeginCapture(origin, cudaStreamCaptureModeGlobal) == cudaSuccess);
-  REQUIRE(cudaEventRecord(fork, origin) == cudaSuccess);
-  REQUIRE(cudaStreamWaitEvent(side, fork, 0) == cudaSuccess);
-  check_succeeded(cudaStreamDestroy(side));
-  CHECK(status_of(origin) == cudaStreamCaptureStatusInvalidated);
-  cudaStreamCaptureStatus status;
-  check_succeeded(cudaStreamGetCaptureInfo(origin, &status));
-  CHECK(status == cudaStreamCaptureStatusInvalidated);
-  cudaGraph_t graph = nullptr;
-  check_failed_with(cudaStreamEndCapture(origin, &graph), cudaErrorStreamCaptureInvalidated);
+  cudaEventCreate(&join);
+  // A forked stream whose work the origin joined leaves the capture, which
+  // goes on (cuda-samples' graphMemoryNodes does so); one with work not
+  // joined leaves it invalidated.
+  for (bool joined : {true, false}) {
+    CAPTURE(joined);
+    cudaStreamCreate(&side);
+    REQUIRE(cudaStreamBeginCapture(origin, cudaStreamCaptureModeGlobal) == cudaSuccess);
+    REQUIRE(cudaEventRecord(fork, origin) == cudaSuccess);
+    REQUIRE(cudaStreamWaitEvent(side, fork, 0) == cudaSuccess);
+    REQUIRE(weft::launch<set_to>(weft::launch_config{1, 1, 0, side}, x, 8) == cudaSuccess);
+    if (joined) {
+      REQUIRE(cudaEventRecord(join, side) == cudaSuccess);
+      REQUIRE(cudaStreamWaitEvent(origin, join, 0) == cudaSuccess);
+    }
+    check_succeeded(cudaStreamDestroy(side));
+    cudaGraph_t graph = nullptr;
+    if (joined) {
+      CHECK(status_of(origin) == cudaStreamCaptureStatusActive);
+      check_succeeded(cudaStreamEndCapture(origin, &graph));
+      REQUIRE(graph != nullptr);
+      CHECK(count(graph).nodes == 1);
+      cudaGraphDestroy(graph);
+    } else {
+      CHECK(status_of(origin) == cudaStreamCaptureStatusInvalidated);
+      cudaStreamCaptureStatus status;
+      check_succeeded(cudaStreamGetCaptureInfo(origin, &status));
+      CHECK(status == cudaStreamCaptureStatusInvalidated);
+      check_failed_with(cudaStreamEndCapture(origin, &graph), cudaErrorStreamCaptureInvalidated);
+    }
+  }
   // Destroying the origin ends the capture in every stream.
   cudaStreamCreate(&later);
   REQUIRE(cudaStreamBeginCapture(origin, cudaStreamCaptureModeGlobal) == cudaSuccess);
@@ -741,5 +763,7 @@ TEST_CASE("stream capture: destroying a capturing stream") {
   check_succeeded(cudaMalloc(&p, 4));
   cudaFree(p);
   cudaEventDestroy(fork);
+  cudaEventDestroy(join);
   cudaStreamDestroy(later);
+  cudaFree(x);
 }
