@@ -718,10 +718,15 @@ TEST_CASE("stream capture: destroying a capturing stream") {
   cudaStreamCreate(&side);
   cudaEvent_t fork;
   cudaEventCreate(&fork);
-  // A stream that joined leaves the capture, which is invalidated.
+  int* unjoined = nullptr;
+  REQUIRE(cudaMalloc(&unjoined, sizeof(int)) == cudaSuccess);
+  // A forked stream with work the origin has not joined leaves the capture,
+  // which is invalidated. (One whose work is joined leaves it going:
+  // graph_memory_test.cpp, as cuda-samples' graphMemoryNodes does.)
   REQUIRE(cudaStreamBeginCapture(origin, cudaStreamCaptureModeGlobal) == cudaSuccess);
   REQUIRE(cudaEventRecord(fork, origin) == cudaSuccess);
   REQUIRE(cudaStreamWaitEvent(side, fork, 0) == cudaSuccess);
+  REQUIRE(cudaMemsetAsync(unjoined, 0, sizeof(int), side) == cudaSuccess);
   check_succeeded(cudaStreamDestroy(side));
   CHECK(status_of(origin) == cudaStreamCaptureStatusInvalidated);
   cudaStreamCaptureStatus status;
@@ -740,6 +745,7 @@ TEST_CASE("stream capture: destroying a capturing stream") {
   void* p = nullptr;
   check_succeeded(cudaMalloc(&p, 4));
   cudaFree(p);
+  cudaFree(unjoined);
   cudaEventDestroy(fork);
   cudaStreamDestroy(later);
 }
