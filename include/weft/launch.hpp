@@ -24,6 +24,8 @@
 #include "weft/cuda/vector_types.hpp"
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/error_state.hpp"
+#include "weft/detail/executor/block_executor.hpp"
+#include "weft/detail/graphs/device_launch.hpp"
 #include "weft/detail/graphs/graph_model.hpp"
 #include "weft/detail/graphs/stream_capture.hpp"
 #include "weft/detail/runtime/caller_checks.hpp"
@@ -126,10 +128,32 @@ inline cudaError_t cluster_shape(const launch_config& c, const launch_options& o
   return cudaSuccess;
 }
 
+/// A launch from a kernel (dynamic parallelism): a bad configuration is
+/// cudaErrorInvalidConfiguration, as an H100 answers, recorded as the
+/// calling CUDA thread's last error; the child runs as the stream it names
+/// says (detail/graphs/device_launch.hpp).
+template <class Kernel, class... Args>
+cudaError_t launch_from_device(const launch_config& config, Kernel&& kernel, Args&&... args) {
+  using kernel_type = std::decay_t<Kernel>;
+  using arguments = typename argument_tuple<kernel_type, Args...>::type;
+  auto& rt = runtime::get();
+  kernel_type k(std::forward<Kernel>(kernel));
+  const void* id = kernel_identity(k);
+  kernel_attributes attributes = rt.attributes(id);
+  if (validate(config, attributes.max_dynamic_shared_bytes)) return record_on_device(cudaErrorInvalidConfiguration);
+  dim3 cluster;
+  if (cudaError_t invalid = cluster_shape(config, {}, compiled_cluster_dims().find(id, dim3(0, 0, 0)),
+                                          attributes.non_portable_cluster_size, cluster))
+    return record_on_device(invalid);
+  launch_shape shape{config.grid, config.block, config.dynamic_shared_bytes, rt.stack_bytes(), rt.ordinal(), cluster};
+  return launch_child_grid(make_grid(shape, std::move(k), arguments(std::forward<Args>(args)...)), config.stream);
+}
+
 template <class Kernel, class... Args>
 cudaError_t launch_with(const launch_config& config, const launch_options& options, Kernel&& kernel, Args&&... args) {
   using kernel_type = std::decay_t<Kernel>;
   using arguments = typename argument_tuple<kernel_type, Args...>::type;
+  if (running_block) return launch_from_device(config, std::forward<Kernel>(kernel), std::forward<Args>(args)...);
   if (cudaError_t e = check_caller(false)) return e;
   auto& rt = runtime::get();
   if (cudaError_t sticky = fault().code()) return record(sticky);

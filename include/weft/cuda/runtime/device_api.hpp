@@ -44,6 +44,8 @@ inline cudaError_t cudaDeviceSetLimit(cudaLimit limit, std::size_t value) {
   if (limit < cudaLimitStackSize || limit > cudaLimitPersistingL2CacheSize)
     return weft::detail::record(cudaErrorInvalidValue);
   if (cudaError_t e = weft::detail::check_device()) return e;
+  // Only CDP1's device-side cudaDeviceSynchronize had a depth to limit.
+  if (limit == cudaLimitDevRuntimeSyncDepth) return weft::detail::record(cudaErrorUnsupportedLimit);
   if (limit == cudaLimitPersistingL2CacheSize &&
       value > static_cast<std::size_t>(
                   weft::detail::fixed_properties(weft::detail::current_device).persistingL2CacheMaxSize))
@@ -58,6 +60,7 @@ inline cudaError_t cudaDeviceSetLimit(cudaLimit limit, std::size_t value) {
 inline cudaError_t cudaDeviceGetLimit(std::size_t* value, cudaLimit limit) {
   if (!value || limit < cudaLimitStackSize || limit > cudaLimitPersistingL2CacheSize)
     return weft::detail::record(cudaErrorInvalidValue);
+  if (limit == cudaLimitDevRuntimeSyncDepth) return weft::detail::record(cudaErrorUnsupportedLimit);
   *value =
       limit == cudaLimitStackSize ? weft::detail::runtime::get().stack_bytes() : weft::detail::stored_limits()[limit];
   return cudaSuccess;

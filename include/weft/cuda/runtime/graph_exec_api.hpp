@@ -14,6 +14,8 @@
 #include "weft/cuda/runtime/graph_types.hpp"
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/error_state.hpp"
+#include "weft/detail/executor/block_executor.hpp"
+#include "weft/detail/graphs/device_launch.hpp"
 #include "weft/detail/graphs/graph_exec.hpp"
 #include "weft/detail/graphs/graph_memory.hpp"
 #include "weft/detail/graphs/graph_memory_launch.hpp"
@@ -36,9 +38,15 @@ inline cudaError_t instantiate_graph(cudaGraphExec_t* pGraphExec, cudaGraph_t gr
   // A graph moved into a child graph node is instantiated with its parent only.
   if (!pGraphExec || !graph || graph->moved_into_parent) return cudaErrorInvalidValue;
   constexpr unsigned long long accepted = cudaGraphInstantiateFlagAutoFreeOnLaunch | cudaGraphInstantiateFlagUpload |
-                                          cudaGraphInstantiateFlagUseNodePriority;
-  if (flags & cudaGraphInstantiateFlagDeviceLaunch) return cudaErrorNotSupported;
+                                          cudaGraphInstantiateFlagUseNodePriority |
+                                          cudaGraphInstantiateFlagDeviceLaunch;
   if (flags & ~accepted) return cudaErrorInvalidValue;
+  // A device graph frees nothing on its own, and holds only what a kernel
+  // can launch (the H100's answers: device_launch_probe.expected).
+  if (flags & cudaGraphInstantiateFlagDeviceLaunch) {
+    if (flags & cudaGraphInstantiateFlagAutoFreeOnLaunch) return cudaErrorInvalidValue;
+    if (!launchable_from_device(*graph)) return cudaErrorInvalidValue;
+  }
   if ((flags & cudaGraphInstantiateFlagUpload) && !resolve_stream(weft::surface::explicit_stream(uploadStream)))
     return cudaErrorInvalidResourceHandle;
   // CUDA allows one executable graph at a time of a graph with conditional
@@ -72,6 +80,7 @@ inline cudaError_t instantiate_graph(cudaGraphExec_t* pGraphExec, cudaGraph_t gr
   // cudaGraphExecUpdate brings in and conditional bodies follow it too.
   // Upload is not kept: cudaGraphExecGetFlags does not return it.
   exec->flags = flags & ~static_cast<unsigned long long>(cudaGraphInstantiateFlagUpload);
+  if (flags & cudaGraphInstantiateFlagUpload) exec->uploaded.store(true, std::memory_order_release);
   if (only_one) graph->instantiation = exec->alive;
   *pGraphExec = exec.release();
   *result = cudaGraphInstantiateSuccess;
@@ -86,8 +95,9 @@ inline cudaError_t instantiate_graph(cudaGraphExec_t* pGraphExec, cudaGraph_t gr
 /// destroyed. Of the flags, cudaGraphInstantiateFlagAutoFreeOnLaunch makes
 /// each launch free what the previous one left allocated; ...UseNodePriority
 /// runs kernel nodes at their cudaLaunchAttributePriority; ...Upload belongs to cudaGraphInstantiateWithParams
-/// (cudaErrorInvalidValue here, as in CUDA); ...DeviceLaunch is not there
-/// yet (cudaErrorNotSupported).
+/// (cudaErrorInvalidValue here, as in CUDA); ...DeviceLaunch makes a
+/// graph kernels can launch (cudaErrorInvalidValue for a graph with host,
+/// event or memory nodes, and with ...AutoFreeOnLaunch).
 inline cudaError_t cudaGraphInstantiate(cudaGraphExec_t* pGraphExec, cudaGraph_t graph, unsigned long long flags = 0) {
   if (flags & cudaGraphInstantiateFlagUpload) return weft::detail::record(cudaErrorInvalidValue);
   cudaGraphInstantiateResult result;
@@ -153,8 +163,12 @@ inline namespace weft_legacy_default_stream {
 /// the executable graph's nodes as they are now. cudaErrorInvalidValue
 /// while an allocation an earlier launch left allocated is not freed (unless
 /// instantiated with AutoFreeOnLaunch).
+/// From a kernel (device graph launch), `stream` is the launch mode:
+/// cudaStreamGraphFireAndForget, ...AsSibling or cudaStreamGraphTailLaunch
+/// (detail/graphs/device_launch.hpp).
 inline cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) {
   using namespace weft::detail;
+  if (running_block) return launch_graph_from_device(graphExec, stream);
   if (cudaError_t e = check_caller(false)) return e;
   if (!graphExec) return record(cudaErrorInvalidValue);
   CUstream_st* s = resolve_stream(weft::surface::explicit_stream(stream));
@@ -166,12 +180,18 @@ inline cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t strea
   return cudaSuccess;
 }
 
-/// Nothing to upload on a CPU: the handles are checked, and that is all.
+/// Nothing to upload on a CPU: the handles are checked, and a device graph
+/// may be launched from kernels from now on.
 inline cudaError_t cudaGraphUpload(cudaGraphExec_t graphExec, cudaStream_t stream) {
   using namespace weft::detail;
   if (!graphExec) return record(cudaErrorInvalidValue);
   if (!resolve_stream(weft::surface::explicit_stream(stream))) return record(cudaErrorInvalidResourceHandle);
+  graphExec->uploaded.store(true, std::memory_order_release);
   return cudaSuccess;
 }
 
 }  // inline namespace weft_per_thread_default_stream or weft_legacy_default_stream
+
+/// In a kernel: the device graph it is a node of, or null (outside any
+/// graph, and in a graph not instantiated for device launch).
+inline cudaGraphExec_t cudaGetCurrentGraphExec() { return weft::detail::current_graph_exec(); }

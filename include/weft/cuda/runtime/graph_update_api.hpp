@@ -15,6 +15,8 @@
 #include "weft/cuda/runtime/driver_enums.hpp"
 #include "weft/cuda/runtime/error_codes.hpp"
 #include "weft/cuda/runtime/graph_api.hpp"
+#include "weft/cuda/runtime/graph_copy_node_api.hpp"
+#include "weft/cuda/runtime/graph_node_params_api.hpp"
 #include "weft/cuda/runtime/graph_types.hpp"
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/error_state.hpp"
@@ -144,6 +146,39 @@ inline cudaError_t cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t hGraphExec
       hGraphExec, node, weft::detail::copy_work::linear(dst, src, count, kind)));
 }
 
+/// Only a 1D copy (one row) may be given another 1D copy, of the same
+/// cudaMemcpyKind, between memory of the same devices and kinds as before.
+inline cudaError_t cudaGraphExecMemcpyNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node,
+                                                    const cudaMemcpy3DParms* pNodeParams) {
+  weft::detail::copy_work work;
+  if (cudaError_t e = weft::surface::copy_work_of(pNodeParams, work)) return weft::detail::record(e);
+  return weft::detail::record(weft::surface::set_exec_node<weft::detail::copy_work>(hGraphExec, node, work));
+}
+
+/// The symbol is taken by reference, as CUDA's C++ overload takes it (and
+/// weft's cudaMemcpyToSymbol): its type gives its size.
+template <class T>
+cudaError_t cudaGraphExecMemcpyNodeSetParamsToSymbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const T& symbol,
+                                                     const void* src, std::size_t count, std::size_t offset,
+                                                     cudaMemcpyKind kind) {
+  weft::detail::copy_work work;
+  if (cudaError_t e =
+          weft::surface::symbol_copy_work(&symbol, sizeof(T), nullptr, src, count, offset, kind, true, work))
+    return weft::detail::record(e);
+  return weft::detail::record(weft::surface::set_exec_node<weft::detail::copy_work>(hGraphExec, node, work));
+}
+
+template <class T>
+cudaError_t cudaGraphExecMemcpyNodeSetParamsFromSymbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void* dst,
+                                                       const T& symbol, std::size_t count, std::size_t offset,
+                                                       cudaMemcpyKind kind) {
+  weft::detail::copy_work work;
+  if (cudaError_t e =
+          weft::surface::symbol_copy_work(&symbol, sizeof(T), dst, nullptr, count, offset, kind, false, work))
+    return weft::detail::record(e);
+  return weft::detail::record(weft::surface::set_exec_node<weft::detail::copy_work>(hGraphExec, node, work));
+}
+
 /// The address and value may change, and a 1D set's width and element size;
 /// not its height, nor the device or kind of its memory.
 inline cudaError_t cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node,
@@ -210,4 +245,58 @@ inline cudaError_t cudaGraphNodeGetEnabled(cudaGraphExec_t hGraphExec, cudaGraph
   std::lock_guard lock(hGraphExec->launching);
   *isEnabled = hGraphExec->step_at(shape->place).enabled ? 1 : 0;
   return cudaSuccess;
+}
+
+/// cudaGraphExec*SetParams by the node's type, which must be the node's
+/// (else cudaErrorInvalidValue): kernel, memcpy (cudaMemcpy3DParms),
+/// memset, host, child graph, event record and wait nodes; an empty node
+/// has nothing to change. Allocation, free and conditional nodes cannot be
+/// changed in an executable graph (cudaErrorNotSupported), as in CUDA.
+inline cudaError_t cudaGraphExecNodeSetParams(cudaGraphExec_t graphExec, cudaGraphNode_t node,
+                                              cudaGraphNodeParams* nodeParams) {
+  using namespace weft::surface;
+  using weft::detail::record;
+  if (!graphExec || !node || !nodeParams || !zero_reserved(*nodeParams)) return record(cudaErrorInvalidValue);
+  using weft::detail::kind_index;
+  // Each call below checks that the node is of its kind; the node is read
+  // through the executable graph only, as the graph's may be gone.
+  const weft::detail::graph_shape::node* shape = graphExec->find(node);
+  if (!shape) return record(cudaErrorInvalidValue);
+  cudaGraphNodeParams& p = *nodeParams;
+  switch (p.type) {
+    case cudaGraphNodeTypeKernel: {
+      cudaKernelNodeParams k = kernel_parameters(p.kernel);
+      return cudaGraphExecKernelNodeSetParams(graphExec, node, &k);
+    }
+    case cudaGraphNodeTypeMemcpy:
+      if (!plain_copy(p.memcpy)) return record(cudaErrorInvalidValue);
+      return cudaGraphExecMemcpyNodeSetParams(graphExec, node, &p.memcpy.copyParams);
+    case cudaGraphNodeTypeMemset: {
+      cudaMemsetParams m = set_parameters(p.memset);
+      return cudaGraphExecMemsetNodeSetParams(graphExec, node, &m);
+    }
+    case cudaGraphNodeTypeHost: {
+      cudaHostNodeParams h{p.host.fn, p.host.userData};
+      return cudaGraphExecHostNodeSetParams(graphExec, node, &h);
+    }
+    case cudaGraphNodeTypeGraph:
+      return cudaGraphExecChildGraphNodeSetParams(graphExec, node, p.graph.graph);
+    case cudaGraphNodeTypeEmpty:
+      return record(shape->type == kind_index<weft::detail::empty_work>() ? cudaSuccess : cudaErrorInvalidValue);
+    case cudaGraphNodeTypeWaitEvent:
+      return cudaGraphExecEventWaitNodeSetEvent(graphExec, node, p.eventWait.event);
+    case cudaGraphNodeTypeEventRecord:
+      return cudaGraphExecEventRecordNodeSetEvent(graphExec, node, p.eventRecord.event);
+    case cudaGraphNodeTypeMemAlloc:
+      return record(shape->type == kind_index<weft::detail::alloc_work>() ? cudaErrorNotSupported
+                                                                          : cudaErrorInvalidValue);
+    case cudaGraphNodeTypeMemFree:
+      return record(shape->type == kind_index<weft::detail::free_work>() ? cudaErrorNotSupported
+                                                                         : cudaErrorInvalidValue);
+    case cudaGraphNodeTypeConditional:
+      return record(shape->type == kind_index<weft::detail::conditional_work>() ? cudaErrorNotSupported
+                                                                                : cudaErrorInvalidValue);
+    default:
+      return record(cudaErrorInvalidValue);
+  }
 }

@@ -16,6 +16,7 @@
 #include "weft/cuda/runtime/error_codes.hpp"
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/error_state.hpp"
+#include "weft/detail/executor/block_executor.hpp"
 #include "weft/detail/graphs/captured_copies.hpp"
 #include "weft/detail/graphs/graph_memory.hpp"
 #include "weft/detail/memory/memory_copies.hpp"
@@ -54,7 +55,10 @@ cudaError_t cudaMalloc(T** pointer, std::size_t bytes) {
 
 inline cudaError_t cudaFree(void* pointer) {
   if (cudaError_t e = weft::detail::check_unsafe_call()) return e;
-  if (cudaError_t e = weft::detail::wait_for_device()) return e;
+  // From a kernel (CUDA's device runtime) it frees at once: the caller's
+  // own grid could never be waited for.
+  if (!weft::detail::running_block)
+    if (cudaError_t e = weft::detail::wait_for_device()) return e;
   if (!pointer) return cudaSuccess;
   // The memory of a graph's allocation node, which the graph left allocated.
   if (auto allocation = weft::detail::graph_allocation_at(pointer)) {

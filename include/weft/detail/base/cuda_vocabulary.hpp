@@ -198,6 +198,13 @@ using cudaStream_t = CUstream_st*;
 // The handles CUDA's headers define for the legacy and per-thread default streams.
 inline cudaStream_t const cudaStreamLegacy = reinterpret_cast<cudaStream_t>(0x1);
 inline cudaStream_t const cudaStreamPerThread = reinterpret_cast<cudaStream_t>(0x2);
+// Dynamic parallelism's per-grid streams, for launches from a kernel.
+inline cudaStream_t const cudaStreamTailLaunch = reinterpret_cast<cudaStream_t>(0x3);
+inline cudaStream_t const cudaStreamFireAndForget = reinterpret_cast<cudaStream_t>(0x4);
+// The modes of cudaGraphLaunch from a kernel (cuda_device_runtime_api.h).
+inline cudaStream_t const cudaStreamGraphTailLaunch = reinterpret_cast<cudaStream_t>(0x0100000000000000);
+inline cudaStream_t const cudaStreamGraphFireAndForget = reinterpret_cast<cudaStream_t>(0x0200000000000000);
+inline cudaStream_t const cudaStreamGraphFireAndForgetAsSibling = reinterpret_cast<cudaStream_t>(0x0300000000000000);
 
 inline constexpr unsigned cudaStreamDefault = 0x0;
 inline constexpr unsigned cudaStreamNonBlocking = 0x1;

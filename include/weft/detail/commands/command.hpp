@@ -11,6 +11,7 @@
 #include <chrono>
 #include <climits>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <string>
@@ -18,7 +19,13 @@
 
 namespace weft::detail {
 
+class command;
 class command_graph;
+struct graph_environment;
+
+/// A launch queued to follow a command (a tail launch): it enqueues its
+/// work when called and returns the command that completes it.
+using tail_launch = std::function<std::shared_ptr<command>()>;
 
 /// How a command runs once its dependencies are done.
 enum class command_kind {
@@ -65,6 +72,16 @@ class command : public std::enable_shared_from_this<command> {
   /// runs.
   const std::vector<std::shared_ptr<command>>& programmatic_primaries() const { return primaries_; }
 
+  /// The graph launch whose kernel node this grid is: device-side graph
+  /// launches from its CUDA threads belong to that launch. Null for a grid
+  /// launched into a stream. Set before the command is enqueued.
+  std::shared_ptr<graph_environment> environment;
+
+  /// Called once, by the thread that starts the command, as it starts (a
+  /// launch from the device stops counting as pending then). Set before
+  /// the command is enqueued.
+  std::function<void()> when_started;
+
   /// Runs a host task or host function; grids and markers do nothing here.
   virtual void run_on_host() {}
 
@@ -87,6 +104,14 @@ class command : public std::enable_shared_from_this<command> {
   std::vector<std::shared_ptr<command>> primaries_;
   std::array<std::shared_ptr<command>, 2> ports_;  // pending points, by completion_port - 1
   std::array<bool, 2> port_fired_{false, false};
+  // Device-side launches (dynamic parallelism, device graph launch): the
+  // commands whose completion this one's waits for (its children), and the
+  // launches to make, one after another, once it and they are done (its
+  // tail launches); guarded by the graph's mutex. `launches_` tells, without
+  // the mutex, that there are any.
+  std::vector<std::shared_ptr<command>> children_;
+  std::deque<tail_launch> tails_;
+  std::atomic<bool> launches_{false};
 
  public:
   /// The graph the command was enqueued in; it reports completion there.

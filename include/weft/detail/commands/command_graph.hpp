@@ -180,6 +180,11 @@ class command_graph {
     if (c->pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) start({std::move(c)});
   }
 
+  /// Makes `c` a command of this graph before it is enqueued: one that
+  /// device-side launches may become children or tails of (add_child,
+  /// add_tail) while the commands it will follow are still being enqueued.
+  void adopt(command& c) { c.graph_ = this; }
+
   /// Makes `after` also wait for `before` (both of this device). `after`
   /// must not have started: one of its dependencies is still running (the
   /// command that calls this, when it adds work that `after` must follow).
@@ -196,9 +201,37 @@ class command_graph {
       when_done(*primary, [c = c.shared_from_this()] { complete(*c); });
       return;
     }
+    if (deferred_for_launches(c)) return;
     std::vector<std::shared_ptr<command>> ready;
     finish(c, ready);
     start(std::move(ready));
+  }
+
+  /// Makes `parent` complete only after `child` (a launch made by one of
+  /// `parent`'s CUDA threads, or by a kernel of the graph launch `parent`
+  /// ends). `parent` must not have completed: a command it waits for is
+  /// still running (the caller).
+  static void add_child(command& parent, std::shared_ptr<command> child) {
+    std::lock_guard lock(parent.graph_->mutex_);
+    if (child->done()) return;
+    // Deep recursions launch many children; those done need no keeping.
+    if (parent.children_.size() >= 64)
+      std::erase_if(parent.children_, [](const std::shared_ptr<command>& c) { return c->done(); });
+    parent.children_.push_back(std::move(child));
+    parent.launches_.store(true, std::memory_order_release);
+  }
+
+  /// Queues `launch` to be made once `parent` and its children are done,
+  /// after the tail launches queued before it, each once the one before it
+  /// has completed; `parent` completes after them all. False, and nothing
+  /// queued, when `limit` launches are queued already. The same rule as
+  /// add_child on `parent`.
+  static bool add_tail(command& parent, tail_launch launch, std::size_t limit) {
+    std::lock_guard lock(parent.graph_->mutex_);
+    if (parent.tails_.size() >= limit) return false;
+    parent.tails_.push_back(std::move(launch));
+    parent.launches_.store(true, std::memory_order_release);
+    return true;
   }
 
   /// Calls `then` once `c` has completed: at once if it has, else on the
@@ -324,6 +357,35 @@ class command_graph {
     return point;
   }
 
+  // Holds `c` back while a child is running, or makes its next tail launch
+  // and holds it back until that completes; true if it did. Each time what
+  // it waits for completes, completion is tried again. Only enqueues, so it
+  // may run on an SM worker.
+  static bool deferred_for_launches(command& c) {
+    if (!c.launches_.load(std::memory_order_acquire)) return false;
+    std::shared_ptr<command> running;
+    while (!running) {
+      tail_launch next;
+      {
+        std::lock_guard lock(c.graph_->mutex_);
+        for (const auto& child : c.children_)
+          if (!child->done()) {
+            running = child;
+            break;
+          }
+        if (running) break;
+        c.children_.clear();
+        if (c.tails_.empty()) return false;
+        next = std::move(c.tails_.front());
+        c.tails_.pop_front();
+      }
+      // A launch that enqueued nothing (its device faulted) is skipped.
+      running = next();
+    }
+    when_done(*running, [c = c.shared_from_this()] { complete(*c); });
+    return true;
+  }
+
   // A kernel `c` overlapped that has not completed yet.
   static command* unfinished_primary(command& c) {
     for (const auto& p : c.primaries_)
@@ -362,6 +424,7 @@ class command_graph {
     for (std::size_t i = 0; i < ready.size(); ++i) {
       std::shared_ptr<command> c = std::move(ready[i]);
       trace::started(c.get());
+      if (c->when_started) std::exchange(c->when_started, nullptr)();
       switch (c->kind()) {
         case command_kind::grid:
           c->graph_->submit_grid_(std::move(c));
@@ -374,6 +437,8 @@ class command_graph {
           finish(*c, ready);
           break;
         case command_kind::marker:
+          // A graph launch's end waits for the launches its kernels made.
+          if (deferred_for_launches(*c)) break;
           finish(*c, ready);
           break;
       }

@@ -18,6 +18,9 @@ struct CUstream_st {
   int priority = 0;    // lower is more urgent, as in CUDA
   std::uint64_t id = 0;
   bool legacy = false;  // the device's NULL stream
+  // Created by a kernel (dynamic parallelism's named streams): launches
+  // into it from the device are children of the launching grid.
+  bool device_created = false;
 
   bool blocking() const { return !legacy && (flags & 1u) == 0; }
 

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -22,6 +23,7 @@
 #include <string>
 #include <type_traits>
 #include <unordered_map>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -35,6 +37,8 @@
 #include "weft/detail/runtime/runtime.hpp"
 #include "weft/detail/scheduler/grid_job.hpp"
 #include "weft/detail/streams/host_task.hpp"
+
+struct CUgraphExec_st;
 
 namespace weft::detail {
 
@@ -116,6 +120,18 @@ inline bool allowed_in_body(const node_work& work) {
       work);
 }
 
+/// The steps from `first` on that no later step waits for: waiting for them
+/// is waiting for all of them.
+inline std::vector<std::size_t> unawaited_steps(const step_list& steps, std::size_t first) {
+  std::vector<bool> awaited(steps.size(), false);
+  for (std::size_t i = first; i < steps.size(); ++i)
+    for (std::size_t a : steps[i].after) awaited[a] = true;
+  std::vector<std::size_t> last;
+  for (std::size_t i = first; i < steps.size(); ++i)
+    if (!awaited[i]) last.push_back(i);
+  return last;
+}
+
 /// Appends `g`'s nodes to `steps` in dependency order; roots wait for
 /// `entry`. Records each node's place and edges in `shape`, and, in `exit`,
 /// the step that completes each node (a child graph's joining step).
@@ -127,6 +143,7 @@ inline instantiate_outcome flatten(const CUgraph_st& g, const std::vector<std::s
                                    std::unordered_map<const CUgraphNode_st*, std::size_t>& exit) {
   std::unordered_map<const CUgraphNode_st*, std::size_t> waiting, order;
   std::vector<const CUgraphNode_st*> ready;
+  const std::size_t first_step = steps.size();
   shape.nodes.resize(g.nodes.size());
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     const CUgraphNode_st* n = g.nodes[i].get();
@@ -170,7 +187,7 @@ inline instantiate_outcome flatten(const CUgraph_st& g, const std::vector<std::s
       std::vector<std::size_t> last;
       for (const auto& c : child->graph->nodes)
         if (c->dependents.empty()) last.push_back(inner.at(c.get()));
-      steps.push_back({empty_work{}, child->graph->nodes.empty() ? after : last});
+      steps.push_back({empty_work{}, child->graph->nodes.empty() ? after : last, {}});
     } else if (const auto* conditional = std::get_if<conditional_work>(&n->work)) {
       conditional_step step{conditional->handle, conditional->kind, {}};
       step.bodies.resize(conditional->bodies.size());
@@ -184,7 +201,13 @@ inline instantiate_outcome flatten(const CUgraph_st& g, const std::vector<std::s
             failed.failure != instantiate_failure::none)
           return failed;
       }
-      steps.push_back({std::move(step), std::move(after)});
+      // An H100 decides a conditional node after the work placed before it,
+      // even where no edge says so: cuda-samples' graphConditionalNodes adds
+      // its IF node with no dependency on the kernel that sets the value
+      // (numDependencies 0), and the GPU still sees the value set.
+      for (std::size_t last : unawaited_steps(steps, first_step))
+        if (std::find(after.begin(), after.end(), last) == after.end()) after.push_back(last);
+      steps.push_back({std::move(step), std::move(after), {}});
     } else {
       steps.push_back({std::visit(
                            [](const auto& w) -> step_work {
@@ -284,6 +307,13 @@ struct CUgraphExec_st {
   /// start links to the previous one's end.
   std::mutex launching;
 
+  /// Device graph launch (cudaGraphInstantiateFlagDeviceLaunch): whether
+  /// the graph was uploaded (cudaGraphUpload, an upload at instantiation,
+  /// or a launch from the host), and how many of its device-side launches
+  /// have not finished their nodes and children (CUDA refuses a second one).
+  std::atomic<bool> uploaded{false};
+  std::atomic<int> device_launches{0};
+
  private:
   std::mutex mutex_;
   std::shared_ptr<weft::detail::command> latest_end_;
@@ -326,6 +356,24 @@ inline std::shared_ptr<command> command_for(const step_work& work, runtime& rt,
       work);
 }
 
+/// cudaGraphInstantiateFlagDeviceLaunch.
+inline constexpr unsigned long long device_launch_flag = 4;
+
+/// One launch of an executable graph as device-side launches see it (CUDA
+/// guide, "Graph Execution Environments"): its kernels' fire-and-forget
+/// launches are children of `body_done`, which completes once the nodes and
+/// they have; tail launches follow `end`, which completes after them.
+struct graph_environment {
+  CUgraphExec_st* exec = nullptr;
+  bool device_graph = false;
+  std::shared_ptr<command> body_done;
+  std::shared_ptr<command> end;
+  // The environment around this one, which launches as siblings join: the
+  // stream's (the host launch's end), or the launching graph's.
+  std::shared_ptr<command> parent;
+  std::vector<std::shared_ptr<command>> exits;  // the steps no other waits for
+};
+
 /// Where a launch's commands go: the device's command graph, in the row of
 /// the stream the launch went to (kept by number, as conditional bodies are
 /// enqueued later, when the stream may be gone).
@@ -334,7 +382,8 @@ struct launch_target {
   runtime* rt;
   std::uint64_t stream_id;
   int priority;
-  bool node_priorities = false;  // kernel nodes run at their own priority attribute
+  bool node_priorities = false;                    // kernel nodes run at their own priority attribute
+  std::shared_ptr<graph_environment> environment;  // what the launch's kernels launch from the device joins
 };
 
 /// cudaGraphInstantiateFlagUseNodePriority: kernel nodes run at their
@@ -413,6 +462,7 @@ inline std::vector<std::shared_ptr<command>> enqueue_steps(const step_list& step
       if (made[i]->kind() == command_kind::grid) {
         if (step.watches_launch) static_cast<grid_job&>(*made[i]).watch_launch_completion();
         if (!target.node_priorities) made[i]->priority = command::stream_priority;
+        made[i]->environment = target.environment;
       }
       target.commands->enqueue_after(target.stream_id, target.priority, made[i], before, step.ports);
     }
@@ -423,24 +473,65 @@ inline std::vector<std::shared_ptr<command>> enqueue_steps(const step_list& step
   return exits.empty() ? entry : exits;
 }
 
-/// Puts one launch of `exec` into stream `s` of runtime `rt`.
-inline void launch_graph(CUgraphExec_st& exec, CUstream_st& s, runtime& rt) {
-  command_graph& commands = rt.commands();
-  std::lock_guard lock(exec.launching);
+/// Enqueues the commands of one launch of `exec` after `start`, which the
+/// caller has enqueued, with `exec.launching` held; returns its execution
+/// environment, whose `body_done` and `end` the caller enqueues (outside
+/// the lock: completing them may make tail launches, which lock the graphs
+/// they launch). `parent` is the environment around it.
+inline std::shared_ptr<graph_environment> enqueue_launch_steps(CUgraphExec_st& exec, launch_target target,
+                                                               const std::shared_ptr<command>& start,
+                                                               std::shared_ptr<command> parent) {
+  auto env = std::make_shared<graph_environment>();
+  env->exec = &exec;
+  env->device_graph = (exec.flags & device_launch_flag) != 0;
+  env->body_done = std::make_shared<marker>("graph nodes done");
+  env->end = std::make_shared<marker>("graph launch environment done");
+  env->parent = std::move(parent);
+  // Kernels that start below may launch into them before they are enqueued.
+  target.commands->adopt(*env->body_done);
+  target.commands->adopt(*env->end);
+  target.environment = env;
+  env->exits = enqueue_steps(exec.steps, {start}, target);
+  return env;
+}
+
+/// Enqueues the environment's last two commands: the nodes and their
+/// fire-and-forget launches done, then the tail launches made. The exits
+/// are let go: kernel grids among them point to the environment.
+inline void enqueue_environment_end(graph_environment& env, const launch_target& target) {
+  target.commands->enqueue_after(target.stream_id, target.priority, env.body_done, std::exchange(env.exits, {}));
+  target.commands->enqueue_after(target.stream_id, target.priority, env.end, {env.body_done});
+}
+
+/// The first command of a launch: conditional handles flagged
+/// cudaGraphCondAssignDefault are set back to their default.
+inline std::shared_ptr<command> launch_start(const CUgraphExec_st& exec, int device) {
   std::vector<std::shared_ptr<conditional_handle>> reset;
   for (const auto& h : exec.handles)
     if (h->assign_default) reset.push_back(h);
-  auto start = std::make_shared<host_task>("graph launch", rt.ordinal(), [reset] {
+  return std::make_shared<host_task>("graph launch", device, [reset] {
     for (const auto& h : reset) h->value.store(h->default_value, std::memory_order_relaxed);
   });
-  commands.enqueue(s, start, exec.latest_end());
-  auto exits = enqueue_steps(exec.steps, {start},
-                             {&commands, &rt, s.id, s.priority, (exec.flags & use_node_priority_flag) != 0});
-  auto joined = std::make_shared<marker>("graph nodes done");
-  commands.enqueue_after(s, joined, exits);
+}
+
+/// Puts one launch of `exec` into stream `s` of runtime `rt`.
+inline void launch_graph(CUgraphExec_st& exec, CUstream_st& s, runtime& rt) {
+  command_graph& commands = rt.commands();
+  launch_target target{&commands, &rt, s.id, s.priority, (exec.flags & use_node_priority_flag) != 0, nullptr};
+  // The stream's environment: launches as siblings of the graph's join it.
   auto end = std::make_shared<marker>("graph launch end");
-  commands.enqueue(s, end, joined);
-  exec.set_latest_end(end);
+  commands.adopt(*end);
+  std::shared_ptr<graph_environment> env;
+  {
+    std::lock_guard lock(exec.launching);
+    auto start = launch_start(exec, rt.ordinal());
+    commands.enqueue(s, start, exec.latest_end());
+    env = enqueue_launch_steps(exec, target, start, end);
+    exec.set_latest_end(end);
+  }
+  exec.uploaded.store(true, std::memory_order_release);
+  enqueue_environment_end(*env, target);
+  commands.enqueue(s, end, env->end);
 }
 
 }  // namespace weft::detail

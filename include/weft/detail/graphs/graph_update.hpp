@@ -45,12 +45,16 @@ struct step_change {
   std::shared_ptr<conditional_handle> handle;
 };
 
-/// Which device's memory of which kind a pointer is in (-1: host memory
-/// that no device registered): an update may not move a copy's or set's
-/// operands to another device or kind of memory.
-inline std::pair<int, int> memory_place(const void* p) {
-  if (auto a = locate(p)) return {a->device, static_cast<int>(a->info.kind)};
-  return {-1, -1};
+/// Whether an update may move a copy's or set's operand from `was` to `now`:
+/// not to another device, nor between device, managed and pinned host
+/// memory. Memory no device registered (pageable host memory, and
+/// __device__ variables, which are plain globals in weft and cannot be
+/// told from it) may take the place of any.
+inline bool same_memory_place(const void* was, const void* now) {
+  auto a = locate(was);
+  auto b = locate(now);
+  if (!a || !b) return true;
+  return a->device == b->device && a->info.kind == b->info.kind;
 }
 
 /// Whether a step doing `old` may do `now` instead, by the limits CUDA sets
@@ -73,7 +77,7 @@ inline update_refusal check_work_change(const step_work& old, const node_work& n
   if (const auto* s = std::get_if<set_work>(&old)) {
     const auto& n = std::get<set_work>(now);
     if (n.width == 0 || n.height == 0) return update_refusal::parameters_changed;
-    if (memory_place(s->dst) != memory_place(n.dst)) return update_refusal::parameters_changed;
+    if (!same_memory_place(s->dst, n.dst)) return update_refusal::parameters_changed;
     // A 2D set may change its address and value only; a 1D one its width
     // and element size as well, not its height.
     if (n.height != s->height) return update_refusal::parameters_changed;
@@ -85,7 +89,7 @@ inline update_refusal check_work_change(const step_work& old, const node_work& n
     auto one_dimensional = [](const copy_work& w) { return w.height == 1 && w.depth == 1; };
     if (!one_dimensional(*c) || !one_dimensional(n) || n.width == 0 || n.kind != c->kind)
       return update_refusal::parameters_changed;
-    if (memory_place(c->dst.ptr) != memory_place(n.dst.ptr) || memory_place(c->src.ptr) != memory_place(n.src.ptr))
+    if (!same_memory_place(c->dst.start(), n.dst.start()) || !same_memory_place(c->src.start(), n.src.start()))
       return update_refusal::parameters_changed;
   }
   return update_refusal::none;

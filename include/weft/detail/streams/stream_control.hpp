@@ -10,6 +10,7 @@
 #include "weft/detail/base/error_state.hpp"
 #include "weft/detail/commands/command_graph.hpp"
 #include "weft/detail/commands/stream.hpp"
+#include "weft/detail/executor/block_executor.hpp"
 #include "weft/detail/runtime/runtime.hpp"
 #include "weft/detail/streams/device_control.hpp"
 #include "weft/detail/streams/stream_registry.hpp"
@@ -27,7 +28,10 @@ inline cudaError_t create_stream(cudaStream_t* stream, unsigned flags, int prior
   if ((flags & ~cudaStreamNonBlocking) != 0) return record(cudaErrorInvalidValue);
   // Out-of-range priorities are clamped, as CUDA does.
   priority = std::clamp(priority, greatest_stream_priority, least_stream_priority);
+  // A kernel may create only non-blocking streams (CUDA's device runtime).
+  if (running_block && flags != cudaStreamNonBlocking) return record(cudaErrorInvalidValue);
   auto s = runtime::get().commands().create_stream(flags, priority);
+  s->device_created = running_block != nullptr;
   stream_registry::get().add(s.get());
   // The graph keeps the stream until it is destroyed and its work is done.
   *stream = s.get();

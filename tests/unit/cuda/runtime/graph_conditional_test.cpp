@@ -14,11 +14,14 @@
 
 namespace {
 
-// The conditional node is added as cudaGraphAddNode adds it.
 cudaError_t add_conditional(cudaGraphNode_t* node, cudaGraph_t g, std::vector<cudaGraphNode_t> deps,
                             cudaConditionalNodeParams* p) {
-  cudaError_t e = weft::surface::add_conditional_node(node, g, deps.data(), deps.size(), p);
-  return e == cudaSuccess ? e : weft::detail::record(e);
+  cudaGraphNodeParams params{};
+  params.type = cudaGraphNodeTypeConditional;
+  if (p) params.conditional = *p;
+  cudaError_t e = cudaGraphAddNode(node, g, deps.data(), nullptr, deps.size(), p ? &params : nullptr);
+  if (p) *p = params.conditional;
+  return e;
 }
 
 __global__ void set_from(cudaGraphConditionalHandle h, const int* value) { cudaGraphSetConditional(h, *value); }
@@ -335,6 +338,11 @@ TEST_CASE("conditional nodes: what CUDA refuses") {
   refused({h + 8, cudaGraphCondTypeIf, 1, nullptr});    // no handle
   refused({foreign, cudaGraphCondTypeIf, 1, nullptr});  // another graph's
   check_failed_with(add_conditional(&node, g, {}, nullptr), cudaErrorInvalidValue);
+  cudaGraphNodeParams with_reserved{};
+  with_reserved.type = cudaGraphNodeTypeConditional;
+  with_reserved.conditional = {h, cudaGraphCondTypeIf, 1, nullptr};
+  with_reserved.reserved2 = 1;
+  check_failed_with(cudaGraphAddNode(&node, g, nullptr, nullptr, 0, &with_reserved), cudaErrorInvalidValue);
 
   conditional c = add_conditional(g, {}, h, cudaGraphCondTypeIf, 1);
   // A body may not hold a host node.
@@ -468,4 +476,31 @@ TEST_CASE("bodies filled by stream capture, and a conditional node added to a ca
   cudaStreamDestroy(body_stream);
   cudaFree(remaining);
   cudaFree(runs);
+}
+
+TEST_CASE("a conditional node is decided after the nodes placed before it, even with no edge between them") {
+  REQUIRE(registered);
+  // cuda-samples' graphConditionalNodes adds its IF node with no dependency
+  // on the kernel that sets the value; an H100 still decides by that value.
+  int* value = managed_int();
+  int* out = managed_int();
+  cudaGraph_t g = nullptr;
+  REQUIRE(cudaGraphCreate(&g, 0) == cudaSuccess);
+  cudaGraphConditionalHandle h = 0;
+  REQUIRE(cudaGraphConditionalHandleCreate(&h, g) == cudaSuccess);
+  add<&set_from>(g, {}, h, static_cast<const int*>(value));
+  conditional c = add_conditional(g, {}, h, cudaGraphCondTypeIf, 2);
+  add<&store>(c.bodies[0], {}, out, 1);
+  add<&store>(c.bodies[1], {}, out, 2);
+  cudaGraphExec_t exec = nullptr;
+  REQUIRE(cudaGraphInstantiate(&exec, g, 0) == cudaSuccess);
+  for (int v : {1, 0, 1}) {
+    *value = v;
+    run(exec);
+    CHECK(*out == (v ? 1 : 2));
+  }
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(g);
+  cudaFree(value);
+  cudaFree(out);
 }

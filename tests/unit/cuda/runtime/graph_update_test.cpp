@@ -8,6 +8,7 @@
 #include <doctest/doctest.h>
 #include <weft.hpp>
 
+#include <algorithm>
 #include <vector>
 
 #include "error_checks.hpp"
@@ -26,6 +27,8 @@ __global__ void times(int* data, int factor, int n) {
 }
 
 const bool registered = weft::detail::register_kernel<&add_to>() && weft::detail::register_kernel<&times>();
+
+__device__ int symbol_table[8];
 
 struct log_entry {
   std::vector<int>* log;
@@ -478,8 +481,8 @@ TEST_CASE("cudaGraphInstantiateWithParams reports its result and error node; cud
   REQUIRE(cudaGraphRemoveDependencies(g, &b, &a, nullptr, 1) == cudaSuccess);
 
   p = {};
-  p.flags = cudaGraphInstantiateFlagDeviceLaunch;
-  check_failed_with(cudaGraphInstantiateWithParams(&exec, g, &p), cudaErrorNotSupported);
+  p.flags = cudaGraphInstantiateFlagDeviceLaunch | cudaGraphInstantiateFlagAutoFreeOnLaunch;
+  check_failed_with(cudaGraphInstantiateWithParams(&exec, g, &p), cudaErrorInvalidValue);
   CHECK(p.result_out == cudaGraphInstantiateError);
   p = {};
   p.flags = 1ull << 40;
@@ -533,6 +536,132 @@ TEST_CASE("cudaGraphExecUpdate: a kernel may not change cooperative launch, nor 
   check_succeeded(cudaGraphExecUpdate(exec, urgent.graph, &info));
   launch_and_wait(exec);
   CHECK(read(d) == std::vector<int>(32, 11));
+  cudaGraphExecDestroy(exec);
+  cudaFree(d);
+}
+
+TEST_CASE("memcpy nodes in an executable graph: 3D-form and symbol setters, 1D only") {
+  int* a = device_ints();
+  int* b = device_ints();
+  std::vector<int> ones(32, 1), twos(32, 2);
+  REQUIRE(cudaMemcpy(a, ones.data(), 128, cudaMemcpyHostToDevice) == cudaSuccess);
+  REQUIRE(cudaMemcpy(b, twos.data(), 128, cudaMemcpyHostToDevice) == cudaSuccess);
+  cudaGraph_t g = nullptr;
+  REQUIRE(cudaGraphCreate(&g, 0) == cudaSuccess);
+  cudaGraphNode_t c = nullptr;
+  REQUIRE(cudaGraphAddMemcpyNode1D(&c, g, nullptr, 0, b, a, 32, cudaMemcpyDeviceToDevice) == cudaSuccess);
+  cudaGraphExec_t exec = nullptr;
+  REQUIRE(cudaGraphInstantiate(&exec, g, 0) == cudaSuccess);
+
+  // 16 bytes from b to a, as one row of a cudaMemcpy3DParms.
+  cudaMemcpy3DParms p{};
+  p.srcPtr = make_cudaPitchedPtr(b, 16, 16, 1);
+  p.dstPtr = make_cudaPitchedPtr(a, 16, 16, 1);
+  p.extent = make_cudaExtent(16, 1, 1);
+  p.kind = cudaMemcpyDeviceToDevice;
+  check_succeeded(cudaGraphExecMemcpyNodeSetParams(exec, c, &p));
+  launch_and_wait(exec);
+  std::vector<int> expected(32, 1);
+  std::fill_n(expected.begin(), 4, 2);
+  CHECK(read(a) == expected);
+  // Two rows: not a 1D copy.
+  p.srcPtr = make_cudaPitchedPtr(b, 64, 16, 2);
+  p.dstPtr = make_cudaPitchedPtr(a, 64, 16, 2);
+  p.extent = make_cudaExtent(16, 2, 1);
+  check_failed_with(cudaGraphExecMemcpyNodeSetParams(exec, c, &p), cudaErrorInvalidValue);
+  check_failed_with(cudaGraphExecMemcpyNodeSetParams(exec, c, nullptr), cudaErrorInvalidValue);
+
+  // To and from a __device__ array.
+  check_succeeded(
+      cudaGraphExecMemcpyNodeSetParamsToSymbol(exec, c, symbol_table, b, 8 * sizeof(int), 0, cudaMemcpyDeviceToDevice));
+  launch_and_wait(exec);
+  int host[8] = {};
+  REQUIRE(cudaMemcpyFromSymbol(host, symbol_table, sizeof host) == cudaSuccess);
+  CHECK(std::vector<int>(host, host + 8) == std::vector<int>(8, 2));
+  check_succeeded(cudaGraphExecMemcpyNodeSetParamsFromSymbol(exec, c, a + 8, symbol_table, 4 * sizeof(int),
+                                                             4 * sizeof(int), cudaMemcpyDeviceToDevice));
+  REQUIRE(cudaMemcpy(a, ones.data(), 128, cudaMemcpyHostToDevice) == cudaSuccess);
+  launch_and_wait(exec);
+  expected.assign(32, 1);
+  std::fill_n(expected.begin() + 8, 4, 2);
+  CHECK(read(a) == expected);
+  check_failed_with(
+      cudaGraphExecMemcpyNodeSetParamsToSymbol(exec, c, symbol_table, b, 9 * sizeof(int), 0, cudaMemcpyDeviceToDevice),
+      cudaErrorInvalidValue);
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(g);
+  cudaFree(a);
+  cudaFree(b);
+}
+
+TEST_CASE("event record and wait nodes take other events in an executable graph") {
+  cudaEvent_t first = nullptr, second = nullptr;
+  REQUIRE(cudaEventCreate(&first) == cudaSuccess);
+  REQUIRE(cudaEventCreate(&second) == cudaSuccess);
+  cudaGraph_t g = nullptr;
+  REQUIRE(cudaGraphCreate(&g, 0) == cudaSuccess);
+  cudaGraphNode_t recording = nullptr, waiting = nullptr;
+  REQUIRE(cudaGraphAddEventRecordNode(&recording, g, nullptr, 0, first) == cudaSuccess);
+  REQUIRE(cudaGraphAddEventWaitNode(&waiting, g, nullptr, 0, first) == cudaSuccess);
+  cudaGraphExec_t exec = nullptr;
+  REQUIRE(cudaGraphInstantiate(&exec, g, 0) == cudaSuccess);
+  check_succeeded(cudaGraphExecEventRecordNodeSetEvent(exec, recording, second));
+  check_succeeded(cudaGraphExecEventWaitNodeSetEvent(exec, waiting, second));
+  launch_and_wait(exec);
+  float ms = -1;
+  // Only `second` was recorded: an elapsed time needs both ends recorded.
+  CHECK(cudaEventElapsedTime(&ms, second, second) == cudaSuccess);
+  CHECK(cudaEventElapsedTime(&ms, first, first) != cudaSuccess);
+  cudaGetLastError();
+  check_failed_with(cudaGraphExecEventRecordNodeSetEvent(exec, waiting, second), cudaErrorInvalidValue);
+  check_failed_with(cudaGraphExecEventWaitNodeSetEvent(exec, recording, second), cudaErrorInvalidValue);
+  cudaEvent_t gone = nullptr;
+  REQUIRE(cudaEventCreate(&gone) == cudaSuccess);
+  REQUIRE(cudaEventDestroy(gone) == cudaSuccess);
+  check_failed_with(cudaGraphExecEventRecordNodeSetEvent(exec, recording, gone), cudaErrorInvalidResourceHandle);
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(g);
+  cudaEventDestroy(first);
+  cudaEventDestroy(second);
+}
+
+TEST_CASE("cudaGraphExecNodeSetParams by node type") {
+  REQUIRE(registered);
+  int* d = device_ints();
+  set_then_add graph(d, 1, 10);
+  cudaGraphNode_t empty = nullptr;
+  REQUIRE(cudaGraphAddEmptyNode(&empty, graph.graph, &graph.add, 1) == cudaSuccess);
+  cudaGraphExec_t exec = nullptr;
+  REQUIRE(cudaGraphInstantiate(&exec, graph.graph, 0) == cudaSuccess);
+
+  int n = 32, amount = 20;
+  void* args[] = {&d, &amount, &n};
+  cudaGraphNodeParams p{};
+  p.type = cudaGraphNodeTypeKernel;
+  p.kernel.func = const_cast<void*>(add_fn);
+  p.kernel.gridDim = dim3(1);
+  p.kernel.blockDim = dim3(32);
+  p.kernel.kernelParams = args;
+  check_succeeded(cudaGraphExecNodeSetParams(exec, graph.add, &p));
+  cudaGraphNodeParams m{};
+  m.type = cudaGraphNodeTypeMemset;
+  m.memset.dst = d;
+  m.memset.value = 3;
+  m.memset.elementSize = 4;
+  m.memset.width = 32;
+  m.memset.height = 1;
+  check_succeeded(cudaGraphExecNodeSetParams(exec, graph.set, &m));
+  launch_and_wait(exec);
+  CHECK(read(d) == std::vector<int>(32, 23));
+
+  cudaGraphNodeParams e{};
+  e.type = cudaGraphNodeTypeEmpty;
+  check_succeeded(cudaGraphExecNodeSetParams(exec, empty, &e));
+  check_failed_with(cudaGraphExecNodeSetParams(exec, graph.add, &e), cudaErrorInvalidValue);  // not its type
+  check_failed_with(cudaGraphExecNodeSetParams(exec, graph.set, &p), cudaErrorInvalidValue);
+  check_failed_with(cudaGraphExecNodeSetParams(exec, graph.add, nullptr), cudaErrorInvalidValue);
+  p.reserved0[1] = 1;
+  check_failed_with(cudaGraphExecNodeSetParams(exec, graph.add, &p), cudaErrorInvalidValue);
   cudaGraphExecDestroy(exec);
   cudaFree(d);
 }
