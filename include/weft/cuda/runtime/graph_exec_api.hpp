@@ -82,6 +82,7 @@ inline cudaError_t instantiate_graph(cudaGraphExec_t* pGraphExec, cudaGraph_t gr
   exec->flags = flags & ~static_cast<unsigned long long>(cudaGraphInstantiateFlagUpload);
   if (flags & cudaGraphInstantiateFlagUpload) exec->uploaded.store(true, std::memory_order_release);
   if (only_one) graph->instantiation = exec->alive;
+  mark_instantiated(*graph);
   *pGraphExec = exec.release();
   *result = cudaGraphInstantiateSuccess;
   return cudaSuccess;

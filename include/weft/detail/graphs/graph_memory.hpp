@@ -69,6 +69,9 @@ struct graph_allocation {
   // graph has, and whether it is allocated in the program's view (a launch
   // left it allocated and nothing freed it since).
   std::uint64_t owner = 0;
+  // Once its graph is instantiated, the allocation's fate in that graph is
+  // settled: an H100 refuses a free node added to it afterwards.
+  bool owner_instantiated = false;
   bool freed_in_owner = false;
   bool freed_in_other = false;
   bool live = false;
@@ -85,8 +88,10 @@ struct graph_allocation {
 
 class graph_memory {
  public:
-  /// Graph allocations are whole 2 MiB blocks, an H100's granularity for them.
-  static constexpr std::size_t granularity = std::size_t{2} << 20;
+  /// Graph allocations are whole 32 MiB blocks: an H100 counts a launch of a
+  /// 1 MiB allocation as 32 MiB used and reserved, of 33 MiB as 64
+  /// (tests/differential/graph_probe.expected).
+  static constexpr std::size_t granularity = std::size_t{32} << 20;
 
   /// The pool of `device` (a valid device), kept for the process's life.
   static graph_memory& of(int device) {
@@ -288,9 +293,22 @@ inline cudaError_t claim_free(const CUgraph_st& g, const std::shared_ptr<graph_a
       if (f->allocation == a) return cudaErrorInvalidValue;
   std::lock_guard lock(graph_allocation_state());
   bool own = a->owner == g.serial;
-  if (a->freed_in_owner || (own && a->freed_in_other)) return cudaErrorInvalidValue;
+  if (a->freed_in_owner || (own && (a->freed_in_other || a->owner_instantiated))) return cudaErrorInvalidValue;
   (own ? a->freed_in_owner : a->freed_in_other) = true;
   return cudaSuccess;
+}
+
+/// Marks the allocations of `g`'s allocation nodes (and of graphs it embeds)
+/// as instantiated: their graph can no longer take free nodes for them.
+inline void mark_instantiated(const CUgraph_st& g) {
+  for (const auto& n : g.nodes) {
+    if (const auto* a = std::get_if<alloc_work>(&n->work)) {
+      std::lock_guard lock(graph_allocation_state());
+      a->allocation->owner_instantiated = true;
+    } else if (const auto* child = std::get_if<child_work>(&n->work)) {
+      mark_instantiated(*child->graph);
+    }
+  }
 }
 
 /// Device memory, or the memory of an allocation node (mapped only while

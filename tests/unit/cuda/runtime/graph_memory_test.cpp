@@ -23,7 +23,7 @@ __global__ void fill_with(int* data, int value, int n) {
 
 const bool registered = weft::detail::register_kernel<&fill_with>();
 
-constexpr std::uint64_t block = std::uint64_t{2} << 20;  // the pool's granularity
+constexpr std::uint64_t block = std::uint64_t{32} << 20;  // the pool's granularity, as on an H100
 
 cudaMemAllocNodeParams device_allocation(std::size_t bytes) {
   cudaMemAllocNodeParams p{};
@@ -541,4 +541,33 @@ TEST_CASE("a forked stream destroyed after its join leaves the capture going; be
   REQUIRE(cudaEventDestroy(fork) == cudaSuccess);
   REQUIRE(cudaEventDestroy(join) == cudaSuccess);
   REQUIRE(cudaStreamDestroy(origin) == cudaSuccess);
+}
+
+TEST_CASE("a graph that has been instantiated takes no free node for its own allocations (as on an H100)") {
+  REQUIRE(registered);
+  std::vector<int> out(64);
+  cudaGraph_t g;
+  REQUIRE(cudaGraphCreate(&g, 0) == cudaSuccess);
+  int* d = build(g, 64, 1, out.data(), false);
+  cudaGraphExec_t exec = nullptr;
+  REQUIRE(cudaGraphInstantiate(&exec, g, 0) == cudaSuccess);
+  REQUIRE(cudaGraphExecDestroy(exec) == cudaSuccess);
+  cudaGraphNode_t release = nullptr;
+  CHECK(cudaGraphAddMemFreeNode(&release, g, nullptr, 0, d) == cudaErrorInvalidValue);
+  CHECK(cudaGetLastError() == cudaErrorInvalidValue);
+  // Another graph may still free it, after the allocating graph has run.
+  REQUIRE(cudaGraphInstantiate(&exec, g, 0) == cudaSuccess);
+  REQUIRE(cudaGraphLaunch(exec, 0) == cudaSuccess);
+  cudaGraph_t other;
+  REQUIRE(cudaGraphCreate(&other, 0) == cudaSuccess);
+  CHECK(cudaGraphAddMemFreeNode(&release, other, nullptr, 0, d) == cudaSuccess);
+  cudaGraphExec_t freeing = nullptr;
+  REQUIRE(cudaGraphInstantiate(&freeing, other, 0) == cudaSuccess);
+  REQUIRE(cudaGraphLaunch(freeing, 0) == cudaSuccess);
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  CHECK(out[5] == 6);
+  cudaGraphExecDestroy(freeing);
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(other);
+  cudaGraphDestroy(g);
 }
