@@ -486,6 +486,7 @@ inline void forget_stream(CUstream_st* s) {
     if (std::none_of(origin.begin(), origin.end(), [&](const CUgraphNode_st* o) { return reaches(n, o); }))
       c->invalidated = true;
   c->dependencies.erase(s);
+  c->forget_ports(s);
   c->handed_out.erase(s);
   registry.streams.erase(s);
 }
