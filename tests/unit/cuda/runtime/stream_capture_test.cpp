@@ -762,7 +762,6 @@ TEST_CASE("stream capture: destroying a capturing stream") {
   void* p = nullptr;
   check_succeeded(cudaMalloc(&p, 4));
   cudaFree(p);
-  cudaFree(unjoined);
   cudaEventDestroy(fork);
   cudaEventDestroy(join);
   cudaStreamDestroy(later);
