@@ -80,10 +80,13 @@ inline cudaError_t options_of(const cudaLaunchConfig_t* config, weft::detail::la
   }
   // A preferred cluster groups whole regular clusters and divides the grid
   // (CUDA 13's driver_types.h); weft runs the regular clusters, as a GPU
-  // may when the larger ones do not fit.
-  if (preferred && options.cluster.x != 0) {
+  // may when the larger ones do not fit. An H100 answers a preferred
+  // cluster without a regular one, or one that does not fit these rules,
+  // with cudaErrorInvalidClusterSize (tests/differential/pdl_probe.expected).
+  if (preferred) {
     const dim3 &p = preferred_cluster, &c = options.cluster, &g = config->gridDim;
-    if (p.x % c.x || p.y % c.y || p.z != c.z || g.x % p.x || g.y % p.y || g.z % p.z) return cudaErrorInvalidValue;
+    if (c.x == 0 || c.y == 0 || c.z == 0 || p.x % c.x || p.y % c.y || p.z != c.z || g.x % p.x || g.y % p.y || g.z % p.z)
+      return cudaErrorInvalidClusterSize;
   }
   return cudaSuccess;
 }

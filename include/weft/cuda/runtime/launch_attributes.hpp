@@ -135,8 +135,9 @@ inline bool attribute_valid_in(cudaLaunchAttributeID id, attribute_place place) 
     case cudaLaunchAttributePriority:
     case cudaLaunchAttributeMemSyncDomainMap:
     case cudaLaunchAttributeMemSyncDomain:
-    case cudaLaunchAttributeNvlinkUtilCentricScheduling:
       return true;
+    case cudaLaunchAttributeNvlinkUtilCentricScheduling:
+      return !stream;  // an H100 refuses it on a stream
     case cudaLaunchAttributeSynchronizationPolicy:
       return stream;
     case cudaLaunchAttributeCooperative:
@@ -151,25 +152,27 @@ inline bool attribute_valid_in(cudaLaunchAttributeID id, attribute_place place) 
 }
 
 /// A window of at most cudaDevAttrMaxAccessPolicyWindowSize bytes (128 MiB
-/// on an H100), a hit ratio in [0, 1], a hit property of the three, and a
-/// miss property that is not persisting (CUDA: "must be either NORMAL or
-/// STREAMING").
+/// on an H100), a hit ratio in [0, 1], and a miss property that is not
+/// persisting (CUDA: "must be either NORMAL or STREAMING"). The hit
+/// property is not checked: an H100 takes 3 (pdl_probe.expected).
 inline cudaError_t check_access_policy(const cudaAccessPolicyWindow& w) {
   auto most =
       static_cast<std::size_t>(weft::detail::fixed_properties(weft::detail::current_device).accessPolicyMaxWindowSize);
   if (w.num_bytes > most) return cudaErrorInvalidValue;
   if (!(w.hitRatio >= 0.0f && w.hitRatio <= 1.0f)) return cudaErrorInvalidValue;
-  if (w.hitProp < cudaAccessPropertyNormal || w.hitProp > cudaAccessPropertyPersisting) return cudaErrorInvalidValue;
   if (w.missProp != cudaAccessPropertyNormal && w.missProp != cudaAccessPropertyStreaming) return cudaErrorInvalidValue;
   return cudaSuccess;
 }
 
 /// An event a launch records: live, without timing (CUDA requires
-/// cudaEventDisableTiming), with no record flags.
+/// cudaEventDisableTiming), with no record flags. The codes are an H100's
+/// (pdl_probe.expected): a timed event is cudaErrorNotSupported, record
+/// flags cudaErrorIllegalState.
 inline cudaError_t check_launch_event(cudaEvent_t event, int flags) {
   CUevent_st* e = weft::detail::live_event(event);
   if (!e) return cudaErrorInvalidResourceHandle;
-  if (!(e->flags & cudaEventDisableTiming) || flags != 0) return cudaErrorInvalidValue;
+  if (!(e->flags & cudaEventDisableTiming)) return cudaErrorNotSupported;
+  if (flags != 0) return cudaErrorIllegalState;
   return cudaSuccess;
 }
 
@@ -202,12 +205,14 @@ inline cudaError_t check_attribute(cudaLaunchAttributeID id, const cudaLaunchAtt
                  ? cudaSuccess
                  : cudaErrorInvalidValue;
     case cudaLaunchAttributePreferredClusterDimension:
-      return v.preferredClusterDim.x && v.preferredClusterDim.y && v.preferredClusterDim.z ? cudaSuccess
-                                                                                           : cudaErrorInvalidValue;
+      return v.preferredClusterDim.x && v.preferredClusterDim.y && v.preferredClusterDim.z
+                 ? cudaSuccess
+                 : cudaErrorInvalidClusterSize;
     case cudaLaunchAttributeDeviceUpdatableKernelNode:
-      // Graphs only: CUDA refuses it on a launch into a stream that is not
-      // capturing; a node may opt in (0 or 1) but has no device-side update.
-      if (place == attribute_place::launch) return cudaErrorInvalidValue;
+      // Graphs only: an H100 refuses it on a launch into a stream that is
+      // not capturing with cudaErrorNotSupported; a node may opt in (0 or
+      // 1) but has no device-side update.
+      if (place == attribute_place::launch) return cudaErrorNotSupported;
       return v.deviceUpdatableKernelNode.deviceUpdatable == 0 ? cudaSuccess : cudaErrorNotSupported;
     case cudaLaunchAttributePreferredSharedMemoryCarveout:
       return v.sharedMemCarveout <= 100 || v.sharedMemCarveout == static_cast<unsigned>(cudaSharedmemCarveoutDefault)

@@ -45,8 +45,9 @@ inline cudaError_t cudaStreamSetAttribute(cudaStream_t hStream, cudaStreamAttrID
   return cudaSuccess;
 }
 
-/// What was set, or CUDA's defaults: an empty access policy window, the
-/// automatic synchronisation policy, domain 0, the stream's priority.
+/// What was set, or what an H100 reads back unset: an empty access policy
+/// window, a synchronisation policy of -1, the domain map {0, 1}, the
+/// stream's priority.
 inline cudaError_t cudaStreamGetAttribute(cudaStream_t hStream, cudaStreamAttrID attr, cudaStreamAttrValue* value_out) {
   using namespace weft::detail;
   CUstream_st* s = resolve_stream(weft::surface::explicit_stream(hStream));
@@ -59,7 +60,11 @@ inline cudaError_t cudaStreamGetAttribute(cudaStream_t hStream, cudaStreamAttrID
   } else if (auto stored = stream_attributes::get().find(s->device, s->id, attr)) {
     std::memcpy(static_cast<void*>(value_out), stored->data(), sizeof(*value_out));
   } else if (attr == cudaLaunchAttributeSynchronizationPolicy) {
-    value_out->syncPolicy = cudaSyncPolicyAuto;
+    // What an H100 reads back before any policy is set: no policy of the
+    // enum, -1 (tests/differential/pdl_probe.expected).
+    value_out->syncPolicy = static_cast<cudaSynchronizationPolicy>(-1);
+  } else if (attr == cudaLaunchAttributeMemSyncDomainMap) {
+    value_out->memSyncDomainMap.remote = 1;  // as an H100 reads it back: default 0, remote 1
   }
   return cudaSuccess;
 }

@@ -60,6 +60,12 @@ inline cudaError_t begin_capture(cudaStream_t stream, CUgraph_st* graph, bool ow
   return cudaSuccess;
 }
 
+/// cudaStreamCaptureStatus of a stream's capture (null: none).
+inline cudaStreamCaptureStatus status_of(const weft::detail::capture_sequence* c) {
+  if (!c) return cudaStreamCaptureStatusNone;
+  return c->invalidated ? cudaStreamCaptureStatusInvalidated : cudaStreamCaptureStatusActive;
+}
+
 /// The capture of a stream (resolved) for a query, or the code for the
 /// legacy stream while a blocking stream of its device captures.
 inline cudaError_t capture_of(CUstream_st* s, std::shared_ptr<weft::detail::capture_sequence>& c) {
@@ -161,9 +167,7 @@ inline cudaError_t cudaStreamIsCapturing(cudaStream_t stream, cudaStreamCaptureS
   std::lock_guard lock(registry.mutex);
   std::shared_ptr<capture_sequence> c;
   if (cudaError_t e = weft::surface::capture_of(s, c)) return record(e);
-  *pCaptureStatus = !c               ? cudaStreamCaptureStatusNone
-                    : c->invalidated ? cudaStreamCaptureStatusInvalidated
-                                     : cudaStreamCaptureStatusActive;
+  *pCaptureStatus = weft::surface::status_of(c.get());
   return cudaSuccess;
 }
 
@@ -183,9 +187,7 @@ inline cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream, cudaStreamCaptu
   std::lock_guard lock(registry.mutex);
   std::shared_ptr<capture_sequence> c;
   if (cudaError_t e = weft::surface::capture_of(s, c)) return record(e);
-  *captureStatus_out = !c               ? cudaStreamCaptureStatusNone
-                       : c->invalidated ? cudaStreamCaptureStatusInvalidated
-                                        : cudaStreamCaptureStatusActive;
+  *captureStatus_out = weft::surface::status_of(c.get());
   if (!c || c->invalidated) return cudaSuccess;
   if (id_out) *id_out = c->id;
   if (graph_out) *graph_out = c->graph;

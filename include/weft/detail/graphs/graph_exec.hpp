@@ -132,6 +132,21 @@ inline std::vector<std::size_t> unawaited_steps(const step_list& steps, std::siz
   return last;
 }
 
+/// A node's work as a step; a child graph or conditional node is no step
+/// of its own (its nodes are, and an empty step joins them), and an update
+/// puts one in place of a step the same way.
+inline step_work as_step(const node_work& work) {
+  return std::visit(
+      [](const auto& w) -> step_work {
+        using type = std::decay_t<decltype(w)>;
+        if constexpr (std::is_same_v<type, child_work> || std::is_same_v<type, conditional_work>)
+          return empty_work{};
+        else
+          return w;
+      },
+      work);
+}
+
 /// Appends `g`'s nodes to `steps` in dependency order; roots wait for
 /// `entry`. Records each node's place and edges in `shape`, and, in `exit`,
 /// the step that completes each node (a child graph's joining step).
@@ -209,16 +224,7 @@ inline instantiate_outcome flatten(const CUgraph_st& g, const std::vector<std::s
         if (std::find(after.begin(), after.end(), last) == after.end()) after.push_back(last);
       steps.push_back({std::move(step), std::move(after), {}});
     } else {
-      steps.push_back({std::visit(
-                           [](const auto& w) -> step_work {
-                             using type = std::decay_t<decltype(w)>;
-                             if constexpr (std::is_same_v<type, child_work> || std::is_same_v<type, conditional_work>)
-                               return empty_work{};
-                             else
-                               return w;
-                           },
-                           n->work),
-                       std::move(after), std::move(ports)});
+      steps.push_back({as_step(n->work), std::move(after), std::move(ports)});
     }
     exit[n] = steps.size() - 1;
     node_shape.place = where;

@@ -95,19 +95,6 @@ inline update_refusal check_work_change(const step_work& old, const node_work& n
   return update_refusal::none;
 }
 
-/// The step that does `now` in place of a step: the node's work as a step.
-inline step_work as_step(const node_work& now) {
-  return std::visit(
-      [](const auto& w) -> step_work {
-        using type = std::decay_t<decltype(w)>;
-        if constexpr (std::is_same_v<type, child_work> || std::is_same_v<type, conditional_work>)
-          return empty_work{};
-        else
-          return w;
-      },
-      now);
-}
-
 /// Whether `exec` runs kernel steps at their nodes' priorities
 /// (cudaGraphInstantiateFlagUseNodePriority), which an update may then not change.
 inline bool uses_node_priorities(const CUgraphExec_st& exec) { return (exec.flags & use_node_priority_flag) != 0; }

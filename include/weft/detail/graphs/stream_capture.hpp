@@ -179,6 +179,28 @@ inline void invalidate(const std::vector<std::shared_ptr<capture_sequence>>& cap
   for (const auto& c : captures) c->invalidated = true;
 }
 
+/// The capture that work enqueued into `s` goes to (`c`, with nullopt), or
+/// the call's answer: nullopt with no capture (the stream does not
+/// capture), cudaErrorStreamCaptureImplicit for the legacy stream while a
+/// blocking stream of its device captures (which invalidates those
+/// captures), cudaErrorStreamCaptureInvalidated for an invalidated capture;
+/// recorded as the last error. The registry's lock is held.
+inline std::optional<cudaError_t> capture_receiving(capture_registry& registry, CUstream_st& s,
+                                                    std::shared_ptr<capture_sequence>& c) {
+  if (s.legacy) {
+    auto blocked = registry.blocking_on(s.device);
+    if (blocked.empty()) return std::nullopt;
+    invalidate(blocked);
+    return record(cudaErrorStreamCaptureImplicit);
+  }
+  c = registry.of(&s);
+  if (c && c->invalidated) {
+    c = nullptr;
+    return record(cudaErrorStreamCaptureInvalidated);
+  }
+  return std::nullopt;
+}
+
 /// What happens to work for stream `s`: nothing (nullopt: the stream does
 /// not capture, enqueue it as ever), or the call's result: cudaSuccess once
 /// `make_work()` is a node of the capture, cudaErrorStreamCaptureInvalidated
@@ -190,15 +212,8 @@ std::optional<cudaError_t> capture_into(CUstream_st& s, MakeWork&& make_work, co
   if (!any_capture()) return std::nullopt;
   auto& registry = capture_registry::get();
   std::lock_guard lock(registry.mutex);
-  if (s.legacy) {
-    auto blocked = registry.blocking_on(s.device);
-    if (blocked.empty()) return std::nullopt;
-    invalidate(blocked);
-    return record(cudaErrorStreamCaptureImplicit);
-  }
-  auto c = registry.of(&s);
-  if (!c) return std::nullopt;
-  if (c->invalidated) return record(cudaErrorStreamCaptureInvalidated);
+  std::shared_ptr<capture_sequence> c;
+  if (auto verdict = capture_receiving(registry, s, c); verdict || !c) return verdict;
   CUgraphNode_st* n = add_captured(*c, &s, node_work(make_work()), ports.serialization);
   for (const auto& [event, port] : ports.events) registry.events[event] = {c, {n}, port};
   return cudaSuccess;
@@ -211,15 +226,8 @@ inline std::optional<cudaError_t> refuse_capture(CUstream_st& s) {
   if (!any_capture()) return std::nullopt;
   auto& registry = capture_registry::get();
   std::lock_guard lock(registry.mutex);
-  if (s.legacy) {
-    auto blocked = registry.blocking_on(s.device);
-    if (blocked.empty()) return std::nullopt;
-    invalidate(blocked);
-    return record(cudaErrorStreamCaptureImplicit);
-  }
-  auto c = registry.of(&s);
-  if (!c) return std::nullopt;
-  if (c->invalidated) return record(cudaErrorStreamCaptureInvalidated);
+  std::shared_ptr<capture_sequence> c;
+  if (auto verdict = capture_receiving(registry, s, c); verdict || !c) return verdict;
   c->invalidated = true;
   return record(cudaErrorStreamCaptureUnsupported);
 }
