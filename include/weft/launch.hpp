@@ -21,6 +21,7 @@
 
 #include "weft/cuda/runtime/default_stream.hpp"
 #include "weft/cuda/runtime/error_codes.hpp"
+#include "weft/cuda/runtime/graph_types.hpp"
 #include "weft/cuda/vector_types.hpp"
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/error_state.hpp"
@@ -106,6 +107,9 @@ struct launch_options {
   bool cooperative = false;           // all blocks resident at once, for grid.sync()
   dim3 cluster{0, 0, 0};              // blocks per cluster; 0: the kernel's __cluster_dims__, else none
   launch_dependence dependence = {};  // programmatic dependent launch, events, priority
+  // The attributes CUDA takes for graph nodes, by ID, as given: what a
+  // kernel node captured from this launch reads back.
+  decltype(kernel_node_attributes::values) node_values;
 };
 
 /// The cluster shape a launch runs with, or the code CUDA 13 refuses it with
@@ -149,6 +153,19 @@ cudaError_t launch_from_device(const launch_config& config, Kernel&& kernel, Arg
   return launch_child_grid(make_grid(shape, std::move(k), arguments(std::forward<Args>(args)...)), config.stream);
 }
 
+/// A launch's programmatic dependences as a capture records them (CUDA 13):
+/// serialization as edges from the previous kernel's programmatic port,
+/// the events as standing for the kernel node's ports, which a
+/// cudaStreamWaitEvent in the capture turns into edges.
+inline captured_launch_ports captured_ports(const launch_dependence& d) {
+  captured_launch_ports ports;
+  if (d.stream_serialization) ports.serialization = cudaGraphKernelNodePortProgrammatic;
+  if (d.programmatic_event) ports.events.emplace_back(d.programmatic_event, cudaGraphKernelNodePortProgrammatic);
+  if (d.launch_completion_event)
+    ports.events.emplace_back(d.launch_completion_event, cudaGraphKernelNodePortLaunchCompletion);
+  return ports;
+}
+
 template <class Kernel, class... Args>
 cudaError_t launch_with(const launch_config& config, const launch_options& options, Kernel&& kernel, Args&&... args) {
   using kernel_type = std::decay_t<Kernel>;
@@ -180,20 +197,26 @@ cudaError_t launch_with(const launch_config& config, const launch_options& optio
                      rt.ordinal(), cluster,      options.cooperative};
   // A capturing stream keeps the kernel and copies of its arguments as a
   // kernel node, which makes a fresh grid of them at each graph launch.
-  if (auto captured = capture_into(*stream, [&] {
-        static_assert(std::is_copy_constructible_v<kernel_type>, "a captured kernel is copied for each graph launch");
-        kernel_work work;
-        work.func = id;
-        work.grid = config.grid;
-        work.block = config.block;
-        work.shared_bytes = static_cast<unsigned>(config.dynamic_shared_bytes);
-        work.cluster = cluster;
-        work.arguments = std::make_shared<bound_launch<kernel_type, arguments>>(std::move(k),
-                                                                                arguments(std::forward<Args>(args)...));
-        work.attributes.cooperative = options.cooperative;
-        work.attributes.priority = options.dependence.priority;
-        return work;
-      }))
+  if (auto captured = capture_into(
+          *stream,
+          [&] {
+            static_assert(std::is_copy_constructible_v<kernel_type>,
+                          "a captured kernel is copied for each graph launch");
+            kernel_work work;
+            work.func = id;
+            work.grid = config.grid;
+            work.block = config.block;
+            work.shared_bytes = static_cast<unsigned>(config.dynamic_shared_bytes);
+            work.cluster = cluster;
+            work.arguments = std::make_shared<bound_launch<kernel_type, arguments>>(
+                std::move(k), arguments(std::forward<Args>(args)...));
+            work.attributes.values = options.node_values;
+            work.attributes.cluster = options.cluster;
+            work.attributes.cooperative = options.cooperative;
+            work.attributes.priority = options.dependence.priority;
+            return work;
+          },
+          captured_ports(options.dependence)))
     return *captured;
   enqueue_grid(rt.commands(), *stream, make_grid(shape, std::move(k), arguments(std::forward<Args>(args)...)),
                options.dependence);

@@ -147,7 +147,12 @@ inline cudaError_t cudaGraphExecGetFlags(cudaGraphExec_t graphExec, unsigned lon
 
 /// Launches already in streams still run.
 inline cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec) {
-  if (!graphExec) return weft::detail::record(cudaErrorInvalidValue);
+  using namespace weft::detail;
+  if (!graphExec) return record(cudaErrorInvalidValue);
+  // The memory its free nodes gave back stops counting as used by graphs.
+  for (const graph_step& step : graphExec->steps)
+    if (const auto* a = std::get_if<alloc_work>(&step.work))
+      graph_memory::of(a->allocation->device).forget_cached(*a->allocation);
   delete graphExec;
   return cudaSuccess;
 }

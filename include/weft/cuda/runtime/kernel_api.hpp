@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstring>
 #include <type_traits>
 #include <utility>
 
@@ -47,6 +48,8 @@ inline cudaError_t options_of(const cudaLaunchConfig_t* config, weft::detail::la
   for (unsigned i = 0; i < config->numAttrs; ++i) {
     const cudaLaunchAttribute& a = config->attrs[i];
     if (cudaError_t e = check_attribute(a.id, a.val, attribute_place::launch)) return e;
+    if (attribute_valid_in(a.id, attribute_place::kernel_node))
+      std::memcpy(options.node_values[a.id].data(), &a.val, sizeof a.val);
     switch (a.id) {
       case cudaLaunchAttributeCooperative:
         options.cooperative = a.val.cooperative != 0;

@@ -191,7 +191,23 @@ inline cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream, cudaStreamCaptu
   if (graph_out) *graph_out = c->graph;
   auto& handed = c->handed_out[s] = c->dependencies[s];
   if (dependencies_out) *dependencies_out = handed.empty() ? nullptr : handed.data();
-  if (edgeData_out) *edgeData_out = handed.empty() ? nullptr : weft::surface::zero_edge_array(handed.size());
+  if (edgeData_out) {
+    bool ported = std::any_of(handed.begin(), handed.end(), [&](auto* n) { return c->dependency_port(s, n) != 0; });
+    if (!ported) {
+      *edgeData_out = handed.empty() ? nullptr : weft::surface::zero_edge_array(handed.size());
+    } else {
+      // A wait for a programmatic or launch completion event: the edge the
+      // next kernel node will have from that kernel node's port.
+      auto data = std::make_shared<cudaGraphEdgeData[]>(handed.size());
+      for (std::size_t i = 0; i < handed.size(); ++i)
+        if (unsigned char port = c->dependency_port(s, handed[i])) {
+          data[i].from_port = port;
+          data[i].type = cudaGraphDependencyTypeProgrammatic;
+        }
+      *edgeData_out = data.get();
+      c->handed_out_edge_data[s] = std::move(data);
+    }
+  }
   if (numDependencies_out) *numDependencies_out = handed.size();
   return cudaSuccess;
 }
@@ -216,7 +232,10 @@ inline cudaError_t cudaStreamUpdateCaptureDependencies(cudaStream_t stream, cuda
   if (cudaError_t e = weft::surface::check_dependencies(c->graph, dependencies, numDependencies)) return record(e);
   if (!weft::surface::ordinary_edges(dependencyData, numDependencies)) return record(cudaErrorInvalidValue);
   auto& deps = c->dependencies[s];
-  if (flags == cudaStreamSetCaptureDependencies) deps.clear();
+  if (flags == cudaStreamSetCaptureDependencies) {
+    deps.clear();
+    c->forget_ports(s);
+  }
   for (std::size_t i = 0; i < numDependencies; ++i)
     if (std::find(deps.begin(), deps.end(), dependencies[i]) == deps.end()) deps.push_back(dependencies[i]);
   c->handed_out.erase(s);

@@ -51,6 +51,11 @@ struct graph_memory_block {
   int fd = -1;
   std::size_t bytes = 0;
   bool in_use = false;
+  // The allocation that a free node gave it back from, while that
+  // allocation's executable graph lives: an H100 still counts such memory
+  // as used by graphs (tests/differential/graph_probe.expected), though any
+  // allocation may take it.
+  graph_allocation* cached_by = nullptr;
 };
 
 /// The allocation of one memory allocation node. Its range is reserved for
@@ -84,6 +89,7 @@ struct graph_allocation {
  private:
   friend class graph_memory;
   graph_memory_block* block = nullptr;
+  graph_memory_block* cached = nullptr;  // see graph_memory_block::cached_by
 };
 
 class graph_memory {
@@ -156,9 +162,11 @@ class graph_memory {
     graph_allocation& a = *allocation;
     std::lock_guard lock(mutex_);
     if (a.block) return true;
-    graph_memory_block* chosen = nullptr;
-    for (auto& b : blocks_)
-      if (!b->in_use && b->bytes >= a.span && (!chosen || b->bytes < chosen->bytes)) chosen = b.get();
+    graph_memory_block* chosen = a.cached && a.cached->cached_by == &a ? a.cached : nullptr;
+    if (!chosen)
+      for (auto& b : blocks_)
+        if (!b->in_use && b->bytes >= a.span && (!chosen || b->bytes < chosen->bytes)) chosen = b.get();
+    if (chosen && chosen->cached_by) uncache(*chosen);
     if (!chosen) {
       int fd = static_cast<int>(::memfd_create("weft-graph-memory", MFD_CLOEXEC));
       if (fd < 0) return false;
@@ -175,34 +183,55 @@ class graph_memory {
       return false;
     chosen->in_use = true;
     a.block = chosen;
-    used_ += a.span;
-    used_high_ = std::max(used_high_, used_);
+    count_use();
     runtime::get(device_).memory().add(a.address, a.bytes, memory_kind::device, allocation_registry::externally_mapped);
     // Allocated memory stays so until freed, even once no graph refers to it.
     mapped_[&a] = allocation;
     return true;
   }
 
-  /// Unmaps the allocation (if mapped); its block goes back to the pool.
-  void unmap(graph_allocation& a) {
+  /// Unmaps the allocation (if mapped); its block goes back to the pool. A
+  /// free node's block stays counted as used until the allocation's
+  /// executable graph is destroyed (forget_cached) or another allocation
+  /// takes it.
+  void unmap(graph_allocation& a, bool by_free_node = false) {
     std::shared_ptr<graph_allocation> last;  // released after the lock
     std::lock_guard lock(mutex_);
     if (!a.block) return;
+    graph_memory_block* block = a.block;
     unmap_locked(a);
+    if (by_free_node) {
+      if (a.cached && a.cached != block && a.cached->cached_by == &a) a.cached->cached_by = nullptr;
+      block->cached_by = &a;
+      a.cached = block;
+    }
+    count_use();
     auto it = mapped_.find(&a);
     last = std::move(it->second);
     mapped_.erase(it);
   }
 
-  /// cudaDeviceGraphMemTrim: the blocks no allocation holds go back to the system.
+  /// The allocation's executable graph is gone: a block it freed is no
+  /// longer counted as used.
+  void forget_cached(graph_allocation& a) {
+    std::lock_guard lock(mutex_);
+    if (a.cached && a.cached->cached_by == &a) uncache(*a.cached);
+    a.cached = nullptr;
+    count_use();
+  }
+
+  /// cudaDeviceGraphMemTrim: the blocks no allocation holds go back to the
+  /// system (those a free node left counted as used too: no graph runs them).
   void trim() {
     std::lock_guard lock(mutex_);
     std::erase_if(blocks_, [&](const std::unique_ptr<graph_memory_block>& b) {
       if (b->in_use) return false;
+      if (b->cached_by) uncache(*b);
       ::close(b->fd);
       reserved_ -= b->bytes;
       return true;
     });
+    count_use();
   }
 
   /// cudaGraphMemAttr*: bytes in use by allocations, and held by the pool.
@@ -232,13 +261,28 @@ class graph_memory {
     ::mmap(a.address, a.span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
     a.block->in_use = false;
     a.block = nullptr;
-    used_ -= a.span;
+  }
+
+  void uncache(graph_memory_block& b) {
+    b.cached_by->cached = nullptr;
+    b.cached_by = nullptr;
+  }
+
+  /// Used memory: the blocks allocations hold, and those free nodes left
+  /// counted (graph_memory_block::cached_by).
+  void count_use() {
+    used_ = 0;
+    for (const auto& b : blocks_)
+      if (b->in_use || b->cached_by) used_ += b->bytes;
+    used_high_ = std::max(used_high_, used_);
   }
 
   /// The allocation is gone: nothing refers to it any more (so it is not
   /// mapped: the pool holds the mapped ones).
   void release(graph_allocation& a) {
     std::lock_guard lock(mutex_);
+    if (a.cached && a.cached->cached_by == &a) uncache(*a.cached);
+    count_use();
     ::munmap(a.address, a.span);
     reserved_ranges_.erase(reinterpret_cast<std::uintptr_t>(a.address));
   }

@@ -108,7 +108,7 @@ inline std::shared_ptr<command> node_command(const alloc_work& w, node_launch at
 inline std::shared_ptr<command> node_command(const free_work& w, node_launch at) {
   auto allocation = w.allocation;
   return std::make_shared<host_task>("graph memory free", at.rt.ordinal(),
-                                     [allocation] { graph_memory::of(allocation->device).unmap(*allocation); });
+                                     [allocation] { graph_memory::of(allocation->device).unmap(*allocation, true); });
 }
 
 }  // namespace weft::detail

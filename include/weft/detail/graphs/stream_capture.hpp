@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -57,8 +58,22 @@ struct capture_sequence {
   bool invalidated = false;
   // The next node of each participating stream depends on these.
   std::unordered_map<CUstream_st*, std::vector<CUgraphNode_st*>> dependencies;
+  // Dependencies that a stream reaches through a kernel node's port (it
+  // waited for a programmatic or launch completion event): the stream's
+  // next node, if a kernel, depends on that port only.
+  std::map<std::pair<const CUstream_st*, const CUgraphNode_st*>, unsigned char> dependency_ports;
   // cudaStreamGetCaptureInfo's arrays, valid until the stream's next call.
   std::unordered_map<CUstream_st*, std::vector<CUgraphNode_st*>> handed_out;
+  std::unordered_map<CUstream_st*, std::shared_ptr<void>> handed_out_edge_data;
+
+  unsigned char dependency_port(const CUstream_st* s, const CUgraphNode_st* n) const {
+    auto found = dependency_ports.find({s, n});
+    return found == dependency_ports.end() ? 0 : found->second;
+  }
+
+  void forget_ports(const CUstream_st* s) {
+    std::erase_if(dependency_ports, [&](const auto& entry) { return entry.first.first == s; });
+  }
 
   bool blocking_streams() const {
     return std::any_of(dependencies.begin(), dependencies.end(), [](const auto& s) { return s.first->blocking(); });
@@ -66,10 +81,21 @@ struct capture_sequence {
 };
 
 /// An event recorded in a capture stands for the nodes the recording
-/// stream's next node would have depended on.
+/// stream's next node would have depended on; one that a captured kernel
+/// launch records (cudaLaunchAttributeProgrammaticEvent,
+/// ...LaunchCompletionEvent) for that kernel node's `port`.
 struct captured_record {
   std::shared_ptr<capture_sequence> sequence;
   std::vector<CUgraphNode_st*> nodes;
+  unsigned char port = 0;
+};
+
+/// What a kernel launch's attributes make of its capture, in CUDA 13's port
+/// numbers: the port its edges from kernel nodes leave (programmatic
+/// stream serialization), and the events it records with their ports.
+struct captured_launch_ports {
+  unsigned char serialization = 0;
+  std::vector<std::pair<CUevent_st*, unsigned char>> events;
 };
 
 class capture_registry {
@@ -124,11 +150,26 @@ inline int& thread_capture_mode() {
 inline bool any_capture() { return capture_registry::get().active_count.load(std::memory_order_acquire) != 0; }
 
 /// Adds `work` as a node of `c` after `s`'s dependency set, which becomes
-/// the node alone. Called with the registry locked.
-inline CUgraphNode_st* add_captured(capture_sequence& c, CUstream_st* s, node_work work) {
+/// the node alone. A kernel launched with programmatic stream serialization
+/// passes `serialization_port` (cudaGraphKernelNodePortProgrammatic): its
+/// edges from kernel nodes leave that port, as CUDA 13 captures them, so
+/// the graph overlaps the two kernels as the stream would have; so do a
+/// kernel's edges from the ports the stream waited for. Programmatic edges
+/// join kernel nodes only: other work waits for full completion, as in a
+/// stream. Called with the registry locked.
+inline CUgraphNode_st* add_captured(capture_sequence& c, CUstream_st* s, node_work work,
+                                    unsigned char serialization_port = 0) {
+  bool kernel = std::holds_alternative<kernel_work>(work);
   CUgraphNode_st* n = c.graph->add(std::move(work));
   auto& deps = c.dependencies[s];
-  for (CUgraphNode_st* d : deps) CUgraph_st::add_edge(d, n);
+  for (CUgraphNode_st* d : deps) {
+    CUgraph_st::add_edge(d, n);
+    if (!kernel || !std::holds_alternative<kernel_work>(d->work)) continue;
+    unsigned char port = c.dependency_port(s, d);
+    if (port == 0) port = serialization_port;
+    if (port != 0) c.graph->edge_ports[{d, n}] = port;
+  }
+  c.forget_ports(s);
   deps.assign(1, n);
   c.handed_out.erase(s);
   return n;
@@ -145,7 +186,7 @@ inline void invalidate(const std::vector<std::shared_ptr<capture_sequence>>& cap
 /// stream while a blocking stream of its device captures (which invalidates
 /// those captures). The code is recorded as the last error.
 template <class MakeWork>
-std::optional<cudaError_t> capture_into(CUstream_st& s, MakeWork&& make_work) {
+std::optional<cudaError_t> capture_into(CUstream_st& s, MakeWork&& make_work, const captured_launch_ports& ports = {}) {
   if (!any_capture()) return std::nullopt;
   auto& registry = capture_registry::get();
   std::lock_guard lock(registry.mutex);
@@ -158,7 +199,8 @@ std::optional<cudaError_t> capture_into(CUstream_st& s, MakeWork&& make_work) {
   auto c = registry.of(&s);
   if (!c) return std::nullopt;
   if (c->invalidated) return record(cudaErrorStreamCaptureInvalidated);
-  add_captured(*c, &s, node_work(make_work()));
+  CUgraphNode_st* n = add_captured(*c, &s, node_work(make_work()), ports.serialization);
+  for (const auto& [event, port] : ports.events) registry.events[event] = {c, {n}, port};
   return cudaSuccess;
 }
 
@@ -340,12 +382,19 @@ inline std::optional<cudaError_t> capture_event_wait(CUstream_st& s, CUevent_st*
     theirs->invalidated = true;
     return record(cudaErrorStreamCaptureUnsupported);
   }
+  const captured_record& event = found->second;
   if (!mine) {
-    registry.join(theirs, &s, found->second.nodes);
+    registry.join(theirs, &s, event.nodes);
+    if (event.port != 0)
+      for (CUgraphNode_st* n : event.nodes) theirs->dependency_ports[{&s, n}] = event.port;
   } else {
+    // A node the stream already depends on in full stays so.
     auto& deps = theirs->dependencies[&s];
-    for (CUgraphNode_st* n : found->second.nodes)
-      if (std::find(deps.begin(), deps.end(), n) == deps.end()) deps.push_back(n);
+    for (CUgraphNode_st* n : event.nodes)
+      if (std::find(deps.begin(), deps.end(), n) == deps.end()) {
+        deps.push_back(n);
+        if (event.port != 0) theirs->dependency_ports[{&s, n}] = event.port;
+      }
     theirs->handed_out.erase(&s);
   }
   return cudaSuccess;
