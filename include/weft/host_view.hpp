@@ -20,6 +20,7 @@
 #include "weft/cuda/runtime/graph_api.hpp"
 #include "weft/cuda/runtime/graph_conditional_api.hpp"
 #include "weft/cuda/runtime/graph_copy_node_api.hpp"
+#include "weft/cuda/runtime/graph_debug_api.hpp"
 #include "weft/cuda/runtime/graph_event_node_api.hpp"
 #include "weft/cuda/runtime/graph_exec_api.hpp"
 #include "weft/cuda/runtime/graph_kernel_attributes_api.hpp"

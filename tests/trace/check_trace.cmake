@@ -91,7 +91,7 @@ foreach(pattern "^legacy default stream$" "^stream [0-9]+$" "^per-thread stream 
 endforeach()
 
 set(expected kernel copy legacy_copy memset stream_host_function thread_host_function event_record after_wait
-             per_thread at_exit)
+             per_thread at_exit graph_launch graph_node)
 set(kernel_stream "")
 set(chunks "")
 foreach(item IN LISTS expected)
@@ -166,6 +166,12 @@ foreach(i RANGE ${last})
     set(per_thread ON)
   elseif(ph STREQUAL "X" AND name MATCHES "^trace_at_exit" AND track MATCHES "^stream ")
     set(at_exit ON)
+  elseif(ph STREQUAL "X" AND name STREQUAL "graph launch 1" AND track MATCHES "^stream ")
+    set(graph_launch ON)
+    set(launch_span "${track}:${begin}:${end}")
+  elseif(ph STREQUAL "X" AND name MATCHES "^graph launch 1: trace_graph_kernel" AND track MATCHES "^stream ")
+    set(graph_node ON)
+    set(node_span "${track}:${begin}:${end}")
   endif()
 endforeach()
 
@@ -176,6 +182,19 @@ foreach(item IN LISTS expected)
 endforeach()
 if(after_wait_begin LESS record_time)
   fail("trace_after_wait started at ${after_wait_begin} ns, before the event it waits for (${record_time} ns)")
+endif()
+
+# The graph launch's kernel node is drawn within the launch's slice, on its stream.
+string(REPLACE ":" ";" launch_fields "${launch_span}")
+string(REPLACE ":" ";" node_fields "${node_span}")
+list(GET launch_fields 0 launch_track)
+list(GET launch_fields 1 launch_begin)
+list(GET launch_fields 2 launch_end)
+list(GET node_fields 0 node_track)
+list(GET node_fields 1 node_begin)
+list(GET node_fields 2 node_end)
+if(NOT node_track STREQUAL launch_track OR node_begin LESS launch_begin OR node_end GREATER launch_end)
+  fail("the graph's kernel node (${node_span}) is not within its launch's slice (${launch_span})")
 endif()
 
 # Every block of trace_kernel's 4 x 2 grid ran exactly once, within the kernel's slice.

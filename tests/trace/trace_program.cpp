@@ -14,6 +14,8 @@ __global__ void trace_after_wait(int* out) { out[threadIdx.x] += 1; }
 
 __global__ void trace_per_thread(int* out) { out[threadIdx.x] = 7; }
 
+__global__ void trace_graph_kernel(int* out) { out[threadIdx.x] = 5; }
+
 // Never waited for: exit() must still find it in the trace.
 __global__ void trace_at_exit(int* out) { out[threadIdx.x] = 9; }
 
@@ -30,6 +32,14 @@ int main() {
   static int host[8 * 64];
   int steps = 0;
 
+  // A graph of one kernel node, launched into `second` below.
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  cudaStreamBeginCapture(second, cudaStreamCaptureModeGlobal);
+  weft::launch({1, 64, 0, second}, trace_graph_kernel, device + 9 * 64);
+  cudaStreamEndCapture(second, &graph);
+  cudaGraphInstantiate(&exec, graph, 0);
+
   cudaMemsetAsync(device, 0, 256, first);
   weft::launch({dim3(4, 2), 64, 0, first}, trace_kernel, device);
   cudaMemcpyAsync(host, device, sizeof host, cudaMemcpyDeviceToHost, first);
@@ -37,6 +47,7 @@ int main() {
   cudaEventRecord(done, first);
   cudaStreamWaitEvent(second, done, 0);
   weft::launch({1, 64, 0, second}, trace_after_wait, device);
+  cudaGraphLaunch(exec, second);
   weft::launch({1, 64, 0, cudaStreamPerThread}, trace_per_thread, device + 8 * 64);
   int per_thread = 0;  // a synchronous copy: on the legacy default stream
   cudaMemcpy(&per_thread, device + 8 * 64, sizeof per_thread, cudaMemcpyDeviceToHost);

@@ -96,7 +96,11 @@ def render(slices, tracks, names, width, begin_ms, end_ms, title):
             )
         k += 1
     out.append('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#888888"/>' % (LABEL, TOP, LABEL, height - 10))
-    for e in slices:
+    # A graph launch's span is drawn first, as an outline around its nodes' slices.
+    def is_span(e):
+        return e["ph"] == "X" and e.get("args", {}).get("span") == "graph launch"
+
+    for e in sorted(slices, key=lambda e: not is_span(e)):
         t = (e["pid"], e["tid"])
         y = TOP + row[t] * ROW
         start = e["ts"] / 1000
@@ -107,6 +111,12 @@ def render(slices, tracks, names, width, begin_ms, end_ms, title):
             x0, x1 = max(x(start), LABEL), min(x(stop), width - 10)
             w = max(x1 - x0, 1)
             tip = "%s (%.3f ms) %s" % (e["name"], e["dur"] / 1000, json.dumps(e.get("args", {})))
+            if is_span(e):
+                out.append(
+                    '<rect x="%.1f" y="%d" width="%.1f" height="%d" fill="none" stroke="#1f4e9c" '
+                    'stroke-dasharray="4 2"><title>%s</title></rect>' % (x0, y + 1, w, ROW - 2, escape(tip))
+                )
+                continue
             out.append(
                 '<rect x="%.1f" y="%d" width="%.1f" height="%d" fill="%s" stroke="#555555" stroke-width="0.5">'
                 "<title>%s</title></rect>" % (x0, y + 3, w, ROW - 6, colour(e["name"]), escape(tip))

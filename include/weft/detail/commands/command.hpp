@@ -77,6 +77,11 @@ class command : public std::enable_shared_from_this<command> {
   /// launched into a stream. Set before the command is enqueued.
   std::shared_ptr<graph_environment> environment;
 
+  /// The graph launch the command is part of ("graph launch 3"), which the
+  /// timeline trace names its slice after; null outside graph launches and
+  /// when not tracing. Set before the command is enqueued.
+  std::shared_ptr<const std::string> graph_launch;
+
   /// Called once, by the thread that starts the command, as it starts (a
   /// launch from the device stops counting as pending then). Set before
   /// the command is enqueued.

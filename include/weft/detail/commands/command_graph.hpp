@@ -409,7 +409,8 @@ class command_graph {
       // on (see link), until it is destroyed.
       if (c.kind() != command_kind::marker) c.primaries_.clear();
     }
-    trace::finished(&c, trace_kind(c.kind()), c.completed_at(), [&c] { return c.describe(); });
+    trace::finished(
+        &c, trace_kind(c.kind()), c.completed_at(), [&c] { return c.describe(); }, c.graph_launch.get());
     for (auto& then : continuations) then();
     for (auto& s : successors)
       if (s->pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) ready.push_back(std::move(s));

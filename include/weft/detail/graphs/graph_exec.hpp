@@ -388,8 +388,9 @@ struct launch_target {
   runtime* rt;
   std::uint64_t stream_id;
   int priority;
-  bool node_priorities = false;                    // kernel nodes run at their own priority attribute
-  std::shared_ptr<graph_environment> environment;  // what the launch's kernels launch from the device joins
+  bool node_priorities = false;                     // kernel nodes run at their own priority attribute
+  std::shared_ptr<graph_environment> environment;   // what the launch's kernels launch from the device joins
+  std::shared_ptr<const std::string> graph_launch;  // the trace's name for the launch (command::graph_launch)
 };
 
 /// cudaGraphInstantiateFlagUseNodePriority: kernel nodes run at their
@@ -425,6 +426,7 @@ class conditional_command final : public command {
     auto exits = enqueue_steps(step_->bodies[static_cast<std::size_t>(body)], {shared_from_this()}, target_);
     if (step_->kind == conditional_kind::while_loop) {
       auto again = std::make_shared<conditional_command>(step_, done_, target_, device_);
+      again->graph_launch = target_.graph_launch;
       target_.commands->enqueue_after(target_.stream_id, target_.priority, again, exits);
       target_.commands->also_after(again, *done_);
     } else {
@@ -459,6 +461,7 @@ inline std::vector<std::shared_ptr<command>> enqueue_steps(const step_list& step
       auto done = std::make_shared<marker>("graph conditional node done");
       auto decide = std::make_shared<conditional_command>(std::make_shared<const conditional_step>(*c), done, target,
                                                           target.rt->ordinal());
+      done->graph_launch = decide->graph_launch = target.graph_launch;
       target.commands->enqueue_after(target.stream_id, target.priority, decide, before);
       target.commands->enqueue_after(target.stream_id, target.priority, done, {decide});
       made[i] = done;
@@ -470,6 +473,7 @@ inline std::vector<std::shared_ptr<command>> enqueue_steps(const step_list& step
         if (!target.node_priorities) made[i]->priority = command::stream_priority;
         made[i]->environment = target.environment;
       }
+      made[i]->graph_launch = target.graph_launch;
       target.commands->enqueue_after(target.stream_id, target.priority, made[i], before, step.ports);
     }
   }
@@ -497,6 +501,8 @@ inline std::shared_ptr<graph_environment> enqueue_launch_steps(CUgraphExec_st& e
   target.commands->adopt(*env->body_done);
   target.commands->adopt(*env->end);
   target.environment = env;
+  target.graph_launch = start->graph_launch;
+  env->body_done->graph_launch = env->end->graph_launch = start->graph_launch;
   env->exits = enqueue_steps(exec.steps, {start}, target);
   return env;
 }
@@ -515,9 +521,15 @@ inline std::shared_ptr<command> launch_start(const CUgraphExec_st& exec, int dev
   std::vector<std::shared_ptr<conditional_handle>> reset;
   for (const auto& h : exec.handles)
     if (h->assign_default) reset.push_back(h);
-  return std::make_shared<host_task>("graph launch", device, [reset] {
+  auto start = std::make_shared<host_task>("graph launch start", device, [reset] {
     for (const auto& h : reset) h->value.store(h->default_value, std::memory_order_relaxed);
   });
+  // Numbered only for the trace, which names the launch's commands after it.
+  if (trace::enabled) {
+    static std::atomic<unsigned long long> launches{0};
+    start->graph_launch = std::make_shared<const std::string>("graph launch " + std::to_string(++launches));
+  }
+  return start;
 }
 
 /// Puts one launch of `exec` into stream `s` of runtime `rt`.
@@ -531,6 +543,7 @@ inline void launch_graph(CUgraphExec_st& exec, CUstream_st& s, runtime& rt) {
   {
     std::lock_guard lock(exec.launching);
     auto start = launch_start(exec, rt.ordinal());
+    end->graph_launch = start->graph_launch;
     commands.enqueue(s, start, exec.latest_end());
     env = enqueue_launch_steps(exec, target, start, end);
     exec.set_latest_end(end);

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -64,6 +65,9 @@ class bound_arguments {
 
   virtual std::shared_ptr<grid_job> make_grid(const launch_shape& shape) const = 0;
 
+  /// The kernel's name, for people (cudaGraphDebugDotPrint's labels).
+  virtual std::string kernel_name() const = 0;
+
   /// CUDA's array of pointers to each argument (cudaGraphKernelNodeGetParams
   /// hands it out), pointing into the copies.
   void** pointers() const { return pointers_.empty() ? nullptr : pointers_.data(); }
@@ -86,6 +90,8 @@ class bound_arguments_of final : public bound_arguments {
     copies launch_copies = copies_;  // the grid consumes its copies; the node keeps its own
     return make_compiled_grid<Function>(shape, &launch_copies);
   }
+
+  std::string kernel_name() const override { return detail::kernel_name(global_function<Function>{}); }
 
  private:
   template <std::size_t... I>
@@ -142,6 +148,8 @@ class bound_launch final : public bound_arguments {
   std::shared_ptr<grid_job> make_grid(const launch_shape& shape) const override {
     return detail::make_grid(shape, kernel_, copies_);
   }
+
+  std::string kernel_name() const override { return detail::kernel_name(kernel_); }
 
  private:
   Kernel kernel_;

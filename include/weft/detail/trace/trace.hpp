@@ -78,14 +78,15 @@ class recorder {
     if (auto it = pending_.find(command); it != pending_.end()) it->second.ran = now;
   }
 
-  void finished(const void* command, slice_kind kind, steady::time_point completed, std::string what) {
+  void finished(const void* command, slice_kind kind, steady::time_point completed, std::string what,
+                std::string graph_launch = {}) {
     std::lock_guard lock(mutex_);
     auto it = pending_.find(command);
     if (it == pending_.end()) return;
     pending p = it->second;
     pending_.erase(it);
     if (full()) return;
-    commands_.push_back({p, kind, completed, std::move(what)});
+    commands_.push_back({p, kind, completed, std::move(what), std::move(graph_launch)});
   }
 
   void chunk(const void* grid, std::uint64_t first, std::uint64_t end, steady::time_point began) {
@@ -142,6 +143,7 @@ class recorder {
     slice_kind kind;
     steady::time_point completed;
     std::string what;
+    std::string graph_launch;  // empty outside graph launches
   };
   struct chunk_event {
     int device;
@@ -251,6 +253,12 @@ class recorder {
     return {what.substr(0, of), count};
   }
 
+  // A command of a graph launch is named after it: "graph launch 3: kernel name".
+  [[gnu::cold]] static std::string labelled(const command_event& c, std::string_view name) {
+    if (c.graph_launch.empty()) return std::string(name);
+    return c.graph_launch + ": " + std::string(name);
+  }
+
   // Events are separated by ",\n".
   struct event_writer {
     std::FILE* out;
@@ -334,7 +342,7 @@ class recorder {
         case slice_kind::grid: {
           grids[c.p.id - first_grid] = &c;
           kernel_parts k = kernel_of(c.what);
-          events.slice(k.name, on, b, e);
+          events.slice(labelled(c, k.name), on, b, e);
           std::fputs("\"grid\":", out);
           put_quoted(out, k.grid);
           std::fputs(",\"block\":", out);
@@ -345,16 +353,16 @@ class recorder {
         }
         case slice_kind::host_task: {
           auto [name, bytes] = bytes_of(c.what);
-          events.slice(name, on, b, e);
+          events.slice(labelled(c, name), on, b, e);
           if (!bytes.empty()) std::fprintf(out, "\"bytes\":%.*s,", static_cast<int>(bytes.size()), bytes.data());
           events.end(enqueued);
           break;
         }
         case slice_kind::host_function:
-          events.slice(c.what, on, b, e);
+          events.slice(labelled(c, c.what), on, b, e);
           events.end(enqueued);
           b = ns(c.p.ran), e = std::max(b, ns(c.completed));
-          events.slice(c.what, {c.p.device, host_function_track, 0}, b, e);
+          events.slice(labelled(c, c.what), {c.p.device, host_function_track, 0}, b, e);
           std::fputs("\"stream\":", out);
           put_track_name(out, on);
           std::fputc(',', out);
@@ -363,7 +371,7 @@ class recorder {
         case slice_kind::marker:
           events.next();
           std::fputs("{\"ph\":\"i\",\"s\":\"t\",\"name\":", out);
-          put_quoted(out, c.what);
+          put_quoted(out, labelled(c, c.what));
           std::fprintf(out, ",\"cat\":\"weft\",\"pid\":%d,\"tid\":%llu,\"ts\":", c.p.device + 1, tracks.tid(on));
           put_us(out, ns(c.completed));
           std::fputs(",\"args\":{", out);
@@ -371,6 +379,7 @@ class recorder {
           break;
       }
     }
+    put_graph_launches(events);
     for (auto& c : chunks_) {
       std::int64_t b = ns(c.began), e = std::max(b, ns(c.ended));
       const command_event* grid =
@@ -386,6 +395,32 @@ class recorder {
     annotations::get().write_json(out, events.first, epoch_);
     if (!events.first) std::fputc('\n', out);
     std::fprintf(out, "],\n\"otherData\":{\"max_events\":%zu,\"dropped_events\":%zu}}\n", max_events, dropped_);
+  }
+
+  // Each graph launch as a slice around its commands on the row of the stream
+  // it was launched into (its first command's): from its first command's
+  // start to its last command's completion.
+  [[gnu::cold]] void put_graph_launches(event_writer& events) const {
+    struct span {
+      const command_event* first;
+      std::int64_t begin, end;
+    };
+    std::unordered_map<std::string_view, span> launches;
+    std::vector<std::string_view> order;
+    for (auto& c : commands_) {
+      if (c.graph_launch.empty()) continue;
+      std::int64_t b = ns(c.p.started), e = std::max(b, ns(c.completed));
+      auto [it, added] = launches.try_emplace(c.graph_launch, span{&c, b, e});
+      if (added) order.push_back(c.graph_launch);
+      it->second.begin = std::min(it->second.begin, b);
+      it->second.end = std::max(it->second.end, e);
+    }
+    for (std::string_view name : order) {
+      const span& s = launches.at(name);
+      events.slice(name, {s.first->p.device, stream_track, s.first->p.stream}, s.begin, s.end);
+      std::fputs("\"span\":\"graph launch\",", events.out);
+      events.end(ns(s.first->p.enqueued));
+    }
   }
 
   std::mutex mutex_;
@@ -428,10 +463,12 @@ inline void host_function_runs(const void* command) {
     recorder::get().host_function_runs(command);
 }
 /// `describe` makes the slice's label; it is called only when tracing.
+/// `graph_launch`: the graph launch the command is part of, if any.
 template <class Describe>
-void finished(const void* command, slice_kind kind, steady::time_point completed, Describe&& describe) {
+void finished(const void* command, slice_kind kind, steady::time_point completed, Describe&& describe,
+              const std::string* graph_launch = nullptr) {
   if (enabled) [[unlikely]]
-    recorder::get().finished(command, kind, completed, describe());
+    recorder::get().finished(command, kind, completed, describe(), graph_launch ? *graph_launch : std::string());
 }
 inline steady::time_point chunk_begins() { return enabled ? steady::now() : steady::time_point{}; }
 inline void chunk_ran(const void* grid, std::uint64_t first, std::uint64_t end, steady::time_point began) {
