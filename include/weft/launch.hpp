@@ -109,7 +109,7 @@ struct launch_options {
   launch_dependence dependence = {};  // programmatic dependent launch, events, priority
   // The attributes CUDA takes for graph nodes, by ID, as given: what a
   // kernel node captured from this launch reads back.
-  decltype(kernel_node_attributes::values) node_values;
+  decltype(kernel_node_attributes::values) node_values{};
 };
 
 /// The cluster shape a launch runs with, or the code CUDA 13 refuses it with

@@ -390,7 +390,7 @@ struct launch_target {
   int priority;
   bool node_priorities = false;                     // kernel nodes run at their own priority attribute
   std::shared_ptr<graph_environment> environment;   // what the launch's kernels launch from the device joins
-  std::shared_ptr<const std::string> graph_launch;  // the trace's name for the launch (command::graph_launch)
+  std::shared_ptr<const std::string> graph_launch{};  // the trace's name for the launch (command::graph_launch)
 };
 
 /// cudaGraphInstantiateFlagUseNodePriority: kernel nodes run at their
