@@ -388,8 +388,8 @@ struct launch_target {
   runtime* rt;
   std::uint64_t stream_id;
   int priority;
-  bool node_priorities = false;                     // kernel nodes run at their own priority attribute
-  std::shared_ptr<graph_environment> environment;   // what the launch's kernels launch from the device joins
+  bool node_priorities = false;                       // kernel nodes run at their own priority attribute
+  std::shared_ptr<graph_environment> environment;     // what the launch's kernels launch from the device joins
   std::shared_ptr<const std::string> graph_launch{};  // the trace's name for the launch (command::graph_launch)
 };
 
