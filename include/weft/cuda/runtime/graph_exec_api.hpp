@@ -25,6 +25,8 @@
 #include "weft/detail/streams/stream_registry.hpp"
 
 static_assert(weft::detail::use_node_priority_flag == cudaGraphInstantiateFlagUseNodePriority);
+static_assert(weft::detail::auto_free_on_launch_flag == cudaGraphInstantiateFlagAutoFreeOnLaunch);
+static_assert(weft::detail::device_launch_flag == cudaGraphInstantiateFlagDeviceLaunch);
 
 namespace weft::surface {
 

@@ -362,7 +362,9 @@ inline std::shared_ptr<command> command_for(const step_work& work, runtime& rt,
       work);
 }
 
-/// cudaGraphInstantiateFlagDeviceLaunch.
+/// cudaGraphInstantiateFlagAutoFreeOnLaunch and ...DeviceLaunch (the
+/// surface checks they are CUDA's values).
+inline constexpr unsigned long long auto_free_on_launch_flag = 1;
 inline constexpr unsigned long long device_launch_flag = 4;
 
 /// One launch of an executable graph as device-side launches see it (CUDA

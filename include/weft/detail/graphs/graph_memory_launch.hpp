@@ -31,7 +31,7 @@ inline cudaError_t launch_memory_nodes(const CUgraphExec_st& exec) {
   }
   if (allocated.empty() && freed.empty()) return cudaSuccess;
   std::lock_guard lock(graph_allocation_state());
-  if (!(exec.flags & cudaGraphInstantiateFlagAutoFreeOnLaunch))
+  if (!(exec.flags & auto_free_on_launch_flag))
     for (const graph_allocation* a : allocated)
       if (a->live) return cudaErrorInvalidValue;
   for (graph_allocation* a : allocated) a->live = !a->freed_in_owner;
