@@ -178,7 +178,8 @@ inline cudaError_t launch_graph_from_device(CUgraphExec_st* exec, cudaStream_t m
   // A tail launch takes the launching graph's place in the environment
   // around it; the others are children of a running environment.
   std::shared_ptr<command> parent = tail ? caller->parent : sibling ? caller->parent : caller->body_done;
-  auto launch = [exec, target, parent, device, give_back] {
+  std::shared_ptr<command> release_after = caller->body_done;
+  auto launch = [exec, target, parent, device, give_back, tail, release_after] {
     auto start = launch_start(*exec, device);
     release_pending_launch_at_start(*start, device);
     std::shared_ptr<graph_environment> env;
@@ -187,7 +188,11 @@ inline cudaError_t launch_graph_from_device(CUgraphExec_st* exec, cudaStream_t m
       target.commands->enqueue_after(target.stream_id, target.priority, start, {});
       env = enqueue_launch_steps(*exec, target, start, parent);
     }
-    command_graph::when_done(*env->body_done, give_back);
+    // A tail launch is pending until its nodes are done; a child until the
+    // launching graph's nodes are (they wait for it), so that the kernel
+    // that launched it, which cannot see it finish, cannot launch it twice
+    // (as on an H100, device_launch_probe.expected).
+    command_graph::when_done(tail ? *env->body_done : *release_after, give_back);
     enqueue_environment_end(*env, target);
     return env->end;
   };

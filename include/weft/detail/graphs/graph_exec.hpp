@@ -546,11 +546,12 @@ inline void launch_graph(CUgraphExec_st& exec, CUstream_st& s, runtime& rt) {
     std::lock_guard lock(exec.launching);
     auto start = launch_start(exec, rt.ordinal());
     end->graph_launch = start->graph_launch;
+    // Uploaded before its kernels can run: they may launch it again.
+    exec.uploaded.store(true, std::memory_order_release);
     commands.enqueue(s, start, exec.latest_end());
     env = enqueue_launch_steps(exec, target, start, end);
     exec.set_latest_end(end);
   }
-  exec.uploaded.store(true, std::memory_order_release);
   enqueue_environment_end(*env, target);
   commands.enqueue(s, end, env->end);
 }
