@@ -43,8 +43,8 @@
 #include <vector>
 
 #include "weft/cuda/runtime/error_codes.hpp"
-#include "weft/cuda/runtime/event_api.hpp"
-#include "weft/cuda/runtime/stream_api.hpp"
+#include "weft/cuda/runtime/streams/event_api.hpp"
+#include "weft/cuda/runtime/streams/stream_api.hpp"
 #include "weft/detail/base/error_state.hpp"
 #include "weft/detail/commands/command.hpp"
 #include "weft/detail/commands/command_graph.hpp"

@@ -11,7 +11,7 @@
 #include "weft/cuda/curand/curand_types.hpp"
 #include "weft/cuda/curand/generator.hpp"
 #include "weft/cuda/device/curand/sobol_tables.hpp"
-#include "weft/cuda/runtime/stream_api.hpp"
+#include "weft/cuda/runtime/streams/stream_api.hpp"
 
 namespace weft::detail {
 

@@ -7,7 +7,7 @@
 
 #include <atomic>
 
-#include "weft/cuda/runtime/graph_types.hpp"
+#include "weft/cuda/runtime/graphs/graph_types.hpp"
 #include "weft/detail/graphs/conditional_nodes.hpp"
 
 /// As in CUDA, concurrent calls for one handle race (the last store wins);

@@ -7,8 +7,8 @@
 
 #include "weft/cuda/driver/context_api.hpp"
 #include "weft/cuda/driver/driver_types.hpp"
-#include "weft/cuda/runtime/event_api.hpp"
-#include "weft/cuda/runtime/stream_api.hpp"
+#include "weft/cuda/runtime/streams/event_api.hpp"
+#include "weft/cuda/runtime/streams/stream_api.hpp"
 
 /// The driver's names for the runtime's special streams.
 inline CUstream const CU_STREAM_LEGACY = cudaStreamLegacy;

@@ -10,7 +10,7 @@
 #include <type_traits>
 #include <utility>
 
-#include "weft/cuda/runtime/default_stream.hpp"
+#include "weft/cuda/runtime/streams/default_stream.hpp"
 #include "weft/cuda/runtime/driver_types.hpp"
 #include "weft/cuda/runtime/error_codes.hpp"
 #include "weft/cuda/runtime/function_attributes.hpp"

@@ -5,7 +5,7 @@
 #include <optional>
 
 #include "weft/cuda/runtime/error_codes.hpp"
-#include "weft/cuda/runtime/memory_api.hpp"
+#include "weft/cuda/runtime/memory/memory_api.hpp"
 #include "weft/detail/base/error_state.hpp"
 
 enum cudaMemoryType {

@@ -6,7 +6,7 @@
 #include <chrono>
 #include <memory>
 
-#include "weft/cuda/runtime/default_stream.hpp"
+#include "weft/cuda/runtime/streams/default_stream.hpp"
 #include "weft/cuda/runtime/error_codes.hpp"
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/error_state.hpp"

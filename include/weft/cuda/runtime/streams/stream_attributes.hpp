@@ -9,7 +9,7 @@
 
 #include <cstring>
 
-#include "weft/cuda/runtime/default_stream.hpp"
+#include "weft/cuda/runtime/streams/default_stream.hpp"
 #include "weft/cuda/runtime/error_codes.hpp"
 #include "weft/cuda/runtime/launch_attributes.hpp"
 #include "weft/detail/base/cuda_vocabulary.hpp"

@@ -9,7 +9,7 @@
 
 #include "weft/cuda/runtime/driver_enums.hpp"
 #include "weft/cuda/runtime/error_codes.hpp"
-#include "weft/cuda/runtime/graph_types.hpp"
+#include "weft/cuda/runtime/graphs/graph_types.hpp"
 #include "weft/detail/base/error_state.hpp"
 #include "weft/detail/graphs/graph_dot.hpp"
 

@@ -7,7 +7,7 @@
 #include <cstddef>
 
 #include "weft/cuda/runtime/driver_enums.hpp"
-#include "weft/cuda/runtime/stream_api.hpp"
+#include "weft/cuda/runtime/streams/stream_api.hpp"
 #include "weft/detail/base/cuda_vocabulary.hpp"
 
 struct CUgraph_st;

@@ -21,8 +21,8 @@
 
 #include "weft/cuda/runtime/driver_enums.hpp"
 #include "weft/cuda/runtime/error_codes.hpp"
-#include "weft/cuda/runtime/graph_types.hpp"
-#include "weft/cuda/runtime/pitched_memory.hpp"
+#include "weft/cuda/runtime/graphs/graph_types.hpp"
+#include "weft/cuda/runtime/memory/pitched_memory.hpp"
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/error_state.hpp"
 #include "weft/detail/graphs/graph_memory.hpp"

@@ -16,8 +16,8 @@
 
 #include "weft/cuda/runtime/driver_enums.hpp"
 #include "weft/cuda/runtime/error_codes.hpp"
-#include "weft/cuda/runtime/graph_api.hpp"
-#include "weft/cuda/runtime/graph_types.hpp"
+#include "weft/cuda/runtime/graphs/graph_api.hpp"
+#include "weft/cuda/runtime/graphs/graph_types.hpp"
 #include "weft/detail/base/error_state.hpp"
 #include "weft/detail/graphs/conditional_nodes.hpp"
 #include "weft/detail/graphs/graph_model.hpp"

@@ -10,7 +10,7 @@
 #include <cstddef>
 
 #include "weft/cuda/runtime/error_codes.hpp"
-#include "weft/cuda/runtime/memory_api.hpp"
+#include "weft/cuda/runtime/memory/memory_api.hpp"
 #include "weft/detail/base/error_state.hpp"
 #include "weft/detail/graphs/stream_capture.hpp"
 #include "weft/detail/memory/host_registration.hpp"

@@ -17,9 +17,9 @@
 #include <type_traits>
 
 #include "weft/cuda/runtime/error_codes.hpp"
-#include "weft/cuda/runtime/graph_api.hpp"
-#include "weft/cuda/runtime/graph_types.hpp"
-#include "weft/cuda/runtime/pitched_memory.hpp"
+#include "weft/cuda/runtime/graphs/graph_api.hpp"
+#include "weft/cuda/runtime/graphs/graph_types.hpp"
+#include "weft/cuda/runtime/memory/pitched_memory.hpp"
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/error_state.hpp"
 #include "weft/detail/graphs/graph_memory.hpp"

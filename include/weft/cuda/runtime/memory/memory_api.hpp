@@ -11,7 +11,7 @@
 
 #include <cstddef>
 
-#include "weft/cuda/runtime/default_stream.hpp"
+#include "weft/cuda/runtime/streams/default_stream.hpp"
 #include "weft/cuda/runtime/device_api.hpp"
 #include "weft/cuda/runtime/error_codes.hpp"
 #include "weft/detail/base/cuda_vocabulary.hpp"

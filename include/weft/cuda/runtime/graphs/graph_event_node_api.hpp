@@ -12,8 +12,8 @@
 #include <cstddef>
 
 #include "weft/cuda/runtime/error_codes.hpp"
-#include "weft/cuda/runtime/graph_api.hpp"
-#include "weft/cuda/runtime/graph_types.hpp"
+#include "weft/cuda/runtime/graphs/graph_api.hpp"
+#include "weft/cuda/runtime/graphs/graph_types.hpp"
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/error_state.hpp"
 #include "weft/detail/commands/event.hpp"

@@ -10,7 +10,7 @@
 
 #include "weft/cuda/runtime/driver_types.hpp"
 #include "weft/cuda/runtime/error_codes.hpp"
-#include "weft/cuda/runtime/managed_memory.hpp"
+#include "weft/cuda/runtime/memory/managed_memory.hpp"
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/devices.hpp"
 #include "weft/detail/base/error_state.hpp"

@@ -11,8 +11,8 @@
 #include <cstring>
 
 #include "weft/cuda/runtime/error_codes.hpp"
-#include "weft/cuda/runtime/graph_api.hpp"
-#include "weft/cuda/runtime/graph_types.hpp"
+#include "weft/cuda/runtime/graphs/graph_api.hpp"
+#include "weft/cuda/runtime/graphs/graph_types.hpp"
 #include "weft/cuda/runtime/launch_attributes.hpp"
 #include "weft/detail/base/error_state.hpp"
 #include "weft/detail/graphs/graph_model.hpp"
