@@ -44,6 +44,7 @@
 #include "weft/cuda/runtime/textures/channel_descriptor.hpp"
 #include "weft/cuda/runtime/textures/resource_types.hpp"
 #include "weft/cuda/runtime/textures/surface_types.hpp"
+#include "weft/cuda/runtime/textures/texture_object_api.hpp"
 #include "weft/cuda/runtime/textures/texture_types.hpp"
 #include "weft/cuda/vector_types.hpp"
 #include "weft/detail/base/cuda_vocabulary.hpp"
