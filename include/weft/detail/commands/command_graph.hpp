@@ -68,7 +68,7 @@ class command_graph {
   command_graph(const command_graph&) = delete;
   command_graph& operator=(const command_graph&) = delete;
 
-  /// Waits for all work, then stops the host-function thread.
+  /// Waits for all work, then stops the host-function and enqueuing threads.
   ~command_graph() {
     wait_all();
     {
@@ -77,6 +77,27 @@ class command_graph {
     }
     host_ready_.notify_all();
     if (host_thread_.joinable()) host_thread_.join();
+    {
+      std::lock_guard lock(deferred_mutex_);
+      deferred_stopping_ = true;
+    }
+    deferred_ready_.notify_all();
+    if (deferred_thread_.joinable()) deferred_thread_.join();
+  }
+
+  /// Runs `job` on the device's enqueuing thread, after the jobs deferred
+  /// before it: work that only enqueues commands, too much of it to make
+  /// the caller wait (a graph launch's nodes). The caller enqueues first
+  /// whatever must wait for the job, after a command that the job enqueues
+  /// last (a command may be linked after one not yet enqueued), so that
+  /// synchronising waits for the job too. A job must not wait for commands.
+  void defer(std::function<void()> job) {
+    {
+      std::lock_guard lock(deferred_mutex_);
+      if (!deferred_thread_.joinable()) deferred_thread_ = std::thread([this] { run_deferred(); });
+      deferred_.push_back(std::move(job));
+    }
+    deferred_ready_.notify_one();
   }
 
   CUstream_st& legacy_stream() { return *legacy_; }
@@ -478,6 +499,19 @@ class command_graph {
     }
   }
 
+  void run_deferred() {
+    std::unique_lock lock(deferred_mutex_);
+    for (;;) {
+      deferred_ready_.wait(lock, [&] { return deferred_stopping_ || !deferred_.empty(); });
+      if (deferred_.empty()) return;
+      std::function<void()> job = std::move(deferred_.front());
+      deferred_.pop_front();
+      lock.unlock();
+      job();
+      lock.lock();
+    }
+  }
+
   int device_;
   grid_submitter submit_grid_;
   std::mutex mutex_;
@@ -491,6 +525,12 @@ class command_graph {
   std::deque<std::shared_ptr<command>> host_queue_;
   bool host_stopping_ = false;
   std::thread host_thread_;
+
+  std::mutex deferred_mutex_;
+  std::condition_variable deferred_ready_;
+  std::deque<std::function<void()>> deferred_;
+  bool deferred_stopping_ = false;
+  std::thread deferred_thread_;
 };
 
 }  // namespace weft::detail

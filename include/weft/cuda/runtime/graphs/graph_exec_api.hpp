@@ -151,6 +151,8 @@ inline cudaError_t cudaGraphExecGetFlags(cudaGraphExec_t graphExec, unsigned lon
 inline cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec) {
   using namespace weft::detail;
   if (!graphExec) return record(cudaErrorInvalidValue);
+  // Its launches keep what they need once their nodes are enqueued.
+  graphExec->settle();
   // The memory its free nodes gave back stops counting as used by graphs.
   for (const graph_step& step : graphExec->steps)
     if (const auto* a = std::get_if<alloc_work>(&step.work))
