@@ -236,6 +236,38 @@ TEST_CASE("one executable graph launched 100 times into a stream") {
   cudaFree(counter);
 }
 
+// A launch returns before its nodes' commands are made (the device's
+// enqueuing thread makes them): destroying the executable graph at once,
+// as CUDA allows, must not lose or break the launches already made.
+TEST_CASE("an executable graph destroyed right after its launches still runs them all") {
+  int* d = nullptr;
+  REQUIRE(cudaMalloc(&d, sizeof(int)) == cudaSuccess);
+  REQUIRE(cudaMemset(d, 0, sizeof(int)) == cudaSuccess);
+  cudaGraph_t g = nullptr;
+  REQUIRE(cudaGraphCreate(&g, 0) == cudaSuccess);
+  int one = 1, count = 1;
+  void* args[] = {&d, &one, &count};
+  cudaGraphNode_t previous = nullptr;
+  for (int i = 0; i < 20; ++i)
+    previous = add_kernel(g, previous ? std::vector{previous} : std::vector<cudaGraphNode_t>{},
+                          reinterpret_cast<const void*>(&add_to), args, 1, 1);
+  cudaStream_t s;
+  REQUIRE(cudaStreamCreate(&s) == cudaSuccess);
+  for (int round = 0; round < 10; ++round) {
+    cudaGraphExec_t exec = nullptr;
+    REQUIRE(cudaGraphInstantiate(&exec, g, 0) == cudaSuccess);
+    for (int i = 0; i < 5; ++i) REQUIRE(cudaGraphLaunch(exec, s) == cudaSuccess);
+    REQUIRE(cudaGraphExecDestroy(exec) == cudaSuccess);
+  }
+  REQUIRE(cudaStreamSynchronize(s) == cudaSuccess);
+  int result = 0;
+  REQUIRE(cudaMemcpy(&result, d, sizeof(int), cudaMemcpyDeviceToHost) == cudaSuccess);
+  CHECK(result == 10 * 5 * 20);
+  cudaGraphDestroy(g);
+  cudaStreamDestroy(s);
+  cudaFree(d);
+}
+
 TEST_CASE("a launch runs after the stream's earlier work and before its later work") {
   std::vector<int> log;
   log_entry during{&log, 2};
