@@ -173,7 +173,6 @@ TEST_CASE_FIXTURE(update_fixture, "cudaGraphExecUpdate takes new kernel argument
   check_succeeded(cudaGraphExecMemsetNodeSetParams(exec, first.set, &p));
   launch_and_wait(exec);
   CHECK(read(d) == std::vector<int>(32, 14));
-
 }
 
 TEST_CASE_FIXTURE(update_fixture,
