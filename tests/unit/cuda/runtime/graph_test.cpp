@@ -39,8 +39,8 @@ __global__ void handshake(int* flags, int mine) {
   while (std::atomic_ref<int>(flags[1 - mine]).load() == 0) std::this_thread::yield();
 }
 
-const bool registered = weft::detail::register_kernel<&add_to>() && weft::detail::register_kernel<&scale_into>() &&
-                        weft::detail::register_kernel<&sum_into>() && weft::detail::register_kernel<&handshake>();
+const bool registered = weft::register_kernel<&add_to>() && weft::register_kernel<&scale_into>() &&
+                        weft::register_kernel<&sum_into>() && weft::register_kernel<&handshake>();
 
 void count_up(void* counter) { std::atomic_ref<int>(*static_cast<int*>(counter)).fetch_add(1); }
 
