@@ -24,6 +24,7 @@
 #include "weft/cuda/device/load_store_functions.hpp"
 #include "weft/cuda/device/math_functions.hpp"
 #include "weft/cuda/device/programmatic_launch.hpp"
+#include "weft/cuda/device/ptx_special_registers.hpp"
 #include "weft/cuda/device/synchronization.hpp"
 #include "weft/cuda/device/type_conversions.hpp"
 #include "weft/cuda/device/warp_functions.hpp"

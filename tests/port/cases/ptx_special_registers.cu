@@ -1,0 +1,36 @@
+// Inline PTX that only reads a special register becomes a call of weft's
+// function for it, in __global__, __device__ and __host__ __device__
+// functions; host code's own assembly and asm in macros stay as they are.
+#include <cstdint>
+
+__device__ unsigned lane() {
+  unsigned id;
+  asm("mov.u32 %0, %%laneid;" : "=r"(id));
+  return id;
+}
+
+__host__ __device__ unsigned long long stamp() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %globaltimer;" : "=l"(t));
+  return t;
+}
+
+__global__ void registers(unsigned* out, unsigned long long* wide) {
+  asm volatile("mov.u32 %0, %%lanemask_lt;" : "=r"(out[0]));
+  __asm__ __volatile__("mov.u32 %0, %%tid.y;" : "=r"(out[1]) : : "memory");
+  asm volatile("mov.b32 %0, %%smid;" :"=r"(out[2])::"memory");
+  asm volatile(
+      "mov.u64 %0, "
+      "%%clock64;"
+      : "=l"(wide[0]));
+  asm("mov.u32 %0, %%dynamic_smem_size;\n" : "=r"(out[3]));
+  asm volatile("mov.u64 %0, %%gridid;" : "=l"(*wide));
+}
+
+#define LANE(x) asm("mov.u32 %0, %%laneid;" : "=r"(x))
+
+int host_code() {
+  int x = 0;
+  asm volatile("" ::: "memory");
+  return x;
+}
