@@ -34,3 +34,14 @@ int host_code() {
   asm volatile("" ::: "memory");
   return x;
 }
+
+// Guarded for nvcc's device pass: the device view of the body is ported.
+__host__ __device__ unsigned lane_or_zero() {
+#ifdef __CUDA_ARCH__
+  unsigned id;
+  asm("mov.u32 %0, %%laneid;" : "=r"(id));
+  return id;
+#else
+  return 0;
+#endif
+}
