@@ -3,7 +3,8 @@
 //   weft-port in.cu > out.cpp
 //   weft-port in.cu -o out.cpp
 //
-// It rewrites exactly two constructs and copies every other byte unchanged:
+// It rewrites these constructs (and, below, clock() and tests of __CUDA_ARCH__
+// in device code) and copies every other byte unchanged:
 //
 //   kernel<<<grid, block, shmem, stream>>>(args)
 //     -> weft::launch(weft::launch_config{grid, block, shmem, stream}, kernel, args)
@@ -16,6 +17,8 @@
 //   extern __shared__ T name[];
 //     -> T* name = weft::dynamic_shared<T>();                         (in a function)
 //     -> [[maybe_unused]] static weft_port::extern_shared<T> name;   (at namespace scope)
+//   asm volatile("mov.u64 %0, %globaltimer;" : "=l"(t))
+//     -> (t) = weft::ptx::globaltimer()   (a read of one PTX special register, in device code)
 //
 // and, after the last line of a source file (not a header), registers every
 // non-template __global__ function declared at namespace scope, with its
@@ -1089,9 +1092,11 @@ class porter {
   // A CPU cannot run PTX, but a statement that only copies one of PTX's
   // special registers into a variable has a C++ equivalent:
   //   asm volatile("mov.u64 %0, %globaltimer;" : "=l"(t));  ->  (t) = weft::ptx::globaltimer();
-  // in __global__, __device__ and __host__ __device__ functions (an `asm` in
-  // host code is the host's own assembly, and stays). Any other inline PTX
-  // is an error naming its instruction, instead of the assembler's.
+  // in __global__, __device__ and __host__ __device__ functions, and in
+  // macro definitions (an `asm` in host code is the host's own assembly, and
+  // stays). Any other inline PTX in device code is an error naming its
+  // instruction, instead of the assembler's; in a macro it stays, as it may
+  // be the host's.
 
   struct special_register {
     std::string_view ptx;   // as PTX spells it, without the %
@@ -1175,8 +1180,15 @@ class porter {
 
   void find_inline_ptx() {
     for (std::size_t i = 0; i < t_.size(); ++i) {
-      if (t_[i].define != 0 || !(is(i, "asm") || is(i, "__asm__") || is(i, "__asm"))) continue;
-      if (scope_[i].where != space::device && scope_[i].where != space::dual) continue;
+      if (t_[i].define < 0 || !(is(i, "asm") || is(i, "__asm__") || is(i, "__asm"))) continue;
+      // A macro's body may be expanded anywhere: there a read of a special
+      // register (PTX, whatever the code around) is ported, and any other
+      // assembly left as it is, since it may be the host's.
+      bool in_macro = t_[i].define > 0;
+      if (!in_macro && scope_[i].where != space::device && scope_[i].where != space::dual) continue;
+      auto report = [&](diagnostic d) {
+        if (!in_macro) diagnostics.push_back(std::move(d));
+      };
       std::size_t open = i + 1;
       while (is(open, "volatile") || is(open, "__volatile__") || is(open, "__volatile") || is(open, "inline") ||
              is(open, "goto"))
@@ -1185,11 +1197,11 @@ class porter {
       auto close = match_forward(open);
       if (!close) continue;
       auto unsupported = [&](const std::string& what) {
-        diagnostics.push_back({t_[i].line,
-                               what + ": weft runs no PTX; weft-port rewrites only a `mov` from one special "
-                                      "register (%globaltimer, %clock64, %laneid, ...: docs/porting.md) into one "
-                                      "\"=r\" or \"=l\" output; write this in CUDA C++",
-                               true});
+        report({t_[i].line,
+                what + ": weft runs no PTX; weft-port rewrites only a `mov` from one special "
+                       "register (%globaltimer, %clock64, %laneid, ...: docs/porting.md) into one "
+                       "\"=r\" or \"=l\" output; write this in CUDA C++",
+                true});
       };
       std::string body;
       std::size_t k = open + 1;
@@ -1239,11 +1251,11 @@ class porter {
         continue;
       }
       if (reg->bits != bits) {
-        diagnostics.push_back({t_[i].line,
-                               "inline PTX `" + instruction + "` moves the " + std::to_string(reg->bits) +
-                                   "-bit register %" + std::string(reg->ptx) + " with a " + std::to_string(bits) +
-                                   "-bit `" + op + "`, which ptxas rejects",
-                               true});
+        report({t_[i].line,
+                "inline PTX `" + instruction + "` moves the " + std::to_string(reg->bits) + "-bit register %" +
+                    std::string(reg->ptx) + " with a " + std::to_string(bits) + "-bit `" + op +
+                    "`, which ptxas rejects",
+                true});
         i = *close;
         continue;
       }
@@ -1259,11 +1271,10 @@ class porter {
       }
       auto output_close = match_forward(j + 2);
       if (*constraint != wanted) {
-        diagnostics.push_back({t_[i].line,
-                               "inline PTX `" + instruction + "` writes a " + std::to_string(bits) +
-                                   "-bit register, whose output constraint is \"" + wanted + "\", not \"" +
-                                   *constraint + "\"",
-                               true});
+        report({t_[i].line,
+                "inline PTX `" + instruction + "` writes a " + std::to_string(bits) +
+                    "-bit register, whose output constraint is \"" + wanted + "\", not \"" + *constraint + "\"",
+                true});
         i = *close;
         continue;
       }

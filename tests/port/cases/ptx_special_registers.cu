@@ -1,6 +1,7 @@
 // Inline PTX that only reads a special register becomes a call of weft's
 // function for it, in __global__, __device__ and __host__ __device__
-// functions; host code's own assembly and asm in macros stay as they are.
+// functions, and in macro definitions; host code's own assembly, and other
+// assembly in a macro (which may be the host's), stay as they are.
 #include <cstdint>
 
 __device__ unsigned lane() {
@@ -28,6 +29,15 @@ __global__ void registers(unsigned* out, unsigned long long* wide) {
 }
 
 #define LANE(x) asm("mov.u32 %0, %%laneid;" : "=r"(x))
+#define STAMP(t) \
+  asm volatile("mov.u64 %0, %%globaltimer;" \
+               : "=l"(t))
+#define HOST_FENCE() asm volatile("mfence" ::: "memory")
+
+__global__ void from_macros(unsigned* lane, unsigned long long* t) {
+  LANE(*lane);
+  STAMP(*t);
+}
 
 int host_code() {
   int x = 0;
