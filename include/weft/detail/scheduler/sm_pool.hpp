@@ -44,11 +44,21 @@
 
 namespace weft::detail {
 
+/// The index of the SM worker the calling OS thread is, from 0 in the order
+/// the pool started them: what a kernel reads as PTX's %smid. Helpers that
+/// a cooperative or cluster grid adds share the indices of the workers
+/// (%smid is below %nsmid, the worker count, as on a GPU).
+inline thread_local unsigned running_sm = 0;
+
 class sm_pool {
  public:
   explicit sm_pool(unsigned worker_count) {
     workers_.reserve(worker_count);
-    for (unsigned i = 0; i < worker_count; ++i) workers_.emplace_back([this] { work(nullptr); });
+    for (unsigned i = 0; i < worker_count; ++i)
+      workers_.emplace_back([this, i] {
+        running_sm = i;
+        work(nullptr);
+      });
     watchdog_ = std::thread([this] { watch(); });
   }
 
@@ -256,7 +266,11 @@ class sm_pool {
     for (std::uint64_t i = 0; i < count; ++i) {
       helper& h = helpers_.emplace_back();
       try {
-        h.thread = std::thread([this, &h] { work(&h); });
+        h.thread = std::thread(
+            [this, &h, sm = static_cast<unsigned>(helpers_started_++ % std::max<std::size_t>(workers_.size(), 1))] {
+              running_sm = sm;
+              work(&h);
+            });
       } catch (const std::system_error&) {
         helpers_.pop_back();
         return i;
@@ -285,6 +299,7 @@ class sm_pool {
   std::vector<const block_executor*> executors_;  // every worker's and helper's, for the watchdog
   std::uint64_t blocks_started_by_gone_ = 0;      // by helpers that have left
   std::list<helper> helpers_;                     // a list: a running helper holds its element
+  std::uint64_t helpers_started_ = 0;             // numbers the helpers' %smid
   std::condition_variable watchdog_wake_;
   bool watchdog_stopping_ = false;
   bool warned_ = false;  // the watchdog has said that it can add no more helpers
