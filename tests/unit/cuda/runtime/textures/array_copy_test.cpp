@@ -225,7 +225,7 @@ TEST_CASE("2D array copies refuse boxes outside the array, bad handles and bad k
   check_failed_with(cudaMemcpy2DToArray(a.a, 0, 1, host.data(), 16, 16, 4, h2d), cudaErrorInvalidValue);
   check_failed_with(cudaMemcpy2DToArray(a.a, 0, 0, host.data(), 8, 16, 1, h2d),
                     cudaErrorInvalidValue);  // width > pitch
-  check_failed_with(cudaMemcpy2DToArray(nullptr, 0, 0, host.data(), 16, 16, 1, h2d), cudaErrorInvalidValue);
+  check_failed_with(cudaMemcpy2DToArray(nullptr, 0, 0, host.data(), 16, 16, 1, h2d), cudaErrorInvalidResourceHandle);
   check_failed_with(cudaMemcpy2DToArray(a.a, 0, 0, host.data(), 16, 16, 1, static_cast<cudaMemcpyKind>(7)),
                     cudaErrorInvalidMemcpyDirection);
   // The kind says where the pointer is: a host buffer is no device memory.
