@@ -26,6 +26,9 @@ LAYERS = [
     ("streams", ["weft/detail/streams/"]),
     # Finding, laying out and copying memory, on top of the streams.
     ("memory", ["weft/detail/memory/"]),
+    # CUDA arrays' storage and texel formats, which texture and surface
+    # fetches read directly; copies to and from arrays on top of memory's.
+    ("textures", ["weft/detail/textures/"]),
     # CUDA graphs: the graph a program builds, and its instantiation and
     # launch as commands of the device's command graph.
     ("graphs", ["weft/detail/graphs/"]),

@@ -1,93 +1,11 @@
 // The enums of CUDA 13's driver_types.h that name features weft does not
-// run yet (textures, graphs) or at all (graphics and external-memory
+// run yet (graphs) or at all (graphics and external-memory
 // interop, GPUDirect RDMA, JIT and library loading, atomic capability
 // queries, driver entry points), with CUDA's names and values, so that
 // programs that name them compile: CUDA 13.0's names and values, checked
 // value for value against its header (docs/porting.md, "Other runtime
 // vocabulary").
 #pragma once
-
-// ---- Textures, surfaces and arrays (their calls: issue 15)
-
-enum cudaChannelFormatKind {
-  cudaChannelFormatKindSigned = 0,
-  cudaChannelFormatKindUnsigned = 1,
-  cudaChannelFormatKindFloat = 2,
-  cudaChannelFormatKindNone = 3,
-  cudaChannelFormatKindNV12 = 4,
-  cudaChannelFormatKindUnsignedNormalized8X1 = 5,
-  cudaChannelFormatKindUnsignedNormalized8X2 = 6,
-  cudaChannelFormatKindUnsignedNormalized8X4 = 7,
-  cudaChannelFormatKindUnsignedNormalized16X1 = 8,
-  cudaChannelFormatKindUnsignedNormalized16X2 = 9,
-  cudaChannelFormatKindUnsignedNormalized16X4 = 10,
-  cudaChannelFormatKindSignedNormalized8X1 = 11,
-  cudaChannelFormatKindSignedNormalized8X2 = 12,
-  cudaChannelFormatKindSignedNormalized8X4 = 13,
-  cudaChannelFormatKindSignedNormalized16X1 = 14,
-  cudaChannelFormatKindSignedNormalized16X2 = 15,
-  cudaChannelFormatKindSignedNormalized16X4 = 16,
-  cudaChannelFormatKindUnsignedBlockCompressed1 = 17,
-  cudaChannelFormatKindUnsignedBlockCompressed1SRGB = 18,
-  cudaChannelFormatKindUnsignedBlockCompressed2 = 19,
-  cudaChannelFormatKindUnsignedBlockCompressed2SRGB = 20,
-  cudaChannelFormatKindUnsignedBlockCompressed3 = 21,
-  cudaChannelFormatKindUnsignedBlockCompressed3SRGB = 22,
-  cudaChannelFormatKindUnsignedBlockCompressed4 = 23,
-  cudaChannelFormatKindSignedBlockCompressed4 = 24,
-  cudaChannelFormatKindUnsignedBlockCompressed5 = 25,
-  cudaChannelFormatKindSignedBlockCompressed5 = 26,
-  cudaChannelFormatKindUnsignedBlockCompressed6H = 27,
-  cudaChannelFormatKindSignedBlockCompressed6H = 28,
-  cudaChannelFormatKindUnsignedBlockCompressed7 = 29,
-  cudaChannelFormatKindUnsignedBlockCompressed7SRGB = 30,
-  cudaChannelFormatKindUnsignedNormalized1010102 = 31,
-};
-
-enum cudaResourceType {
-  cudaResourceTypeArray = 0,
-  cudaResourceTypeMipmappedArray = 1,
-  cudaResourceTypeLinear = 2,
-  cudaResourceTypePitch2D = 3,
-};
-
-enum cudaResourceViewFormat {
-  cudaResViewFormatNone = 0,
-  cudaResViewFormatUnsignedChar1 = 1,
-  cudaResViewFormatUnsignedChar2 = 2,
-  cudaResViewFormatUnsignedChar4 = 3,
-  cudaResViewFormatSignedChar1 = 4,
-  cudaResViewFormatSignedChar2 = 5,
-  cudaResViewFormatSignedChar4 = 6,
-  cudaResViewFormatUnsignedShort1 = 7,
-  cudaResViewFormatUnsignedShort2 = 8,
-  cudaResViewFormatUnsignedShort4 = 9,
-  cudaResViewFormatSignedShort1 = 10,
-  cudaResViewFormatSignedShort2 = 11,
-  cudaResViewFormatSignedShort4 = 12,
-  cudaResViewFormatUnsignedInt1 = 13,
-  cudaResViewFormatUnsignedInt2 = 14,
-  cudaResViewFormatUnsignedInt4 = 15,
-  cudaResViewFormatSignedInt1 = 16,
-  cudaResViewFormatSignedInt2 = 17,
-  cudaResViewFormatSignedInt4 = 18,
-  cudaResViewFormatHalf1 = 19,
-  cudaResViewFormatHalf2 = 20,
-  cudaResViewFormatHalf4 = 21,
-  cudaResViewFormatFloat1 = 22,
-  cudaResViewFormatFloat2 = 23,
-  cudaResViewFormatFloat4 = 24,
-  cudaResViewFormatUnsignedBlockCompressed1 = 25,
-  cudaResViewFormatUnsignedBlockCompressed2 = 26,
-  cudaResViewFormatUnsignedBlockCompressed3 = 27,
-  cudaResViewFormatUnsignedBlockCompressed4 = 28,
-  cudaResViewFormatSignedBlockCompressed4 = 29,
-  cudaResViewFormatUnsignedBlockCompressed5 = 30,
-  cudaResViewFormatSignedBlockCompressed5 = 31,
-  cudaResViewFormatUnsignedBlockCompressed6H = 32,
-  cudaResViewFormatSignedBlockCompressed6H = 33,
-  cudaResViewFormatUnsignedBlockCompressed7 = 34,
-};
 
 // ---- Graphs and stream capture (their calls: issue 14)
 

@@ -29,8 +29,10 @@ struct allocation_info {
 
 class allocation_registry {
  public:
-  // cudaMalloc guarantees at least 256-byte alignment.
-  static constexpr std::size_t alignment = 256;
+  // cudaMalloc guarantees at least 256-byte alignment; an H100's are
+  // aligned to 512 bytes (its textureAlignment), which a texture object
+  // over linear or pitched memory requires of its address.
+  static constexpr std::size_t alignment = 512;
   /// The flag of a range that another layer maps and unmaps (the driver
   /// API's virtual memory, cuMemMap): device memory to every check, but
   /// never freed here, and removed only by forget().

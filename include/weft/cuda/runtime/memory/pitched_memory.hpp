@@ -12,10 +12,11 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "weft/cuda/runtime/streams/default_stream.hpp"
 #include "weft/cuda/runtime/device_api.hpp"
 #include "weft/cuda/runtime/error_codes.hpp"
 #include "weft/cuda/runtime/memory/memory_api.hpp"
+#include "weft/cuda/runtime/streams/default_stream.hpp"
+#include "weft/cuda/runtime/textures/array_types.hpp"
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/error_state.hpp"
 #include "weft/detail/graphs/captured_copies.hpp"
@@ -24,9 +25,6 @@
 #include "weft/detail/runtime/runtime.hpp"
 #include "weft/detail/streams/device_control.hpp"
 #include "weft/detail/streams/host_task.hpp"
-
-struct cudaArray;
-using cudaArray_t = cudaArray*;
 
 struct cudaExtent {
   std::size_t width;  // bytes, for linear memory

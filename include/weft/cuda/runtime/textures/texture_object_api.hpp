@@ -1,0 +1,352 @@
+// Texture objects (CUDA guide 6.2.14.1, "Texture Object API"):
+// cudaCreateTextureObject over linear memory, pitched 2D memory, a CUDA
+// array or a mipmapped array; cudaDestroyTextureObject; and the queries
+// cudaGetTextureObjectResourceDesc, ...TextureDesc, ...ResourceViewDesc.
+//
+// Creation reads the descriptors into a sampler (detail/textures/
+// texture_sampler.hpp) that holds everything a fetch needs, decided once:
+// the routines for the format and read mode, each level's strides, the
+// address modes as fetches apply them. The handle is that sampler's
+// address, so a fetch costs no lookup; the registry only serves destroy and
+// the queries. Bad descriptors get the codes CUDA 13 returns for them.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+
+#include "weft/cuda/runtime/textures/array_types.hpp"
+#include "weft/cuda/runtime/textures/channel_descriptor.hpp"
+#include "weft/cuda/runtime/textures/resource_types.hpp"
+#include "weft/cuda/runtime/textures/texture_types.hpp"
+#include "weft/detail/base/cuda_vocabulary.hpp"
+#include "weft/detail/base/error_state.hpp"
+#include "weft/detail/runtime/runtime.hpp"
+#include "weft/detail/streams/device_control.hpp"
+#include "weft/detail/textures/array_storage.hpp"
+#include "weft/detail/textures/texel_reading.hpp"
+#include "weft/detail/textures/texture_addressing.hpp"
+#include "weft/detail/textures/texture_object_registry.hpp"
+#include "weft/detail/textures/texture_sampler.hpp"
+
+static_assert(static_cast<int>(weft::detail::textures::address_mode::wrap) == cudaAddressModeWrap);
+static_assert(static_cast<int>(weft::detail::textures::address_mode::clamp) == cudaAddressModeClamp);
+static_assert(static_cast<int>(weft::detail::textures::address_mode::mirror) == cudaAddressModeMirror);
+static_assert(static_cast<int>(weft::detail::textures::address_mode::border) == cudaAddressModeBorder);
+
+namespace weft::surface {
+
+/// What a texture object was created from, for the queries to hand back.
+struct texture_descriptors {
+  cudaResourceDesc resource;
+  cudaTextureDesc texture;
+  cudaResourceViewDesc view;
+};
+
+/// An H100's alignments for texture memory (cudaDeviceProp's
+/// textureAlignment and texturePitchAlignment) and linear-texture limits.
+inline constexpr std::uintptr_t texture_alignment = 512;
+inline constexpr std::size_t texture_pitch_alignment = 32;
+inline constexpr std::size_t max_texture_1d_linear = std::size_t{1} << 28;
+inline constexpr std::size_t max_texture_2d_linear[3] = {131072, 65000, 2097120};
+
+/// A channel format a texture can read: 1, 2 or 4 channels of equal size,
+/// 8, 16 or 32 bits of integers, 16 or 32 of float, or one of the
+/// normalized-integer kinds. Its layout in weft's terms, or false.
+inline bool texel_layout_of(const cudaChannelFormatDesc& d, weft::detail::textures::texel_layout& layout) {
+  using weft::detail::textures::channel_encoding;
+  int channels = (d.x != 0) + (d.y != 0) + (d.z != 0) + (d.w != 0);
+  bool packed = (d.x != 0) && (d.y != 0 || d.z == 0) && (d.z != 0 || d.w == 0);
+  if (!packed || channels == 3) return false;
+  int sizes[4] = {d.x, d.y, d.z, d.w};
+  for (int c = 1; c < channels; ++c)
+    if (sizes[c] != d.x) return false;
+  layout.channels = channels;
+  layout.bits = d.x;
+  auto normalized = [&](channel_encoding encoding, int bits, int count) {
+    layout.encoding = encoding;
+    return d.x == bits && channels == count;
+  };
+  switch (d.f) {
+    case cudaChannelFormatKindSigned:
+      layout.encoding = channel_encoding::signed_integer;
+      return d.x == 8 || d.x == 16 || d.x == 32;
+    case cudaChannelFormatKindUnsigned:
+      layout.encoding = channel_encoding::unsigned_integer;
+      return d.x == 8 || d.x == 16 || d.x == 32;
+    case cudaChannelFormatKindFloat:
+      layout.encoding = channel_encoding::floating;
+      return d.x == 16 || d.x == 32;
+    case cudaChannelFormatKindUnsignedNormalized8X1:
+      return normalized(channel_encoding::unsigned_normalized, 8, 1);
+    case cudaChannelFormatKindUnsignedNormalized8X2:
+      return normalized(channel_encoding::unsigned_normalized, 8, 2);
+    case cudaChannelFormatKindUnsignedNormalized8X4:
+      return normalized(channel_encoding::unsigned_normalized, 8, 4);
+    case cudaChannelFormatKindUnsignedNormalized16X1:
+      return normalized(channel_encoding::unsigned_normalized, 16, 1);
+    case cudaChannelFormatKindUnsignedNormalized16X2:
+      return normalized(channel_encoding::unsigned_normalized, 16, 2);
+    case cudaChannelFormatKindUnsignedNormalized16X4:
+      return normalized(channel_encoding::unsigned_normalized, 16, 4);
+    case cudaChannelFormatKindSignedNormalized8X1:
+      return normalized(channel_encoding::signed_normalized, 8, 1);
+    case cudaChannelFormatKindSignedNormalized8X2:
+      return normalized(channel_encoding::signed_normalized, 8, 2);
+    case cudaChannelFormatKindSignedNormalized8X4:
+      return normalized(channel_encoding::signed_normalized, 8, 4);
+    case cudaChannelFormatKindSignedNormalized16X1:
+      return normalized(channel_encoding::signed_normalized, 16, 1);
+    case cudaChannelFormatKindSignedNormalized16X2:
+      return normalized(channel_encoding::signed_normalized, 16, 2);
+    case cudaChannelFormatKindSignedNormalized16X4:
+      return normalized(channel_encoding::signed_normalized, 16, 4);
+    default:
+      return false;
+  }
+}
+
+inline cudaChannelFormatDesc channel_desc_of_level(const weft::detail::array_level& level) {
+  return {level.format.x_bits, level.format.y_bits, level.format.z_bits, level.format.w_bits,
+          static_cast<cudaChannelFormatKind>(level.format.kind)};
+}
+
+inline weft::detail::textures::texture_level texture_level_of(const weft::detail::array_level& a) {
+  weft::detail::textures::texture_level level{};
+  level.base = a.base;
+  level.stride[0] = a.element_bytes;
+  level.stride[1] = a.row_pitch;
+  level.stride[2] = a.slice_pitch;
+  level.layer_pitch = a.slice_pitch;
+  level.size[0] = static_cast<int>(a.width);
+  level.size[1] = static_cast<int>(a.rows());
+  level.size[2] = (a.layered() || a.cubemap()) ? 1 : static_cast<int>(a.slices());
+  for (int d = 0; d < 3; ++d) level.float_size[d] = static_cast<float>(level.size[d]);
+  return level;
+}
+
+inline weft::detail::textures::texture_shape shape_of(const weft::detail::array_level& a) {
+  using weft::detail::textures::texture_shape;
+  if (a.cubemap()) return a.layered() ? texture_shape::cubemap_layered : texture_shape::cubemap;
+  if (a.layered()) return a.height ? texture_shape::two_d_layered : texture_shape::one_d_layered;
+  if (a.depth) return texture_shape::three_d;
+  return a.height ? texture_shape::two_d : texture_shape::one_d;
+}
+
+inline int layers_of(const weft::detail::array_level& a) { return a.layered() ? static_cast<int>(a.layers()) : 1; }
+
+/// The sampler's levels, shape and format from the resource descriptor, or
+/// CUDA's code for a resource it cannot read.
+inline cudaError_t read_resource(const cudaResourceDesc& r, weft::detail::textures::texture_sampler& s,
+                                 cudaChannelFormatDesc& format) {
+  using weft::detail::textures::texture_level;
+  using weft::detail::textures::texture_shape;
+  if (r.flags != 0) return cudaErrorInvalidValue;
+  switch (r.resType) {
+    case cudaResourceTypeArray: {
+      if (!r.res.array.array) return cudaErrorInvalidResourceHandle;
+      const weft::detail::array_level& a = *storage_of(r.res.array.array);
+      format = channel_desc_of_level(a);
+      s.shape = shape_of(a);
+      s.layers = layers_of(a);
+      s.levels.push_back(texture_level_of(a));
+      return cudaSuccess;
+    }
+    case cudaResourceTypeMipmappedArray: {
+      if (!r.res.mipmap.mipmap) return cudaErrorInvalidResourceHandle;
+      const weft::detail::mipmapped_array& m = *storage_of(r.res.mipmap.mipmap);
+      if (m.levels.empty()) return cudaErrorInvalidResourceHandle;
+      format = channel_desc_of_level(m.levels[0]);
+      s.shape = shape_of(m.levels[0]);
+      s.layers = layers_of(m.levels[0]);
+      for (const auto& a : m.levels) s.levels.push_back(texture_level_of(a));
+      return cudaSuccess;
+    }
+    case cudaResourceTypeLinear: {
+      const auto& linear = r.res.linear;
+      format = linear.desc;
+      weft::detail::textures::texel_layout layout;
+      if (!texel_layout_of(format, layout)) return cudaErrorInvalidValue;
+      auto address = reinterpret_cast<std::uintptr_t>(linear.devPtr);
+      if (!linear.devPtr || address % texture_alignment) return cudaErrorInvalidValue;
+      std::size_t texels = linear.sizeInBytes / static_cast<std::size_t>(layout.bytes());
+      if (texels == 0 || texels > max_texture_1d_linear) return cudaErrorInvalidValue;
+      texture_level level{};
+      level.base = static_cast<const std::byte*>(linear.devPtr);
+      level.stride[0] = static_cast<std::size_t>(layout.bytes());
+      level.size[0] = static_cast<int>(texels);
+      level.size[1] = level.size[2] = 1;
+      s.shape = texture_shape::linear;
+      s.levels.push_back(level);
+      break;
+    }
+    case cudaResourceTypePitch2D: {
+      const auto& pitched = r.res.pitch2D;
+      format = pitched.desc;
+      weft::detail::textures::texel_layout layout;
+      if (!texel_layout_of(format, layout)) return cudaErrorInvalidValue;
+      auto address = reinterpret_cast<std::uintptr_t>(pitched.devPtr);
+      if (!pitched.devPtr || address % texture_alignment) return cudaErrorInvalidValue;
+      if (pitched.width == 0 || pitched.height == 0 || pitched.width > max_texture_2d_linear[0] ||
+          pitched.height > max_texture_2d_linear[1] || pitched.pitchInBytes > max_texture_2d_linear[2] ||
+          pitched.pitchInBytes % texture_pitch_alignment ||
+          pitched.pitchInBytes < pitched.width * static_cast<std::size_t>(layout.bytes()))
+        return cudaErrorInvalidValue;
+      texture_level level{};
+      level.base = static_cast<const std::byte*>(pitched.devPtr);
+      level.stride[0] = static_cast<std::size_t>(layout.bytes());
+      level.stride[1] = pitched.pitchInBytes;
+      level.size[0] = static_cast<int>(pitched.width);
+      level.size[1] = static_cast<int>(pitched.height);
+      level.size[2] = 1;
+      s.shape = texture_shape::two_d;
+      s.levels.push_back(level);
+      break;
+    }
+    default:
+      return cudaErrorInvalidValue;
+  }
+  for (auto& level : s.levels)
+    for (int d = 0; d < 3; ++d) level.float_size[d] = static_cast<float>(level.size[d]);
+  return cudaSuccess;
+}
+
+inline bool valid_address_mode(cudaTextureAddressMode m) {
+  return m == cudaAddressModeWrap || m == cudaAddressModeClamp || m == cudaAddressModeMirror ||
+         m == cudaAddressModeBorder;
+}
+inline bool valid_filter_mode(cudaTextureFilterMode m) { return m == cudaFilterModePoint || m == cudaFilterModeLinear; }
+
+/// The sampler's filtering, addressing and conversion from the texture
+/// descriptor, or CUDA's code for a combination it refuses.
+inline cudaError_t read_texture_desc(const cudaTextureDesc& t, const cudaChannelFormatDesc& format,
+                                     weft::detail::textures::texture_sampler& s) {
+  using namespace weft::detail::textures;
+  for (auto mode : t.addressMode)
+    if (!valid_address_mode(mode)) return cudaErrorInvalidValue;
+  if (!valid_filter_mode(t.filterMode) || !valid_filter_mode(t.mipmapFilterMode)) return cudaErrorInvalidValue;
+  if (t.readMode != cudaReadModeElementType && t.readMode != cudaReadModeNormalizedFloat) return cudaErrorInvalidValue;
+  texel_layout layout;
+  if (!texel_layout_of(format, layout)) return cudaErrorInvalidValue;
+  bool normalized_read = t.readMode == cudaReadModeNormalizedFloat;
+  bool srgb = t.sRGB != 0 && layout.bits == 8 &&
+              (layout.encoding == channel_encoding::unsigned_integer ||
+               layout.encoding == channel_encoding::unsigned_normalized);
+  s.routines = find_texel_routines(layout, normalized_read, srgb);
+  if (!s.routines) return cudaErrorInvalidValue;
+  s.linear_filter = t.filterMode == cudaFilterModeLinear;
+  if (s.linear_filter && !s.routines->returns_float) return cudaErrorInvalidValue;
+  s.normalized_coordinates = t.normalizedCoords != 0;
+  bool cubemap = s.shape == texture_shape::cubemap || s.shape == texture_shape::cubemap_layered;
+  for (int d = 0; d < 3; ++d) {
+    auto mode = static_cast<address_mode>(t.addressMode[d]);
+    // Wrap and mirror need normalized coordinates (guide 6.2.14.1); with
+    // others the texture clamps. A cubemap's faces are read clamped.
+    bool repeats = mode == address_mode::wrap || mode == address_mode::mirror;
+    if (cubemap || (repeats && !s.normalized_coordinates)) mode = address_mode::clamp;
+    s.address[d] = mode;
+  }
+  if (cubemap) s.normalized_coordinates = true;
+  texel_floats border{{t.borderColor[0], t.borderColor[1], t.borderColor[2], t.borderColor[3]}};
+  s.border_floats = border;
+  s.border_words = as_words(border);
+  if (!s.routines->returns_float)
+    for (int c = 0; c < 4; ++c) s.border_words.word[c] = static_cast<std::uint32_t>(static_cast<int>(border.value[c]));
+  s.linear_mipmap_filter = t.mipmapFilterMode == cudaFilterModeLinear;
+  s.mipmap_level_bias = t.mipmapLevelBias;
+  float last = static_cast<float>(s.level_count() - 1);
+  s.min_mipmap_level =
+      t.minMipmapLevelClamp < 0.0f ? 0.0f : (t.minMipmapLevelClamp > last ? last : t.minMipmapLevelClamp);
+  s.max_mipmap_level =
+      t.maxMipmapLevelClamp > last ? last : (t.maxMipmapLevelClamp < 0.0f ? 0.0f : t.maxMipmapLevelClamp);
+  if (s.max_mipmap_level < s.min_mipmap_level) s.max_mipmap_level = s.min_mipmap_level;
+  s.max_anisotropy = t.maxAnisotropy;
+  return cudaSuccess;
+}
+
+/// A resource view narrows an array's levels and layers: the sampler keeps
+/// only those (its format must have the texel size of the array's).
+inline cudaError_t apply_view(const cudaResourceViewDesc& v, const cudaResourceDesc& r,
+                              weft::detail::textures::texture_sampler& s) {
+  if (r.resType != cudaResourceTypeArray && r.resType != cudaResourceTypeMipmappedArray) return cudaErrorInvalidValue;
+  for (unsigned word : v.reserved)
+    if (word) return cudaErrorInvalidValue;
+  if (v.lastMipmapLevel < v.firstMipmapLevel || v.lastMipmapLevel >= static_cast<unsigned>(s.level_count()))
+    return cudaErrorInvalidValue;
+  if (v.lastLayer < v.firstLayer) return cudaErrorInvalidValue;
+  bool layered = s.layers > 1 || s.shape == weft::detail::textures::texture_shape::one_d_layered ||
+                 s.shape == weft::detail::textures::texture_shape::two_d_layered;
+  if (layered && v.lastLayer >= static_cast<unsigned>(s.layers)) return cudaErrorInvalidValue;
+  s.levels.erase(s.levels.begin() + v.lastMipmapLevel + 1, s.levels.end());
+  s.levels.erase(s.levels.begin(), s.levels.begin() + v.firstMipmapLevel);
+  if (layered) {
+    for (auto& level : s.levels) level.base += v.firstLayer * level.layer_pitch;
+    s.layers = static_cast<int>(v.lastLayer - v.firstLayer + 1);
+  }
+  return cudaSuccess;
+}
+
+}  // namespace weft::surface
+
+inline cudaError_t cudaCreateTextureObject(cudaTextureObject_t* pTexObject, const cudaResourceDesc* pResDesc,
+                                           const cudaTextureDesc* pTexDesc, const cudaResourceViewDesc* pResViewDesc) {
+  using namespace weft::surface;
+  if (cudaError_t e = weft::detail::check_device()) return e;
+  if (!pTexObject || !pResDesc || !pTexDesc) return weft::detail::record(cudaErrorInvalidValue);
+  auto object = std::make_unique<weft::detail::textures::texture_object>();
+  auto& s = object->sampler;
+  s.layers = 1;
+  cudaChannelFormatDesc format{};
+  if (cudaError_t e = read_resource(*pResDesc, s, format)) return weft::detail::record(e);
+  if (pResViewDesc)
+    if (cudaError_t e = apply_view(*pResViewDesc, *pResDesc, s)) return weft::detail::record(e);
+  if (cudaError_t e = read_texture_desc(*pTexDesc, format, s)) return weft::detail::record(e);
+  texture_descriptors kept{*pResDesc, *pTexDesc, {}};
+  if (pResViewDesc) kept.view = *pResViewDesc;
+  object->descriptors = kept;
+  *pTexObject = weft::detail::textures::texture_object_registry::get().add(std::move(object));
+  return cudaSuccess;
+}
+
+inline cudaError_t cudaDestroyTextureObject(cudaTextureObject_t texObject) {
+  if (cudaError_t e = weft::detail::check_device()) return e;
+  if (texObject == 0) return cudaSuccess;
+  if (!weft::detail::textures::texture_object_registry::get().remove(texObject))
+    return weft::detail::record(cudaErrorInvalidValue);
+  return cudaSuccess;
+}
+
+namespace weft::surface {
+
+/// The descriptors of a live texture object, or null.
+inline const texture_descriptors* descriptors_of(cudaTextureObject_t texObject) {
+  const auto* object = weft::detail::textures::texture_object_registry::get().find(texObject);
+  return object ? std::any_cast<texture_descriptors>(&object->descriptors) : nullptr;
+}
+
+}  // namespace weft::surface
+
+inline cudaError_t cudaGetTextureObjectResourceDesc(cudaResourceDesc* pResDesc, cudaTextureObject_t texObject) {
+  if (cudaError_t e = weft::detail::check_device()) return e;
+  const auto* kept = weft::surface::descriptors_of(texObject);
+  if (!pResDesc || !kept) return weft::detail::record(cudaErrorInvalidValue);
+  *pResDesc = kept->resource;
+  return cudaSuccess;
+}
+
+inline cudaError_t cudaGetTextureObjectTextureDesc(cudaTextureDesc* pTexDesc, cudaTextureObject_t texObject) {
+  if (cudaError_t e = weft::detail::check_device()) return e;
+  const auto* kept = weft::surface::descriptors_of(texObject);
+  if (!pTexDesc || !kept) return weft::detail::record(cudaErrorInvalidValue);
+  *pTexDesc = kept->texture;
+  return cudaSuccess;
+}
+
+inline cudaError_t cudaGetTextureObjectResourceViewDesc(cudaResourceViewDesc* pResViewDesc,
+                                                        cudaTextureObject_t texObject) {
+  if (cudaError_t e = weft::detail::check_device()) return e;
+  const auto* kept = weft::surface::descriptors_of(texObject);
+  if (!pResViewDesc || !kept) return weft::detail::record(cudaErrorInvalidValue);
+  *pResViewDesc = kept->view;
+  return cudaSuccess;
+}

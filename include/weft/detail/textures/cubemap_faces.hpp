@@ -1,0 +1,41 @@
+// Which face of a cubemap a direction (x, y, z) meets, and where on it: the
+// CUDA guide's cubemap table (appendix "Cubemap Textures"). The major axis
+// (the coordinate of largest magnitude) picks the face; the other two,
+// divided by it, give (s, t) in [-1, 1], and the face is read at the
+// normalized coordinates ((s + 1) / 2, (t + 1) / 2).
+#pragma once
+
+#include <cmath>
+
+namespace weft::detail::textures {
+
+struct cubemap_position {
+  int face;  // 0..5: +x, -x, +y, -y, +z, -z
+  float u;   // normalized coordinates on the face
+  float v;
+};
+
+inline cubemap_position cubemap_face(float x, float y, float z) {
+  float ax = std::fabs(x), ay = std::fabs(y), az = std::fabs(z);
+  int face;
+  float s, t, major;
+  if (ax >= ay && ax >= az) {
+    face = x >= 0 ? 0 : 1;
+    s = x >= 0 ? -z : z;
+    t = -y;
+    major = ax;
+  } else if (ay >= az) {
+    face = y >= 0 ? 2 : 3;
+    s = x;
+    t = y >= 0 ? z : -z;
+    major = ay;
+  } else {
+    face = z >= 0 ? 4 : 5;
+    s = z >= 0 ? x : -x;
+    t = -y;
+    major = az;
+  }
+  return {face, (s / major + 1.0f) * 0.5f, (t / major + 1.0f) * 0.5f};
+}
+
+}  // namespace weft::detail::textures

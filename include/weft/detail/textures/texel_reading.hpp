@@ -1,0 +1,220 @@
+// Reading one texel of a given format as the texture unit returns it, and
+// blending texels for linear filtering: the routines a texture object picks
+// once, at creation, for its format and read mode, so that a fetch pays no
+// decision about either (one indirect call, then code made for the format).
+//
+// Read rules (CUDA guide 6.2.14.1, "read mode"): an element-type read of
+// integer texels returns them unchanged, widened to 32 bits; a
+// normalized-float read of 8- and 16-bit integers maps unsigned values to
+// [0, 1] (v / (2^n - 1)) and signed ones to [-1, 1] (v / (2^(n-1) - 1), so
+// that the most negative value, one below -max, also reads as -1); float
+// and half texels read as float; sRGB texels (8-bit unsigned, normalized)
+// are turned into linear values on r, g and b, not alpha. Channels the
+// format lacks read as 0, and alpha as 1.
+#pragma once
+
+#include <array>
+#include <bit>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include "weft/detail/textures/texel_values.hpp"
+
+namespace weft::detail::textures {
+
+/// How a texel's channels become the fetch's words.
+enum class texel_conversion {
+  integer,              // element-type read of integer channels
+  floating,             // float or half channels
+  unsigned_normalized,  // to [0, 1]
+  signed_normalized,    // to [-1, 1]
+  srgb,                 // 8-bit unsigned, to linear [0, 1]
+};
+
+/// A half-precision channel, stored as its bits.
+struct half_bits {
+  std::uint16_t bits;
+};
+
+/// The float equal to a half's value (every half is exactly a float).
+inline float half_to_float(std::uint16_t h) {
+  std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16;
+  int exponent = (h >> 10) & 0x1f;
+  std::uint32_t mantissa = h & 0x3ffu;
+  if (exponent == 0x1f) return std::bit_cast<float>(sign | 0x7f800000u | (mantissa << 13));
+  if (exponent == 0) {
+    float magnitude = std::ldexp(static_cast<float>(mantissa), -24);
+    return sign ? -magnitude : magnitude;
+  }
+  return std::bit_cast<float>(sign | (static_cast<std::uint32_t>(exponent - 15 + 127) << 23) | (mantissa << 13));
+}
+
+/// sRGB's transfer function to linear, for each 8-bit value, rounded once.
+inline const std::array<float, 256>& srgb_to_linear_table() {
+  static const std::array<float, 256> table = [] {
+    std::array<float, 256> t{};
+    for (int v = 0; v < 256; ++v) {
+      double c = v / 255.0;
+      t[v] = static_cast<float>(c <= 0.04045 ? c / 12.92 : std::pow((c + 0.055) / 1.055, 2.4));
+    }
+    return t;
+  }();
+  return table;
+}
+
+template <class Component, texel_conversion Conversion>
+float channel_as_float(Component c) {
+  if constexpr (std::is_same_v<Component, half_bits>) {
+    return half_to_float(c.bits);
+  } else if constexpr (std::is_same_v<Component, float>) {
+    return c;
+  } else if constexpr (Conversion == texel_conversion::unsigned_normalized) {
+    return static_cast<float>(c) / static_cast<float>(std::numeric_limits<Component>::max());
+  } else if constexpr (Conversion == texel_conversion::signed_normalized) {
+    float v = static_cast<float>(c) / static_cast<float>(std::numeric_limits<Component>::max());
+    return v < -1.0f ? -1.0f : v;
+  } else {
+    return static_cast<float>(c);
+  }
+}
+
+/// The routines for texels of `Channels` channels of type Component.
+template <class Component, int Channels, texel_conversion Conversion>
+struct texel_codec {
+  static constexpr bool returns_float = Conversion != texel_conversion::integer;
+
+  static std::array<Component, Channels> load(const std::byte* texel) {
+    std::array<Component, Channels> channels;
+    std::memcpy(channels.data(), texel, sizeof channels);
+    return channels;
+  }
+
+  static texel_floats floats(const std::byte* texel) {
+    auto channels = load(texel);
+    texel_floats out{{0.0f, 0.0f, 0.0f, 1.0f}};
+    for (int c = 0; c < Channels; ++c) {
+      if constexpr (Conversion == texel_conversion::srgb) {
+        auto v = static_cast<std::uint8_t>(channels[c]);
+        out.value[c] = c < 3 ? srgb_to_linear_table()[v] : static_cast<float>(v) / 255.0f;
+      } else {
+        out.value[c] = channel_as_float<Component, Conversion>(channels[c]);
+      }
+    }
+    return out;
+  }
+
+  static texel_words words(const std::byte* texel) {
+    if constexpr (returns_float) {
+      return as_words(floats(texel));
+    } else {
+      auto channels = load(texel);
+      texel_words out{{0, 0, 0, 1}};
+      for (int c = 0; c < Channels; ++c)
+        out.word[c] = static_cast<std::uint32_t>(static_cast<std::int64_t>(channels[c]));
+      return out;
+    }
+  }
+};
+
+/// The texels under a linearly filtered fetch: up to eight corners (a null
+/// texel is outside a border-mode texture) and their weights, which sum to 1.
+struct texel_corners {
+  const std::byte* texel[8];
+  float weight[8];
+  int count;
+  const texel_floats* border;
+};
+
+template <class Codec>
+texel_floats blend_corners(const texel_corners& corners) {
+  texel_floats sum{{0.0f, 0.0f, 0.0f, 0.0f}};
+  for (int i = 0; i < corners.count; ++i) {
+    texel_floats value = corners.texel[i] ? Codec::floats(corners.texel[i]) : *corners.border;
+    for (int c = 0; c < 4; ++c) sum.value[c] += corners.weight[i] * value.value[c];
+  }
+  return sum;
+}
+
+/// What a texture object calls for its texels: chosen once, per format.
+struct texel_routines {
+  texel_words (*words)(const std::byte* texel);
+  texel_floats (*floats)(const std::byte* texel);
+  texel_floats (*blend)(const texel_corners& corners);
+  bool returns_float;
+};
+
+template <class Codec>
+constexpr texel_routines routines_for() {
+  return {&Codec::words, &Codec::floats, &blend_corners<Codec>, Codec::returns_float};
+}
+
+/// How a texel is stored: channel count, bits per channel, and what its
+/// channels hold.
+enum class channel_encoding { signed_integer, unsigned_integer, floating, unsigned_normalized, signed_normalized };
+
+struct texel_layout {
+  channel_encoding encoding;
+  int channels;  // 1, 2 or 4
+  int bits;      // per channel: 8, 16 or 32
+  int bytes() const { return channels * bits / 8; }
+};
+
+template <class Component, texel_conversion Conversion>
+const texel_routines* routines_by_channels(int channels) {
+  static constexpr texel_routines one = routines_for<texel_codec<Component, 1, Conversion>>();
+  static constexpr texel_routines two = routines_for<texel_codec<Component, 2, Conversion>>();
+  static constexpr texel_routines four = routines_for<texel_codec<Component, 4, Conversion>>();
+  switch (channels) {
+    case 1:
+      return &one;
+    case 2:
+      return &two;
+    case 4:
+      return &four;
+  }
+  return nullptr;
+}
+
+template <class Signed, class Unsigned>
+const texel_routines* integer_routines(const texel_layout& layout, bool normalized_float, bool srgb) {
+  bool is_signed =
+      layout.encoding == channel_encoding::signed_integer || layout.encoding == channel_encoding::signed_normalized;
+  bool normalize = normalized_float || layout.encoding == channel_encoding::unsigned_normalized ||
+                   layout.encoding == channel_encoding::signed_normalized;
+  if (!normalize)
+    return is_signed ? routines_by_channels<Signed, texel_conversion::integer>(layout.channels)
+                     : routines_by_channels<Unsigned, texel_conversion::integer>(layout.channels);
+  if constexpr (sizeof(Signed) < 4) {
+    if (is_signed) return routines_by_channels<Signed, texel_conversion::signed_normalized>(layout.channels);
+    if (srgb && sizeof(Unsigned) == 1) return routines_by_channels<Unsigned, texel_conversion::srgb>(layout.channels);
+    return routines_by_channels<Unsigned, texel_conversion::unsigned_normalized>(layout.channels);
+  }
+  return nullptr;  // 32-bit integers have no normalized reading
+}
+
+/// The routines for a layout and read mode, or null where none exists (a
+/// normalized-float read of 32-bit integers, an unknown layout).
+inline const texel_routines* find_texel_routines(const texel_layout& layout, bool normalized_float, bool srgb) {
+  switch (layout.encoding) {
+    case channel_encoding::floating:
+      if (layout.bits == 32) return routines_by_channels<float, texel_conversion::floating>(layout.channels);
+      if (layout.bits == 16) return routines_by_channels<half_bits, texel_conversion::floating>(layout.channels);
+      return nullptr;
+    default:
+      switch (layout.bits) {
+        case 8:
+          return integer_routines<std::int8_t, std::uint8_t>(layout, normalized_float, srgb);
+        case 16:
+          return integer_routines<std::int16_t, std::uint16_t>(layout, normalized_float, srgb);
+        case 32:
+          return integer_routines<std::int32_t, std::uint32_t>(layout, normalized_float, srgb);
+      }
+      return nullptr;
+  }
+}
+
+}  // namespace weft::detail::textures

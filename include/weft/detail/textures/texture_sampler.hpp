@@ -1,0 +1,51 @@
+// A texture object's state as its fetches read it: made once, when the
+// object is created, from the resource and texture descriptors, and never
+// changed, so that a fetch reads it through the object's handle (the
+// handle is this struct's address) with no lookup and no lock.
+//
+// Everything a fetch would otherwise decide is decided here: the routines
+// for the texel format and read mode, the address mode each dimension
+// really gets (a cubemap clamps within its faces), each level's strides.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "weft/detail/textures/texel_reading.hpp"
+#include "weft/detail/textures/texel_values.hpp"
+#include "weft/detail/textures/texture_addressing.hpp"
+
+namespace weft::detail::textures {
+
+/// One mipmap level of a texture (or its only one): where its texels are.
+struct texture_level {
+  const std::byte* base;
+  std::size_t stride[3];    // bytes from one texel to the next in x, y, z
+  std::size_t layer_pitch;  // bytes from one layer (or cube face) to the next
+  int size[3];              // width, height, depth; 1 where the shape has none
+  float float_size[3];
+};
+
+/// How a texture's texels are arranged, as its fetch functions address it.
+enum class texture_shape { linear, one_d, two_d, three_d, one_d_layered, two_d_layered, cubemap, cubemap_layered };
+
+struct texture_sampler {
+  const texel_routines* routines;
+  texture_shape shape;
+  address_mode address[3];
+  bool normalized_coordinates;
+  bool linear_filter;
+  bool linear_mipmap_filter;
+  int layers;  // layers (cubemaps: cubes) the texture has; 1 if not layered
+  float mipmap_level_bias;
+  float min_mipmap_level;  // the level-of-detail clamps, already within [0, levels - 1]
+  float max_mipmap_level;
+  unsigned max_anisotropy;
+  texel_words border_words;
+  texel_floats border_floats;
+  std::vector<texture_level> levels;  // level 0 first; never empty
+
+  int level_count() const { return static_cast<int>(levels.size()); }
+};
+
+}  // namespace weft::detail::textures

@@ -1,0 +1,163 @@
+// A texture fetch: from coordinates to the four words the texture unit
+// returns, for every shape (1D, 2D, 3D, layered, cubemap), filter (point,
+// linear; mipmap point and linear) and gather. What the format and read
+// mode decide is behind the sampler's texel routines; the rest is here.
+//
+// Linear filtering (guide, appendix "Texture Fetching", "Linear
+// Filtering"): in each dimension the coordinate less half a texel gives the
+// left texel i = floor(x - 0.5) and the weight alpha of its right
+// neighbour, in 8-bit fixed point; the result is the weighted sum of the 2,
+// 4 or 8 texels around, each brought into range by its address mode first.
+// A layer index selects a layer, never blends two.
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+
+#include "weft/detail/textures/cubemap_faces.hpp"
+#include "weft/detail/textures/texel_reading.hpp"
+#include "weft/detail/textures/texel_values.hpp"
+#include "weft/detail/textures/texture_addressing.hpp"
+#include "weft/detail/textures/texture_sampler.hpp"
+
+namespace weft::detail::textures {
+
+/// Coordinates of one fetch, in the texture's own units (normalized or not).
+template <int Dims>
+struct texture_coordinates {
+  float value[Dims];
+};
+
+inline float to_texel_space(const texture_sampler& s, const texture_level& level, int d, float x) {
+  return s.normalized_coordinates ? x * level.float_size[d] : x;
+}
+
+inline int clamp_layer(const texture_sampler& s, int layer) {
+  return layer < 0 ? 0 : (layer >= s.layers ? s.layers - 1 : layer);
+}
+
+/// One level's fetch at `coordinates`, with the texels of layer slice `slice`
+/// (a layer, or a cubemap's layer * 6 + face).
+template <int Dims>
+texel_words sample_level(const texture_sampler& s, const texture_level& level, const texture_coordinates<Dims>& at,
+                         int slice) {
+  const std::byte* origin = level.base + static_cast<std::size_t>(slice) * level.layer_pitch;
+  if (!s.linear_filter) {
+    const std::byte* texel = origin;
+    for (int d = 0; d < Dims; ++d) {
+      int i = address_texel(point_texel(to_texel_space(s, level, d, at.value[d])), level.size[d], s.address[d]);
+      if (i == outside_texture) return s.border_words;
+      texel += static_cast<std::size_t>(i) * level.stride[d];
+    }
+    return s.routines->words(texel);
+  }
+  int left[Dims], right[Dims], fraction[Dims];
+  for (int d = 0; d < Dims; ++d) {
+    fixed_coordinate f = linear_texels(to_texel_space(s, level, d, at.value[d]));
+    left[d] = address_texel(f.texel, level.size[d], s.address[d]);
+    right[d] = address_texel(f.texel + 1, level.size[d], s.address[d]);
+    fraction[d] = f.fraction;
+  }
+  texel_corners corners;
+  corners.count = 1 << Dims;
+  corners.border = &s.border_floats;
+  constexpr float scale = 1.0f / static_cast<float>(1 << (weight_bits * Dims));
+  for (int corner = 0; corner < corners.count; ++corner) {
+    const std::byte* texel = origin;
+    int weight = 1;
+    for (int d = 0; d < Dims; ++d) {
+      bool upper = (corner >> d) & 1;
+      int i = upper ? right[d] : left[d];
+      weight *= upper ? fraction[d] : weight_one - fraction[d];
+      if (i == outside_texture || !texel)
+        texel = nullptr;
+      else
+        texel += static_cast<std::size_t>(i) * level.stride[d];
+    }
+    corners.texel[corner] = texel;
+    corners.weight[corner] = static_cast<float>(weight) * scale;
+  }
+  return as_words(s.routines->blend(corners));
+}
+
+/// The level of detail a fetch samples, from an explicit level (tex*Lod) or
+/// one computed from gradients: the texture's bias added, then its clamps.
+inline float clamped_level_of_detail(const texture_sampler& s, float level) {
+  float lod = level + s.mipmap_level_bias;
+  if (!(lod == lod)) lod = 0.0f;
+  if (lod < s.min_mipmap_level) lod = s.min_mipmap_level;
+  if (lod > s.max_mipmap_level) lod = s.max_mipmap_level;
+  return lod;
+}
+
+/// A fetch at a level of detail: the nearest level, or a blend of the two
+/// around it with an 8-bit fixed-point weight (mipmapFilterMode linear).
+template <int Dims>
+texel_words sample_lod(const texture_sampler& s, const texture_coordinates<Dims>& at, int slice, float level) {
+  if (s.level_count() == 1) return sample_level<Dims>(s, s.levels[0], at, slice);
+  float lod = clamped_level_of_detail(s, level);
+  int last = s.level_count() - 1;
+  if (!s.linear_mipmap_filter) {
+    int nearest = static_cast<int>(std::floor(lod + 0.5f));
+    return sample_level<Dims>(s, s.levels[nearest > last ? last : nearest], at, slice);
+  }
+  fixed_coordinate f = to_fixed(lod);
+  if (f.texel >= last) return sample_level<Dims>(s, s.levels[last], at, slice);
+  texel_words lower = sample_level<Dims>(s, s.levels[f.texel], at, slice);
+  if (f.fraction == 0) return lower;
+  texel_words upper = sample_level<Dims>(s, s.levels[f.texel + 1], at, slice);
+  texel_floats a = as_floats(lower), b = as_floats(upper), out;
+  float wb = static_cast<float>(f.fraction) / weight_one, wa = static_cast<float>(weight_one - f.fraction) / weight_one;
+  for (int c = 0; c < 4; ++c) out.value[c] = wa * a.value[c] + wb * b.value[c];
+  return as_words(out);
+}
+
+/// The level of detail of a fetch whose coordinates change by dx and dy
+/// from one pixel to the next (tex*Grad): log2 of the longer gradient, in
+/// texels of level 0.
+template <int Dims>
+float level_from_gradients(const texture_sampler& s, const float (&dx)[Dims], const float (&dy)[Dims]) {
+  const texture_level& base = s.levels[0];
+  float lx = 0.0f, ly = 0.0f;
+  for (int d = 0; d < Dims; ++d) {
+    float scale = s.normalized_coordinates ? base.float_size[d] : 1.0f;
+    lx += (dx[d] * scale) * (dx[d] * scale);
+    ly += (dy[d] * scale) * (dy[d] * scale);
+  }
+  float longest = std::sqrt(lx > ly ? lx : ly);
+  return std::log2(longest);
+}
+
+/// The slice of a cubemap face of a cube layer, and the face coordinates.
+inline int cubemap_slice(const cubemap_position& p, int cube) { return cube * 6 + p.face; }
+
+/// tex2Dgather: channel `component` of the four texels a linear fetch at
+/// (x, y) would blend, ordered as CUDA returns them: (left, lower),
+/// (right, lower), (right, upper), (left, upper), where upper is the row
+/// of floor(y - 0.5) and lower the one below it.
+inline texel_words gather(const texture_sampler& s, float x, float y, int component) {
+  const texture_level& level = s.levels[0];
+  fixed_coordinate fx = linear_texels(to_texel_space(s, level, 0, x));
+  fixed_coordinate fy = linear_texels(to_texel_space(s, level, 1, y));
+  int columns[2] = {address_texel(fx.texel, level.size[0], s.address[0]),
+                    address_texel(fx.texel + 1, level.size[0], s.address[0])};
+  int rows[2] = {address_texel(fy.texel, level.size[1], s.address[1]),
+                 address_texel(fy.texel + 1, level.size[1], s.address[1])};
+  auto channel = [&](int column, int row) {
+    if (column == outside_texture || row == outside_texture) return s.border_words.word[component & 3];
+    const std::byte* texel = level.base + static_cast<std::size_t>(column) * level.stride[0] +
+                             static_cast<std::size_t>(row) * level.stride[1];
+    return s.routines->words(texel).word[component & 3];
+  };
+  return {{channel(columns[0], rows[1]), channel(columns[1], rows[1]), channel(columns[1], rows[0]),
+           channel(columns[0], rows[0])}};
+}
+
+/// tex1Dfetch: texel x of a linear resource, unfiltered; zero outside it.
+inline texel_words fetch_linear(const texture_sampler& s, int x) {
+  const texture_level& level = s.levels[0];
+  if (x < 0 || x >= level.size[0]) return {{0, 0, 0, 0}};
+  return s.routines->words(level.base + static_cast<std::size_t>(x) * level.stride[0]);
+}
+
+}  // namespace weft::detail::textures
