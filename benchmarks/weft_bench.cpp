@@ -39,7 +39,8 @@ using clock_type = std::chrono::steady_clock;
 struct options {
   bool quick = false;
   int repeat = 7;
-  bool vecadd = false, matmul = false, barrier = false, warp = false, launch = false, wmma = false, graph = false, texture = false;
+  bool vecadd = false, matmul = false, barrier = false, warp = false, launch = false, wmma = false, graph = false,
+       texture = false;
 };
 
 double seconds_since(clock_type::time_point start) {
@@ -951,9 +952,10 @@ bool bench_texture(const options& o) {
   for (float* p : {image, out_texture, out_plain}) cudaFree(p);
 
   double linear_ratio = linear_t.weft / linear_t.plain, point_ratio = point_t.weft / point_t.plain;
-  std::printf("\ntexture: %dx%d floats in pitched memory, one fetch per thread, 16x16 threads per block;\n"
-              "ratio = texture time / hand-written time (medians)\n",
-              width, height);
+  std::printf(
+      "\ntexture: %dx%d floats in pitched memory, one fetch per thread, 16x16 threads per block;\n"
+      "ratio = texture time / hand-written time (medians)\n",
+      width, height);
   std::printf("  %-50s %10s %10s %7s %9s\n", "", "texture", "by hand", "ratio", "best-run");
   std::printf("  %-50s %10s %10s %7.2f %9.2f  %s%s\n", "tex2D linear / bilinear from the same memory",
               pretty_time(linear_t.weft).c_str(), pretty_time(linear_t.plain).c_str(), linear_ratio,
