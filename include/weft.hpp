@@ -25,6 +25,7 @@
 #include "weft/cuda/device/math_functions.hpp"
 #include "weft/cuda/device/programmatic_launch.hpp"
 #include "weft/cuda/device/synchronization.hpp"
+#include "weft/cuda/device/textures/surface_functions.hpp"
 #include "weft/cuda/device/textures/texture_fetch_functions.hpp"
 #include "weft/cuda/device/type_conversions.hpp"
 #include "weft/cuda/device/warp_functions.hpp"

@@ -1,6 +1,8 @@
 // Probe of surface accesses that may fault (issue 15): out of range with
-// cudaBoundaryModeTrap, and byte offsets that are not a multiple of the
-// element size, in each boundary mode. A fault ends the CUDA context, so
+// cudaBoundaryModeTrap, byte offsets that are not a multiple of the access's
+// size, accesses wider or narrower than the array's element, in each
+// boundary mode; and the surface object calls that the texture probe
+// leaves open. A fault ends the CUDA context, so
 // each case runs in a process of its own: run without arguments, the probe
 // runs itself once per case and prints what each printed, in order.
 //
@@ -14,7 +16,7 @@
 #include <cstring>
 #include <unistd.h>
 
-enum Access { kRead1D, kWrite1D, kRead2D, kWrite2D, kRead3D, kReadWide };
+enum Access { kRead1D, kWrite1D, kRead2D, kWrite2D, kRead3D, kReadWide, kReadWide15, kReadUnderLayer, kReadNull };
 
 struct Case {
   const char* name;
@@ -43,6 +45,18 @@ const Case cases[] = {
     {"read1d float2 from float array x=0 clamp", kReadWide, 0, 0, 0, cudaBoundaryModeClamp},
     {"read1d float2 from float array x=56 clamp", kReadWide, 56, 0, 0, cudaBoundaryModeClamp},
     {"read1d float2 from float array x=60 trap", kReadWide, 60, 0, 0, cudaBoundaryModeTrap},
+    // 15 floats (60 bytes): an aligned 8-byte read at x=56 straddles the end.
+    {"read1d float2 from 15-float array x=56 clamp", kReadWide15, 56, 0, 0, cudaBoundaryModeClamp},
+    {"read1d float2 from 15-float array x=56 zero", kReadWide15, 56, 0, 0, cudaBoundaryModeZero},
+    {"read1d float2 from 15-float array x=56 trap", kReadWide15, 56, 0, 0, cudaBoundaryModeTrap},
+    {"read1d float2 from 15-float array x=64 clamp", kReadWide15, 64, 0, 0, cudaBoundaryModeClamp},
+    {"read1d float4 from 15-float array x=48 clamp", kReadWide15, 48, 1, 0, cudaBoundaryModeClamp},
+    {"read1d uchar from float array x=5 trap", kReadWide, 5, 1, 0, cudaBoundaryModeTrap},
+    {"read1d uchar from float array x=65 clamp", kReadWide, 65, 1, 0, cudaBoundaryModeClamp},
+    {"read2d y=-1 misaligned x=2 zero", kRead2D, 2, -1, 0, cudaBoundaryModeZero},
+    {"read2d y=9 x=1000 clamp", kRead2D, 1000, 9, 0, cudaBoundaryModeClamp},
+    {"read 2d layered layer -1 trap", kReadUnderLayer, 0, 0, -1, cudaBoundaryModeTrap},
+    {"read surface object 0 clamp", kReadNull, 0, 0, 0, cudaBoundaryModeClamp},
 };
 const int case_count = sizeof cases / sizeof cases[0];
 
@@ -56,12 +70,29 @@ __global__ void access_kernel(cudaSurfaceObject_t s1, cudaSurfaceObject_t s2, cu
     case kRead2D: out[0] = __float_as_uint(surf2Dread<float>(s2, c.x, c.y, c.mode)); break;
     case kWrite2D: surf2Dwrite(-1.0f, s2, c.x, c.y, c.mode); break;
     case kRead3D: out[0] = __float_as_uint(surf3Dread<float>(s3, c.x, c.y, c.z, c.mode)); break;
-    case kReadWide: {
-      float2 v = surf1Dread<float2>(s1, c.x, c.mode);
-      out[0] = __float_as_uint(v.x);
-      out[1] = __float_as_uint(v.y);
+    case kReadWide:
+      if (c.y == 1) {
+        out[0] = surf1Dread<unsigned char>(s1, c.x, c.mode);
+      } else {
+        float2 v = surf1Dread<float2>(s1, c.x, c.mode);
+        out[0] = __float_as_uint(v.x);
+        out[1] = __float_as_uint(v.y);
+      }
       break;
-    }
+    case kReadWide15:
+      // s3 is the 15-float array in these cases.
+      if (c.y == 1) {
+        float4 v = surf1Dread<float4>(s3, c.x, c.mode);
+        out[0] = __float_as_uint(v.x);
+        out[1] = __float_as_uint(v.w);
+      } else {
+        float2 v = surf1Dread<float2>(s3, c.x, c.mode);
+        out[0] = __float_as_uint(v.x);
+        out[1] = __float_as_uint(v.y);
+      }
+      break;
+    case kReadUnderLayer: out[0] = __float_as_uint(surf2DLayeredread<float>(s3, c.x, c.y, c.z, c.mode)); break;
+    case kReadNull: out[0] = __float_as_uint(surf1Dread<float>(0, c.x, c.mode)); break;
   }
 }
 
@@ -93,6 +124,17 @@ static void run_case(const Case& c) {
   p.extent = make_cudaExtent(4, 4, 2);
   p.kind = cudaMemcpyHostToDevice;
   cudaMemcpy3D(&p);
+  if (c.access == kReadWide15) {
+    cudaArray_t a15 = nullptr;
+    cudaMallocArray(&a15, &f, 15, 0, cudaArraySurfaceLoadStore);
+    cudaMemcpy2DToArray(a15, 0, 0, host, 60, 60, 1, cudaMemcpyHostToDevice);
+    a3 = a15;
+  }
+  if (c.access == kReadUnderLayer) {
+    cudaArray_t layered = nullptr;
+    cudaMalloc3DArray(&layered, &f, make_cudaExtent(4, 4, 2), cudaArrayLayered | cudaArraySurfaceLoadStore);
+    a3 = layered;
+  }
   cudaSurfaceObject_t s1 = surface_over(a1), s2 = surface_over(a2), s3 = surface_over(a3);
   unsigned* out = nullptr;
   cudaMalloc(&out, 8);
@@ -136,10 +178,46 @@ static void run_case(const Case& c) {
   std::fflush(stdout);
 }
 
+// Surface object calls the texture probe leaves open: handles destroyed
+// twice or never made, and resource descriptor flags.
+static void api_case() {
+  std::setvbuf(stdout, nullptr, _IONBF, 0);
+  cudaChannelFormatDesc f = cudaCreateChannelDesc<float>();
+  cudaArray_t a = nullptr;
+  cudaMallocArray(&a, &f, 16, 0, cudaArraySurfaceLoadStore);
+  cudaResourceDesc r;
+  std::memset(&r, 0, sizeof r);
+  r.resType = cudaResourceTypeArray;
+  r.res.array.array = a;
+  cudaSurfaceObject_t s = 0;
+  cudaError_t e = cudaCreateSurfaceObject(&s, &r);
+  std::printf("api: create %d handle-nonzero %d\n", (int)e, s != 0);
+  cudaResourceDesc back;
+  e = cudaGetSurfaceObjectResourceDesc(nullptr, s);
+  std::printf("api: get desc null out %d last %d\n", (int)e, (int)cudaGetLastError());
+  e = cudaDestroySurfaceObject(s);
+  std::printf("api: destroy %d\n", (int)e);
+  e = cudaDestroySurfaceObject(s);
+  std::printf("api: destroy again %d last %d\n", (int)e, (int)cudaGetLastError());
+  e = cudaGetSurfaceObjectResourceDesc(&back, s);
+  std::printf("api: get desc destroyed %d last %d\n", (int)e, (int)cudaGetLastError());
+  e = cudaGetSurfaceObjectResourceDesc(&back, 0);
+  std::printf("api: get desc 0 %d last %d\n", (int)e, (int)cudaGetLastError());
+  e = cudaDestroySurfaceObject(0x123456789ull);
+  std::printf("api: destroy never made %d last %d\n", (int)e, (int)cudaGetLastError());
+  r.flags = 1;
+  e = cudaCreateSurfaceObject(&s, &r);
+  std::printf("api: create flags 1 %d last %d\n", (int)e, (int)cudaGetLastError());
+  if (e == cudaSuccess) cudaDestroySurfaceObject(s);
+  // (A surface over a freed array crashes CUDA 13's runtime: not probed.)
+  cudaFreeArray(a);
+}
+
 int main(int argc, char** argv) {
   if (argc == 2) {
     int i = std::atoi(argv[1]);
     if (i >= 0 && i < case_count) run_case(cases[i]);
+    if (i == case_count) api_case();
     return 0;
   }
   // Each case in a fresh process, this program run again, so that a fault
@@ -148,7 +226,7 @@ int main(int argc, char** argv) {
   ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
   if (length <= 0) return 1;
   self[length] = 0;
-  for (int i = 0; i < case_count; ++i) {
+  for (int i = 0; i <= case_count; ++i) {
     std::fflush(stdout);
     char command[4200];
     std::snprintf(command, sizeof command, "'%s' %d", self, i);

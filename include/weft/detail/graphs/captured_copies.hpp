@@ -65,6 +65,20 @@ inline cudaError_t copy_or_capture(const row_box& b, cudaMemcpyKind kind, placem
   return copy_box(b, kind, where);
 }
 
+/// A copy already in a memcpy node's terms (cudaMemcpy3D's, and copies
+/// to and from CUDA arrays, whose node keeps the arrays it names).
+inline cudaError_t copy_or_capture(const copy_work& work, placement where) {
+  row_box b = work.box();
+  if (cudaError_t e = check_synchronous_placement(where)) return e;
+  if (any_capture() && where.asynchronous) {
+    if (cudaError_t e = check_device()) return e;
+    if (cudaError_t e = check_copy(b, work.kind, is_device_or_graph_range)) return record(e);
+    if (b.width == 0 || b.height == 0 || b.depth == 0) return cudaSuccess;
+    if (auto result = captured(where, [&] { return work; })) return *result;
+  }
+  return copy_box(b, work.kind, where);
+}
+
 /// A memset node has rows but no slices: slices that follow each other
 /// without a gap are more rows; others become one node per slice, in a chain.
 inline cudaError_t set_or_capture(void* p, std::size_t pitch, std::size_t slice, int value, std::size_t width,

@@ -21,6 +21,7 @@
 #include "weft/detail/graphs/kernel_node_attributes.hpp"
 #include "weft/detail/memory/memory_layout.hpp"
 #include "weft/detail/runtime/kernel_registry.hpp"
+#include "weft/detail/textures/array_storage.hpp"
 
 struct CUgraph_st;
 
@@ -41,12 +42,15 @@ struct kernel_work {
 /// One side of a copy as cudaMemcpy3DParms gives it: a pitched pointer
 /// (rows `pitch` bytes apart, `rows` rows to a slice, `row_bytes` of each
 /// row in use) and the position of the copied box in it (x in bytes).
+/// A CUDA array is its memory as such a pointer, and `array` names it, so
+/// that the node's parameters read back as the array (x still in bytes).
 struct copy_operand {
   void* ptr = nullptr;
   std::size_t pitch = 0;
   std::size_t row_bytes = 0;
   std::size_t rows = 0;
   std::size_t x = 0, y = 0, z = 0;
+  array_level* array = nullptr;
 
   /// Where the box starts; null stays null (for the checks to refuse).
   char* start() const { return ptr ? static_cast<char*>(ptr) + z * pitch * rows + y * pitch + x : nullptr; }

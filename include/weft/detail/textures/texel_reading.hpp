@@ -85,6 +85,7 @@ float channel_as_float(Component c) {
 /// The routines for texels of `Channels` channels of type Component.
 template <class Component, int Channels, texel_conversion Conversion>
 struct texel_codec {
+  static constexpr int channels = Channels;
   static constexpr bool returns_float = Conversion != texel_conversion::integer;
 
   static std::array<Component, Channels> load(const std::byte* texel) {
@@ -120,36 +121,39 @@ struct texel_codec {
   }
 };
 
-/// The texels under a linearly filtered fetch: up to eight corners (a null
-/// texel is outside a border-mode texture) and their weights, which sum to 1.
-struct texel_corners {
-  const std::byte* texel[8];
-  float weight[8];
-  int count;
-  const texel_floats* border;
-};
-
-template <class Codec>
-texel_floats blend_corners(const texel_corners& corners) {
-  texel_floats sum{{0.0f, 0.0f, 0.0f, 0.0f}};
-  for (int i = 0; i < corners.count; ++i) {
-    texel_floats value = corners.texel[i] ? Codec::floats(corners.texel[i]) : *corners.border;
-    for (int c = 0; c < 4; ++c) sum.value[c] += corners.weight[i] * value.value[c];
+/// The weighted sum of `Count` texels (2, 4 or 8: a linear fetch in 1, 2 or
+/// 3 dimensions); a null texel is outside a border-mode texture and stands
+/// for the border colour. Only the channels the format has are blended.
+template <class Codec, int Count>
+texel_words blend_texels(const std::byte* const* texels, const float* weights, const texel_floats& border) {
+  texel_floats sum{{0.0f, 0.0f, 0.0f, 1.0f}};
+  for (int c = 0; c < Codec::channels; ++c) sum.value[c] = 0.0f;
+  for (int i = 0; i < Count; ++i) {
+    texel_floats value = texels[i] ? Codec::floats(texels[i]) : border;
+    for (int c = 0; c < Codec::channels; ++c) sum.value[c] += weights[i] * value.value[c];
   }
-  return sum;
+  return as_words(sum);
 }
+
+using blend_routine = texel_words (*)(const std::byte* const* texels, const float* weights, const texel_floats& border);
 
 /// What a texture object calls for its texels: chosen once, per format.
 struct texel_routines {
   texel_words (*words)(const std::byte* texel);
   texel_floats (*floats)(const std::byte* texel);
-  texel_floats (*blend)(const texel_corners& corners);
+  blend_routine blend[3];  // of 2, 4 and 8 texels
   bool returns_float;
 };
 
 template <class Codec>
 constexpr texel_routines routines_for() {
-  return {&Codec::words, &Codec::floats, &blend_corners<Codec>, Codec::returns_float};
+  if constexpr (Codec::returns_float)
+    return {&Codec::words,
+            &Codec::floats,
+            {&blend_texels<Codec, 2>, &blend_texels<Codec, 4>, &blend_texels<Codec, 8>},
+            true};
+  else
+    return {&Codec::words, &Codec::floats, {nullptr, nullptr, nullptr}, false};
 }
 
 /// How a texel is stored: channel count, bits per channel, and what its

@@ -27,8 +27,8 @@ inline constexpr int weight_bits = 8;
 inline constexpr int weight_one = 1 << weight_bits;
 
 /// Coordinates beyond this many texels are all equally far outside: keeping
-/// them there leaves room for the fixed-point arithmetic in 64 bits.
-inline constexpr float farthest_texel = 1 << 24;
+/// them there leaves room for the fixed-point arithmetic in 32 bits.
+inline constexpr float farthest_texel = 1 << 22;
 
 /// A texel-space coordinate in fixed point: texel floor(u), fraction/256.
 struct fixed_coordinate {
@@ -36,13 +36,20 @@ struct fixed_coordinate {
   int fraction;  // 0..255, the weight of texel + 1
 };
 
+/// The largest integer not above v, for |v| < 2^31; std::floor is a call
+/// into the C library on x86-64 without SSE4.1, which a fetch cannot afford.
+inline std::int32_t floor_to_int(float v) {
+  auto truncated = static_cast<std::int32_t>(v);
+  return truncated - (v < static_cast<float>(truncated));
+}
+
 /// u (texel space) in fixed point, rounded to the nearest 1/256. NaN reads as 0.
 inline fixed_coordinate to_fixed(float u) {
   if (!(u == u)) u = 0.0f;
   if (u > farthest_texel) u = farthest_texel;
   if (u < -farthest_texel) u = -farthest_texel;
-  auto scaled = static_cast<std::int64_t>(std::floor(static_cast<double>(u) * weight_one + 0.5));
-  return {static_cast<int>(scaled >> weight_bits), static_cast<int>(scaled & (weight_one - 1))};
+  std::int32_t scaled = floor_to_int(u * weight_one + 0.5f);
+  return {scaled >> weight_bits, scaled & (weight_one - 1)};
 }
 
 /// The index of a texel-space coordinate for point filtering.

@@ -51,33 +51,37 @@ texel_words sample_level(const texture_sampler& s, const texture_level& level, c
     }
     return s.routines->words(texel);
   }
-  int left[Dims], right[Dims], fraction[Dims];
+  // Per dimension, the byte offsets of the two texels (-1: the border) and
+  // the weights, in 256ths, of each.
+  std::ptrdiff_t offset[Dims][2];
+  int weight[Dims][2];
   for (int d = 0; d < Dims; ++d) {
     fixed_coordinate f = linear_texels(to_texel_space(s, level, d, at.value[d]));
-    left[d] = address_texel(f.texel, level.size[d], s.address[d]);
-    right[d] = address_texel(f.texel + 1, level.size[d], s.address[d]);
-    fraction[d] = f.fraction;
+    int left = address_texel(f.texel, level.size[d], s.address[d]);
+    int right = address_texel(f.texel + 1, level.size[d], s.address[d]);
+    auto stride = static_cast<std::ptrdiff_t>(level.stride[d]);
+    offset[d][0] = left == outside_texture ? -1 : left * stride;
+    offset[d][1] = right == outside_texture ? -1 : right * stride;
+    weight[d][0] = weight_one - f.fraction;
+    weight[d][1] = f.fraction;
   }
-  texel_corners corners;
-  corners.count = 1 << Dims;
-  corners.border = &s.border_floats;
+  constexpr int count = 1 << Dims;
   constexpr float scale = 1.0f / static_cast<float>(1 << (weight_bits * Dims));
-  for (int corner = 0; corner < corners.count; ++corner) {
-    const std::byte* texel = origin;
-    int weight = 1;
+  const std::byte* texels[count];
+  float weights[count];
+  for (int corner = 0; corner < count; ++corner) {
+    std::ptrdiff_t at_corner = 0;
+    int w = 1;
     for (int d = 0; d < Dims; ++d) {
-      bool upper = (corner >> d) & 1;
-      int i = upper ? right[d] : left[d];
-      weight *= upper ? fraction[d] : weight_one - fraction[d];
-      if (i == outside_texture || !texel)
-        texel = nullptr;
-      else
-        texel += static_cast<std::size_t>(i) * level.stride[d];
+      int side = (corner >> d) & 1;
+      std::ptrdiff_t o = offset[d][side];
+      at_corner = (o < 0 || at_corner < 0) ? -1 : at_corner + o;
+      w *= weight[d][side];
     }
-    corners.texel[corner] = texel;
-    corners.weight[corner] = static_cast<float>(weight) * scale;
+    texels[corner] = at_corner < 0 ? nullptr : origin + at_corner;
+    weights[corner] = static_cast<float>(w) * scale;
   }
-  return as_words(s.routines->blend(corners));
+  return s.routines->blend[Dims - 1](texels, weights, s.border_floats);
 }
 
 /// The level of detail a fetch samples, from an explicit level (tex*Lod) or

@@ -130,13 +130,23 @@ inline cudaGraphNodeType node_type(const weft::detail::node_work& work) {
 }
 
 /// A memcpy node's copy as cudaMemcpy3DParms describes it.
+/// An array's side reads back as the array, with its position and the
+/// extent's width in the array's elements, as they were given.
 inline cudaMemcpy3DParms parameters_of(const weft::detail::copy_work& c) {
   cudaMemcpy3DParms p{};
-  p.srcPtr = make_cudaPitchedPtr(c.src.ptr, c.src.pitch, c.src.row_bytes, c.src.rows);
-  p.srcPos = make_cudaPos(c.src.x, c.src.y, c.src.z);
-  p.dstPtr = make_cudaPitchedPtr(c.dst.ptr, c.dst.pitch, c.dst.row_bytes, c.dst.rows);
-  p.dstPos = make_cudaPos(c.dst.x, c.dst.y, c.dst.z);
-  p.extent = make_cudaExtent(c.width, c.height, c.depth);
+  std::size_t element_bytes = c.src.array ? c.src.array->element_bytes : c.dst.array ? c.dst.array->element_bytes : 1;
+  auto read_back = [&](const weft::detail::copy_operand& o, cudaArray_t& array, cudaPitchedPtr& ptr, cudaPos& pos) {
+    if (o.array) {
+      array = handle_of(o.array);
+      pos = make_cudaPos(o.x / element_bytes, o.y, o.z);
+    } else {
+      ptr = make_cudaPitchedPtr(o.ptr, o.pitch, o.row_bytes, o.rows);
+      pos = make_cudaPos(o.x, o.y, o.z);
+    }
+  };
+  read_back(c.src, p.srcArray, p.srcPtr, p.srcPos);
+  read_back(c.dst, p.dstArray, p.dstPtr, p.dstPos);
+  p.extent = make_cudaExtent(c.width / element_bytes, c.height, c.depth);
   p.kind = c.kind;
   return p;
 }

@@ -7,7 +7,7 @@
 // cudaMemcpyToSymbol) checks it, with the same codes; it runs at each launch.
 // Pointers may name the memory of allocation nodes, which exists only while
 // their graph runs (graph_memory_api.hpp). CUDA arrays (srcArray, dstArray)
-// do not exist in weft yet: cudaErrorInvalidValue.
+// are copied as cudaMemcpy3D copies them, and read back as themselves.
 //
 // Symbols are taken by reference, as CUDA's C++ overloads take them and as
 // weft's cudaMemcpyToSymbol does (symbol_api.hpp): the type gives the size.
@@ -31,15 +31,10 @@ namespace weft::surface {
 /// A memcpy node's work from cudaMemcpy3DParms, or the code cudaMemcpy3D
 /// refuses them with.
 inline cudaError_t copy_work_of(const cudaMemcpy3DParms* p, weft::detail::copy_work& work) {
-  weft::detail::row_box box;
-  if (cudaError_t e = box_of(p, box)) return e;
-  if (cudaError_t e = weft::detail::check_copy(box, p->kind, weft::detail::is_device_or_graph_range)) return e;
-  work.src = {p->srcPtr.ptr, p->srcPtr.pitch, p->srcPtr.xsize, p->srcPtr.ysize, p->srcPos.x, p->srcPos.y, p->srcPos.z};
-  work.dst = {p->dstPtr.ptr, p->dstPtr.pitch, p->dstPtr.xsize, p->dstPtr.ysize, p->dstPos.x, p->dstPos.y, p->dstPos.z};
-  work.width = p->extent.width;
-  work.height = p->extent.height;
-  work.depth = p->extent.depth;
-  work.kind = p->kind;
+  weft::detail::copy_work made;
+  if (cudaError_t e = copy_of(p, made)) return e;
+  if (cudaError_t e = weft::detail::check_copy(made.box(), p->kind, weft::detail::is_device_or_graph_range)) return e;
+  work = made;
   return cudaSuccess;
 }
 

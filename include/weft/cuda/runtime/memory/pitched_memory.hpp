@@ -16,15 +16,18 @@
 #include "weft/cuda/runtime/error_codes.hpp"
 #include "weft/cuda/runtime/memory/memory_api.hpp"
 #include "weft/cuda/runtime/streams/default_stream.hpp"
+#include "weft/cuda/runtime/textures/array_handles.hpp"
 #include "weft/cuda/runtime/textures/array_types.hpp"
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/error_state.hpp"
 #include "weft/detail/graphs/captured_copies.hpp"
+#include "weft/detail/graphs/graph_model.hpp"
 #include "weft/detail/memory/memory_copies.hpp"
 #include "weft/detail/memory/memory_layout.hpp"
 #include "weft/detail/runtime/runtime.hpp"
 #include "weft/detail/streams/device_control.hpp"
 #include "weft/detail/streams/host_task.hpp"
+#include "weft/detail/textures/array_regions.hpp"
 
 struct cudaExtent {
   std::size_t width;  // bytes, for linear memory
@@ -45,7 +48,10 @@ struct cudaPitchedPtr {
   std::size_t ysize;
 };
 
-/// CUDA arrays do not exist in weft yet: srcArray and dstArray must be null.
+/// A copy between linear memory (srcPtr, dstPtr) and CUDA arrays
+/// (srcArray, dstArray): one of each pair names each side. With an array
+/// on either side, extent.width and an array's position x count that
+/// array's elements (a pointer's x counts bytes); otherwise they count bytes.
 struct cudaMemcpy3DParms {
   cudaArray_t srcArray;
   cudaPos srcPos;
@@ -65,30 +71,73 @@ inline cudaPitchedPtr make_cudaPitchedPtr(void* d, std::size_t p, std::size_t xs
 
 namespace weft::surface {
 
-/// The box of rows cudaMemcpy3DParms describes, in weft's terms; refused
-/// (cudaErrorInvalidValue) for a CUDA array, which weft has none of, or for a
-/// box that does not lie within the rows and slices its pitched pointers
-/// describe (measured on an H100).
+/// One side of a cudaMemcpy3DParms copy, `width` bytes by extent.height
+/// rows by extent.depth slices, as a memcpy node's operand; the code
+/// cudaMemcpy3D refuses it with if it names both or neither of an array and
+/// a pointer, a freed array, or a box that does not lie within the array,
+/// or within the rows and slices its pitched pointer describes (measured on
+/// an H100).
+inline cudaError_t operand_of(cudaArray_const_t array, const cudaPitchedPtr& ptr, const cudaPos& pos,
+                              std::size_t element_bytes, std::size_t width, const cudaExtent& extent,
+                              weft::detail::copy_operand& operand) {
+  if (array) {
+    if (ptr.ptr) return cudaErrorInvalidValue;
+    cudaError_t code = cudaSuccess;
+    weft::detail::array_level* a = live_array(array, code);
+    if (!a) return code;
+    std::size_t x = weft::detail::saturating_product(pos.x, element_bytes);
+    weft::detail::array_region region;
+    if (cudaError_t e = weft::detail::array_box(*a, x, pos.y, pos.z, width, extent.height, extent.depth, region))
+      return e;
+    operand = {a->base, a->row_pitch, a->row_pitch, a->rows(), x, pos.y, pos.z, a};
+    return cudaSuccess;
+  }
+  if (pos.x + width > ptr.pitch) return cudaErrorInvalidValue;
+  if (extent.depth > 1 && pos.y + extent.height > ptr.ysize) return cudaErrorInvalidValue;
+  operand = {ptr.ptr, ptr.pitch, ptr.xsize, ptr.ysize, pos.x, pos.y, pos.z, nullptr};
+  return cudaSuccess;
+}
+
+/// The copy cudaMemcpy3DParms describes, in weft's terms (a memcpy node's
+/// work), or the code cudaMemcpy3D refuses it with (nothing recorded).
+/// Two arrays must have elements of one size (cudaErrorInvalidValue).
+inline cudaError_t copy_of(const cudaMemcpy3DParms* p, weft::detail::copy_work& work) {
+  if (!p) return cudaErrorInvalidValue;
+  std::size_t element_bytes = 1;
+  for (cudaArray_const_t array : {p->srcArray, p->dstArray}) {
+    if (!array) continue;
+    cudaError_t code = cudaSuccess;
+    weft::detail::array_level* a = live_array(array, code);
+    if (!a) return code;
+    if (element_bytes != 1 && a->element_bytes != element_bytes) return cudaErrorInvalidValue;
+    element_bytes = a->element_bytes;
+  }
+  std::size_t width = weft::detail::saturating_product(p->extent.width, element_bytes);
+  if (width == SIZE_MAX) return cudaErrorInvalidValue;
+  if (cudaError_t e = operand_of(p->srcArray, p->srcPtr, p->srcPos, element_bytes, width, p->extent, work.src))
+    return e;
+  if (cudaError_t e = operand_of(p->dstArray, p->dstPtr, p->dstPos, element_bytes, width, p->extent, work.dst))
+    return e;
+  work.width = width;
+  work.height = p->extent.height;
+  work.depth = p->extent.depth;
+  work.kind = p->kind;
+  return cudaSuccess;
+}
+
+/// The box of rows cudaMemcpy3DParms describes, or the code it is refused with.
 inline cudaError_t box_of(const cudaMemcpy3DParms* p, weft::detail::row_box& box) {
-  if (!p || p->srcArray || p->dstArray) return cudaErrorInvalidValue;
-  const cudaPitchedPtr& s = p->srcPtr;
-  const cudaPitchedPtr& d = p->dstPtr;
-  if (p->srcPos.x + p->extent.width > s.pitch || p->dstPos.x + p->extent.width > d.pitch) return cudaErrorInvalidValue;
-  if (p->extent.depth > 1 && (p->srcPos.y + p->extent.height > s.ysize || p->dstPos.y + p->extent.height > d.ysize))
-    return cudaErrorInvalidValue;
-  std::size_t s_slice = s.pitch * s.ysize, d_slice = d.pitch * d.ysize;
-  const void* src =
-      s.ptr ? static_cast<const char*>(s.ptr) + p->srcPos.z * s_slice + p->srcPos.y * s.pitch + p->srcPos.x : nullptr;
-  void* dst = d.ptr ? static_cast<char*>(d.ptr) + p->dstPos.z * d_slice + p->dstPos.y * d.pitch + p->dstPos.x : nullptr;
-  box = {dst, d.pitch, d_slice, src, s.pitch, s_slice, p->extent.width, p->extent.height, p->extent.depth};
+  weft::detail::copy_work work;
+  if (cudaError_t e = copy_of(p, work)) return e;
+  box = work.box();
   return cudaSuccess;
 }
 
 inline cudaError_t copy_3d(const cudaMemcpy3DParms* p, weft::detail::placement where) {
   if (cudaError_t e = weft::detail::check_device()) return e;
-  weft::detail::row_box box;
-  if (cudaError_t e = box_of(p, box)) return weft::detail::record(e);
-  return weft::detail::copy_or_capture(box, p->kind, where);
+  weft::detail::copy_work work;
+  if (cudaError_t e = copy_of(p, work)) return weft::detail::record(e);
+  return weft::detail::copy_or_capture(work, where);
 }
 
 }  // namespace weft::surface
@@ -147,8 +196,7 @@ inline cudaError_t cudaMemcpy2D(void* dst, std::size_t dpitch, const void* src, 
                                        weft::surface::synchronously());
 }
 
-/// Linear memory only: a CUDA array in the parameters is refused with
-/// cudaErrorInvalidValue, as weft has none.
+/// Between linear memory and CUDA arrays, in any combination.
 inline cudaError_t cudaMemcpy3D(const cudaMemcpy3DParms* p) {
   return weft::surface::copy_3d(p, weft::surface::synchronously());
 }

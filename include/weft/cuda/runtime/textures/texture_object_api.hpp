@@ -15,6 +15,7 @@
 #include <cstring>
 #include <memory>
 
+#include "weft/cuda/runtime/textures/array_handles.hpp"
 #include "weft/cuda/runtime/textures/array_types.hpp"
 #include "weft/cuda/runtime/textures/channel_descriptor.hpp"
 #include "weft/cuda/runtime/textures/resource_types.hpp"
@@ -144,8 +145,10 @@ inline cudaError_t read_resource(const cudaResourceDesc& r, weft::detail::textur
   if (r.flags != 0) return cudaErrorInvalidValue;
   switch (r.resType) {
     case cudaResourceTypeArray: {
-      if (!r.res.array.array) return cudaErrorInvalidResourceHandle;
-      const weft::detail::array_level& a = *storage_of(r.res.array.array);
+      cudaError_t code = cudaSuccess;
+      const weft::detail::array_level* live = live_array(r.res.array.array, code);
+      if (!live) return code;
+      const weft::detail::array_level& a = *live;
       format = channel_desc_of_level(a);
       s.shape = shape_of(a);
       s.layers = layers_of(a);
@@ -153,8 +156,10 @@ inline cudaError_t read_resource(const cudaResourceDesc& r, weft::detail::textur
       return cudaSuccess;
     }
     case cudaResourceTypeMipmappedArray: {
-      if (!r.res.mipmap.mipmap) return cudaErrorInvalidResourceHandle;
-      const weft::detail::mipmapped_array& m = *storage_of(r.res.mipmap.mipmap);
+      cudaError_t code = cudaSuccess;
+      const weft::detail::mipmapped_array* live = live_mipmapped_array(r.res.mipmap.mipmap, code);
+      if (!live) return code;
+      const weft::detail::mipmapped_array& m = *live;
       if (m.levels.empty()) return cudaErrorInvalidResourceHandle;
       format = channel_desc_of_level(m.levels[0]);
       s.shape = shape_of(m.levels[0]);

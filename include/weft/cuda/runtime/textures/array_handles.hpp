@@ -1,0 +1,35 @@
+// From an array handle to the live array it names, with the code CUDA
+// returns for one that names none: cudaErrorInvalidValue when it is null,
+// cudaErrorInvalidResourceHandle otherwise (a freed array's handle, or one
+// never allocated). Every runtime entry point that takes an array asks here.
+#pragma once
+
+#include "weft/cuda/runtime/textures/array_types.hpp"
+#include "weft/detail/base/cuda_vocabulary.hpp"
+#include "weft/detail/textures/array_registry.hpp"
+#include "weft/detail/textures/array_storage.hpp"
+
+namespace weft::surface {
+
+/// The live array (or mipmap level) a handle names, or null with `code` set to why not.
+inline weft::detail::array_level* live_array(cudaArray_const_t array, cudaError_t& code) {
+  if (!array) {
+    code = cudaErrorInvalidValue;
+    return nullptr;
+  }
+  auto* level = weft::detail::array_registry::instance().find(array);
+  code = level ? cudaSuccess : cudaErrorInvalidResourceHandle;
+  return level;
+}
+
+inline weft::detail::mipmapped_array* live_mipmapped_array(cudaMipmappedArray_const_t array, cudaError_t& code) {
+  if (!array) {
+    code = cudaErrorInvalidValue;
+    return nullptr;
+  }
+  auto* mipmapped = weft::detail::array_registry::instance().find_mipmapped(array);
+  code = mipmapped ? cudaSuccess : cudaErrorInvalidResourceHandle;
+  return mipmapped;
+}
+
+}  // namespace weft::surface

@@ -1,0 +1,149 @@
+// The live CUDA arrays and mipmapped arrays: allocating their storage
+// (array_storage.hpp) in a device's memory, finding the storage a handle
+// names, and freeing it.
+//
+// An array's memory is an allocation of its device's allocation registry,
+// like cudaMalloc's, so it counts in cudaMemGetInfo as cudaMalloc's does,
+// and copies to and from it pass the same device-memory checks. The
+// registry here only answers whether a handle names a live array, which the
+// runtime's entry points ask before they use one (CUDA returns an error for
+// a freed or made-up handle); fetches read the storage through the handle
+// with no lookup.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <unordered_set>
+
+#include "weft/detail/memory/memory_layout.hpp"
+#include "weft/detail/runtime/allocation_registry.hpp"
+#include "weft/detail/runtime/runtime.hpp"
+#include "weft/detail/textures/array_shape.hpp"
+#include "weft/detail/textures/array_storage.hpp"
+#include "weft/detail/textures/texel_format.hpp"
+
+namespace weft::detail {
+
+class array_registry {
+ public:
+  static array_registry& instance() {
+    static array_registry registry;
+    return registry;
+  }
+
+  /// A new array of `format` and extent (w, h, d) as CUDA counts it, in
+  /// device `device`'s memory; null when the memory is not there. The
+  /// extent must have passed check_array_shape.
+  array_level* allocate(const texel_format& format, std::size_t w, std::size_t h, std::size_t d, unsigned flags,
+                        int device) {
+    auto level = std::make_unique<array_level>();
+    if (!lay_out(*level, format, w, h, d, flags, device)) return nullptr;
+    std::lock_guard lock(mutex_);
+    return *arrays_.insert(level.release()).first;
+  }
+
+  /// A new mipmapped array of `levels` levels (already clamped by
+  /// mipmap_levels); null when the memory is not there.
+  mipmapped_array* allocate_mipmapped(const texel_format& format, std::size_t w, std::size_t h, std::size_t d,
+                                      unsigned flags, unsigned levels, int device) {
+    auto array = std::make_unique<mipmapped_array>();
+    *array = {format, w, h, d, flags, device, std::vector<array_level>(levels)};
+    for (unsigned i = 0; i < levels; ++i) {
+      auto e = extent_of_level(w, h, d, flags, i);
+      array_level& level = array->levels[i];
+      if (!lay_out(level, format, e.width, e.height, e.depth, flags, device)) {
+        for (unsigned j = 0; j < i; ++j) release_memory(array->levels[j]);
+        return nullptr;
+      }
+      level.owner = array.get();
+      level.level = i;
+    }
+    std::lock_guard lock(mutex_);
+    for (auto& level : array->levels) arrays_.insert(&level);
+    return *mipmapped_.insert(array.release()).first;
+  }
+
+  /// The live array (or level of a live mipmapped array) a handle names, or null.
+  array_level* find(const void* handle) const {
+    std::lock_guard lock(mutex_);
+    auto it = arrays_.find(static_cast<array_level*>(const_cast<void*>(handle)));
+    return it == arrays_.end() ? nullptr : *it;
+  }
+
+  mipmapped_array* find_mipmapped(const void* handle) const {
+    std::lock_guard lock(mutex_);
+    auto it = mipmapped_.find(static_cast<mipmapped_array*>(const_cast<void*>(handle)));
+    return it == mipmapped_.end() ? nullptr : *it;
+  }
+
+  /// Frees an array that is not a mipmap level; false if `level` is no
+  /// such live array.
+  bool free(const void* handle) {
+    array_level* level = nullptr;
+    {
+      std::lock_guard lock(mutex_);
+      auto it = arrays_.find(static_cast<array_level*>(const_cast<void*>(handle)));
+      if (it == arrays_.end() || (*it)->owner) return false;
+      level = *it;
+      arrays_.erase(it);
+    }
+    release_memory(*level);
+    delete level;
+    return true;
+  }
+
+  /// Frees a mipmapped array and its levels; false if it is not live.
+  bool free_mipmapped(const void* handle) {
+    mipmapped_array* array = nullptr;
+    {
+      std::lock_guard lock(mutex_);
+      auto it = mipmapped_.find(static_cast<mipmapped_array*>(const_cast<void*>(handle)));
+      if (it == mipmapped_.end()) return false;
+      array = *it;
+      mipmapped_.erase(it);
+      for (auto& level : array->levels) arrays_.erase(&level);
+    }
+    for (auto& level : array->levels) release_memory(level);
+    delete array;
+    return true;
+  }
+
+ private:
+  array_registry() = default;
+
+  // Arrays and mipmapped arrays a program never frees live as long as the
+  // process, as on a GPU; their memory goes with their device's registry.
+  ~array_registry() = default;
+
+  /// Fills in `level`'s layout and allocates its memory; false if the memory is not there.
+  static bool lay_out(array_level& level, const texel_format& format, std::size_t w, std::size_t h, std::size_t d,
+                      unsigned flags, int device) {
+    level.format = format;
+    level.width = w;
+    level.height = h;
+    level.depth = d;
+    level.flags = flags;
+    level.device = device;
+    level.element_bytes = format.bytes_per_element();
+    level.row_pitch = saturating_product(w, level.element_bytes);
+    level.slice_pitch = saturating_product(level.row_pitch, level.rows());
+    std::size_t bytes = saturating_product(level.slice_pitch, level.slices());
+    if (bytes == SIZE_MAX) return false;
+    level.base = static_cast<std::byte*>(runtime::get(device).memory().allocate(bytes, memory_kind::device));
+    return level.base != nullptr;
+  }
+
+  /// Gives an array's memory back to its device, unless a device reset already took it.
+  static void release_memory(array_level& level) {
+    runtime::get(level.device).memory().release(level.base);
+    level.base = nullptr;
+  }
+
+  mutable std::mutex mutex_;
+  std::unordered_set<array_level*> arrays_;
+  std::unordered_set<mipmapped_array*> mipmapped_;
+};
+
+}  // namespace weft::detail
