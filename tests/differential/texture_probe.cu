@@ -160,8 +160,9 @@ static void print_query(FetchOp op, const Query& q) {
 // One line per query: the results of the same query on each texture.
 static void sweep(const char* label, const std::vector<cudaTextureObject_t>& textures, const char* const* names,
                   FetchOp op, const std::vector<Query>& queries, int components) {
+  // A texture that was not made (0) is not fetched from: its column says "none".
   std::vector<std::vector<uint4>> results;
-  for (cudaTextureObject_t t : textures) results.push_back(run_queries(t, op, queries));
+  for (cudaTextureObject_t t : textures) results.push_back(t ? run_queries(t, op, queries) : std::vector<uint4>());
   for (size_t i = 0; i < queries.size(); ++i) {
     std::printf("%s ", label);
     print_query(op, queries[i]);

@@ -80,4 +80,18 @@ inline int address_texel(int i, int size, address_mode mode) {
   return outside_texture;
 }
 
+/// The texel a point-filtered fetch reads in a dimension of `size` texels,
+/// or outside_texture. Clamping, the common mode, clamps the fixed-point
+/// coordinate before it becomes an integer: no floor, no branch on the range.
+inline int point_texel_addressed(float u, int size, address_mode mode) {
+  if (mode == address_mode::clamp) {
+    float v = u * weight_one + 0.5f;
+    float top = static_cast<float>(size * weight_one - 1);
+    v = v > 0.0f ? v : 0.0f;  // NaN too
+    v = v < top ? v : top;
+    return static_cast<int>(v) >> weight_bits;
+  }
+  return address_texel(point_texel(u), size, mode);
+}
+
 }  // namespace weft::detail::textures

@@ -36,21 +36,34 @@ inline int clamp_layer(const texture_sampler& s, int layer) {
   return layer < 0 ? 0 : (layer >= s.layers ? s.layers - 1 : layer);
 }
 
-/// One level's fetch at `coordinates`, with the texels of layer slice `slice`
-/// (a layer, or a cubemap's layer * 6 + face).
+/// The linearly filtered fetch of one level, at `at`, of the texels from `origin` on.
 template <int Dims>
-texel_words sample_level(const texture_sampler& s, const texture_level& level, const texture_coordinates<Dims>& at,
-                         int slice) {
+texel_words sample_level_linear(const texture_sampler& s, const texture_level& level,
+                                const texture_coordinates<Dims>& at, const std::byte* origin);
+
+/// One level's fetch at `at`, with the texels of layer slice `slice` (a
+/// layer, or a cubemap's layer * 6 + face). Point filtering is inlined into the kernel (a call's register saves cost
+/// as much as its work); linear filtering, four times the work, is not.
+template <int Dims>
+[[gnu::always_inline]] inline texel_words sample_level(const texture_sampler& s, const texture_level& level,
+                                                       const texture_coordinates<Dims>& at, int slice) {
   const std::byte* origin = level.base + static_cast<std::size_t>(slice) * level.layer_pitch;
   if (!s.linear_filter) {
     const std::byte* texel = origin;
+#pragma GCC unroll 3
     for (int d = 0; d < Dims; ++d) {
-      int i = address_texel(point_texel(to_texel_space(s, level, d, at.value[d])), level.size[d], s.address[d]);
+      int i = point_texel_addressed(to_texel_space(s, level, d, at.value[d]), level.size[d], s.address[d]);
       if (i == outside_texture) return s.border_words;
       texel += static_cast<std::size_t>(i) * level.stride[d];
     }
     return s.routines->words(texel);
   }
+  return sample_level_linear<Dims>(s, level, at, origin);
+}
+
+template <int Dims>
+texel_words sample_level_linear(const texture_sampler& s, const texture_level& level,
+                                const texture_coordinates<Dims>& at, const std::byte* origin) {
   // Per dimension, the byte offsets of the two texels (-1: the border) and
   // the weights, in 256ths, of each.
   std::ptrdiff_t offset[Dims][2];

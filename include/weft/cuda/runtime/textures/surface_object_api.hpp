@@ -22,6 +22,7 @@
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/error_state.hpp"
 #include "weft/detail/streams/device_control.hpp"
+#include "weft/detail/textures/array_registry.hpp"
 #include "weft/detail/textures/surface_object.hpp"
 
 inline cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t* pSurfObject, const cudaResourceDesc* pResDesc) {
@@ -29,7 +30,9 @@ inline cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t* pSurfObject, con
   if (cudaError_t e = weft::detail::check_device()) return e;
   if (!pSurfObject || !pResDesc || pResDesc->resType != cudaResourceTypeArray)
     return weft::detail::record(cudaErrorInvalidValue);
-  weft::detail::array_level* array = weft::surface::storage_of(pResDesc->res.array.array);
+  // A null array, a freed one or one never made (CUDA 13's runtime crashes
+  // on a freed one, so weft gives the code of a null one).
+  weft::detail::array_level* array = weft::detail::array_registry::instance().find(pResDesc->res.array.array);
   if (!array) return weft::detail::record(cudaErrorInvalidResourceHandle);
   *pSurfObject = tx::surface_object_registry::get().add(std::make_unique<tx::surface_object>(tx::surface_over(*array)));
   return cudaSuccess;

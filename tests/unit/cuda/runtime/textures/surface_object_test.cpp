@@ -87,3 +87,26 @@ TEST_CASE("cudaCreateSurfaceObject takes arrays alone; an array without cudaArra
   check_failed_with(cudaCreateSurfaceObject(&s, &resource), cudaErrorInvalidValue);
   CHECK(cudaFree(memory) == cudaSuccess);
 }
+
+TEST_CASE("a surface over a mipmap level is accepted; over a freed array it is cudaErrorInvalidResourceHandle") {
+  cudaMipmappedArray_t mipmapped = nullptr;
+  cudaChannelFormatDesc f = cudaCreateChannelDesc<float>();
+  REQUIRE(cudaMallocMipmappedArray(&mipmapped, &f, make_cudaExtent(8, 8, 0), 3, cudaArraySurfaceLoadStore) ==
+          cudaSuccess);
+  cudaArray_t level = nullptr;
+  REQUIRE(cudaGetMipmappedArrayLevel(&level, mipmapped, 1) == cudaSuccess);
+  cudaResourceDesc resource{};
+  resource.resType = cudaResourceTypeArray;
+  resource.res.array.array = level;
+  cudaSurfaceObject_t s = 0;
+  check_succeeded(cudaCreateSurfaceObject(&s, &resource));
+  CHECK(cudaDestroySurfaceObject(s) == cudaSuccess);
+  CHECK(cudaFreeMipmappedArray(mipmapped) == cudaSuccess);
+
+  // CUDA 13's runtime crashes here; weft gives a null array's code.
+  cudaArray_t array = nullptr;
+  REQUIRE(cudaMallocArray(&array, &f, 16, 0, cudaArraySurfaceLoadStore) == cudaSuccess);
+  REQUIRE(cudaFreeArray(array) == cudaSuccess);
+  resource.res.array.array = array;
+  check_failed_with(cudaCreateSurfaceObject(&s, &resource), cudaErrorInvalidResourceHandle);
+}
