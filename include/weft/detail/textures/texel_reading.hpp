@@ -10,7 +10,7 @@
 // that the most negative value, one below -max, also reads as -1); float
 // and half texels read as float; sRGB texels (8-bit unsigned, normalized)
 // are turned into linear values on r, g and b, not alpha. Channels the
-// format lacks read as 0, and alpha as 1.
+// format lacks read as 0, alpha too (as on an H100).
 #pragma once
 
 #include <array>
@@ -96,7 +96,7 @@ struct texel_codec {
 
   static texel_floats floats(const std::byte* texel) {
     auto channels = load(texel);
-    texel_floats out{{0.0f, 0.0f, 0.0f, 1.0f}};
+    texel_floats out{{0.0f, 0.0f, 0.0f, 0.0f}};
     for (int c = 0; c < Channels; ++c) {
       if constexpr (Conversion == texel_conversion::srgb) {
         auto v = static_cast<std::uint8_t>(channels[c]);
@@ -113,7 +113,7 @@ struct texel_codec {
       return as_words(floats(texel));
     } else {
       auto channels = load(texel);
-      texel_words out{{0, 0, 0, 1}};
+      texel_words out{{0, 0, 0, 0}};
       for (int c = 0; c < Channels; ++c)
         out.word[c] = static_cast<std::uint32_t>(static_cast<std::int64_t>(channels[c]));
       return out;
@@ -126,8 +126,7 @@ struct texel_codec {
 /// for the border colour. Only the channels the format has are blended.
 template <class Codec, int Count>
 texel_words blend_texels(const std::byte* const* texels, const float* weights, const texel_floats& border) {
-  texel_floats sum{{0.0f, 0.0f, 0.0f, 1.0f}};
-  for (int c = 0; c < Codec::channels; ++c) sum.value[c] = 0.0f;
+  texel_floats sum{{0.0f, 0.0f, 0.0f, 0.0f}};
   for (int i = 0; i < Count; ++i) {
     texel_floats value = texels[i] ? Codec::floats(texels[i]) : border;
     for (int c = 0; c < Codec::channels; ++c) sum.value[c] += weights[i] * value.value[c];
