@@ -80,11 +80,12 @@ inline fixed_coordinate linear_texels(fixed_texel_coordinate u) {
   return {static_cast<int>(rounded >> weight_bits), static_cast<int>(rounded & (weight_one - 1))};
 }
 
-/// A level of detail (or any value) to 8 fractional bits, rounded half up.
+/// A level of detail to 8 fractional bits, truncated (an H100 reads level
+/// 0.999 as 255/256 of the way to level 1, not as level 1).
 inline fixed_coordinate to_fixed_level(float level) {
   if (!(level == level)) level = 0.0f;
   level = level > 1e6f ? 1e6f : (level < -1e6f ? -1e6f : level);
-  std::int64_t scaled = floor_to_int64(level * weight_one + 0.5f);
+  std::int64_t scaled = floor_to_int64(level * weight_one);
   return {static_cast<int>(scaled >> weight_bits), static_cast<int>(scaled & (weight_one - 1))};
 }
 

@@ -69,7 +69,7 @@ template <int Dims>
 #pragma GCC unroll 3
     for (int d = 0; d < Dims; ++d) {
       int i = address_texel(point_texel(to_texel_space(s, level, d, at.value[d])), level.size[d], s.address[d]);
-      if (i == outside_texture) return s.border_words;
+      if (i == outside_texture) return s.routines->words(s.border_texel);
       texel += static_cast<std::size_t>(i) * level.stride[d];
     }
     return s.routines->words(texel);
@@ -101,7 +101,7 @@ texel_words sample_level_linear(const texture_sampler& s, const texture_level& l
       std::ptrdiff_t o = offset[d][(corner >> d) & 1];
       at_corner = (o < 0 || at_corner < 0) ? -1 : at_corner + o;
     }
-    texels[corner] = at_corner < 0 ? nullptr : origin + at_corner;
+    texels[corner] = at_corner < 0 ? s.border_texel : origin + at_corner;
   }
   float weights[8];
   bilinear_weights(fraction[0], Dims > 1 ? fraction[1] : 0, weights);
@@ -119,6 +119,7 @@ texel_words sample_level_linear(const texture_sampler& s, const texture_level& l
 /// The level of detail a fetch samples, from an explicit level (tex*Lod) or
 /// one computed from gradients: the texture's bias added, then its clamps.
 inline float clamped_level_of_detail(const texture_sampler& s, float level) {
+  if (!(level == level)) level = 0.0f;  // before the bias, as on an H100
   float lod = level + s.mipmap_level_bias;
   if (!(lod == lod)) lod = 0.0f;
   if (lod < s.min_mipmap_level) lod = s.min_mipmap_level;
@@ -180,7 +181,8 @@ inline texel_words gather(const texture_sampler& s, float x, float y, int compon
   int rows[2] = {address_texel(fy.texel, level.size[1], s.address[1]),
                  address_texel(fy.texel + 1, level.size[1], s.address[1])};
   auto channel = [&](int column, int row) {
-    if (column == outside_texture || row == outside_texture) return s.border_words.word[component & 3];
+    if (column == outside_texture || row == outside_texture)
+      return s.routines->words(s.border_texel).word[component & 3];
     const std::byte* texel = level.base + static_cast<std::size_t>(column) * level.stride[0] +
                              static_cast<std::size_t>(row) * level.stride[1];
     return s.routines->words(texel).word[component & 3];

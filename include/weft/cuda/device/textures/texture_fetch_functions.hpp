@@ -246,7 +246,7 @@ template <class T>
 template <weft::surface::texture_fetch_type T>
 [[gnu::always_inline]] inline void tex1DLayered(T* out, cudaTextureObject_t object, float x, int layer) {
   namespace t = weft::detail::textures;
-  *out = t::texel_as<T>(t::fetch<2>(object, {{x, 0.0f}}, layer));
+  *out = t::texel_as<T>(t::fetch<1>(object, {{x}}, layer));
 }
 template <class T>
 [[gnu::always_inline]] inline T tex1DLayered(cudaTextureObject_t object, float x, int layer) {
@@ -396,7 +396,7 @@ template <weft::surface::texture_fetch_type T>
 [[gnu::always_inline]] inline void tex1DLayeredLod(T* out, cudaTextureObject_t object, float x, int layer,
                                                    float level) {
   namespace t = weft::detail::textures;
-  *out = t::texel_as<T>(t::fetch_lod<2>(object, {{x, 0.0f}}, layer, level));
+  *out = t::texel_as<T>(t::fetch_lod<1>(object, {{x}}, layer, level));
 }
 template <class T>
 [[gnu::always_inline]] inline T tex1DLayeredLod(cudaTextureObject_t object, float x, int layer, float level) {
@@ -557,7 +557,7 @@ template <weft::surface::texture_fetch_type T>
 [[gnu::always_inline]] inline void tex1DLayeredGrad(T* out, cudaTextureObject_t object, float x, int layer, float dPdx,
                                                     float dPdy) {
   namespace t = weft::detail::textures;
-  *out = t::texel_as<T>(t::fetch_grad<2>(object, {{x, 0.0f}}, layer, {dPdx, 0.0f}, {dPdy, 0.0f}));
+  *out = t::texel_as<T>(t::fetch_grad<1>(object, {{x}}, layer, {dPdx}, {dPdy}));
 }
 template <class T>
 [[gnu::always_inline]] inline T tex1DLayeredGrad(cudaTextureObject_t object, float x, int layer, float dPdx,
