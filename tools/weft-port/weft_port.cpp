@@ -21,7 +21,7 @@
 // non-template __global__ function declared at namespace scope, with its
 // __cluster_dims__ if it has them:
 //
-//   static const bool weft_port_kernel_N = weft::detail::register_kernel<&ns::kernel>();
+//   static const bool weft_port_kernel_N = weft::register_kernel<&ns::kernel>();
 //   static const bool weft_port_cluster_N = weft::detail::register_cluster_dims(&ns::kernel, 2, 1, 1);
 //
 // so that a kernel known only by address (cudaLaunchKernel((void*)k, ...),
@@ -690,8 +690,8 @@ class porter {
       });
       std::string address = overloaded ? "static_cast<void (*)(" + d.signature + ")>(&" + d.name + ")" : "&" + d.name;
       std::string n = registration_tag + std::to_string(k);
-      out += "[[maybe_unused]] static const bool weft_port_kernel_" + n + " = weft::detail::register_kernel<" +
-             address + ">();\n";
+      out +=
+          "[[maybe_unused]] static const bool weft_port_kernel_" + n + " = weft::register_kernel<" + address + ">();\n";
       if (!d.cluster_dims.empty())
         out += "[[maybe_unused]] static const bool weft_port_cluster_" + n + " = weft::detail::register_cluster_dims(" +
                address + ", " + d.cluster_dims + ");\n";

@@ -98,8 +98,10 @@ class sm_pool {
     }
     // Waking a sleeping worker is a system call: a polling worker takes the
     // grid without one, and wakes the others itself if the grid has blocks
-    // for them, so the launching thread does not wait for it.
-    if (!spinning_.load()) work_ready_.notify_all();
+    // for them, so the launching thread does not wait for it. So does the
+    // worker whose grid's completion made this one ready (the next kernel
+    // of a stream or graph): it looks for work next.
+    if (!spinning_.load() && completing_on_worker != this) work_ready_.notify_all();
   }
 
  private:
@@ -165,7 +167,11 @@ class sm_pool {
         auto began = trace::chunk_begins();
         job->run_blocks(executor, first, end);
         trace::chunk_ran(static_cast<const command*>(job.get()), first, end, began);
-        if (job->finish_blocks(end - first)) job->graph()->complete(*job);
+        if (job->finish_blocks(end - first)) {
+          completing_on_worker = this;
+          job->graph()->complete(*job);
+          completing_on_worker = nullptr;
+        }
       }
       lock.lock();
       // Every block claimed: the grid leaves the active list (its last blocks
@@ -270,7 +276,10 @@ class sm_pool {
   std::vector<std::shared_ptr<grid_job>> active_;
   std::atomic<std::size_t> active_count_{0};  // active_.size(), for polling without the lock
   std::atomic<bool> spinning_{false};         // a worker is polling for work
-  unsigned sleeping_ = 0;                     // workers waiting on work_ready_
+  // The pool whose worker is completing a grid on this thread, between its
+  // blocks (not while a kernel runs, which may launch grids it waits for).
+  static inline thread_local const sm_pool* completing_on_worker = nullptr;
+  unsigned sleeping_ = 0;  // workers waiting on work_ready_
   bool stopping_ = false;
   std::vector<std::thread> workers_;
   std::vector<const block_executor*> executors_;  // every worker's and helper's, for the watchdog

@@ -187,7 +187,7 @@ template <class T>
 template <weft::surface::texture_fetch_type T>
 [[gnu::always_inline]] inline void tex1D(T* out, cudaTextureObject_t object, float x) {
   namespace t = weft::detail::textures;
-  *out = t::texel_as<T>(t::fetch<1>(object, {{x}}));
+  *out = t::texel_as<T>(t::fetch<2>(object, {{x, 0.0f}}));
 }
 template <class T>
 [[gnu::always_inline]] inline T tex1D(cudaTextureObject_t object, float x) {
@@ -333,7 +333,7 @@ template <class T>
 template <weft::surface::texture_fetch_type T>
 [[gnu::always_inline]] inline void tex1DLod(T* out, cudaTextureObject_t object, float x, float level) {
   namespace t = weft::detail::textures;
-  *out = t::texel_as<T>(t::fetch_lod<1>(object, {{x}}, 0, level));
+  *out = t::texel_as<T>(t::fetch_lod<2>(object, {{x, 0.0f}}, 0, level));
 }
 template <class T>
 [[gnu::always_inline]] inline T tex1DLod(cudaTextureObject_t object, float x, float level) {
@@ -491,7 +491,7 @@ template <class T>
 template <weft::surface::texture_fetch_type T>
 [[gnu::always_inline]] inline void tex1DGrad(T* out, cudaTextureObject_t object, float x, float dPdx, float dPdy) {
   namespace t = weft::detail::textures;
-  *out = t::texel_as<T>(t::fetch_grad<1>(object, {{x}}, 0, {dPdx}, {dPdy}));
+  *out = t::texel_as<T>(t::fetch_grad<2>(object, {{x, 0.0f}}, 0, {dPdx, 0.0f}, {dPdy, 0.0f}));
 }
 template <class T>
 [[gnu::always_inline]] inline T tex1DGrad(cudaTextureObject_t object, float x, float dPdx, float dPdy) {

@@ -303,3 +303,23 @@ TEST_CASE("an array's storage: packed rows and slices, as fetches index them") {
   CHECK(s->slice_pitch == 4 * 4 * 4);
   REQUIRE(cudaFreeArray(a) == cudaSuccess);
 }
+
+TEST_CASE("cudaDeviceReset takes the device's arrays with its memory") {
+  auto desc = cudaCreateChannelDesc<int>();
+  cudaArray_t a = nullptr;
+  cudaMipmappedArray_t m = nullptr;
+  REQUIRE(cudaMallocArray(&a, &desc, 64, 64) == cudaSuccess);
+  REQUIRE(cudaMallocMipmappedArray(&m, &desc, make_cudaExtent(64, 64, 0), 3) == cudaSuccess);
+  REQUIRE(cudaDeviceReset() == cudaSuccess);
+  // A stale handle is refused; it does not free memory allocated since.
+  void* p = nullptr;
+  REQUIRE(cudaMalloc(&p, 64 * 64 * 4) == cudaSuccess);
+  check_failed_with(cudaFreeArray(a), cudaErrorInvalidResourceHandle);
+  check_failed_with(cudaFreeMipmappedArray(m), cudaErrorInvalidResourceHandle);
+  cudaPointerAttributes attributes{};
+  REQUIRE(cudaPointerGetAttributes(&attributes, p) == cudaSuccess);
+  CHECK(attributes.type == cudaMemoryTypeDevice);
+  check_succeeded(cudaFree(p));
+  check_succeeded(cudaMallocArray(&a, &desc, 64, 64));
+  check_succeeded(cudaFreeArray(a));
+}
