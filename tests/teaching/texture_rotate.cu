@@ -82,9 +82,11 @@ int main() {
   // The reference: the same coordinates, then texel space (the centre of
   // texel i is at i + 0.5), the four neighbours and the 8-bit weights.
   // The tolerance is one step of a weight (1/256) times the differences
-  // between the neighbours: the device may compute a coordinate one rounding
-  // away from the host's (nvcc fuses multiply-adds), which can move a weight
-  // by a step, and the device's own blend rounds in float.
+  // between the neighbours: the hardware rounds coordinates and weights in
+  // ways this model does not follow to the bit (it holds the coordinate in
+  // fixed point and derives the corners' weights from rounded products),
+  // and the device may compute a coordinate one rounding away from the
+  // host's (nvcc fuses multiply-adds); either moves a weight by a step.
   float worst = 0.0f;
   int wrong = 0, borderPixels = 0;
   for (int y = 0; y < height; ++y)
