@@ -1,7 +1,7 @@
 // weft_bench: weft against the same computation written as a plain C++ loop
 // split over the same number of std::threads, in the same run.
 //
-//   weft_bench [--quick] [--repeat N] [vecadd] [matmul] [barrier] [warp] [launch] [wmma] [graph]
+//   weft_bench [--quick] [--repeat N] [vecadd] [matmul] [barrier] [warp] [launch] [wmma] [graph] [texture]
 //
 // Each measurement is repeated (weft and plain alternating, so that both see
 // the same noise on a shared machine) and the median is reported. The ratio
@@ -39,7 +39,8 @@ using clock_type = std::chrono::steady_clock;
 struct options {
   bool quick = false;
   int repeat = 7;
-  bool vecadd = false, matmul = false, barrier = false, warp = false, launch = false, wmma = false, graph = false;
+  bool vecadd = false, matmul = false, barrier = false, warp = false, launch = false, wmma = false, graph = false,
+       texture = false;
 };
 
 double seconds_since(clock_type::time_point start) {
@@ -844,10 +845,132 @@ bool bench_graph(const options& o) {
   return ok;
 }
 
+// ---------------------------------------------------------------------------
+// 8. Texture fetches: each thread of a 2D grid reads one value of a float
+// image in pitched memory and stores it. tex2D with linear filtering against
+// the same bilinear interpolation written by hand from the same memory (the
+// same coordinates, clamped neighbours, weights computed in float), and a
+// point fetch at a texel's centre against a plain load. Both sides are weft
+// kernels of the same shape, so the ratio is what the texture path costs
+// over the code a user would write without it.
+
+// Sampling positions: a slight scale and shift, so that the linear fetches
+// fall between texel centres.
+__device__ float SampleX(int x) { return x * 0.9375f + 0.3f; }
+__device__ float SampleY(int y) { return y * 0.9375f + 0.7f; }
+
+__device__ float PitchedTexel(const float* image, std::size_t pitch, int i, int j) {
+  return reinterpret_cast<const float*>(reinterpret_cast<const char*>(image) + j * pitch)[i];
+}
+
+__global__ void LinearFetchKernel(float* out, cudaTextureObject_t image, int width, int height) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < width && y < height) out[y * width + x] = tex2D<float>(image, SampleX(x), SampleY(y));
+}
+
+__global__ void HandBilinearKernel(float* out, const float* image, std::size_t pitch, int width, int height) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= width || y >= height) return;
+  // Texel i's centre is at i + 0.5; neighbours outside the image clamp to its edge.
+  float xb = SampleX(x) - 0.5f, yb = SampleY(y) - 0.5f;
+  float fx = floorf(xb), fy = floorf(yb);
+  float a = xb - fx, b = yb - fy;
+  int i0 = min(max(int(fx), 0), width - 1), i1 = min(max(int(fx) + 1, 0), width - 1);
+  int j0 = min(max(int(fy), 0), height - 1), j1 = min(max(int(fy) + 1, 0), height - 1);
+  float top = (1 - a) * PitchedTexel(image, pitch, i0, j0) + a * PitchedTexel(image, pitch, i1, j0);
+  float bottom = (1 - a) * PitchedTexel(image, pitch, i0, j1) + a * PitchedTexel(image, pitch, i1, j1);
+  out[y * width + x] = (1 - b) * top + b * bottom;
+}
+
+__global__ void PointFetchKernel(float* out, cudaTextureObject_t image, int width, int height) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < width && y < height) out[y * width + x] = tex2D<float>(image, x + 0.5f, y + 0.5f);
+}
+
+__global__ void PlainLoadKernel(float* out, const float* image, std::size_t pitch, int width, int height) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < width && y < height) out[y * width + x] = PitchedTexel(image, pitch, x, y);
+}
+
+bool bench_texture(const options& o) {
+  const int width = o.quick ? 128 : 2048, height = o.quick ? 128 : 1024;
+  const std::size_t count = std::size_t(width) * height, bytes = count * sizeof(float);
+  const dim3 block(16, 16), grid((width + 15) / 16, (height + 15) / 16);
+  bool ok = true;
+
+  std::vector<float> host(count);
+  fill(host.data(), count, 3);
+  float *image, *out_texture, *out_plain;
+  std::size_t pitch = 0;
+  ok &= check(cudaMallocPitch(reinterpret_cast<void**>(&image), &pitch, width * sizeof(float), height), "texture");
+  ok &= check(cudaMalloc(&out_texture, bytes), "texture");
+  ok &= check(cudaMalloc(&out_plain, bytes), "texture");
+  ok &= check(cudaMemcpy2D(image, pitch, host.data(), width * sizeof(float), width * sizeof(float), height,
+                           cudaMemcpyHostToDevice),
+              "texture");
+  cudaResourceDesc resource = {};
+  resource.resType = cudaResourceTypePitch2D;
+  resource.res.pitch2D.devPtr = image;
+  resource.res.pitch2D.desc = cudaCreateChannelDesc<float>();
+  resource.res.pitch2D.width = width;
+  resource.res.pitch2D.height = height;
+  resource.res.pitch2D.pitchInBytes = pitch;
+  cudaTextureDesc how = {};
+  how.addressMode[0] = how.addressMode[1] = cudaAddressModeClamp;
+  how.readMode = cudaReadModeElementType;
+  how.filterMode = cudaFilterModeLinear;
+  cudaTextureObject_t linear = 0, point = 0;
+  ok &= check(cudaCreateTextureObject(&linear, &resource, &how, nullptr), "texture");
+  how.filterMode = cudaFilterModePoint;
+  ok &= check(cudaCreateTextureObject(&point, &resource, &how, nullptr), "texture");
+  if (!ok) return false;
+
+  auto run = [&](auto launch) {
+    return [&ok, launch] {
+      launch();
+      ok &= check(cudaDeviceSynchronize(), "texture");
+    };
+  };
+  pair_timing linear_t = measure_pair(
+      o.repeat, run([&] { weft::launch<LinearFetchKernel>(grid, block, out_texture, linear, width, height); }),
+      run([&] { weft::launch<HandBilinearKernel>(grid, block, out_plain, image, pitch, width, height); }));
+  // The texture's weights carry 8 fractional bits (1/256) and the hand-written
+  // ones a float's 24: with values in [-1, 1], neighbours differ by at most
+  // 2, so the two results differ by at most 2 * 2/256 over two dimensions.
+  float worst = 0;
+  for (std::size_t i = 0; i < count; ++i) worst = std::max(worst, std::fabs(out_texture[i] - out_plain[i]));
+  bool linear_right = worst <= 4.0f / 256;
+
+  pair_timing point_t = measure_pair(
+      o.repeat, run([&] { weft::launch<PointFetchKernel>(grid, block, out_texture, point, width, height); }),
+      run([&] { weft::launch<PlainLoadKernel>(grid, block, out_plain, image, pitch, width, height); }));
+  bool point_right = std::memcmp(out_texture, out_plain, bytes) == 0 && std::memcmp(out_plain, host.data(), bytes) == 0;
+  ok &= linear_right && point_right;
+
+  cudaDestroyTextureObject(linear);
+  cudaDestroyTextureObject(point);
+  for (float* p : {image, out_texture, out_plain}) cudaFree(p);
+
+  double linear_ratio = linear_t.weft / linear_t.plain, point_ratio = point_t.weft / point_t.plain;
+  std::printf(
+      "\ntexture: %dx%d floats in pitched memory, one fetch per thread, 16x16 threads per block;\n"
+      "ratio = texture time / hand-written time (medians)\n",
+      width, height);
+  std::printf("  %-50s %10s %10s %7s %9s\n", "", "texture", "by hand", "ratio", "best-run");
+  std::printf("  %-50s %10s %10s %7.2f %9.2f  %s%s\n", "tex2D linear / bilinear from the same memory",
+              pretty_time(linear_t.weft).c_str(), pretty_time(linear_t.plain).c_str(), linear_ratio,
+              linear_t.weft_min / linear_t.plain_min, verdict(o, "target <= 3", linear_ratio <= 3).c_str(),
+              linear_right ? "" : "; WRONG RESULT");
+  std::printf("  %-50s %10s %10s %7.2f %9.2f  %s%s\n", "tex2D point / plain load", pretty_time(point_t.weft).c_str(),
+              pretty_time(point_t.plain).c_str(), point_ratio, point_t.weft_min / point_t.plain_min,
+              verdict(o, "target <= 1.5", point_ratio <= 1.5).c_str(), point_right ? "" : "; WRONG RESULT");
+  return ok;
+}
+
 void usage() {
   std::printf(
-      "usage: weft_bench [--quick] [--repeat N] [vecadd] [matmul] [barrier] [warp] [launch] [wmma] [graph]\n"
-      "  With no benchmark named, runs all seven.\n"
+      "usage: weft_bench [--quick] [--repeat N] [vecadd] [matmul] [barrier] [warp] [launch] [wmma] [graph] [texture]\n"
+      "  With no benchmark named, runs all eight.\n"
       "  --quick     small sizes and 3 repetitions (a smoke test; figures mean little)\n"
       "  --repeat N  timed repetitions per measurement, median reported (default 7)\n"
       "  WEFT_WORKERS sets the number of SM workers (and plain threads).\n");
@@ -879,13 +1002,15 @@ int main(int argc, char** argv) {
       o.wmma = true;
     else if (a == "graph")
       o.graph = true;
+    else if (a == "texture")
+      o.texture = true;
     else {
       usage();
       return a == "--help" || a == "-h" ? 0 : 2;
     }
   }
-  if (!o.vecadd && !o.matmul && !o.barrier && !o.warp && !o.launch && !o.wmma && !o.graph)
-    o.vecadd = o.matmul = o.barrier = o.warp = o.launch = o.wmma = o.graph = true;
+  if (!o.vecadd && !o.matmul && !o.barrier && !o.warp && !o.launch && !o.wmma && !o.graph && !o.texture)
+    o.vecadd = o.matmul = o.barrier = o.warp = o.launch = o.wmma = o.graph = o.texture = true;
   if (o.quick && !repeat_given) o.repeat = 3;
 
   std::printf("weft_bench%s: %u SM workers, plain loops on %u std::threads, median of %d runs\n",
@@ -900,6 +1025,7 @@ int main(int argc, char** argv) {
   if (o.launch) ok &= bench_launch(o);
   if (o.wmma) ok &= bench_wmma(o);
   if (o.graph) ok &= bench_graph(o);
+  if (o.texture) ok &= bench_texture(o);
   if (!ok) std::printf("\nFAILED: a benchmark computed a wrong result or a kernel failed\n");
   return ok ? 0 : 1;
 }

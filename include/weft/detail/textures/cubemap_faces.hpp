@@ -15,16 +15,18 @@ struct cubemap_position {
   float v;
 };
 
+/// Ties go to z over y over x, as on an H100: (1, 1, 0) reads the +y
+/// face, (1, 1, 1) the +z face. A zero direction reads the centre of +z.
 inline cubemap_position cubemap_face(float x, float y, float z) {
   float ax = std::fabs(x), ay = std::fabs(y), az = std::fabs(z);
   int face;
   float s, t, major;
-  if (ax >= ay && ax >= az) {
+  if (ax > ay && ax > az) {
     face = x >= 0 ? 0 : 1;
     s = x >= 0 ? -z : z;
     t = -y;
     major = ax;
-  } else if (ay >= az) {
+  } else if (ay > az) {
     face = y >= 0 ? 2 : 3;
     s = x;
     t = y >= 0 ? z : -z;
@@ -35,7 +37,10 @@ inline cubemap_position cubemap_face(float x, float y, float z) {
     t = -y;
     major = az;
   }
-  return {face, (s / major + 1.0f) * 0.5f, (t / major + 1.0f) * 0.5f};
+  float sm = s / major, tm = t / major;
+  if (!(sm == sm)) sm = 0.0f;
+  if (!(tm == tm)) tm = 0.0f;
+  return {face, (sm + 1.0f) * 0.5f, (tm + 1.0f) * 0.5f};
 }
 
 }  // namespace weft::detail::textures

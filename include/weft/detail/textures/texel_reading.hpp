@@ -10,7 +10,7 @@
 // that the most negative value, one below -max, also reads as -1); float
 // and half texels read as float; sRGB texels (8-bit unsigned, normalized)
 // are turned into linear values on r, g and b, not alpha. Channels the
-// format lacks read as 0, and alpha as 1.
+// format lacks read as 0, alpha too (as on an H100).
 #pragma once
 
 #include <array>
@@ -85,7 +85,10 @@ float channel_as_float(Component c) {
 /// The routines for texels of `Channels` channels of type Component.
 template <class Component, int Channels, texel_conversion Conversion>
 struct texel_codec {
+  using component = Component;
   static constexpr int channels = Channels;
+  static constexpr bool normalized_integer =
+      Conversion == texel_conversion::unsigned_normalized || Conversion == texel_conversion::signed_normalized;
   static constexpr bool returns_float = Conversion != texel_conversion::integer;
 
   static std::array<Component, Channels> load(const std::byte* texel) {
@@ -96,7 +99,7 @@ struct texel_codec {
 
   static texel_floats floats(const std::byte* texel) {
     auto channels = load(texel);
-    texel_floats out{{0.0f, 0.0f, 0.0f, 1.0f}};
+    texel_floats out{{0.0f, 0.0f, 0.0f, 0.0f}};
     for (int c = 0; c < Channels; ++c) {
       if constexpr (Conversion == texel_conversion::srgb) {
         auto v = static_cast<std::uint8_t>(channels[c]);
@@ -113,7 +116,7 @@ struct texel_codec {
       return as_words(floats(texel));
     } else {
       auto channels = load(texel);
-      texel_words out{{0, 0, 0, 1}};
+      texel_words out{{0, 0, 0, 0}};
       for (int c = 0; c < Channels; ++c)
         out.word[c] = static_cast<std::uint32_t>(static_cast<std::int64_t>(channels[c]));
       return out;
@@ -124,15 +127,99 @@ struct texel_codec {
 /// The weighted sum of `Count` texels (2, 4 or 8: a linear fetch in 1, 2 or
 /// 3 dimensions); a null texel is outside a border-mode texture and stands
 /// for the border colour. Only the channels the format has are blended.
+/// Zero, with its sign, for a subnormal float.
+inline float flush_subnormal(float v) {
+  std::uint32_t bits = std::bit_cast<std::uint32_t>(v);
+  return (bits & 0x7f800000u) == 0 ? std::bit_cast<float>(bits & 0x80000000u) : v;
+}
+
+/// v rounded to the nearest half-precision value (ties to even), as a float.
+inline float round_to_half_precision(float v) {
+  if (v != v) return v;
+  float magnitude = v < 0 ? -v : v;
+  if (magnitude >= 65520.0f)
+    return v < 0 ? -std::numeric_limits<float>::infinity() : std::numeric_limits<float>::infinity();
+  if (magnitude < 6.103515625e-05f) {  // half's subnormals: multiples of 2^-24
+    float scaled = magnitude * 16777216.0f;
+    float whole = static_cast<float>(static_cast<std::int32_t>(scaled));
+    float rest = scaled - whole;
+    if (rest > 0.5f || (rest == 0.5f && (static_cast<std::int32_t>(whole) & 1))) whole += 1.0f;
+    float rounded = whole / 16777216.0f;
+    return v < 0 ? -rounded : rounded;
+  }
+  std::uint32_t bits = std::bit_cast<std::uint32_t>(v);
+  bits += 0x0fffu + ((bits >> 13) & 1u);
+  return std::bit_cast<float>(bits & ~0x1fffu);
+}
+
+/// The half-precision bits nearest a float (ties to even).
+inline std::uint16_t float_to_half_bits(float v) {
+  float rounded = round_to_half_precision(v);
+  std::uint32_t bits = std::bit_cast<std::uint32_t>(rounded);
+  std::uint16_t sign = static_cast<std::uint16_t>((bits >> 16) & 0x8000u);
+  if (rounded != rounded) return static_cast<std::uint16_t>(sign | 0x7fffu);
+  float magnitude = rounded < 0 ? -rounded : rounded;
+  if (magnitude == std::numeric_limits<float>::infinity()) return static_cast<std::uint16_t>(sign | 0x7c00u);
+  if (magnitude < 6.103515625e-05f)
+    return static_cast<std::uint16_t>(sign | static_cast<std::uint16_t>(magnitude * 16777216.0f));
+  int exponent = static_cast<int>((bits >> 23) & 0xffu) - 127 + 15;
+  return static_cast<std::uint16_t>(sign | (exponent << 10) | ((bits >> 13) & 0x3ffu));
+}
+
+/// Weights come in 256ths (their float values times 256 are integers).
+inline constexpr double weight_scale_256 = 256.0;
+
 template <class Codec, int Count>
 texel_words blend_texels(const std::byte* const* texels, const float* weights, const texel_floats& border) {
-  texel_floats sum{{0.0f, 0.0f, 0.0f, 1.0f}};
-  for (int c = 0; c < Codec::channels; ++c) sum.value[c] = 0.0f;
-  for (int i = 0; i < Count; ++i) {
-    texel_floats value = texels[i] ? Codec::floats(texels[i]) : border;
-    for (int c = 0; c < Codec::channels; ++c) sum.value[c] += weights[i] * value.value[c];
+  texel_floats sum{{0.0f, 0.0f, 0.0f, 0.0f}};
+  if constexpr (Codec::normalized_integer) {
+    // An H100 blends 8- and 16-bit normalized texels as integers: the
+    // weighted sum of the raw values (weights in 256ths), widened to 16
+    // bits (x 65535/255, or 32767/127 if signed) and rounded half up, then
+    // divided by 65535 (32767). So the midpoint of 127 and 128 (u8) reads
+    // 32768/65535, not 0.5.
+    using component = typename Codec::component;
+    constexpr double raw_max = static_cast<double>(std::numeric_limits<component>::max());
+    constexpr double wide_max = std::is_signed_v<component> ? 32767.0 : 65535.0;
+    double blended[4] = {0, 0, 0, 0};
+    for (int i = 0; i < Count; ++i) {
+      double weight = static_cast<double>(weights[i]) * weight_scale_256;
+      if (texels[i]) {
+        auto raw = Codec::load(texels[i]);
+        for (int c = 0; c < Codec::channels; ++c) blended[c] += weight * static_cast<double>(raw[c]);
+      } else {
+        for (int c = 0; c < Codec::channels; ++c) blended[c] += weight * static_cast<double>(border.value[c]) * raw_max;
+      }
+    }
+    for (int c = 0; c < Codec::channels; ++c) {
+      double wide = std::floor(blended[c] * wide_max / (raw_max * weight_scale_256) + 0.5);
+      float value = static_cast<float>(wide / wide_max);
+      sum.value[c] = value < -1.0f ? -1.0f : value;
+    }
+    return as_words(sum);
   }
-  return as_words(sum);
+  // Float and half texels, as an H100 blends them: texels of weight 0 take
+  // no part (an infinity beside a texel centre stays out), subnormals are
+  // flushed to zero going in and coming out, a NaN comes out as 0x7fffffff,
+  // and a half texture's result is rounded to half precision.
+  bool started = false;
+  for (int i = 0; i < Count; ++i) {
+    if (weights[i] == 0.0f) continue;
+    texel_floats value = texels[i] ? Codec::floats(texels[i]) : border;
+    for (int c = 0; c < Codec::channels; ++c) {
+      float term = weights[i] * flush_subnormal(value.value[c]);
+      sum.value[c] = started ? sum.value[c] + term : term;
+    }
+    started = true;
+  }
+  texel_words out = as_words(sum);
+  for (int c = 0; c < Codec::channels; ++c) {
+    float v = flush_subnormal(sum.value[c]);
+    if constexpr (std::is_same_v<typename Codec::component, half_bits>) v = round_to_half_precision(v);
+    out.word[c] = v != v ? (std::is_same_v<typename Codec::component, half_bits> ? 0x7fffe000u : 0x7fffffffu)
+                         : std::bit_cast<std::uint32_t>(v);
+  }
+  return out;
 }
 
 using blend_routine = texel_words (*)(const std::byte* const* texels, const float* weights, const texel_floats& border);

@@ -1,17 +1,21 @@
 // Where a texture coordinate lands: the texel it names and, for linear
 // filtering, the hardware's fixed-point weight between two neighbours.
 //
-// The texture unit works in fixed point: a coordinate in texel space is
-// taken with 8 fractional bits (CUDA guide, appendix "Texture Fetching": the
-// weight alpha "is stored in 9-bit fixed point format with 8 bits of
-// fractional value"). Point filtering takes the texel floor(u); linear
-// filtering takes floor(u - 0.5) and its right neighbour, weighted by the
-// fraction. Out-of-range texel indexes are then brought back by each
-// dimension's address mode (guide 6.2.14.1): clamp to the edge, repeat
-// (wrap), repeat mirrored, or border (no texel: the border colour).
+// As an H100 computes it (tests/differential/texture_probe.cu):
+// - a coordinate becomes a texel-space fixed-point number with 22
+//   fractional bits, by truncation; a normalized coordinate is truncated to
+//   22 bits before it is multiplied by the size (so x = 0.2 on a texture 5
+//   wide is just below texel 1, and reads texel 0). NaN reads as 0.
+// - point filtering takes the texel floor(u), with no rounding.
+// - linear filtering takes u - 0.5 and rounds it, half up, to 8 fractional
+//   bits (the guide's appendix "Texture Fetching": alpha "is stored in
+//   9-bit fixed point format with 8 bits of fractional value"): texel i =
+//   its integer part and weight alpha/256 for texel i + 1.
+// Out-of-range texel indexes are then brought back by each dimension's
+// address mode (guide 6.2.14.1): clamp to the edge, repeat (wrap), repeat
+// mirrored, or border (no texel: the border colour).
 #pragma once
 
-#include <cmath>
 #include <cstdint>
 
 namespace weft::detail::textures {
@@ -22,41 +26,68 @@ enum class address_mode : int { wrap = 0, clamp = 1, mirror = 2, border = 3 };
 /// A texel index that names no texel: the border colour stands in for it.
 inline constexpr int outside_texture = -1;
 
-/// Fractional bits of a texel-space coordinate, and its scale.
+/// Fractional bits of a texel-space coordinate as the texture unit holds it.
+inline constexpr int coordinate_bits = 22;
+
+/// Fractional bits of a linear filter's weight, and its scale.
 inline constexpr int weight_bits = 8;
 inline constexpr int weight_one = 1 << weight_bits;
 
-/// Coordinates beyond this many texels are all equally far outside: keeping
-/// them there leaves room for the fixed-point arithmetic in 32 bits.
-inline constexpr float farthest_texel = 1 << 22;
+/// A texel-space coordinate in fixed point, coordinate_bits fractional bits.
+using fixed_texel_coordinate = std::int64_t;
 
-/// A texel-space coordinate in fixed point: texel floor(u), fraction/256.
+/// A coordinate split for linear filtering: texel floor(u - 0.5) and the
+/// weight, in 256ths, of the texel after it.
 struct fixed_coordinate {
   int texel;
-  int fraction;  // 0..255, the weight of texel + 1
+  int fraction;  // 0..255
 };
 
-/// The largest integer not above v, for |v| < 2^31; std::floor is a call
-/// into the C library on x86-64 without SSE4.1, which a fetch cannot afford.
-inline std::int32_t floor_to_int(float v) {
-  auto truncated = static_cast<std::int32_t>(v);
+/// The largest integer not above v (|v| < 2^62); std::floor is a call into
+/// the C library on x86-64 without SSE4.1, which a fetch cannot afford.
+inline std::int64_t floor_to_int64(float v) {
+  auto truncated = static_cast<std::int64_t>(v);
   return truncated - (v < static_cast<float>(truncated));
 }
 
-/// u (texel space) in fixed point, rounded to the nearest 1/256. NaN reads as 0.
-inline fixed_coordinate to_fixed(float u) {
-  if (!(u == u)) u = 0.0f;
-  if (u > farthest_texel) u = farthest_texel;
-  if (u < -farthest_texel) u = -farthest_texel;
-  std::int32_t scaled = floor_to_int(u * weight_one + 0.5f);
-  return {scaled >> weight_bits, scaled & (weight_one - 1)};
+/// Coordinate x in texel-space fixed point: normalized ones are truncated
+/// to coordinate_bits, then scaled by the size. Far-out coordinates are
+/// kept far out, within what 64 bits hold.
+inline fixed_texel_coordinate to_fixed_texel(float x, bool normalized, int size) {
+  constexpr float scale = static_cast<float>(std::int64_t{1} << coordinate_bits);
+  constexpr float farthest = static_cast<float>(std::int64_t{1} << 30);
+  if (!(x == x)) x = 0.0f;
+  float limit = normalized ? farthest / (1 << 10) : farthest;
+  x = x > limit ? limit : (x < -limit ? -limit : x);
+  fixed_texel_coordinate fixed = floor_to_int64(x * scale);
+  return normalized ? fixed * size : fixed;
 }
 
-/// The index of a texel-space coordinate for point filtering.
-inline int point_texel(float u) { return to_fixed(u).texel; }
+/// The texel a point-filtered coordinate is in, kept within what an int holds.
+inline int point_texel(fixed_texel_coordinate u) {
+  constexpr fixed_texel_coordinate limit = fixed_texel_coordinate{1} << (30 + coordinate_bits);
+  u = u > limit ? limit : (u < -limit ? -limit : u);
+  return static_cast<int>(u >> coordinate_bits);
+}
 
-/// The left texel and weight of a texel-space coordinate for linear filtering.
-inline fixed_coordinate linear_texels(float u) { return to_fixed(u - 0.5f); }
+/// The left texel and weight of a coordinate for linear filtering.
+inline fixed_coordinate linear_texels(fixed_texel_coordinate u) {
+  constexpr int drop = coordinate_bits - weight_bits;
+  constexpr fixed_texel_coordinate limit = fixed_texel_coordinate{1} << (30 + coordinate_bits);
+  u = u > limit ? limit : (u < -limit ? -limit : u);
+  fixed_texel_coordinate rounded =
+      (u - (fixed_texel_coordinate{1} << (coordinate_bits - 1)) + (fixed_texel_coordinate{1} << (drop - 1))) >> drop;
+  return {static_cast<int>(rounded >> weight_bits), static_cast<int>(rounded & (weight_one - 1))};
+}
+
+/// A level of detail to 8 fractional bits, truncated (an H100 reads level
+/// 0.999 as 255/256 of the way to level 1, not as level 1).
+inline fixed_coordinate to_fixed_level(float level) {
+  if (!(level == level)) level = 0.0f;
+  level = level > 1e6f ? 1e6f : (level < -1e6f ? -1e6f : level);
+  std::int64_t scaled = floor_to_int64(level * weight_one);
+  return {static_cast<int>(scaled >> weight_bits), static_cast<int>(scaled & (weight_one - 1))};
+}
 
 /// Brings texel index i of a dimension of `size` texels into range, or
 /// returns outside_texture for the border.

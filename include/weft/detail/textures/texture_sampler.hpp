@@ -43,6 +43,12 @@ struct texture_sampler {
   unsigned max_anisotropy;
   texel_words border_words;
   texel_floats border_floats;
+  /// The border colour as a texel of the texture's format, which fetches
+  /// read in place of a texel outside: an H100 converts the colour to the
+  /// format (rounding it for normalized integers, keeping the low bits of
+  /// the float for element-type integers) and reads only the channels the
+  /// format has.
+  alignas(16) std::byte border_texel[16];
   std::vector<texture_level> levels;  // level 0 first; never empty
 
   int level_count() const { return static_cast<int>(levels.size()); }

@@ -28,33 +28,62 @@ struct texture_coordinates {
   float value[Dims];
 };
 
-inline float to_texel_space(const texture_sampler& s, const texture_level& level, int d, float x) {
-  return s.normalized_coordinates ? x * level.float_size[d] : x;
+inline fixed_texel_coordinate to_texel_space(const texture_sampler& s, const texture_level& level, int d, float x) {
+  return to_fixed_texel(x, s.normalized_coordinates, level.size[d]);
 }
 
+/// The layer a fetch reads: an H100 compares the layer unsigned, so a
+/// negative layer reads the last one, as one past the end does.
 inline int clamp_layer(const texture_sampler& s, int layer) {
-  return layer < 0 ? 0 : (layer >= s.layers ? s.layers - 1 : layer);
+  return static_cast<unsigned>(layer) >= static_cast<unsigned>(s.layers) ? s.layers - 1 : layer;
 }
 
-/// One level's fetch at `coordinates`, with the texels of layer slice `slice`
-/// (a layer, or a cubemap's layer * 6 + face).
+/// The weights of the four texels of a bilinear fetch (x fastest) from the
+/// 8-bit fractions a (x) and b (y), as an H100 forms them: the corner
+/// (1, 1) gets a * b rounded half up to 8 bits, the others what is left of
+/// their row's and column's share, so that the weights sum to exactly 1 and
+/// each row and column keeps its share (a 1D fetch, b = 0, keeps 1 - a, a).
+inline void bilinear_weights(int a, int b, float* weights) {
+  int both = (a * b + weight_one / 2) >> weight_bits;
+  constexpr float scale = 1.0f / weight_one;
+  weights[0] = static_cast<float>(weight_one - a - b + both) * scale;
+  weights[1] = static_cast<float>(a - both) * scale;
+  weights[2] = static_cast<float>(b - both) * scale;
+  weights[3] = static_cast<float>(both) * scale;
+}
+
+/// The linearly filtered fetch of one level, at `at`, of the texels from `origin` on.
 template <int Dims>
-texel_words sample_level(const texture_sampler& s, const texture_level& level, const texture_coordinates<Dims>& at,
-                         int slice) {
+texel_words sample_level_linear(const texture_sampler& s, const texture_level& level,
+                                const texture_coordinates<Dims>& at, const std::byte* origin);
+
+/// One level's fetch at `at`, with the texels of layer slice `slice` (a
+/// layer, or a cubemap's layer * 6 + face). Point filtering is inlined into the kernel (a call's register saves cost
+/// as much as its work); linear filtering, four times the work, is not.
+template <int Dims>
+[[gnu::always_inline]] inline texel_words sample_level(const texture_sampler& s, const texture_level& level,
+                                                       const texture_coordinates<Dims>& at, int slice) {
   const std::byte* origin = level.base + static_cast<std::size_t>(slice) * level.layer_pitch;
   if (!s.linear_filter) {
     const std::byte* texel = origin;
+#pragma GCC unroll 3
     for (int d = 0; d < Dims; ++d) {
       int i = address_texel(point_texel(to_texel_space(s, level, d, at.value[d])), level.size[d], s.address[d]);
-      if (i == outside_texture) return s.border_words;
+      if (i == outside_texture) return s.routines->words(s.border_texel);
       texel += static_cast<std::size_t>(i) * level.stride[d];
     }
     return s.routines->words(texel);
   }
+  return sample_level_linear<Dims>(s, level, at, origin);
+}
+
+template <int Dims>
+texel_words sample_level_linear(const texture_sampler& s, const texture_level& level,
+                                const texture_coordinates<Dims>& at, const std::byte* origin) {
   // Per dimension, the byte offsets of the two texels (-1: the border) and
-  // the weights, in 256ths, of each.
+  // the weight, in 256ths, of the second.
   std::ptrdiff_t offset[Dims][2];
-  int weight[Dims][2];
+  int fraction[Dims];
   for (int d = 0; d < Dims; ++d) {
     fixed_coordinate f = linear_texels(to_texel_space(s, level, d, at.value[d]));
     int left = address_texel(f.texel, level.size[d], s.address[d]);
@@ -62,24 +91,27 @@ texel_words sample_level(const texture_sampler& s, const texture_level& level, c
     auto stride = static_cast<std::ptrdiff_t>(level.stride[d]);
     offset[d][0] = left == outside_texture ? -1 : left * stride;
     offset[d][1] = right == outside_texture ? -1 : right * stride;
-    weight[d][0] = weight_one - f.fraction;
-    weight[d][1] = f.fraction;
+    fraction[d] = f.fraction;
   }
   constexpr int count = 1 << Dims;
-  constexpr float scale = 1.0f / static_cast<float>(1 << (weight_bits * Dims));
   const std::byte* texels[count];
-  float weights[count];
   for (int corner = 0; corner < count; ++corner) {
     std::ptrdiff_t at_corner = 0;
-    int w = 1;
     for (int d = 0; d < Dims; ++d) {
-      int side = (corner >> d) & 1;
-      std::ptrdiff_t o = offset[d][side];
+      std::ptrdiff_t o = offset[d][(corner >> d) & 1];
       at_corner = (o < 0 || at_corner < 0) ? -1 : at_corner + o;
-      w *= weight[d][side];
     }
-    texels[corner] = at_corner < 0 ? nullptr : origin + at_corner;
-    weights[corner] = static_cast<float>(w) * scale;
+    texels[corner] = at_corner < 0 ? s.border_texel : origin + at_corner;
+  }
+  float weights[8];
+  bilinear_weights(fraction[0], Dims > 1 ? fraction[1] : 0, weights);
+  if constexpr (Dims == 3) {
+    // The two planes' bilinear weights, each scaled by its share in z.
+    float upper = static_cast<float>(fraction[2]) / weight_one, lower = 1.0f - upper;
+    for (int k = 0; k < 4; ++k) {
+      weights[k + 4] = weights[k] * upper;
+      weights[k] *= lower;
+    }
   }
   return s.routines->blend[Dims - 1](texels, weights, s.border_floats);
 }
@@ -87,6 +119,7 @@ texel_words sample_level(const texture_sampler& s, const texture_level& level, c
 /// The level of detail a fetch samples, from an explicit level (tex*Lod) or
 /// one computed from gradients: the texture's bias added, then its clamps.
 inline float clamped_level_of_detail(const texture_sampler& s, float level) {
+  if (!(level == level)) level = 0.0f;  // before the bias, as on an H100
   float lod = level + s.mipmap_level_bias;
   if (!(lod == lod)) lod = 0.0f;
   if (lod < s.min_mipmap_level) lod = s.min_mipmap_level;
@@ -105,7 +138,7 @@ texel_words sample_lod(const texture_sampler& s, const texture_coordinates<Dims>
     int nearest = static_cast<int>(std::floor(lod + 0.5f));
     return sample_level<Dims>(s, s.levels[nearest > last ? last : nearest], at, slice);
   }
-  fixed_coordinate f = to_fixed(lod);
+  fixed_coordinate f = to_fixed_level(lod);
   if (f.texel >= last) return sample_level<Dims>(s, s.levels[last], at, slice);
   texel_words lower = sample_level<Dims>(s, s.levels[f.texel], at, slice);
   if (f.fraction == 0) return lower;
@@ -148,7 +181,8 @@ inline texel_words gather(const texture_sampler& s, float x, float y, int compon
   int rows[2] = {address_texel(fy.texel, level.size[1], s.address[1]),
                  address_texel(fy.texel + 1, level.size[1], s.address[1])};
   auto channel = [&](int column, int row) {
-    if (column == outside_texture || row == outside_texture) return s.border_words.word[component & 3];
+    if (column == outside_texture || row == outside_texture)
+      return s.routines->words(s.border_texel).word[component & 3];
     const std::byte* texel = level.base + static_cast<std::size_t>(column) * level.stride[0] +
                              static_cast<std::size_t>(row) * level.stride[1];
     return s.routines->words(texel).word[component & 3];

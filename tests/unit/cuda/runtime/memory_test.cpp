@@ -38,6 +38,35 @@ TEST_CASE("cudaMalloc returns distinct, 256-byte aligned, usable allocations") {
   }
 }
 
+TEST_CASE("the typed allocators take a pointer to const elements, as CUDA's templates do") {
+  // HSOpticalFlow (cuda-samples) keeps its read-only images as const float*
+  // and allocates them with cudaMalloc(&image, ...).
+  const float* device = nullptr;
+  check_succeeded(cudaMalloc(&device, 64 * sizeof(float)));
+  CHECK(device != nullptr);
+  const float* pitched = nullptr;
+  std::size_t pitch = 0;
+  check_succeeded(cudaMallocPitch(&pitched, &pitch, 10 * sizeof(float), 3));
+  CHECK(pitch >= 10 * sizeof(float));
+  const int* managed = nullptr;
+  check_succeeded(cudaMallocManaged(&managed, sizeof(int)));
+  const double* host = nullptr;
+  check_succeeded(cudaMallocHost(&host, sizeof(double)));
+  const double* mapped = nullptr;
+  check_succeeded(cudaHostGetDevicePointer(&mapped, const_cast<double*>(host), 0));
+  CHECK(mapped == host);
+  const char* allocated = nullptr;
+  check_succeeded(cudaHostAlloc(&allocated, 8, cudaHostAllocDefault));
+  const short* ordered = nullptr;
+  check_succeeded(cudaMallocAsync(&ordered, 8, 0));
+  check_succeeded(cudaFreeAsync(const_cast<short*>(ordered), 0));
+  check_succeeded(cudaFreeHost(const_cast<char*>(allocated)));
+  check_succeeded(cudaFreeHost(const_cast<double*>(host)));
+  for (const void* p :
+       {static_cast<const void*>(device), static_cast<const void*>(pitched), static_cast<const void*>(managed)})
+    check_succeeded(cudaFree(const_cast<void*>(p)));
+}
+
 TEST_CASE("cudaFree: null is fine; a host pointer, an interior pointer or a second free are not") {
   int host_int = 0;
   check_succeeded(cudaFree(nullptr));

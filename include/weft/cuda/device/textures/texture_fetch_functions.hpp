@@ -98,12 +98,31 @@ T texel_as(const texel_words& w) {
   }
 }
 
-inline const texture_sampler& sampler_of(cudaTextureObject_t object) {
+/// What handle 0 reads: one texel of zeros. A GPU's fetch through a null
+/// handle returns without a fault, so weft's must not crash either.
+inline const texture_sampler& null_sampler() {
+  static const texture_sampler sampler = [] {
+    static const std::byte zeros[16] = {};
+    texture_sampler s{};
+    s.routines = find_texel_routines({channel_encoding::unsigned_integer, 4, 32}, false, false);
+    s.shape = texture_shape::linear;
+    s.address[0] = s.address[1] = s.address[2] = address_mode::clamp;
+    s.layers = 1;
+    s.levels.push_back({zeros, {0, 0, 0}, 0, {1, 1, 1}, {1.0f, 1.0f, 1.0f}});
+    return s;
+  }();
+  return sampler;
+}
+
+[[gnu::always_inline]] inline const texture_sampler& sampler_of(cudaTextureObject_t object) {
+  if (object == 0) [[unlikely]]
+    return null_sampler();
   return *reinterpret_cast<const texture_sampler*>(static_cast<std::uintptr_t>(object));
 }
 
 template <int Dims>
-texel_words fetch(cudaTextureObject_t object, const texture_coordinates<Dims>& at, int layer = 0) {
+[[gnu::always_inline]] inline texel_words fetch(cudaTextureObject_t object, const texture_coordinates<Dims>& at,
+                                                int layer = 0) {
   const texture_sampler& s = sampler_of(object);
   int slice = s.layers > 1 ? clamp_layer(s, layer) : 0;
   if (s.level_count() == 1) return sample_level<Dims>(s, s.levels[0], at, slice);
@@ -154,392 +173,422 @@ using weft::detail::textures::texture_fetch_type;
 // clang-format on
 
 template <weft::surface::texture_fetch_type T>
-void tex1Dfetch(T* out, cudaTextureObject_t object, int x) {
+[[gnu::always_inline]] inline void tex1Dfetch(T* out, cudaTextureObject_t object, int x) {
   namespace t = weft::detail::textures;
   *out = t::texel_as<T>(t::fetch_linear(t::sampler_of(object), x));
 }
 template <class T>
-T tex1Dfetch(cudaTextureObject_t object, int x) {
+[[gnu::always_inline]] inline T tex1Dfetch(cudaTextureObject_t object, int x) {
   T out;
   tex1Dfetch(&out, object, x);
   return out;
 }
 
 template <weft::surface::texture_fetch_type T>
-void tex1D(T* out, cudaTextureObject_t object, float x) {
+[[gnu::always_inline]] inline void tex1D(T* out, cudaTextureObject_t object, float x) {
   namespace t = weft::detail::textures;
-  *out = t::texel_as<T>(t::fetch<1>(object, {{x}}));
+  *out = t::texel_as<T>(t::fetch<2>(object, {{x, 0.0f}}));
 }
 template <class T>
-T tex1D(cudaTextureObject_t object, float x) {
+[[gnu::always_inline]] inline T tex1D(cudaTextureObject_t object, float x) {
   T out;
   tex1D(&out, object, x);
   return out;
 }
 
 template <weft::surface::texture_fetch_type T>
-void tex2D(T* out, cudaTextureObject_t object, float x, float y) {
+[[gnu::always_inline]] inline void tex2D(T* out, cudaTextureObject_t object, float x, float y) {
   namespace t = weft::detail::textures;
   *out = t::texel_as<T>(t::fetch<2>(object, {{x, y}}));
 }
 template <class T>
-T tex2D(cudaTextureObject_t object, float x, float y) {
+[[gnu::always_inline]] inline T tex2D(cudaTextureObject_t object, float x, float y) {
   T out;
   tex2D(&out, object, x, y);
   return out;
 }
 template <weft::surface::texture_fetch_type T>
-void tex2D(T* out, cudaTextureObject_t object, float x, float y, bool* isResident) {
+[[gnu::always_inline]] inline void tex2D(T* out, cudaTextureObject_t object, float x, float y, bool* isResident) {
   tex2D(out, object, x, y);
   *isResident = true;
 }
 template <class T>
-T tex2D(cudaTextureObject_t object, float x, float y, bool* isResident) {
+[[gnu::always_inline]] inline T tex2D(cudaTextureObject_t object, float x, float y, bool* isResident) {
   T out;
   tex2D(&out, object, x, y, isResident);
   return out;
 }
 
 template <weft::surface::texture_fetch_type T>
-void tex3D(T* out, cudaTextureObject_t object, float x, float y, float z) {
+[[gnu::always_inline]] inline void tex3D(T* out, cudaTextureObject_t object, float x, float y, float z) {
   namespace t = weft::detail::textures;
   *out = t::texel_as<T>(t::fetch<3>(object, {{x, y, z}}));
 }
 template <class T>
-T tex3D(cudaTextureObject_t object, float x, float y, float z) {
+[[gnu::always_inline]] inline T tex3D(cudaTextureObject_t object, float x, float y, float z) {
   T out;
   tex3D(&out, object, x, y, z);
   return out;
 }
 template <weft::surface::texture_fetch_type T>
-void tex3D(T* out, cudaTextureObject_t object, float x, float y, float z, bool* isResident) {
+[[gnu::always_inline]] inline void tex3D(T* out, cudaTextureObject_t object, float x, float y, float z,
+                                         bool* isResident) {
   tex3D(out, object, x, y, z);
   *isResident = true;
 }
 template <class T>
-T tex3D(cudaTextureObject_t object, float x, float y, float z, bool* isResident) {
+[[gnu::always_inline]] inline T tex3D(cudaTextureObject_t object, float x, float y, float z, bool* isResident) {
   T out;
   tex3D(&out, object, x, y, z, isResident);
   return out;
 }
 
 template <weft::surface::texture_fetch_type T>
-void tex1DLayered(T* out, cudaTextureObject_t object, float x, int layer) {
+[[gnu::always_inline]] inline void tex1DLayered(T* out, cudaTextureObject_t object, float x, int layer) {
   namespace t = weft::detail::textures;
   *out = t::texel_as<T>(t::fetch<1>(object, {{x}}, layer));
 }
 template <class T>
-T tex1DLayered(cudaTextureObject_t object, float x, int layer) {
+[[gnu::always_inline]] inline T tex1DLayered(cudaTextureObject_t object, float x, int layer) {
   T out;
   tex1DLayered(&out, object, x, layer);
   return out;
 }
 
 template <weft::surface::texture_fetch_type T>
-void tex2DLayered(T* out, cudaTextureObject_t object, float x, float y, int layer) {
+[[gnu::always_inline]] inline void tex2DLayered(T* out, cudaTextureObject_t object, float x, float y, int layer) {
   namespace t = weft::detail::textures;
   *out = t::texel_as<T>(t::fetch<2>(object, {{x, y}}, layer));
 }
 template <class T>
-T tex2DLayered(cudaTextureObject_t object, float x, float y, int layer) {
+[[gnu::always_inline]] inline T tex2DLayered(cudaTextureObject_t object, float x, float y, int layer) {
   T out;
   tex2DLayered(&out, object, x, y, layer);
   return out;
 }
 template <weft::surface::texture_fetch_type T>
-void tex2DLayered(T* out, cudaTextureObject_t object, float x, float y, int layer, bool* isResident) {
+[[gnu::always_inline]] inline void tex2DLayered(T* out, cudaTextureObject_t object, float x, float y, int layer,
+                                                bool* isResident) {
   tex2DLayered(out, object, x, y, layer);
   *isResident = true;
 }
 template <class T>
-T tex2DLayered(cudaTextureObject_t object, float x, float y, int layer, bool* isResident) {
+[[gnu::always_inline]] inline T tex2DLayered(cudaTextureObject_t object, float x, float y, int layer,
+                                             bool* isResident) {
   T out;
   tex2DLayered(&out, object, x, y, layer, isResident);
   return out;
 }
 
 template <weft::surface::texture_fetch_type T>
-void texCubemap(T* out, cudaTextureObject_t object, float x, float y, float z) {
+[[gnu::always_inline]] inline void texCubemap(T* out, cudaTextureObject_t object, float x, float y, float z) {
   namespace t = weft::detail::textures;
   *out = t::texel_as<T>(t::fetch_cubemap(object, x, y, z, 0, false, 0.0f));
 }
 template <class T>
-T texCubemap(cudaTextureObject_t object, float x, float y, float z) {
+[[gnu::always_inline]] inline T texCubemap(cudaTextureObject_t object, float x, float y, float z) {
   T out;
   texCubemap(&out, object, x, y, z);
   return out;
 }
 
 template <weft::surface::texture_fetch_type T>
-void texCubemapLayered(T* out, cudaTextureObject_t object, float x, float y, float z, int layer) {
+[[gnu::always_inline]] inline void texCubemapLayered(T* out, cudaTextureObject_t object, float x, float y, float z,
+                                                     int layer) {
   namespace t = weft::detail::textures;
   *out = t::texel_as<T>(t::fetch_cubemap(object, x, y, z, layer, false, 0.0f));
 }
 template <class T>
-T texCubemapLayered(cudaTextureObject_t object, float x, float y, float z, int layer) {
+[[gnu::always_inline]] inline T texCubemapLayered(cudaTextureObject_t object, float x, float y, float z, int layer) {
   T out;
   texCubemapLayered(&out, object, x, y, z, layer);
   return out;
 }
 
 template <weft::surface::texture_fetch_type T>
-void tex2Dgather(T* out, cudaTextureObject_t object, float x, float y, int comp = 0) {
+[[gnu::always_inline]] inline void tex2Dgather(T* out, cudaTextureObject_t object, float x, float y, int comp = 0) {
   namespace t = weft::detail::textures;
   *out = t::texel_as<T>(t::gather(t::sampler_of(object), x, y, comp));
 }
 template <class T>
-T tex2Dgather(cudaTextureObject_t object, float x, float y, int comp = 0) {
+[[gnu::always_inline]] inline T tex2Dgather(cudaTextureObject_t object, float x, float y, int comp = 0) {
   T out;
   tex2Dgather(&out, object, x, y, comp);
   return out;
 }
 template <weft::surface::texture_fetch_type T>
-void tex2Dgather(T* out, cudaTextureObject_t object, float x, float y, bool* isResident, int comp = 0) {
+[[gnu::always_inline]] inline void tex2Dgather(T* out, cudaTextureObject_t object, float x, float y, bool* isResident,
+                                               int comp = 0) {
   tex2Dgather(out, object, x, y, comp);
   *isResident = true;
 }
 template <class T>
-T tex2Dgather(cudaTextureObject_t object, float x, float y, bool* isResident, int comp = 0) {
+[[gnu::always_inline]] inline T tex2Dgather(cudaTextureObject_t object, float x, float y, bool* isResident,
+                                            int comp = 0) {
   T out;
   tex2Dgather(&out, object, x, y, isResident, comp);
   return out;
 }
 
 template <weft::surface::texture_fetch_type T>
-void tex1DLod(T* out, cudaTextureObject_t object, float x, float level) {
+[[gnu::always_inline]] inline void tex1DLod(T* out, cudaTextureObject_t object, float x, float level) {
   namespace t = weft::detail::textures;
-  *out = t::texel_as<T>(t::fetch_lod<1>(object, {{x}}, 0, level));
+  *out = t::texel_as<T>(t::fetch_lod<2>(object, {{x, 0.0f}}, 0, level));
 }
 template <class T>
-T tex1DLod(cudaTextureObject_t object, float x, float level) {
+[[gnu::always_inline]] inline T tex1DLod(cudaTextureObject_t object, float x, float level) {
   T out;
   tex1DLod(&out, object, x, level);
   return out;
 }
 
 template <weft::surface::texture_fetch_type T>
-void tex2DLod(T* out, cudaTextureObject_t object, float x, float y, float level) {
+[[gnu::always_inline]] inline void tex2DLod(T* out, cudaTextureObject_t object, float x, float y, float level) {
   namespace t = weft::detail::textures;
   *out = t::texel_as<T>(t::fetch_lod<2>(object, {{x, y}}, 0, level));
 }
 template <class T>
-T tex2DLod(cudaTextureObject_t object, float x, float y, float level) {
+[[gnu::always_inline]] inline T tex2DLod(cudaTextureObject_t object, float x, float y, float level) {
   T out;
   tex2DLod(&out, object, x, y, level);
   return out;
 }
 template <weft::surface::texture_fetch_type T>
-void tex2DLod(T* out, cudaTextureObject_t object, float x, float y, float level, bool* isResident) {
+[[gnu::always_inline]] inline void tex2DLod(T* out, cudaTextureObject_t object, float x, float y, float level,
+                                            bool* isResident) {
   tex2DLod(out, object, x, y, level);
   *isResident = true;
 }
 template <class T>
-T tex2DLod(cudaTextureObject_t object, float x, float y, float level, bool* isResident) {
+[[gnu::always_inline]] inline T tex2DLod(cudaTextureObject_t object, float x, float y, float level, bool* isResident) {
   T out;
   tex2DLod(&out, object, x, y, level, isResident);
   return out;
 }
 
 template <weft::surface::texture_fetch_type T>
-void tex3DLod(T* out, cudaTextureObject_t object, float x, float y, float z, float level) {
+[[gnu::always_inline]] inline void tex3DLod(T* out, cudaTextureObject_t object, float x, float y, float z,
+                                            float level) {
   namespace t = weft::detail::textures;
   *out = t::texel_as<T>(t::fetch_lod<3>(object, {{x, y, z}}, 0, level));
 }
 template <class T>
-T tex3DLod(cudaTextureObject_t object, float x, float y, float z, float level) {
+[[gnu::always_inline]] inline T tex3DLod(cudaTextureObject_t object, float x, float y, float z, float level) {
   T out;
   tex3DLod(&out, object, x, y, z, level);
   return out;
 }
 template <weft::surface::texture_fetch_type T>
-void tex3DLod(T* out, cudaTextureObject_t object, float x, float y, float z, float level, bool* isResident) {
+[[gnu::always_inline]] inline void tex3DLod(T* out, cudaTextureObject_t object, float x, float y, float z, float level,
+                                            bool* isResident) {
   tex3DLod(out, object, x, y, z, level);
   *isResident = true;
 }
 template <class T>
-T tex3DLod(cudaTextureObject_t object, float x, float y, float z, float level, bool* isResident) {
+[[gnu::always_inline]] inline T tex3DLod(cudaTextureObject_t object, float x, float y, float z, float level,
+                                         bool* isResident) {
   T out;
   tex3DLod(&out, object, x, y, z, level, isResident);
   return out;
 }
 
 template <weft::surface::texture_fetch_type T>
-void tex1DLayeredLod(T* out, cudaTextureObject_t object, float x, int layer, float level) {
+[[gnu::always_inline]] inline void tex1DLayeredLod(T* out, cudaTextureObject_t object, float x, int layer,
+                                                   float level) {
   namespace t = weft::detail::textures;
   *out = t::texel_as<T>(t::fetch_lod<1>(object, {{x}}, layer, level));
 }
 template <class T>
-T tex1DLayeredLod(cudaTextureObject_t object, float x, int layer, float level) {
+[[gnu::always_inline]] inline T tex1DLayeredLod(cudaTextureObject_t object, float x, int layer, float level) {
   T out;
   tex1DLayeredLod(&out, object, x, layer, level);
   return out;
 }
 
 template <weft::surface::texture_fetch_type T>
-void tex2DLayeredLod(T* out, cudaTextureObject_t object, float x, float y, int layer, float level) {
+[[gnu::always_inline]] inline void tex2DLayeredLod(T* out, cudaTextureObject_t object, float x, float y, int layer,
+                                                   float level) {
   namespace t = weft::detail::textures;
   *out = t::texel_as<T>(t::fetch_lod<2>(object, {{x, y}}, layer, level));
 }
 template <class T>
-T tex2DLayeredLod(cudaTextureObject_t object, float x, float y, int layer, float level) {
+[[gnu::always_inline]] inline T tex2DLayeredLod(cudaTextureObject_t object, float x, float y, int layer, float level) {
   T out;
   tex2DLayeredLod(&out, object, x, y, layer, level);
   return out;
 }
 template <weft::surface::texture_fetch_type T>
-void tex2DLayeredLod(T* out, cudaTextureObject_t object, float x, float y, int layer, float level, bool* isResident) {
+[[gnu::always_inline]] inline void tex2DLayeredLod(T* out, cudaTextureObject_t object, float x, float y, int layer,
+                                                   float level, bool* isResident) {
   tex2DLayeredLod(out, object, x, y, layer, level);
   *isResident = true;
 }
 template <class T>
-T tex2DLayeredLod(cudaTextureObject_t object, float x, float y, int layer, float level, bool* isResident) {
+[[gnu::always_inline]] inline T tex2DLayeredLod(cudaTextureObject_t object, float x, float y, int layer, float level,
+                                                bool* isResident) {
   T out;
   tex2DLayeredLod(&out, object, x, y, layer, level, isResident);
   return out;
 }
 
 template <weft::surface::texture_fetch_type T>
-void texCubemapLod(T* out, cudaTextureObject_t object, float x, float y, float z, float level) {
+[[gnu::always_inline]] inline void texCubemapLod(T* out, cudaTextureObject_t object, float x, float y, float z,
+                                                 float level) {
   namespace t = weft::detail::textures;
   *out = t::texel_as<T>(t::fetch_cubemap(object, x, y, z, 0, true, level));
 }
 template <class T>
-T texCubemapLod(cudaTextureObject_t object, float x, float y, float z, float level) {
+[[gnu::always_inline]] inline T texCubemapLod(cudaTextureObject_t object, float x, float y, float z, float level) {
   T out;
   texCubemapLod(&out, object, x, y, z, level);
   return out;
 }
 
 template <weft::surface::texture_fetch_type T>
-void texCubemapLayeredLod(T* out, cudaTextureObject_t object, float x, float y, float z, int layer, float level) {
+[[gnu::always_inline]] inline void texCubemapLayeredLod(T* out, cudaTextureObject_t object, float x, float y, float z,
+                                                        int layer, float level) {
   namespace t = weft::detail::textures;
   *out = t::texel_as<T>(t::fetch_cubemap(object, x, y, z, layer, true, level));
 }
 template <class T>
-T texCubemapLayeredLod(cudaTextureObject_t object, float x, float y, float z, int layer, float level) {
+[[gnu::always_inline]] inline T texCubemapLayeredLod(cudaTextureObject_t object, float x, float y, float z, int layer,
+                                                     float level) {
   T out;
   texCubemapLayeredLod(&out, object, x, y, z, layer, level);
   return out;
 }
 
 template <weft::surface::texture_fetch_type T>
-void texCubemapGrad(T* out, cudaTextureObject_t object, float x, float y, float z, float4 dPdx, float4 dPdy) {
+[[gnu::always_inline]] inline void texCubemapGrad(T* out, cudaTextureObject_t object, float x, float y, float z,
+                                                  float4 dPdx, float4 dPdy) {
   namespace t = weft::detail::textures;
   float level = t::cubemap_level_from_gradients(t::sampler_of(object), x, y, z, dPdx, dPdy);
   *out = t::texel_as<T>(t::fetch_cubemap(object, x, y, z, 0, true, level));
 }
 template <class T>
-T texCubemapGrad(cudaTextureObject_t object, float x, float y, float z, float4 dPdx, float4 dPdy) {
+[[gnu::always_inline]] inline T texCubemapGrad(cudaTextureObject_t object, float x, float y, float z, float4 dPdx,
+                                               float4 dPdy) {
   T out;
   texCubemapGrad(&out, object, x, y, z, dPdx, dPdy);
   return out;
 }
 
 template <weft::surface::texture_fetch_type T>
-void texCubemapLayeredGrad(T* out, cudaTextureObject_t object, float x, float y, float z, int layer, float4 dPdx,
-                           float4 dPdy) {
+[[gnu::always_inline]] inline void texCubemapLayeredGrad(T* out, cudaTextureObject_t object, float x, float y, float z,
+                                                         int layer, float4 dPdx, float4 dPdy) {
   namespace t = weft::detail::textures;
   float level = t::cubemap_level_from_gradients(t::sampler_of(object), x, y, z, dPdx, dPdy);
   *out = t::texel_as<T>(t::fetch_cubemap(object, x, y, z, layer, true, level));
 }
 template <class T>
-T texCubemapLayeredGrad(cudaTextureObject_t object, float x, float y, float z, int layer, float4 dPdx, float4 dPdy) {
+[[gnu::always_inline]] inline T texCubemapLayeredGrad(cudaTextureObject_t object, float x, float y, float z, int layer,
+                                                      float4 dPdx, float4 dPdy) {
   T out;
   texCubemapLayeredGrad(&out, object, x, y, z, layer, dPdx, dPdy);
   return out;
 }
 
 template <weft::surface::texture_fetch_type T>
-void tex1DGrad(T* out, cudaTextureObject_t object, float x, float dPdx, float dPdy) {
+[[gnu::always_inline]] inline void tex1DGrad(T* out, cudaTextureObject_t object, float x, float dPdx, float dPdy) {
   namespace t = weft::detail::textures;
-  *out = t::texel_as<T>(t::fetch_grad<1>(object, {{x}}, 0, {dPdx}, {dPdy}));
+  *out = t::texel_as<T>(t::fetch_grad<2>(object, {{x, 0.0f}}, 0, {dPdx, 0.0f}, {dPdy, 0.0f}));
 }
 template <class T>
-T tex1DGrad(cudaTextureObject_t object, float x, float dPdx, float dPdy) {
+[[gnu::always_inline]] inline T tex1DGrad(cudaTextureObject_t object, float x, float dPdx, float dPdy) {
   T out;
   tex1DGrad(&out, object, x, dPdx, dPdy);
   return out;
 }
 
 template <weft::surface::texture_fetch_type T>
-void tex2DGrad(T* out, cudaTextureObject_t object, float x, float y, float2 dPdx, float2 dPdy) {
+[[gnu::always_inline]] inline void tex2DGrad(T* out, cudaTextureObject_t object, float x, float y, float2 dPdx,
+                                             float2 dPdy) {
   namespace t = weft::detail::textures;
   *out = t::texel_as<T>(t::fetch_grad<2>(object, {{x, y}}, 0, {dPdx.x, dPdx.y}, {dPdy.x, dPdy.y}));
 }
 template <class T>
-T tex2DGrad(cudaTextureObject_t object, float x, float y, float2 dPdx, float2 dPdy) {
+[[gnu::always_inline]] inline T tex2DGrad(cudaTextureObject_t object, float x, float y, float2 dPdx, float2 dPdy) {
   T out;
   tex2DGrad(&out, object, x, y, dPdx, dPdy);
   return out;
 }
 template <weft::surface::texture_fetch_type T>
-void tex2DGrad(T* out, cudaTextureObject_t object, float x, float y, float2 dPdx, float2 dPdy, bool* isResident) {
+[[gnu::always_inline]] inline void tex2DGrad(T* out, cudaTextureObject_t object, float x, float y, float2 dPdx,
+                                             float2 dPdy, bool* isResident) {
   tex2DGrad(out, object, x, y, dPdx, dPdy);
   *isResident = true;
 }
 template <class T>
-T tex2DGrad(cudaTextureObject_t object, float x, float y, float2 dPdx, float2 dPdy, bool* isResident) {
+[[gnu::always_inline]] inline T tex2DGrad(cudaTextureObject_t object, float x, float y, float2 dPdx, float2 dPdy,
+                                          bool* isResident) {
   T out;
   tex2DGrad(&out, object, x, y, dPdx, dPdy, isResident);
   return out;
 }
 
 template <weft::surface::texture_fetch_type T>
-void tex3DGrad(T* out, cudaTextureObject_t object, float x, float y, float z, float4 dPdx, float4 dPdy) {
+[[gnu::always_inline]] inline void tex3DGrad(T* out, cudaTextureObject_t object, float x, float y, float z, float4 dPdx,
+                                             float4 dPdy) {
   namespace t = weft::detail::textures;
   *out = t::texel_as<T>(t::fetch_grad<3>(object, {{x, y, z}}, 0, {dPdx.x, dPdx.y, dPdx.z}, {dPdy.x, dPdy.y, dPdy.z}));
 }
 template <class T>
-T tex3DGrad(cudaTextureObject_t object, float x, float y, float z, float4 dPdx, float4 dPdy) {
+[[gnu::always_inline]] inline T tex3DGrad(cudaTextureObject_t object, float x, float y, float z, float4 dPdx,
+                                          float4 dPdy) {
   T out;
   tex3DGrad(&out, object, x, y, z, dPdx, dPdy);
   return out;
 }
 template <weft::surface::texture_fetch_type T>
-void tex3DGrad(T* out, cudaTextureObject_t object, float x, float y, float z, float4 dPdx, float4 dPdy,
-               bool* isResident) {
+[[gnu::always_inline]] inline void tex3DGrad(T* out, cudaTextureObject_t object, float x, float y, float z, float4 dPdx,
+                                             float4 dPdy, bool* isResident) {
   tex3DGrad(out, object, x, y, z, dPdx, dPdy);
   *isResident = true;
 }
 template <class T>
-T tex3DGrad(cudaTextureObject_t object, float x, float y, float z, float4 dPdx, float4 dPdy, bool* isResident) {
+[[gnu::always_inline]] inline T tex3DGrad(cudaTextureObject_t object, float x, float y, float z, float4 dPdx,
+                                          float4 dPdy, bool* isResident) {
   T out;
   tex3DGrad(&out, object, x, y, z, dPdx, dPdy, isResident);
   return out;
 }
 
 template <weft::surface::texture_fetch_type T>
-void tex1DLayeredGrad(T* out, cudaTextureObject_t object, float x, int layer, float dPdx, float dPdy) {
+[[gnu::always_inline]] inline void tex1DLayeredGrad(T* out, cudaTextureObject_t object, float x, int layer, float dPdx,
+                                                    float dPdy) {
   namespace t = weft::detail::textures;
   *out = t::texel_as<T>(t::fetch_grad<1>(object, {{x}}, layer, {dPdx}, {dPdy}));
 }
 template <class T>
-T tex1DLayeredGrad(cudaTextureObject_t object, float x, int layer, float dPdx, float dPdy) {
+[[gnu::always_inline]] inline T tex1DLayeredGrad(cudaTextureObject_t object, float x, int layer, float dPdx,
+                                                 float dPdy) {
   T out;
   tex1DLayeredGrad(&out, object, x, layer, dPdx, dPdy);
   return out;
 }
 
 template <weft::surface::texture_fetch_type T>
-void tex2DLayeredGrad(T* out, cudaTextureObject_t object, float x, float y, int layer, float2 dPdx, float2 dPdy) {
+[[gnu::always_inline]] inline void tex2DLayeredGrad(T* out, cudaTextureObject_t object, float x, float y, int layer,
+                                                    float2 dPdx, float2 dPdy) {
   namespace t = weft::detail::textures;
   *out = t::texel_as<T>(t::fetch_grad<2>(object, {{x, y}}, layer, {dPdx.x, dPdx.y}, {dPdy.x, dPdy.y}));
 }
 template <class T>
-T tex2DLayeredGrad(cudaTextureObject_t object, float x, float y, int layer, float2 dPdx, float2 dPdy) {
+[[gnu::always_inline]] inline T tex2DLayeredGrad(cudaTextureObject_t object, float x, float y, int layer, float2 dPdx,
+                                                 float2 dPdy) {
   T out;
   tex2DLayeredGrad(&out, object, x, y, layer, dPdx, dPdy);
   return out;
 }
 template <weft::surface::texture_fetch_type T>
-void tex2DLayeredGrad(T* out, cudaTextureObject_t object, float x, float y, int layer, float2 dPdx, float2 dPdy,
-                      bool* isResident) {
+[[gnu::always_inline]] inline void tex2DLayeredGrad(T* out, cudaTextureObject_t object, float x, float y, int layer,
+                                                    float2 dPdx, float2 dPdy, bool* isResident) {
   tex2DLayeredGrad(out, object, x, y, layer, dPdx, dPdy);
   *isResident = true;
 }
 template <class T>
-T tex2DLayeredGrad(cudaTextureObject_t object, float x, float y, int layer, float2 dPdx, float2 dPdy,
-                   bool* isResident) {
+[[gnu::always_inline]] inline T tex2DLayeredGrad(cudaTextureObject_t object, float x, float y, int layer, float2 dPdx,
+                                                 float2 dPdy, bool* isResident) {
   T out;
   tex2DLayeredGrad(&out, object, x, y, layer, dPdx, dPdy, isResident);
   return out;

@@ -44,7 +44,7 @@ inline cudaError_t cudaHostAlloc(void** pHost, std::size_t size, unsigned int fl
 
 template <class T>
 cudaError_t cudaHostAlloc(T** pHost, std::size_t size, unsigned int flags) {
-  return cudaHostAlloc(reinterpret_cast<void**>(pHost), size, flags);
+  return cudaHostAlloc(static_cast<void**>(static_cast<void*>(pHost)), size, flags);
 }
 
 inline cudaError_t cudaMallocHost(void** ptr, std::size_t size) {
@@ -53,7 +53,7 @@ inline cudaError_t cudaMallocHost(void** ptr, std::size_t size) {
 
 template <class T>
 cudaError_t cudaMallocHost(T** ptr, std::size_t size) {
-  return cudaMallocHost(reinterpret_cast<void**>(ptr), size);
+  return cudaMallocHost(static_cast<void**>(static_cast<void*>(ptr)), size);
 }
 
 /// Frees memory from cudaMallocHost or cudaHostAlloc; anything else is
@@ -96,5 +96,5 @@ inline cudaError_t cudaHostGetDevicePointer(void** pDevice, void* pHost, unsigne
 
 template <class T>
 cudaError_t cudaHostGetDevicePointer(T** pDevice, void* pHost, unsigned int flags) {
-  return cudaHostGetDevicePointer(reinterpret_cast<void**>(pDevice), pHost, flags);
+  return cudaHostGetDevicePointer(static_cast<void**>(static_cast<void*>(pDevice)), pHost, flags);
 }

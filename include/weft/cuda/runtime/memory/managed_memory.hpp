@@ -75,7 +75,7 @@ inline cudaError_t cudaMallocManaged(void** devPtr, std::size_t size, unsigned i
 
 template <class T>
 cudaError_t cudaMallocManaged(T** devPtr, std::size_t size, unsigned int flags = cudaMemAttachGlobal) {
-  return cudaMallocManaged(reinterpret_cast<void**>(devPtr), size, flags);
+  return cudaMallocManaged(static_cast<void**>(static_cast<void*>(devPtr)), size, flags);
 }
 
 namespace weft::surface {
@@ -174,7 +174,7 @@ inline cudaError_t cudaMallocAsync(void** devPtr, std::size_t size, cudaStream_t
 
 template <class T>
 cudaError_t cudaMallocAsync(T** devPtr, std::size_t size, cudaStream_t hStream) {
-  return cudaMallocAsync(reinterpret_cast<void**>(devPtr), size, hStream);
+  return cudaMallocAsync(static_cast<void**>(static_cast<void*>(devPtr)), size, hStream);
 }
 
 /// Freed once the stream's earlier work is done, which may still use it;

@@ -48,9 +48,12 @@ inline cudaError_t cudaMalloc(void** pointer, std::size_t bytes) {
   return weft::surface::allocate_device(pointer, bytes);
 }
 
+// Through void*, as CUDA's template casts: T may be const (a `const float*`
+// that kernels only read, allocated with cudaMalloc(&p, ...)), which a
+// reinterpret_cast to void** would refuse. The other typed allocators do the same.
 template <class T>
 cudaError_t cudaMalloc(T** pointer, std::size_t bytes) {
-  return cudaMalloc(reinterpret_cast<void**>(pointer), bytes);
+  return cudaMalloc(static_cast<void**>(static_cast<void*>(pointer)), bytes);
 }
 
 inline cudaError_t cudaFree(void* pointer) {

@@ -166,7 +166,7 @@ inline cudaError_t cudaMallocPitch(void** devPtr, std::size_t* pitch, std::size_
 
 template <class T>
 cudaError_t cudaMallocPitch(T** devPtr, std::size_t* pitch, std::size_t width, std::size_t height) {
-  return cudaMallocPitch(reinterpret_cast<void**>(devPtr), pitch, width, height);
+  return cudaMallocPitch(static_cast<void**>(static_cast<void*>(devPtr)), pitch, width, height);
 }
 
 /// A pitched box of extent.depth slices of extent.height rows.

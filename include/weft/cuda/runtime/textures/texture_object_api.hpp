@@ -11,6 +11,8 @@
 // the queries. Bad descriptors get the codes CUDA 13 returns for them.
 #pragma once
 
+#include <bit>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -147,7 +149,7 @@ inline cudaError_t read_resource(const cudaResourceDesc& r, weft::detail::textur
     case cudaResourceTypeArray: {
       cudaError_t code = cudaSuccess;
       const weft::detail::array_level* live = live_array(r.res.array.array, code);
-      if (!live) return code;
+      if (!live) return cudaErrorInvalidResourceHandle;  // a null array too, as on an H100
       const weft::detail::array_level& a = *live;
       format = channel_desc_of_level(a);
       s.shape = shape_of(a);
@@ -158,7 +160,7 @@ inline cudaError_t read_resource(const cudaResourceDesc& r, weft::detail::textur
     case cudaResourceTypeMipmappedArray: {
       cudaError_t code = cudaSuccess;
       const weft::detail::mipmapped_array* live = live_mipmapped_array(r.res.mipmap.mipmap, code);
-      if (!live) return code;
+      if (!live) return cudaErrorInvalidResourceHandle;
       const weft::detail::mipmapped_array& m = *live;
       if (m.levels.empty()) return cudaErrorInvalidResourceHandle;
       format = channel_desc_of_level(m.levels[0]);
@@ -171,11 +173,12 @@ inline cudaError_t read_resource(const cudaResourceDesc& r, weft::detail::textur
       const auto& linear = r.res.linear;
       format = linear.desc;
       weft::detail::textures::texel_layout layout;
-      if (!texel_layout_of(format, layout)) return cudaErrorInvalidValue;
+      if (!texel_layout_of(format, layout)) return cudaErrorInvalidChannelDescriptor;
       auto address = reinterpret_cast<std::uintptr_t>(linear.devPtr);
       if (!linear.devPtr || address % texture_alignment) return cudaErrorInvalidValue;
       std::size_t texels = linear.sizeInBytes / static_cast<std::size_t>(layout.bytes());
-      if (texels == 0 || texels > max_texture_1d_linear) return cudaErrorInvalidValue;
+      // Size 0 is accepted (an H100 does), and so is a tail short of a texel.
+      if (texels > max_texture_1d_linear) return cudaErrorInvalidValue;
       texture_level level{};
       level.base = static_cast<const std::byte*>(linear.devPtr);
       level.stride[0] = static_cast<std::size_t>(layout.bytes());
@@ -189,20 +192,20 @@ inline cudaError_t read_resource(const cudaResourceDesc& r, weft::detail::textur
       const auto& pitched = r.res.pitch2D;
       format = pitched.desc;
       weft::detail::textures::texel_layout layout;
-      if (!texel_layout_of(format, layout)) return cudaErrorInvalidValue;
+      if (!texel_layout_of(format, layout)) return cudaErrorInvalidChannelDescriptor;
       auto address = reinterpret_cast<std::uintptr_t>(pitched.devPtr);
       if (!pitched.devPtr || address % texture_alignment) return cudaErrorInvalidValue;
-      if (pitched.width == 0 || pitched.height == 0 || pitched.width > max_texture_2d_linear[0] ||
-          pitched.height > max_texture_2d_linear[1] || pitched.pitchInBytes > max_texture_2d_linear[2] ||
-          pitched.pitchInBytes % texture_pitch_alignment ||
-          pitched.pitchInBytes < pitched.width * static_cast<std::size_t>(layout.bytes()))
+      // An H100 accepts a zero width or height, and a pitch below a row.
+      if (pitched.width > max_texture_2d_linear[0] || pitched.height > max_texture_2d_linear[1] ||
+          pitched.pitchInBytes > max_texture_2d_linear[2] || pitched.pitchInBytes % texture_pitch_alignment)
         return cudaErrorInvalidValue;
       texture_level level{};
       level.base = static_cast<const std::byte*>(pitched.devPtr);
       level.stride[0] = static_cast<std::size_t>(layout.bytes());
       level.stride[1] = pitched.pitchInBytes;
-      level.size[0] = static_cast<int>(pitched.width);
-      level.size[1] = static_cast<int>(pitched.height);
+      // A zero width or height reads as one texel (addressing needs one).
+      level.size[0] = pitched.width ? static_cast<int>(pitched.width) : 1;
+      level.size[1] = pitched.height ? static_cast<int>(pitched.height) : 1;
       level.size[2] = 1;
       s.shape = texture_shape::two_d;
       s.levels.push_back(level);
@@ -222,6 +225,33 @@ inline bool valid_address_mode(cudaTextureAddressMode m) {
 }
 inline bool valid_filter_mode(cudaTextureFilterMode m) { return m == cudaFilterModePoint || m == cudaFilterModeLinear; }
 
+/// The border colour as a texel of `layout` (see texture_sampler::border_texel).
+inline void encode_border_texel(const float (&colour)[4], const weft::detail::textures::texel_layout& layout,
+                                bool normalized_read, std::byte* texel) {
+  using weft::detail::textures::channel_encoding;
+  std::memset(texel, 0, 16);
+  int bytes = layout.bits / 8;
+  bool normalized = normalized_read || layout.encoding == channel_encoding::unsigned_normalized ||
+                    layout.encoding == channel_encoding::signed_normalized;
+  bool is_signed =
+      layout.encoding == channel_encoding::signed_integer || layout.encoding == channel_encoding::signed_normalized;
+  for (int c = 0; c < layout.channels; ++c) {
+    float v = colour[c];
+    std::uint32_t bits = std::bit_cast<std::uint32_t>(v);
+    if (layout.encoding == channel_encoding::floating && layout.bits == 16) {
+      bits = weft::detail::textures::float_to_half_bits(v);
+    } else if (normalized) {
+      // Scaled to the integer range and rounded, ties down (0.5 in u8 is 127).
+      double top = is_signed ? (layout.bits == 8 ? 127.0 : 32767.0) : (layout.bits == 8 ? 255.0 : 65535.0);
+      double low = is_signed ? -1.0 : 0.0;
+      double clamped = v != v ? 0.0 : (v < low ? low : (v > 1.0 ? 1.0 : static_cast<double>(v)));
+      double scaled = std::ceil(clamped * top - 0.5);
+      bits = static_cast<std::uint32_t>(static_cast<std::int32_t>(scaled));
+    }
+    std::memcpy(texel + c * bytes, &bits, static_cast<std::size_t>(bytes));  // little-endian: the low bits
+  }
+}
+
 /// The sampler's filtering, addressing and conversion from the texture
 /// descriptor, or CUDA's code for a combination it refuses.
 inline cudaError_t read_texture_desc(const cudaTextureDesc& t, const cudaChannelFormatDesc& format,
@@ -230,28 +260,32 @@ inline cudaError_t read_texture_desc(const cudaTextureDesc& t, const cudaChannel
   for (auto mode : t.addressMode)
     if (!valid_address_mode(mode)) return cudaErrorInvalidValue;
   if (!valid_filter_mode(t.filterMode) || !valid_filter_mode(t.mipmapFilterMode)) return cudaErrorInvalidValue;
-  if (t.readMode != cudaReadModeElementType && t.readMode != cudaReadModeNormalizedFloat) return cudaErrorInvalidValue;
   texel_layout layout;
-  if (!texel_layout_of(format, layout)) return cudaErrorInvalidValue;
+  if (!texel_layout_of(format, layout)) return cudaErrorInvalidChannelDescriptor;
+  // Any read mode but normalized float reads elements (an H100 takes 3).
   bool normalized_read = t.readMode == cudaReadModeNormalizedFloat;
+  // Normalized-float reads are for 8- and 16-bit integers only.
+  if (normalized_read && (layout.encoding == channel_encoding::floating || layout.bits == 32))
+    return cudaErrorInvalidNormSetting;
   bool srgb = t.sRGB != 0 && layout.bits == 8 &&
               (layout.encoding == channel_encoding::unsigned_integer ||
                layout.encoding == channel_encoding::unsigned_normalized);
   s.routines = find_texel_routines(layout, normalized_read, srgb);
   if (!s.routines) return cudaErrorInvalidValue;
   s.linear_filter = t.filterMode == cudaFilterModeLinear;
-  if (s.linear_filter && !s.routines->returns_float) return cudaErrorInvalidValue;
+  if (s.linear_filter && !s.routines->returns_float) return cudaErrorInvalidFilterSetting;
   s.normalized_coordinates = t.normalizedCoords != 0;
   bool cubemap = s.shape == texture_shape::cubemap || s.shape == texture_shape::cubemap_layered;
   for (int d = 0; d < 3; ++d) {
     auto mode = static_cast<address_mode>(t.addressMode[d]);
     // Wrap and mirror need normalized coordinates (guide 6.2.14.1); with
-    // others the texture clamps. A cubemap's faces are read clamped.
+    // unnormalized ones an H100 clamps. A cubemap's faces keep the modes.
     bool repeats = mode == address_mode::wrap || mode == address_mode::mirror;
-    if (cubemap || (repeats && !s.normalized_coordinates)) mode = address_mode::clamp;
+    if (repeats && !s.normalized_coordinates && !cubemap) mode = address_mode::clamp;
     s.address[d] = mode;
   }
   if (cubemap) s.normalized_coordinates = true;
+  encode_border_texel(t.borderColor, layout, normalized_read, s.border_texel);
   texel_floats border{{t.borderColor[0], t.borderColor[1], t.borderColor[2], t.borderColor[3]}};
   s.border_floats = border;
   s.border_words = as_words(border);
@@ -273,7 +307,8 @@ inline cudaError_t read_texture_desc(const cudaTextureDesc& t, const cudaChannel
 /// only those (its format must have the texel size of the array's).
 inline cudaError_t apply_view(const cudaResourceViewDesc& v, const cudaResourceDesc& r,
                               weft::detail::textures::texture_sampler& s) {
-  if (r.resType != cudaResourceTypeArray && r.resType != cudaResourceTypeMipmappedArray) return cudaErrorInvalidValue;
+  // A view of linear or pitched memory changes nothing (an H100 accepts one).
+  if (r.resType != cudaResourceTypeArray && r.resType != cudaResourceTypeMipmappedArray) return cudaSuccess;
   for (unsigned word : v.reserved)
     if (word) return cudaErrorInvalidValue;
   if (v.lastMipmapLevel < v.firstMipmapLevel || v.lastMipmapLevel >= static_cast<unsigned>(s.level_count()))
@@ -297,7 +332,8 @@ inline cudaError_t cudaCreateTextureObject(cudaTextureObject_t* pTexObject, cons
                                            const cudaTextureDesc* pTexDesc, const cudaResourceViewDesc* pResViewDesc) {
   using namespace weft::surface;
   if (cudaError_t e = weft::detail::check_device()) return e;
-  if (!pTexObject || !pResDesc || !pTexDesc) return weft::detail::record(cudaErrorInvalidValue);
+  if (!pTexObject || !pResDesc) return weft::detail::record(cudaErrorInvalidValue);
+  if (!pTexDesc) return weft::detail::record(cudaErrorInvalidResourceHandle);  // an H100's code
   auto object = std::make_unique<weft::detail::textures::texture_object>();
   auto& s = object->sampler;
   s.layers = 1;
