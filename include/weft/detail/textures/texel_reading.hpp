@@ -145,7 +145,7 @@ inline float round_to_half_precision(float v) {
     float rest = scaled - whole;
     if (rest > 0.5f || (rest == 0.5f && (static_cast<std::int32_t>(whole) & 1))) whole += 1.0f;
     float rounded = whole / 16777216.0f;
-    return v < 0 ? -rounded : rounded;
+    return (std::bit_cast<std::uint32_t>(v) >> 31) ? -rounded : rounded;  // -0 stays -0
   }
   std::uint32_t bits = std::bit_cast<std::uint32_t>(v);
   bits += 0x0fffu + ((bits >> 13) & 1u);
