@@ -22,6 +22,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "weft/detail/textures/srgb_decoding.hpp"
 #include "weft/detail/textures/texel_values.hpp"
 
 namespace weft::detail::textures {
@@ -51,19 +52,6 @@ inline float half_to_float(std::uint16_t h) {
     return sign ? -magnitude : magnitude;
   }
   return std::bit_cast<float>(sign | (static_cast<std::uint32_t>(exponent - 15 + 127) << 23) | (mantissa << 13));
-}
-
-/// sRGB's transfer function to linear, for each 8-bit value, rounded once.
-inline const std::array<float, 256>& srgb_to_linear_table() {
-  static const std::array<float, 256> table = [] {
-    std::array<float, 256> t{};
-    for (int v = 0; v < 256; ++v) {
-      double c = v / 255.0;
-      t[v] = static_cast<float>(c <= 0.04045 ? c / 12.92 : std::pow((c + 0.055) / 1.055, 2.4));
-    }
-    return t;
-  }();
-  return table;
 }
 
 template <class Component, texel_conversion Conversion>
@@ -103,7 +91,7 @@ struct texel_codec {
     for (int c = 0; c < Channels; ++c) {
       if constexpr (Conversion == texel_conversion::srgb) {
         auto v = static_cast<std::uint8_t>(channels[c]);
-        out.value[c] = c < 3 ? srgb_to_linear_table()[v] : static_cast<float>(v) / 255.0f;
+        out.value[c] = c < 3 ? srgb_to_linear(v) : static_cast<float>(v) / 255.0f;
       } else {
         out.value[c] = channel_as_float<Component, Conversion>(channels[c]);
       }
