@@ -77,6 +77,7 @@ struct texel_codec {
   static constexpr int channels = Channels;
   static constexpr bool normalized_integer =
       Conversion == texel_conversion::unsigned_normalized || Conversion == texel_conversion::signed_normalized;
+  static constexpr bool srgb_alpha = Conversion == texel_conversion::srgb && Channels == 4;
   static constexpr bool returns_float = Conversion != texel_conversion::integer;
 
   static std::array<Component, Channels> load(const std::byte* texel) {
@@ -201,7 +202,12 @@ texel_words blend_texels(const std::byte* const* texels, const float* weights, c
     started = true;
   }
   texel_words out = as_words(sum);
-  for (int c = 0; c < Codec::channels; ++c) {
+  if constexpr (Codec::srgb_alpha) {
+    // sRGB's alpha is a plain 8-bit normalized channel: blended as one.
+    using alpha_codec = texel_codec<std::uint8_t, 4, texel_conversion::unsigned_normalized>;
+    out.word[3] = blend_texels<alpha_codec, Count>(texels, weights, border).word[3];
+  }
+  for (int c = 0; c < Codec::channels - (Codec::srgb_alpha ? 1 : 0); ++c) {
     float v = flush_subnormal(sum.value[c]);
     if constexpr (std::is_same_v<typename Codec::component, half_bits>) v = round_to_half_precision(v);
     out.word[c] = v != v ? (std::is_same_v<typename Codec::component, half_bits> ? 0x7fffe000u : 0x7fffffffu)
