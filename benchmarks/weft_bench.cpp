@@ -774,7 +774,7 @@ __global__ void CountKernel(int* counter) {
 bool bench_graph(const options& o) {
   const int kernels = 100;
   const int repeat = std::max(o.repeat, o.quick ? 3 : 31);
-  static bool registered = weft::detail::register_kernel<&CountKernel>();
+  static bool registered = weft::register_kernel<&CountKernel>();
   (void)registered;
   bool ok = true;
   cudaStream_t stream;

@@ -47,6 +47,7 @@
 #include "weft/cuda/runtime/textures/array_types.hpp"
 #include "weft/cuda/runtime/textures/channel_descriptor.hpp"
 #include "weft/cuda/runtime/textures/resource_types.hpp"
+#include "weft/cuda/runtime/textures/surface_object_api.hpp"
 #include "weft/cuda/runtime/textures/surface_types.hpp"
 #include "weft/cuda/runtime/textures/texture_object_api.hpp"
 #include "weft/cuda/runtime/textures/texture_types.hpp"

@@ -1,9 +1,10 @@
 // Launching a __global__ function known by its address (cudaLaunchKernel's
-// `(void*)kernel` and CUDA's array of pointers to the arguments), and the
-// registration that makes it possible: the porting step writes
-// `register_kernel<&k>()` for each non-template kernel of a .cu file, which
-// records how to launch k from its address and the grid compiled for k
-// (detail/runtime/kernel_registry.hpp).
+// `(void*)kernel`, a kernel node's `func`, and CUDA's array of pointers to
+// the arguments), and the registration that makes it possible:
+// weft::register_kernel<&k>() records how to launch k from its address and
+// the grid compiled for k (detail/runtime/kernel_registry.hpp). The porting
+// step writes it for each non-template kernel of a .cu file; a .cpp calls it
+// itself, since nvcc's registration of every kernel has no equivalent there.
 #pragma once
 
 #include <cstddef>
@@ -36,10 +37,7 @@ constexpr pointer_launcher launcher_for(void (*)(Params...)) {
   return &launch_registered<Params...>;
 }
 
-/// The registration the porting step writes for each non-template
-/// __global__ function of a .cu file, `register_kernel<&k>()`: it makes
-/// cudaLaunchKernel((void*)k, ...) and cudaLaunchCooperativeKernel work as in
-/// CUDA, and every launch of k by address run the grid compiled for k.
+/// weft::register_kernel's work (below).
 template <auto Function>
 bool register_kernel() {
   kernel_registry().add(reinterpret_cast<const void*>(Function),
@@ -65,3 +63,23 @@ inline cudaError_t launch_by_pointer(const void* func, const launch_config& conf
 }
 
 }  // namespace weft::detail
+
+namespace weft {
+
+/// Makes the __global__ function `Kernel` known by its address, as nvcc's
+/// generated code makes every kernel known in CUDA: cudaLaunchKernel((void*)k,
+/// ...), cudaLaunchCooperativeKernel, cudaLaunchKernelExC and kernel nodes
+/// (cudaGraphAddKernelNode, cudaKernelNodeParams::func) then find its
+/// parameter types, and every launch of k by address runs the grid compiled
+/// for k. weft-port writes it after each .cu file for the file's non-template
+/// kernels; in a .cpp, or for an instance of a kernel template, call it once
+/// before such a launch, e.g. at namespace scope:
+///
+///   static const bool scale_registered = weft::register_kernel<&scale>();
+///
+/// Registering a kernel again changes nothing. Returns true.
+template <auto Kernel>
+requires std::is_function_v<std::remove_pointer_t<decltype(Kernel)>>
+bool register_kernel() { return detail::register_kernel<Kernel>(); }
+
+}  // namespace weft

@@ -70,9 +70,18 @@ CMAKE_NEEDS = [
 # The same read from the sample's own sources, with comments removed (a
 # comment quoting inline PTX does not count). Inline assembly counts only in
 # .cu and .cuh files: a sample's copy of Boost has x86 assembly for the host.
+# (Inline PTX that only reads a special register is ported: see
+# only_supported_ptx.)
+INLINE_ASM = re.compile(r"\b(asm|__asm__)\s*(volatile|__volatile__)?\s*\(")
 DEVICE_SOURCE_NEEDS = [
-    (r"\b(asm|__asm__)\s*(volatile|__volatile__)?\s*\(", "inline PTX"),
+    (INLINE_ASM.pattern, "inline PTX"),
 ]
+
+# What weft-port turns into a weft::ptx call (tools/weft-port, "inline PTX
+# that reads a special register"): `mov` of one special register into %0.
+SUPPORTED_PTX = re.compile(
+    r"\s*mov\.[usb](32|64)\s+%0\s*,\s*%%?(globaltimer(_lo|_hi)?|clock(64)?|laneid|n?warpid|n?smid|gridid"
+    r"|lanemask_(eq|le|lt|ge|gt)|n?tid\.[xyz]|n?ctaid\.[xyz]|dynamic_smem_size|total_smem_size)\s*;?\s*$")
 SOURCE_NEEDS = [
     (r"\bcu(ModuleLoad\w*|LinkCreate|LinkAddData|LibraryLoad\w*)\s*\(", "driver-API modules and PTX"),
     (r"#\s*include\s*[<\"](nvrtc\.h|nvrtc_helper\.h)|\bnvrtc[A-Z]\w*\s*\(", "NVRTC"),
@@ -136,6 +145,22 @@ def strip_comments(text):
     return pattern.sub(lambda m: m.group(0) if m.group(0).startswith('"') else " ", text)
 
 
+def only_supported_ptx(device_sources):
+    """Whether every inline assembly statement in the device sources is one
+    that weft-port ports: a read of one PTX special register."""
+    for match in INLINE_ASM.finditer(device_sources):
+        depth, end = 0, match.end() - 1
+        for end in range(match.end() - 1, len(device_sources)):
+            depth += {"(": 1, ")": -1}.get(device_sources[end], 0)
+            if depth == 0:
+                break
+        statement = device_sources[match.end():end]
+        template = "".join(re.findall(r'"((?:\\.|[^"\\\n])*)"', statement.split(":", 1)[0]))
+        if not SUPPORTED_PTX.match(template.replace("\\n", "")):
+            return False
+    return True
+
+
 def cmake_calls(text, command):
     """The argument lists of every call of `command` in a CMakeLists text."""
     return [m.group(1).split() for m in re.finditer(r"\b%s\s*\(([^)]*)\)" % command, text, re.IGNORECASE)]
@@ -185,7 +210,8 @@ def classify(sample, cmake_text):
             sources += text
             if path.suffix in (".cu", ".cuh"):
                 device_sources += text
-    reasons += [why for pattern, why in DEVICE_SOURCE_NEEDS if re.search(pattern, device_sources)]
+    reasons += [why for pattern, why in DEVICE_SOURCE_NEEDS
+                if re.search(pattern, device_sources) and not (why == "inline PTX" and only_supported_ptx(device_sources))]
     reasons += [why for pattern, why in SOURCE_NEEDS if re.search(pattern, sources)]
     if sample.category == "7_libNVVM":
         reasons.append("libNVVM")

@@ -3,7 +3,8 @@
 //   weft-port in.cu > out.cpp
 //   weft-port in.cu -o out.cpp
 //
-// It rewrites exactly two constructs and copies every other byte unchanged:
+// It rewrites these constructs (and, below, clock() and tests of __CUDA_ARCH__
+// in device code) and copies every other byte unchanged:
 //
 //   kernel<<<grid, block, shmem, stream>>>(args)
 //     -> weft::launch(weft::launch_config{grid, block, shmem, stream}, kernel, args)
@@ -16,12 +17,14 @@
 //   extern __shared__ T name[];
 //     -> T* name = weft::dynamic_shared<T>();                         (in a function)
 //     -> [[maybe_unused]] static weft_port::extern_shared<T> name;   (at namespace scope)
+//   asm volatile("mov.u64 %0, %globaltimer;" : "=l"(t))
+//     -> (t) = weft::ptx::globaltimer()   (a read of one PTX special register, in device code)
 //
 // and, after the last line of a source file (not a header), registers every
 // non-template __global__ function declared at namespace scope, with its
 // __cluster_dims__ if it has them:
 //
-//   static const bool weft_port_kernel_N = weft::detail::register_kernel<&ns::kernel>();
+//   static const bool weft_port_kernel_N = weft::register_kernel<&ns::kernel>();
 //   static const bool weft_port_cluster_N = weft::detail::register_cluster_dims(&ns::kernel, 2, 1, 1);
 //
 // so that a kernel known only by address (cudaLaunchKernel((void*)k, ...),
@@ -690,8 +693,8 @@ class porter {
       });
       std::string address = overloaded ? "static_cast<void (*)(" + d.signature + ")>(&" + d.name + ")" : "&" + d.name;
       std::string n = registration_tag + std::to_string(k);
-      out += "[[maybe_unused]] static const bool weft_port_kernel_" + n + " = weft::detail::register_kernel<" +
-             address + ">();\n";
+      out +=
+          "[[maybe_unused]] static const bool weft_port_kernel_" + n + " = weft::register_kernel<" + address + ">();\n";
       if (!d.cluster_dims.empty())
         out += "[[maybe_unused]] static const bool weft_port_cluster_" + n + " = weft::detail::register_cluster_dims(" +
                address + ", " + d.cluster_dims + ");\n";
@@ -706,6 +709,7 @@ class porter {
     find_constructs();
     find_arch_tests();
     find_device_clock_calls();
+    find_inline_ptx();
     rewrites_ = constructs_.size() - include_rewrites;
     std::sort(constructs_.begin(), constructs_.end(), [](const construct& a, const construct& b) {
       return a.begin < b.begin || (a.begin == b.begin && a.end > b.end);
@@ -1080,6 +1084,230 @@ class porter {
       space where = scope_[i].where;
       if (where == space::device || where == space::dual)
         constructs_.push_back(replacement(i, "weft::detail::clock_as_called"));
+    }
+  }
+
+  // ---- inline PTX that reads a special register ----
+  //
+  // A CPU cannot run PTX, but a statement that only copies one of PTX's
+  // special registers into a variable has a C++ equivalent:
+  //   asm volatile("mov.u64 %0, %globaltimer;" : "=l"(t));  ->  (t) = weft::ptx::globaltimer();
+  // in __global__, __device__ and __host__ __device__ functions, and in
+  // macro definitions (an `asm` in host code is the host's own assembly, and
+  // stays). Any other inline PTX in device code is an error naming its
+  // instruction, instead of the assembler's; in a macro it stays, as it may
+  // be the host's.
+
+  struct special_register {
+    std::string_view ptx;   // as PTX spells it, without the %
+    std::string_view weft;  // the function in namespace weft::ptx
+    int bits;
+  };
+
+  static const special_register* find_special_register(std::string_view name) {
+    static constexpr special_register registers[] = {
+        {"globaltimer", "globaltimer", 64},
+        {"globaltimer_lo", "globaltimer_lo", 32},
+        {"globaltimer_hi", "globaltimer_hi", 32},
+        {"clock", "clock", 32},
+        {"clock64", "clock64", 64},
+        {"laneid", "laneid", 32},
+        {"warpid", "warpid", 32},
+        {"nwarpid", "nwarpid", 32},
+        {"smid", "smid", 32},
+        {"nsmid", "nsmid", 32},
+        {"gridid", "gridid", 64},
+        {"lanemask_eq", "lanemask_eq", 32},
+        {"lanemask_le", "lanemask_le", 32},
+        {"lanemask_lt", "lanemask_lt", 32},
+        {"lanemask_ge", "lanemask_ge", 32},
+        {"lanemask_gt", "lanemask_gt", 32},
+        {"tid.x", "tid_x", 32},
+        {"tid.y", "tid_y", 32},
+        {"tid.z", "tid_z", 32},
+        {"ntid.x", "ntid_x", 32},
+        {"ntid.y", "ntid_y", 32},
+        {"ntid.z", "ntid_z", 32},
+        {"ctaid.x", "ctaid_x", 32},
+        {"ctaid.y", "ctaid_y", 32},
+        {"ctaid.z", "ctaid_z", 32},
+        {"nctaid.x", "nctaid_x", 32},
+        {"nctaid.y", "nctaid_y", 32},
+        {"nctaid.z", "nctaid_z", 32},
+        {"dynamic_smem_size", "dynamic_smem_size", 32},
+        {"total_smem_size", "total_smem_size", 32},
+    };
+    for (const special_register& r : registers)
+      if (r.ptx == name) return &r;
+    return nullptr;
+  }
+
+  // The characters of a string literal token (`"..."`, no prefix), with
+  // the escapes PTX text uses read; nullopt for anything else.
+  std::optional<std::string> string_contents(std::size_t i) const {
+    if (i >= t_.size() || t_[i].k != kind::literal) return std::nullopt;
+    std::string_view lit = text(i);
+    if (lit.size() < 2 || lit.front() != '"' || lit.back() != '"') return std::nullopt;
+    std::string out;
+    for (std::size_t k = 1; k + 1 < lit.size(); ++k) {
+      if (lit[k] != '\\' || k + 2 >= lit.size()) {
+        out += lit[k];
+        continue;
+      }
+      char e = lit[++k];
+      out += e == 'n' ? '\n' : e == 't' ? '\t' : e;
+    }
+    return out;
+  }
+
+  // The PTX instructions of an asm template, each trimmed, without the `;`.
+  static std::vector<std::string> ptx_instructions(std::string_view body) {
+    std::vector<std::string> out;
+    std::size_t start = 0;
+    while (start <= body.size()) {
+      std::size_t end = body.find(';', start);
+      if (end == std::string_view::npos) end = body.size();
+      std::string_view one = body.substr(start, end - start);
+      std::size_t first = one.find_first_not_of(" \t\n\r");
+      if (first != std::string_view::npos) {
+        std::size_t last = one.find_last_not_of(" \t\n\r");
+        out.emplace_back(one.substr(first, last - first + 1));
+      }
+      start = end + 1;
+    }
+    return out;
+  }
+
+  void find_inline_ptx() {
+    for (std::size_t i = 0; i < t_.size(); ++i) {
+      if (t_[i].define < 0 || !(is(i, "asm") || is(i, "__asm__") || is(i, "__asm"))) continue;
+      // A macro's body may be expanded anywhere: there a read of a special
+      // register (PTX, whatever the code around) is ported, and any other
+      // assembly left as it is, since it may be the host's.
+      bool in_macro = t_[i].define > 0;
+      if (!in_macro && scope_[i].where != space::device && scope_[i].where != space::dual) continue;
+      auto report = [&](diagnostic d) {
+        if (!in_macro) diagnostics.push_back(std::move(d));
+      };
+      std::size_t open = i + 1;
+      while (is(open, "volatile") || is(open, "__volatile__") || is(open, "__volatile") || is(open, "inline") ||
+             is(open, "goto"))
+        ++open;
+      if (!is(open, "(")) continue;
+      auto close = match_forward(open);
+      if (!close) continue;
+      auto unsupported = [&](const std::string& what) {
+        report({t_[i].line,
+                what + ": weft runs no PTX; weft-port rewrites only a `mov` from one special "
+                       "register (%globaltimer, %clock64, %laneid, ...: docs/porting.md) into one "
+                       "\"=r\" or \"=l\" output; write this in CUDA C++",
+                true});
+      };
+      std::string body;
+      std::size_t k = open + 1;
+      for (; k < *close && t_[k].k == kind::literal; ++k) {
+        auto part = string_contents(k);
+        if (!part) break;
+        body += *part;
+      }
+      if (k == open + 1) {
+        unsupported("inline PTX whose text is not a string literal");
+        i = *close;
+        continue;
+      }
+      // With operands, GCC's syntax spells a register `%%reg`; nvcc also takes `%reg`.
+      for (std::size_t at = body.find("%%"); at != std::string::npos; at = body.find("%%", at + 1)) body.erase(at, 1);
+      auto instructions = ptx_instructions(body);
+      auto opcode = [](const std::string& instruction) {
+        return instruction.substr(0, instruction.find_first_of(" \t\n"));
+      };
+      if (instructions.size() != 1) {
+        std::string names;
+        for (const std::string& in : instructions) names += (names.empty() ? "`" : ", `") + opcode(in) + "`";
+        unsupported(instructions.empty() ? std::string("empty inline PTX")
+                                         : "inline PTX with several instructions (" + names + ")");
+        i = *close;
+        continue;
+      }
+      const std::string& instruction = instructions.front();
+      std::string op = opcode(instruction);
+      int bits = op == "mov.u32" || op == "mov.s32" || op == "mov.b32"   ? 32
+                 : op == "mov.u64" || op == "mov.s64" || op == "mov.b64" ? 64
+                                                                         : 0;
+      if (bits == 0) {
+        unsupported("unsupported inline PTX instruction `" + op + "`");
+        i = *close;
+        continue;
+      }
+      // The operands: `%0, %reg` (or `%%reg`, as GCC's syntax needs with operands).
+      std::string operands = instruction.substr(op.size());
+      std::erase_if(operands, [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; });
+      std::size_t comma = operands.find(',');
+      std::string source = comma == std::string::npos ? "" : operands.substr(comma + 1);
+      const special_register* reg = source.starts_with("%") ? find_special_register(source.substr(1)) : nullptr;
+      if (comma == std::string::npos || operands.substr(0, comma) != "%0" || !reg) {
+        unsupported("unsupported inline PTX `" + instruction + "` (not a read of a special register weft knows)");
+        i = *close;
+        continue;
+      }
+      if (reg->bits != bits) {
+        report({t_[i].line,
+                "inline PTX `" + instruction + "` moves the " + std::to_string(reg->bits) + "-bit register %" +
+                    std::string(reg->ptx) + " with a " + std::to_string(bits) + "-bit `" + op +
+                    "`, which ptxas rejects",
+                true});
+        i = *close;
+        continue;
+      }
+      // The one output: `: "=r"(lvalue)` (32 bits) or `: "=l"(lvalue)` (64 bits),
+      // then nothing but empty inputs and clobbers.
+      std::size_t j = k;
+      std::optional<std::string> constraint = is(j, ":") ? string_contents(j + 1) : std::nullopt;
+      std::string wanted = bits == 32 ? "=r" : "=l";
+      if (!constraint || !is(j + 2, "(")) {
+        unsupported("inline PTX `" + instruction + "` without one \"" + wanted + "\" output");
+        i = *close;
+        continue;
+      }
+      auto output_close = match_forward(j + 2);
+      if (*constraint != wanted) {
+        report({t_[i].line,
+                "inline PTX `" + instruction + "` writes a " + std::to_string(bits) +
+                    "-bit register, whose output constraint is \"" + wanted + "\", not \"" + *constraint + "\"",
+                true});
+        i = *close;
+        continue;
+      }
+      bool rest_ok = output_close && *output_close < *close;
+      if (rest_ok) {
+        // `: /*inputs*/ : "memory"` or `:: "memory"`: no inputs; clobbers are fine.
+        std::size_t r = *output_close + 1;
+        int colons = 0;
+        for (; r < *close; ++r) {
+          if (is(r, ":")) {
+            ++colons;
+          } else if (is(r, "::")) {
+            colons += 2;
+          } else if (colons >= 2 && (t_[r].k == kind::literal || is(r, ","))) {
+          } else {
+            rest_ok = false;
+            break;
+          }
+        }
+      }
+      if (!rest_ok) {
+        unsupported("inline PTX `" + instruction + "` with inputs or more outputs");
+        i = *close;
+        continue;
+      }
+      construct c{};
+      c.kind = construct_kind::text;
+      c.begin = t_[i].begin;
+      c.end = t_[*close].end;
+      c.text = "(" + join(j + 3, *output_close, nullptr) + ") = weft::ptx::" + std::string(reg->weft) + "()" +
+               line_breaks(c.begin, c.end);
+      constructs_.push_back(c);
+      i = *close;
     }
   }
 

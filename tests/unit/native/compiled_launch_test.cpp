@@ -107,7 +107,7 @@ TEST_CASE("a registered kernel launched by address runs the grid compiled for it
     return entry.make_grid != nullptr && entry.launch != nullptr;
   };
   CHECK_FALSE(registered(registered_add_one));
-  CHECK(weft::detail::register_kernel<&registered_add_one>());
+  CHECK(weft::register_kernel<&registered_add_one>());
   CHECK(registered(registered_add_one));
   CHECK_FALSE(registered(never_registered));
 

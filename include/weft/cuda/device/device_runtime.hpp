@@ -25,6 +25,27 @@ inline long long monotonic_nanoseconds() {
   return now.tv_sec * 1'000'000'000LL + now.tv_nsec;
 }
 
+/// CLOCK_MONOTONIC in cycles of an H100's SM clock.
+inline long long sm_cycles_now() {
+  timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return now.tv_sec * 1'000'000 * sm_cycles_per_microsecond + now.tv_nsec * sm_cycles_per_microsecond / 1000;
+}
+
+/// What a kernel's clock64() and clock() do before they read the time: let
+/// the other threads of the caller's block run. On an SM the threads of a
+/// block run side by side, so a thread that reads the clock, to time itself
+/// or to wait (cuda-samples' clockBlock spins until clock() has advanced
+/// 5 us), sees the time its block-mates spend alongside it, as CUDA's guide
+/// says (threads are time sliced); weft runs them on one OS thread, and
+/// without this a block of 512 threads each waiting 5 us took 2.6 ms instead
+/// of about 5 us, as if they ran one after another. The same as an atomic
+/// that changed nothing (atomic_functions.hpp). Nothing to do when no other
+/// thread of the block can run, or outside a kernel.
+inline void let_block_run_before_reading_clock() {
+  if (block_executor* block = running_block) block->yield();
+}
+
 }  // namespace weft::detail
 
 /// A monotonic counter for timing code inside a kernel: CLOCK_MONOTONIC
@@ -33,12 +54,12 @@ inline long long monotonic_nanoseconds() {
 /// `milliseconds * clockRate` cycles waits that long, as on a GPU. Absolute
 /// values mean nothing, as there. Every CUDA thread of a block runs on the
 /// same OS thread, and all workers share the one clock, so it never goes
-/// back, within a thread or across them.
+/// back, within a thread or across them. In a kernel, the block's other
+/// threads run before it reads the time, as they would alongside it on an SM
+/// (let_block_run_before_reading_clock).
 inline long long int clock64() {
-  timespec now;
-  clock_gettime(CLOCK_MONOTONIC, &now);
-  return now.tv_sec * 1'000'000 * weft::detail::sm_cycles_per_microsecond +
-         now.tv_nsec * weft::detail::sm_cycles_per_microsecond / 1000;
+  weft::detail::let_block_run_before_reading_clock();
+  return weft::detail::sm_cycles_now();
 }
 
 namespace weft::detail {
@@ -47,10 +68,12 @@ namespace weft::detail {
 /// function calls once ported (weft-port rewrites it: the host compiler's
 /// clock() is C's, the process's CPU time in microseconds). In a kernel it
 /// is CUDA's: the SM cycle counter's low 32 bits, sign-extended to clock_t,
-/// so it wraps every 2.2 s as on a GPU; elsewhere it is C's clock().
+/// so it wraps every 2.2 s as on a GPU, read as clock64() reads it (after
+/// the block's other threads ran); elsewhere it is C's clock().
 inline clock_t clock_as_called() {
   if (!in_kernel()) return ::clock();
-  return static_cast<clock_t>(static_cast<int>(static_cast<unsigned>(clock64())));
+  let_block_run_before_reading_clock();
+  return static_cast<clock_t>(static_cast<int>(static_cast<unsigned>(sm_cycles_now())));
 }
 
 }  // namespace weft::detail

@@ -68,7 +68,7 @@ class command_graph {
   command_graph(const command_graph&) = delete;
   command_graph& operator=(const command_graph&) = delete;
 
-  /// Waits for all work, then stops the host-function thread.
+  /// Waits for all work, then stops the host-function and enqueuing threads.
   ~command_graph() {
     wait_all();
     {
@@ -77,6 +77,27 @@ class command_graph {
     }
     host_ready_.notify_all();
     if (host_thread_.joinable()) host_thread_.join();
+    {
+      std::lock_guard lock(deferred_mutex_);
+      deferred_stopping_ = true;
+    }
+    deferred_ready_.notify_all();
+    if (deferred_thread_.joinable()) deferred_thread_.join();
+  }
+
+  /// Runs `job` on the device's enqueuing thread, after the jobs deferred
+  /// before it: work that only enqueues commands, too much of it to make
+  /// the caller wait (a graph launch's nodes). The caller enqueues first
+  /// whatever must wait for the job, after a command that the job enqueues
+  /// last (a command may be linked after one not yet enqueued), so that
+  /// synchronising waits for the job too. A job must not wait for commands.
+  void defer(std::function<void()> job) {
+    {
+      std::lock_guard lock(deferred_mutex_);
+      if (!deferred_thread_.joinable()) deferred_thread_ = std::thread([this] { run_deferred(); });
+      deferred_.push_back(std::move(job));
+    }
+    deferred_ready_.notify_one();
   }
 
   CUstream_st& legacy_stream() { return *legacy_; }
@@ -107,33 +128,23 @@ class command_graph {
   /// have all triggered (or exited), not until it completes.
   void enqueue(CUstream_st& s, std::shared_ptr<command> c, const std::shared_ptr<command>& also = nullptr,
                bool programmatic = false) {
-    c->stream_id = s.id;
-    if (c->priority == command::stream_priority) c->priority = s.priority;
-    c->graph_ = this;
-    trace::enqueued(c.get(), device_, c->stream_id);
-    {
-      std::lock_guard lock(mutex_);
-      outstanding_.fetch_add(1, std::memory_order_relaxed);
+    std::vector<std::shared_ptr<command>> elsewhere;
+    if (also && also->graph_ && also->graph_ != this) elsewhere.push_back(also);
+    link_in(std::move(c), s.id, s.priority, elsewhere, [&](command& c) {
       if (programmatic && s.last && s.last->kind() == command_kind::grid)
-        link(port_locked(*s.last, completion_port::programmatic), *c);
+        link(port_locked(*s.last, completion_port::programmatic), c);
       else
-        link(s.last, *c);
-      if (also && also->graph_ == this) link(also, *c);
+        link(s.last, c);
+      if (also && also->graph_ == this) link(also, c);
       if (s.legacy) {
         prune_streams();
         for (auto& other : streams_)
-          if (other->blocking()) link(other->last, *c);
+          if (other->blocking()) link(other->last, c);
       } else if (s.blocking()) {
-        link(legacy_->last, *c);
+        link(legacy_->last, c);
       }
-      s.last = c;
-    }
-    // An event recorded on another device: its graph guards its successors.
-    if (also && also->graph_ && also->graph_ != this) {
-      std::lock_guard lock(also->graph_->mutex_);
-      link(also, *c);
-    }
-    if (c->pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) start({std::move(c)});
+      s.last = c.shared_from_this();
+    });
   }
 
   /// Links `c` after the commands `before` and nothing
@@ -153,31 +164,21 @@ class command_graph {
   /// node's attribute) keeps it.
   void enqueue_after(std::uint64_t stream_id, int priority, std::shared_ptr<command> c,
                      const std::vector<std::shared_ptr<command>>& before, const std::vector<int>& at_port = {}) {
-    c->stream_id = stream_id;
-    if (c->priority == command::stream_priority) c->priority = priority;
-    c->graph_ = this;
-    trace::enqueued(c.get(), device_, c->stream_id);
-    {
-      std::lock_guard lock(mutex_);
-      outstanding_.fetch_add(1, std::memory_order_relaxed);
+    // An event recorded on another device (a graph's event wait node).
+    std::vector<std::shared_ptr<command>> elsewhere;
+    for (const auto& b : before)
+      if (b->graph_ && b->graph_ != this) elsewhere.push_back(b);
+    link_in(std::move(c), stream_id, priority, elsewhere, [&](command& c) {
       for (std::size_t i = 0; i < before.size(); ++i) {
         const auto& b = before[i];
         if (b->graph_ && b->graph_ != this) continue;
         int port = i < at_port.size() ? at_port[i] : 0;
         if (port != 0 && b->kind() == command_kind::grid)
-          link(port_locked(*b, static_cast<completion_port>(port)), *c);
+          link(port_locked(*b, static_cast<completion_port>(port)), c);
         else
-          link(b, *c);
+          link(b, c);
       }
-    }
-    // An event recorded on another device (a graph's event wait node): its
-    // graph guards its successors, as in enqueue.
-    for (const auto& b : before)
-      if (b->graph_ && b->graph_ != this) {
-        std::lock_guard lock(b->graph_->mutex_);
-        link(b, *c);
-      }
-    if (c->pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) start({std::move(c)});
+    });
   }
 
   /// Makes `c` a command of this graph before it is enqueued: one that
@@ -304,6 +305,31 @@ class command_graph {
   bool idle() const { return outstanding_.load(std::memory_order_acquire) == 0; }
 
  private:
+  // Enqueues `c` in stream `stream_id`'s row: `link_locked` links it after
+  // this graph's commands it waits for, with the mutex held; it is linked
+  // after `elsewhere`, commands of other devices' graphs, under their
+  // mutexes (an event recorded on another device: its graph guards its
+  // successors). Then it starts if nothing it waits for is pending. A
+  // command with a priority of its own keeps it.
+  template <class LinkLocked>
+  void link_in(std::shared_ptr<command> c, std::uint64_t stream_id, int priority,
+               const std::vector<std::shared_ptr<command>>& elsewhere, LinkLocked&& link_locked) {
+    c->stream_id = stream_id;
+    if (c->priority == command::stream_priority) c->priority = priority;
+    c->graph_ = this;
+    trace::enqueued(c.get(), device_, c->stream_id);
+    {
+      std::lock_guard lock(mutex_);
+      outstanding_.fetch_add(1, std::memory_order_relaxed);
+      link_locked(*c);
+    }
+    for (const auto& b : elsewhere) {
+      std::lock_guard lock(b->graph_->mutex_);
+      link(b, *c);
+    }
+    if (c->pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) start({std::move(c)});
+  }
+
   // Called with the mutex of `before`'s graph held.
   static void link(const std::shared_ptr<command>& before, command& after) {
     if (!before) return;
@@ -478,6 +504,19 @@ class command_graph {
     }
   }
 
+  void run_deferred() {
+    std::unique_lock lock(deferred_mutex_);
+    for (;;) {
+      deferred_ready_.wait(lock, [&] { return deferred_stopping_ || !deferred_.empty(); });
+      if (deferred_.empty()) return;
+      std::function<void()> job = std::move(deferred_.front());
+      deferred_.pop_front();
+      lock.unlock();
+      job();
+      lock.lock();
+    }
+  }
+
   int device_;
   grid_submitter submit_grid_;
   std::mutex mutex_;
@@ -491,6 +530,12 @@ class command_graph {
   std::deque<std::shared_ptr<command>> host_queue_;
   bool host_stopping_ = false;
   std::thread host_thread_;
+
+  std::mutex deferred_mutex_;
+  std::condition_variable deferred_ready_;
+  std::deque<std::function<void()>> deferred_;
+  bool deferred_stopping_ = false;
+  std::thread deferred_thread_;
 };
 
 }  // namespace weft::detail

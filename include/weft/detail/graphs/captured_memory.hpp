@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/error_state.hpp"
@@ -29,10 +30,24 @@ inline CUgraph_st* capturing_graph(CUstream_st& s) {
   return c && !c->invalidated ? c->graph : nullptr;
 }
 
+/// The nodes that the next node captured from `s` will depend on.
+inline std::vector<CUgraphNode_st*> capture_dependencies(CUstream_st& s) {
+  auto& registry = capture_registry::get();
+  std::lock_guard lock(registry.mutex);
+  auto c = registry.of(&s);
+  if (!c) return {};
+  auto found = c->dependencies.find(&s);
+  return found == c->dependencies.end() ? std::vector<CUgraphNode_st*>{} : found->second;
+}
+
 /// cudaMallocAsync of `bytes` (nonzero) into `s`, which captures into `g`;
-/// nullopt if the capture ended meanwhile.
+/// nullopt if the capture ended meanwhile. After a captured cudaFreeAsync
+/// of an allocation of the same capture, in stream order, it may take that
+/// allocation's address, as an allocation node may (graph_memory.hpp).
 inline std::optional<cudaError_t> capture_allocation(CUstream_st& s, CUgraph_st& g, std::size_t bytes, void** out) {
-  auto allocation = graph_memory::of(s.device).reserve(bytes);
+  auto& pool = graph_memory::of(s.device);
+  auto previous = reusable_allocation(g, capture_dependencies(s), s.device, bytes);
+  auto allocation = previous ? pool.reserve_reusing(previous, bytes) : pool.reserve(bytes);
   if (!allocation) return record(cudaErrorMemoryAllocation);
   allocation->owner = g.serial;
   void* address = allocation->address;

@@ -182,11 +182,13 @@ inline cudaError_t launch_graph_from_device(CUgraphExec_st* exec, cudaStream_t m
   auto launch = [exec, target, parent, device, give_back, tail, release_after] {
     auto start = launch_start(*exec, device);
     release_pending_launch_at_start(*start, device);
-    std::shared_ptr<graph_environment> env;
+    auto env = make_environment(*exec, target, start, parent);
     {
+      // Only reads the steps, as the launches from the host that the
+      // enqueuing thread has yet to make do: no need to wait for them.
       std::lock_guard lock(exec->launching);
       target.commands->enqueue_after(target.stream_id, target.priority, start, {});
-      env = enqueue_launch_steps(*exec, target, start, parent);
+      enqueue_launch_steps(*exec, *env, target, start);
     }
     // A tail launch is pending until its nodes are done; a child until the
     // launching graph's nodes are (they wait for it), so that the kernel

@@ -320,6 +320,34 @@ struct CUgraphExec_st {
   std::atomic<bool> uploaded{false};
   std::atomic<int> device_launches{0};
 
+  /// The graph has event record or wait nodes, which record or find the
+  /// event's record as of the launch, or memory nodes, whose allocations
+  /// work after the launch returns is checked against: its launching thread
+  /// enqueues the nodes itself. (An update keeps the node kinds.)
+  bool expand_at_launch = false;
+
+  /// Launches whose nodes the device's enqueuing thread has yet to enqueue
+  /// (launch_graph); they read `steps`.
+  std::atomic<int> expanding{0};
+
+  /// `launching`, held once the launches made so far have read the steps:
+  /// what an update takes, or a capture that copies them. It is not held
+  /// while waiting: the enqueuing thread may need it (a tail launch).
+  std::unique_lock<std::mutex> lock_steps() {
+    for (;;) {
+      std::unique_lock lock(launching);
+      if (expanding.load(std::memory_order_acquire) == 0) return lock;
+      lock.unlock();
+      settle();
+    }
+  }
+
+  /// Waits until the launches made so far have read the steps.
+  void settle() const {
+    for (int n = expanding.load(std::memory_order_acquire); n != 0; n = expanding.load(std::memory_order_acquire))
+      expanding.wait(n, std::memory_order_acquire);
+  }
+
  private:
   std::mutex mutex_;
   std::shared_ptr<weft::detail::command> latest_end_;
@@ -345,6 +373,10 @@ inline std::unique_ptr<CUgraphExec_st> instantiate(const CUgraph_st& g, instanti
   // Each executable graph starts from the handles' defaults.
   for (const auto& h : exec->handles) h->value.store(h->default_value, std::memory_order_relaxed);
   exec->index_nodes(exec->shape);
+  exec->expand_at_launch = std::any_of(exec->steps.begin(), exec->steps.end(), [](const graph_step& step) {
+    return std::holds_alternative<event_record_work>(step.work) || std::holds_alternative<event_wait_work>(step.work) ||
+           std::holds_alternative<alloc_work>(step.work) || std::holds_alternative<free_work>(step.work);
+  });
   return exec;
 }
 
@@ -371,7 +403,7 @@ inline constexpr unsigned long long device_launch_flag = 4;
 /// guide, "Graph Execution Environments"): its kernels' fire-and-forget
 /// launches are children of `body_done`, which completes once the nodes and
 /// they have; tail launches follow `end`, which completes after them.
-struct graph_environment {
+struct graph_environment : std::enable_shared_from_this<graph_environment> {
   CUgraphExec_st* exec = nullptr;
   bool device_graph = false;
   std::shared_ptr<command> body_done;
@@ -485,14 +517,12 @@ inline std::vector<std::shared_ptr<command>> enqueue_steps(const step_list& step
   return exits.empty() ? entry : exits;
 }
 
-/// Enqueues the commands of one launch of `exec` after `start`, which the
-/// caller has enqueued, with `exec.launching` held; returns its execution
-/// environment, whose `body_done` and `end` the caller enqueues (outside
-/// the lock: completing them may make tail launches, which lock the graphs
-/// they launch). `parent` is the environment around it.
-inline std::shared_ptr<graph_environment> enqueue_launch_steps(CUgraphExec_st& exec, launch_target target,
-                                                               const std::shared_ptr<command>& start,
-                                                               std::shared_ptr<command> parent) {
+/// The execution environment of a launch of `exec` whose first command is
+/// `start`; its `body_done` and `end` may be linked after and launched into
+/// before they are enqueued. `parent` is the environment around it.
+inline std::shared_ptr<graph_environment> make_environment(CUgraphExec_st& exec, const launch_target& target,
+                                                           const std::shared_ptr<command>& start,
+                                                           std::shared_ptr<command> parent) {
   auto env = std::make_shared<graph_environment>();
   env->exec = &exec;
   env->device_graph = (exec.flags & device_launch_flag) != 0;
@@ -502,11 +532,20 @@ inline std::shared_ptr<graph_environment> enqueue_launch_steps(CUgraphExec_st& e
   // Kernels that start below may launch into them before they are enqueued.
   target.commands->adopt(*env->body_done);
   target.commands->adopt(*env->end);
-  target.environment = env;
-  target.graph_launch = start->graph_launch;
   env->body_done->graph_launch = env->end->graph_launch = start->graph_launch;
-  env->exits = enqueue_steps(exec.steps, {start}, target);
   return env;
+}
+
+/// Enqueues the commands of the launch of `exec` that `env` describes,
+/// after `start`; the caller holds `exec.launching`, or has counted the
+/// launch in `exec.expanding`. The caller then enqueues the environment's
+/// `body_done` and `end` (outside the lock: completing them may make tail
+/// launches, which lock the graphs they launch).
+inline void enqueue_launch_steps(const CUgraphExec_st& exec, graph_environment& env, launch_target target,
+                                 const std::shared_ptr<command>& start) {
+  target.environment = std::shared_ptr<graph_environment>(env.shared_from_this());
+  target.graph_launch = start->graph_launch;
+  env.exits = enqueue_steps(exec.steps, {start}, target);
 }
 
 /// Enqueues the environment's last two commands: the nodes and their
@@ -534,26 +573,42 @@ inline std::shared_ptr<command> launch_start(const CUgraphExec_st& exec, int dev
   return start;
 }
 
-/// Puts one launch of `exec` into stream `s` of runtime `rt`.
+/// Puts one launch of `exec` into stream `s` of runtime `rt`. The launching
+/// thread enqueues only the launch's first and last commands; the device's
+/// enqueuing thread makes the nodes' commands between them (a graph launch
+/// costs its caller less than launching its kernels one by one, as on a
+/// GPU). Steps change only once the launches before have been expanded
+/// (CUgraphExec_st::lock_steps).
 inline void launch_graph(CUgraphExec_st& exec, CUstream_st& s, runtime& rt) {
   command_graph& commands = rt.commands();
   launch_target target{&commands, &rt, s.id, s.priority, (exec.flags & use_node_priority_flag) != 0, nullptr};
   // The stream's environment: launches as siblings of the graph's join it.
   auto end = std::make_shared<marker>("graph launch end");
   commands.adopt(*end);
-  std::shared_ptr<graph_environment> env;
-  {
-    std::lock_guard lock(exec.launching);
-    auto start = launch_start(exec, rt.ordinal());
-    end->graph_launch = start->graph_launch;
-    // Uploaded before its kernels can run: they may launch it again.
-    exec.uploaded.store(true, std::memory_order_release);
-    commands.enqueue(s, start, exec.latest_end());
-    env = enqueue_launch_steps(exec, target, start, end);
-    exec.set_latest_end(end);
-  }
-  enqueue_environment_end(*env, target);
+  std::unique_lock lock(exec.launching);
+  auto start = launch_start(exec, rt.ordinal());
+  end->graph_launch = start->graph_launch;
+  // Uploaded before its kernels can run: they may launch it again.
+  exec.uploaded.store(true, std::memory_order_release);
+  commands.enqueue(s, start, exec.latest_end());
+  auto env = make_environment(exec, target, start, end);
   commands.enqueue(s, end, env->end);
+  exec.set_latest_end(end);
+  if (exec.expand_at_launch) {
+    enqueue_launch_steps(exec, *env, target, start);
+    lock.unlock();
+    enqueue_environment_end(*env, target);
+    return;
+  }
+  // Last, so that the enqueuing thread does not hold the lock of the
+  // commands while the launching thread needs it.
+  exec.expanding.fetch_add(1, std::memory_order_relaxed);
+  commands.defer([&exec, env, target, start] {
+    enqueue_launch_steps(exec, *env, target, start);
+    // The steps are read; ending the environment may make tail launches.
+    if (exec.expanding.fetch_sub(1, std::memory_order_acq_rel) == 1) exec.expanding.notify_all();
+    enqueue_environment_end(*env, target);
+  });
 }
 
 }  // namespace weft::detail

@@ -13,6 +13,13 @@
 // what it has reserved until cudaDeviceGraphMemTrim gives back the blocks
 // no allocation holds.
 //
+// Within a graph, an allocation node ordered after the free node of an
+// allocation of the same graph may take that allocation's address (the
+// guide's "address reuse within a graph"): their lifetimes cannot overlap in
+// any launch. Such an allocation keeps the one it took the address from
+// alive, whose reservation the range stays, and the newest allocation at an
+// address is the one the address names (to a free node, cudaFree).
+//
 // The host's virtual memory does it, as for the driver API's cuMemMap
 // (cuda/driver/virtual_memory_api.hpp): a block of physical memory is an
 // anonymous memory file, a reservation an inaccessible range of address
@@ -32,7 +39,9 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "weft/detail/base/cuda_vocabulary.hpp"
@@ -80,6 +89,11 @@ struct graph_allocation {
   bool freed_in_owner = false;
   bool freed_in_other = false;
   bool live = false;
+
+  // The allocation whose address range this one took over (address reuse
+  // within a graph), kept alive so that the range stays reserved; null for
+  // an allocation that reserved its own.
+  std::shared_ptr<graph_allocation> reused_from;
 
   graph_allocation() = default;
   graph_allocation(const graph_allocation&) = delete;
@@ -138,20 +152,41 @@ class graph_memory {
     return a;
   }
 
-  /// The allocation whose range holds all of [p, p + bytes), if any.
+  /// A new allocation at the address of `previous`, an allocation of the
+  /// same graph whose free node is ordered before the new allocation node
+  /// (reusable_allocation): it takes over the range, which is large enough.
+  std::shared_ptr<graph_allocation> reserve_reusing(const std::shared_ptr<graph_allocation>& previous,
+                                                    std::size_t bytes) {
+    auto a = std::make_shared<graph_allocation>();
+    a->device = device_;
+    a->address = previous->address;
+    a->bytes = bytes;
+    a->span = previous->span;
+    a->reused_from = previous;
+    std::lock_guard lock(mutex_);
+    reserved_ranges_[reinterpret_cast<std::uintptr_t>(a->address)] = a;
+    return a;
+  }
+
+  /// The newest allocation at the start of the range that holds `p`, if any.
+  std::shared_ptr<graph_allocation> newest_at(const void* p) {
+    auto at = reinterpret_cast<std::uintptr_t>(p);
+    std::lock_guard lock(mutex_);
+    auto it = reserved_ranges_.upper_bound(at);
+    if (it == reserved_ranges_.begin()) return nullptr;
+    return std::prev(it)->second.lock();
+  }
+
+  /// The allocation whose range holds all of [p, p + bytes), if any: of the
+  /// allocations that had the range, the newest that is large enough.
   std::shared_ptr<graph_allocation> find(const void* p, std::size_t bytes = 1) {
     auto at = reinterpret_cast<std::uintptr_t>(p);
-    std::shared_ptr<graph_allocation> a;
-    {
-      std::lock_guard lock(mutex_);
-      auto it = reserved_ranges_.upper_bound(at);
-      if (it == reserved_ranges_.begin()) return nullptr;
-      a = std::prev(it)->second.lock();
-    }
     // Dropped, if it must be, outside the lock, which its release takes.
-    auto start = reinterpret_cast<std::uintptr_t>(a ? a->address : nullptr);
-    if (!a || at - start >= a->bytes || bytes > a->bytes - (at - start)) return nullptr;
-    return a;
+    for (auto a = newest_at(p); a; a = a->reused_from) {
+      auto start = reinterpret_cast<std::uintptr_t>(a->address);
+      if (at - start < a->bytes && bytes <= a->bytes - (at - start)) return a;
+    }
+    return nullptr;
   }
 
   /// Maps physical memory at the allocation's address: a block the pool
@@ -160,8 +195,18 @@ class graph_memory {
   /// at once) keeps its memory. False when the host is out of memory.
   bool map(const std::shared_ptr<graph_allocation>& allocation) {
     graph_allocation& a = *allocation;
+    std::shared_ptr<graph_allocation> evicted;  // released after the lock
     std::lock_guard lock(mutex_);
     if (a.block) return true;
+    // Another allocation at this address still mapped was freed by this
+    // launch of an AutoFreeOnLaunch graph, which frees without unmapping.
+    for (auto it = mapped_.begin(); it != mapped_.end(); ++it)
+      if (it->first->address == a.address) {
+        unmap_locked(*it->first);
+        evicted = std::move(it->second);
+        mapped_.erase(it);
+        break;
+      }
     graph_memory_block* chosen = a.cached && a.cached->cached_by == &a ? a.cached : nullptr;
     if (!chosen)
       for (auto& b : blocks_)
@@ -283,8 +328,15 @@ class graph_memory {
     std::lock_guard lock(mutex_);
     if (a.cached && a.cached->cached_by == &a) uncache(*a.cached);
     count_use();
+    auto start = reinterpret_cast<std::uintptr_t>(a.address);
+    // The newest at its address (a later one would hold it): the range goes
+    // back to the allocation it took it from, or to the system.
+    if (a.reused_from) {
+      reserved_ranges_[start] = a.reused_from;
+      return;
+    }
     ::munmap(a.address, a.span);
-    reserved_ranges_.erase(reinterpret_cast<std::uintptr_t>(a.address));
+    reserved_ranges_.erase(start);
   }
 
   int device_;
@@ -353,6 +405,37 @@ inline void mark_instantiated(const CUgraph_st& g) {
       mark_instantiated(*child->graph);
     }
   }
+}
+
+/// The allocation whose address a new allocation node of `g` on `device`,
+/// after `dependencies`, may take (CUDA guide, "Graph Memory Nodes", address
+/// reuse within a graph), or null: one made by `g` and freed by a free node
+/// of `g` that the new node comes after, still the newest at its address (an
+/// address taken once is the taker's), on the same device, its range large
+/// enough; of those, the smallest range (the first found of equal ones).
+/// Edges of a graph with memory nodes cannot be removed, so the order that
+/// allows it stays. Free nodes inside child graphs are not looked into.
+inline std::shared_ptr<graph_allocation> reusable_allocation(const CUgraph_st& g,
+                                                             std::span<CUgraphNode_st* const> dependencies, int device,
+                                                             std::size_t bytes) {
+  std::shared_ptr<graph_allocation> best;
+  std::vector<const CUgraphNode_st*> to_visit(dependencies.begin(), dependencies.end());
+  std::unordered_set<const CUgraphNode_st*> seen(to_visit.begin(), to_visit.end());
+  while (!to_visit.empty()) {
+    const CUgraphNode_st* n = to_visit.back();
+    to_visit.pop_back();
+    for (CUgraphNode_st* d : n->dependencies)
+      if (seen.insert(d).second) to_visit.push_back(d);
+    const auto* f = std::get_if<free_work>(&n->work);
+    if (!f || f->allocation->device != device || f->allocation->span < bytes) continue;
+    {
+      std::lock_guard lock(graph_allocation_state());
+      if (f->allocation->owner != g.serial || !f->allocation->freed_in_owner) continue;
+    }
+    if (graph_memory::of(device).newest_at(f->address) != f->allocation) continue;
+    if (!best || f->allocation->span < best->span) best = f->allocation;
+  }
+  return best;
 }
 
 /// Device memory, or the memory of an allocation node (mapped only while

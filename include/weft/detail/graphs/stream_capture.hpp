@@ -441,7 +441,7 @@ inline std::shared_ptr<CUgraph_st> graph_of(const CUgraphExec_st& exec) { return
 /// The same for an executable graph, whose steps change only under
 /// `launching` (graph updates).
 inline std::shared_ptr<CUgraph_st> graph_of(CUgraphExec_st& exec) {
-  std::lock_guard lock(exec.launching);
+  auto lock = exec.lock_steps();
   return graph_of(exec.steps);
 }
 

@@ -116,6 +116,9 @@ class grid_job : public command {
     scope.grid = nullptr;
   }
 
+  /// The dynamic shared memory each block of the launch has, in bytes.
+  std::size_t dynamic_shared_bytes() const { return shape_.dynamic_shared_bytes; }
+
   /// Programmatic dependent launch: every block triggers as it begins
   /// (cudaLaunchAttributeProgrammaticEvent's triggerAtBlockStart), and the
   /// launch completion point is wanted. Set before the grid is enqueued.

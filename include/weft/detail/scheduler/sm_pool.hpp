@@ -44,11 +44,21 @@
 
 namespace weft::detail {
 
+/// The index of the SM worker the calling OS thread is, from 0 in the order
+/// the pool started them: what a kernel reads as PTX's %smid. Helpers that
+/// a cooperative or cluster grid adds share the indices of the workers
+/// (%smid is below %nsmid, the worker count, as on a GPU).
+inline thread_local unsigned running_sm = 0;
+
 class sm_pool {
  public:
   explicit sm_pool(unsigned worker_count) {
     workers_.reserve(worker_count);
-    for (unsigned i = 0; i < worker_count; ++i) workers_.emplace_back([this] { work(nullptr); });
+    for (unsigned i = 0; i < worker_count; ++i)
+      workers_.emplace_back([this, i] {
+        running_sm = i;
+        work(nullptr);
+      });
     watchdog_ = std::thread([this] { watch(); });
   }
 
@@ -98,8 +108,10 @@ class sm_pool {
     }
     // Waking a sleeping worker is a system call: a polling worker takes the
     // grid without one, and wakes the others itself if the grid has blocks
-    // for them, so the launching thread does not wait for it.
-    if (!spinning_.load()) work_ready_.notify_all();
+    // for them, so the launching thread does not wait for it. So does the
+    // worker whose grid's completion made this one ready (the next kernel
+    // of a stream or graph): it looks for work next.
+    if (!spinning_.load() && completing_on_worker != this) work_ready_.notify_all();
   }
 
  private:
@@ -165,7 +177,11 @@ class sm_pool {
         auto began = trace::chunk_begins();
         job->run_blocks(executor, first, end);
         trace::chunk_ran(static_cast<const command*>(job.get()), first, end, began);
-        if (job->finish_blocks(end - first)) job->graph()->complete(*job);
+        if (job->finish_blocks(end - first)) {
+          completing_on_worker = this;
+          job->graph()->complete(*job);
+          completing_on_worker = nullptr;
+        }
       }
       lock.lock();
       // Every block claimed: the grid leaves the active list (its last blocks
@@ -250,7 +266,11 @@ class sm_pool {
     for (std::uint64_t i = 0; i < count; ++i) {
       helper& h = helpers_.emplace_back();
       try {
-        h.thread = std::thread([this, &h] { work(&h); });
+        h.thread = std::thread(
+            [this, &h, sm = static_cast<unsigned>(helpers_started_++ % std::max<std::size_t>(workers_.size(), 1))] {
+              running_sm = sm;
+              work(&h);
+            });
       } catch (const std::system_error&) {
         helpers_.pop_back();
         return i;
@@ -270,12 +290,16 @@ class sm_pool {
   std::vector<std::shared_ptr<grid_job>> active_;
   std::atomic<std::size_t> active_count_{0};  // active_.size(), for polling without the lock
   std::atomic<bool> spinning_{false};         // a worker is polling for work
-  unsigned sleeping_ = 0;                     // workers waiting on work_ready_
+  // The pool whose worker is completing a grid on this thread, between its
+  // blocks (not while a kernel runs, which may launch grids it waits for).
+  static inline thread_local const sm_pool* completing_on_worker = nullptr;
+  unsigned sleeping_ = 0;  // workers waiting on work_ready_
   bool stopping_ = false;
   std::vector<std::thread> workers_;
   std::vector<const block_executor*> executors_;  // every worker's and helper's, for the watchdog
   std::uint64_t blocks_started_by_gone_ = 0;      // by helpers that have left
   std::list<helper> helpers_;                     // a list: a running helper holds its element
+  std::uint64_t helpers_started_ = 0;             // numbers the helpers' %smid
   std::condition_variable watchdog_wake_;
   bool watchdog_stopping_ = false;
   bool warned_ = false;  // the watchdog has said that it can add no more helpers

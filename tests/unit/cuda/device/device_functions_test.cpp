@@ -630,12 +630,15 @@ TEST_CASE("clock64() and clock() never go back within a thread") {
       CHECK(h[t * rounds + r] >= h[t * rounds + r - 1]);
     }
   // clock64() counts an H100's SM cycles: 1.98 GHz, what clockRate says.
+  // The host's clock is read inside and outside the two clock64() calls, so
+  // that a preemption between two reads cannot make either bound fail.
+  auto outer_start = std::chrono::steady_clock::now();
   long long start = clock64();
   auto host_start = std::chrono::steady_clock::now();
   while (std::chrono::steady_clock::now() - host_start < std::chrono::milliseconds(2)) {
   }
   long long cycles = clock64() - start;
-  auto elapsed = std::chrono::steady_clock::now() - host_start;
+  auto elapsed = std::chrono::steady_clock::now() - outer_start;
   CHECK(cycles >= 2 * 1'980'000);
   CHECK(cycles <= std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed).count() * 1980 / 1000 + 1980);
   int clock_rate_khz = 0;
@@ -666,6 +669,41 @@ TEST_CASE("clock() in a ported kernel counts SM cycles, so a kernel spins for cl
   clock_t ported = weft::detail::clock_as_called(), c = clock();
   CHECK(ported <= c);
   CHECK(c - ported < CLOCKS_PER_SEC);
+}
+
+// Each thread waits `cycles` on the clock, as cuda-samples' clockBlock does.
+__global__ void wait_on_clock64(long long cycles, long long* waited) {
+  long long start = clock64();
+  long long now = start;
+  while (now - start < cycles) now = clock64();
+  waited[threadIdx.x] = now - start;
+}
+
+__global__ void wait_on_ported_clock(long long cycles, long long* waited) {
+  auto start = static_cast<unsigned>(weft::detail::clock_as_called());
+  unsigned now = start;
+  while (now - start < cycles) now = static_cast<unsigned>(weft::detail::clock_as_called());
+  waited[threadIdx.x] = now - start;
+}
+
+TEST_CASE("threads of a block waiting on clock64() or clock() wait side by side, as on an SM") {
+  // Each reads the clock after the other threads of its block ran, so that
+  // 256 threads waiting 2 ms each take about 2 ms, not 512.
+  constexpr int threads = 256;
+  constexpr long long cycles = 2 * 1'980'000;
+  device_buffer<long long> waited(threads);
+  for (auto kernel : {wait_on_clock64, wait_on_ported_clock}) {
+    auto host_start = std::chrono::steady_clock::now();
+    REQUIRE(weft::launch(1, threads, kernel, cycles, waited.p) == cudaSuccess);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    auto ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - host_start).count();
+    auto w = waited.to_host();
+    int short_waits = 0;
+    for (long long each : w) short_waits += each < cycles;
+    CHECK(short_waits == 0);  // every thread waited its 2 ms
+    CHECK(ms >= 2.0);
+    CHECK(ms < 256.0);  // one after another: 512 ms
+  }
 }
 
 __global__ void sleep_kernel_weft(unsigned ns, long long* took) {

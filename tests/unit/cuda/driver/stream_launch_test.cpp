@@ -18,7 +18,7 @@ __global__ void scale(float* data, float factor, int n) {
 
 __global__ void not_registered(int*) {}
 
-const bool scale_registered = weft::detail::register_kernel<&scale>();
+const bool scale_registered = weft::register_kernel<&scale>();
 
 }  // namespace
 

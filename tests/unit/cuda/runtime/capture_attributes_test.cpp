@@ -9,28 +9,17 @@
 #include <atomic>
 #include <chrono>
 #include <thread>
+#include <vector>
 
 #include "error_checks.hpp"
+#include "programmatic_handshake.hpp"
 
 namespace {
 
 using std::chrono::milliseconds;
 
-bool wait_for_flag(const int* flag, milliseconds limit) {
-  auto until = std::chrono::steady_clock::now() + limit;
-  while (std::atomic_ref<const int>(*flag).load() == 0) {
-    if (std::chrono::steady_clock::now() > until) return false;
-    std::this_thread::yield();
-  }
-  return true;
-}
-
-struct handshake {
-  int secondary_running = 0;
-  int primary_saw_it = 0;
-  int value = 0;
-  int read_after_sync = -1;
-};
+using programmatic_test::handshake;
+using programmatic_test::wait_for_flag;
 
 // Triggers, then waits (with a time limit) for the secondary to run; its
 // result is written last, late.
@@ -68,80 +57,116 @@ cudaLaunchAttribute serialization() {
   return a;
 }
 
+// A handshake, the stream `s` that captures, and for the tests that fork:
+// a second stream and two events.
+struct capture_fixture {
+  handshake* h = nullptr;
+  cudaStream_t s = nullptr, side = nullptr;
+  cudaEvent_t first = nullptr, join = nullptr;
+
+  capture_fixture() {
+    REQUIRE(cudaMallocManaged(&h, sizeof(handshake)) == cudaSuccess);
+    REQUIRE(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess);
+    REQUIRE(cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking) == cudaSuccess);
+    REQUIRE(cudaEventCreateWithFlags(&first, cudaEventDisableTiming) == cudaSuccess);
+    REQUIRE(cudaEventCreateWithFlags(&join, cudaEventDisableTiming) == cudaSuccess);
+  }
+  ~capture_fixture() {
+    cudaEventDestroy(first);
+    cudaEventDestroy(join);
+    cudaStreamDestroy(side);
+    cudaStreamDestroy(s);
+    cudaFree(h);
+  }
+
+  // The graph that `work` captures from `s`.
+  template <class Work>
+  cudaGraph_t capture(Work work) {
+    REQUIRE(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal) == cudaSuccess);
+    work();
+    cudaGraph_t graph = nullptr;
+    REQUIRE(cudaStreamEndCapture(s, &graph) == cudaSuccess);
+    return graph;
+  }
+
+  // Instantiates `graph`, launches it into `s` `launches` times, each with a
+  // fresh handshake and followed by `check()`, and destroys both.
+  template <class Check>
+  void replay(cudaGraph_t graph, int launches, Check check) {
+    cudaGraphExec_t exec;
+    REQUIRE(cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess);
+    for (int launch = 0; launch < launches; ++launch) {
+      *h = handshake{};
+      REQUIRE(cudaGraphLaunch(exec, s) == cudaSuccess);
+      CHECK(cudaStreamSynchronize(s) == cudaSuccess);
+      check();
+    }
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+  }
+};
+
+struct graph_edges {
+  std::vector<cudaGraphNode_t> from, to;
+  std::vector<cudaGraphEdgeData> data;
+};
+
+// The edges of `graph`, which must be `expected` many.
+graph_edges edges_of(cudaGraph_t graph, size_t expected) {
+  graph_edges e{std::vector<cudaGraphNode_t>(expected + 1), std::vector<cudaGraphNode_t>(expected + 1),
+                std::vector<cudaGraphEdgeData>(expected + 1)};
+  size_t count = expected + 1;
+  REQUIRE(cudaGraphGetEdges(graph, e.from.data(), e.to.data(), e.data.data(), &count) == cudaSuccess);
+  REQUIRE(count == expected);
+  e.from.resize(count);
+  e.to.resize(count);
+  e.data.resize(count);
+  return e;
+}
+
 }  // namespace
 
-TEST_CASE("a captured launch with programmatic stream serialization is a programmatic edge that overlaps on replay") {
-  handshake* h = nullptr;
-  REQUIRE(cudaMallocManaged(&h, sizeof(handshake)) == cudaSuccess);
-  cudaStream_t s;
-  REQUIRE(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess);
-  REQUIRE(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal) == cudaSuccess);
-  REQUIRE(launch_ex(s, nullptr, 0, primary, h) == cudaSuccess);
-  cudaLaunchAttribute serial = serialization();
-  REQUIRE(launch_ex(s, &serial, 1, secondary, h) == cudaSuccess);
-  cudaGraph_t graph = nullptr;
-  REQUIRE(cudaStreamEndCapture(s, &graph) == cudaSuccess);
-
-  cudaGraphNode_t from[2], to[2];
-  cudaGraphEdgeData data[2] = {};
-  size_t count = 2;
-  REQUIRE(cudaGraphGetEdges(graph, from, to, data, &count) == cudaSuccess);
-  REQUIRE(count == 1);
-  CHECK(data[0].type == cudaGraphDependencyTypeProgrammatic);
-  CHECK(data[0].from_port == cudaGraphKernelNodePortProgrammatic);
-  CHECK(data[0].to_port == 0);
+TEST_CASE_FIXTURE(capture_fixture,
+                  "a captured launch with programmatic stream serialization is a programmatic edge that overlaps on "
+                  "replay") {
+  cudaGraph_t graph = capture([&] {
+    REQUIRE(launch_ex(s, nullptr, 0, primary, h) == cudaSuccess);
+    cudaLaunchAttribute serial = serialization();
+    REQUIRE(launch_ex(s, &serial, 1, secondary, h) == cudaSuccess);
+  });
+  graph_edges edges = edges_of(graph, 1);
+  CHECK(edges.data[0].type == cudaGraphDependencyTypeProgrammatic);
+  CHECK(edges.data[0].from_port == cudaGraphKernelNodePortProgrammatic);
+  CHECK(edges.data[0].to_port == 0);
   cudaGraphNodeType type;
-  REQUIRE(cudaGraphNodeGetType(from[0], &type) == cudaSuccess);
+  REQUIRE(cudaGraphNodeGetType(edges.from[0], &type) == cudaSuccess);
   CHECK(type == cudaGraphNodeTypeKernel);
 
-  cudaGraphExec_t exec;
-  REQUIRE(cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess);
-  for (int launch = 0; launch < 2; ++launch) {
-    *h = handshake{};
-    REQUIRE(cudaGraphLaunch(exec, s) == cudaSuccess);
-    REQUIRE(cudaStreamSynchronize(s) == cudaSuccess);
+  replay(graph, 2, [&] {
     CHECK(h->primary_saw_it == 2);    // both primary blocks saw the secondary running
     CHECK(h->read_after_sync == 42);  // and it still waited for the primary's result
-  }
-  cudaGraphExecDestroy(exec);
-  cudaGraphDestroy(graph);
-  cudaStreamDestroy(s);
-  cudaFree(h);
+  });
 }
 
-TEST_CASE("captured serialization after a node that is not a kernel, or without the attribute, is an ordinary edge") {
-  handshake* h = nullptr;
-  REQUIRE(cudaMallocManaged(&h, sizeof(handshake)) == cudaSuccess);
-  cudaStream_t s;
-  REQUIRE(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess);
-  REQUIRE(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal) == cudaSuccess);
-  REQUIRE(cudaMemsetAsync(h, 0, sizeof(handshake), s) == cudaSuccess);
-  cudaLaunchAttribute serial = serialization();
-  REQUIRE(launch_ex(s, &serial, 1, noop, h) == cudaSuccess);
-  REQUIRE(launch_ex(s, nullptr, 0, noop, h) == cudaSuccess);
-  serial.val.programmaticStreamSerializationAllowed = 0;
-  REQUIRE(launch_ex(s, &serial, 1, noop, h) == cudaSuccess);
-  cudaGraph_t graph = nullptr;
-  REQUIRE(cudaStreamEndCapture(s, &graph) == cudaSuccess);
-  cudaGraphNode_t from[4], to[4];
-  cudaGraphEdgeData data[4] = {};
-  size_t count = 4;
-  REQUIRE(cudaGraphGetEdges(graph, from, to, data, &count) == cudaSuccess);
-  REQUIRE(count == 3);
-  for (size_t i = 0; i < count; ++i) {
-    CHECK(data[i].type == cudaGraphDependencyTypeDefault);
-    CHECK(data[i].from_port == 0);
+TEST_CASE_FIXTURE(capture_fixture,
+                  "captured serialization after a node that is not a kernel, or without the attribute, is an ordinary "
+                  "edge") {
+  cudaGraph_t graph = capture([&] {
+    REQUIRE(cudaMemsetAsync(h, 0, sizeof(handshake), s) == cudaSuccess);
+    cudaLaunchAttribute serial = serialization();
+    REQUIRE(launch_ex(s, &serial, 1, noop, h) == cudaSuccess);
+    REQUIRE(launch_ex(s, nullptr, 0, noop, h) == cudaSuccess);
+    serial.val.programmaticStreamSerializationAllowed = 0;
+    REQUIRE(launch_ex(s, &serial, 1, noop, h) == cudaSuccess);
+  });
+  for (const cudaGraphEdgeData& data : edges_of(graph, 3).data) {
+    CHECK(data.type == cudaGraphDependencyTypeDefault);
+    CHECK(data.from_port == 0);
   }
   cudaGraphDestroy(graph);
-  cudaStreamDestroy(s);
-  cudaFree(h);
 }
 
-TEST_CASE("a captured kernel node keeps the launch attributes CUDA takes for graph nodes") {
-  handshake* h = nullptr;
-  REQUIRE(cudaMallocManaged(&h, sizeof(handshake)) == cudaSuccess);
-  cudaStream_t s;
-  REQUIRE(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess);
+TEST_CASE_FIXTURE(capture_fixture, "a captured kernel node keeps the launch attributes CUDA takes for graph nodes") {
   cudaLaunchAttribute attrs[4] = {};
   attrs[0].id = cudaLaunchAttributeAccessPolicyWindow;
   attrs[0].val.accessPolicyWindow.base_ptr = h;
@@ -157,10 +182,7 @@ TEST_CASE("a captured kernel node keeps the launch attributes CUDA takes for gra
   attrs[3].val.clusterDim.x = 2;
   attrs[3].val.clusterDim.y = 1;
   attrs[3].val.clusterDim.z = 1;
-  REQUIRE(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal) == cudaSuccess);
-  REQUIRE(launch_ex(s, attrs, 4, noop, h) == cudaSuccess);
-  cudaGraph_t graph = nullptr;
-  REQUIRE(cudaStreamEndCapture(s, &graph) == cudaSuccess);
+  cudaGraph_t graph = capture([&] { REQUIRE(launch_ex(s, attrs, 4, noop, h) == cudaSuccess); });
   cudaGraphNode_t node;
   size_t count = 1;
   REQUIRE(cudaGraphGetNodes(graph, &node, &count) == cudaSuccess);
@@ -180,14 +202,7 @@ TEST_CASE("a captured kernel node keeps the launch attributes CUDA takes for gra
   CHECK(v.clusterDim.x == 2);
   CHECK(v.clusterDim.y == 1);
   CHECK(v.clusterDim.z == 1);
-  cudaGraphExec_t exec;
-  REQUIRE(cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess);
-  REQUIRE(cudaGraphLaunch(exec, s) == cudaSuccess);
-  CHECK(cudaStreamSynchronize(s) == cudaSuccess);
-  cudaGraphExecDestroy(exec);
-  cudaGraphDestroy(graph);
-  cudaStreamDestroy(s);
-  cudaFree(h);
+  replay(graph, 1, [] {});
 }
 
 namespace {
@@ -204,112 +219,68 @@ cudaLaunchAttribute event_attribute(cudaLaunchAttributeID id, cudaEvent_t e) {
 
 }  // namespace
 
-TEST_CASE("a wait for a captured launch's programmatic event is an edge from the kernel node's port") {
-  handshake* h = nullptr;
-  REQUIRE(cudaMallocManaged(&h, sizeof(handshake)) == cudaSuccess);
-  cudaStream_t s, side;
-  REQUIRE(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess);
-  REQUIRE(cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking) == cudaSuccess);
-  cudaEvent_t programmatic, join;
-  REQUIRE(cudaEventCreateWithFlags(&programmatic, cudaEventDisableTiming) == cudaSuccess);
-  REQUIRE(cudaEventCreateWithFlags(&join, cudaEventDisableTiming) == cudaSuccess);
+TEST_CASE_FIXTURE(capture_fixture,
+                  "a wait for a captured launch's programmatic event is an edge from the kernel node's port") {
+  cudaGraphNode_t primary_node = nullptr;
+  cudaGraph_t graph = capture([&] {
+    cudaLaunchAttribute event = event_attribute(cudaLaunchAttributeProgrammaticEvent, first);
+    REQUIRE(launch_ex(s, &event, 1, primary, h) == cudaSuccess);
+    REQUIRE(cudaStreamWaitEvent(side, first, 0) == cudaSuccess);
+    cudaStreamCaptureStatus status;
+    const cudaGraphNode_t* deps = nullptr;
+    const cudaGraphEdgeData* edge_data = nullptr;
+    size_t count = 0;
+    REQUIRE(cudaStreamGetCaptureInfo(side, &status, nullptr, nullptr, &deps, &edge_data, &count) == cudaSuccess);
+    REQUIRE(count == 1);
+    REQUIRE(edge_data != nullptr);
+    CHECK(edge_data[0].type == cudaGraphDependencyTypeProgrammatic);
+    CHECK(edge_data[0].from_port == cudaGraphKernelNodePortProgrammatic);
+    primary_node = deps[0];
+    REQUIRE(launch_ex(side, nullptr, 0, secondary, h) == cudaSuccess);
+    REQUIRE(cudaEventRecord(join, side) == cudaSuccess);
+    REQUIRE(cudaStreamWaitEvent(s, join, 0) == cudaSuccess);
+  });
 
-  REQUIRE(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal) == cudaSuccess);
-  cudaLaunchAttribute event = event_attribute(cudaLaunchAttributeProgrammaticEvent, programmatic);
-  REQUIRE(launch_ex(s, &event, 1, primary, h) == cudaSuccess);
-  REQUIRE(cudaStreamWaitEvent(side, programmatic, 0) == cudaSuccess);
-  cudaStreamCaptureStatus status;
-  const cudaGraphNode_t* deps = nullptr;
-  const cudaGraphEdgeData* edge_data = nullptr;
-  size_t count = 0;
-  REQUIRE(cudaStreamGetCaptureInfo(side, &status, nullptr, nullptr, &deps, &edge_data, &count) == cudaSuccess);
-  REQUIRE(count == 1);
-  REQUIRE(edge_data != nullptr);
-  CHECK(edge_data[0].type == cudaGraphDependencyTypeProgrammatic);
-  CHECK(edge_data[0].from_port == cudaGraphKernelNodePortProgrammatic);
-  cudaGraphNode_t primary_node = deps[0];
-  REQUIRE(launch_ex(side, nullptr, 0, secondary, h) == cudaSuccess);
-  REQUIRE(cudaEventRecord(join, side) == cudaSuccess);
-  REQUIRE(cudaStreamWaitEvent(s, join, 0) == cudaSuccess);
-  cudaGraph_t graph = nullptr;
-  REQUIRE(cudaStreamEndCapture(s, &graph) == cudaSuccess);
+  graph_edges edges = edges_of(graph, 1);
+  CHECK(edges.from[0] == primary_node);
+  CHECK(edges.data[0].type == cudaGraphDependencyTypeProgrammatic);
+  CHECK(edges.data[0].from_port == cudaGraphKernelNodePortProgrammatic);
 
-  cudaGraphNode_t from[2], to[2];
-  cudaGraphEdgeData data[2] = {};
-  count = 2;
-  REQUIRE(cudaGraphGetEdges(graph, from, to, data, &count) == cudaSuccess);
-  REQUIRE(count == 1);
-  CHECK(from[0] == primary_node);
-  CHECK(data[0].type == cudaGraphDependencyTypeProgrammatic);
-  CHECK(data[0].from_port == cudaGraphKernelNodePortProgrammatic);
-
-  cudaGraphExec_t exec;
-  REQUIRE(cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess);
-  *h = handshake{};
-  REQUIRE(cudaGraphLaunch(exec, s) == cudaSuccess);
-  REQUIRE(cudaStreamSynchronize(s) == cudaSuccess);
-  CHECK(h->primary_saw_it == 2);
-  CHECK(h->read_after_sync == 42);
-  cudaGraphExecDestroy(exec);
-  cudaGraphDestroy(graph);
-  cudaEventDestroy(programmatic);
-  cudaEventDestroy(join);
-  cudaStreamDestroy(side);
-  cudaStreamDestroy(s);
-  cudaFree(h);
+  replay(graph, 1, [&] {
+    CHECK(h->primary_saw_it == 2);
+    CHECK(h->read_after_sync == 42);
+  });
 }
 
-TEST_CASE("a launch completion event captured: a kernel waiting for it gets the port edge, other work a full one") {
-  handshake* h = nullptr;
-  REQUIRE(cudaMallocManaged(&h, sizeof(handshake)) == cudaSuccess);
-  cudaStream_t s, side;
-  REQUIRE(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess);
-  REQUIRE(cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking) == cudaSuccess);
-  cudaEvent_t begun, join;
-  REQUIRE(cudaEventCreateWithFlags(&begun, cudaEventDisableTiming) == cudaSuccess);
-  REQUIRE(cudaEventCreateWithFlags(&join, cudaEventDisableTiming) == cudaSuccess);
+TEST_CASE_FIXTURE(capture_fixture,
+                  "a launch completion event captured: a kernel waiting for it gets the port edge, other work a full "
+                  "one") {
+  cudaGraph_t graph = capture([&] {
+    cudaLaunchAttribute event = event_attribute(cudaLaunchAttributeLaunchCompletionEvent, first);
+    REQUIRE(launch_ex(s, &event, 1, noop, h) == cudaSuccess);
+    REQUIRE(cudaStreamWaitEvent(side, first, 0) == cudaSuccess);
+    REQUIRE(launch_ex(side, nullptr, 0, noop, h) == cudaSuccess);
+    REQUIRE(cudaStreamWaitEvent(s, first, 0) == cudaSuccess);  // s depends on the kernel in full already
+    REQUIRE(cudaMemsetAsync(&h->value, 0, sizeof(int), s) == cudaSuccess);
+    REQUIRE(cudaEventRecord(join, side) == cudaSuccess);
+    REQUIRE(cudaStreamWaitEvent(s, join, 0) == cudaSuccess);
+  });
 
-  REQUIRE(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal) == cudaSuccess);
-  cudaLaunchAttribute event = event_attribute(cudaLaunchAttributeLaunchCompletionEvent, begun);
-  REQUIRE(launch_ex(s, &event, 1, noop, h) == cudaSuccess);
-  REQUIRE(cudaStreamWaitEvent(side, begun, 0) == cudaSuccess);
-  REQUIRE(launch_ex(side, nullptr, 0, noop, h) == cudaSuccess);
-  REQUIRE(cudaStreamWaitEvent(s, begun, 0) == cudaSuccess);  // s depends on the kernel in full already
-  REQUIRE(cudaMemsetAsync(&h->value, 0, sizeof(int), s) == cudaSuccess);
-  REQUIRE(cudaEventRecord(join, side) == cudaSuccess);
-  REQUIRE(cudaStreamWaitEvent(s, join, 0) == cudaSuccess);
-  cudaGraph_t graph = nullptr;
-  REQUIRE(cudaStreamEndCapture(s, &graph) == cudaSuccess);
-
-  cudaGraphNode_t from[4], to[4];
-  cudaGraphEdgeData data[4] = {};
-  size_t count = 4;
-  REQUIRE(cudaGraphGetEdges(graph, from, to, data, &count) == cudaSuccess);
-  REQUIRE(count == 2);
+  graph_edges edges = edges_of(graph, 2);
   int ported = 0;
-  for (size_t i = 0; i < count; ++i) {
+  for (size_t i = 0; i < edges.data.size(); ++i) {
     cudaGraphNodeType type;
-    REQUIRE(cudaGraphNodeGetType(to[i], &type) == cudaSuccess);
+    REQUIRE(cudaGraphNodeGetType(edges.to[i], &type) == cudaSuccess);
     if (type == cudaGraphNodeTypeKernel) {
-      CHECK(data[i].type == cudaGraphDependencyTypeProgrammatic);
-      CHECK(data[i].from_port == cudaGraphKernelNodePortLaunchCompletion);
+      CHECK(edges.data[i].type == cudaGraphDependencyTypeProgrammatic);
+      CHECK(edges.data[i].from_port == cudaGraphKernelNodePortLaunchCompletion);
       ++ported;
     } else {
       CHECK(type == cudaGraphNodeTypeMemset);
-      CHECK(data[i].type == cudaGraphDependencyTypeDefault);
-      CHECK(data[i].from_port == 0);
+      CHECK(edges.data[i].type == cudaGraphDependencyTypeDefault);
+      CHECK(edges.data[i].from_port == 0);
     }
   }
   CHECK(ported == 1);
-  cudaGraphExec_t exec;
-  REQUIRE(cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess);
-  REQUIRE(cudaGraphLaunch(exec, s) == cudaSuccess);
-  CHECK(cudaStreamSynchronize(s) == cudaSuccess);
-  cudaGraphExecDestroy(exec);
-  cudaGraphDestroy(graph);
-  cudaEventDestroy(begun);
-  cudaEventDestroy(join);
-  cudaStreamDestroy(side);
-  cudaStreamDestroy(s);
-  cudaFree(h);
+  replay(graph, 1, [] {});
 }

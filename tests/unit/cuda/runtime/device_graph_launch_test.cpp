@@ -65,59 +65,86 @@ __global__ void many_tails(const cudaGraphExec_t* graphs, int count, int* first_
 
 __global__ void current_graph(cudaGraphExec_t* out) { *out = cudaGetCurrentGraphExec(); }
 
-const bool registered = weft::detail::register_kernel<&add>() && weft::detail::register_kernel<&append>() &&
-                        weft::detail::register_kernel<&gated_add>() && weft::detail::register_kernel<&launch_one>() &&
-                        weft::detail::register_kernel<&launch_two>() && weft::detail::register_kernel<&tail_three>() &&
-                        weft::detail::register_kernel<&countdown>() && weft::detail::register_kernel<&many_tails>() &&
-                        weft::detail::register_kernel<&current_graph>() && weft::detail::register_kernel<&copy_value>();
+const bool registered = weft::register_kernel<&add>() && weft::register_kernel<&append>() &&
+                        weft::register_kernel<&gated_add>() && weft::register_kernel<&launch_one>() &&
+                        weft::register_kernel<&launch_two>() && weft::register_kernel<&tail_three>() &&
+                        weft::register_kernel<&countdown>() && weft::register_kernel<&many_tails>() &&
+                        weft::register_kernel<&current_graph>() && weft::register_kernel<&copy_value>();
 
-// A graph of one <<<1, 1>>> kernel node; `args` point to the arguments.
-cudaGraph_t one_kernel(const void* func, std::vector<void*> args) {
-  cudaGraph_t g = nullptr;
-  REQUIRE(cudaGraphCreate(&g, 0) == cudaSuccess);
-  cudaKernelNodeParams p{};
-  p.func = const_cast<void*>(func);
-  p.gridDim = dim3(1);
-  p.blockDim = dim3(1);
-  p.kernelParams = args.data();
-  cudaGraphNode_t n = nullptr;
-  REQUIRE(cudaGraphAddKernelNode(&n, g, nullptr, 0, &p) == cudaSuccess);
-  return g;
-}
+// A stream, and what a test makes: graphs, executable graphs and managed
+// memory, all released at its end.
+struct device_launch_fixture {
+  cudaStream_t s = nullptr;
+  std::vector<cudaGraph_t> graphs;
+  std::vector<cudaGraphExec_t> execs;
+  std::vector<void*> memory;
 
-cudaGraphExec_t instantiate(cudaGraph_t g, unsigned long long flags) {
-  cudaGraphExec_t e = nullptr;
-  REQUIRE(cudaGraphInstantiate(&e, g, flags) == cudaSuccess);
-  return e;
-}
+  device_launch_fixture() { REQUIRE(cudaStreamCreate(&s) == cudaSuccess); }
+  ~device_launch_fixture() {
+    for (cudaGraphExec_t e : execs) cudaGraphExecDestroy(e);
+    for (cudaGraph_t g : graphs) cudaGraphDestroy(g);
+    cudaStreamDestroy(s);
+    for (void* p : memory) cudaFree(p);
+  }
 
-cudaGraphExec_t device_graph(cudaGraph_t g, cudaStream_t s) {
-  cudaGraphExec_t e = instantiate(g, cudaGraphInstantiateFlagDeviceLaunch);
-  REQUIRE(cudaGraphUpload(e, s) == cudaSuccess);
-  return e;
-}
+  cudaGraph_t own(cudaGraph_t g) {
+    graphs.push_back(g);
+    return g;
+  }
+  cudaGraphExec_t own(cudaGraphExec_t e) {
+    if (e) execs.push_back(e);
+    return e;
+  }
 
-template <class T>
-T* managed(std::size_t count = 1) {
-  T* p = nullptr;
-  REQUIRE(cudaMallocManaged(&p, count * sizeof(T)) == cudaSuccess);
-  for (std::size_t i = 0; i < count; ++i) p[i] = T{};
-  return p;
-}
+  template <class T>
+  T* managed(std::size_t count = 1) {
+    T* p = nullptr;
+    REQUIRE(cudaMallocManaged(&p, count * sizeof(T)) == cudaSuccess);
+    for (std::size_t i = 0; i < count; ++i) p[i] = T{};
+    memory.push_back(p);
+    return p;
+  }
 
-// Runs `launcher` (a kernel node given its arguments) in a host graph once.
-void run_in_host_graph(const void* launcher, std::vector<void*> args, cudaStream_t s) {
-  cudaGraph_t g = one_kernel(launcher, std::move(args));
-  cudaGraphExec_t e = instantiate(g, 0);
-  REQUIRE(cudaGraphLaunch(e, s) == cudaSuccess);
-  REQUIRE(cudaStreamSynchronize(s) == cudaSuccess);
-  cudaGraphExecDestroy(e);
-  cudaGraphDestroy(g);
-}
+  // A graph of one <<<1, 1>>> kernel node; `args` point to the arguments.
+  cudaGraph_t one_kernel(const void* func, std::vector<void*> args) {
+    cudaGraph_t g = nullptr;
+    REQUIRE(cudaGraphCreate(&g, 0) == cudaSuccess);
+    own(g);
+    cudaKernelNodeParams p{};
+    p.func = const_cast<void*>(func);
+    p.gridDim = dim3(1);
+    p.blockDim = dim3(1);
+    p.kernelParams = args.data();
+    cudaGraphNode_t n = nullptr;
+    REQUIRE(cudaGraphAddKernelNode(&n, g, nullptr, 0, &p) == cudaSuccess);
+    return g;
+  }
+
+  cudaGraphExec_t instantiate(cudaGraph_t g, unsigned long long flags) {
+    cudaGraphExec_t e = nullptr;
+    REQUIRE(cudaGraphInstantiate(&e, g, flags) == cudaSuccess);
+    return own(e);
+  }
+
+  // Instantiated for device launch and uploaded.
+  cudaGraphExec_t device_graph(cudaGraph_t g) {
+    cudaGraphExec_t e = instantiate(g, cudaGraphInstantiateFlagDeviceLaunch);
+    REQUIRE(cudaGraphUpload(e, s) == cudaSuccess);
+    return e;
+  }
+
+  // Runs `launcher` (a kernel node given its arguments) in a host graph once.
+  void run_in_host_graph(const void* launcher, std::vector<void*> args) {
+    cudaGraphExec_t e = instantiate(one_kernel(launcher, std::move(args)), 0);
+    REQUIRE(cudaGraphLaunch(e, s) == cudaSuccess);
+    REQUIRE(cudaStreamSynchronize(s) == cudaSuccess);
+  }
+};
 
 }  // namespace
 
-TEST_CASE("device graphs: instantiation accepts kernels, refuses host nodes and AutoFreeOnLaunch") {
+TEST_CASE_FIXTURE(device_launch_fixture,
+                  "device graphs: instantiation accepts kernels, refuses host nodes and AutoFreeOnLaunch") {
   REQUIRE(registered);
   int* x = managed<int>();
   int one = 1;
@@ -131,10 +158,11 @@ TEST_CASE("device graphs: instantiation accepts kernels, refuses host nodes and 
   check_failed_with(cudaGraphInstantiate(
                         &refused, g, cudaGraphInstantiateFlagDeviceLaunch | cudaGraphInstantiateFlagAutoFreeOnLaunch),
                     cudaErrorInvalidValue);
-  cudaGraph_t with_host = nullptr;
+  cudaGraph_t with_host = nullptr, child = nullptr;
   REQUIRE(cudaGraphCreate(&with_host, 0) == cudaSuccess);
-  cudaGraph_t child = nullptr;
   REQUIRE(cudaGraphCreate(&child, 0) == cudaSuccess);
+  own(with_host);
+  own(child);
   cudaHostNodeParams h{[](void*) {}, nullptr};
   cudaGraphNode_t n = nullptr;
   REQUIRE(cudaGraphAddHostNode(&n, child, nullptr, 0, &h) == cudaSuccess);
@@ -143,32 +171,23 @@ TEST_CASE("device graphs: instantiation accepts kernels, refuses host nodes and 
   check_failed_with(cudaGraphInstantiate(&refused, with_host, cudaGraphInstantiateFlagDeviceLaunch),
                     cudaErrorInvalidValue);
   CHECK(cudaGraphInstantiate(&refused, with_host, 0) == cudaSuccess);
+  own(refused);
 
   // Launched from the host, a device graph runs as any other.
-  cudaStream_t s = nullptr;
-  REQUIRE(cudaStreamCreate(&s) == cudaSuccess);
   CHECK(cudaGraphLaunch(e, s) == cudaSuccess);
   CHECK(cudaStreamSynchronize(s) == cudaSuccess);
   CHECK(*x == 1);
-  cudaGraphExecDestroy(refused);
-  cudaGraphExecDestroy(e);
-  cudaGraphDestroy(with_host);
-  cudaGraphDestroy(child);
-  cudaGraphDestroy(g);
-  cudaStreamDestroy(s);
-  cudaFree(x);
 }
 
-TEST_CASE("device graphs: the launching graph completes only after its fire-and-forget children") {
+TEST_CASE_FIXTURE(device_launch_fixture,
+                  "device graphs: the launching graph completes only after its fire-and-forget children") {
   REQUIRE(registered);
   enough_workers workers(2);
-  cudaStream_t s = nullptr;
-  REQUIRE(cudaStreamCreate(&s) == cudaSuccess);
   gate held;
   int* x = managed<int>();
   int* codes = managed<int>(2);
   cudaGraph_t child_graph = one_kernel(reinterpret_cast<const void*>(&gated_add), {&held.flag, &x});
-  cudaGraphExec_t child = device_graph(child_graph, s);
+  cudaGraphExec_t child = device_graph(child_graph);
 
   for (cudaStream_t mode : {cudaStreamGraphFireAndForget, cudaStreamGraphFireAndForgetAsSibling}) {
     CAPTURE(reinterpret_cast<std::uintptr_t>(mode));
@@ -185,30 +204,18 @@ TEST_CASE("device graphs: the launching graph completes only after its fire-and-
     held.open();
     CHECK(cudaStreamSynchronize(s) == cudaSuccess);
     CHECK(*x == 1);
-    cudaGraphExecDestroy(e);
-    cudaGraphDestroy(g);
   }
-  cudaGraphExecDestroy(child);
-  cudaGraphDestroy(child_graph);
-  cudaStreamDestroy(s);
-  cudaFree(x);
-  cudaFree(codes);
 }
 
-TEST_CASE("device graphs: tail launches run in order after the launching graph and its children") {
+TEST_CASE_FIXTURE(device_launch_fixture,
+                  "device graphs: tail launches run in order after the launching graph and its children") {
   REQUIRE(registered);
-  cudaStream_t s = nullptr;
-  REQUIRE(cudaStreamCreate(&s) == cudaSuccess);
   int* log = managed<int>(8);
   int* codes = managed<int>(3);
   int ids[] = {1, 2, 3};
-  std::vector<cudaGraph_t> graphs;
-  std::vector<cudaGraphExec_t> execs;
-  for (int& id : ids) {
-    graphs.push_back(one_kernel(reinterpret_cast<const void*>(&append), {&log, &id}));
-    execs.push_back(device_graph(graphs.back(), s));
-  }
-  run_in_host_graph(reinterpret_cast<const void*>(&tail_three), {&execs[0], &execs[1], &execs[2], &codes}, s);
+  std::vector<cudaGraphExec_t> tails;
+  for (int& id : ids) tails.push_back(device_graph(one_kernel(reinterpret_cast<const void*>(&append), {&log, &id})));
+  run_in_host_graph(reinterpret_cast<const void*>(&tail_three), {&tails[0], &tails[1], &tails[2], &codes});
   CHECK(codes[0] == cudaSuccess);
   CHECK(codes[1] == cudaSuccess);
   CHECK(codes[2] == cudaSuccess);
@@ -224,9 +231,9 @@ TEST_CASE("device graphs: tail launches run in order after the launching graph a
   int* x = managed<int>();
   int* seen = managed<int>();
   cudaGraph_t adder = one_kernel(reinterpret_cast<const void*>(&gated_add), {&held.flag, &x});
-  cudaGraphExec_t add_exec = device_graph(adder, s);
+  cudaGraphExec_t add_exec = device_graph(adder);
   cudaGraph_t reader = one_kernel(reinterpret_cast<const void*>(&copy_value), {&x, &seen});
-  cudaGraphExec_t read_exec = device_graph(reader, s);
+  cudaGraphExec_t read_exec = device_graph(reader);
   cudaStream_t ff = cudaStreamGraphFireAndForget, tl = cudaStreamGraphTailLaunch;
   cudaGraph_t g = one_kernel(reinterpret_cast<const void*>(&launch_two), {&add_exec, &ff, &read_exec, &tl, &codes});
   cudaGraphExec_t e = instantiate(g, 0);
@@ -241,25 +248,11 @@ TEST_CASE("device graphs: tail launches run in order after the launching graph a
   CHECK(codes[0] == cudaSuccess);
   CHECK(codes[1] == cudaSuccess);
   CHECK(*seen == 1);
-  cudaGraphExecDestroy(e);
-  cudaGraphDestroy(g);
-  cudaGraphExecDestroy(read_exec);
-  cudaGraphDestroy(reader);
-  for (auto e : execs) cudaGraphExecDestroy(e);
-  for (auto g : graphs) cudaGraphDestroy(g);
-  cudaGraphExecDestroy(add_exec);
-  cudaGraphDestroy(adder);
-  cudaStreamDestroy(s);
-  cudaFree(log);
-  cudaFree(codes);
-  cudaFree(x);
-  cudaFree(seen);
 }
 
-TEST_CASE("device graphs: a graph relaunching itself as a tail launch loops, and the host waits for the loop") {
+TEST_CASE_FIXTURE(device_launch_fixture,
+                  "device graphs: a graph relaunching itself as a tail launch loops, and the host waits for the loop") {
   REQUIRE(registered);
-  cudaStream_t s = nullptr;
-  REQUIRE(cudaStreamCreate(&s) == cudaSuccess);
   int* counter = managed<int>();
   int* runs = managed<int>();
   int* code = managed<int>();
@@ -277,46 +270,32 @@ TEST_CASE("device graphs: a graph relaunching itself as a tail launch loops, and
   CHECK(cudaGraphLaunch(e, s) == cudaSuccess);
   CHECK(cudaStreamSynchronize(s) == cudaSuccess);
   CHECK(*runs == 3);
-  cudaGraphExecDestroy(e);
-  cudaGraphDestroy(g);
-  cudaStreamDestroy(s);
-  cudaFree(counter);
-  cudaFree(runs);
-  cudaFree(code);
 }
 
-TEST_CASE("device graphs: at most 255 pending tail launches; the 256th is cudaErrorInvalidValue") {
+TEST_CASE_FIXTURE(device_launch_fixture,
+                  "device graphs: at most 255 pending tail launches; the 256th is cudaErrorInvalidValue") {
   REQUIRE(registered);
-  cudaStream_t s = nullptr;
-  REQUIRE(cudaStreamCreate(&s) == cudaSuccess);
   int* x = managed<int>();
   int one = 1;
   cudaGraph_t g = one_kernel(reinterpret_cast<const void*>(&add), {&x, &one});
   int count = 260;
-  auto* graphs = managed<cudaGraphExec_t>(static_cast<std::size_t>(count));
-  for (int i = 0; i < count; ++i) graphs[i] = device_graph(g, s);
+  auto* pending = managed<cudaGraphExec_t>(static_cast<std::size_t>(count));
+  for (int i = 0; i < count; ++i) pending[i] = device_graph(g);
   int* refused = managed<int>(2);
-  run_in_host_graph(reinterpret_cast<const void*>(&many_tails), {&graphs, &count, &refused}, s);
+  run_in_host_graph(reinterpret_cast<const void*>(&many_tails), {&pending, &count, &refused});
   CHECK(refused[0] == 255);
   CHECK(refused[1] == cudaErrorInvalidValue);
   CHECK(*x == 255);
-  for (int i = 0; i < count; ++i) cudaGraphExecDestroy(graphs[i]);
-  cudaGraphDestroy(g);
-  cudaStreamDestroy(s);
-  cudaFree(graphs);
-  cudaFree(x);
-  cudaFree(refused);
 }
 
-TEST_CASE("device graphs: refused device launches return their code and launch nothing") {
+TEST_CASE_FIXTURE(device_launch_fixture,
+                  "device graphs: refused device launches return their code and launch nothing") {
   REQUIRE(registered);
-  cudaStream_t s = nullptr;
-  REQUIRE(cudaStreamCreate(&s) == cudaSuccess);
   int* x = managed<int>();
   int* codes = managed<int>(2);
   int one = 1;
   cudaGraph_t g = one_kernel(reinterpret_cast<const void*>(&add), {&x, &one});
-  cudaGraphExec_t uploaded = device_graph(g, s);
+  cudaGraphExec_t uploaded = device_graph(g);
   cudaGraphExec_t host_graph = instantiate(g, 0);
   cudaGraphExec_t never_uploaded = instantiate(g, cudaGraphInstantiateFlagDeviceLaunch);
   cudaGraphExec_t null_graph = nullptr;
@@ -336,20 +315,20 @@ TEST_CASE("device graphs: refused device launches return their code and launch n
     CAPTURE(r.what);
     *x = 0;
     codes[0] = -1;
-    run_in_host_graph(reinterpret_cast<const void*>(&launch_one), {r.graph, const_cast<cudaStream_t*>(&r.mode), &codes},
-                      s);
+    run_in_host_graph(reinterpret_cast<const void*>(&launch_one),
+                      {r.graph, const_cast<cudaStream_t*>(&r.mode), &codes});
     CHECK(codes[0] == r.code);
     CHECK(*x == 0);
   }
   // The same graph pending twice: the second launch is refused.
   cudaStream_t ff = cudaStreamGraphFireAndForget, tl = cudaStreamGraphTailLaunch;
   *x = 0;
-  run_in_host_graph(reinterpret_cast<const void*>(&launch_two), {&uploaded, &ff, &uploaded, &tl, &codes}, s);
+  run_in_host_graph(reinterpret_cast<const void*>(&launch_two), {&uploaded, &ff, &uploaded, &tl, &codes});
   CHECK(codes[0] == cudaSuccess);
   CHECK(codes[1] == cudaErrorInvalidValue);
   CHECK(*x == 1);
   // Once it has completed, it may be launched again.
-  run_in_host_graph(reinterpret_cast<const void*>(&launch_one), {&uploaded, &ff, &codes}, s);
+  run_in_host_graph(reinterpret_cast<const void*>(&launch_one), {&uploaded, &ff, &codes});
   CHECK(codes[0] == cudaSuccess);
   CHECK(*x == 2);
   // From a kernel launched into a stream, outside any graph.
@@ -360,19 +339,11 @@ TEST_CASE("device graphs: refused device launches return their code and launch n
   CHECK(*x == 2);
   // The host's last error is untouched by refusals on the device.
   CHECK(cudaGetLastError() == cudaSuccess);
-  cudaGraphExecDestroy(uploaded);
-  cudaGraphExecDestroy(host_graph);
-  cudaGraphExecDestroy(never_uploaded);
-  cudaGraphDestroy(g);
-  cudaStreamDestroy(s);
-  cudaFree(x);
-  cudaFree(codes);
 }
 
-TEST_CASE("device graphs: cudaGetCurrentGraphExec names the device graph a kernel runs in") {
+TEST_CASE_FIXTURE(device_launch_fixture,
+                  "device graphs: cudaGetCurrentGraphExec names the device graph a kernel runs in") {
   REQUIRE(registered);
-  cudaStream_t s = nullptr;
-  REQUIRE(cudaStreamCreate(&s) == cudaSuccess);
   auto* out = managed<cudaGraphExec_t>();
   cudaGraph_t g = one_kernel(reinterpret_cast<const void*>(&current_graph), {&out});
   cudaGraphExec_t device = instantiate(g, cudaGraphInstantiateFlagDeviceLaunch);
@@ -388,9 +359,4 @@ TEST_CASE("device graphs: cudaGetCurrentGraphExec names the device graph a kerne
   CHECK(cudaStreamSynchronize(s) == cudaSuccess);
   CHECK(*out == nullptr);
   CHECK(cudaGetCurrentGraphExec() == nullptr);
-  cudaGraphExecDestroy(device);
-  cudaGraphExecDestroy(host);
-  cudaGraphDestroy(g);
-  cudaStreamDestroy(s);
-  cudaFree(out);
 }

@@ -44,10 +44,9 @@ __global__ void bump_and_clear(int* counter, cudaGraphConditionalHandle h) {
   cudaGraphSetConditional(h, 0);
 }
 
-const bool registered = weft::detail::register_kernel<&set_from>() && weft::detail::register_kernel<&store>() &&
-                        weft::detail::register_kernel<&bump>() && weft::detail::register_kernel<&count_down>() &&
-                        weft::detail::register_kernel<&bump_and_clear>() &&
-                        weft::detail::register_kernel<&copy_value>();
+const bool registered = weft::register_kernel<&set_from>() && weft::register_kernel<&store>() &&
+                        weft::register_kernel<&bump>() && weft::register_kernel<&count_down>() &&
+                        weft::register_kernel<&bump_and_clear>() && weft::register_kernel<&copy_value>();
 
 cudaGraphNode_t add_kernel(cudaGraph_t g, std::vector<cudaGraphNode_t> deps, const void* func, void** args) {
   cudaKernelNodeParams p{};
@@ -64,13 +63,6 @@ template <auto Kernel, class... Args>
 cudaGraphNode_t add(cudaGraph_t g, std::vector<cudaGraphNode_t> deps, Args... args) {
   void* pointers[] = {&args...};
   return add_kernel(g, deps, reinterpret_cast<const void*>(Kernel), pointers);
-}
-
-int* managed_int(int value = 0) {
-  int* p = nullptr;
-  REQUIRE(cudaMallocManaged(&p, sizeof(int)) == cudaSuccess);
-  *p = value;
-  return p;
 }
 
 void run(cudaGraphExec_t exec) {
@@ -93,238 +85,208 @@ conditional add_conditional(cudaGraph_t g, std::vector<cudaGraphNode_t> deps, cu
   return c;
 }
 
+// Managed ints that a test's kernels read and write, freed at its end.
+struct managed_ints {
+  std::vector<int*> all;
+
+  int* operator()(int value = 0) {
+    int* p = nullptr;
+    REQUIRE(cudaMallocManaged(&p, sizeof(int)) == cudaSuccess);
+    *p = value;
+    all.push_back(p);
+    return p;
+  }
+  ~managed_ints() {
+    for (int* p : all) cudaFree(p);
+  }
+};
+
+// A graph with a conditional handle `h` (its default value and flags as
+// given), and the executable graph instantiate() makes of it; both are
+// destroyed at the end.
+struct conditional_graph {
+  cudaGraph_t g = nullptr;
+  cudaGraphConditionalHandle h = 0;
+  cudaGraphExec_t exec = nullptr;
+
+  explicit conditional_graph(unsigned default_value = 0, unsigned flags = 0) {
+    REQUIRE(cudaGraphCreate(&g, 0) == cudaSuccess);
+    check_succeeded(cudaGraphConditionalHandleCreate(&h, g, default_value, flags));
+  }
+  ~conditional_graph() {
+    if (exec) cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(g);
+  }
+
+  void instantiate() { REQUIRE(cudaGraphInstantiate(&exec, g, 0) == cudaSuccess); }
+  void run() { ::run(exec); }
+};
+
+// The kernels read a value through a const pointer.
+const int* as_input(int* p) { return p; }
+
 }  // namespace
 
 TEST_CASE("IF with ELSE: a kernel of the launch decides which body runs") {
   REQUIRE(registered);
-  int* value = managed_int();
-  int* out = managed_int();
-  cudaGraph_t g = nullptr;
-  REQUIRE(cudaGraphCreate(&g, 0) == cudaSuccess);
-  cudaGraphConditionalHandle h = 0;
-  check_succeeded(cudaGraphConditionalHandleCreate(&h, g));
-  cudaGraphNode_t decide = add<&set_from>(g, {}, h, static_cast<const int*>(value));
-  conditional c = add_conditional(g, {decide}, h, cudaGraphCondTypeIf, 2);
+  managed_ints ints;
+  int *value = ints(), *out = ints();
+  conditional_graph graph;
+  cudaGraphNode_t decide = add<&set_from>(graph.g, {}, graph.h, as_input(value));
+  conditional c = add_conditional(graph.g, {decide}, graph.h, cudaGraphCondTypeIf, 2);
   add<&store>(c.bodies[0], {}, out, 1);
   add<&store>(c.bodies[1], {}, out, 2);
   cudaGraphNodeType type{};
   REQUIRE(cudaGraphNodeGetType(c.node, &type) == cudaSuccess);
   CHECK(type == cudaGraphNodeTypeConditional);
 
-  cudaGraphExec_t exec = nullptr;
-  REQUIRE(cudaGraphInstantiate(&exec, g, 0) == cudaSuccess);
+  graph.instantiate();
   *value = 3;
-  run(exec);
+  graph.run();
   CHECK(*out == 1);
   *value = 0;
-  run(exec);
+  graph.run();
   CHECK(*out == 2);
-  cudaGraphExecDestroy(exec);
-  cudaGraphDestroy(g);
-  cudaFree(value);
-  cudaFree(out);
 }
 
 TEST_CASE("IF without ELSE runs nothing for zero; later nodes wait for the body") {
   REQUIRE(registered);
-  int* value = managed_int();
-  int* counter = managed_int();
-  int* after = managed_int();
-  cudaGraph_t g = nullptr;
-  REQUIRE(cudaGraphCreate(&g, 0) == cudaSuccess);
-  cudaGraphConditionalHandle h = 0;
-  REQUIRE(cudaGraphConditionalHandleCreate(&h, g) == cudaSuccess);
-  cudaGraphNode_t decide = add<&set_from>(g, {}, h, static_cast<const int*>(value));
-  conditional c = add_conditional(g, {decide}, h, cudaGraphCondTypeIf, 1);
+  managed_ints ints;
+  int *value = ints(), *counter = ints(), *after = ints();
+  conditional_graph graph;
+  cudaGraphNode_t decide = add<&set_from>(graph.g, {}, graph.h, as_input(value));
+  conditional c = add_conditional(graph.g, {decide}, graph.h, cudaGraphCondTypeIf, 1);
   cudaGraphNode_t first = add<&bump>(c.bodies[0], {}, counter);
   add<&bump>(c.bodies[0], {first}, counter);
   // Runs after the conditional node, so after its body: sees both bumps.
-  add<&copy_value>(g, {c.node}, after, static_cast<const int*>(counter));
-  cudaGraphExec_t exec = nullptr;
-  REQUIRE(cudaGraphInstantiate(&exec, g, 0) == cudaSuccess);
-  run(exec);
+  add<&copy_value>(graph.g, {c.node}, after, as_input(counter));
+  graph.instantiate();
+  graph.run();
   CHECK(*counter == 0);
   *value = 1;
-  run(exec);
+  graph.run();
   CHECK(*counter == 2);
   CHECK(*after == 2);
-  cudaGraphExecDestroy(exec);
-  cudaGraphDestroy(g);
-  cudaFree(value);
-  cudaFree(counter);
-  cudaFree(after);
 }
 
 TEST_CASE("WHILE: the body runs until a kernel in it clears the value, checked before the first run") {
   REQUIRE(registered);
-  int* remaining = managed_int();
-  int* runs = managed_int();
-  cudaGraph_t g = nullptr;
-  REQUIRE(cudaGraphCreate(&g, 0) == cudaSuccess);
-  cudaGraphConditionalHandle h = 0;
-  REQUIRE(cudaGraphConditionalHandleCreate(&h, g, 1, cudaGraphCondAssignDefault) == cudaSuccess);
-  conditional loop = add_conditional(g, {}, h, cudaGraphCondTypeWhile, 1);
-  add<&count_down>(loop.bodies[0], {}, remaining, runs, h);
-  cudaGraphExec_t exec = nullptr;
-  REQUIRE(cudaGraphInstantiate(&exec, g, 0) == cudaSuccess);
-  *remaining = 5;
-  run(exec);
-  CHECK(*runs == 5);
-  CHECK(*remaining == 0);
-  // Reset to 1 at the launch: the loop runs again.
-  *remaining = 3;
-  run(exec);
-  CHECK(*runs == 8);
-  cudaGraphExecDestroy(exec);
-  cudaGraphDestroy(g);
-
+  managed_ints ints;
+  int *remaining = ints(), *runs = ints();
+  {
+    conditional_graph graph(1, cudaGraphCondAssignDefault);
+    conditional loop = add_conditional(graph.g, {}, graph.h, cudaGraphCondTypeWhile, 1);
+    add<&count_down>(loop.bodies[0], {}, remaining, runs, graph.h);
+    graph.instantiate();
+    *remaining = 5;
+    graph.run();
+    CHECK(*runs == 5);
+    CHECK(*remaining == 0);
+    // Reset to 1 at the launch: the loop runs again.
+    *remaining = 3;
+    graph.run();
+    CHECK(*runs == 8);
+  }
   // Zero before the first run: no run at all.
-  REQUIRE(cudaGraphCreate(&g, 0) == cudaSuccess);
-  REQUIRE(cudaGraphConditionalHandleCreate(&h, g, 0, cudaGraphCondAssignDefault) == cudaSuccess);
-  loop = add_conditional(g, {}, h, cudaGraphCondTypeWhile, 1);
-  add<&count_down>(loop.bodies[0], {}, remaining, runs, h);
-  REQUIRE(cudaGraphInstantiate(&exec, g, 0) == cudaSuccess);
-  run(exec);
+  conditional_graph graph(0, cudaGraphCondAssignDefault);
+  conditional loop = add_conditional(graph.g, {}, graph.h, cudaGraphCondTypeWhile, 1);
+  add<&count_down>(loop.bodies[0], {}, remaining, runs, graph.h);
+  graph.instantiate();
+  graph.run();
   CHECK(*runs == 8);
-  cudaGraphExecDestroy(exec);
-  cudaGraphDestroy(g);
-  cudaFree(remaining);
-  cudaFree(runs);
 }
 
 TEST_CASE("SWITCH runs body n for the value n, none for a value past the last") {
   REQUIRE(registered);
-  int* value = managed_int();
-  int* out = managed_int(-1);
-  cudaGraph_t g = nullptr;
-  REQUIRE(cudaGraphCreate(&g, 0) == cudaSuccess);
-  cudaGraphConditionalHandle h = 0;
-  REQUIRE(cudaGraphConditionalHandleCreate(&h, g) == cudaSuccess);
-  cudaGraphNode_t decide = add<&set_from>(g, {}, h, static_cast<const int*>(value));
-  conditional c = add_conditional(g, {decide}, h, cudaGraphCondTypeSwitch, 3);
+  managed_ints ints;
+  int *value = ints(), *out = ints(-1);
+  conditional_graph graph;
+  cudaGraphNode_t decide = add<&set_from>(graph.g, {}, graph.h, as_input(value));
+  conditional c = add_conditional(graph.g, {decide}, graph.h, cudaGraphCondTypeSwitch, 3);
   for (int i = 0; i < 3; ++i) add<&store>(c.bodies[static_cast<std::size_t>(i)], {}, out, 10 + i);
-  cudaGraphExec_t exec = nullptr;
-  REQUIRE(cudaGraphInstantiate(&exec, g, 0) == cudaSuccess);
+  graph.instantiate();
   for (int v : {1, 0, 2}) {
     *value = v;
-    run(exec);
+    graph.run();
     CHECK(*out == 10 + v);
   }
   *out = -1;
   *value = 3;
-  run(exec);
+  graph.run();
   CHECK(*out == -1);
-  cudaGraphExecDestroy(exec);
-  cudaGraphDestroy(g);
-  cudaFree(value);
-  cudaFree(out);
 }
 
 TEST_CASE("a handle's default: kept across launches, or reset at each with cudaGraphCondAssignDefault") {
   REQUIRE(registered);
   for (bool reset : {false, true}) {
     CAPTURE(reset);
-    int* counter = managed_int();
-    cudaGraph_t g = nullptr;
-    REQUIRE(cudaGraphCreate(&g, 0) == cudaSuccess);
-    cudaGraphConditionalHandle h = 0;
-    REQUIRE(cudaGraphConditionalHandleCreate(&h, g, 1, reset ? cudaGraphCondAssignDefault : 0) == cudaSuccess);
-    conditional c = add_conditional(g, {}, h, cudaGraphCondTypeIf, 1);
-    add<&bump_and_clear>(c.bodies[0], {}, counter, h);
-    cudaGraphExec_t exec = nullptr;
-    REQUIRE(cudaGraphInstantiate(&exec, g, 0) == cudaSuccess);
-    run(exec);
-    run(exec);
-    run(exec);
+    managed_ints ints;
+    int* counter = ints();
+    conditional_graph graph(1, reset ? cudaGraphCondAssignDefault : 0);
+    conditional c = add_conditional(graph.g, {}, graph.h, cudaGraphCondTypeIf, 1);
+    add<&bump_and_clear>(c.bodies[0], {}, counter, graph.h);
+    graph.instantiate();
+    graph.run();
+    graph.run();
+    graph.run();
     CHECK(*counter == (reset ? 3 : 1));
-    cudaGraphExecDestroy(exec);
+    cudaGraphExecDestroy(graph.exec);
     // A new executable graph starts from the default again.
-    REQUIRE(cudaGraphInstantiate(&exec, g, 0) == cudaSuccess);
-    run(exec);
+    graph.instantiate();
+    graph.run();
     CHECK(*counter == (reset ? 4 : 2));
-    cudaGraphExecDestroy(exec);
-    cudaGraphDestroy(g);
-    cudaFree(counter);
   }
 }
 
 TEST_CASE("nested conditionals: an IF inside a WHILE body, using the outer graph's handles") {
   REQUIRE(registered);
-  int* remaining = managed_int(4);
-  int* runs = managed_int();
-  int* odd_runs = managed_int();
-  cudaGraph_t g = nullptr;
-  REQUIRE(cudaGraphCreate(&g, 0) == cudaSuccess);
-  cudaGraphConditionalHandle loop_handle = 0, if_handle = 0;
-  REQUIRE(cudaGraphConditionalHandleCreate(&loop_handle, g, 1, cudaGraphCondAssignDefault) == cudaSuccess);
-  REQUIRE(cudaGraphConditionalHandleCreate(&if_handle, g) == cudaSuccess);
-  conditional loop = add_conditional(g, {}, loop_handle, cudaGraphCondTypeWhile, 1);
+  managed_ints ints;
+  int *remaining = ints(4), *runs = ints(), *odd_runs = ints();
+  conditional_graph graph(1, cudaGraphCondAssignDefault);
+  cudaGraphConditionalHandle loop_handle = graph.h, if_handle = 0;
+  REQUIRE(cudaGraphConditionalHandleCreate(&if_handle, graph.g) == cudaSuccess);
+  conditional loop = add_conditional(graph.g, {}, loop_handle, cudaGraphCondTypeWhile, 1);
   cudaGraph_t body = loop.bodies[0];
   // remaining 4, 3, 2, 1 at each run's start: the IF sees runs 1..4 and
   // takes the odd ones (remaining after the count-down: 3, 2, 1, 0).
   cudaGraphNode_t step = add<&count_down>(body, {}, remaining, runs, loop_handle);
-  cudaGraphNode_t decide = add<&set_from>(body, {step}, if_handle, static_cast<const int*>(runs));
+  cudaGraphNode_t decide = add<&set_from>(body, {step}, if_handle, as_input(runs));
   conditional inner = add_conditional(body, {decide}, if_handle, cudaGraphCondTypeSwitch, 4);
   add<&bump>(inner.bodies[1], {}, odd_runs);
   add<&bump>(inner.bodies[3], {}, odd_runs);
-  cudaGraphExec_t exec = nullptr;
-  REQUIRE(cudaGraphInstantiate(&exec, g, 0) == cudaSuccess);
-  run(exec);
+  graph.instantiate();
+  graph.run();
   CHECK(*runs == 4);
   CHECK(*odd_runs == 2);
-  cudaGraphExecDestroy(exec);
-  cudaGraphDestroy(g);
-  cudaFree(remaining);
-  cudaFree(runs);
-  cudaFree(odd_runs);
 }
 
 TEST_CASE("cudaGraphExecUpdate with conditional nodes: bodies updated, the new graph's handle taken") {
   REQUIRE(registered);
-  int* out = managed_int();
-  auto build = [&](cudaGraph_t& g, int stored) {
-    REQUIRE(cudaGraphCreate(&g, 0) == cudaSuccess);
-    cudaGraphConditionalHandle h = 0;
-    REQUIRE(cudaGraphConditionalHandleCreate(&h, g, 1, cudaGraphCondAssignDefault) == cudaSuccess);
-    conditional c = add_conditional(g, {}, h, cudaGraphCondTypeIf, 1);
-    add<&store>(c.bodies[0], {}, out, stored);
-  };
-  cudaGraph_t first = nullptr, second = nullptr;
-  build(first, 1);
-  build(second, 2);
-  cudaGraphExec_t exec = nullptr;
-  REQUIRE(cudaGraphInstantiate(&exec, first, 0) == cudaSuccess);
+  managed_ints ints;
+  int* out = ints();
+  conditional_graph first(1, cudaGraphCondAssignDefault), second(1, cudaGraphCondAssignDefault), other;
+  add<&store>(add_conditional(first.g, {}, first.h, cudaGraphCondTypeIf, 1).bodies[0], {}, out, 1);
+  add<&store>(add_conditional(second.g, {}, second.h, cudaGraphCondTypeIf, 1).bodies[0], {}, out, 2);
+  first.instantiate();
   cudaGraphExecUpdateResultInfo info{};
-  check_succeeded(cudaGraphExecUpdate(exec, second, &info));
-  run(exec);
+  check_succeeded(cudaGraphExecUpdate(first.exec, second.g, &info));
+  first.run();
   CHECK(*out == 2);
 
-  cudaGraph_t other = nullptr;
-  REQUIRE(cudaGraphCreate(&other, 0) == cudaSuccess);
-  cudaGraphConditionalHandle h = 0;
-  REQUIRE(cudaGraphConditionalHandleCreate(&h, other) == cudaSuccess);
-  conditional c = add_conditional(other, {}, h, cudaGraphCondTypeIf, 2);
-  check_failed_with(cudaGraphExecUpdate(exec, other, &info), cudaErrorGraphExecUpdateFailure);
+  conditional c = add_conditional(other.g, {}, other.h, cudaGraphCondTypeIf, 2);
+  check_failed_with(cudaGraphExecUpdate(first.exec, other.g, &info), cudaErrorGraphExecUpdateFailure);
   CHECK(info.result == cudaGraphExecUpdateErrorParametersChanged);
   CHECK(info.errorNode == c.node);
-  cudaGraphExecDestroy(exec);
-  cudaGraphDestroy(first);
-  cudaGraphDestroy(second);
-  cudaGraphDestroy(other);
-  cudaFree(out);
 }
 
 TEST_CASE("conditional nodes: what CUDA refuses") {
   REQUIRE(registered);
-  cudaGraph_t g = nullptr, stranger = nullptr;
-  REQUIRE(cudaGraphCreate(&g, 0) == cudaSuccess);
-  REQUIRE(cudaGraphCreate(&stranger, 0) == cudaSuccess);
-  cudaGraphConditionalHandle h = 0, foreign = 0;
+  conditional_graph graph, stranger;
+  cudaGraph_t g = graph.g;
+  cudaGraphConditionalHandle h = graph.h, foreign = stranger.h, made = 0;
   check_failed_with(cudaGraphConditionalHandleCreate(nullptr, g), cudaErrorInvalidValue);
-  check_failed_with(cudaGraphConditionalHandleCreate(&h, nullptr), cudaErrorInvalidValue);
-  check_failed_with(cudaGraphConditionalHandleCreate(&h, g, 0, 2), cudaErrorInvalidValue);
-  REQUIRE(cudaGraphConditionalHandleCreate(&h, g) == cudaSuccess);
-  REQUIRE(cudaGraphConditionalHandleCreate(&foreign, stranger) == cudaSuccess);
+  check_failed_with(cudaGraphConditionalHandleCreate(&made, nullptr), cudaErrorInvalidValue);
+  check_failed_with(cudaGraphConditionalHandleCreate(&made, g, 0, 2), cudaErrorInvalidValue);
 
   cudaGraphNode_t node = nullptr;
   auto refused = [&](cudaConditionalNodeParams p) {
@@ -365,41 +327,36 @@ TEST_CASE("conditional nodes: what CUDA refuses") {
   add_conditional(g, {}, unused, cudaGraphCondTypeWhile, 1);
 
   // One executable graph at a time; no clones; no child graph nodes of it.
-  REQUIRE(cudaGraphInstantiate(&exec, g, 0) == cudaSuccess);
+  graph.instantiate();
   cudaGraphExec_t second = nullptr;
   check_failed_with(cudaGraphInstantiate(&second, g, 0), cudaErrorNotSupported);
   cudaGraph_t copy = nullptr;
   check_failed_with(cudaGraphClone(&copy, g), cudaErrorNotSupported);
   cudaGraphNode_t child = nullptr;
-  check_failed_with(cudaGraphAddChildGraphNode(&child, stranger, nullptr, 0, g), cudaErrorNotSupported);
-  run(exec);
-  REQUIRE(cudaGraphExecDestroy(exec) == cudaSuccess);
+  check_failed_with(cudaGraphAddChildGraphNode(&child, stranger.g, nullptr, 0, g), cudaErrorNotSupported);
+  graph.run();
+  REQUIRE(cudaGraphExecDestroy(graph.exec) == cudaSuccess);
+  graph.exec = nullptr;
   check_succeeded(cudaGraphInstantiate(&second, g, 0));
   cudaGraphExecDestroy(second);
-  cudaGraphDestroy(g);
-  cudaGraphDestroy(stranger);
 }
 
 TEST_CASE("body nodes take per-node updates and enabling; a launch in flight keeps its body") {
   REQUIRE(registered);
-  int* out = managed_int();
-  int* counter = managed_int();
+  managed_ints ints;
+  int *out = ints(), *counter = ints();
   cudaStream_t s = nullptr;
   REQUIRE(cudaStreamCreate(&s) == cudaSuccess);
-  cudaGraph_t g = nullptr;
-  REQUIRE(cudaGraphCreate(&g, 0) == cudaSuccess);
-  cudaGraphConditionalHandle h = 0;
-  REQUIRE(cudaGraphConditionalHandleCreate(&h, g, 1, cudaGraphCondAssignDefault) == cudaSuccess);
-  conditional c = add_conditional(g, {}, h, cudaGraphCondTypeIf, 1);
+  conditional_graph graph(1, cudaGraphCondAssignDefault);
+  conditional c = add_conditional(graph.g, {}, graph.h, cudaGraphCondTypeIf, 1);
   cudaGraphNode_t stored = add<&store>(c.bodies[0], {}, out, 1);
   cudaGraphNode_t bumped = add<&bump>(c.bodies[0], {stored}, counter);
-  cudaGraphExec_t exec = nullptr;
-  REQUIRE(cudaGraphInstantiate(&exec, g, 0) == cudaSuccess);
+  graph.instantiate();
 
   {
     gate held;
     held.hold(s);
-    REQUIRE(cudaGraphLaunch(exec, s) == cudaSuccess);  // its body is decided after the gate
+    REQUIRE(cudaGraphLaunch(graph.exec, s) == cudaSuccess);  // its body is decided after the gate
     int* target = out;
     int two = 2;
     void* args[] = {&target, &two};
@@ -408,30 +365,26 @@ TEST_CASE("body nodes take per-node updates and enabling; a launch in flight kee
     p.gridDim = dim3(1);
     p.blockDim = dim3(1);
     p.kernelParams = args;
-    check_succeeded(cudaGraphExecKernelNodeSetParams(exec, stored, &p));
-    check_succeeded(cudaGraphNodeSetEnabled(exec, bumped, 0));
+    check_succeeded(cudaGraphExecKernelNodeSetParams(graph.exec, stored, &p));
+    check_succeeded(cudaGraphNodeSetEnabled(graph.exec, bumped, 0));
     held.open();
     REQUIRE(cudaStreamSynchronize(s) == cudaSuccess);
   }
   CHECK(*out == 1);
   CHECK(*counter == 1);
-  REQUIRE(cudaGraphLaunch(exec, s) == cudaSuccess);
+  REQUIRE(cudaGraphLaunch(graph.exec, s) == cudaSuccess);
   REQUIRE(cudaStreamSynchronize(s) == cudaSuccess);
   CHECK(*out == 2);
   CHECK(*counter == 1);
   // A conditional node is none of the kinds that can be disabled.
-  check_failed_with(cudaGraphNodeSetEnabled(exec, c.node, 0), cudaErrorInvalidValue);
-  cudaGraphExecDestroy(exec);
-  cudaGraphDestroy(g);
+  check_failed_with(cudaGraphNodeSetEnabled(graph.exec, c.node, 0), cudaErrorInvalidValue);
   cudaStreamDestroy(s);
-  cudaFree(out);
-  cudaFree(counter);
 }
 
 TEST_CASE("bodies filled by stream capture, and a conditional node added to a capturing stream's graph") {
   REQUIRE(registered);
-  int* remaining = managed_int(3);
-  int* runs = managed_int();
+  managed_ints ints;
+  int *remaining = ints(3), *runs = ints();
   cudaStream_t s = nullptr;
   REQUIRE(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess);
 
@@ -474,33 +427,23 @@ TEST_CASE("bodies filled by stream capture, and a conditional node added to a ca
   cudaGraphDestroy(g);
   cudaStreamDestroy(s);
   cudaStreamDestroy(body_stream);
-  cudaFree(remaining);
-  cudaFree(runs);
 }
 
 TEST_CASE("a conditional node is decided after the nodes placed before it, even with no edge between them") {
   REQUIRE(registered);
   // cuda-samples' graphConditionalNodes adds its IF node with no dependency
   // on the kernel that sets the value; an H100 still decides by that value.
-  int* value = managed_int();
-  int* out = managed_int();
-  cudaGraph_t g = nullptr;
-  REQUIRE(cudaGraphCreate(&g, 0) == cudaSuccess);
-  cudaGraphConditionalHandle h = 0;
-  REQUIRE(cudaGraphConditionalHandleCreate(&h, g) == cudaSuccess);
-  add<&set_from>(g, {}, h, static_cast<const int*>(value));
-  conditional c = add_conditional(g, {}, h, cudaGraphCondTypeIf, 2);
+  managed_ints ints;
+  int *value = ints(), *out = ints();
+  conditional_graph graph;
+  add<&set_from>(graph.g, {}, graph.h, as_input(value));
+  conditional c = add_conditional(graph.g, {}, graph.h, cudaGraphCondTypeIf, 2);
   add<&store>(c.bodies[0], {}, out, 1);
   add<&store>(c.bodies[1], {}, out, 2);
-  cudaGraphExec_t exec = nullptr;
-  REQUIRE(cudaGraphInstantiate(&exec, g, 0) == cudaSuccess);
+  graph.instantiate();
   for (int v : {1, 0, 1}) {
     *value = v;
-    run(exec);
+    graph.run();
     CHECK(*out == (v ? 1 : 2));
   }
-  cudaGraphExecDestroy(exec);
-  cudaGraphDestroy(g);
-  cudaFree(value);
-  cudaFree(out);
 }

@@ -25,7 +25,7 @@ __global__ void offset(float* data, float amount, int n) {
   if (i < n) data[i] += amount;
 }
 
-const bool registered = weft::detail::register_kernel<&scale>() && weft::detail::register_kernel<&offset>();
+const bool registered = weft::register_kernel<&scale>() && weft::register_kernel<&offset>();
 
 void nothing(void*) {}
 

@@ -5,10 +5,12 @@
 // launch with AutoFreeOnLaunch); a launch that would allocate what is still
 // allocated is refused; freed memory stays in the device's pool, is reused
 // by any graph, and goes back at cudaDeviceGraphMemTrim; the attributes
-// count it. Every refusal's code is checked.
+// count it; an allocation node ordered after a free node of its graph may
+// take the freed address. Every refusal's code is checked.
 #include <doctest/doctest.h>
 #include <weft.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -21,7 +23,7 @@ __global__ void fill_with(int* data, int value, int n) {
   if (i < n) data[i] = value + i;
 }
 
-const bool registered = weft::detail::register_kernel<&fill_with>();
+const bool registered = weft::register_kernel<&fill_with>();
 
 constexpr std::uint64_t block = std::uint64_t{32} << 20;  // the pool's granularity, as on an H100
 
@@ -263,6 +265,163 @@ TEST_CASE("another graph's free node frees an allocation, and the pool reuses me
   REQUIRE(cudaGraphDestroy(maker) == cudaSuccess);
   REQUIRE(cudaGraphDestroy(freer) == cudaSuccess);
   REQUIRE(cudaGraphDestroy(other) == cudaSuccess);
+}
+
+// alloc (of `n` ints, after `after`) -> fill kernel -> copy to `out`; the
+// allocation's address, and in `last` the copy node.
+int* alloc_fill_copy(cudaGraph_t g, const cudaGraphNode_t* after, std::size_t after_count, int n, int value, int* out,
+                     cudaGraphNode_t* last) {
+  cudaMemAllocNodeParams p = device_allocation(n * sizeof(int));
+  cudaGraphNode_t alloc = nullptr, kernel = nullptr;
+  REQUIRE(cudaGraphAddMemAllocNode(&alloc, g, after, after_count, &p) == cudaSuccess);
+  int* d = static_cast<int*>(p.dptr);
+  void* args[] = {&d, &value, &n};
+  cudaKernelNodeParams k{reinterpret_cast<void*>(&fill_with), dim3((n + 63) / 64), dim3(64), 0, args, nullptr};
+  REQUIRE(cudaGraphAddKernelNode(&kernel, g, &alloc, 1, &k) == cudaSuccess);
+  REQUIRE(cudaGraphAddMemcpyNode1D(last, g, &kernel, 1, out, d, n * sizeof(int), cudaMemcpyDeviceToHost) ==
+          cudaSuccess);
+  return d;
+}
+
+TEST_CASE("an allocation node ordered after a free node of its graph takes the freed address (reuse within a graph)") {
+  // The guide's "Graph Memory Nodes", address reuse within a graph, and
+  // cuda-samples' graphMemoryFootprint: alloc A -> free A -> alloc B gives B
+  // A's address; a node not ordered after the free, or coming after an
+  // address was taken already, gets its own.
+  REQUIRE(registered);
+  fresh_pool();
+  constexpr int n = 256;
+  std::vector<int> out_a(n, -1), out_b(n, -1), out_c(n, -1), out_d(n, -1);
+  cudaGraph_t g = nullptr;
+  REQUIRE(cudaGraphCreate(&g, 0) == cudaSuccess);
+  cudaGraphNode_t copy_a = nullptr, free_a = nullptr, between = nullptr, copy_b = nullptr;
+  int* a = alloc_fill_copy(g, nullptr, 0, n, 10, out_a.data(), &copy_a);
+  REQUIRE(cudaGraphAddMemFreeNode(&free_a, g, &copy_a, 1, a) == cudaSuccess);
+  // Ordered after the free through another node: the address is A's.
+  REQUIRE(cudaGraphAddEmptyNode(&between, g, &free_a, 1) == cudaSuccess);
+  int* b = alloc_fill_copy(g, &between, 1, n, 20, out_b.data(), &copy_b);
+  CHECK(b == a);
+  // Not ordered after the free: A's memory may still be in use.
+  cudaGraphNode_t copy_c = nullptr, free_c = nullptr;
+  int* c = alloc_fill_copy(g, nullptr, 0, n, 30, out_c.data(), &copy_c);
+  CHECK(c != a);
+  // After the free too, but B has taken the address (and is not freed).
+  cudaGraphNode_t copy_d = nullptr, free_d = nullptr;
+  int* d = alloc_fill_copy(g, &free_a, 1, n, 40, out_d.data(), &copy_d);
+  CHECK(d != a);
+  CHECK(d != c);
+  REQUIRE(cudaGraphAddMemFreeNode(&free_c, g, &copy_c, 1, c) == cudaSuccess);
+  REQUIRE(cudaGraphAddMemFreeNode(&free_d, g, &copy_d, 1, d) == cudaSuccess);
+  // More than the freed range holds (whole 32 MiB blocks): an address of its own.
+  cudaMemAllocNodeParams large = device_allocation(block + 1);
+  cudaGraphNode_t large_node = nullptr, free_large = nullptr;
+  REQUIRE(cudaGraphAddMemAllocNode(&large_node, g, &free_c, 1, &large) == cudaSuccess);
+  CHECK(large.dptr != c);
+  REQUIRE(cudaGraphAddMemFreeNode(&free_large, g, &large_node, 1, large.dptr) == cudaSuccess);
+  // A range that is large enough: D's, freed before this node.
+  cudaMemAllocNodeParams small = device_allocation(sizeof(int));
+  cudaGraphNode_t small_node = nullptr, free_small = nullptr;
+  REQUIRE(cudaGraphAddMemAllocNode(&small_node, g, &free_d, 1, &small) == cudaSuccess);
+  CHECK(small.dptr == d);
+  REQUIRE(cudaGraphAddMemFreeNode(&free_small, g, &small_node, 1, small.dptr) == cudaSuccess);
+  // The address now names the newest allocation at it, freed already.
+  cudaGraphNode_t twice = nullptr;
+  check_failed_with(cudaGraphAddMemFreeNode(&twice, g, &free_small, 1, d), cudaErrorInvalidValue);
+
+  cudaGraphExec_t exec = nullptr;
+  REQUIRE(cudaGraphInstantiate(&exec, g, 0) == cudaSuccess);
+  REQUIRE(cudaGraphLaunch(exec, 0) == cudaSuccess);
+  REQUIRE(cudaStreamSynchronize(0) == cudaSuccess);
+  for (int i : {0, n - 1}) {
+    CHECK(out_a[i] == 10 + i);
+    CHECK(out_b[i] == 20 + i);
+    CHECK(out_c[i] == 30 + i);
+    CHECK(out_d[i] == 40 + i);
+  }
+  // B outlives the launch at A's address; cudaFree of it frees B.
+  int h = 0;
+  REQUIRE(cudaMemcpy(&h, a + 5, sizeof(int), cudaMemcpyDeviceToHost) == cudaSuccess);
+  CHECK(h == 25);
+  check_failed_with(cudaGraphLaunch(exec, 0), cudaErrorInvalidValue);  // B still allocated
+  REQUIRE(cudaFree(b) == cudaSuccess);
+  check_failed_with(cudaMemcpy(&h, b, sizeof(int), cudaMemcpyDeviceToHost), cudaErrorInvalidValue);
+  check_failed_with(cudaFree(b), cudaErrorInvalidValue);
+  REQUIRE(cudaGraphLaunch(exec, 0) == cudaSuccess);
+  REQUIRE(cudaMemcpy(&h, b + 1, sizeof(int), cudaMemcpyDeviceToHost) == cudaSuccess);
+  CHECK(h == 21);
+  REQUIRE(cudaFree(b) == cudaSuccess);
+  REQUIRE(cudaGraphExecDestroy(exec) == cudaSuccess);
+
+  // With AutoFreeOnLaunch each launch frees B first, and A then has the
+  // address again: every launch maps A, unmaps it, maps B there.
+  REQUIRE(cudaGraphInstantiate(&exec, g, cudaGraphInstantiateFlagAutoFreeOnLaunch) == cudaSuccess);
+  for (int launch = 0; launch < 3; ++launch) {
+    std::fill(out_a.begin(), out_a.end(), -1);
+    std::fill(out_b.begin(), out_b.end(), -1);
+    REQUIRE(cudaGraphLaunch(exec, 0) == cudaSuccess);
+    REQUIRE(cudaStreamSynchronize(0) == cudaSuccess);
+    CHECK(out_a[n - 1] == 10 + n - 1);
+    CHECK(out_b[n - 1] == 20 + n - 1);
+  }
+  REQUIRE(cudaMemcpy(&h, b + 2, sizeof(int), cudaMemcpyDeviceToHost) == cudaSuccess);
+  CHECK(h == 22);
+  REQUIRE(cudaFree(b) == cudaSuccess);
+  REQUIRE(cudaGraphExecDestroy(exec) == cudaSuccess);
+  REQUIRE(cudaGraphDestroy(g) == cudaSuccess);
+}
+
+TEST_CASE("an address freed by another graph's free node, or captured before a free, is not reused") {
+  fresh_pool();
+  constexpr int n = 32;
+  std::vector<int> out(n, -1);
+  cudaGraph_t maker = nullptr, freer = nullptr;
+  REQUIRE(cudaGraphCreate(&maker, 0) == cudaSuccess);
+  REQUIRE(cudaGraphCreate(&freer, 0) == cudaSuccess);
+  int* d = build(maker, n, 5, out.data(), false);
+  cudaGraphNode_t release = nullptr, after = nullptr;
+  REQUIRE(cudaGraphAddMemFreeNode(&release, freer, nullptr, 0, d) == cudaSuccess);
+  // Freed here, but made by `maker`: it may be allocated again by `maker`'s
+  // next launch while this graph runs, so its address is not this graph's.
+  cudaMemAllocNodeParams p = device_allocation(n * sizeof(int));
+  REQUIRE(cudaGraphAddMemAllocNode(&after, freer, &release, 1, &p) == cudaSuccess);
+  CHECK(p.dptr != d);
+  REQUIRE(cudaGraphDestroy(freer) == cudaSuccess);
+  REQUIRE(cudaGraphDestroy(maker) == cudaSuccess);
+
+  // Captured: cudaMallocAsync after cudaFreeAsync of the same capture's
+  // allocation, in stream order, takes its address; before, it does not.
+  cudaStream_t s = nullptr;
+  REQUIRE(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess);
+  REQUIRE(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal) == cudaSuccess);
+  int *first = nullptr, *second = nullptr, *third = nullptr;
+  REQUIRE(cudaMallocAsync(&first, n * sizeof(int), s) == cudaSuccess);
+  REQUIRE(cudaMallocAsync(&second, n * sizeof(int), s) == cudaSuccess);
+  CHECK(second != first);
+  int value = 3, count = n;
+  void* args[] = {&first, &value, &count};
+  REQUIRE(cudaLaunchKernel(reinterpret_cast<void*>(&fill_with), dim3(1), dim3(64), args, 0, s) == cudaSuccess);
+  REQUIRE(cudaMemcpyAsync(second, first, n * sizeof(int), cudaMemcpyDeviceToDevice, s) == cudaSuccess);
+  REQUIRE(cudaFreeAsync(first, s) == cudaSuccess);
+  REQUIRE(cudaMallocAsync(&third, n * sizeof(int), s) == cudaSuccess);
+  CHECK(third == first);
+  REQUIRE(cudaMemcpyAsync(third, second, n * sizeof(int), cudaMemcpyDeviceToDevice, s) == cudaSuccess);
+  REQUIRE(cudaMemcpyAsync(out.data(), third, n * sizeof(int), cudaMemcpyDeviceToHost, s) == cudaSuccess);
+  REQUIRE(cudaFreeAsync(second, s) == cudaSuccess);
+  REQUIRE(cudaFreeAsync(third, s) == cudaSuccess);
+  cudaGraph_t g = nullptr;
+  REQUIRE(cudaStreamEndCapture(s, &g) == cudaSuccess);
+  cudaGraphExec_t exec = nullptr;
+  REQUIRE(cudaGraphInstantiate(&exec, g, 0) == cudaSuccess);
+  for (int launch = 0; launch < 2; ++launch) {
+    std::fill(out.begin(), out.end(), -1);
+    REQUIRE(cudaGraphLaunch(exec, s) == cudaSuccess);
+    REQUIRE(cudaStreamSynchronize(s) == cudaSuccess);
+    CHECK(out[0] == 3);
+    CHECK(out[n - 1] == 3 + n - 1);
+  }
+  REQUIRE(cudaGraphExecDestroy(exec) == cudaSuccess);
+  REQUIRE(cudaGraphDestroy(g) == cudaSuccess);
+  REQUIRE(cudaStreamDestroy(s) == cudaSuccess);
 }
 
 TEST_CASE("a graph with memory nodes: one executable graph, no clone, no deletions, children only by move") {

@@ -23,7 +23,7 @@ __global__ void add_one(int* data, int n) {
   if (i < n) data[i] += 1;
 }
 
-const bool registered = weft::detail::register_kernel<&add_one>();
+const bool registered = weft::register_kernel<&add_one>();
 
 void launch_once(cudaGraph_t g, cudaStream_t s = nullptr) {
   cudaGraphExec_t exec = nullptr;

@@ -39,8 +39,8 @@ __global__ void handshake(int* flags, int mine) {
   while (std::atomic_ref<int>(flags[1 - mine]).load() == 0) std::this_thread::yield();
 }
 
-const bool registered = weft::detail::register_kernel<&add_to>() && weft::detail::register_kernel<&scale_into>() &&
-                        weft::detail::register_kernel<&sum_into>() && weft::detail::register_kernel<&handshake>();
+const bool registered = weft::register_kernel<&add_to>() && weft::register_kernel<&scale_into>() &&
+                        weft::register_kernel<&sum_into>() && weft::register_kernel<&handshake>();
 
 void count_up(void* counter) { std::atomic_ref<int>(*static_cast<int*>(counter)).fetch_add(1); }
 
@@ -234,6 +234,38 @@ TEST_CASE("one executable graph launched 100 times into a stream") {
   cudaStreamDestroy(s);
   cudaFree(d);
   cudaFree(counter);
+}
+
+// A launch returns before its nodes' commands are made (the device's
+// enqueuing thread makes them): destroying the executable graph at once,
+// as CUDA allows, must not lose or break the launches already made.
+TEST_CASE("an executable graph destroyed right after its launches still runs them all") {
+  int* d = nullptr;
+  REQUIRE(cudaMalloc(&d, sizeof(int)) == cudaSuccess);
+  REQUIRE(cudaMemset(d, 0, sizeof(int)) == cudaSuccess);
+  cudaGraph_t g = nullptr;
+  REQUIRE(cudaGraphCreate(&g, 0) == cudaSuccess);
+  int one = 1, count = 1;
+  void* args[] = {&d, &one, &count};
+  cudaGraphNode_t previous = nullptr;
+  for (int i = 0; i < 20; ++i)
+    previous = add_kernel(g, previous ? std::vector{previous} : std::vector<cudaGraphNode_t>{},
+                          reinterpret_cast<const void*>(&add_to), args, 1, 1);
+  cudaStream_t s;
+  REQUIRE(cudaStreamCreate(&s) == cudaSuccess);
+  for (int round = 0; round < 10; ++round) {
+    cudaGraphExec_t exec = nullptr;
+    REQUIRE(cudaGraphInstantiate(&exec, g, 0) == cudaSuccess);
+    for (int i = 0; i < 5; ++i) REQUIRE(cudaGraphLaunch(exec, s) == cudaSuccess);
+    REQUIRE(cudaGraphExecDestroy(exec) == cudaSuccess);
+  }
+  REQUIRE(cudaStreamSynchronize(s) == cudaSuccess);
+  int result = 0;
+  REQUIRE(cudaMemcpy(&result, d, sizeof(int), cudaMemcpyDeviceToHost) == cudaSuccess);
+  CHECK(result == 10 * 5 * 20);
+  cudaGraphDestroy(g);
+  cudaStreamDestroy(s);
+  cudaFree(d);
 }
 
 TEST_CASE("a launch runs after the stream's earlier work and before its later work") {

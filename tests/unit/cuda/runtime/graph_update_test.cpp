@@ -26,7 +26,7 @@ __global__ void times(int* data, int factor, int n) {
   if (i < n) data[i] *= factor;
 }
 
-const bool registered = weft::detail::register_kernel<&add_to>() && weft::detail::register_kernel<&times>();
+const bool registered = weft::register_kernel<&add_to>() && weft::register_kernel<&times>();
 
 __device__ int symbol_table[8];
 
@@ -92,25 +92,59 @@ std::vector<int> read(const int* d, int n = 32) {
   return h;
 }
 
-int* device_ints(int n = 32) {
-  int* d = nullptr;
-  REQUIRE(cudaMalloc(&d, static_cast<std::size_t>(n) * sizeof(int)) == cudaSuccess);
-  return d;
-}
-
 void launch_and_wait(cudaGraphExec_t exec) {
   REQUIRE(cudaGraphLaunch(exec, nullptr) == cudaSuccess);
   REQUIRE(cudaStreamSynchronize(nullptr) == cudaSuccess);
 }
 
+// An update refused with `result`, naming `node`; `info` keeps the rest.
+void check_update_refused(cudaGraphExec_t exec, cudaGraph_t graph, cudaGraphExecUpdateResultInfo& info,
+                          cudaGraphExecUpdateResult result, cudaGraphNode_t node) {
+  check_failed_with(cudaGraphExecUpdate(exec, graph, &info), cudaErrorGraphExecUpdateFailure);
+  CHECK(info.result == result);
+  CHECK(info.errorNode == node);
+}
+
+// What a test makes, released at its end: device buffers, graphs and
+// executable graphs.
+struct update_fixture {
+  std::vector<int*> buffers;
+  std::vector<cudaGraph_t> graphs;
+  std::vector<cudaGraphExec_t> execs;
+
+  ~update_fixture() {
+    for (cudaGraphExec_t e : execs) cudaGraphExecDestroy(e);
+    for (cudaGraph_t g : graphs) cudaGraphDestroy(g);
+    for (int* d : buffers) cudaFree(d);
+  }
+
+  int* device_ints(int n = 32) {
+    int* d = nullptr;
+    REQUIRE(cudaMalloc(&d, static_cast<std::size_t>(n) * sizeof(int)) == cudaSuccess);
+    buffers.push_back(d);
+    return d;
+  }
+  cudaGraph_t new_graph() {
+    cudaGraph_t g = nullptr;
+    REQUIRE(cudaGraphCreate(&g, 0) == cudaSuccess);
+    graphs.push_back(g);
+    return g;
+  }
+  cudaGraphExec_t instantiate(cudaGraph_t g, unsigned long long flags = 0) {
+    cudaGraphExec_t e = nullptr;
+    REQUIRE(cudaGraphInstantiate(&e, g, flags) == cudaSuccess);
+    execs.push_back(e);
+    return e;
+  }
+};
+
 }  // namespace
 
-TEST_CASE("cudaGraphExecUpdate takes new kernel arguments and memset values") {
+TEST_CASE_FIXTURE(update_fixture, "cudaGraphExecUpdate takes new kernel arguments and memset values") {
   REQUIRE(registered);
   int* d = device_ints();
   set_then_add first(d, 1, 10);
-  cudaGraphExec_t exec = nullptr;
-  REQUIRE(cudaGraphInstantiate(&exec, first.graph, 0) == cudaSuccess);
+  cudaGraphExec_t exec = instantiate(first.graph);
   launch_and_wait(exec);
   CHECK(read(d) == std::vector<int>(32, 11));
 
@@ -125,8 +159,7 @@ TEST_CASE("cudaGraphExecUpdate takes new kernel arguments and memset values") {
   CHECK(read(d) == std::vector<int>(32, 105));
 
   // The kernel's function may change too.
-  cudaGraph_t third = nullptr;
-  REQUIRE(cudaGraphCreate(&third, 0) == cudaSuccess);
+  cudaGraph_t third = new_graph();
   cudaGraphNode_t set = add_memset(third, {}, d, 3, 32);
   int n = 32, factor = 7;
   void* args[] = {&d, &factor, &n};
@@ -140,27 +173,21 @@ TEST_CASE("cudaGraphExecUpdate takes new kernel arguments and memset values") {
   check_succeeded(cudaGraphExecMemsetNodeSetParams(exec, first.set, &p));
   launch_and_wait(exec);
   CHECK(read(d) == std::vector<int>(32, 14));
-
-  cudaGraphDestroy(third);
-  cudaGraphExecDestroy(exec);
-  cudaFree(d);
 }
 
-TEST_CASE("cudaGraphExecUpdate refuses other topologies, types and parameters, changing nothing") {
+TEST_CASE_FIXTURE(update_fixture,
+                  "cudaGraphExecUpdate refuses other topologies, types and parameters, changing nothing") {
   REQUIRE(registered);
   int* d = device_ints();
   set_then_add original(d, 1, 10);
-  cudaGraphExec_t exec = nullptr;
-  REQUIRE(cudaGraphInstantiate(&exec, original.graph, 0) == cudaSuccess);
+  cudaGraphExec_t exec = instantiate(original.graph);
   cudaGraphExecUpdateResultInfo info{};
 
   SUBCASE("a node more: the counts differ, no node named") {
     set_then_add other(d, 2, 20);
     cudaGraphNode_t extra = nullptr;
     REQUIRE(cudaGraphAddEmptyNode(&extra, other.graph, nullptr, 0) == cudaSuccess);
-    check_failed_with(cudaGraphExecUpdate(exec, other.graph, &info), cudaErrorGraphExecUpdateFailure);
-    CHECK(info.result == cudaGraphExecUpdateErrorTopologyChanged);
-    CHECK(info.errorNode == nullptr);
+    check_update_refused(exec, other.graph, info, cudaGraphExecUpdateErrorTopologyChanged, nullptr);
     // The 4-argument form of cuda_runtime.h says the same.
     cudaGraphNode_t error_node = extra;
     cudaGraphExecUpdateResult result = cudaGraphExecUpdateSuccess;
@@ -171,25 +198,17 @@ TEST_CASE("cudaGraphExecUpdate refuses other topologies, types and parameters, c
   SUBCASE("an edge missing: the node whose dependencies differ") {
     set_then_add other(d, 2, 20);
     REQUIRE(cudaGraphRemoveDependencies(other.graph, &other.set, &other.add, nullptr, 1) == cudaSuccess);
-    check_failed_with(cudaGraphExecUpdate(exec, other.graph, &info), cudaErrorGraphExecUpdateFailure);
-    CHECK(info.result == cudaGraphExecUpdateErrorTopologyChanged);
-    CHECK(info.errorNode == other.add);
+    check_update_refused(exec, other.graph, info, cudaGraphExecUpdateErrorTopologyChanged, other.add);
   }
   SUBCASE("a node of another type: the node") {
-    cudaGraph_t other = nullptr;
-    REQUIRE(cudaGraphCreate(&other, 0) == cudaSuccess);
+    cudaGraph_t other = new_graph();
     cudaGraphNode_t a = nullptr, b = nullptr;
     REQUIRE(cudaGraphAddEmptyNode(&a, other, nullptr, 0) == cudaSuccess);
     REQUIRE(cudaGraphAddEmptyNode(&b, other, &a, 1) == cudaSuccess);
-    check_failed_with(cudaGraphExecUpdate(exec, other, &info), cudaErrorGraphExecUpdateFailure);
-    CHECK(info.result == cudaGraphExecUpdateErrorNodeTypeChanged);
-    CHECK(info.errorNode == a);
-    cudaGraphDestroy(other);
+    check_update_refused(exec, other, info, cudaGraphExecUpdateErrorNodeTypeChanged, a);
   }
   SUBCASE("edges crossed: the node whose dependency does not pair") {
-    cudaGraph_t three = nullptr, crossed = nullptr;
-    REQUIRE(cudaGraphCreate(&three, 0) == cudaSuccess);
-    REQUIRE(cudaGraphCreate(&crossed, 0) == cudaSuccess);
+    cudaGraph_t three = new_graph(), crossed = new_graph();
     cudaGraphNode_t n0, n1, n2, m0, m1, m2;
     REQUIRE(cudaGraphAddEmptyNode(&n0, three, nullptr, 0) == cudaSuccess);
     REQUIRE(cudaGraphAddEmptyNode(&n1, three, nullptr, 0) == cudaSuccess);
@@ -197,42 +216,28 @@ TEST_CASE("cudaGraphExecUpdate refuses other topologies, types and parameters, c
     REQUIRE(cudaGraphAddEmptyNode(&m0, crossed, nullptr, 0) == cudaSuccess);
     REQUIRE(cudaGraphAddEmptyNode(&m1, crossed, nullptr, 0) == cudaSuccess);
     REQUIRE(cudaGraphAddEmptyNode(&m2, crossed, &m1, 1) == cudaSuccess);
-    cudaGraphExec_t e3 = nullptr;
-    REQUIRE(cudaGraphInstantiate(&e3, three, 0) == cudaSuccess);
-    check_failed_with(cudaGraphExecUpdate(e3, crossed, &info), cudaErrorGraphExecUpdateFailure);
-    CHECK(info.result == cudaGraphExecUpdateErrorTopologyChanged);
-    CHECK(info.errorNode == m2);
+    cudaGraphExec_t e3 = instantiate(three);
+    check_update_refused(e3, crossed, info, cudaGraphExecUpdateErrorTopologyChanged, m2);
     CHECK(info.errorFromNode == m1);
-    cudaGraphExecDestroy(e3);
-    cudaGraphDestroy(three);
-    cudaGraphDestroy(crossed);
   }
   SUBCASE("a memset moved to host memory: parameters changed") {
-    cudaGraph_t other = nullptr;
-    REQUIRE(cudaGraphCreate(&other, 0) == cudaSuccess);
+    cudaGraph_t other = new_graph();
     int* managed = nullptr;
     REQUIRE(cudaMallocManaged(&managed, 32 * sizeof(int)) == cudaSuccess);
     cudaGraphNode_t set = add_memset(other, {}, managed, 2, 32);
     int n = 32, amount = 20;
     void* args[] = {&d, &amount, &n};
     add_kernel(other, {set}, add_fn, args);
-    check_failed_with(cudaGraphExecUpdate(exec, other, &info), cudaErrorGraphExecUpdateFailure);
-    CHECK(info.result == cudaGraphExecUpdateErrorParametersChanged);
-    CHECK(info.errorNode == set);
-    cudaGraphDestroy(other);
+    check_update_refused(exec, other, info, cudaGraphExecUpdateErrorParametersChanged, set);
     cudaFree(managed);
   }
   SUBCASE("a memset of another height: parameters changed") {
-    cudaGraph_t other = nullptr;
-    REQUIRE(cudaGraphCreate(&other, 0) == cudaSuccess);
+    cudaGraph_t other = new_graph();
     cudaGraphNode_t set = add_memset(other, {}, d, 2, 8, 2, 16 * sizeof(int));
     int n = 32, amount = 20;
     void* args[] = {&d, &amount, &n};
     add_kernel(other, {set}, add_fn, args);
-    check_failed_with(cudaGraphExecUpdate(exec, other, &info), cudaErrorGraphExecUpdateFailure);
-    CHECK(info.result == cudaGraphExecUpdateErrorParametersChanged);
-    CHECK(info.errorNode == set);
-    cudaGraphDestroy(other);
+    check_update_refused(exec, other, info, cudaGraphExecUpdateErrorParametersChanged, set);
   }
   SUBCASE("null arguments") {
     check_failed_with(cudaGraphExecUpdate(exec, nullptr, &info), cudaErrorInvalidValue);
@@ -244,25 +249,18 @@ TEST_CASE("cudaGraphExecUpdate refuses other topologies, types and parameters, c
   check_succeeded(cudaGraphExecUpdate(exec, original.graph, nullptr));
   launch_and_wait(exec);
   CHECK(read(d) == std::vector<int>(32, 11));
-  cudaGraphExecDestroy(exec);
-  cudaFree(d);
 }
 
-TEST_CASE("a memcpy node's kind cannot change in an update") {
+TEST_CASE_FIXTURE(update_fixture, "a memcpy node's kind cannot change in an update") {
   int* a = device_ints();
   int* b = device_ints();
-  cudaGraph_t g = nullptr, h = nullptr;
-  REQUIRE(cudaGraphCreate(&g, 0) == cudaSuccess);
-  REQUIRE(cudaGraphCreate(&h, 0) == cudaSuccess);
+  cudaGraph_t g = new_graph(), h = new_graph();
   cudaGraphNode_t c = nullptr, c2 = nullptr;
   REQUIRE(cudaGraphAddMemcpyNode1D(&c, g, nullptr, 0, b, a, 128, cudaMemcpyDeviceToDevice) == cudaSuccess);
   REQUIRE(cudaGraphAddMemcpyNode1D(&c2, h, nullptr, 0, b, a, 128, cudaMemcpyDefault) == cudaSuccess);
-  cudaGraphExec_t exec = nullptr;
-  REQUIRE(cudaGraphInstantiate(&exec, g, 0) == cudaSuccess);
+  cudaGraphExec_t exec = instantiate(g);
   cudaGraphExecUpdateResultInfo info{};
-  check_failed_with(cudaGraphExecUpdate(exec, h, &info), cudaErrorGraphExecUpdateFailure);
-  CHECK(info.result == cudaGraphExecUpdateErrorParametersChanged);
-  CHECK(info.errorNode == c2);
+  check_update_refused(exec, h, info, cudaGraphExecUpdateErrorParametersChanged, c2);
   // Swapping the addresses is an allowed change.
   std::vector<int> ones(32, 1), twos(32, 2);
   REQUIRE(cudaMemcpy(a, ones.data(), 128, cudaMemcpyHostToDevice) == cudaSuccess);
@@ -271,14 +269,10 @@ TEST_CASE("a memcpy node's kind cannot change in an update") {
   check_failed_with(cudaGraphExecMemcpyNodeSetParams1D(exec, c, a, b, 128, cudaMemcpyDefault), cudaErrorInvalidValue);
   launch_and_wait(exec);
   CHECK(read(a) == twos);
-  cudaGraphExecDestroy(exec);
-  cudaGraphDestroy(g);
-  cudaGraphDestroy(h);
-  cudaFree(a);
-  cudaFree(b);
 }
 
-TEST_CASE("per-node updates reach later launches; a launch already enqueued keeps its parameters") {
+TEST_CASE_FIXTURE(update_fixture,
+                  "per-node updates reach later launches; a launch already enqueued keeps its parameters") {
   REQUIRE(registered);
   cudaStream_t s = nullptr;
   REQUIRE(cudaStreamCreate(&s) == cudaSuccess);
@@ -287,14 +281,12 @@ TEST_CASE("per-node updates reach later launches; a launch already enqueued keep
   std::vector<int> log;
   log_entry first{&log, 1}, second{&log, 2};
 
-  cudaGraph_t g = nullptr;
-  REQUIRE(cudaGraphCreate(&g, 0) == cudaSuccess);
+  cudaGraph_t g = new_graph();
   int n = 32, amount = 1;
   void* args[] = {&d, &amount, &n};
   cudaGraphNode_t k = add_kernel(g, {}, add_fn, args);
   cudaGraphNode_t h = add_host(g, {k}, &first);
-  cudaGraphExec_t exec = nullptr;
-  REQUIRE(cudaGraphInstantiate(&exec, g, 0) == cudaSuccess);
+  cudaGraphExec_t exec = instantiate(g);
 
   {
     gate held;
@@ -318,8 +310,7 @@ TEST_CASE("per-node updates reach later launches; a launch already enqueued keep
   CHECK(own.userData == &first);
 
   SUBCASE("nodes of other graphs, nodes of another kind, bad parameters") {
-    cudaGraph_t other = nullptr;
-    REQUIRE(cudaGraphCreate(&other, 0) == cudaSuccess);
+    cudaGraph_t other = new_graph();
     cudaGraphNode_t stranger = add_kernel(other, {}, add_fn, args);
     cudaKernelNodeParams kp = kernel_params(add_fn, args);
     check_failed_with(cudaGraphExecKernelNodeSetParams(exec, stranger, &kp), cudaErrorInvalidValue);
@@ -330,21 +321,16 @@ TEST_CASE("per-node updates reach later launches; a launch already enqueued keep
     check_failed_with(cudaGraphExecHostNodeSetParams(exec, h, &none), cudaErrorInvalidValue);
     cudaMemsetParams mp{d, 0, 0, 4, 32, 1};
     check_failed_with(cudaGraphExecMemsetNodeSetParams(exec, k, &mp), cudaErrorInvalidValue);
-    cudaGraphDestroy(other);
   }
-  cudaGraphExecDestroy(exec);
-  cudaGraphDestroy(g);
-  cudaFree(d);
   cudaStreamDestroy(s);
 }
 
-TEST_CASE("cudaGraphExecMemsetNodeSetParams: value, address and 1D width may change, the height may not") {
+TEST_CASE_FIXTURE(update_fixture,
+                  "cudaGraphExecMemsetNodeSetParams: value, address and 1D width may change, the height may not") {
   int* a = device_ints(64);
-  cudaGraph_t g = nullptr;
-  REQUIRE(cudaGraphCreate(&g, 0) == cudaSuccess);
+  cudaGraph_t g = new_graph();
   cudaGraphNode_t set = add_memset(g, {}, a, 7, 32);
-  cudaGraphExec_t exec = nullptr;
-  REQUIRE(cudaGraphInstantiate(&exec, g, 0) == cudaSuccess);
+  cudaGraphExec_t exec = instantiate(g);
   REQUIRE(cudaMemset(a, 0, 64 * sizeof(int)) == cudaSuccess);
   cudaMemsetParams wider{a, 0, 9, 4, 64, 1};
   check_succeeded(cudaGraphExecMemsetNodeSetParams(exec, set, &wider));
@@ -352,27 +338,21 @@ TEST_CASE("cudaGraphExecMemsetNodeSetParams: value, address and 1D width may cha
   CHECK(read(a, 64) == std::vector<int>(64, 9));
   cudaMemsetParams two_rows{a, 32 * sizeof(int), 9, 4, 32, 2};
   check_failed_with(cudaGraphExecMemsetNodeSetParams(exec, set, &two_rows), cudaErrorInvalidValue);
-  cudaGraphExecDestroy(exec);
-  cudaGraphDestroy(g);
-  cudaFree(a);
 }
 
-TEST_CASE("cudaGraphExecChildGraphNodeSetParams updates the child's nodes") {
+TEST_CASE_FIXTURE(update_fixture, "cudaGraphExecChildGraphNodeSetParams updates the child's nodes") {
   REQUIRE(registered);
   int* d = device_ints();
   set_then_add child(d, 1, 10), replacement(d, 4, 40);
-  cudaGraph_t g = nullptr;
-  REQUIRE(cudaGraphCreate(&g, 0) == cudaSuccess);
+  cudaGraph_t g = new_graph();
   cudaGraphNode_t node = nullptr;
   REQUIRE(cudaGraphAddChildGraphNode(&node, g, nullptr, 0, child.graph) == cudaSuccess);
-  cudaGraphExec_t exec = nullptr;
-  REQUIRE(cudaGraphInstantiate(&exec, g, 0) == cudaSuccess);
+  cudaGraphExec_t exec = instantiate(g);
   check_succeeded(cudaGraphExecChildGraphNodeSetParams(exec, node, replacement.graph));
   launch_and_wait(exec);
   CHECK(read(d) == std::vector<int>(32, 44));
 
-  cudaGraph_t lonely = nullptr;
-  REQUIRE(cudaGraphCreate(&lonely, 0) == cudaSuccess);
+  cudaGraph_t lonely = new_graph();
   cudaGraphNode_t e = nullptr;
   REQUIRE(cudaGraphAddEmptyNode(&e, lonely, nullptr, 0) == cudaSuccess);
   check_failed_with(cudaGraphExecChildGraphNodeSetParams(exec, node, lonely), cudaErrorInvalidValue);
@@ -386,18 +366,14 @@ TEST_CASE("cudaGraphExecChildGraphNodeSetParams updates the child's nodes") {
   check_succeeded(cudaGraphExecMemsetNodeSetParams(exec, inner[0], &p));
   launch_and_wait(exec);
   CHECK(read(d) == std::vector<int>(32, 43));
-  cudaGraphDestroy(lonely);
-  cudaGraphExecDestroy(exec);
-  cudaGraphDestroy(g);
-  cudaFree(d);
 }
 
-TEST_CASE("cudaGraphNodeSetEnabled: a disabled node runs as an empty one and keeps later updates") {
+TEST_CASE_FIXTURE(update_fixture,
+                  "cudaGraphNodeSetEnabled: a disabled node runs as an empty one and keeps later updates") {
   REQUIRE(registered);
   int* d = device_ints();
   set_then_add graph(d, 1, 10);
-  cudaGraphExec_t exec = nullptr;
-  REQUIRE(cudaGraphInstantiate(&exec, graph.graph, 0) == cudaSuccess);
+  cudaGraphExec_t exec = instantiate(graph.graph);
   unsigned enabled = 7;
   check_succeeded(cudaGraphNodeGetEnabled(exec, graph.add, &enabled));
   CHECK(enabled == 1);
@@ -424,26 +400,20 @@ TEST_CASE("cudaGraphNodeSetEnabled: a disabled node runs as an empty one and kee
   CHECK(read(d) == std::vector<int>(32, 12));
 
   // Only kernel, memcpy and memset nodes.
-  cudaGraph_t g = nullptr;
-  REQUIRE(cudaGraphCreate(&g, 0) == cudaSuccess);
+  cudaGraph_t g = new_graph();
   std::vector<int> log;
   log_entry entry{&log, 1};
   cudaGraphNode_t h = add_host(g, {}, &entry);
-  cudaGraphExec_t host_exec = nullptr;
-  REQUIRE(cudaGraphInstantiate(&host_exec, g, 0) == cudaSuccess);
+  cudaGraphExec_t host_exec = instantiate(g);
   check_failed_with(cudaGraphNodeSetEnabled(host_exec, h, 0), cudaErrorInvalidValue);
   check_failed_with(cudaGraphNodeGetEnabled(host_exec, h, &enabled), cudaErrorInvalidValue);
   check_failed_with(cudaGraphNodeSetEnabled(exec, h, 0), cudaErrorInvalidValue);
   check_failed_with(cudaGraphNodeGetEnabled(exec, graph.add, nullptr), cudaErrorInvalidValue);
-  cudaGraphExecDestroy(host_exec);
-  cudaGraphDestroy(g);
-  cudaGraphExecDestroy(exec);
-  cudaFree(d);
 }
 
-TEST_CASE("cudaGraphInstantiateWithParams reports its result and error node; cudaGraphExecGetFlags") {
-  cudaGraph_t g = nullptr;
-  REQUIRE(cudaGraphCreate(&g, 0) == cudaSuccess);
+TEST_CASE_FIXTURE(update_fixture,
+                  "cudaGraphInstantiateWithParams reports its result and error node; cudaGraphExecGetFlags") {
+  cudaGraph_t g = new_graph();
   cudaGraphNode_t a = nullptr, b = nullptr;
   REQUIRE(cudaGraphAddEmptyNode(&a, g, nullptr, 0) == cudaSuccess);
   REQUIRE(cudaGraphAddEmptyNode(&b, g, &a, 1) == cudaSuccess);
@@ -493,11 +463,12 @@ TEST_CASE("cudaGraphInstantiateWithParams reports its result and error node; cud
   CHECK(p.result_out == cudaGraphInstantiateError);
   // Upload belongs to cudaGraphInstantiateWithParams only.
   check_failed_with(cudaGraphInstantiate(&exec, g, cudaGraphInstantiateFlagUpload), cudaErrorInvalidValue);
-  cudaGraphDestroy(g);
   cudaStreamDestroy(s);
 }
 
-TEST_CASE("cudaGraphExecUpdate: a kernel may not change cooperative launch, nor priority under node priorities") {
+TEST_CASE_FIXTURE(
+    update_fixture,
+    "cudaGraphExecUpdate: a kernel may not change cooperative launch, nor priority under node priorities") {
   REQUIRE(registered);
   int* d = device_ints();
   set_then_add plain(d, 1, 10), cooperative(d, 1, 10), urgent(d, 1, 10);
@@ -508,25 +479,18 @@ TEST_CASE("cudaGraphExecUpdate: a kernel may not change cooperative launch, nor 
   high.priority = -1;
   REQUIRE(cudaGraphKernelNodeSetAttribute(urgent.add, cudaLaunchAttributePriority, &high) == cudaSuccess);
 
-  cudaGraphExec_t exec = nullptr;
-  REQUIRE(cudaGraphInstantiate(&exec, plain.graph, 0) == cudaSuccess);
+  cudaGraphExec_t exec = instantiate(plain.graph);
   cudaGraphExecUpdateResultInfo info{};
-  check_failed_with(cudaGraphExecUpdate(exec, cooperative.graph, &info), cudaErrorGraphExecUpdateFailure);
-  CHECK(info.result == cudaGraphExecUpdateErrorAttributesChanged);
-  CHECK(info.errorNode == cooperative.add);
+  check_update_refused(exec, cooperative.graph, info, cudaGraphExecUpdateErrorAttributesChanged, cooperative.add);
   // Without cudaGraphInstantiateFlagUseNodePriority, the priority is the stream's.
   check_succeeded(cudaGraphExecUpdate(exec, urgent.graph, &info));
-  cudaGraphExecDestroy(exec);
 
-  REQUIRE(cudaGraphInstantiate(&exec, plain.graph, cudaGraphInstantiateFlagUseNodePriority) == cudaSuccess);
-  check_failed_with(cudaGraphExecUpdate(exec, urgent.graph, &info), cudaErrorGraphExecUpdateFailure);
-  CHECK(info.result == cudaGraphExecUpdateErrorAttributesChanged);
-  CHECK(info.errorNode == urgent.add);
-  cudaGraphExecDestroy(exec);
+  exec = instantiate(plain.graph, cudaGraphInstantiateFlagUseNodePriority);
+  check_update_refused(exec, urgent.graph, info, cudaGraphExecUpdateErrorAttributesChanged, urgent.add);
 
   // Per-node parameters keep the node's attributes: the priority stays,
   // so the graph it came from still updates it.
-  REQUIRE(cudaGraphInstantiate(&exec, urgent.graph, cudaGraphInstantiateFlagUseNodePriority) == cudaSuccess);
+  exec = instantiate(urgent.graph, cudaGraphInstantiateFlagUseNodePriority);
   int n = 32, amount = 3;
   void* args[] = {&d, &amount, &n};
   cudaKernelNodeParams kp = kernel_params(add_fn, args);
@@ -536,22 +500,18 @@ TEST_CASE("cudaGraphExecUpdate: a kernel may not change cooperative launch, nor 
   check_succeeded(cudaGraphExecUpdate(exec, urgent.graph, &info));
   launch_and_wait(exec);
   CHECK(read(d) == std::vector<int>(32, 11));
-  cudaGraphExecDestroy(exec);
-  cudaFree(d);
 }
 
-TEST_CASE("memcpy nodes in an executable graph: 3D-form and symbol setters, 1D only") {
+TEST_CASE_FIXTURE(update_fixture, "memcpy nodes in an executable graph: 3D-form and symbol setters, 1D only") {
   int* a = device_ints();
   int* b = device_ints();
   std::vector<int> ones(32, 1), twos(32, 2);
   REQUIRE(cudaMemcpy(a, ones.data(), 128, cudaMemcpyHostToDevice) == cudaSuccess);
   REQUIRE(cudaMemcpy(b, twos.data(), 128, cudaMemcpyHostToDevice) == cudaSuccess);
-  cudaGraph_t g = nullptr;
-  REQUIRE(cudaGraphCreate(&g, 0) == cudaSuccess);
+  cudaGraph_t g = new_graph();
   cudaGraphNode_t c = nullptr;
   REQUIRE(cudaGraphAddMemcpyNode1D(&c, g, nullptr, 0, b, a, 32, cudaMemcpyDeviceToDevice) == cudaSuccess);
-  cudaGraphExec_t exec = nullptr;
-  REQUIRE(cudaGraphInstantiate(&exec, g, 0) == cudaSuccess);
+  cudaGraphExec_t exec = instantiate(g);
 
   // 16 bytes from b to a, as one row of a cudaMemcpy3DParms.
   cudaMemcpy3DParms p{};
@@ -588,23 +548,17 @@ TEST_CASE("memcpy nodes in an executable graph: 3D-form and symbol setters, 1D o
   check_failed_with(
       cudaGraphExecMemcpyNodeSetParamsToSymbol(exec, c, symbol_table, b, 9 * sizeof(int), 0, cudaMemcpyDeviceToDevice),
       cudaErrorInvalidValue);
-  cudaGraphExecDestroy(exec);
-  cudaGraphDestroy(g);
-  cudaFree(a);
-  cudaFree(b);
 }
 
-TEST_CASE("event record and wait nodes take other events in an executable graph") {
+TEST_CASE_FIXTURE(update_fixture, "event record and wait nodes take other events in an executable graph") {
   cudaEvent_t first = nullptr, second = nullptr;
   REQUIRE(cudaEventCreate(&first) == cudaSuccess);
   REQUIRE(cudaEventCreate(&second) == cudaSuccess);
-  cudaGraph_t g = nullptr;
-  REQUIRE(cudaGraphCreate(&g, 0) == cudaSuccess);
+  cudaGraph_t g = new_graph();
   cudaGraphNode_t recording = nullptr, waiting = nullptr;
   REQUIRE(cudaGraphAddEventRecordNode(&recording, g, nullptr, 0, first) == cudaSuccess);
   REQUIRE(cudaGraphAddEventWaitNode(&waiting, g, nullptr, 0, first) == cudaSuccess);
-  cudaGraphExec_t exec = nullptr;
-  REQUIRE(cudaGraphInstantiate(&exec, g, 0) == cudaSuccess);
+  cudaGraphExec_t exec = instantiate(g);
   check_succeeded(cudaGraphExecEventRecordNodeSetEvent(exec, recording, second));
   check_succeeded(cudaGraphExecEventWaitNodeSetEvent(exec, waiting, second));
   launch_and_wait(exec);
@@ -619,20 +573,17 @@ TEST_CASE("event record and wait nodes take other events in an executable graph"
   REQUIRE(cudaEventCreate(&gone) == cudaSuccess);
   REQUIRE(cudaEventDestroy(gone) == cudaSuccess);
   check_failed_with(cudaGraphExecEventRecordNodeSetEvent(exec, recording, gone), cudaErrorInvalidResourceHandle);
-  cudaGraphExecDestroy(exec);
-  cudaGraphDestroy(g);
   cudaEventDestroy(first);
   cudaEventDestroy(second);
 }
 
-TEST_CASE("cudaGraphExecNodeSetParams by node type") {
+TEST_CASE_FIXTURE(update_fixture, "cudaGraphExecNodeSetParams by node type") {
   REQUIRE(registered);
   int* d = device_ints();
   set_then_add graph(d, 1, 10);
   cudaGraphNode_t empty = nullptr;
   REQUIRE(cudaGraphAddEmptyNode(&empty, graph.graph, &graph.add, 1) == cudaSuccess);
-  cudaGraphExec_t exec = nullptr;
-  REQUIRE(cudaGraphInstantiate(&exec, graph.graph, 0) == cudaSuccess);
+  cudaGraphExec_t exec = instantiate(graph.graph);
 
   int n = 32, amount = 20;
   void* args[] = {&d, &amount, &n};
@@ -662,6 +613,4 @@ TEST_CASE("cudaGraphExecNodeSetParams by node type") {
   check_failed_with(cudaGraphExecNodeSetParams(exec, graph.add, nullptr), cudaErrorInvalidValue);
   p.reserved0[1] = 1;
   check_failed_with(cudaGraphExecNodeSetParams(exec, graph.add, &p), cudaErrorInvalidValue);
-  cudaGraphExecDestroy(exec);
-  cudaFree(d);
 }

@@ -26,7 +26,7 @@ __global__ void cluster_sizes(int* out) {
 }
 
 const bool registered =
-    weft::detail::register_kernel<&count_blocks>() && weft::detail::register_kernel<&cluster_sizes>();
+    weft::register_kernel<&count_blocks>() && weft::register_kernel<&cluster_sizes>();
 
 // A launch of count_blocks<<<4, 32>>> with one attribute.
 cudaError_t launch_with(const cudaLaunchAttribute& a, int* counter) {

@@ -3,9 +3,7 @@
 // serialization, or after a programmatic event, starts once every block of
 // the kernel before it has called cudaTriggerProgrammaticLaunchCompletion or
 // exited, and its cudaGridDependencySynchronize waits for that kernel's
-// completion. Overlap is shown by handshakes: the primary's blocks wait for
-// a flag that only a running secondary can raise, with a time limit so that
-// a missing overlap is a failed check, never a hang.
+// completion. Overlap is shown by handshakes (programmatic_handshake.hpp).
 #include <doctest/doctest.h>
 #include <weft.hpp>
 
@@ -14,28 +12,14 @@
 #include <thread>
 
 #include "error_checks.hpp"
+#include "programmatic_handshake.hpp"
 
 namespace {
 
 using std::chrono::milliseconds;
 
-// Waits for `flag` to be raised, at most `limit`; true if it was.
-bool wait_for_flag(const int* flag, milliseconds limit) {
-  auto until = std::chrono::steady_clock::now() + limit;
-  while (std::atomic_ref<const int>(*flag).load() == 0) {
-    if (std::chrono::steady_clock::now() > until) return false;
-    std::this_thread::yield();
-  }
-  return true;
-}
-
-struct handshake {
-  int secondary_running = 0;  // raised by the secondary before it synchronises
-  int primary_saw_it = 0;     // blocks of the primary that saw it raised
-  int value = 0;              // what the primary writes after the handshake
-  int read_after_sync = -1;   // what the secondary read after synchronising
-  int read_before_sync = -1;
-};
+using programmatic_test::handshake;
+using programmatic_test::wait_for_flag;
 
 // Thread 0 of every `every`-th block triggers (with every < 0: does not),
 // then waits for the secondary; the primary's result is written last.
@@ -89,89 +73,121 @@ handshake* new_handshake() {
   return h;
 }
 
+// One stream and a handshake; the primary and a secondary go into the stream.
+struct stream_and_handshake {
+  cudaStream_t s = nullptr;
+  handshake* h = new_handshake();
+
+  stream_and_handshake() { REQUIRE(cudaStreamCreate(&s) == cudaSuccess); }
+  ~stream_and_handshake() {
+    cudaFree(h);
+    cudaStreamDestroy(s);
+  }
+
+  // The primary on `blocks` blocks of 32 threads (see primary for `every`).
+  void launch_primary(unsigned blocks, int every, long long wait_ms) {
+    weft::launch(weft::launch_config{blocks, 32, 0, s}, primary, h, every, wait_ms);
+  }
+
+  // `kernel` after it, with programmatic stream serialization `allowed`
+  // (without the attribute when `attribute` is false).
+  cudaError_t launch_secondary(void (*kernel)(handshake*), bool attribute = true, int allowed = 1) {
+    cudaLaunchAttribute attr = serialization();
+    attr.val.programmaticStreamSerializationAllowed = allowed;
+    return launch_ex(s, 1, 32, attribute ? &attr : nullptr, attribute ? 1 : 0, kernel, h);
+  }
+};
+
+// A primary in s1 whose event e a kernel or copy in s2 waits for.
+struct two_streams_and_event {
+  cudaStream_t s1 = nullptr, s2 = nullptr;
+  cudaEvent_t e = nullptr;
+  handshake* h = new_handshake();
+
+  two_streams_and_event() {
+    REQUIRE(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking) == cudaSuccess);
+    REQUIRE(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking) == cudaSuccess);
+    REQUIRE(cudaEventCreateWithFlags(&e, cudaEventDisableTiming) == cudaSuccess);
+  }
+  ~two_streams_and_event() {
+    cudaFree(h);
+    cudaEventDestroy(e);
+    cudaStreamDestroy(s1);
+    cudaStreamDestroy(s2);
+  }
+
+  // The primary on `blocks` blocks in s1 with `attr`, then s2 waits for e.
+  void launch_primary_then_wait(cudaLaunchAttribute attr, unsigned blocks, int every, long long wait_ms) {
+    check_succeeded(launch_ex(s1, blocks, 32, &attr, 1, primary, h, every, wait_ms));
+    REQUIRE(cudaStreamWaitEvent(s2, e, 0) == cudaSuccess);
+  }
+};
+
+cudaLaunchAttribute programmatic_event(cudaEvent_t e, int trigger_at_block_start) {
+  cudaLaunchAttribute attr{};
+  attr.id = cudaLaunchAttributeProgrammaticEvent;
+  attr.val.programmaticEvent.event = e;
+  attr.val.programmaticEvent.flags = 0;
+  attr.val.programmaticEvent.triggerAtBlockStart = trigger_at_block_start;
+  return attr;
+}
+
 }  // namespace
 
-TEST_CASE("a secondary kernel starts before its primary finishes, and synchronises on its completion") {
-  cudaStream_t s = nullptr;
-  REQUIRE(cudaStreamCreate(&s) == cudaSuccess);
-  handshake* h = new_handshake();
-  weft::launch(weft::launch_config{2, 32, 0, s}, primary, h, 1, 10'000LL);
-  cudaLaunchAttribute attr = serialization();
-  check_succeeded(launch_ex(s, 1, 32, &attr, 1, secondary, h));
+TEST_CASE_FIXTURE(stream_and_handshake,
+                  "a secondary kernel starts before its primary finishes, and synchronises on its completion") {
+  launch_primary(2, 1, 10'000);
+  check_succeeded(launch_secondary(secondary));
   REQUIRE(cudaStreamSynchronize(s) == cudaSuccess);
   CHECK(h->primary_saw_it == 2);    // both primary blocks saw the secondary run
   CHECK(h->read_after_sync == 42);  // and it waited for the primary's completion
-  cudaFree(h);
-  cudaStreamDestroy(s);
 }
 
-TEST_CASE("without the attribute the secondary waits for the primary, and its synchronisation returns at once") {
-  cudaStream_t s = nullptr;
-  REQUIRE(cudaStreamCreate(&s) == cudaSuccess);
-  handshake* h = new_handshake();
-  weft::launch(weft::launch_config{1, 32, 0, s}, primary, h, 1, 300LL);
-  check_succeeded(launch_ex(s, 1, 32, nullptr, 0, secondary, h));
+TEST_CASE_FIXTURE(
+    stream_and_handshake,
+    "without the attribute the secondary waits for the primary, and its synchronisation returns at once") {
+  launch_primary(1, 1, 300);
+  check_succeeded(launch_secondary(secondary, false));
   REQUIRE(cudaStreamSynchronize(s) == cudaSuccess);
   CHECK(h->primary_saw_it == 0);
   CHECK(h->read_after_sync == 42);
   // An attribute that is set to 0 allows no overlap either.
   *h = handshake{};
-  weft::launch(weft::launch_config{1, 32, 0, s}, primary, h, 1, 300LL);
-  cudaLaunchAttribute off = serialization();
-  off.val.programmaticStreamSerializationAllowed = 0;
-  check_succeeded(launch_ex(s, 1, 32, &off, 1, secondary, h));
+  launch_primary(1, 1, 300);
+  check_succeeded(launch_secondary(secondary, true, 0));
   REQUIRE(cudaStreamSynchronize(s) == cudaSuccess);
   CHECK(h->primary_saw_it == 0);
-  cudaFree(h);
-  cudaStreamDestroy(s);
 }
 
-TEST_CASE("blocks that exit without triggering count as triggered") {
-  cudaStream_t s = nullptr;
-  REQUIRE(cudaStreamCreate(&s) == cudaSuccess);
-  handshake* h = new_handshake();
+TEST_CASE_FIXTURE(stream_and_handshake, "blocks that exit without triggering count as triggered") {
   // Blocks 0, 3 and 6 trigger and wait; the others exit at once.
-  weft::launch(weft::launch_config{8, 32, 0, s}, primary, h, 3, 10'000LL);
-  cudaLaunchAttribute attr = serialization();
-  check_succeeded(launch_ex(s, 1, 32, &attr, 1, secondary, h));
+  launch_primary(8, 3, 10'000);
+  check_succeeded(launch_secondary(secondary));
   REQUIRE(cudaStreamSynchronize(s) == cudaSuccess);
   CHECK(h->primary_saw_it == 3);
   CHECK(h->read_after_sync == 42);
-  cudaFree(h);
-  cudaStreamDestroy(s);
 }
 
-TEST_CASE("a primary that never triggers lets the secondary start only as its blocks exit") {
-  cudaStream_t s = nullptr;
-  REQUIRE(cudaStreamCreate(&s) == cudaSuccess);
-  handshake* h = new_handshake();
-  weft::launch(weft::launch_config{1, 32, 0, s}, primary, h, 0, 0LL);
-  cudaLaunchAttribute attr = serialization();
-  check_succeeded(launch_ex(s, 1, 32, &attr, 1, secondary, h));
+TEST_CASE_FIXTURE(stream_and_handshake,
+                  "a primary that never triggers lets the secondary start only as its blocks exit") {
+  launch_primary(1, 0, 0);
+  check_succeeded(launch_secondary(secondary));
   REQUIRE(cudaStreamSynchronize(s) == cudaSuccess);
   CHECK(h->read_after_sync == 42);
-  cudaFree(h);
-  cudaStreamDestroy(s);
 }
 
-TEST_CASE("a secondary that does not synchronise still completes after its primary") {
-  cudaStream_t s = nullptr;
-  REQUIRE(cudaStreamCreate(&s) == cudaSuccess);
-  handshake* h = new_handshake();
+TEST_CASE_FIXTURE(stream_and_handshake, "a secondary that does not synchronise still completes after its primary") {
   int* out = nullptr;
   REQUIRE(cudaMallocManaged(&out, sizeof *out) == cudaSuccess);
   *out = -1;
-  weft::launch(weft::launch_config{1, 32, 0, s}, primary, h, 1, 10'000LL);
-  cudaLaunchAttribute attr = serialization();
-  check_succeeded(launch_ex(s, 1, 32, &attr, 1, secondary_without_sync, h));
+  launch_primary(1, 1, 10'000);
+  check_succeeded(launch_secondary(secondary_without_sync));
   // Stream order after the secondary includes its primary.
   weft::launch(weft::launch_config{1, 1, 0, s}, copy_value, h, out);
   REQUIRE(cudaStreamSynchronize(s) == cudaSuccess);
   CHECK(h->primary_saw_it == 1);
   CHECK(*out == 42);
   cudaFree(out);
-  cudaFree(h);
-  cudaStreamDestroy(s);
 }
 
 namespace {
@@ -220,22 +236,11 @@ TEST_CASE("many blocks on few workers: every secondary block sees all of the pri
   cudaStreamDestroy(s);
 }
 
-TEST_CASE("a programmatic event lets a kernel in another stream overlap the primary") {
-  cudaStream_t s1 = nullptr, s2 = nullptr;
-  REQUIRE(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking) == cudaSuccess);
-  REQUIRE(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking) == cudaSuccess);
-  cudaEvent_t e = nullptr;
-  REQUIRE(cudaEventCreateWithFlags(&e, cudaEventDisableTiming) == cudaSuccess);
+TEST_CASE_FIXTURE(two_streams_and_event, "a programmatic event lets a kernel in another stream overlap the primary") {
   for (int at_start = 0; at_start < 2; ++at_start) {
-    handshake* h = new_handshake();
-    cudaLaunchAttribute attr{};
-    attr.id = cudaLaunchAttributeProgrammaticEvent;
-    attr.val.programmaticEvent.event = e;
-    attr.val.programmaticEvent.flags = 0;
-    attr.val.programmaticEvent.triggerAtBlockStart = at_start;
+    *h = handshake{};
     // With triggerAtBlockStart the blocks need not trigger themselves.
-    check_succeeded(launch_ex(s1, 2, 32, &attr, 1, primary, h, at_start ? 0 : 1, 10'000LL));
-    REQUIRE(cudaStreamWaitEvent(s2, e, 0) == cudaSuccess);
+    launch_primary_then_wait(programmatic_event(e, at_start), 2, at_start ? 0 : 1, 10'000);
     weft::launch(weft::launch_config{1, 32, 0, s2}, secondary, h);
     REQUIRE(cudaStreamSynchronize(s2) == cudaSuccess);
     // The secondary waited for the primary's completion in its synchronisation.
@@ -243,57 +248,28 @@ TEST_CASE("a programmatic event lets a kernel in another stream overlap the prim
     REQUIRE(cudaStreamSynchronize(s1) == cudaSuccess);
     if (!at_start) CHECK(h->primary_saw_it == 2);
     CHECK(cudaEventQuery(e) == cudaSuccess);
-    cudaFree(h);
   }
-  cudaEventDestroy(e);
-  cudaStreamDestroy(s1);
-  cudaStreamDestroy(s2);
 }
 
-TEST_CASE("a launch completion event is recorded once every block has begun") {
-  cudaStream_t s1 = nullptr, s2 = nullptr;
-  REQUIRE(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking) == cudaSuccess);
-  REQUIRE(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking) == cudaSuccess);
-  cudaEvent_t e = nullptr;
-  REQUIRE(cudaEventCreateWithFlags(&e, cudaEventDisableTiming) == cudaSuccess);
-  handshake* h = new_handshake();
+TEST_CASE_FIXTURE(two_streams_and_event, "a launch completion event is recorded once every block has begun") {
   cudaLaunchAttribute attr{};
   attr.id = cudaLaunchAttributeLaunchCompletionEvent;
   attr.val.launchCompletionEvent.event = e;
   // Blocks wait for the kernel in s2 without triggering: only their start counts.
-  check_succeeded(launch_ex(s1, 2, 32, &attr, 1, primary, h, -1, 10'000LL));
-  REQUIRE(cudaStreamWaitEvent(s2, e, 0) == cudaSuccess);
+  launch_primary_then_wait(attr, 2, -1, 10'000);
   weft::launch(weft::launch_config{1, 32, 0, s2}, secondary_without_sync, h);
   REQUIRE(cudaStreamSynchronize(s1) == cudaSuccess);
   REQUIRE(cudaStreamSynchronize(s2) == cudaSuccess);
   CHECK(h->primary_saw_it == 2);
-  cudaFree(h);
-  cudaEventDestroy(e);
-  cudaStreamDestroy(s1);
-  cudaStreamDestroy(s2);
 }
 
-TEST_CASE("a copy after a programmatic event waits for the primary's completion") {
-  cudaStream_t s1 = nullptr, s2 = nullptr;
-  REQUIRE(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking) == cudaSuccess);
-  REQUIRE(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking) == cudaSuccess);
-  cudaEvent_t e = nullptr;
-  REQUIRE(cudaEventCreateWithFlags(&e, cudaEventDisableTiming) == cudaSuccess);
-  handshake* h = new_handshake();
+TEST_CASE_FIXTURE(two_streams_and_event, "a copy after a programmatic event waits for the primary's completion") {
   int out = -1;
-  cudaLaunchAttribute attr{};
-  attr.id = cudaLaunchAttributeProgrammaticEvent;
-  attr.val.programmaticEvent.event = e;
-  check_succeeded(launch_ex(s1, 1, 32, &attr, 1, primary, h, 1, 300LL));
-  REQUIRE(cudaStreamWaitEvent(s2, e, 0) == cudaSuccess);
+  launch_primary_then_wait(programmatic_event(e, 0), 1, 1, 300);
   REQUIRE(cudaMemcpyAsync(&out, &h->value, sizeof out, cudaMemcpyDefault, s2) == cudaSuccess);
   REQUIRE(cudaStreamSynchronize(s2) == cudaSuccess);
   CHECK(out == 42);
   REQUIRE(cudaStreamSynchronize(s1) == cudaSuccess);
-  cudaFree(h);
-  cudaEventDestroy(e);
-  cudaStreamDestroy(s1);
-  cudaStreamDestroy(s2);
 }
 
 TEST_CASE("outside a kernel the trigger and the synchronisation do nothing") {
@@ -304,13 +280,12 @@ TEST_CASE("outside a kernel the trigger and the synchronisation do nothing") {
 
 namespace {
 
-const bool registered = weft::detail::register_kernel<&primary>() && weft::detail::register_kernel<&secondary>();
+const bool registered = weft::register_kernel<&primary>() && weft::register_kernel<&secondary>();
 
-cudaGraphNode_t add_primary(cudaGraph_t g, handshake*& h, int& every, long long& wait_ms) {
-  void* args[] = {&h, &every, &wait_ms};
+cudaGraphNode_t add_kernel_node(cudaGraph_t g, void* kernel, unsigned blocks, void** args) {
   cudaKernelNodeParams p = {};
-  p.func = reinterpret_cast<void*>(primary);
-  p.gridDim = 2;
+  p.func = kernel;
+  p.gridDim = blocks;
   p.blockDim = 32;
   p.kernelParams = args;
   cudaGraphNode_t n = nullptr;
@@ -318,17 +293,25 @@ cudaGraphNode_t add_primary(cudaGraph_t g, handshake*& h, int& every, long long&
   return n;
 }
 
-cudaGraphNode_t add_secondary(cudaGraph_t g, handshake*& h) {
-  void* args[] = {&h};
-  cudaKernelNodeParams p = {};
-  p.func = reinterpret_cast<void*>(secondary);
-  p.gridDim = 1;
-  p.blockDim = 32;
-  p.kernelParams = args;
-  cudaGraphNode_t n = nullptr;
-  REQUIRE(cudaGraphAddKernelNode(&n, g, nullptr, 0, &p) == cudaSuccess);
-  return n;
-}
+// A graph of two kernel nodes without an edge yet: the primary (2 blocks;
+// see primary for `every`) and the secondary, over one handshake.
+struct primary_and_secondary_nodes {
+  handshake* h = new_handshake();
+  cudaGraph_t g = nullptr;
+  cudaGraphNode_t from = nullptr, to = nullptr;
+
+  primary_and_secondary_nodes(int every, long long wait_ms) {
+    REQUIRE(cudaGraphCreate(&g, 0) == cudaSuccess);
+    void* primary_args[] = {&h, &every, &wait_ms};
+    from = add_kernel_node(g, reinterpret_cast<void*>(primary), 2, primary_args);
+    void* secondary_args[] = {&h};
+    to = add_kernel_node(g, reinterpret_cast<void*>(secondary), 1, secondary_args);
+  }
+  ~primary_and_secondary_nodes() {
+    cudaGraphDestroy(g);
+    cudaFree(h);
+  }
+};
 
 cudaGraphEdgeData programmatic_edge(unsigned char port) {
   cudaGraphEdgeData d{};
@@ -337,44 +320,44 @@ cudaGraphEdgeData programmatic_edge(unsigned char port) {
   return d;
 }
 
+// The data of the one edge that `g` has.
+cudaGraphEdgeData only_edge(cudaGraph_t g) {
+  cudaGraphNode_t f = nullptr, t = nullptr;
+  cudaGraphEdgeData back{};
+  std::size_t count = 1;
+  check_succeeded(cudaGraphGetEdges(g, &f, &t, &back, &count));
+  CHECK(count == 1);
+  return back;
+}
+
 }  // namespace
 
 TEST_CASE("a programmatic graph edge lets the dependent kernel node overlap its primary") {
   REQUIRE(registered);
   for (unsigned char port : {cudaGraphKernelNodePortProgrammatic, cudaGraphKernelNodePortLaunchCompletion}) {
     CAPTURE(static_cast<int>(port));
-    handshake* h = new_handshake();
     // Through the launch completion port the primary's blocks need not trigger.
-    int every = port == cudaGraphKernelNodePortProgrammatic ? 1 : -1;
-    long long wait_ms = 10'000;
-    cudaGraph_t g = nullptr;
-    REQUIRE(cudaGraphCreate(&g, 0) == cudaSuccess);
-    cudaGraphNode_t from = add_primary(g, h, every, wait_ms), to = add_secondary(g, h);
+    primary_and_secondary_nodes graph(port == cudaGraphKernelNodePortProgrammatic ? 1 : -1, 10'000);
+    auto& [h, g, from, to] = graph;
     cudaGraphEdgeData edge = programmatic_edge(port);
     check_succeeded(cudaGraphAddDependencies(g, &from, &to, &edge, 1));
 
     // The edge reads back with its data, from the graph, both nodes and a clone.
-    cudaGraphNode_t f = nullptr, t = nullptr;
-    cudaGraphEdgeData back{};
-    std::size_t count = 1;
-    check_succeeded(cudaGraphGetEdges(g, &f, &t, &back, &count));
-    CHECK(count == 1);
+    cudaGraphEdgeData back = only_edge(g);
     CHECK(back.from_port == port);
     CHECK(back.type == cudaGraphDependencyTypeProgrammatic);
+    cudaGraphNode_t other = nullptr;
     back = {};
-    count = 1;
-    check_succeeded(cudaGraphNodeGetDependencies(to, &f, &back, &count));
+    std::size_t count = 1;
+    check_succeeded(cudaGraphNodeGetDependencies(to, &other, &back, &count));
     CHECK(back.from_port == port);
     back = {};
     count = 1;
-    check_succeeded(cudaGraphNodeGetDependentNodes(from, &t, &back, &count));
+    check_succeeded(cudaGraphNodeGetDependentNodes(from, &other, &back, &count));
     CHECK(back.type == cudaGraphDependencyTypeProgrammatic);
     cudaGraph_t copy = nullptr;
     REQUIRE(cudaGraphClone(&copy, g) == cudaSuccess);
-    back = {};
-    count = 1;
-    check_succeeded(cudaGraphGetEdges(copy, &f, &t, &back, &count));
-    CHECK(back.from_port == port);
+    CHECK(only_edge(copy).from_port == port);
 
     cudaGraphExec_t exec = nullptr;
     REQUIRE(cudaGraphInstantiate(&exec, copy, 0) == cudaSuccess);
@@ -389,19 +372,14 @@ TEST_CASE("a programmatic graph edge lets the dependent kernel node overlap its 
     CHECK(h->read_after_sync == 42);
     cudaGraphExecDestroy(exec);
     cudaGraphDestroy(copy);
-    cudaGraphDestroy(g);
-    cudaFree(h);
   }
 }
 
 TEST_CASE("programmatic edges are checked as CUDA 13 checks them") {
   REQUIRE(registered);
-  handshake* h = new_handshake();
-  int every = 1;
-  long long wait_ms = 0;
-  cudaGraph_t g = nullptr;
-  REQUIRE(cudaGraphCreate(&g, 0) == cudaSuccess);
-  cudaGraphNode_t from = add_primary(g, h, every, wait_ms), to = add_secondary(g, h), empty = nullptr;
+  primary_and_secondary_nodes graph(1, 0);
+  auto& [h, g, from, to] = graph;
+  cudaGraphNode_t empty = nullptr;
   REQUIRE(cudaGraphAddEmptyNode(&empty, g, nullptr, 0) == cudaSuccess);
   cudaGraphEdgeData edge = programmatic_edge(cudaGraphKernelNodePortProgrammatic);
   // Only between kernel nodes.
@@ -409,22 +387,23 @@ TEST_CASE("programmatic edges are checked as CUDA 13 checks them") {
   check_failed_with(cudaGraphAddDependencies(g, &empty, &to, &edge, 1), cudaErrorInvalidValue);
   // A programmatic edge names a port; a port needs a programmatic edge; no
   // node has an incoming port; reserved bytes are zero.
-  cudaGraphEdgeData bad = programmatic_edge(cudaGraphKernelNodePortDefault);
-  check_failed_with(cudaGraphAddDependencies(g, &from, &to, &bad, 1), cudaErrorInvalidValue);
-  bad = {};
+  auto refused = [&](cudaGraphEdgeData bad) {
+    check_failed_with(cudaGraphAddDependencies(g, &from, &to, &bad, 1), cudaErrorInvalidValue);
+  };
+  refused(programmatic_edge(cudaGraphKernelNodePortDefault));
+  cudaGraphEdgeData bad{};
   bad.from_port = cudaGraphKernelNodePortProgrammatic;
-  check_failed_with(cudaGraphAddDependencies(g, &from, &to, &bad, 1), cudaErrorInvalidValue);
-  bad = programmatic_edge(3);
-  check_failed_with(cudaGraphAddDependencies(g, &from, &to, &bad, 1), cudaErrorInvalidValue);
+  refused(bad);
+  refused(programmatic_edge(3));
   bad = edge;
   bad.to_port = 1;
-  check_failed_with(cudaGraphAddDependencies(g, &from, &to, &bad, 1), cudaErrorInvalidValue);
+  refused(bad);
   bad = edge;
   bad.reserved[0] = 1;
-  check_failed_with(cudaGraphAddDependencies(g, &from, &to, &bad, 1), cudaErrorInvalidValue);
+  refused(bad);
   bad = edge;
   bad.type = 2;
-  check_failed_with(cudaGraphAddDependencies(g, &from, &to, &bad, 1), cudaErrorInvalidValue);
+  refused(bad);
   std::size_t count = 0;
   check_succeeded(cudaGraphGetEdges(g, nullptr, nullptr, nullptr, &count));
   CHECK(count == 0);  // nothing refused was added
@@ -436,12 +415,7 @@ TEST_CASE("programmatic edges are checked as CUDA 13 checks them") {
   check_failed_with(cudaGraphRemoveDependencies(g, &from, &to, &edge, 1), cudaErrorInvalidValue);
   // Added again as an ordinary edge, it reads back as one.
   check_succeeded(cudaGraphAddDependencies(g, &from, &to, nullptr, 1));
-  cudaGraphNode_t f = nullptr, t = nullptr;
-  cudaGraphEdgeData back = edge;
-  count = 1;
-  check_succeeded(cudaGraphGetEdges(g, &f, &t, &back, &count));
+  cudaGraphEdgeData back = only_edge(g);
   CHECK(back.from_port == 0);
   CHECK(back.type == cudaGraphDependencyTypeDefault);
-  cudaGraphDestroy(g);
-  cudaFree(h);
 }

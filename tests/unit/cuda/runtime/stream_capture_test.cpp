@@ -23,8 +23,8 @@ __global__ void add_each(int* data, int amount, int n) {
   if (i < n) data[i] += amount;
 }
 
-const bool registered = weft::detail::register_kernel<&set_to>() && weft::detail::register_kernel<&add>() &&
-                        weft::detail::register_kernel<&times>() && weft::detail::register_kernel<&add_each>();
+const bool registered = weft::register_kernel<&set_to>() && weft::register_kernel<&add>() &&
+                        weft::register_kernel<&times>() && weft::register_kernel<&add_each>();
 
 int read(const int* d) {
   int h = -1;

@@ -395,6 +395,21 @@ TEST_CASE("events: queries, synchronisation and elapsed time") {
   cudaStreamDestroy(s);
 }
 
+TEST_CASE("cudaEventCreate(event, flags), the C++ overload of <cuda_runtime.h>, is cudaEventCreateWithFlags") {
+  cudaEvent_t timed = nullptr, untimed = nullptr, bad = nullptr;
+  REQUIRE(cudaEventCreate(&timed, cudaEventDefault) == cudaSuccess);
+  REQUIRE(cudaEventCreate(&untimed, cudaEventDisableTiming) == cudaSuccess);
+  CHECK(cudaEventRecord(timed) == cudaSuccess);
+  CHECK(cudaEventRecord(untimed) == cudaSuccess);
+  CHECK(cudaEventSynchronize(untimed) == cudaSuccess);
+  float ms = 0;
+  CHECK(cudaEventElapsedTime(&ms, timed, timed) == cudaSuccess);
+  // The flag took effect: an event without timing has no time to compare.
+  check_failed_with(cudaEventElapsedTime(&ms, timed, untimed), cudaErrorInvalidResourceHandle);
+  check_failed_with(cudaEventCreate(&bad, 0x100), cudaErrorInvalidValue);
+  for (cudaEvent_t e : {timed, untimed}) CHECK(cudaEventDestroy(e) == cudaSuccess);
+}
+
 TEST_CASE("bad arguments get CUDA's error codes") {
   cudaStream_t s = nullptr;
   check_failed_with(cudaStreamCreate(nullptr), cudaErrorInvalidValue);

@@ -8,10 +8,10 @@
 
 #include <cstddef>
 
-#include "weft/cuda/runtime/streams/default_stream.hpp"
 #include "weft/cuda/runtime/driver_enums.hpp"
 #include "weft/cuda/runtime/error_codes.hpp"
 #include "weft/cuda/runtime/graphs/graph_types.hpp"
+#include "weft/cuda/runtime/streams/default_stream.hpp"
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/error_state.hpp"
 #include "weft/detail/executor/block_executor.hpp"
@@ -151,6 +151,8 @@ inline cudaError_t cudaGraphExecGetFlags(cudaGraphExec_t graphExec, unsigned lon
 inline cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec) {
   using namespace weft::detail;
   if (!graphExec) return record(cudaErrorInvalidValue);
+  // Its launches keep what they need once their nodes are enqueued.
+  graphExec->settle();
   // The memory its free nodes gave back stops counting as used by graphs.
   for (const graph_step& step : graphExec->steps)
     if (const auto* a = std::get_if<alloc_work>(&step.work))

@@ -20,6 +20,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "weft/cuda/runtime/driver_enums.hpp"
@@ -77,11 +78,16 @@ inline cudaError_t check_alloc_parameters(const cudaMemAllocNodeParams* p) {
   return cudaSuccess;
 }
 
-/// A new allocation node's work: its address reserved now, for good.
-inline cudaError_t alloc_work_of(cudaGraph_t graph, cudaMemAllocNodeParams* p, weft::detail::alloc_work& work) {
+/// A new allocation node's work: its address reserved now, for good, or
+/// taken from an allocation of the graph freed before the node (CUDA's
+/// address reuse within a graph).
+inline cudaError_t alloc_work_of(cudaGraph_t graph, std::span<cudaGraphNode_t const> dependencies,
+                                 cudaMemAllocNodeParams* p, weft::detail::alloc_work& work) {
   if (cudaError_t e = check_alloc_parameters(p)) return e;
   int device = p->poolProps.location.id;
-  auto allocation = weft::detail::graph_memory::of(device).reserve(p->bytesize);
+  auto& pool = weft::detail::graph_memory::of(device);
+  auto previous = weft::detail::reusable_allocation(*graph, dependencies, device, p->bytesize);
+  auto allocation = previous ? pool.reserve_reusing(previous, p->bytesize) : pool.reserve(p->bytesize);
   if (!allocation) return cudaErrorMemoryAllocation;
   allocation->owner = graph->serial;
   auto kept = std::make_shared<alloc_node_parameters>();
@@ -117,7 +123,8 @@ inline cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t* pGraphNode, cudaGra
   if (!pGraphNode || !graph || graph->moved_into_parent) return weft::detail::record(cudaErrorInvalidValue);
   if (cudaError_t e = check_dependencies(graph, pDependencies, numDependencies)) return weft::detail::record(e);
   weft::detail::alloc_work work;
-  if (cudaError_t e = alloc_work_of(graph, nodeParams, work)) return weft::detail::record(e);
+  if (cudaError_t e = alloc_work_of(graph, {pDependencies, numDependencies}, nodeParams, work))
+    return weft::detail::record(e);
   *pGraphNode = add_node(graph, pDependencies, numDependencies, std::move(work));
   return cudaSuccess;
 }

@@ -54,7 +54,7 @@ cudaError_t set_exec_node(cudaGraphExec_t exec, cudaGraphNode_t node, const weft
   if (!exec || !node) return cudaErrorInvalidValue;
   const graph_shape::node* shape = exec->find(node);
   if (!shape || shape->type != kind_index<W>()) return cudaErrorInvalidValue;
-  std::lock_guard lock(exec->launching);
+  auto lock = exec->lock_steps();
   graph_step& step = exec->step_at(shape->place);
   if (check_work_change(step.work, now, uses_node_priorities(*exec)) != update_refusal::none)
     return cudaErrorInvalidValue;
@@ -96,7 +96,7 @@ inline cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t h
     if (resultInfo) *resultInfo = {cudaGraphExecUpdateError, nullptr, nullptr};
     return record(cudaErrorInvalidValue);
   }
-  std::lock_guard lock(hGraphExec->launching);
+  auto lock = hGraphExec->lock_steps();
   std::vector<step_change> changes;
   update_outcome outcome = plan_update(*hGraphExec, hGraphExec->shape, *hGraph, changes);
   if (resultInfo)
@@ -128,7 +128,7 @@ inline cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec, 
   if (!shape || shape->type != kind_index<kernel_work>()) return record(cudaErrorInvalidValue);
   kernel_work keep;
   {
-    std::lock_guard lock(hGraphExec->launching);
+    auto lock = hGraphExec->lock_steps();
     keep = std::get<kernel_work>(hGraphExec->step_at(shape->place).work);
   }
   kernel_work work;
@@ -203,7 +203,7 @@ inline cudaError_t cudaGraphExecChildGraphNodeSetParams(cudaGraphExec_t hGraphEx
   if (!hGraphExec || !node || !childGraph) return record(cudaErrorInvalidValue);
   const graph_shape::node* shape = hGraphExec->find(node);
   if (!shape || shape->type != kind_index<child_work>()) return record(cudaErrorInvalidValue);
-  std::lock_guard lock(hGraphExec->launching);
+  auto lock = hGraphExec->lock_steps();
   std::vector<step_change> changes;
   if (plan_update(*hGraphExec, shape->inner[0], *childGraph, changes).refusal != update_refusal::none)
     return record(cudaErrorInvalidValue);
@@ -234,7 +234,7 @@ inline cudaError_t cudaGraphExecEventWaitNodeSetEvent(cudaGraphExec_t hGraphExec
 inline cudaError_t cudaGraphNodeSetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int isEnabled) {
   const auto* shape = weft::surface::switchable_node(hGraphExec, hNode);
   if (!shape) return weft::detail::record(cudaErrorInvalidValue);
-  std::lock_guard lock(hGraphExec->launching);
+  auto lock = hGraphExec->lock_steps();
   hGraphExec->step_at(shape->place).enabled = isEnabled != 0;
   return cudaSuccess;
 }
@@ -242,7 +242,7 @@ inline cudaError_t cudaGraphNodeSetEnabled(cudaGraphExec_t hGraphExec, cudaGraph
 inline cudaError_t cudaGraphNodeGetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int* isEnabled) {
   const auto* shape = weft::surface::switchable_node(hGraphExec, hNode);
   if (!shape || !isEnabled) return weft::detail::record(cudaErrorInvalidValue);
-  std::lock_guard lock(hGraphExec->launching);
+  auto lock = hGraphExec->lock_steps();
   *isEnabled = hGraphExec->step_at(shape->place).enabled ? 1 : 0;
   return cudaSuccess;
 }

@@ -6,8 +6,8 @@
 #include <chrono>
 #include <memory>
 
-#include "weft/cuda/runtime/streams/default_stream.hpp"
 #include "weft/cuda/runtime/error_codes.hpp"
+#include "weft/cuda/runtime/streams/default_stream.hpp"
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/error_state.hpp"
 #include "weft/detail/commands/command_graph.hpp"
@@ -33,6 +33,12 @@ inline cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int fla
 }
 
 inline cudaError_t cudaEventCreate(cudaEvent_t* event) { return cudaEventCreateWithFlags(event, cudaEventDefault); }
+
+/// The C++ overload that CUDA's <cuda_runtime.h> adds (cuda-samples'
+/// cudaGraphsPerfScaling calls it): cudaEventCreateWithFlags.
+inline cudaError_t cudaEventCreate(cudaEvent_t* event, unsigned int flags) {
+  return cudaEventCreateWithFlags(event, flags);
+}
 
 #ifdef CUDA_API_PER_THREAD_DEFAULT_STREAM
 inline namespace weft_per_thread_default_stream {
