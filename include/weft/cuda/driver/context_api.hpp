@@ -23,6 +23,7 @@
 #include "weft/detail/base/devices.hpp"
 #include "weft/detail/runtime/runtime.hpp"
 #include "weft/detail/streams/device_control.hpp"
+#include "weft/detail/textures/array_registry.hpp"
 
 struct CUctx_st {
   int device = 0;
@@ -192,7 +193,7 @@ inline CUresult cuDevicePrimaryCtxReset(CUdevice dev) {
   if (CUresult r = check_driver_device(dev)) return r;
   int saved = current_device;
   current_device = dev;
-  CUresult r = through_runtime([] { return reset_device(); });
+  CUresult r = through_runtime([] { return reset_device_and_arrays(); });
   current_device = saved;
   return r;
 }

@@ -10,6 +10,7 @@
 #include "weft/detail/runtime/device_properties.hpp"
 #include "weft/detail/runtime/runtime.hpp"
 #include "weft/detail/streams/device_control.hpp"
+#include "weft/detail/textures/array_registry.hpp"
 
 enum cudaLimit {
   cudaLimitStackSize = 0x00,
@@ -31,8 +32,8 @@ inline cudaError_t cudaDeviceSynchronize() {
 
 /// Waits for the device, destroys its streams and events, frees all its
 /// memory, clears a sticky fault and restores default limits and kernel
-/// attributes.
-inline cudaError_t cudaDeviceReset() { return weft::detail::reset_device(); }
+/// attributes; the device's CUDA arrays go with its memory.
+inline cudaError_t cudaDeviceReset() { return weft::detail::reset_device_and_arrays(); }
 
 /// cudaLimitStackSize sets each CUDA thread's fiber stack for later launches
 /// (at least 16 KiB, rounded up to pages; weft's default is 64 KiB since a

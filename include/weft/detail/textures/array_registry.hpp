@@ -17,9 +17,12 @@
 #include <new>
 #include <unordered_set>
 
+#include "weft/detail/base/cuda_vocabulary.hpp"
+#include "weft/detail/base/devices.hpp"
 #include "weft/detail/memory/memory_layout.hpp"
 #include "weft/detail/runtime/allocation_registry.hpp"
 #include "weft/detail/runtime/runtime.hpp"
+#include "weft/detail/streams/device_control.hpp"
 #include "weft/detail/textures/array_shape.hpp"
 #include "weft/detail/textures/array_storage.hpp"
 #include "weft/detail/textures/texel_format.hpp"
@@ -94,6 +97,30 @@ class array_registry {
     return true;
   }
 
+  /// Forgets device `device`'s arrays, whose memory a device reset has
+  /// already taken: their handles become stale, as CUDA's do, instead of
+  /// naming memory that a later allocation may reuse.
+  void forget_device(int device) {
+    std::lock_guard lock(mutex_);
+    for (auto it = mipmapped_.begin(); it != mipmapped_.end();) {
+      if ((*it)->device != device) {
+        ++it;
+        continue;
+      }
+      for (auto& level : (*it)->levels) arrays_.erase(&level);
+      delete *it;
+      it = mipmapped_.erase(it);
+    }
+    for (auto it = arrays_.begin(); it != arrays_.end();) {
+      if ((*it)->device != device) {
+        ++it;
+        continue;
+      }
+      delete *it;
+      it = arrays_.erase(it);
+    }
+  }
+
   /// Frees a mipmapped array and its levels; false if it is not live.
   bool free_mipmapped(const void* handle) {
     mipmapped_array* array = nullptr;
@@ -145,5 +172,14 @@ class array_registry {
   std::unordered_set<array_level*> arrays_;
   std::unordered_set<mipmapped_array*> mipmapped_;
 };
+
+/// cudaDeviceReset of the current device (device_control.hpp's
+/// reset_device), and with its memory the records of its arrays.
+inline cudaError_t reset_device_and_arrays() {
+  int device = current_device;
+  cudaError_t e = reset_device();
+  if (e == cudaSuccess) array_registry::instance().forget_device(device);
+  return e;
+}
 
 }  // namespace weft::detail

@@ -66,10 +66,9 @@ inline cudaError_t check_array_format(const texel_format& f) {
   }
 }
 
-/// The flags weft knows; any other bit is refused.
-inline constexpr unsigned known_array_flags =
-    array_flags::layered | array_flags::surface_load_store | array_flags::cubemap | array_flags::texture_gather |
-    array_flags::color_attachment | array_flags::sparse | array_flags::deferred_mapping;
+/// CUDA's driver flag for depth textures (CUDA_ARRAY3D_DEPTH_TEXTURE),
+/// which the runtime has no name for and refuses (measured on an H100).
+inline constexpr unsigned depth_texture_flag = 0x10;
 
 namespace array_shape_detail {
 
@@ -79,16 +78,19 @@ inline bool within(std::size_t n, int limit) { return n >= 1 && n <= static_cast
 
 /// cudaSuccess if an array of extent (w, h, d) and `flags` may be allocated
 /// on a device of properties `p` (mipmapped: level 0's extent, under the
-/// mipmap limits), else the code CUDA returns: cudaErrorInvalidValue for an
-/// extent or a flag that makes no array or exceeds a limit;
+/// mipmap limits), else the code CUDA returns (an H100's, where
+/// tests/differential/texture_probe measured it): cudaErrorInvalidValue for
+/// an extent or a flag that makes no array or exceeds a limit;
 /// cudaErrorNotSupported for sparse and deferred-mapping arrays, which weft
 /// does not have.
 inline cudaError_t check_array_shape(std::size_t w, std::size_t h, std::size_t d, unsigned flags,
                                      const cudaDeviceProp& p, bool mipmapped) {
   using array_shape_detail::within;
-  if (flags & ~known_array_flags) return cudaErrorInvalidValue;
-  // Only external memory makes color attachments (cudaExternalMemoryGetMappedMipmappedArray).
-  if (flags & array_flags::color_attachment) return cudaErrorInvalidValue;
+  // Bits CUDA does not define pass, and cudaArrayGetInfo reports them back
+  // (an H100 allocates with flags 0x100 and reports 256); the depth-texture
+  // bit is refused. Only external memory makes color attachments
+  // (cudaExternalMemoryGetMappedMipmappedArray).
+  if (flags & (depth_texture_flag | array_flags::color_attachment)) return cudaErrorInvalidValue;
   if (flags & (array_flags::sparse | array_flags::deferred_mapping)) return cudaErrorNotSupported;
   bool layered = flags & array_flags::layered, cubemap = flags & array_flags::cubemap;
   bool gather = flags & array_flags::texture_gather, surface = flags & array_flags::surface_load_store;

@@ -270,7 +270,7 @@ TEST_CASE("memcpy nodes are refused as cudaMemcpy3D refuses the copy") {
   p.kind = cudaMemcpyDeviceToHost;  // the host buffer is no device memory
   check_failed_with(cudaGraphAddMemcpyNode(&n, g, nullptr, 0, &p), cudaErrorInvalidValue);
   p = ok;
-  // CUDA arrays are not there yet.
+  // An array and a pointer for one side.
   p.dstArray = reinterpret_cast<cudaArray_t>(d);
   check_failed_with(cudaGraphAddMemcpyNode(&n, g, nullptr, 0, &p), cudaErrorInvalidValue);
   check_failed_with(cudaGraphMemcpyNodeSetParams(nullptr, &ok), cudaErrorInvalidValue);

@@ -129,7 +129,7 @@ TEST_CASE("cudaMalloc3D, cudaMemset3D and cudaMemcpy3D with positions") {
   bad.srcPos = make_cudaPos(0, 0, 2);  // slices 2 and 3 of 3
   check_failed_with(cudaMemcpy3D(&bad), cudaErrorInvalidValue);
   bad = down;
-  bad.srcArray = reinterpret_cast<cudaArray_t>(std::uintptr_t{0x100});
+  bad.srcArray = reinterpret_cast<cudaArray_t>(std::uintptr_t{0x100});  // beside srcPtr
   check_failed_with(cudaMemcpy3D(&bad), cudaErrorInvalidValue);
   check_failed_with(cudaMemset3D(d, 0, make_cudaExtent(8 * sizeof(int), 4, 4)), cudaErrorInvalidValue);
   cudaPitchedPtr out{};

@@ -73,15 +73,13 @@ namespace weft::surface {
 
 /// One side of a cudaMemcpy3DParms copy, `width` bytes by extent.height
 /// rows by extent.depth slices, as a memcpy node's operand; the code
-/// cudaMemcpy3D refuses it with if it names both or neither of an array and
-/// a pointer, a freed array, or a box that does not lie within the array,
-/// or within the rows and slices its pitched pointer describes (measured on
-/// an H100).
+/// cudaMemcpy3D refuses it with if it names a freed array, or a box that
+/// does not lie within the array, or within the rows and slices its pitched
+/// pointer describes (measured on an H100).
 inline cudaError_t operand_of(cudaArray_const_t array, const cudaPitchedPtr& ptr, const cudaPos& pos,
                               std::size_t element_bytes, std::size_t width, const cudaExtent& extent,
                               weft::detail::copy_operand& operand) {
   if (array) {
-    if (ptr.ptr) return cudaErrorInvalidValue;
     cudaError_t code = cudaSuccess;
     weft::detail::array_level* a = live_array(array, code);
     if (!a) return code;
@@ -103,6 +101,8 @@ inline cudaError_t operand_of(cudaArray_const_t array, const cudaPitchedPtr& ptr
 /// Two arrays must have elements of one size (cudaErrorInvalidValue).
 inline cudaError_t copy_of(const cudaMemcpy3DParms* p, weft::detail::copy_work& work) {
   if (!p) return cudaErrorInvalidValue;
+  // Each side is an array or a pointer, not both.
+  if ((p->srcArray && p->srcPtr.ptr) || (p->dstArray && p->dstPtr.ptr)) return cudaErrorInvalidValue;
   std::size_t element_bytes = 1;
   for (cudaArray_const_t array : {p->srcArray, p->dstArray}) {
     if (!array) continue;

@@ -1,7 +1,9 @@
 // From an array handle to the live array it names, with the code CUDA
-// returns for one that names none: cudaErrorInvalidValue when it is null,
-// cudaErrorInvalidResourceHandle otherwise (a freed array's handle, or one
-// never allocated). Every runtime entry point that takes an array asks here.
+// returns for one that names none: cudaErrorInvalidResourceHandle, for a
+// null handle too (an H100's code for a null mipmapped array in
+// cudaGetMipmappedArrayLevel and a null array in cudaCreateTextureObject:
+// tests/differential/texture_probe), a freed one or one never allocated.
+// Every runtime entry point that takes an array asks here.
 #pragma once
 
 #include "weft/cuda/runtime/textures/array_types.hpp"
@@ -14,7 +16,7 @@ namespace weft::surface {
 /// The live array (or mipmap level) a handle names, or null with `code` set to why not.
 inline weft::detail::array_level* live_array(cudaArray_const_t array, cudaError_t& code) {
   if (!array) {
-    code = cudaErrorInvalidValue;
+    code = cudaErrorInvalidResourceHandle;
     return nullptr;
   }
   auto* level = weft::detail::array_registry::instance().find(array);
@@ -24,7 +26,7 @@ inline weft::detail::array_level* live_array(cudaArray_const_t array, cudaError_
 
 inline weft::detail::mipmapped_array* live_mipmapped_array(cudaMipmappedArray_const_t array, cudaError_t& code) {
   if (!array) {
-    code = cudaErrorInvalidValue;
+    code = cudaErrorInvalidResourceHandle;
     return nullptr;
   }
   auto* mipmapped = weft::detail::array_registry::instance().find_mipmapped(array);

@@ -64,6 +64,15 @@ TEST_CASE("cudaMallocArray allocates 1D and 2D arrays and reports them as alloca
   check_succeeded(cudaFreeArray(line));
 }
 
+TEST_CASE("flags CUDA does not define are kept, as an H100 keeps them") {
+  auto desc = cudaCreateChannelDesc<float>();
+  cudaArray_t a = nullptr;
+  check_succeeded(cudaMallocArray(&a, &desc, 16, 16, 0x100));
+  CHECK(info_of(a).flags == 0x100);
+  check_succeeded(cudaFreeArray(a));
+  check_failed_with(cudaMallocArray(&a, &desc, 16, 16, 0x10), cudaErrorInvalidValue);
+}
+
 TEST_CASE("cudaArrayGetInfo takes null for what the caller does not want") {
   auto desc = cudaCreateChannelDesc<short2>();
   cudaArray_t a = nullptr;
@@ -121,7 +130,7 @@ TEST_CASE("cudaMalloc3DArray refuses extents and flags that make no array") {
   CHECK(try_3d(desc, make_cudaExtent(8, 0, 0), cudaArrayTextureGather) == invalid);  // gather: 2D only
   CHECK(try_3d(desc, make_cudaExtent(8, 8, 8), cudaArrayTextureGather) == invalid);
   CHECK(try_3d(desc, make_cudaExtent(8, 8, 4), cudaArrayTextureGather | cudaArrayLayered) == invalid);
-  CHECK(try_3d(desc, make_cudaExtent(8, 8, 0), 0x100) == invalid);                     // unknown flag
+  CHECK(try_3d(desc, make_cudaExtent(8, 8, 0), 0x10) == invalid);                      // the driver's depth texture
   CHECK(try_3d(desc, make_cudaExtent(8, 8, 0), cudaArrayColorAttachment) == invalid);  // external memory's
   CHECK(try_3d(desc, make_cudaExtent(8, 8, 0), cudaArraySparse) == cudaErrorNotSupported);
 }
@@ -211,7 +220,7 @@ TEST_CASE("freeing: null is nothing, a freed array's handle is refused, a mipmap
   cudaChannelFormatDesc got{};
   check_failed_with(cudaGetChannelDesc(&got, a), cudaErrorInvalidResourceHandle);
   check_failed_with(cudaArrayGetInfo(nullptr, nullptr, nullptr, a), cudaErrorInvalidResourceHandle);
-  check_failed_with(cudaArrayGetInfo(nullptr, nullptr, nullptr, nullptr), cudaErrorInvalidValue);
+  check_failed_with(cudaArrayGetInfo(nullptr, nullptr, nullptr, nullptr), cudaErrorInvalidResourceHandle);
   check_failed_with(cudaGetChannelDesc(nullptr, a), cudaErrorInvalidValue);
 
   cudaMipmappedArray_t m = nullptr;
@@ -243,6 +252,7 @@ TEST_CASE("cudaMallocMipmappedArray: levels halve, layers and faces stay, the le
   cudaArray_t level = nullptr;
   check_failed_with(cudaGetMipmappedArrayLevel(&level, m, 7), cudaErrorInvalidValue);
   check_failed_with(cudaGetMipmappedArrayLevel(nullptr, m, 0), cudaErrorInvalidValue);
+  check_failed_with(cudaGetMipmappedArrayLevel(&level, nullptr, 0), cudaErrorInvalidResourceHandle);
   check_succeeded(cudaFreeMipmappedArray(m));
 
   // A layered cubemap's depth (faces) does not shrink, nor count toward the levels.
@@ -302,4 +312,24 @@ TEST_CASE("an array's storage: packed rows and slices, as fetches index them") {
   CHECK(s->layers() == 3);
   CHECK(s->slice_pitch == 4 * 4 * 4);
   REQUIRE(cudaFreeArray(a) == cudaSuccess);
+}
+
+TEST_CASE("cudaDeviceReset takes the device's arrays with its memory") {
+  auto desc = cudaCreateChannelDesc<int>();
+  cudaArray_t a = nullptr;
+  cudaMipmappedArray_t m = nullptr;
+  REQUIRE(cudaMallocArray(&a, &desc, 64, 64) == cudaSuccess);
+  REQUIRE(cudaMallocMipmappedArray(&m, &desc, make_cudaExtent(64, 64, 0), 3) == cudaSuccess);
+  REQUIRE(cudaDeviceReset() == cudaSuccess);
+  // A stale handle is refused; it does not free memory allocated since.
+  void* p = nullptr;
+  REQUIRE(cudaMalloc(&p, 64 * 64 * 4) == cudaSuccess);
+  check_failed_with(cudaFreeArray(a), cudaErrorInvalidResourceHandle);
+  check_failed_with(cudaFreeMipmappedArray(m), cudaErrorInvalidResourceHandle);
+  cudaPointerAttributes attributes{};
+  REQUIRE(cudaPointerGetAttributes(&attributes, p) == cudaSuccess);
+  CHECK(attributes.type == cudaMemoryTypeDevice);
+  check_succeeded(cudaFree(p));
+  check_succeeded(cudaMallocArray(&a, &desc, 64, 64));
+  check_succeeded(cudaFreeArray(a));
 }

@@ -1,10 +1,15 @@
 // Channel descriptors as CUDA 13's channel_descriptor.h makes them: the
 // explicit form, the template over element types (CUDA's "no format" for
 // the types it has none for), the template over format kinds, the half and
-// NV12 helpers, and CUDA's layouts and values.
+// NV12 helpers, and CUDA's layouts and values. Only the headers host code
+// includes under CUDA's names: a .cpp sees all of it, as with CUDA.
 #include <doctest/doctest.h>
+#include <weft/compat/channel_descriptor.h>
 #include <weft/compat/cuda_fp16.h>
-#include <weft.hpp>
+#include <weft/compat/cuda_runtime.h>
+#include <weft/compat/cuda_texture_types.h>
+#include <weft/compat/surface_types.h>
+#include <weft/compat/texture_types.h>
 
 #include <cstddef>
 #include <type_traits>
