@@ -22,6 +22,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "weft/detail/textures/srgb_decoding.hpp"
 #include "weft/detail/textures/texel_values.hpp"
 
 namespace weft::detail::textures {
@@ -53,19 +54,6 @@ inline float half_to_float(std::uint16_t h) {
   return std::bit_cast<float>(sign | (static_cast<std::uint32_t>(exponent - 15 + 127) << 23) | (mantissa << 13));
 }
 
-/// sRGB's transfer function to linear, for each 8-bit value, rounded once.
-inline const std::array<float, 256>& srgb_to_linear_table() {
-  static const std::array<float, 256> table = [] {
-    std::array<float, 256> t{};
-    for (int v = 0; v < 256; ++v) {
-      double c = v / 255.0;
-      t[v] = static_cast<float>(c <= 0.04045 ? c / 12.92 : std::pow((c + 0.055) / 1.055, 2.4));
-    }
-    return t;
-  }();
-  return table;
-}
-
 template <class Component, texel_conversion Conversion>
 float channel_as_float(Component c) {
   if constexpr (std::is_same_v<Component, half_bits>) {
@@ -89,6 +77,7 @@ struct texel_codec {
   static constexpr int channels = Channels;
   static constexpr bool normalized_integer =
       Conversion == texel_conversion::unsigned_normalized || Conversion == texel_conversion::signed_normalized;
+  static constexpr bool srgb_alpha = Conversion == texel_conversion::srgb && Channels == 4;
   static constexpr bool returns_float = Conversion != texel_conversion::integer;
 
   static std::array<Component, Channels> load(const std::byte* texel) {
@@ -103,7 +92,7 @@ struct texel_codec {
     for (int c = 0; c < Channels; ++c) {
       if constexpr (Conversion == texel_conversion::srgb) {
         auto v = static_cast<std::uint8_t>(channels[c]);
-        out.value[c] = c < 3 ? srgb_to_linear_table()[v] : static_cast<float>(v) / 255.0f;
+        out.value[c] = c < 3 ? srgb_to_linear(v) : static_cast<float>(v) / 255.0f;
       } else {
         out.value[c] = channel_as_float<Component, Conversion>(channels[c]);
       }
@@ -145,7 +134,7 @@ inline float round_to_half_precision(float v) {
     float rest = scaled - whole;
     if (rest > 0.5f || (rest == 0.5f && (static_cast<std::int32_t>(whole) & 1))) whole += 1.0f;
     float rounded = whole / 16777216.0f;
-    return v < 0 ? -rounded : rounded;
+    return (std::bit_cast<std::uint32_t>(v) >> 31) ? -rounded : rounded;  // -0 stays -0
   }
   std::uint32_t bits = std::bit_cast<std::uint32_t>(v);
   bits += 0x0fffu + ((bits >> 13) & 1u);
@@ -213,7 +202,12 @@ texel_words blend_texels(const std::byte* const* texels, const float* weights, c
     started = true;
   }
   texel_words out = as_words(sum);
-  for (int c = 0; c < Codec::channels; ++c) {
+  if constexpr (Codec::srgb_alpha) {
+    // sRGB's alpha is a plain 8-bit normalized channel: blended as one.
+    using alpha_codec = texel_codec<std::uint8_t, 4, texel_conversion::unsigned_normalized>;
+    out.word[3] = blend_texels<alpha_codec, Count>(texels, weights, border).word[3];
+  }
+  for (int c = 0; c < Codec::channels - (Codec::srgb_alpha ? 1 : 0); ++c) {
     float v = flush_subnormal(sum.value[c]);
     if constexpr (std::is_same_v<typename Codec::component, half_bits>) v = round_to_half_precision(v);
     out.word[c] = v != v ? (std::is_same_v<typename Codec::component, half_bits> ? 0x7fffe000u : 0x7fffffffu)

@@ -262,3 +262,49 @@ TEST_CASE("tex2Dgather returns one channel of the four texels a linear fetch wou
   CHECK(cudaDestroyTextureObject(t) == cudaSuccess);
   CHECK(cudaFreeArray(array) == cudaSuccess);
 }
+
+// What an H100 does where the guide leaves it open (texture_probe.cu).
+
+TEST_CASE("a 1D fetch is a 2D fetch at y = 0: with border addressing half the border colour blends in") {
+  cudaArray_t array = float_array(make_cudaExtent(2, 0, 0), cudaArrayDefault, {4, 8});
+  cudaResourceDesc resource{};
+  resource.resType = cudaResourceTypeArray;
+  resource.res.array.array = array;
+  cudaTextureDesc desc{};
+  desc.addressMode[0] = desc.addressMode[1] = cudaAddressModeBorder;
+  desc.filterMode = cudaFilterModeLinear;
+  desc.borderColor[0] = 2.0f;
+  cudaTextureObject_t t = 0;
+  REQUIRE(cudaCreateTextureObject(&t, &resource, &desc, nullptr) == cudaSuccess);
+  // At texel 0's centre: half texel 0 (row 0), half the border (row -1).
+  auto got = run_fetches<float>(2, [=](int i) { return tex1D<float>(t, i == 0 ? 0.5f : 1.0f); });
+  CHECK(got == std::vector<float>{3.0f, 4.0f});
+  CHECK(cudaDestroyTextureObject(t) == cudaSuccess);
+  CHECK(cudaFreeArray(array) == cudaSuccess);
+}
+
+TEST_CASE("a negative layer reads the last layer, as one past the end does") {
+  cudaArray_t layers = float_array(make_cudaExtent(1, 0, 3), cudaArrayLayered, {10, 20, 30});
+  cudaTextureObject_t t = array_texture(layers, cudaFilterModePoint);
+  auto got = run_fetches<float>(3, [=](int i) {
+    const int layer[] = {-1, 3, 1};
+    return tex1DLayered<float>(t, 0.5f, layer[i]);
+  });
+  CHECK(got == std::vector<float>{30, 30, 20});
+  CHECK(cudaDestroyTextureObject(t) == cudaSuccess);
+  CHECK(cudaFreeArray(layers) == cudaSuccess);
+}
+
+TEST_CASE("a cubemap direction on an edge or corner reads the face of z over y over x") {
+  std::vector<float> texels;
+  for (int face = 0; face < 6; ++face) texels.push_back(static_cast<float>(face));
+  cudaArray_t cube = float_array(make_cudaExtent(1, 1, 6), cudaArrayCubemap, texels);
+  cudaTextureObject_t t = array_texture(cube, cudaFilterModePoint, true);
+  auto got = run_fetches<float>(4, [=](int i) {
+    const float d[][3] = {{1, 1, 0}, {1, -1, 0}, {1, 0, 1}, {-1, -1, -1}};
+    return texCubemap<float>(t, d[i][0], d[i][1], d[i][2]);
+  });
+  CHECK(got == std::vector<float>{2, 3, 4, 5});
+  CHECK(cudaDestroyTextureObject(t) == cudaSuccess);
+  CHECK(cudaFreeArray(cube) == cudaSuccess);
+}

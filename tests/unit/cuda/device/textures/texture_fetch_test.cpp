@@ -185,12 +185,18 @@ TEST_CASE("element-type reads return integers unchanged, in any integer type of 
 }
 
 TEST_CASE("sRGB texels read as linear colour, alpha as it is") {
+  // The curve's linear part, as an H100 has it: 20/65536 per step.
+  linear_texels<uchar4> dark({{1, 2, 5, 0}}, cudaReadModeNormalizedFloat, 1);
+  float4 low = dark.fetch_all<float4>(1)[0];
+  CHECK(same(low, float4{20.0f / 65536, 40.0f / 65536, 100.0f / 65536, 0.0f}));
   linear_texels<uchar4> texels({{255, 0, 188, 128}}, cudaReadModeNormalizedFloat, 1);
   float4 got = texels.fetch_all<float4>(1)[0];
   auto to_linear = [](double c) { return c <= 0.04045 ? c / 12.92 : std::pow((c + 0.055) / 1.055, 2.4); };
   CHECK(got.x == 1.0f);
   CHECK(got.y == 0.0f);
-  CHECK(got.z == doctest::Approx(to_linear(188 / 255.0)).epsilon(1e-6));
+  // An H100 decodes sRGB with its own approximation of the curve, within
+  // 0.002 of it (detail/textures/srgb_decoding.hpp).
+  CHECK(got.z == doctest::Approx(to_linear(188 / 255.0)).epsilon(0.002));
   CHECK(got.w == 128.0f / 255.0f);
 }
 
@@ -210,4 +216,78 @@ TEST_CASE("out-parameter and sparse forms return what the value forms do") {
   });
   CHECK(got == std::vector<float>{11, 2});
   CHECK(cudaDestroyTextureObject(texture) == cudaSuccess);
+}
+
+// What an H100 does where the guide leaves it open (texture_probe.cu).
+
+TEST_CASE("channels a format lacks read as 0, alpha too") {
+  linear_texels<float> f({2.5f}, cudaReadModeElementType);
+  CHECK(same(f.fetch_all<float4>(1)[0], float4{2.5f, 0.0f, 0.0f, 0.0f}));
+  linear_texels<unsigned char> u8({200}, cudaReadModeElementType);
+  auto words = u8.fetch_all<uint4>(1)[0];
+  CHECK((words.x == 200 && words.y == 0 && words.z == 0 && words.w == 0));
+}
+
+namespace {
+
+// A one-row pitched texture of the texels given.
+template <class T>
+cudaTextureObject_t row_texture(const std::vector<T>& texels, void** memory, cudaTextureFilterMode filter,
+                                cudaTextureReadMode read, bool normalized) {
+  std::size_t pitch = 0;
+  REQUIRE(cudaMallocPitch(memory, &pitch, texels.size() * sizeof(T), 1) == cudaSuccess);
+  REQUIRE(cudaMemcpy(*memory, texels.data(), texels.size() * sizeof(T), cudaMemcpyHostToDevice) == cudaSuccess);
+  cudaResourceDesc resource{};
+  resource.resType = cudaResourceTypePitch2D;
+  resource.res.pitch2D.devPtr = *memory;
+  resource.res.pitch2D.desc = cudaCreateChannelDesc<T>();
+  resource.res.pitch2D.width = texels.size();
+  resource.res.pitch2D.height = 1;
+  resource.res.pitch2D.pitchInBytes = pitch;
+  cudaTextureDesc desc{};
+  desc.addressMode[0] = desc.addressMode[1] = cudaAddressModeClamp;
+  desc.filterMode = filter;
+  desc.readMode = read;
+  desc.normalizedCoords = normalized;
+  cudaTextureObject_t object = 0;
+  REQUIRE(cudaCreateTextureObject(&object, &resource, &desc, nullptr) == cudaSuccess);
+  return object;
+}
+
+}  // namespace
+
+TEST_CASE("a normalized coordinate is truncated to 22 bits before it is scaled: x = 0.2 of 5 texels is texel 0") {
+  void* memory = nullptr;
+  cudaTextureObject_t t =
+      row_texture<float>({1, 2, 4, 8, 16}, &memory, cudaFilterModePoint, cudaReadModeElementType, true);
+  // 0.2f is 0.2000000030: times 5 in float it is 1.0, but truncated to 22
+  // bits first it is 0.19999981, and times 5 below 1.
+  auto got = run_fetches<float>(3, [=](int i) {
+    const float xs[] = {0.2f, 0.203125f, 0.19f};
+    return tex2D<float>(t, xs[i], 0.5f);
+  });
+  CHECK(got == std::vector<float>{1, 2, 1});
+  CHECK(cudaDestroyTextureObject(t) == cudaSuccess);
+  cudaFree(memory);
+}
+
+TEST_CASE("8-bit normalized texels blend as integers widened to 16 bits") {
+  void* memory = nullptr;
+  cudaTextureObject_t t =
+      row_texture<unsigned char>({127, 128}, &memory, cudaFilterModeLinear, cudaReadModeNormalizedFloat, false);
+  // Halfway: (127 + 128) / 2 = 127.5, times 257 = 32767.5, rounded up to
+  // 32768, over 65535; not 0.5.
+  auto got = run_fetches<float>(1, [=](int) { return tex2D<float>(t, 1.0f, 0.5f); });
+  CHECK(got[0] == 32768.0f / 65535.0f);
+  CHECK(cudaDestroyTextureObject(t) == cudaSuccess);
+  cudaFree(memory);
+}
+
+TEST_CASE("bilinear weights: the corner (1, 1) gets a * b rounded to 1/256, the others the rest of their row") {
+  pitched_floats t;
+  // (1.75, 1.2): a = 64/256, b = round(0.7 * 256) = 179/256; a * b = 44.75
+  // -> 45/256, so the weights are 58, 19, 134, 45 (/256) of texels
+  // 1, 2, 11, 12: (58 + 38 + 1474 + 540) / 256.
+  auto got = fetch_2d(t.texture(cudaFilterModeLinear, cudaAddressModeClamp, false), {{1.75f, 1.2f}});
+  CHECK(got[0] == (58.0f * 1 + 19.0f * 2 + 134.0f * 11 + 45.0f * 12) / 256.0f);
 }
