@@ -1,9 +1,9 @@
 // A surface object: what cudaCreateSurfaceObject makes of a CUDA array, and
 // the live objects. A cudaSurfaceObject_t is the address of its object, so
 // that a surface read or write finds the array's memory with no lookup; the
-// registry only answers whether a handle names a live object (for
-// cudaDestroySurfaceObject and cudaGetSurfaceObjectResourceDesc) and owns
-// the objects until they are destroyed.
+// registry (object_registry.hpp) only answers whether a handle names a live
+// object (for cudaDestroySurfaceObject and cudaGetSurfaceObjectResourceDesc)
+// and owns the objects until they are destroyed.
 //
 // An object copies the array's layout when it is made: CUDA leaves access
 // through a surface whose array was freed undefined, and a copy spares each
@@ -13,10 +13,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <mutex>
-#include <unordered_map>
 
 #include "weft/detail/textures/array_storage.hpp"
+#include "weft/detail/textures/object_registry.hpp"
 
 namespace weft::detail::textures {
 
@@ -37,42 +36,7 @@ inline surface_object surface_over(array_level& array) {
       &array};
 }
 
-class surface_object_registry {
- public:
-  static surface_object_registry& get() {
-    static surface_object_registry registry;
-    return registry;
-  }
-
-  /// Takes the object; returns its handle, never 0.
-  std::uint64_t add(std::unique_ptr<surface_object> object) {
-    auto handle = reinterpret_cast<std::uint64_t>(object.get());
-    std::lock_guard lock(mutex_);
-    objects_.emplace(handle, std::move(object));
-    return handle;
-  }
-
-  /// False if no live object has this handle.
-  bool remove(std::uint64_t handle) {
-    std::unique_ptr<surface_object> removed;
-    std::lock_guard lock(mutex_);
-    auto found = objects_.find(handle);
-    if (found == objects_.end()) return false;
-    removed = std::move(found->second);
-    objects_.erase(found);
-    return true;
-  }
-
-  /// The live object of a handle, or null.
-  const surface_object* find(std::uint64_t handle) const {
-    std::lock_guard lock(mutex_);
-    auto found = objects_.find(handle);
-    return found == objects_.end() ? nullptr : found->second.get();
-  }
-
- private:
-  mutable std::mutex mutex_;
-  std::unordered_map<std::uint64_t, std::unique_ptr<surface_object>> objects_;
-};
+/// cudaSurfaceObject_t is the address of the object.
+using surface_object_registry = object_registry<surface_object>;
 
 }  // namespace weft::detail::textures

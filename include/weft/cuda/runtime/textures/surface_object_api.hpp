@@ -34,7 +34,9 @@ inline cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t* pSurfObject, con
   // on a freed one, so weft gives the code of a null one).
   weft::detail::array_level* array = weft::detail::array_registry::instance().find(pResDesc->res.array.array);
   if (!array) return weft::detail::record(cudaErrorInvalidResourceHandle);
-  *pSurfObject = tx::surface_object_registry::get().add(std::make_unique<tx::surface_object>(tx::surface_over(*array)));
+  auto object = std::make_unique<tx::surface_object>(tx::surface_over(*array));
+  const void* handle_at = object.get();
+  *pSurfObject = tx::surface_object_registry::get().add(std::move(object), handle_at, weft::detail::current_device);
   return cudaSuccess;
 }
 

@@ -345,7 +345,9 @@ inline cudaError_t cudaCreateTextureObject(cudaTextureObject_t* pTexObject, cons
   texture_descriptors kept{*pResDesc, *pTexDesc, {}};
   if (pResViewDesc) kept.view = *pResViewDesc;
   object->descriptors = kept;
-  *pTexObject = weft::detail::textures::texture_object_registry::get().add(std::move(object));
+  const void* handle_at = &object->sampler;
+  *pTexObject = weft::detail::textures::texture_object_registry::get().add(std::move(object), handle_at,
+                                                                           weft::detail::current_device);
   return cudaSuccess;
 }
 

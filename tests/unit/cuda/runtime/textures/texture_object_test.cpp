@@ -6,8 +6,10 @@
 #include <weft.hpp>
 
 #include <cstring>
+#include <vector>
 
 #include "error_checks.hpp"
+#include "stream_gates.hpp"
 
 namespace {
 
@@ -32,6 +34,10 @@ cudaTextureDesc point_clamp() {
   d.filterMode = cudaFilterModePoint;
   d.readMode = cudaReadModeElementType;
   return d;
+}
+
+__global__ void fetch_all(cudaTextureObject_t t, float* out, int n) {
+  for (int i = 0; i < n; ++i) out[i] = tex1Dfetch<float>(t, i);
 }
 
 }  // namespace
@@ -100,4 +106,45 @@ TEST_CASE("cudaCreateTextureObject refuses bad arguments with an H100's codes") 
   cudaResourceDesc no_array{};
   no_array.resType = cudaResourceTypeArray;
   check_failed_with(cudaCreateTextureObject(&t, &no_array, &desc, nullptr), cudaErrorInvalidResourceHandle);
+}
+
+// cuda-samples' NV12toBGRandResize destroys its texture objects right after
+// launching the kernels that fetch through them; the kernels still read
+// them, as on a GPU.
+TEST_CASE("a texture object destroyed while a launched kernel has yet to fetch through it still reads") {
+  linear_floats m;
+  float values[16];
+  for (int i = 0; i < 16; ++i) values[i] = static_cast<float>(i) * 1.5f;
+  check_succeeded(cudaMemcpy(m.memory, values, sizeof values, cudaMemcpyHostToDevice));
+  float* out = nullptr;
+  check_succeeded(cudaMallocManaged(&out, sizeof values));
+  // Non-blocking: the copies and sets below on the legacy stream must not
+  // wait for the held stream.
+  cudaStream_t s;
+  check_succeeded(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  gate held;
+  held.hold(s);
+  // Objects made after the destroy, over other memory, that would take the
+  // destroyed objects' place if those were freed at once.
+  linear_floats elsewhere;
+  check_succeeded(cudaMemset(elsewhere.memory, 0xff, 1024));
+  std::vector<cudaTextureObject_t> others;
+  for (int round = 0; round < 8; ++round) {
+    cudaResourceDesc resource = m.resource();
+    cudaTextureDesc desc = point_clamp();
+    cudaTextureObject_t t = 0;
+    check_succeeded(cudaCreateTextureObject(&t, &resource, &desc, nullptr));
+    REQUIRE(weft::launch({1, 1, 0, s}, fetch_all, t, out, 16) == cudaSuccess);
+    check_succeeded(cudaDestroyTextureObject(t));
+    cudaResourceDesc other_resource = elsewhere.resource();
+    cudaTextureObject_t other = 0;
+    check_succeeded(cudaCreateTextureObject(&other, &other_resource, &desc, nullptr));
+    others.push_back(other);
+  }
+  held.open();
+  check_succeeded(cudaStreamSynchronize(s));
+  for (int i = 0; i < 16; ++i) CHECK(out[i] == values[i]);
+  for (cudaTextureObject_t other : others) check_succeeded(cudaDestroyTextureObject(other));
+  cudaStreamDestroy(s);
+  cudaFree(out);
 }
