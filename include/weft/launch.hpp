@@ -19,9 +19,9 @@
 #include <type_traits>
 #include <utility>
 
-#include "weft/cuda/runtime/streams/default_stream.hpp"
 #include "weft/cuda/runtime/error_codes.hpp"
 #include "weft/cuda/runtime/graphs/graph_types.hpp"
+#include "weft/cuda/runtime/streams/default_stream.hpp"
 #include "weft/cuda/vector_types.hpp"
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/error_state.hpp"

@@ -14,11 +14,11 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "weft/cuda/runtime/streams/default_stream.hpp"
 #include "weft/cuda/runtime/device_api.hpp"
 #include "weft/cuda/runtime/driver_types.hpp"
 #include "weft/cuda/runtime/error_codes.hpp"
 #include "weft/cuda/runtime/memory/memory_api.hpp"
+#include "weft/cuda/runtime/streams/default_stream.hpp"
 #include "weft/detail/base/cuda_device_properties.hpp"
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/devices.hpp"

@@ -10,11 +10,11 @@
 #include <type_traits>
 #include <utility>
 
-#include "weft/cuda/runtime/streams/default_stream.hpp"
 #include "weft/cuda/runtime/driver_types.hpp"
 #include "weft/cuda/runtime/error_codes.hpp"
 #include "weft/cuda/runtime/function_attributes.hpp"
 #include "weft/cuda/runtime/launch_attributes.hpp"
+#include "weft/cuda/runtime/streams/default_stream.hpp"
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/error_state.hpp"
 #include "weft/detail/runtime/kernel_attributes.hpp"

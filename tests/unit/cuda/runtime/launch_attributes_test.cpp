@@ -25,8 +25,7 @@ __global__ void cluster_sizes(int* out) {
   if (threadIdx.x == 0) out[blockIdx.x] = static_cast<int>(cg::this_cluster().num_blocks());
 }
 
-const bool registered =
-    weft::register_kernel<&count_blocks>() && weft::register_kernel<&cluster_sizes>();
+const bool registered = weft::register_kernel<&count_blocks>() && weft::register_kernel<&cluster_sizes>();
 
 // A launch of count_blocks<<<4, 32>>> with one attribute.
 cudaError_t launch_with(const cudaLaunchAttribute& a, int* counter) {

@@ -18,11 +18,11 @@
 #include <thread>
 #include <vector>
 
-#include "weft/cuda/runtime/streams/default_stream.hpp"
 #include "weft/cuda/runtime/driver_enums.hpp"
 #include "weft/cuda/runtime/error_codes.hpp"
 #include "weft/cuda/runtime/graphs/graph_api.hpp"
 #include "weft/cuda/runtime/graphs/graph_types.hpp"
+#include "weft/cuda/runtime/streams/default_stream.hpp"
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/error_state.hpp"
 #include "weft/detail/graphs/stream_capture.hpp"

@@ -12,10 +12,10 @@
 
 #include <optional>
 
-#include "weft/cuda/runtime/streams/default_stream.hpp"
 #include "weft/cuda/runtime/device_management.hpp"
 #include "weft/cuda/runtime/error_codes.hpp"
 #include "weft/cuda/runtime/memory/memory_api.hpp"
+#include "weft/cuda/runtime/streams/default_stream.hpp"
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/devices.hpp"
 #include "weft/detail/base/error_state.hpp"

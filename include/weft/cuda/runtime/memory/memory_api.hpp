@@ -11,9 +11,9 @@
 
 #include <cstddef>
 
-#include "weft/cuda/runtime/streams/default_stream.hpp"
 #include "weft/cuda/runtime/device_api.hpp"
 #include "weft/cuda/runtime/error_codes.hpp"
+#include "weft/cuda/runtime/streams/default_stream.hpp"
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/error_state.hpp"
 #include "weft/detail/executor/block_executor.hpp"

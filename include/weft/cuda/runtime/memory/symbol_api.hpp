@@ -10,9 +10,9 @@
 #include <cstddef>
 #include <type_traits>
 
-#include "weft/cuda/runtime/streams/default_stream.hpp"
 #include "weft/cuda/runtime/error_codes.hpp"
 #include "weft/cuda/runtime/memory/memory_api.hpp"
+#include "weft/cuda/runtime/streams/default_stream.hpp"
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/error_state.hpp"
 #include "weft/detail/graphs/captured_copies.hpp"

@@ -9,9 +9,9 @@
 
 #include <cstring>
 
-#include "weft/cuda/runtime/streams/default_stream.hpp"
 #include "weft/cuda/runtime/error_codes.hpp"
 #include "weft/cuda/runtime/launch_attributes.hpp"
+#include "weft/cuda/runtime/streams/default_stream.hpp"
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/error_state.hpp"
 #include "weft/detail/runtime/stream_attributes.hpp"
