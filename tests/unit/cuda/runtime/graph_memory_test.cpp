@@ -710,7 +710,7 @@ TEST_CASE("a forked stream destroyed after its join leaves the capture going; be
 TEST_CASE("a graph that has been instantiated takes no free node for its own allocations (as on an H100)") {
   REQUIRE(registered);
   std::vector<int> out(64);
-  cudaGraph_t g;
+  cudaGraph_t g = nullptr;
   REQUIRE(cudaGraphCreate(&g, 0) == cudaSuccess);
   int* d = build(g, 64, 1, out.data(), false);
   cudaGraphExec_t exec = nullptr;
@@ -722,7 +722,7 @@ TEST_CASE("a graph that has been instantiated takes no free node for its own all
   // Another graph may still free it, after the allocating graph has run.
   REQUIRE(cudaGraphInstantiate(&exec, g, 0) == cudaSuccess);
   REQUIRE(cudaGraphLaunch(exec, 0) == cudaSuccess);
-  cudaGraph_t other;
+  cudaGraph_t other = nullptr;
   REQUIRE(cudaGraphCreate(&other, 0) == cudaSuccess);
   CHECK(cudaGraphAddMemFreeNode(&release, other, nullptr, 0, d) == cudaSuccess);
   cudaGraphExec_t freeing = nullptr;
