@@ -16,13 +16,14 @@
 # read, so that editing an included header ports the .cu again. A .cuh given
 # in the list is ported on its own too (as before headers were followed).
 #
-# The ports are compiled with a precompiled <weft.hpp> (one per executable,
-# built with its flags, so that no flag can disagree with it): a port begins
-# with `#include <weft.hpp>`, so having the header parsed ahead of it changes
-# nothing but the time, and an edit of the .cu no longer parses weft again
-# (docs/performance.md, "Compile time"). CMake marks the precompiled header
-# a system header, so the compiler does not warn about weft's own code in a
-# port. Each takes 130-170 MB of the build tree with GCC 12;
+# An executable of two or more .cu files compiles its ports with a
+# precompiled <weft.hpp> (one per executable, built with its flags, so that
+# no flag can disagree with it): a port begins with `#include <weft.hpp>`, so
+# having the header parsed ahead of it changes nothing but the time. One .cu
+# compiles without: precompiling costs more than the one compile it would
+# shorten (docs/performance.md, "Compile time"). CMake marks the precompiled
+# header a system header, so the compiler does not warn about weft's own
+# code in a port. Each takes about 280 MB of the build tree with GCC 12;
 # WEFT_PRECOMPILE_HEADERS=OFF turns them off.
 #
 # Available after add_subdirectory(<weft>) or find_package(weft), which both
@@ -37,6 +38,7 @@ function(weft_add_cuda_executable name)
   endif()
   set(sources)
   set(others)
+  set(ported_units 0)
   foreach(source IN LISTS ARGN)
     if(NOT source MATCHES "\\.cuh?$")
       list(APPEND sources ${source})
@@ -53,6 +55,7 @@ function(weft_add_cuda_executable name)
     set(output ${CMAKE_CURRENT_BINARY_DIR}/${name}.weft-port/${relative})
     if(source MATCHES "\\.cu$")
       string(APPEND output ".cpp")
+      math(EXPR ported_units "${ported_units} + 1")
     endif()
     cmake_path(GET output PARENT_PATH output_directory)
     add_custom_command(
@@ -74,7 +77,7 @@ function(weft_add_cuda_executable name)
   target_compile_features(${name} PRIVATE cxx_std_20)
   # weft::cuda: weft plus CUDA's header names (<cuda_runtime.h>, ...).
   target_link_libraries(${name} PRIVATE weft::cuda)
-  if(WEFT_PRECOMPILE_HEADERS AND NOT others STREQUAL ARGN)
+  if(WEFT_PRECOMPILE_HEADERS AND ported_units GREATER_EQUAL 2)
     target_precompile_headers(${name} PRIVATE <weft.hpp>)
     # The sources compiled as they are may not include weft.hpp first, or at all.
     if(others)

@@ -8,6 +8,8 @@
 #include <weft.hpp>
 
 #include <atomic>
+#include <filesystem>
+#include <iterator>
 #include <thread>
 
 // A host-set flag in managed memory that a kernel spins on.
@@ -60,3 +62,9 @@ struct exact_workers {
   exact_workers& operator=(const exact_workers&) = delete;
   ~exact_workers() { weft::set_worker_count(before); }
 };
+
+// How many threads the process has now (workers come and go as the pool
+// grows for kernels that wait on each other).
+inline long host_thread_count() {
+  return std::distance(std::filesystem::directory_iterator("/proc/self/task"), std::filesystem::directory_iterator{});
+}

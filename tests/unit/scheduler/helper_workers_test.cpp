@@ -28,10 +28,6 @@ struct managed_counter {
   ~managed_counter() { cudaFree(p); }
 };
 
-long thread_count() {
-  return std::distance(std::filesystem::directory_iterator("/proc/self/task"), std::filesystem::directory_iterator{});
-}
-
 }  // namespace
 
 TEST_CASE("one worker: a kernel that spins on a flag set by a kernel in another stream finishes") {
@@ -81,7 +77,7 @@ TEST_CASE("helpers leave once no block waits for a worker, and later grids run a
   // The pool starts on first use; a first launch makes its threads exist.
   REQUIRE(weft::launch(1, 1, [] {}) == cudaSuccess);
   REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
-  long before = thread_count();
+  long before = host_thread_count();
 
   managed_counter arrived;
   REQUIRE(weft::launch(
@@ -99,9 +95,9 @@ TEST_CASE("helpers leave once no block waits for a worker, and later grids run a
 
   // A helper leaves as soon as it finds no block waiting; allow it time to.
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (thread_count() > before && std::chrono::steady_clock::now() < deadline)
+  while (host_thread_count() > before && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  CHECK(thread_count() == before);
+  CHECK(host_thread_count() == before);
 
   // An ordinary grid afterwards: all of it runs, on the one worker.
   managed_counter sum;

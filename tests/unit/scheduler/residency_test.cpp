@@ -82,10 +82,6 @@ __global__ void leaves_cluster_early() {
   cg::this_cluster().sync();
 }
 
-long thread_count() {
-  return std::distance(std::filesystem::directory_iterator("/proc/self/task"), std::filesystem::directory_iterator{});
-}
-
 struct managed {
   unsigned* p = nullptr;
   explicit managed(std::size_t n) {
@@ -214,16 +210,16 @@ TEST_CASE("the threads added for a gang leave afterwards") {
   exact_workers pool(1);
   REQUIRE(weft::launch(1, 1, [] {}) == cudaSuccess);
   REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
-  long before = thread_count();
+  long before = host_thread_count();
   managed counts(3);
   void* args[] = {&counts.p};
   check_succeeded(cudaLaunchCooperativeKernel(grid_count, 64, 32, args));
   REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
   CHECK(counts.p[2] == 64u);
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (thread_count() > before && std::chrono::steady_clock::now() < deadline)
+  while (host_thread_count() > before && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  CHECK(thread_count() == before);
+  CHECK(host_thread_count() == before);
 }
 
 TEST_CASE("a block that leaves a cooperative grid early is still reported on one worker, not a hang") {

@@ -65,11 +65,12 @@ __global__ void many_tails(const cudaGraphExec_t* graphs, int count, int* first_
 
 __global__ void current_graph(cudaGraphExec_t* out) { *out = cudaGetCurrentGraphExec(); }
 
-const bool registered = weft::register_kernel<&add>() && weft::register_kernel<&append>() &&
-                        weft::register_kernel<&gated_add>() && weft::register_kernel<&launch_one>() &&
-                        weft::register_kernel<&launch_two>() && weft::register_kernel<&tail_three>() &&
-                        weft::register_kernel<&countdown>() && weft::register_kernel<&many_tails>() &&
-                        weft::register_kernel<&current_graph>() && weft::register_kernel<&copy_value>();
+const bool device_launch_kernels_registered =
+    weft::register_kernel<&add>() && weft::register_kernel<&append>() && weft::register_kernel<&gated_add>() &&
+    weft::register_kernel<&launch_one>() && weft::register_kernel<&launch_two>() &&
+    weft::register_kernel<&tail_three>() && weft::register_kernel<&countdown>() &&
+    weft::register_kernel<&many_tails>() && weft::register_kernel<&current_graph>() &&
+    weft::register_kernel<&copy_value>();
 
 // A stream, and what a test makes: graphs, executable graphs and managed
 // memory, all released at its end.
@@ -145,7 +146,7 @@ struct device_launch_fixture {
 
 TEST_CASE_FIXTURE(device_launch_fixture,
                   "device graphs: instantiation accepts kernels, refuses host nodes and AutoFreeOnLaunch") {
-  REQUIRE(registered);
+  REQUIRE(device_launch_kernels_registered);
   int* x = managed<int>();
   int one = 1;
   cudaGraph_t g = one_kernel(reinterpret_cast<const void*>(&add), {&x, &one});
@@ -181,7 +182,7 @@ TEST_CASE_FIXTURE(device_launch_fixture,
 
 TEST_CASE_FIXTURE(device_launch_fixture,
                   "device graphs: the launching graph completes only after its fire-and-forget children") {
-  REQUIRE(registered);
+  REQUIRE(device_launch_kernels_registered);
   enough_workers workers(2);
   gate held;
   int* x = managed<int>();
@@ -209,7 +210,7 @@ TEST_CASE_FIXTURE(device_launch_fixture,
 
 TEST_CASE_FIXTURE(device_launch_fixture,
                   "device graphs: tail launches run in order after the launching graph and its children") {
-  REQUIRE(registered);
+  REQUIRE(device_launch_kernels_registered);
   int* log = managed<int>(8);
   int* codes = managed<int>(3);
   int ids[] = {1, 2, 3};
@@ -252,7 +253,7 @@ TEST_CASE_FIXTURE(device_launch_fixture,
 
 TEST_CASE_FIXTURE(device_launch_fixture,
                   "device graphs: a graph relaunching itself as a tail launch loops, and the host waits for the loop") {
-  REQUIRE(registered);
+  REQUIRE(device_launch_kernels_registered);
   int* counter = managed<int>();
   int* runs = managed<int>();
   int* code = managed<int>();
@@ -274,7 +275,7 @@ TEST_CASE_FIXTURE(device_launch_fixture,
 
 TEST_CASE_FIXTURE(device_launch_fixture,
                   "device graphs: at most 255 pending tail launches; the 256th is cudaErrorInvalidValue") {
-  REQUIRE(registered);
+  REQUIRE(device_launch_kernels_registered);
   int* x = managed<int>();
   int one = 1;
   cudaGraph_t g = one_kernel(reinterpret_cast<const void*>(&add), {&x, &one});
@@ -290,7 +291,7 @@ TEST_CASE_FIXTURE(device_launch_fixture,
 
 TEST_CASE_FIXTURE(device_launch_fixture,
                   "device graphs: refused device launches return their code and launch nothing") {
-  REQUIRE(registered);
+  REQUIRE(device_launch_kernels_registered);
   int* x = managed<int>();
   int* codes = managed<int>(2);
   int one = 1;
@@ -343,7 +344,7 @@ TEST_CASE_FIXTURE(device_launch_fixture,
 
 TEST_CASE_FIXTURE(device_launch_fixture,
                   "device graphs: cudaGetCurrentGraphExec names the device graph a kernel runs in") {
-  REQUIRE(registered);
+  REQUIRE(device_launch_kernels_registered);
   auto* out = managed<cudaGraphExec_t>();
   cudaGraph_t g = one_kernel(reinterpret_cast<const void*>(&current_graph), {&out});
   cudaGraphExec_t device = instantiate(g, cudaGraphInstantiateFlagDeviceLaunch);

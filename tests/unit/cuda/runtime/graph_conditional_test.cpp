@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "error_checks.hpp"
+#include "graph_building.hpp"
 #include "stream_gates.hpp"
 
 namespace {
@@ -44,25 +45,15 @@ __global__ void bump_and_clear(int* counter, cudaGraphConditionalHandle h) {
   cudaGraphSetConditional(h, 0);
 }
 
-const bool registered = weft::register_kernel<&set_from>() && weft::register_kernel<&store>() &&
-                        weft::register_kernel<&bump>() && weft::register_kernel<&count_down>() &&
-                        weft::register_kernel<&bump_and_clear>() && weft::register_kernel<&copy_value>();
-
-cudaGraphNode_t add_kernel(cudaGraph_t g, std::vector<cudaGraphNode_t> deps, const void* func, void** args) {
-  cudaKernelNodeParams p{};
-  p.func = const_cast<void*>(func);
-  p.gridDim = dim3(1);
-  p.blockDim = dim3(1);
-  p.kernelParams = args;
-  cudaGraphNode_t n = nullptr;
-  REQUIRE(cudaGraphAddKernelNode(&n, g, deps.data(), deps.size(), &p) == cudaSuccess);
-  return n;
-}
+const bool conditional_kernels_registered = weft::register_kernel<&set_from>() && weft::register_kernel<&store>() &&
+                                            weft::register_kernel<&bump>() && weft::register_kernel<&count_down>() &&
+                                            weft::register_kernel<&bump_and_clear>() &&
+                                            weft::register_kernel<&copy_value>();
 
 template <auto Kernel, class... Args>
 cudaGraphNode_t add(cudaGraph_t g, std::vector<cudaGraphNode_t> deps, Args... args) {
   void* pointers[] = {&args...};
-  return add_kernel(g, deps, reinterpret_cast<const void*>(Kernel), pointers);
+  return add_kernel(g, deps, reinterpret_cast<const void*>(Kernel), pointers, 1, 1);
 }
 
 void run(cudaGraphExec_t exec) {
@@ -128,7 +119,7 @@ const int* as_input(int* p) { return p; }
 }  // namespace
 
 TEST_CASE("IF with ELSE: a kernel of the launch decides which body runs") {
-  REQUIRE(registered);
+  REQUIRE(conditional_kernels_registered);
   managed_ints ints;
   int *value = ints(), *out = ints();
   conditional_graph graph;
@@ -150,7 +141,7 @@ TEST_CASE("IF with ELSE: a kernel of the launch decides which body runs") {
 }
 
 TEST_CASE("IF without ELSE runs nothing for zero; later nodes wait for the body") {
-  REQUIRE(registered);
+  REQUIRE(conditional_kernels_registered);
   managed_ints ints;
   int *value = ints(), *counter = ints(), *after = ints();
   conditional_graph graph;
@@ -170,7 +161,7 @@ TEST_CASE("IF without ELSE runs nothing for zero; later nodes wait for the body"
 }
 
 TEST_CASE("WHILE: the body runs until a kernel in it clears the value, checked before the first run") {
-  REQUIRE(registered);
+  REQUIRE(conditional_kernels_registered);
   managed_ints ints;
   int *remaining = ints(), *runs = ints();
   {
@@ -197,7 +188,7 @@ TEST_CASE("WHILE: the body runs until a kernel in it clears the value, checked b
 }
 
 TEST_CASE("SWITCH runs body n for the value n, none for a value past the last") {
-  REQUIRE(registered);
+  REQUIRE(conditional_kernels_registered);
   managed_ints ints;
   int *value = ints(), *out = ints(-1);
   conditional_graph graph;
@@ -217,7 +208,7 @@ TEST_CASE("SWITCH runs body n for the value n, none for a value past the last") 
 }
 
 TEST_CASE("a handle's default: kept across launches, or reset at each with cudaGraphCondAssignDefault") {
-  REQUIRE(registered);
+  REQUIRE(conditional_kernels_registered);
   for (bool reset : {false, true}) {
     CAPTURE(reset);
     managed_ints ints;
@@ -239,7 +230,7 @@ TEST_CASE("a handle's default: kept across launches, or reset at each with cudaG
 }
 
 TEST_CASE("nested conditionals: an IF inside a WHILE body, using the outer graph's handles") {
-  REQUIRE(registered);
+  REQUIRE(conditional_kernels_registered);
   managed_ints ints;
   int *remaining = ints(4), *runs = ints(), *odd_runs = ints();
   conditional_graph graph(1, cudaGraphCondAssignDefault);
@@ -261,7 +252,7 @@ TEST_CASE("nested conditionals: an IF inside a WHILE body, using the outer graph
 }
 
 TEST_CASE("cudaGraphExecUpdate with conditional nodes: bodies updated, the new graph's handle taken") {
-  REQUIRE(registered);
+  REQUIRE(conditional_kernels_registered);
   managed_ints ints;
   int* out = ints();
   conditional_graph first(1, cudaGraphCondAssignDefault), second(1, cudaGraphCondAssignDefault), other;
@@ -280,7 +271,7 @@ TEST_CASE("cudaGraphExecUpdate with conditional nodes: bodies updated, the new g
 }
 
 TEST_CASE("conditional nodes: what CUDA refuses") {
-  REQUIRE(registered);
+  REQUIRE(conditional_kernels_registered);
   conditional_graph graph, stranger;
   cudaGraph_t g = graph.g;
   cudaGraphConditionalHandle h = graph.h, foreign = stranger.h, made = 0;
@@ -342,7 +333,7 @@ TEST_CASE("conditional nodes: what CUDA refuses") {
 }
 
 TEST_CASE("body nodes take per-node updates and enabling; a launch in flight keeps its body") {
-  REQUIRE(registered);
+  REQUIRE(conditional_kernels_registered);
   managed_ints ints;
   int *out = ints(), *counter = ints();
   cudaStream_t s = nullptr;
@@ -382,7 +373,7 @@ TEST_CASE("body nodes take per-node updates and enabling; a launch in flight kee
 }
 
 TEST_CASE("bodies filled by stream capture, and a conditional node added to a capturing stream's graph") {
-  REQUIRE(registered);
+  REQUIRE(conditional_kernels_registered);
   managed_ints ints;
   int *remaining = ints(3), *runs = ints();
   cudaStream_t s = nullptr;
@@ -430,7 +421,7 @@ TEST_CASE("bodies filled by stream capture, and a conditional node added to a ca
 }
 
 TEST_CASE("a conditional node is decided after the nodes placed before it, even with no edge between them") {
-  REQUIRE(registered);
+  REQUIRE(conditional_kernels_registered);
   // cuda-samples' graphConditionalNodes adds its IF node with no dependency
   // on the kernel that sets the value; an H100 still decides by that value.
   managed_ints ints;

@@ -25,7 +25,7 @@ __global__ void offset(float* data, float amount, int n) {
   if (i < n) data[i] += amount;
 }
 
-const bool registered = weft::register_kernel<&scale>() && weft::register_kernel<&offset>();
+const bool debug_kernels_registered = weft::register_kernel<&scale>() && weft::register_kernel<&offset>();
 
 void nothing(void*) {}
 
@@ -68,7 +68,7 @@ std::size_t occurrences(const std::string& text, const std::string& part) {
 }  // namespace
 
 TEST_CASE("cudaGraphDebugDotPrint labels nodes by kind and adds the parameters each flag asks for") {
-  REQUIRE(registered);
+  REQUIRE(debug_kernels_registered);
   float* d = nullptr;
   REQUIRE(cudaMalloc(&d, 256 * sizeof(float)) == cudaSuccess);
   float host[256] = {};
@@ -163,7 +163,7 @@ TEST_CASE("cudaGraphDebugDotPrint labels nodes by kind and adds the parameters e
 }
 
 TEST_CASE("cudaGraphDebugDotPrint draws child graphs and conditional bodies as clusters, programmatic edges apart") {
-  REQUIRE(registered);
+  REQUIRE(debug_kernels_registered);
   float* d = nullptr;
   REQUIRE(cudaMalloc(&d, 64 * sizeof(float)) == cudaSuccess);
   float factor = 3.0f;
@@ -213,7 +213,7 @@ TEST_CASE("cudaGraphDebugDotPrint draws child graphs and conditional bodies as c
 }
 
 TEST_CASE("cudaGraphDebugDotPrint shows a captured fork and join, and memory nodes with their sizes") {
-  REQUIRE(registered);
+  REQUIRE(debug_kernels_registered);
   cudaStream_t s = nullptr, side = nullptr;
   REQUIRE(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess);
   REQUIRE(cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking) == cudaSuccess);
@@ -277,7 +277,7 @@ TEST_CASE("cudaGraphDebugDotPrint's output renders with Graphviz where it is ins
     MESSAGE("Graphviz's dot is not installed: skipped");
     return;
   }
-  REQUIRE(registered);
+  REQUIRE(debug_kernels_registered);
   float* d = nullptr;
   REQUIRE(cudaMalloc(&d, 64 * sizeof(float)) == cudaSuccess);
   float factor = 3.0f;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "error_checks.hpp"
+#include "graph_building.hpp"
 
 namespace {
 
@@ -23,7 +24,7 @@ __global__ void fill_with(int* data, int value, int n) {
   if (i < n) data[i] = value + i;
 }
 
-const bool registered = weft::register_kernel<&fill_with>();
+const bool memory_kernels_registered = weft::register_kernel<&fill_with>();
 
 constexpr std::uint64_t block = std::uint64_t{32} << 20;  // the pool's granularity, as on an H100
 
@@ -71,16 +72,10 @@ int* build(cudaGraph_t g, int n, int value, int* out, bool free_in_graph, cudaGr
 
 // CUDA's `cudaGraphNodeParams p = {type};`, without -Wextra's warning
 // about the fields it leaves zero.
-cudaGraphNodeParams node_params(cudaGraphNodeType type) {
-  cudaGraphNodeParams p{};
-  p.type = type;
-  return p;
-}
-
 }  // namespace
 
 TEST_CASE("alloc -> kernel -> copy -> free in one graph, launched many times at one address") {
-  REQUIRE(registered);
+  REQUIRE(memory_kernels_registered);
   fresh_pool();
   constexpr int n = 1000;
   std::vector<int> out(n, -1);
@@ -288,7 +283,7 @@ TEST_CASE("an allocation node ordered after a free node of its graph takes the f
   // cuda-samples' graphMemoryFootprint: alloc A -> free A -> alloc B gives B
   // A's address; a node not ordered after the free, or coming after an
   // address was taken already, gets its own.
-  REQUIRE(registered);
+  REQUIRE(memory_kernels_registered);
   fresh_pool();
   constexpr int n = 256;
   std::vector<int> out_a(n, -1), out_b(n, -1), out_c(n, -1), out_d(n, -1);
@@ -708,7 +703,7 @@ TEST_CASE("a forked stream destroyed after its join leaves the capture going; be
 }
 
 TEST_CASE("a graph that has been instantiated takes no free node for its own allocations (as on an H100)") {
-  REQUIRE(registered);
+  REQUIRE(memory_kernels_registered);
   std::vector<int> out(64);
   cudaGraph_t g = nullptr;
   REQUIRE(cudaGraphCreate(&g, 0) == cudaSuccess);

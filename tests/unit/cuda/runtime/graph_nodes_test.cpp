@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "error_checks.hpp"
+#include "graph_building.hpp"
 #include "stream_gates.hpp"
 
 namespace {
@@ -23,7 +24,7 @@ __global__ void add_one(int* data, int n) {
   if (i < n) data[i] += 1;
 }
 
-const bool registered = weft::register_kernel<&add_one>();
+const bool node_kernels_registered = weft::register_kernel<&add_one>();
 
 void launch_once(cudaGraph_t g, cudaStream_t s = nullptr) {
   cudaGraphExec_t exec = nullptr;
@@ -42,16 +43,10 @@ std::vector<unsigned char> numbered(std::size_t bytes) {
 
 // CUDA's `cudaGraphNodeParams p = {type};`, without -Wextra's warning
 // about the fields it leaves zero.
-cudaGraphNodeParams node_params(cudaGraphNodeType type) {
-  cudaGraphNodeParams p{};
-  p.type = type;
-  return p;
-}
-
 }  // namespace
 
 TEST_CASE("a 2D memcpy node copies a pitched box between offsets, both ways") {
-  REQUIRE(registered);
+  REQUIRE(node_kernels_registered);
   constexpr std::size_t width = 40, height = 6;
   std::vector<unsigned char> host = numbered(64 * 8), back(64 * 8, 0);
   void* d = nullptr;

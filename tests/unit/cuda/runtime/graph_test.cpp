@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "error_checks.hpp"
+#include "graph_building.hpp"
 #include "stream_gates.hpp"
 
 namespace {
@@ -39,32 +40,10 @@ __global__ void handshake(int* flags, int mine) {
   while (std::atomic_ref<int>(flags[1 - mine]).load() == 0) std::this_thread::yield();
 }
 
-const bool registered = weft::register_kernel<&add_to>() && weft::register_kernel<&scale_into>() &&
-                        weft::register_kernel<&sum_into>() && weft::register_kernel<&handshake>();
+const bool graph_kernels_registered = weft::register_kernel<&add_to>() && weft::register_kernel<&scale_into>() &&
+                                      weft::register_kernel<&sum_into>() && weft::register_kernel<&handshake>();
 
 void count_up(void* counter) { std::atomic_ref<int>(*static_cast<int*>(counter)).fetch_add(1); }
-
-// Appends the value a host node was given to the log it points into.
-struct log_entry {
-  std::vector<int>* log;
-  int value;
-};
-void append(void* entry) {
-  auto* e = static_cast<log_entry*>(entry);
-  e->log->push_back(e->value);
-}
-
-cudaGraphNode_t add_kernel(cudaGraph_t g, std::vector<cudaGraphNode_t> deps, const void* func, void** args,
-                           unsigned blocks, unsigned threads) {
-  cudaKernelNodeParams p{};
-  p.func = const_cast<void*>(func);
-  p.gridDim = dim3(blocks);
-  p.blockDim = dim3(threads);
-  p.kernelParams = args;
-  cudaGraphNode_t n = nullptr;
-  REQUIRE(cudaGraphAddKernelNode(&n, g, deps.data(), deps.size(), &p) == cudaSuccess);
-  return n;
-}
 
 cudaGraphNode_t add_host(cudaGraph_t g, std::vector<cudaGraphNode_t> deps, cudaHostFn_t fn, void* data) {
   cudaHostNodeParams p{fn, data};
@@ -88,7 +67,7 @@ std::size_t count_nodes(cudaGraph_t g) {
 }  // namespace
 
 TEST_CASE("a diamond graph: memset, two kernels, a sum, a copy back") {
-  REQUIRE(registered);
+  REQUIRE(graph_kernels_registered);
   constexpr int n = 1000;
   int *a = nullptr, *left = nullptr, *right = nullptr, *sum = nullptr;
   REQUIRE(cudaMalloc(&a, n * sizeof(int)) == cudaSuccess);

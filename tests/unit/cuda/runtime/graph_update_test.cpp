@@ -12,11 +12,12 @@
 #include <vector>
 
 #include "error_checks.hpp"
+#include "graph_building.hpp"
 #include "stream_gates.hpp"
 
 namespace {
 
-__global__ void add_to(int* data, int amount, int n) {
+__global__ void add_amount(int* data, int amount, int n) {
   int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
   if (i < n) data[i] += amount;
 }
@@ -26,7 +27,7 @@ __global__ void times(int* data, int factor, int n) {
   if (i < n) data[i] *= factor;
 }
 
-const bool registered = weft::register_kernel<&add_to>() && weft::register_kernel<&times>();
+const bool update_kernels_registered = weft::register_kernel<&add_amount>() && weft::register_kernel<&times>();
 
 __device__ int symbol_table[8];
 
@@ -48,13 +49,6 @@ cudaKernelNodeParams kernel_params(const void* func, void** args) {
   return p;
 }
 
-cudaGraphNode_t add_kernel(cudaGraph_t g, std::vector<cudaGraphNode_t> deps, const void* func, void** args) {
-  cudaKernelNodeParams p = kernel_params(func, args);
-  cudaGraphNode_t n = nullptr;
-  REQUIRE(cudaGraphAddKernelNode(&n, g, deps.data(), deps.size(), &p) == cudaSuccess);
-  return n;
-}
-
 cudaGraphNode_t add_memset(cudaGraph_t g, std::vector<cudaGraphNode_t> deps, void* dst, unsigned value,
                            std::size_t width, std::size_t height = 1, std::size_t pitch = 0) {
   cudaMemsetParams p{dst, pitch, value, 4, width, height};
@@ -70,10 +64,10 @@ cudaGraphNode_t add_host(cudaGraph_t g, std::vector<cudaGraphNode_t> deps, log_e
   return n;
 }
 
-const void* add_fn = reinterpret_cast<const void*>(&add_to);
+const void* add_fn = reinterpret_cast<const void*>(&add_amount);
 const void* times_fn = reinterpret_cast<const void*>(&times);
 
-// memset(value) -> add_to(amount): every element ends value + amount.
+// memset(value) -> add_amount(amount): every element ends value + amount.
 struct set_then_add {
   cudaGraph_t graph = nullptr;
   cudaGraphNode_t set = nullptr, add = nullptr;
@@ -81,7 +75,7 @@ struct set_then_add {
     REQUIRE(cudaGraphCreate(&graph, 0) == cudaSuccess);
     set = add_memset(graph, {}, data, value, static_cast<std::size_t>(n));
     void* args[] = {&data, &amount, &n};
-    add = add_kernel(graph, {set}, add_fn, args);
+    add = add_kernel(graph, {set}, add_fn, args, 1, 32);
   }
   ~set_then_add() { cudaGraphDestroy(graph); }
 };
@@ -141,7 +135,7 @@ struct update_fixture {
 }  // namespace
 
 TEST_CASE_FIXTURE(update_fixture, "cudaGraphExecUpdate takes new kernel arguments and memset values") {
-  REQUIRE(registered);
+  REQUIRE(update_kernels_registered);
   int* d = device_ints();
   set_then_add first(d, 1, 10);
   cudaGraphExec_t exec = instantiate(first.graph);
@@ -163,7 +157,7 @@ TEST_CASE_FIXTURE(update_fixture, "cudaGraphExecUpdate takes new kernel argument
   cudaGraphNode_t set = add_memset(third, {}, d, 3, 32);
   int n = 32, factor = 7;
   void* args[] = {&d, &factor, &n};
-  add_kernel(third, {set}, times_fn, args);
+  add_kernel(third, {set}, times_fn, args, 1, 32);
   check_succeeded(cudaGraphExecUpdate(exec, third, &info));
   launch_and_wait(exec);
   CHECK(read(d) == std::vector<int>(32, 21));
@@ -177,7 +171,7 @@ TEST_CASE_FIXTURE(update_fixture, "cudaGraphExecUpdate takes new kernel argument
 
 TEST_CASE_FIXTURE(update_fixture,
                   "cudaGraphExecUpdate refuses other topologies, types and parameters, changing nothing") {
-  REQUIRE(registered);
+  REQUIRE(update_kernels_registered);
   int* d = device_ints();
   set_then_add original(d, 1, 10);
   cudaGraphExec_t exec = instantiate(original.graph);
@@ -227,7 +221,7 @@ TEST_CASE_FIXTURE(update_fixture,
     cudaGraphNode_t set = add_memset(other, {}, managed, 2, 32);
     int n = 32, amount = 20;
     void* args[] = {&d, &amount, &n};
-    add_kernel(other, {set}, add_fn, args);
+    add_kernel(other, {set}, add_fn, args, 1, 32);
     check_update_refused(exec, other, info, cudaGraphExecUpdateErrorParametersChanged, set);
     cudaFree(managed);
   }
@@ -236,7 +230,7 @@ TEST_CASE_FIXTURE(update_fixture,
     cudaGraphNode_t set = add_memset(other, {}, d, 2, 8, 2, 16 * sizeof(int));
     int n = 32, amount = 20;
     void* args[] = {&d, &amount, &n};
-    add_kernel(other, {set}, add_fn, args);
+    add_kernel(other, {set}, add_fn, args, 1, 32);
     check_update_refused(exec, other, info, cudaGraphExecUpdateErrorParametersChanged, set);
   }
   SUBCASE("null arguments") {
@@ -273,7 +267,7 @@ TEST_CASE_FIXTURE(update_fixture, "a memcpy node's kind cannot change in an upda
 
 TEST_CASE_FIXTURE(update_fixture,
                   "per-node updates reach later launches; a launch already enqueued keeps its parameters") {
-  REQUIRE(registered);
+  REQUIRE(update_kernels_registered);
   cudaStream_t s = nullptr;
   REQUIRE(cudaStreamCreate(&s) == cudaSuccess);
   int* d = device_ints();
@@ -284,7 +278,7 @@ TEST_CASE_FIXTURE(update_fixture,
   cudaGraph_t g = new_graph();
   int n = 32, amount = 1;
   void* args[] = {&d, &amount, &n};
-  cudaGraphNode_t k = add_kernel(g, {}, add_fn, args);
+  cudaGraphNode_t k = add_kernel(g, {}, add_fn, args, 1, 32);
   cudaGraphNode_t h = add_host(g, {k}, &first);
   cudaGraphExec_t exec = instantiate(g);
 
@@ -311,7 +305,7 @@ TEST_CASE_FIXTURE(update_fixture,
 
   SUBCASE("nodes of other graphs, nodes of another kind, bad parameters") {
     cudaGraph_t other = new_graph();
-    cudaGraphNode_t stranger = add_kernel(other, {}, add_fn, args);
+    cudaGraphNode_t stranger = add_kernel(other, {}, add_fn, args, 1, 32);
     cudaKernelNodeParams kp = kernel_params(add_fn, args);
     check_failed_with(cudaGraphExecKernelNodeSetParams(exec, stranger, &kp), cudaErrorInvalidValue);
     check_failed_with(cudaGraphExecKernelNodeSetParams(exec, h, &kp), cudaErrorInvalidValue);
@@ -341,7 +335,7 @@ TEST_CASE_FIXTURE(update_fixture,
 }
 
 TEST_CASE_FIXTURE(update_fixture, "cudaGraphExecChildGraphNodeSetParams updates the child's nodes") {
-  REQUIRE(registered);
+  REQUIRE(update_kernels_registered);
   int* d = device_ints();
   set_then_add child(d, 1, 10), replacement(d, 4, 40);
   cudaGraph_t g = new_graph();
@@ -370,7 +364,7 @@ TEST_CASE_FIXTURE(update_fixture, "cudaGraphExecChildGraphNodeSetParams updates 
 
 TEST_CASE_FIXTURE(update_fixture,
                   "cudaGraphNodeSetEnabled: a disabled node runs as an empty one and keeps later updates") {
-  REQUIRE(registered);
+  REQUIRE(update_kernels_registered);
   int* d = device_ints();
   set_then_add graph(d, 1, 10);
   cudaGraphExec_t exec = instantiate(graph.graph);
@@ -469,7 +463,7 @@ TEST_CASE_FIXTURE(update_fixture,
 TEST_CASE_FIXTURE(
     update_fixture,
     "cudaGraphExecUpdate: a kernel may not change cooperative launch, nor priority under node priorities") {
-  REQUIRE(registered);
+  REQUIRE(update_kernels_registered);
   int* d = device_ints();
   set_then_add plain(d, 1, 10), cooperative(d, 1, 10), urgent(d, 1, 10);
   cudaKernelNodeAttrValue yes{};
@@ -578,7 +572,7 @@ TEST_CASE_FIXTURE(update_fixture, "event record and wait nodes take other events
 }
 
 TEST_CASE_FIXTURE(update_fixture, "cudaGraphExecNodeSetParams by node type") {
-  REQUIRE(registered);
+  REQUIRE(update_kernels_registered);
   int* d = device_ints();
   set_then_add graph(d, 1, 10);
   cudaGraphNode_t empty = nullptr;

@@ -25,7 +25,8 @@ __global__ void cluster_sizes(int* out) {
   if (threadIdx.x == 0) out[blockIdx.x] = static_cast<int>(cg::this_cluster().num_blocks());
 }
 
-const bool registered = weft::register_kernel<&count_blocks>() && weft::register_kernel<&cluster_sizes>();
+const bool attribute_kernels_registered =
+    weft::register_kernel<&count_blocks>() && weft::register_kernel<&cluster_sizes>();
 
 // A launch of count_blocks<<<4, 32>>> with one attribute.
 cudaError_t launch_with(const cudaLaunchAttribute& a, int* counter) {
@@ -59,7 +60,7 @@ cudaAccessPolicyWindow window(void* base, std::size_t bytes, float ratio = 0.5f,
 }  // namespace
 
 TEST_CASE("cudaLaunchKernelEx accepts every launch attribute with a valid value") {
-  REQUIRE(registered);
+  REQUIRE(attribute_kernels_registered);
   int* counter = nullptr;
   REQUIRE(cudaMallocManaged(&counter, sizeof *counter) == cudaSuccess);
   *counter = 0;
@@ -368,7 +369,7 @@ cudaGraphNode_t add_kernel_node(cudaGraph_t g, void* kernel, int* arg, unsigned 
 }  // namespace
 
 TEST_CASE("kernel node attributes are checked, stored on the node and copied between nodes") {
-  REQUIRE(registered);
+  REQUIRE(attribute_kernels_registered);
   int* counter = nullptr;
   REQUIRE(cudaMallocManaged(&counter, sizeof *counter) == cudaSuccess);
   cudaGraph_t g = nullptr;
@@ -456,7 +457,7 @@ TEST_CASE("kernel node attributes are checked, stored on the node and copied bet
 }
 
 TEST_CASE("a kernel node's cluster dimension attribute shapes its clusters when the graph runs") {
-  REQUIRE(registered);
+  REQUIRE(attribute_kernels_registered);
   int* sizes = nullptr;
   REQUIRE(cudaMallocManaged(&sizes, 4 * sizeof(int)) == cudaSuccess);
   cudaGraph_t g = nullptr;

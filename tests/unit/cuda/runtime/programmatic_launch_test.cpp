@@ -280,7 +280,7 @@ TEST_CASE("outside a kernel the trigger and the synchronisation do nothing") {
 
 namespace {
 
-const bool registered = weft::register_kernel<&primary>() && weft::register_kernel<&secondary>();
+const bool pdl_kernels_registered = weft::register_kernel<&primary>() && weft::register_kernel<&secondary>();
 
 cudaGraphNode_t add_kernel_node(cudaGraph_t g, void* kernel, unsigned blocks, void** args) {
   cudaKernelNodeParams p = {};
@@ -333,7 +333,7 @@ cudaGraphEdgeData only_edge(cudaGraph_t g) {
 }  // namespace
 
 TEST_CASE("a programmatic graph edge lets the dependent kernel node overlap its primary") {
-  REQUIRE(registered);
+  REQUIRE(pdl_kernels_registered);
   for (unsigned char port : {cudaGraphKernelNodePortProgrammatic, cudaGraphKernelNodePortLaunchCompletion}) {
     CAPTURE(static_cast<int>(port));
     // Through the launch completion port the primary's blocks need not trigger.
@@ -376,7 +376,7 @@ TEST_CASE("a programmatic graph edge lets the dependent kernel node overlap its 
 }
 
 TEST_CASE("programmatic edges are checked as CUDA 13 checks them") {
-  REQUIRE(registered);
+  REQUIRE(pdl_kernels_registered);
   primary_and_secondary_nodes graph(1, 0);
   auto& [h, g, from, to] = graph;
   cudaGraphNode_t empty = nullptr;

@@ -23,8 +23,8 @@ __global__ void add_each(int* data, int amount, int n) {
   if (i < n) data[i] += amount;
 }
 
-const bool registered = weft::register_kernel<&set_to>() && weft::register_kernel<&add>() &&
-                        weft::register_kernel<&times>() && weft::register_kernel<&add_each>();
+const bool capture_kernels_registered = weft::register_kernel<&set_to>() && weft::register_kernel<&add>() &&
+                                        weft::register_kernel<&times>() && weft::register_kernel<&add_each>();
 
 int read(const int* d) {
   int h = -1;
@@ -54,7 +54,7 @@ void bump(void* counter) { std::atomic_ref<int>(*static_cast<int*>(counter)).fet
 }  // namespace
 
 TEST_CASE("stream capture: a kernel, a copy, a set and a host function captured, then launched many times") {
-  REQUIRE(registered);
+  REQUIRE(capture_kernels_registered);
   constexpr int n = 64;
   int *d_in = nullptr, *d_out = nullptr;
   REQUIRE(cudaMalloc(&d_in, n * sizeof(int)) == cudaSuccess);
@@ -153,7 +153,7 @@ TEST_CASE("stream capture: lambda kernels and weft::launch of a function are ker
 }
 
 TEST_CASE("stream capture: fork and join across three streams make a diamond") {
-  REQUIRE(registered);
+  REQUIRE(capture_kernels_registered);
   int* x = nullptr;
   REQUIRE(cudaMalloc(&x, 2 * sizeof(int)) == cudaSuccess);
   cudaStream_t s1, s2, s3;
@@ -337,7 +337,7 @@ const prohibited prohibited_calls[] = {
 }  // namespace
 
 TEST_CASE("stream capture: prohibited calls fail with CUDA's code and invalidate the capture") {
-  REQUIRE(registered);
+  REQUIRE(capture_kernels_registered);
   int* x = nullptr;
   REQUIRE(cudaMalloc(&x, sizeof(int)) == cudaSuccess);
   cudaStream_t s1, s2;
@@ -476,7 +476,7 @@ TEST_CASE("stream capture: the modes decide whether another thread's cudaMalloc 
 }
 
 TEST_CASE("stream capture: updating the dependencies and capturing into an existing graph") {
-  REQUIRE(registered);
+  REQUIRE(capture_kernels_registered);
   int* x = nullptr;
   REQUIRE(cudaMalloc(&x, 2 * sizeof(int)) == cudaSuccess);
   cudaStream_t s;
@@ -534,7 +534,7 @@ TEST_CASE("stream capture: updating the dependencies and capturing into an exist
 }
 
 TEST_CASE("stream capture: the per-thread default stream captures, and the legacy stream is then unusable") {
-  REQUIRE(registered);
+  REQUIRE(capture_kernels_registered);
   int* x = nullptr;
   REQUIRE(cudaMalloc(&x, sizeof(int)) == cudaSuccess);
   check_succeeded(cudaStreamBeginCapture(cudaStreamPerThread, cudaStreamCaptureModeGlobal));
@@ -559,7 +559,7 @@ TEST_CASE("stream capture: the per-thread default stream captures, and the legac
 }
 
 TEST_CASE("stream capture: a graph launch becomes a child graph node; external events become event nodes") {
-  REQUIRE(registered);
+  REQUIRE(capture_kernels_registered);
   int* x = nullptr;
   REQUIRE(cudaMalloc(&x, sizeof(int)) == cudaSuccess);
   cudaStream_t s;
@@ -682,7 +682,7 @@ TEST_CASE("stream capture: 2D and 3D copies and sets, symbol copies and peer cop
 }
 
 TEST_CASE("stream capture: cudaLaunchKernelEx and cooperative launches are captured as kernel nodes") {
-  REQUIRE(registered);
+  REQUIRE(capture_kernels_registered);
   int* x = nullptr;
   REQUIRE(cudaMalloc(&x, sizeof(int)) == cudaSuccess);
   cudaStream_t s;
@@ -713,7 +713,7 @@ TEST_CASE("stream capture: cudaLaunchKernelEx and cooperative launches are captu
 }
 
 TEST_CASE("stream capture: destroying a capturing stream") {
-  REQUIRE(registered);
+  REQUIRE(capture_kernels_registered);
   int* x = nullptr;
   REQUIRE(cudaMalloc(&x, sizeof(int)) == cudaSuccess);
   cudaStream_t origin, side, later;
