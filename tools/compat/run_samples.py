@@ -391,7 +391,7 @@ def build_times(ninja_log):
     return seconds
 
 
-def run_sample(sample, build_dir, time_limit, log_dir, shorten):
+def run_sample(sample, build_dir, time_limit, log_dir, shorten, environment=None):
     """Runs a built sample once per argument list from its own directory; sets verdict, run_seconds, first_error."""
     executable = build_dir / "samples" / sample.name / sample.name
     outputs = []
@@ -400,7 +400,8 @@ def run_sample(sample, build_dir, time_limit, log_dir, shorten):
         started = time.time()
         # A process group of its own, so that a timeout also ends what the sample started.
         process = subprocess.Popen([str(executable), *arguments], cwd=sample.directory, stdin=subprocess.DEVNULL,
-                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
+                                   env=environment)
         try:
             output, _ = process.communicate(timeout=time_limit)
             code = process.returncode
@@ -558,6 +559,12 @@ def main():
     parser.add_argument("--prebuilt", type=Path, metavar="OUT_DIR",
                         help="build nothing: run what an earlier run built in OUT_DIR (its build/ and results.json),"
                              " e.g. on a machine with more cores and the same architecture and libraries")
+    parser.add_argument("--build-only", action="store_true",
+                        help="build and write results.json, run nothing: a later --prebuilt run runs them")
+    parser.add_argument("--run-jobs", type=int, default=1,
+                        help="samples run at the same time (default 1; each gets the machine's cores unless --workers)")
+    parser.add_argument("--workers", type=int, default=0,
+                        help="WEFT_WORKERS for each run, e.g. 2 with --run-jobs 8 on 16 cores: eight 2-core machines")
     args = parser.parse_args()
 
     checkout, weft, out = args.checkout.resolve(), args.weft.resolve(), args.out.resolve()
@@ -591,6 +598,9 @@ def main():
     if args.nvcc:
         nvcc = subprocess.run(["nvcc", "--version"], capture_output=True, text=True).stdout.strip().split("\n")[-1]
         settings = "nvcc (%s), -arch=%s -O2, time limit %.0f s per run." % (nvcc, args.nvcc, args.time_limit)
+    if args.workers or args.run_jobs > 1:
+        settings = settings[:-1] + ", %d samples at a time%s." % (
+            args.run_jobs, (" with WEFT_WORKERS=%d each" % args.workers) if args.workers else "")
     if args.gpu:
         gpu = {row["name"]: row["verdict"] for row in json.loads(args.gpu.read_text())["samples"]}
         for s in samples:
@@ -616,12 +626,24 @@ def main():
         else:
             write_project(buildable, weft, out / "project")
             build(buildable, out / "project", build_dir, args.jobs, args.opt, log_dir / "build.log", shorten)
-        for sample in buildable:
-            if sample.built:
-                run_sample(sample, build_dir, args.time_limit, log_dir, shorten)
+        environment = None
+        if args.workers:
+            environment = dict(os.environ, WEFT_WORKERS=str(args.workers))
+
+        def run_one(sample):
+            if args.build_only:
+                sample.verdict = "not run" if sample.built else "not built"
+            elif sample.built:
+                run_sample(sample, build_dir, args.time_limit, log_dir, shorten, environment)
             else:
                 sample.verdict = "not built"
             print("%-32s %-12s %s" % (sample.name, sample.verdict, sample.first_error), file=sys.stderr)
+
+        # Samples run from directories of their own, so several can run at once
+        # on a machine with cores to spare (--run-jobs, with --workers each).
+        from concurrent.futures import ThreadPoolExecutor
+        with ThreadPoolExecutor(max_workers=max(1, args.run_jobs)) as pool:
+            list(pool.map(run_one, buildable))
 
     out.mkdir(parents=True, exist_ok=True)
     rows = []
