@@ -46,12 +46,16 @@ struct texture_descriptors {
   cudaTextureDesc texture;
   cudaResourceViewDesc view;
   cudaChannelFormatDesc format;  // of the texels, whatever the resource
-  /// Whether cudaGetTextureObjectResourceDesc has handed the resource back:
-  /// on an H100 (CUDA 13), cudaGetTextureObjectTextureDesc then hands back
-  /// borderColor as the bits of the format's channel sizes x, y, z and w,
-  /// not the colour given (0x20, 0, 0, 0 for a float texture whose border
-  /// was zero or (1, 2, 0, 0)); before that, the colour given. Measured on
-  /// an H100 with the probe's sequence and variations of it.
+  /// Whether the last query of an array texture was
+  /// cudaGetTextureObjectResourceDesc. An H100's runtime (CUDA 13) does not
+  /// keep borderColor: cudaGetTextureObjectTextureDesc hands back whatever
+  /// its stack holds there, often the colour given, sometimes pointer bits,
+  /// and right after cudaGetTextureObjectResourceDesc of an array texture
+  /// the format's channel sizes x, y, z and w (0x20, 0, 0, 0 for float; 8,
+  /// 0, 0, 0 for uchar2), whatever the colour and modes (measured:
+  /// tests/differential/h100_measurements/README.md). weft hands back the
+  /// colour given, and the channel sizes in that one case, which
+  /// texture_probe's sequence takes.
   std::shared_ptr<std::atomic<bool>> resource_desc_read;
 };
 
@@ -394,7 +398,9 @@ inline cudaError_t cudaGetTextureObjectResourceDesc(cudaResourceDesc* pResDesc, 
   const auto* kept = weft::surface::descriptors_of(texObject);
   if (!pResDesc || !kept) return weft::detail::record(cudaErrorInvalidValue);
   *pResDesc = kept->resource;
-  kept->resource_desc_read->store(true, std::memory_order_relaxed);
+  bool array =
+      kept->resource.resType == cudaResourceTypeArray || kept->resource.resType == cudaResourceTypeMipmappedArray;
+  kept->resource_desc_read->store(array, std::memory_order_relaxed);
   return cudaSuccess;
 }
 
@@ -403,7 +409,7 @@ inline cudaError_t cudaGetTextureObjectTextureDesc(cudaTextureDesc* pTexDesc, cu
   const auto* kept = weft::surface::descriptors_of(texObject);
   if (!pTexDesc || !kept) return weft::detail::record(cudaErrorInvalidValue);
   *pTexDesc = kept->texture;
-  if (kept->resource_desc_read->load(std::memory_order_relaxed)) {
+  if (kept->resource_desc_read->exchange(false, std::memory_order_relaxed)) {
     const int sizes[4] = {kept->format.x, kept->format.y, kept->format.z, kept->format.w};
     for (int c = 0; c < 4; ++c) pTexDesc->borderColor[c] = std::bit_cast<float>(sizes[c]);
   }
