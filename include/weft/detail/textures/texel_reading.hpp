@@ -78,6 +78,7 @@ struct texel_codec {
   static constexpr bool normalized_integer =
       Conversion == texel_conversion::unsigned_normalized || Conversion == texel_conversion::signed_normalized;
   static constexpr bool srgb_alpha = Conversion == texel_conversion::srgb && Channels == 4;
+  static constexpr bool srgb_colour = Conversion == texel_conversion::srgb;
   static constexpr bool returns_float = Conversion != texel_conversion::integer;
 
   static std::array<Component, Channels> load(const std::byte* texel) {
@@ -158,6 +159,34 @@ inline std::uint16_t float_to_half_bits(float v) {
 /// Weights come in 256ths (their float values times 256 are integers).
 inline constexpr double weight_scale_256 = 256.0;
 
+/// One sRGB colour channel of a linear fetch, as an H100 blends it (fitted
+/// to a sweep of 10728 blends of every 8-bit value with its neighbours and
+/// with 0 and 255 at weights 0 to 255, tests/differential/h100_measurements/
+/// srgb.txt): the decoded texels are truncated to 8 significant bits of the
+/// largest of them (smaller ones lose their low bits, or vanish), the
+/// weighted sum is exact, and the result is rounded, half up, to half
+/// precision. This gives 10592 of them and all but one of the probe's; the
+/// others are off by one such unit (where two texels of about the same
+/// size blend, the H100 seems to cut one bit more).
+inline float blend_srgb_channel(const float* values, const float* weights, int count) {
+  double largest = 0.0;
+  for (int i = 0; i < count; ++i)
+    if (weights[i] != 0.0f && values[i] > largest) largest = values[i];
+  if (largest == 0.0) return 0.0f;
+  int exponent = 0;
+  std::frexp(largest, &exponent);  // largest in [2^(exponent - 1), 2^exponent)
+  double unit = std::ldexp(1.0, exponent - 1 - 7);
+  double sum = 0.0;
+  for (int i = 0; i < count; ++i)
+    if (weights[i] != 0.0f) sum += static_cast<double>(weights[i]) * std::floor(values[i] / unit);
+  double result = sum * unit;
+  if (result == 0.0) return 0.0f;
+  std::frexp(result, &exponent);
+  int half_exponent = exponent - 1 < -14 ? -14 : exponent - 1;  // half's subnormals below 2^-14
+  double half_unit = std::ldexp(1.0, half_exponent - 10);
+  return static_cast<float>(std::floor(result / half_unit + 0.5) * half_unit);
+}
+
 template <class Codec, int Count>
 [[gnu::always_inline]] inline texel_words blend_texels(const std::byte* const* texels, const float* weights,
                                                        const texel_floats& border) {
@@ -188,6 +217,22 @@ template <class Codec, int Count>
     }
     return as_words(sum);
   }
+  if constexpr (Codec::srgb_alpha || Codec::srgb_colour) {
+    float values[3][Count];
+    for (int i = 0; i < Count; ++i) {
+      texel_floats value = texels[i] ? Codec::floats(texels[i]) : border;
+      for (int c = 0; c < 3 && c < Codec::channels; ++c) values[c][i] = value.value[c];
+    }
+    texel_words out{{0, 0, 0, 0}};
+    for (int c = 0; c < 3 && c < Codec::channels; ++c)
+      out.word[c] = std::bit_cast<std::uint32_t>(blend_srgb_channel(values[c], weights, Count));
+    if constexpr (Codec::srgb_alpha) {
+      // sRGB's alpha is a plain 8-bit normalized channel: blended as one.
+      using alpha_codec = texel_codec<std::uint8_t, 4, texel_conversion::unsigned_normalized>;
+      out.word[3] = blend_texels<alpha_codec, Count>(texels, weights, border).word[3];
+    }
+    return out;
+  }
   // Float and half texels, as an H100 blends them: texels of weight 0 take
   // no part (an infinity beside a texel centre stays out), subnormals are
   // flushed to zero going in and coming out, a NaN comes out as 0x7fffffff,
@@ -203,12 +248,7 @@ template <class Codec, int Count>
     started = true;
   }
   texel_words out = as_words(sum);
-  if constexpr (Codec::srgb_alpha) {
-    // sRGB's alpha is a plain 8-bit normalized channel: blended as one.
-    using alpha_codec = texel_codec<std::uint8_t, 4, texel_conversion::unsigned_normalized>;
-    out.word[3] = blend_texels<alpha_codec, Count>(texels, weights, border).word[3];
-  }
-  for (int c = 0; c < Codec::channels - (Codec::srgb_alpha ? 1 : 0); ++c) {
+  for (int c = 0; c < Codec::channels; ++c) {
     float v = flush_subnormal(sum.value[c]);
     if constexpr (std::is_same_v<typename Codec::component, half_bits>) v = round_to_half_precision(v);
     out.word[c] = v != v ? (std::is_same_v<typename Codec::component, half_bits> ? 0x7fffe000u : 0x7fffffffu)

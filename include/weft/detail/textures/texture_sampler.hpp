@@ -59,7 +59,8 @@ struct texture_sampler {
   bool normalized_coordinates;
   bool linear_filter;
   bool linear_mipmap_filter;
-  int layers;  // layers (cubemaps: cubes) the texture has; 1 if not layered
+  bool seamless_cubemap;  // a cubemap filtered linearly across its faces' edges
+  int layers;             // layers (cubemaps: cubes) the texture has; 1 if not layered
   float mipmap_level_bias;
   float min_mipmap_level;  // the level-of-detail clamps, already within [0, levels - 1]
   float max_mipmap_level;

@@ -170,6 +170,78 @@ template <int Dims>
   return sample_level_linear<Dims>(s, level, at, origin);
 }
 
+/// The 2^Dims texels a linear fetch of one level blends (x fastest; the
+/// border texel for one outside), and each dimension's 8-bit fraction.
+template <int Dims>
+void linear_footprint(const texture_sampler& s, const texture_level& level, const texture_coordinates<Dims>& at,
+                      const std::byte* origin, const std::byte** texels, int* fraction) {
+  // Per dimension, the byte offsets of the two texels (-1: the border) and
+  // the weight, in 256ths, of the second.
+  std::ptrdiff_t offset[Dims][2];
+  for (int d = 0; d < Dims; ++d) {
+    fixed_coordinate f = linear_texels(to_texel_space(s, level, d, at.value[d]));
+    int left = address_texel(f.texel, level.size[d], s.address[d]);
+    int right = address_texel(f.texel + 1, level.size[d], s.address[d]);
+    auto stride = static_cast<std::ptrdiff_t>(level.stride[d]);
+    offset[d][0] = left == outside_texture ? -1 : left * stride;
+    offset[d][1] = right == outside_texture ? -1 : right * stride;
+    fraction[d] = f.fraction;
+  }
+  constexpr int count = 1 << Dims;
+  for (int corner = 0; corner < count; ++corner) {
+    std::ptrdiff_t at_corner = 0;
+    for (int d = 0; d < Dims; ++d) {
+      std::ptrdiff_t o = offset[d][(corner >> d) & 1];
+      at_corner = (o < 0 || at_corner < 0) ? -1 : at_corner + o;
+    }
+    texels[corner] = at_corner < 0 ? s.border_texel : origin + at_corner;
+  }
+}
+
+/// The weights, in 256ths, of the four texels (x fastest) of one of the two
+/// levels a linear mipmap fetch with linear filtering blends, the level's
+/// share of the whole being `share` 256ths, as an H100 forms them (fitted to
+/// 2926 of its weight sets, every one: the probe's trilinear rows and a
+/// sweep of random coordinates and levels): the right column's share is
+/// a * share rounded half up, the left column the rest; then the right
+/// column's lower texel gets its column times b, and the left column's
+/// upper texel its column times 1 - b, each rounded half up, and the other
+/// texel of each column what is left of it. With share 256 these are the
+/// bilinear weights.
+inline void mipmap_level_weights(int a, int b, int share, int* weights) {
+  int right = (a * share + weight_one / 2) >> weight_bits;
+  int left = share - right;
+  int right_lower = (right * b + weight_one / 2) >> weight_bits;
+  int left_upper = (left * (weight_one - b) + weight_one / 2) >> weight_bits;
+  weights[0] = left_upper;
+  weights[1] = right - right_lower;
+  weights[2] = left - left_upper;
+  weights[3] = right_lower;
+}
+
+/// A linear mipmap fetch with linear filtering of a 1D or 2D level pair:
+/// one blend of the texels of both levels (level `lower`'s weight 1 -
+/// fraction/256), as an H100 blends them, not two blends mixed.
+template <int Dims>
+texel_words sample_two_levels_linear(const texture_sampler& s, const texture_coordinates<Dims>& at, int slice,
+                                     int lower, int fraction) {
+  static_assert(Dims <= 2, "a 3D texture's levels are blended one after the other");
+  constexpr int per_level = 1 << Dims;
+  const std::byte* texels[2 * per_level];
+  float weights[2 * per_level];
+  for (int k = 0; k < 2; ++k) {
+    const texture_level& level = s.levels[lower + k];
+    const std::byte* origin = level.base + static_cast<std::size_t>(slice) * level.layer_pitch;
+    int fractions[Dims];
+    linear_footprint<Dims>(s, level, at, origin, texels + k * per_level, fractions);
+    int w[4];
+    mipmap_level_weights(fractions[0], Dims > 1 ? fractions[1] : 0, k ? fraction : weight_one - fraction, w);
+    for (int corner = 0; corner < per_level; ++corner)
+      weights[k * per_level + corner] = static_cast<float>(w[corner]) / weight_one;
+  }
+  return s.routines->blend[Dims](texels, weights, s.border_floats);
+}
+
 /// The level of detail a fetch samples, from an explicit level (tex*Lod) or
 /// one computed from gradients: the texture's bias added, then its clamps.
 inline float clamped_level_of_detail(const texture_sampler& s, float level) {
@@ -194,8 +266,10 @@ texel_words sample_lod(const texture_sampler& s, const texture_coordinates<Dims>
   }
   fixed_coordinate f = to_fixed_level(lod);
   if (f.texel >= last) return sample_level<Dims>(s, s.levels[last], at, slice);
+  if (f.fraction == 0) return sample_level<Dims>(s, s.levels[f.texel], at, slice);
+  if constexpr (Dims <= 2)
+    if (s.linear_filter) return sample_two_levels_linear<Dims>(s, at, slice, f.texel, f.fraction);
   texel_words lower = sample_level<Dims>(s, s.levels[f.texel], at, slice);
-  if (f.fraction == 0) return lower;
   texel_words upper = sample_level<Dims>(s, s.levels[f.texel + 1], at, slice);
   texel_floats a = as_floats(lower), b = as_floats(upper), out;
   float wb = static_cast<float>(f.fraction) / weight_one, wa = static_cast<float>(weight_one - f.fraction) / weight_one;

@@ -21,6 +21,7 @@
 
 #include "weft/cuda/runtime/textures/texture_types.hpp"
 #include "weft/cuda/vector_types.hpp"
+#include "weft/detail/textures/seamless_cubemap.hpp"
 #include "weft/detail/textures/texel_values.hpp"
 #include "weft/detail/textures/texture_sampling.hpp"
 
@@ -151,6 +152,8 @@ inline texel_words fetch_cubemap(cudaTextureObject_t object, float x, float y, f
                                  float level) {
   const texture_sampler& s = sampler_of(object);
   cubemap_position p = cubemap_face(x, y, z);
+  if (s.seamless_cubemap) [[unlikely]]
+    return sample_seamless_lod(s, p, s.layers > 1 ? clamp_layer(s, cube) : 0, explicit_level ? level : 0.0f);
   texture_coordinates<2> at{{p.u, p.v}};
   int slice = cubemap_slice(p, s.layers > 1 ? clamp_layer(s, cube) : 0);
   if (!explicit_level && s.level_count() == 1) return sample_level<2>(s, s.levels[0], at, slice);
