@@ -11,6 +11,8 @@
 #include <new>
 #include <optional>
 
+#include <sys/mman.h>
+
 namespace weft::detail {
 
 /// device: cudaMalloc, cudaMallocPitch, cudaMalloc3D, cudaMallocAsync;
@@ -37,6 +39,9 @@ class allocation_registry {
   /// API's virtual memory, cuMemMap): device memory to every check, but
   /// never freed here, and removed only by forget().
   static constexpr unsigned externally_mapped = 1u << 31;
+  /// The flag of memory reserve() mapped: pages the host commits only when
+  /// they are first touched, unmapped when released.
+  static constexpr unsigned committed_on_touch = 1u << 30;
 
   allocation_registry() = default;
   allocation_registry(const allocation_registry&) = delete;
@@ -49,6 +54,20 @@ class allocation_registry {
     if (!p) return nullptr;
     std::lock_guard lock(mutex_);
     live_[address(p)] = {bytes, kind, flags};
+    return p;
+  }
+
+  /// Like allocate, but only reserves the address range: the host commits
+  /// a page when it is first touched (mmap with MAP_NORESERVE), so a large
+  /// CUDA array that a program fills only in part, or a host with less
+  /// memory than a GPU, does not refuse it. Zero-filled; nullptr when the
+  /// address space is not there.
+  void* reserve(std::size_t bytes, memory_kind kind, unsigned flags = 0) {
+    void* p =
+        ::mmap(nullptr, bytes ? bytes : 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) return nullptr;
+    std::lock_guard lock(mutex_);
+    live_[address(p)] = {bytes, kind, flags | committed_on_touch};
     return p;
   }
 
@@ -71,8 +90,7 @@ class allocation_registry {
     if (it == live_.end() || (it->second.flags & externally_mapped) || !accepted(it->second.kind)) return false;
     // Freed through the registry's own record of the address, which is what
     // was allocated (and keeps GCC from warning about freeing `p`).
-    if (it->second.kind != memory_kind::registered)
-      ::operator delete (reinterpret_cast<void*>(it->first), std::align_val_t{alignment});
+    if (it->second.kind != memory_kind::registered) free_memory(it->first, it->second);
     live_.erase(it);
     return true;
   }
@@ -129,8 +147,7 @@ class allocation_registry {
   void release_all() {
     std::lock_guard lock(mutex_);
     for (auto& [base, info] : live_)
-      if (info.kind != memory_kind::registered && !(info.flags & externally_mapped))
-        ::operator delete (reinterpret_cast<void*>(base), std::align_val_t{alignment});
+      if (info.kind != memory_kind::registered && !(info.flags & externally_mapped)) free_memory(base, info);
     live_.clear();
   }
 
@@ -142,6 +159,14 @@ class allocation_registry {
   };
 
   static std::uintptr_t address(const void* p) { return reinterpret_cast<std::uintptr_t>(p); }
+
+  /// Gives back memory allocate() or reserve() took.
+  static void free_memory(std::uintptr_t base, const allocation& a) {
+    if (a.flags & committed_on_touch)
+      ::munmap(reinterpret_cast<void*>(base), a.bytes ? a.bytes : 1);
+    else
+      ::operator delete (reinterpret_cast<void*>(base), std::align_val_t{alignment});
+  }
 
   mutable std::mutex mutex_;
   std::map<std::uintptr_t, allocation> live_;

@@ -21,6 +21,7 @@
 #include "weft/detail/base/devices.hpp"
 #include "weft/detail/memory/memory_layout.hpp"
 #include "weft/detail/runtime/allocation_registry.hpp"
+#include "weft/detail/runtime/device_properties.hpp"
 #include "weft/detail/runtime/runtime.hpp"
 #include "weft/detail/streams/device_control.hpp"
 #include "weft/detail/textures/array_shape.hpp"
@@ -107,7 +108,10 @@ class array_registry {
         ++it;
         continue;
       }
-      for (auto& level : (*it)->levels) arrays_.erase(&level);
+      for (auto& level : (*it)->levels) {
+        arrays_.erase(&level);
+        reserved_ -= level.bytes() < reserved_ ? level.bytes() : reserved_;
+      }
       delete *it;
       it = mipmapped_.erase(it);
     }
@@ -116,6 +120,7 @@ class array_registry {
         ++it;
         continue;
       }
+      reserved_ -= (*it)->bytes() < reserved_ ? (*it)->bytes() : reserved_;
       delete *it;
       it = arrays_.erase(it);
     }
@@ -157,20 +162,45 @@ class array_registry {
     level.row_pitch = saturating_product(w, level.element_bytes);
     level.slice_pitch = saturating_product(level.row_pitch, level.rows());
     std::size_t bytes = saturating_product(level.slice_pitch, level.slices());
-    if (bytes == SIZE_MAX) return false;
-    level.base = static_cast<std::byte*>(runtime::get(device).memory().allocate(bytes, memory_kind::device));
+    if (bytes == SIZE_MAX || !instance().take_reservation(device, bytes)) return false;
+    level.base = static_cast<std::byte*>(runtime::get(device).memory().reserve(bytes, memory_kind::device));
+    if (!level.base) instance().give_back_reservation(bytes);
     return level.base != nullptr;
+  }
+
+  /// Counts `bytes` more of array memory on `device`, or refuses them past
+  /// the device's memory: an H100 held two 32 GiB arrays and refused a
+  /// third with cudaErrorMemoryAllocation. The device's memory is its
+  /// totalGlobalMem, but at least an H100's 80 GB (85017493504 bytes, as
+  /// an H100 80GB HBM3 reports it), since array pages are committed only
+  /// when touched and a host with less memory can hold such an array.
+  bool take_reservation(int device, std::size_t bytes) {
+    std::size_t limit = fixed_properties(device).totalGlobalMem;
+    if (limit < h100_global_memory) limit = h100_global_memory;
+    std::lock_guard lock(mutex_);
+    if (bytes > limit || reserved_ > limit - bytes) return false;
+    reserved_ += bytes;
+    return true;
+  }
+
+  void give_back_reservation(std::size_t bytes) {
+    std::lock_guard lock(mutex_);
+    reserved_ -= bytes < reserved_ ? bytes : reserved_;
   }
 
   /// Gives an array's memory back to its device, unless a device reset already took it.
   static void release_memory(array_level& level) {
     runtime::get(level.device).memory().release(level.base);
+    instance().give_back_reservation(level.bytes());
     level.base = nullptr;
   }
+
+  static constexpr std::size_t h100_global_memory = 85017493504;
 
   mutable std::mutex mutex_;
   std::unordered_set<array_level*> arrays_;
   std::unordered_set<mipmapped_array*> mipmapped_;
+  std::size_t reserved_ = 0;  // bytes of live arrays, on all devices together
 };
 
 /// cudaDeviceReset of the current device (device_control.hpp's

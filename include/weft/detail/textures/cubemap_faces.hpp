@@ -16,8 +16,11 @@ struct cubemap_position {
 };
 
 /// Ties go to z over y over x, as on an H100: (1, 1, 0) reads the +y
-/// face, (1, 1, 1) the +z face. A zero direction reads the centre of +z.
+/// face, (1, 1, 1) the +z face. A zero direction reads the centre of +z,
+/// and so does one with an infinite component (an H100 reads (inf, 1, 0)
+/// there, not at the centre of +x).
 inline cubemap_position cubemap_face(float x, float y, float z) {
+  if (std::isinf(x) || std::isinf(y) || std::isinf(z)) x = y = z = 0.0f;
   float ax = std::fabs(x), ay = std::fabs(y), az = std::fabs(z);
   int face;
   float s, t, major;

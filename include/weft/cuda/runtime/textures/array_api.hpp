@@ -132,8 +132,9 @@ inline cudaError_t cudaGetChannelDesc(cudaChannelFormatDesc* desc, cudaArray_con
 }
 
 /// Waits for the device first, as cudaFree does. Null frees nothing; a
-/// mipmapped array's level is freed only with its mipmapped array
-/// (cudaErrorInvalidValue here).
+/// mipmapped array's level is freed only with its mipmapped array: here it
+/// succeeds and stays usable, as on an H100. A freed handle gets
+/// cudaErrorInvalidResourceHandle (an H100's runtime crashes on one).
 inline cudaError_t cudaFreeArray(cudaArray_t array) {
   using namespace weft::detail;
   if (cudaError_t e = check_unsafe_call()) return e;
@@ -142,7 +143,7 @@ inline cudaError_t cudaFreeArray(cudaArray_t array) {
   cudaError_t code = cudaSuccess;
   auto* level = weft::surface::live_array(array, code);
   if (!level) return record(code);
-  if (level->owner) return record(cudaErrorInvalidValue);
+  if (level->owner) return cudaSuccess;
   array_registry::instance().free(level);
   return cudaSuccess;
 }

@@ -51,12 +51,28 @@ inline weft::detail::copy_operand pointer_operand(const void* p, std::size_t pit
   return {const_cast<void*>(p), pitch, pitch, height, 0, 0, 0, nullptr};
 }
 
+/// An array is device memory: a kind that puts an array's side of the copy
+/// on the host is refused with cudaErrorInvalidMemcpyDirection, as an H100
+/// refuses it (HostToHost or DeviceToHost to an array, HostToHost or
+/// HostToDevice from one). The pointer's side is checked as the kind says
+/// (HostToDevice from device memory is accepted; DeviceToDevice from host
+/// memory is cudaErrorInvalidValue). cudaMemcpy3D does not check this (an
+/// H100 copies a host buffer into an array as HostToHost).
+inline cudaError_t check_array_kind(cudaMemcpyKind kind, bool array_dst, bool array_src) {
+  if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDefault) return cudaErrorInvalidMemcpyDirection;
+  bool dst_on_host = kind == cudaMemcpyHostToHost || kind == cudaMemcpyDeviceToHost;
+  bool src_on_host = kind == cudaMemcpyHostToHost || kind == cudaMemcpyHostToDevice;
+  if ((array_dst && dst_on_host) || (array_src && src_on_host)) return cudaErrorInvalidMemcpyDirection;
+  return cudaSuccess;
+}
+
 /// A 2D copy with an array on one side or both, once its operands are made.
 inline cudaError_t copy_2d(cudaError_t made, weft::detail::copy_operand dst, weft::detail::copy_operand src,
                            std::size_t width, std::size_t height, cudaMemcpyKind kind, weft::detail::placement where) {
   using namespace weft::detail;
   if (cudaError_t e = check_device()) return e;
   if (made) return record(made);
+  if (cudaError_t e = check_array_kind(kind, dst.array != nullptr, src.array != nullptr)) return record(e);
   copy_work work;
   work.dst = dst;
   work.src = src;
@@ -94,12 +110,14 @@ inline void* array_run_start(cudaArray_const_t array, std::size_t wOffset, std::
   return code ? nullptr : region.start;
 }
 
-/// A copy of `count` bytes in a row, once its ends are found (or not).
+/// A copy of `count` bytes in a row, once its ends are found (or not);
+/// array_dst and array_src say which ends are in an array.
 inline cudaError_t copy_run(cudaError_t made, void* dst, const void* src, std::size_t count, cudaMemcpyKind kind,
-                            weft::detail::placement where) {
+                            bool array_dst, bool array_src, weft::detail::placement where) {
   using namespace weft::detail;
   if (cudaError_t e = check_device()) return e;
   if (made) return record(made);
+  if (cudaError_t e = check_array_kind(kind, array_dst, array_src)) return record(e);
   return copy_or_capture(copy_work::linear(dst, src, count, kind), where);
 }
 
@@ -107,14 +125,14 @@ inline cudaError_t copy_to_array(cudaArray_t dst, std::size_t wOffset, std::size
                                  std::size_t count, cudaMemcpyKind kind, weft::detail::placement where) {
   cudaError_t made = cudaSuccess;
   void* start = array_run_start(dst, wOffset, hOffset, count, made);
-  return copy_run(made, start, src, count, kind, where);
+  return copy_run(made, start, src, count, kind, true, false, where);
 }
 
 inline cudaError_t copy_from_array(void* dst, cudaArray_const_t src, std::size_t wOffset, std::size_t hOffset,
                                    std::size_t count, cudaMemcpyKind kind, weft::detail::placement where) {
   cudaError_t made = cudaSuccess;
   void* start = array_run_start(src, wOffset, hOffset, count, made);
-  return copy_run(made, dst, start, count, kind, where);
+  return copy_run(made, dst, start, count, kind, false, true, where);
 }
 
 }  // namespace weft::surface
@@ -192,7 +210,7 @@ inline cudaError_t cudaMemcpyArrayToArray(cudaArray_t dst, std::size_t wOffsetDs
   cudaError_t made = cudaSuccess;
   void* d = weft::surface::array_run_start(dst, wOffsetDst, hOffsetDst, count, made);
   void* s = made ? nullptr : weft::surface::array_run_start(src, wOffsetSrc, hOffsetSrc, count, made);
-  return weft::surface::copy_run(made, d, s, count, kind, weft::surface::synchronously());
+  return weft::surface::copy_run(made, d, s, count, kind, true, true, weft::surface::synchronously());
 }
 
 }  // inline namespace weft_per_thread_default_stream or weft_legacy_default_stream

@@ -11,6 +11,7 @@
 // the queries. Bad descriptors get the codes CUDA 13 returns for them.
 #pragma once
 
+#include <atomic>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -31,6 +32,7 @@
 #include "weft/detail/textures/texture_addressing.hpp"
 #include "weft/detail/textures/texture_object_registry.hpp"
 #include "weft/detail/textures/texture_sampler.hpp"
+#include "weft/detail/textures/texture_sampling.hpp"
 
 static_assert(static_cast<int>(weft::detail::textures::address_mode::wrap) == cudaAddressModeWrap);
 static_assert(static_cast<int>(weft::detail::textures::address_mode::clamp) == cudaAddressModeClamp);
@@ -44,6 +46,18 @@ struct texture_descriptors {
   cudaResourceDesc resource;
   cudaTextureDesc texture;
   cudaResourceViewDesc view;
+  cudaChannelFormatDesc format;  // of the texels, whatever the resource
+  /// Whether the last query of an array texture was
+  /// cudaGetTextureObjectResourceDesc. An H100's runtime (CUDA 13) does not
+  /// keep borderColor: cudaGetTextureObjectTextureDesc hands back whatever
+  /// its stack holds there, often the colour given, sometimes pointer bits,
+  /// and right after cudaGetTextureObjectResourceDesc of an array texture
+  /// the format's channel sizes x, y, z and w (0x20, 0, 0, 0 for float; 8,
+  /// 0, 0, 0 for uchar2), whatever the colour and modes (measured:
+  /// tests/differential/h100_measurements/README.md). weft hands back the
+  /// colour given, and the channel sizes in that one case, which
+  /// texture_probe's sequence takes.
+  std::shared_ptr<std::atomic<bool>> resource_desc_read;
 };
 
 /// An H100's alignments for texture memory (cudaDeviceProp's
@@ -226,8 +240,11 @@ inline bool valid_address_mode(cudaTextureAddressMode m) {
 inline bool valid_filter_mode(cudaTextureFilterMode m) { return m == cudaFilterModePoint || m == cudaFilterModeLinear; }
 
 /// The border colour as a texel of `layout` (see texture_sampler::border_texel).
+/// sRGB textures hold their border colour's r, g and b encoded: linear
+/// values in [0, 1] through sRGB's curve to 8 bits, rounded to nearest
+/// (an H100 reads a border of 0.5 as the sRGB texel 188 decodes, 0x3f010000).
 inline void encode_border_texel(const float (&colour)[4], const weft::detail::textures::texel_layout& layout,
-                                bool normalized_read, std::byte* texel) {
+                                bool normalized_read, bool srgb, std::byte* texel) {
   using weft::detail::textures::channel_encoding;
   std::memset(texel, 0, 16);
   int bytes = layout.bits / 8;
@@ -237,6 +254,12 @@ inline void encode_border_texel(const float (&colour)[4], const weft::detail::te
       layout.encoding == channel_encoding::signed_integer || layout.encoding == channel_encoding::signed_normalized;
   for (int c = 0; c < layout.channels; ++c) {
     float v = colour[c];
+    if (srgb && c < 3) {
+      double linear = v != v ? 0.0 : (v < 0.0f ? 0.0 : (v > 1.0f ? 1.0 : static_cast<double>(v)));
+      double encoded = linear <= 0.0031308 ? 12.92 * linear : 1.055 * std::pow(linear, 1.0 / 2.4) - 0.055;
+      texel[c] = static_cast<std::byte>(static_cast<std::uint8_t>(std::floor(encoded * 255.0 + 0.5)));
+      continue;
+    }
     std::uint32_t bits = std::bit_cast<std::uint32_t>(v);
     if (layout.encoding == channel_encoding::floating && layout.bits == 16) {
       bits = weft::detail::textures::float_to_half_bits(v);
@@ -285,7 +308,9 @@ inline cudaError_t read_texture_desc(const cudaTextureDesc& t, const cudaChannel
     s.address[d] = mode;
   }
   if (cubemap) s.normalized_coordinates = true;
-  encode_border_texel(t.borderColor, layout, normalized_read, s.border_texel);
+  // Seamless filtering changes only linear fetches of cubemaps.
+  s.seamless_cubemap = cubemap && s.linear_filter && t.seamlessCubemap != 0;
+  encode_border_texel(t.borderColor, layout, normalized_read, srgb && normalized_read, s.border_texel);
   texel_floats border{{t.borderColor[0], t.borderColor[1], t.borderColor[2], t.borderColor[3]}};
   s.border_floats = border;
   s.border_words = as_words(border);
@@ -300,6 +325,7 @@ inline cudaError_t read_texture_desc(const cudaTextureDesc& t, const cudaChannel
       t.maxMipmapLevelClamp > last ? last : (t.maxMipmapLevelClamp < 0.0f ? 0.0f : t.maxMipmapLevelClamp);
   if (s.max_mipmap_level < s.min_mipmap_level) s.max_mipmap_level = s.min_mipmap_level;
   s.max_anisotropy = t.maxAnisotropy;
+  choose_fetch_routines(s, layout, normalized_read, srgb);
   return cudaSuccess;
 }
 
@@ -342,7 +368,7 @@ inline cudaError_t cudaCreateTextureObject(cudaTextureObject_t* pTexObject, cons
   if (pResViewDesc)
     if (cudaError_t e = apply_view(*pResViewDesc, *pResDesc, s)) return weft::detail::record(e);
   if (cudaError_t e = read_texture_desc(*pTexDesc, format, s)) return weft::detail::record(e);
-  texture_descriptors kept{*pResDesc, *pTexDesc, {}};
+  texture_descriptors kept{*pResDesc, *pTexDesc, {}, format, std::make_shared<std::atomic<bool>>(false)};
   if (pResViewDesc) kept.view = *pResViewDesc;
   object->descriptors = kept;
   const void* handle_at = &object->sampler;
@@ -374,6 +400,9 @@ inline cudaError_t cudaGetTextureObjectResourceDesc(cudaResourceDesc* pResDesc, 
   const auto* kept = weft::surface::descriptors_of(texObject);
   if (!pResDesc || !kept) return weft::detail::record(cudaErrorInvalidValue);
   *pResDesc = kept->resource;
+  bool array =
+      kept->resource.resType == cudaResourceTypeArray || kept->resource.resType == cudaResourceTypeMipmappedArray;
+  kept->resource_desc_read->store(array, std::memory_order_relaxed);
   return cudaSuccess;
 }
 
@@ -382,6 +411,10 @@ inline cudaError_t cudaGetTextureObjectTextureDesc(cudaTextureDesc* pTexDesc, cu
   const auto* kept = weft::surface::descriptors_of(texObject);
   if (!pTexDesc || !kept) return weft::detail::record(cudaErrorInvalidValue);
   *pTexDesc = kept->texture;
+  if (kept->resource_desc_read->exchange(false, std::memory_order_relaxed)) {
+    const int sizes[4] = {kept->format.x, kept->format.y, kept->format.z, kept->format.w};
+    for (int c = 0; c < 4; ++c) pTexDesc->borderColor[c] = std::bit_cast<float>(sizes[c]);
+  }
   return cudaSuccess;
 }
 
