@@ -11,8 +11,17 @@
 // line and column, and the lanes of a warp as ranges.
 #pragma once
 
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <bit>
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <source_location>
 #include <string>
@@ -43,18 +52,139 @@ inline void block_executor::fail_thread_uncaught() {
   fail(describe_thread(threadIdx) + ": " + describe(std::current_exception()));
 }
 
-inline bool block_executor::recover_from_stack_overflow(const void* address) {
-  const fiber_stack* hit = stacks_.guard_hit(address);
-  if (!hit) return false;
-  std::string text = describe_thread(threadIdx);
-  append_format(text,
-                ": stack overflow (each CUDA thread has %zu KiB of stack; raise it with "
-                "cudaDeviceSetLimit(cudaLimitStackSize, bytes))",
-                stacks_.stack_size() / 1024);
-  fail(text);
-  switch_note note{nullptr, *hit};
+// In the signal handler: no allocation, no lock (see signal_fault.hpp).
+// A signal that some process sent (si_code <= 0: kill, raise) is no fault
+// of the code that ran. A fault while the block is being abandoned (in a
+// kernel destructor that unwinding runs) only ends that thread.
+inline bool block_executor::recover_from_fault(int signal, const siginfo_t& info, const void* context) {
+  if (info.si_code <= 0) return false;
+  const fiber_stack* running = nullptr;
+  bool overflow = false;
+  if (signal == SIGSEGV && (running = stacks_.guard_hit(info.si_addr))) {
+    overflow = true;
+  } else if (const void* stack_pointer = interrupted_stack_pointer(context)) {
+    running = stacks_.holding(stack_pointer);
+  }
+  if (!running) return false;  // the worker's own code, not a CUDA thread's
+  if (!abandoning_) {
+    abandoning_ = true;
+    signal_fault_ = read_signal_fault(signal, info, context);
+    signal_fault_.stack_overflow = overflow;
+    faulting_thread_ = threadIdx;
+  }
+  switch_note note{nullptr, *running};
   jump_context(worker_, &note);
-  std::abort();  // the overflowed fiber is never resumed
+  std::abort();  // the faulting fiber is never resumed
+}
+
+// Back on the worker's stack: the report of the fault the handler kept.
+inline void block_executor::fail_from_signal() {
+  const signal_fault fault = signal_fault_;
+  signal_fault_ = {};
+  std::string text = "block " + describe_index(blockIdx);
+  text += ", ";
+  if (fault.stack_overflow) {
+    text += describe_thread(faulting_thread_);
+    append_format(text,
+                  ": stack overflow (each CUDA thread has %zu KiB of stack; raise it with "
+                  "cudaDeviceSetLimit(cudaLimitStackSize, bytes))",
+                  stacks_.stack_size() / 1024);
+  } else {
+    if (index_in_memory_is_exact(fault.instruction) || replay_to_find_thread(fault)) {
+      text += describe_thread(faulting_thread_);
+    } else {
+      text +=
+          "a thread whose threadIdx weft could not tell (the compiler kept it in a register, and no "
+          "thread replayed alone faulted there again; launch the kernel by address to have it named)";
+    }
+    text += ": ";
+    text += describe_signal_fault(fault);
+  }
+  failure_ = {launch_error(fault), std::move(text)};
+}
+
+// The runner loop writes threadIdx to memory at the end of each CUDA
+// thread, and where the compiler inlined the kernel into the loop it keeps
+// the value in a register and stores it once after the loop (the store per
+// thread would cost a streaming kernel a third of its time:
+// docs/architecture.md). So threadIdx in memory names the faulting thread
+// only where the faulting instruction is outside the loop's own function:
+// in a kernel called through its address, or a function a kernel calls.
+inline bool block_executor::index_in_memory_is_exact(const void* instruction) {
+  Dl_info info{};
+  if (!instruction || !::dladdr(instruction, &info) || !info.dli_sname) return false;  // not known: no -rdynamic
+  return std::strstr(info.dli_sname, "block_executor") == nullptr;
+}
+
+// Finds the faulting thread by running the block's threads again, one at
+// a time and each alone, in a forked copy of the process, until one faults
+// at the same instruction and address; its linear id comes back through a
+// pipe. The copy shares nothing with the process but what the program
+// mapped shared, its output goes nowhere, and it is given two seconds (a
+// thread replayed alone may wait forever for one that never runs). Threads
+// run in order from the one threadIdx last named, which is the faulting one
+// or one before it. A thread replayed alone finds the others exited, so a
+// fault that needs other threads' data is not found again; then the report
+// says so.
+inline bool block_executor::replay_to_find_thread(const signal_fault& fault) {
+  const unsigned count = thread_count_;
+  const unsigned first = std::min(linear_thread_index(faulting_thread_, block_dim_), count - 1);
+  int ends[2];
+  if (::pipe(ends) != 0) return false;
+  std::fflush(nullptr);
+  const pid_t child = ::fork();
+  if (child < 0) {
+    ::close(ends[0]);
+    ::close(ends[1]);
+    return false;
+  }
+  if (child == 0) {
+    ::close(ends[0]);
+    ::alarm(2);
+    int nowhere = ::open("/dev/null", O_WRONLY);
+    ::dup2(nowhere, STDOUT_FILENO);
+    ::dup2(nowhere, STDERR_FILENO);
+    for (unsigned k = 0; k < count; ++k) {
+      unsigned t = (first + k) % count;
+      replay_alone(t);
+      if (signal_fault_.signal == fault.signal && signal_fault_.instruction == fault.instruction &&
+          signal_fault_.address == fault.address) {
+        [[maybe_unused]] auto written = ::write(ends[1], &t, sizeof t);
+        ::_exit(0);
+      }
+    }
+    ::_exit(1);
+  }
+  ::close(ends[1]);
+  unsigned found = 0;
+  bool got = ::read(ends[0], &found, sizeof found) == static_cast<ssize_t>(sizeof found);
+  ::close(ends[0]);
+  int status = 0;
+  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!got || found >= count) return false;
+  faulting_thread_ = unflatten(found, block_dim_);
+  return true;
+}
+
+// In the forked copy: runs thread t of the block as if every thread before
+// it had exited and none came after it, on a fresh runner, and returns once
+// it has exited or faulted (signal_fault_ then says how).
+inline void block_executor::replay_alone(unsigned t) {
+  abandoning_ = false;
+  failure_ = {};
+  signal_fault_ = {};
+  thread_count_ = t + 1;
+  const uint3 block = blockIdx;
+  next_block_ = end_block_ - 1;
+  start_next_block();  // clears the barriers; the runner goes on with no other block
+  blockIdx = block;
+  std::fill(group_count_.begin(), group_count_.end(), 0);
+  warp_parked_ = 0;
+  next_unstarted_ = t;
+  next_index_ = unflatten(t, block_dim_);
+  threadIdx = next_index_;
+  switch_to(new_runner(), {&worker_, {}});
 }
 
 inline void block_executor::unwind_parked_threads() {
