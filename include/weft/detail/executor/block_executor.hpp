@@ -253,8 +253,10 @@ class block_executor {
   [[gnu::cold]] void fail_thread_uncaught();
   [[gnu::cold]] void fail_from_signal();
   [[gnu::cold]] static bool index_in_memory_is_exact(const void* instruction);
+  enum class replay_outcome { alike, other, failed };
   [[gnu::cold]] bool replay_to_find_thread(const signal_fault& fault);
-  [[gnu::cold]] void replay_alone(unsigned t);
+  [[gnu::cold]] replay_outcome replay(const signal_fault& fault, unsigned start, unsigned last);
+  [[gnu::cold]] void replay_threads(unsigned start, unsigned last);
   [[gnu::cold]] void unwind_parked_threads();
   [[gnu::cold]] std::string report(const char* headline) const;
   [[gnu::cold]] std::string stall_report() const;

@@ -2,7 +2,8 @@
 // the failure says.
 //
 // A block fails when an exception escapes a CUDA thread, a barrier or warp
-// collective is misused, a thread overflows its stack, or no thread can make
+// collective is misused, a thread faults (a stack overflow, a wild pointer,
+// a division by zero: a signal, see fault_signals.hpp), or no thread can make
 // progress (found when control falls back to the worker). Failing records
 // the first report and marks the block abandoned; the worker then resumes
 // every parked fiber once, with block_abandoned thrown from where it waits,
@@ -19,7 +20,6 @@
 #include <algorithm>
 #include <bit>
 #include <cerrno>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
@@ -90,7 +90,7 @@ inline void block_executor::fail_from_signal() {
                   "cudaDeviceSetLimit(cudaLimitStackSize, bytes))",
                   stacks_.stack_size() / 1024);
   } else {
-    if (index_in_memory_is_exact(fault.instruction) || replay_to_find_thread(fault)) {
+    if (replay_to_find_thread(fault) || index_in_memory_is_exact(fault.instruction)) {
       text += describe_thread(faulting_thread_);
     } else {
       text +=
@@ -109,80 +109,93 @@ inline void block_executor::fail_from_signal() {
 // thread would cost a streaming kernel a third of its time:
 // docs/architecture.md). So threadIdx in memory names the faulting thread
 // only where the faulting instruction is outside the loop's own function:
-// in a kernel called through its address, or a function a kernel calls.
+// in a kernel called through its address, or a function a kernel calls
+// (and even then the compiler may skip the store before a call it can see
+// does not read threadIdx): the replay is asked first.
 inline bool block_executor::index_in_memory_is_exact(const void* instruction) {
   Dl_info info{};
   if (!instruction || !::dladdr(instruction, &info) || !info.dli_sname) return false;  // not known: no -rdynamic
   return std::strstr(info.dli_sname, "block_executor") == nullptr;
 }
 
-// Finds the faulting thread by running the block's threads again, one at
-// a time and each alone, in a forked copy of the process, until one faults
-// at the same instruction and address; its linear id comes back through a
-// pipe. The copy shares nothing with the process but what the program
-// mapped shared, its output goes nowhere, and it is given two seconds (a
-// thread replayed alone may wait forever for one that never runs). Threads
-// run in order from the one threadIdx last named, which is the faulting one
-// or one before it. A thread replayed alone finds the others exited, so a
-// fault that needs other threads' data is not found again; then the report
-// says so.
+// Finds the faulting thread by running the block's threads again in
+// forked copies of the process. A copy runs threads [start, last] in order
+// as the runner loop does, as if the threads before `start` had exited and
+// none came after `last`, and says whether it faulted as the process did:
+// the same signal and kind of fault, at the same address (a division by
+// zero reports the instruction as its address, and the loop is unrolled,
+// so that the same line of a kernel is at several instructions, depending
+// on how many threads the loop runs: not compared). The first `last` for
+// which it does is the faulting thread, found by bisection. The start is
+// the thread threadIdx last named: the loop stores it on entry, so it is
+// where the loop began, or the faulting thread itself; failing that, 0.
+// A copy shares nothing with the process but what the program mapped
+// shared, its output goes nowhere, and it is given a second (a thread may
+// wait forever for one that is not replayed). A fault that needs threads
+// the replay leaves out may not happen again; then the report trusts
+// threadIdx where it can, and otherwise says that the thread is not known.
 inline bool block_executor::replay_to_find_thread(const signal_fault& fault) {
-  const unsigned count = thread_count_;
-  const unsigned first = std::min(linear_thread_index(faulting_thread_, block_dim_), count - 1);
-  int ends[2];
-  if (::pipe(ends) != 0) return false;
-  std::fflush(nullptr);
-  const pid_t child = ::fork();
-  if (child < 0) {
-    ::close(ends[0]);
-    ::close(ends[1]);
-    return false;
+  const unsigned last = thread_count_ - 1;
+  const unsigned remembered = std::min(linear_thread_index(faulting_thread_, block_dim_), last);
+  for (unsigned start : {remembered, 0u}) {
+    replay_outcome whole = replay(fault, start, last);
+    if (whole == replay_outcome::failed) return false;
+    if (whole == replay_outcome::other) {
+      if (start == 0) return false;
+      continue;
+    }
+    unsigned low = start, high = last;  // replaying [start, high] faults alike
+    while (low < high) {
+      unsigned middle = low + (high - low) / 2;
+      replay_outcome outcome = replay(fault, start, middle);
+      if (outcome == replay_outcome::failed) return false;
+      if (outcome == replay_outcome::alike)
+        high = middle;
+      else
+        low = middle + 1;
+    }
+    faulting_thread_ = unflatten(low, block_dim_);
+    return true;
   }
+  return false;
+}
+
+inline block_executor::replay_outcome block_executor::replay(const signal_fault& fault, unsigned start, unsigned last) {
+  const pid_t child = ::fork();
+  if (child < 0) return replay_outcome::failed;
   if (child == 0) {
-    ::close(ends[0]);
-    ::alarm(2);
+    ::alarm(1);
     int nowhere = ::open("/dev/null", O_WRONLY);
     ::dup2(nowhere, STDOUT_FILENO);
     ::dup2(nowhere, STDERR_FILENO);
-    for (unsigned k = 0; k < count; ++k) {
-      unsigned t = (first + k) % count;
-      replay_alone(t);
-      if (signal_fault_.signal == fault.signal && signal_fault_.instruction == fault.instruction &&
-          signal_fault_.address == fault.address) {
-        [[maybe_unused]] auto written = ::write(ends[1], &t, sizeof t);
-        ::_exit(0);
-      }
-    }
-    ::_exit(1);
+    replay_threads(start, last);
+    bool alike = signal_fault_.signal == fault.signal && signal_fault_.code == fault.code &&
+                 (fault.signal == SIGFPE || signal_fault_.address == fault.address);
+    ::_exit(alike ? 0 : 1);  // no flush, no destructors: the copy only answers
   }
-  ::close(ends[1]);
-  unsigned found = 0;
-  bool got = ::read(ends[0], &found, sizeof found) == static_cast<ssize_t>(sizeof found);
-  ::close(ends[0]);
   int status = 0;
-  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (!got || found >= count) return false;
-  faulting_thread_ = unflatten(found, block_dim_);
-  return true;
+  while (::waitpid(child, &status, 0) < 0)
+    if (errno != EINTR) return replay_outcome::failed;
+  if (!WIFEXITED(status)) return replay_outcome::failed;
+  return WEXITSTATUS(status) == 0 ? replay_outcome::alike : replay_outcome::other;
 }
 
-// In the forked copy: runs thread t of the block as if every thread before
-// it had exited and none came after it, on a fresh runner, and returns once
-// it has exited or faulted (signal_fault_ then says how).
-inline void block_executor::replay_alone(unsigned t) {
+// In the forked copy: runs threads [start, last] of the block on a fresh
+// runner, and returns once they have exited or one has faulted
+// (signal_fault_ then says how).
+inline void block_executor::replay_threads(unsigned start, unsigned last) {
   abandoning_ = false;
   failure_ = {};
   signal_fault_ = {};
-  thread_count_ = t + 1;
+  thread_count_ = last + 1;
   const uint3 block = blockIdx;
   next_block_ = end_block_ - 1;
   start_next_block();  // clears the barriers; the runner goes on with no other block
   blockIdx = block;
   std::fill(group_count_.begin(), group_count_.end(), 0);
   warp_parked_ = 0;
-  next_unstarted_ = t;
-  next_index_ = unflatten(t, block_dim_);
+  next_unstarted_ = start;
+  next_index_ = unflatten(start, block_dim_);
   threadIdx = next_index_;
   switch_to(new_runner(), {&worker_, {}});
 }
