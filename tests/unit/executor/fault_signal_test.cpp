@@ -123,6 +123,15 @@ TEST_CASE("a read past the end of an allocation names the allocation") {
   // and the first page after it (or, failing that, before it) that nothing
   // is mapped at faults.
   constexpr std::size_t bytes = 8 << 20;
+  const int** where = nullptr;
+  int* out = nullptr;
+  REQUIRE(cudaMallocManaged(&where, sizeof(int*)) == cudaSuccess);
+  REQUIRE(cudaMalloc(&out, sizeof(int)) == cudaSuccess);
+  // A launch first, so that the workers and their fiber stacks, which are
+  // mappings too, are in place before the page is chosen.
+  *where = out;
+  CHECK(weft::launch<read_at>(1, 4, where, out) == cudaSuccess);
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
   char* base = nullptr;
   REQUIRE(cudaMalloc(&base, bytes) == cudaSuccess);
   const std::size_t page = static_cast<std::size_t>(getpagesize());
@@ -136,10 +145,6 @@ TEST_CASE("a read past the end of an allocation names the allocation") {
   auto aligned = reinterpret_cast<std::uintptr_t>(target) & ~(std::uintptr_t{page} - 1);
   if (target < base) aligned += page - 1;
   target = reinterpret_cast<const char*>(aligned);
-  const int** where = nullptr;
-  int* out = nullptr;
-  REQUIRE(cudaMallocManaged(&where, sizeof(int*)) == cudaSuccess);
-  REQUIRE(cudaMalloc(&out, sizeof(int)) == cudaSuccess);
   *where = reinterpret_cast<const int*>(target);
   CHECK(weft::launch<read_at>(1, 4, where, out) == cudaSuccess);
   CHECK(cudaDeviceSynchronize() == cudaErrorIllegalAddress);
@@ -174,6 +179,27 @@ TEST_CASE("an integer division by zero fails the launch, where a GPU would go on
 
 namespace {
 [[noreturn]] void programs_own_handler(int) { std::_Exit(42); }
+}  // namespace
+
+TEST_CASE("a kernel's fault is weft's even when the program installed its own SIGSEGV handler after weft's") {
+  // As a test framework does before each test case: weft installs its
+  // handler again before a grid it has not run, and passes host faults on.
+  struct sigaction own = {};
+  struct sigaction before = {};
+  own.sa_handler = programs_own_handler;  // ends the process with 42, failing the test
+  sigemptyset(&own.sa_mask);
+  REQUIRE(sigaction(SIGSEGV, &own, &before) == 0);
+  int* p = nullptr;
+  REQUIRE(cudaMalloc(&p, 128 * sizeof(int)) == cudaSuccess);
+  CHECK(weft::launch<wild_write>(2, 64, p) == cudaSuccess);
+  CHECK(cudaDeviceSynchronize() == cudaErrorIllegalAddress);
+  CHECK(contains(weft::fault_message(), "thread (5,0,0)"));
+  CHECK(cudaDeviceReset() == cudaSuccess);
+  REQUIRE(sigaction(SIGSEGV, &before, nullptr) == 0);
+  cudaGetLastError();
+}
+
+namespace {
 
 // Runs `body` in a child process; its wait status.
 template <class Body>

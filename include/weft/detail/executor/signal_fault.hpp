@@ -98,10 +98,10 @@ inline std::string demangled(const char* symbol) {
 }
 
 // " by the instruction at 0x5555...(prog+0x1a2b, in wild(int*))": the offset
-// is what `addr2line -f -C -e prog 0x1a2b` takes to name the source line
+// is what `addr2line -i -f -C -e prog 0x1a2b` takes to name the source line
 // of a position-independent executable (the default on Debian and Ubuntu).
-// A function name longer than a line is left out: it is weft's runner loop,
-// into which the compiler inlined the kernel.
+// weft's runner loop, into which the compiler inlined the kernel, has a
+// name pages long: it is said in words instead.
 inline void append_instruction(std::string& text, const void* instruction) {
   if (!instruction) return;
   append_format(text, " by the instruction at %p", instruction);
@@ -112,10 +112,11 @@ inline void append_instruction(std::string& text, const void* instruction) {
   auto offset = reinterpret_cast<std::uintptr_t>(instruction) - reinterpret_cast<std::uintptr_t>(info.dli_fbase);
   append_format(text, " (%s+0x%llx", file, static_cast<unsigned long long>(offset));
   if (info.dli_sname) {
-    std::string function = demangled(info.dli_sname);
-    if (function.size() <= 120) {
+    if (std::strstr(info.dli_sname, "block_executor")) {
+      text += ", in weft's loop over the block's threads, into which the kernel was inlined";
+    } else {
       text += ", in ";
-      text += function;
+      text += demangled(info.dli_sname);
     }
   }
   text += ')';
