@@ -52,6 +52,14 @@ __global__ void wild_float_write(float* p) {
     p[i] = 2.0f;
 }
 
+__global__ void wild_write_2d(float* p) {
+  unsigned i = (blockIdx.y * gridDim.x + blockIdx.x) * 32 + threadIdx.y * blockDim.x + threadIdx.x;
+  if (threadIdx.x == 3 && threadIdx.y == 2 && blockIdx.x == 0 && blockIdx.y == 1)
+    p[1 << 28] = 1.0f;
+  else
+    p[i] = 2.0f;
+}
+
 __global__ void read_at(const int* const* where, int* out) {
   if (threadIdx.x == 2) out[0] = **where;
 }
@@ -97,6 +105,18 @@ TEST_CASE("the faulting thread is named where the compiler keeps threadIdx in a 
   std::string report = weft::fault_message();
   INFO(report);
   CHECK(contains(report, "block (1,0,0), thread (5,0,0): illegal address: a write to " + hex(p + (1 << 28))));
+  CHECK(cudaDeviceReset() == cudaSuccess);
+  cudaGetLastError();
+}
+
+TEST_CASE("the faulting thread of a two-dimensional block is named") {
+  float* p = nullptr;
+  REQUIRE(cudaMalloc(&p, 4 * 32 * sizeof(float)) == cudaSuccess);
+  CHECK(weft::launch<wild_write_2d>(dim3(2, 2), dim3(8, 4), p) == cudaSuccess);
+  CHECK(cudaDeviceSynchronize() == cudaErrorIllegalAddress);
+  std::string report = weft::fault_message();
+  INFO(report);
+  CHECK(contains(report, "in block (0,1,0), thread (3,2,0): illegal address: a write to " + hex(p + (1 << 28))));
   CHECK(cudaDeviceReset() == cudaSuccess);
   cudaGetLastError();
 }
