@@ -43,6 +43,7 @@
 #include "weft/detail/executor/builtin_variables.hpp"
 #include "weft/detail/executor/context_switch.hpp"
 #include "weft/detail/executor/fiber_stack.hpp"
+#include "weft/detail/executor/signal_fault.hpp"
 #include "weft/detail/executor/thread_list.hpp"
 #include "weft/detail/executor/warp_arithmetic.hpp"
 
@@ -153,13 +154,16 @@ class block_executor {
     dynamic_shared_capacity_ = bytes;
   }
 
-  /// Called by the SIGSEGV handler, on the worker's signal stack. If the
-  /// fault hit the guard page of one of this worker's fiber stacks, the
-  /// running CUDA thread overflowed its stack: fail the block and jump back
-  /// to the worker for good (the thread's frames cannot be unwound). The
-  /// worker's context is valid, since it is parked whenever a fiber runs.
-  /// Returns only if the fault was not a fiber stack overflow.
-  bool recover_from_stack_overflow(const void* address);
+  /// Called by the handler of SIGSEGV, SIGBUS and SIGFPE, on the worker's
+  /// signal stack. If the CPU raised the signal while one of this worker's
+  /// fibers ran, kernel code faulted (a wild pointer, a stack overflow into
+  /// the guard page, a division by zero): fail the block and jump back to
+  /// the worker for good (the thread's frames cannot be unwound: a signal
+  /// is no C++ exception). The worker's context is valid, since it is
+  /// parked whenever a fiber runs. The report is written once the worker
+  /// has control back, off the signal stack. Returns only if the fault was
+  /// not kernel code's.
+  bool recover_from_fault(int signal, const siginfo_t& info, const void* context);
 
  private:
   struct thread_slot {
@@ -247,6 +251,12 @@ class block_executor {
   [[gnu::cold]] void fail(const std::string& message, cudaError_t code = cudaErrorLaunchFailure);
   [[gnu::cold]] void fail_thread(const kernel_fault& fault);
   [[gnu::cold]] void fail_thread_uncaught();
+  [[gnu::cold]] void fail_from_signal();
+  [[gnu::cold]] static bool index_in_memory_is_exact(const void* instruction);
+  enum class replay_outcome { alike, other, failed };
+  [[gnu::cold]] bool replay_to_find_thread(const signal_fault& fault);
+  [[gnu::cold]] replay_outcome replay(const signal_fault& fault, unsigned start, unsigned last);
+  [[gnu::cold]] void replay_threads(unsigned start, unsigned last);
   [[gnu::cold]] void unwind_parked_threads();
   [[gnu::cold]] std::string report(const char* headline) const;
   [[gnu::cold]] std::string stall_report() const;
@@ -307,6 +317,10 @@ class block_executor {
 
   bool abandoning_ = false;
   block_failure failure_;
+  // A fault signal that abandoned the block, and the thread that ran, kept
+  // by the handler until the worker writes the report.
+  signal_fault signal_fault_{};
+  uint3 faulting_thread_{};
 
   // Fibers.
   void* body_ = nullptr;

@@ -2,7 +2,8 @@
 // the failure says.
 //
 // A block fails when an exception escapes a CUDA thread, a barrier or warp
-// collective is misused, a thread overflows its stack, or no thread can make
+// collective is misused, a thread faults (a stack overflow, a wild pointer,
+// a division by zero: a signal, see fault_signals.hpp), or no thread can make
 // progress (found when control falls back to the worker). Failing records
 // the first report and marks the block abandoned; the worker then resumes
 // every parked fiber once, with block_abandoned thrown from where it waits,
@@ -11,8 +12,16 @@
 // line and column, and the lanes of a warp as ranges.
 #pragma once
 
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <bit>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <source_location>
 #include <string>
@@ -43,18 +52,153 @@ inline void block_executor::fail_thread_uncaught() {
   fail(describe_thread(threadIdx) + ": " + describe(std::current_exception()));
 }
 
-inline bool block_executor::recover_from_stack_overflow(const void* address) {
-  const fiber_stack* hit = stacks_.guard_hit(address);
-  if (!hit) return false;
-  std::string text = describe_thread(threadIdx);
-  append_format(text,
-                ": stack overflow (each CUDA thread has %zu KiB of stack; raise it with "
-                "cudaDeviceSetLimit(cudaLimitStackSize, bytes))",
-                stacks_.stack_size() / 1024);
-  fail(text);
-  switch_note note{nullptr, *hit};
+// In the signal handler: no allocation, no lock (see signal_fault.hpp).
+// A signal that some process sent (si_code <= 0: kill, raise) is no fault
+// of the code that ran. A fault while the block is being abandoned (in a
+// kernel destructor that unwinding runs) only ends that thread.
+inline bool block_executor::recover_from_fault(int signal, const siginfo_t& info, const void* context) {
+  if (info.si_code <= 0) return false;
+  const fiber_stack* running = nullptr;
+  bool overflow = false;
+  if (signal == SIGSEGV && (running = stacks_.guard_hit(info.si_addr))) {
+    overflow = true;
+  } else if (const void* stack_pointer = interrupted_stack_pointer(context)) {
+    running = stacks_.holding(stack_pointer);
+  }
+  if (!running) return false;  // the worker's own code, not a CUDA thread's
+  if (!abandoning_) {
+    abandoning_ = true;
+    signal_fault_ = read_signal_fault(signal, info, context);
+    signal_fault_.stack_overflow = overflow;
+    faulting_thread_ = threadIdx;
+  }
+  switch_note note{nullptr, *running};
   jump_context(worker_, &note);
-  std::abort();  // the overflowed fiber is never resumed
+  std::abort();  // the faulting fiber is never resumed
+}
+
+// Back on the worker's stack: the report of the fault the handler kept.
+inline void block_executor::fail_from_signal() {
+  const signal_fault fault = signal_fault_;
+  signal_fault_ = {};
+  std::string text = "block " + describe_index(blockIdx);
+  text += ", ";
+  if (fault.stack_overflow) {
+    text += describe_thread(faulting_thread_);
+    append_format(text,
+                  ": stack overflow (each CUDA thread has %zu KiB of stack; raise it with "
+                  "cudaDeviceSetLimit(cudaLimitStackSize, bytes))",
+                  stacks_.stack_size() / 1024);
+  } else {
+    if (replay_to_find_thread(fault) || index_in_memory_is_exact(fault.instruction)) {
+      text += describe_thread(faulting_thread_);
+    } else {
+      text +=
+          "a thread whose threadIdx weft could not tell (the compiler kept it in a register, and no "
+          "thread replayed alone faulted there again; launch the kernel by address to have it named)";
+    }
+    text += ": ";
+    text += describe_signal_fault(fault);
+  }
+  failure_ = {launch_error(fault), std::move(text)};
+}
+
+// The runner loop writes threadIdx to memory at the end of each CUDA
+// thread, and where the compiler inlined the kernel into the loop it keeps
+// the value in a register and stores it once after the loop (the store per
+// thread would cost a streaming kernel a third of its time:
+// docs/architecture.md). So threadIdx in memory names the faulting thread
+// only where the faulting instruction is outside the loop's own function:
+// in a kernel called through its address, or a function a kernel calls
+// (and even then the compiler may skip the store before a call it can see
+// does not read threadIdx): the replay is asked first.
+inline bool block_executor::index_in_memory_is_exact(const void* instruction) {
+  Dl_info info{};
+  if (!instruction || !::dladdr(instruction, &info) || !info.dli_sname) return false;  // not known: no -rdynamic
+  return std::strstr(info.dli_sname, "block_executor") == nullptr;
+}
+
+// Finds the faulting thread by running the block's threads again in
+// forked copies of the process. A copy runs threads [start, last] in order
+// as the runner loop does, as if the threads before `start` had exited and
+// none came after `last`, and says whether it faulted as the process did:
+// the same signal and kind of fault, at the same address (a division by
+// zero reports the instruction as its address, and the loop is unrolled,
+// so that the same line of a kernel is at several instructions, depending
+// on how many threads the loop runs: not compared). The first `last` for
+// which it does is the faulting thread, found by bisection. The start is
+// the thread threadIdx last named: the loop stores it on entry, so it is
+// where the loop began, or the faulting thread itself; failing that, 0.
+// A copy shares nothing with the process but what the program mapped
+// shared, its output goes nowhere, and it is given a second (a thread may
+// wait forever for one that is not replayed). A fault that needs threads
+// the replay leaves out may not happen again; then the report trusts
+// threadIdx where it can, and otherwise says that the thread is not known.
+inline bool block_executor::replay_to_find_thread(const signal_fault& fault) {
+  const unsigned last = thread_count_ - 1;
+  const unsigned remembered = std::min(linear_thread_index(faulting_thread_, block_dim_), last);
+  for (unsigned start : {remembered, 0u}) {
+    replay_outcome whole = replay(fault, start, last);
+    if (whole == replay_outcome::failed) return false;
+    if (whole == replay_outcome::other) {
+      if (start == 0) return false;
+      continue;
+    }
+    unsigned low = start, high = last;  // replaying [start, high] faults alike
+    while (low < high) {
+      unsigned middle = low + (high - low) / 2;
+      replay_outcome outcome = replay(fault, start, middle);
+      if (outcome == replay_outcome::failed) return false;
+      if (outcome == replay_outcome::alike)
+        high = middle;
+      else
+        low = middle + 1;
+    }
+    faulting_thread_ = unflatten(low, block_dim_);
+    return true;
+  }
+  return false;
+}
+
+inline block_executor::replay_outcome block_executor::replay(const signal_fault& fault, unsigned start, unsigned last) {
+  const pid_t child = ::fork();
+  if (child < 0) return replay_outcome::failed;
+  if (child == 0) {
+    ::signal(SIGALRM, SIG_DFL);  // the program's own handler would keep the copy alive
+    ::alarm(1);
+    int nowhere = ::open("/dev/null", O_WRONLY);
+    ::dup2(nowhere, STDOUT_FILENO);
+    ::dup2(nowhere, STDERR_FILENO);
+    replay_threads(start, last);
+    bool alike = signal_fault_.signal == fault.signal && signal_fault_.code == fault.code &&
+                 (fault.signal == SIGFPE || signal_fault_.address == fault.address);
+    ::_exit(alike ? 0 : 1);  // no flush, no destructors: the copy only answers
+  }
+  int status = 0;
+  while (::waitpid(child, &status, 0) < 0)
+    if (errno != EINTR) return replay_outcome::failed;
+  if (!WIFEXITED(status)) return replay_outcome::failed;
+  return WEXITSTATUS(status) == 0 ? replay_outcome::alike : replay_outcome::other;
+}
+
+// In the forked copy: runs threads [start, last] of the block on a fresh
+// runner, and returns once they have exited or one has faulted
+// (signal_fault_ then says how).
+inline void block_executor::replay_threads(unsigned start, unsigned last) {
+  abandoning_ = false;
+  failure_ = {};
+  signal_fault_ = {};
+  thread_count_ = last + 1;
+  const uint3 block = blockIdx;
+  next_block_ = end_block_ - 1;
+  start_next_block();  // clears the barriers; the runner goes on with no other block
+  blockIdx = block;
+  std::fill(group_count_.begin(), group_count_.end(), 0);
+  warp_parked_ = 0;
+  next_unstarted_ = start;
+  next_index_ = unflatten(start, block_dim_);
+  threadIdx = next_index_;
+  switch_to(new_runner(), {&worker_, {}});
 }
 
 inline void block_executor::unwind_parked_threads() {

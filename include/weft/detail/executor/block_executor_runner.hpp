@@ -26,6 +26,8 @@ inline block_failure block_executor::run(Body& body, const block_range& blocks, 
   runner_entry_ = &runner_main<Body>;
   running_block = this;
   switch_to(new_runner(), {&worker_, {}});  // back here once no fiber can run any more
+  if (signal_fault_.signal) [[unlikely]]
+    fail_from_signal();
   if (!abandoning_ && !block_finished()) fail(stall_report());
   if (abandoning_) unwind_parked_threads();
   running_block = nullptr;

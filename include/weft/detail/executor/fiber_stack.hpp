@@ -83,6 +83,17 @@ class stack_pool {
     return nullptr;
   }
 
+  /// The stack whose usable part holds `address` (a stack pointer), if it
+  /// is one of this pool's. Only reads, so that a signal handler may call it.
+  const fiber_stack* holding(const void* address) const {
+    auto* a = static_cast<const char*>(address);
+    for (const auto& s : mapped_) {
+      auto* bottom = static_cast<const char*>(s.mapping) + page_size();
+      if (a >= bottom && a < static_cast<const char*>(s.top())) return &s;
+    }
+    return nullptr;
+  }
+
  private:
   void release_all() {
     for (auto& s : free_) unmap(s);

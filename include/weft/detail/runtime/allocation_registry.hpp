@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <new>
@@ -132,6 +133,31 @@ class allocation_registry {
   std::optional<memory_kind> holds(const void* p, std::size_t bytes) const {
     auto a = find(p, bytes);
     return a ? std::optional<memory_kind>(a->kind) : std::nullopt;
+  }
+
+  /// The allocation nearest to `p` among those that hold it or end or begin
+  /// within `reach` bytes of it, for a fault report. It only tries the lock,
+  /// and finds nothing when it is held: a CUDA thread abandoned by a fault
+  /// may hold it for good.
+  [[gnu::access(none, 2)]] std::optional<allocation_info> nearest(const void* p, std::size_t reach) const {
+    std::unique_lock lock(mutex_, std::try_to_lock);
+    if (!lock.owns_lock()) return std::nullopt;
+    const std::uintptr_t a = address(p);
+    std::optional<allocation_info> best;
+    std::uintptr_t best_distance = reach + 1;
+    auto consider = [&](std::map<std::uintptr_t, allocation>::const_iterator it) {
+      std::uintptr_t begin = it->first, end = it->first + it->second.bytes;
+      std::uintptr_t distance = a < begin ? begin - a : (a >= end ? a - end + 1 : 0);
+      if (distance < best_distance) {
+        best_distance = distance;
+        best =
+            allocation_info{reinterpret_cast<const void*>(begin), it->second.bytes, it->second.kind, it->second.flags};
+      }
+    };
+    auto after = live_.upper_bound(a);
+    if (after != live_.end()) consider(after);
+    if (after != live_.begin()) consider(std::prev(after));
+    return best;
   }
 
   /// True if any byte of [p, p + bytes) lies in a live allocation.

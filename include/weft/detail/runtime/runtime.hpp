@@ -22,6 +22,7 @@
 #include "weft/detail/base/address_registry.hpp"
 #include "weft/detail/base/environment.hpp"
 #include "weft/detail/base/error_state.hpp"
+#include "weft/detail/base/text_format.hpp"
 #include "weft/detail/commands/command_graph.hpp"
 #include "weft/detail/runtime/allocation_registry.hpp"
 #include "weft/detail/runtime/kernel_attributes.hpp"
@@ -63,12 +64,36 @@ class runtime {
       std::vector<std::unique_ptr<runtime>> all;
       for (int i = 0; i < device_count(); ++i) all.emplace_back(new runtime(i));
       runtime_initialised().store(true);
+      describe_address_near_allocation = &describe_near_allocation;
       return all;
     }();
     return *devices[static_cast<std::size_t>(d)];
   }
 
   int ordinal() const { return device_; }
+
+  /// For a fault report (signal_fault.hpp): the allocation, on any device,
+  /// that `address` falls in or within 1 MiB of, as "; 4 bytes past the end
+  /// of the 4096-byte allocation at 0x... (cudaMalloc ...)", or nothing.
+  [[gnu::cold]] static std::string describe_near_allocation(const void* address) {
+    constexpr std::size_t reach = std::size_t{1} << 20;
+    for (int d = 0; d < device_count(); ++d) {
+      auto a = get(d).memory().nearest(address, reach);
+      if (!a) continue;
+      auto at = reinterpret_cast<std::uintptr_t>(address), base = reinterpret_cast<std::uintptr_t>(a->base);
+      std::string text;
+      if (at < base)
+        append_format(text, "; %zu bytes before the start of", static_cast<std::size_t>(base - at));
+      else if (at >= base + a->bytes)
+        append_format(text, "; %zu bytes past the end of", static_cast<std::size_t>(at - base - a->bytes));
+      else
+        append_format(text, "; %zu bytes into", static_cast<std::size_t>(at - base));
+      append_format(text, " the %zu-byte allocation at %p on device %d, made by %s", a->bytes, a->base, d,
+                    allocation_call(*a));
+      return text;
+    }
+    return {};
+  }
 
   /// The order of the device's work: its streams and their commands.
   command_graph& commands() { return commands_; }
@@ -142,6 +167,21 @@ class runtime {
   }
 
  private:
+  // weft keeps an allocation's kind, not the call that made it.
+  static const char* allocation_call(const allocation_info& a) {
+    if (a.flags & allocation_registry::externally_mapped) return "cuMemMap or a graph's memory node";
+    switch (a.kind) {
+      case memory_kind::host:
+        return "cudaMallocHost or cudaHostAlloc";
+      case memory_kind::registered:
+        return "the program (registered with cudaHostRegister)";
+      case memory_kind::managed:
+        return "cudaMallocManaged";
+      default:
+        return "cudaMalloc, cudaMallocPitch, cudaMalloc3D or cudaMallocAsync";
+    }
+  }
+
   // The fault record must outlive the pool, whose workers may raise a fault
   // while the pool drains at exit.
   explicit runtime(int device)

@@ -39,7 +39,7 @@
 
 #include "weft/detail/base/spin_wait.hpp"
 #include "weft/detail/commands/command_graph.hpp"
-#include "weft/detail/executor/stack_overflow.hpp"
+#include "weft/detail/executor/fault_signals.hpp"
 #include "weft/detail/scheduler/grid_job.hpp"
 
 namespace weft::detail {
@@ -124,7 +124,7 @@ class sm_pool {
   // until the pool stops, and names a helper, which leaves when no block
   // waits for a worker.
   void work(helper* me) {
-    signal_stack overflow_reports;
+    signal_stack fault_reports;
     block_executor executor;
     std::uint64_t previous = 0;  // the serial of the last grid this worker ran
     std::unique_lock lock(mutex_);
@@ -172,7 +172,7 @@ class sm_pool {
       if (first < end) {
         // Once per grid: a program may have installed its own handler meanwhile
         // (doctest does, for every test case).
-        if (job->serial != previous) install_stack_overflow_handler();
+        if (job->serial != previous) install_fault_handlers();
         previous = job->serial;
         auto began = trace::chunk_begins();
         job->run_blocks(executor, first, end);

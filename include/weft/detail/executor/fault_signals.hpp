@@ -1,0 +1,108 @@
+// Turns a fault in kernel code into a failed launch instead of a crash, as
+// a GPU does: a CUDA thread that dereferences a wild or null pointer
+// (SIGSEGV, or SIGBUS), overflows its stack into its fiber's guard page
+// (SIGSEGV), or divides an integer by zero (SIGFPE on x86-64). The handler
+// runs on a per-worker signal stack, since the faulting stack may be full.
+// If the CPU raised the signal while one of the running worker's fibers
+// ran, the block executor abandons the block (see
+// block_executor::recover_from_fault) and the device gets a sticky error
+// whose report names the kernel, block, thread and address. Any other such
+// signal (the host's own code, or a signal some process sent) goes to the
+// handler that was installed before weft's, or gets the default action, so
+// a host segfault still dumps core. This is best effort: a thread that
+// faults while holding a lock (inside malloc, say) leaves that lock held,
+// and its frames are dropped without running their destructors.
+#pragma once
+
+#include <signal.h>
+#include <sys/mman.h>
+
+#include <cstddef>
+#include <iterator>
+#include <mutex>
+
+#include "weft/detail/executor/block_executor.hpp"
+
+namespace weft::detail {
+
+/// The signals a kernel's faults raise.
+inline constexpr int fault_signals[] = {SIGSEGV, SIGBUS, SIGFPE};
+
+/// The action each of fault_signals had before weft's handler, by position.
+inline struct sigaction& previous_fault_action(int signal_number) {
+  static struct sigaction previous[std::size(fault_signals)]{};
+  std::size_t i = 0;
+  while (i + 1 < std::size(fault_signals) && fault_signals[i] != signal_number) ++i;
+  return previous[i];
+}
+
+inline void on_fault_signal(int signal_number, siginfo_t* info, void* context) {
+  if (auto* block = running_block) block->recover_from_fault(signal_number, *info, context);
+  const struct sigaction& previous = previous_fault_action(signal_number);
+  if (previous.sa_flags & SA_SIGINFO) {
+    previous.sa_sigaction(signal_number, info, context);
+  } else if (previous.sa_handler != SIG_DFL && previous.sa_handler != SIG_IGN) {
+    previous.sa_handler(signal_number);
+  } else {
+    ::signal(signal_number, SIG_DFL);
+    // A fault re-runs the faulting instruction on return, which now gets the
+    // default action (a core dump); a signal some process sent is raised again.
+    if (info->si_code <= 0) ::raise(signal_number);
+  }
+}
+
+/// The alternate signal stack of one SM worker thread: a handler cannot run
+/// on the stack that just overflowed.
+class signal_stack {
+ public:
+  static constexpr std::size_t size = 64 * 1024;
+
+  signal_stack() {
+    memory_ = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (memory_ == MAP_FAILED) {
+      memory_ = nullptr;
+      return;
+    }
+    stack_t stack{};
+    stack.ss_sp = memory_;
+    stack.ss_size = size;
+    ::sigaltstack(&stack, nullptr);
+  }
+
+  ~signal_stack() {
+    if (!memory_) return;
+    stack_t disable{};
+    disable.ss_flags = SS_DISABLE;
+    ::sigaltstack(&disable, nullptr);
+    ::munmap(memory_, size);
+  }
+
+  signal_stack(const signal_stack&) = delete;
+  signal_stack& operator=(const signal_stack&) = delete;
+
+ private:
+  void* memory_ = nullptr;
+};
+
+/// Installs the process-wide handler for each fault signal, or installs it
+/// again if some other code (a test framework, say) has since put its own
+/// in place; weft's then passes on the signals that are not kernel faults
+/// to that one. SA_NODEFER keeps the signal unblocked, since a recovered
+/// handler never returns to restore the mask. Called by each worker before
+/// each grid: three sigaction queries are far cheaper than a grid.
+inline void install_fault_handlers() {
+  static std::mutex mutex;
+  std::lock_guard lock(mutex);
+  for (int signal_number : fault_signals) {
+    struct sigaction current {};
+    ::sigaction(signal_number, nullptr, &current);
+    if ((current.sa_flags & SA_SIGINFO) && current.sa_sigaction == on_fault_signal) continue;
+    struct sigaction action {};
+    action.sa_sigaction = on_fault_signal;
+    action.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
+    sigemptyset(&action.sa_mask);
+    ::sigaction(signal_number, &action, &previous_fault_action(signal_number));
+  }
+}
+
+}  // namespace weft::detail
