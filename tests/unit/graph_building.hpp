@@ -12,7 +12,7 @@ struct log_entry {
   std::vector<int>* log;
   int value;
 };
-inline void append(void* entry) {
+inline void append_to_log(void* entry) {
   auto* e = static_cast<log_entry*>(entry);
   e->log->push_back(e->value);
 }

@@ -9,6 +9,7 @@
 #include <weft.hpp>
 
 #include "stream_gates.hpp"
+#include "text_checks.hpp"
 
 #include <atomic>
 #include <chrono>
@@ -72,8 +73,6 @@ __global__ void deadlock_throwing_kernel() {
 }
 
 namespace {
-
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 std::string site(int line) { return std::string(__FILE__) + ":" + std::to_string(line); }
 

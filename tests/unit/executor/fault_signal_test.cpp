@@ -17,6 +17,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "text_checks.hpp"
+
 namespace {
 
 // Whether nothing is mapped at the page that holds `address`.
@@ -31,8 +33,6 @@ std::string hex(const void* address) {
                 static_cast<unsigned long long>(reinterpret_cast<std::uintptr_t>(address)));
   return text;
 }
-
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 }  // namespace
 

@@ -29,6 +29,7 @@
 
 #include "device_buffer.hpp"
 #include "stream_gates.hpp"
+#include "text_checks.hpp"
 
 using block_barrier = cuda::barrier<cuda::thread_scope_block>;
 
@@ -39,8 +40,6 @@ struct block_group {
   unsigned thread_rank() const { return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z); }
   void sync(std::source_location where = std::source_location::current()) const { __syncthreads(where); }
 };
-
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 std::string site(int line) { return std::string(__FILE__) + ":" + std::to_string(line) + ":"; }
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "device_buffer.hpp"
+#include "text_checks.hpp"
 
 namespace cg = cooperative_groups;
 
@@ -22,7 +23,6 @@ namespace {
 
 constexpr int value_of(unsigned t) { return static_cast<int>((t * 37 + 11) % 101) - 50; }
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 std::string site(int line) { return std::string(__FILE__) + ":" + std::to_string(line); }
 
 // Launches, expects the sticky failure, returns the report, resets the device.

@@ -8,6 +8,8 @@
 
 #include <string>
 
+#include "text_checks.hpp"
+
 __device__ int shuffle_site(unsigned mask, int v) { return __shfl_sync(mask, v, 0); }
 constexpr int shuffle_line = __LINE__ - 1;
 __device__ unsigned ballot_site(unsigned mask, int p) { return __ballot_sync(mask, p); }
@@ -78,7 +80,6 @@ __global__ void warp_bad_width_kernel() { __shfl_down_sync(0xffffffff, 1, 1, 12)
 
 namespace {
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 std::string site(int line) { return std::string(__FILE__) + ":" + std::to_string(line); }
 
 // Launches, expects the sticky failure, returns the report, resets the device.

@@ -252,7 +252,7 @@ TEST_CASE("a launch runs after the stream's earlier work and before its later wo
   log_entry during{&log, 2};
   cudaGraph_t g = nullptr;
   REQUIRE(cudaGraphCreate(&g, 0) == cudaSuccess);
-  add_host(g, {}, append, &during);
+  add_host(g, {}, append_to_log, &during);
   cudaGraphExec_t exec = nullptr;
   REQUIRE(cudaGraphInstantiate(&exec, g, 0) == cudaSuccess);
   cudaStream_t s;
@@ -260,9 +260,9 @@ TEST_CASE("a launch runs after the stream's earlier work and before its later wo
   gate held;
   held.hold(s);
   log_entry before{&log, 1}, after{&log, 3};
-  REQUIRE(cudaLaunchHostFunc(s, append, &before) == cudaSuccess);
+  REQUIRE(cudaLaunchHostFunc(s, append_to_log, &before) == cudaSuccess);
   REQUIRE(cudaGraphLaunch(exec, s) == cudaSuccess);
-  REQUIRE(cudaLaunchHostFunc(s, append, &after) == cudaSuccess);
+  REQUIRE(cudaLaunchHostFunc(s, append_to_log, &after) == cudaSuccess);
   CHECK(cudaStreamQuery(s) == cudaErrorNotReady);
   held.open();
   REQUIRE(cudaStreamSynchronize(s) == cudaSuccess);
@@ -277,7 +277,7 @@ TEST_CASE("a second launch of one executable graph waits for the first, even in 
   log_entry entry{&log, 7};
   cudaGraph_t g = nullptr;
   REQUIRE(cudaGraphCreate(&g, 0) == cudaSuccess);
-  add_host(g, {}, append, &entry);
+  add_host(g, {}, append_to_log, &entry);
   cudaGraphExec_t exec = nullptr;
   REQUIRE(cudaGraphInstantiate(&exec, g, 0) == cudaSuccess);
   cudaStream_t s1, s2;
@@ -368,16 +368,16 @@ TEST_CASE("child graph nodes run their graph in place, as a copy taken when adde
   log_entry e1{&log, 1}, e2{&log, 2}, e3{&log, 3}, e4{&log, 4}, late{&log, 99};
   cudaGraph_t child = nullptr;
   REQUIRE(cudaGraphCreate(&child, 0) == cudaSuccess);
-  cudaGraphNode_t c1 = add_host(child, {}, append, &e2);
-  add_host(child, {c1}, append, &e3);
+  cudaGraphNode_t c1 = add_host(child, {}, append_to_log, &e2);
+  add_host(child, {c1}, append_to_log, &e3);
   cudaGraph_t parent = nullptr;
   REQUIRE(cudaGraphCreate(&parent, 0) == cudaSuccess);
-  cudaGraphNode_t first = add_host(parent, {}, append, &e1);
+  cudaGraphNode_t first = add_host(parent, {}, append_to_log, &e1);
   cudaGraphNode_t child_node = nullptr;
   REQUIRE(cudaGraphAddChildGraphNode(&child_node, parent, &first, 1, child) == cudaSuccess);
-  add_host(parent, {child_node}, append, &e4);
+  add_host(parent, {child_node}, append_to_log, &e4);
   // Added after the child node was made: not part of it.
-  add_host(child, {}, append, &late);
+  add_host(child, {}, append_to_log, &late);
 
   cudaGraphNodeType type;
   REQUIRE(cudaGraphNodeGetType(child_node, &type) == cudaSuccess);
@@ -398,10 +398,10 @@ TEST_CASE("child graph nodes run their graph in place, as a copy taken when adde
   REQUIRE(cudaGraphCreate(&empty_child, 0) == cudaSuccess);
   REQUIRE(cudaGraphCreate(&outer, 0) == cudaSuccess);
   log.clear();
-  cudaGraphNode_t o1 = add_host(outer, {}, append, &e1);
+  cudaGraphNode_t o1 = add_host(outer, {}, append_to_log, &e1);
   cudaGraphNode_t mid;
   REQUIRE(cudaGraphAddChildGraphNode(&mid, outer, &o1, 1, empty_child) == cudaSuccess);
-  add_host(outer, {mid}, append, &e2);
+  add_host(outer, {mid}, append_to_log, &e2);
   cudaGraphExec_t exec2;
   REQUIRE(cudaGraphInstantiate(&exec2, outer, 0) == cudaSuccess);
   REQUIRE(cudaGraphLaunch(exec2, nullptr) == cudaSuccess);
@@ -478,8 +478,8 @@ TEST_CASE("a clone is a separate graph with the same nodes and edges") {
   log_entry e1{&log, 1}, e2{&log, 2};
   cudaGraph_t g = nullptr;
   REQUIRE(cudaGraphCreate(&g, 0) == cudaSuccess);
-  cudaGraphNode_t first = add_host(g, {}, append, &e1);
-  add_host(g, {first}, append, &e2);
+  cudaGraphNode_t first = add_host(g, {}, append_to_log, &e1);
+  add_host(g, {first}, append_to_log, &e2);
   cudaGraph_t copy = nullptr;
   check_succeeded(cudaGraphClone(&copy, g));
   CHECK(copy != g);

@@ -31,15 +31,6 @@ const bool update_kernels_registered = weft::register_kernel<&add_amount>() && w
 
 __device__ int symbol_table[8];
 
-struct log_entry {
-  std::vector<int>* log;
-  int value;
-};
-void append(void* entry) {
-  auto* e = static_cast<log_entry*>(entry);
-  e->log->push_back(e->value);
-}
-
 cudaKernelNodeParams kernel_params(const void* func, void** args) {
   cudaKernelNodeParams p{};
   p.func = const_cast<void*>(func);
@@ -58,7 +49,7 @@ cudaGraphNode_t add_memset(cudaGraph_t g, std::vector<cudaGraphNode_t> deps, voi
 }
 
 cudaGraphNode_t add_host(cudaGraph_t g, std::vector<cudaGraphNode_t> deps, log_entry* entry) {
-  cudaHostNodeParams p{append, entry};
+  cudaHostNodeParams p{append_to_log, entry};
   cudaGraphNode_t n = nullptr;
   REQUIRE(cudaGraphAddHostNode(&n, g, deps.data(), deps.size(), &p) == cudaSuccess);
   return n;
@@ -289,7 +280,7 @@ TEST_CASE_FIXTURE(update_fixture,
     amount = 100;
     cudaKernelNodeParams kp = kernel_params(add_fn, args);
     check_succeeded(cudaGraphExecKernelNodeSetParams(exec, k, &kp));
-    cudaHostNodeParams hp{append, &second};
+    cudaHostNodeParams hp{append_to_log, &second};
     check_succeeded(cudaGraphExecHostNodeSetParams(exec, h, &hp));
     REQUIRE(cudaGraphLaunch(exec, s) == cudaSuccess);
     held.open();

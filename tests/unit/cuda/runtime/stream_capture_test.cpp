@@ -26,7 +26,7 @@ __global__ void add_each(int* data, int amount, int n) {
 const bool capture_kernels_registered = weft::register_kernel<&set_to>() && weft::register_kernel<&add>() &&
                                         weft::register_kernel<&times>() && weft::register_kernel<&add_each>();
 
-int read(const int* d) {
+int copy_back(const int* d) {
   int h = -1;
   REQUIRE(cudaMemcpy(&h, d, sizeof(int), cudaMemcpyDeviceToHost) == cudaSuccess);
   return h;
@@ -144,7 +144,7 @@ TEST_CASE("stream capture: lambda kernels and weft::launch of a function are ker
     REQUIRE(cudaMemsetAsync(d, 0, sizeof(int), s) == cudaSuccess);
     REQUIRE(cudaGraphLaunch(exec, s) == cudaSuccess);
     REQUIRE(cudaStreamSynchronize(s) == cudaSuccess);
-    CHECK(read(d) == 22);
+    CHECK(copy_back(d) == 22);
   }
   cudaGraphExecDestroy(exec);
   cudaGraphDestroy(graph);
@@ -212,7 +212,7 @@ TEST_CASE("stream capture: fork and join across three streams make a diamond") {
   REQUIRE(cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess);
   for (int i = 0; i < 3; ++i) REQUIRE(cudaGraphLaunch(exec, s2) == cudaSuccess);
   REQUIRE(cudaStreamSynchronize(s2) == cudaSuccess);
-  CHECK(read(x) == 222);
+  CHECK(copy_back(x) == 222);
   cudaGraphExecDestroy(exec);
   cudaGraphDestroy(graph);
   for (cudaEvent_t e : {fork, join2, join3}) cudaEventDestroy(e);
@@ -389,7 +389,7 @@ TEST_CASE("stream capture: work elsewhere that does not touch the capture is all
   REQUIRE(graph != nullptr);
   cudaGraphDestroy(graph);
   REQUIRE(cudaStreamSynchronize(other) == cudaSuccess);
-  CHECK(read(x) == 9);
+  CHECK(copy_back(x) == 9);
   cudaEventDestroy(e);
   cudaStreamDestroy(s1);
   cudaStreamDestroy(other);
@@ -519,8 +519,8 @@ TEST_CASE("stream capture: updating the dependencies and capturing into an exist
   REQUIRE(cudaGraphInstantiate(&e, target, 0) == cudaSuccess);
   REQUIRE(cudaGraphLaunch(e, s) == cudaSuccess);
   REQUIRE(cudaStreamSynchronize(s) == cudaSuccess);
-  CHECK(read(x) == 5);
-  CHECK(read(x + 1) == 6);
+  CHECK(copy_back(x) == 5);
+  CHECK(copy_back(x + 1) == 6);
   std::size_t before = 0;
   REQUIRE(cudaGraphNodeGetDependentNodes(extra, nullptr, nullptr, &before) == cudaSuccess);
   CHECK(before == 1);
@@ -552,7 +552,7 @@ TEST_CASE("stream capture: the per-thread default stream captures, and the legac
   REQUIRE(cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess);
   for (int i = 0; i < 3; ++i) REQUIRE(cudaGraphLaunch(exec, cudaStreamPerThread) == cudaSuccess);
   REQUIRE(cudaStreamSynchronize(cudaStreamPerThread) == cudaSuccess);
-  CHECK(read(x) == 4);
+  CHECK(copy_back(x) == 4);
   cudaGraphExecDestroy(exec);
   cudaGraphDestroy(graph);
   cudaFree(x);
@@ -600,7 +600,7 @@ TEST_CASE("stream capture: a graph launch becomes a child graph node; external e
   REQUIRE(cudaGraphInstantiate(&outer_exec, outer, 0) == cudaSuccess);
   REQUIRE(cudaGraphLaunch(outer_exec, s) == cudaSuccess);
   REQUIRE(cudaEventSynchronize(done) == cudaSuccess);
-  CHECK(read(x) == 110);
+  CHECK(copy_back(x) == 110);
   REQUIRE(cudaStreamSynchronize(s) == cudaSuccess);
   cudaGraphExecDestroy(outer_exec);
   cudaGraphExecDestroy(inner_exec);
@@ -705,7 +705,7 @@ TEST_CASE("stream capture: cudaLaunchKernelEx and cooperative launches are captu
   REQUIRE(cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess);
   REQUIRE(cudaGraphLaunch(exec, s) == cudaSuccess);
   REQUIRE(cudaStreamSynchronize(s) == cudaSuccess);
-  CHECK(read(x) == 15);
+  CHECK(copy_back(x) == 15);
   cudaGraphExecDestroy(exec);
   cudaGraphDestroy(graph);
   cudaStreamDestroy(s);

@@ -25,7 +25,7 @@ void mark(cudaStream_t stream, int* p, int value) {
               {1, 1, 0, stream}, [](int* q, int v) { std::atomic_ref<int>(*q).store(v); }, p, value) == cudaSuccess);
 }
 
-int read(const int* p) { return std::atomic_ref<const int>(*p).load(); }
+int read_atomically(const int* p) { return std::atomic_ref<const int>(*p).load(); }
 
 struct managed_ints {
   int* p = nullptr;
@@ -112,7 +112,7 @@ TEST_CASE("kernels in two streams run at the same time: a flag handed back and f
     REQUIRE(weft::launch({1, 1, 0, a}, player, flag.p, 0) == cudaSuccess);
     REQUIRE(weft::launch({1, 1, 0, b}, player, flag.p, 1) == cudaSuccess);
     REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
-    REQUIRE(read(flag.p) == 20);
+    REQUIRE(read_atomically(flag.p) == 20);
   }
   cudaStreamDestroy(a);
   cudaStreamDestroy(b);
@@ -131,10 +131,10 @@ TEST_CASE("the legacy default stream waits for blocking streams, not for non-blo
     CHECK(cudaStreamQuery(0) == cudaErrorNotReady);
     CHECK(cudaGetLastError() == cudaSuccess);  // not ready is not an error
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    CHECK(read(marks.p) == 0);
+    CHECK(read_atomically(marks.p) == 0);
     g.open();
     CHECK(cudaStreamSynchronize(0) == cudaSuccess);
-    CHECK(read(marks.p) == 1);
+    CHECK(read_atomically(marks.p) == 1);
     CHECK(cudaStreamDestroy(blocking) == cudaSuccess);
   }
   SUBCASE("work on stream 0 holds back later work on a blocking stream") {
@@ -145,10 +145,10 @@ TEST_CASE("the legacy default stream waits for blocking streams, not for non-blo
     mark(blocking, marks.p, 2);
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
     CHECK(cudaStreamQuery(blocking) == cudaErrorNotReady);
-    CHECK(read(marks.p) == 0);
+    CHECK(read_atomically(marks.p) == 0);
     g.open();
     CHECK(cudaStreamSynchronize(blocking) == cudaSuccess);
-    CHECK(read(marks.p) == 2);
+    CHECK(read_atomically(marks.p) == 2);
     CHECK(cudaStreamDestroy(blocking) == cudaSuccess);
   }
   SUBCASE("a non-blocking stream runs past stream 0, and stream 0 past it") {
@@ -158,14 +158,14 @@ TEST_CASE("the legacy default stream waits for blocking streams, not for non-blo
     g.hold(independent);
     mark(0, marks.p, 3);
     CHECK(cudaStreamSynchronize(0) == cudaSuccess);
-    CHECK(read(marks.p) == 3);
+    CHECK(read_atomically(marks.p) == 3);
     CHECK(cudaStreamQuery(independent) == cudaErrorNotReady);
     gate g0;
     g0.hold(0);
     mark(independent, marks.p + 1, 4);
     g.open();
     CHECK(cudaStreamSynchronize(independent) == cudaSuccess);
-    CHECK(read(marks.p + 1) == 4);
+    CHECK(read_atomically(marks.p + 1) == 4);
     g0.open();
     CHECK(cudaStreamDestroy(independent) == cudaSuccess);
   }
@@ -194,13 +194,13 @@ TEST_CASE("per-thread default streams of two host threads do not wait for each o
     CHECK(cudaStreamSynchronize(cudaStreamPerThread) == cudaSuccess);
   });
   other.join();
-  CHECK(read(marks.p) == 5);
+  CHECK(read_atomically(marks.p) == 5);
   // The per-thread stream is a blocking stream: stream 0 waits for it.
   mark(cudaStreamLegacy, marks.p, 6);
   CHECK(cudaStreamQuery(cudaStreamLegacy) == cudaErrorNotReady);
   g.open();
   CHECK(cudaStreamSynchronize(cudaStreamLegacy) == cudaSuccess);
-  CHECK(read(marks.p) == 6);
+  CHECK(read_atomically(marks.p) == 6);
 }
 
 TEST_CASE("cudaStreamWaitEvent holds a stream until another stream reaches the event") {
@@ -227,12 +227,12 @@ TEST_CASE("cudaStreamWaitEvent holds a stream until another stream reaches the e
   CHECK(cudaStreamQuery(consumer) == cudaErrorNotReady);
   first.open();
   CHECK(cudaStreamSynchronize(consumer) == cudaSuccess);
-  CHECK(read(marks.p + 1) == 11);
+  CHECK(read_atomically(marks.p + 1) == 11);
   CHECK(cudaEventQuery(ready) == cudaErrorNotReady);  // its latest record waits behind `second`
   second.open();
   CHECK(cudaStreamSynchronize(producer) == cudaSuccess);
   CHECK(cudaEventQuery(ready) == cudaSuccess);
-  CHECK(read(marks.p) == 2);
+  CHECK(read_atomically(marks.p) == 2);
   // Waiting for an event that was never recorded waits for nothing.
   cudaEvent_t never = nullptr;
   REQUIRE(cudaEventCreate(&never) == cudaSuccess);
@@ -295,7 +295,7 @@ TEST_CASE("callbacks run on a host thread in stream order, and later work waits 
   while (log.count < 4) std::this_thread::yield();
   std::this_thread::sleep_for(std::chrono::milliseconds(10));
   CHECK(cudaStreamQuery(s) == cudaErrorNotReady);
-  CHECK(read(data.p) == 3);
+  CHECK(read_atomically(data.p) == 3);
   release = true;
   CHECK(cudaStreamSynchronize(s) == cudaSuccess);
   CHECK(data.p[0] == 301);
@@ -487,10 +487,10 @@ TEST_CASE("a stream destroyed while busy returns at once and its work still comp
   g.hold(s);
   mark(s, marks.p, 9);
   CHECK(cudaStreamDestroy(s) == cudaSuccess);
-  CHECK(read(marks.p) == 0);
+  CHECK(read_atomically(marks.p) == 0);
   g.open();
   CHECK(cudaDeviceSynchronize() == cudaSuccess);
-  CHECK(read(marks.p) == 9);
+  CHECK(read_atomically(marks.p) == 9);
 }
 
 TEST_CASE("cudaDeviceSynchronize waits for the work of every host thread") {
@@ -511,7 +511,7 @@ TEST_CASE("cudaDeviceSynchronize waits for the work of every host thread") {
   });
   while (!enqueued) std::this_thread::yield();
   CHECK(cudaDeviceSynchronize() == cudaSuccess);
-  CHECK(read(marks.p) == 1);
+  CHECK(read_atomically(marks.p) == 1);
   other.join();
 }
 
