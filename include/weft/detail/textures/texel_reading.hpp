@@ -188,7 +188,8 @@ inline float blend_srgb_channel(const float* values, const float* weights, int c
 }
 
 template <class Codec, int Count>
-texel_words blend_texels(const std::byte* const* texels, const float* weights, const texel_floats& border) {
+[[gnu::always_inline]] inline texel_words blend_texels(const std::byte* const* texels, const float* weights,
+                                                       const texel_floats& border) {
   texel_floats sum{{0.0f, 0.0f, 0.0f, 0.0f}};
   if constexpr (Codec::normalized_integer) {
     // An H100 blends 8- and 16-bit normalized texels as integers: the
@@ -288,58 +289,87 @@ struct texel_layout {
   int bytes() const { return channels * bits / 8; }
 };
 
-template <class Component, texel_conversion Conversion>
-const texel_routines* routines_by_channels(int channels) {
-  static constexpr texel_routines one = routines_for<texel_codec<Component, 1, Conversion>>();
-  static constexpr texel_routines two = routines_for<texel_codec<Component, 2, Conversion>>();
-  static constexpr texel_routines four = routines_for<texel_codec<Component, 4, Conversion>>();
+/// Calls visit.template operator()<Codec>() with the codec of `channels`
+/// channels of Component; for a channel count no format has, returns what
+/// that call returns, value-initialised (a null pointer).
+template <class Component, texel_conversion Conversion, class Visit>
+auto visit_by_channels(int channels, Visit& visit) {
+  using one = texel_codec<Component, 1, Conversion>;
   switch (channels) {
     case 1:
-      return &one;
+      return visit.template operator()<one>();
     case 2:
-      return &two;
+      return visit.template operator()<texel_codec<Component, 2, Conversion>>();
     case 4:
-      return &four;
+      return visit.template operator()<texel_codec<Component, 4, Conversion>>();
   }
-  return nullptr;
+  return decltype(visit.template operator()<one>()){};
 }
 
-template <class Signed, class Unsigned>
-const texel_routines* integer_routines(const texel_layout& layout, bool normalized_float, bool srgb) {
+template <class Signed, class Unsigned, class Visit>
+auto visit_integer_codec(const texel_layout& layout, bool normalized_float, bool srgb, Visit& visit) {
   bool is_signed =
       layout.encoding == channel_encoding::signed_integer || layout.encoding == channel_encoding::signed_normalized;
   bool normalize = normalized_float || layout.encoding == channel_encoding::unsigned_normalized ||
                    layout.encoding == channel_encoding::signed_normalized;
   if (!normalize)
-    return is_signed ? routines_by_channels<Signed, texel_conversion::integer>(layout.channels)
-                     : routines_by_channels<Unsigned, texel_conversion::integer>(layout.channels);
+    return is_signed ? visit_by_channels<Signed, texel_conversion::integer>(layout.channels, visit)
+                     : visit_by_channels<Unsigned, texel_conversion::integer>(layout.channels, visit);
   if constexpr (sizeof(Signed) < 4) {
-    if (is_signed) return routines_by_channels<Signed, texel_conversion::signed_normalized>(layout.channels);
-    if (srgb && sizeof(Unsigned) == 1) return routines_by_channels<Unsigned, texel_conversion::srgb>(layout.channels);
-    return routines_by_channels<Unsigned, texel_conversion::unsigned_normalized>(layout.channels);
+    if (is_signed) return visit_by_channels<Signed, texel_conversion::signed_normalized>(layout.channels, visit);
+    if (srgb && sizeof(Unsigned) == 1)
+      return visit_by_channels<Unsigned, texel_conversion::srgb>(layout.channels, visit);
+    return visit_by_channels<Unsigned, texel_conversion::unsigned_normalized>(layout.channels, visit);
   }
-  return nullptr;  // 32-bit integers have no normalized reading
+  // 32-bit integers have no normalized reading.
+  return decltype(visit.template operator()<texel_codec<Signed, 1, texel_conversion::integer>>()){};
 }
 
-/// The routines for a layout and read mode, or null where none exists (a
-/// normalized-float read of 32-bit integers, an unknown layout).
-inline const texel_routines* find_texel_routines(const texel_layout& layout, bool normalized_float, bool srgb) {
+/// Calls visit.template operator()<Codec>() with the codec of a layout and
+/// read mode, and returns its result; value-initialised (null) where no
+/// codec exists (a normalized-float read of 32-bit integers, an unknown
+/// layout). What a texture object picks for its format goes through here,
+/// once, when the object is made.
+template <class Visit>
+auto visit_texel_codec(const texel_layout& layout, bool normalized_float, bool srgb, Visit visit) {
+  using none = decltype(visit.template operator()<texel_codec<float, 1, texel_conversion::floating>>());
   switch (layout.encoding) {
     case channel_encoding::floating:
-      if (layout.bits == 32) return routines_by_channels<float, texel_conversion::floating>(layout.channels);
-      if (layout.bits == 16) return routines_by_channels<half_bits, texel_conversion::floating>(layout.channels);
-      return nullptr;
+      if (layout.bits == 32) return visit_by_channels<float, texel_conversion::floating>(layout.channels, visit);
+      if (layout.bits == 16) return visit_by_channels<half_bits, texel_conversion::floating>(layout.channels, visit);
+      return none{};
     default:
       switch (layout.bits) {
         case 8:
-          return integer_routines<std::int8_t, std::uint8_t>(layout, normalized_float, srgb);
+          return visit_integer_codec<std::int8_t, std::uint8_t>(layout, normalized_float, srgb, visit);
         case 16:
-          return integer_routines<std::int16_t, std::uint16_t>(layout, normalized_float, srgb);
+          return visit_integer_codec<std::int16_t, std::uint16_t>(layout, normalized_float, srgb, visit);
         case 32:
-          return integer_routines<std::int32_t, std::uint32_t>(layout, normalized_float, srgb);
+          return visit_integer_codec<std::int32_t, std::uint32_t>(layout, normalized_float, srgb, visit);
       }
-      return nullptr;
+      return none{};
   }
+}
+
+/// The routines of a codec, one constant per codec.
+template <class Codec>
+inline constexpr texel_routines routines_of = routines_for<Codec>();
+
+/// The routines for a layout and read mode, or null where none exists.
+inline const texel_routines* find_texel_routines(const texel_layout& layout, bool normalized_float, bool srgb) {
+  return visit_texel_codec(layout, normalized_float, srgb,
+                           []<class Codec>() -> const texel_routines* { return &routines_of<Codec>; });
+}
+
+/// How many channels a codec's fetch returns as the texel's own 32-bit
+/// words, unconverted (float, and element-type reads of 32-bit integers):
+/// a fetch may copy them in place of calling the routines. 0 for the rest.
+template <class Codec>
+constexpr int raw_word_channels() {
+  using component = typename Codec::component;
+  constexpr bool raw = std::is_same_v<component, float> || std::is_same_v<component, std::int32_t> ||
+                       std::is_same_v<component, std::uint32_t>;
+  return raw ? Codec::channels : 0;
 }
 
 }  // namespace weft::detail::textures

@@ -70,6 +70,26 @@ inline int point_texel(fixed_texel_coordinate u) {
   return static_cast<int>(u >> coordinate_bits);
 }
 
+/// The texel a point-filtered unnormalized coordinate is in: the same texel
+/// as point_texel(to_fixed_texel(x, false, size)) for every float x, with
+/// no fixed point. Scaling by 2^coordinate_bits is exact for a float within
+/// the clamp (a power of two; no overflow, and a subnormal only grows), so
+/// the fixed-point value is floor(x * 2^22) exactly, and shifting the
+/// fraction away gives floor(floor(x * 2^22) / 2^22) = floor(x).
+/// texture_addressing_test checks the two agree over a sweep of all floats.
+inline int unnormalized_point_texel(float x) {
+  constexpr float limit = static_cast<float>(1 << 30);
+  x = x == x ? x : 0.0f;
+  x = x > limit ? limit : (x < -limit ? -limit : x);
+  int truncated = static_cast<int>(x);
+  return truncated - (x < static_cast<float>(truncated));
+}
+
+/// The texel a point-filtered coordinate is in, in a dimension of `size` texels.
+inline int point_texel(float x, bool normalized, int size) {
+  return normalized ? point_texel(to_fixed_texel(x, true, size)) : unnormalized_point_texel(x);
+}
+
 /// The left texel and weight of a coordinate for linear filtering.
 inline fixed_coordinate linear_texels(fixed_texel_coordinate u) {
   constexpr int drop = coordinate_bits - weight_bits;
@@ -89,9 +109,9 @@ inline fixed_coordinate to_fixed_level(float level) {
   return {static_cast<int>(scaled >> weight_bits), static_cast<int>(scaled & (weight_one - 1))};
 }
 
-/// Brings texel index i of a dimension of `size` texels into range, or
-/// returns outside_texture for the border.
-inline int address_texel(int i, int size, address_mode mode) {
+/// address_texel for a texel outside the texture: out of line, so that the
+/// inlined fetches keep only the test for a texel inside.
+[[gnu::noinline]] inline int address_outside_texel(int i, int size, address_mode mode) {
   switch (mode) {
     case address_mode::clamp:
       return i < 0 ? 0 : (i >= size ? size - 1 : i);
@@ -109,6 +129,15 @@ inline int address_texel(int i, int size, address_mode mode) {
     }
   }
   return outside_texture;
+}
+
+/// Brings texel index i of a dimension of `size` texels into range, or
+/// returns outside_texture for the border. Every mode leaves a texel inside
+/// alone, and most fetches are of texels inside.
+[[gnu::always_inline]] inline int address_texel(int i, int size, address_mode mode) {
+  if (static_cast<unsigned>(i) < static_cast<unsigned>(size)) [[likely]]
+    return i;
+  return address_outside_texel(i, size, mode);
 }
 
 }  // namespace weft::detail::textures

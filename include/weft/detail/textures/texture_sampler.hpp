@@ -29,8 +29,28 @@ struct texture_level {
 /// How a texture's texels are arranged, as its fetch functions address it.
 enum class texture_shape { linear, one_d, two_d, three_d, one_d_layered, two_d_layered, cubemap, cubemap_layered };
 
+struct texture_sampler;
+
+/// A 2D fetch (tex2D, tex1D, tex2DLayered) at (x, y) in layer `layer`,
+/// chosen for the sampler when it is made (texture_sampling.hpp): for one
+/// linearly filtered level, the texels' reading and blending of its format
+/// inlined into the coordinate arithmetic, so that the fetch makes one call.
+using fetch_2d_routine = texel_words (*)(const texture_sampler& s, float x, float y, int layer);
+
 struct texture_sampler {
   const texel_routines* routines;
+  /// Channels a fetch copies straight from the texel as its words (see
+  /// raw_word_channels), or 0: read through `routines`.
+  int raw_word_channels;
+  /// Whether fetches take the inlined point path: one level, one layer,
+  /// point filtering of unnormalized coordinates, texels copied as words.
+  bool plain_point;
+  fetch_2d_routine fetch_2d;
+  /// Where plain point fetches read, copied from level 0 (set with
+  /// plain_point): its texels, and per dimension the largest float below
+  /// its size.
+  texture_level plain_level;
+  float plain_limit[3];
   texture_shape shape;
   address_mode address[3];
   bool normalized_coordinates;

@@ -13,6 +13,8 @@
 
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
 
 #include "weft/detail/textures/cubemap_faces.hpp"
 #include "weft/detail/textures/texel_reading.hpp"
@@ -73,14 +75,83 @@ inline void trilinear_weights(int a, int b, int c, float* weights) {
   for (int k = 0; k < 8; ++k) weights[k] = static_cast<float>(w[k]) * scale;
 }
 
-/// The linearly filtered fetch of one level, at `at`, of the texels from `origin` on.
+/// Texel `texel` as the fetch's words: a float or 32-bit integer texel's
+/// channels copied as they are (the words its routines would return), any
+/// other through the format's routines. For tex2D<float> of a float texture
+/// the compiler keeps one load of the copy.
+[[gnu::always_inline]] inline texel_words read_texel(const texture_sampler& s, const std::byte* texel) {
+  int channels = s.raw_word_channels;
+  if (channels == 0) return s.routines->words(texel);
+  texel_words w{{0, 0, 0, 0}};
+  std::memcpy(&w.word[0], texel, sizeof(std::uint32_t));
+  if (channels > 1) std::memcpy(&w.word[1], texel + 4, sizeof(std::uint32_t));
+  if (channels > 2) {
+    std::memcpy(&w.word[2], texel + 8, sizeof(std::uint32_t));
+    std::memcpy(&w.word[3], texel + 12, sizeof(std::uint32_t));
+  }
+  return w;
+}
+
+/// The linearly filtered fetch of one level, at `at`, of the texels from
+/// `origin` on, blended by `blend` (the format's blend of 2, 4 or 8 texels).
+template <int Dims, class Blend>
+[[gnu::always_inline]] inline texel_words filter_linear(const texture_sampler& s, const texture_level& level,
+                                                        const float* at, const std::byte* origin, Blend blend) {
+  fixed_coordinate f[Dims];
+  bool inside = true;
+  for (int d = 0; d < Dims; ++d) {
+    f[d] = linear_texels(to_texel_space(s, level, d, at[d]));
+    inside &= static_cast<unsigned>(f[d].texel) < static_cast<unsigned>(level.size[d] - 1);
+  }
+  constexpr int count = 1 << Dims;
+  const std::byte* texels[count];
+  if (inside) [[likely]] {
+    // Both texels of every dimension inside: no address mode changes them.
+    const std::byte* first = origin;
+    for (int d = 0; d < Dims; ++d) first += static_cast<std::ptrdiff_t>(f[d].texel) * level.stride[d];
+    for (int corner = 0; corner < count; ++corner) {
+      const std::byte* texel = first;
+      for (int d = 0; d < Dims; ++d)
+        if ((corner >> d) & 1) texel += level.stride[d];
+      texels[corner] = texel;
+    }
+  } else {
+    // Per dimension, the byte offsets of the two texels (-1: the border).
+    std::ptrdiff_t offset[Dims][2];
+    for (int d = 0; d < Dims; ++d) {
+      int left = address_texel(f[d].texel, level.size[d], s.address[d]);
+      int right = address_texel(f[d].texel + 1, level.size[d], s.address[d]);
+      auto stride = static_cast<std::ptrdiff_t>(level.stride[d]);
+      offset[d][0] = left == outside_texture ? -1 : left * stride;
+      offset[d][1] = right == outside_texture ? -1 : right * stride;
+    }
+    for (int corner = 0; corner < count; ++corner) {
+      std::ptrdiff_t at_corner = 0;
+      for (int d = 0; d < Dims; ++d) {
+        std::ptrdiff_t o = offset[d][(corner >> d) & 1];
+        at_corner = (o < 0 || at_corner < 0) ? -1 : at_corner + o;
+      }
+      texels[corner] = at_corner < 0 ? s.border_texel : origin + at_corner;
+    }
+  }
+  float weights[8];
+  if constexpr (Dims == 3)
+    trilinear_weights(f[0].fraction, f[1].fraction, f[2].fraction, weights);
+  else
+    bilinear_weights(f[0].fraction, Dims > 1 ? f[1].fraction : 0, weights);
+  return blend(texels, weights, s.border_floats);
+}
+
+/// The linearly filtered fetch of one level, at `at`, of the texels from
+/// `origin` on, blended through the format's routines.
 template <int Dims>
 texel_words sample_level_linear(const texture_sampler& s, const texture_level& level,
-                                const texture_coordinates<Dims>& at, const std::byte* origin);
+                                const texture_coordinates<Dims>& at, const std::byte* origin) {
+  return filter_linear<Dims>(s, level, at.value, origin, s.routines->blend[Dims - 1]);
+}
 
 /// One level's fetch at `at`, with the texels of layer slice `slice` (a
-/// layer, or a cubemap's layer * 6 + face). Point filtering is inlined into the kernel (a call's register saves cost
-/// as much as its work); linear filtering, four times the work, is not.
+/// layer, or a cubemap's layer * 6 + face).
 template <int Dims>
 [[gnu::always_inline]] inline texel_words sample_level(const texture_sampler& s, const texture_level& level,
                                                        const texture_coordinates<Dims>& at, int slice) {
@@ -89,11 +160,12 @@ template <int Dims>
     const std::byte* texel = origin;
 #pragma GCC unroll 3
     for (int d = 0; d < Dims; ++d) {
-      int i = address_texel(point_texel(to_texel_space(s, level, d, at.value[d])), level.size[d], s.address[d]);
-      if (i == outside_texture) return s.routines->words(s.border_texel);
+      int i =
+          address_texel(point_texel(at.value[d], s.normalized_coordinates, level.size[d]), level.size[d], s.address[d]);
+      if (i == outside_texture) return read_texel(s, s.border_texel);
       texel += static_cast<std::size_t>(i) * level.stride[d];
     }
-    return s.routines->words(texel);
+    return read_texel(s, texel);
   }
   return sample_level_linear<Dims>(s, level, at, origin);
 }
@@ -124,20 +196,6 @@ void linear_footprint(const texture_sampler& s, const texture_level& level, cons
     }
     texels[corner] = at_corner < 0 ? s.border_texel : origin + at_corner;
   }
-}
-
-template <int Dims>
-texel_words sample_level_linear(const texture_sampler& s, const texture_level& level,
-                                const texture_coordinates<Dims>& at, const std::byte* origin) {
-  const std::byte* texels[1 << Dims];
-  int fraction[Dims];
-  linear_footprint<Dims>(s, level, at, origin, texels, fraction);
-  float weights[8];
-  if constexpr (Dims == 3)
-    trilinear_weights(fraction[0], fraction[1], fraction[2], weights);
-  else
-    bilinear_weights(fraction[0], Dims > 1 ? fraction[1] : 0, weights);
-  return s.routines->blend[Dims - 1](texels, weights, s.border_floats);
 }
 
 /// The weights, in 256ths, of the four texels (x fastest) of one of the two
@@ -238,6 +296,102 @@ float level_from_gradients(const texture_sampler& s, const float (&dx)[Dims], co
 /// The slice of a cubemap face of a cube layer, and the face coordinates.
 inline int cubemap_slice(const cubemap_position& p, int cube) { return cube * 6 + p.face; }
 
+/// A fetch without an explicit level of detail (tex1D, tex2D, tex3D and
+/// their layered forms), by the general rules: out of line, so that a
+/// kernel that fetches keeps only the inlined point path and a call. It
+/// writes no memory (`pure`), so the kernel around the call keeps its
+/// values, and weft's loop over the block's threads its state, in registers.
+template <int Dims>
+[[gnu::noinline, gnu::pure]] texel_words sample(const texture_sampler& s, texture_coordinates<Dims> at, int layer) {
+  int slice = s.layers > 1 ? clamp_layer(s, layer) : 0;
+  if (s.level_count() == 1) return sample_level<Dims>(s, s.levels[0], at, slice);
+  return sample_lod<Dims>(s, at, slice, 0.0f);
+}
+
+inline texel_words sample_2d(const texture_sampler& s, float x, float y, int layer) {
+  return sample<2>(s, {{x, y}}, layer);
+}
+
+/// A 2D fetch through the routine the sampler chose: a call that, like
+/// `sample`, writes no memory (which a call through a pointer cannot say).
+[[gnu::noinline, gnu::pure]] inline texel_words fetch_2d_through(const texture_sampler& s, float x, float y,
+                                                                 int layer) {
+  return s.fetch_2d(s, x, y, layer);
+}
+
+/// The 2D fetch of a texture of one level and one layer, linearly filtered,
+/// made for one codec: the blend inlined (the sampler's fetch_2d).
+template <class Codec>
+texel_words linear_2d_for(const texture_sampler& s, float x, float y, int) {
+  const texture_level& level = s.levels[0];
+  const float at[2] = {x, y};
+  return filter_linear<2>(s, level, at, level.base,
+                          [](const std::byte* const* texels, const float* weights, const texel_floats& border) {
+                            return blend_texels<Codec, 4>(texels, weights, border);
+                          });
+}
+
+/// A texel's words copied from it: the first `channels` (1, 2 or 4).
+[[gnu::always_inline]] inline texel_words copy_texel_words(int channels, const std::byte* texel) {
+  texel_words w{{0, 0, 0, 0}};
+  std::memcpy(&w.word[0], texel, sizeof(std::uint32_t));
+  if (channels > 1) std::memcpy(&w.word[1], texel + 4, sizeof(std::uint32_t));
+  if (channels > 2) {
+    std::memcpy(&w.word[2], texel + 8, sizeof(std::uint32_t));
+    std::memcpy(&w.word[3], texel + 12, sizeof(std::uint32_t));
+  }
+  return w;
+}
+
+/// The point fetch of a sampler whose plain_point is set, inlined into the
+/// kernel. A coordinate x with 0 <= x < size (NaN is not) is in texel
+/// trunc(x) = floor(x), which no address mode moves: the general rules give
+/// the same texel (see unnormalized_point_texel). Any other coordinate
+/// takes those rules, out of line.
+template <int Dims>
+[[gnu::always_inline]] inline texel_words sample_plain_point(const texture_sampler& s, texture_coordinates<Dims> at) {
+  const texture_level& level = s.plain_level;
+  const std::byte* texel = level.base;
+#pragma GCC unroll 3
+  for (int d = 0; d < Dims; ++d) {
+    float x = at.value[d];
+    if (!(x >= 0.0f && x < s.plain_limit[d])) [[unlikely]]
+      return sample<Dims>(s, at, 0);
+    texel += static_cast<std::size_t>(static_cast<int>(x)) * level.stride[d];
+  }
+  return copy_texel_words(s.raw_word_channels, texel);
+}
+
+/// Chooses what the sampler's fetches run, once it is complete (levels,
+/// layers, filter, coordinates and routines set) for texels of `layout`
+/// read as `normalized_float` and `srgb` say: the point path's copy of
+/// words, and the 2D fetch routine.
+inline void choose_fetch_routines(texture_sampler& s, const texel_layout& layout, bool normalized_float, bool srgb) {
+  struct chosen {
+    int raw_word_channels;
+    fetch_2d_routine linear_2d;
+  };
+  auto c = visit_texel_codec(layout, normalized_float, srgb, []<class Codec>() -> chosen {
+    fetch_2d_routine linear = nullptr;
+    if constexpr (Codec::returns_float) linear = &linear_2d_for<Codec>;
+    return {raw_word_channels<Codec>(), linear};
+  });
+  bool one_level_one_layer = s.level_count() == 1 && s.layers == 1;
+  s.raw_word_channels = c.raw_word_channels;
+  s.plain_point = one_level_one_layer && !s.linear_filter && !s.normalized_coordinates && c.raw_word_channels > 0;
+  if (s.plain_point) {
+    s.plain_level = s.levels[0];
+    // The largest float not above each size (all sizes a texture may have
+    // are floats exactly, but a limit above the size would read past it).
+    for (int d = 0; d < 3; ++d) {
+      float limit = static_cast<float>(s.plain_level.size[d]);
+      if (static_cast<double>(limit) > s.plain_level.size[d]) limit = std::nextafter(limit, 0.0f);
+      s.plain_limit[d] = limit;
+    }
+  }
+  s.fetch_2d = one_level_one_layer && s.linear_filter && c.linear_2d ? c.linear_2d : &sample_2d;
+}
+
 /// tex2Dgather: channel `component` of the four texels a linear fetch at
 /// (x, y) would blend, ordered as CUDA returns them: (left, lower),
 /// (right, lower), (right, upper), (left, upper), where upper is the row
@@ -251,11 +405,10 @@ inline texel_words gather(const texture_sampler& s, float x, float y, int compon
   int rows[2] = {address_texel(fy.texel, level.size[1], s.address[1]),
                  address_texel(fy.texel + 1, level.size[1], s.address[1])};
   auto channel = [&](int column, int row) {
-    if (column == outside_texture || row == outside_texture)
-      return s.routines->words(s.border_texel).word[component & 3];
+    if (column == outside_texture || row == outside_texture) return read_texel(s, s.border_texel).word[component & 3];
     const std::byte* texel = level.base + static_cast<std::size_t>(column) * level.stride[0] +
                              static_cast<std::size_t>(row) * level.stride[1];
-    return s.routines->words(texel).word[component & 3];
+    return read_texel(s, texel).word[component & 3];
   };
   return {{channel(columns[0], rows[1]), channel(columns[1], rows[1]), channel(columns[1], rows[0]),
            channel(columns[0], rows[0])}};
@@ -265,7 +418,7 @@ inline texel_words gather(const texture_sampler& s, float x, float y, int compon
 inline texel_words fetch_linear(const texture_sampler& s, int x) {
   const texture_level& level = s.levels[0];
   if (x < 0 || x >= level.size[0]) return {{0, 0, 0, 0}};
-  return s.routines->words(level.base + static_cast<std::size_t>(x) * level.stride[0]);
+  return read_texel(s, level.base + static_cast<std::size_t>(x) * level.stride[0]);
 }
 
 }  // namespace weft::detail::textures

@@ -101,33 +101,38 @@ T texel_as(const texel_words& w) {
 
 /// What handle 0 reads: one texel of zeros. A GPU's fetch through a null
 /// handle returns without a fault, so weft's must not crash either.
-inline const texture_sampler& null_sampler() {
-  static const texture_sampler sampler = [] {
-    static const std::byte zeros[16] = {};
-    texture_sampler s{};
-    s.routines = find_texel_routines({channel_encoding::unsigned_integer, 4, 32}, false, false);
-    s.shape = texture_shape::linear;
-    s.address[0] = s.address[1] = s.address[2] = address_mode::clamp;
-    s.layers = 1;
-    s.levels.push_back({zeros, {0, 0, 0}, 0, {1, 1, 1}, {1.0f, 1.0f, 1.0f}});
-    return s;
-  }();
-  return sampler;
+inline texture_sampler make_null_sampler() {
+  static const std::byte zeros[16] = {};
+  texture_sampler s{};
+  texel_layout layout{channel_encoding::unsigned_integer, 4, 32};
+  s.routines = find_texel_routines(layout, false, false);
+  s.shape = texture_shape::linear;
+  s.address[0] = s.address[1] = s.address[2] = address_mode::clamp;
+  s.layers = 1;
+  s.levels.push_back({zeros, {0, 0, 0}, 0, {1, 1, 1}, {1.0f, 1.0f, 1.0f}});
+  choose_fetch_routines(s, layout, false, false);
+  return s;
 }
+
+/// Made before main (a fetch's choice of it is then a select, not a call).
+inline const texture_sampler null_sampler = make_null_sampler();
 
 [[gnu::always_inline]] inline const texture_sampler& sampler_of(cudaTextureObject_t object) {
-  if (object == 0) [[unlikely]]
-    return null_sampler();
-  return *reinterpret_cast<const texture_sampler*>(static_cast<std::uintptr_t>(object));
+  return object == 0 ? null_sampler : *reinterpret_cast<const texture_sampler*>(static_cast<std::uintptr_t>(object));
 }
 
+/// A fetch with no explicit level of detail: a plain point fetch inlined,
+/// any other one call (for 2D, to the routine the texture's format chose).
 template <int Dims>
 [[gnu::always_inline]] inline texel_words fetch(cudaTextureObject_t object, const texture_coordinates<Dims>& at,
                                                 int layer = 0) {
   const texture_sampler& s = sampler_of(object);
-  int slice = s.layers > 1 ? clamp_layer(s, layer) : 0;
-  if (s.level_count() == 1) return sample_level<Dims>(s, s.levels[0], at, slice);
-  return sample_lod<Dims>(s, at, slice, 0.0f);
+  if (s.plain_point) [[likely]]
+    return sample_plain_point<Dims>(s, at);
+  if constexpr (Dims == 2)
+    return fetch_2d_through(s, at.value[0], at.value[1], layer);
+  else
+    return sample<Dims>(s, at, layer);
 }
 
 template <int Dims>

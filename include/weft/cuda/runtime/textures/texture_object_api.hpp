@@ -32,6 +32,7 @@
 #include "weft/detail/textures/texture_addressing.hpp"
 #include "weft/detail/textures/texture_object_registry.hpp"
 #include "weft/detail/textures/texture_sampler.hpp"
+#include "weft/detail/textures/texture_sampling.hpp"
 
 static_assert(static_cast<int>(weft::detail::textures::address_mode::wrap) == cudaAddressModeWrap);
 static_assert(static_cast<int>(weft::detail::textures::address_mode::clamp) == cudaAddressModeClamp);
@@ -324,6 +325,7 @@ inline cudaError_t read_texture_desc(const cudaTextureDesc& t, const cudaChannel
       t.maxMipmapLevelClamp > last ? last : (t.maxMipmapLevelClamp < 0.0f ? 0.0f : t.maxMipmapLevelClamp);
   if (s.max_mipmap_level < s.min_mipmap_level) s.max_mipmap_level = s.min_mipmap_level;
   s.max_anisotropy = t.maxAnisotropy;
+  choose_fetch_routines(s, layout, normalized_read, srgb);
   return cudaSuccess;
 }
 
