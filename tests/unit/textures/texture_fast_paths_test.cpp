@@ -127,8 +127,9 @@ TEST_CASE("a plain point fetch reads the texel the general rules read, inside, a
   std::vector<float> texels(width * height);
   for (std::size_t i = 0; i < texels.size(); ++i) texels[i] = static_cast<float>(i) + 0.25f;
   const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
-  const float xs[] = {-inf, -1e9f, -1.0f,      -0.5f, -1e-30f,    -0.0f, 0.0f, 1e-30f, 0.5f, 0.99999994f,
-                      1.0f, 2.5f,  2.9999998f, 3.0f,  4.9999995f, 5.0f,  5.5f, 1e9f,   inf,  nan};
+  const float xs[] = {-inf, -1e9f,       -1.0f, -0.5f, -1e-30f,    -0.0f, 0.0f,          1e-30f,
+                      0.5f, 0.99999994f, 1.0f,  2.5f,  2.9999998f, 3.0f,  4.9999995f,    5.0f,
+                      5.5f, 1e9f,        inf,   nan,   3e9f,       -3e9f, 2147483648.0f, -2147483904.0f};
   for (auto mode : {address_mode::clamp, address_mode::border}) {
     texture_sampler s{};
     s.layers = 1;
@@ -145,7 +146,9 @@ TEST_CASE("a plain point fetch reads the texel the general rules read, inside, a
     texel_layout layout{channel_encoding::floating, 1, 32};
     s.routines = find_texel_routines(layout, false, false);
     choose_fetch_routines(s, layout, false, false);
-    REQUIRE(s.plain_point);
+    // Only clamping textures take the plain path; border ones the general one.
+    REQUIRE(s.plain_point == (mode == address_mode::clamp));
+    if (!s.plain_point) continue;
     for (float x : xs)
       for (float y : xs) {
         texture_coordinates<2> at{{x, y}};

@@ -43,14 +43,17 @@ struct texture_sampler {
   /// raw_word_channels), or 0: read through `routines`.
   int raw_word_channels;
   /// Whether fetches take the inlined point path: one level, one layer,
-  /// point filtering of unnormalized coordinates, texels copied as words.
+  /// point filtering of unnormalized coordinates that clamp, texels copied
+  /// as words.
   bool plain_point;
   fetch_2d_routine fetch_2d;
   /// Where plain point fetches read, copied from level 0 (set with
-  /// plain_point): its texels, and per dimension the largest float below
-  /// its size.
-  texture_level plain_level;
-  float plain_limit[3];
+  /// plain_point). Sizes are std::size_t, not int, so that a kernel's
+  /// stores (of floats, or of threadIdx's unsigned ints) cannot alias
+  /// them, and the compiler keeps them in registers across threads.
+  const std::byte* plain_base;
+  std::size_t plain_size[3];
+  std::size_t plain_stride[3];
   texture_shape shape;
   address_mode address[3];
   bool normalized_coordinates;

@@ -344,20 +344,20 @@ texel_words linear_2d_for(const texture_sampler& s, float x, float y, int) {
 }
 
 /// The point fetch of a sampler whose plain_point is set, inlined into the
-/// kernel. A coordinate x with 0 <= x < size (NaN is not) is in texel
-/// trunc(x) = floor(x), which no address mode moves: the general rules give
-/// the same texel (see unnormalized_point_texel). Any other coordinate
-/// takes those rules, out of line.
+/// kernel. Its address modes clamp, so a coordinate x whose truncation i
+/// is within [0, size) is in texel i: for 0 <= x < size, i = floor(x); for
+/// -1 < x < 0, i = 0, where floor(x) = -1 clamps to. NaN and coordinates
+/// beyond an int truncate to INT_MIN, outside. Any coordinate outside
+/// takes the general rules, out of line.
 template <int Dims>
 [[gnu::always_inline]] inline texel_words sample_plain_point(const texture_sampler& s, texture_coordinates<Dims> at) {
-  const texture_level& level = s.plain_level;
-  const std::byte* texel = level.base;
+  const std::byte* texel = s.plain_base;
 #pragma GCC unroll 3
   for (int d = 0; d < Dims; ++d) {
-    float x = at.value[d];
-    if (!(x >= 0.0f && x < s.plain_limit[d])) [[unlikely]]
+    auto i = static_cast<std::size_t>(static_cast<unsigned>(static_cast<int>(at.value[d])));
+    if (i >= s.plain_size[d]) [[unlikely]]
       return sample<Dims>(s, at, 0);
-    texel += static_cast<std::size_t>(static_cast<int>(x)) * level.stride[d];
+    texel += i * s.plain_stride[d];
   }
   return copy_texel_words(s.raw_word_channels, texel);
 }
@@ -378,15 +378,16 @@ inline void choose_fetch_routines(texture_sampler& s, const texel_layout& layout
   });
   bool one_level_one_layer = s.level_count() == 1 && s.layers == 1;
   s.raw_word_channels = c.raw_word_channels;
-  s.plain_point = one_level_one_layer && !s.linear_filter && !s.normalized_coordinates && c.raw_word_channels > 0;
+  bool clamps =
+      s.address[0] == address_mode::clamp && s.address[1] == address_mode::clamp && s.address[2] == address_mode::clamp;
+  s.plain_point =
+      one_level_one_layer && clamps && !s.linear_filter && !s.normalized_coordinates && c.raw_word_channels > 0;
   if (s.plain_point) {
-    s.plain_level = s.levels[0];
-    // The largest float not above each size (all sizes a texture may have
-    // are floats exactly, but a limit above the size would read past it).
+    const texture_level& level = s.levels[0];
+    s.plain_base = level.base;
     for (int d = 0; d < 3; ++d) {
-      float limit = static_cast<float>(s.plain_level.size[d]);
-      if (static_cast<double>(limit) > s.plain_level.size[d]) limit = std::nextafter(limit, 0.0f);
-      s.plain_limit[d] = limit;
+      s.plain_size[d] = static_cast<std::size_t>(level.size[d]);
+      s.plain_stride[d] = level.stride[d];
     }
   }
   s.fetch_2d = one_level_one_layer && s.linear_filter && c.linear_2d ? c.linear_2d : &sample_2d;
