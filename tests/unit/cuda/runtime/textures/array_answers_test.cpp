@@ -15,21 +15,21 @@
 
 namespace {
 
-struct float_array {
+struct answers_float_array {
   cudaArray_t a = nullptr;
-  float_array(std::size_t w, std::size_t h) {
+  answers_float_array(std::size_t w, std::size_t h) {
     auto desc = cudaCreateChannelDesc<float>();
     REQUIRE(cudaMallocArray(&a, &desc, w, h) == cudaSuccess);
   }
-  float_array(const float_array&) = delete;
-  float_array& operator=(const float_array&) = delete;
-  ~float_array() { cudaFreeArray(a); }
+  answers_float_array(const answers_float_array&) = delete;
+  answers_float_array& operator=(const answers_float_array&) = delete;
+  ~answers_float_array() { cudaFreeArray(a); }
 };
 
 }  // namespace
 
 TEST_CASE("array copies: the kind's array side must be the device; its pointer side is checked for DtoD") {
-  float_array arr(16, 16);  // rows of 64 bytes
+  answers_float_array arr(16, 16);  // rows of 64 bytes
   std::vector<float> host(256);
   float* device = nullptr;
   REQUIRE(cudaMalloc(&device, 4096) == cudaSuccess);
@@ -61,7 +61,7 @@ TEST_CASE("array copies: the kind's array side must be the device; its pointer s
 }
 
 TEST_CASE("array copies count bytes: an offset or width that is not whole elements is accepted") {
-  float_array arr(16, 16);
+  answers_float_array arr(16, 16);
   std::vector<unsigned char> bytes(64);
   for (int i = 0; i < 64; ++i) bytes[i] = static_cast<unsigned char>(i + 1);
   std::vector<unsigned char> zeros(1024, 0);
@@ -78,7 +78,7 @@ TEST_CASE("array copies count bytes: an offset or width that is not whole elemen
 }
 
 TEST_CASE("cudaMemcpyToArray runs on into the next rows, and not past the array's end") {
-  float_array arr(16, 16);
+  answers_float_array arr(16, 16);
   std::vector<float> zeros(256, 0.0f), values(256);
   for (int i = 0; i < 256; ++i) values[i] = static_cast<float>(i);
   check_succeeded(cudaMemcpy2DToArray(arr.a, 0, 0, zeros.data(), 64, 64, 16, cudaMemcpyHostToDevice));
@@ -100,7 +100,7 @@ TEST_CASE("cudaMemcpyToArray runs on into the next rows, and not past the array'
 }
 
 TEST_CASE("cudaMemcpy3D refuses an array and a pointer on the same side; kinds for arrays") {
-  float_array a(16, 16), b(16, 16);
+  answers_float_array a(16, 16), b(16, 16);
   std::vector<float> host(256);
   float* device = nullptr;
   REQUIRE(cudaMalloc(&device, 4096) == cudaSuccess);
