@@ -19,12 +19,12 @@
 
 namespace {
 
-__global__ void fill_with(int* data, int value, int n) {
+__global__ void fill_n_with(int* data, int value, int n) {
   int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
   if (i < n) data[i] = value + i;
 }
 
-const bool memory_kernels_registered = weft::register_kernel<&fill_with>();
+const bool memory_kernels_registered = weft::register_kernel<&fill_n_with>();
 
 constexpr std::uint64_t block = std::uint64_t{32} << 20;  // the pool's granularity, as on an H100
 
@@ -61,7 +61,7 @@ int* build(cudaGraph_t g, int n, int value, int* out, bool free_in_graph, cudaGr
   int* d = static_cast<int*>(p.dptr);
   REQUIRE(d != nullptr);
   void* args[] = {&d, &value, &n};
-  cudaKernelNodeParams k{reinterpret_cast<void*>(&fill_with), dim3((n + 63) / 64), dim3(64), 0, args, nullptr};
+  cudaKernelNodeParams k{reinterpret_cast<void*>(&fill_n_with), dim3((n + 63) / 64), dim3(64), 0, args, nullptr};
   REQUIRE(cudaGraphAddKernelNode(&kernel, g, &alloc, 1, &k) == cudaSuccess);
   REQUIRE(cudaGraphAddMemcpyNode1D(&copy, g, &kernel, 1, out, d, n * sizeof(int), cudaMemcpyDeviceToHost) ==
           cudaSuccess);
@@ -271,7 +271,7 @@ int* alloc_fill_copy(cudaGraph_t g, const cudaGraphNode_t* after, std::size_t af
   REQUIRE(cudaGraphAddMemAllocNode(&alloc, g, after, after_count, &p) == cudaSuccess);
   int* d = static_cast<int*>(p.dptr);
   void* args[] = {&d, &value, &n};
-  cudaKernelNodeParams k{reinterpret_cast<void*>(&fill_with), dim3((n + 63) / 64), dim3(64), 0, args, nullptr};
+  cudaKernelNodeParams k{reinterpret_cast<void*>(&fill_n_with), dim3((n + 63) / 64), dim3(64), 0, args, nullptr};
   REQUIRE(cudaGraphAddKernelNode(&kernel, g, &alloc, 1, &k) == cudaSuccess);
   REQUIRE(cudaGraphAddMemcpyNode1D(last, g, &kernel, 1, out, d, n * sizeof(int), cudaMemcpyDeviceToHost) ==
           cudaSuccess);
@@ -394,7 +394,7 @@ TEST_CASE("an address freed by another graph's free node, or captured before a f
   CHECK(second != first);
   int value = 3, count = n;
   void* args[] = {&first, &value, &count};
-  REQUIRE(cudaLaunchKernel(reinterpret_cast<void*>(&fill_with), dim3(1), dim3(64), args, 0, s) == cudaSuccess);
+  REQUIRE(cudaLaunchKernel(reinterpret_cast<void*>(&fill_n_with), dim3(1), dim3(64), args, 0, s) == cudaSuccess);
   REQUIRE(cudaMemcpyAsync(second, first, n * sizeof(int), cudaMemcpyDeviceToDevice, s) == cudaSuccess);
   REQUIRE(cudaFreeAsync(first, s) == cudaSuccess);
   REQUIRE(cudaMallocAsync(&third, n * sizeof(int), s) == cudaSuccess);
@@ -613,7 +613,7 @@ TEST_CASE("captured cudaMallocAsync and cudaFreeAsync become allocation and free
   REQUIRE(d != nullptr);
   int value = 40, count = n;
   void* args[] = {&d, &value, &count};
-  REQUIRE(cudaLaunchKernel(reinterpret_cast<void*>(&fill_with), dim3(2), dim3(64), args, 0, s) == cudaSuccess);
+  REQUIRE(cudaLaunchKernel(reinterpret_cast<void*>(&fill_n_with), dim3(2), dim3(64), args, 0, s) == cudaSuccess);
   REQUIRE(cudaMemcpyAsync(kept, d, sizeof(int), cudaMemcpyDeviceToDevice, s) == cudaSuccess);
   REQUIRE(cudaMemcpyAsync(out.data(), d, n * sizeof(int), cudaMemcpyDeviceToHost, s) == cudaSuccess);
   REQUIRE(cudaFreeAsync(d, s) == cudaSuccess);
