@@ -137,7 +137,7 @@ TEST_CASE("a null pointer read fails the launch and says so") {
   cudaGetLastError();
 }
 
-TEST_CASE("a read past the end of an allocation names the allocation") {
+TEST_CASE("a read from an unmapped page beside or inside an allocation names the allocation") {
   // weft's device memory comes from the C++ heap, so a small overrun reads
   // a neighbour unnoticed; an 8 MiB allocation is a mapping of its own,
   // and the first page after it (or, failing that, before it) that nothing
@@ -160,11 +160,19 @@ TEST_CASE("a read past the end of an allocation names the allocation") {
     if (unmapped(base + bytes + offset)) target = base + bytes + offset;
   for (std::size_t offset = page; offset < (1 << 20) && !target; offset += page)
     if (unmapped(base - offset)) target = base - offset;
-  REQUIRE(target != nullptr);
-  // The first byte of that page, or the last one before the allocation.
-  auto aligned = reinterpret_cast<std::uintptr_t>(target) & ~(std::uintptr_t{page} - 1);
-  if (target < base) aligned += page - 1;
-  target = reinterpret_cast<const char*>(aligned);
+  if (target) {
+    // The first byte of that page, or the last one before the allocation.
+    auto aligned = reinterpret_cast<std::uintptr_t>(target) & ~(std::uintptr_t{page} - 1);
+    if (target < base) aligned += page - 1;
+    target = reinterpret_cast<const char*>(aligned);
+  } else {
+    // Other mappings crowd it on both sides (as after hundreds of tests in
+    // one process): unmap the allocation's own last whole page instead, so
+    // that the fault lands inside it. Freeing it later unmaps the rest.
+    auto last = (reinterpret_cast<std::uintptr_t>(base) + bytes - page) & ~(std::uintptr_t{page} - 1);
+    REQUIRE(::munmap(reinterpret_cast<void*>(last), page) == 0);
+    target = reinterpret_cast<const char*>(last);
+  }
   *where = reinterpret_cast<const int*>(target);
   CHECK(weft::launch<read_at>(1, 4, where, out) == cudaSuccess);
   CHECK(cudaDeviceSynchronize() == cudaErrorIllegalAddress);
@@ -172,7 +180,8 @@ TEST_CASE("a read past the end of an allocation names the allocation") {
   INFO(report);
   CHECK(contains(report, "thread (2,0,0): illegal address: "));
   std::string where_text = target >= base + bytes ? std::to_string(target - (base + bytes)) + " bytes past the end of"
-                                                  : std::to_string(base - target) + " bytes before the start of";
+                           : target < base        ? std::to_string(base - target) + " bytes before the start of"
+                                                  : std::to_string(target - base) + " bytes into";
   CHECK(contains(report,
                  where_text + " the 8388608-byte allocation at " + hex(base) + " on device 0, made by cudaMalloc"));
   CHECK(cudaDeviceReset() == cudaSuccess);
