@@ -14,16 +14,7 @@
 
 #include "device_buffer.hpp"
 #include "surface_arrays.hpp"
-
-namespace {
-
-unsigned bits(float f) {
-  unsigned u;
-  std::memcpy(&u, &f, 4);
-  return u;
-}
-
-}  // namespace
+#include "texture_fetching.hpp"
 
 // ---- 1D: 16 floats ----
 

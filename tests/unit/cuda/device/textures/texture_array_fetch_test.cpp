@@ -9,18 +9,9 @@
 #include <vector>
 
 #include "device_buffer.hpp"
+#include "texture_fetching.hpp"
 
 namespace {
-
-template <class T, class Fetch>
-std::vector<T> run_fetches(int n, Fetch fetch) {
-  device_buffer<T> out(static_cast<std::size_t>(n));
-  REQUIRE(weft::launch(
-              1, n, [=](T* results) { results[threadIdx.x] = fetch(static_cast<int>(threadIdx.x)); }, out.p) ==
-          cudaSuccess);
-  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
-  return out.to_host();
-}
 
 // A float array of the extent, flags and texels given (x fastest, then y, then z).
 cudaArray_t float_array(cudaExtent extent, unsigned flags, const std::vector<float>& texels) {

@@ -12,14 +12,9 @@
 
 #include "device_buffer.hpp"
 #include "surface_arrays.hpp"
+#include "texture_fetching.hpp"
 
 namespace {
-
-unsigned bits(float f) {
-  unsigned u;
-  std::memcpy(&u, &f, 4);
-  return u;
-}
 
 cudaTextureObject_t texture_over(const cudaResourceDesc& resource, cudaTextureFilterMode filter, int normalized) {
   cudaTextureDesc desc{};
@@ -30,13 +25,6 @@ cudaTextureObject_t texture_over(const cudaResourceDesc& resource, cudaTextureFi
   cudaTextureObject_t t = 0;
   REQUIRE(cudaCreateTextureObject(&t, &resource, &desc, nullptr) == cudaSuccess);
   return t;
-}
-
-cudaResourceDesc array_resource(cudaArray_t array) {
-  cudaResourceDesc r{};
-  r.resType = cudaResourceTypeArray;
-  r.res.array.array = array;
-  return r;
 }
 
 }  // namespace

@@ -11,19 +11,9 @@
 #include <vector>
 
 #include "device_buffer.hpp"
+#include "texture_fetching.hpp"
 
 namespace {
-
-// Runs fetch(i) for i in [0, n) in a kernel, one thread each, and returns the results.
-template <class T, class Fetch>
-std::vector<T> run_fetches(int n, Fetch fetch) {
-  device_buffer<T> out(static_cast<std::size_t>(n));
-  REQUIRE(weft::launch(
-              1, n, [=](T* results) { results[threadIdx.x] = fetch(static_cast<int>(threadIdx.x)); }, out.p) ==
-          cudaSuccess);
-  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
-  return out.to_host();
-}
 
 // A 4x2 float texture in pitched memory:  0  1  2  3
 //                                         10 11 12 13

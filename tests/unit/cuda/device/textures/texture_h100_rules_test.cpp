@@ -11,33 +11,7 @@
 #include <vector>
 
 #include "device_buffer.hpp"
-
-namespace {
-
-template <class T, class Fetch>
-std::vector<T> run_rule_fetches(int n, Fetch fetch) {
-  device_buffer<T> out(static_cast<std::size_t>(n));
-  REQUIRE(weft::launch(
-              1, n, [=](T* results) { results[threadIdx.x] = fetch(static_cast<int>(threadIdx.x)); }, out.p) ==
-          cudaSuccess);
-  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
-  return out.to_host();
-}
-
-unsigned rule_bits(float f) {
-  unsigned u;
-  std::memcpy(&u, &f, 4);
-  return u;
-}
-
-cudaResourceDesc rule_array_resource(cudaArray_t a) {
-  cudaResourceDesc r{};
-  r.resType = cudaResourceTypeArray;
-  r.res.array.array = a;
-  return r;
-}
-
-}  // namespace
+#include "texture_fetching.hpp"
 
 TEST_CASE("seamless cubemaps blend across an edge, and share a corner's missing weight among three texels") {
   // The probe's cube: 4 x 4 faces, texel (face, x, y) = 100 face + 10 y + x.
@@ -54,7 +28,7 @@ TEST_CASE("seamless cubemaps blend across an edge, and share a corner's missing 
   copy.extent = make_cudaExtent(4, 4, 6);
   copy.kind = cudaMemcpyHostToDevice;
   REQUIRE(cudaMemcpy3D(&copy) == cudaSuccess);
-  cudaResourceDesc resource = rule_array_resource(cube);
+  cudaResourceDesc resource = array_resource(cube);
   cudaTextureDesc desc{};
   desc.addressMode[0] = desc.addressMode[1] = desc.addressMode[2] = cudaAddressModeClamp;
   desc.filterMode = cudaFilterModeLinear;
@@ -65,7 +39,7 @@ TEST_CASE("seamless cubemaps blend across an edge, and share a corner's missing 
   desc.seamlessCubemap = 0;
   cudaTextureObject_t plain = 0;
   REQUIRE(cudaCreateTextureObject(&plain, &resource, &desc, nullptr) == cudaSuccess);
-  auto got = run_rule_fetches<float>(8, [=](int i) {
+  auto got = run_fetches<float>(8, [=](int i) {
     cudaTextureObject_t t = i < 4 ? seamless : plain;
     switch (i % 4) {
       case 0:
@@ -79,15 +53,15 @@ TEST_CASE("seamless cubemaps blend across an edge, and share a corner's missing 
     }
   });
   // (218 + 1.5) / 2: half from +y's edge column, half from +x's top row.
-  CHECK(rule_bits(got[0]) == 0x42db8000u);
+  CHECK(bits(got[0]) == 0x42db8000u);
   // Weights 62, 61 (+y: 223, 213) and 66, 67 (+x: 1, 2), in 256ths.
-  CHECK(rule_bits(got[1]) == 0x42d31600u);
+  CHECK(bits(got[1]) == 0x42d31600u);
   // 403 (+z, its own) 86/256, 233 (+y) and 0 (+x) 85/256 each.
-  CHECK(rule_bits(got[2]) == 0x4354bf00u);
-  CHECK(rule_bits(got[3]) == 0x43134d00u);
+  CHECK(bits(got[2]) == 0x4354bf00u);
+  CHECK(bits(got[3]) == 0x43134d00u);
   // Without seamless filtering each face clamps at its own edges.
-  CHECK(rule_bits(got[4]) == 0x435a0000u);
-  CHECK(rule_bits(got[6]) == 0x43c98000u);
+  CHECK(bits(got[4]) == 0x435a0000u);
+  CHECK(bits(got[6]) == 0x43c98000u);
   cudaDestroyTextureObject(seamless);
   cudaDestroyTextureObject(plain);
   cudaFreeArray(cube);
@@ -118,7 +92,7 @@ TEST_CASE("trilinear fetches weigh the eight texels as an H100 does") {
   desc.maxMipmapLevelClamp = 4;
   cudaTextureObject_t t = 0;
   REQUIRE(cudaCreateTextureObject(&t, &resource, &desc, nullptr) == cudaSuccess);
-  auto got = run_rule_fetches<float>(4, [=](int i) {
+  auto got = run_fetches<float>(4, [=](int i) {
     switch (i) {
       case 0:
         return tex2DLod<float>(t, 0.1f, 0.7f, 2.5f);
@@ -130,10 +104,10 @@ TEST_CASE("trilinear fetches weigh the eight texels as an H100 does") {
         return tex2DLod<float>(t, 0.5f, 0.5f, 0.999f);
     }
   });
-  CHECK(rule_bits(got[0]) == 0x456338d0u);  // 3635.55078125: not the mix of two bilinear fetches (3635.49)
-  CHECK(rule_bits(got[1]) == 0x44c550e0u);  // 1578.52734375
-  CHECK(rule_bits(got[2]) == 0x44e7f0a0u);  // 1855.51953125
-  CHECK(rule_bits(got[3]) == 0x45070050u);  // 2160.01953125
+  CHECK(bits(got[0]) == 0x456338d0u);  // 3635.55078125: not the mix of two bilinear fetches (3635.49)
+  CHECK(bits(got[1]) == 0x44c550e0u);  // 1578.52734375
+  CHECK(bits(got[2]) == 0x44e7f0a0u);  // 1855.51953125
+  CHECK(bits(got[3]) == 0x45070050u);  // 2160.01953125
   cudaDestroyTextureObject(t);
   cudaFreeMipmappedArray(m);
 }
@@ -150,7 +124,7 @@ TEST_CASE("sRGB filtering cuts texels to 8 bits of the largest and rounds to hal
   cudaArray_t a = nullptr;
   REQUIRE(cudaMallocArray(&a, &format, 512) == cudaSuccess);
   REQUIRE(cudaMemcpy2DToArray(a, 0, 0, texels.data(), 2048, 2048, 1, cudaMemcpyHostToDevice) == cudaSuccess);
-  cudaResourceDesc resource = rule_array_resource(a);
+  cudaResourceDesc resource = array_resource(a);
   cudaTextureDesc desc{};
   desc.addressMode[0] = cudaAddressModeBorder;
   desc.filterMode = cudaFilterModeLinear;
@@ -160,7 +134,7 @@ TEST_CASE("sRGB filtering cuts texels to 8 bits of the largest and rounds to hal
   cudaTextureObject_t t = 0;
   REQUIRE(cudaCreateTextureObject(&t, &resource, &desc, nullptr) == cudaSuccess);
   // v = 1 at 255/256 beside 255 at 1/256 (blue), v = 100 at 255/256 beside 0 (red), the border.
-  auto got = run_rule_fetches<float4>(3, [=](int i) {
+  auto got = run_fetches<float4>(3, [=](int i) {
     switch (i) {
       case 0:
         return tex1D<float4>(t, 2 + 0.5f + 255.f / 256);
@@ -170,13 +144,13 @@ TEST_CASE("sRGB filtering cuts texels to 8 bits of the largest and rounds to hal
         return tex1D<float4>(t, -1.0f);
     }
   });
-  CHECK(rule_bits(got[0].z) == 0x3b800000u);  // 1/256: v = 1's 0.000305 vanishes beside 1.0
-  CHECK(rule_bits(got[1].x) == 0x3e018000u);  // 0.126953 x 255/256, rounded to half: 0.12646484
+  CHECK(bits(got[0].z) == 0x3b800000u);  // 1/256: v = 1's 0.000305 vanishes beside 1.0
+  CHECK(bits(got[1].x) == 0x3e018000u);  // 0.126953 x 255/256, rounded to half: 0.12646484
   // The border: r, g, b encoded to sRGB texels (188, 89, 124) and decoded; alpha 64/255.
-  CHECK(rule_bits(got[2].x) == 0x3f010000u);
-  CHECK(rule_bits(got[2].y) == 0x3dcd0000u);
-  CHECK(rule_bits(got[2].z) == 0x3e4e0000u);
-  CHECK(rule_bits(got[2].w) == 0x3e808081u);
+  CHECK(bits(got[2].x) == 0x3f010000u);
+  CHECK(bits(got[2].y) == 0x3dcd0000u);
+  CHECK(bits(got[2].z) == 0x3e4e0000u);
+  CHECK(bits(got[2].w) == 0x3e808081u);
   cudaDestroyTextureObject(t);
   cudaFreeArray(a);
 }
@@ -185,7 +159,7 @@ TEST_CASE("after cudaGetTextureObjectResourceDesc, the texture descriptor's bord
   cudaChannelFormatDesc format = cudaCreateChannelDesc<float>();
   cudaArray_t a = nullptr;
   REQUIRE(cudaMallocArray(&a, &format, 16, 16) == cudaSuccess);
-  cudaResourceDesc resource = rule_array_resource(a);
+  cudaResourceDesc resource = array_resource(a);
   cudaTextureDesc desc{};
   desc.addressMode[0] = desc.addressMode[1] = desc.addressMode[2] = cudaAddressModeClamp;
   desc.borderColor[0] = 1.f, desc.borderColor[1] = 2.f;
@@ -198,10 +172,10 @@ TEST_CASE("after cudaGetTextureObjectResourceDesc, the texture descriptor's bord
   cudaResourceDesc resource_back{};
   REQUIRE(cudaGetTextureObjectResourceDesc(&resource_back, t) == cudaSuccess);
   REQUIRE(cudaGetTextureObjectTextureDesc(&back, t) == cudaSuccess);
-  CHECK(rule_bits(back.borderColor[0]) == 0x20u);
-  CHECK(rule_bits(back.borderColor[1]) == 0u);
-  CHECK(rule_bits(back.borderColor[2]) == 0u);
-  CHECK(rule_bits(back.borderColor[3]) == 0u);
+  CHECK(bits(back.borderColor[0]) == 0x20u);
+  CHECK(bits(back.borderColor[1]) == 0u);
+  CHECK(bits(back.borderColor[2]) == 0u);
+  CHECK(bits(back.borderColor[3]) == 0u);
   CHECK(back.addressMode[0] == cudaAddressModeClamp);  // the rest is as given
   cudaDestroyTextureObject(t);
   cudaFreeArray(a);
