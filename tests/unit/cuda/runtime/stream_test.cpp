@@ -543,7 +543,7 @@ TEST_CASE("stress: 8 host threads x 4 streams x 500 launches with events and cal
   std::vector<std::thread> hosts;
   std::atomic<int> failures{0};
   for (int t = 0; t < threads; ++t)
-    hosts.emplace_back([&, t] {
+    hosts.emplace_back([&] {
       cudaStream_t s[streams];
       cudaEvent_t e[streams] = {};
       long long* sums = nullptr;
