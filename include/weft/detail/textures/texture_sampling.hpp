@@ -75,13 +75,8 @@ inline void trilinear_weights(int a, int b, int c, float* weights) {
   for (int k = 0; k < 8; ++k) weights[k] = static_cast<float>(w[k]) * scale;
 }
 
-/// Texel `texel` as the fetch's words: a float or 32-bit integer texel's
-/// channels copied as they are (the words its routines would return), any
-/// other through the format's routines. For tex2D<float> of a float texture
-/// the compiler keeps one load of the copy.
-[[gnu::always_inline]] inline texel_words read_texel(const texture_sampler& s, const std::byte* texel) {
-  int channels = s.raw_word_channels;
-  if (channels == 0) return s.routines->words(texel);
+/// A texel's words copied from it: the first `channels` (1, 2 or 4).
+[[gnu::always_inline]] inline texel_words copy_texel_words(int channels, const std::byte* texel) {
   texel_words w{{0, 0, 0, 0}};
   std::memcpy(&w.word[0], texel, sizeof(std::uint32_t));
   if (channels > 1) std::memcpy(&w.word[1], texel + 4, sizeof(std::uint32_t));
@@ -90,6 +85,16 @@ inline void trilinear_weights(int a, int b, int c, float* weights) {
     std::memcpy(&w.word[3], texel + 12, sizeof(std::uint32_t));
   }
   return w;
+}
+
+/// Texel `texel` as the fetch's words: a float or 32-bit integer texel's
+/// channels copied as they are (the words its routines would return), any
+/// other through the format's routines. For tex2D<float> of a float texture
+/// the compiler keeps one load of the copy.
+[[gnu::always_inline]] inline texel_words read_texel(const texture_sampler& s, const std::byte* texel) {
+  int channels = s.raw_word_channels;
+  if (channels == 0) return s.routines->words(texel);
+  return copy_texel_words(channels, texel);
 }
 
 /// The linearly filtered fetch of one level, at `at`, of the texels from
@@ -329,18 +334,6 @@ texel_words linear_2d_for(const texture_sampler& s, float x, float y, int) {
                           [](const std::byte* const* texels, const float* weights, const texel_floats& border) {
                             return blend_texels<Codec, 4>(texels, weights, border);
                           });
-}
-
-/// A texel's words copied from it: the first `channels` (1, 2 or 4).
-[[gnu::always_inline]] inline texel_words copy_texel_words(int channels, const std::byte* texel) {
-  texel_words w{{0, 0, 0, 0}};
-  std::memcpy(&w.word[0], texel, sizeof(std::uint32_t));
-  if (channels > 1) std::memcpy(&w.word[1], texel + 4, sizeof(std::uint32_t));
-  if (channels > 2) {
-    std::memcpy(&w.word[2], texel + 8, sizeof(std::uint32_t));
-    std::memcpy(&w.word[3], texel + 12, sizeof(std::uint32_t));
-  }
-  return w;
 }
 
 /// The point fetch of a sampler whose plain_point is set, inlined into the
