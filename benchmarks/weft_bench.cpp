@@ -1,7 +1,9 @@
 // weft_bench: weft against the same computation written as a plain C++ loop
 // split over the same number of std::threads, in the same run.
 //
-//   weft_bench [--quick] [--repeat N] [vecadd] [matmul] [barrier] [warp] [launch] [wmma] [graph] [texture]
+//   weft_bench [--quick] [--repeat N] [vecadd] [matmul] [barrier] [warp] [launch] [wmma] [graph] [texture] [suite]
+//
+// `suite` (benchmarks/suite/) also compares each kernel with OpenCL C on PoCL.
 //
 // Each measurement is repeated (weft and plain alternating, so that both see
 // the same noise on a shared machine) and the median is reported. The ratio
@@ -32,6 +34,8 @@
 #include <thread>
 #include <vector>
 
+#include "suite/suite.hpp"
+
 namespace {
 
 using clock_type = std::chrono::steady_clock;
@@ -40,7 +44,7 @@ struct options {
   bool quick = false;
   int repeat = 7;
   bool vecadd = false, matmul = false, barrier = false, warp = false, launch = false, wmma = false, graph = false,
-       texture = false;
+       texture = false, suite = false;
 };
 
 double seconds_since(clock_type::time_point start) {
@@ -970,17 +974,20 @@ bool bench_texture(const options& o) {
 void usage() {
   std::printf(
       "usage: weft_bench [--quick] [--repeat N] [vecadd] [matmul] [barrier] [warp] [launch] [wmma] [graph] [texture]\n"
-      "  With no benchmark named, runs all eight.\n"
+      "                  [suite] [suite options]\n"
+      "  With no benchmark named, runs all nine (only the suite when a suite option is given).\n"
       "  --quick     small sizes and 3 repetitions (a smoke test; figures mean little)\n"
       "  --repeat N  timed repetitions per measurement, median reported (default 7)\n"
-      "  WEFT_WORKERS sets the number of SM workers (and plain threads).\n");
+      "  WEFT_WORKERS sets the number of SM workers (and plain threads).\n%s",
+      weft_bench::suite::suite_usage());
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   options o;
-  bool repeat_given = false;
+  weft_bench::suite::suite_options suite_options;
+  bool repeat_given = false, suite_option_given = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--quick")
@@ -1004,14 +1011,24 @@ int main(int argc, char** argv) {
       o.graph = true;
     else if (a == "texture")
       o.texture = true;
+    else if (a == "suite")
+      o.suite = true;
+    else if (weft_bench::suite::parse_suite_argument(i, argc, argv, suite_options))
+      suite_option_given = true;
     else {
       usage();
       return a == "--help" || a == "-h" ? 0 : 2;
     }
   }
-  if (!o.vecadd && !o.matmul && !o.barrier && !o.warp && !o.launch && !o.wmma && !o.graph && !o.texture)
-    o.vecadd = o.matmul = o.barrier = o.warp = o.launch = o.wmma = o.graph = o.texture = true;
+  if (!o.vecadd && !o.matmul && !o.barrier && !o.warp && !o.launch && !o.wmma && !o.graph && !o.texture && !o.suite) {
+    if (suite_option_given)
+      o.suite = true;
+    else
+      o.vecadd = o.matmul = o.barrier = o.warp = o.launch = o.wmma = o.graph = o.texture = o.suite = true;
+  }
   if (o.quick && !repeat_given) o.repeat = 3;
+  suite_options.quick = o.quick;
+  suite_options.repeat = o.repeat;
 
   std::printf("weft_bench%s: %u SM workers, plain loops on %u std::threads, median of %d runs\n",
               o.quick ? " --quick" : "", weft::worker_count(), weft::worker_count(), o.repeat);
@@ -1026,6 +1043,7 @@ int main(int argc, char** argv) {
   if (o.wmma) ok &= bench_wmma(o);
   if (o.graph) ok &= bench_graph(o);
   if (o.texture) ok &= bench_texture(o);
+  if (o.suite) ok &= weft_bench::suite::run_suite(suite_options);
   if (!ok) std::printf("\nFAILED: a benchmark computed a wrong result or a kernel failed\n");
   return ok ? 0 : 1;
 }

@@ -1,0 +1,46 @@
+// The suite's output: a text table of times and ratios, the same as an SVG
+// bar chart, and for a worker sweep a table and an SVG of speed-ups. SVG is
+// written with fprintf: no dependency.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "problem.hpp"
+
+namespace weft_bench::suite {
+
+inline constexpr double not_run = -1;
+
+struct suite_row {
+  kernel_kind kind = kernel_kind::vector_add;
+  std::string title;
+  double weft = not_run, plain = not_run, pocl = not_run;  // median seconds
+  bool weft_right = true, plain_right = true, pocl_right = true;
+};
+
+/// The table: kernel, the three medians, weft / plain and weft / PoCL (time
+/// ratios: below 1, weft is faster). `pocl` says what the PoCL column is.
+void print_suite_table(const std::vector<suite_row>& rows, const std::string& pocl);
+
+/// A bar per ratio and kernel on a log scale, clipped to [1/16, 64].
+bool write_ratio_svg(const std::string& path, const std::vector<suite_row>& rows, const std::string& subtitle);
+
+struct worker_count_rows {
+  unsigned workers = 0;
+  std::vector<suite_row> rows;
+};
+
+/// Times at each worker count, and each implementation's speed-up over its
+/// own time at the first count.
+void print_scaling_table(const std::vector<worker_count_rows>& sweep);
+
+/// One small chart per kernel: speed-up against workers for weft, the plain
+/// loop and PoCL, with the ideal line.
+bool write_scaling_svg(const std::string& path, const std::vector<worker_count_rows>& sweep,
+                       const std::string& subtitle);
+
+/// Notes on what differs between the implementations of a kernel.
+const char* implementation_note(kernel_kind kind);
+
+}  // namespace weft_bench::suite
