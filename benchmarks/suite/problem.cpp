@@ -189,7 +189,7 @@ problem make_problem(kernel_kind kind, bool quick) {
       block_sums(p);
       p.title = kind == kernel_kind::block_reduce  ? "block reduction, shared tree, "
                 : kind == kernel_kind::warp_reduce ? "warp-shuffle reduction, "
-                                                   : "cg::reduce reduction, ";
+                                                   : "cg::reduce, ";
       p.title += power_of_two(p.n) + " floats";
       break;
     case kernel_kind::scan_shared:
@@ -197,7 +197,7 @@ problem make_problem(kernel_kind kind, bool quick) {
       p.n = medium;
       p.ints = small_ints(p.n, 10);
       block_scans(p);
-      p.title = std::string(kind == kernel_kind::scan_shared ? "block scan, shared, " : "block scan, shuffles, ") +
+      p.title = std::string(kind == kernel_kind::scan_shared ? "shared-memory block scan, " : "shuffle block scan, ") +
                 power_of_two(p.n) + " ints";
       break;
     case kernel_kind::histogram: {

@@ -64,11 +64,15 @@ const char* implementation_note(kernel_kind kind) {
 void print_suite_table(const std::vector<suite_row>& rows, const std::string& pocl) {
   std::printf("\nsuite: medians in ms; weft/plain and weft/PoCL are time ratios (below 1: weft is faster)\n");
   std::printf("PoCL: %s\n", pocl.c_str());
-  std::printf("%-52s %10s %10s %10s %10s %10s\n", "kernel", "weft", "plain", "PoCL", "weft/plain", "weft/PoCL");
+  std::printf("CPU: the same ratios of the CPU time the process used (all threads) during the runs\n");
+  std::printf("%-52s %10s %10s %10s %10s %10s %10s %10s\n", "kernel", "weft", "plain", "PoCL", "weft/plain",
+              "weft/PoCL", "CPU w/pl", "CPU w/PoCL");
   for (const suite_row& r : rows) {
-    std::printf("%-52s %10s %10s %10s %10s %10s\n", r.title.c_str(), milliseconds(r.weft, r.weft_right).c_str(),
-                milliseconds(r.plain, r.plain_right).c_str(), milliseconds(r.pocl, r.pocl_right).c_str(),
-                ratio_text(r.weft, r.plain).c_str(), ratio_text(r.weft, r.pocl).c_str());
+    std::printf("%-52s %10s %10s %10s %10s %10s %10s %10s\n", r.title.c_str(),
+                milliseconds(r.weft, r.weft_right).c_str(), milliseconds(r.plain, r.plain_right).c_str(),
+                milliseconds(r.pocl, r.pocl_right).c_str(), ratio_text(r.weft, r.plain).c_str(),
+                ratio_text(r.weft, r.pocl).c_str(), ratio_text(r.weft_cpu, r.plain_cpu).c_str(),
+                ratio_text(r.weft_cpu, r.pocl_cpu).c_str());
   }
   bool any_note = false;
   for (const suite_row& r : rows) {
@@ -83,8 +87,8 @@ void print_suite_table(const std::vector<suite_row>& rows, const std::string& po
 bool write_ratio_svg(const std::string& path, const std::vector<suite_row>& rows, const std::string& subtitle) {
   std::FILE* f = std::fopen(path.c_str(), "w");
   if (!f) return false;
-  const double low = 1.0 / 16, high = 64;  // the axis, log scale
-  const int left = 330, plot = 520, right = 90, top = 70, row_height = 34, bar = 12;
+  const double low = 1.0 / 16, high = 512;  // the axis, log scale
+  const int left = 330, plot = 560, right = 110, top = 70, row_height = 34, bar = 12;
   const int width = left + plot + right, height = top + int(rows.size()) * row_height + 50;
   auto x_of = [&](double ratio) {
     double clipped = std::clamp(ratio, low, high);
@@ -111,8 +115,13 @@ bool write_ratio_svg(const std::string& path, const std::vector<suite_row>& rows
     bool one = std::fabs(tick - 1) < 1e-9;
     std::fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"%s\" stroke-width=\"%d\"/>\n", x,
                  top - 4, x, top + int(rows.size()) * row_height, one ? "#000" : "#ddd", one ? 2 : 1);
-    std::fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#555\">%gx</text>\n", x,
-                 top + int(rows.size()) * row_height + 16, tick);
+    char label[16];
+    if (tick < 1)
+      std::snprintf(label, sizeof label, "1/%gx", 1 / tick);
+    else
+      std::snprintf(label, sizeof label, "%gx", tick);
+    std::fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#555\">%s</text>\n", x,
+                 top + int(rows.size()) * row_height + 16, label);
   }
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const suite_row& r = rows[i];
@@ -196,17 +205,27 @@ bool write_scaling_svg(const std::string& path, const std::vector<worker_count_r
     auto x_of = [&](double workers) {
       return last == first ? x0 : x0 + (x1 - x0) * std::log2(workers / first) / std::log2(last / first);
     };
-    auto y_of = [&](double speedup) { return y0 - (y0 - y1) * std::min(speedup, ideal) / ideal; };
-    std::fprintf(f, "<text x=\"%d\" y=\"%d\" font-weight=\"bold\">%s</text>\n", px + 4, py + 12,
-                 escaped(base[k].title.substr(0, 40)).c_str());
+    // Up to a quarter above the ideal, so that superlinear scaling shows; clipped there.
+    const double top_speedup = ideal * 1.25;
+    auto y_of = [&](double speedup) { return y0 - (y0 - y1) * std::min(speedup, top_speedup) / top_speedup; };
+    std::string name = base[k].title.substr(0, base[k].title.find(','));
+    std::fprintf(f, "<text x=\"%d\" y=\"%d\" font-weight=\"bold\">%s</text>\n", px + 4, py + 12, escaped(name).c_str());
+    double last_label_y = 1e9;
+    for (const worker_count_rows& point : sweep) {
+      double level = point.workers / first;
+      bool room = last_label_y - y_of(level) >= 10;  // labels of close levels would overlap
+      std::fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#eee\"/>\n", x0, y_of(level), x1,
+                   y_of(level));
+      if (!room) continue;
+      last_label_y = y_of(level);
+      std::fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" fill=\"#555\" font-size=\"9\">%gx</text>\n",
+                   x0 - 3, y_of(level) + 3, level);
+    }
     std::fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#ccc\"/>\n", x0, y1,
                  x1 - x0, y0 - y1);
     std::fprintf(f,
                  "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#aaa\" stroke-dasharray=\"4 3\"/>\n",
                  x_of(first), y_of(1), x_of(last), y_of(ideal));
-    std::fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" fill=\"#555\">%gx</text>\n", x0 - 3, y_of(ideal) + 4,
-                 ideal);
-    std::fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" fill=\"#555\">1x</text>\n", x0 - 3, y_of(1) + 4);
     for (const worker_count_rows& point : sweep)
       std::fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#555\">%u</text>\n", x_of(point.workers),
                    y0 + 13, point.workers);

@@ -16,14 +16,18 @@ struct suite_row {
   kernel_kind kind = kernel_kind::vector_add;
   std::string title;
   double weft = not_run, plain = not_run, pocl = not_run;  // median seconds
+  // Median CPU seconds of the whole process (every thread) during a run: on
+  // a shared machine, less dependent on what else runs than the times.
+  double weft_cpu = not_run, plain_cpu = not_run, pocl_cpu = not_run;
   bool weft_right = true, plain_right = true, pocl_right = true;
 };
 
 /// The table: kernel, the three medians, weft / plain and weft / PoCL (time
-/// ratios: below 1, weft is faster). `pocl` says what the PoCL column is.
+/// ratios: below 1, weft is faster), and the same ratios of CPU time.
+/// `pocl` says what the PoCL column is.
 void print_suite_table(const std::vector<suite_row>& rows, const std::string& pocl);
 
-/// A bar per ratio and kernel on a log scale, clipped to [1/16, 64].
+/// A bar per ratio and kernel on a log scale, clipped to [1/16, 512].
 bool write_ratio_svg(const std::string& path, const std::vector<suite_row>& rows, const std::string& subtitle);
 
 struct worker_count_rows {

@@ -1,5 +1,6 @@
 #include "suite.hpp"
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -23,6 +24,13 @@ namespace {
 
 constexpr const char* implementation_names[] = {"weft", "plain", "PoCL"};
 
+double process_cpu_seconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  auto seconds = [](timeval t) { return double(t.tv_sec) + double(t.tv_usec) * 1e-6; };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   std::size_t n = v.size();
@@ -36,27 +44,31 @@ double median(std::vector<double> v) {
 suite_row measure(const problem& p, unsigned workers, const std::shared_ptr<opencl_session>& opencl, int repeat) {
   std::array<std::unique_ptr<implementation>, 3> sides = {
       make_weft_implementation(p), make_plain_implementation(p, workers), make_opencl_implementation(opencl, p)};
-  std::array<std::vector<double>, 3> times;
+  std::array<std::vector<double>, 3> times, cpu_times;
   for (auto& side : sides)
     if (side) side->run();
   for (int round = 0; round < repeat; ++round)
     for (int k = 0; k < 3; ++k) {
       int s = (round + k) % 3;
       if (!sides[s]) continue;
+      double cpu_start = process_cpu_seconds();
       auto start = std::chrono::steady_clock::now();
       sides[s]->run();
       times[s].push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      cpu_times[s].push_back(process_cpu_seconds() - cpu_start);
     }
 
   suite_row row;
   row.kind = p.kind;
   row.title = p.title;
   double* medians[] = {&row.weft, &row.plain, &row.pocl};
+  double* cpu_medians[] = {&row.weft_cpu, &row.plain_cpu, &row.pocl_cpu};
   bool* rights[] = {&row.weft_right, &row.plain_right, &row.pocl_right};
   std::vector<float> result(p.output_count);
   for (int s = 0; s < 3; ++s) {
     if (!sides[s]) continue;
     *medians[s] = median(times[s]);
+    *cpu_medians[s] = median(cpu_times[s]);
     std::fill(result.begin(), result.end(), -12345.0f);
     sides[s]->read_result(result.data());
     std::string why = "the run failed";
