@@ -89,6 +89,15 @@ std::string machine_description() {
   return model + ", " + std::to_string(std::thread::hardware_concurrency()) + " hardware threads";
 }
 
+// The 1-minute load average when the run ends, for the charts: on a shared
+// machine it says how far to trust them.
+std::string load_now() {
+  std::ifstream in("/proc/loadavg");
+  std::string one_minute;
+  in >> one_minute;
+  return one_minute.empty() ? "" : ", load average " + one_minute + " at the end";
+}
+
 std::string today() {
   std::time_t now = std::time(nullptr);
   char text[16];
@@ -172,7 +181,7 @@ bool run_sweep(const suite_options& o) {
   print_scaling_table(sweep);
   if (!o.scaling_svg_path.empty()) {
     std::string subtitle = today() + ", " + machine_description() + ", medians of " + std::to_string(o.repeat) +
-                           " runs" + (o.quick ? ", --quick sizes" : "");
+                           " runs" + (o.quick ? ", --quick sizes" : "") + load_now();
     if (write_scaling_svg(o.scaling_svg_path, sweep, subtitle))
       std::printf("wrote %s\n", o.scaling_svg_path.c_str());
     else
@@ -252,7 +261,7 @@ bool run_suite(const suite_options& o) {
   if (!o.svg_path.empty()) {
     std::string subtitle = today() + ", " + machine_description() + ", " + std::to_string(weft_workers()) +
                            " workers, medians of " + std::to_string(o.repeat) + " runs" +
-                           (o.quick ? ", --quick sizes" : "");
+                           (o.quick ? ", --quick sizes" : "") + load_now();
     if (write_ratio_svg(o.svg_path, rows, subtitle))
       std::printf("wrote %s\n", o.svg_path.c_str());
     else
