@@ -8,6 +8,7 @@ class opencl_session {};
 std::shared_ptr<opencl_session> open_opencl(unsigned, opencl_status& status) {
   status.available = false;
   status.description = "not built (CMake found no OpenCL)";
+  status.absence = "not built";
   return nullptr;
 }
 

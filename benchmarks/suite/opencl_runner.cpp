@@ -207,6 +207,7 @@ std::shared_ptr<opencl_session> open_opencl(unsigned threads, opencl_status& sta
   cl_device_id device = first_cpu_device(why);
   if (!device) {
     status.description = why;
+    status.absence = "no device";
     return nullptr;
   }
   auto session = std::make_shared<opencl_session>();
@@ -215,6 +216,7 @@ std::shared_ptr<opencl_session> open_opencl(unsigned threads, opencl_status& sta
   if (e == CL_SUCCESS) session->queue = clCreateCommandQueue(session->context, device, 0, &e);
   if (e != CL_SUCCESS) {
     status.description = error_text("clCreateContext/clCreateCommandQueue", e);
+    status.absence = "failed";
     return nullptr;
   }
   const char* source = opencl_kernel_source;
@@ -230,6 +232,7 @@ std::shared_ptr<opencl_session> open_opencl(unsigned threads, opencl_status& sta
     clGetProgramBuildInfo(session->program, device, CL_PROGRAM_BUILD_LOG, size, log.data(), nullptr);
     std::fprintf(stderr, "OpenCL build log:\n%s\n", log.c_str());
     status.description = error_text("clBuildProgram", e);
+    status.absence = "failed";
     return nullptr;
   }
   const char* pocl_threads = std::getenv("POCL_MAX_PTHREAD_COUNT");

@@ -16,6 +16,7 @@ class opencl_session;
 struct opencl_status {
   bool available = false;
   std::string description;   // the device and its thread count, or why there is none
+  std::string absence;       // without a device, the table's word: "not built", "no device", "failed"
   double build_seconds = 0;  // clBuildProgram of every kernel, not in any timing
 };
 

@@ -7,8 +7,8 @@
 namespace weft_bench::suite {
 namespace {
 
-std::string milliseconds(double seconds, bool right) {
-  if (seconds == not_run) return "-";
+std::string milliseconds(double seconds, bool right, const std::string& absence = "-") {
+  if (seconds == not_run) return absence;
   char text[32];
   std::snprintf(text, sizeof text, "%.2f%s", seconds * 1e3, right ? "" : " WRONG");
   return text;
@@ -70,7 +70,7 @@ void print_suite_table(const std::vector<suite_row>& rows, const std::string& po
   for (const suite_row& r : rows) {
     std::printf("%-52s %10s %10s %10s %10s %10s %10s %10s\n", r.title.c_str(),
                 milliseconds(r.weft, r.weft_right).c_str(), milliseconds(r.plain, r.plain_right).c_str(),
-                milliseconds(r.pocl, r.pocl_right).c_str(), ratio_text(r.weft, r.plain).c_str(),
+                milliseconds(r.pocl, r.pocl_right, r.pocl_absence).c_str(), ratio_text(r.weft, r.plain).c_str(),
                 ratio_text(r.weft, r.pocl).c_str(), ratio_text(r.weft_cpu, r.plain_cpu).c_str(),
                 ratio_text(r.weft_cpu, r.pocl_cpu).c_str());
   }
@@ -130,7 +130,8 @@ bool write_ratio_svg(const std::string& path, const std::vector<suite_row>& rows
                  escaped(r.title).c_str());
     auto draw = [&](double other, const char* colour, int offset, bool right) {
       if (r.weft == not_run || other == not_run) {
-        std::fprintf(f, "<text x=\"%d\" y=\"%d\" fill=\"#888\">not run</text>\n", left + 4, y + offset + bar - 2);
+        std::fprintf(f, "<text x=\"%d\" y=\"%d\" fill=\"#888\">%s</text>\n", left + 4, y + offset + bar - 2,
+                     escaped(other == not_run ? r.pocl_absence : std::string("not run")).c_str());
         return;
       }
       double ratio = r.weft / other, x0 = x_of(1), x1 = x_of(ratio);

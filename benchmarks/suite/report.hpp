@@ -20,6 +20,7 @@ struct suite_row {
   // a shared machine, less dependent on what else runs than the times.
   double weft_cpu = not_run, plain_cpu = not_run, pocl_cpu = not_run;
   bool weft_right = true, plain_right = true, pocl_right = true;
+  std::string pocl_absence = "not run";  // what the PoCL column says without a time
 };
 
 /// The table: kernel, the three medians, weft / plain and weft / PoCL (time

@@ -122,6 +122,7 @@ std::vector<suite_row> run_rows(const suite_options& o, std::string& pocl, doubl
   for (kernel_kind kind : chosen_kernels(o)) {
     problem p = make_problem(kind, o.quick);
     rows.push_back(measure(p, workers, opencl, o.repeat));
+    if (!opencl) rows.back().pocl_absence = status.absence;
     if (o.rows_only) {
       const suite_row& r = rows.back();
       std::printf("suite-row\t%d\t%.9g\t%.9g\t%.9g\t%d%d%d\t%s\n", int(kind), r.weft, r.plain, r.pocl, r.weft_right,
