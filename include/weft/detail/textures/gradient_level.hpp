@@ -133,6 +133,7 @@ inline int level_from_footprint(const float (&dx)[2], const float (&dy)[2], unsi
   if (max_anisotropy > 16) max_anisotropy = 16;
   double area = std::fabs(p[0] * q[1] - p[1] * q[0]);
   int minor_level = area > 0 ? fixed_level_log2(area) - major_level : lowest_gradient_level;
+  if (minor_level > major_level) minor_level = major_level;  // a footprint the approximate major axis underrates
   int capped_level = major_level - fixed_level_log2(max_anisotropy);
   return minor_level > capped_level ? minor_level : capped_level;
 }
