@@ -24,7 +24,7 @@
 
 #include <cmath>
 #include <cstdint>
-#include <cstring>
+#include <utility>
 
 namespace weft::detail::textures {
 
