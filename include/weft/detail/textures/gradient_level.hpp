@@ -16,10 +16,13 @@
 //   bits of its mantissa, through a table (level_log2_fraction), to 8
 //   fractional bits.
 // - With maxAnisotropy above 1, the minor axis is the parallelogram's area
-//   over the major axis, and the level is that of the minor axis, or of the
-//   major axis over maxAnisotropy where the footprint is more elongated
-//   than that (the filter takes that many samples along the major axis);
-//   and the blend between two levels is sharpened (sharpened_level_fraction).
+//   (from its two products, each rounded to 10 bits) over the major axis,
+//   and the level is that of the minor axis (its log2 the difference of the
+//   two 8-bit logs, at most the major axis's), or of the major axis over
+//   maxAnisotropy where the footprint is more elongated than that (the
+//   H100 then takes that many samples along the major axis, which weft does
+//   not yet: one sample at the centre); and the blend between two levels is
+//   sharpened (sharpened_level_fraction).
 #pragma once
 
 #include <cmath>
@@ -74,6 +77,16 @@ inline double truncate_to_bits(double v, int bits) {
   std::frexp(v, &exponent);
   double unit = std::ldexp(1.0, exponent - bits);
   return std::trunc(v / unit) * unit;
+}
+
+/// v rounded half up (in magnitude) to `bits` significant bits.
+inline double round_to_bits(double v, int bits) {
+  if (v == 0 || !std::isfinite(v)) return v;
+  int exponent = 0;
+  std::frexp(v, &exponent);
+  double unit = std::ldexp(1.0, exponent - bits);
+  double magnitude = std::floor(std::fabs(v) / unit + 0.5) * unit;
+  return v < 0 ? -magnitude : magnitude;
 }
 
 /// v (non-negative) rounded to a multiple of 2^-bits of `scale`'s binary
@@ -131,7 +144,9 @@ inline int level_from_footprint(const float (&dx)[2], const float (&dy)[2], unsi
   int major_level = fixed_level_log2(major);
   if (max_anisotropy <= 1 || major_level == lowest_gradient_level) return major_level;
   if (max_anisotropy > 16) max_anisotropy = 16;
-  double area = std::fabs(p[0] * q[1] - p[1] * q[0]);
+  // The area from the two products, each rounded to 10 bits.
+  double area = std::fabs(round_to_bits(p[0] * q[1], gradient_component_bits) -
+                          round_to_bits(p[1] * q[0], gradient_component_bits));
   int minor_level = area > 0 ? fixed_level_log2(area) - major_level : lowest_gradient_level;
   if (minor_level > major_level) minor_level = major_level;  // a footprint the approximate major axis underrates
   int capped_level = major_level - fixed_level_log2(max_anisotropy);
