@@ -17,6 +17,7 @@
 #include <cstring>
 
 #include "weft/detail/textures/cubemap_faces.hpp"
+#include "weft/detail/textures/gradient_level.hpp"
 #include "weft/detail/textures/texel_reading.hpp"
 #include "weft/detail/textures/texel_values.hpp"
 #include "weft/detail/textures/texture_addressing.hpp"
@@ -260,8 +261,11 @@ inline float clamped_level_of_detail(const texture_sampler& s, float level) {
 
 /// A fetch at a level of detail: the nearest level, or a blend of the two
 /// around it with an 8-bit fixed-point weight (mipmapFilterMode linear).
+/// A level taken from gradients of a texture whose maxAnisotropy is above
+/// 1 blends the two levels with the sharpened weight an H100 uses then.
 template <int Dims>
-texel_words sample_lod(const texture_sampler& s, const texture_coordinates<Dims>& at, int slice, float level) {
+texel_words sample_lod(const texture_sampler& s, const texture_coordinates<Dims>& at, int slice, float level,
+                       bool from_gradients = false) {
   if (s.level_count() == 1) return sample_level<Dims>(s, s.levels[0], at, slice);
   float lod = clamped_level_of_detail(s, level);
   int last = s.level_count() - 1;
@@ -270,6 +274,10 @@ texel_words sample_lod(const texture_sampler& s, const texture_coordinates<Dims>
     return sample_level<Dims>(s, s.levels[nearest > last ? last : nearest], at, slice);
   }
   fixed_coordinate f = to_fixed_level(lod);
+  if (from_gradients && f.texel < last) {
+    f.fraction = sharpened_level_fraction(f.fraction, s.max_anisotropy);
+    if (f.fraction == weight_one) f = {f.texel + 1, 0};
+  }
   if (f.texel >= last) return sample_level<Dims>(s, s.levels[last], at, slice);
   if (f.fraction == 0) return sample_level<Dims>(s, s.levels[f.texel], at, slice);
   if constexpr (Dims <= 2)
@@ -283,19 +291,31 @@ texel_words sample_lod(const texture_sampler& s, const texture_coordinates<Dims>
 }
 
 /// The level of detail of a fetch whose coordinates change by dx and dy
-/// from one pixel to the next (tex*Grad): log2 of the longer gradient, in
-/// texels of level 0.
+/// from one pixel to the next (tex*Grad), in texels of level 0: for 1D and
+/// 2D fetches the H100's (gradient_level.hpp; a 1D gradient is a 2D one
+/// along x); for 3D fetches, not measured, log2 of the longer gradient.
 template <int Dims>
 float level_from_gradients(const texture_sampler& s, const float (&dx)[Dims], const float (&dy)[Dims]) {
   const texture_level& base = s.levels[0];
-  float lx = 0.0f, ly = 0.0f;
-  for (int d = 0; d < Dims; ++d) {
-    float scale = s.normalized_coordinates ? base.float_size[d] : 1.0f;
-    lx += (dx[d] * scale) * (dx[d] * scale);
-    ly += (dy[d] * scale) * (dy[d] * scale);
+  if constexpr (Dims <= 2) {
+    float texel_dx[2] = {0.0f, 0.0f}, texel_dy[2] = {0.0f, 0.0f};
+    for (int d = 0; d < Dims; ++d) {
+      float scale = s.normalized_coordinates ? base.float_size[d] : 1.0f;
+      texel_dx[d] = dx[d] * scale;
+      texel_dy[d] = dy[d] * scale;
+    }
+    int level = level_from_footprint(texel_dx, texel_dy, s.max_anisotropy);
+    return static_cast<float>(level) / (1 << gradient_level_bits);
+  } else {
+    float lx = 0.0f, ly = 0.0f;
+    for (int d = 0; d < Dims; ++d) {
+      float scale = s.normalized_coordinates ? base.float_size[d] : 1.0f;
+      lx += (dx[d] * scale) * (dx[d] * scale);
+      ly += (dy[d] * scale) * (dy[d] * scale);
+    }
+    float longest = std::sqrt(lx > ly ? lx : ly);
+    return std::log2(longest);
   }
-  float longest = std::sqrt(lx > ly ? lx : ly);
-  return std::log2(longest);
 }
 
 /// The slice of a cubemap face of a cube layer, and the face coordinates.

@@ -145,7 +145,7 @@ template <int Dims>
 texel_words fetch_grad(cudaTextureObject_t object, const texture_coordinates<Dims>& at, int layer,
                        const float (&dx)[Dims], const float (&dy)[Dims]) {
   const texture_sampler& s = sampler_of(object);
-  return sample_lod<Dims>(s, at, s.layers > 1 ? clamp_layer(s, layer) : 0, level_from_gradients<Dims>(s, dx, dy));
+  return sample_lod<Dims>(s, at, s.layers > 1 ? clamp_layer(s, layer) : 0, level_from_gradients<Dims>(s, dx, dy), true);
 }
 
 inline texel_words fetch_cubemap(cudaTextureObject_t object, float x, float y, float z, int cube, bool explicit_level,

@@ -1,0 +1,174 @@
+// The level of detail of a 2D fetch with gradients (tex2DGrad, tex1DGrad,
+// tex2DLayeredGrad), as an H100 computes it: fitted to 7500 fetches measured
+// on one (tests/differential/h100_measurements/gradients.txt, for
+// maxAnisotropy 0, 1, 2, 4 and 16) and texture_probe's grad lines.
+//
+// The gradients dx = (du/dx, dv/dx) and dy = (du/dy, dv/dy), in texels of
+// level 0, describe the footprint of a pixel: the parallelogram they span.
+// - Each component is kept to 10 significant bits, truncated.
+// - A vector's length is approximated as max + 11/32 min of its components'
+//   magnitudes (exact along the axes, 5% long at 22.5 degrees, 5% short at
+//   45).
+// - The footprint's major axis is the longest of four such lengths: of dx,
+//   of dy, and of (dx + dy) and (dx - dy) scaled by 11/16; so gradients off
+//   the axes get a larger level than the longer gradient alone gives.
+// - Its base-2 logarithm is taken from the length's exponent and the top 8
+//   bits of its mantissa, through a table (level_log2_fraction), to 8
+//   fractional bits.
+// - With maxAnisotropy above 1, the minor axis is the parallelogram's area
+//   (from its two products, each rounded to 10 bits) over the major axis,
+//   and the level is that of the minor axis (its log2 the difference of the
+//   two 8-bit logs, at most the major axis's), or of the major axis over
+//   maxAnisotropy where the footprint is more elongated than that (the
+//   H100 then takes that many samples along the major axis, which weft does
+//   not yet: one sample at the centre); and the blend between two levels is
+//   sharpened (sharpened_level_fraction).
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <utility>
+
+namespace weft::detail::textures {
+
+/// Fractional bits of a level of detail computed from gradients.
+inline constexpr int gradient_level_bits = 8;
+
+/// A level so low that every clamp lifts it: the level of a zero footprint.
+inline constexpr int lowest_gradient_level = -(1 << 20);
+
+/// The fractional part, in 256ths, of log2(1 + k/256) as an H100 takes it
+/// for a mantissa whose top 8 bits after the leading one are k: within one
+/// 256th of the exact value, never more than it by a full 256th. Entries
+/// measured on an H100 (180 of them, every k a measured length fell on)
+/// all equal floor(256 log2(1 + (k + 0.5)/256) + 0.47), entry 0 excepted
+/// (an exact power of two has an integer level); the other 76 entries are
+/// that formula's.
+inline constexpr std::int16_t level_log2_fraction[256] = {
+    0,   2,   4,   5,   6,   8,   9,   11,  12,  13,  15,  16,  18,  19,  20,  22,  23,  24,  26,  27,  28,  30,
+    31,  32,  34,  35,  36,  38,  39,  40,  42,  43,  44,  45,  47,  48,  49,  50,  52,  53,  54,  55,  57,  58,
+    59,  60,  62,  63,  64,  65,  66,  68,  69,  70,  71,  72,  74,  75,  76,  77,  78,  79,  81,  82,  83,  84,
+    85,  86,  88,  89,  90,  91,  92,  93,  94,  95,  97,  98,  99,  100, 101, 102, 103, 104, 105, 106, 107, 109,
+    110, 111, 112, 113, 114, 115, 116, 117, 118, 119, 120, 121, 122, 123, 124, 125, 126, 127, 128, 129, 130, 131,
+    132, 133, 135, 136, 137, 137, 138, 139, 140, 141, 142, 143, 144, 145, 146, 147, 148, 149, 150, 151, 152, 153,
+    154, 155, 156, 157, 158, 159, 160, 161, 162, 162, 163, 164, 165, 166, 167, 168, 169, 170, 171, 172, 173, 173,
+    174, 175, 176, 177, 178, 179, 180, 181, 181, 182, 183, 184, 185, 186, 187, 188, 188, 189, 190, 191, 192, 193,
+    194, 195, 195, 196, 197, 198, 199, 200, 200, 201, 202, 203, 204, 205, 205, 206, 207, 208, 209, 210, 210, 211,
+    212, 213, 214, 214, 215, 216, 217, 218, 218, 219, 220, 221, 222, 222, 223, 224, 225, 226, 226, 227, 228, 229,
+    229, 230, 231, 232, 233, 233, 234, 235, 236, 236, 237, 238, 239, 239, 240, 241, 242, 242, 243, 244, 245, 245,
+    246, 247, 248, 248, 249, 250, 251, 251, 252, 253, 253, 254, 255, 256};
+
+/// log2(length) in 256ths, as an H100 takes it: the exponent, and the
+/// table's fraction for the top 8 bits of the mantissa. A length of 0 (or
+/// NaN) has the lowest level.
+inline int fixed_level_log2(double length) {
+  if (!(length > 0)) return lowest_gradient_level;
+  if (length > 1e300) length = 1e300;
+  int exponent = 0;
+  double mantissa = std::frexp(length, &exponent);  // [0.5, 1)
+  int top_bits = static_cast<int>((mantissa * 2 - 1) * 256);
+  return (exponent - 1) * 256 + level_log2_fraction[top_bits];
+}
+
+/// v rounded toward zero to `bits` significant bits.
+inline double truncate_to_bits(double v, int bits) {
+  if (v == 0 || !std::isfinite(v)) return v;
+  int exponent = 0;
+  std::frexp(v, &exponent);
+  double unit = std::ldexp(1.0, exponent - bits);
+  return std::trunc(v / unit) * unit;
+}
+
+/// v rounded half up (in magnitude) to `bits` significant bits.
+inline double round_to_bits(double v, int bits) {
+  if (v == 0 || !std::isfinite(v)) return v;
+  int exponent = 0;
+  std::frexp(v, &exponent);
+  double unit = std::ldexp(1.0, exponent - bits);
+  double magnitude = std::floor(std::fabs(v) / unit + 0.5) * unit;
+  return v < 0 ? -magnitude : magnitude;
+}
+
+/// v (non-negative) rounded to a multiple of 2^-bits of `scale`'s binary
+/// order of magnitude: toward zero, or half up.
+inline double truncate_below(double v, double scale, int bits) {
+  int exponent = 0;
+  std::frexp(scale, &exponent);
+  double unit = std::ldexp(1.0, exponent - bits);
+  return std::floor(v / unit) * unit;
+}
+inline double round_below(double v, double scale, int bits) {
+  int exponent = 0;
+  std::frexp(scale, &exponent);
+  double unit = std::ldexp(1.0, exponent - bits);
+  return std::floor(v / unit + 0.5) * unit;
+}
+
+/// A gradient component as the level computation holds it.
+inline constexpr int gradient_component_bits = 10;
+
+/// The length of (x, y), approximated as an H100 does: the larger magnitude
+/// plus 11/32 of the smaller, that share truncated to 10 bits of the
+/// larger's order of magnitude.
+inline double approximate_length(double x, double y) {
+  double larger = std::fabs(x), smaller = std::fabs(y);
+  if (smaller > larger) std::swap(larger, smaller);
+  if (larger == 0) return 0;
+  return larger + truncate_below(smaller * 11 / 32, larger, gradient_component_bits);
+}
+
+/// A component of a diagonal of the footprint, dx + dy or dx - dy, as it
+/// enters the major axis: kept to 10 bits, then scaled by 11/16 as
+/// 1/2 + 1/8 + 1/16, each part rounded to 12 bits of its order of magnitude.
+inline double diagonal_component(double sum) {
+  double kept = truncate_to_bits(sum, gradient_component_bits);
+  double magnitude = std::fabs(kept);
+  if (magnitude == 0) return 0;
+  double scaled = round_below(magnitude / 2, magnitude, 12) + round_below(magnitude / 8, magnitude, 12) +
+                  round_below(magnitude / 16, magnitude, 12);
+  return kept < 0 ? -scaled : scaled;
+}
+
+/// The level of detail, in 256ths, of a 2D footprint with gradients dx and
+/// dy (in texels of level 0), before the texture's bias and clamps.
+inline int level_from_footprint(const float (&dx)[2], const float (&dy)[2], unsigned max_anisotropy) {
+  double p[2], q[2];
+  for (int d = 0; d < 2; ++d) {
+    p[d] = truncate_to_bits(dx[d], gradient_component_bits);
+    q[d] = truncate_to_bits(dy[d], gradient_component_bits);
+  }
+  double major = std::fmax(approximate_length(p[0], p[1]), approximate_length(q[0], q[1]));
+  major = std::fmax(major, approximate_length(diagonal_component(p[0] + q[0]), diagonal_component(p[1] + q[1])));
+  major = std::fmax(major, approximate_length(diagonal_component(p[0] - q[0]), diagonal_component(p[1] - q[1])));
+  if (!(major == major)) major = 0;  // NaN gradients: the lowest level, as for zero
+  int major_level = fixed_level_log2(major);
+  if (max_anisotropy <= 1 || major_level == lowest_gradient_level) return major_level;
+  if (max_anisotropy > 16) max_anisotropy = 16;
+  // The area from the two products, each rounded to 10 bits.
+  double area = std::fabs(round_to_bits(p[0] * q[1], gradient_component_bits) -
+                          round_to_bits(p[1] * q[0], gradient_component_bits));
+  int minor_level = area > 0 ? fixed_level_log2(area) - major_level : lowest_gradient_level;
+  if (minor_level > major_level) minor_level = major_level;  // a footprint the approximate major axis underrates
+  int capped_level = major_level - fixed_level_log2(max_anisotropy);
+  return minor_level > capped_level ? minor_level : capped_level;
+}
+
+/// The weight of the upper level, in 256ths, with which an H100 blends two
+/// levels when maxAnisotropy is above 1: the level's fraction f (256ths)
+/// stretched about the middle, so that near a level it takes that level
+/// alone. Measured for maxAnisotropy 2 (slope 3/2: levels alone below
+/// f = 43 and from f = 213), 4 (7/4) and 16 (2); other values take the
+/// slope of the nearest measured one below (not measured).
+inline int sharpened_level_fraction(int fraction, unsigned max_anisotropy) {
+  if (max_anisotropy <= 1 || fraction == 0) return fraction;
+  int weight;
+  if (max_anisotropy < 4)
+    weight = (3 * fraction) / 2 - 63;
+  else if (max_anisotropy < 16)
+    weight = (7 * fraction + 2) / 4 - 95;
+  else
+    weight = 2 * fraction - 128;
+  return weight < 0 ? 0 : (weight > 256 ? 256 : weight);
+}
+
+}  // namespace weft::detail::textures

@@ -1,0 +1,180 @@
+// The level of detail tex2DGrad takes from its gradients, checked bit for bit
+// against fetches measured on an H100
+// (tests/differential/h100_measurements/gradients.txt: tex2DGrad at the
+// centre of a 1024 x 1024 float mipmap whose level l holds l, point
+// filtering within levels and linear between them, so that each result is
+// the level of detail, its fraction in 256ths).
+#include <doctest/doctest.h>
+#include <weft.hpp>
+
+#include <cstring>
+#include <vector>
+
+#include "texture_fetching.hpp"
+#include "weft/detail/textures/gradient_level.hpp"
+
+namespace {
+
+namespace textures = weft::detail::textures;
+
+// One measured fetch: the gradients as the program passed them (normalized
+// coordinates of the 1024-texel mipmap), the texture's maxAnisotropy, and the
+// level the H100 returned.
+struct gradient_level_measurement {
+  unsigned max_anisotropy;
+  float dx[2], dy[2];
+  float level;
+};
+
+// The level of detail, in 256ths, weft computes for a measurement (before
+// the blend's sharpening): the gradients in texels of level 0.
+int gradient_level_in_256ths(const gradient_level_measurement& m) {
+  const float dx[2] = {m.dx[0] * 1024, m.dx[1] * 1024}, dy[2] = {m.dy[0] * 1024, m.dy[1] * 1024};
+  return textures::level_from_footprint(dx, dy, m.max_anisotropy);
+}
+
+// A 1024 x 1024 float mipmap of 11 levels, level l holding l, as the H100's
+// measuring program made it; a texture over it per maxAnisotropy.
+struct gradient_level_mipmap {
+  cudaMipmappedArray_t array = nullptr;
+
+  gradient_level_mipmap() {
+    cudaChannelFormatDesc format = cudaCreateChannelDesc<float>();
+    REQUIRE(cudaMallocMipmappedArray(&array, &format, make_cudaExtent(1024, 1024, 0), 11, 0) == cudaSuccess);
+    for (int l = 0; l < 11; ++l) {
+      cudaArray_t level = nullptr;
+      REQUIRE(cudaGetMipmappedArrayLevel(&level, array, l) == cudaSuccess);
+      std::size_t width = 1024u >> l;
+      std::vector<float> texels(width * width, static_cast<float>(l));
+      REQUIRE(cudaMemcpy2DToArray(level, 0, 0, texels.data(), width * 4, width * 4, width, cudaMemcpyHostToDevice) ==
+              cudaSuccess);
+    }
+  }
+  ~gradient_level_mipmap() { CHECK(cudaFreeMipmappedArray(array) == cudaSuccess); }
+
+  cudaTextureObject_t texture(unsigned max_anisotropy) const {
+    cudaResourceDesc resource{};
+    resource.resType = cudaResourceTypeMipmappedArray;
+    resource.res.mipmap.mipmap = array;
+    cudaTextureDesc desc{};
+    desc.addressMode[0] = desc.addressMode[1] = cudaAddressModeWrap;
+    desc.filterMode = cudaFilterModePoint;
+    desc.mipmapFilterMode = cudaFilterModeLinear;
+    desc.normalizedCoords = 1;
+    desc.maxMipmapLevelClamp = 10;
+    desc.maxAnisotropy = max_anisotropy;
+    cudaTextureObject_t object = 0;
+    REQUIRE(cudaCreateTextureObject(&object, &resource, &desc, nullptr) == cudaSuccess);
+    return object;
+  }
+};
+
+// What tex2DGrad returns through weft for each measurement.
+std::vector<float> gradient_level_fetches(const std::vector<gradient_level_measurement>& ms) {
+  gradient_level_mipmap mipmap;
+  std::vector<cudaTextureObject_t> objects;
+  for (const auto& m : ms) objects.push_back(mipmap.texture(m.max_anisotropy));
+  device_buffer<gradient_level_measurement> at(ms);
+  device_buffer<cudaTextureObject_t> through(objects);
+  const gradient_level_measurement* measured = at.p;
+  const cudaTextureObject_t* texture = through.p;
+  auto got = run_fetches<float>(static_cast<int>(ms.size()), [=](int i) {
+    const gradient_level_measurement& m = measured[i];
+    return tex2DGrad<float>(texture[i], 0.5f, 0.5f, make_float2(m.dx[0], m.dx[1]), make_float2(m.dy[0], m.dy[1]));
+  });
+  for (cudaTextureObject_t t : objects) CHECK(cudaDestroyTextureObject(t) == cudaSuccess);
+  return got;
+}
+
+}  // namespace
+
+TEST_CASE("an H100's log2 of a footprint's length has an integer level at powers of two, 8 fractional bits else") {
+  CHECK(textures::fixed_level_log2(1.0) == 0);
+  CHECK(textures::fixed_level_log2(8.0) == 3 * 256);
+  CHECK(textures::fixed_level_log2(0.25) == -2 * 256);
+  // log2(1.5) = 0.58496: 149.75 256ths; the H100 takes 150 (its table's
+  // entry for the mantissa 1.5 and the 1/256 above it).
+  CHECK(textures::fixed_level_log2(1.5) == 150);
+  CHECK(textures::fixed_level_log2(0.0) == textures::lowest_gradient_level);
+}
+
+TEST_CASE("tex2DGrad's level of detail along the axes: the H100's log2 of the longer gradient") {
+  // Measured: gradients (0.0702 * 1024, 0) and (0, 0.0702 * 1024) gave level
+  // 6.1875, and (0x1.bc225ap-3, 0), (0, -0x1.761d58p-3) level 7.796875.
+  CHECK(gradient_level_in_256ths({1, {0x1.2330c8p-4f, 0}, {0, 0x1.2330c8p-4f}, 0}) == 6 * 256 + 48);
+  CHECK(gradient_level_in_256ths({0, {0x1.bc225ap-3f, 0}, {0, -0x1.761d58p-3f}, 0}) == 7 * 256 + 204);
+}
+
+TEST_CASE("tex2DGrad's level of detail off the axes: the longest of four approximate lengths") {
+  // The example of docs/textures.md: gradients (-4.0, 8.4) and (-8.9, 6.5)
+  // texels. log2 of the longer is 3.461; the H100 took 3.73046875, the
+  // length of dx - dy times 11/16.
+  CHECK(gradient_level_in_256ths({0, {-0x1.022b7ap-8f, 0x1.0c5eaap-7f}, {-0x1.1c6ee6p-7f, 0x1.a01a34p-8f}, 0}) ==
+        3 * 256 + 187);
+  // One gradient the longest: 1.05078125.
+  CHECK(gradient_level_in_256ths({1, {0x1.2f9d56p-10f, 0x1.abce8ep-10f}, {0x1.7eed18p-11f, 0x1.c08ap-15f}, 0}) ==
+        256 + 13);
+  // A diagonal the longest: 3.765625.
+  CHECK(gradient_level_in_256ths({1, {-0x1.f8a2aep-8f, 0x1.30e396p-9f}, {0x1.0603c8p-7f, -0x1.0d9a04p-7f}, 0}) ==
+        3 * 256 + 196);
+}
+
+TEST_CASE("with maxAnisotropy above 1, the level of the minor axis, at most log2(maxAnisotropy) below the major's") {
+  // The example above (major axis 3.73046875, area 48.1 texels, so a minor
+  // axis of 1.859375): with maxAnisotropy 2 the major axis over 2 (2.73,
+  // measured 2.84765625 once the blend is sharpened); with 4 and 16 the
+  // minor axis (measured 2.0 for both, the sharpened 1.859375).
+  const float dx[2] = {-0x1.022b7ap-8f * 1024, 0x1.0c5eaap-7f * 1024};
+  const float dy[2] = {-0x1.1c6ee6p-7f * 1024, 0x1.a01a34p-8f * 1024};
+  CHECK(textures::level_from_footprint(dx, dy, 1) == 3 * 256 + 187);
+  CHECK(textures::level_from_footprint(dx, dy, 2) == 2 * 256 + 187);
+  CHECK(textures::level_from_footprint(dx, dy, 4) == 256 + 220);
+  CHECK(textures::level_from_footprint(dx, dy, 16) == 256 + 220);
+  CHECK(textures::sharpened_level_fraction(187, 2) == 217);
+  CHECK(textures::sharpened_level_fraction(220, 4) == 256);
+  // maxAnisotropy above 16 is 16.
+  CHECK(textures::level_from_footprint(dx, dy, 64) == 256 + 220);
+}
+
+TEST_CASE("with maxAnisotropy above 1, an H100 blends two levels with a sharpened weight") {
+  // Measured for 2: fractions below 43/256 take the lower level alone, from
+  // 213/256 the upper; between, the weight rises 3/2 as fast.
+  CHECK(textures::sharpened_level_fraction(42, 2) == 0);
+  CHECK(textures::sharpened_level_fraction(43, 2) == 1);
+  CHECK(textures::sharpened_level_fraction(44, 2) == 3);
+  CHECK(textures::sharpened_level_fraction(129, 2) == 130);
+  CHECK(textures::sharpened_level_fraction(213, 2) == 256);
+  // 4: 7/4 as fast; 16: twice, from 64/256 to 192/256.
+  CHECK(textures::sharpened_level_fraction(58, 4) == 7);
+  CHECK(textures::sharpened_level_fraction(64, 4) == 17);
+  CHECK(textures::sharpened_level_fraction(130, 4) == 133);
+  CHECK(textures::sharpened_level_fraction(64, 16) == 0);
+  CHECK(textures::sharpened_level_fraction(65, 16) == 2);
+  CHECK(textures::sharpened_level_fraction(192, 16) == 256);
+  // Without anisotropy the fraction is the blend's weight.
+  CHECK(textures::sharpened_level_fraction(65, 1) == 65);
+  CHECK(textures::sharpened_level_fraction(65, 0) == 65);
+}
+
+TEST_CASE("tex2DGrad returns the H100's measured levels, each maxAnisotropy") {
+  const std::vector<gradient_level_measurement> measured = {
+      {0, {0x1.cbbf1cp-5f, 0}, {0, 0x1.cbbf1cp-5f}, 0x1.76p+2f},
+      {0, {-0x1.022b7ap-8f, 0x1.0c5eaap-7f}, {-0x1.1c6ee6p-7f, 0x1.a01a34p-8f}, 0x1.dd8p+1f},
+      {1, {0x1.2f9d56p-10f, 0x1.abce8ep-10f}, {0x1.7eed18p-11f, 0x1.c08ap-15f}, 0x1.0dp+0f},
+      {2, {0x1.ccb0eap-10f, -0x1.09b9f2p-10f}, {0x1.87769p-10f, 0x1.046286p-9f}, 0x1p+0f},
+      {2, {0x1.201898p-3f, 0x1.285184p-4f}, {0x1.2895eep-3f, 0x1.e582bcp-4f}, 0x1.cp+2f},
+      {2, {0x1.db71fcp-3f, 0}, {0, -0x1.64b3eap-3f}, 0x1.dd8p+2f},
+      {4, {-0x1.04b13p-3f, 0x1.fe4b22p-4f}, {0x1.3fc5b6p-6f, 0x1.6eddecp-6f}, 0x1.5a4p+2f},
+      {4, {0x1.2ac3c2p-7f, 0}, {0, 0x1.2ac3c2p-7f}, 0x1.828p+1f},
+      {4, {-0x1.859abp-9f, -0x1.5015fep-6f}, {-0x1.81f2cep-7f, 0x1.c09e9p-7f}, 0x1.bf8p+1f},
+      {16, {-0x1.7c6016p-2f, -0x1.18474ep-3f}, {0x1.3292d4p-1f, 0x1.2e4ff4p-2f}, 0x1.6f8p+2f},
+      {16, {0x1.1d7f4ep-7f, 0}, {0, 0x1.1d7f4ep-7f}, 0x1.8p+1f},
+      {16, {0x1.203eccp-9f, -0x1.960c32p-9f}, {0x1.a7f418p-8f, 0x1.cbfb06p-9f}, 0x1p+1f},
+      {16, {-0x1.022b7ap-8f, 0x1.0c5eaap-7f}, {-0x1.1c6ee6p-7f, 0x1.a01a34p-8f}, 0x1p+1f},
+  };
+  auto got = gradient_level_fetches(measured);
+  for (std::size_t i = 0; i < measured.size(); ++i) {
+    CAPTURE(i);
+    CHECK(bits(got[i]) == bits(measured[i].level));
+  }
+}
