@@ -5,12 +5,14 @@
 // another schedule; one that synchronises correctly gives the same.
 //
 // The tests choose the schedule with use_schedule and put back the one in
-// use (the suite may run under WEFT_SCHEDULE=random:<seed>, see
-// tests/CMakeLists.txt).
+// use (schedule_scope.hpp: the suite may run under
+// WEFT_SCHEDULE=random:<seed>, see tests/CMakeLists.txt).
 #include <doctest/doctest.h>
 #include <weft.hpp>
 
 #include "device_buffer.hpp"
+#include "schedule_scope.hpp"
+#include "text_checks.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -27,12 +29,6 @@ using weft::detail::schedule_setting;
 constexpr schedule_setting schedule_forward{schedule_order::forward, 0};
 constexpr schedule_setting schedule_reverse{schedule_order::reverse, 0};
 constexpr schedule_setting schedule_random(std::uint64_t seed) { return {schedule_order::random, seed}; }
-
-// Puts back the schedule the test found.
-struct schedule_restorer {
-  schedule_setting saved = weft::detail::schedule_in_use();
-  ~schedule_restorer() { weft::detail::use_schedule(saved); }
-};
 
 constexpr int schedule_threads = 64;
 
@@ -141,6 +137,30 @@ double schedule_rank_correlation(const std::vector<unsigned>& ticket) {
   return covariance / variance;
 }
 
+// Threads below 16 wait at one barrier, the others at another.
+__global__ void schedule_divergent_kernel() {
+  if (threadIdx.x < 16)
+    __syncthreads();
+  else
+    __syncthreads();
+}
+
+// Lanes 16-31 exit; lanes 0-15 wait for the whole warp.
+__global__ void schedule_exited_lanes_kernel() {
+  if (threadIdx.x >= 16) return;
+  __syncwarp();
+}
+
+// The launch's fault report; resets the device.
+std::string schedule_fault_report(schedule_setting setting, void (*kernel)()) {
+  weft::detail::use_schedule(setting);
+  REQUIRE(weft::launch(1, 32, kernel) == cudaSuccess);
+  CHECK(cudaDeviceSynchronize() == cudaErrorLaunchFailure);
+  std::string report = weft::fault_message();
+  REQUIRE(cudaDeviceReset() == cudaSuccess);
+  return report;
+}
+
 }  // namespace
 
 TEST_CASE("WEFT_SCHEDULE values: forward, reverse, random with a seed or a fresh one; anything else is refused") {
@@ -186,7 +206,7 @@ TEST_CASE("a block permutation of WEFT_SCHEDULE is a bijection, reproducible fro
 }
 
 TEST_CASE("a kernel missing a __syncthreads passes under the forward schedule and fails under reverse") {
-  schedule_restorer restore;
+  schedule_scope restore(schedule_forward);
   CHECK(schedule_neighbours_right(schedule_forward, false, 1000));
   CHECK_FALSE(schedule_neighbours_right(schedule_reverse, false, 2000));
   CHECK_FALSE(schedule_neighbours_right(schedule_random(1), false, 3000));
@@ -198,7 +218,7 @@ TEST_CASE("a kernel missing a __syncthreads passes under the forward schedule an
 }
 
 TEST_CASE("WEFT_SCHEDULE orders the start of a block's threads and the release of barrier and warp waiters") {
-  schedule_restorer restore;
+  schedule_scope restore(schedule_forward);
   const unsigned blocks = 8;
 
   SUBCASE("forward: threads start in increasing threadIdx, waiters resume in arrival order") {
@@ -261,7 +281,7 @@ TEST_CASE("WEFT_SCHEDULE orders the start of a block's threads and the release o
 }
 
 TEST_CASE("WEFT_SCHEDULE orders the blocks that workers claim: first to last, last to first, or shuffled") {
-  schedule_restorer restore;
+  schedule_scope restore(schedule_forward);
   // More blocks than a GPU holds at once, so that they are claimed in chunks.
   const unsigned blocks = 8192;
   CHECK(schedule_rank_correlation(schedule_tickets(schedule_forward, blocks)) > 0.9);
@@ -271,4 +291,31 @@ TEST_CASE("WEFT_SCHEDULE orders the blocks that workers claim: first to last, la
   CHECK(shuffled < 0.2);
   // A grid small enough to be claimed a block at a time, too.
   CHECK(schedule_rank_correlation(schedule_tickets(schedule_reverse, 256)) < -0.9);
+}
+
+TEST_CASE("under every schedule, barrier divergence and lanes that exited are reported") {
+  schedule_scope restore(schedule_forward);
+  // A divergence report lists the waiters sorted by thread: the same text
+  // whatever order they arrived in.
+  std::string forward = schedule_fault_report(schedule_forward, schedule_divergent_kernel);
+  CHECK(contains(forward, "barrier divergence"));
+  CHECK(contains(forward, "thread (0,0,0) to thread (15,0,0) wait at __syncthreads"));
+  CHECK(contains(forward, "thread (16,0,0) to thread (31,0,0) wait at __syncthreads"));
+  CHECK(schedule_fault_report(schedule_reverse, schedule_divergent_kernel) == forward);
+  CHECK(schedule_fault_report(schedule_random(3), schedule_divergent_kernel) == forward);
+
+  // Forward: lanes 0-15 wait, then 16-31 exit. Reverse: 16-31 have exited
+  // before lane 15 calls, and its mask is refused. Random: either, or some
+  // of each.
+  CHECK(contains(schedule_fault_report(schedule_forward, schedule_exited_lanes_kernel),
+                 "lanes 0-15 wait for lanes 16-31, which have exited"));
+  CHECK(contains(schedule_fault_report(schedule_reverse, schedule_exited_lanes_kernel), "thread (15,0,0): __syncwarp"));
+  CHECK(contains(schedule_fault_report(schedule_reverse, schedule_exited_lanes_kernel),
+                 "the mask names lanes 16-31, which have exited"));
+  for (std::uint64_t seed : {1, 2, 3}) {
+    std::string report = schedule_fault_report(schedule_random(seed), schedule_exited_lanes_kernel);
+    INFO(report);
+    CHECK(contains(report, "__syncwarp"));
+    CHECK(contains(report, "exited"));  // "which has exited" or "which have exited"
+  }
 }
