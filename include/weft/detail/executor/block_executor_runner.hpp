@@ -335,8 +335,6 @@ inline void block_executor::make_ready(unsigned t) {
   ready_.push_back(t);
 }
 
-// Room at the ready list's end for `count` more threads (or all that can
-// still join it, which each thread does at most once).
 // Waiters released together (by a barrier, a warp collective, __activemask,
 // wake_all), ready_[from, end), in the schedule's order: decreasing linear
 // id under reverse, shuffled under random. Forward keeps the order they
@@ -349,6 +347,8 @@ inline void block_executor::order_released(unsigned from) {
     schedule_random_.shuffle(first, last);
 }
 
+// Room at the ready list's end for `count` more threads (or all that can
+// still join it, which each thread does at most once).
 inline void block_executor::make_room(unsigned count) {
   if (ready_head_ == ready_.size()) {
     ready_.clear();
