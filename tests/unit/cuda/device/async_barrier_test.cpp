@@ -630,8 +630,9 @@ __global__ void too_many_arrivals_kernel() {
 __global__ void uninitialised_barrier_kernel(cuda::barrier<cuda::thread_scope_device>* bar) { bar->arrive_and_wait(); }
 
 TEST_CASE("arrivals a barrier does not expect fail the launch") {
-  auto pinned =
-      forward_schedule();  // the arrival that overflows the phase depends on the order of arrivals (WEFT_SCHEDULE)
+  // Pinned to the forward schedule: the arrival that overflows the phase depends on the order of arrivals
+  // (WEFT_SCHEDULE).
+  auto pinned = forward_schedule();
   CHECK(weft::launch(1, 4, too_many_arrivals_kernel) == cudaSuccess);
   std::string report = failure_report();
   INFO(report);
