@@ -8,6 +8,7 @@
 #include <doctest/doctest.h>
 #include <weft.hpp>
 
+#include "schedule_scope.hpp"
 #include "stream_gates.hpp"
 #include "text_checks.hpp"
 
@@ -179,6 +180,9 @@ TEST_CASE("an exception thrown by a kernel faults the device with its text") {
 }
 
 TEST_CASE("a lambda kernel that throws faults the device too") {
+  // Pinned to the forward schedule: the report names the first thread to throw, which depends on the order
+  // (WEFT_SCHEDULE).
+  auto pinned = forward_schedule();
   auto kernel = [](int limit) {
     if (static_cast<int>(threadIdx.x) >= limit) throw std::out_of_range("index past the limit");
   };
@@ -190,6 +194,8 @@ TEST_CASE("a lambda kernel that throws faults the device too") {
 }
 
 TEST_CASE("a failed block stops its grid: blocks not yet started are skipped") {
+  // Pinned to the forward schedule: block 0 must be the first block claimed (WEFT_SCHEDULE).
+  auto pinned = forward_schedule();
   // One worker takes block 0 first and nothing else runs beside it, so every
   // other block is still unstarted when block 0 fails.
   exact_workers pool(1);

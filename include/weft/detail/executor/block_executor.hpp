@@ -40,6 +40,8 @@
 #include <vector>
 
 #include "weft/detail/base/cuda_vocabulary.hpp"
+#include "weft/detail/base/schedule_permutation.hpp"
+#include "weft/detail/base/schedule_setting.hpp"
 #include "weft/detail/executor/builtin_variables.hpp"
 #include "weft/detail/executor/context_switch.hpp"
 #include "weft/detail/executor/fiber_stack.hpp"
@@ -70,12 +72,16 @@ struct block_failure {
   explicit operator bool() const { return code != cudaSuccess; }
 };
 
-/// Blocks [first, end) of a grid, in linear order.
+/// Blocks [first, end) of a grid, in linear order, or in the order that
+/// `claim_order` gives claim numbers [first, end) (WEFT_SCHEDULE).
 struct block_range {
   dim3 grid;
   dim3 block;
   std::uint64_t first;
   std::uint64_t end;
+  schedule_setting schedule{};      // the order of the blocks' threads
+  std::uint64_t launch = 0;         // the launch's number under its schedule: in its permutations' seed
+  index_permutation claim_order{};  // claim number -> linear block index
 };
 
 class block_executor;
@@ -209,6 +215,11 @@ class block_executor {
   void run_threads(const Body& shared_body);
   void start(const block_range& blocks);
   bool start_next_block();
+  void draw_schedule();
+  template <class Body>
+  void run_threads_permuted(const Body& shared_body);
+  unsigned started_lanes_permuted(unsigned warp) const;
+  void order_released(unsigned from);
   bool block_finished() const;
   void advance(uint3& index) const;
   [[gnu::noinline]] inline void first_arrival(thread_slot& me, unsigned self);
@@ -280,6 +291,9 @@ class block_executor {
 
   // The block being run. The cursor (next_unstarted_, next_index_) is exact
   // whenever no runner loop is running; a running loop keeps it in locals.
+  // Threads start in cursor order, so a thread has started exactly when its
+  // position is below next_unstarted_ (its linear id under forward, and
+  // start_position_[id] under another schedule).
   dim3 block_dim_{};
   unsigned thread_count_ = 0;
   unsigned next_unstarted_ = 0;
@@ -288,6 +302,18 @@ class block_executor {
   // reads it from another thread (blocks_started), hence atomic, but only
   // this worker writes it.
   std::atomic<std::uint64_t> generation_{0};
+  // WEFT_SCHEDULE (schedule_setting.hpp). Under forward (permuted_ false)
+  // threads start in linear order and the cursor is a linear id; otherwise
+  // the cursor counts started threads, start_order_[k] is the k-th to
+  // start and start_position_ its inverse, and released waiters are
+  // reordered (order_released) with schedule_random_.
+  schedule_setting schedule_{};
+  std::uint64_t launch_ = 0;
+  index_permutation claim_order_{};
+  bool permuted_ = false;
+  std::vector<unsigned> start_order_;
+  std::vector<unsigned> start_position_;
+  schedule_random schedule_random_{};
   // Per warp, the lanes that have parked in this block and not exited: what
   // exited_lanes needs, without reading every lane's slot.
   std::vector<unsigned> live_parked_;

@@ -75,6 +75,8 @@ inline bool block_executor::complete_barrier(bool caller_waits) {
   ready_.swap(waiting_);
   ready_head_ = 0;
   waiting_.clear();
+  if (permuted_) [[unlikely]]
+    order_released(0);
   return true;
 }
 

@@ -136,7 +136,10 @@ inline bool block_executor::index_in_memory_is_exact(const void* instruction) {
 // threadIdx where it can, and otherwise says that the thread is not known.
 inline bool block_executor::replay_to_find_thread(const signal_fault& fault) {
   const unsigned last = thread_count_ - 1;
-  const unsigned remembered = std::min(linear_thread_index(faulting_thread_, block_dim_), last);
+  // Threads are replayed in the order they started: positions in the
+  // schedule's start order (linear ids under forward).
+  const unsigned remembered_id = std::min(linear_thread_index(faulting_thread_, block_dim_), last);
+  const unsigned remembered = permuted_ ? start_position_[remembered_id] : remembered_id;
   for (unsigned start : {remembered, 0u}) {
     replay_outcome whole = replay(fault, start, last);
     if (whole == replay_outcome::failed) return false;
@@ -154,7 +157,7 @@ inline bool block_executor::replay_to_find_thread(const signal_fault& fault) {
       else
         low = middle + 1;
     }
-    faulting_thread_ = unflatten(low, block_dim_);
+    faulting_thread_ = unflatten(permuted_ ? start_order_[low] : low, block_dim_);
     return true;
   }
   return false;
@@ -193,6 +196,7 @@ inline void block_executor::replay_threads(unsigned start, unsigned last) {
   next_block_ = end_block_ - 1;
   start_next_block();  // clears the barriers; the runner goes on with no other block
   blockIdx = block;
+  if (permuted_) draw_schedule();  // the block's own start order, not that of the block start_next_block named
   std::fill(group_count_.begin(), group_count_.end(), 0);
   warp_parked_ = 0;
   next_unstarted_ = start;

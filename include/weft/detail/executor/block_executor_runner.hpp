@@ -57,7 +57,9 @@ inline void block_executor::runner_main(fctx::transfer_t from) {
 // the compiler can keep in a register (see the end of the loop).
 template <class Body>
 inline void block_executor::run_threads(Body& body) {
-  if (block_dim_.y == 1 && block_dim_.z == 1)
+  if (permuted_) [[unlikely]]
+    run_threads_permuted(body);
+  else if (block_dim_.y == 1 && block_dim_.z == 1)
     run_threads<true>(body);
   else
     run_threads<false>(body);
@@ -124,6 +126,39 @@ inline void block_executor::run_threads(const Body& shared_body) {
   next_unstarted_ = next;
 }
 
+// The loop under a schedule other than forward: the same, but the cursor
+// is a position in start_order_, and speed matters less than in the loop
+// above (the schedule is for finding bugs).
+template <class Body>
+inline void block_executor::run_threads_permuted(const Body& shared_body) {
+  Body body = shared_body;
+  unsigned next = next_unstarted_;
+  while (next < thread_count_) {
+    threadIdx = unflatten(start_order_[next], block_dim_);
+    ++next;
+    auto switches = switches_;
+    try {
+      body();
+    } catch (const block_abandoned&) {
+      return;
+    } catch (const kernel_fault& fault) {
+      fail_thread(fault);
+      return;
+    } catch (...) {
+      fail_thread_uncaught();
+      return;
+    }
+    if (switches_ != switches) {
+      if (abandoning_) return;
+      unsigned id = linear_thread_id();  // as in the loop above
+      slots_[id].exited = true;
+      live_parked_[id / 32] &= ~(1u << (id % 32));
+      next = next_unstarted_;
+    }
+  }
+  next_unstarted_ = next;
+}
+
 inline void block_executor::start(const block_range& blocks) {
   grid_dim_ = blocks.grid;
   block_dim_ = blocks.block;
@@ -144,6 +179,10 @@ inline void block_executor::start(const block_range& blocks) {
   warp_parked_ = 0;
   next_block_ = blocks.first;
   end_block_ = blocks.end;
+  schedule_ = blocks.schedule;
+  launch_ = blocks.launch;
+  claim_order_ = blocks.claim_order;
+  permuted_ = schedule_.order != schedule_order::forward;
   abandoning_ = false;
   failure_ = {};
   start_next_block();
@@ -151,7 +190,8 @@ inline void block_executor::start(const block_range& blocks) {
 
 inline bool block_executor::start_next_block() {
   if (next_block_ == end_block_) return false;
-  blockIdx = unflatten(next_block_++, grid_dim_);
+  std::uint64_t claim = next_block_++;
+  blockIdx = unflatten(claim_order_.is_identity() ? claim : claim_order_(claim), grid_dim_);
   next_unstarted_ = 0;
   next_index_ = {0, 0, 0};
   generation_.store(blocks_started() + 1, std::memory_order_relaxed);
@@ -163,7 +203,26 @@ inline bool block_executor::start_next_block() {
   ready_head_ = 0;
   predicate_count_ = 0;
   diverged_ = false;
+  if (permuted_) [[unlikely]]
+    draw_schedule();
   return true;
+}
+
+// The block's start order, and the generator of its release orders, drawn
+// from the seed, the launch and the block: the same whichever worker runs
+// the block, so that random:<seed> replays it.
+inline void block_executor::draw_schedule() {
+  auto threads = static_cast<unsigned>(volume(block_dim_));
+  std::uint64_t block =
+      blockIdx.x + std::uint64_t{grid_dim_.x} * (blockIdx.y + std::uint64_t{grid_dim_.y} * blockIdx.z);
+  schedule_random_ = schedule_random(mix_seed(mix_seed(schedule_.seed, launch_), block));
+  start_order_.resize(threads);
+  start_position_.resize(threads);
+  for (unsigned k = 0; k < threads; ++k)
+    start_order_[k] = schedule_.order == schedule_order::reverse ? threads - 1 - k : k;
+  if (schedule_.order == schedule_order::random)
+    schedule_random_.shuffle(start_order_.data(), start_order_.data() + threads);
+  for (unsigned k = 0; k < threads; ++k) start_position_[start_order_[k]] = k;
 }
 
 inline bool block_executor::block_finished() const {
@@ -200,7 +259,7 @@ void block_executor::first_arrival(thread_slot& me, unsigned self) {
   // thread returns and marks it exited (see run_threads), even if it never
   // actually parks (yield with nothing else to run, __activemask).
   ++switches_;
-  next_unstarted_ = self + 1;
+  next_unstarted_ = (permuted_ ? start_position_[self] : self) + 1;
   next_index_ = threadIdx;
   advance(next_index_);
   me.index = threadIdx;  // a thread's index is fixed for the block: saved once, restored at each resumption
@@ -276,6 +335,18 @@ inline void block_executor::make_ready(unsigned t) {
   ready_.push_back(t);
 }
 
+// Waiters released together (by a barrier, a warp collective, __activemask,
+// wake_all), ready_[from, end), in the schedule's order: decreasing linear
+// id under reverse, shuffled under random. Forward keeps the order they
+// came in (arrival order, or lane order), and never calls this.
+inline void block_executor::order_released(unsigned from) {
+  unsigned *first = ready_.begin() + from, *last = ready_.end();
+  if (schedule_.order == schedule_order::reverse)
+    std::sort(first, last, [](unsigned a, unsigned b) { return a > b; });
+  else
+    schedule_random_.shuffle(first, last);
+}
+
 // Room at the ready list's end for `count` more threads (or all that can
 // still join it, which each thread does at most once).
 inline void block_executor::make_room(unsigned count) {
@@ -324,13 +395,18 @@ inline void block_executor::wait_on(const void* object, const char* what, std::s
 inline void block_executor::wake_all(const void* object) {
   if (abandoning_) return;
   auto kept = on_objects_.begin();
+  unsigned woken = 0;
   for (unsigned t : on_objects_) {
-    if (slots_[t].waits_on == object)
+    if (slots_[t].waits_on == object) {
       make_ready(t);
-    else
+      ++woken;
+    } else {
       *kept++ = t;
+    }
   }
   on_objects_.erase(kept, on_objects_.end());
+  if (permuted_ && woken > 1) [[unlikely]]
+    order_released(ready_.size() - woken);  // make_ready moves only the unread front
 }
 
 }  // namespace weft::detail

@@ -68,9 +68,11 @@ inline void block_executor::complete_group(unsigned warp, warp_group& g, unsigne
 // Makes the lanes of `warp` in `lanes` ready, in lane order; returns how many.
 inline unsigned block_executor::make_ready(unsigned warp, unsigned lanes) {
   make_room(32);
-  unsigned count = 0;
+  unsigned from = ready_.size(), count = 0;
   for (unsigned m = lanes; m != 0; m &= m - 1, ++count)
     ready_.push_back(warp * 32 + static_cast<unsigned>(std::countr_zero(m)));
+  if (permuted_) [[unlikely]]
+    order_released(from);
   return count;
 }
 
@@ -153,11 +155,21 @@ inline unsigned block_executor::exited_lanes(unsigned warp, unsigned self) const
   unsigned first = warp * 32;
   unsigned started = next_unstarted_ > first ? std::min(next_unstarted_ - first, 32u) : 0;
   unsigned started_lanes = started == 32 ? ~0u : (1u << started) - 1;
+  if (permuted_) started_lanes = started_lanes_permuted(warp);
   // A started lane that is not parked-and-alive has run to its end (lazily,
   // never parking, or after parking); the caller (if `self` is in this
   // warp) is running.
   unsigned caller = self / 32 == warp ? 1u << (self % 32) : 0;
   return started_lanes & ~live_parked_[warp] & ~caller;
+}
+
+// The lanes of `warp` that have started, under a schedule other than
+// forward, where the started threads are no prefix of linear ids.
+inline unsigned block_executor::started_lanes_permuted(unsigned warp) const {
+  unsigned lanes = 0;
+  for (unsigned lane = 0, first = warp * 32; lane < 32 && first + lane < start_position_.size(); ++lane)
+    if (start_position_[first + lane] < next_unstarted_) lanes |= 1u << lane;
+  return lanes;
 }
 
 // ---- __activemask ----
@@ -196,6 +208,8 @@ inline bool block_executor::converge(unsigned caller) {
     }
   warp_parked_ -= moved;
   converging_.clear();
+  if (permuted_ && moved > 1) [[unlikely]]
+    order_released(ready_.size() - moved);  // make_ready moves only the unread front
   return moved != 0;
 }
 

@@ -28,6 +28,8 @@ class thread_list {
   unsigned operator[](unsigned i) const { return ids_[i]; }
   const unsigned* begin() const { return ids_.data(); }
   const unsigned* end() const { return ids_.data() + size_; }
+  unsigned* begin() { return ids_.data(); }
+  unsigned* end() { return ids_.data() + size_; }
   void swap(thread_list& other) {
     ids_.swap(other.ids_);
     std::swap(size_, other.size_);

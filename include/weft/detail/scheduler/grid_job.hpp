@@ -13,6 +13,8 @@
 #include <utility>
 
 #include "weft/detail/base/error_state.hpp"
+#include "weft/detail/base/schedule_permutation.hpp"
+#include "weft/detail/base/schedule_setting.hpp"
 #include "weft/detail/base/text_format.hpp"
 #include "weft/detail/commands/command.hpp"
 #include "weft/detail/executor/block_executor.hpp"
@@ -44,8 +46,14 @@ struct launch_shape {
 class grid_job : public command {
  public:
   explicit grid_job(launch_shape shape)
-      : command(command_kind::grid), serial(next_serial()), shape_(shape), block_count_(volume(shape.grid)) {
+      : command(command_kind::grid),
+        serial(next_serial()),
+        shape_(shape),
+        block_count_(volume(shape.grid)),
+        schedule_(schedule_in_use()) {
     if (shape.cooperative || volume(shape.cluster) > 1) make_groups();
+    if (schedule_.order != schedule_order::forward) [[unlikely]]
+      permute_claims();
   }
 
   /// Tells grids apart where an address cannot: a new grid may be allocated
@@ -103,12 +111,13 @@ class grid_job : public command {
     scope = {this, &triggered_, block_count_, triggers_at_start_, ~std::uint64_t{0}, 0};
     if (triggers_at_start_) count_triggered_blocks(*this, triggered_, block_count_, end - first);
     if (!groups_) {
-      run_range(executor, first, end);
+      run_range(executor, first, end, claim_order_);
     } else {
       // Claims are one block each here (see set_chunk_for).
-      std::uint64_t block = groups_->block_of(first);
-      groups_->run_member(first, block, describe_block(block), executor, shape_.dynamic_shared_bytes,
-                          [&] { run_range(executor, block, block + 1); });
+      std::uint64_t claim = permuted_group_claim(first);
+      std::uint64_t block = groups_->block_of(claim);
+      groups_->run_member(claim, block, describe_block(block), executor, shape_.dynamic_shared_bytes,
+                          [&] { run_range(executor, block, block + 1, {}); });
     }
     // A block that exits without triggering triggers as it exits.
     if (!triggers_at_start_)
@@ -142,12 +151,33 @@ class grid_job : public command {
     groups_ = std::make_unique<block_groups>(shape_.grid, shape_.cluster, shape_.cooperative);
   }
 
-  void run_range(block_executor& executor, std::uint64_t first, std::uint64_t end) {
+  // WEFT_SCHEDULE other than forward: the order in which claims take
+  // blocks. A grid without groups maps claim numbers to blocks through
+  // claim_order_ (the executor does, block by block). A cooperative or
+  // cluster grid permutes its clusters (each block its own cluster when the
+  // grid has none), and the blocks of a cluster among themselves: a
+  // cluster's blocks stay claimed one after another, since they must all run
+  // at once and the pool has threads for one cluster at a time.
+  [[gnu::cold]] void permute_claims() {
+    launch_ = next_launch_under_schedule();
+    std::uint64_t claims = groups_ ? block_count_ / volume(shape_.cluster) : block_count_;
+    claim_order_ = index_permutation(schedule_.order, claims, launch_seed());
+  }
+  std::uint64_t launch_seed() const { return mix_seed(schedule_.seed, launch_); }
+
+  std::uint64_t permuted_group_claim(std::uint64_t k) const {
+    if (claim_order_.is_identity()) return k;
+    std::uint64_t size = volume(shape_.cluster), cluster = k / size;
+    index_permutation ranks(schedule_.order, size, mix_seed(launch_seed(), cluster));
+    return claim_order_(cluster) * size + ranks(k % size);
+  }
+
+  void run_range(block_executor& executor, std::uint64_t first, std::uint64_t end, const index_permutation& order) {
     if (failed_.load(std::memory_order_relaxed)) return;
     // A device that has faulted runs no more kernels, as a GPU context
     // with a sticky error does not.
     if (fault(shape_.device).code() != cudaSuccess) return;
-    block_failure failure = execute(executor, {shape_.grid, shape_.block, first, end});
+    block_failure failure = execute(executor, {shape_.grid, shape_.block, first, end, schedule_, launch_, order});
     if (!failure) return;
     failed_.store(true, std::memory_order_relaxed);
     raise_fault(failure);
@@ -180,6 +210,9 @@ class grid_job : public command {
   bool triggers_at_start_ = false;
   bool watches_launch_ = false;
   std::unique_ptr<block_groups> groups_;  // for cooperative and cluster launches
+  schedule_setting schedule_;             // WEFT_SCHEDULE when the grid was launched
+  std::uint64_t launch_ = 0;              // the grid's number under its schedule (not forward)
+  index_permutation claim_order_{};       // see permute_claims
 
   static std::uint64_t next_serial() {
     static std::atomic<std::uint64_t> counter{0};

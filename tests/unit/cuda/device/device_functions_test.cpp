@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "device_buffer.hpp"
+#include "schedule_scope.hpp"
 #include "stdout_capture.hpp"
 
 #define DEVICE_FUNCTIONS_PROBE_NO_MAIN
@@ -764,6 +765,8 @@ TEST_CASE("__trap() fails the launch with cudaErrorLaunchFailure, sticky until r
 }
 
 TEST_CASE("a trapping thread is unwound: its destructors run") {
+  // Pinned to the forward schedule: threads 0-4 exit before thread 5 traps only if they start first (WEFT_SCHEDULE).
+  auto pinned = forward_schedule();
   int* destroyed = nullptr;
   REQUIRE(cudaMalloc(&destroyed, sizeof(int)) == cudaSuccess);
   REQUIRE(cudaMemset(destroyed, 0, sizeof(int)) == cudaSuccess);

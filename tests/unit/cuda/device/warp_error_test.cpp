@@ -8,6 +8,7 @@
 
 #include <string>
 
+#include "schedule_scope.hpp"
 #include "text_checks.hpp"
 
 __device__ int shuffle_site(unsigned mask, int v) { return __shfl_sync(mask, v, 0); }
@@ -98,6 +99,9 @@ std::string failure_of(Kernel kernel, unsigned threads) {
 }  // namespace
 
 TEST_CASE("a mask that omits the calling lane") {
+  // Pinned to the forward schedule: the report names the first lane to call, which depends on the order
+  // (WEFT_SCHEDULE).
+  auto pinned = forward_schedule();
   std::string r = failure_of(warp_mask_omits_caller_kernel, 32);
   INFO(r);
   CHECK(contains(r, "warp_mask_omits_caller_kernel"));
@@ -128,6 +132,9 @@ TEST_CASE("a mask naming lanes past the block's end means the lanes that exist, 
 }
 
 TEST_CASE("a lane arrives naming lanes that have exited") {
+  // Pinned to the forward schedule: which lanes have exited when the first lane calls depends on the order
+  // (WEFT_SCHEDULE).
+  auto pinned = forward_schedule();
   std::string r = failure_of(warp_names_exited_kernel, 32);
   INFO(r);
   CHECK(contains(r, "warp_names_exited_kernel"));
@@ -137,6 +144,9 @@ TEST_CASE("a lane arrives naming lanes that have exited") {
 }
 
 TEST_CASE("lanes exit while others wait for them") {
+  // Pinned to the forward schedule: under another order the lanes that exit may run first, and the mask is refused as
+  // naming exited lanes (WEFT_SCHEDULE).
+  auto pinned = forward_schedule();
   std::string r = failure_of(warp_exits_while_waited_for_kernel, 64);
   INFO(r);
   CHECK(contains(r, "warp_exits_while_waited_for_kernel"));
@@ -146,6 +156,8 @@ TEST_CASE("lanes exit while others wait for them") {
 }
 
 TEST_CASE("a lane that met its warp before exits, and is named afterwards") {
+  // Pinned to the forward schedule: which lanes wait and which exit first depends on the order (WEFT_SCHEDULE).
+  auto pinned = forward_schedule();
   std::string r = failure_of(warp_parked_lane_exits_kernel, 32);
   INFO(r);
   CHECK(contains(r, "thread (0,0,0)"));
@@ -153,6 +165,9 @@ TEST_CASE("a lane that met its warp before exits, and is named afterwards") {
 }
 
 TEST_CASE("lanes of one group call different collectives") {
+  // Pinned to the forward schedule: the report names the first lane to call the other collective, which depends on the
+  // order (WEFT_SCHEDULE).
+  auto pinned = forward_schedule();
   std::string r = failure_of(warp_different_collectives_kernel, 32);
   INFO(r);
   CHECK(contains(r, "warp_different_collectives_kernel"));
@@ -163,6 +178,8 @@ TEST_CASE("lanes of one group call different collectives") {
 }
 
 TEST_CASE("lanes of one group call with overlapping but different masks") {
+  // Pinned to the forward schedule: which mask opens the group first depends on the order (WEFT_SCHEDULE).
+  auto pinned = forward_schedule();
   std::string r = failure_of(warp_overlapping_masks_kernel, 32);
   INFO(r);
   CHECK(contains(r, "warp_overlapping_masks_kernel"));
