@@ -72,9 +72,8 @@ inline bool block_executor::recover_from_fault(int signal, const siginfo_t& info
     signal_fault_.stack_overflow = overflow;
     faulting_thread_ = threadIdx;
   }
-  switch_note note{nullptr, *running};
-  jump_context(worker_, &note);
-  std::abort();  // the faulting fiber is never resumed
+  last_note_ = {nullptr, *running};
+  announcer_.leave_for_good(worker_, &last_note_);  // the faulting fiber is never resumed
 }
 
 // Back on the worker's stack: the report of the fault the handler kept.
