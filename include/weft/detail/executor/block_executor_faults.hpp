@@ -47,6 +47,10 @@ inline void block_executor::fail_thread(const kernel_fault& fault) {
   fail(describe_thread(threadIdx) + ": " + fault.what, fault.code);
 }
 
+inline void block_executor::fail_bad_access(const std::string& report) {
+  fail(describe_thread(threadIdx) + ": illegal address: " + report, cudaErrorIllegalAddress);
+}
+
 // Called in the handler of what the thread threw, which it describes.
 inline void block_executor::fail_thread_uncaught() {
   fail(describe_thread(threadIdx) + ": " + describe(std::current_exception()));

@@ -100,6 +100,11 @@ inline void block_executor::run_threads(const Body& shared_body) {
       fail_thread_uncaught();
       return;
     }
+    // A bad access that AddressSanitizer reported failed the block
+    // (fail_bad_access): its unstarted threads do not start.
+    if constexpr (fiber_sanitizer::address_sanitizer)
+      if (abandoning_) [[unlikely]]
+        return;
     if (switches_ != switches) {
       if (abandoning_) return;
       // This thread has parked (or published the cursor) in this block:
@@ -121,6 +126,10 @@ inline void block_executor::run_threads(const Body& shared_body) {
       threadIdx.x = next;
     else
       threadIdx = index;
+    // AddressSanitizer's report of a bad access reads threadIdx from memory
+    // (memory_check.hpp): in a build with it, the store is made for every
+    // thread, which costs nothing beside ASan's own checks.
+    if constexpr (fiber_sanitizer::address_sanitizer) asm volatile("" ::: "memory");
   }
   next_unstarted_ = next;
 }

@@ -19,6 +19,7 @@
 #include "weft/detail/executor/block_groups.hpp"
 #include "weft/detail/executor/builtin_variables.hpp"
 #include "weft/detail/scheduler/kernel_identity.hpp"
+#include "weft/detail/scheduler/memory_check.hpp"
 #include "weft/detail/scheduler/programmatic_launch.hpp"
 
 namespace weft::detail {
