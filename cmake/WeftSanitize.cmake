@@ -64,6 +64,13 @@ function(weft_apply_sanitizers target)
   endif()
   # Frame pointers make the sanitizers' stack traces exact and cheap.
   set(options ${flag} -fno-omit-frame-pointer)
+  # With ASan, a program may go on after a bad access, as after a GPU's
+  # (ASAN_OPTIONS=halt_on_error=0): the launch then fails with
+  # cudaErrorIllegalAddress (docs/debugging.md, "Memory check"). By default
+  # ASan still ends the process at the first report.
+  if(flag MATCHES "address")
+    list(APPEND options -fsanitize-recover=address)
+  endif()
   if(arg_BUILD_INTERFACE)
     list(TRANSFORM options PREPEND "$<BUILD_INTERFACE:")
     list(TRANSFORM options APPEND ">")

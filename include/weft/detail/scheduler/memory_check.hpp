@@ -84,6 +84,9 @@ inline void symbolize(void* pc, source_frame* frames, std::size_t& count, std::s
     frame.function = std::string(whole.substr(0, separator));
     if (separator != std::string_view::npos) {
       std::string_view place = whole.substr(separator + 1);
+      // Line 0 is code the compiler made for no line of its own (stores
+      // that two branches share, say): the file alone is known.
+      if (place.size() > 2 && place.substr(place.size() - 2) == ":0") place.remove_suffix(2);
       if (place.substr(0, 6) != "<null>" && place.substr(0, 2) != "??") frame.place = std::string(place);
     }
     frames[count++] = std::move(frame);
@@ -306,7 +309,7 @@ inline void report_repeated_free([[maybe_unused]] const void* pointer, [[maybe_u
                   "%sProgram hit cudaErrorInvalidValue (error 1) due to \"invalid argument\" on CUDA API call to "
                   "%s.\n",
                   line_prefix, api);
-    append_format(text, "%s    %s%s\n", line_prefix, call.empty() ? "at an unknown line" : "", call.c_str());
+    append_format(text, "%s    %s%s\n", line_prefix, call.empty() ? "at an unknown line" : "in ", call.c_str());
     append_format(text, "%s    Address %p was freed already, by %s; made by %s\n", line_prefix, pointer,
                   freed.empty() ? "weft" : freed.c_str(), made.empty() ? "weft" : made.c_str());
     write_out(text);
