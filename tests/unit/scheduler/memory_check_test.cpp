@@ -39,6 +39,11 @@ __global__ void memcheck_write_past(int* p, int n) {
   if (blockIdx.x == 1 && threadIdx.x == 5) p[n] = 1;
 }
 
+constexpr unsigned memcheck_atomic_line = __LINE__ + 2;
+__global__ void memcheck_atomic_past(int* p, int n) {
+  if (threadIdx.x == 9) atomicAdd(p + n, 1);
+}
+
 constexpr unsigned memcheck_read_line = __LINE__ + 2;
 __global__ void memcheck_read_at(const float* p, int index, float* out) {
   if (threadIdx.x == 2) *out = p[index];
@@ -57,13 +62,15 @@ __global__ void memcheck_write_dynamic_shared(int index) {
 __device__ int memcheck_device_array[10];
 __constant__ float memcheck_constant_array[16];
 
-constexpr unsigned memcheck_device_line = __LINE__ + 2;
+constexpr unsigned memcheck_device_line = __LINE__ + 4;
+// Indexed through pointers: UBSan (in CI's ASan+UBSan build) checks an
+// index into an array whose size it sees, and would stop first.
 __global__ void memcheck_write_device_array(int index) {
-  if (threadIdx.x == 4) memcheck_device_array[index] = 1;
+  if (threadIdx.x == 4) (memcheck_device_array + 0)[index] = 1;
 }
 
 __global__ void memcheck_read_constant_array(int index, float* out) {
-  if (threadIdx.x == 1) *out = memcheck_constant_array[index];
+  if (threadIdx.x == 1) *out = (memcheck_constant_array + 0)[index];
 }
 
 constexpr unsigned memcheck_stack_line = __LINE__ + 5;
@@ -71,7 +78,7 @@ __global__ void memcheck_write_local(int index, int* out) {
   int local[8];
   for (int i = 0; i < 8; ++i) local[i] = i;
   volatile int at = index;
-  if (threadIdx.x == 6) local[at] = 1;
+  if (threadIdx.x == 6) (local + 0)[at] = 1;
   *out = local[threadIdx.x % 8];
 }
 
@@ -90,6 +97,14 @@ void memcheck_cudaMalloc() {
   // The kernel is launched by address here and at compile time elsewhere.
   cudaMalloc(&p, 100 * sizeof(int));
   weft::launch(2, 64, memcheck_write_past, p, 100);
+  memcheck_finish("sync");
+}
+
+// The access is made in weft's atomicAdd: the report names the kernel's line.
+void memcheck_atomic() {
+  int* p = nullptr;
+  cudaMalloc(&p, 100 * sizeof(int));
+  weft::launch<memcheck_atomic_past>(1, 32, p, 100);
   memcheck_finish("sync");
 }
 
@@ -171,6 +186,24 @@ void memcheck_double_free() {
   std::fprintf(stderr, "second cudaFree: %s\n", cudaGetErrorName(again));
 }
 
+// A graph's memory node maps whole 32 MiB blocks; past the bytes asked for
+// is poisoned.
+void memcheck_graph_memory() {
+  cudaStream_t s = nullptr;
+  cudaStreamCreate(&s);
+  cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);
+  int* p = nullptr;
+  cudaMallocAsync(&p, 1000, s);
+  weft::launch<memcheck_write_past>(weft::launch_config{2, 64, 0, s}, p, 250);
+  cudaFreeAsync(p, s);
+  cudaGraph_t graph = nullptr;
+  cudaStreamEndCapture(s, &graph);
+  cudaGraphExec_t exec = nullptr;
+  cudaGraphInstantiate(&exec, graph, 0);
+  cudaGraphLaunch(exec, s);
+  memcheck_finish("sync");
+}
+
 void memcheck_dynamic_shared() {
   weft::launch<memcheck_write_dynamic_shared>(weft::launch_config{1, 32, 64}, 16);
   memcheck_finish("sync");
@@ -211,6 +244,7 @@ struct memcheck_scenario {
 
 constexpr memcheck_scenario memcheck_scenarios[] = {
     {"cudaMalloc", memcheck_cudaMalloc},
+    {"atomicAdd", memcheck_atomic},
     {"cudaMallocManaged", memcheck_cudaMallocManaged},
     {"cudaMallocHost", memcheck_cudaMallocHost},
     {"cudaHostAlloc", memcheck_cudaHostAlloc},
@@ -219,6 +253,7 @@ constexpr memcheck_scenario memcheck_scenarios[] = {
     {"cudaMallocAsync", memcheck_cudaMallocAsync},
     {"use after free", memcheck_use_after_free},
     {"double free", memcheck_double_free},
+    {"graph memory", memcheck_graph_memory},
     {"dynamic shared", memcheck_dynamic_shared},
     {"dynamic shared after larger", memcheck_dynamic_shared_after_larger},
     {"__device__ array", memcheck_device_array_write},
@@ -318,7 +353,7 @@ void memcheck_check_access(const memcheck_outcome& child, const std::string& acc
   if (made_line) CHECK(memcheck_followed_by(out, missed, memcheck_at(made_line)));
   CHECK(contains(out, "========= Invalid " + access));
   CHECK(contains(out, "=========     at "));
-  CHECK(contains(out, memcheck_at(line)));
+  CHECK(memcheck_followed_by(out, "=========     at ", memcheck_at(line)));
   CHECK(contains(out, "by " + thread_and_block + " of kernel '" + kernel));
   CHECK(contains(out, missed));
   // ASan's own report follows weft's.
@@ -344,6 +379,13 @@ TEST_CASE("memory check: a write past a cudaMalloc allocation") {
   memcheck_check_access(memcheck_run_child("cudaMalloc"), "__global__ write of size 4 bytes",
                         "memcheck_write_past(int*, int)", "thread (5,0,0) in block (1,0,0)", memcheck_write_line,
                         "is 0 bytes past a 400-byte allocation made by cudaMalloc at ", memcheck_malloc_line);
+}
+
+TEST_CASE("memory check: an atomicAdd past an allocation is named by the kernel's line") {
+  if (memcheck_skipped()) return;
+  memcheck_check_access(memcheck_run_child("atomicAdd"), "__global__", "memcheck_atomic_past(int*, int)",
+                        "thread (9,0,0) in block (0,0,0)", memcheck_atomic_line,
+                        "is 0 bytes past a 400-byte allocation made by cudaMalloc");
 }
 
 TEST_CASE("memory check: a read past a cudaMallocManaged allocation") {
@@ -406,6 +448,13 @@ TEST_CASE("memory check: cudaFree of memory freed already keeps CUDA's code and 
   CHECK(memcheck_followed_by(out, "; made by cudaMalloc at ", memcheck_at(memcheck_twice_alloc_line)));
   CHECK(memcheck_followed_by(out, "=========     in cudaFree at ", memcheck_at(memcheck_twice_alloc_line + 2)));
   CHECK(WIFEXITED(child.status));
+}
+
+TEST_CASE("memory check: a write past a graph's memory node allocation") {
+  if (memcheck_skipped()) return;
+  memcheck_check_access(memcheck_run_child("graph memory"), "__global__ write of size 4 bytes",
+                        "memcheck_write_past(int*, int)", "thread (5,0,0) in block (1,0,0)", memcheck_write_line,
+                        "is 0 bytes past the end of the 1000-byte allocation");
 }
 
 TEST_CASE("memory check: dynamic shared memory past the size the launch gave") {

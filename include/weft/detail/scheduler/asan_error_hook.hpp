@@ -1,7 +1,7 @@
 // The definition of AddressSanitizer's error hook, __asan_on_error, that
 // hands ASan's errors to weft's memory check (memory_check.hpp says why it
-// is written this way). Included by memory_check.hpp in builds with ASan
-// only: elsewhere nothing defines the ASan functions the check calls.
+// is written this way). Included by grid_job.hpp in builds with ASan only:
+// elsewhere nothing defines the ASan functions the check calls.
 #pragma once
 
 #include "weft/detail/scheduler/memory_check.hpp"

@@ -22,6 +22,17 @@
 #include "weft/detail/scheduler/memory_check.hpp"
 #include "weft/detail/scheduler/programmatic_launch.hpp"
 
+// The memory check's hook, where AddressSanitizer is on (GCC says so with
+// __SANITIZE_ADDRESS__, Clang with __has_feature): every program that
+// launches kernels has it.
+#if defined(__SANITIZE_ADDRESS__)
+#include "weft/detail/scheduler/asan_error_hook.hpp"
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#include "weft/detail/scheduler/asan_error_hook.hpp"
+#endif
+#endif
+
 namespace weft::detail {
 
 /// About as many blocks as an H100 keeps running at once (132 SMs with up

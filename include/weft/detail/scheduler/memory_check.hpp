@@ -24,10 +24,13 @@
 // runtime is linked first (Clang's static runtime). So it is defined in a
 // section group (COMDAT) of its own: the linker keeps one of the groups,
 // and the global definition in it overrides the runtime's weak one. It
-// jumps to weft's hook, an ordinary inline function.
+// jumps to weft's hook, an ordinary inline function (asan_error_hook.hpp,
+// which grid_job.hpp includes in builds with ASan).
 #pragma once
 
+#include <dlfcn.h>
 #include <execinfo.h>
+#include <link.h>
 #include <unistd.h>
 
 #include <cctype>
@@ -99,6 +102,19 @@ inline bool in_weft(const source_frame& frame) {
          frame.place.find("include/weft.hpp") != std::string::npos;
 }
 
+/// Whether a frame is library code a kernel calls: weft's or the C++
+/// standard library's (weft's atomics are std::atomic_ref's).
+inline bool in_library(const source_frame& frame) {
+  return in_weft(frame) || frame.place.find("/include/c++/") != std::string::npos ||
+         frame.place.find("/c++/v1/") != std::string::npos;
+}
+
+/// Whether a frame is the sanitizer runtime's own (GCC's libasan has lines).
+inline bool in_sanitizer_runtime(const source_frame& frame) {
+  return frame.place.find("libsanitizer/") != std::string::npos ||
+         frame.place.find("compiler-rt/") != std::string::npos;
+}
+
 /// The function's own name in a symbolized signature: "cudaMalloc" from
 /// "cudaError cudaMalloc<int>(int**, unsigned long)".
 inline std::string_view bare_name(std::string_view signature) {
@@ -123,15 +139,21 @@ inline std::string describe_stack(void* const* pcs, std::size_t depth) {
   source_frame frames[room];
   std::size_t count = 0;
   for (std::size_t i = 0; i < depth && count < room; ++i) symbolize(pcs[i], frames, count, room);
+  // Innermost first: the sanitizer's own frames (operator new, malloc,
+  // backtrace), then weft's, then the program's. Where no weft frame is
+  // there (memory the program allocated itself), the first frame with a
+  // line outside the sanitizer's runtime is the program's.
+  std::size_t first_weft = 0;
+  while (first_weft < count && !in_weft(frames[first_weft])) ++first_weft;
   std::string api;
   const source_frame* caller = nullptr;
-  for (std::size_t i = 0; i < count; ++i) {
+  for (std::size_t i = first_weft < count ? first_weft : 0; i < count; ++i) {
     std::string_view name = bare_name(frames[i].function);
     if (in_weft(frames[i])) {
       if (is_cuda_api(name)) api = std::string(name);
       continue;
     }
-    if (frames[i].place.empty()) continue;  // the allocator's own frames (operator new, malloc)
+    if (frames[i].place.empty() || in_sanitizer_runtime(frames[i])) continue;
     caller = &frames[i];
     break;
   }
@@ -179,16 +201,29 @@ struct missed_memory {
 };
 
 /// The global variable (a `__device__` or `__constant__` array) whose
-/// redzone `address` is in: its bounds from the shadow memory (the last
-/// addressable bytes before the redzone), its name from the symbolizer.
+/// redzone `address` is in: its end is where the redzone begins (the
+/// shadow memory says), its name the symbolizer's for its last byte, its
+/// start that of its symbol (dladdr: a program linked with -rdynamic, as
+/// weft's are) or, failing that, where addressable memory begins before it
+/// (which may take in a neighbour with no redzone of its own).
 inline std::string describe_global(std::uintptr_t address) {
   constexpr std::uintptr_t search = 1u << 20;
+  auto poisoned = [](std::uintptr_t a) { return __asan_address_is_poisoned(reinterpret_cast<const void*>(a)) != 0; };
   std::uintptr_t end = address;
-  while (end > address - search && __asan_address_is_poisoned(reinterpret_cast<const void*>(end - 1))) --end;
+  while (end > address - search && poisoned(end - 1)) --end;
+  const auto last = reinterpret_cast<void*>(end - 1);
   std::uintptr_t begin = end;
-  while (begin > end - (search << 6) && !__asan_address_is_poisoned(reinterpret_cast<const void*>(begin - 1))) --begin;
+  Dl_info info{};
+  void* entry = nullptr;
+  const bool found = ::dladdr1(last, &info, &entry, RTLD_DL_SYMENT) != 0;
+  const auto* symbol = static_cast<const ElfW(Sym)*>(entry);
+  if (found && info.dli_saddr && symbol && reinterpret_cast<std::uintptr_t>(info.dli_saddr) + symbol->st_size >= end) {
+    begin = reinterpret_cast<std::uintptr_t>(info.dli_saddr);
+  } else {
+    while (begin > end - (search << 6) && !poisoned(begin - 1)) --begin;
+  }
   char name[512] = "";
-  if (begin != end) __sanitizer_symbolize_global(reinterpret_cast<void*>(begin), "%g", name, sizeof name);
+  __sanitizer_symbolize_global(last, "%g", name, sizeof name);
   std::string text = offset_phrase(address, begin, end);
   append_format(text, " the %llu-byte global '%s' (a __device__ or __constant__ variable)",
                 static_cast<unsigned long long>(end - begin), name[0] ? name : "?");
@@ -209,6 +244,15 @@ inline missed_memory describe_missed(const block_executor& block, void* address,
   };
   if (kind == "use-after-poison" && shared && a >= shared && a < shared + block.dynamic_shared_capacity())
     return describe_shared();
+  if (kind == "use-after-poison" && describe_address_near_allocation) {
+    // Memory weft maps itself and poisoned past what was asked for: a
+    // graph's memory node (graphs/graph_memory.hpp).
+    std::string near = describe_address_near_allocation(address);
+    if (near.size() > 2) {
+      missed.description = near.substr(2);  // after its "; "
+      return missed;
+    }
+  }
   if (kind.substr(0, 5) == "heap-") {
     // ASan's description of a heap address takes no lock (a stack or
     // global one does: see the top of this file).
@@ -250,6 +294,34 @@ inline void write_out(const std::string& text) {
   }
 }
 
+/// The program's line that made the reported access: the faulting
+/// instruction's, or where that is in library code (weft's atomics, a copy
+/// that a kernel called), the first caller outside the libraries and the
+/// sanitizer's runtime, from the inlined frames of the instruction or else
+/// the stack.
+inline source_frame program_site() {
+  constexpr std::size_t room = 64;
+  source_frame frames[room];
+  std::size_t count = 0;
+  symbolize(__asan_get_report_pc(), frames, count, room);
+  if (count == 0 || !in_library(frames[0])) return count ? frames[0] : source_frame{};
+  for (std::size_t i = 1; i < count; ++i)
+    if (!in_library(frames[i]) && !frames[i].place.empty()) return frames[i];
+  void* stack[32];
+  int depth = ::backtrace(stack, 32);
+  std::size_t all = 0;
+  for (int i = 0; i < depth && all < room; ++i) symbolize(stack[i], frames, all, room);
+  bool passed_weft = false;
+  for (std::size_t i = 0; i < all; ++i) {
+    if (in_library(frames[i])) {
+      passed_weft = true;
+    } else if (passed_weft && !frames[i].place.empty() && !in_sanitizer_runtime(frames[i])) {
+      return frames[i];
+    }
+  }
+  return {};
+}
+
 /// The hook: a bad access that ASan found. Only a CUDA thread's is weft's.
 inline void on_error() {
   block_executor* block = running_block;
@@ -260,12 +332,9 @@ inline void on_error() {
   const std::size_t size = __asan_get_report_access_size();
   missed_memory missed = describe_missed(*block, address, kind ? kind : "");
 
-  constexpr std::size_t room = 8;
-  source_frame frames[room];
-  std::size_t count = 0;
-  symbolize(__asan_get_report_pc(), frames, count, room);
-  std::string at = count && !frames[0].place.empty() ? frames[0].place : std::string("an unknown line");
-  std::string function = count ? frames[0].function : std::string();
+  const source_frame site = program_site();
+  std::string at = site.place.empty() ? std::string("an unknown line") : site.place;
+  const std::string& function = site.function;
 
   const uint3 thread = threadIdx;
   const uint3 in_block = blockIdx;
@@ -317,13 +386,3 @@ inline void report_repeated_free([[maybe_unused]] const void* pointer, [[maybe_u
 }
 
 }  // namespace weft::detail::memory_check
-
-// ASan's hook, where ASan is on (GCC says so with __SANITIZE_ADDRESS__,
-// Clang with __has_feature).
-#if defined(__SANITIZE_ADDRESS__)
-#include "weft/detail/scheduler/asan_error_hook.hpp"
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#include "weft/detail/scheduler/asan_error_hook.hpp"
-#endif
-#endif
