@@ -306,6 +306,7 @@ inline void block_executor::append_threads(std::string& text, uint3 first, uint3
 // which is compiled once into the C library, rather than an instantiation
 // of std::sort in every program.
 inline void block_executor::sort_ids(std::vector<unsigned>& ids) {
+  if (ids.size() < 2) return;  // an empty vector's data() may be null, which qsort must not get
   std::qsort(ids.data(), ids.size(), sizeof(unsigned), [](const void* a, const void* b) {
     unsigned x = *static_cast<const unsigned*>(a), y = *static_cast<const unsigned*>(b);
     return (x > y) - (x < y);
