@@ -16,10 +16,10 @@ inline constexpr bool under_address_sanitizer = weft::detail::fiber_sanitizer::a
 // a "signal-unsafe call inside of a signal" and the process then crashes.
 // Tests whose kernels fault on purpose are skipped under TSan. So are
 // tests that keep thousands of CUDA threads parked at once (a cluster of
-// 8 blocks of 1024 threads, cooperative grids of 132 x k blocks): TSan
-// keeps a shadow call stack and clocks for each fiber, and that many
-// exhaust the process's memory mappings ("ThreadSanitizer failed to
-// allocate", errno 12).
+// 8 blocks of 1024 threads, cooperative grids of 132 x k blocks, the
+// largest cooperative grid): TSan keeps a shadow call stack and clocks for
+// each fiber, and that many exhaust the process's memory mappings
+// ("ThreadSanitizer failed to allocate", errno 12).
 inline constexpr bool under_thread_sanitizer = weft::detail::fiber_sanitizer::thread_sanitizer;
 
 }  // namespace weft_test

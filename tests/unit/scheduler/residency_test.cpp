@@ -156,7 +156,8 @@ TEST_CASE("cooperative grids of 132 x k blocks run with grid.sync() on one worke
   }
 }
 
-TEST_CASE("the largest cooperative grid of a shape runs, and one block more is refused") {
+TEST_CASE("the largest cooperative grid of a shape runs, and one block more is refused" *
+          doctest::skip(weft_test::under_thread_sanitizer)) {
   // 100 KiB of dynamic shared memory: an H100 SM holds two such blocks, so
   // 264 is the most a cooperative launch may have.
   const std::size_t shared = 100 * 1024;
