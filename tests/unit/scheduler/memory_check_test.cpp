@@ -23,6 +23,7 @@
 #include <string>
 #include <string_view>
 
+#include "sanitizer_checks.hpp"
 #include "text_checks.hpp"
 
 // Each access and allocation whose line a report must name is on the line
@@ -326,7 +327,7 @@ memcheck_outcome memcheck_run_child(const char* scenario) {
 std::string memcheck_at(unsigned line) { return "memory_check_test.cpp:" + std::to_string(line); }
 
 bool memcheck_skipped() {
-  if constexpr (weft::detail::fiber_sanitizer::address_sanitizer) {
+  if constexpr (weft_test::under_address_sanitizer) {
     return false;
   } else {
     static bool said = false;
