@@ -44,7 +44,9 @@
 #include "weft/detail/base/schedule_setting.hpp"
 #include "weft/detail/executor/builtin_variables.hpp"
 #include "weft/detail/executor/context_switch.hpp"
+#include "weft/detail/executor/fiber_sanitizer.hpp"
 #include "weft/detail/executor/fiber_stack.hpp"
+#include "weft/detail/executor/memory_poisoning.hpp"
 #include "weft/detail/executor/signal_fault.hpp"
 #include "weft/detail/executor/thread_list.hpp"
 #include "weft/detail/executor/warp_arithmetic.hpp"
@@ -150,15 +152,34 @@ class block_executor {
   void wake_all(const void* object);
 
   std::byte* dynamic_shared() const { return dynamic_shared_.get(); }
+  /// The dynamic shared memory the running launch gave each block, in bytes.
+  std::size_t dynamic_shared_size() const { return dynamic_shared_bytes_; }
+  /// The buffer's whole length, of which the launch's bytes are the start.
+  std::size_t dynamic_shared_capacity() const { return dynamic_shared_capacity_; }
 
   /// Makes the dynamic shared memory buffer at least `bytes` long. It moves
   /// only when it grows, so a cluster can publish where it is before its
-  /// block runs (run() reserves again, with the same size).
+  /// block runs (run() reserves again, with the same size). In a build with
+  /// AddressSanitizer, the buffer past `bytes`, left from a larger launch,
+  /// is poisoned: a GPU faults there.
   void reserve_dynamic_shared(std::size_t bytes) {
-    if (bytes <= dynamic_shared_capacity_) return;
-    dynamic_shared_.reset(new (std::align_val_t{128}) std::byte[bytes]);
-    dynamic_shared_capacity_ = bytes;
+    if (bytes > dynamic_shared_capacity_) {
+      dynamic_shared_.reset(new (std::align_val_t{128}) std::byte[bytes]);
+      dynamic_shared_capacity_ = bytes;
+    }
+    dynamic_shared_bytes_ = bytes;
+    if constexpr (fiber_sanitizer::address_sanitizer) {
+      unpoison_memory(dynamic_shared_.get(), bytes);
+      poison_memory(dynamic_shared_.get() + bytes, dynamic_shared_capacity_ - bytes);
+    }
   }
+
+  /// In a build with AddressSanitizer: the running CUDA thread made a bad
+  /// access that ASan reported and let it go on from (memory_check.hpp).
+  /// The block fails with cudaErrorIllegalAddress, as a GPU's launch does;
+  /// the thread runs on to its end or its next barrier, the block's other
+  /// threads stop there or do not start.
+  [[gnu::cold]] void fail_bad_access(const std::string& report);
 
   /// Called by the handler of SIGSEGV, SIGBUS and SIGFPE, on the worker's
   /// signal stack. If the CPU raised the signal while one of this worker's
@@ -228,6 +249,8 @@ class block_executor {
   fctx::fcontext_t next_to_run();
   fctx::fcontext_t new_runner();
   void switch_to(fctx::fcontext_t target, switch_note note);
+  template <bool inline_switch>
+  fctx::transfer_t jump(fctx::fcontext_t target, switch_note& note);
   void arrived(fctx::transfer_t from);
   [[gnu::noinline]] inline void recycle(fiber_stack stack);
   [[noreturn]] void leave(fiber_stack own);
@@ -355,12 +378,20 @@ class block_executor {
   fiber_stack fresh_stack_{};
   std::size_t runners_started_ = 0;
   stack_pool stacks_;
+  // The note of a jump away from a fiber that is finished (or dropped by a
+  // fault): it must outlive the jump, and the jumping fiber's frames do not
+  // (ASan frees a finished fiber's fake stack, where its locals may live).
+  switch_note last_note_{};
+  // Tells AddressSanitizer and ThreadSanitizer about every switch, in builds
+  // with one of them (fiber_sanitizer.hpp); empty otherwise.
+  [[no_unique_address]] fiber_sanitizer::announcer announcer_;
 
   struct aligned_delete {
     void operator()(std::byte* p) const { ::operator delete[](p, std::align_val_t{128}); }
   };
   std::unique_ptr<std::byte[], aligned_delete> dynamic_shared_;
   std::size_t dynamic_shared_capacity_ = 0;
+  std::size_t dynamic_shared_bytes_ = 0;
 };
 
 }  // namespace weft::detail

@@ -46,6 +46,7 @@
 
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/devices.hpp"
+#include "weft/detail/executor/memory_poisoning.hpp"
 #include "weft/detail/graphs/graph_model.hpp"
 #include "weft/detail/memory/memory_lookup.hpp"
 #include "weft/detail/runtime/allocation_registry.hpp"
@@ -230,6 +231,9 @@ class graph_memory {
     a.block = chosen;
     count_use();
     runtime::get(device_).memory().add(a.address, a.bytes, memory_kind::device, allocation_registry::externally_mapped);
+    // The block's pages past the bytes asked for are mapped, but a GPU
+    // faults there: poisoned for AddressSanitizer's memory check.
+    poison_memory(static_cast<std::byte*>(a.address) + a.bytes, a.span - a.bytes);
     // Allocated memory stays so until freed, even once no graph refers to it.
     mapped_[&a] = allocation;
     return true;
@@ -303,6 +307,7 @@ class graph_memory {
   void unmap_locked(graph_allocation& a) {
     if (!a.block) return;
     runtime::get(device_).memory().forget(a.address);
+    unpoison_memory(a.address, a.span);
     ::mmap(a.address, a.span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
     a.block->in_use = false;
     a.block = nullptr;

@@ -21,7 +21,19 @@
 #include "weft/detail/executor/block_groups.hpp"
 #include "weft/detail/executor/builtin_variables.hpp"
 #include "weft/detail/scheduler/kernel_identity.hpp"
+#include "weft/detail/scheduler/memory_check.hpp"
 #include "weft/detail/scheduler/programmatic_launch.hpp"
+
+// The memory check's hook, where AddressSanitizer is on (GCC says so with
+// __SANITIZE_ADDRESS__, Clang with __has_feature): every program that
+// launches kernels has it.
+#if defined(__SANITIZE_ADDRESS__)
+#include "weft/detail/scheduler/asan_error_hook.hpp"
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#include "weft/detail/scheduler/asan_error_hook.hpp"
+#endif
+#endif
 
 namespace weft::detail {
 

@@ -64,6 +64,7 @@ inline cudaError_t cudaFreeHost(void* ptr) {
   if (cudaError_t e = wait_for_device()) return e;
   if (!ptr) return cudaSuccess;
   if (release_on_any_device(ptr, [](memory_kind k) { return k == memory_kind::host; })) return cudaSuccess;
+  memory_check::report_repeated_free(ptr, "cudaFreeHost");
   return record(cudaErrorInvalidValue);
 }
 

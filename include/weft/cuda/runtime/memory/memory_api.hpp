@@ -22,6 +22,7 @@
 #include "weft/detail/memory/memory_copies.hpp"
 #include "weft/detail/memory/memory_lookup.hpp"
 #include "weft/detail/runtime/runtime.hpp"
+#include "weft/detail/scheduler/memory_check.hpp"
 #include "weft/detail/streams/device_control.hpp"
 #include "weft/detail/streams/host_task.hpp"
 
@@ -71,6 +72,7 @@ inline cudaError_t cudaFree(void* pointer) {
   }
   // Any device's memory may be freed, as with unified addressing on a GPU.
   if (weft::detail::release_on_any_device(pointer)) return cudaSuccess;
+  weft::detail::memory_check::report_repeated_free(pointer, "cudaFree");
   return weft::detail::record(cudaErrorInvalidValue);
 }
 

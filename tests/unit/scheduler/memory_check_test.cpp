@@ -1,0 +1,490 @@
+// The memory check (detail/scheduler/memory_check.hpp): in a build with
+// AddressSanitizer, a CUDA thread's bad access is reported in
+// compute-sanitizer's terms (the access, the kernel, block and thread, the
+// line, and what the address missed, with the call and line that made the
+// memory), and with ASan recovering (-fsanitize-recover=address,
+// halt_on_error=0) the launch fails with a sticky cudaErrorIllegalAddress.
+// Each case runs its scenario in a child process (this executable again,
+// running only the test case "memory check: a scenario in a child
+// process"), so that a report that ends the process ends only the child;
+// the parent checks the child's output. Without ASan the cases say that
+// they are skipped.
+#include <doctest/doctest.h>
+#include <weft.hpp>
+
+#include <fcntl.h>
+#include <limits.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <string_view>
+
+#include "sanitizer_checks.hpp"
+#include "text_checks.hpp"
+
+// Each access and allocation whose line a report must name is on the line
+// after the constant that records it.
+namespace {
+
+constexpr const char* memcheck_scenario_variable = "WEFT_MEMCHECK_SCENARIO";
+constexpr const char* memcheck_child_case = "memory check: a scenario in a child process";
+
+}  // namespace
+
+constexpr unsigned memcheck_write_line = __LINE__ + 2;
+__global__ void memcheck_write_past(int* p, int n) {
+  if (blockIdx.x == 1 && threadIdx.x == 5) p[n] = 1;
+}
+
+constexpr unsigned memcheck_atomic_line = __LINE__ + 2;
+__global__ void memcheck_atomic_past(int* p, int n) {
+  if (threadIdx.x == 9) atomicAdd(p + n, 1);
+}
+
+constexpr unsigned memcheck_read_line = __LINE__ + 2;
+__global__ void memcheck_read_at(const float* p, int index, float* out) {
+  if (threadIdx.x == 2) *out = p[index];
+}
+
+constexpr unsigned memcheck_pitched_line = __LINE__ + 2;
+__global__ void memcheck_write_pitched(char* base, std::size_t offset) {
+  if (threadIdx.x == 0 && threadIdx.y == 1) base[offset] = 1;
+}
+
+constexpr unsigned memcheck_shared_line = __LINE__ + 2;
+__global__ void memcheck_write_dynamic_shared(int index) {
+  if (threadIdx.x == 3) weft::dynamic_shared<int>()[index] = 7;
+}
+
+__device__ int memcheck_device_array[10];
+__constant__ float memcheck_constant_array[16];
+
+constexpr unsigned memcheck_device_line = __LINE__ + 4;
+// Indexed through pointers: UBSan (in CI's ASan+UBSan build) checks an
+// index into an array whose size it sees, and would stop first.
+__global__ void memcheck_write_device_array(int index) {
+  if (threadIdx.x == 4) (memcheck_device_array + 0)[index] = 1;
+}
+
+__global__ void memcheck_read_constant_array(int index, float* out) {
+  if (threadIdx.x == 1) *out = (memcheck_constant_array + 0)[index];
+}
+
+constexpr unsigned memcheck_stack_line = __LINE__ + 5;
+__global__ void memcheck_write_local(int index, int* out) {
+  int local[8];
+  for (int i = 0; i < 8; ++i) local[i] = i;
+  volatile int at = index;
+  if (threadIdx.x == 6) (local + 0)[at] = 1;
+  *out = local[threadIdx.x % 8];
+}
+
+namespace {
+
+// What the child prints after its launches: the code of the first
+// synchronising call, and that it went on.
+void memcheck_finish(const char* label) {
+  cudaError_t e = cudaDeviceSynchronize();
+  std::fprintf(stderr, "%s: %s; still running\n", label, cudaGetErrorName(e));
+}
+
+constexpr unsigned memcheck_malloc_line = __LINE__ + 4;
+void memcheck_cudaMalloc() {
+  int* p = nullptr;
+  // The kernel is launched by address here and at compile time elsewhere.
+  cudaMalloc(&p, 100 * sizeof(int));
+  weft::launch(2, 64, memcheck_write_past, p, 100);
+  memcheck_finish("sync");
+}
+
+// The access is made in weft's atomicAdd: the report names the kernel's line.
+void memcheck_atomic() {
+  int* p = nullptr;
+  cudaMalloc(&p, 100 * sizeof(int));
+  weft::launch<memcheck_atomic_past>(1, 32, p, 100);
+  memcheck_finish("sync");
+}
+
+constexpr unsigned memcheck_managed_line = __LINE__ + 4;
+void memcheck_cudaMallocManaged() {
+  float* p = nullptr;
+  float* out = nullptr;
+  cudaMallocManaged(&p, 64 * sizeof(float));
+  cudaMallocManaged(&out, sizeof(float));
+  weft::launch<memcheck_read_at>(1, 32, p, 67, out);
+  memcheck_finish("sync");
+}
+
+constexpr unsigned memcheck_host_line = __LINE__ + 3;
+void memcheck_cudaMallocHost() {
+  int* p = nullptr;
+  cudaMallocHost(&p, 100 * sizeof(int));
+  weft::launch<memcheck_write_past>(2, 64, p, 100);
+  memcheck_finish("sync");
+}
+
+constexpr unsigned memcheck_host_alloc_line = __LINE__ + 3;
+void memcheck_cudaHostAlloc() {
+  int* p = nullptr;
+  cudaHostAlloc(&p, 100 * sizeof(int), cudaHostAllocMapped);
+  weft::launch<memcheck_write_past>(2, 64, p, 100);
+  memcheck_finish("sync");
+}
+
+// A row's padding up to the pitch is addressable, as on a GPU; past the
+// last row is not.
+constexpr unsigned memcheck_pitch_line = __LINE__ + 4;
+void memcheck_cudaMallocPitch() {
+  char* p = nullptr;
+  std::size_t pitch = 0;
+  cudaMallocPitch(reinterpret_cast<void**>(&p), &pitch, 10, 4);
+  weft::launch<memcheck_write_pitched>(1, dim3(2, 2), p, pitch + 11);  // in row 1's padding
+  memcheck_finish("padding");
+  weft::launch<memcheck_write_pitched>(1, dim3(2, 2), p, 4 * pitch);
+  std::fprintf(stderr, "pitch %zu\n", pitch);
+  memcheck_finish("sync");
+}
+
+constexpr unsigned memcheck_3d_line = __LINE__ + 3;
+void memcheck_cudaMalloc3D() {
+  cudaPitchedPtr p{};
+  cudaMalloc3D(&p, make_cudaExtent(10, 4, 2));
+  std::fprintf(stderr, "pitch %zu\n", p.pitch);
+  weft::launch<memcheck_write_pitched>(1, dim3(2, 2), static_cast<char*>(p.ptr), 8 * p.pitch);
+  memcheck_finish("sync");
+}
+
+constexpr unsigned memcheck_async_line = __LINE__ + 3;
+void memcheck_cudaMallocAsync() {
+  int* p = nullptr;
+  cudaMallocAsync(&p, 100 * sizeof(int), 0);
+  weft::launch<memcheck_write_past>(2, 64, p, 100);
+  memcheck_finish("sync");
+}
+
+constexpr unsigned memcheck_freed_alloc_line = __LINE__ + 5;
+constexpr unsigned memcheck_free_line = __LINE__ + 6;
+void memcheck_use_after_free() {
+  float* p = nullptr;
+  float* out = nullptr;
+  cudaMalloc(&p, 64 * sizeof(float));
+  cudaMallocManaged(&out, sizeof(float));
+  cudaFree(p);
+  weft::launch<memcheck_read_at>(1, 32, p, 2, out);
+  memcheck_finish("sync");
+}
+
+constexpr unsigned memcheck_twice_alloc_line = __LINE__ + 3;
+void memcheck_double_free() {
+  int* p = nullptr;
+  cudaMalloc(&p, 100 * sizeof(int));
+  cudaFree(p);
+  cudaError_t again = cudaFree(p);
+  std::fprintf(stderr, "second cudaFree: %s\n", cudaGetErrorName(again));
+}
+
+// A graph's memory node maps whole 32 MiB blocks; past the bytes asked for
+// is poisoned.
+void memcheck_graph_memory() {
+  cudaStream_t s = nullptr;
+  cudaStreamCreate(&s);
+  cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);
+  int* p = nullptr;
+  cudaMallocAsync(&p, 1000, s);
+  weft::launch<memcheck_write_past>(weft::launch_config{2, 64, 0, s}, p, 250);
+  cudaFreeAsync(p, s);
+  cudaGraph_t graph = nullptr;
+  cudaStreamEndCapture(s, &graph);
+  cudaGraphExec_t exec = nullptr;
+  cudaGraphInstantiate(&exec, graph, 0);
+  cudaGraphLaunch(exec, s);
+  memcheck_finish("sync");
+}
+
+void memcheck_dynamic_shared() {
+  weft::launch<memcheck_write_dynamic_shared>(weft::launch_config{1, 32, 64}, 16);
+  memcheck_finish("sync");
+}
+
+// The worker's buffer is larger than the second launch's 64 bytes: the rest
+// is poisoned (the child runs with one worker).
+void memcheck_dynamic_shared_after_larger() {
+  weft::launch<memcheck_write_dynamic_shared>(weft::launch_config{1, 32, 1024}, 200);
+  memcheck_finish("larger");
+  weft::launch<memcheck_write_dynamic_shared>(weft::launch_config{1, 32, 64}, 18);
+  memcheck_finish("sync");
+}
+
+void memcheck_device_array_write() {
+  weft::launch<memcheck_write_device_array>(1, 32, 10);
+  memcheck_finish("sync");
+}
+
+void memcheck_constant_array_read() {
+  float* out = nullptr;
+  cudaMallocManaged(&out, sizeof(float));
+  weft::launch<memcheck_read_constant_array>(1, 32, 17, out);
+  memcheck_finish("sync");
+}
+
+void memcheck_stack() {
+  int* out = nullptr;
+  cudaMallocManaged(&out, sizeof(int));
+  weft::launch<memcheck_write_local>(1, 32, 8, out);
+  memcheck_finish("sync");
+}
+
+struct memcheck_scenario {
+  const char* name;
+  void (*run)();
+};
+
+constexpr memcheck_scenario memcheck_scenarios[] = {
+    {"cudaMalloc", memcheck_cudaMalloc},
+    {"atomicAdd", memcheck_atomic},
+    {"cudaMallocManaged", memcheck_cudaMallocManaged},
+    {"cudaMallocHost", memcheck_cudaMallocHost},
+    {"cudaHostAlloc", memcheck_cudaHostAlloc},
+    {"cudaMallocPitch", memcheck_cudaMallocPitch},
+    {"cudaMalloc3D", memcheck_cudaMalloc3D},
+    {"cudaMallocAsync", memcheck_cudaMallocAsync},
+    {"use after free", memcheck_use_after_free},
+    {"double free", memcheck_double_free},
+    {"graph memory", memcheck_graph_memory},
+    {"dynamic shared", memcheck_dynamic_shared},
+    {"dynamic shared after larger", memcheck_dynamic_shared_after_larger},
+    {"__device__ array", memcheck_device_array_write},
+    {"__constant__ array", memcheck_constant_array_read},
+    {"stack", memcheck_stack},
+};
+
+// The file of an llvm-symbolizer on PATH, named as Debian and LLVM name
+// it, for the child's ASAN_SYMBOLIZER_PATH where none is set: without a
+// symbolizer there are no lines to check.
+std::string memcheck_symbolizer() {
+  const char* path = std::getenv("PATH");
+  std::string_view rest = path ? path : "/usr/bin";
+  while (!rest.empty()) {
+    std::string_view dir = rest.substr(0, rest.find(':'));
+    rest = dir.size() < rest.size() ? rest.substr(dir.size() + 1) : std::string_view{};
+    for (const char* name : {"llvm-symbolizer", "llvm-symbolizer-16", "llvm-symbolizer-14"}) {
+      std::string candidate = std::string(dir) + "/" + name;
+      if (::access(candidate.c_str(), X_OK) != 0) continue;
+      // Debian's is a relative link, which ASan does not follow.
+      char real[4096];
+      return ::realpath(candidate.c_str(), real) ? std::string(real) : candidate;
+    }
+  }
+  return {};
+}
+
+// Runs `scenario` in a child process and returns what it printed (stdout
+// and stderr together) and how it ended.
+struct memcheck_outcome {
+  std::string output;
+  int status = 0;
+};
+
+memcheck_outcome memcheck_run_child(const char* scenario) {
+  int pipe_ends[2];
+  REQUIRE(::pipe(pipe_ends) == 0);
+  std::string symbolizer = memcheck_symbolizer();
+  std::string filter = std::string("--test-case=") + memcheck_child_case;
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    ::dup2(pipe_ends[1], STDOUT_FILENO);
+    ::dup2(pipe_ends[1], STDERR_FILENO);
+    ::close(pipe_ends[0]);
+    ::setenv(memcheck_scenario_variable, scenario, 1);
+    const char* options = std::getenv("ASAN_OPTIONS");
+    std::string recovering = std::string(options ? options : "") + ":halt_on_error=0:detect_leaks=0";
+    ::setenv("ASAN_OPTIONS", recovering.c_str(), 1);
+    ::setenv("WEFT_WORKERS", "1", 1);
+    if (!std::getenv("ASAN_SYMBOLIZER_PATH") && !symbolizer.empty())
+      ::setenv("ASAN_SYMBOLIZER_PATH", symbolizer.c_str(), 1);
+    ::alarm(120);  // a hung child fails the case instead of holding the run
+    char* arguments[] = {const_cast<char*>("weft_tests"), filter.data(), nullptr};
+    ::execv("/proc/self/exe", arguments);
+    ::_exit(127);
+  }
+  ::close(pipe_ends[1]);
+  memcheck_outcome outcome;
+  char buffer[4096];
+  for (ssize_t n; (n = ::read(pipe_ends[0], buffer, sizeof buffer)) != 0;) {
+    if (n < 0) break;
+    outcome.output.append(buffer, static_cast<std::size_t>(n));
+  }
+  ::close(pipe_ends[0]);
+  ::waitpid(child, &outcome.status, 0);
+  return outcome;
+}
+
+std::string memcheck_at(unsigned line) { return "memory_check_test.cpp:" + std::to_string(line); }
+
+bool memcheck_skipped() {
+  if constexpr (weft_test::under_address_sanitizer) {
+    return false;
+  } else {
+    static bool said = false;
+    if (!said) std::printf("memory check tests skipped: this build has no AddressSanitizer (WEFT_SANITIZE=address)\n");
+    said = true;
+    return true;
+  }
+}
+
+// Whether `part` follows `first` on the same line of `text`.
+bool memcheck_followed_by(const std::string& text, const std::string& first, const std::string& part) {
+  auto at = text.find(first);
+  return at != std::string::npos && text.find(part, at) < text.find('\n', at);
+}
+
+// The report of a bad access by thread `thread` of block `block` in
+// `kernel`, which the child survived with a sticky cudaErrorIllegalAddress;
+// `made_line`, where not 0, is the line of the allocation call `missed` names.
+void memcheck_check_access(const memcheck_outcome& child, const std::string& access, const std::string& kernel,
+                           const std::string& thread_and_block, unsigned line, const std::string& missed,
+                           unsigned made_line = 0) {
+  const std::string& out = child.output;
+  INFO(out);
+  if (made_line) CHECK(memcheck_followed_by(out, missed, memcheck_at(made_line)));
+  CHECK(contains(out, "========= Invalid " + access));
+  CHECK(contains(out, "=========     at "));
+  CHECK(memcheck_followed_by(out, "=========     at ", memcheck_at(line)));
+  CHECK(contains(out, "by " + thread_and_block + " of kernel '" + kernel));
+  CHECK(contains(out, missed));
+  // ASan's own report follows weft's.
+  CHECK(contains(out, "AddressSanitizer"));
+  CHECK(out.find("========= Invalid") < out.find("ERROR: AddressSanitizer"));
+  // The launch failed as a GPU's does, and the process went on.
+  CHECK(contains(out, "sync: cudaErrorIllegalAddress; still running"));
+  CHECK(contains(out, "illegal address: invalid "));
+  CHECK(WIFEXITED(child.status));
+}
+
+}  // namespace
+
+TEST_CASE("memory check: a scenario in a child process") {
+  const char* wanted = std::getenv(memcheck_scenario_variable);
+  if (!wanted) return;  // run by the cases below only
+  for (const memcheck_scenario& s : memcheck_scenarios)
+    if (std::strcmp(s.name, wanted) == 0) s.run();
+}
+
+TEST_CASE("memory check: a write past a cudaMalloc allocation") {
+  if (memcheck_skipped()) return;
+  memcheck_check_access(memcheck_run_child("cudaMalloc"), "__global__ write of size 4 bytes",
+                        "memcheck_write_past(int*, int)", "thread (5,0,0) in block (1,0,0)", memcheck_write_line,
+                        "is 0 bytes past a 400-byte allocation made by cudaMalloc at ", memcheck_malloc_line);
+}
+
+TEST_CASE("memory check: an atomicAdd past an allocation is named by the kernel's line") {
+  if (memcheck_skipped()) return;
+  memcheck_check_access(memcheck_run_child("atomicAdd"), "__global__", "memcheck_atomic_past(int*, int)",
+                        "thread (9,0,0) in block (0,0,0)", memcheck_atomic_line,
+                        "is 0 bytes past a 400-byte allocation made by cudaMalloc");
+}
+
+TEST_CASE("memory check: a read past a cudaMallocManaged allocation") {
+  if (memcheck_skipped()) return;
+  memcheck_check_access(memcheck_run_child("cudaMallocManaged"), "__global__ read of size 4 bytes",
+                        "memcheck_read_at(float const*, int, float*)", "thread (2,0,0) in block (0,0,0)",
+                        memcheck_read_line, "is 12 bytes past a 256-byte allocation made by cudaMallocManaged at ",
+                        memcheck_managed_line);
+}
+
+TEST_CASE("memory check: page-locked host memory, cudaMallocHost and cudaHostAlloc") {
+  if (memcheck_skipped()) return;
+  memcheck_check_access(memcheck_run_child("cudaMallocHost"), "__global__ write of size 4 bytes",
+                        "memcheck_write_past(int*, int)", "thread (5,0,0) in block (1,0,0)", memcheck_write_line,
+                        "is 0 bytes past a 400-byte allocation made by cudaMallocHost at ", memcheck_host_line);
+  memcheck_check_access(memcheck_run_child("cudaHostAlloc"), "__global__ write of size 4 bytes",
+                        "memcheck_write_past(int*, int)", "thread (5,0,0) in block (1,0,0)", memcheck_write_line,
+                        "is 0 bytes past a 400-byte allocation made by cudaHostAlloc at ", memcheck_host_alloc_line);
+}
+
+TEST_CASE("memory check: pitched memory, whose rows' padding is addressable") {
+  if (memcheck_skipped()) return;
+  memcheck_outcome pitched = memcheck_run_child("cudaMallocPitch");
+  CHECK(contains(pitched.output, "padding: cudaSuccess; still running"));
+  memcheck_check_access(pitched, "__global__ write of size 1 bytes", "memcheck_write_pitched(char*, unsigned long)",
+                        "thread (0,1,0) in block (0,0,0)", memcheck_pitched_line,
+                        "is 0 bytes past a 2048-byte allocation made by cudaMallocPitch at ", memcheck_pitch_line);
+  memcheck_check_access(memcheck_run_child("cudaMalloc3D"), "__global__ write of size 1 bytes",
+                        "memcheck_write_pitched(char*, unsigned long)", "thread (0,1,0) in block (0,0,0)",
+                        memcheck_pitched_line, "is 0 bytes past a 4096-byte allocation made by cudaMalloc3D at ",
+                        memcheck_3d_line);
+}
+
+TEST_CASE("memory check: a write past a cudaMallocAsync allocation") {
+  if (memcheck_skipped()) return;
+  memcheck_check_access(memcheck_run_child("cudaMallocAsync"), "__global__ write of size 4 bytes",
+                        "memcheck_write_past(int*, int)", "thread (5,0,0) in block (1,0,0)", memcheck_write_line,
+                        "is 0 bytes past a 400-byte allocation made by cudaMallocAsync at ", memcheck_async_line);
+}
+
+TEST_CASE("memory check: a read of memory that cudaFree freed") {
+  if (memcheck_skipped()) return;
+  memcheck_outcome child = memcheck_run_child("use after free");
+  memcheck_check_access(child, "__global__ read of size 4 bytes", "memcheck_read_at(float const*, int, float*)",
+                        "thread (2,0,0) in block (0,0,0)", memcheck_read_line,
+                        "is 8 bytes inside a 256-byte allocation made by cudaMalloc at ", memcheck_freed_alloc_line);
+  CHECK(memcheck_followed_by(child.output, "; freed by cudaFree at ", memcheck_at(memcheck_free_line)));
+}
+
+TEST_CASE("memory check: cudaFree of memory freed already keeps CUDA's code and is reported") {
+  if (memcheck_skipped()) return;
+  memcheck_outcome child = memcheck_run_child("double free");
+  const std::string& out = child.output;
+  INFO(out);
+  CHECK(contains(out, "second cudaFree: cudaErrorInvalidValue"));
+  CHECK(contains(out,
+                 "========= Program hit cudaErrorInvalidValue (error 1) due to \"invalid argument\" on CUDA API call "
+                 "to cudaFree."));
+  CHECK(memcheck_followed_by(out, "was freed already, by cudaFree at ", memcheck_at(memcheck_twice_alloc_line + 1)));
+  CHECK(memcheck_followed_by(out, "; made by cudaMalloc at ", memcheck_at(memcheck_twice_alloc_line)));
+  CHECK(memcheck_followed_by(out, "=========     in cudaFree at ", memcheck_at(memcheck_twice_alloc_line + 2)));
+  CHECK(WIFEXITED(child.status));
+}
+
+TEST_CASE("memory check: a write past a graph's memory node allocation") {
+  if (memcheck_skipped()) return;
+  memcheck_check_access(memcheck_run_child("graph memory"), "__global__ write of size 4 bytes",
+                        "memcheck_write_past(int*, int)", "thread (5,0,0) in block (1,0,0)", memcheck_write_line,
+                        "is 0 bytes past the end of the 1000-byte allocation");
+}
+
+TEST_CASE("memory check: dynamic shared memory past the size the launch gave") {
+  if (memcheck_skipped()) return;
+  memcheck_check_access(memcheck_run_child("dynamic shared"), "__shared__ write of size 4 bytes",
+                        "memcheck_write_dynamic_shared(int)", "thread (3,0,0) in block (0,0,0)", memcheck_shared_line,
+                        "is 0 bytes past the 64 bytes of dynamic shared memory the launch gave each block");
+  memcheck_outcome after_larger = memcheck_run_child("dynamic shared after larger");
+  CHECK(contains(after_larger.output, "larger: cudaSuccess; still running"));
+  memcheck_check_access(after_larger, "__shared__ write of size 4 bytes", "memcheck_write_dynamic_shared(int)",
+                        "thread (3,0,0) in block (0,0,0)", memcheck_shared_line,
+                        "is 8 bytes past the 64 bytes of dynamic shared memory the launch gave each block");
+}
+
+TEST_CASE("memory check: __device__ and __constant__ arrays") {
+  if (memcheck_skipped()) return;
+  memcheck_check_access(memcheck_run_child("__device__ array"), "__global__ write of size 4 bytes",
+                        "memcheck_write_device_array(int)", "thread (4,0,0) in block (0,0,0)", memcheck_device_line,
+                        "is 0 bytes past the 40-byte global 'memcheck_device_array'");
+  memcheck_outcome constant = memcheck_run_child("__constant__ array");
+  INFO(constant.output);
+  CHECK(contains(constant.output, "========= Invalid __global__ read of size 4 bytes"));
+  CHECK(contains(constant.output, "is 4 bytes past the 64-byte global 'memcheck_constant_array'"));
+  CHECK(contains(constant.output, "sync: cudaErrorIllegalAddress; still running"));
+}
+
+TEST_CASE("memory check: a CUDA thread's own stack") {
+  if (memcheck_skipped()) return;
+  memcheck_check_access(memcheck_run_child("stack"), "__local__ write of size 4 bytes",
+                        "memcheck_write_local(int, int*)", "thread (6,0,0) in block (0,0,0)", memcheck_stack_line,
+                        "on the CUDA thread's own stack");
+}
