@@ -146,6 +146,11 @@ inline void block_executor::run_threads_permuted(const Body& shared_body) {
   while (next < thread_count_) {
     threadIdx = unflatten(start_order_[next], block_dim_);
     ++next;
+    if constexpr (fiber_sanitizer::address_sanitizer) {
+      if (abandoning_) [[unlikely]]
+        return;  // as in the loop above: a reported bad access failed the block
+      asm volatile("" ::: "memory");  // threadIdx stored for the report, as above
+    }
     auto switches = switches_;
     try {
       body();
