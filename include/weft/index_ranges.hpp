@@ -49,10 +49,10 @@ namespace weft {
 /// An integer type a kernel may index with: any integral type but bool and
 /// the character types.
 template <class T>
-concept index_integer = std::integral<T> && !std::same_as<std::remove_cv_t<T>, bool> &&
-                        !std::same_as<std::remove_cv_t<T>, char> && !std::same_as<std::remove_cv_t<T>, wchar_t> &&
-                        !std::same_as<std::remove_cv_t<T>, char8_t> && !std::same_as<std::remove_cv_t<T>, char16_t> &&
-                        !std::same_as<std::remove_cv_t<T>, char32_t>;
+concept index_integer =
+    std::integral<T> && !std::same_as<std::remove_cv_t<T>, bool> && !std::same_as<std::remove_cv_t<T>, char> &&
+    !std::same_as<std::remove_cv_t<T>, wchar_t> && !std::same_as<std::remove_cv_t<T>, char8_t> &&
+    !std::same_as<std::remove_cv_t<T>, char16_t> && !std::same_as<std::remove_cv_t<T>, char32_t>;
 
 /// Where a 1D stride range ends: the first index not below the bound.
 template <index_integer Index>
@@ -110,7 +110,9 @@ class stride_iterator {
   }
 
   friend constexpr bool operator==(const stride_iterator& a, const stride_iterator& b) { return a.index_ == b.index_; }
-  friend constexpr auto operator<=>(const stride_iterator& a, const stride_iterator& b) { return a.index_ <=> b.index_; }
+  friend constexpr auto operator<=>(const stride_iterator& a, const stride_iterator& b) {
+    return a.index_ <=> b.index_;
+  }
 
   // The end test of the hand-written loop, `i < n`, so that the compiler
   // sees the same loop; an index past the bound is at the end too.
@@ -153,7 +155,8 @@ class stride_range : public ranges::view_base {
 template <index_integer Index>
 stride_range<Index> grid_stride(Index n) {
   using detail::blockDim, detail::blockIdx, detail::gridDim, detail::threadIdx;
-  return {static_cast<Index>(static_cast<Index>(blockIdx.x) * static_cast<Index>(blockDim.x) + static_cast<Index>(threadIdx.x)),
+  return {static_cast<Index>(static_cast<Index>(blockIdx.x) * static_cast<Index>(blockDim.x) +
+                             static_cast<Index>(threadIdx.x)),
           static_cast<Index>(static_cast<Index>(gridDim.x) * static_cast<Index>(blockDim.x)), n};
 }
 
