@@ -14,6 +14,7 @@
 #include <weft/cuda/device/wmma/fill.hpp>
 #include <weft/cuda/device/wmma/load_store.hpp>
 #include <weft/cuda/device/wmma/mma.hpp>
+#include <weft/index_ranges.hpp>
 
 #include <boost/context/detail/fcontext.hpp>
 #include <boost/context/fiber.hpp>
@@ -215,6 +216,18 @@ void plain_pointer_vecadd(const float* a, const float* b, float* c, int n, std::
   }
 }
 
+// The same vector addition as a grid-stride loop, hand-written and with
+// weft::grid_stride (weft/index_ranges.hpp), which should compile to the same
+// loop: GCC 12 -O2 gives both the same five- or six-instruction inner loop
+// (docs/porting.md, "Index ranges").
+__global__ void VecAddGridStrideLoop(const float* A, const float* B, float* C, int N) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < N; i += blockDim.x * gridDim.x) C[i] = A[i] + B[i];
+}
+
+__global__ void VecAddGridStrideRange(const float* A, const float* B, float* C, int N) {
+  for (int i : weft::grid_stride(N)) C[i] = A[i] + B[i];
+}
+
 bool bench_vecadd(const options& o, std::vector<row>& rows) {
   const int log2n = o.quick ? 16 : 24;
   const int n = 1 << log2n;
@@ -281,6 +294,32 @@ bool bench_vecadd(const options& o, std::vector<row>& rows) {
               plain_pointer_vecadd(a, b, c_weft, n, begin * 256, end * 256);
             });
           });
+
+  // weft::grid_stride against the hand-written grid-stride loop, both through
+  // weft, alternating: four blocks per worker, so that each CUDA thread runs
+  // the loop for many elements and the loop itself is what is timed.
+  {
+    const int stride_blocks = static_cast<int>(workers) * 4;
+    float* c_loop;
+    cudaMalloc(&c_loop, bytes);
+    std::memset(c_weft, 0, bytes);
+    auto range_run = [&] {
+      weft::launch<VecAddGridStrideRange>(stride_blocks, threads_per_block, a, b, c_weft, n);
+      ok &= check(cudaDeviceSynchronize(), "grid_stride range");
+    };
+    auto loop_run = [&] {
+      weft::launch<VecAddGridStrideLoop>(stride_blocks, threads_per_block, a, b, c_loop, n);
+      ok &= check(cudaDeviceSynchronize(), "grid-stride loop");
+    };
+    pair_timing t = measure_pair(o.repeat, range_run, loop_run);
+    bool right = std::memcmp(c_weft, c_plain, bytes) == 0 && std::memcmp(c_loop, c_plain, bytes) == 0;
+    ok &= right;
+    rows.push_back({"  grid-stride loop as weft::grid_stride(n)", t,
+                    "'plain' here: the hand-written grid-stride loop, also through weft (" +
+                        std::to_string(stride_blocks) + " blocks); 1.0 = the same speed" +
+                        (right ? "" : "; WRONG RESULT")});
+    cudaFree(c_loop);
+  }
 
   for (float* p : {a, b, c_weft, c_plain}) cudaFree(p);
   return ok;

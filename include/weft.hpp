@@ -8,7 +8,8 @@
 //
 // What a CUDA program opts into with a header of its own stays out of this
 // one, so that a program that does not use it does not compile it: host
-// coroutines (weft/coroutine.hpp), and, as in CUDA, cooperative groups,
+// coroutines (weft/coroutine.hpp), index ranges (weft/index_ranges.hpp, on
+// range-v3), and, as in CUDA, cooperative groups,
 // half and bfloat16, cuRAND and the async barriers (<cooperative_groups.h>,
 // <cuda_fp16.h>, ... through weft::cuda, or their weft/cuda/device headers).
 #pragma once
