@@ -337,13 +337,6 @@ inline texel_words sample_2d(const texture_sampler& s, float x, float y, int lay
   return sample<2>(s, {{x, y}}, layer);
 }
 
-/// A 2D fetch through the routine the sampler chose: a call that, like
-/// `sample`, writes no memory (which a call through a pointer cannot say).
-[[gnu::noinline, gnu::pure]] inline texel_words fetch_2d_through(const texture_sampler& s, float x, float y,
-                                                                 int layer) {
-  return s.fetch_2d(s, x, y, layer);
-}
-
 /// The 2D fetch of a texture of one level and one layer, linearly filtered,
 /// made for one codec: the blend inlined (the sampler's fetch_2d).
 template <class Codec>
@@ -356,23 +349,32 @@ texel_words linear_2d_for(const texture_sampler& s, float x, float y, int) {
                           });
 }
 
-/// The point fetch of a sampler whose plain_point is set, inlined into the
-/// kernel. Its address modes clamp, so a coordinate x whose truncation i
-/// is within [0, size) is in texel i: for 0 <= x < size, i = floor(x); for
-/// -1 < x < 0, i = 0, where floor(x) = -1 clamps to. NaN and coordinates
-/// beyond an int truncate to INT_MIN, outside. Any coordinate outside
-/// takes the general rules, out of line.
+/// Where the point fetch of a sampler whose plain_point is set reads, if
+/// that texel is inside. Its address modes clamp, so a coordinate x whose
+/// truncation i is within [0, size) is in texel i: for 0 <= x < size,
+/// i = floor(x); for -1 < x < 0, i = 0, where floor(x) = -1 clamps to. NaN
+/// and coordinates beyond an int truncate to INT_MIN, outside. False for a
+/// texel outside, which takes the general rules.
 template <int Dims>
-[[gnu::always_inline]] inline texel_words sample_plain_point(const texture_sampler& s, texture_coordinates<Dims> at) {
-  const std::byte* texel = s.plain_base;
+[[gnu::always_inline]] inline bool plain_point_texel(const texture_sampler& s, texture_coordinates<Dims> at,
+                                                     const std::byte*& texel) {
+  texel = s.plain_base;
 #pragma GCC unroll 3
   for (int d = 0; d < Dims; ++d) {
     auto i = static_cast<std::size_t>(static_cast<unsigned>(static_cast<int>(at.value[d])));
     if (i >= s.plain_size[d]) [[unlikely]]
-      return sample<Dims>(s, at, 0);
+      return false;
     texel += i * s.plain_stride[d];
   }
-  return copy_texel_words(s.raw_word_channels, texel);
+  return true;
+}
+
+/// The point fetch of a sampler whose plain_point is set.
+template <int Dims>
+texel_words sample_plain_point(const texture_sampler& s, texture_coordinates<Dims> at) {
+  const std::byte* texel;
+  if (plain_point_texel<Dims>(s, at, texel)) return copy_texel_words(s.raw_word_channels, texel);
+  return sample<Dims>(s, at, 0);
 }
 
 /// Chooses what the sampler's fetches run, once it is complete (levels,

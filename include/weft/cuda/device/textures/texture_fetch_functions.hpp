@@ -21,6 +21,7 @@
 
 #include "weft/cuda/runtime/textures/texture_types.hpp"
 #include "weft/cuda/vector_types.hpp"
+#include "weft/detail/textures/register_preserving_call.hpp"
 #include "weft/detail/textures/seamless_cubemap.hpp"
 #include "weft/detail/textures/texel_values.hpp"
 #include "weft/detail/textures/texture_sampling.hpp"
@@ -121,18 +122,31 @@ inline const texture_sampler null_sampler = make_null_sampler();
   return object == 0 ? null_sampler : *reinterpret_cast<const texture_sampler*>(static_cast<std::uintptr_t>(object));
 }
 
-/// A fetch with no explicit level of detail: a plain point fetch inlined,
-/// any other one call (for 2D, to the routine the texture's format chose).
+/// A fetch with no explicit level of detail by the general rules: for 2D,
+/// the routine the texture's format chose (which, for a plain point
+/// texture, is `sample`).
+template <int Dims>
+texel_words general_fetch(const texture_sampler& s, float x, float y, float z, int layer) {
+  if constexpr (Dims == 1)
+    return sample<1>(s, {{x}}, layer);
+  else if constexpr (Dims == 2)
+    return s.fetch_2d(s, x, y, layer);
+  else
+    return sample<3>(s, {{x, y, z}}, layer);
+}
+
+/// A fetch with no explicit level of detail: a plain point fetch of a texel
+/// inside inlined; any other fetch (another kind of texture, a texel
+/// outside) one call, from one place, that keeps the kernel's registers.
 template <int Dims>
 [[gnu::always_inline]] inline texel_words fetch(cudaTextureObject_t object, const texture_coordinates<Dims>& at,
                                                 int layer = 0) {
   const texture_sampler& s = sampler_of(object);
-  if (s.plain_point) [[likely]]
-    return sample_plain_point<Dims>(s, at);
-  if constexpr (Dims == 2)
-    return fetch_2d_through(s, at.value[0], at.value[1], layer);
-  else
-    return sample<Dims>(s, at, layer);
+  const std::byte* texel;
+  if (s.plain_point && plain_point_texel<Dims>(s, at, texel)) [[likely]]
+    return copy_texel_words(s.raw_word_channels, texel);
+  return call_preserving_registers(&general_fetch<Dims>, s, at.value[0], Dims > 1 ? at.value[1] : 0.0f,
+                                   Dims > 2 ? at.value[2] : 0.0f, layer);
 }
 
 template <int Dims>
