@@ -43,6 +43,7 @@
 #include "weft/detail/executor/builtin_variables.hpp"
 #include "weft/detail/executor/context_switch.hpp"
 #include "weft/detail/executor/fiber_stack.hpp"
+#include "weft/detail/executor/race_check.hpp"
 #include "weft/detail/executor/signal_fault.hpp"
 #include "weft/detail/executor/thread_list.hpp"
 #include "weft/detail/executor/warp_arithmetic.hpp"
@@ -209,6 +210,7 @@ class block_executor {
   void run_threads(const Body& shared_body);
   void start(const block_range& blocks);
   bool start_next_block();
+  void start_race_check(std::uint64_t block);
   bool block_finished() const;
   void advance(uint3& index) const;
   [[gnu::noinline]] inline void first_arrival(thread_slot& me, unsigned self);
