@@ -164,7 +164,10 @@ inline bool race_untraced(const void* (*address)(), std::size_t bytes) {
 class race_launch {
  public:
   race_launch(dim3 grid, dim3 block, int device, std::function<std::string()> kernel_name)
-      : grid_(grid), block_(block), device_(device), kernel_name_(std::move(kernel_name)),
+      : grid_(grid),
+        block_(block),
+        device_(device),
+        kernel_name_(std::move(kernel_name)),
         fences_(static_cast<std::size_t>(std::min<std::uint64_t>(volume(grid), max_fence_counters))) {}
 
   dim3 grid() const { return grid_; }
@@ -293,8 +296,8 @@ class race_worker {
       if (word >= base && word < end) return true;
     std::uintptr_t base = 0;
     std::size_t bytes = 0;
-    if (!race_find_allocation || !race_find_allocation(launch_->device(), reinterpret_cast<const void*>(word), base,
-                                                       bytes))
+    if (!race_find_allocation ||
+        !race_find_allocation(launch_->device(), reinterpret_cast<const void*>(word), base, bytes))
       return false;
     std::rotate(allocations_.rbegin(), allocations_.rbegin() + 1, allocations_.rend());
     allocations_[0] = {base, base + bytes};
@@ -303,14 +306,7 @@ class race_worker {
 
   race_access current(bool write, std::uintptr_t pc) const {
     unsigned thread = linear_thread_index(threadIdx, blockDim);
-    return {pc,
-            block_,
-            thread,
-            epoch_,
-            lane_clock(thread, thread % 32),
-            group_epoch_,
-            launch_->fences(block_),
-            write};
+    return {pc, block_, thread, epoch_, lane_clock(thread, thread % 32), group_epoch_, launch_->fences(block_), write};
   }
 
   // Lane `lane`'s entry in the clock of `thread`'s lane.

@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <mutex>
 #include <set>
 #include <string>
@@ -48,15 +49,11 @@ namespace weft::detail {
   std::string text = line;
   // "file:line (discriminator 2)" -> "file:line"
   if (auto cut = text.find(" ("); cut != std::string::npos) text.resize(cut);
-  // A __global__ function that weft::launch<kernel> inlined is named by
-  // its wrapper, global_function<&(kernel(...))>::operator(): name the kernel.
+  // The function, unless it is weft's or the standard library's frame
+  // around a kernel inlined into it (the report names the kernel anyway).
   std::string name = function;
-  constexpr const char* wrapper = "weft::detail::global_function<&(";
-  if (auto at = name.find(wrapper); at != std::string::npos) {
-    name.erase(0, at + std::char_traits<char>::length(wrapper));
-    if (auto end = name.find(")>::operator()"); end != std::string::npos) name.resize(end);
-  }
-  if (function[0] != '?') (text += " in ") += name;
+  if (name[0] != '?' && name.find("weft") == std::string::npos && name.find("std::") == std::string::npos)
+    (text += " in ") += name;
   return text;
 }
 
@@ -84,10 +81,19 @@ inline void race_summary_at_exit() {
                                               std::uintptr_t word, race_space space) {
   static std::mutex mutex;
   static std::set<std::tuple<int, std::uintptr_t, std::uintptr_t>> seen;
-  {
-    std::lock_guard lock(mutex);
-    if (!seen.insert({static_cast<int>(kind), earlier.pc, now.pc}).second) return;
-  }
+  static std::set<std::tuple<int, std::string, std::string>> reported;
+  static std::map<std::uintptr_t, std::string> lines;
+  std::lock_guard lock(mutex);
+  // Each pair of instructions is looked at once; each pair of source lines
+  // is reported once (an unrolled loop has many instructions per line).
+  if (!seen.insert({static_cast<int>(kind), earlier.pc, now.pc}).second) return;
+  auto line_of = [&](std::uintptr_t pc) -> const std::string& {
+    auto it = lines.find(pc);
+    if (it == lines.end()) it = lines.emplace(pc, race_source_line(pc)).first;
+    return it->second;
+  };
+  const std::string &earlier_line = line_of(earlier.pc), &now_line = line_of(now.pc);
+  if (!reported.insert({static_cast<int>(kind), earlier_line, now_line}).second) return;
   static const char* const kinds[] = {"write-after-write", "read-after-write", "write-after-read"};
   std::string where;
   switch (space) {
@@ -102,8 +108,9 @@ inline void race_summary_at_exit() {
       where = "global memory";
       for (auto& [base, end] : allocations_)
         if (word >= base && word < end) {
-          append_format(where, " (byte %lu of the %lu-byte allocation at 0x%lx)", static_cast<unsigned long>(word - base),
-                        static_cast<unsigned long>(end - base), static_cast<unsigned long>(base));
+          append_format(where, " (byte %lu of the %lu-byte allocation at 0x%lx)",
+                        static_cast<unsigned long>(word - base), static_cast<unsigned long>(end - base),
+                        static_cast<unsigned long>(base));
           break;
         }
       break;
@@ -127,12 +134,11 @@ inline void race_summary_at_exit() {
     std::string l = "  ";
     l += a.write ? "write" : "read ";
     l += " by " + race_describe_thread(a.block, a.thread, launch_->grid(), launch_->block());
-    l += " at " + race_source_line(a.pc) + "\n";
+    l += " at " + line_of(a.pc) + "\n";
     return l;
   };
   text += line(earlier);
   text += line(now);
-  std::lock_guard lock(mutex);
   race_hazard_count().fetch_add(1);
   std::fputs(text.c_str(), stderr);
   std::fflush(stderr);

@@ -32,7 +32,8 @@ struct device_block_state {
 inline thread_local device_block_state running_device_block;
 // weft's state, not the kernel's shared memory (race_check.hpp).
 inline const bool running_device_block_untraced =
-    !race_check_build || race_untraced([]() -> const void* { return &running_device_block; }, sizeof running_device_block);
+    !race_check_build ||
+    race_untraced([]() -> const void* { return &running_device_block; }, sizeof running_device_block);
 
 /// The grid the calling CUDA thread belongs to (null outside a kernel).
 inline grid_job* running_grid() { return static_cast<grid_job*>(running_programmatic.grid); }

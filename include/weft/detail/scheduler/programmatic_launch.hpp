@@ -40,7 +40,8 @@ struct programmatic_scope {
 inline thread_local programmatic_scope running_programmatic;
 // weft's state, not the kernel's shared memory (race_check.hpp).
 inline const bool running_programmatic_untraced =
-    !race_check_build || race_untraced([]() -> const void* { return &running_programmatic; }, sizeof running_programmatic);
+    !race_check_build ||
+    race_untraced([]() -> const void* { return &running_programmatic; }, sizeof running_programmatic);
 
 /// Counts `blocks` more of `grid`'s blocks as triggered; the last fires its
 /// programmatic point.

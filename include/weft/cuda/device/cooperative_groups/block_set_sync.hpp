@@ -30,7 +30,8 @@ inline std::string running_block_name() {
 inline thread_local group_membership lone_block_membership;
 // weft's state, not the kernel's shared memory (race_check.hpp).
 inline const bool lone_block_membership_untraced =
-    !race_check_build || race_untraced([]() -> const void* { return &lone_block_membership; }, sizeof lone_block_membership);
+    !race_check_build ||
+    race_untraced([]() -> const void* { return &lone_block_membership; }, sizeof lone_block_membership);
 
 inline group_membership& membership(const char* what) {
   if (running_membership) return *running_membership;

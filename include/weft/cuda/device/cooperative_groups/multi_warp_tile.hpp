@@ -73,7 +73,7 @@ inline multi_warp_tiles& multi_warp_tiles::of_running_block(unsigned size) {
     for (auto& b : tiles.barriers_) init(&b, static_cast<std::ptrdiff_t>(size));
   }
   return tiles;
-  }
+}
 
 /// How cg::reduce reaches a multi-warp tile's fold, which is not CUDA's API.
 struct multi_warp_access {
