@@ -45,6 +45,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <iterator>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -132,9 +133,11 @@ enum class race_kind { write_after_write, read_after_write, write_after_read };
 /// Where a word lies, for the report.
 enum class race_space { shared, dynamic_shared, global, static_global };
 
-/// Set by the runtime layer: the weft allocation on `device` that holds `p`
-/// (base and size), if any.
-inline bool (*race_find_allocation)(int device, const void* p, std::uintptr_t& base, std::size_t& bytes) = nullptr;
+/// Address ranges [begin, end), sorted.
+using race_ranges = std::vector<std::pair<std::uintptr_t, std::uintptr_t>>;
+
+/// Set by the runtime layer: the live weft allocations of `device`.
+inline race_ranges (*race_list_allocations)(int device) = nullptr;
 
 /// Hazards reported in this process (each pair of source locations once).
 inline std::atomic<std::uint64_t>& race_hazard_count() {
@@ -170,6 +173,10 @@ class race_launch {
         kernel_name_(std::move(kernel_name)),
         fences_(static_cast<std::size_t>(std::min<std::uint64_t>(volume(grid), max_fence_counters))) {}
 
+  /// Tells launches apart where an address cannot: a new launch may be
+  /// allocated where a finished one was.
+  const std::uint64_t serial = next_serial();
+
   dim3 grid() const { return grid_; }
   dim3 block() const { return block_; }
   int device() const { return device_; }
@@ -180,26 +187,53 @@ class race_launch {
   }
   void fence(std::uint64_t block) { fences_[block % fences_.size()].fetch_add(1, std::memory_order_acq_rel); }
 
-  /// Runs `f(word)` on the shadow of the global word at `address`, locked.
-  template <class F>
-  void with_global_word(std::uintptr_t address, F&& f) {
-    shard& s = shards_[(address >> 2) % shards_.size()];
-    std::lock_guard lock(s.mutex);
-    f(s.words[address >> 2]);
+  /// The weft allocations of the launch's device, as they were when its
+  /// first block looked (a kernel allocates none).
+  const race_ranges& allocations() {
+    std::call_once(allocations_listed_, [&] {
+      if (race_list_allocations) allocations_ = race_list_allocations(device_);
+    });
+    return allocations_;
+  }
+
+  /// The shadow of a 4 KiB page of global memory: its words, and a lock,
+  /// since blocks run on several workers at once.
+  struct page {
+    static constexpr std::uintptr_t bytes = 4096;
+    std::atomic_flag locked = ATOMIC_FLAG_INIT;
+    std::array<race_word, bytes / 4> words{};
+    void lock() {
+      while (locked.test_and_set(std::memory_order_acquire)) locked.wait(true, std::memory_order_relaxed);
+    }
+    void unlock() {
+      locked.clear(std::memory_order_release);
+      locked.notify_one();
+    }
+  };
+
+  /// The shadow of the page that holds `address`, made when first asked for.
+  page& page_of(std::uintptr_t address) {
+    std::lock_guard lock(pages_mutex_);
+    std::unique_ptr<page>& p = pages_[address / page::bytes];
+    if (!p) p = std::make_unique<page>();
+    return *p;
   }
 
  private:
   // Blocks beyond this share counters (a fence then counts for several
   // blocks: a race can go unseen, none is invented).
   static constexpr std::uint64_t max_fence_counters = 1u << 20;
-  struct shard {
-    std::mutex mutex;
-    std::unordered_map<std::uintptr_t, race_word> words;
-  };
+  static std::uint64_t next_serial() {
+    static std::atomic<std::uint64_t> counter{0};
+    return counter.fetch_add(1, std::memory_order_relaxed) + 1;
+  }
   dim3 grid_, block_;
   int device_;
   std::function<std::string()> kernel_name_;
-  std::array<shard, 64> shards_;
+  std::once_flag allocations_listed_;
+  race_ranges allocations_;
+  std::mutex pages_mutex_;
+  std::unordered_map<std::uintptr_t, std::unique_ptr<page>> pages_;
   std::vector<std::atomic<std::uint32_t>> fences_;
 };
 
@@ -210,7 +244,12 @@ class race_worker {
   void start_block(race_launch* launch, std::uint64_t block, unsigned threads, std::byte* dynamic_shared,
                    std::size_t dynamic_bytes) {
     if (!static_tls_found_) find_static_tls();
-    if (launch != launch_) allocations_ = {};
+    if (launch != launch_ || launch->serial != launch_serial_) {
+      launch_serial_ = launch->serial;
+      allocations_ = {};
+      page_index_ = ~std::uintptr_t{0};
+      page_ = nullptr;
+    }
     launch_ = launch;
     block_ = block;
     ++generation_;
@@ -286,21 +325,25 @@ class race_worker {
       space = race_space::global;
     else
       return true;  // a thread's stack, or host memory weft does not know: private
-    bool clean = true;
-    launch_->with_global_word(word, [&](race_word& w) { clean = check(w, word, space, write, pc); });
-    return clean;
+    if (word / race_launch::page::bytes != page_index_) {
+      page_index_ = word / race_launch::page::bytes;
+      page_ = &launch_->page_of(word);
+    }
+    std::lock_guard lock(*page_);
+    return check(page_->words[word % race_launch::page::bytes / 4], word, space, write, pc);
   }
 
+  // Whether `word` lies in a weft allocation: the last few found, else a
+  // binary search of the launch's list (a thread's stack, the common miss,
+  // costs that search).
   bool in_allocation(std::uintptr_t word) {
     for (auto& [base, end] : allocations_)
       if (word >= base && word < end) return true;
-    std::uintptr_t base = 0;
-    std::size_t bytes = 0;
-    if (!race_find_allocation ||
-        !race_find_allocation(launch_->device(), reinterpret_cast<const void*>(word), base, bytes))
-      return false;
+    const race_ranges& all = launch_->allocations();
+    auto after = std::upper_bound(all.begin(), all.end(), std::pair{word, ~std::uintptr_t{0}});
+    if (after == all.begin() || word >= std::prev(after)->second) return false;
     std::rotate(allocations_.rbegin(), allocations_.rbegin() + 1, allocations_.rend());
-    allocations_[0] = {base, base + bytes};
+    allocations_[0] = *std::prev(after);
     return true;
   }
 
@@ -410,6 +453,7 @@ class race_worker {
 
   bool busy_ = false;
   race_launch* launch_ = nullptr;
+  std::uint64_t launch_serial_ = 0;
   std::uint64_t block_ = 0;
   std::uint64_t generation_ = 0;
   unsigned threads_ = 0;
@@ -424,6 +468,8 @@ class race_worker {
   std::vector<race_word> shared_shadow_;
   std::vector<race_word> dynamic_shadow_;
   std::array<std::pair<std::uintptr_t, std::uintptr_t>, 4> allocations_{};
+  std::uintptr_t page_index_ = ~std::uintptr_t{0};
+  race_launch::page* page_ = nullptr;
 };
 
 /// The worker's race-check state while it runs a block of a race-checked

@@ -66,7 +66,7 @@ class runtime {
       for (int i = 0; i < device_count(); ++i) all.emplace_back(new runtime(i));
       runtime_initialised().store(true);
       describe_address_near_allocation = &describe_near_allocation;
-      if constexpr (race_check_build) race_find_allocation = &find_allocation_for_race_check;
+      if constexpr (race_check_build) race_list_allocations = &allocations_for_race_check;
       return all;
     }();
     return *devices[static_cast<std::size_t>(d)];
@@ -74,15 +74,9 @@ class runtime {
 
   int ordinal() const { return device_; }
 
-  /// For the race check (race_check.hpp): the allocation on `device` that
-  /// holds `p`, which makes an access to it one to global memory.
-  static bool find_allocation_for_race_check(int device, const void* p, std::uintptr_t& base, std::size_t& bytes) {
-    auto a = get(device).memory().find(p);
-    if (!a) return false;
-    base = reinterpret_cast<std::uintptr_t>(a->base);
-    bytes = a->bytes;
-    return true;
-  }
+  /// For the race check (race_check.hpp): device `device`'s live
+  /// allocations, to which a kernel's accesses are global memory.
+  static race_ranges allocations_for_race_check(int device) { return get(device).memory().ranges(); }
 
   /// For a fault report (signal_fault.hpp): the allocation, on any device,
   /// that `address` falls in or within 1 MiB of, as "; 4 bytes past the end
