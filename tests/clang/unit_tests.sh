@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
-# ctest's clang.unit_tests: builds weft's unit tests with Clang and runs
+# ctest's clang.unit_tests: builds weft's unit tests with Clang, with
+# AddressSanitizer and UndefinedBehaviorSanitizer (WEFT_SANITIZE), and runs
 # them. weft is header-only, so every program compiles it with its own
-# compiler, and a Clang user must get what a GCC user gets. A warning from
-# weft's own headers fails the test too. Skipped (exit 77) where no Clang 16
-# or later is installed (Clang 14 lacks std::source_location).
+# compiler, and a Clang user must get what a GCC user gets; a warning from
+# weft's own headers fails the test too. The same build is the suite's
+# sanitizer run: any ASan report, and any undefined behaviour (not
+# recoverable here), fails it. Then a kernel that writes one element past
+# its array must get ASan's report with no warning before it
+# (tests/sanitize). Skipped (exit 77) where no Clang 16 or later is
+# installed (Clang 14 lacks std::source_location).
 # Usage: unit_tests.sh SOURCE_DIR BINARY_DIR
 set -euo pipefail
 source_dir=$1
@@ -21,16 +26,35 @@ if [[ -z $compiler ]]; then
   echo "no Clang 16 or later installed (apt-get install clang-16): skipped"
   exit 77
 fi
-echo "building weft's unit tests with $compiler ($("$compiler" -dumpversion))"
+echo "building weft's unit tests with $compiler ($("$compiler" -dumpversion)), ASan and UBSan"
 
-cmake -S "$source_dir" -B "$binary_dir" -DCMAKE_CXX_COMPILER="$compiler" -DCMAKE_BUILD_TYPE=Release > /dev/null
+# -O1 with line tables: ASan's advice for a usable speed and exact reports,
+# and cheaper to compile than -O2 (docs/debugging.md, "Sanitizer builds").
+cmake -S "$source_dir" -B "$binary_dir" -DCMAKE_CXX_COMPILER="$compiler" -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_CXX_FLAGS_RELEASE="-O1 -gline-tables-only -DNDEBUG" -DCMAKE_CXX_FLAGS="-fno-sanitize-recover=undefined" \
+  -DWEFT_SANITIZE="address;undefined" -DWEFT_BUILD_EXAMPLES=OFF -DWEFT_BUILD_BENCHMARKS=OFF > /dev/null
 log=$binary_dir/build.log
-if ! cmake --build "$binary_dir" --target weft_tests -j"$(nproc)" > "$log" 2>&1; then
+start=$SECONDS
+if ! cmake --build "$binary_dir" --target weft_tests sanitize_overrun -j"$(nproc)" > "$log" 2>&1; then
   cat "$log"
   exit 1
 fi
+echo "built in $((SECONDS - start)) s"
 if grep -A4 "include/weft/.*warning:" "$log"; then
   echo "Clang warns about weft's headers (above)"
   exit 1
 fi
+
+# Reports name source lines where a symbolizer is found (Debian's
+# llvm-symbolizer is a relative link, which ASan does not follow).
+if symbolizer=$(command -v llvm-symbolizer); then
+  export ASAN_SYMBOLIZER_PATH=$(readlink -f "$symbolizer")
+fi
+export UBSAN_OPTIONS=print_stacktrace=1
+# A failed allocation returns null, as glibc's does, so that cudaMalloc of
+# 2^60 bytes returns cudaErrorMemoryAllocation instead of ending the run.
+export ASAN_OPTIONS=allocator_may_return_null=1
+start=$SECONDS
 "$binary_dir/tests/weft_tests"
+echo "unit tests ran in $((SECONDS - start)) s"
+"$source_dir/tests/sanitize/check_overrun.sh" "$binary_dir/tests/sanitize/sanitize_overrun"

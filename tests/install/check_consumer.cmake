@@ -44,3 +44,37 @@ run(${work}/build/consumer_cu)
 if(NOT out MATCHES "PASS: value 8")
   message(FATAL_ERROR "FAIL: the edit of consumer_cu.cu did not reach the program")
 endif()
+
+# WEFT_SANITIZE on the project's own configure reaches its programs, the
+# ported ones too (compile and link flags), and only then: weft's own build
+# exports no sanitizer flags. Configured only: a sanitized build of weft's
+# programs is clang.unit_tests' work.
+function(flags_of build target out)
+  file(READ ${work}/${build}/CMakeFiles/${target}.dir/flags.make compile)
+  file(READ ${work}/${build}/CMakeFiles/${target}.dir/link.txt link)
+  set(${out} "${compile}\n${link}" PARENT_SCOPE)
+endfunction()
+flags_of(build consumer_cu plain)
+if(plain MATCHES "-fsanitize")
+  message(FATAL_ERROR "FAIL: a consumer without WEFT_SANITIZE got sanitizer flags:\n${plain}")
+endif()
+if(MODE STREQUAL "installed")
+  set(locate -DCMAKE_PREFIX_PATH=${work}/prefix)
+else()
+  set(locate -DWEFT_SOURCE_DIR=${SOURCE_DIR})
+endif()
+run(${CMAKE_COMMAND} -S ${work}/src -B ${work}/build-sanitized ${locate} "-DWEFT_SANITIZE=address\;undefined")
+foreach(target consumer consumer_cu)
+  flags_of(build-sanitized ${target} sanitized)
+  string(REGEX MATCHALL "-fsanitize=address,undefined" found "${sanitized}")
+  list(LENGTH found count)
+  if(count LESS 2)
+    message(FATAL_ERROR "FAIL: WEFT_SANITIZE=address;undefined did not reach ${target}'s compile and link flags:\n"
+                        "${sanitized}")
+  endif()
+endforeach()
+execute_process(COMMAND ${CMAKE_COMMAND} -S ${work}/src -B ${work}/build-refused ${locate}
+                        "-DWEFT_SANITIZE=address;thread" RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE out)
+if(code EQUAL 0 OR NOT out MATCHES "address and thread cannot be combined")
+  message(FATAL_ERROR "FAIL: WEFT_SANITIZE=address;thread was not refused at configure:\n${out}")
+endif()

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "sanitizer_checks.hpp"
 #include "stream_gates.hpp"
 
 // Each level keeps 512 bytes live on the stack, so the depth decides how
@@ -26,7 +27,8 @@ __global__ void recursion_kernel(int* depth_reached, int levels, int overflowing
   depth_reached[threadIdx.x] = deep(mine);
 }
 
-TEST_CASE("a thread that overflows its stack fails the launch, and the process goes on") {
+TEST_CASE("a thread that overflows its stack fails the launch, and the process goes on" *
+          doctest::skip(weft_test::under_thread_sanitizer)) {
   REQUIRE(cudaDeviceSetLimit(cudaLimitStackSize, 16 * 1024) == cudaSuccess);
   int* depth = nullptr;
   REQUIRE(cudaMalloc(&depth, 64 * sizeof(int)) == cudaSuccess);
@@ -78,7 +80,8 @@ namespace {
 }
 }  // namespace
 
-TEST_CASE("an overflow is still caught after the program installs its own SIGSEGV handler between launches") {
+TEST_CASE("an overflow is still caught after the program installs its own SIGSEGV handler between launches" *
+          doctest::skip(weft_test::under_thread_sanitizer)) {
   // As a test framework does before each test case. A worker checks the
   // handler for every grid it has not run before; grids come and go on both
   // workers here, so that a new one may be allocated where an earlier one

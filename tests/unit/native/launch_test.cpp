@@ -5,6 +5,7 @@
 #include <weft.hpp>
 
 #include "device_buffer.hpp"
+#include "sanitizer_checks.hpp"
 #include "stream_gates.hpp"
 
 #include <signal.h>
@@ -152,7 +153,8 @@ TEST_CASE("deep recursion in a kernel after raising the stack limit to 1 MiB") {
   CHECK(cudaDeviceSetLimit(cudaLimitStackSize, original) == cudaSuccess);
 }
 
-TEST_CASE("a stack overflow fails the launch instead of crashing the program") {
+TEST_CASE("a stack overflow fails the launch instead of crashing the program" *
+          doctest::skip(weft_test::under_thread_sanitizer)) {
   // weft catches an overflow with a SIGSEGV handler, installed when its
   // first worker starts. doctest (like other frameworks) installs its own
   // handler for each test case and afterwards restores the one it replaced,

@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "error_checks.hpp"
+#include "sanitizer_checks.hpp"
 #include "stream_gates.hpp"
 
 namespace cg = cooperative_groups;
@@ -125,7 +126,8 @@ TEST_CASE("issue 13: a __cluster_dims__(4,1,1) kernel launched with 8 blocks run
   }
 }
 
-TEST_CASE("a cluster of 8 blocks of 1024 threads runs with one worker") {
+TEST_CASE("a cluster of 8 blocks of 1024 threads runs with one worker" *
+          doctest::skip(weft_test::under_thread_sanitizer)) {
   exact_workers pool(1);
   managed sums(16);
   cudaLaunchAttribute a;
@@ -135,7 +137,8 @@ TEST_CASE("a cluster of 8 blocks of 1024 threads runs with one worker") {
   for (unsigned b = 0; b < 16; ++b) CHECK(sums.p[b] == 36u);
 }
 
-TEST_CASE("cooperative grids of 132 x k blocks run with grid.sync() on one worker and on two") {
+TEST_CASE("cooperative grids of 132 x k blocks run with grid.sync() on one worker and on two" *
+          doctest::skip(weft_test::under_thread_sanitizer)) {
   // k blocks on each of an H100's 132 SMs; an H100 holds 32 blocks of 32
   // threads per SM, so each of these grids is one it accepts.
   for (unsigned workers : {1u, 2u}) {
@@ -153,7 +156,8 @@ TEST_CASE("cooperative grids of 132 x k blocks run with grid.sync() on one worke
   }
 }
 
-TEST_CASE("the largest cooperative grid of a shape runs, and one block more is refused") {
+TEST_CASE("the largest cooperative grid of a shape runs, and one block more is refused" *
+          doctest::skip(weft_test::under_thread_sanitizer)) {
   // 100 KiB of dynamic shared memory: an H100 SM holds two such blocks, so
   // 264 is the most a cooperative launch may have.
   const std::size_t shared = 100 * 1024;

@@ -42,6 +42,7 @@
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/executor/builtin_variables.hpp"
 #include "weft/detail/executor/context_switch.hpp"
+#include "weft/detail/executor/fiber_sanitizer.hpp"
 #include "weft/detail/executor/fiber_stack.hpp"
 #include "weft/detail/executor/race_check.hpp"
 #include "weft/detail/executor/signal_fault.hpp"
@@ -219,6 +220,8 @@ class block_executor {
   fctx::fcontext_t next_to_run();
   fctx::fcontext_t new_runner();
   void switch_to(fctx::fcontext_t target, switch_note note);
+  template <bool inline_switch>
+  fctx::transfer_t jump(fctx::fcontext_t target, switch_note& note);
   void arrived(fctx::transfer_t from);
   [[gnu::noinline]] inline void recycle(fiber_stack stack);
   [[noreturn]] void leave(fiber_stack own);
@@ -331,6 +334,13 @@ class block_executor {
   fiber_stack fresh_stack_{};
   std::size_t runners_started_ = 0;
   stack_pool stacks_;
+  // The note of a jump away from a fiber that is finished (or dropped by a
+  // fault): it must outlive the jump, and the jumping fiber's frames do not
+  // (ASan frees a finished fiber's fake stack, where its locals may live).
+  switch_note last_note_{};
+  // Tells AddressSanitizer and ThreadSanitizer about every switch, in builds
+  // with one of them (fiber_sanitizer.hpp); empty otherwise.
+  [[no_unique_address]] fiber_sanitizer::announcer announcer_;
 
   struct aligned_delete {
     void operator()(std::byte* p) const { ::operator delete[](p, std::align_val_t{128}); }

@@ -72,9 +72,8 @@ inline bool block_executor::recover_from_fault(int signal, const siginfo_t& info
     signal_fault_.stack_overflow = overflow;
     faulting_thread_ = threadIdx;
   }
-  switch_note note{nullptr, *running};
-  jump_context(worker_, &note);
-  std::abort();  // the faulting fiber is never resumed
+  last_note_ = {nullptr, *running};
+  announcer_.leave_for_good(worker_, &last_note_);  // the faulting fiber is never resumed
 }
 
 // Back on the worker's stack: the report of the fault the handler kept.
@@ -303,6 +302,7 @@ inline void block_executor::append_threads(std::string& text, uint3 first, uint3
 // which is compiled once into the C library, rather than an instantiation
 // of std::sort in every program.
 inline void block_executor::sort_ids(std::vector<unsigned>& ids) {
+  if (ids.size() < 2) return;  // an empty vector's data() may be null, which qsort must not get
   std::qsort(ids.data(), ids.size(), sizeof(unsigned), [](const void* a, const void* b) {
     unsigned x = *static_cast<const unsigned*>(a), y = *static_cast<const unsigned*>(b);
     return (x > y) - (x < y);

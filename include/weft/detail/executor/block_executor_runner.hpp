@@ -42,6 +42,7 @@ template <class Body>
 inline void block_executor::runner_main(fctx::transfer_t from) {
   block_executor& self = *running_block;
   fiber_stack own = self.fresh_stack_;
+  self.announcer_.resumed(nullptr, from.fctx);
   self.arrived(from);
   Body& body = *static_cast<Body*>(self.body_);
   do {
@@ -225,7 +226,7 @@ inline void block_executor::park(thread_slot& me) { park_to(me, next_to_run()); 
 inline void block_executor::park_to(thread_slot& me, fctx::fcontext_t target) {
   ++switches_;
   switch_note note{&me.context, {}};
-  arrived(jump_context_inline(target, &note));
+  arrived(jump<true>(target, note));
   threadIdx = me.index;
   if (abandoning_) [[unlikely]]
     throw block_abandoned{};
@@ -244,14 +245,32 @@ inline fctx::fcontext_t block_executor::next_to_run() {
 inline fctx::fcontext_t block_executor::new_runner() {
   fresh_stack_ = stacks_.take();
   std::size_t stagger = (++runners_started_ % 61) * 64;
-  return fctx::make_fcontext(static_cast<char*>(fresh_stack_.top()) - stagger, fresh_stack_.usable() - stagger,
-                             runner_entry_);
+  fctx::fcontext_t context = fctx::make_fcontext(static_cast<char*>(fresh_stack_.top()) - stagger,
+                                                 fresh_stack_.usable() - stagger, runner_entry_);
+  announcer_.fiber_made(context, fresh_stack_.bottom(), fresh_stack_.usable() - stagger);
+  return context;
 }
 
 // The note travels with the jump and lives on the jumping fiber's stack,
 // which stays intact until the resumed side has read it.
-inline void block_executor::switch_to(fctx::fcontext_t target, switch_note note) {
-  arrived(jump_context(target, &note));
+inline void block_executor::switch_to(fctx::fcontext_t target, switch_note note) { arrived(jump<false>(target, note)); }
+
+// Every switch goes through here (or through a fiber's entry, runner_main),
+// so that a sanitizer hears of it. Without one, this is the bare jump: the
+// called one, or the one written into the caller for the hot park.
+template <bool inline_switch>
+inline fctx::transfer_t block_executor::jump(fctx::fcontext_t target, switch_note& note) {
+  if constexpr (fiber_sanitizer::announced) {
+    void* fake_stack = nullptr;
+    announcer_.switching(target, &fake_stack);
+    fctx::transfer_t from = inline_switch ? jump_context_inline(target, &note) : jump_context(target, &note);
+    announcer_.resumed(fake_stack, from.fctx);
+    return from;
+  } else if constexpr (inline_switch) {
+    return jump_context_inline(target, &note);
+  } else {
+    return jump_context(target, &note);
+  }
 }
 
 // Runs after every switch, so only its first half is inline: a finished
@@ -269,12 +288,11 @@ void block_executor::recycle(fiber_stack stack) { stacks_.give_back(stack); }
 // A runner whose loop is over: hand its stack back through the note and
 // jump away for good.
 inline void block_executor::leave(fiber_stack own) {
-  switch_note note{nullptr, own};
+  last_note_ = {nullptr, own};
   bool resume_ready = !abandoning_ && (ready_head_ < ready_.size() ||
                                        (next_unstarted_ == thread_count_ && !converging_.empty() && converge(~0u)));
   fctx::fcontext_t target = resume_ready ? slots_[ready_[ready_head_++]].context : worker_;
-  jump_context(target, &note);
-  std::abort();  // a finished fiber is never resumed
+  announcer_.leave_for_good(target, &last_note_);
 }
 
 // ---- The ready list: threads released or yielded, not yet resumed ----

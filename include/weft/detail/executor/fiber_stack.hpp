@@ -13,6 +13,8 @@
 #include <utility>
 #include <vector>
 
+#include "weft/detail/executor/fiber_sanitizer.hpp"
+
 namespace weft::detail {
 
 inline std::size_t page_size() {
@@ -28,7 +30,8 @@ struct fiber_stack {
   void* mapping = nullptr;  // start of the mapping, the guard page
   std::size_t mapped = 0;   // guard page + usable bytes
   std::size_t usable() const { return mapped - page_size(); }
-  void* top() const { return static_cast<char*>(mapping) + mapped; }  // stacks grow down
+  void* bottom() const { return static_cast<char*>(mapping) + page_size(); }  // the lowest usable address
+  void* top() const { return static_cast<char*>(mapping) + mapped; }          // stacks grow down
 };
 
 class stack_pool {
@@ -52,6 +55,10 @@ class stack_pool {
     if (!free_.empty()) {
       fiber_stack s = free_.back();
       free_.pop_back();
+      // A fiber that ended dropped its last frames, and a faulting one all
+      // of them, without returning: in an ASan build their redzones are
+      // still marked on the stack.
+      fiber_sanitizer::forget_stack_poison(s.bottom(), s.usable());
       return s;
     }
     std::size_t mapped = usable_ + page_size();
@@ -62,7 +69,11 @@ class stack_pool {
       throw std::bad_alloc();
     }
     mapped_.push_back({p, mapped});
-    return {p, mapped};
+    fiber_stack fresh{p, mapped};
+    // The addresses may have been an unmapped stack's, whose shadow ASan
+    // does not clear at munmap.
+    fiber_sanitizer::forget_stack_poison(fresh.bottom(), fresh.usable());
+    return fresh;
   }
 
   void give_back(fiber_stack s) {
