@@ -7,7 +7,8 @@
 # which is where device memory lives, to the stack and to globals; use after
 # free; leaks), `undefined` (UndefinedBehaviorSanitizer: signed overflow,
 # bad shifts, misaligned or null accesses, ...) and `thread`
-# (ThreadSanitizer: data races between host threads). `address` and `thread`
+# (ThreadSanitizer: data races between host threads), and `race` (weft's
+# race check of CUDA threads, Clang only: cmake/WeftRaceCheck.cmake). `address` and `thread`
 # exclude each other; `undefined` goes with either. weft's headers announce
 # every fiber switch to ASan and TSan when they see the sanitizer on
 # (include/weft/detail/executor/fiber_sanitizer.hpp), so that neither
@@ -20,13 +21,13 @@
 # own configure, and weftConfig.cmake applies it to weft::weft there.
 include_guard(GLOBAL)
 
-set(WEFT_SANITIZE "" CACHE STRING "Sanitizers for programs built with weft: a list of address, undefined, thread")
+set(WEFT_SANITIZE "" CACHE STRING "Sanitizers for programs built with weft: a list of address, undefined, thread, race")
 
 # The -fsanitize= flag that the list in WEFT_SANITIZE asks for, in
 # `out_flag`, or an empty string; a configure error for a value that is not
 # known or a combination the compilers refuse.
 function(weft_sanitize_flag out_flag)
-  set(known address undefined thread)
+  set(known address undefined thread race)
   set(chosen)
   foreach(sanitizer IN LISTS WEFT_SANITIZE)
     string(TOLOWER "${sanitizer}" sanitizer)
@@ -35,7 +36,7 @@ function(weft_sanitize_flag out_flag)
       continue()
     endif()
     if(NOT sanitizer IN_LIST known)
-      message(FATAL_ERROR "WEFT_SANITIZE: '${sanitizer}' is not one of address, undefined, thread "
+      message(FATAL_ERROR "WEFT_SANITIZE: '${sanitizer}' is not one of address, undefined, thread, race "
                           "(a list: -DWEFT_SANITIZE=\"address;undefined\")")
     endif()
     list(APPEND chosen ${sanitizer})
@@ -45,6 +46,8 @@ function(weft_sanitize_flag out_flag)
     message(FATAL_ERROR "WEFT_SANITIZE: address and thread cannot be combined (GCC and Clang refuse "
                         "-fsanitize=address,thread): configure two build trees, one with each")
   endif()
+  # race is weft's own check, not a -fsanitize= value (weft_apply_sanitizers).
+  list(REMOVE_ITEM chosen race)
   list(JOIN chosen "," joined)
   if(joined STREQUAL "")
     set(${out_flag} "" PARENT_SCOPE)
@@ -58,6 +61,16 @@ endfunction()
 # keeps them out of what is installed and exported.
 function(weft_apply_sanitizers target)
   cmake_parse_arguments(PARSE_ARGV 1 arg "BUILD_INTERFACE" "" "")
+  # The race check: its own instrumentation, beside any sanitizer.
+  string(TOLOWER "${WEFT_SANITIZE}" requested)
+  if("race" IN_LIST requested)
+    include(${CMAKE_CURRENT_FUNCTION_LIST_DIR}/WeftRaceCheck.cmake)
+    if(arg_BUILD_INTERFACE)
+      weft_add_race_check(${target} BUILD_INTERFACE)
+    else()
+      weft_add_race_check(${target})
+    endif()
+  endif()
   weft_sanitize_flag(flag)
   if(flag STREQUAL "")
     return()

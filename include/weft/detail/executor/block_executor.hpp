@@ -47,6 +47,7 @@
 #include "weft/detail/executor/fiber_sanitizer.hpp"
 #include "weft/detail/executor/fiber_stack.hpp"
 #include "weft/detail/executor/memory_poisoning.hpp"
+#include "weft/detail/executor/race_check.hpp"
 #include "weft/detail/executor/signal_fault.hpp"
 #include "weft/detail/executor/thread_list.hpp"
 #include "weft/detail/executor/warp_arithmetic.hpp"
@@ -241,6 +242,7 @@ class block_executor {
   void run_threads_permuted(const Body& shared_body);
   unsigned started_lanes_permuted(unsigned warp) const;
   void order_released(unsigned from);
+  void start_race_check(std::uint64_t block);
   bool block_finished() const;
   void advance(uint3& index) const;
   [[gnu::noinline]] inline void first_arrival(thread_slot& me, unsigned self);

@@ -71,6 +71,8 @@ inline bool block_executor::complete_barrier(bool caller_waits) {
   predicate_count_ = 0;
   if (caller_waits) waiting_.pop_back();  // the last to arrive runs on
   if (!one_barrier) return false;
+  if constexpr (race_check_build)
+    if (race_running) race_running->block_synced();
   // No thread can still be ready: all that have not exited were waiting.
   ready_.swap(waiting_);
   ready_head_ = 0;

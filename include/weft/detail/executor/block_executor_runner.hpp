@@ -31,6 +31,7 @@ inline block_failure block_executor::run(Body& body, const block_range& blocks, 
   if (!abandoning_ && !block_finished()) fail(stall_report());
   if (abandoning_) unwind_parked_threads();
   running_block = nullptr;
+  if constexpr (race_check_build) race_running = nullptr;
   return std::move(failure_);
 }
 
@@ -206,7 +207,9 @@ inline void block_executor::start(const block_range& blocks) {
 inline bool block_executor::start_next_block() {
   if (next_block_ == end_block_) return false;
   std::uint64_t claim = next_block_++;
-  blockIdx = unflatten(claim_order_.is_identity() ? claim : claim_order_(claim), grid_dim_);
+  std::uint64_t block = claim_order_.is_identity() ? claim : claim_order_(claim);
+  if constexpr (race_check_build) start_race_check(block);
+  blockIdx = unflatten(block, grid_dim_);
   next_unstarted_ = 0;
   next_index_ = {0, 0, 0};
   generation_.store(blocks_started() + 1, std::memory_order_relaxed);
@@ -238,6 +241,17 @@ inline void block_executor::draw_schedule() {
   if (schedule_.order == schedule_order::random)
     schedule_random_.shuffle(start_order_.data(), start_order_.data() + threads);
   for (unsigned k = 0; k < threads; ++k) start_position_[start_order_[k]] = k;
+}
+
+// In a race-check build, the block's accesses are checked from here on
+// (race_check.hpp), if its launch is checked.
+inline void block_executor::start_race_check(std::uint64_t block) {
+  race_running = nullptr;
+  if (race_launch* launch = race_launching) {
+    race_worker& worker = race_worker_of_this_thread();
+    worker.start_block(launch, block, thread_count_, dynamic_shared_.get(), dynamic_shared_capacity_);
+    race_running = &worker;
+  }
 }
 
 inline bool block_executor::block_finished() const {

@@ -60,6 +60,8 @@ inline warp_result block_executor::warp_collective(warp_op op, unsigned mask, wa
 // others to the ready list (in lane order), the group closed.
 inline void block_executor::complete_group(unsigned warp, warp_group& g, unsigned caller_bit) {
   warp_results(g.op, g.mask, exchange_[warp]);
+  if constexpr (race_check_build)
+    if (race_running) race_running->warp_synced(warp, g.mask);
   unsigned waiters = g.arrived & ~caller_bit;  // the caller is not parked: it carries on
   warp_parked_ -= make_ready(warp, waiters);
   g = groups_[warp * 32 + --group_count_[warp]];  // close: the last open group takes its place

@@ -11,6 +11,8 @@
 #include <mutex>
 #include <new>
 #include <optional>
+#include <utility>
+#include <vector>
 
 #include <sys/mman.h>
 
@@ -169,6 +171,15 @@ class allocation_registry {
     return address(p) < it->first + it->second.bytes;
   }
 #pragma GCC diagnostic pop
+
+  /// Every live allocation as [begin, end), in address order.
+  std::vector<std::pair<std::uintptr_t, std::uintptr_t>> ranges() const {
+    std::lock_guard lock(mutex_);
+    std::vector<std::pair<std::uintptr_t, std::uintptr_t>> all;
+    all.reserve(live_.size());
+    for (auto& [base, info] : live_) all.emplace_back(base, base + info.bytes);
+    return all;
+  }
 
   void release_all() {
     std::lock_guard lock(mutex_);

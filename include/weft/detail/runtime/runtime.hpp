@@ -24,6 +24,7 @@
 #include "weft/detail/base/error_state.hpp"
 #include "weft/detail/base/text_format.hpp"
 #include "weft/detail/commands/command_graph.hpp"
+#include "weft/detail/executor/race_check.hpp"
 #include "weft/detail/runtime/allocation_registry.hpp"
 #include "weft/detail/runtime/kernel_attributes.hpp"
 #include "weft/detail/scheduler/sm_pool.hpp"
@@ -65,12 +66,17 @@ class runtime {
       for (int i = 0; i < device_count(); ++i) all.emplace_back(new runtime(i));
       runtime_initialised().store(true);
       describe_address_near_allocation = &describe_near_allocation;
+      if constexpr (race_check_build) race_list_allocations = &allocations_for_race_check;
       return all;
     }();
     return *devices[static_cast<std::size_t>(d)];
   }
 
   int ordinal() const { return device_; }
+
+  /// For the race check (race_check.hpp): device `device`'s live
+  /// allocations, to which a kernel's accesses are global memory.
+  static race_ranges allocations_for_race_check(int device) { return get(device).memory().ranges(); }
 
   /// For a fault report (signal_fault.hpp): the allocation, on any device,
   /// that `address` falls in or within 1 MiB of, as "; 4 bytes past the end

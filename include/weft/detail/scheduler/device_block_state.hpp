@@ -12,6 +12,7 @@
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/commands/command.hpp"
 #include "weft/detail/executor/builtin_variables.hpp"
+#include "weft/detail/executor/race_check.hpp"
 #include "weft/detail/scheduler/grid_job.hpp"
 #include "weft/detail/scheduler/programmatic_launch.hpp"
 
@@ -29,6 +30,10 @@ struct device_block_state {
 };
 
 inline thread_local device_block_state running_device_block;
+// weft's state, not the kernel's shared memory (race_check.hpp).
+inline const bool running_device_block_untraced =
+    !race_check_build ||
+    race_untraced([]() -> const void* { return &running_device_block; }, sizeof running_device_block);
 
 /// The grid the calling CUDA thread belongs to (null outside a kernel).
 inline grid_job* running_grid() { return static_cast<grid_job*>(running_programmatic.grid); }

@@ -20,6 +20,7 @@
 #include "weft/detail/executor/block_executor.hpp"
 #include "weft/detail/executor/block_groups.hpp"
 #include "weft/detail/executor/builtin_variables.hpp"
+#include "weft/detail/executor/race_check.hpp"
 #include "weft/detail/scheduler/kernel_identity.hpp"
 #include "weft/detail/scheduler/memory_check.hpp"
 #include "weft/detail/scheduler/programmatic_launch.hpp"
@@ -66,6 +67,7 @@ class grid_job : public command {
     if (shape.cooperative || volume(shape.cluster) > 1) make_groups();
     if (schedule_.order != schedule_order::forward) [[unlikely]]
       permute_claims();
+    if constexpr (race_check_build) make_race_launch();
   }
 
   /// Tells grids apart where an address cannot: a new grid may be allocated
@@ -158,6 +160,12 @@ class grid_job : public command {
   const launch_shape& shape() const { return shape_; }
 
  private:
+  // The race check's shadow of this launch's global memory (race_check.hpp).
+  [[gnu::cold]] void make_race_launch() {
+    race_ = std::make_unique<race_launch>(shape_.grid, shape_.block, shape_.device, [this] { return kernel_name(); });
+    race_summary_at_exit();
+  }
+
   // Out of the constructor, which every kernel's grid inlines.
   [[gnu::cold]] void make_groups() {
     groups_ = std::make_unique<block_groups>(shape_.grid, shape_.cluster, shape_.cooperative);
@@ -189,7 +197,9 @@ class grid_job : public command {
     // A device that has faulted runs no more kernels, as a GPU context
     // with a sticky error does not.
     if (fault(shape_.device).code() != cudaSuccess) return;
+    if constexpr (race_check_build) race_launching = race_.get();
     block_failure failure = execute(executor, {shape_.grid, shape_.block, first, end, schedule_, launch_, order});
+    if constexpr (race_check_build) race_launching = nullptr;
     if (!failure) return;
     failed_.store(true, std::memory_order_relaxed);
     raise_fault(failure);
@@ -225,6 +235,7 @@ class grid_job : public command {
   schedule_setting schedule_;             // WEFT_SCHEDULE when the grid was launched
   std::uint64_t launch_ = 0;              // the grid's number under its schedule (not forward)
   index_permutation claim_order_{};       // see permute_claims
+  std::unique_ptr<race_launch> race_;     // in a race-check build
 
   static std::uint64_t next_serial() {
     static std::atomic<std::uint64_t> counter{0};
@@ -249,7 +260,7 @@ class kernel_grid final : public grid_job {
  private:
   block_failure execute(block_executor& executor, const block_range& blocks) override {
     if constexpr (callable_as_const<Kernel, ArgumentTuple>::value) {
-      auto body = [kernel = kernel_, arguments = arguments_]() mutable { std::apply(kernel, arguments); };
+      auto body = [kernel = kernel_, arguments = arguments_]() mutable { call_kernel(kernel, arguments); };
       return executor.run(body, blocks, stack_bytes(sizeof body), shape().dynamic_shared_bytes);
     } else {
       // A mutable lambda may change its captures, which in CUDA are part of
@@ -257,7 +268,7 @@ class kernel_grid final : public grid_job {
       // launch's copy.
       auto body = [kernel = kernel_, arguments = arguments_]() mutable {
         Kernel own = kernel;
-        std::apply(own, arguments);
+        call_kernel(own, arguments);
       };
       return executor.run(body, blocks, stack_bytes(sizeof body), shape().dynamic_shared_bytes);
     }

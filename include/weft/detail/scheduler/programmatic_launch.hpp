@@ -21,6 +21,7 @@
 #include "weft/detail/commands/command.hpp"
 #include "weft/detail/commands/command_graph.hpp"
 #include "weft/detail/executor/builtin_variables.hpp"
+#include "weft/detail/executor/race_check.hpp"
 
 namespace weft::detail {
 
@@ -37,6 +38,10 @@ struct programmatic_scope {
 };
 
 inline thread_local programmatic_scope running_programmatic;
+// weft's state, not the kernel's shared memory (race_check.hpp).
+inline const bool running_programmatic_untraced =
+    !race_check_build ||
+    race_untraced([]() -> const void* { return &running_programmatic; }, sizeof running_programmatic);
 
 /// Counts `blocks` more of `grid`'s blocks as triggered; the last fires its
 /// programmatic point.

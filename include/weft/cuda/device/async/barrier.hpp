@@ -136,6 +136,10 @@ class barrier_state {
       if (atomic().compare_exchange_weak(w, next, ::std::memory_order_acq_rel, ::std::memory_order_acquire)) break;
     }
     if (block_executor* block = running_block) block->wake_all(this);
+    // A completed phase orders its arrivals before the waits that follow
+    // (for the race check, as a block barrier does).
+    if constexpr (race_check_build)
+      if (race_running) race_running->block_synced();
   }
 
   // Arrival with no completion function.

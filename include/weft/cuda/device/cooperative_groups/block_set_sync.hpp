@@ -26,12 +26,17 @@ inline std::string running_block_name() {
   return name;
 }
 
+// A launch that is neither cooperative nor clustered: one block, alone.
+inline thread_local group_membership lone_block_membership;
+// weft's state, not the kernel's shared memory (race_check.hpp).
+inline const bool lone_block_membership_untraced =
+    !race_check_build ||
+    race_untraced([]() -> const void* { return &lone_block_membership; }, sizeof lone_block_membership);
+
 inline group_membership& membership(const char* what) {
   if (running_membership) return *running_membership;
   require_kernel(what);
-  // A launch that is neither cooperative nor clustered: one block, alone.
-  static thread_local group_membership alone;
-  return alone;
+  return lone_block_membership;
 }
 
 // Runs `leader_part` on one thread of the block, between two block barriers.
@@ -49,7 +54,13 @@ void with_block_leader(std::source_location where, LeaderPart&& leader_part) {
 }
 
 inline void sync_blocks(block_group_barrier& barrier, unsigned member, std::source_location where) {
-  with_block_leader(where, [&](group_membership&) { barrier.arrive_and_wait(member, running_block_name(), where); });
+  with_block_leader(where, [&](group_membership&) {
+    barrier.arrive_and_wait(member, running_block_name(), where);
+    // Orders the block's accesses after those the other blocks made
+    // before the sync (race_check.hpp).
+    if constexpr (race_check_build)
+      if (race_running) race_running->group_synced();
+  });
 }
 
 }  // namespace weft::detail::groups

@@ -37,18 +37,7 @@ class multi_warp_tiles {
 
   /// The running block's tiles of `size` threads, made anew when a new block
   /// (or a tile size not seen in this block) first asks.
-  static multi_warp_tiles& of_running_block(unsigned size) {
-    static thread_local multi_warp_tiles tiles;
-    const void* executor = running_block;
-    std::uint64_t block = running_block ? running_block->blocks_started() : 0;
-    if (tiles.executor_ != executor || tiles.block_ != block || tiles.size_ != size) {
-      tiles.executor_ = executor;
-      tiles.block_ = block;
-      tiles.size_ = size;
-      for (auto& b : tiles.barriers_) init(&b, static_cast<std::ptrdiff_t>(size));
-    }
-    return tiles;
-  }
+  static multi_warp_tiles& of_running_block(unsigned size);
 
   void sync(unsigned tile, std::source_location where) { barriers_[tile].arrive_and_wait(where); }
 
@@ -66,6 +55,25 @@ class multi_warp_tiles {
   std::array<cuda::barrier<cuda::thread_scope_block>, max_tiles> barriers_;
   std::array<std::vector<unsigned char>, max_tiles> scratch_;
 };
+
+inline thread_local multi_warp_tiles worker_multi_warp_tiles;
+// weft's state, not the kernel's shared memory (race_check.hpp).
+inline const bool worker_multi_warp_tiles_untraced =
+    !race_check_build ||
+    race_untraced([]() -> const void* { return &worker_multi_warp_tiles; }, sizeof worker_multi_warp_tiles);
+
+inline multi_warp_tiles& multi_warp_tiles::of_running_block(unsigned size) {
+  multi_warp_tiles& tiles = worker_multi_warp_tiles;
+  const void* executor = running_block;
+  std::uint64_t block = running_block ? running_block->blocks_started() : 0;
+  if (tiles.executor_ != executor || tiles.block_ != block || tiles.size_ != size) {
+    tiles.executor_ = executor;
+    tiles.block_ = block;
+    tiles.size_ = size;
+    for (auto& b : tiles.barriers_) init(&b, static_cast<std::ptrdiff_t>(size));
+  }
+  return tiles;
+}
 
 /// How cg::reduce reaches a multi-warp tile's fold, which is not CUDA's API.
 struct multi_warp_access {

@@ -58,6 +58,9 @@ struct block_tiles {
 };
 
 inline thread_local block_tiles worker_tiles;
+// weft's state, not the kernel's shared memory (race_check.hpp).
+inline const bool worker_tiles_untraced =
+    !race_check_build || race_untraced([]() -> const void* { return &worker_tiles; }, sizeof worker_tiles);
 
 /// The calling lane's warp's tiles, cleared for a block that has just started.
 inline warp_tiles& tiles_of_warp(block_executor& block, unsigned warp) {

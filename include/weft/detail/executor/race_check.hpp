@@ -1,0 +1,489 @@
+// The race check (WEFT_SANITIZE=race, docs/debugging.md "Race check"): a
+// detector of data races between CUDA threads, built into weft.
+//
+// Kernel code is compiled with Clang's -fsanitize-coverage=func,trace-loads,
+// trace-stores, so that every plain load and store calls a callback with its
+// address (race_check_callbacks.hpp defines them); atomics are not traced,
+// which is what CUDA's memory model asks: atomics never race. The callback
+// keeps, per 4-byte word of a block's __shared__ memory (its worker's
+// thread-local storage and dynamic shared buffer) and of the launch's global
+// memory (weft allocations and the program's own static data), the last
+// write and up to two reads since, each with the CUDA thread that made it
+// and where that thread stood in the block's synchronisation. Two accesses
+// of different CUDA threads to one word, one a write, race unless something
+// CUDA defines orders them:
+//
+//   - a block-wide barrier (__syncthreads and its variants, the barriers
+//     around a grid or cluster sync, a completed phase of a cuda::barrier):
+//     each thread has an epoch; a barrier that completes gives its
+//     threads an epoch above every epoch they had. A later access whose
+//     thread's epoch is higher than the earlier access's is ordered after it.
+//   - a warp collective (__syncwarp, shuffles, votes, tiles of a warp or
+//     less): each lane keeps a vector clock over its warp's 32 lanes; a
+//     collective joins the clocks of the lanes it names.
+//   - between blocks: a grid or cluster sync gives the block a higher group
+//     epoch; a write followed by a __threadfence() of its block is taken as
+//     published (fence-plus-flag: the flag itself is an atomic, which is
+//     not traced).
+//   - separate launches never race: the global shadow belongs to a launch.
+//
+// The detector keys on the CUDA thread (block and threadIdx), not on the
+// fiber or OS thread, so threads that weft runs one after another on one
+// fiber count as different threads. Each hazard (kind and pair of source
+// locations) is reported once, on stderr, and the kernel goes on, as with
+// compute-sanitizer's racecheck; a summary line is printed at exit.
+//
+// In a build without the instrumentation, race_check_build is false and
+// every hook compiles to nothing.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <iterator>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <dlfcn.h>
+#include <link.h>
+
+#include "weft/detail/base/cuda_vocabulary.hpp"
+#include "weft/detail/base/text_format.hpp"
+#include "weft/detail/executor/builtin_variables.hpp"
+
+namespace weft::detail {
+
+// Whether this translation unit is compiled for the race check: Clang says
+// so for -fsanitize-coverage (GCC 12 has neither the instrumentation nor
+// __has_feature).
+#if defined(__has_feature)
+#if __has_feature(coverage_sanitizer)
+inline constexpr bool race_check_build = true;
+#else
+inline constexpr bool race_check_build = false;
+#endif
+#else
+inline constexpr bool race_check_build = false;
+#endif
+
+}  // namespace weft::detail
+
+// Outside namespace weft, whose functions the race check's ignore list
+// names (cmake/weft_race_check_ignore.txt): code inlined into this
+// function is traced.
+namespace weft_traced {
+
+/// In a race-check build, calls the kernel for one CUDA thread out of line.
+/// The instrumentation runs after inlining, and code inlined into a weft
+/// function is not traced; nor would threadIdx in memory be up to date
+/// (weft's loop keeps it in a register across a kernel it inlined).
+template <class Kernel, class Arguments>
+[[gnu::noinline]] void call_kernel(Kernel& kernel, Arguments& arguments) {
+  std::apply(kernel, arguments);
+}
+
+}  // namespace weft_traced
+
+namespace weft::detail {
+
+/// Calls the kernel for one CUDA thread (out of line in a race-check build).
+template <class Kernel, class Arguments>
+[[gnu::always_inline]] inline void call_kernel(Kernel& kernel, Arguments& arguments) {
+  if constexpr (race_check_build)
+    weft_traced::call_kernel(kernel, arguments);
+  else
+    std::apply(kernel, arguments);
+}
+
+/// One traced access: who made it, where, and where its thread stood in the
+/// synchronisation of its block and grid.
+struct race_access {
+  std::uintptr_t pc = 0;  // 0: no access
+  std::uint64_t block = 0;
+  std::uint32_t thread = 0;       // linear id in the block
+  std::uint32_t epoch = 0;        // the thread's block epoch
+  std::uint32_t lane_clock = 0;   // the lane's own entry of its warp clock
+  std::uint32_t group_epoch = 0;  // grid and cluster syncs its block passed
+  std::uint32_t fences = 0;       // __threadfence() calls its block made before it
+  bool write = false;
+};
+
+/// The shadow of one 4-byte word: the last write and the two latest reads
+/// since, by different threads (one other than any later writer is enough
+/// to find a write-after-read).
+struct race_word {
+  std::uint64_t generation = 0;  // __shared__ words: the block the record belongs to
+  race_access write;
+  std::array<race_access, 2> reads;
+};
+
+enum class race_kind { write_after_write, read_after_write, write_after_read };
+
+/// Where a word lies, for the report.
+enum class race_space { shared, dynamic_shared, global, static_global };
+
+/// Address ranges [begin, end), sorted.
+using race_ranges = std::vector<std::pair<std::uintptr_t, std::uintptr_t>>;
+
+/// Set by the runtime layer: the live weft allocations of `device`.
+inline race_ranges (*race_list_allocations)(int device) = nullptr;
+
+/// Hazards reported in this process (each pair of source locations once).
+inline std::atomic<std::uint64_t>& race_hazard_count() {
+  static std::atomic<std::uint64_t> count{0};
+  return count;
+}
+
+/// A range of the static TLS block that is weft's own state, not a
+/// __shared__ variable: the race check ignores it. Registered by the headers
+/// that own such thread-locals which inline device code writes; each worker
+/// resolves them for itself.
+struct race_untraced_thread_local {
+  const void* (*address)();
+  std::size_t bytes;
+};
+inline std::vector<race_untraced_thread_local>& race_untraced_thread_locals() {
+  static std::vector<race_untraced_thread_local> all;
+  return all;
+}
+inline bool race_untraced(const void* (*address)(), std::size_t bytes) {
+  race_untraced_thread_locals().push_back({address, bytes});
+  return true;
+}
+
+/// One launch under the race check: its global memory's shadow, and each
+/// block's count of __threadfence() calls.
+class race_launch {
+ public:
+  race_launch(dim3 grid, dim3 block, int device, std::function<std::string()> kernel_name)
+      : grid_(grid),
+        block_(block),
+        device_(device),
+        kernel_name_(std::move(kernel_name)),
+        fences_(static_cast<std::size_t>(std::min<std::uint64_t>(volume(grid), max_fence_counters))) {}
+
+  /// Tells launches apart where an address cannot: a new launch may be
+  /// allocated where a finished one was.
+  const std::uint64_t serial = next_serial();
+
+  dim3 grid() const { return grid_; }
+  dim3 block() const { return block_; }
+  int device() const { return device_; }
+  std::string kernel_name() const { return kernel_name_(); }
+
+  std::uint32_t fences(std::uint64_t block) const {
+    return fences_[block % fences_.size()].load(std::memory_order_acquire);
+  }
+  void fence(std::uint64_t block) { fences_[block % fences_.size()].fetch_add(1, std::memory_order_acq_rel); }
+
+  /// The weft allocations of the launch's device, as they were when its
+  /// first block looked (a kernel allocates none).
+  const race_ranges& allocations() {
+    std::call_once(allocations_listed_, [&] {
+      if (race_list_allocations) allocations_ = race_list_allocations(device_);
+    });
+    return allocations_;
+  }
+
+  /// The shadow of a 4 KiB page of global memory: its words, and a lock,
+  /// since blocks run on several workers at once.
+  struct page {
+    static constexpr std::uintptr_t bytes = 4096;
+    std::atomic_flag locked = ATOMIC_FLAG_INIT;
+    std::array<race_word, bytes / 4> words{};
+    void lock() {
+      while (locked.test_and_set(std::memory_order_acquire)) locked.wait(true, std::memory_order_relaxed);
+    }
+    void unlock() {
+      locked.clear(std::memory_order_release);
+      locked.notify_one();
+    }
+  };
+
+  /// The shadow of the page that holds `address`, made when first asked for.
+  page& page_of(std::uintptr_t address) {
+    std::lock_guard lock(pages_mutex_);
+    std::unique_ptr<page>& p = pages_[address / page::bytes];
+    if (!p) p = std::make_unique<page>();
+    return *p;
+  }
+
+ private:
+  // Blocks beyond this share counters (a fence then counts for several
+  // blocks: a race can go unseen, none is invented).
+  static constexpr std::uint64_t max_fence_counters = 1u << 20;
+  static std::uint64_t next_serial() {
+    static std::atomic<std::uint64_t> counter{0};
+    return counter.fetch_add(1, std::memory_order_relaxed) + 1;
+  }
+  dim3 grid_, block_;
+  int device_;
+  std::function<std::string()> kernel_name_;
+  std::once_flag allocations_listed_;
+  race_ranges allocations_;
+  std::mutex pages_mutex_;
+  std::unordered_map<std::uintptr_t, std::unique_ptr<page>> pages_;
+  std::vector<std::atomic<std::uint32_t>> fences_;
+};
+
+/// A worker's race-check state for the block it runs.
+class race_worker {
+ public:
+  /// A block of `launch` starts on this worker.
+  void start_block(race_launch* launch, std::uint64_t block, unsigned threads, std::byte* dynamic_shared,
+                   std::size_t dynamic_bytes) {
+    if (!static_tls_found_) find_static_tls();
+    if (launch != launch_ || launch->serial != launch_serial_) {
+      launch_serial_ = launch->serial;
+      allocations_ = {};
+      page_index_ = ~std::uintptr_t{0};
+      page_ = nullptr;
+    }
+    launch_ = launch;
+    block_ = block;
+    ++generation_;
+    threads_ = threads;
+    epoch_ = 0;
+    group_epoch_ = 0;
+    unsigned warps = (threads + 31) / 32;
+    warp_clocks_.resize(static_cast<std::size_t>(warps) * 32 * 32);
+    warp_clock_generation_.assign(warps, 0);
+    dynamic_begin_ = reinterpret_cast<std::uintptr_t>(dynamic_shared);
+    dynamic_end_ = dynamic_begin_ + dynamic_bytes;
+    if (dynamic_shadow_.size() < dynamic_bytes / 4 + 1) dynamic_shadow_.resize(dynamic_bytes / 4 + 1);
+  }
+
+  race_launch* launch() const { return launch_; }
+
+  /// Every thread of the block passed a barrier (or a subset did: giving
+  /// the others a higher epoch too can only hide a race, never invent one).
+  /// One epoch serves the whole block, since a barrier's threads leave it
+  /// together.
+  void block_synced() { ++epoch_; }
+
+  /// The lanes of `warp` in `mask` met at a warp collective.
+  void warp_synced(unsigned warp, unsigned mask) {
+    std::uint32_t* clocks = warp_clock(warp);
+    std::array<std::uint32_t, 32> joined{};
+    for (unsigned m = mask; m != 0; m &= m - 1) {
+      const std::uint32_t* lane = clocks + 32 * static_cast<unsigned>(__builtin_ctz(m));
+      for (unsigned k = 0; k < 32; ++k) joined[k] = std::max(joined[k], lane[k]);
+    }
+    for (unsigned m = mask; m != 0; m &= m - 1) {
+      unsigned l = static_cast<unsigned>(__builtin_ctz(m));
+      std::copy(joined.begin(), joined.end(), clocks + 32 * l);
+      clocks[32 * l + l] = joined[l] + 1;
+    }
+  }
+
+  /// The block passed a grid or cluster sync.
+  void group_synced() { ++group_epoch_; }
+
+  /// A thread of the block called __threadfence().
+  void fenced() {
+    if (launch_) launch_->fence(block_);
+  }
+
+  /// A traced load or store of `size` bytes at `address`, made by the code
+  /// at `pc`.
+  void access(const void* address, unsigned size, bool write, const void* pc) {
+    if (busy_) return;  // the detector's own accesses, if it was instrumented
+    busy_ = true;
+    std::uintptr_t a = reinterpret_cast<std::uintptr_t>(address);
+    std::uintptr_t first = a & ~std::uintptr_t{3}, last = (a + size - 1) & ~std::uintptr_t{3};
+    for (std::uintptr_t w = first; w <= last; w += 4)
+      if (!access_word(w, write, reinterpret_cast<std::uintptr_t>(pc))) break;
+    busy_ = false;
+  }
+
+ private:
+  // Returns false once a hazard was found, so that an 8- or 16-byte access
+  // reports once.
+  bool access_word(std::uintptr_t word, bool write, std::uintptr_t pc) {
+    if (word >= tls_begin_ && word < tls_end_) {
+      for (auto [begin, end] : untraced_)
+        if (word >= begin && word < end) return true;
+      return check(shared_shadow_[(word - tls_begin_) / 4], word, race_space::shared, write, pc);
+    }
+    if (word >= dynamic_begin_ && word < dynamic_end_)
+      return check(dynamic_shadow_[(word - dynamic_begin_) / 4], word, race_space::dynamic_shared, write, pc);
+    race_space space;
+    if (word >= static_data_begin_ && word < static_data_end_)
+      space = race_space::static_global;
+    else if (in_allocation(word))
+      space = race_space::global;
+    else
+      return true;  // a thread's stack, or host memory weft does not know: private
+    if (word / race_launch::page::bytes != page_index_) {
+      page_index_ = word / race_launch::page::bytes;
+      page_ = &launch_->page_of(word);
+    }
+    std::lock_guard lock(*page_);
+    return check(page_->words[word % race_launch::page::bytes / 4], word, space, write, pc);
+  }
+
+  // Whether `word` lies in a weft allocation: the last few found, else a
+  // binary search of the launch's list (a thread's stack, the common miss,
+  // costs that search).
+  bool in_allocation(std::uintptr_t word) {
+    for (auto& [base, end] : allocations_)
+      if (word >= base && word < end) return true;
+    const race_ranges& all = launch_->allocations();
+    auto after = std::upper_bound(all.begin(), all.end(), std::pair{word, ~std::uintptr_t{0}});
+    if (after == all.begin() || word >= std::prev(after)->second) return false;
+    std::rotate(allocations_.rbegin(), allocations_.rbegin() + 1, allocations_.rend());
+    allocations_[0] = *std::prev(after);
+    return true;
+  }
+
+  race_access current(bool write, std::uintptr_t pc) const {
+    unsigned thread = linear_thread_index(threadIdx, blockDim);
+    return {pc, block_, thread, epoch_, lane_clock(thread, thread % 32), group_epoch_, launch_->fences(block_), write};
+  }
+
+  // Lane `lane`'s entry in the clock of `thread`'s lane.
+  std::uint32_t lane_clock(unsigned thread, unsigned lane) const {
+    unsigned warp = thread / 32;
+    if (warp_clock_generation_[warp] != generation_) return (thread % 32 == lane) ? 1 : 0;
+    return warp_clocks_[static_cast<std::size_t>(warp) * 1024 + 32 * (thread % 32) + lane];
+  }
+
+  std::uint32_t* warp_clock(unsigned warp) {
+    std::uint32_t* clocks = &warp_clocks_[static_cast<std::size_t>(warp) * 1024];
+    if (warp_clock_generation_[warp] != generation_) {
+      warp_clock_generation_[warp] = generation_;
+      std::fill(clocks, clocks + 1024, 0u);
+      for (unsigned l = 0; l < 32; ++l) clocks[32 * l + l] = 1;
+    }
+    return clocks;
+  }
+
+  // Whether `earlier` happens before the access `now` describes.
+  bool ordered(const race_access& earlier, const race_access& now) const {
+    if (earlier.block != now.block)
+      return now.group_epoch > earlier.group_epoch || launch_->fences(earlier.block) > earlier.fences;
+    if (earlier.thread == now.thread || now.epoch > earlier.epoch) return true;
+    return earlier.thread / 32 == now.thread / 32 && lane_clock(now.thread, earlier.thread % 32) >= earlier.lane_clock;
+  }
+
+  bool check(race_word& w, std::uintptr_t word, race_space space, bool write, std::uintptr_t pc) {
+    bool shared = space == race_space::shared || space == race_space::dynamic_shared;
+    if (shared && w.generation != generation_) w = race_word{generation_, {}, {}};
+    race_access now = current(write, pc);
+    const race_access* hazard = nullptr;
+    race_kind kind{};
+    if (w.write.pc && !ordered(w.write, now)) {
+      hazard = &w.write;
+      kind = write ? race_kind::write_after_write : race_kind::read_after_write;
+    } else if (write) {
+      for (const race_access& r : w.reads)
+        if (r.pc && !ordered(r, now)) {
+          hazard = &r;
+          kind = race_kind::write_after_read;
+          break;
+        }
+    }
+    if (hazard) report(kind, *hazard, now, word, space);
+    if (write) {
+      w.write = now;
+      w.reads = {};
+    } else if (w.reads[0].pc && (w.reads[0].thread != now.thread || w.reads[0].block != now.block)) {
+      w.reads[1] = w.reads[0];
+      w.reads[0] = now;
+    } else {
+      w.reads[0] = now;
+    }
+    return hazard == nullptr;
+  }
+
+  void report(race_kind kind, const race_access& earlier, const race_access& now, std::uintptr_t word,
+              race_space space);
+
+  // The calling thread's block of static thread-local storage (the
+  // executable's PT_TLS segment), where __shared__ variables live.
+  void find_static_tls() {
+    static_tls_found_ = true;
+    struct found {
+      std::uintptr_t tls = 0, tls_bytes = 0, data = 0, data_end = 0;
+    } f;
+    dl_iterate_phdr(
+        [](dl_phdr_info* info, std::size_t, void* out) {
+          auto& f = *static_cast<found*>(out);
+          for (int i = 0; i < info->dlpi_phnum; ++i) {
+            const ElfW(Phdr)& h = info->dlpi_phdr[i];
+            if (h.p_type == PT_TLS && info->dlpi_tls_data) {
+              f.tls = reinterpret_cast<std::uintptr_t>(info->dlpi_tls_data);
+              f.tls_bytes = h.p_memsz;
+            }
+            if (h.p_type == PT_LOAD && (h.p_flags & PF_W)) {
+              std::uintptr_t begin = info->dlpi_addr + h.p_vaddr;
+              if (!f.data || begin < f.data) f.data = begin;
+              f.data_end = std::max<std::uintptr_t>(f.data_end, begin + h.p_memsz);
+            }
+          }
+          return 1;  // the executable comes first
+        },
+        &f);
+    tls_begin_ = f.tls;
+    tls_end_ = f.tls + f.tls_bytes;
+    static_data_begin_ = f.data;
+    static_data_end_ = f.data_end;
+    shared_shadow_.assign(f.tls_bytes / 4 + 1, race_word{});
+    auto ignore = [&](const void* p, std::size_t bytes) {
+      std::uintptr_t b = reinterpret_cast<std::uintptr_t>(p) & ~std::uintptr_t{3};
+      untraced_.push_back({b, reinterpret_cast<std::uintptr_t>(p) + bytes});
+    };
+    ignore(&threadIdx, sizeof threadIdx);
+    ignore(&blockIdx, sizeof blockIdx);
+    ignore(&blockDim, sizeof blockDim);
+    ignore(&gridDim, sizeof gridDim);
+    for (const race_untraced_thread_local& t : race_untraced_thread_locals()) ignore(t.address(), t.bytes);
+  }
+
+  bool busy_ = false;
+  race_launch* launch_ = nullptr;
+  std::uint64_t launch_serial_ = 0;
+  std::uint64_t block_ = 0;
+  std::uint64_t generation_ = 0;
+  unsigned threads_ = 0;
+  std::uint32_t epoch_ = 0, group_epoch_ = 0;
+  std::vector<std::uint32_t> warp_clocks_;  // per warp, 32 clocks of 32 lanes
+  std::vector<std::uint64_t> warp_clock_generation_;
+  bool static_tls_found_ = false;
+  std::uintptr_t tls_begin_ = 0, tls_end_ = 0;
+  std::uintptr_t static_data_begin_ = 0, static_data_end_ = 0;
+  std::uintptr_t dynamic_begin_ = 0, dynamic_end_ = 0;
+  std::vector<std::pair<std::uintptr_t, std::uintptr_t>> untraced_;
+  std::vector<race_word> shared_shadow_;
+  std::vector<race_word> dynamic_shadow_;
+  std::array<std::pair<std::uintptr_t, std::uintptr_t>, 4> allocations_{};
+  std::uintptr_t page_index_ = ~std::uintptr_t{0};
+  race_launch::page* page_ = nullptr;
+};
+
+/// The worker's race-check state while it runs a block of a race-checked
+/// launch; null otherwise (host code, or a build without the check).
+inline thread_local race_worker* race_running = nullptr;
+
+/// The launch whose blocks the calling worker is about to run.
+inline thread_local race_launch* race_launching = nullptr;
+
+inline race_worker& race_worker_of_this_thread() {
+  static thread_local race_worker worker;
+  return worker;
+}
+
+}  // namespace weft::detail
+
+#include "weft/detail/executor/race_report.hpp"

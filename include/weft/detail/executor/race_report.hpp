@@ -1,0 +1,147 @@
+// Part of the race check (race_check.hpp): the report of a hazard, with both
+// threads and both source lines, and the summary printed at exit. Off the
+// path of every traced access: this runs once per distinct hazard.
+#pragma once
+
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <tuple>
+
+#include <dlfcn.h>
+
+#include "weft/detail/base/text_format.hpp"
+#include "weft/detail/executor/race_check.hpp"
+
+namespace weft::detail {
+
+/// "file:line (function)" for the code at `pc`, a return address into it:
+/// addr2line over the module's file, at the offset from its load address
+/// (position-independent executables are the default). The innermost
+/// inlined frame is the one that made the access.
+[[gnu::cold]] inline std::string race_source_line(std::uintptr_t pc) {
+  Dl_info info{};
+  std::string fallback;
+  append_format(fallback, "0x%lx", static_cast<unsigned long>(pc));
+  if (!dladdr(reinterpret_cast<void*>(pc), &info) || !info.dli_fname) return fallback;
+  std::uintptr_t offset = pc - 1 - reinterpret_cast<std::uintptr_t>(info.dli_fbase);
+  const char* file = info.dli_fname[0] ? info.dli_fname : "/proc/self/exe";
+  std::string command;
+  append_format(command, "addr2line -i -f -C -e '%s' 0x%lx 2>/dev/null", file, static_cast<unsigned long>(offset));
+  std::FILE* out = ::popen(command.c_str(), "r");
+  if (!out) return fallback;
+  char function[4096] = {}, line[4096] = {};
+  bool read = std::fgets(function, sizeof function, out) && std::fgets(line, sizeof line, out);
+  ::pclose(out);
+  auto chomp = [](char* s) {
+    for (char* c = s; *c; ++c)
+      if (*c == '\n') *c = 0;
+  };
+  chomp(function);
+  chomp(line);
+  if (!read || line[0] == '?') {
+    append_format(fallback, " (%s+0x%lx)", info.dli_fname, static_cast<unsigned long>(offset));
+    return fallback;
+  }
+  std::string text = line;
+  // "file:line (discriminator 2)" -> "file:line"
+  if (auto cut = text.find(" ("); cut != std::string::npos) text.resize(cut);
+  // The function, unless it is weft's or the standard library's frame
+  // around a kernel inlined into it (the report names the kernel anyway).
+  std::string name = function;
+  if (name[0] != '?' && name.find("weft") == std::string::npos && name.find("std::") == std::string::npos)
+    (text += " in ") += name;
+  return text;
+}
+
+[[gnu::cold]] inline std::string race_describe_thread(std::uint64_t block, unsigned thread, dim3 grid, dim3 dims) {
+  std::string text;
+  append_format(text, "block (%u,%u,%u) thread (%u,%u,%u)", static_cast<unsigned>(block % grid.x),
+                static_cast<unsigned>(block / grid.x % grid.y), static_cast<unsigned>(block / grid.x / grid.y),
+                thread % dims.x, thread / dims.x % dims.y, thread / dims.x / dims.y);
+  return text;
+}
+
+[[gnu::cold]] inline void race_print_summary() {
+  std::uint64_t n = race_hazard_count().load();
+  std::fprintf(stderr, "weft: RACECHECK SUMMARY: %llu hazard%s displayed\n", static_cast<unsigned long long>(n),
+               n == 1 ? "" : "s");
+}
+
+/// Prints the summary line at exit, once a race-checked launch has run.
+inline void race_summary_at_exit() {
+  static const bool registered = std::atexit(race_print_summary) == 0;
+  (void)registered;
+}
+
+[[gnu::cold]] inline void race_worker::report(race_kind kind, const race_access& earlier, const race_access& now,
+                                              std::uintptr_t word, race_space space) {
+  static std::mutex mutex;
+  static std::set<std::tuple<int, std::uintptr_t, std::uintptr_t>> seen;
+  static std::set<std::tuple<int, std::string, std::string>> reported;
+  static std::map<std::uintptr_t, std::string> lines;
+  std::lock_guard lock(mutex);
+  // Each pair of instructions is looked at once; each pair of source lines
+  // is reported once (an unrolled loop has many instructions per line).
+  if (!seen.insert({static_cast<int>(kind), earlier.pc, now.pc}).second) return;
+  auto line_of = [&](std::uintptr_t pc) -> const std::string& {
+    auto it = lines.find(pc);
+    if (it == lines.end()) it = lines.emplace(pc, race_source_line(pc)).first;
+    return it->second;
+  };
+  const std::string &earlier_line = line_of(earlier.pc), &now_line = line_of(now.pc);
+  if (!reported.insert({static_cast<int>(kind), earlier_line, now_line}).second) return;
+  static const char* const kinds[] = {"write-after-write", "read-after-write", "write-after-read"};
+  std::string where;
+  switch (space) {
+    case race_space::shared:
+      where = "__shared__ memory";
+      break;
+    case race_space::dynamic_shared:
+      append_format(where, "dynamic __shared__ memory (byte %lu of the block's buffer)",
+                    static_cast<unsigned long>(word - dynamic_begin_));
+      break;
+    case race_space::global:
+      where = "global memory";
+      for (auto& [base, end] : allocations_)
+        if (word >= base && word < end) {
+          append_format(where, " (byte %lu of the %lu-byte allocation at 0x%lx)",
+                        static_cast<unsigned long>(word - base), static_cast<unsigned long>(end - base),
+                        static_cast<unsigned long>(base));
+          break;
+        }
+      break;
+    case race_space::static_global: {
+      where = "global memory";
+      Dl_info info{};
+      if (dladdr(reinterpret_cast<void*>(word), &info) && info.dli_sname)
+        append_format(where, " (the __device__ variable '%s', byte %lu)", info.dli_sname,
+                      static_cast<unsigned long>(word - reinterpret_cast<std::uintptr_t>(info.dli_saddr)));
+      else
+        where += " (a __device__ variable)";
+      break;
+    }
+  }
+  std::string text = "weft racecheck: ";
+  text += kinds[static_cast<int>(kind)];
+  text += " hazard in kernel '" + launch_->kernel_name() + "' on ";
+  text += where;
+  append_format(text, " at 0x%lx:\n", static_cast<unsigned long>(word));
+  auto line = [&](const race_access& a) {
+    std::string l = "  ";
+    l += a.write ? "write" : "read ";
+    l += " by " + race_describe_thread(a.block, a.thread, launch_->grid(), launch_->block());
+    l += " at " + line_of(a.pc) + "\n";
+    return l;
+  };
+  text += line(earlier);
+  text += line(now);
+  race_hazard_count().fetch_add(1);
+  std::fputs(text.c_str(), stderr);
+  std::fflush(stderr);
+}
+
+}  // namespace weft::detail

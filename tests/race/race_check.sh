@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# ctest's race_check: builds tests/race/race_programs.cu with Clang and
+# WEFT_SANITIZE=race (through weft_add_cuda_executable, as a user's project
+# does), runs it, and checks that the racy kernels were reported with both
+# threads, both source lines and the memory space, and nothing else.
+# Skipped (exit 77) where no Clang 16 or later is installed.
+# Usage: race_check.sh SOURCE_DIR BINARY_DIR
+set -euo pipefail
+source_dir=$1
+binary_dir=$2
+
+compiler=
+for candidate in clang++ clang++-16 clang++-17 clang++-18 clang++-19; do
+  command -v "$candidate" > /dev/null || continue
+  if (("$("$candidate" -dumpversion | cut -d. -f1)" >= 16)); then
+    compiler=$candidate
+    break
+  fi
+done
+if [[ -z $compiler ]]; then
+  echo "no Clang 16 or later installed (apt-get install clang-16): skipped"
+  exit 77
+fi
+
+cmake -S "$source_dir/tests/race/project" -B "$binary_dir" -DWEFT_SOURCE_DIR="$source_dir" \
+  -DCMAKE_CXX_COMPILER="$compiler" -DCMAKE_BUILD_TYPE=Release -DWEFT_SANITIZE=race > /dev/null
+log=$binary_dir/build.log
+if ! cmake --build "$binary_dir" --target race_programs -j"$(nproc)" > "$log" 2>&1; then
+  cat "$log"
+  exit 1
+fi
+output=$binary_dir/race_programs.output
+status=0
+WEFT_WORKERS=2 "$binary_dir/race_programs" > "$output" 2>&1 || status=$?
+cat "$output"
+((status == 0)) || exit 1
+
+failed=0
+expect() {
+  if ! grep -qE -- "$1" "$output"; then
+    echo "race_check: the output lacks: $1"
+    failed=1
+  fi
+}
+file=race_programs.cu
+# The tiled matmul without its second barrier: the next tile's write
+# against this tile's read, in __shared__ memory, both lines.
+expect "write-after-read hazard in kernel 'tiled_matmul\(.*\)' on __shared__ memory at 0x"
+expect "read  by block \([0-9]+,[0-9]+,0\) thread \([0-9]+,[0-9]+,0\) at .*$file:29"
+expect "write by block \([0-9]+,[0-9]+,0\) thread \([0-9]+,[0-9]+,0\) at .*$file:2[67]"
+# The reduction without its barrier.
+expect "hazard in kernel 'block_sum\(.*\)' on __shared__ memory"
+expect "by block \([0-9]+,0,0\) thread \([0-9]+,0,0\) at .*$file:43"
+# Two blocks writing one global word: both blocks named, and the allocation.
+expect "write-after-write hazard in kernel 'blocks_write_one_word\(int\*\)' on global memory \(byte 0 of the 256-byte allocation at 0x"
+expect "write by block \(0,0,0\) thread \(0,0,0\) at .*$file:51"
+expect "write by block \(1,0,0\) thread \(0,0,0\) at .*$file:51"
+# Lanes reading a neighbour's slot without __syncwarp.
+expect "read-after-write hazard in kernel 'warp_neighbours\(int\*, bool\)' on __shared__ memory"
+# The dynamic shared buffer read across warps without a barrier.
+expect "hazard in kernel 'dynamic_shared_across_warps\(int\*, bool\)' on dynamic __shared__ memory \(byte [0-9]+ of the block's buffer\)"
+expect "RACECHECK SUMMARY: [0-9]+ hazards displayed"
+# No kernel that is free of races is named.
+if grep -E "hazard in kernel '(count_with_atomics|write_word|read_word|last_block_sums|grid_exchange|blocks_write_own_words)" "$output"; then
+  echo "race_check: a kernel without races was reported (above)"
+  failed=1
+fi
+exit $failed

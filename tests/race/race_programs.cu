@@ -1,0 +1,181 @@
+// Kernels with and without the races the race check must find, run in one
+// program built with WEFT_SANITIZE=race (tests/race/CMakeLists.txt). Each
+// case says how many hazards it must add; the program prints PASS or FAIL,
+// and its output (the reports) is checked by check_race_output.cmake.
+#include <cooperative_groups.h>
+#include <cuda_runtime.h>
+
+#include <cstdio>
+#include <vector>
+
+#include "weft/detail/executor/race_check.hpp"
+
+namespace cg = cooperative_groups;
+
+constexpr int TILE = 16;
+
+// The CUDA guide's shared-memory matrix multiplication (C = A * B, n x n,
+// n a multiple of TILE); `barrier_after_use` false drops the second
+// __syncthreads, so the next tile overwrites As and Bs while others read.
+__global__ void tiled_matmul(const float* A, const float* B, float* C, int n, bool barrier_after_use) {
+  __shared__ float As[TILE][TILE];
+  __shared__ float Bs[TILE][TILE];
+  int row = blockIdx.y * TILE + threadIdx.y, col = blockIdx.x * TILE + threadIdx.x;
+  float sum = 0;
+  for (int t = 0; t < n / TILE; ++t) {
+    As[threadIdx.y][threadIdx.x] = A[row * n + t * TILE + threadIdx.x];
+    Bs[threadIdx.y][threadIdx.x] = B[(t * TILE + threadIdx.y) * n + col];
+    __syncthreads();
+    for (int k = 0; k < TILE; ++k) sum += As[threadIdx.y][k] * Bs[k][threadIdx.x];
+    if (barrier_after_use) __syncthreads();
+  }
+  C[row * n + col] = sum;
+}
+
+// The tree reduction of the CUDA samples; `barrier_in_loop` false drops the
+// barrier between its steps.
+__global__ void block_sum(const float* in, float* out, bool barrier_in_loop) {
+  __shared__ float partial[256];
+  unsigned t = threadIdx.x;
+  partial[t] = in[blockIdx.x * blockDim.x + t];
+  __syncthreads();
+  for (unsigned s = blockDim.x / 2; s > 0; s /= 2) {
+    if (t < s) partial[t] += partial[t + s];
+    if (barrier_in_loop) __syncthreads();
+  }
+  if (t == 0) out[blockIdx.x] = partial[0];
+}
+
+// Two blocks write the same global word.
+__global__ void blocks_write_one_word(int* word) {
+  if (threadIdx.x == 0) *word = blockIdx.x;
+}
+
+// Each block writes its own word: no race.
+__global__ void blocks_write_own_words(int* words) {
+  if (threadIdx.x == 0) words[blockIdx.x] = blockIdx.x;
+}
+
+// Warp-synchronous: lanes read a neighbour's shared slot, with or without
+// __syncwarp between the write and the read.
+__global__ void warp_neighbours(int* out, bool syncwarp) {
+  __shared__ int slot[32];
+  slot[threadIdx.x] = threadIdx.x;
+  if (syncwarp) __syncwarp();
+  out[threadIdx.x] = slot[(threadIdx.x + 1) % 32];
+}
+
+// Atomics on one word from every thread of every block: never a race.
+__global__ void count_with_atomics(int* counter) {
+  atomicAdd(counter, 1);
+  __shared__ int local;
+  if (threadIdx.x == 0) local = 0;
+  __syncthreads();
+  atomicAdd(&local, 1);
+  __syncthreads();
+  if (threadIdx.x == 0) atomicAdd(counter + 1, local);
+}
+
+// One writer per launch: launched twice in one stream, the launches are
+// ordered and never race.
+__global__ void write_word(int* word, int value) {
+  if (threadIdx.x == 0 && blockIdx.x == 0) *word = value;
+}
+__global__ void read_word(const int* word, int* out) { out[blockIdx.x * blockDim.x + threadIdx.x] = *word; }
+
+// Fence-plus-flag, as the threadFenceReduction sample: each block writes a
+// partial result, fences, and counts itself with an atomic; the last block
+// reads every partial result.
+__global__ void last_block_sums(int* partial, unsigned* arrived, int* total) {
+  __shared__ bool last;
+  if (threadIdx.x == 0) {
+    partial[blockIdx.x] = blockIdx.x + 1;
+    __threadfence();
+    last = atomicInc(arrived, gridDim.x) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (last && threadIdx.x == 0) {
+    int sum = 0;
+    for (unsigned b = 0; b < gridDim.x; ++b) sum += partial[b];
+    *total = sum;
+  }
+}
+
+// grid.sync() orders the blocks' writes before the reads after it.
+__global__ void grid_exchange(int* words, int* out) {
+  cg::grid_group grid = cg::this_grid();
+  if (threadIdx.x == 0) words[blockIdx.x] = blockIdx.x;
+  grid.sync();
+  if (threadIdx.x == 0) out[blockIdx.x] = words[(blockIdx.x + 1) % gridDim.x];
+}
+
+// A dynamic shared buffer read across warps without a barrier.
+__global__ void dynamic_shared_across_warps(int* out, bool barrier) {
+  extern __shared__ int buffer[];
+  buffer[threadIdx.x] = threadIdx.x;
+  if (barrier) __syncthreads();
+  out[threadIdx.x] = buffer[(threadIdx.x + 32) % blockDim.x];
+}
+
+static int failures = 0;
+
+static unsigned long long hazards() { return weft::detail::race_hazard_count().load(); }
+
+template <class Launch>
+static void expect(const char* name, bool racy, Launch launch) {
+  unsigned long long before = hazards();
+  launch();
+  cudaError_t e = cudaDeviceSynchronize();
+  unsigned long long added = hazards() - before;
+  bool ok = e == cudaSuccess && (racy ? added > 0 : added == 0);
+  std::printf("race case %s: %llu hazard(s), %s\n", name, added, ok ? "as expected" : "WRONG");
+  if (!ok) ++failures;
+}
+
+int main() {
+  const int n = 64;
+  float *A, *B, *C;
+  cudaMalloc(&A, n * n * sizeof(float));
+  cudaMalloc(&B, n * n * sizeof(float));
+  cudaMalloc(&C, n * n * sizeof(float));
+  std::vector<float> ones(n * n, 1.0f);
+  cudaMemcpy(A, ones.data(), n * n * sizeof(float), cudaMemcpyHostToDevice);
+  cudaMemcpy(B, ones.data(), n * n * sizeof(float), cudaMemcpyHostToDevice);
+  dim3 tiles(n / TILE, n / TILE), tile(TILE, TILE);
+  expect("matmul", false, [&] { tiled_matmul<<<tiles, tile>>>(A, B, C, n, true); });
+  expect("matmul_missing_barrier", true, [&] { tiled_matmul<<<tiles, tile>>>(A, B, C, n, false); });
+
+  float *in, *sums;
+  cudaMalloc(&in, 4 * 256 * sizeof(float));
+  cudaMalloc(&sums, 4 * sizeof(float));
+  cudaMemcpy(in, ones.data(), 4 * 256 * sizeof(float), cudaMemcpyHostToDevice);
+  expect("reduction", false, [&] { block_sum<<<4, 256>>>(in, sums, true); });
+  expect("reduction_missing_barrier", true, [&] { block_sum<<<4, 256>>>(in, sums, false); });
+
+  int *words, *out;
+  cudaMalloc(&words, 64 * sizeof(int));
+  cudaMalloc(&out, 1024 * sizeof(int));
+  cudaMemset(words, 0, 64 * sizeof(int));
+  expect("blocks_own_words", false, [&] { blocks_write_own_words<<<8, 32>>>(words); });
+  expect("blocks_one_word", true, [&] { blocks_write_one_word<<<2, 32>>>(words); });
+  expect("warp_syncwarp", false, [&] { warp_neighbours<<<1, 32>>>(out, true); });
+  expect("warp_no_syncwarp", true, [&] { warp_neighbours<<<1, 32>>>(out, false); });
+  expect("atomics", false, [&] { count_with_atomics<<<4, 128>>>(words); });
+  expect("two_launches_one_stream", false, [&] {
+    write_word<<<1, 32>>>(words, 1);
+    read_word<<<2, 32>>>(words, out);
+    write_word<<<1, 32>>>(words, 2);
+  });
+  cudaMemset(words, 0, 64 * sizeof(int));
+  expect("fence_and_flag", false,
+         [&] { last_block_sums<<<8, 32>>>(words, reinterpret_cast<unsigned*>(words + 32), words + 40); });
+  expect("grid_sync", false, [&] {
+    void* args[] = {&words, &out};
+    cudaLaunchCooperativeKernel(reinterpret_cast<void*>(grid_exchange), dim3(4), dim3(32), args);
+  });
+  expect("dynamic_shared", false, [&] { dynamic_shared_across_warps<<<1, 64, 64 * sizeof(int)>>>(out, true); });
+  expect("dynamic_shared_missing_barrier", true,
+         [&] { dynamic_shared_across_warps<<<1, 64, 64 * sizeof(int)>>>(out, false); });
+  std::printf("%s\n", failures == 0 ? "PASS" : "FAIL");
+  return failures == 0 ? 0 : 1;
+}

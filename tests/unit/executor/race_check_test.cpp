@@ -1,0 +1,112 @@
+// The race check's ordering rules (detail/executor/race_check.hpp), checked
+// without the instrumentation: each test plays the accesses a kernel's
+// threads would make, in the order weft would run them, into a race_worker
+// as the callbacks do, and counts the hazards reported. The race_check
+// ctest (tests/race) checks the same rules end to end in a Clang build.
+#include <doctest/doctest.h>
+#include <weft/detail/executor/race_check.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+namespace {
+
+using weft::detail::race_launch;
+using weft::detail::race_worker;
+
+// Distinct code addresses, for the reports' pairs of "source lines" (each
+// pair is reported once in a process, so each expected hazard has a pair
+// of its own).
+[[gnu::noinline]] void race_test_site_a() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_b() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_c() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_d() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_e() { asm volatile(""); }
+
+// One block of 64 threads (two warps) whose dynamic shared buffer is
+// `words`; accesses are made as thread `t` at code address `site`.
+struct race_test_block {
+  alignas(128) std::array<std::uint32_t, 64> words{};
+  race_launch launch{dim3{1, 1, 1}, dim3{64, 1, 1}, 0, [] { return std::string("race_check_test"); }};
+  race_worker worker;
+
+  race_test_block() {
+    weft::detail::blockDim = dim3{64, 1, 1};
+    weft::detail::gridDim = dim3{1, 1, 1};
+    worker.start_block(&launch, 0, 64, reinterpret_cast<std::byte*>(words.data()), sizeof words);
+  }
+  void access(unsigned t, unsigned word, bool write, void (*site)()) {
+    weft::detail::threadIdx = uint3{t, 0, 0};
+    // As a callback's return address: just past the start of the "access".
+    worker.access(&words[word], 4, write, reinterpret_cast<const char*>(site) + 1);
+  }
+  // Hazards reported while `f` runs.
+  template <class F>
+  static unsigned long long hazards(F&& f) {
+    auto before = weft::detail::race_hazard_count().load();
+    f();
+    return weft::detail::race_hazard_count().load() - before;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("race check: a read of another thread's write with no barrier between is a read-after-write hazard") {
+  race_test_block b;
+  CHECK(race_test_block::hazards([&] {
+          b.access(0, 1, true, race_test_site_a);
+          b.access(1, 1, false, race_test_site_b);
+        }) == 1);
+}
+
+TEST_CASE("race check: a block barrier orders the write before the read, and a thread never races itself") {
+  race_test_block b;
+  CHECK(race_test_block::hazards([&] {
+          b.access(0, 2, true, race_test_site_a);
+          b.access(0, 2, false, race_test_site_b);
+          b.access(0, 2, true, race_test_site_c);
+          b.worker.block_synced();
+          b.access(1, 2, false, race_test_site_b);
+          b.access(33, 2, false, race_test_site_d);
+        }) == 0);
+}
+
+TEST_CASE("race check: a write after other threads' reads with no barrier between is a write-after-read hazard") {
+  race_test_block b;
+  CHECK(race_test_block::hazards([&] {
+          b.access(3, 4, false, race_test_site_c);
+          b.access(5, 4, false, race_test_site_c);
+          b.access(3, 4, true, race_test_site_d);  // thread 5's read is not ordered before it
+        }) == 1);
+}
+
+TEST_CASE("race check: a warp collective orders the lanes it names, and only them") {
+  race_test_block b;
+  CHECK(race_test_block::hazards([&] {
+          b.access(0, 6, true, race_test_site_a);
+          b.worker.warp_synced(0, 0x3u);            // lanes 0 and 1
+          b.access(1, 6, false, race_test_site_b);  // ordered
+        }) == 0);
+  CHECK(race_test_block::hazards([&] {
+          b.access(2, 6, false, race_test_site_c);  // lane 2 was not in the collective
+        }) == 1);
+  CHECK(race_test_block::hazards([&] {
+          b.access(0, 7, true, race_test_site_a);
+          b.worker.warp_synced(0, 0x3u);  // lane 0 -> lane 1
+          b.worker.warp_synced(0, 0x6u);  // lane 1 -> lane 2: lane 0's write reaches lane 2
+          b.access(2, 7, false, race_test_site_d);
+        }) == 0);
+  CHECK(race_test_block::hazards([&] {
+          b.access(32, 7, false, race_test_site_e);  // warp 1 is not ordered by warp 0's collectives
+        }) == 1);
+}
+
+TEST_CASE(
+    "race check: a write by each of two threads to one word with no barrier between is a write-after-write hazard") {
+  race_test_block b;
+  CHECK(race_test_block::hazards([&] {
+          b.access(7, 9, true, race_test_site_b);
+          b.access(40, 9, true, race_test_site_c);
+        }) == 1);
+}
