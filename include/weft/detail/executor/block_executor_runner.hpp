@@ -147,10 +147,12 @@ inline void block_executor::run_threads_permuted(const Body& shared_body) {
   while (next < thread_count_) {
     threadIdx = unflatten(start_order_[next], block_dim_);
     ++next;
+    // As in the loop above: a bad access ASan reported failed the block, and
+    // the report reads threadIdx from memory.
     if constexpr (fiber_sanitizer::address_sanitizer) {
       if (abandoning_) [[unlikely]]
-        return;  // as in the loop above: a reported bad access failed the block
-      asm volatile("" ::: "memory");  // threadIdx stored for the report, as above
+        return;
+      asm volatile("" ::: "memory");
     }
     auto switches = switches_;
     try {
