@@ -14,18 +14,7 @@ set -euo pipefail
 source_dir=$1
 binary_dir=$2
 
-compiler=
-for candidate in clang++ clang++-16 clang++-17 clang++-18 clang++-19; do
-  command -v "$candidate" > /dev/null || continue
-  if (("$("$candidate" -dumpversion | cut -d. -f1)" >= 16)); then
-    compiler=$candidate
-    break
-  fi
-done
-if [[ -z $compiler ]]; then
-  echo "no Clang 16 or later installed (apt-get install clang-16): skipped"
-  exit 77
-fi
+source "$source_dir/tests/clang/find_clang.sh"
 echo "building weft's unit tests with $compiler ($("$compiler" -dumpversion)), ASan and UBSan"
 
 # -O1 with line tables: ASan's advice for a usable speed and exact reports,
