@@ -92,11 +92,10 @@ class command_graph {
   /// last (a command may be linked after one not yet enqueued), so that
   /// synchronising waits for the job too. A job must not wait for commands.
   void defer(std::function<void()> job) {
-    {
-      std::lock_guard lock(deferred_mutex_);
-      if (!deferred_thread_.joinable()) deferred_thread_ = std::thread([this] { run_deferred(); });
-      deferred_.push_back(std::move(job));
-    }
+    std::lock_guard lock(deferred_mutex_);
+    if (!deferred_thread_.joinable()) deferred_thread_ = std::thread([this] { run_deferred(); });
+    deferred_.push_back(std::move(job));
+    // Notified under the lock (see post_host_function).
     deferred_ready_.notify_one();
   }
 
@@ -479,11 +478,13 @@ class command_graph {
   }
 
   void post_host_function(std::shared_ptr<command> c) {
-    {
-      std::lock_guard lock(host_mutex_);
-      if (!host_thread_.joinable()) host_thread_ = std::thread([this] { run_host_functions(); });
-      host_queue_.push_back(std::move(c));
-    }
+    std::lock_guard lock(host_mutex_);
+    if (!host_thread_.joinable()) host_thread_ = std::thread([this] { run_host_functions(); });
+    host_queue_.push_back(std::move(c));
+    // Notified under the lock: once it is released, the host thread may run
+    // the function, complete the device's last command and let the graph be
+    // destroyed (~runtime at exit), so this thread must not touch the graph
+    // after it (TSan saw a notify on a destroyed condition variable).
     host_ready_.notify_one();
   }
 
