@@ -29,9 +29,9 @@ __global__ void set_from(cudaGraphConditionalHandle h, const int* value) { cudaG
 
 __global__ void store(int* out, int value) { *out = value; }
 
-__global__ void bump(int* counter) { ++*counter; }
+__global__ void conditional_bump(int* counter) { ++*counter; }
 
-__global__ void copy_value(int* to, const int* from) { *to = *from; }
+__global__ void conditional_copy_value(int* to, const int* from) { *to = *from; }
 
 // One run of a loop body: counts, and ends the loop when `remaining` runs out.
 __global__ void count_down(int* remaining, int* runs, cudaGraphConditionalHandle h) {
@@ -45,13 +45,13 @@ __global__ void bump_and_clear(int* counter, cudaGraphConditionalHandle h) {
   cudaGraphSetConditional(h, 0);
 }
 
-const bool conditional_kernels_registered = weft::register_kernel<&set_from>() && weft::register_kernel<&store>() &&
-                                            weft::register_kernel<&bump>() && weft::register_kernel<&count_down>() &&
-                                            weft::register_kernel<&bump_and_clear>() &&
-                                            weft::register_kernel<&copy_value>();
+const bool conditional_kernels_registered =
+    weft::register_kernel<&set_from>() && weft::register_kernel<&store>() &&
+    weft::register_kernel<&conditional_bump>() && weft::register_kernel<&count_down>() &&
+    weft::register_kernel<&bump_and_clear>() && weft::register_kernel<&conditional_copy_value>();
 
 template <auto Kernel, class... Args>
-cudaGraphNode_t add(cudaGraph_t g, std::vector<cudaGraphNode_t> deps, Args... args) {
+cudaGraphNode_t add_node(cudaGraph_t g, std::vector<cudaGraphNode_t> deps, Args... args) {
   void* pointers[] = {&args...};
   return add_kernel(g, deps, reinterpret_cast<const void*>(Kernel), pointers, 1, 1);
 }
@@ -123,10 +123,10 @@ TEST_CASE("IF with ELSE: a kernel of the launch decides which body runs") {
   managed_ints ints;
   int *value = ints(), *out = ints();
   conditional_graph graph;
-  cudaGraphNode_t decide = add<&set_from>(graph.g, {}, graph.h, as_input(value));
+  cudaGraphNode_t decide = add_node<&set_from>(graph.g, {}, graph.h, as_input(value));
   conditional c = add_conditional(graph.g, {decide}, graph.h, cudaGraphCondTypeIf, 2);
-  add<&store>(c.bodies[0], {}, out, 1);
-  add<&store>(c.bodies[1], {}, out, 2);
+  add_node<&store>(c.bodies[0], {}, out, 1);
+  add_node<&store>(c.bodies[1], {}, out, 2);
   cudaGraphNodeType type{};
   REQUIRE(cudaGraphNodeGetType(c.node, &type) == cudaSuccess);
   CHECK(type == cudaGraphNodeTypeConditional);
@@ -145,12 +145,12 @@ TEST_CASE("IF without ELSE runs nothing for zero; later nodes wait for the body"
   managed_ints ints;
   int *value = ints(), *counter = ints(), *after = ints();
   conditional_graph graph;
-  cudaGraphNode_t decide = add<&set_from>(graph.g, {}, graph.h, as_input(value));
+  cudaGraphNode_t decide = add_node<&set_from>(graph.g, {}, graph.h, as_input(value));
   conditional c = add_conditional(graph.g, {decide}, graph.h, cudaGraphCondTypeIf, 1);
-  cudaGraphNode_t first = add<&bump>(c.bodies[0], {}, counter);
-  add<&bump>(c.bodies[0], {first}, counter);
+  cudaGraphNode_t first = add_node<&conditional_bump>(c.bodies[0], {}, counter);
+  add_node<&conditional_bump>(c.bodies[0], {first}, counter);
   // Runs after the conditional node, so after its body: sees both bumps.
-  add<&copy_value>(graph.g, {c.node}, after, as_input(counter));
+  add_node<&conditional_copy_value>(graph.g, {c.node}, after, as_input(counter));
   graph.instantiate();
   graph.run();
   CHECK(*counter == 0);
@@ -167,7 +167,7 @@ TEST_CASE("WHILE: the body runs until a kernel in it clears the value, checked b
   {
     conditional_graph graph(1, cudaGraphCondAssignDefault);
     conditional loop = add_conditional(graph.g, {}, graph.h, cudaGraphCondTypeWhile, 1);
-    add<&count_down>(loop.bodies[0], {}, remaining, runs, graph.h);
+    add_node<&count_down>(loop.bodies[0], {}, remaining, runs, graph.h);
     graph.instantiate();
     *remaining = 5;
     graph.run();
@@ -181,7 +181,7 @@ TEST_CASE("WHILE: the body runs until a kernel in it clears the value, checked b
   // Zero before the first run: no run at all.
   conditional_graph graph(0, cudaGraphCondAssignDefault);
   conditional loop = add_conditional(graph.g, {}, graph.h, cudaGraphCondTypeWhile, 1);
-  add<&count_down>(loop.bodies[0], {}, remaining, runs, graph.h);
+  add_node<&count_down>(loop.bodies[0], {}, remaining, runs, graph.h);
   graph.instantiate();
   graph.run();
   CHECK(*runs == 8);
@@ -192,9 +192,9 @@ TEST_CASE("SWITCH runs body n for the value n, none for a value past the last") 
   managed_ints ints;
   int *value = ints(), *out = ints(-1);
   conditional_graph graph;
-  cudaGraphNode_t decide = add<&set_from>(graph.g, {}, graph.h, as_input(value));
+  cudaGraphNode_t decide = add_node<&set_from>(graph.g, {}, graph.h, as_input(value));
   conditional c = add_conditional(graph.g, {decide}, graph.h, cudaGraphCondTypeSwitch, 3);
-  for (int i = 0; i < 3; ++i) add<&store>(c.bodies[static_cast<std::size_t>(i)], {}, out, 10 + i);
+  for (int i = 0; i < 3; ++i) add_node<&store>(c.bodies[static_cast<std::size_t>(i)], {}, out, 10 + i);
   graph.instantiate();
   for (int v : {1, 0, 2}) {
     *value = v;
@@ -215,7 +215,7 @@ TEST_CASE("a handle's default: kept across launches, or reset at each with cudaG
     int* counter = ints();
     conditional_graph graph(1, reset ? cudaGraphCondAssignDefault : 0);
     conditional c = add_conditional(graph.g, {}, graph.h, cudaGraphCondTypeIf, 1);
-    add<&bump_and_clear>(c.bodies[0], {}, counter, graph.h);
+    add_node<&bump_and_clear>(c.bodies[0], {}, counter, graph.h);
     graph.instantiate();
     graph.run();
     graph.run();
@@ -240,11 +240,11 @@ TEST_CASE("nested conditionals: an IF inside a WHILE body, using the outer graph
   cudaGraph_t body = loop.bodies[0];
   // remaining 4, 3, 2, 1 at each run's start: the IF sees runs 1..4 and
   // takes the odd ones (remaining after the count-down: 3, 2, 1, 0).
-  cudaGraphNode_t step = add<&count_down>(body, {}, remaining, runs, loop_handle);
-  cudaGraphNode_t decide = add<&set_from>(body, {step}, if_handle, as_input(runs));
+  cudaGraphNode_t step = add_node<&count_down>(body, {}, remaining, runs, loop_handle);
+  cudaGraphNode_t decide = add_node<&set_from>(body, {step}, if_handle, as_input(runs));
   conditional inner = add_conditional(body, {decide}, if_handle, cudaGraphCondTypeSwitch, 4);
-  add<&bump>(inner.bodies[1], {}, odd_runs);
-  add<&bump>(inner.bodies[3], {}, odd_runs);
+  add_node<&conditional_bump>(inner.bodies[1], {}, odd_runs);
+  add_node<&conditional_bump>(inner.bodies[3], {}, odd_runs);
   graph.instantiate();
   graph.run();
   CHECK(*runs == 4);
@@ -256,8 +256,8 @@ TEST_CASE("cudaGraphExecUpdate with conditional nodes: bodies updated, the new g
   managed_ints ints;
   int* out = ints();
   conditional_graph first(1, cudaGraphCondAssignDefault), second(1, cudaGraphCondAssignDefault), other;
-  add<&store>(add_conditional(first.g, {}, first.h, cudaGraphCondTypeIf, 1).bodies[0], {}, out, 1);
-  add<&store>(add_conditional(second.g, {}, second.h, cudaGraphCondTypeIf, 1).bodies[0], {}, out, 2);
+  add_node<&store>(add_conditional(first.g, {}, first.h, cudaGraphCondTypeIf, 1).bodies[0], {}, out, 1);
+  add_node<&store>(add_conditional(second.g, {}, second.h, cudaGraphCondTypeIf, 1).bodies[0], {}, out, 2);
   first.instantiate();
   cudaGraphExecUpdateResultInfo info{};
   check_succeeded(cudaGraphExecUpdate(first.exec, second.g, &info));
@@ -340,8 +340,8 @@ TEST_CASE("body nodes take per-node updates and enabling; a launch in flight kee
   REQUIRE(cudaStreamCreate(&s) == cudaSuccess);
   conditional_graph graph(1, cudaGraphCondAssignDefault);
   conditional c = add_conditional(graph.g, {}, graph.h, cudaGraphCondTypeIf, 1);
-  cudaGraphNode_t stored = add<&store>(c.bodies[0], {}, out, 1);
-  cudaGraphNode_t bumped = add<&bump>(c.bodies[0], {stored}, counter);
+  cudaGraphNode_t stored = add_node<&store>(c.bodies[0], {}, out, 1);
+  cudaGraphNode_t bumped = add_node<&conditional_bump>(c.bodies[0], {stored}, counter);
   graph.instantiate();
 
   {
@@ -395,7 +395,8 @@ TEST_CASE("bodies filled by stream capture, and a conditional node added to a ca
   REQUIRE(cudaStreamUpdateCaptureDependencies(s, &loop.node, nullptr, 1, cudaStreamSetCaptureDependencies) ==
           cudaSuccess);
   void* bump_args[] = {&runs};
-  REQUIRE(cudaLaunchKernel(reinterpret_cast<const void*>(&bump), dim3(1), dim3(1), bump_args, 0, s) == cudaSuccess);
+  REQUIRE(cudaLaunchKernel(reinterpret_cast<const void*>(&conditional_bump), dim3(1), dim3(1), bump_args, 0, s) ==
+          cudaSuccess);
   cudaGraph_t g = nullptr;
   REQUIRE(cudaStreamEndCapture(s, &g) == cudaSuccess);
   REQUIRE(g == capturing);
@@ -413,7 +414,7 @@ TEST_CASE("bodies filled by stream capture, and a conditional node added to a ca
   REQUIRE(cudaGraphInstantiate(&exec, g, 0) == cudaSuccess);
   REQUIRE(cudaGraphLaunch(exec, s) == cudaSuccess);
   REQUIRE(cudaStreamSynchronize(s) == cudaSuccess);
-  CHECK(*runs == 4);  // three runs of the loop, then the bump after it
+  CHECK(*runs == 4);  // three runs of the loop, then the conditional_bump after it
   cudaGraphExecDestroy(exec);
   cudaGraphDestroy(g);
   cudaStreamDestroy(s);
@@ -427,10 +428,10 @@ TEST_CASE("a conditional node is decided after the nodes placed before it, even 
   managed_ints ints;
   int *value = ints(), *out = ints();
   conditional_graph graph;
-  add<&set_from>(graph.g, {}, graph.h, as_input(value));
+  add_node<&set_from>(graph.g, {}, graph.h, as_input(value));
   conditional c = add_conditional(graph.g, {}, graph.h, cudaGraphCondTypeIf, 2);
-  add<&store>(c.bodies[0], {}, out, 1);
-  add<&store>(c.bodies[1], {}, out, 2);
+  add_node<&store>(c.bodies[0], {}, out, 1);
+  add_node<&store>(c.bodies[1], {}, out, 2);
   graph.instantiate();
   for (int v : {1, 0, 1}) {
     *value = v;

@@ -35,13 +35,13 @@ __global__ void sum_into(int* out, const int* a, const int* b, int n) {
 __global__ void unregistered(int*) {}
 
 // Raises flags[mine], then waits for the other flag.
-__global__ void handshake(int* flags, int mine) {
+__global__ void graph_handshake(int* flags, int mine) {
   std::atomic_ref<int>(flags[mine]).store(1);
   while (std::atomic_ref<int>(flags[1 - mine]).load() == 0) std::this_thread::yield();
 }
 
 const bool graph_kernels_registered = weft::register_kernel<&add_to>() && weft::register_kernel<&scale_into>() &&
-                                      weft::register_kernel<&sum_into>() && weft::register_kernel<&handshake>();
+                                      weft::register_kernel<&sum_into>() && weft::register_kernel<&graph_handshake>();
 
 void count_up(void* counter) { std::atomic_ref<int>(*static_cast<int*>(counter)).fetch_add(1); }
 
@@ -350,8 +350,8 @@ TEST_CASE("independent nodes of one graph run at the same time") {
   int zero = 0, one = 1;
   void* args0[] = {&flags, &zero};
   void* args1[] = {&flags, &one};
-  add_kernel(g, {}, reinterpret_cast<const void*>(&handshake), args0, 1, 1);
-  add_kernel(g, {}, reinterpret_cast<const void*>(&handshake), args1, 1, 1);
+  add_kernel(g, {}, reinterpret_cast<const void*>(&graph_handshake), args0, 1, 1);
+  add_kernel(g, {}, reinterpret_cast<const void*>(&graph_handshake), args1, 1, 1);
   cudaGraphExec_t exec = nullptr;
   REQUIRE(cudaGraphInstantiate(&exec, g, 0) == cudaSuccess);
   REQUIRE(cudaGraphLaunch(exec, nullptr) == cudaSuccess);

@@ -48,7 +48,7 @@ cudaGraphNode_t add_memset(cudaGraph_t g, std::vector<cudaGraphNode_t> deps, voi
   return n;
 }
 
-cudaGraphNode_t add_host(cudaGraph_t g, std::vector<cudaGraphNode_t> deps, log_entry* entry) {
+cudaGraphNode_t update_add_host(cudaGraph_t g, std::vector<cudaGraphNode_t> deps, log_entry* entry) {
   cudaHostNodeParams p{append_to_log, entry};
   cudaGraphNode_t n = nullptr;
   REQUIRE(cudaGraphAddHostNode(&n, g, deps.data(), deps.size(), &p) == cudaSuccess);
@@ -270,7 +270,7 @@ TEST_CASE_FIXTURE(update_fixture,
   int n = 32, amount = 1;
   void* args[] = {&d, &amount, &n};
   cudaGraphNode_t k = add_kernel(g, {}, add_fn, args, 1, 32);
-  cudaGraphNode_t h = add_host(g, {k}, &first);
+  cudaGraphNode_t h = update_add_host(g, {k}, &first);
   cudaGraphExec_t exec = instantiate(g);
 
   {
@@ -388,7 +388,7 @@ TEST_CASE_FIXTURE(update_fixture,
   cudaGraph_t g = new_graph();
   std::vector<int> log;
   log_entry entry{&log, 1};
-  cudaGraphNode_t h = add_host(g, {}, &entry);
+  cudaGraphNode_t h = update_add_host(g, {}, &entry);
   cudaGraphExec_t host_exec = instantiate(g);
   check_failed_with(cudaGraphNodeSetEnabled(host_exec, h, 0), cudaErrorInvalidValue);
   check_failed_with(cudaGraphNodeGetEnabled(host_exec, h, &enabled), cudaErrorInvalidValue);

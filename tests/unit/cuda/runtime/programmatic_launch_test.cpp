@@ -45,7 +45,7 @@ __global__ void secondary(handshake* h) {
 
 __global__ void secondary_without_sync(handshake* h) { std::atomic_ref<int>(h->secondary_running).store(1); }
 
-__global__ void copy_value(handshake* h, int* out) { *out = std::atomic_ref<int>(h->value).load(); }
+__global__ void programmatic_copy_value(handshake* h, int* out) { *out = std::atomic_ref<int>(h->value).load(); }
 
 cudaLaunchAttribute serialization() {
   cudaLaunchAttribute a{};
@@ -183,7 +183,7 @@ TEST_CASE_FIXTURE(stream_and_handshake, "a secondary that does not synchronise s
   launch_primary(1, 1, 10'000);
   check_succeeded(launch_secondary(secondary_without_sync));
   // Stream order after the secondary includes its primary.
-  weft::launch(weft::launch_config{1, 1, 0, s}, copy_value, h, out);
+  weft::launch(weft::launch_config{1, 1, 0, s}, programmatic_copy_value, h, out);
   REQUIRE(cudaStreamSynchronize(s) == cudaSuccess);
   CHECK(h->primary_saw_it == 1);
   CHECK(*out == 42);
@@ -282,7 +282,7 @@ namespace {
 
 const bool pdl_kernels_registered = weft::register_kernel<&primary>() && weft::register_kernel<&secondary>();
 
-cudaGraphNode_t add_kernel_node(cudaGraph_t g, void* kernel, unsigned blocks, void** args) {
+cudaGraphNode_t programmatic_add_kernel_node(cudaGraph_t g, void* kernel, unsigned blocks, void** args) {
   cudaKernelNodeParams p = {};
   p.func = kernel;
   p.gridDim = blocks;
@@ -303,9 +303,9 @@ struct primary_and_secondary_nodes {
   primary_and_secondary_nodes(int every, long long wait_ms) {
     REQUIRE(cudaGraphCreate(&g, 0) == cudaSuccess);
     void* primary_args[] = {&h, &every, &wait_ms};
-    from = add_kernel_node(g, reinterpret_cast<void*>(primary), 2, primary_args);
+    from = programmatic_add_kernel_node(g, reinterpret_cast<void*>(primary), 2, primary_args);
     void* secondary_args[] = {&h};
-    to = add_kernel_node(g, reinterpret_cast<void*>(secondary), 1, secondary_args);
+    to = programmatic_add_kernel_node(g, reinterpret_cast<void*>(secondary), 1, secondary_args);
   }
   ~primary_and_secondary_nodes() {
     cudaGraphDestroy(g);
