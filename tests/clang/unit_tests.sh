@@ -36,9 +36,12 @@ fi
 
 # Reports name source lines where a symbolizer is found (Debian's
 # llvm-symbolizer is a relative link, which ASan does not follow).
-if symbolizer=$(command -v llvm-symbolizer); then
-  export ASAN_SYMBOLIZER_PATH=$(readlink -f "$symbolizer")
-fi
+for name in llvm-symbolizer-16 llvm-symbolizer; do
+  if symbolizer=$(command -v "$name"); then
+    export ASAN_SYMBOLIZER_PATH=$(readlink -f "$symbolizer")
+    break
+  fi
+done
 export UBSAN_OPTIONS=print_stacktrace=1
 # A failed allocation returns null, as glibc's does, so that cudaMalloc of
 # 2^60 bytes returns cudaErrorMemoryAllocation instead of ending the run.
