@@ -27,7 +27,7 @@ for command in ['weft thread 7', 'weft thread 4', 'weft thread 99', 'thread 1', 
         print('error: %s' % error)
 try:
     field(global_variable('threadIdx'), 'no_such_member_')
-except gdb.error as error:
+except gdb.GdbError as error:
     print('error: %s' % error)
 " -ex kill "$program" 2>&1)
 status=0

@@ -29,7 +29,7 @@ def field(value, name):
     except gdb.error:
         raise WeftLayoutError(
             "weft_gdb.py: %s has no field '%s': this script does not match the weft headers the program "
-            "was built with (tools/gdb/weft_gdb.py reads block_executor.hpp's members by name)" % (value.type, name))
+            "was built with (tools/gdb/weft_gdb.py reads block_executor.hpp's members by name)" % (value.type, name)) from None
 
 
 def global_variable(name):
@@ -43,7 +43,7 @@ def global_variable(name):
         return value
     except gdb.error as error:
         raise WeftLayoutError("weft_gdb.py: cannot read %s%s (%s): is this a weft program built with -g?"
-                              % (NAMESPACE, name, error))
+                              % (NAMESPACE, name, error)) from None
     finally:
         gdb.execute("set language %s" % language, to_string=True)
 
