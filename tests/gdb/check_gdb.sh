@@ -30,6 +30,12 @@ try:
 except gdb.GdbError as error:
     print('error: %s' % error)
 " -ex kill "$program" 2>&1)
+# A container without the ptrace capability lets gdb start but not trace:
+# nothing to check there.
+if printf '%s\n' "$output" | grep -q "ptrace: Operation not permitted"; then
+  echo "gdb may not trace processes here (ptrace: Operation not permitted): the gdb extension's test is skipped"
+  exit 77
+fi
 status=0
 expect() {
   if ! printf '%s\n' "$output" | grep -qE -- "$1"; then
