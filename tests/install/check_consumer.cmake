@@ -22,6 +22,10 @@ if(MODE STREQUAL "installed")
       -DWEFT_BUILD_BENCHMARKS=OFF -DCMAKE_INSTALL_PREFIX=${work}/prefix)
   run(${CMAKE_COMMAND} --build ${work}/weft-build)  # weft-port, the one thing to build
   run(${CMAKE_COMMAND} --install ${work}/weft-build)
+  # The gdb extension is installed with the headers (docs/debugging.md, "gdb").
+  if(NOT EXISTS ${work}/prefix/share/weft/gdb/weft_gdb.py)
+    message(FATAL_ERROR "the gdb extension was not installed: no ${work}/prefix/share/weft/gdb/weft_gdb.py")
+  endif()
   run(${CMAKE_COMMAND} -S ${work}/src -B ${work}/build -DCMAKE_PREFIX_PATH=${work}/prefix)
 else()
   run(${CMAKE_COMMAND} -S ${work}/src -B ${work}/build -DWEFT_SOURCE_DIR=${SOURCE_DIR})

@@ -26,6 +26,11 @@
 //
 // What a warp collective computes, once its lanes have met, is in
 // warp_arithmetic.hpp, which needs no executor.
+//
+// weft's gdb extension (tools/gdb/weft_gdb.py) reads this class's members
+// by name: thread_slot, the barrier lists, the warp groups, the cursor and
+// generation_, and the thread-local running_block. Renaming or re-meaning
+// one of them means changing the script too (tests/gdb checks it).
 #pragma once
 
 #include <atomic>

@@ -11,6 +11,9 @@
 // they would under Boost's switch; but a context this switch saved holds no
 // control words, so Boost's jump_fcontext must never resume one: weft uses
 // this switch everywhere. Elsewhere, Boost's jump_fcontext is used as it is.
+// The saved frame's layout (callee-saved registers at 0x8-0x30 above the
+// context, the resume address at 0x38) is also read by weft's gdb extension
+// (tools/gdb/weft_gdb.py, `weft thread`): change both together.
 //
 // weft includes no Boost header: it declares the two functions of
 // libboost_context it calls itself. A program may put a Boost of its own on
