@@ -79,7 +79,7 @@ using float_bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64
 // Tests on the bits: -ffinite-math-only would fold std::isfinite to true.
 template <class T>
 bool finite_bits(T x) {
-  constexpr float_bits<T> exponent = sizeof(T) == 4 ? 0x7f800000u : 0x7ff0000000000000u;
+  constexpr auto exponent = static_cast<float_bits<T>>(sizeof(T) == 4 ? 0x7f800000u : 0x7ff0000000000000u);
   return (std::bit_cast<float_bits<T>>(x) & exponent) != exponent;
 }
 

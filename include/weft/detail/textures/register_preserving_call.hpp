@@ -140,9 +140,11 @@ weft_texture_fetch_preserving:
 #endif
 
 /// routine(s, x, y, z, layer), with every register but the result's kept.
-[[gnu::always_inline]] inline texel_words call_preserving_registers(general_fetch_routine routine,
-                                                                    const texture_sampler& s, float x, float y, float z,
-                                                                    int layer) {
+// A template so that the sampler, named as the asm's memory operand, is a
+// complete type where the call is made (Clang requires it).
+template <class Sampler>
+[[gnu::always_inline]] inline texel_words call_preserving_registers(general_fetch_routine routine, const Sampler& s,
+                                                                    float x, float y, float z, int layer) {
   register float x_in asm("xmm0") = x;
   register float y_in asm("xmm1") = y;
   register float z_in asm("xmm2") = z;

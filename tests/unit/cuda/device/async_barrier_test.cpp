@@ -440,6 +440,7 @@ __global__ void token_kernel(int* seen) {
   }
   __syncthreads();
   if (threadIdx.x == 0) seen[2] = bar.weft_phase_completed(first);  // 4 of 8 so far
+  __syncthreads();  // the last arrivals come after that look, in any order of threads
   if (threadIdx.x >= 1 && threadIdx.x <= 4) {
     block_barrier::arrival_token token = bar.arrive();
     bar.wait(std::move(token));
