@@ -95,8 +95,12 @@ void fuzz_block_in_host_call(void* log) {
 
 enum class fuzz_kind { device, managed, host, pitched, volume, stream_ordered, pool };
 
-constexpr std::array<const char*, 7> fuzz_kind_names = {"cudaMalloc",   "cudaMallocManaged", "cudaMallocHost",
-                                                        "cudaMallocPitch", "cudaMalloc3D",   "cudaMallocAsync",
+constexpr std::array<const char*, 7> fuzz_kind_names = {"cudaMalloc",
+                                                        "cudaMallocManaged",
+                                                        "cudaMallocHost",
+                                                        "cudaMallocPitch",
+                                                        "cudaMalloc3D",
+                                                        "cudaMallocAsync",
                                                         "cudaMallocAsync from the default pool"};
 
 constexpr short fuzz_unknown = -1;
@@ -105,7 +109,7 @@ struct fuzz_allocation {
   unsigned char* base;
   std::size_t bytes;
   fuzz_kind kind;
-  std::vector<short> shadow;  // each byte's expected value, or fuzz_unknown
+  std::vector<short> shadow;            // each byte's expected value, or fuzz_unknown
   std::optional<cudaStream_t> pending;  // the stream of work on it not yet waited for
 
   bool device_side() const { return kind != fuzz_kind::host; }
@@ -144,6 +148,8 @@ class fuzz_model {
   }
 
   std::atomic<long> step{0};
+  long checked_calls = 0;   // return codes compared with the model's
+  long verified_bytes = 0;  // bytes read back and compared
 
   void run(long steps) {
     for (; step < steps; ++step) one_step();
@@ -165,6 +171,7 @@ class fuzz_model {
       diverged(std::string(call) + " returned " + cudaGetErrorName(got) + ", CUDA's rules say " +
                cudaGetErrorName(want));
     if (want != cudaSuccess && want != cudaErrorNotReady) last_error_ = want;
+    ++checked_calls;
   }
 
   // Success, or the sticky fault once the device has one.
@@ -314,6 +321,40 @@ class fuzz_model {
       fuzz_allocation& a = *device_side_allocations().front();
       // A fault freed nothing: cudaFree waits for the device, finds the fault.
       expect(cudaFree(a.base), sticky_, "cudaFree after a fault");
+    } else if (roll < 45) {
+      // Every allocation, stream and event creation: CUDA's documentation
+      // of each says it may return the error of an earlier launch.
+      void* p = nullptr;
+      std::size_t pitch = 0;
+      cudaPitchedPtr pitched{};
+      cudaArray_t array = nullptr;
+      cudaChannelFormatDesc desc = cudaCreateChannelDesc<float>();
+      cudaStream_t s = nullptr;
+      cudaEvent_t e = nullptr;
+      switch (below(7)) {
+        case 0:
+          expect(cudaMallocManaged(&p, 64), sticky_, "cudaMallocManaged after a fault");
+          break;
+        case 1:
+          expect(cudaMallocHost(&p, 64), sticky_, "cudaMallocHost after a fault");
+          break;
+        case 2:
+          expect(cudaMallocPitch(&p, &pitch, 64, 2), sticky_, "cudaMallocPitch after a fault");
+          break;
+        case 3:
+          expect(cudaMalloc3D(&pitched, make_cudaExtent(64, 2, 2)), sticky_, "cudaMalloc3D after a fault");
+          break;
+        case 4:
+          expect(cudaMallocArray(&array, &desc, 8, 8), sticky_, "cudaMallocArray after a fault");
+          break;
+        case 5:
+          expect(cudaStreamCreate(&s), sticky_, "cudaStreamCreate after a fault");
+          break;
+        default:
+          expect(cudaEventCreate(&e), sticky_, "cudaEventCreate after a fault");
+          break;
+      }
+      if (p || pitched.ptr || array || s || e) diverged("a creation refused after a fault gave a handle");
     } else if (roll < 50) {
       int dummy = 0;
       expect(weft::launch({1, 32, 0, some_stream()}, fuzz_fill, &dummy, 1, 0), sticky_, "a launch after a fault");
@@ -585,11 +626,11 @@ class fuzz_model {
           break;
         case 3:
           if (!devices.empty())
-            return expect(copy(nullptr, devices.front()->base, 1, cudaMemcpyDeviceToHost), cudaErrorInvalidValue,
-                          name);
+            return expect(copy(nullptr, devices.front()->base, 1, cudaMemcpyDeviceToHost), cudaErrorInvalidValue, name);
           break;
         case 4:  // the wrong kind: a host address as the device side
-          if (!asynchronous) return expect(copy(&local, pageable.data(), 4, cudaMemcpyHostToDevice), cudaErrorInvalidValue, name);
+          if (!asynchronous)
+            return expect(copy(&local, pageable.data(), 4, cudaMemcpyHostToDevice), cudaErrorInvalidValue, name);
           break;
         case 5:
           if (!devices.empty() && asynchronous) {
@@ -662,13 +703,14 @@ class fuzz_model {
     cudaStream_t s = some_stream();
     int salt = below(1 << 20);
     settle(a, s);
-    expect(weft::launch({grid, block, shared, s}, fuzz_fill, reinterpret_cast<int*>(a.base), count, salt),
-           cudaSuccess, "a valid launch");
+    expect(weft::launch({grid, block, shared, s}, fuzz_fill, reinterpret_cast<int*>(a.base), count, salt), cudaSuccess,
+           "a valid launch");
     for (int i = 0; i < count; ++i) {
       int value = salt + i;
       unsigned char bytes[sizeof value];
       std::memcpy(bytes, &value, sizeof value);
-      for (std::size_t b = 0; b < sizeof value; ++b) a.shadow[static_cast<std::size_t>(i) * sizeof value + b] = bytes[b];
+      for (std::size_t b = 0; b < sizeof value; ++b)
+        a.shadow[static_cast<std::size_t>(i) * sizeof value + b] = bytes[b];
     }
     after_work(a, s, false);
   }
@@ -682,16 +724,36 @@ class fuzz_model {
     cudaError_t want = cudaErrorInvalidValue;
     const char* name = "";
     switch (below(11)) {
-      case 0: block = dim3(0), name = "a launch of 0 threads"; break;
-      case 1: block = dim3(1025), name = "a launch of 1025 threads"; break;
-      case 2: block = dim3(32, 32, 2), name = "a launch of 2048 threads"; break;
-      case 3: block = dim3(1, 1, 65), name = "a launch with block.z 65"; break;
-      case 4: grid = dim3(0), name = "a launch of 0 blocks"; break;
-      case 5: grid = dim3(1, 70000), name = "a launch with grid.y 70000"; break;
-      case 6: grid = dim3(1, 1, 65536), name = "a launch with grid.z 65536"; break;
-      case 7: grid = dim3(1u << 31), name = "a launch with grid.x 2^31"; break;
-      case 8: shared = 48 * 1024 + 4, name = "a launch with 48 KiB + 4 of dynamic shared memory"; break;
-      case 9: shared = 1 << 20, name = "a launch with 1 MiB of dynamic shared memory"; break;
+      case 0:
+        block = dim3(0), name = "a launch of 0 threads";
+        break;
+      case 1:
+        block = dim3(1025), name = "a launch of 1025 threads";
+        break;
+      case 2:
+        block = dim3(32, 32, 2), name = "a launch of 2048 threads";
+        break;
+      case 3:
+        block = dim3(1, 1, 65), name = "a launch with block.z 65";
+        break;
+      case 4:
+        grid = dim3(0), name = "a launch of 0 blocks";
+        break;
+      case 5:
+        grid = dim3(1, 70000), name = "a launch with grid.y 70000";
+        break;
+      case 6:
+        grid = dim3(1, 1, 65536), name = "a launch with grid.z 65536";
+        break;
+      case 7:
+        grid = dim3(1u << 31), name = "a launch with grid.x 2^31";
+        break;
+      case 8:
+        shared = 48 * 1024 + 4, name = "a launch with 48 KiB + 4 of dynamic shared memory";
+        break;
+      case 9:
+        shared = 1 << 20, name = "a launch with 1 MiB of dynamic shared memory";
+        break;
       default:
         s = dead_stream();
         want = cudaErrorInvalidResourceHandle;
@@ -749,11 +811,16 @@ class fuzz_model {
       case 5: {
         cudaStream_t gone = dead_stream();
         int variant = below(4);
-        if (variant == 0) return expect(cudaStreamDestroy(gone), cudaErrorInvalidResourceHandle, "cudaStreamDestroy of a dead stream");
-        if (variant == 1) return expect(cudaStreamSynchronize(gone), cudaErrorInvalidResourceHandle, "cudaStreamSynchronize of a dead stream");
-        if (variant == 2) return expect(cudaStreamQuery(gone), cudaErrorInvalidResourceHandle, "cudaStreamQuery of a dead stream");
+        if (variant == 0)
+          return expect(cudaStreamDestroy(gone), cudaErrorInvalidResourceHandle, "cudaStreamDestroy of a dead stream");
+        if (variant == 1)
+          return expect(cudaStreamSynchronize(gone), cudaErrorInvalidResourceHandle,
+                        "cudaStreamSynchronize of a dead stream");
+        if (variant == 2)
+          return expect(cudaStreamQuery(gone), cudaErrorInvalidResourceHandle, "cudaStreamQuery of a dead stream");
         unsigned flags = 0;
-        return expect(cudaStreamGetFlags(gone, &flags), cudaErrorInvalidResourceHandle, "cudaStreamGetFlags of a dead stream");
+        return expect(cudaStreamGetFlags(gone, &flags), cudaErrorInvalidResourceHandle,
+                      "cudaStreamGetFlags of a dead stream");
       }
       case 6:
         return expect(cudaStreamDestroy(chance(50) ? nullptr : cudaStreamPerThread), cudaErrorInvalidResourceHandle,
@@ -777,7 +844,9 @@ class fuzz_model {
         if (events_.size() >= 8) break;
         cudaEvent_t e = nullptr;
         int variant = below(4);
-        unsigned flags = variant == 0 ? cudaEventDefault : variant == 1 ? cudaEventDisableTiming : cudaEventBlockingSync;
+        unsigned flags = variant == 0   ? cudaEventDefault
+                         : variant == 1 ? cudaEventDisableTiming
+                                        : cudaEventBlockingSync;
         if (variant == 3)
           return expect(cudaEventCreateWithFlags(&e, 0x100), cudaErrorInvalidValue,
                         "cudaEventCreateWithFlags, unknown flags");
@@ -809,7 +878,9 @@ class fuzz_model {
         {
           cudaStream_t s = some_stream();
           fuzz_event& e = pick(events_);
-          if (chance(10)) return expect(cudaStreamWaitEvent(s, e.handle, 0x4), cudaErrorInvalidValue, "cudaStreamWaitEvent, unknown flags");
+          if (chance(10))
+            return expect(cudaStreamWaitEvent(s, e.handle, 0x4), cudaErrorInvalidValue,
+                          "cudaStreamWaitEvent, unknown flags");
           return expect(cudaStreamWaitEvent(s, e.handle, 0), cudaSuccess, "cudaStreamWaitEvent");
         }
       case 6:
@@ -837,11 +908,19 @@ class fuzz_model {
       default: {
         cudaEvent_t gone = dead_event();
         switch (below(5)) {
-          case 0: return expect(cudaEventDestroy(gone), cudaErrorInvalidResourceHandle, "cudaEventDestroy of a dead event");
-          case 1: return expect(cudaEventRecord(gone, some_stream()), cudaErrorInvalidResourceHandle, "cudaEventRecord of a dead event");
-          case 2: return expect(cudaEventQuery(gone), cudaErrorInvalidResourceHandle, "cudaEventQuery of a dead event");
-          case 3: return expect(cudaEventSynchronize(gone), cudaErrorInvalidResourceHandle, "cudaEventSynchronize of a dead event");
-          default: return expect(cudaStreamWaitEvent(some_stream(), gone, 0), cudaErrorInvalidResourceHandle, "cudaStreamWaitEvent of a dead event");
+          case 0:
+            return expect(cudaEventDestroy(gone), cudaErrorInvalidResourceHandle, "cudaEventDestroy of a dead event");
+          case 1:
+            return expect(cudaEventRecord(gone, some_stream()), cudaErrorInvalidResourceHandle,
+                          "cudaEventRecord of a dead event");
+          case 2:
+            return expect(cudaEventQuery(gone), cudaErrorInvalidResourceHandle, "cudaEventQuery of a dead event");
+          case 3:
+            return expect(cudaEventSynchronize(gone), cudaErrorInvalidResourceHandle,
+                          "cudaEventSynchronize of a dead event");
+          default:
+            return expect(cudaStreamWaitEvent(some_stream(), gone, 0), cudaErrorInvalidResourceHandle,
+                          "cudaStreamWaitEvent of a dead event");
         }
       }
     }
@@ -850,8 +929,12 @@ class fuzz_model {
 
   void host_function_step() {
     int variant = below(10);
-    if (variant == 0) return expect(cudaLaunchHostFunc(some_stream(), nullptr, &host_log_), cudaErrorInvalidValue, "cudaLaunchHostFunc(nullptr)");
-    if (variant == 1) return expect(cudaLaunchHostFunc(dead_stream(), fuzz_count_host_call, &host_log_), cudaErrorInvalidResourceHandle, "cudaLaunchHostFunc on a dead stream");
+    if (variant == 0)
+      return expect(cudaLaunchHostFunc(some_stream(), nullptr, &host_log_), cudaErrorInvalidValue,
+                    "cudaLaunchHostFunc(nullptr)");
+    if (variant == 1)
+      return expect(cudaLaunchHostFunc(dead_stream(), fuzz_count_host_call, &host_log_), cudaErrorInvalidResourceHandle,
+                    "cudaLaunchHostFunc on a dead stream");
     bool blocking = variant == 2;
     expect(cudaLaunchHostFunc(some_stream(), blocking ? fuzz_block_in_host_call : fuzz_count_host_call, &host_log_),
            cudaSuccess, "cudaLaunchHostFunc");
@@ -873,16 +956,20 @@ class fuzz_model {
     int roll = below(10);
     if ((roll < 3 || arrays_.empty()) && arrays_.size() < 4) {
       cudaArray_t array = nullptr;
-      if (chance(10)) return expect(cudaMallocArray(&array, &desc, 0, 4), cudaErrorInvalidValue, "cudaMallocArray of width 0");
+      if (chance(10))
+        return expect(cudaMallocArray(&array, &desc, 0, 4), cudaErrorInvalidValue, "cudaMallocArray of width 0");
       std::size_t width = 1 + below(64), height = 1 + below(8);
       expect(cudaMallocArray(&array, &desc, width, height), cudaSuccess, "cudaMallocArray");
       std::erase(dead_arrays_, array);
-      arrays_.push_back({array, width * sizeof(float), height, std::vector<short>(width * sizeof(float) * height, fuzz_unknown)});
+      arrays_.push_back(
+          {array, width * sizeof(float), height, std::vector<short>(width * sizeof(float) * height, fuzz_unknown)});
       return;
     }
     if (roll < 4) {
-      cudaArray_t gone = !dead_arrays_.empty() ? pick(dead_arrays_) : reinterpret_cast<cudaArray_t>(std::uintptr_t{0x3000});
-      if (chance(50)) return expect(cudaFreeArray(gone), cudaErrorInvalidResourceHandle, "cudaFreeArray of a freed array");
+      cudaArray_t gone =
+          !dead_arrays_.empty() ? pick(dead_arrays_) : reinterpret_cast<cudaArray_t>(std::uintptr_t{0x3000});
+      if (chance(50))
+        return expect(cudaFreeArray(gone), cudaErrorInvalidResourceHandle, "cudaFreeArray of a freed array");
       float f = 0;
       return expect(cudaMemcpy2DToArray(gone, 0, 0, &f, sizeof f, sizeof f, 1, cudaMemcpyHostToDevice),
                     cudaErrorInvalidResourceHandle, "cudaMemcpy2DToArray into a freed array");
@@ -899,8 +986,9 @@ class fuzz_model {
     }
     if (roll < 6) {
       std::vector<unsigned char> from(a.row_bytes * a.rows + 8);
-      return expect(cudaMemcpy2DToArray(a.handle, 4, 0, from.data(), a.row_bytes, a.row_bytes, a.rows, cudaMemcpyHostToDevice),
-                    cudaErrorInvalidValue, "cudaMemcpy2DToArray past the array's end");
+      return expect(
+          cudaMemcpy2DToArray(a.handle, 4, 0, from.data(), a.row_bytes, a.row_bytes, a.rows, cudaMemcpyHostToDevice),
+          cudaErrorInvalidValue, "cudaMemcpy2DToArray past the array's end");
     }
     if (roll < 8) {
       // A box of whole elements, written from the host.
@@ -911,8 +999,8 @@ class fuzz_model {
       std::size_t pitch = width + 4 * static_cast<std::size_t>(below(3));
       std::vector<unsigned char> from(pitch * height);
       for (auto& b : from) b = static_cast<unsigned char>(below(256));
-      expect(cudaMemcpy2DToArray(a.handle, x, y, from.data(), pitch, width, height, cudaMemcpyHostToDevice), cudaSuccess,
-             "cudaMemcpy2DToArray");
+      expect(cudaMemcpy2DToArray(a.handle, x, y, from.data(), pitch, width, height, cudaMemcpyHostToDevice),
+             cudaSuccess, "cudaMemcpy2DToArray");
       for (std::size_t r = 0; r < height; ++r)
         for (std::size_t c = 0; c < width; ++c) a.shadow[(y + r) * a.row_bytes + x + c] = from[r * pitch + c];
       return;
@@ -931,11 +1019,13 @@ class fuzz_model {
     if (pitched.empty()) return allocate();
     fuzz_allocation& a = *pick(pitched);
     // Every pitched allocation is a whole number of 512-byte rows.
-    std::size_t pitch = 512 * (1 + static_cast<std::size_t>(below(static_cast<int>(std::min<std::size_t>(a.bytes / 512, 2)))));
+    std::size_t pitch =
+        512 * (1 + static_cast<std::size_t>(below(static_cast<int>(std::min<std::size_t>(a.bytes / 512, 2)))));
     std::size_t rows = a.bytes / pitch;
     settle(a, std::nullopt);
     if (chance(20))
-      return expect(cudaMemset2D(a.base, pitch, 0, pitch, rows + 1), cudaErrorInvalidValue, "cudaMemset2D past the end");
+      return expect(cudaMemset2D(a.base, pitch, 0, pitch, rows + 1), cudaErrorInvalidValue,
+                    "cudaMemset2D past the end");
     if (chance(15))
       return expect(cudaMemcpy2D(a.base, pitch, a.base, pitch, pitch + 1, 1, cudaMemcpyDeviceToDevice),
                     cudaErrorInvalidValue, "cudaMemcpy2D of a row wider than the pitch");
@@ -959,9 +1049,12 @@ class fuzz_model {
 
   void compare(const std::vector<unsigned char>& got, const std::vector<short>& want, const char* what) {
     for (std::size_t i = 0; i < want.size(); ++i)
-      if (want[i] != fuzz_unknown && got[i] != want[i])
-        diverged(std::string(what) + ": byte " + std::to_string(i) + " is " + std::to_string(got[i]) + ", not " +
-                 std::to_string(want[i]));
+      if (want[i] != fuzz_unknown) {
+        if (got[i] != want[i])
+          diverged(std::string(what) + ": byte " + std::to_string(i) + " is " + std::to_string(got[i]) + ", not " +
+                   std::to_string(want[i]));
+        ++verified_bytes;
+      }
   }
 
   // Reads an allocation back and compares every byte the model knows.
@@ -1052,10 +1145,15 @@ class fuzz_model {
 
 TEST_CASE("runtime fuzz: random call sequences get CUDA's codes, and valid ones CUDA's results") {
   std::uint64_t seed = fuzz_environment_number("WEFT_FUZZ_SEED", std::random_device{}());
-  long steps = static_cast<long>(fuzz_environment_number("WEFT_FUZZ_STEPS", 3000));
+  long steps = static_cast<long>(fuzz_environment_number("WEFT_FUZZ_STEPS", 10000));
   std::fprintf(stderr, "runtime fuzz: WEFT_FUZZ_SEED=%llu, %ld steps\n", static_cast<unsigned long long>(seed), steps);
   INFO("WEFT_FUZZ_SEED=" << seed);
   fuzz_model model(seed);
   fuzz_watchdog watchdog(seed, model.step);
   model.run(steps);
+  std::fprintf(stderr, "runtime fuzz: %ld return codes and %ld bytes checked\n", model.checked_calls,
+               model.verified_bytes);
+  // A run too short to check anything would pass without testing.
+  CHECK((steps < 1000 || model.checked_calls > steps));
+  CHECK((steps < 1000 || model.verified_bytes > 0));
 }
