@@ -361,7 +361,7 @@ template <int Dims>
   texel = s.plain_base;
 #pragma GCC unroll 3
   for (int d = 0; d < Dims; ++d) {
-    auto i = static_cast<std::size_t>(static_cast<unsigned>(static_cast<int>(at.value[d])));
+    auto i = static_cast<std::size_t>(static_cast<unsigned>(truncate_or_int_min(at.value[d])));
     if (i >= s.plain_size[d]) [[unlikely]]
       return false;
     texel += i * s.plain_stride[d];
