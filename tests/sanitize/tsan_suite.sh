@@ -52,11 +52,13 @@ if [[ ${1:-} != run ]]; then
 fi
 
 log=$build/tsan_run.txt
-# history_size=4: longer access histories, so that a report shows both
-# accesses' stacks even after millions of fiber switches.
+# allocator_may_return_null: tests ask for more memory than there is and
+# expect cudaErrorMemoryAllocation, not TSan's abort. history_size=4: longer
+# access histories, so that a report shows both accesses' stacks even after
+# millions of fiber switches.
 TIMEFORMAT="ran in %R s (CPU time: %U s user, %S s system)"
 time {
-  TSAN_OPTIONS="halt_on_error=0 second_deadlock_stack=1 history_size=4 ${TSAN_OPTIONS:-}" \
+  TSAN_OPTIONS="allocator_may_return_null=1 halt_on_error=0 second_deadlock_stack=1 history_size=4 ${TSAN_OPTIONS:-}" \
     LD_LIBRARY_PATH="${libdir}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
     timeout "${TSAN_LIMIT:-1800}" "$build/unit_tests" ${TSAN_ARGS:-} > "$log" 2>&1
   status=$?
