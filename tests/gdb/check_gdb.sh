@@ -56,7 +56,7 @@ expect() {
   fi
 }
 if [ "$script" = "--auto-load" ]; then
-  expect "^Yes +.*$(basename "$program")-gdb.py\$"
+  expect "^Yes +.*/$(basename "$program")-gdb.py *\$"
 fi
 expect "block \(0,0,0\) of grid \(1,1,1\), 64 threads of \(64,1,1\)"
 expect "^  threadIdx \(0,0,0\)\.\.\(3,0,0\) +waiting at __syncthreads at .*gdb_program.cpp:$barrier_line\$"
