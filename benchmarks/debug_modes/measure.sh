@@ -66,7 +66,7 @@ while [ "$round" -le "$rounds" ]; do
     esac
     # One repetition per round: the rounds are the repetitions, interleaved.
     $run suite --suite-rows --repeat 1 "$@" 2>"$root.$mode.stderr" |
-      awk -v mode="$mode" -F '\t' '$1 == "suite-row" { print mode "\t" $11 "\t" $3 "\t" $6 "\t" $9 }' >>"$rows"
+      awk -v mode="$mode" -F '\t' '$1 == "suite-row" { print mode "\t" $10 "\t" $3 "\t" $6 "\t" $9 }' >>"$rows"
   done
   round=$((round + 1))
 done
