@@ -21,8 +21,9 @@
 #
 # Environment: CXX (default clang++-16), BUILD_TYPE (default Release),
 # JOBS (parallel compiles, default 2), MODES (a subset of the modes above, in
-# quotes; normal is always run, as the reference), WEFT_WORKERS as for any
-# weft program.
+# quotes; normal is always run, as the reference), EXTRA_ASAN_OPTIONS (added
+# to the address mode's ASAN_OPTIONS, e.g. detect_stack_use_after_return=0),
+# WEFT_WORKERS as for any weft program.
 set -eu
 source_dir=$(cd "$(dirname "$0")/../.." && pwd)
 root=${1:-/tmp/weft-debug-modes}
@@ -53,7 +54,7 @@ rows=$root.rows
 : >"$rows"
 # ASan: leaks at exit are not what is measured; go on after a report, as the
 # memory check's users do.
-asan="detect_leaks=0:halt_on_error=0"
+asan="detect_leaks=0:halt_on_error=0${EXTRA_ASAN_OPTIONS:+:$EXTRA_ASAN_OPTIONS}"
 round=1
 while [ "$round" -le "$rounds" ]; do
   for mode in $modes; do
