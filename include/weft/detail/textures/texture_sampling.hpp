@@ -292,8 +292,8 @@ texel_words sample_lod(const texture_sampler& s, const texture_coordinates<Dims>
 
 /// The level of detail of a fetch whose coordinates change by dx and dy
 /// from one pixel to the next (tex*Grad), in texels of level 0: for 1D and
-/// 2D fetches the H100's (gradient_level.hpp; a 1D gradient is a 2D one
-/// along x); for 3D fetches, not measured, log2 of the longer gradient.
+/// 2D and 3D fetches the H100's (gradient_level.hpp; a 1D gradient is a 2D
+/// one along x).
 template <int Dims>
 float level_from_gradients(const texture_sampler& s, const float (&dx)[Dims], const float (&dy)[Dims]) {
   const texture_level& base = s.levels[0];
@@ -307,14 +307,13 @@ float level_from_gradients(const texture_sampler& s, const float (&dx)[Dims], co
     int level = level_from_footprint(texel_dx, texel_dy, s.max_anisotropy);
     return static_cast<float>(level) / (1 << gradient_level_bits);
   } else {
-    float lx = 0.0f, ly = 0.0f;
-    for (int d = 0; d < Dims; ++d) {
+    float texel_dx[3], texel_dy[3];
+    for (int d = 0; d < 3; ++d) {
       float scale = s.normalized_coordinates ? base.float_size[d] : 1.0f;
-      lx += (dx[d] * scale) * (dx[d] * scale);
-      ly += (dy[d] * scale) * (dy[d] * scale);
+      texel_dx[d] = dx[d] * scale;
+      texel_dy[d] = dy[d] * scale;
     }
-    float longest = std::sqrt(lx > ly ? lx : ly);
-    return std::log2(longest);
+    return static_cast<float>(level_from_footprint(texel_dx, texel_dy)) / (1 << gradient_level_bits);
   }
 }
 
