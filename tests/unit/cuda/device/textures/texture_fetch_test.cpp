@@ -340,7 +340,7 @@ const clamped_point clamped_points[] = {
     {1.5f, -3.0f, 1, 0}, {1.5f, 2.0f, 1, 1},  {-1e9f, 9.0f, 0, 1}, {5.0f, -5.0f, 2, 0},
 };
 
-bool same_bits(float a, float b) { return std::bit_cast<std::uint32_t>(a) == std::bit_cast<std::uint32_t>(b); }
+bool fetched_bits_equal(float a, float b) { return std::bit_cast<std::uint32_t>(a) == std::bit_cast<std::uint32_t>(b); }
 
 template <int Channels, class T>
 void check_point_reads_as() {
@@ -360,7 +360,7 @@ void check_point_reads_as() {
       CAPTURE(c);
       // Channels the texture lacks read as 0.
       float want = c < Channels ? pitched_channels<Channels>::expected(q.i, q.j, c) : 0.0f;
-      CHECK(same_bits(components[c], want));
+      CHECK(fetched_bits_equal(components[c], want));
     }
   }
 }
