@@ -394,12 +394,12 @@ template <int Dims, int Words>
   const std::byte* row = s.plain_base;
 #pragma GCC unroll 3
   for (int d = 1; d < Dims; ++d) {
-    auto i = static_cast<std::size_t>(static_cast<unsigned>(static_cast<int>(at.value[d])));
+    auto i = static_cast<std::size_t>(static_cast<unsigned>(truncate_or_int_min(at.value[d])));
     if (i >= s.plain_size[d]) [[unlikely]]
       return false;
     row += i * s.plain_stride[d];
   }
-  auto i = static_cast<std::size_t>(static_cast<unsigned>(static_cast<int>(at.value[0])));
+  auto i = static_cast<std::size_t>(static_cast<unsigned>(truncate_or_int_min(at.value[0])));
   if (i >= s.plain_size[0]) [[unlikely]]
     return false;
   texel = reinterpret_cast<const float*>(row) + i * Words;
