@@ -26,11 +26,56 @@
 # code in a port. Each takes about 280 MB of the build tree with GCC 12;
 # WEFT_PRECOMPILE_HEADERS=OFF turns them off.
 #
+# Beside the program, it writes <program>-gdb.py, which makes gdb load weft's
+# gdb extension with the program (weft_gdb_autoload, below;
+# WEFT_GDB_AUTOLOAD=OFF turns it off).
+#
 # Available after add_subdirectory(<weft>) or find_package(weft), which both
 # define the weft::port and weft::weft targets it uses.
 include_guard(GLOBAL)
 
 option(WEFT_PRECOMPILE_HEADERS "Compile weft_add_cuda_executable's ports with a precompiled <weft.hpp>" ON)
+option(WEFT_GDB_AUTOLOAD "weft_add_cuda_executable writes <program>-gdb.py, which gdb auto-loads, beside each program" ON)
+
+# weft's gdb extension (docs/debugging.md, "gdb"), for weft_gdb_autoload.
+# An installed weft's weftConfig.cmake sets WEFT_GDB_EXTENSION to the
+# installed copy before including this file; in weft's source tree it lies
+# beside cmake/. Kept as a global property: the function is called from
+# directories that do not see this one's variables.
+if(WEFT_GDB_EXTENSION)
+  set_property(GLOBAL PROPERTY weft_gdb_extension "${WEFT_GDB_EXTENSION}")
+else()
+  cmake_path(SET extension NORMALIZE "${CMAKE_CURRENT_LIST_DIR}/../tools/gdb/weft_gdb.py")
+  set_property(GLOBAL PROPERTY weft_gdb_extension "${extension}")
+  unset(extension)
+endif()
+
+# weft_gdb_autoload(target ...): writes <program>-gdb.py beside each
+# target's executable. gdb runs a file of that name when it loads the
+# program, if the directory is in its auto-load safe-path
+# (`add-auto-load-safe-path <dir>` in ~/.gdbinit), and this one sources weft's
+# gdb extension from where this weft has it. A file beside the program, not a
+# .debug_gdb_scripts section: weft is header-only, so a section would be
+# compiled into every translation unit, and it would have to name the
+# extension by a path fixed at compile time all the same.
+function(weft_gdb_autoload)
+  get_property(extension GLOBAL PROPERTY weft_gdb_extension)
+  foreach(target IN LISTS ARGN)
+    file(GENERATE OUTPUT "$<TARGET_FILE:${target}>-gdb.py" CONTENT
+"# Written by weft's CMake (weft_gdb_autoload): gdb auto-loads this file with
+# the program beside it and it loads weft's gdb extension (weft threads,
+# weft thread, weft blocks; docs/debugging.md, \"gdb\").
+import os
+import gdb
+
+_weft_gdb_extension = \"${extension}\"
+if os.path.isfile(_weft_gdb_extension):
+    gdb.execute(\"source \" + _weft_gdb_extension)
+else:
+    print(\"weft: %s is not there any more: source weft's gdb extension (weft_gdb.py) by hand\" % _weft_gdb_extension)
+")
+  endforeach()
+endfunction()
 
 function(weft_add_cuda_executable name)
   if(NOT ARGN)
@@ -83,6 +128,9 @@ function(weft_add_cuda_executable name)
     if(others)
       set_source_files_properties(${others} PROPERTIES SKIP_PRECOMPILE_HEADERS ON)
     endif()
+  endif()
+  if(WEFT_GDB_AUTOLOAD)
+    weft_gdb_autoload(${name})
   endif()
 endfunction()
 

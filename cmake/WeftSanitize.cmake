@@ -22,6 +22,7 @@
 include_guard(GLOBAL)
 
 set(WEFT_SANITIZE "" CACHE STRING "Sanitizers for programs built with weft: a list of address, undefined, thread, race")
+option(WEFT_ASAN_USE_AFTER_RETURN "With WEFT_SANITIZE=address and Clang: also detect a local used after its function returned (slow with barriers)" OFF)
 
 # The -fsanitize= flag that the list in WEFT_SANITIZE asks for, in
 # `out_flag`, or an empty string; a configure error for a value that is not
@@ -83,6 +84,13 @@ function(weft_apply_sanitizers target)
   # ASan still ends the process at the first report.
   if(flag MATCHES "address")
     list(APPEND options -fsanitize-recover=address)
+    # Clang's ASan detects use-after-return by default, with a "fake stack"
+    # mapped for every fiber a CUDA thread parks on: kernels with barriers
+    # then ran 150-600x slower than the normal build, 14-30x without it
+    # (docs/debugging.md, "What each mode costs"). GCC's is off unless asked.
+    if(CMAKE_CXX_COMPILER_ID MATCHES "Clang" AND NOT WEFT_ASAN_USE_AFTER_RETURN)
+      list(APPEND options -fsanitize-address-use-after-return=never)
+    endif()
   endif()
   if(arg_BUILD_INTERFACE)
     list(TRANSFORM options PREPEND "$<BUILD_INTERFACE:")

@@ -125,8 +125,8 @@ std::vector<suite_row> run_rows(const suite_options& o, std::string& pocl, doubl
     if (!opencl) rows.back().pocl_absence = status.absence;
     if (o.rows_only) {
       const suite_row& r = rows.back();
-      std::printf("suite-row\t%d\t%.9g\t%.9g\t%.9g\t%d%d%d\t%s\n", int(kind), r.weft, r.plain, r.pocl, r.weft_right,
-                  r.plain_right, r.pocl_right, r.title.c_str());
+      std::printf("suite-row\t%d\t%.9g\t%.9g\t%.9g\t%.9g\t%.9g\t%.9g\t%d%d%d\t%s\n", int(kind), r.weft, r.plain, r.pocl,
+                  r.weft_cpu, r.plain_cpu, r.pocl_cpu, r.weft_right, r.plain_right, r.pocl_right, r.title.c_str());
       std::fflush(stdout);
     }
   }
@@ -167,8 +167,8 @@ bool run_sweep(const suite_options& o) {
       suite_row r;
       int kind = 0;
       char rights[4] = {}, title[512] = {};
-      if (std::sscanf(line, "suite-row\t%d\t%lf\t%lf\t%lf\t%3s\t%511[^\n]", &kind, &r.weft, &r.plain, &r.pocl, rights,
-                      title) != 6)
+      if (std::sscanf(line, "suite-row\t%d\t%lf\t%lf\t%lf\t%lf\t%lf\t%lf\t%3s\t%511[^\n]", &kind, &r.weft, &r.plain,
+                      &r.pocl, &r.weft_cpu, &r.plain_cpu, &r.pocl_cpu, rights, title) != 9)
         continue;
       r.kind = static_cast<kernel_kind>(kind);
       r.title = title;

@@ -4,18 +4,30 @@
 # what `weft threads`, `weft thread`, `weft blocks` and the pretty-printers
 # show. Skipped (exit 77) where gdb is not installed.
 #   check_gdb.sh <gdb_program> <tools/gdb/weft_gdb.py> <gdb_program.cpp>
+#   check_gdb.sh <gdb_program> --auto-load <gdb_program.cpp>
+# With --auto-load the extension is not sourced: gdb must load it through the
+# <gdb_program>-gdb.py beside the program (weft_gdb_autoload), once the
+# program's directory is in its auto-load safe-path.
 set -u
 program=$1
 script=$2
 source=$3
+if [ "$script" = "--auto-load" ]; then
+  load_before="add-auto-load-safe-path $(dirname "$program")"
+  load_after="info auto-load python-scripts"
+else
+  # Only the sourced extension: not a <program>-gdb.py that may lie beside.
+  load_before="set auto-load python-scripts off"
+  load_after="source $script"
+fi
 if ! command -v gdb >/dev/null 2>&1; then
   echo "gdb is not installed: the gdb extension's test is skipped"
   exit 77
 fi
 stop_line=$(grep -n "gdb stops here" "$source" | cut -d: -f1)
 barrier_line=$(grep -n "threads 0 to 3 wait here" "$source" | cut -d: -f1)
-output=$(WEFT_WORKERS=2 gdb -nx -batch \
-  -ex "set pagination off" -ex "set confirm off" -ex "source $script" \
+output=$(WEFT_WORKERS=2 gdb -nx -batch -iex "$load_before" \
+  -ex "set pagination off" -ex "set confirm off" -ex "$load_after" \
   -ex "break gdb_program.cpp:$stop_line" -ex run \
   -ex "weft threads" -ex "weft thread 3" -ex "weft blocks" \
   -ex "print shape" -ex "print code" -ex "print threadIdx" \
@@ -43,6 +55,9 @@ expect() {
     status=1
   fi
 }
+if [ "$script" = "--auto-load" ]; then
+  expect "^Yes +.*/$(basename "$program")-gdb.py *\$"
+fi
 expect "block \(0,0,0\) of grid \(1,1,1\), 64 threads of \(64,1,1\)"
 expect "^  threadIdx \(0,0,0\)\.\.\(3,0,0\) +waiting at __syncthreads at .*gdb_program.cpp:$barrier_line\$"
 expect "^  threadIdx \(4,0,0\) +exited\$"

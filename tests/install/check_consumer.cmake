@@ -31,6 +31,13 @@ else()
   run(${CMAKE_COMMAND} -S ${work}/src -B ${work}/build -DWEFT_SOURCE_DIR=${SOURCE_DIR})
 endif()
 run(${CMAKE_COMMAND} --build ${work}/build)
+# Beside the ported program, the file gdb auto-loads with it (docs/debugging.md,
+# "gdb"), naming an extension that exists: the installed one, or the source tree's.
+file(STRINGS ${work}/build/consumer_cu-gdb.py extension REGEX "^_weft_gdb_extension = ")
+string(REGEX REPLACE "^_weft_gdb_extension = \"(.*)\"$" "\\1" extension "${extension}")
+if(NOT EXISTS "${extension}" OR (MODE STREQUAL "installed" AND NOT extension MATCHES "^${work}/prefix/"))
+  message(FATAL_ERROR "FAIL: consumer_cu-gdb.py names '${extension}', not weft's gdb extension of this weft")
+endif()
 run(${work}/build/consumer)
 run(${work}/build/consumer_cu)
 

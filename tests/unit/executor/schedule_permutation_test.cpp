@@ -151,13 +151,16 @@ __global__ void schedule_exited_lanes_kernel() {
   __syncwarp();
 }
 
-// The launch's fault report; resets the device.
+// The launch's fault report; resets the device and takes the last error
+// that the failed synchronize recorded, so that no later test case of the
+// process finds it.
 std::string schedule_fault_report(schedule_setting setting, void (*kernel)()) {
   weft::detail::use_schedule(setting);
   REQUIRE(weft::launch(1, 32, kernel) == cudaSuccess);
   CHECK(cudaDeviceSynchronize() == cudaErrorLaunchFailure);
   std::string report = weft::fault_message();
   REQUIRE(cudaDeviceReset() == cudaSuccess);
+  CHECK(cudaGetLastError() == cudaErrorLaunchFailure);
   return report;
 }
 

@@ -103,7 +103,7 @@ TEST_CASE("a float or 32-bit integer texel is copied as the words its format's r
       s.routines = find_texel_routines(layout, false, false);
       choose_fetch_routines(s, layout, false, false);
       REQUIRE(s.routines != nullptr);
-      CHECK(s.raw_word_channels == channels);
+      CHECK(s.raw_word_channels == static_cast<std::size_t>(channels));
       for (std::size_t first = 0; first < std::size(patterns); ++first) {
         alignas(16) std::uint32_t texel[4];
         for (int c = 0; c < 4; ++c) texel[c] = patterns[(first + c) % std::size(patterns)];
@@ -117,9 +117,9 @@ TEST_CASE("a float or 32-bit integer texel is copied as the words its format's r
   texture_sampler s{};
   s.layers = 1;
   choose_fetch_routines(s, {channel_encoding::unsigned_integer, 4, 8}, true, false);
-  CHECK(s.raw_word_channels == 0);
+  CHECK(s.raw_word_channels == 0u);
   choose_fetch_routines(s, {channel_encoding::floating, 1, 16}, false, false);
-  CHECK(s.raw_word_channels == 0);
+  CHECK(s.raw_word_channels == 0u);
 }
 
 TEST_CASE("a plain point fetch reads the texel the general rules read, inside, at the edges and outside") {
@@ -155,6 +155,45 @@ TEST_CASE("a plain point fetch reads the texel the general rules read, inside, a
         texel_words plain = sample_plain_point<2>(s, at), general = sample<2>(s, at, 0);
         INFO("mode " << static_cast<int>(mode) << ", at (" << x << ", " << y << ")");
         CHECK(plain.word[0] == general.word[0]);
+      }
+  }
+}
+
+TEST_CASE("the dense point path reads the texel the plain one reads, and only texels packed with no gap take it") {
+  constexpr int width = 5, height = 3;
+  std::vector<float> texels(2 * width * height);
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float xs[] = {-1e9f,      -1.0f, -0.5f, -0.0f, 0.0f, 0.5f, 0.99999994f, 1.0f,         2.5f,
+                      4.9999995f, 5.0f,  5.5f,  1e9f,  nan,  3e9f, -3e9f,       2147483648.0f};
+  // Texels of 1 float with strides of 4 bytes (dense) and 8 (every other
+  // float, as a view of one channel of float2 texels would be).
+  for (std::size_t stride : {sizeof(float), 2 * sizeof(float)}) {
+    texture_sampler s{};
+    s.layers = 1;
+    s.address[0] = s.address[1] = s.address[2] = address_mode::clamp;
+    texture_level level{};
+    level.base = reinterpret_cast<const std::byte*>(texels.data());
+    level.stride[0] = stride;
+    level.stride[1] = width * stride;
+    level.size[0] = width;
+    level.size[1] = height;
+    level.size[2] = 1;
+    s.levels.push_back(level);
+    texel_layout layout{channel_encoding::floating, 1, 32};
+    s.routines = find_texel_routines(layout, false, false);
+    choose_fetch_routines(s, layout, false, false);
+    REQUIRE(s.plain_point);
+    CHECK(s.plain_dense_words == (stride == sizeof(float) ? 1u : 0u));
+    if (s.plain_dense_words == 0) continue;
+    for (float x : xs)
+      for (float y : xs) {
+        INFO("at (" << x << ", " << y << ")");
+        texture_coordinates<2> at{{x, y}};
+        const std::byte* plain = nullptr;
+        const float* dense = nullptr;
+        bool plain_inside = plain_point_texel<2>(s, at, plain);
+        REQUIRE(plain_point_dense_texel<2, 1>(s, at, dense) == plain_inside);
+        if (plain_inside) CHECK(reinterpret_cast<const std::byte*>(dense) == plain);
       }
   }
 }

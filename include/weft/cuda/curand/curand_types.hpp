@@ -3,7 +3,7 @@
 // 13's names and values.
 #pragma once
 
-enum curandStatus {
+enum curandStatus : int {
   CURAND_STATUS_SUCCESS = 0,
   CURAND_STATUS_VERSION_MISMATCH = 100,
   CURAND_STATUS_NOT_INITIALIZED = 101,
@@ -20,7 +20,7 @@ enum curandStatus {
 };
 typedef enum curandStatus curandStatus_t;
 
-enum curandRngType {
+enum curandRngType : int {
   CURAND_RNG_TEST = 0,
   CURAND_RNG_PSEUDO_DEFAULT = 100,
   CURAND_RNG_PSEUDO_XORWOW = 101,
@@ -36,7 +36,7 @@ enum curandRngType {
 };
 typedef enum curandRngType curandRngType_t;
 
-enum curandOrdering {
+enum curandOrdering : int {
   CURAND_ORDERING_PSEUDO_BEST = 100,
   CURAND_ORDERING_PSEUDO_DEFAULT = 101,
   CURAND_ORDERING_PSEUDO_SEEDED = 102,
@@ -46,7 +46,7 @@ enum curandOrdering {
 };
 typedef enum curandOrdering curandOrdering_t;
 
-enum curandDirectionVectorSet {
+enum curandDirectionVectorSet : int {
   CURAND_DIRECTION_VECTORS_32_JOEKUO6 = 101,
   CURAND_SCRAMBLED_DIRECTION_VECTORS_32_JOEKUO6 = 102,
   CURAND_DIRECTION_VECTORS_64_JOEKUO6 = 103,
@@ -54,7 +54,7 @@ enum curandDirectionVectorSet {
 };
 typedef enum curandDirectionVectorSet curandDirectionVectorSet_t;
 
-enum curandMethod {
+enum curandMethod : int {
   CURAND_CHOOSE_BEST = 0,
   CURAND_ITR = 1,
   CURAND_KNUTH = 2,
@@ -74,7 +74,7 @@ typedef enum curandMethod curandMethod_t;
 
 // library_types.h's query kinds, which curandGetProperty takes (weft has
 // no library_types.h of its own yet).
-typedef enum libraryPropertyType_t { MAJOR_VERSION, MINOR_VERSION, PATCH_LEVEL } libraryPropertyType;
+typedef enum libraryPropertyType_t : int { MAJOR_VERSION, MINOR_VERSION, PATCH_LEVEL } libraryPropertyType;
 
 namespace weft::detail {
 // The cuRAND of CUDA 13.0: 10.4.0, reported as major * 1000 + minor * 100 + patch.

@@ -3,16 +3,28 @@
 // are relaxed read-modify-writes, as in CUDA: ordering against other memory
 // needs a __threadfence. The _block and _system variants have the same
 // effect here, since every block shares the host's coherent memory.
+//
+// Under ThreadSanitizer they are sequentially consistent instead. TSan does
+// not model fences (std::atomic_thread_fence is invisible to it), so a lock
+// that CUDA code builds from atomicCAS, __threadfence and atomicExch would
+// look unordered to it, and every access the lock guards a race. Making the
+// atomics themselves order memory is a legal strengthening of CUDA's relaxed
+// atomics, and it orders what the fences order there. Other builds keep them
+// relaxed: the choice is made at compile time and costs them nothing.
 #pragma once
 
 #include <atomic>
 #include <functional>
 
 #include "weft/detail/executor/block_executor.hpp"
+#include "weft/detail/executor/fiber_sanitizer.hpp"
 
 namespace weft::detail {
 
-inline constexpr auto relaxed = std::memory_order_relaxed;
+/// The memory order of every device atomic: CUDA's relaxed, or seq_cst
+/// where ThreadSanitizer must see the order that fences give (above).
+inline constexpr auto device_atomic_order =
+    fiber_sanitizer::thread_sanitizer ? std::memory_order_seq_cst : std::memory_order_relaxed;
 
 template <class T>
 std::atomic_ref<T> atomic_at(T* address) {
@@ -23,8 +35,8 @@ std::atomic_ref<T> atomic_at(T* address) {
 template <class T, class Next>
 T atomic_update(T* address, Next next) {
   auto a = atomic_at(address);
-  T old = a.load(relaxed);
-  while (!a.compare_exchange_weak(old, next(old), relaxed)) {
+  T old = a.load(device_atomic_order);
+  while (!a.compare_exchange_weak(old, next(old), device_atomic_order)) {
   }
   return old;
 }
@@ -34,8 +46,8 @@ T atomic_update(T* address, Next next) {
 template <class T, class Beats>
 T atomic_keep_best(T* address, T value, Beats beats) {
   auto a = atomic_at(address);
-  T old = a.load(relaxed);
-  while (beats(value, old) && !a.compare_exchange_weak(old, value, relaxed)) {
+  T old = a.load(device_atomic_order);
+  while (beats(value, old) && !a.compare_exchange_weak(old, value, device_atomic_order)) {
   }
   return old;
 }
@@ -63,14 +75,14 @@ T atomic_max(T* address, T value) {
 
 template <class T>
 T atomic_cas(T* address, T compare, T value) {
-  if (!atomic_at(address).compare_exchange_strong(compare, value, relaxed)) [[unlikely]]
+  if (!atomic_at(address).compare_exchange_strong(compare, value, device_atomic_order)) [[unlikely]]
     yield_after_failed_atomic();
   return compare;  // the old value whether or not the swap happened
 }
 
 template <class T>
 T atomic_exchange(T* address, T value) {
-  T old = atomic_at(address).exchange(value, relaxed);
+  T old = atomic_at(address).exchange(value, device_atomic_order);
   if (old == value) [[unlikely]]
     yield_after_failed_atomic();
   return old;
@@ -79,14 +91,14 @@ T atomic_exchange(T* address, T value) {
 }  // namespace weft::detail
 
 // clang-format off
-inline int atomicAdd(int* a, int v) { return weft::detail::atomic_at(a).fetch_add(v, weft::detail::relaxed); }
-inline unsigned int atomicAdd(unsigned int* a, unsigned int v) { return weft::detail::atomic_at(a).fetch_add(v, weft::detail::relaxed); }
-inline unsigned long long atomicAdd(unsigned long long* a, unsigned long long v) { return weft::detail::atomic_at(a).fetch_add(v, weft::detail::relaxed); }
-inline float atomicAdd(float* a, float v) { return weft::detail::atomic_at(a).fetch_add(v, weft::detail::relaxed); }
-inline double atomicAdd(double* a, double v) { return weft::detail::atomic_at(a).fetch_add(v, weft::detail::relaxed); }
+inline int atomicAdd(int* a, int v) { return weft::detail::atomic_at(a).fetch_add(v, weft::detail::device_atomic_order); }
+inline unsigned int atomicAdd(unsigned int* a, unsigned int v) { return weft::detail::atomic_at(a).fetch_add(v, weft::detail::device_atomic_order); }
+inline unsigned long long atomicAdd(unsigned long long* a, unsigned long long v) { return weft::detail::atomic_at(a).fetch_add(v, weft::detail::device_atomic_order); }
+inline float atomicAdd(float* a, float v) { return weft::detail::atomic_at(a).fetch_add(v, weft::detail::device_atomic_order); }
+inline double atomicAdd(double* a, double v) { return weft::detail::atomic_at(a).fetch_add(v, weft::detail::device_atomic_order); }
 
-inline int atomicSub(int* a, int v) { return weft::detail::atomic_at(a).fetch_sub(v, weft::detail::relaxed); }
-inline unsigned int atomicSub(unsigned int* a, unsigned int v) { return weft::detail::atomic_at(a).fetch_sub(v, weft::detail::relaxed); }
+inline int atomicSub(int* a, int v) { return weft::detail::atomic_at(a).fetch_sub(v, weft::detail::device_atomic_order); }
+inline unsigned int atomicSub(unsigned int* a, unsigned int v) { return weft::detail::atomic_at(a).fetch_sub(v, weft::detail::device_atomic_order); }
 
 inline int atomicExch(int* a, int v) { return weft::detail::atomic_exchange(a, v); }
 inline unsigned int atomicExch(unsigned int* a, unsigned int v) { return weft::detail::atomic_exchange(a, v); }
@@ -117,17 +129,17 @@ inline unsigned int atomicCAS(unsigned int* a, unsigned int compare, unsigned in
 inline unsigned long long atomicCAS(unsigned long long* a, unsigned long long compare, unsigned long long v) { return weft::detail::atomic_cas(a, compare, v); }
 inline unsigned short atomicCAS(unsigned short* a, unsigned short compare, unsigned short v) { return weft::detail::atomic_cas(a, compare, v); }
 
-inline int atomicAnd(int* a, int v) { return weft::detail::atomic_at(a).fetch_and(v, weft::detail::relaxed); }
-inline unsigned int atomicAnd(unsigned int* a, unsigned int v) { return weft::detail::atomic_at(a).fetch_and(v, weft::detail::relaxed); }
-inline unsigned long long atomicAnd(unsigned long long* a, unsigned long long v) { return weft::detail::atomic_at(a).fetch_and(v, weft::detail::relaxed); }
+inline int atomicAnd(int* a, int v) { return weft::detail::atomic_at(a).fetch_and(v, weft::detail::device_atomic_order); }
+inline unsigned int atomicAnd(unsigned int* a, unsigned int v) { return weft::detail::atomic_at(a).fetch_and(v, weft::detail::device_atomic_order); }
+inline unsigned long long atomicAnd(unsigned long long* a, unsigned long long v) { return weft::detail::atomic_at(a).fetch_and(v, weft::detail::device_atomic_order); }
 
-inline int atomicOr(int* a, int v) { return weft::detail::atomic_at(a).fetch_or(v, weft::detail::relaxed); }
-inline unsigned int atomicOr(unsigned int* a, unsigned int v) { return weft::detail::atomic_at(a).fetch_or(v, weft::detail::relaxed); }
-inline unsigned long long atomicOr(unsigned long long* a, unsigned long long v) { return weft::detail::atomic_at(a).fetch_or(v, weft::detail::relaxed); }
+inline int atomicOr(int* a, int v) { return weft::detail::atomic_at(a).fetch_or(v, weft::detail::device_atomic_order); }
+inline unsigned int atomicOr(unsigned int* a, unsigned int v) { return weft::detail::atomic_at(a).fetch_or(v, weft::detail::device_atomic_order); }
+inline unsigned long long atomicOr(unsigned long long* a, unsigned long long v) { return weft::detail::atomic_at(a).fetch_or(v, weft::detail::device_atomic_order); }
 
-inline int atomicXor(int* a, int v) { return weft::detail::atomic_at(a).fetch_xor(v, weft::detail::relaxed); }
-inline unsigned int atomicXor(unsigned int* a, unsigned int v) { return weft::detail::atomic_at(a).fetch_xor(v, weft::detail::relaxed); }
-inline unsigned long long atomicXor(unsigned long long* a, unsigned long long v) { return weft::detail::atomic_at(a).fetch_xor(v, weft::detail::relaxed); }
+inline int atomicXor(int* a, int v) { return weft::detail::atomic_at(a).fetch_xor(v, weft::detail::device_atomic_order); }
+inline unsigned int atomicXor(unsigned int* a, unsigned int v) { return weft::detail::atomic_at(a).fetch_xor(v, weft::detail::device_atomic_order); }
+inline unsigned long long atomicXor(unsigned long long* a, unsigned long long v) { return weft::detail::atomic_at(a).fetch_xor(v, weft::detail::device_atomic_order); }
 // clang-format on
 
 // The scoped variants accept what the plain functions accept.

@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "weft/detail/executor/block_executor.hpp"
+#include "weft/detail/executor/fiber_sanitizer.hpp"
 
 namespace weft::detail {
 
@@ -42,16 +43,38 @@ inline int __syncthreads_or(int predicate, std::source_location where = std::sou
   return weft::detail::block_barrier(weft::detail::barrier_kind::any, predicate, where);
 }
 
+namespace weft::detail {
+
+/// The fence of __threadfence and __threadfence_system. ThreadSanitizer does
+/// not model std::atomic_thread_fence (GCC warns that it is unsupported
+/// there, in every file that calls it); under TSan the device atomics are
+/// sequentially consistent instead (atomic_functions.hpp), which orders
+/// what these fences order between them. What is left for the fence there
+/// is the hardware and the compiler: a sequentially consistent
+/// read-modify-write is a full barrier on x86 (a locked instruction), and on
+/// a word of the worker's own, TSan takes it for no synchronisation between
+/// blocks, so it hides no race.
+inline void device_fence() {
+  if constexpr (fiber_sanitizer::thread_sanitizer) {
+    thread_local std::atomic<unsigned> own_word{0};
+    own_word.fetch_add(1, std::memory_order_seq_cst);
+  } else {
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+  }
+}
+
+}  // namespace weft::detail
+
 // Memory fences (CUDA guide, "Memory Fence Functions"). Blocks run on
 // different OS threads, so a device or system fence orders memory across
 // cores; the threads of one block share one OS thread, so a block fence only
 // has to stop the compiler from moving memory accesses across it.
 inline void __threadfence_block() { std::atomic_signal_fence(std::memory_order_seq_cst); }
 inline void __threadfence() {
-  std::atomic_thread_fence(std::memory_order_seq_cst);
+  weft::detail::device_fence();
   // The race check takes the block's earlier writes as published, for a
   // flag that another block reads after it (fence-plus-flag).
   if constexpr (weft::detail::race_check_build)
     if (auto* race = weft::detail::race_running) race->fenced();
 }
-inline void __threadfence_system() { std::atomic_thread_fence(std::memory_order_seq_cst); }
+inline void __threadfence_system() { weft::detail::device_fence(); }

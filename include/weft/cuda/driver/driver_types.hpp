@@ -16,7 +16,7 @@
 /// What CUDA 13.0's cuda.h says of itself; weft's runtime is CUDA 13.0 too.
 inline constexpr int weft_driver_api_version = 13000;
 
-enum cudaError_enum {
+enum cudaError_enum : int {
   CUDA_SUCCESS = 0,
   CUDA_ERROR_INVALID_VALUE = 1,
   CUDA_ERROR_OUT_OF_MEMORY = 2,
@@ -148,7 +148,7 @@ using CUmemGenericAllocationHandle = CUmemGenericAllocationHandle_v1;
 using CUuuid = CUuuid_st;
 using CUhostFn = void (*)(void* userData);
 
-enum CUdevice_attribute_enum {
+enum CUdevice_attribute_enum : int {
   CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 1,
   CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X = 2,
   CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y = 3,
@@ -307,14 +307,14 @@ enum CUdevice_attribute_enum {
 };
 using CUdevice_attribute = CUdevice_attribute_enum;
 
-enum CUcomputemode_enum {
+enum CUcomputemode_enum : int {
   CU_COMPUTEMODE_DEFAULT = 0,
   CU_COMPUTEMODE_PROHIBITED = 2,
   CU_COMPUTEMODE_EXCLUSIVE_PROCESS = 3,
 };
 using CUcomputemode = CUcomputemode_enum;
 
-enum CUctx_flags_enum {
+enum CUctx_flags_enum : int {
   CU_CTX_SCHED_AUTO = 0x00,
   CU_CTX_SCHED_SPIN = 0x01,
   CU_CTX_SCHED_YIELD = 0x02,
@@ -342,13 +342,13 @@ struct CUctxCreateParams_st {
 };
 using CUctxCreateParams = CUctxCreateParams_st;
 
-enum CUstream_flags_enum {
+enum CUstream_flags_enum : int {
   CU_STREAM_DEFAULT = 0x0,
   CU_STREAM_NON_BLOCKING = 0x1,
 };
 using CUstream_flags = CUstream_flags_enum;
 
-enum CUevent_flags_enum {
+enum CUevent_flags_enum : int {
   CU_EVENT_DEFAULT = 0x0,
   CU_EVENT_BLOCKING_SYNC = 0x1,
   CU_EVENT_DISABLE_TIMING = 0x2,
@@ -356,13 +356,13 @@ enum CUevent_flags_enum {
 };
 using CUevent_flags = CUevent_flags_enum;
 
-enum CUevent_wait_flags_enum {
+enum CUevent_wait_flags_enum : int {
   CU_EVENT_WAIT_DEFAULT = 0x0,
   CU_EVENT_WAIT_EXTERNAL = 0x1,
 };
 using CUevent_wait_flags = CUevent_wait_flags_enum;
 
-enum CUmemorytype_enum {
+enum CUmemorytype_enum : int {
   CU_MEMORYTYPE_HOST = 0x01,
   CU_MEMORYTYPE_DEVICE = 0x02,
   CU_MEMORYTYPE_ARRAY = 0x03,
@@ -370,7 +370,7 @@ enum CUmemorytype_enum {
 };
 using CUmemorytype = CUmemorytype_enum;
 
-enum CUmemAttach_flags_enum {
+enum CUmemAttach_flags_enum : int {
   CU_MEM_ATTACH_GLOBAL = 0x1,
   CU_MEM_ATTACH_HOST = 0x2,
   CU_MEM_ATTACH_SINGLE = 0x4,
@@ -387,7 +387,7 @@ inline constexpr unsigned CU_MEMHOSTREGISTER_DEVICEMAP = 0x02;
 inline constexpr unsigned CU_MEMHOSTREGISTER_IOMEMORY = 0x04;
 inline constexpr unsigned CU_MEMHOSTREGISTER_READ_ONLY = 0x08;
 
-enum CUpointer_attribute_enum {
+enum CUpointer_attribute_enum : int {
   CU_POINTER_ATTRIBUTE_CONTEXT = 1,
   CU_POINTER_ATTRIBUTE_MEMORY_TYPE = 2,
   CU_POINTER_ATTRIBUTE_DEVICE_POINTER = 3,
@@ -412,7 +412,7 @@ enum CUpointer_attribute_enum {
 };
 using CUpointer_attribute = CUpointer_attribute_enum;
 
-enum CUfunction_attribute_enum {
+enum CUfunction_attribute_enum : int {
   CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 0,
   CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES = 1,
   CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES = 2,
@@ -434,14 +434,14 @@ enum CUfunction_attribute_enum {
 using CUfunction_attribute = CUfunction_attribute_enum;
 
 // Virtual memory management (cuMemCreate, cuMemMap, ...).
-enum CUmemAllocationType_enum {
+enum CUmemAllocationType_enum : int {
   CU_MEM_ALLOCATION_TYPE_INVALID = 0x0,
   CU_MEM_ALLOCATION_TYPE_PINNED = 0x1,
   CU_MEM_ALLOCATION_TYPE_MAX = 0x7FFFFFFF,
 };
 using CUmemAllocationType = CUmemAllocationType_enum;
 
-enum CUmemAllocationHandleType_enum {
+enum CUmemAllocationHandleType_enum : int {
   CU_MEM_HANDLE_TYPE_NONE = 0x0,
   CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR = 0x1,
   CU_MEM_HANDLE_TYPE_WIN32 = 0x2,
@@ -451,7 +451,7 @@ enum CUmemAllocationHandleType_enum {
 };
 using CUmemAllocationHandleType = CUmemAllocationHandleType_enum;
 
-enum CUmemLocationType_enum {
+enum CUmemLocationType_enum : int {
   CU_MEM_LOCATION_TYPE_INVALID = 0x0,
   CU_MEM_LOCATION_TYPE_DEVICE = 0x1,
   CU_MEM_LOCATION_TYPE_HOST = 0x2,
@@ -461,7 +461,7 @@ enum CUmemLocationType_enum {
 };
 using CUmemLocationType = CUmemLocationType_enum;
 
-enum CUmemAccess_flags_enum {
+enum CUmemAccess_flags_enum : int {
   CU_MEM_ACCESS_FLAGS_PROT_NONE = 0x0,
   CU_MEM_ACCESS_FLAGS_PROT_READ = 0x1,
   CU_MEM_ACCESS_FLAGS_PROT_READWRITE = 0x3,
@@ -469,13 +469,13 @@ enum CUmemAccess_flags_enum {
 };
 using CUmemAccess_flags = CUmemAccess_flags_enum;
 
-enum CUmemAllocationCompType_enum {
+enum CUmemAllocationCompType_enum : int {
   CU_MEM_ALLOCATION_COMP_NONE = 0x0,
   CU_MEM_ALLOCATION_COMP_GENERIC = 0x1,
 };
 using CUmemAllocationCompType = CUmemAllocationCompType_enum;
 
-enum CUmemAllocationGranularity_flags_enum {
+enum CUmemAllocationGranularity_flags_enum : int {
   CU_MEM_ALLOC_GRANULARITY_MINIMUM = 0x0,
   CU_MEM_ALLOC_GRANULARITY_RECOMMENDED = 0x1,
 };
@@ -514,7 +514,7 @@ using CUmemAccessDesc = CUmemAccessDesc_v1;
 
 // Modules and JIT options: the types exist so that programs that mention
 // them compile; weft has no PTX to load (module_api.hpp).
-enum CUjit_option_enum {
+enum CUjit_option_enum : int {
   CU_JIT_MAX_REGISTERS = 0,
   CU_JIT_THREADS_PER_BLOCK = 1,
   CU_JIT_WALL_TIME = 2,
@@ -552,7 +552,7 @@ enum CUjit_option_enum {
 };
 using CUjit_option = CUjit_option_enum;
 
-enum CUjitInputType_enum {
+enum CUjitInputType_enum : int {
   CU_JIT_INPUT_CUBIN = 0,
   CU_JIT_INPUT_PTX = 1,
   CU_JIT_INPUT_FATBINARY = 2,
@@ -564,7 +564,7 @@ using CUjitInputType = CUjitInputType_enum;
 
 // cuLaunchKernelEx's configuration; the values of its attributes are the
 // runtime's (cudaLaunchAttribute has the same layout in CUDA).
-enum CUlaunchAttributeID_enum {
+enum CUlaunchAttributeID_enum : int {
   CU_LAUNCH_ATTRIBUTE_IGNORE = 0,
   CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW = 1,
   CU_LAUNCH_ATTRIBUTE_COOPERATIVE = 2,

@@ -12,7 +12,7 @@
 #include "weft/cuda/driver/context_api.hpp"
 #include "weft/cuda/driver/driver_types.hpp"
 
-enum CUlibraryOption_enum {
+enum CUlibraryOption_enum : int {
   CU_LIBRARY_HOST_UNIVERSAL_FUNCTION_AND_DATA_TABLE = 0,
   CU_LIBRARY_BINARY_IS_PRESERVED = 1,
   CU_LIBRARY_NUM_OPTIONS

@@ -12,7 +12,7 @@
 #include "weft/detail/streams/device_control.hpp"
 #include "weft/detail/textures/array_registry.hpp"
 
-enum cudaLimit {
+enum cudaLimit : int {
   cudaLimitStackSize = 0x00,
   cudaLimitPrintfFifoSize = 0x01,
   cudaLimitMallocHeapSize = 0x02,

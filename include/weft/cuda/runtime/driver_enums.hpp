@@ -9,49 +9,49 @@
 
 // ---- Graphs and stream capture (their calls: issue 14)
 
-enum cudaStreamCaptureStatus {
+enum cudaStreamCaptureStatus : int {
   cudaStreamCaptureStatusNone = 0,
   cudaStreamCaptureStatusActive = 1,
   cudaStreamCaptureStatusInvalidated = 2,
 };
 
-enum cudaStreamCaptureMode {
+enum cudaStreamCaptureMode : int {
   cudaStreamCaptureModeGlobal = 0,
   cudaStreamCaptureModeThreadLocal = 1,
   cudaStreamCaptureModeRelaxed = 2,
 };
 
-enum cudaStreamUpdateCaptureDependenciesFlags {
+enum cudaStreamUpdateCaptureDependenciesFlags : int {
   cudaStreamAddCaptureDependencies = 0,
   cudaStreamSetCaptureDependencies = 1,
 };
 
-enum cudaUserObjectFlags {
+enum cudaUserObjectFlags : int {
   cudaUserObjectNoDestructorSync = 1,
 };
 
-enum cudaUserObjectRetainFlags {
+enum cudaUserObjectRetainFlags : int {
   cudaGraphUserObjectMove = 1,
 };
 
-enum cudaGraphMemAttributeType {
+enum cudaGraphMemAttributeType : int {
   cudaGraphMemAttrUsedMemCurrent = 0,
   cudaGraphMemAttrUsedMemHigh = 1,
   cudaGraphMemAttrReservedMemCurrent = 2,
   cudaGraphMemAttrReservedMemHigh = 3,
 };
 
-enum cudaGraphConditionalHandleFlags {
+enum cudaGraphConditionalHandleFlags : int {
   cudaGraphCondAssignDefault = 1,
 };
 
-enum cudaGraphConditionalNodeType {
+enum cudaGraphConditionalNodeType : int {
   cudaGraphCondTypeIf = 0,
   cudaGraphCondTypeWhile = 1,
   cudaGraphCondTypeSwitch = 2,
 };
 
-enum cudaGraphNodeType {
+enum cudaGraphNodeType : int {
   cudaGraphNodeTypeKernel = 0,
   cudaGraphNodeTypeMemcpy = 1,
   cudaGraphNodeTypeMemset = 2,
@@ -68,17 +68,17 @@ enum cudaGraphNodeType {
   cudaGraphNodeTypeCount = 14,
 };
 
-enum cudaGraphChildGraphNodeOwnership {
+enum cudaGraphChildGraphNodeOwnership : int {
   cudaGraphChildGraphOwnershipClone = 0,
   cudaGraphChildGraphOwnershipMove = 1,
 };
 
-enum cudaGraphDependencyType_enum {
+enum cudaGraphDependencyType_enum : int {
   cudaGraphDependencyTypeDefault = 0,
   cudaGraphDependencyTypeProgrammatic = 1,
 };
 
-enum cudaGraphExecUpdateResult {
+enum cudaGraphExecUpdateResult : int {
   cudaGraphExecUpdateSuccess = 0,
   cudaGraphExecUpdateError = 1,
   cudaGraphExecUpdateErrorTopologyChanged = 2,
@@ -90,7 +90,7 @@ enum cudaGraphExecUpdateResult {
   cudaGraphExecUpdateErrorAttributesChanged = 8,
 };
 
-enum cudaGraphInstantiateResult {
+enum cudaGraphInstantiateResult : int {
   cudaGraphInstantiateSuccess = 0,
   cudaGraphInstantiateError = 1,
   cudaGraphInstantiateInvalidStructure = 2,
@@ -99,14 +99,14 @@ enum cudaGraphInstantiateResult {
   cudaGraphInstantiateConditionalHandleUnused = 5,
 };
 
-enum cudaGraphKernelNodeField {
+enum cudaGraphKernelNodeField : int {
   cudaGraphKernelNodeFieldInvalid = 0,
   cudaGraphKernelNodeFieldGridDim = 1,
   cudaGraphKernelNodeFieldParam = 2,
   cudaGraphKernelNodeFieldEnabled = 3,
 };
 
-enum cudaGraphDebugDotFlags {
+enum cudaGraphDebugDotFlags : int {
   cudaGraphDebugDotFlagsVerbose = 1,
   cudaGraphDebugDotFlagsKernelNodeParams = 4,
   cudaGraphDebugDotFlagsMemcpyNodeParams = 8,
@@ -120,7 +120,7 @@ enum cudaGraphDebugDotFlags {
   cudaGraphDebugDotFlagsConditionalNodeParams = 32768,
 };
 
-enum cudaGraphInstantiateFlags {
+enum cudaGraphInstantiateFlags : int {
   cudaGraphInstantiateFlagAutoFreeOnLaunch = 1,
   cudaGraphInstantiateFlagUpload = 2,
   cudaGraphInstantiateFlagDeviceLaunch = 4,
@@ -129,7 +129,7 @@ enum cudaGraphInstantiateFlags {
 
 // ---- Graphics interop, external memory and semaphores, RDMA, JIT, and the rest (no calls in weft)
 
-enum cudaGraphicsRegisterFlags {
+enum cudaGraphicsRegisterFlags : int {
   cudaGraphicsRegisterFlagsNone = 0,
   cudaGraphicsRegisterFlagsReadOnly = 1,
   cudaGraphicsRegisterFlagsWriteDiscard = 2,
@@ -137,13 +137,13 @@ enum cudaGraphicsRegisterFlags {
   cudaGraphicsRegisterFlagsTextureGather = 8,
 };
 
-enum cudaGraphicsMapFlags {
+enum cudaGraphicsMapFlags : int {
   cudaGraphicsMapFlagsNone = 0,
   cudaGraphicsMapFlagsReadOnly = 1,
   cudaGraphicsMapFlagsWriteDiscard = 2,
 };
 
-enum cudaGraphicsCubeFace {
+enum cudaGraphicsCubeFace : int {
   cudaGraphicsCubeFacePositiveX = 0,
   cudaGraphicsCubeFaceNegativeX = 1,
   cudaGraphicsCubeFacePositiveY = 2,
@@ -152,19 +152,19 @@ enum cudaGraphicsCubeFace {
   cudaGraphicsCubeFaceNegativeZ = 5,
 };
 
-enum cudaSharedMemConfig {
+enum cudaSharedMemConfig : int {
   cudaSharedMemBankSizeDefault = 0,
   cudaSharedMemBankSizeFourByte = 1,
   cudaSharedMemBankSizeEightByte = 2,
 };
 
-enum cudaSharedCarveout {
+enum cudaSharedCarveout : int {
   cudaSharedmemCarveoutDefault = -1,
   cudaSharedmemCarveoutMaxShared = 100,
   cudaSharedmemCarveoutMaxL1 = 0,
 };
 
-enum cudaMemRangeAttribute {
+enum cudaMemRangeAttribute : int {
   cudaMemRangeAttributeReadMostly = 1,
   cudaMemRangeAttributePreferredLocation = 2,
   cudaMemRangeAttributeAccessedBy = 3,
@@ -175,32 +175,32 @@ enum cudaMemRangeAttribute {
   cudaMemRangeAttributeLastPrefetchLocationId = 8,
 };
 
-enum cudaFlushGPUDirectRDMAWritesOptions {
+enum cudaFlushGPUDirectRDMAWritesOptions : int {
   cudaFlushGPUDirectRDMAWritesOptionHost = 1,
   cudaFlushGPUDirectRDMAWritesOptionMemOps = 2,
 };
 
-enum cudaGPUDirectRDMAWritesOrdering {
+enum cudaGPUDirectRDMAWritesOrdering : int {
   cudaGPUDirectRDMAWritesOrderingNone = 0,
   cudaGPUDirectRDMAWritesOrderingOwner = 100,
   cudaGPUDirectRDMAWritesOrderingAllDevices = 200,
 };
 
-enum cudaFlushGPUDirectRDMAWritesScope {
+enum cudaFlushGPUDirectRDMAWritesScope : int {
   cudaFlushGPUDirectRDMAWritesToOwner = 100,
   cudaFlushGPUDirectRDMAWritesToAllDevices = 200,
 };
 
-enum cudaFlushGPUDirectRDMAWritesTarget {
+enum cudaFlushGPUDirectRDMAWritesTarget : int {
   cudaFlushGPUDirectRDMAWritesTargetCurrentDevice = 0,
 };
 
-enum cudaMemcpyFlags {
+enum cudaMemcpyFlags : int {
   cudaMemcpyFlagDefault = 0,
   cudaMemcpyFlagPreferOverlapWithCompute = 1,
 };
 
-enum cudaMemcpySrcAccessOrder {
+enum cudaMemcpySrcAccessOrder : int {
   cudaMemcpySrcAccessOrderInvalid = 0,
   cudaMemcpySrcAccessOrderStream = 1,
   cudaMemcpySrcAccessOrderDuringApiCall = 2,
@@ -208,13 +208,13 @@ enum cudaMemcpySrcAccessOrder {
   cudaMemcpySrcAccessOrderMax = 2147483647,
 };
 
-enum cudaMemcpy3DOperandType {
+enum cudaMemcpy3DOperandType : int {
   cudaMemcpyOperandTypePointer = 1,
   cudaMemcpyOperandTypeArray = 2,
   cudaMemcpyOperandTypeMax = 2147483647,
 };
 
-enum cudaAtomicOperation {
+enum cudaAtomicOperation : int {
   cudaAtomicOperationIntegerAdd = 0,
   cudaAtomicOperationIntegerMin = 1,
   cudaAtomicOperationIntegerMax = 2,
@@ -230,7 +230,7 @@ enum cudaAtomicOperation {
   cudaAtomicOperationFloatMax = 12,
 };
 
-enum cudaAtomicOperationCapability {
+enum cudaAtomicOperationCapability : int {
   cudaAtomicCapabilitySigned = 1,
   cudaAtomicCapabilityUnsigned = 2,
   cudaAtomicCapabilityReduction = 4,
@@ -240,7 +240,7 @@ enum cudaAtomicOperationCapability {
   cudaAtomicCapabilityVector32x4 = 64,
 };
 
-enum cudaExternalMemoryHandleType {
+enum cudaExternalMemoryHandleType : int {
   cudaExternalMemoryHandleTypeOpaqueFd = 1,
   cudaExternalMemoryHandleTypeOpaqueWin32 = 2,
   cudaExternalMemoryHandleTypeOpaqueWin32Kmt = 3,
@@ -251,7 +251,7 @@ enum cudaExternalMemoryHandleType {
   cudaExternalMemoryHandleTypeNvSciBuf = 8,
 };
 
-enum cudaExternalSemaphoreHandleType {
+enum cudaExternalSemaphoreHandleType : int {
   cudaExternalSemaphoreHandleTypeOpaqueFd = 1,
   cudaExternalSemaphoreHandleTypeOpaqueWin32 = 2,
   cudaExternalSemaphoreHandleTypeOpaqueWin32Kmt = 3,
@@ -264,7 +264,7 @@ enum cudaExternalSemaphoreHandleType {
   cudaExternalSemaphoreHandleTypeTimelineSemaphoreWin32 = 10,
 };
 
-enum cudaJitOption {
+enum cudaJitOption : int {
   cudaJitMaxRegisters = 0,
   cudaJitThreadsPerBlock = 1,
   cudaJitWallTime = 2,
@@ -284,44 +284,44 @@ enum cudaJitOption {
   cudaJitOverrideDirectiveValues = 33,
 };
 
-enum cudaLibraryOption {
+enum cudaLibraryOption : int {
   cudaLibraryHostUniversalFunctionAndDataTable = 0,
   cudaLibraryBinaryIsPreserved = 1,
 };
 
-enum cudaJit_CacheMode {
+enum cudaJit_CacheMode : int {
   cudaJitCacheOptionNone = 0,
   cudaJitCacheOptionCG = 1,
   cudaJitCacheOptionCA = 2,
 };
 
-enum cudaJit_Fallback {
+enum cudaJit_Fallback : int {
   cudaPreferPtx = 0,
   cudaPreferBinary = 1,
 };
 
-enum cudaGetDriverEntryPointFlags {
+enum cudaGetDriverEntryPointFlags : int {
   cudaEnableDefault = 0,
   cudaEnableLegacyStream = 1,
   cudaEnablePerThreadDefaultStream = 2,
 };
 
-enum cudaDriverEntryPointQueryResult {
+enum cudaDriverEntryPointQueryResult : int {
   cudaDriverEntryPointSuccess = 0,
   cudaDriverEntryPointSymbolNotFound = 1,
   cudaDriverEntryPointVersionNotSufficent = 2,
 };
 
-enum cudaDeviceNumaConfig {
+enum cudaDeviceNumaConfig : int {
   cudaDeviceNumaConfigNone = 0,
   cudaDeviceNumaConfigNumaNode = 1,
 };
 
-enum cudaAsyncNotificationType_enum {
+enum cudaAsyncNotificationType_enum : int {
   cudaAsyncNotificationTypeOverBudget = 1,
 };
 
-enum CUDAlogLevel_enum {
+enum CUDAlogLevel_enum : int {
   cudaLogLevelError = 0,
   cudaLogLevelWarning = 1,
 };

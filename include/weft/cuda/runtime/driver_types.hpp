@@ -15,7 +15,7 @@
 
 /// cudaDeviceProp::computeMode and cudaDevAttrComputeMode. weft's devices
 /// are always in the default mode: any number of host threads may use one.
-enum cudaComputeMode {
+enum cudaComputeMode : int {
   cudaComputeModeDefault = 0,
   cudaComputeModeExclusive = 1,
   cudaComputeModeProhibited = 2,
@@ -24,7 +24,7 @@ enum cudaComputeMode {
 
 /// How an access policy window asks the L2 cache to treat its lines. A CPU
 /// has no such control: windows are stored and reported, with no effect.
-enum cudaAccessProperty {
+enum cudaAccessProperty : int {
   cudaAccessPropertyNormal = 0,
   cudaAccessPropertyStreaming = 1,
   cudaAccessPropertyPersisting = 2,
@@ -38,20 +38,20 @@ struct cudaAccessPolicyWindow {
   cudaAccessProperty missProp;
 };
 
-enum cudaSynchronizationPolicy {
+enum cudaSynchronizationPolicy : int {
   cudaSyncPolicyAuto = 1,
   cudaSyncPolicySpin = 2,
   cudaSyncPolicyYield = 3,
   cudaSyncPolicyBlockingSync = 4,
 };
 
-enum cudaClusterSchedulingPolicy {
+enum cudaClusterSchedulingPolicy : int {
   cudaClusterSchedulingPolicyDefault = 0,
   cudaClusterSchedulingPolicySpread = 1,
   cudaClusterSchedulingPolicyLoadBalancing = 2,
 };
 
-enum cudaLaunchMemSyncDomain {
+enum cudaLaunchMemSyncDomain : int {
   cudaLaunchMemSyncDomainDefault = 0,
   cudaLaunchMemSyncDomainRemote = 1,
 };
@@ -62,7 +62,7 @@ struct cudaLaunchMemSyncDomainMap {
 };
 
 /// cudaDeviceGetP2PAttribute's questions.
-enum cudaDeviceP2PAttr {
+enum cudaDeviceP2PAttr : int {
   cudaDevP2PAttrPerformanceRank = 1,
   cudaDevP2PAttrAccessSupported = 2,
   cudaDevP2PAttrNativeAtomicSupported = 3,
@@ -72,14 +72,14 @@ enum cudaDeviceP2PAttr {
 
 /// The scope of a cooperative launch (cudaFuncAttributes and CUDA's
 /// cooperative groups internals).
-enum cudaCGScope {
+enum cudaCGScope : int {
   cudaCGScopeInvalid = 0,
   cudaCGScopeGrid = 1,
   cudaCGScopeMultiGrid = 2,
   cudaCGScopeReserved = 2,
 };
 
-enum cudaRoundMode {
+enum cudaRoundMode : int {
   cudaRoundNearest = 0,
   cudaRoundZero = 1,
   cudaRoundPosInf = 2,
@@ -91,7 +91,7 @@ enum cudaRoundMode {
 struct CUmemPoolHandle_st;
 using cudaMemPool_t = CUmemPoolHandle_st*;
 
-enum cudaMemPoolAttr {
+enum cudaMemPoolAttr : int {
   cudaMemPoolReuseFollowEventDependencies = 0x1,
   cudaMemPoolReuseAllowOpportunistic = 0x2,
   cudaMemPoolReuseAllowInternalDependencies = 0x3,
@@ -102,14 +102,14 @@ enum cudaMemPoolAttr {
   cudaMemPoolAttrUsedMemHigh = 0x8,
 };
 
-enum cudaMemAllocationType {
+enum cudaMemAllocationType : int {
   cudaMemAllocationTypeInvalid = 0x0,
   cudaMemAllocationTypePinned = 0x1,
   cudaMemAllocationTypeManaged = 0x2,
   cudaMemAllocationTypeMax = 0x7fffffff,
 };
 
-enum cudaMemAllocationHandleType {
+enum cudaMemAllocationHandleType : int {
   cudaMemHandleTypeNone = 0x0,
   cudaMemHandleTypePosixFileDescriptor = 0x1,
   cudaMemHandleTypeWin32 = 0x2,
@@ -117,7 +117,7 @@ enum cudaMemAllocationHandleType {
   cudaMemHandleTypeFabric = 0x8,
 };
 
-enum cudaMemAccessFlags {
+enum cudaMemAccessFlags : int {
   cudaMemAccessFlagsProtNone = 0,
   cudaMemAccessFlagsProtRead = 1,
   cudaMemAccessFlagsProtReadWrite = 3,

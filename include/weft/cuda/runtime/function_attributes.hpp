@@ -14,7 +14,7 @@
 #include "weft/detail/scheduler/kernel_identity.hpp"
 #include "weft/detail/streams/device_control.hpp"
 
-enum cudaFuncAttribute {
+enum cudaFuncAttribute : int {
   cudaFuncAttributeMaxDynamicSharedMemorySize = 8,
   cudaFuncAttributePreferredSharedMemoryCarveout = 9,
   cudaFuncAttributeClusterDimMustBeSet = 10,
@@ -46,7 +46,7 @@ struct cudaFuncAttributes {
   int reserved[16];
 };
 
-enum cudaFuncCache {
+enum cudaFuncCache : int {
   cudaFuncCachePreferNone = 0,
   cudaFuncCachePreferShared = 1,
   cudaFuncCachePreferL1 = 2,

@@ -24,7 +24,7 @@
 struct CUgraphDeviceUpdatableNode_st;
 using cudaGraphDeviceNode_t = CUgraphDeviceUpdatableNode_st*;
 
-enum cudaLaunchAttributeID {
+enum cudaLaunchAttributeID : int {
   cudaLaunchAttributeIgnore = 0,
   cudaLaunchAttributeAccessPolicyWindow = 1,
   cudaLaunchAttributeCooperative = 2,

@@ -22,19 +22,19 @@
 
 // ---- NVTX's types, with NVTX 3's values ----
 
-enum nvtxColorType_t {
+enum nvtxColorType_t : int {
   NVTX_COLOR_UNKNOWN = 0,
   NVTX_COLOR_ARGB = 1,
 };
 
-enum nvtxMessageType_t {
+enum nvtxMessageType_t : int {
   NVTX_MESSAGE_UNKNOWN = 0,
   NVTX_MESSAGE_TYPE_ASCII = 1,
   NVTX_MESSAGE_TYPE_UNICODE = 2,
   NVTX_MESSAGE_TYPE_REGISTERED = 3,
 };
 
-enum nvtxPayloadType_t {
+enum nvtxPayloadType_t : int {
   NVTX_PAYLOAD_UNKNOWN = 0,
   NVTX_PAYLOAD_TYPE_UNSIGNED_INT64 = 1,
   NVTX_PAYLOAD_TYPE_INT64 = 2,

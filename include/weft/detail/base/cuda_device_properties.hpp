@@ -137,7 +137,7 @@ struct cudaDeviceProp {
 /// CUDA 13's attributes and numeric values. cudaDeviceGetAttribute answers
 /// each of them, as an H100 does, and refuses another value with
 /// cudaErrorInvalidValue.
-enum cudaDeviceAttr {
+enum cudaDeviceAttr : int {
   cudaDevAttrMaxThreadsPerBlock = 1,
   cudaDevAttrMaxBlockDimX = 2,
   cudaDevAttrMaxBlockDimY = 3,

@@ -15,7 +15,7 @@
 
 // ---- Error codes (CUDA 13's driver_types.h) ----
 
-enum cudaError {
+enum cudaError : int {
   cudaSuccess = 0,
   cudaErrorInvalidValue = 1,
   cudaErrorMemoryAllocation = 2,
@@ -226,7 +226,7 @@ inline constexpr unsigned cudaEventWaitExternal = 0x1;
 
 // ---- Copy directions (CUDA 13's driver_types.h) ----
 
-enum cudaMemcpyKind {
+enum cudaMemcpyKind : int {
   cudaMemcpyHostToHost = 0,
   cudaMemcpyHostToDevice = 1,
   cudaMemcpyDeviceToHost = 2,

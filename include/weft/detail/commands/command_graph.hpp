@@ -315,7 +315,10 @@ class command_graph {
                const std::vector<std::shared_ptr<command>>& elsewhere, LinkLocked&& link_locked) {
     c->stream_id = stream_id;
     if (c->priority == command::stream_priority) c->priority = priority;
-    c->graph_ = this;
+    // An adopted command has its graph already, and device-side launches
+    // may be reading it meanwhile (add_child, add_tail lock its mutex): it
+    // is not written again (ThreadSanitizer saw that write race with them).
+    if (c->graph_ != this) c->graph_ = this;
     trace::enqueued(c.get(), device_, c->stream_id);
     {
       std::lock_guard lock(mutex_);

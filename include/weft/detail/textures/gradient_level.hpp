@@ -129,6 +129,42 @@ inline double diagonal_component(double sum) {
   return kept < 0 ? -scaled : scaled;
 }
 
+/// The length of (x, y, z) as an H100 approximates it for a 3D footprint:
+/// the largest magnitude plus 11/32 of the middle one and 1/4 of the
+/// smallest, those shares summed and truncated to 10 bits of the largest's
+/// order of magnitude (fitted to tex3DGrad on an H200, the same texture
+/// unit: h100_measurements/gradients3d.txt). With z = 0 it is the 2D
+/// approximation above.
+inline double approximate_length(double x, double y, double z) {
+  double largest = std::fabs(x), middle = std::fabs(y), smallest = std::fabs(z);
+  if (middle > largest) std::swap(middle, largest);
+  if (smallest > largest) std::swap(smallest, largest);
+  if (smallest > middle) std::swap(smallest, middle);
+  if (largest == 0) return 0;
+  return largest + truncate_below(middle * 11 / 32 + smallest / 4, largest, gradient_component_bits);
+}
+
+/// The level of detail, in 256ths, of a 3D footprint with gradients dx and
+/// dy (in texels of level 0), before the texture's bias and clamps: as for
+/// 2D, the longest of dx, dy and the two diagonals scaled by 11/16, each by
+/// the 3D approximate length. maxAnisotropy changes no 3D level (the H200
+/// took the major axis's level for 2, 4 and 16 alike); it only sharpens the
+/// blend between levels, as in 2D (sharpened_level_fraction).
+inline int level_from_footprint(const float (&dx)[3], const float (&dy)[3]) {
+  double p[3], q[3], sum[3], difference[3];
+  for (int d = 0; d < 3; ++d) {
+    p[d] = truncate_to_bits(dx[d], gradient_component_bits);
+    q[d] = truncate_to_bits(dy[d], gradient_component_bits);
+    sum[d] = diagonal_component(p[d] + q[d]);
+    difference[d] = diagonal_component(p[d] - q[d]);
+  }
+  double major = std::fmax(approximate_length(p[0], p[1], p[2]), approximate_length(q[0], q[1], q[2]));
+  major = std::fmax(major, approximate_length(sum[0], sum[1], sum[2]));
+  major = std::fmax(major, approximate_length(difference[0], difference[1], difference[2]));
+  if (!(major == major)) major = 0;  // NaN gradients: the lowest level, as for zero
+  return fixed_level_log2(major);
+}
+
 /// The level of detail, in 256ths, of a 2D footprint with gradients dx and
 /// dy (in texels of level 0), before the texture's bias and clamps.
 inline int level_from_footprint(const float (&dx)[2], const float (&dy)[2], unsigned max_anisotropy) {

@@ -150,12 +150,21 @@ template <class Sampler>
   register float z_in asm("xmm2") = z;
   auto low = reinterpret_cast<std::uint64_t>(routine);
   std::uint64_t high;
+  // The sampler named as 64-bit words: a memory operand of the sampler's
+  // own type (which holds ints) may, to the compiler, read threadIdx, so
+  // the loop over a block's threads would store threadIdx for every
+  // thread; 64-bit words cannot alias it. Nothing in a kernel writes a
+  // sampler, so any type names it as well for ordering.
+  struct sampler_words {
+    std::uint64_t word[sizeof(Sampler) / sizeof(std::uint64_t)];
+  };
+  const auto& image = *reinterpret_cast<const sampler_words*>(&s);
   asm volatile(
       "leaq -128(%%rsp), %%rsp\n\t"  // the red zone stays untouched
       "call weft_texture_fetch_preserving\n\t"
       "leaq 128(%%rsp), %%rsp"
       : "+a"(low), "=d"(high)
-      : "D"(&s), "m"(s), "S"(layer), "x"(x_in), "x"(y_in), "x"(z_in)
+      : "D"(&s), "m"(image), "S"(layer), "x"(x_in), "x"(y_in), "x"(z_in)
       : "cc", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14",
         "xmm15");
   return {{static_cast<std::uint32_t>(low), static_cast<std::uint32_t>(low >> 32), static_cast<std::uint32_t>(high),

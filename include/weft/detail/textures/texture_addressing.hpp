@@ -17,6 +17,10 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
+#if defined(__x86_64__)
+#include <xmmintrin.h>
+#endif
 
 namespace weft::detail::textures {
 
@@ -68,6 +72,20 @@ inline int point_texel(fixed_texel_coordinate u) {
   constexpr fixed_texel_coordinate limit = fixed_texel_coordinate{1} << (30 + coordinate_bits);
   u = u > limit ? limit : (u < -limit ? -limit : u);
   return static_cast<int>(u >> coordinate_bits);
+}
+
+/// x truncated toward zero, or INT_MIN where no int holds it (NaN, the
+/// infinities, |x| >= 2^31): what x86-64's cvttss2si gives, with no
+/// undefined behaviour (a plain static_cast of such a float is undefined,
+/// and UBSan says so). One instruction on x86-64, so the point fetch's
+/// inlined path keeps its cost.
+inline int truncate_or_int_min(float x) {
+#if defined(__x86_64__)
+  return _mm_cvttss_si32(_mm_set_ss(x));
+#else
+  constexpr float limit = 2147483648.0f;  // 2^31
+  return x > -limit && x < limit ? static_cast<int>(x) : std::numeric_limits<int>::min();
+#endif
 }
 
 /// The texel a point-filtered unnormalized coordinate is in: the same texel

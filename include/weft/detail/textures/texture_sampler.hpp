@@ -40,12 +40,22 @@ using fetch_2d_routine = texel_words (*)(const texture_sampler& s, float x, floa
 struct texture_sampler {
   const texel_routines* routines;
   /// Channels a fetch copies straight from the texel as its words (see
-  /// raw_word_channels), or 0: read through `routines`.
-  int raw_word_channels;
+  /// raw_word_channels), or 0: read through `routines`. A std::size_t, as
+  /// the plain point fields below, because the inlined point fetch reads it:
+  /// a read typed int may alias threadIdx, so the loop over threads would
+  /// store threadIdx for every thread.
+  std::size_t raw_word_channels;
   /// Whether fetches take the inlined point path: one level, one layer,
   /// point filtering of unnormalized coordinates that clamp, texels copied
   /// as words.
   bool plain_point;
+  /// For a plain point texture whose texels are `raw_word_channels` 32-bit
+  /// words packed with no gap in x, that count; otherwise 0. A fetch of that
+  /// many floats then loads them as floats at 4 * count bytes per texel, with
+  /// no stride to read (texture_fetch_functions.hpp says why typed). A
+  /// std::size_t, as the fields below, so that reading it cannot alias
+  /// threadIdx (an int would: the loop would store threadIdx per thread).
+  std::size_t plain_dense_words;
   fetch_2d_routine fetch_2d;
   /// Where plain point fetches read, copied from level 0 (set with
   /// plain_point). Sizes are std::size_t, not int, so that a kernel's

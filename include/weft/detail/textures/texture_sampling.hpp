@@ -11,6 +11,7 @@
 // A layer index selects a layer, never blends two.
 #pragma once
 
+#include <bit>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -77,7 +78,7 @@ inline void trilinear_weights(int a, int b, int c, float* weights) {
 }
 
 /// A texel's words copied from it: the first `channels` (1, 2 or 4).
-[[gnu::always_inline]] inline texel_words copy_texel_words(int channels, const std::byte* texel) {
+[[gnu::always_inline]] inline texel_words copy_texel_words(std::size_t channels, const std::byte* texel) {
   texel_words w{{0, 0, 0, 0}};
   std::memcpy(&w.word[0], texel, sizeof(std::uint32_t));
   if (channels > 1) std::memcpy(&w.word[1], texel + 4, sizeof(std::uint32_t));
@@ -88,12 +89,27 @@ inline void trilinear_weights(int a, int b, int c, float* weights) {
   return w;
 }
 
+/// A texel's words as copy_texel_words gives them, loaded as floats: the
+/// inlined point fetch's load, which cannot alias a kernel's stores of
+/// integers (texture_fetch_functions.hpp says why that matters). The bits
+/// are moved, never converted, so a NaN keeps its payload.
+[[gnu::always_inline]] inline texel_words load_texel_words(std::size_t channels, const std::byte* texel) {
+  const float* floats = reinterpret_cast<const float*>(texel);
+  texel_words w{{std::bit_cast<std::uint32_t>(floats[0]), 0, 0, 0}};
+  if (channels > 1) w.word[1] = std::bit_cast<std::uint32_t>(floats[1]);
+  if (channels > 2) {
+    w.word[2] = std::bit_cast<std::uint32_t>(floats[2]);
+    w.word[3] = std::bit_cast<std::uint32_t>(floats[3]);
+  }
+  return w;
+}
+
 /// Texel `texel` as the fetch's words: a float or 32-bit integer texel's
 /// channels copied as they are (the words its routines would return), any
 /// other through the format's routines. For tex2D<float> of a float texture
 /// the compiler keeps one load of the copy.
 [[gnu::always_inline]] inline texel_words read_texel(const texture_sampler& s, const std::byte* texel) {
-  int channels = s.raw_word_channels;
+  std::size_t channels = s.raw_word_channels;
   if (channels == 0) return s.routines->words(texel);
   return copy_texel_words(channels, texel);
 }
@@ -292,8 +308,8 @@ texel_words sample_lod(const texture_sampler& s, const texture_coordinates<Dims>
 
 /// The level of detail of a fetch whose coordinates change by dx and dy
 /// from one pixel to the next (tex*Grad), in texels of level 0: for 1D and
-/// 2D fetches the H100's (gradient_level.hpp; a 1D gradient is a 2D one
-/// along x); for 3D fetches, not measured, log2 of the longer gradient.
+/// 2D and 3D fetches the H100's (gradient_level.hpp; a 1D gradient is a 2D
+/// one along x).
 template <int Dims>
 float level_from_gradients(const texture_sampler& s, const float (&dx)[Dims], const float (&dy)[Dims]) {
   const texture_level& base = s.levels[0];
@@ -307,14 +323,13 @@ float level_from_gradients(const texture_sampler& s, const float (&dx)[Dims], co
     int level = level_from_footprint(texel_dx, texel_dy, s.max_anisotropy);
     return static_cast<float>(level) / (1 << gradient_level_bits);
   } else {
-    float lx = 0.0f, ly = 0.0f;
-    for (int d = 0; d < Dims; ++d) {
+    float texel_dx[3], texel_dy[3];
+    for (int d = 0; d < 3; ++d) {
       float scale = s.normalized_coordinates ? base.float_size[d] : 1.0f;
-      lx += (dx[d] * scale) * (dx[d] * scale);
-      ly += (dy[d] * scale) * (dy[d] * scale);
+      texel_dx[d] = dx[d] * scale;
+      texel_dy[d] = dy[d] * scale;
     }
-    float longest = std::sqrt(lx > ly ? lx : ly);
-    return std::log2(longest);
+    return static_cast<float>(level_from_footprint(texel_dx, texel_dy)) / (1 << gradient_level_bits);
   }
 }
 
@@ -361,7 +376,7 @@ template <int Dims>
   texel = s.plain_base;
 #pragma GCC unroll 3
   for (int d = 0; d < Dims; ++d) {
-    auto i = static_cast<std::size_t>(static_cast<unsigned>(static_cast<int>(at.value[d])));
+    auto i = static_cast<std::size_t>(static_cast<unsigned>(truncate_or_int_min(at.value[d])));
     if (i >= s.plain_size[d]) [[unlikely]]
       return false;
     texel += i * s.plain_stride[d];
@@ -369,11 +384,33 @@ template <int Dims>
   return true;
 }
 
+/// Where the point fetch of a sampler whose plain_dense_words is `Words`
+/// reads, if that texel is inside, as plain_point_texel, but addressed as
+/// floats: x steps by the texel's size, a constant, so that the fetch reads
+/// no stride from the sampler and needs no multiply for it.
+template <int Dims, int Words>
+[[gnu::always_inline]] inline bool plain_point_dense_texel(const texture_sampler& s, texture_coordinates<Dims> at,
+                                                           const float*& texel) {
+  const std::byte* row = s.plain_base;
+#pragma GCC unroll 3
+  for (int d = 1; d < Dims; ++d) {
+    auto i = static_cast<std::size_t>(static_cast<unsigned>(truncate_or_int_min(at.value[d])));
+    if (i >= s.plain_size[d]) [[unlikely]]
+      return false;
+    row += i * s.plain_stride[d];
+  }
+  auto i = static_cast<std::size_t>(static_cast<unsigned>(truncate_or_int_min(at.value[0])));
+  if (i >= s.plain_size[0]) [[unlikely]]
+    return false;
+  texel = reinterpret_cast<const float*>(row) + i * Words;
+  return true;
+}
+
 /// The point fetch of a sampler whose plain_point is set.
 template <int Dims>
 texel_words sample_plain_point(const texture_sampler& s, texture_coordinates<Dims> at) {
   const std::byte* texel;
-  if (plain_point_texel<Dims>(s, at, texel)) return copy_texel_words(s.raw_word_channels, texel);
+  if (plain_point_texel<Dims>(s, at, texel)) return load_texel_words(s.raw_word_channels, texel);
   return sample<Dims>(s, at, 0);
 }
 
@@ -392,13 +429,15 @@ inline void choose_fetch_routines(texture_sampler& s, const texel_layout& layout
     return {raw_word_channels<Codec>(), linear};
   });
   bool one_level_one_layer = s.level_count() == 1 && s.layers == 1;
-  s.raw_word_channels = c.raw_word_channels;
+  s.raw_word_channels = static_cast<std::size_t>(c.raw_word_channels);
   bool clamps =
       s.address[0] == address_mode::clamp && s.address[1] == address_mode::clamp && s.address[2] == address_mode::clamp;
   s.plain_point =
       one_level_one_layer && clamps && !s.linear_filter && !s.normalized_coordinates && c.raw_word_channels > 0;
+  s.plain_dense_words = 0;
   if (s.plain_point) {
     const texture_level& level = s.levels[0];
+    if (level.stride[0] == s.raw_word_channels * sizeof(std::uint32_t)) s.plain_dense_words = s.raw_word_channels;
     s.plain_base = level.base;
     for (int d = 0; d < 3; ++d) {
       s.plain_size[d] = static_cast<std::size_t>(level.size[d]);

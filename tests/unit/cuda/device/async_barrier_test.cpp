@@ -132,7 +132,10 @@ __device__ void consumer(block_barrier ready[], block_barrier filled[], const in
   }
 }
 
+// Each block hands over its own n elements of `in` and `out`.
 __global__ void producer_consumer_kernel(int n, int buffer_len, const int* in, int* out) {
+  in += blockIdx.x * n;
+  out += blockIdx.x * n;
   int* buffer = weft::dynamic_shared<int>();
   __shared__ block_barrier bar[4];
   block_group block;
@@ -145,13 +148,13 @@ __global__ void producer_consumer_kernel(int n, int buffer_len, const int* in, i
 }
 
 TEST_CASE("producer and consumer warps hand buffers over with arrive and wait") {
-  const int n = 64 * 24, buffer_len = 64;
-  device_buffer<int> in(iota_vector(n)), out(n);
-  CHECK(weft::launch(weft::launch_config{2, 128, 2 * buffer_len * sizeof(int)}, producer_consumer_kernel, n, buffer_len,
-                     in.p, out.p) == cudaSuccess);
+  const int n = 64 * 24, buffer_len = 64, blocks = 2;
+  device_buffer<int> in(iota_vector(blocks * n)), out(blocks * n);
+  CHECK(weft::launch(weft::launch_config{blocks, 128, 2 * buffer_len * sizeof(int)}, producer_consumer_kernel, n,
+                     buffer_len, in.p, out.p) == cudaSuccess);
   auto result = out.to_host();
   int wrong = 0;
-  for (int i = 0; i < n; ++i) wrong += result[i] != i + 1;
+  for (int i = 0; i < blocks * n; ++i) wrong += result[i] != i + 1;
   CHECK(wrong == 0);
 }
 

@@ -35,10 +35,14 @@ struct sums {
   double d;
 };
 
-// A lock-free increment built from atomicCAS, as CUDA programs write it.
+// A lock-free increment built from atomicCAS, as CUDA programs write it,
+// except for the first look at the value: CUDA's guide reads it plainly,
+// which races with the other threads' atomicCAS (a GPU tolerates it; C++ and
+// ThreadSanitizer do not). A compare-and-swap of 0 for 0 reads it
+// atomically: it changes nothing whatever it finds.
 template <class T>
 __device__ T cas_increment(T* address) {
-  T old = *address, assumed;
+  T old = atomicCAS(address, T{0}, T{0}), assumed;
   do {
     assumed = old;
     old = atomicCAS(address, assumed, static_cast<T>(assumed + 1));

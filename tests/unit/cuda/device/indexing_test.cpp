@@ -175,15 +175,16 @@ TEST_CASE("by-value parameters are private to each thread") {
   }
   SUBCASE("a mutable lambda's captures") {
     // Captures are part of the kernel's by-value parameter in CUDA, so each
-    // thread starts from the launch's copy.
-    int* o = out.p;
+    // thread of each block starts from the launch's copy.
+    device_buffer<int> per_block(4 * 100);
+    int* o = per_block.p;
     auto kernel = [o, step = 5]() mutable {
       step += static_cast<int>(threadIdx.x);
-      o[threadIdx.x] = step;
+      o[blockIdx.x * blockDim.x + threadIdx.x] = step;
     };
     REQUIRE(weft::launch(4, 100, kernel) == cudaSuccess);
-    auto host = out.to_host();
-    for (int t = 0; t < 100; ++t) CHECK(host[t] == 5 + t);
+    auto host = per_block.to_host();
+    for (int i = 0; i < 4 * 100; ++i) CHECK(host[i] == 5 + i % 100);
   }
 }
 

@@ -21,7 +21,7 @@ __global__ void multi_warp_tiles(int* out) {
   cg::thread_block block = cg::this_thread_block(scratch);
   cg::thread_block_tile<Size> tile = cg::tiled_partition<Size>(block);
   unsigned t = block.thread_rank();
-  int* o = out + t * fields;
+  int* o = out + (blockIdx.x * blockDim.x + t) * fields;  // each block its own slots
   o[0] = static_cast<int>(tile.thread_rank());
   o[1] = static_cast<int>(tile.meta_group_rank());
   o[2] = static_cast<int>(tile.meta_group_size());
@@ -38,17 +38,19 @@ __global__ void multi_warp_tiles(int* out) {
 
 template <unsigned Size>
 void check_tiles(unsigned threads) {
+  constexpr unsigned blocks = 2;
   int* out = nullptr;
-  REQUIRE(cudaMallocManaged(&out, threads * fields * sizeof(int)) == cudaSuccess);
-  REQUIRE(weft::launch(2, threads, multi_warp_tiles<Size>, out) == cudaSuccess);
+  REQUIRE(cudaMallocManaged(&out, blocks * threads * fields * sizeof(int)) == cudaSuccess);
+  REQUIRE(weft::launch(blocks, threads, multi_warp_tiles<Size>, out) == cudaSuccess);
   REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
-  for (unsigned t = 0; t < threads; ++t) {
+  for (unsigned slot = 0; slot < blocks * threads; ++slot) {
+    unsigned t = slot % threads;  // the thread's rank in its block
     CAPTURE(Size);
-    CAPTURE(t);
+    CAPTURE(slot);
     unsigned tile = t / Size, first = tile * Size;
     int sum = 0;
     for (unsigned u = first; u < first + Size; ++u) sum += static_cast<int>(u);
-    const int* o = out + t * fields;
+    const int* o = out + slot * fields;
     CHECK(o[0] == static_cast<int>(t % Size));
     CHECK(o[1] == static_cast<int>(tile));
     CHECK(o[2] == static_cast<int>(threads / Size));

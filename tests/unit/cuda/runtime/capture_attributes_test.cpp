@@ -34,7 +34,9 @@ __global__ void primary(handshake* h) {
 __global__ void secondary(handshake* h) {
   std::atomic_ref<int>(h->secondary_running).store(1);
   cudaGridDependencySynchronize();
-  h->read_after_sync = std::atomic_ref<int>(h->value).load();
+  // Every thread of both blocks stores what it read: atomically, since they
+  // store to one place.
+  std::atomic_ref<int>(h->read_after_sync).store(std::atomic_ref<int>(h->value).load());
 }
 
 __global__ void noop(handshake*) {}

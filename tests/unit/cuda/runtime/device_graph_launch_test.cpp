@@ -32,12 +32,16 @@ __global__ void gated_add(int* flag, int* x) {
 
 __global__ void copy_value(const int* from, int* to) { *to = std::atomic_ref<int>(*const_cast<int*>(from)).load(); }
 
-__global__ void launch_one(cudaGraphExec_t g, cudaStream_t mode, int* code) { *code = cudaGraphLaunch(g, mode); }
+// The host polls the codes of these two while the graph runs: they are
+// stored atomically.
+__global__ void launch_one(cudaGraphExec_t g, cudaStream_t mode, int* code) {
+  std::atomic_ref<int>(*code).store(cudaGraphLaunch(g, mode));
+}
 
 __global__ void launch_two(cudaGraphExec_t first, cudaStream_t first_mode, cudaGraphExec_t second,
                            cudaStream_t second_mode, int* codes) {
-  codes[0] = cudaGraphLaunch(first, first_mode);
-  codes[1] = cudaGraphLaunch(second, second_mode);
+  std::atomic_ref<int>(codes[0]).store(cudaGraphLaunch(first, first_mode));
+  std::atomic_ref<int>(codes[1]).store(cudaGraphLaunch(second, second_mode));
 }
 
 __global__ void tail_three(cudaGraphExec_t a, cudaGraphExec_t b, cudaGraphExec_t c, int* codes) {

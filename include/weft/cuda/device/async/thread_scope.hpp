@@ -7,7 +7,7 @@
 
 namespace cuda {
 
-enum thread_scope {
+enum thread_scope : int {
   thread_scope_system = 0,  // CUDA threads of every device, and host threads
   thread_scope_device = 1,  // the CUDA threads of one device
   thread_scope_block = 2,   // the threads of one block

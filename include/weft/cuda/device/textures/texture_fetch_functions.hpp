@@ -135,18 +135,49 @@ texel_words general_fetch(const texture_sampler& s, float x, float y, float z, i
     return sample<3>(s, {{x, y, z}}, layer);
 }
 
-/// A fetch with no explicit level of detail: a plain point fetch of a texel
-/// inside inlined; any other fetch (another kind of texture, a texel
-/// outside) one call, from one place, that keeps the kernel's registers.
-template <int Dims>
-[[gnu::always_inline]] inline texel_words fetch(cudaTextureObject_t object, const texture_coordinates<Dims>& at,
-                                                int layer = 0) {
+/// A fetch with no explicit level of detail, as T: a plain point fetch of
+/// a texel inside inlined; any other fetch (another kind of texture, a
+/// texel outside) one call, from one place, that keeps the kernel's
+/// registers.
+///
+/// The inlined path loads the texel's words as floats (the bits are the
+/// same whatever its format): a load typed float cannot alias the runner
+/// loop's threadIdx (unsigned ints), where a copy as bytes may, so the loop
+/// keeps threadIdx in a register instead of storing it for every thread
+/// (docs/textures.md, "Performance"). What the type changes is what the
+/// compiler may assume: the load may be moved before the kernel's own
+/// stores of other types to the texture's memory in the same launch, a
+/// read after a write that CUDA leaves undefined (guide 6.2.14.4). A T of
+/// as many floats as the texture's texels have dense channels also skips
+/// the x stride: it is the texel's size, a constant here.
+template <texture_fetch_type T, int Dims>
+[[gnu::always_inline]] inline T fetch_as(cudaTextureObject_t object, const texture_coordinates<Dims>& at,
+                                         int layer = 0) {
+  using traits = fetch_type_traits<T>;
   const texture_sampler& s = sampler_of(object);
   const std::byte* texel;
-  if (s.plain_point && plain_point_texel<Dims>(s, at, texel)) [[likely]]
-    return copy_texel_words(s.raw_word_channels, texel);
-  return call_preserving_registers(&general_fetch<Dims>, s, at.value[0], Dims > 1 ? at.value[1] : 0.0f,
-                                   Dims > 2 ? at.value[2] : 0.0f, layer);
+  if constexpr (std::is_same_v<typename traits::component, float>) {
+    const float* floats;
+    if (s.plain_dense_words == static_cast<std::size_t>(traits::count)) [[likely]] {
+      if (plain_point_dense_texel<Dims, traits::count>(s, at, floats)) [[likely]] {
+        if constexpr (std::is_arithmetic_v<T>)
+          return floats[0];
+        else if constexpr (traits::count == 1)
+          return T{floats[0]};
+        else if constexpr (traits::count == 2)
+          return T{floats[0], floats[1]};
+        else
+          return T{floats[0], floats[1], floats[2], floats[3]};
+      }
+    } else if (s.plain_point && plain_point_texel<Dims>(s, at, texel)) {
+      return texel_as<T>(load_texel_words(s.raw_word_channels, texel));
+    }
+  } else {
+    if (s.plain_point && plain_point_texel<Dims>(s, at, texel)) [[likely]]
+      return texel_as<T>(load_texel_words(s.raw_word_channels, texel));
+  }
+  return texel_as<T>(call_preserving_registers(&general_fetch<Dims>, s, at.value[0], Dims > 1 ? at.value[1] : 0.0f,
+                                               Dims > 2 ? at.value[2] : 0.0f, layer));
 }
 
 template <int Dims>
@@ -209,7 +240,7 @@ template <class T>
 template <weft::surface::texture_fetch_type T>
 [[gnu::always_inline]] inline void tex1D(T* out, cudaTextureObject_t object, float x) {
   namespace t = weft::detail::textures;
-  *out = t::texel_as<T>(t::fetch<2>(object, {{x, 0.0f}}));
+  *out = t::fetch_as<T, 2>(object, {{x, 0.0f}});
 }
 template <class T>
 [[gnu::always_inline]] inline T tex1D(cudaTextureObject_t object, float x) {
@@ -221,7 +252,7 @@ template <class T>
 template <weft::surface::texture_fetch_type T>
 [[gnu::always_inline]] inline void tex2D(T* out, cudaTextureObject_t object, float x, float y) {
   namespace t = weft::detail::textures;
-  *out = t::texel_as<T>(t::fetch<2>(object, {{x, y}}));
+  *out = t::fetch_as<T, 2>(object, {{x, y}});
 }
 template <class T>
 [[gnu::always_inline]] inline T tex2D(cudaTextureObject_t object, float x, float y) {
@@ -244,7 +275,7 @@ template <class T>
 template <weft::surface::texture_fetch_type T>
 [[gnu::always_inline]] inline void tex3D(T* out, cudaTextureObject_t object, float x, float y, float z) {
   namespace t = weft::detail::textures;
-  *out = t::texel_as<T>(t::fetch<3>(object, {{x, y, z}}));
+  *out = t::fetch_as<T, 3>(object, {{x, y, z}});
 }
 template <class T>
 [[gnu::always_inline]] inline T tex3D(cudaTextureObject_t object, float x, float y, float z) {
@@ -268,7 +299,7 @@ template <class T>
 template <weft::surface::texture_fetch_type T>
 [[gnu::always_inline]] inline void tex1DLayered(T* out, cudaTextureObject_t object, float x, int layer) {
   namespace t = weft::detail::textures;
-  *out = t::texel_as<T>(t::fetch<1>(object, {{x}}, layer));
+  *out = t::fetch_as<T, 1>(object, {{x}}, layer);
 }
 template <class T>
 [[gnu::always_inline]] inline T tex1DLayered(cudaTextureObject_t object, float x, int layer) {
@@ -280,7 +311,7 @@ template <class T>
 template <weft::surface::texture_fetch_type T>
 [[gnu::always_inline]] inline void tex2DLayered(T* out, cudaTextureObject_t object, float x, float y, int layer) {
   namespace t = weft::detail::textures;
-  *out = t::texel_as<T>(t::fetch<2>(object, {{x, y}}, layer));
+  *out = t::fetch_as<T, 2>(object, {{x, y}}, layer);
 }
 template <class T>
 [[gnu::always_inline]] inline T tex2DLayered(cudaTextureObject_t object, float x, float y, int layer) {

@@ -36,7 +36,7 @@ struct row_major {};
 struct col_major {};
 
 // How an accumulator lies in memory (an argument of its loads and stores).
-enum layout_t { mem_row_major, mem_col_major };
+enum layout_t : int { mem_row_major, mem_col_major };
 
 namespace precision {
 /// TensorFloat-32: a float whose low 13 mantissa bits the tensor cores ignore.
@@ -49,8 +49,8 @@ struct u4 {};  // 4-bit unsigned, 8 to a 32-bit word
 struct s4 {};  // 4-bit signed, 8 to a 32-bit word
 struct b1 {};  // single bits, 32 to a 32-bit word
 }  // namespace precision
-enum bmmaBitOp { bmmaBitOpXOR = 1, bmmaBitOpAND = 2 };
-enum bmmaAccumulateOp { bmmaAccumulateOpPOPC = 1 };
+enum bmmaBitOp : int { bmmaBitOpXOR = 1, bmmaBitOpAND = 2 };
+enum bmmaAccumulateOp : int { bmmaAccumulateOpPOPC = 1 };
 }  // namespace experimental
 
 }  // namespace nvcuda::wmma

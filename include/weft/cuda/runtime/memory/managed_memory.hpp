@@ -35,7 +35,7 @@ inline constexpr unsigned cudaMemAttachSingle = 0x04;
 inline constexpr int cudaCpuDeviceId = -1;
 inline constexpr int cudaInvalidDeviceId = -2;
 
-enum cudaMemoryAdvise {
+enum cudaMemoryAdvise : int {
   cudaMemAdviseSetReadMostly = 1,
   cudaMemAdviseUnsetReadMostly = 2,
   cudaMemAdviseSetPreferredLocation = 3,
@@ -44,7 +44,7 @@ enum cudaMemoryAdvise {
   cudaMemAdviseUnsetAccessedBy = 6,
 };
 
-enum cudaMemLocationType {
+enum cudaMemLocationType : int {
   cudaMemLocationTypeInvalid = 0,
   cudaMemLocationTypeNone = 0,
   cudaMemLocationTypeDevice = 1,

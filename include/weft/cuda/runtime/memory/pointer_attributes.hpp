@@ -8,7 +8,7 @@
 #include "weft/cuda/runtime/memory/memory_api.hpp"
 #include "weft/detail/base/error_state.hpp"
 
-enum cudaMemoryType {
+enum cudaMemoryType : int {
   cudaMemoryTypeUnregistered = 0,
   cudaMemoryTypeHost = 1,
   cudaMemoryTypeDevice = 2,

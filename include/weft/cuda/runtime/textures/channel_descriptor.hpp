@@ -17,7 +17,7 @@
 #include "weft/cuda/vector_types.hpp"
 #include "weft/detail/textures/texel_format.hpp"
 
-enum cudaChannelFormatKind {
+enum cudaChannelFormatKind : int {
   cudaChannelFormatKindSigned = 0,
   cudaChannelFormatKindUnsigned = 1,
   cudaChannelFormatKindFloat = 2,

@@ -9,14 +9,14 @@
 #include "weft/cuda/runtime/textures/array_types.hpp"
 #include "weft/cuda/runtime/textures/channel_descriptor.hpp"
 
-enum cudaResourceType {
+enum cudaResourceType : int {
   cudaResourceTypeArray = 0x00,
   cudaResourceTypeMipmappedArray = 0x01,
   cudaResourceTypeLinear = 0x02,
   cudaResourceTypePitch2D = 0x03,
 };
 
-enum cudaResourceViewFormat {
+enum cudaResourceViewFormat : int {
   cudaResViewFormatNone = 0x00,
   cudaResViewFormatUnsignedChar1 = 0x01,
   cudaResViewFormatUnsignedChar2 = 0x02,

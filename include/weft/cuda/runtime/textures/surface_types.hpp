@@ -3,13 +3,13 @@
 // cudaSurfaceType* numbers.
 #pragma once
 
-enum cudaSurfaceBoundaryMode {
+enum cudaSurfaceBoundaryMode : int {
   cudaBoundaryModeZero = 0,
   cudaBoundaryModeClamp = 1,
   cudaBoundaryModeTrap = 2,
 };
 
-enum cudaSurfaceFormatMode {
+enum cudaSurfaceFormatMode : int {
   cudaFormatModeForced = 0,
   cudaFormatModeAuto = 1,
 };

@@ -3,19 +3,19 @@
 // layout, the cudaTextureObject_t handle and the cudaTextureType* numbers.
 #pragma once
 
-enum cudaTextureAddressMode {
+enum cudaTextureAddressMode : int {
   cudaAddressModeWrap = 0,
   cudaAddressModeClamp = 1,
   cudaAddressModeMirror = 2,
   cudaAddressModeBorder = 3,
 };
 
-enum cudaTextureFilterMode {
+enum cudaTextureFilterMode : int {
   cudaFilterModePoint = 0,
   cudaFilterModeLinear = 1,
 };
 
-enum cudaTextureReadMode {
+enum cudaTextureReadMode : int {
   cudaReadModeElementType = 0,
   cudaReadModeNormalizedFloat = 1,
 };

@@ -6,8 +6,11 @@
 #include <doctest/doctest.h>
 #include <weft.hpp>
 
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <vector>
 
 #include "device_buffer.hpp"
@@ -280,4 +283,102 @@ TEST_CASE("bilinear weights: the corner (1, 1) gets a * b rounded to 1/256, the 
   // 1, 2, 11, 12: (58 + 38 + 1474 + 540) / 256.
   auto got = fetch_2d(t.texture(cudaFilterModeLinear, cudaAddressModeClamp, false), {{1.75f, 1.2f}});
   CHECK(got[0] == (58.0f * 1 + 19.0f * 2 + 134.0f * 11 + 45.0f * 12) / 256.0f);
+}
+
+namespace {
+
+// A 3x2 pitched texture of `Channels` floats per texel, point filtered and
+// clamped (the inlined point path): channel c of texel (i, j) holds
+// 100 c + 10 j + i, but channel 0 of texel (1, 1) holds a signalling NaN.
+template <int Channels>
+struct pitched_channels {
+  float* memory = nullptr;
+  std::size_t pitch = 0;
+  cudaTextureObject_t object = 0;
+  static constexpr std::uint32_t signalling_nan = 0x7fa00001u;
+  static float expected(int i, int j, int c) {
+    if (i == 1 && j == 1 && c == 0) return std::bit_cast<float>(signalling_nan);
+    return static_cast<float>(100 * c + 10 * j + i);
+  }
+  pitched_channels() {
+    REQUIRE(cudaMallocPitch(reinterpret_cast<void**>(&memory), &pitch, 3 * Channels * sizeof(float), 2) == cudaSuccess);
+    float rows[2][3 * Channels];
+    for (int j = 0; j < 2; ++j)
+      for (int i = 0; i < 3; ++i)
+        for (int c = 0; c < Channels; ++c) rows[j][i * Channels + c] = expected(i, j, c);
+    REQUIRE(cudaMemcpy2D(memory, pitch, rows, sizeof rows[0], sizeof rows[0], 2, cudaMemcpyHostToDevice) ==
+            cudaSuccess);
+    cudaResourceDesc resource{};
+    resource.resType = cudaResourceTypePitch2D;
+    resource.res.pitch2D.devPtr = memory;
+    resource.res.pitch2D.desc = cudaCreateChannelDesc(32, Channels > 1 ? 32 : 0, Channels > 2 ? 32 : 0,
+                                                      Channels > 2 ? 32 : 0, cudaChannelFormatKindFloat);
+    resource.res.pitch2D.width = 3;
+    resource.res.pitch2D.height = 2;
+    resource.res.pitch2D.pitchInBytes = pitch;
+    cudaTextureDesc desc{};
+    desc.addressMode[0] = desc.addressMode[1] = cudaAddressModeClamp;
+    desc.filterMode = cudaFilterModePoint;
+    desc.readMode = cudaReadModeElementType;
+    REQUIRE(cudaCreateTextureObject(&object, &resource, &desc, nullptr) == cudaSuccess);
+  }
+  ~pitched_channels() {
+    cudaDestroyTextureObject(object);
+    cudaFree(memory);
+  }
+};
+
+// Coordinates inside every texel and past every edge, with the texel a
+// clamping point fetch reads there.
+struct clamped_point {
+  float x, y;
+  int i, j;
+};
+const clamped_point clamped_points[] = {
+    {0.5f, 0.5f, 0, 0},  {1.5f, 0.5f, 1, 0},  {2.99f, 0.5f, 2, 0}, {0.0f, 1.5f, 0, 1},  {1.5f, 1.5f, 1, 1},
+    {2.5f, 1.99f, 2, 1}, {-0.5f, 0.5f, 0, 0}, {-7.0f, 1.5f, 0, 1}, {3.0f, 0.5f, 2, 0},  {1e9f, 1.5f, 2, 1},
+    {1.5f, -3.0f, 1, 0}, {1.5f, 2.0f, 1, 1},  {-1e9f, 9.0f, 0, 1}, {5.0f, -5.0f, 2, 0},
+};
+
+bool fetched_bits_equal(float a, float b) { return std::bit_cast<std::uint32_t>(a) == std::bit_cast<std::uint32_t>(b); }
+
+template <int Channels, class T>
+void check_point_reads_as() {
+  pitched_channels<Channels> texels;
+  const cudaTextureObject_t texture = texels.object;
+  std::vector<clamped_point> points(std::begin(clamped_points), std::end(clamped_points));
+  device_buffer<clamped_point> at(points);
+  const clamped_point* p = at.p;
+  auto got = run_fetches<T>(static_cast<int>(points.size()), [=](int k) { return tex2D<T>(texture, p[k].x, p[k].y); });
+  for (std::size_t k = 0; k < points.size(); ++k) {
+    CAPTURE(Channels);
+    CAPTURE(k);
+    const auto& q = points[k];
+    const float* components = reinterpret_cast<const float*>(&got[k]);
+    constexpr int count = sizeof(T) / sizeof(float);
+    for (int c = 0; c < count; ++c) {
+      CAPTURE(c);
+      // Channels the texture lacks read as 0.
+      float want = c < Channels ? pitched_channels<Channels>::expected(q.i, q.j, c) : 0.0f;
+      CHECK(fetched_bits_equal(components[c], want));
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("a point fetch of floats reads its texel's channels bit for bit, whatever the caller's float type") {
+  // Each pairing of a texture of 1, 2 or 4 float channels with tex2D<float>,
+  // <float2> and <float4>: the same channel count takes the typed load,
+  // the others the copy of words; a signalling NaN keeps its bits.
+  check_point_reads_as<1, float>();
+  check_point_reads_as<1, float1>();
+  check_point_reads_as<1, float2>();
+  check_point_reads_as<1, float4>();
+  check_point_reads_as<2, float>();
+  check_point_reads_as<2, float2>();
+  check_point_reads_as<2, float4>();
+  check_point_reads_as<4, float>();
+  check_point_reads_as<4, float2>();
+  check_point_reads_as<4, float4>();
 }
