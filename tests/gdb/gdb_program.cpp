@@ -21,7 +21,9 @@ int main() {
   int* out = nullptr;
   cudaMalloc(&out, 64 * sizeof(int));
   weft::launch({1, 64}, gdb_probe_kernel, out, dim3(5), cudaErrorIllegalAddress);
-  cudaError_t status = cudaDeviceSynchronize();
+  // Not cudaDeviceSynchronize, which may run a lone block on this thread
+  // (sm_pool::take_lone_grid): check_gdb.sh expects it on an SM worker.
+  cudaError_t status = cudaStreamSynchronize(nullptr);
   std::printf("gdb_probe done: %s\n", cudaGetErrorName(status));
   cudaFree(out);
   return 0;

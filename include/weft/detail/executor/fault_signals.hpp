@@ -17,6 +17,7 @@
 #include <signal.h>
 #include <sys/mman.h>
 
+#include <atomic>
 #include <cstddef>
 #include <iterator>
 #include <mutex>
@@ -84,12 +85,23 @@ class signal_stack {
   void* memory_ = nullptr;
 };
 
+/// Gives the calling thread an alternate signal stack, unless it has one
+/// (its own or the program's): a host thread that runs a block itself
+/// (sm_pool::run_on_caller) needs one as a worker does.
+inline void ensure_signal_stack() {
+  thread_local bool checked = false;
+  if (checked) return;
+  checked = true;
+  stack_t current{};
+  if (::sigaltstack(nullptr, &current) != 0 || !(current.ss_flags & SS_DISABLE)) return;
+  thread_local signal_stack stack;
+}
+
 /// Installs the process-wide handler for each fault signal, or installs it
 /// again if some other code (a test framework, say) has since put its own
 /// in place; weft's then passes on the signals that are not kernel faults
 /// to that one. SA_NODEFER keeps the signal unblocked, since a recovered
-/// handler never returns to restore the mask. Called by each worker before
-/// each grid: three sigaction queries are far cheaper than a grid.
+/// handler never returns to restore the mask.
 inline void install_fault_handlers() {
   static std::mutex mutex;
   std::lock_guard lock(mutex);
@@ -103,6 +115,30 @@ inline void install_fault_handlers() {
     sigemptyset(&action.sa_mask);
     ::sigaction(signal_number, &action, &previous_fault_action(signal_number));
   }
+}
+
+/// What a thread calls before it runs a grid: install_fault_handlers once
+/// it finds one of weft's handlers replaced. A sigaction query costs a
+/// system call (0.25 us on the 2-core development machine), about what an
+/// empty kernel's whole launch and synchronise costs otherwise, so a call
+/// queries SIGSEGV, which code that puts its own crash handlers in place
+/// (doctest, at each test case) always replaces, so that it is seen at
+/// once; only every eighth call also queries SIGBUS or SIGFPE, in turn, so
+/// that code that replaces only one of those is seen within 16 grids.
+inline void keep_fault_handlers() {
+  thread_local unsigned calls = 0;
+  static std::atomic<bool> installed{false};
+  auto is_weft_s = [](int signal_number) {
+    struct sigaction current {};
+    return ::sigaction(signal_number, nullptr, &current) == 0 && (current.sa_flags & SA_SIGINFO) &&
+           current.sa_sigaction == on_fault_signal;
+  };
+  unsigned call = calls++;
+  if (installed.load(std::memory_order_acquire) && is_weft_s(SIGSEGV) &&
+      (call % 8 != 7 || is_weft_s(call % 16 == 7 ? SIGBUS : SIGFPE)))
+    return;
+  install_fault_handlers();
+  installed.store(true, std::memory_order_release);
 }
 
 }  // namespace weft::detail

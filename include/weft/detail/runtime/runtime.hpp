@@ -104,8 +104,26 @@ class runtime {
   /// The order of the device's work: its streams and their commands.
   command_graph& commands() { return commands_; }
 
-  /// Waits for all work enqueued on the device, by any host thread.
-  void synchronize() { commands_.wait_all(); }
+  /// Waits for all work enqueued on the device, by any host thread. A grid
+  /// of one block that the device has to itself runs on the waiting thread,
+  /// if no worker has begun it (sm_pool::take_lone_grid).
+  void synchronize() {
+    // Not from a kernel or a callback, which must not run another block.
+    bool may_run_blocks = !running_block && !in_host_function;
+    while (may_run_blocks && !commands_.idle()) {
+      std::shared_ptr<grid_job> lone;
+      sm_pool* pool = nullptr;  // waits for caller_done before it is destroyed
+      {
+        std::lock_guard lock(pool_mutex_);
+        if (pool_) lone = pool_->take_lone_grid();
+        pool = pool_.get();
+      }
+      if (!lone) break;
+      sm_pool::run_on_caller(*lone);
+      pool->caller_done();
+    }
+    commands_.wait_all();
+  }
 
   unsigned worker_count() {
     std::lock_guard lock(pool_mutex_);

@@ -108,6 +108,7 @@ class grid_job : public command {
     return {first, std::min(first + chunk_, block_count_)};
   }
   bool has_unclaimed_blocks() const { return unclaimed_blocks() != 0; }
+  std::uint64_t block_count() const { return block_count_; }
   std::uint64_t unclaimed_blocks() const {
     return block_count_ - std::min(next_block_.load(std::memory_order_relaxed), block_count_);
   }

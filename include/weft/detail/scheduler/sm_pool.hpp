@@ -35,12 +35,15 @@
 #include <system_error>
 #include <thread>
 #include <tuple>
+#include <utility>
 #include <vector>
 
+#include "weft/detail/base/devices.hpp"
 #include "weft/detail/base/spin_wait.hpp"
 #include "weft/detail/commands/command_graph.hpp"
 #include "weft/detail/executor/fault_signals.hpp"
 #include "weft/detail/scheduler/grid_job.hpp"
+#include "weft/detail/trace/trace.hpp"
 
 namespace weft::detail {
 
@@ -65,10 +68,12 @@ class sm_pool {
   sm_pool(const sm_pool&) = delete;
   sm_pool& operator=(const sm_pool&) = delete;
 
-  /// Finishes the active grids, then stops the workers.
+  /// Finishes the active grids, and a grid that a host thread runs, then
+  /// stops the workers.
   ~sm_pool() {
     {
-      std::lock_guard lock(mutex_);
+      std::unique_lock lock(mutex_);
+      callers_done_.wait(lock, [&] { return callers_ == 0; });
       stopping_ = true;
     }
     work_ready_.notify_all();
@@ -112,6 +117,51 @@ class sm_pool {
     // worker whose grid's completion made this one ready (the next kernel
     // of a stream or graph): it looks for work next.
     if (!spinning_.load() && completing_on_worker != this) work_ready_.notify_all();
+  }
+
+  /// For a host thread about to wait for the device: the grid it may run
+  /// itself instead, claimed, or null. Only a grid of one block, alone in
+  /// the pool while no worker or other host thread runs a block, so that
+  /// the program sees what a worker running it would show (no more blocks
+  /// side by side, and no grid of many blocks spread over one more thread
+  /// than the worker count); the caller would only have waited meanwhile,
+  /// and handing the block to a worker and its completion back costs two
+  /// wake-ups when the machine's cores are busy. Not while the timeline
+  /// records, whose rows are the workers. The caller runs it with
+  /// run_on_caller, then calls caller_done; the pool outlives the run.
+  std::shared_ptr<grid_job> take_lone_grid() {
+    if (active_count_.load(std::memory_order_acquire) != 1 || trace::enabled) return nullptr;
+    std::lock_guard lock(mutex_);
+    if (active_.size() != 1 || running_ != 0 || callers_ != 0 || stopping_) return nullptr;
+    const std::shared_ptr<grid_job>& job = active_.front();
+    if (job->block_count() != 1 || job->gang_size() != 1) return nullptr;
+    if (job->claim().first != 0) return nullptr;  // a worker has it
+    std::shared_ptr<grid_job> taken = std::move(active_.front());
+    active_.clear();
+    active_count_.store(0, std::memory_order_release);
+    ++callers_;
+    return taken;
+  }
+
+  /// The host thread that took a grid with take_lone_grid has run it.
+  void caller_done() {
+    std::lock_guard lock(mutex_);
+    if (--callers_ == 0) callers_done_.notify_all();
+  }
+
+  /// Runs on the calling host thread a grid that take_lone_grid gave it,
+  /// and completes it, as a worker would (work()). The caller's %smid is
+  /// worker 0's, its current device the grid's while the block runs.
+  static void run_on_caller(grid_job& job) {
+    thread_local block_executor executor;
+    ensure_signal_stack();
+    keep_fault_handlers();
+    int device = current_device;
+    unsigned sm = std::exchange(running_sm, 0);
+    job.run_blocks(executor, 0, 1);
+    running_sm = sm;
+    current_device = device;
+    if (job.finish_blocks(1)) job.graph()->complete(job);
   }
 
  private:
@@ -166,13 +216,14 @@ class sm_pool {
       // Work this worker cannot take alone (more blocks, or other grids that
       // may wait for this one) wakes the others.
       bool wake_others = sleeping_ > 0, other_grids = active_.size() > 1;
+      ++running_;
       lock.unlock();
       auto [first, end] = job->claim();
       if (wake_others && (other_grids || job->has_unclaimed_blocks())) work_ready_.notify_all();
       if (first < end) {
         // Once per grid: a program may have installed its own handler meanwhile
         // (doctest does, for every test case).
-        if (job->serial != previous) install_fault_handlers();
+        if (job->serial != previous) keep_fault_handlers();
         previous = job->serial;
         auto began = trace::chunk_begins();
         job->run_blocks(executor, first, end);
@@ -184,6 +235,7 @@ class sm_pool {
         }
       }
       lock.lock();
+      --running_;
       // Every block claimed: the grid leaves the active list (its last blocks
       // may still be running on other workers).
       if (first >= end || !job->has_unclaimed_blocks()) {
@@ -294,6 +346,9 @@ class sm_pool {
   // blocks (not while a kernel runs, which may launch grids it waits for).
   static inline thread_local const sm_pool* completing_on_worker = nullptr;
   unsigned sleeping_ = 0;  // workers waiting on work_ready_
+  unsigned running_ = 0;   // workers between taking a grid and looking for the next
+  unsigned callers_ = 0;   // host threads running a grid of take_lone_grid's
+  std::condition_variable callers_done_;
   bool stopping_ = false;
   std::vector<std::thread> workers_;
   std::vector<const block_executor*> executors_;  // every worker's and helper's, for the watchdog

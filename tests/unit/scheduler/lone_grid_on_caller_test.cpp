@@ -1,0 +1,157 @@
+// A host thread that waits for the device runs a grid of one block itself
+// when the device has nothing else to do (sm_pool::take_lone_grid and
+// run_on_caller, called by cudaDeviceSynchronize): a launch-and-synchronise
+// round trip then needs no second thread. The block must behave as it would
+// on an SM worker. The first tests make a grid outside any pool, so that the
+// test's own thread is certain to be the one that runs it.
+#include <doctest/doctest.h>
+#include <weft.hpp>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <thread>
+#include <tuple>
+
+#include "sanitizer_checks.hpp"
+#include "stream_gates.hpp"
+#include "text_checks.hpp"
+
+namespace {
+
+using weft::detail::command;
+using weft::detail::command_graph;
+using weft::detail::grid_job;
+using weft::detail::kernel_grid;
+using weft::detail::launch_shape;
+using weft::detail::sm_pool;
+
+// What the block saw.
+struct lone_grid_seen {
+  std::thread::id thread;
+  unsigned smid = 99;
+  std::atomic<int> threads{0};
+  unsigned block_x = 0;
+};
+
+__global__ void lone_grid_note(lone_grid_seen* seen) {
+  seen->threads.fetch_add(1);
+  __syncthreads();  // every thread of the block is there
+  if (threadIdx.x == 0) {
+    seen->thread = std::this_thread::get_id();
+    seen->smid = weft::ptx::smid();
+    seen->block_x = blockDim.x;
+  }
+}
+
+__global__ void lone_grid_wild_write(int* wild) {
+  if (threadIdx.x == 3) *wild = 1;
+}
+
+// A one-block grid of `kernel`, enqueued in a command graph of its own
+// whose grids go nowhere: the test runs it with run_on_caller.
+template <auto Kernel, class... Args>
+struct unsubmitted_grid {
+  std::shared_ptr<command> submitted;
+  command_graph graph{0, [this](std::shared_ptr<command> grid) { submitted = std::move(grid); }};
+
+  unsubmitted_grid(unsigned threads, Args... args) {
+    using arguments = std::tuple<Args...>;
+    launch_shape shape{dim3(1), dim3(threads), 0, weft::detail::runtime::get().stack_bytes(), 0};
+    auto grid = std::make_shared<kernel_grid<weft::detail::global_function<Kernel>, arguments>>(
+        shape, weft::detail::global_function<Kernel>{}, arguments(args...));
+    graph.enqueue(graph.legacy_stream(), std::move(grid));
+  }
+
+  grid_job& job() { return static_cast<grid_job&>(*submitted); }
+};
+
+}  // namespace
+
+TEST_CASE("a lone grid run on the waiting thread runs every thread of its block and completes") {
+  lone_grid_seen seen;
+  unsubmitted_grid<lone_grid_note, lone_grid_seen*> grid(64, &seen);
+  REQUIRE(grid.submitted);
+  CHECK_FALSE(grid.graph.idle());
+  int device_before = weft::detail::current_device;
+  weft::detail::running_sm = 7;  // a host thread's; the block must see worker 0's
+  sm_pool::run_on_caller(grid.job());
+  CHECK(grid.graph.idle());
+  CHECK(grid.submitted->done());
+  CHECK(seen.threads.load() == 64);
+  CHECK(seen.block_x == 64);
+  CHECK(seen.thread == std::this_thread::get_id());
+  CHECK(seen.smid == 0);
+  CHECK(weft::detail::running_sm == 7);
+  CHECK(weft::detail::current_device == device_before);
+  CHECK_FALSE(weft::detail::in_kernel());
+  weft::detail::running_sm = 0;
+}
+
+TEST_CASE("a fault in a lone grid run on the waiting thread is the device's fault, and the thread goes on" *
+          doctest::skip(weft_test::under_thread_sanitizer)) {
+  // Below the lowest address Linux maps (vm.mmap_min_addr), above the null page.
+  auto* wild = reinterpret_cast<int*>(std::uintptr_t{0x8000});
+  unsubmitted_grid<lone_grid_wild_write, int*> grid(32, wild);
+  sm_pool::run_on_caller(grid.job());
+  CHECK(grid.graph.idle());
+  CHECK(cudaDeviceSynchronize() == cudaErrorIllegalAddress);
+  std::string report = weft::fault_message();
+  INFO(report);
+  CHECK(contains(report, "lone_grid_wild_write"));
+  CHECK(contains(report, "' failed in block (0,0,0), thread (3,0,0): illegal address: a write to 0x8000"));
+  CHECK(cudaDeviceReset() == cudaSuccess);
+  cudaGetLastError();
+}
+
+TEST_CASE("launch and cudaDeviceSynchronize in a loop: each kernel has run when the call returns") {
+  int* count = nullptr;
+  REQUIRE(cudaMallocManaged(&count, sizeof(int)) == cudaSuccess);
+  *count = 0;
+  bool in_order = true;
+  for (int i = 0; i < 2000 && in_order; ++i) {
+    weft::launch(
+        1, 1, [](int* c) { ++*c; }, count);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    in_order = *count == i + 1;
+  }
+  CHECK(in_order);
+  CHECK(cudaFree(count) == cudaSuccess);
+}
+
+TEST_CASE("the waiting thread leaves a one-block grid to the workers while one of them runs a block") {
+  // The pool's one worker is in the gate's block; the next grid's block
+  // would run beside it on the waiting thread, which one worker never does.
+  exact_workers workers(1);
+  cudaStream_t held = nullptr, other = nullptr;
+  REQUIRE(cudaStreamCreateWithFlags(&held, cudaStreamNonBlocking) == cudaSuccess);
+  REQUIRE(cudaStreamCreateWithFlags(&other, cudaStreamNonBlocking) == cudaSuccess);
+  {
+    gate g;
+    int* started = nullptr;
+    REQUIRE(cudaMallocManaged(&started, sizeof(int)) == cudaSuccess);
+    std::atomic_ref<int>(*started).store(0);
+    REQUIRE(weft::launch(
+                {1, 1, 0, held},
+                [](int* s, int* f) {
+                  std::atomic_ref<int>(*s).store(1);
+                  while (std::atomic_ref<int>(*f).load() == 0) std::this_thread::yield();
+                },
+                started, g.flag) == cudaSuccess);
+    while (std::atomic_ref<int>(*started).load() == 0) std::this_thread::yield();
+    lone_grid_seen seen;
+    REQUIRE(weft::launch<lone_grid_note>({1, 32, 0, other}, &seen) == cudaSuccess);
+    std::thread opener([&g] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      g.open();
+    });
+    CHECK(cudaDeviceSynchronize() == cudaSuccess);
+    opener.join();
+    CHECK(seen.threads.load() == 32);
+    CHECK(seen.thread != std::this_thread::get_id());
+    CHECK(cudaFree(started) == cudaSuccess);
+  }
+  cudaStreamDestroy(held);
+  cudaStreamDestroy(other);
+}
