@@ -46,11 +46,18 @@ inline int __syncthreads_or(int predicate, std::source_location where = std::sou
 // different OS threads, so a device or system fence orders memory across
 // cores; the threads of one block share one OS thread, so a block fence only
 // has to stop the compiler from moving memory accesses across it.
-inline void __threadfence_block() { std::atomic_signal_fence(std::memory_order_seq_cst); }
+inline void __threadfence_block() {
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  // The race check: an atomic write after it releases the thread's earlier
+  // accesses to the threads of its block that acquire it.
+  if constexpr (weft::detail::race_check_build)
+    if (auto* race = weft::detail::race_running) race->thread_fenced();
+}
 inline void __threadfence() {
   std::atomic_thread_fence(std::memory_order_seq_cst);
   // The race check takes the block's earlier writes as published, for a
-  // flag that another block reads after it (fence-plus-flag).
+  // flag that another block reads after it (fence-plus-flag), and an atomic
+  // write after it releases the thread's earlier accesses.
   if constexpr (weft::detail::race_check_build)
     if (auto* race = weft::detail::race_running) race->fenced();
 }
