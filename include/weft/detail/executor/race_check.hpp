@@ -140,8 +140,18 @@ using race_clock = std::vector<std::pair<std::uint64_t, std::uint32_t>>;
 /// threads).
 inline std::uint64_t race_thread_key(std::uint64_t block, std::uint32_t thread) { return block << 10 | thread; }
 
+/// Whether `clock` covers `key`'s entry up to `value`.
+inline bool race_covers(const race_clock& clock, std::uint64_t key, std::uint32_t value) {
+  auto at = std::lower_bound(clock.begin(), clock.end(), std::pair{key, std::uint32_t{0}});
+  return at != clock.end() && at->first == key && at->second >= value;
+}
+
 /// Raises each of `into`'s entries to `from`'s.
 inline void race_join(race_clock& into, const race_clock& from) {
+  // Most joins add nothing (a spinning thread acquiring the same word again).
+  if (std::all_of(from.begin(), from.end(),
+                  [&](const auto& entry) { return race_covers(into, entry.first, entry.second); }))
+    return;
   race_clock joined;
   joined.reserve(into.size() + from.size());
   auto a = into.cbegin();
@@ -155,12 +165,6 @@ inline void race_join(race_clock& into, const race_clock& from) {
       joined.emplace_back(a->first, std::max((a++)->second, (b++)->second));
   }
   into = std::move(joined);
-}
-
-/// Whether `clock` covers `key`'s entry up to `value`.
-inline bool race_covers(const race_clock& clock, std::uint64_t key, std::uint32_t value) {
-  auto at = std::lower_bound(clock.begin(), clock.end(), std::pair{key, std::uint32_t{0}});
-  return at != clock.end() && at->first == key && at->second >= value;
 }
 
 /// The shadow of one 4-byte word: the last write and the two latest reads
@@ -255,12 +259,12 @@ class race_launch {
     }
   };
 
-  /// Calls `use` with the releases made so far to the global or static word
-  /// `word` through atomics (blocks of a launch share them).
+  /// Calls `use` with the releases made through atomics to global and
+  /// static words, by word (blocks of a launch share them).
   template <class Use>
-  void with_atomic_word(std::uintptr_t word, Use use) {
+  void with_atomic_words(Use use) {
     std::lock_guard lock(atomic_words_mutex_);
-    use(atomic_words_[word]);
+    use(atomic_words_);
   }
 
   /// The shadow of the page that holds `address`, made when first asked for.
@@ -374,16 +378,18 @@ class race_worker {
     busy_ = true;
     unsigned thread = linear_thread_index(threadIdx, blockDim);
     std::uintptr_t word = reinterpret_cast<std::uintptr_t>(address) & ~std::uintptr_t{3};
-    auto acquire_and_release = [&](race_clock& released) {
-      if (!released.empty()) race_join(known_of(thread), released);
-      if (fenced_at_[thread] == 0) return;
+    auto acquire_and_release = [&](std::unordered_map<std::uintptr_t, race_clock>& words) {
+      auto at = words.find(word);
+      if (at != words.end()) race_join(known_of(thread), at->second);
+      if (fenced_at_[thread] == 0) return;  // a relaxed atomic releases nothing
+      race_clock& released = at != words.end() ? at->second : words[word];
       race_join(released, known_of(thread));
       race_join(released, race_clock{{race_thread_key(block_, thread), fenced_at_[thread]}});
     };
     if ((word >= tls_begin_ && word < tls_end_) || (word >= dynamic_begin_ && word < dynamic_end_))
-      acquire_and_release(shared_atomic_words_[word]);
+      acquire_and_release(shared_atomic_words_);
     else
-      launch_->with_atomic_word(word, acquire_and_release);
+      launch_->with_atomic_words(acquire_and_release);
     busy_ = false;
   }
 
