@@ -26,13 +26,14 @@
 //     epoch; a write followed by a __threadfence() of its block is taken as
 //     published (fence-plus-flag: the flag itself is an atomic, which is
 //     not traced).
-//   - release and acquire through atomics (a lock of atomicCAS and
-//     atomicExch, a flag): an atomic read-modify-write acquires what was
-//     released to its word, and, made after a fence of its thread
-//     (__threadfence or __threadfence_block), releases the thread's
-//     accesses before the fence with what the thread knows of others. Each
-//     thread's clock counts its fences; what it knows is a sparse vector
-//     clock (race_clock) over the launch's threads.
+//   - within a block, release and acquire through atomics (a lock of
+//     atomicCAS and atomicExch, a flag): an atomic read-modify-write
+//     acquires what threads of its block released to its word, and, made
+//     after a fence of its thread (__threadfence or __threadfence_block),
+//     releases the thread's accesses before the fence with what the thread
+//     knows of others. Each thread's clock counts its fences; what it knows
+//     is a sparse vector clock (race_clock) over its block's threads.
+//     Between blocks, the fence-plus-flag rule above orders the same.
 //   - a cuda::barrier's completion function: after every arrival of its
 //     phase, before every wait that returns (an epoch of its own).
 //   - separate launches never race: the global shadow belongs to a launch.
@@ -259,12 +260,16 @@ class race_launch {
     }
   };
 
-  /// Calls `use` with the releases made through atomics to global and
-  /// static words, by word (blocks of a launch share them).
+  /// Calls `use` with the releases that threads of `block` made through
+  /// atomics to global and static words, by word. Kept per block: between
+  /// blocks, the fences' count already orders whatever a release through an
+  /// atomic would (a release needs a fence), and a clock of every releasing
+  /// thread of the grid, joined at each atomic, would cost the square of
+  /// the grid's size (a counter that each block bumps after a fence).
   template <class Use>
-  void with_atomic_words(Use use) {
+  void with_atomic_words(std::uint64_t block, Use use) {
     std::lock_guard lock(atomic_words_mutex_);
-    use(atomic_words_);
+    use(atomic_words_[block]);
   }
 
   /// The shadow of the page that holds `address`, made when first asked for.
@@ -291,7 +296,7 @@ class race_launch {
   std::mutex pages_mutex_;
   std::unordered_map<std::uintptr_t, std::unique_ptr<page>> pages_;
   std::mutex atomic_words_mutex_;
-  std::unordered_map<std::uintptr_t, race_clock> atomic_words_;
+  std::unordered_map<std::uint64_t, std::unordered_map<std::uintptr_t, race_clock>> atomic_words_;
   std::vector<std::atomic<std::uint32_t>> fences_;
 };
 
@@ -369,10 +374,12 @@ class race_worker {
 
   /// The calling CUDA thread made an atomic read-modify-write of the word
   /// at `address` (atomicAdd, atomicCAS, atomicExch, ...). It acquires what
-  /// earlier releases to the word published, and, after a fence, releases
-  /// its own accesses before the fence, with what it knows of other threads
-  /// (a lock of atomicCAS and atomicExch plus __threadfence, a flag set
-  /// after a fence; ordered as CUDA's memory model orders them).
+  /// earlier releases to the word by threads of its block published, and,
+  /// after a fence, releases its own accesses before the fence, with what
+  /// it knows of other threads (a lock of atomicCAS and atomicExch plus
+  /// __threadfence, a flag set after a fence; ordered as CUDA's memory
+  /// model orders them). Between blocks, the fence itself orders
+  /// (fenced()).
   void atomic_read_modify_write(const void* address) {
     if (busy_ || !launch_) return;
     busy_ = true;
@@ -389,7 +396,7 @@ class race_worker {
     if ((word >= tls_begin_ && word < tls_end_) || (word >= dynamic_begin_ && word < dynamic_end_))
       acquire_and_release(shared_atomic_words_);
     else
-      launch_->with_atomic_words(acquire_and_release);
+      launch_->with_atomic_words(block_, acquire_and_release);
     busy_ = false;
   }
 
@@ -493,8 +500,7 @@ class race_worker {
   // Whether `earlier` happens before the access `now` describes.
   bool ordered(const race_access& earlier, const race_access& now) const {
     if (earlier.block != now.block)
-      return now.group_epoch > earlier.group_epoch || launch_->fences(earlier.block) > earlier.fences ||
-             knows(now.thread, earlier);
+      return now.group_epoch > earlier.group_epoch || launch_->fences(earlier.block) > earlier.fences;
     if (earlier.thread == now.thread || now.epoch > earlier.epoch) return true;
     if (earlier.thread / 32 == now.thread / 32 && lane_clock(now.thread, earlier.thread % 32) >= earlier.lane_clock)
       return true;
