@@ -135,6 +135,10 @@ __global__ void barrier_copy(int* out, const int* in, int batches) {
 }
 
 // The guide's producer/consumer warps over two buffers; out[i] = in[i] + 1.
+// Each block takes every gridDim.x-th chunk of `len` elements (were two
+// blocks to copy the same chunks, they would write the same words of out
+// with nothing ordering them: a race on a GPU too, which the race check
+// reports).
 __global__ void producer_consumer(int n, int len, const int* in, int* out) {
   DYNAMIC_SHARED(int, buffer);
   __shared__ block_barrier bar[4];
@@ -142,11 +146,14 @@ __global__ void producer_consumer(int n, int len, const int* in, int* out) {
   block_barrier* filled = bar + 2;
   if (threadIdx.x < 4) init(bar + threadIdx.x, blockDim.x);
   __syncthreads();
+  int first = blockIdx.x, step = gridDim.x;
+  int chunks = (n / len - first + step - 1) / step;
+  auto chunk = [&](int k) { return first + k * step; };
   if (threadIdx.x < 32) {
-    for (int i = 0; i < n / len; ++i) {
-      ready[i % 2].arrive_and_wait();
-      for (int j = threadIdx.x; j < len; j += 32) buffer[(i % 2) * len + j] = in[i * len + j];
-      block_barrier::arrival_token token = filled[i % 2].arrive();
+    for (int k = 0; k < chunks; ++k) {
+      ready[k % 2].arrive_and_wait();
+      for (int j = threadIdx.x; j < len; j += 32) buffer[(k % 2) * len + j] = in[chunk(k) * len + j];
+      block_barrier::arrival_token token = filled[k % 2].arrive();
       (void)token;
     }
   } else {
@@ -154,10 +161,10 @@ __global__ void producer_consumer(int n, int len, const int* in, int* out) {
     (void)t0;
     (void)t1;
     int consumers = blockDim.x - 32, me = threadIdx.x - 32;
-    for (int i = 0; i < n / len; ++i) {
-      filled[i % 2].arrive_and_wait();
-      for (int j = me; j < len; j += consumers) out[i * len + j] = buffer[(i % 2) * len + j] + 1;
-      block_barrier::arrival_token token = ready[i % 2].arrive();
+    for (int k = 0; k < chunks; ++k) {
+      filled[k % 2].arrive_and_wait();
+      for (int j = me; j < len; j += consumers) out[chunk(k) * len + j] = buffer[(k % 2) * len + j] + 1;
+      block_barrier::arrival_token token = ready[k % 2].arrive();
       (void)token;
     }
   }

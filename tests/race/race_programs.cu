@@ -5,6 +5,8 @@
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
+#include <cuda/barrier>
+
 #include <cstdio>
 #include <vector>
 
@@ -117,6 +119,47 @@ __global__ void dynamic_shared_across_warps(int* out, bool barrier) {
   out[threadIdx.x] = buffer[(threadIdx.x + 32) % blockDim.x];
 }
 
+// A lock made of atomics (warp_probe's spin_lock): every thread of every
+// block takes it with atomicCAS, bumps a counter and hands it back with
+// atomicExch. With the __threadfence before the release, CUDA orders each
+// holder's accesses before the next holder's; without it, nothing does.
+__global__ void locked_counter(int* lock, int* counter, bool fence) {
+  while (atomicCAS(lock, 0, 1) != 0) {
+  }
+  *counter = *counter + 1;
+  if (fence) __threadfence();
+  atomicExch(lock, 0);
+}
+
+// The same lock in __shared__ memory, held by the threads of one block, with
+// __threadfence_block before the release.
+__global__ void shared_locked_counter(int* counter) {
+  __shared__ int lock;
+  if (threadIdx.x == 0) lock = 0;
+  __syncthreads();
+  while (atomicCAS(&lock, 0, 1) != 0) {
+  }
+  counter[blockIdx.x] = counter[blockIdx.x] + 1;
+  __threadfence_block();
+  atomicExch(&lock, 0);
+}
+
+// A cuda::barrier's completion function writes what every thread reads after
+// the phase: CUDA runs it after the last arrival and before any wait returns.
+struct race_phase_counter {
+  int* phases;
+  __device__ void operator()() noexcept { ++*phases; }
+};
+__global__ void barrier_completion_count(int* phases, int* out) {
+  __shared__ cuda::barrier<cuda::thread_scope_block, race_phase_counter> bar;
+  if (threadIdx.x == 0) init(&bar, blockDim.x, race_phase_counter{phases + blockIdx.x});
+  __syncthreads();
+  for (int round = 0; round < 3; ++round) {
+    bar.arrive_and_wait();
+    out[blockIdx.x * blockDim.x + threadIdx.x] = phases[blockIdx.x];
+  }
+}
+
 static int failures = 0;
 
 static unsigned long long hazards() { return weft::detail::race_hazard_count().load(); }
@@ -176,6 +219,12 @@ int main() {
   expect("dynamic_shared", false, [&] { dynamic_shared_across_warps<<<1, 64, 64 * sizeof(int)>>>(out, true); });
   expect("dynamic_shared_missing_barrier", true,
          [&] { dynamic_shared_across_warps<<<1, 64, 64 * sizeof(int)>>>(out, false); });
+  cudaMemset(words, 0, 64 * sizeof(int));
+  expect("lock_with_fence", false, [&] { locked_counter<<<2, 64>>>(words, words + 1, true); });
+  expect("lock_without_fence", true, [&] { locked_counter<<<2, 64>>>(words, words + 1, false); });
+  expect("shared_lock", false, [&] { shared_locked_counter<<<2, 64>>>(words + 8); });
+  cudaMemset(words, 0, 64 * sizeof(int));
+  expect("barrier_completion", false, [&] { barrier_completion_count<<<2, 64>>>(words, out); });
   std::printf("%s\n", failures == 0 ? "PASS" : "FAIL");
   return failures == 0 ? 0 : 1;
 }

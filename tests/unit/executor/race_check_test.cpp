@@ -23,6 +23,8 @@ using weft::detail::race_worker;
 [[gnu::noinline]] void race_test_site_c() { asm volatile(""); }
 [[gnu::noinline]] void race_test_site_d() { asm volatile(""); }
 [[gnu::noinline]] void race_test_site_e() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_f() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_g() { asm volatile(""); }
 
 // One block of 64 threads (two warps) whose dynamic shared buffer is
 // `words`; accesses are made as thread `t` at code address `site`.
@@ -35,6 +37,13 @@ struct race_test_block {
     weft::detail::blockDim = dim3{64, 1, 1};
     weft::detail::gridDim = dim3{1, 1, 1};
     worker.start_block(&launch, 0, 64, reinterpret_cast<std::byte*>(words.data()), sizeof words);
+  }
+  // Thread `t` makes an atomic read-modify-write of `word` (atomicCAS,
+  // atomicExch, ...), after a __threadfence() if `fence_first`.
+  void atomic(unsigned t, unsigned word, bool fence_first = false) {
+    weft::detail::threadIdx = uint3{t, 0, 0};
+    if (fence_first) worker.thread_fenced();
+    worker.atomic_read_modify_write(&words[word]);
   }
   void access(unsigned t, unsigned word, bool write, void (*site)()) {
     weft::detail::threadIdx = uint3{t, 0, 0};
@@ -108,5 +117,45 @@ TEST_CASE(
   CHECK(race_test_block::hazards([&] {
           b.access(7, 9, true, race_test_site_b);
           b.access(40, 9, true, race_test_site_c);
+        }) == 1);
+}
+
+TEST_CASE("race check: a lock of atomics with a fence before each release orders every holder after the last ones") {
+  race_test_block b;
+  const unsigned lock = 60;
+  CHECK(race_test_block::hazards([&] {
+          b.atomic(0, lock);  // takes it
+          b.access(0, 11, true, race_test_site_a);
+          b.access(0, 12, true, race_test_site_a);
+          b.atomic(0, lock, true);  // hands it back
+          b.atomic(5, lock);
+          b.access(5, 11, false, race_test_site_b);
+          b.access(5, 11, true, race_test_site_c);
+          b.atomic(5, lock, true);
+          b.atomic(40, lock);  // another warp, two holders later
+          b.access(40, 11, true, race_test_site_d);
+          b.access(40, 12, false, race_test_site_d);  // thread 0's write, through thread 5's release
+        }) == 0);
+}
+
+TEST_CASE("race check: an atomic with no fence before it releases nothing") {
+  race_test_block b;
+  const unsigned lock = 61;
+  CHECK(race_test_block::hazards([&] {
+          b.atomic(1, lock);
+          b.access(1, 13, true, race_test_site_f);
+          b.atomic(1, lock);  // relaxed: the write is not released
+          b.atomic(2, lock);
+          b.access(2, 13, false, race_test_site_g);
+        }) == 1);
+  // Nor does a fence order anything without an atomic after it: thread 3
+  // acquires only what was released before.
+  CHECK(race_test_block::hazards([&] {
+          b.access(1, 14, true, race_test_site_f);
+          b.atomic(1, lock, true);
+          b.access(1, 15, true, race_test_site_f);  // after the release
+          b.atomic(3, lock);
+          b.access(3, 14, false, race_test_site_g);
+          b.access(3, 15, true, race_test_site_e);
         }) == 1);
 }

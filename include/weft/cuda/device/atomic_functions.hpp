@@ -2,7 +2,8 @@
 // overloads CUDA provides for each, on global and shared memory alike. They
 // are relaxed read-modify-writes, as in CUDA: ordering against other memory
 // needs a __threadfence. The _block and _system variants have the same
-// effect here, since every block shares the host's coherent memory.
+// effect here, since every block shares the host's coherent memory (the
+// race check too takes each at device scope).
 //
 // Under ThreadSanitizer they are sequentially consistent instead. TSan does
 // not model fences (std::atomic_thread_fence is invisible to it), so a lock
@@ -26,8 +27,13 @@ namespace weft::detail {
 inline constexpr auto device_atomic_order =
     fiber_sanitizer::thread_sanitizer ? std::memory_order_seq_cst : std::memory_order_relaxed;
 
+// Every atomic function below reaches its word through here: in a race-check
+// build, the race check sees the read-modify-write (an acquire, and a
+// release after a fence: docs/debugging.md, "Race check").
 template <class T>
 std::atomic_ref<T> atomic_at(T* address) {
+  if constexpr (race_check_build)
+    if (race_worker* race = race_running) race->atomic_read_modify_write(address);
   return std::atomic_ref<T>(*address);
 }
 

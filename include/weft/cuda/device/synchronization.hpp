@@ -69,11 +69,18 @@ inline void device_fence() {
 // different OS threads, so a device or system fence orders memory across
 // cores; the threads of one block share one OS thread, so a block fence only
 // has to stop the compiler from moving memory accesses across it.
-inline void __threadfence_block() { std::atomic_signal_fence(std::memory_order_seq_cst); }
+inline void __threadfence_block() {
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  // The race check: an atomic write after it releases the thread's earlier
+  // accesses to the threads of its block that acquire it.
+  if constexpr (weft::detail::race_check_build)
+    if (auto* race = weft::detail::race_running) race->thread_fenced();
+}
 inline void __threadfence() {
   weft::detail::device_fence();
   // The race check takes the block's earlier writes as published, for a
-  // flag that another block reads after it (fence-plus-flag).
+  // flag that another block reads after it (fence-plus-flag), and an atomic
+  // write after it releases the thread's earlier accesses.
   if constexpr (weft::detail::race_check_build)
     if (auto* race = weft::detail::race_running) race->fenced();
 }

@@ -3,8 +3,9 @@
 //
 // Kernel code is compiled with Clang's -fsanitize-coverage=func,trace-loads,
 // trace-stores, so that every plain load and store calls a callback with its
-// address (race_check_callbacks.hpp defines them); atomics are not traced,
-// which is what CUDA's memory model asks: atomics never race. The callback
+// address (race_check_callbacks.hpp defines them); atomics are not traced
+// as accesses, which is what CUDA's memory model asks: atomics never race
+// (they synchronise: release and acquire, below). The callback
 // keeps, per 4-byte word of a block's __shared__ memory (its worker's
 // thread-local storage and dynamic shared buffer) and of the launch's global
 // memory (weft allocations and the program's own static data), the last
@@ -25,6 +26,16 @@
 //     epoch; a write followed by a __threadfence() of its block is taken as
 //     published (fence-plus-flag: the flag itself is an atomic, which is
 //     not traced).
+//   - within a block, release and acquire through atomics (a lock of
+//     atomicCAS and atomicExch, a flag): an atomic read-modify-write
+//     acquires what threads of its block released to its word, and, made
+//     after a fence of its thread (__threadfence or __threadfence_block),
+//     releases the thread's accesses before the fence with what the thread
+//     knows of others. Each thread's clock counts its fences; what it knows
+//     is a sparse vector clock (race_clock) over its block's threads.
+//     Between blocks, the fence-plus-flag rule above orders the same.
+//   - a cuda::barrier's completion function: after every arrival of its
+//     phase, before every wait that returns (an epoch of its own).
 //   - separate launches never race: the global shadow belongs to a launch.
 //
 // The detector keys on the CUDA thread (block and threadIdx), not on the
@@ -111,13 +122,51 @@ template <class Kernel, class Arguments>
 struct race_access {
   std::uintptr_t pc = 0;  // 0: no access
   std::uint64_t block = 0;
-  std::uint32_t thread = 0;       // linear id in the block
-  std::uint32_t epoch = 0;        // the thread's block epoch
-  std::uint32_t lane_clock = 0;   // the lane's own entry of its warp clock
-  std::uint32_t group_epoch = 0;  // grid and cluster syncs its block passed
-  std::uint32_t fences = 0;       // __threadfence() calls its block made before it
+  std::uint32_t thread = 0;         // linear id in the block
+  std::uint32_t epoch = 0;          // the thread's block epoch
+  std::uint32_t lane_clock = 0;     // the lane's own entry of its warp clock
+  std::uint32_t group_epoch = 0;    // grid and cluster syncs its block passed
+  std::uint32_t fences = 0;         // __threadfence() calls its block made before it
+  std::uint32_t release_clock = 0;  // the thread's own entry of its release clock (race_clock)
   bool write = false;
 };
+
+/// A sparse vector clock over CUDA threads: (race_thread_key, clock) pairs,
+/// sorted by key. A thread's clock counts its fences; what a thread knows of
+/// others (what their releases, through atomics, handed it) and what an
+/// atomic word holds (the releases made to it) are such clocks.
+using race_clock = std::vector<std::pair<std::uint64_t, std::uint32_t>>;
+
+/// A CUDA thread of a launch, as a race_clock key (a block has at most 1024
+/// threads).
+inline std::uint64_t race_thread_key(std::uint64_t block, std::uint32_t thread) { return block << 10 | thread; }
+
+/// Whether `clock` covers `key`'s entry up to `value`.
+inline bool race_covers(const race_clock& clock, std::uint64_t key, std::uint32_t value) {
+  auto at = std::lower_bound(clock.begin(), clock.end(), std::pair{key, std::uint32_t{0}});
+  return at != clock.end() && at->first == key && at->second >= value;
+}
+
+/// Raises each of `into`'s entries to `from`'s.
+inline void race_join(race_clock& into, const race_clock& from) {
+  // Most joins add nothing (a spinning thread acquiring the same word again).
+  if (std::all_of(from.begin(), from.end(),
+                  [&](const auto& entry) { return race_covers(into, entry.first, entry.second); }))
+    return;
+  race_clock joined;
+  joined.reserve(into.size() + from.size());
+  auto a = into.cbegin();
+  auto b = from.cbegin();
+  while (a != into.cend() || b != from.cend()) {
+    if (b == from.cend() || (a != into.cend() && a->first < b->first))
+      joined.push_back(*a++);
+    else if (a == into.cend() || b->first < a->first)
+      joined.push_back(*b++);
+    else
+      joined.emplace_back(a->first, std::max((a++)->second, (b++)->second));
+  }
+  into = std::move(joined);
+}
 
 /// The shadow of one 4-byte word: the last write and the two latest reads
 /// since, by different threads (one other than any later writer is enough
@@ -211,6 +260,18 @@ class race_launch {
     }
   };
 
+  /// Calls `use` with the releases that threads of `block` made through
+  /// atomics to global and static words, by word. Kept per block: between
+  /// blocks, the fences' count already orders whatever a release through an
+  /// atomic would (a release needs a fence), and a clock of every releasing
+  /// thread of the grid, joined at each atomic, would cost the square of
+  /// the grid's size (a counter that each block bumps after a fence).
+  template <class Use>
+  void with_atomic_words(std::uint64_t block, Use use) {
+    std::lock_guard lock(atomic_words_mutex_);
+    use(atomic_words_[block]);
+  }
+
   /// The shadow of the page that holds `address`, made when first asked for.
   page& page_of(std::uintptr_t address) {
     std::lock_guard lock(pages_mutex_);
@@ -234,6 +295,8 @@ class race_launch {
   race_ranges allocations_;
   std::mutex pages_mutex_;
   std::unordered_map<std::uintptr_t, std::unique_ptr<page>> pages_;
+  std::mutex atomic_words_mutex_;
+  std::unordered_map<std::uint64_t, std::unordered_map<std::uintptr_t, race_clock>> atomic_words_;
   std::vector<std::atomic<std::uint32_t>> fences_;
 };
 
@@ -262,6 +325,11 @@ class race_worker {
     dynamic_begin_ = reinterpret_cast<std::uintptr_t>(dynamic_shared);
     dynamic_end_ = dynamic_begin_ + dynamic_bytes;
     if (dynamic_shadow_.size() < dynamic_bytes / 4 + 1) dynamic_shadow_.resize(dynamic_bytes / 4 + 1);
+    clocks_.assign(threads, 1);
+    fenced_at_.assign(threads, 0);
+    if (known_.size() < threads) known_.resize(threads);
+    known_generation_.assign(threads, 0);
+    if (!shared_atomic_words_.empty()) shared_atomic_words_.clear();
   }
 
   race_launch* launch() const { return launch_; }
@@ -293,6 +361,43 @@ class race_worker {
   /// A thread of the block called __threadfence().
   void fenced() {
     if (launch_) launch_->fence(block_);
+    thread_fenced();
+  }
+
+  /// The calling CUDA thread called __threadfence() or
+  /// __threadfence_block(): an atomic write it makes after this releases
+  /// its accesses before it.
+  void thread_fenced() {
+    unsigned thread = linear_thread_index(threadIdx, blockDim);
+    fenced_at_[thread] = clocks_[thread]++;
+  }
+
+  /// The calling CUDA thread made an atomic read-modify-write of the word
+  /// at `address` (atomicAdd, atomicCAS, atomicExch, ...). It acquires what
+  /// earlier releases to the word by threads of its block published, and,
+  /// after a fence, releases its own accesses before the fence, with what
+  /// it knows of other threads (a lock of atomicCAS and atomicExch plus
+  /// __threadfence, a flag set after a fence; ordered as CUDA's memory
+  /// model orders them). Between blocks, the fence itself orders
+  /// (fenced()).
+  void atomic_read_modify_write(const void* address) {
+    if (busy_ || !launch_) return;
+    busy_ = true;
+    unsigned thread = linear_thread_index(threadIdx, blockDim);
+    std::uintptr_t word = reinterpret_cast<std::uintptr_t>(address) & ~std::uintptr_t{3};
+    auto acquire_and_release = [&](std::unordered_map<std::uintptr_t, race_clock>& words) {
+      auto at = words.find(word);
+      if (at != words.end()) race_join(known_of(thread), at->second);
+      if (fenced_at_[thread] == 0) return;  // a relaxed atomic releases nothing
+      race_clock& released = at != words.end() ? at->second : words[word];
+      race_join(released, known_of(thread));
+      race_join(released, race_clock{{race_thread_key(block_, thread), fenced_at_[thread]}});
+    };
+    if ((word >= tls_begin_ && word < tls_end_) || (word >= dynamic_begin_ && word < dynamic_end_))
+      acquire_and_release(shared_atomic_words_);
+    else
+      launch_->with_atomic_words(block_, acquire_and_release);
+    busy_ = false;
   }
 
   /// A traced load or store of `size` bytes at `address`, made by the code
@@ -349,7 +454,30 @@ class race_worker {
 
   race_access current(bool write, std::uintptr_t pc) const {
     unsigned thread = linear_thread_index(threadIdx, blockDim);
-    return {pc, block_, thread, epoch_, lane_clock(thread, thread % 32), group_epoch_, launch_->fences(block_), write};
+    return {.pc = pc,
+            .block = block_,
+            .thread = thread,
+            .epoch = epoch_,
+            .lane_clock = lane_clock(thread, thread % 32),
+            .group_epoch = group_epoch_,
+            .fences = launch_->fences(block_),
+            .release_clock = clocks_[thread],
+            .write = write};
+  }
+
+  // What `thread` of the running block knows of other threads' releases.
+  race_clock& known_of(unsigned thread) {
+    if (known_generation_[thread] != generation_) {
+      known_generation_[thread] = generation_;
+      known_[thread].clear();
+    }
+    return known_[thread];
+  }
+
+  // Whether `thread` of the running block acquired a release that covers `earlier`.
+  bool knows(unsigned thread, const race_access& earlier) const {
+    return known_generation_[thread] == generation_ &&
+           race_covers(known_[thread], race_thread_key(earlier.block, earlier.thread), earlier.release_clock);
   }
 
   // Lane `lane`'s entry in the clock of `thread`'s lane.
@@ -374,7 +502,9 @@ class race_worker {
     if (earlier.block != now.block)
       return now.group_epoch > earlier.group_epoch || launch_->fences(earlier.block) > earlier.fences;
     if (earlier.thread == now.thread || now.epoch > earlier.epoch) return true;
-    return earlier.thread / 32 == now.thread / 32 && lane_clock(now.thread, earlier.thread % 32) >= earlier.lane_clock;
+    if (earlier.thread / 32 == now.thread / 32 && lane_clock(now.thread, earlier.thread % 32) >= earlier.lane_clock)
+      return true;
+    return knows(now.thread, earlier);
   }
 
   bool check(race_word& w, std::uintptr_t word, race_space space, bool write, std::uintptr_t pc) {
@@ -467,6 +597,14 @@ class race_worker {
   std::vector<std::pair<std::uintptr_t, std::uintptr_t>> untraced_;
   std::vector<race_word> shared_shadow_;
   std::vector<race_word> dynamic_shadow_;
+  // Release and acquire through atomics, per thread of the running block:
+  // its clock (its fences so far, plus one), the clock at its last fence (0:
+  // none yet), and what it knows of other threads.
+  std::vector<std::uint32_t> clocks_;
+  std::vector<std::uint32_t> fenced_at_;
+  std::vector<race_clock> known_;
+  std::vector<std::uint64_t> known_generation_;
+  std::unordered_map<std::uintptr_t, race_clock> shared_atomic_words_;  // this block's __shared__ atomic words
   std::array<std::pair<std::uintptr_t, std::uintptr_t>, 4> allocations_{};
   std::uintptr_t page_index_ = ~std::uintptr_t{0};
   race_launch::page* page_ = nullptr;

@@ -128,6 +128,14 @@ class barrier_state {
     }
   }
 
+  // The phase's last arrival came: for the race check, every arrival comes
+  // before the completion function, which comes before the waits that
+  // follow (complete()), as CUDA orders them.
+  void arrivals_completed() const {
+    if constexpr (race_check_build)
+      if (race_running) race_running->block_synced();
+  }
+
   // The completion step's end: the next phase starts, expecting every thread
   // that has not dropped out, and the waiters of this block are woken.
   void complete() {
@@ -313,6 +321,7 @@ class barrier {
   ::std::uint32_t arrive_as(::std::ptrdiff_t update, bool drop, const char* call) {
     auto arrival = state_.arrive(update, drop, call);
     if (arrival.completes) {
+      state_.arrivals_completed();
       completion_();  // before any waiter is released, as CUDA orders it
       state_.complete();
     }
