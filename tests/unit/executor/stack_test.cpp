@@ -95,10 +95,11 @@ TEST_CASE("a launch after one of the same kernel runs on stacks of the limit now
 }
 
 __global__ void stack_test_value_across_barriers(int* out, int value) {
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
   __syncthreads();
-  out[threadIdx.x] = value;
+  out[i] = value;
   __syncthreads();
-  out[threadIdx.x] += value;
+  out[i] += value;
 }
 
 TEST_CASE("each launch of a kernel with barriers gets its own arguments on the fibers the last one left") {
