@@ -111,17 +111,19 @@ class stackless_block_executor {
 
   template <class StartThread>
   void run_block(StartThread& start);
-  bool complete_barrier(unsigned waiting);
+  bool complete_barrier(const waiting_thread* waiting, unsigned count);
   void advance(uint3& index) const;
   [[gnu::cold]] void fail(const std::string& message, cudaError_t code = cudaErrorLaunchFailure);
-  [[gnu::cold]] void abandon(unsigned kept, unsigned resumed_from, unsigned waiting);
-  [[gnu::cold]] std::string divergence_report(unsigned waiting) const;
+  [[gnu::cold]] static void destroy(const waiting_thread* first, const waiting_thread* last);
+  [[gnu::cold]] std::string divergence_report(const waiting_thread* waiting, unsigned count) const;
   static bool same_call_site(const std::source_location& a, const std::source_location& b);
 
   frame_arena frames_;
   unsigned thread_count_ = 0;
-  // The threads that wait at the barrier, in the order they run.
-  std::vector<waiting_thread> waiting_;
+  // The threads that wait at the barrier, in the order they run next, and
+  // the list the running round fills for the next: each has room for the
+  // block and one more in front (see run_block).
+  std::vector<waiting_thread> lists_[2];
   // The barrier the running round's threads arrive at: the first
   // arrival's, against which the others are checked.
   unsigned arrivals_ = 0;
@@ -142,7 +144,8 @@ block_failure stackless_block_executor::run(StartThread& start, const block_rang
   gridDim = blocks.grid;
   blockDim = blocks.block;
   thread_count_ = static_cast<unsigned>(volume(blocks.block));
-  if (waiting_.size() < thread_count_) waiting_.resize(thread_count_);
+  for (auto& list : lists_)
+    if (list.size() < thread_count_ + 1) list.resize(thread_count_ + 1);
   failure_ = {};
   running_stackless_block = this;
   running_stackless_shared = host.dynamic_shared();
@@ -161,13 +164,23 @@ block_failure stackless_block_executor::run(StartThread& start, const block_rang
 
 // A thread that suspended bumped arrivals_; one that returned (or threw)
 // did not. That one compare per thread is all the loop asks of a thread.
+//
+// The order is the fiber executor's, so that a kernel whose result depends
+// on it (a race, the first thread to fail) gives the same on both: threads
+// start in order; the thread whose arrival completes a barrier runs on
+// first, then the others in the order they arrived. (A barrier that the
+// last thread's exit completes has no such thread.) A round writes the
+// threads that arrive from the second place of the other list on, so that
+// the last, if it arrived last, moves to the front with one copy.
 template <class StartThread>
 void stackless_block_executor::run_block(StartThread& start) {
   frames_.start_block();
   arrivals_ = 0;
   predicate_count_ = 0;
   diverged_ = false;
-  unsigned waiting = 0;
+  waiting_thread* next = lists_[0].data() + 1;
+  unsigned kept = 0;
+  bool last_arrived = false;
   uint3 index{0, 0, 0};
   for (unsigned t = 0; t < thread_count_; ++t) {
     threadIdx = index;
@@ -178,41 +191,50 @@ void stackless_block_executor::run_block(StartThread& start) {
     } catch (...) {  // no room for its frame: the body has not run
       fail_running_thread(std::current_exception());
     }
-    if (arrivals_ != before) {
-      waiting_[waiting++] = {handle, index};
+    last_arrived = arrivals_ != before;
+    if (last_arrived) {
+      next[kept++] = {handle, index};
     } else if (failure_) [[unlikely]] {
-      abandon(waiting, waiting, waiting);
+      destroy(next, next + kept);
       return;
     }
     advance(index);
   }
-  while (waiting != 0) {
-    if (!complete_barrier(waiting)) {
-      abandon(0, 0, waiting);
+  for (unsigned round = 1; kept != 0; ++round) {
+    waiting_thread* waiting = next - 1;
+    if (last_arrived)
+      waiting[0] = waiting[kept];
+    else
+      ++waiting;
+    unsigned count = kept;
+    if (!complete_barrier(waiting, count)) {
+      destroy(waiting, waiting + count);
       return;
     }
-    unsigned kept = 0;
-    for (unsigned r = 0; r < waiting; ++r) {
-      waiting_thread thread = waiting_[r];
+    next = lists_[round % 2].data() + 1;
+    kept = 0;
+    for (unsigned r = 0; r < count; ++r) {
+      waiting_thread thread = waiting[r];
       threadIdx = thread.index;
       unsigned before = arrivals_;
       thread.handle.resume();
-      if (arrivals_ != before) {
-        waiting_[kept++] = thread;
+      last_arrived = arrivals_ != before;
+      if (last_arrived) {
+        next[kept++] = thread;
       } else if (failure_) [[unlikely]] {
-        abandon(kept, r + 1, waiting);
+        destroy(next, next + kept);
+        destroy(waiting + r + 1, waiting + count);
         return;
       }
     }
-    waiting = kept;
   }
 }
 
 // Every thread that has not exited waits at the barrier: it completes,
 // unless they wait at different ones.
-inline bool stackless_block_executor::complete_barrier(unsigned waiting) {
+inline bool stackless_block_executor::complete_barrier(const waiting_thread* waiting, unsigned count) {
   if (diverged_) [[unlikely]] {
-    fail(divergence_report(waiting));
+    fail(divergence_report(waiting, count));
     return false;
   }
   last_count_ = predicate_count_;
@@ -265,13 +287,11 @@ inline void stackless_block_executor::fail_running_thread(std::exception_ptr err
   }
 }
 
-// The block failed: the threads that wait, waiting_[0, kept) at the next
-// barrier and waiting_[resumed_from, waiting) at the last, are destroyed
-// where they wait, which runs the destructors of what they hold, as the
-// fiber executor's unwinding does.
-inline void stackless_block_executor::abandon(unsigned kept, unsigned resumed_from, unsigned waiting) {
-  for (unsigned t = 0; t < kept; ++t) waiting_[t].handle.destroy();
-  for (unsigned t = resumed_from; t < waiting; ++t) waiting_[t].handle.destroy();
+// The block failed: the threads that still wait are destroyed where they
+// wait, which runs the destructors of what they hold, as the fiber
+// executor's unwinding does.
+inline void stackless_block_executor::destroy(const waiting_thread* first, const waiting_thread* last) {
+  for (; first != last; ++first) first->handle.destroy();
 }
 
 }  // namespace weft::detail

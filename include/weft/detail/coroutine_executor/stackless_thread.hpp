@@ -89,29 +89,32 @@ class stackless_thread {
 
 // "barrier divergence: ...; thread (0,0,0) to thread (31,0,0) wait at
 // __syncthreads (a.cu:12:5); ...; 0 of 64 threads exited": the fiber
-// executor's words (block_executor::report), since a thread's barrier is
-// in its frame.
-inline std::string stackless_block_executor::divergence_report(unsigned waiting) const {
-  auto arrival = [&](unsigned r) -> const barrier_arrival& {
-    return std::coroutine_handle<stackless_thread::promise_type>::from_address(waiting_[r].handle.address()).promise();
+// executor's words (block_executor::report), with the threads in order of
+// their linear ids; a thread's barrier is in its frame.
+inline std::string stackless_block_executor::divergence_report(const waiting_thread* waiting, unsigned count) const {
+  std::vector<const waiting_thread*> by_id(thread_count_, nullptr);
+  for (unsigned r = 0; r < count; ++r) by_id[linear_thread_index(waiting[r].index, blockDim)] = &waiting[r];
+  auto arrival = [](const waiting_thread* t) -> const barrier_arrival& {
+    return std::coroutine_handle<stackless_thread::promise_type>::from_address(t->handle.address()).promise();
   };
-  auto same = [&](unsigned a, unsigned b) {
+  auto same = [&](const waiting_thread* a, const waiting_thread* b) {
     return arrival(a).kind == arrival(b).kind && same_call_site(arrival(a).where, arrival(b).where);
   };
   std::string text = "barrier divergence: threads wait at different barriers, which can never all complete";
-  for (unsigned i = 0; i < waiting;) {
+  for (unsigned i = 0; i < thread_count_;) {
+    const waiting_thread* first = by_id[i];
+    if (!first) {
+      ++i;
+      continue;
+    }
     unsigned j = i + 1;
-    while (j < waiting &&
-           linear_thread_index(waiting_[j].index, blockDim) ==
-               linear_thread_index(waiting_[j - 1].index, blockDim) + 1 &&
-           same(j, i))
-      ++j;
-    reports::append_threads(text, waiting_[i].index, waiting_[j - 1].index, j - i > 1);
-    append_format(text, " wait at %s (%s)", reports::barrier_name(arrival(i).kind),
-                  reports::describe_site(arrival(i).where).c_str());
+    while (j < thread_count_ && by_id[j] && same(by_id[j], first)) ++j;
+    reports::append_threads(text, first->index, by_id[j - 1]->index, j - i > 1);
+    append_format(text, " wait at %s (%s)", reports::barrier_name(arrival(first).kind),
+                  reports::describe_site(arrival(first).where).c_str());
     i = j;
   }
-  append_format(text, "; %u of %u threads exited", thread_count_ - waiting, thread_count_);
+  append_format(text, "; %u of %u threads exited", thread_count_ - count, thread_count_);
   return text;
 }
 
