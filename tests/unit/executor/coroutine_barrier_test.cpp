@@ -6,8 +6,8 @@
 #include <weft.hpp>
 #include <weft/stackless_kernel.hpp>
 
-#include "../device_buffer.hpp"
-#include "../stackless_scope.hpp"
+#include "device_buffer.hpp"
+#include "stackless_scope.hpp"
 
 #include <numeric>
 #include <utility>

@@ -9,8 +9,8 @@
 #include <weft.hpp>
 #include <weft/stackless_kernel.hpp>
 
-#include "../stackless_scope.hpp"
-#include "../text_checks.hpp"
+#include "stackless_scope.hpp"
+#include "text_checks.hpp"
 
 #include <atomic>
 #include <stdexcept>
