@@ -29,9 +29,10 @@ class frame_arena {
   }
 
   /// Frees a frame; one from the arena waits for the arena to be emptied.
-  void release(void* frame, std::size_t bytes) noexcept {
+  // Unsized: Clang declares sized deallocation only with -fsized-deallocation.
+  void release(void* frame) noexcept {
     if (holds(frame)) return;
-    ::operator delete(frame, (bytes + alignment - 1) & ~(alignment - 1));
+    ::operator delete(frame);
   }
 
   /// Empties the arena for the next block, whose frames must all be freed,

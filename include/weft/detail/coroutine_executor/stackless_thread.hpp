@@ -60,11 +60,11 @@ class stackless_thread {
       if (frame_arena* arena = running_frame_arena) return arena->allocate(bytes);
       return ::operator new(bytes);
     }
-    static void operator delete(void* frame, std::size_t bytes) noexcept {
+    static void operator delete(void* frame) noexcept {
       if (frame_arena* arena = running_frame_arena)
-        arena->release(frame, bytes);
+        arena->release(frame);
       else
-        ::operator delete(frame, bytes);
+        ::operator delete(frame);
     }
   };
 
