@@ -15,6 +15,7 @@
 #include <weft/cuda/device/wmma/load_store.hpp>
 #include <weft/cuda/device/wmma/mma.hpp>
 #include <weft/index_ranges.hpp>
+#include <weft/stackless_kernel.hpp>
 
 #include <boost/context/detail/fcontext.hpp>
 #include <boost/context/fiber.hpp>
@@ -594,6 +595,56 @@ bool bench_barrier(const options& o) {
        switches);
   show("jump_fcontext, ring of 256, tops staggered (i mod 61) x 64 B as weft's",
        ring_switches(threads, true, switches, repeat), switches);
+  return ok;
+}
+
+// The same barrier loop as a stackless kernel (weft/stackless_kernel.hpp):
+// each CUDA thread a coroutine that the stackless executor resumes in
+// order, against the fiber executor's __syncthreads, in the same run.
+weft::stackless_kernel StacklessBarrierLoop(int iterations) {
+  for (int i = 0; i < iterations; ++i) {
+    compiler_barrier();
+    co_await weft::syncthreads();
+  }
+}
+
+weft::stackless_kernel StacklessEmptyLoop(int iterations) {
+  for (int i = 0; i < iterations; ++i) compiler_barrier();
+  co_return;
+}
+
+bool bench_stackless_barrier(const options& o) {
+  const int threads = 256;
+  const int iterations = o.quick ? 100 : 1000;
+  const int repeat = 3 * o.repeat;
+  unsigned saved_workers = weft::worker_count();
+  weft::set_worker_count(1);
+
+  bool ok = true;
+  auto launch = [&](auto kernel) {
+    return [&, kernel] {
+      weft::launch(1, threads, kernel, iterations);
+      ok &= check(cudaDeviceSynchronize(), "stackless barrier");
+    };
+  };
+  pair_timing stackless = measure_pair(repeat, launch(&StacklessBarrierLoop), launch(&StacklessEmptyLoop));
+  pair_timing fibers = measure_pair(repeat, launch(&BarrierLoop), launch(&EmptyLoop));
+  weft::set_worker_count(saved_workers);
+
+  double per_event = 1e9 / (double(threads) * iterations);
+  auto net = [&](const pair_timing& t) { return (t.weft - t.plain) * per_event; };
+  auto net_best = [&](const pair_timing& t) { return (t.weft_min - t.plain_min) * per_event; };
+  std::printf("\nbarrier, stackless kernel: 1 block of %d threads on 1 SM worker, %d iterations, %d runs each\n",
+              threads, iterations, repeat);
+  std::printf("  %-52s %10s %12s %12s\n", "ns per thread per iteration", "median run", "median", "best run");
+  std::printf("  %-52s %10s %12.2f %12.2f\n", "stackless kernel, co_await weft::syncthreads() loop",
+              pretty_time(stackless.weft).c_str(), stackless.weft * per_event, stackless.weft_min * per_event);
+  std::printf("  %-52s %10s %12.2f %12.2f\n", "same, loop without the barrier (baseline)",
+              pretty_time(stackless.plain).c_str(), stackless.plain * per_event, stackless.plain_min * per_event);
+  std::printf("  %-52s %10s %12.2f %12.2f  %s\n", "net cost of one barrier per thread, stackless", "", net(stackless),
+              net_best(stackless), verdict(o, "target <= 3", net(stackless) <= 3).c_str());
+  std::printf("  %-52s %10s %12.2f %12.2f  %s\n", "net cost of one barrier per thread, fibers, this run", "",
+              net(fibers), net_best(fibers), verdict(o, "target <= 5", net(fibers) <= 5).c_str());
   return ok;
 }
 
@@ -1204,6 +1255,7 @@ int main(int argc, char** argv) {
   if (o.matmul) ok &= bench_matmul(o, rows);
   if (!rows.empty()) print_table(rows);
   if (o.barrier) ok &= bench_barrier(o);
+  if (o.barrier) ok &= bench_stackless_barrier(o);
   if (o.warp) ok &= bench_warp(o);
   if (o.launch) ok &= bench_launch(o);
   if (o.wmma) ok &= bench_wmma(o);

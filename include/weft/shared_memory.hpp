@@ -10,6 +10,7 @@
 
 #include <stdexcept>
 
+#include "weft/detail/coroutine_executor/running_stackless_block.hpp"
 #include "weft/detail/executor/block_executor.hpp"
 
 namespace weft {
@@ -17,7 +18,8 @@ namespace weft {
 template <class T>
 T* dynamic_shared() {
   auto* block = detail::running_block;
-  if (!block) throw std::logic_error("weft::dynamic_shared called outside a kernel");
+  if (!block) [[unlikely]]
+    return reinterpret_cast<T*>(detail::stackless_dynamic_shared());
   return reinterpret_cast<T*>(block->dynamic_shared());
 }
 

@@ -16,6 +16,9 @@ LAYERS = [
     ("base", ["weft/detail/base/"]),
     ("trace", ["weft/detail/trace/"]),
     ("executor", ["weft/detail/executor/"]),
+    # Stackless kernels' executor: CUDA threads as C++20 coroutines, beside
+    # the fiber executor, whose reports and dynamic shared memory it uses.
+    ("coroutine_executor", ["weft/detail/coroutine_executor/"]),
     # Each device's commands and the order between them (the command graph).
     ("commands", ["weft/detail/commands/"]),
     ("scheduler", ["weft/detail/scheduler/"]),
@@ -41,7 +44,7 @@ LAYERS = [
     # registries or copy engines, which live in detail/.
     # weft/cuda/driver/ (the driver API, <cuda.h>) is part of it, beside
     # weft/cuda/runtime/; weft.hpp does not include it.
-    ("surface", ["weft/cuda/", "weft/cuda/driver/", "weft/launch.hpp", "weft/launch_by_address.hpp", "weft/device.hpp", "weft/shared_memory.hpp", "weft/coroutine.hpp", "weft/index_ranges.hpp"]),
+    ("surface", ["weft/cuda/", "weft/cuda/driver/", "weft/launch.hpp", "weft/launch_by_address.hpp", "weft/device.hpp", "weft/shared_memory.hpp", "weft/coroutine.hpp", "weft/index_ranges.hpp", "weft/stackless_kernel.hpp"]),
     # weft.hpp, and the part of it that host code sees (<cuda_runtime.h>).
     ("umbrella", ["weft.hpp", "weft/host_view.hpp"]),
     ("compat", ["weft/compat/"]),

@@ -27,6 +27,7 @@
 #include <string>
 
 #include "weft/cuda/runtime/error_codes.hpp"
+#include "weft/detail/coroutine_executor/running_stackless_block.hpp"
 #include "weft/detail/executor/block_executor.hpp"
 
 #if defined(__GLIBC__)
@@ -37,7 +38,7 @@ extern "C" void __assert_fail(const char* assertion, const char* file, unsigned 
     __attribute__((__noreturn__));
 
 [[noreturn]] inline void __assert_fail(const char* assertion, const char* file, int line, const char* function) {
-  if (weft::detail::running_block) {
+  if (weft::detail::running_block || weft::detail::running_stackless_block) {
     std::string what = std::string("assertion `") + assertion + "' failed at " + file + ":" + std::to_string(line);
     if (function) what.append(" in ").append(function);
     throw weft::detail::kernel_fault{cudaErrorAssert, std::move(what)};

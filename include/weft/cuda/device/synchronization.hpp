@@ -11,6 +11,7 @@
 #include <source_location>
 #include <stdexcept>
 
+#include "weft/detail/coroutine_executor/running_stackless_block.hpp"
 #include "weft/detail/executor/block_executor.hpp"
 #include "weft/detail/executor/fiber_sanitizer.hpp"
 
@@ -18,7 +19,10 @@ namespace weft::detail {
 
 inline int block_barrier(barrier_kind kind, int predicate, std::source_location where) {
   auto* block = running_block;
-  if (!block) throw std::logic_error("__syncthreads and its variants can only be called inside a kernel");
+  if (!block) {
+    if (running_stackless_block) refuse_blocking_call(reports::barrier_name(kind));
+    throw std::logic_error("__syncthreads and its variants can only be called inside a kernel");
+  }
   return block->arrive_and_wait(kind, predicate, where);
 }
 

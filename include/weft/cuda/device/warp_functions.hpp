@@ -20,13 +20,17 @@
 #include <string>
 
 #include "weft/cuda/device/builtins.hpp"
+#include "weft/detail/coroutine_executor/running_stackless_block.hpp"
 #include "weft/detail/executor/block_executor.hpp"
 
 namespace weft::detail {
 
 inline block_executor& warp_block(const char* what) {
   auto* block = running_block;
-  if (!block) throw std::logic_error(std::string(what) + " can only be called inside a kernel");
+  if (!block) {
+    if (running_stackless_block) refuse_blocking_call(what);
+    throw std::logic_error(std::string(what) + " can only be called inside a kernel");
+  }
   return *block;
 }
 

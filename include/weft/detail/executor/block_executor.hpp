@@ -47,6 +47,7 @@
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/schedule_permutation.hpp"
 #include "weft/detail/base/schedule_setting.hpp"
+#include "weft/detail/executor/block_reports.hpp"
 #include "weft/detail/executor/builtin_variables.hpp"
 #include "weft/detail/executor/context_switch.hpp"
 #include "weft/detail/executor/fiber_sanitizer.hpp"
@@ -59,26 +60,11 @@
 
 namespace weft::detail {
 
-/// The four flavours of the block-wide barrier (CUDA guide, "Synchronization Functions").
-enum class barrier_kind : unsigned char { sync, count, all, any };
+// barrier_kind, kernel_fault and block_failure are block_reports.hpp's,
+// which the stackless executor shares.
 
 /// Thrown from a barrier to unwind a CUDA thread whose block is being abandoned.
 struct block_abandoned {};
-
-/// Thrown by device code that fails the way CUDA reports with a particular
-/// code (a failed assert is cudaErrorAssert, __trap() cudaErrorLaunchFailure).
-/// Any other exception escaping a thread is cudaErrorLaunchFailure.
-struct kernel_fault {
-  cudaError_t code;
-  std::string what;
-};
-
-/// Why a block failed: the code the device faults with, and the report.
-struct block_failure {
-  cudaError_t code = cudaSuccess;
-  std::string message;
-  explicit operator bool() const { return code != cudaSuccess; }
-};
 
 /// Blocks [first, end) of a grid, in linear order, or in the order that
 /// `claim_order` gives claim numbers [first, end) (WEFT_SCHEDULE).
@@ -118,6 +104,12 @@ class block_executor {
   /// Blocks started so far: how the SM pool's watchdog tells a worker that
   /// makes progress from one stuck in a block (read from another thread).
   std::uint64_t blocks_started() const { return generation_.load(std::memory_order_relaxed); }
+
+  /// Counts a block that another executor ran on this worker (a stackless
+  /// kernel's, coroutine_executor/), so that the watchdog sees the worker
+  /// make progress. Every thread slot is then stale, as after a block of
+  /// this executor's own.
+  void count_block_run_elsewhere() { generation_.store(blocks_started() + 1, std::memory_order_relaxed); }
 
   /// A barrier over the whole block. Threads that exited count as arrived
   /// (sm_70 and later). Returns the barrier's result for `kind`.

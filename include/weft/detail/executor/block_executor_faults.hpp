@@ -300,61 +300,22 @@ inline std::string block_executor::report(const char* headline) const {
   return text;
 }
 
-// "; thread (0,0,0)", or "; thread (0,0,0) to thread (63,0,0)".
+// The texts below are block_reports.hpp's, shared with the stackless executor.
 inline void block_executor::append_threads(std::string& text, uint3 first, uint3 last, bool range) {
-  append_format(text, "; thread (%u,%u,%u)", first.x, first.y, first.z);
-  if (range) append_format(text, " to thread (%u,%u,%u)", last.x, last.y, last.z);
+  reports::append_threads(text, first, last, range);
 }
 
-// Thread ids in increasing order. The reports sort only these, so qsort,
-// which is compiled once into the C library, rather than an instantiation
-// of std::sort in every program.
-inline void block_executor::sort_ids(std::vector<unsigned>& ids) {
-  if (ids.size() < 2) return;  // an empty vector's data() may be null, which qsort must not get
-  std::qsort(ids.data(), ids.size(), sizeof(unsigned), [](const void* a, const void* b) {
-    unsigned x = *static_cast<const unsigned*>(a), y = *static_cast<const unsigned*>(b);
-    return (x > y) - (x < y);
-  });
-}
+inline void block_executor::sort_ids(std::vector<unsigned>& ids) { reports::sort_ids(ids); }
 
 // ---- Text ----
 
-inline std::string block_executor::describe_index(uint3 i) {
-  std::string text;
-  append_format(text, "(%u,%u,%u)", i.x, i.y, i.z);
-  return text;
-}
+inline std::string block_executor::describe_index(uint3 i) { return reports::describe_index(i); }
 
-inline std::string block_executor::describe_thread(uint3 t) {
-  std::string text;
-  append_format(text, "thread (%u,%u,%u)", t.x, t.y, t.z);
-  return text;
-}
+inline std::string block_executor::describe_thread(uint3 t) { return reports::describe_thread(t); }
 
-inline std::string block_executor::describe(std::exception_ptr error) {
-  try {
-    std::rethrow_exception(error);
-  } catch (const std::exception& e) {
-    std::string text = "uncaught exception: ";
-    text += e.what();
-    return text;
-  } catch (...) {
-    return "uncaught exception of a type not derived from std::exception";
-  }
-}
+inline std::string block_executor::describe(std::exception_ptr error) { return reports::describe_exception(error); }
 
-inline const char* block_executor::barrier_name(barrier_kind kind) {
-  switch (kind) {
-    case barrier_kind::count:
-      return "__syncthreads_count";
-    case barrier_kind::all:
-      return "__syncthreads_and";
-    case barrier_kind::any:
-      return "__syncthreads_or";
-    default:
-      return "__syncthreads";
-  }
-}
+inline const char* block_executor::barrier_name(barrier_kind kind) { return reports::barrier_name(kind); }
 
 inline const char* block_executor::warp_op_name(warp_op op) {
   switch (op) {
@@ -395,12 +356,7 @@ inline const char* block_executor::warp_op_name(warp_op op) {
   }
 }
 
-inline std::string block_executor::describe_site(std::source_location where) {
-  std::string text;
-  append_format(text, "%s:%u:%u", where.file_name(), static_cast<unsigned>(where.line()),
-                static_cast<unsigned>(where.column()));
-  return text;
-}
+inline std::string block_executor::describe_site(std::source_location where) { return reports::describe_site(where); }
 
 inline std::string block_executor::describe_call(warp_op op, std::source_location where) {
   std::string text;

@@ -11,6 +11,7 @@
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/error_state.hpp"
 #include "weft/detail/commands/command_graph.hpp"
+#include "weft/detail/coroutine_executor/running_stackless_block.hpp"
 #include "weft/detail/executor/block_executor.hpp"
 
 namespace weft::detail {
@@ -25,7 +26,8 @@ inline cudaError_t check_caller(bool waits) {
 /// Refuses a device-side call (`what`, as the program spells it) made
 /// outside a kernel, where it has no block to act on.
 inline void require_kernel(const char* what) {
-  if (!running_block) throw std::logic_error(std::string(what) + " can only be called inside a kernel");
+  if (!running_block && !running_stackless_block)
+    throw std::logic_error(std::string(what) + " can only be called inside a kernel");
 }
 
 }  // namespace weft::detail

@@ -249,6 +249,15 @@ struct callable_as_const;
 template <class Kernel, class... Arguments>
 struct callable_as_const<Kernel, std::tuple<Arguments...>> : std::is_invocable<const Kernel&, Arguments&...> {};
 
+/// Whether one call of the kernel is a thread of a stackless kernel
+/// (weft/stackless_kernel.hpp), which runs on the stackless executor.
+template <class Kernel, class ArgumentTuple>
+struct returns_stackless_thread;
+template <class Kernel, class... Arguments>
+    struct returns_stackless_thread<Kernel, std::tuple<Arguments...>> : std::bool_constant < requires {
+  typename std::invoke_result_t<Kernel&, Arguments&...>::stackless_thread_marker;
+} > {};
+
 /// A grid of a particular kernel type: the kernel is called directly (no
 /// std::function, no virtual call per thread), with each CUDA thread getting
 /// its own copies of the by-value parameters as on a GPU.
@@ -260,7 +269,15 @@ class kernel_grid final : public grid_job {
 
  private:
   block_failure execute(block_executor& executor, const block_range& blocks) override {
-    if constexpr (callable_as_const<Kernel, ArgumentTuple>::value) {
+    if constexpr (returns_stackless_thread<Kernel, ArgumentTuple>::value) {
+      // Declared by the header that declares the stackless thread type
+      // (coroutine_executor/stackless_grid.hpp), found by argument-dependent
+      // lookup: programs without stackless kernels do not compile it.
+      const launch_shape& s = shape();
+      bool grouped = s.cooperative || volume(s.cluster) > 1;
+      return run_stackless_kernel(executor, blocks, kernel_, arguments_, grouped,
+                                  stack_bytes(sizeof(Kernel) + sizeof(ArgumentTuple)), s.dynamic_shared_bytes);
+    } else if constexpr (callable_as_const<Kernel, ArgumentTuple>::value) {
       auto body = [kernel = kernel_, arguments = arguments_]() mutable { call_kernel(kernel, arguments); };
       return executor.run(body, blocks, stack_bytes(sizeof body), shape().dynamic_shared_bytes);
     } else {

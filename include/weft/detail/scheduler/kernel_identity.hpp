@@ -30,9 +30,11 @@ struct global_function {
   static_assert(std::is_pointer_v<decltype(Function)> && std::is_function_v<std::remove_pointer_t<decltype(Function)>>,
                 "weft::launch<kernel> takes a __global__ function");
   static constexpr auto function = Function;
+  // What the function returns: nothing for a __global__ function, a thread
+  // for a stackless kernel (weft/stackless_kernel.hpp).
   template <class... Args>
-  void operator()(Args&&... args) const {
-    Function(std::forward<Args>(args)...);
+  decltype(auto) operator()(Args&&... args) const {
+    return Function(std::forward<Args>(args)...);
   }
 };
 

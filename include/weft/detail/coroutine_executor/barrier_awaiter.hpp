@@ -1,0 +1,57 @@
+// co_await on a block barrier in a stackless kernel (weft::syncthreads and
+// its counting, and and or flavours, weft/stackless_kernel.hpp).
+//
+// On the stackless executor the awaiting thread arrives and suspends; the
+// executor resumes it once the round's other threads have arrived or
+// exited. On the fiber executor (the same kernel under WEFT_EXECUTOR=fibers)
+// the awaiter does not suspend the coroutine: it waits at the fiber barrier,
+// which parks the fiber, so the two executors share the barrier's rules and
+// reports.
+#pragma once
+
+#include <coroutine>
+#include <source_location>
+#include <stdexcept>
+
+#include "weft/detail/coroutine_executor/running_stackless_block.hpp"
+#include "weft/detail/coroutine_executor/stackless_block_executor.hpp"
+#include "weft/detail/coroutine_executor/stackless_thread.hpp"
+#include "weft/detail/executor/block_executor.hpp"
+#include "weft/detail/executor/block_reports.hpp"
+
+namespace weft::detail {
+
+template <barrier_kind Kind>
+class barrier_awaiter {
+ public:
+  barrier_awaiter(int predicate, std::source_location where) : predicate_(predicate), where_(where) {}
+
+  bool await_ready() {
+    if (running_stackless_block) [[likely]]
+      return false;
+    block_executor* block = running_block;
+    if (!block) throw std::logic_error("a barrier can only be awaited inside a kernel");
+    fiber_result_ = block->arrive_and_wait(Kind, predicate_, where_);
+    return true;
+  }
+
+  // Only a stackless kernel's thread can await it: another coroutine type
+  // does not compile.
+  void await_suspend(std::coroutine_handle<stackless_thread::promise_type> thread) const noexcept {
+    running_stackless_block->arrive(thread.promise(), Kind, predicate_, where_);
+  }
+
+  auto await_resume() const noexcept {
+    if constexpr (Kind != barrier_kind::sync) {
+      if (const stackless_block_executor* block = running_stackless_block) return block->barrier_result(Kind);
+      return fiber_result_;
+    }
+  }
+
+ private:
+  int predicate_;
+  int fiber_result_ = 0;
+  std::source_location where_;
+};
+
+}  // namespace weft::detail

@@ -1,0 +1,78 @@
+// Runs a grid's blocks of a stackless kernel: on the stackless executor
+// where it can, else on the fiber executor, which runs the same kernel
+// (barrier_awaiter.hpp) with everything the stackless one does not do yet.
+// grid_job.hpp's kernel_grid calls run_stackless_kernel for a kernel whose
+// call returns a stackless_thread; it finds it by argument-dependent lookup,
+// so that programs without stackless kernels do not compile this.
+//
+// Fibers run it under WEFT_EXECUTOR=fibers (for comparison, or as a fallback),
+// under a WEFT_SCHEDULE other than forward (the fiber executor permutes the
+// orders), in a launch the race check watches, and in a cooperative or
+// cluster launch (their grid and cluster syncs block, which only a fiber can).
+#pragma once
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include "weft/detail/coroutine_executor/stackless_block_executor.hpp"
+#include "weft/detail/coroutine_executor/stackless_thread.hpp"
+#include "weft/detail/executor/block_executor.hpp"
+#include "weft/detail/executor/race_check.hpp"
+
+namespace weft::detail {
+
+/// Whether stackless kernels may run on the stackless executor: unless
+/// WEFT_EXECUTOR=fibers. Tests switch it to run a kernel both ways.
+inline std::atomic<bool>& stackless_executor_enabled() {
+  static std::atomic<bool> enabled = [] {
+    const char* text = std::getenv("WEFT_EXECUTOR");
+    if (!text || *text == '\0' || std::strcmp(text, "auto") == 0) return true;
+    if (std::strcmp(text, "fibers") == 0) return false;
+    std::fprintf(stderr, "weft: ignoring WEFT_EXECUTOR=%s (expected auto or fibers)\n", text);
+    return true;
+  }();
+  return enabled;
+}
+
+/// The worker's stackless executor, made when it first runs a stackless
+/// block: its frame arena stays for the next launch.
+inline stackless_block_executor& stackless_executor_of_this_worker() {
+  static thread_local stackless_block_executor executor;
+  return executor;
+}
+
+template <class Kernel, class Arguments>
+struct stackless_callable_as_const;
+template <class Kernel, class... Arguments>
+struct stackless_callable_as_const<Kernel, std::tuple<Arguments...>> : std::is_invocable<const Kernel&, Arguments&...> {
+};
+
+template <class Kernel, class Arguments>
+block_failure run_stackless_kernel(block_executor& executor, const block_range& blocks, const Kernel& kernel,
+                                   const Arguments& arguments, bool grouped, std::size_t stack_bytes,
+                                   std::size_t dynamic_shared_bytes) {
+  // A coroutine lambda's frame keeps a pointer to the lambda, not a copy,
+  // so a mutable one would share its captures between the block's threads,
+  // which in CUDA are each thread's own by-value parameters.
+  static_assert(stackless_callable_as_const<Kernel, Arguments>::value, "a stackless kernel lambda must not be mutable");
+  bool on_fibers = !stackless_executor_enabled().load(std::memory_order_relaxed) ||
+                   blocks.schedule.order != schedule_order::forward || grouped;
+  if constexpr (race_check_build) on_fibers = on_fibers || race_launching != nullptr;
+  if (on_fibers) {
+    auto body = [kernel, arguments]() mutable { std::apply(kernel, arguments).finish_on_fiber(); };
+    return executor.run(body, blocks, stack_bytes, dynamic_shared_bytes);
+  }
+  // One copy of the kernel and its arguments for the block's threads, which
+  // copy the by-value parameters into their frames; it outlives them.
+  Kernel own_kernel = kernel;
+  Arguments own_arguments = arguments;
+  auto start = [&] { return std::apply(own_kernel, own_arguments); };
+  return stackless_executor_of_this_worker().run(start, blocks, executor, dynamic_shared_bytes);
+}
+
+}  // namespace weft::detail

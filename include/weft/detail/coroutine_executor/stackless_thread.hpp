@@ -1,0 +1,121 @@
+// A CUDA thread of a stackless kernel: what one call of the kernel returns,
+// a C++20 coroutine that waits where it co_awaits a barrier
+// (barrier_awaiter.hpp). weft/stackless_kernel.hpp names it for users.
+//
+// The coroutine starts at once (the call runs the thread to its first
+// barrier) and, on the stackless executor, frees its frame as it returns:
+// the executor tells a thread that returned from one that waits by the
+// barrier's count of arrivals, so it keeps no handle of a finished thread.
+// Its frame comes from the worker's frame arena.
+//
+// The same kernel also runs on the fiber executor (WEFT_EXECUTOR=fibers,
+// and where the stackless one does not go: stackless_grid.hpp). There a
+// barrier parks the fiber inside the awaiter and the coroutine never
+// suspends but at its end; its frame comes from the heap, and it keeps what
+// escaped it for the runner loop, which reports it as for any kernel.
+#pragma once
+
+#include <coroutine>
+#include <cstddef>
+#include <exception>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "weft/detail/coroutine_executor/frame_arena.hpp"
+#include "weft/detail/coroutine_executor/running_stackless_block.hpp"
+#include "weft/detail/coroutine_executor/stackless_block_executor.hpp"
+#include "weft/detail/executor/block_reports.hpp"
+
+namespace weft::detail {
+
+class stackless_thread {
+ public:
+  struct promise_type : barrier_arrival {
+    std::exception_ptr escaped;  // on the fiber executor: what the runner loop rethrows
+
+    stackless_thread get_return_object() noexcept {
+      return stackless_thread{std::coroutine_handle<promise_type>::from_promise(*this)};
+    }
+    std::suspend_never initial_suspend() noexcept { return {}; }
+
+    // On the stackless executor a returning thread frees its frame at once;
+    // on fibers it stays for finish_on_fiber.
+    struct final_awaiter {
+      bool await_ready() const noexcept { return running_stackless_block != nullptr; }
+      void await_suspend(std::coroutine_handle<>) const noexcept {}
+      void await_resume() const noexcept {}
+    };
+    final_awaiter final_suspend() noexcept { return {}; }
+    void return_void() noexcept {}
+
+    void unhandled_exception() noexcept {
+      if (stackless_block_executor* block = running_stackless_block)
+        block->fail_running_thread(std::current_exception());
+      else
+        escaped = std::current_exception();
+    }
+
+    static void* operator new(std::size_t bytes) {
+      if (frame_arena* arena = running_frame_arena) return arena->allocate(bytes);
+      return ::operator new(bytes);
+    }
+    static void operator delete(void* frame) noexcept {
+      if (frame_arena* arena = running_frame_arena)
+        arena->release(frame);
+      else
+        ::operator delete(frame);
+    }
+  };
+
+  /// The thread's coroutine, while it waits at a barrier (stackless executor).
+  std::coroutine_handle<> handle() const noexcept { return handle_; }
+
+  /// On the fiber executor, once the call has returned (the coroutine is at
+  /// its end): frees the frame and rethrows what escaped the thread.
+  void finish_on_fiber() {
+    std::exception_ptr escaped = std::move(handle_.promise().escaped);
+    handle_.destroy();
+    if (escaped) std::rethrow_exception(escaped);
+  }
+
+  /// Marks the type for grid_job.hpp, which picks the executor by it.
+  using stackless_thread_marker = void;
+
+ private:
+  explicit stackless_thread(std::coroutine_handle<promise_type> handle) : handle_(handle) {}
+  std::coroutine_handle<promise_type> handle_;
+};
+
+// "barrier divergence: ...; thread (0,0,0) to thread (31,0,0) wait at
+// __syncthreads (a.cu:12:5); ...; 0 of 64 threads exited": the fiber
+// executor's words (block_executor::report), with the threads in order of
+// their linear ids; a thread's barrier is in its frame.
+inline std::string stackless_block_executor::divergence_report(const waiting_thread* waiting, unsigned count) const {
+  std::vector<const waiting_thread*> by_id(thread_count_, nullptr);
+  for (unsigned r = 0; r < count; ++r) by_id[linear_thread_index(waiting[r].index, blockDim)] = &waiting[r];
+  auto arrival = [](const waiting_thread* t) -> const barrier_arrival& {
+    return std::coroutine_handle<stackless_thread::promise_type>::from_address(t->handle.address()).promise();
+  };
+  auto same = [&](const waiting_thread* a, const waiting_thread* b) {
+    return arrival(a).kind == arrival(b).kind && same_call_site(arrival(a).where, arrival(b).where);
+  };
+  std::string text = "barrier divergence: threads wait at different barriers, which can never all complete";
+  for (unsigned i = 0; i < thread_count_;) {
+    const waiting_thread* first = by_id[i];
+    if (!first) {
+      ++i;
+      continue;
+    }
+    unsigned j = i + 1;
+    while (j < thread_count_ && by_id[j] && same(by_id[j], first)) ++j;
+    reports::append_threads(text, first->index, by_id[j - 1]->index, j - i > 1);
+    append_format(text, " wait at %s (%s)", reports::barrier_name(arrival(first).kind),
+                  reports::describe_site(arrival(first).where).c_str());
+    i = j;
+  }
+  append_format(text, "; %u of %u threads exited", thread_count_ - count, thread_count_);
+  return text;
+}
+
+}  // namespace weft::detail

@@ -1,0 +1,133 @@
+// A stackless kernel that goes wrong fails its launch with the report the
+// fiber executor gives for it, word for word: an exception (its text, its
+// thread), a failed assert (cudaErrorAssert), threads at different
+// barriers (barrier divergence, naming threads and lines), and a CUDA
+// function that blocks called without co_await. The threads that wait are
+// destroyed where they wait, so that their destructors run. Every test ends
+// with cudaDeviceReset() so that the next one starts on a healthy device.
+#include <doctest/doctest.h>
+#include <weft.hpp>
+#include <weft/stackless_kernel.hpp>
+
+#include "stackless_scope.hpp"
+#include "text_checks.hpp"
+
+#include <atomic>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+namespace {
+
+std::atomic<int> coroutine_guards_made{0}, coroutine_guards_destroyed{0};
+struct coroutine_guard {
+  coroutine_guard() { ++coroutine_guards_made; }
+  ~coroutine_guard() { ++coroutine_guards_destroyed; }
+  coroutine_guard(const coroutine_guard&) = delete;
+};
+
+// The launch's code as synchronisation reports it, its report, and whether
+// every guard made was destroyed; the device is reset after.
+struct coroutine_failure {
+  cudaError_t code;
+  std::string report;
+  bool guards_balanced;
+  bool operator==(const coroutine_failure&) const = default;
+};
+
+template <class Launch>
+coroutine_failure coroutine_failure_of(Launch launch) {
+  coroutine_guards_made = coroutine_guards_destroyed = 0;
+  REQUIRE(launch() == cudaSuccess);
+  coroutine_failure failure{cudaDeviceSynchronize(), weft::fault_message(),
+                            coroutine_guards_made == coroutine_guards_destroyed};
+  CHECK(cudaDeviceReset() == cudaSuccess);
+  return failure;
+}
+
+// Thread 5 of block (2,0,0) throws between two barriers.
+weft::stackless_kernel coroutine_throwing_kernel() {
+  coroutine_guard g;
+  co_await weft::syncthreads();
+  if (blockIdx.x == 2 && threadIdx.x == 5) throw std::runtime_error("thread five gave up");
+  co_await weft::syncthreads();
+}
+
+weft::stackless_kernel coroutine_divergent_kernel(int* finished) {
+  coroutine_guard g;
+  if (threadIdx.x >= 24) co_return;
+  if (threadIdx.x < 12)
+    co_await weft::syncthreads();
+  else
+    co_await weft::syncthreads_count(1);
+  atomicAdd(finished, 1);
+}
+constexpr int coroutine_divergent_line = __LINE__ - 5;
+
+}  // namespace
+
+TEST_CASE("an exception escaping a stackless kernel's thread fails the launch as on fibers") {
+  auto [on_coroutines, on_fibers] = on_both_executors(
+      [] { return coroutine_failure_of([] { return weft::launch<coroutine_throwing_kernel>(4, 32); }); });
+  INFO(on_coroutines.report);
+  CHECK(on_coroutines == on_fibers);
+  CHECK(on_coroutines.code == cudaErrorLaunchFailure);
+  CHECK(contains(on_coroutines.report, "coroutine_throwing_kernel"));
+  CHECK(contains(on_coroutines.report, "block (2,0,0), thread (5,0,0): uncaught exception: thread five gave up"));
+  CHECK(on_coroutines.guards_balanced);
+}
+
+// Threads 9-15 fail the assert after the barrier. The first to run after
+// it, and so to fail, is thread 15, whose arrival completed the barrier:
+// the fiber executor's order, which the stackless one keeps.
+TEST_CASE("a failed assert in a stackless kernel is cudaErrorAssert, as on fibers") {
+  auto kernel = [](int limit) -> weft::stackless_kernel {
+    co_await weft::syncthreads();
+    assert(static_cast<int>(threadIdx.x) < limit);
+  };
+  auto [on_coroutines, on_fibers] =
+      on_both_executors([&] { return coroutine_failure_of([&] { return weft::launch(1, 16, kernel, 9); }); });
+  INFO(on_coroutines.report);
+  CHECK(on_coroutines == on_fibers);
+  CHECK(on_coroutines.code == cudaErrorAssert);
+  CHECK(contains(on_coroutines.report, "thread (15,0,0): assertion"));
+}
+
+TEST_CASE("stackless threads at different barriers are a barrier divergence, reported as on fibers") {
+  int finished = 0;
+  auto [on_coroutines, on_fibers] = on_both_executors(
+      [&] { return coroutine_failure_of([&] { return weft::launch<coroutine_divergent_kernel>(2, 32, &finished); }); });
+  INFO(on_coroutines.report);
+  CHECK(on_coroutines == on_fibers);
+  CHECK(on_coroutines.code == cudaErrorLaunchFailure);
+  std::string file = __FILE__;
+  CHECK(contains(on_coroutines.report,
+                 "block (0,0,0), barrier divergence: threads wait at different barriers, which can never all "
+                 "complete; thread (0,0,0) to thread (11,0,0) wait at __syncthreads (" +
+                     file + ":" + std::to_string(coroutine_divergent_line)));
+  CHECK(contains(on_coroutines.report, "thread (12,0,0) to thread (23,0,0) wait at __syncthreads_count (" + file + ":" +
+                                           std::to_string(coroutine_divergent_line + 2)));
+  CHECK(contains(on_coroutines.report, "; 8 of 32 threads exited"));
+  CHECK(finished == 0);
+  CHECK(on_coroutines.guards_balanced);
+}
+
+TEST_CASE("a blocking CUDA call without co_await fails a stackless kernel, and names itself") {
+  stackless_scope scope(stackless_executor::coroutines);
+  auto plain_barrier = []() -> weft::stackless_kernel {
+    __syncthreads();
+    co_return;
+  };
+  auto plain_shuffle = [](int* out) -> weft::stackless_kernel {
+    *out = __shfl_sync(~0u, 1, 0);
+    co_return;
+  };
+  int out = 0;
+  auto barrier = coroutine_failure_of([&] { return weft::launch(1, 32, plain_barrier); });
+  auto shuffle = coroutine_failure_of([&] { return weft::launch(1, 32, plain_shuffle, &out); });
+  INFO(barrier.report);
+  INFO(shuffle.report);
+  CHECK(barrier.code == cudaErrorLaunchFailure);
+  CHECK(contains(barrier.report, "thread (0,0,0): __syncthreads: called without co_await in a stackless kernel"));
+  CHECK(contains(shuffle.report, "thread (0,0,0): warp collectives: called without co_await in a stackless kernel"));
+}
