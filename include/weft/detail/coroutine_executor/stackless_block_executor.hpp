@@ -84,16 +84,7 @@ class stackless_block_executor {
 
   /// The result of the barrier the resumed thread waited at.
   int barrier_result(barrier_kind kind) const noexcept {
-    switch (kind) {
-      case barrier_kind::count:
-        return static_cast<int>(last_count_);
-      case barrier_kind::all:
-        return last_count_ == last_arrivals_;
-      case barrier_kind::any:
-        return last_count_ != 0;
-      default:
-        return 0;
-    }
+    return detail::barrier_result(kind, last_count_, last_arrivals_);
   }
 
   /// The running thread let an exception escape (its promise's
@@ -116,7 +107,6 @@ class stackless_block_executor {
   [[gnu::cold]] void fail(const std::string& message, cudaError_t code = cudaErrorLaunchFailure);
   [[gnu::cold]] static void destroy(const waiting_thread* first, const waiting_thread* last);
   [[gnu::cold]] std::string divergence_report(const waiting_thread* waiting, unsigned count) const;
-  static bool same_call_site(const std::source_location& a, const std::source_location& b);
 
   frame_arena frames_;
   unsigned thread_count_ = 0;
@@ -250,19 +240,6 @@ inline void stackless_block_executor::advance(uint3& index) const {
   if (++index.y < blockDim.y) return;
   index.y = 0;
   ++index.z;
-}
-
-// A call site's source_location is one pointer to static data (GCC's and
-// Clang's libraries), so equal bytes are the common answer; otherwise what
-// it says is compared. (block_executor_barrier.hpp's same_site, whose file
-// the fiber executor's work keeps to itself for now.)
-inline bool stackless_block_executor::same_call_site(const std::source_location& a, const std::source_location& b) {
-  if constexpr (sizeof(std::source_location) == sizeof(const void*) &&
-                std::is_trivially_copyable_v<std::source_location>) {
-    if (std::bit_cast<const void*>(a) == std::bit_cast<const void*>(b)) return true;
-  }
-  return a.line() == b.line() && a.column() == b.column() &&
-         (a.file_name() == b.file_name() || std::strcmp(a.file_name(), b.file_name()) == 0);
 }
 
 inline void stackless_block_executor::fail(const std::string& message, cudaError_t code) {

@@ -265,7 +265,6 @@ class block_executor {
   // ---- The block-wide barrier: block_executor_barrier.hpp ----
   bool all_arrived() const;
   bool complete_barrier(bool caller_waits);
-  static bool same_site(const std::source_location& a, const std::source_location& b);
   static bool same_barrier(const thread_slot& a, const thread_slot& b);
 
   // ---- Warp collectives: block_executor_warps.hpp ----

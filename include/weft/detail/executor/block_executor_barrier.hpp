@@ -41,16 +41,7 @@ inline int block_executor::arrive_and_wait(barrier_kind kind, int predicate, std
   } else {
     park(me);
   }
-  switch (kind) {
-    case barrier_kind::count:
-      return static_cast<int>(last_count_);
-    case barrier_kind::all:
-      return last_count_ == last_arrivals_;
-    case barrier_kind::any:
-      return last_count_ != 0;
-    default:
-      return 0;
-  }
+  return barrier_result(kind, last_count_, last_arrivals_);
 }
 
 /// Every thread that has not exited waits at the barrier. A thread parked
@@ -82,29 +73,9 @@ inline bool block_executor::complete_barrier(bool caller_waits) {
   return true;
 }
 
-// Whether two source_locations are the same bytes: a call site's is one
-// pointer to static data (GCC's and Clang's libraries), so that is one
-// compare. Spelt as a load rather than memcmp, which GCC at -O1 (the level
-// cuda-samples are built at) calls out of line: on every barrier arrival that
-// call was 13-14% of matrixMul's and scan's time (docs/performance.md, log).
-inline bool same_source_bytes(const std::source_location& a, const std::source_location& b) {
-  if constexpr (sizeof(std::source_location) == sizeof(const void*) &&
-                std::is_trivially_copyable_v<std::source_location>) {
-    return std::bit_cast<const void*>(a) == std::bit_cast<const void*>(b);
-  } else {
-    return std::memcmp(&a, &b, sizeof(std::source_location)) == 0;
-  }
-}
-
-inline bool block_executor::same_site(const std::source_location& a, const std::source_location& b) {
-  return same_source_bytes(a, b) ||
-         (a.line() == b.line() && a.column() == b.column() &&
-          (a.file_name() == b.file_name() || std::strcmp(a.file_name(), b.file_name()) == 0));
-}
-
 inline bool block_executor::same_barrier(const thread_slot& a, const thread_slot& b) {
   // Equal bytes mean the same site; otherwise compare what it says.
-  return a.kind == b.kind && (same_source_bytes(a.waiting_at, b.waiting_at) || same_site(a.waiting_at, b.waiting_at));
+  return a.kind == b.kind && (same_call_site(a.waiting_at, b.waiting_at));
 }
 
 }  // namespace weft::detail

@@ -276,7 +276,7 @@ inline std::string block_executor::report(const char* headline) const {
     std::size_t j = i + 1;
     while (j < on_objects.size() && on_objects[j] == on_objects[j - 1] + 1 &&
            slots_[on_objects[j]].waits_on == s.waits_on && slots_[on_objects[j]].wait_name == s.wait_name &&
-           same_site(slots_[on_objects[j]].waiting_at, s.waiting_at))
+           same_call_site(slots_[on_objects[j]].waiting_at, s.waiting_at))
       ++j;
     append_threads(text, s.index, slots_[on_objects[j - 1]].index, j - i > 1);
     append_format(text, " wait at %s (%s)", s.wait_name, describe_site(s.waiting_at).c_str());

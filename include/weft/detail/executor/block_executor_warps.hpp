@@ -198,7 +198,7 @@ inline bool block_executor::converge(unsigned caller) {
   for (unsigned t : converging_) {
     unsigned mask = 0;
     for (unsigned o : converging_)
-      if (o / 32 == t / 32 && same_site(slots_[o].waiting_at, slots_[t].waiting_at)) mask |= 1u << (o % 32);
+      if (o / 32 == t / 32 && same_call_site(slots_[o].waiting_at, slots_[t].waiting_at)) mask |= 1u << (o % 32);
     exchange_[t / 32].result[t % 32] = mask;
   }
   unsigned moved = 0;

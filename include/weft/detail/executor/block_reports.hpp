@@ -4,11 +4,13 @@
 // whichever runs it. Free functions, cold and out of the hot paths.
 #pragma once
 
+#include <bit>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <source_location>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "weft/detail/base/cuda_vocabulary.hpp"
@@ -18,6 +20,43 @@ namespace weft::detail {
 
 /// The four flavours of the block-wide barrier (CUDA guide, "Synchronization Functions").
 enum class barrier_kind : unsigned char { sync, count, all, any };
+
+/// What a barrier of `kind` returns to each thread, given how many of the
+/// `arrivals` passed a nonzero predicate: __syncthreads_count the count,
+/// _and whether all did, _or whether any did.
+inline int barrier_result(barrier_kind kind, unsigned count, unsigned arrivals) noexcept {
+  switch (kind) {
+    case barrier_kind::count:
+      return static_cast<int>(count);
+    case barrier_kind::all:
+      return count == arrivals;
+    case barrier_kind::any:
+      return count != 0;
+    default:
+      return 0;
+  }
+}
+
+// Whether two source_locations are the same bytes: a call site's is one
+// pointer to static data (GCC's and Clang's libraries), so that is one
+// compare. Spelt as a load rather than memcmp, which GCC at -O1 (the level
+// cuda-samples are built at) calls out of line: on every barrier arrival that
+// call was 13-14% of matrixMul's and scan's time (docs/performance.md, log).
+inline bool same_source_bytes(const std::source_location& a, const std::source_location& b) {
+  if constexpr (sizeof(std::source_location) == sizeof(const void*) &&
+                std::is_trivially_copyable_v<std::source_location>) {
+    return std::bit_cast<const void*>(a) == std::bit_cast<const void*>(b);
+  } else {
+    return std::memcmp(&a, &b, sizeof(std::source_location)) == 0;
+  }
+}
+
+/// Whether two call sites are one: the same bytes, or the same file, line and column.
+inline bool same_call_site(const std::source_location& a, const std::source_location& b) {
+  return same_source_bytes(a, b) ||
+         (a.line() == b.line() && a.column() == b.column() &&
+          (a.file_name() == b.file_name() || std::strcmp(a.file_name(), b.file_name()) == 0));
+}
 
 /// Thrown by device code that fails the way CUDA reports with a particular
 /// code (a failed assert is cudaErrorAssert, __trap() cudaErrorLaunchFailure).
