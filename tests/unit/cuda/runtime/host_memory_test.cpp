@@ -11,7 +11,7 @@
 
 namespace {
 
-__global__ void add_one(int* x) { x[threadIdx.x] += 1; }
+__global__ void add_one_to_each(int* x) { x[threadIdx.x] += 1; }
 
 cudaPointerAttributes attributes_of(const void* p) {
   cudaPointerAttributes a{};
@@ -32,7 +32,7 @@ TEST_CASE("cudaMallocHost and cudaHostAlloc: usable by host and kernels, freed b
   check_succeeded(cudaHostGetDevicePointer(&device_view, mapped, 0));
   CHECK(device_view == mapped);
   for (int i = 0; i < 32; ++i) mapped[i] = 100;
-  REQUIRE(weft::launch(1, 32, add_one, device_view) == cudaSuccess);
+  REQUIRE(weft::launch(1, 32, add_one_to_each, device_view) == cudaSuccess);
   REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
   CHECK(mapped[31] == 101);
 
@@ -72,7 +72,7 @@ TEST_CASE("cudaHostRegister and cudaHostUnregister") {
   void* dv = nullptr;
   check_succeeded(cudaHostGetDevicePointer(&dv, v.data(), 0));
   CHECK(dv == v.data());
-  REQUIRE(weft::launch(1, 64, add_one, static_cast<int*>(dv)) == cudaSuccess);
+  REQUIRE(weft::launch(1, 64, add_one_to_each, static_cast<int*>(dv)) == cudaSuccess);
   REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
   CHECK(v[63] == 2);
   check_failed_with(cudaHostUnregister(v.data() + 1), cudaErrorHostMemoryNotRegistered);
@@ -124,7 +124,7 @@ TEST_CASE("cudaMallocManaged: host and kernels share it; prefetch and advice are
   check_succeeded(cudaMemPrefetchAsync(m, 16 * sizeof(int), cudaMemLocation{cudaMemLocationTypeDevice, 0}, 0));
   check_succeeded(cudaMemAdvise(m, 16 * sizeof(int), cudaMemAdviseSetReadMostly, 0));
   check_succeeded(cudaMemAdvise(m, 16 * sizeof(int), cudaMemAdviseSetPreferredLocation, cudaCpuDeviceId));
-  REQUIRE(weft::launch(1, 16, add_one, m) == cudaSuccess);
+  REQUIRE(weft::launch(1, 16, add_one_to_each, m) == cudaSuccess);
   REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
   for (int i = 0; i < 16; ++i) CHECK(m[i] == i + 1);
   check_succeeded(cudaMemPrefetchAsync(m, 16 * sizeof(int), cudaCpuDeviceId, cudaStreamPerThread));
@@ -159,7 +159,7 @@ TEST_CASE("cudaMallocAsync and cudaFreeAsync on the default streams") {
   check_succeeded(cudaMallocAsync(&d, 32 * sizeof(int), 0));
   CHECK(attributes_of(d).type == cudaMemoryTypeDevice);
   check_succeeded(cudaMemsetAsync(d, 0, 32 * sizeof(int), 0));
-  REQUIRE(weft::launch(1, 32, add_one, d) == cudaSuccess);
+  REQUIRE(weft::launch(1, 32, add_one_to_each, d) == cudaSuccess);
   int back[32] = {};
   check_succeeded(cudaMemcpy(back, d, sizeof back, cudaMemcpyDeviceToHost));
   CHECK(back[31] == 1);
