@@ -5,6 +5,9 @@
 // function that blocks called without co_await. The threads that wait are
 // destroyed where they wait, so that their destructors run. Every test ends
 // with cudaDeviceReset() so that the next one starts on a healthy device.
+#undef NDEBUG  // release builds pass -DNDEBUG; the assert test needs assert live
+#include <cassert>
+
 #include <doctest/doctest.h>
 #include <weft.hpp>
 #include <weft/stackless_kernel.hpp>
