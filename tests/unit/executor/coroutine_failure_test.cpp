@@ -56,9 +56,11 @@ weft::stackless_kernel coroutine_throwing_kernel() {
   co_await weft::syncthreads();
 }
 
+// Only block (0,0,0) diverges: with two failing blocks, which one fails
+// first (and is reported) depends on which worker gets there first.
 weft::stackless_kernel coroutine_divergent_kernel(int* finished) {
   coroutine_guard g;
-  if (threadIdx.x >= 24) co_return;
+  if (blockIdx.x != 0 || threadIdx.x >= 24) co_return;
   if (threadIdx.x < 12)
     co_await weft::syncthreads();
   else
