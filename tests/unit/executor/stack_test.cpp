@@ -73,6 +73,50 @@ TEST_CASE("a deep recursion that fits the raised stack limit runs") {
   CHECK(limit == 64 * 1024);
 }
 
+// A block's threads end on the fibers their first barrier gave them, and
+// those fibers wait, idle, for the worker's next block: the next launch of
+// the same kernel must still get stacks of the limit in force, and its own
+// arguments.
+TEST_CASE("a launch after one of the same kernel runs on stacks of the limit now in force") {
+  unsigned workers = weft::worker_count();
+  weft::set_worker_count(1);  // both launches on one worker, where the first leaves its fibers
+  int* depth = nullptr;
+  REQUIRE(cudaMalloc(&depth, 32 * sizeof(int)) == cudaSuccess);
+  CHECK(weft::launch(1, 32, recursion_kernel, depth, 4, -1) == cudaSuccess);
+  CHECK(cudaDeviceSynchronize() == cudaSuccess);
+  REQUIRE(cudaDeviceSetLimit(cudaLimitStackSize, 1 << 20) == cudaSuccess);
+  CHECK(weft::launch(1, 32, recursion_kernel, depth, 1000, -1) == cudaSuccess);
+  int host[32] = {};
+  REQUIRE(cudaMemcpy(host, depth, sizeof host, cudaMemcpyDeviceToHost) == cudaSuccess);
+  for (int d : host) CHECK(d == 1000);
+  CHECK(cudaFree(depth) == cudaSuccess);
+  CHECK(cudaDeviceReset() == cudaSuccess);
+  weft::set_worker_count(workers);
+}
+
+__global__ void stack_test_value_across_barriers(int* out, int value) {
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  __syncthreads();
+  out[i] = value;
+  __syncthreads();
+  out[i] += value;
+}
+
+TEST_CASE("each launch of a kernel with barriers gets its own arguments on the fibers the last one left") {
+  unsigned workers = weft::worker_count();
+  weft::set_worker_count(1);
+  int* out = nullptr;
+  REQUIRE(cudaMalloc(&out, 64 * sizeof(int)) == cudaSuccess);
+  for (int value = 1; value <= 3; ++value) {
+    CHECK(weft::launch(2, 32, stack_test_value_across_barriers, out, value) == cudaSuccess);
+    int host[64] = {};
+    REQUIRE(cudaMemcpy(host, out, sizeof host, cudaMemcpyDeviceToHost) == cudaSuccess);
+    for (int v : host) CHECK(v == 2 * value);
+  }
+  CHECK(cudaFree(out) == cudaSuccess);
+  weft::set_worker_count(workers);
+}
+
 namespace {
 [[noreturn]] void programs_own_segv_handler(int) {
   std::fputs("the program's own SIGSEGV handler got a CUDA thread's stack overflow\n", stderr);

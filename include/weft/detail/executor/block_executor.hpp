@@ -90,6 +90,7 @@ constexpr bool in_kernel() noexcept { return !std::is_constant_evaluated() && ru
 class block_executor {
  public:
   block_executor() = default;
+  ~block_executor() { drop_idle_runners(); }
   block_executor(const block_executor&) = delete;
   block_executor& operator=(const block_executor&) = delete;
 
@@ -253,6 +254,9 @@ class block_executor {
   void arrived(fctx::transfer_t from);
   [[gnu::noinline]] inline void recycle(fiber_stack stack);
   [[noreturn]] void leave(fiber_stack own);
+  fctx::fcontext_t after_runner();
+  bool rest_idle(fiber_stack own);
+  void drop_idle_runners();
   unsigned ready_count() const;
   unsigned exited_count() const;
   void make_ready(unsigned t);
@@ -375,6 +379,14 @@ class block_executor {
   fctx::fcontext_t worker_ = nullptr;
   fiber_stack fresh_stack_{};
   std::size_t runners_started_ = 0;
+  // Runners whose loop ended while their block had parked threads, parked
+  // in runner_main of the kernel runner_entry_ names, each with its stack
+  // (see rest_idle); new_runner takes the last one before making a fiber.
+  struct idle_runner {
+    fctx::fcontext_t context = nullptr;
+    fiber_stack stack{};
+  };
+  std::vector<idle_runner> idle_runners_;
   stack_pool stacks_;
   // The note of a jump away from a fiber that is finished (or dropped by a
   // fault): it must outlive the jump, and the jumping fiber's frames do not

@@ -19,6 +19,10 @@ namespace weft::detail {
 template <class Body>
 inline block_failure block_executor::run(Body& body, const block_range& blocks, std::size_t stack_size,
                                          std::size_t dynamic_shared_bytes) {
+  // Idle runners wait in runner_main<Body> of the launch they last served:
+  // one of another kernel, or on a stack of another size, cannot serve this one.
+  if (runner_entry_ != &runner_main<Body> || stacks_.stack_size() != round_up(stack_size, page_size()))
+    drop_idle_runners();
   stacks_.set_stack_size(stack_size);
   reserve_dynamic_shared(dynamic_shared_bytes);
   start(blocks);
@@ -37,17 +41,25 @@ inline block_failure block_executor::run(Body& body, const block_range& blocks, 
 
 // A runner fiber. Whichever fiber finishes a block's last thread goes on
 // with the next block, so blocks without barriers run back to back on one
-// fiber with no context switch at all.
+// fiber with no context switch at all. A runner whose loop is over while
+// the block still has parked threads rests idle (rest_idle) and is the next
+// runner the block needs, instead of a fresh one: every block of a kernel
+// with barriers promotes each of its threads to a runner of its own at the
+// first barrier, and making and ending a fiber per thread per block cost
+// more than four barriers did (docs/performance.md, log).
 template <class Body>
 inline void block_executor::runner_main(fctx::transfer_t from) {
   block_executor& self = *running_block;
   fiber_stack own = self.fresh_stack_;
   self.announcer_.resumed(nullptr, from.fctx);
   self.arrived(from);
-  Body& body = *static_cast<Body*>(self.body_);
   do {
-    self.run_threads(body);
-  } while (!self.abandoning_ && self.block_finished() && self.start_next_block());
+    // Read again after each rest: a later launch of the same kernel brings its own body.
+    Body& body = *static_cast<Body*>(self.body_);
+    do {
+      self.run_threads(body);
+    } while (!self.abandoning_ && self.block_finished() && self.start_next_block());
+  } while (self.rest_idle(own));
   self.leave(own);
 }
 
@@ -188,6 +200,7 @@ inline void block_executor::start(const block_range& blocks) {
   ready_.reserve(thread_count_);
   converging_.reserve(thread_count_);
   on_objects_.reserve(thread_count_);
+  idle_runners_.reserve(thread_count_ + 1);  // rest_idle pushes from a fiber: no allocation there
   unsigned warps = (thread_count_ + 31) / 32;
   if (groups_.size() < warps * 32) groups_.resize(warps * 32);
   if (group_count_.size() < warps) group_count_.resize(warps);
@@ -319,6 +332,11 @@ inline fctx::fcontext_t block_executor::next_to_run() {
 // of equally sized stacks would all map to the same cache sets, and a
 // barrier touches every parked thread's top frames in turn.
 inline fctx::fcontext_t block_executor::new_runner() {
+  if (!idle_runners_.empty()) {
+    fctx::fcontext_t idle = idle_runners_.back().context;
+    idle_runners_.pop_back();
+    return idle;
+  }
   fresh_stack_ = stacks_.take();
   std::size_t stagger = (++runners_started_ % 61) * 64;
   fctx::fcontext_t context = fctx::make_fcontext(static_cast<char*>(fresh_stack_.top()) - stagger,
@@ -361,14 +379,43 @@ inline void block_executor::arrived(fctx::transfer_t from) {
 
 void block_executor::recycle(fiber_stack stack) { stacks_.give_back(stack); }
 
+// Where a runner whose loop is over goes: the longest-ready thread, else the worker.
+inline fctx::fcontext_t block_executor::after_runner() {
+  bool resume_ready = !abandoning_ && (ready_head_ < ready_.size() ||
+                                       (next_unstarted_ == thread_count_ && !converging_.empty() && converge(~0u)));
+  return resume_ready ? slots_[ready_[ready_head_++]].context : worker_;
+}
+
 // A runner whose loop is over: hand its stack back through the note and
 // jump away for good.
 inline void block_executor::leave(fiber_stack own) {
   last_note_ = {nullptr, own};
-  bool resume_ready = !abandoning_ && (ready_head_ < ready_.size() ||
-                                       (next_unstarted_ == thread_count_ && !converging_.empty() && converge(~0u)));
-  fctx::fcontext_t target = resume_ready ? slots_[ready_[ready_head_++]].context : worker_;
-  announcer_.leave_for_good(target, &last_note_);
+  announcer_.leave_for_good(after_runner(), &last_note_);
+}
+
+// A runner whose loop is over parks in idle_runners_, to be resumed by
+// new_runner (returns true: run the next unstarted thread) or dropped with
+// its stack (never resumed: its frames hold nothing to destroy). Not while
+// a block is abandoned, whose runners all leave; and not in a build that
+// tells a sanitizer of each switch, where a fiber dropped unannounced would
+// leave the sanitizer's record of it behind: there every runner leaves.
+inline bool block_executor::rest_idle(fiber_stack own) {
+  if constexpr (fiber_sanitizer::announced) {
+    return false;
+  } else {
+    if (abandoning_) return false;
+    fctx::fcontext_t target = after_runner();
+    idle_runners_.push_back({nullptr, own});
+    switch_to(target, {&idle_runners_.back().context, {}});
+    return true;
+  }
+}
+
+// Idle runners cannot serve a launch of another kernel: their stacks go back
+// to the pool (and to the system with it, when the executor ends).
+inline void block_executor::drop_idle_runners() {
+  for (const idle_runner& idle : idle_runners_) stacks_.give_back(idle.stack);
+  idle_runners_.clear();
 }
 
 // ---- The ready list: threads released or yielded, not yet resumed ----

@@ -70,9 +70,8 @@ inline void block_executor::complete_group(unsigned warp, warp_group& g, unsigne
 // Makes the lanes of `warp` in `lanes` ready, in lane order; returns how many.
 inline unsigned block_executor::make_ready(unsigned warp, unsigned lanes) {
   make_room(32);
-  unsigned from = ready_.size(), count = 0;
-  for (unsigned m = lanes; m != 0; m &= m - 1, ++count)
-    ready_.push_back(warp * 32 + static_cast<unsigned>(std::countr_zero(m)));
+  unsigned from = ready_.size();
+  unsigned count = ready_.push_bits(warp * 32, lanes);
   if (permuted_) [[unlikely]]
     order_released(from);
   return count;

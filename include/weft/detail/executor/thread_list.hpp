@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <utility>
 #include <vector>
 
@@ -16,6 +17,17 @@ class thread_list {
     if (ids_.size() < n) ids_.resize(n);
   }
   void push_back(unsigned t) { ids_[size_++] = t; }
+  /// Appends `first + i` for each bit i set in `bits`, in increasing order;
+  /// returns how many. The count is kept in a local: a store through the
+  /// ids could alias size_, which push_back in a loop reloads and stores
+  /// again for every id.
+  unsigned push_bits(unsigned first, unsigned bits) {
+    unsigned* out = ids_.data() + size_;
+    unsigned count = 0;
+    for (; bits != 0; bits &= bits - 1) out[count++] = first + static_cast<unsigned>(std::countr_zero(bits));
+    size_ += count;
+    return count;
+  }
   unsigned capacity() const { return static_cast<unsigned>(ids_.size()); }
   void drop_front(unsigned n) {
     std::copy(ids_.begin() + n, ids_.begin() + size_, ids_.begin());

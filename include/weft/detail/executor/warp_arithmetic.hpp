@@ -92,11 +92,40 @@ inline bool same_shuffle_operands(const warp_exchange& x) {
           (width[0] ^ all_width) | (width[1] ^ all_width) | (width[2] ^ all_width) | (width[3] ^ all_width)) == 0;
 }
 
+/// The loop of shuffle_whole_warp for one kind of shuffle: the kind a
+/// constant, so that choosing a lane's source is a compare and a move, not
+/// a switch per lane.
+template <warp_op op>
+void shuffle_whole_warp_as(warp_exchange& x, unsigned b, unsigned width) {
+  for (unsigned lane = 0; lane < 32; ++lane) x.result[lane] = x.operand[shuffle_source(op, lane, b, width)];
+}
+
 /// A shuffle of all 32 lanes with one operand and width: every source lane
-/// is in the mask, and the loop has no per-lane decoding.
+/// is in the mask, and the loop has no per-lane decoding. Up and down over
+/// the whole warp (reductions and scans) are two block copies: lanes past
+/// the edge keep their own values.
 inline void shuffle_whole_warp(warp_op op, warp_exchange& x) {
   unsigned b = x.source[0], width = x.width[0];
-  for (unsigned lane = 0; lane < 32; ++lane) x.result[lane] = x.operand[shuffle_source(op, lane, b, width)];
+  if (width == 32 && op == warp_op::shfl_down) {
+    std::memcpy(x.result, x.operand + b, (32 - b) * sizeof x.operand[0]);
+    std::memcpy(x.result + (32 - b), x.operand + (32 - b), b * sizeof x.operand[0]);
+    return;
+  }
+  if (width == 32 && op == warp_op::shfl_up) {
+    std::memcpy(x.result + b, x.operand, (32 - b) * sizeof x.operand[0]);
+    std::memcpy(x.result, x.operand, b * sizeof x.operand[0]);
+    return;
+  }
+  switch (op) {
+    case warp_op::shfl_up:
+      return shuffle_whole_warp_as<warp_op::shfl_up>(x, b, width);
+    case warp_op::shfl_down:
+      return shuffle_whole_warp_as<warp_op::shfl_down>(x, b, width);
+    case warp_op::shfl_xor:
+      return shuffle_whole_warp_as<warp_op::shfl_xor>(x, b, width);
+    default:
+      return shuffle_whole_warp_as<warp_op::shfl>(x, b, width);
+  }
 }
 
 /// The one result every lane of a vote, match_all or reduction gets
