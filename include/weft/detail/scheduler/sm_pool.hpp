@@ -130,9 +130,7 @@ class sm_pool {
   /// records, whose rows are the workers. The caller runs it with
   /// run_on_caller, then calls caller_done; the pool outlives the run.
   std::shared_ptr<grid_job> take_lone_grid() {
-    // Not in a race-check build: its probes reported false hazards when a
-    // lone grid ran on the waiting thread (2026-11-28, not yet understood).
-    if (race_check_build || active_count_.load(std::memory_order_acquire) != 1 || trace::enabled) return nullptr;
+    if (active_count_.load(std::memory_order_acquire) != 1 || trace::enabled) return nullptr;
     std::lock_guard lock(mutex_);
     if (active_.size() != 1 || running_ != 0 || callers_ != 0 || stopping_) return nullptr;
     const std::shared_ptr<grid_job>& job = active_.front();
@@ -155,7 +153,11 @@ class sm_pool {
   /// and completes it, as a worker would (work()). The caller's %smid is
   /// worker 0's, its current device the grid's while the block runs.
   static void run_on_caller(grid_job& job) {
-    thread_local block_executor executor;
+    // On the heap, not in static thread-local storage, where __shared__
+    // variables live: the race check would take the executor's own members
+    // for the block's __shared__ memory.
+    thread_local std::unique_ptr<block_executor> caller_executor = std::make_unique<block_executor>();
+    block_executor& executor = *caller_executor;
     ensure_signal_stack();
     keep_fault_handlers();
     int device = current_device;
