@@ -61,6 +61,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <unordered_map>
 #include <utility>
@@ -172,7 +173,10 @@ inline void race_join(race_clock& into, const race_clock& from) {
 /// since, by different threads (one other than any later writer is enough
 /// to find a write-after-read).
 struct race_word {
-  std::uint64_t generation = 0;  // __shared__ words: the block the record belongs to
+  // Whose record it is: for a __shared__ word the block's (the worker's
+  // count of blocks), for a global word the launch's serial. A record of
+  // another is stale, as good as none: shadows are reused without clearing.
+  std::uint64_t generation = 0;
   race_access write;
   std::array<race_access, 2> reads;
 };
@@ -245,19 +249,27 @@ class race_launch {
     return allocations_;
   }
 
+  ~race_launch() {
+    std::lock_guard lock(spare_pages_mutex());
+    for (auto& [index, p] : pages_)
+      if (spare_pages().size() < max_spare_pages) spare_pages().push_back(std::move(p));
+  }
+
   /// The shadow of a 4 KiB page of global memory: its words, and a lock,
   /// since blocks run on several workers at once.
   struct page {
     static constexpr std::uintptr_t bytes = 4096;
     std::atomic_flag locked = ATOMIC_FLAG_INIT;
     std::array<race_word, bytes / 4> words{};
+    // Held for a few loads and stores, by a worker that does not switch
+    // fibers meanwhile: spinning beats sleeping, and unlocking stays one
+    // store (atomic_flag's notify_one costs a read-modify-write of a counter
+    // that every worker shares).
     void lock() {
-      while (locked.test_and_set(std::memory_order_acquire)) locked.wait(true, std::memory_order_relaxed);
+      while (locked.test_and_set(std::memory_order_acquire))
+        while (locked.test(std::memory_order_relaxed)) std::this_thread::yield();
     }
-    void unlock() {
-      locked.clear(std::memory_order_release);
-      locked.notify_one();
-    }
+    void unlock() { locked.clear(std::memory_order_release); }
   };
 
   /// Calls `use` with the releases that threads of `block` made through
@@ -272,15 +284,40 @@ class race_launch {
     use(atomic_words_[block]);
   }
 
-  /// The shadow of the page that holds `address`, made when first asked for.
+  /// The shadow of the page that holds `address`, made when first asked for
+  /// (or taken from a finished launch: its words' records are stale).
   page& page_of(std::uintptr_t address) {
     std::lock_guard lock(pages_mutex_);
     std::unique_ptr<page>& p = pages_[address / page::bytes];
-    if (!p) p = std::make_unique<page>();
+    if (!p) p = spare_page();
     return *p;
   }
 
  private:
+  // Finished launches' pages, for the next launches: making and zeroing a
+  // page's shadow (about 150 KiB, page faults included) cost more than a
+  // short streaming kernel's accesses to it. Kept up to 32 MiB or so.
+  static constexpr std::size_t max_spare_pages = 224;
+  static std::mutex& spare_pages_mutex() {
+    static std::mutex mutex;
+    return mutex;
+  }
+  static std::vector<std::unique_ptr<page>>& spare_pages() {
+    static std::vector<std::unique_ptr<page>> pages;
+    return pages;
+  }
+  static std::unique_ptr<page> spare_page() {
+    {
+      std::lock_guard lock(spare_pages_mutex());
+      if (!spare_pages().empty()) {
+        std::unique_ptr<page> p = std::move(spare_pages().back());
+        spare_pages().pop_back();
+        return p;
+      }
+    }
+    return std::make_unique<page>();
+  }
+
   // Blocks beyond this share counters (a fence then counts for several
   // blocks: a race can go unseen, none is invented).
   static constexpr std::uint64_t max_fence_counters = 1u << 20;
@@ -309,9 +346,8 @@ class race_worker {
     if (!static_tls_found_) find_static_tls();
     if (launch != launch_ || launch->serial != launch_serial_) {
       launch_serial_ = launch->serial;
-      allocations_ = {};
-      page_index_ = ~std::uintptr_t{0};
-      page_ = nullptr;
+      ranges_ = {};
+      pages_.fill({~std::uintptr_t{0}, nullptr});
     }
     launch_ = launch;
     block_ = block;
@@ -430,26 +466,40 @@ class race_worker {
       space = race_space::global;
     else
       return true;  // a thread's stack, or host memory weft does not know: private
-    if (word / race_launch::page::bytes != page_index_) {
-      page_index_ = word / race_launch::page::bytes;
-      page_ = &launch_->page_of(word);
+    std::uintptr_t index = word / race_launch::page::bytes;
+    auto& [cached_index, cached_page] = pages_[index % pages_.size()];
+    if (cached_index != index) {
+      cached_index = index;
+      cached_page = &launch_->page_of(word);
     }
-    std::lock_guard lock(*page_);
-    return check(page_->words[word % race_launch::page::bytes / 4], word, space, write, pc);
+    std::lock_guard lock(*cached_page);
+    return check(cached_page->words[word % race_launch::page::bytes / 4], word, space, write, pc);
   }
 
-  // Whether `word` lies in a weft allocation: the last few found, else a
-  // binary search of the launch's list (a thread's stack, the common miss,
-  // costs that search).
+  // A range of addresses that is either one weft allocation or a gap
+  // between two (where a thread's stack and a kernel's arguments lie).
+  struct address_range {
+    std::uintptr_t begin = 0, end = 0;
+    bool allocation = false;
+  };
+
+  // Whether `word` lies in a weft allocation: the ranges of the last few
+  // words asked about, allocations and gaps alike, else a binary search of
+  // the launch's list.
   bool in_allocation(std::uintptr_t word) {
-    for (auto& [base, end] : allocations_)
-      if (word >= base && word < end) return true;
+    for (const address_range& r : ranges_)
+      if (word >= r.begin && word < r.end) return r.allocation;
     const race_ranges& all = launch_->allocations();
     auto after = std::upper_bound(all.begin(), all.end(), std::pair{word, ~std::uintptr_t{0}});
-    if (after == all.begin() || word >= std::prev(after)->second) return false;
-    std::rotate(allocations_.rbegin(), allocations_.rbegin() + 1, allocations_.rend());
-    allocations_[0] = *std::prev(after);
-    return true;
+    address_range found;
+    if (after != all.begin() && word < std::prev(after)->second)
+      found = {std::prev(after)->first, std::prev(after)->second, true};
+    else
+      found = {after == all.begin() ? 0 : std::prev(after)->second,
+               after == all.end() ? ~std::uintptr_t{0} : after->first, false};
+    std::rotate(ranges_.rbegin(), ranges_.rbegin() + 1, ranges_.rend());
+    ranges_[0] = found;
+    return found.allocation;
   }
 
   race_access current(bool write, std::uintptr_t pc) const {
@@ -509,7 +559,8 @@ class race_worker {
 
   bool check(race_word& w, std::uintptr_t word, race_space space, bool write, std::uintptr_t pc) {
     bool shared = space == race_space::shared || space == race_space::dynamic_shared;
-    if (shared && w.generation != generation_) w = race_word{generation_, {}, {}};
+    std::uint64_t generation = shared ? generation_ : launch_serial_;
+    if (w.generation != generation) w = race_word{generation, {}, {}};
     race_access now = current(write, pc);
     const race_access* hazard = nullptr;
     race_kind kind{};
@@ -605,9 +656,10 @@ class race_worker {
   std::vector<race_clock> known_;
   std::vector<std::uint64_t> known_generation_;
   std::unordered_map<std::uintptr_t, race_clock> shared_atomic_words_;  // this block's __shared__ atomic words
-  std::array<std::pair<std::uintptr_t, std::uintptr_t>, 4> allocations_{};
-  std::uintptr_t page_index_ = ~std::uintptr_t{0};
-  race_launch::page* page_ = nullptr;
+  std::array<address_range, 8> ranges_{};                               // the launch's, most recently found first
+  // The launch's shadow pages that this worker used, by page index
+  // (direct-mapped): most accesses skip page_of's mutex and hash table.
+  std::array<std::pair<std::uintptr_t, race_launch::page*>, 64> pages_{};
 };
 
 /// The worker's race-check state while it runs a block of a race-checked
