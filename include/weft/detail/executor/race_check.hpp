@@ -119,17 +119,18 @@ template <class Kernel, class Arguments>
 }
 
 /// One traced access: who made it, where, and where its thread stood in the
-/// synchronisation of its block and grid.
+/// synchronisation of its block and grid. 40 bytes: a word's shadow is
+/// three of them, and streaming kernels are bound by the shadow's traffic.
 struct race_access {
   std::uintptr_t pc = 0;  // 0: no access
   std::uint64_t block = 0;
-  std::uint32_t thread = 0;         // linear id in the block
+  std::uint32_t thread : 31 = 0;    // linear id in the block
+  std::uint32_t write : 1 = 0;      // a store
   std::uint32_t epoch = 0;          // the thread's block epoch
   std::uint32_t lane_clock = 0;     // the lane's own entry of its warp clock
   std::uint32_t group_epoch = 0;    // grid and cluster syncs its block passed
   std::uint32_t fences = 0;         // __threadfence() calls its block made before it
   std::uint32_t release_clock = 0;  // the thread's own entry of its release clock (race_clock)
-  bool write = false;
 };
 
 /// A sparse vector clock over CUDA threads: (race_thread_key, clock) pairs,
@@ -171,8 +172,10 @@ inline void race_join(race_clock& into, const race_clock& from) {
 
 /// The shadow of one 4-byte word: the last write and the two latest reads
 /// since, by different threads (one other than any later writer is enough
-/// to find a write-after-read).
-struct race_word {
+/// to find a write-after-read). reads[1] counts only while reads[0] is
+/// there, so that a write, or a word's first access, clears one pc and
+/// touches one cache line of the two.
+struct alignas(64) race_word {
   // Whose record it is: for a __shared__ word the block's (the worker's
   // count of blocks), for a global word the launch's serial. A record of
   // another is stale, as good as none: shadows are reused without clearing.
@@ -235,10 +238,10 @@ class race_launch {
   int device() const { return device_; }
   std::string kernel_name() const { return kernel_name_(); }
 
-  std::uint32_t fences(std::uint64_t block) const {
-    return fences_[block % fences_.size()].load(std::memory_order_acquire);
-  }
-  void fence(std::uint64_t block) { fences_[block % fences_.size()].fetch_add(1, std::memory_order_acq_rel); }
+  std::uint32_t fences(std::uint64_t block) const { return fence_counter(block).load(std::memory_order_acquire); }
+  void fence(std::uint64_t block) { fence_counter(block).fetch_add(1, std::memory_order_acq_rel); }
+  std::atomic<std::uint32_t>& fence_counter(std::uint64_t block) { return fences_[block % fences_.size()]; }
+  const std::atomic<std::uint32_t>& fence_counter(std::uint64_t block) const { return fences_[block % fences_.size()]; }
 
   /// The weft allocations of the launch's device, as they were when its
   /// first block looked (a kernel allocates none).
@@ -351,6 +354,7 @@ class race_worker {
     }
     launch_ = launch;
     block_ = block;
+    fences_ = &launch->fence_counter(block);
     ++generation_;
     threads_ = threads;
     epoch_ = 0;
@@ -507,12 +511,12 @@ class race_worker {
     return {.pc = pc,
             .block = block_,
             .thread = thread,
+            .write = write,
             .epoch = epoch_,
             .lane_clock = lane_clock(thread, thread % 32),
             .group_epoch = group_epoch_,
-            .fences = launch_->fences(block_),
-            .release_clock = clocks_[thread],
-            .write = write};
+            .fences = fences_->load(std::memory_order_acquire),
+            .release_clock = clocks_[thread]};
   }
 
   // What `thread` of the running block knows of other threads' releases.
@@ -560,14 +564,18 @@ class race_worker {
   bool check(race_word& w, std::uintptr_t word, race_space space, bool write, std::uintptr_t pc) {
     bool shared = space == race_space::shared || space == race_space::dynamic_shared;
     std::uint64_t generation = shared ? generation_ : launch_serial_;
-    if (w.generation != generation) w = race_word{generation, {}, {}};
+    if (w.generation != generation) {
+      w.generation = generation;
+      w.write.pc = 0;
+      w.reads[0].pc = 0;
+    }
     race_access now = current(write, pc);
     const race_access* hazard = nullptr;
     race_kind kind{};
     if (w.write.pc && !ordered(w.write, now)) {
       hazard = &w.write;
       kind = write ? race_kind::write_after_write : race_kind::read_after_write;
-    } else if (write) {
+    } else if (write && w.reads[0].pc) {
       for (const race_access& r : w.reads)
         if (r.pc && !ordered(r, now)) {
           hazard = &r;
@@ -578,8 +586,11 @@ class race_worker {
     if (hazard) report(kind, *hazard, now, word, space);
     if (write) {
       w.write = now;
-      w.reads = {};
-    } else if (w.reads[0].pc && (w.reads[0].thread != now.thread || w.reads[0].block != now.block)) {
+      w.reads[0].pc = 0;
+    } else if (!w.reads[0].pc) {
+      w.reads[0] = now;
+      w.reads[1].pc = 0;
+    } else if (w.reads[0].thread != now.thread || w.reads[0].block != now.block) {
       w.reads[1] = w.reads[0];
       w.reads[0] = now;
     } else {
@@ -636,6 +647,7 @@ class race_worker {
   race_launch* launch_ = nullptr;
   std::uint64_t launch_serial_ = 0;
   std::uint64_t block_ = 0;
+  const std::atomic<std::uint32_t>* fences_ = nullptr;  // the block's count of __threadfence() calls
   std::uint64_t generation_ = 0;
   unsigned threads_ = 0;
   std::uint32_t epoch_ = 0, group_epoch_ = 0;
