@@ -289,7 +289,7 @@ class race_launch {
 
   /// The shadow of the page that holds `address`, made when first asked for
   /// (or taken from a finished launch: its words' records are stale).
-  page& page_of(std::uintptr_t address) {
+  [[gnu::noinline]] page& page_of(std::uintptr_t address) {
     std::lock_guard lock(pages_mutex_);
     std::unique_ptr<page>& p = pages_[address / page::bytes];
     if (!p) p = spare_page();
@@ -354,6 +354,7 @@ class race_worker {
     }
     launch_ = launch;
     block_ = block;
+    private_begin_ = private_end_ = 0;  // the dynamic shared buffer may have moved into the gap
     fences_ = &launch->fence_counter(block);
     ++generation_;
     threads_ = threads;
@@ -441,24 +442,34 @@ class race_worker {
   }
 
   /// A traced load or store of `size` bytes at `address`, made by the code
-  /// at `pc`.
-  void access(const void* address, unsigned size, bool write, const void* pc) {
-    if (busy_) return;  // the detector's own accesses, if it was instrumented
-    busy_ = true;
+  /// at `pc`. Inlined into each callback: most of a small kernel's traced
+  /// loads are of its arguments (in the launch's heap block) and of its
+  /// stack, private memory in the gap between allocations found last, or
+  /// of threadIdx and its kin, which are weft's own.
+  [[gnu::always_inline]] void access(const void* address, unsigned size, bool write, const void* pc) {
     std::uintptr_t a = reinterpret_cast<std::uintptr_t>(address);
+    if (a >= private_begin_ && a + size <= private_end_) return;
+    if (a >= tls_begin_ && a < tls_end_ && (a & 3) + size <= 4 && untraced_words_[(a - tls_begin_) / 4]) return;
+    if (busy_) return;  // the detector's own accesses, if it was instrumented
+    check_access(a, size, write, pc);
+  }
+
+ private:
+  // What a global access of a streaming kernel needs is inlined into this
+  // one call.
+  [[gnu::noinline]] void check_access(std::uintptr_t a, unsigned size, bool write, const void* pc) {
+    busy_ = true;
     std::uintptr_t first = a & ~std::uintptr_t{3}, last = (a + size - 1) & ~std::uintptr_t{3};
     for (std::uintptr_t w = first; w <= last; w += 4)
       if (!access_word(w, write, reinterpret_cast<std::uintptr_t>(pc))) break;
     busy_ = false;
   }
 
- private:
   // Returns false once a hazard was found, so that an 8- or 16-byte access
   // reports once.
-  bool access_word(std::uintptr_t word, bool write, std::uintptr_t pc) {
+  [[gnu::always_inline]] bool access_word(std::uintptr_t word, bool write, std::uintptr_t pc) {
     if (word >= tls_begin_ && word < tls_end_) {
-      for (auto [begin, end] : untraced_)
-        if (word >= begin && word < end) return true;
+      if (untraced_words_[(word - tls_begin_) / 4]) return true;
       return check(shared_shadow_[(word - tls_begin_) / 4], word, race_space::shared, write, pc);
     }
     if (word >= dynamic_begin_ && word < dynamic_end_)
@@ -490,23 +501,41 @@ class race_worker {
   // Whether `word` lies in a weft allocation: the ranges of the last few
   // words asked about, allocations and gaps alike, else a binary search of
   // the launch's list.
-  bool in_allocation(std::uintptr_t word) {
+  [[gnu::always_inline]] bool in_allocation(std::uintptr_t word) {
     for (const address_range& r : ranges_)
       if (word >= r.begin && word < r.end) return r.allocation;
+    return find_range(word);
+  }
+
+  // in_allocation's search, whose range it remembers.
+  [[gnu::noinline]] bool find_range(std::uintptr_t word) {
     const race_ranges& all = launch_->allocations();
     auto after = std::upper_bound(all.begin(), all.end(), std::pair{word, ~std::uintptr_t{0}});
     address_range found;
-    if (after != all.begin() && word < std::prev(after)->second)
+    if (after != all.begin() && word < std::prev(after)->second) {
       found = {std::prev(after)->first, std::prev(after)->second, true};
-    else
+    } else {
       found = {after == all.begin() ? 0 : std::prev(after)->second,
                after == all.end() ? ~std::uintptr_t{0} : after->first, false};
+      // access()'s shortcut: the gap, less the memory that access_word
+      // looked at before asking (and found `word` outside of).
+      private_begin_ = found.begin;
+      private_end_ = found.end;
+      for (auto [begin, end] : {std::pair{tls_begin_, tls_end_}, std::pair{dynamic_begin_, dynamic_end_},
+                                std::pair{static_data_begin_, static_data_end_}}) {
+        if (begin == end) continue;
+        if (end <= word)
+          private_begin_ = std::max(private_begin_, end);
+        else if (begin > word)
+          private_end_ = std::min(private_end_, begin);
+      }
+    }
     std::rotate(ranges_.rbegin(), ranges_.rbegin() + 1, ranges_.rend());
     ranges_[0] = found;
     return found.allocation;
   }
 
-  race_access current(bool write, std::uintptr_t pc) const {
+  [[gnu::always_inline]] race_access current(bool write, std::uintptr_t pc) const {
     unsigned thread = linear_thread_index(threadIdx, blockDim);
     return {.pc = pc,
             .block = block_,
@@ -535,7 +564,7 @@ class race_worker {
   }
 
   // Lane `lane`'s entry in the clock of `thread`'s lane.
-  std::uint32_t lane_clock(unsigned thread, unsigned lane) const {
+  [[gnu::always_inline]] std::uint32_t lane_clock(unsigned thread, unsigned lane) const {
     unsigned warp = thread / 32;
     if (warp_clock_generation_[warp] != generation_) return (thread % 32 == lane) ? 1 : 0;
     return warp_clocks_[static_cast<std::size_t>(warp) * 1024 + 32 * (thread % 32) + lane];
@@ -561,7 +590,8 @@ class race_worker {
     return knows(now.thread, earlier);
   }
 
-  bool check(race_word& w, std::uintptr_t word, race_space space, bool write, std::uintptr_t pc) {
+  [[gnu::always_inline]] bool check(race_word& w, std::uintptr_t word, race_space space, bool write,
+                                    std::uintptr_t pc) {
     bool shared = space == race_space::shared || space == race_space::dynamic_shared;
     std::uint64_t generation = shared ? generation_ : launch_serial_;
     if (w.generation != generation) {
@@ -632,9 +662,11 @@ class race_worker {
     static_data_begin_ = f.data;
     static_data_end_ = f.data_end;
     shared_shadow_.assign(f.tls_bytes / 4 + 1, race_word{});
+    untraced_words_.assign(f.tls_bytes / 4 + 1, false);
     auto ignore = [&](const void* p, std::size_t bytes) {
       std::uintptr_t b = reinterpret_cast<std::uintptr_t>(p) & ~std::uintptr_t{3};
-      untraced_.push_back({b, reinterpret_cast<std::uintptr_t>(p) + bytes});
+      for (std::uintptr_t w = b; w < reinterpret_cast<std::uintptr_t>(p) + bytes; w += 4)
+        if (w >= tls_begin_ && w < tls_end_) untraced_words_[(w - tls_begin_) / 4] = true;
     };
     ignore(&threadIdx, sizeof threadIdx);
     ignore(&blockIdx, sizeof blockIdx);
@@ -657,7 +689,7 @@ class race_worker {
   std::uintptr_t tls_begin_ = 0, tls_end_ = 0;
   std::uintptr_t static_data_begin_ = 0, static_data_end_ = 0;
   std::uintptr_t dynamic_begin_ = 0, dynamic_end_ = 0;
-  std::vector<std::pair<std::uintptr_t, std::uintptr_t>> untraced_;
+  std::vector<bool> untraced_words_;  // words of the static TLS block that are weft's own
   std::vector<race_word> shared_shadow_;
   std::vector<race_word> dynamic_shadow_;
   // Release and acquire through atomics, per thread of the running block:
@@ -668,7 +700,8 @@ class race_worker {
   std::vector<race_clock> known_;
   std::vector<std::uint64_t> known_generation_;
   std::unordered_map<std::uintptr_t, race_clock> shared_atomic_words_;  // this block's __shared__ atomic words
-  std::array<address_range, 8> ranges_{};                               // the launch's, most recently found first
+  std::uintptr_t private_begin_ = 0, private_end_ = 0;
+  std::array<address_range, 8> ranges_{};  // the launch's, most recently found first
   // The launch's shadow pages that this worker used, by page index
   // (direct-mapped): most accesses skip page_of's mutex and hash table.
   std::array<std::pair<std::uintptr_t, race_launch::page*>, 64> pages_{};
