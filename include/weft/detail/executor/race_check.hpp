@@ -301,13 +301,15 @@ class race_launch {
   // page's shadow (about 150 KiB, page faults included) cost more than a
   // short streaming kernel's accesses to it. Kept up to 32 MiB or so.
   static constexpr std::size_t max_spare_pages = 224;
+  // Never destroyed: a launch kept alive to the end (by a graph, say) may
+  // give its pages back during static destruction.
   static std::mutex& spare_pages_mutex() {
-    static std::mutex mutex;
-    return mutex;
+    static auto* mutex = new std::mutex;
+    return *mutex;
   }
   static std::vector<std::unique_ptr<page>>& spare_pages() {
-    static std::vector<std::unique_ptr<page>> pages;
-    return pages;
+    static auto* pages = new std::vector<std::unique_ptr<page>>;
+    return *pages;
   }
   static std::unique_ptr<page> spare_page() {
     {
