@@ -149,3 +149,39 @@ TEST_CASE("multi_device: a pool of another device than the stream's allocates on
   CHECK(pool_allocation_used(pool) == 0);
   check_succeeded(cudaMemPoolDestroy(pool));
 }
+
+TEST_CASE("a captured cudaMallocFromPoolAsync becomes an allocation node, its free a free node") {
+  cudaMemPool_t pool = pool_allocation_make_pool();
+  cudaStream_t s = nullptr;
+  REQUIRE(cudaStreamCreate(&s) == cudaSuccess);
+  REQUIRE(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal) == cudaSuccess);
+  int* d = nullptr;
+  check_succeeded(cudaMallocFromPoolAsync(&d, 64 * sizeof(int), pool, s));
+  CHECK(d != nullptr);
+  check_succeeded(cudaMemsetAsync(d, 0, 64 * sizeof(int), s));
+  check_succeeded(cudaFreeAsync(d, s));
+  cudaGraph_t graph = nullptr;
+  REQUIRE(cudaStreamEndCapture(s, &graph) == cudaSuccess);
+  std::size_t count = 0;
+  REQUIRE(cudaGraphGetNodes(graph, nullptr, &count) == cudaSuccess);
+  REQUIRE(count == 3);
+  std::vector<cudaGraphNode_t> nodes(count);
+  REQUIRE(cudaGraphGetNodes(graph, nodes.data(), &count) == cudaSuccess);
+  std::vector<cudaGraphNodeType> types;
+  for (cudaGraphNode_t node : nodes) {
+    cudaGraphNodeType type{};
+    REQUIRE(cudaGraphNodeGetType(node, &type) == cudaSuccess);
+    types.push_back(type);
+  }
+  CHECK(types ==
+        std::vector<cudaGraphNodeType>{cudaGraphNodeTypeMemAlloc, cudaGraphNodeTypeMemset, cudaGraphNodeTypeMemFree});
+  CHECK(pool_allocation_used(pool) == 0);  // the graph's memory, not the pool's
+  cudaGraphExec_t exec = nullptr;
+  REQUIRE(cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess);
+  check_succeeded(cudaGraphLaunch(exec, s));
+  check_succeeded(cudaStreamSynchronize(s));
+  REQUIRE(cudaGraphExecDestroy(exec) == cudaSuccess);
+  REQUIRE(cudaGraphDestroy(graph) == cudaSuccess);
+  REQUIRE(cudaStreamDestroy(s) == cudaSuccess);
+  check_succeeded(cudaMemPoolDestroy(pool));
+}
