@@ -33,7 +33,7 @@ inline void* allocate_from_pool(CUmemPoolHandle_st* pool, std::size_t bytes) {
   std::lock_guard lock(pools.mutex());
   std::uint64_t counted = pool_bytes(bytes);
   if (!pool->usage.make_room(counted, pool->max_size)) return nullptr;
-  void* p = runtime::get(pool->device).memory().allocate(bytes, memory_kind::device);
+  void* p = runtime::get(pool->device).memory().allocate(bytes, memory_kind::device, allocation_registry::from_pool);
   if (!p) return nullptr;
   pool->usage.taken(counted);
   pool_allocations()[p] = {pool, counted};

@@ -5,6 +5,7 @@
 #include <weft.hpp>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "error_checks.hpp"
@@ -183,5 +184,17 @@ TEST_CASE("a captured cudaMallocFromPoolAsync becomes an allocation node, its fr
   REQUIRE(cudaGraphExecDestroy(exec) == cudaSuccess);
   REQUIRE(cudaGraphDestroy(graph) == cudaSuccess);
   REQUIRE(cudaStreamDestroy(s) == cudaSuccess);
+  check_succeeded(cudaMemPoolDestroy(pool));
+}
+
+TEST_CASE("a fault report near pool memory names the calls that make it") {
+  cudaMemPool_t pool = pool_allocation_make_pool();
+  char* d = nullptr;
+  REQUIRE(cudaMallocFromPoolAsync(&d, 100, pool, 0) == cudaSuccess);
+  REQUIRE(static_cast<bool>(weft::detail::describe_address_near_allocation));
+  std::string text = weft::detail::describe_address_near_allocation(d + 120);
+  CHECK(text.find("20 bytes past the end of the 100-byte allocation") != std::string::npos);
+  CHECK(text.find("made by cudaMallocAsync or cudaMallocFromPoolAsync") != std::string::npos);
+  REQUIRE(cudaFreeAsync(d, 0) == cudaSuccess);
   check_succeeded(cudaMemPoolDestroy(pool));
 }
