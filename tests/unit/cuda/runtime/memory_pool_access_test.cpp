@@ -4,6 +4,8 @@
 #include <doctest/doctest.h>
 #include <weft.hpp>
 
+#include <vector>
+
 #include "error_checks.hpp"
 
 namespace {
@@ -89,4 +91,54 @@ TEST_CASE("multi_device: another device reaches a pool once granted" * doctest::
   check_succeeded(cudaMemPoolSetAccess(pool, &revoke, 1));
   CHECK(pool_access_from(pool, 0) == cudaMemAccessFlagsProtNone);
   check_succeeded(cudaMemPoolDestroy(pool));
+}
+
+namespace {
+
+__global__ void pool_access_double(const int* from, int* to, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) to[i] = 2 * from[i];
+}
+
+}  // namespace
+
+TEST_CASE("multi_device: a kernel of one device reads another's pool memory once granted, and frees it in its stream" *
+          doctest::test_suite("multi_device")) {
+  if (pool_access_devices() < 2) return;  // run by the WEFT_DEVICES=3 ctest test
+  constexpr int n = 4096;
+  std::vector<int> input(n), output(n);
+  for (int i = 0; i < n; ++i) input[static_cast<std::size_t>(i)] = i - 7;
+  REQUIRE(cudaSetDevice(0) == cudaSuccess);
+  cudaStream_t on0 = nullptr, on1 = nullptr;
+  REQUIRE(cudaStreamCreateWithFlags(&on0, cudaStreamNonBlocking) == cudaSuccess);
+  cudaMemPool_t pool0 = nullptr;
+  REQUIRE(cudaDeviceGetDefaultMemPool(&pool0, 0) == cudaSuccess);
+  int* source = nullptr;
+  REQUIRE(cudaMallocAsync(&source, n * sizeof(int), on0) == cudaSuccess);
+  REQUIRE(cudaMemcpyAsync(source, input.data(), n * sizeof(int), cudaMemcpyHostToDevice, on0) == cudaSuccess);
+  cudaEvent_t copied = nullptr;
+  REQUIRE(cudaEventCreate(&copied) == cudaSuccess);
+  REQUIRE(cudaEventRecord(copied, on0) == cudaSuccess);
+  REQUIRE(cudaSetDevice(1) == cudaSuccess);
+  REQUIRE(cudaStreamCreateWithFlags(&on1, cudaStreamNonBlocking) == cudaSuccess);
+  int* target = nullptr;
+  REQUIRE(cudaMallocAsync(&target, n * sizeof(int), on1) == cudaSuccess);
+  cudaMemAccessDesc grant{{cudaMemLocationTypeDevice, 1}, cudaMemAccessFlagsProtReadWrite};
+  check_succeeded(cudaMemPoolSetAccess(pool0, &grant, 1));
+  CHECK(pool_access_from(pool0, 1) == cudaMemAccessFlagsProtReadWrite);
+  REQUIRE(cudaStreamWaitEvent(on1, copied, 0) == cudaSuccess);
+  weft::launch(weft::launch_config{n / 256, 256, 0, on1}, pool_access_double, source, target, n);
+  REQUIRE(cudaMemcpyAsync(output.data(), target, n * sizeof(int), cudaMemcpyDeviceToHost, on1) == cudaSuccess);
+  check_succeeded(cudaFreeAsync(source, on1));  // device 0's memory, freed in device 1's stream
+  check_succeeded(cudaFreeAsync(target, on1));
+  check_succeeded(cudaStreamSynchronize(on1));
+  std::vector<int> expected(n);
+  for (int i = 0; i < n; ++i) expected[static_cast<std::size_t>(i)] = 2 * (i - 7);
+  CHECK(output == expected);
+  cudaMemAccessDesc revoke{{cudaMemLocationTypeDevice, 1}, cudaMemAccessFlagsProtNone};
+  REQUIRE(cudaMemPoolSetAccess(pool0, &revoke, 1) == cudaSuccess);
+  REQUIRE(cudaEventDestroy(copied) == cudaSuccess);
+  REQUIRE(cudaStreamDestroy(on1) == cudaSuccess);
+  REQUIRE(cudaSetDevice(0) == cudaSuccess);
+  REQUIRE(cudaStreamDestroy(on0) == cudaSuccess);
 }
