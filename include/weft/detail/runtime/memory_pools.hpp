@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <deque>
 #include <mutex>
+#include <unordered_set>
 #include <vector>
 
 #include "weft/detail/base/devices.hpp"
@@ -51,6 +52,7 @@ class memory_pools {
     CUmemPoolHandle_st& pool = pools_.emplace_back();
     pool.device = device;
     pool.max_size = max_size;
+    live_.insert(&pool);
     return &pool;
   }
 
@@ -66,6 +68,7 @@ class memory_pools {
   void destroy(CUmemPoolHandle_st* pool) {
     std::lock_guard lock(mutex_);
     pool->destroyed = true;
+    live_.erase(pool);
     pool->usage.trim_to(0);
     for (auto& current : current_)
       if (current == pool) current = nullptr;
@@ -84,9 +87,7 @@ class memory_pools {
     if (!pool) return false;
     for (auto& p : defaults_)
       if (&p == pool) return true;
-    for (auto& p : pools_)
-      if (&p == pool) return !p.destroyed;
-    return false;
+    return live_.contains(pool);
   }
 
  private:
@@ -103,6 +104,9 @@ class memory_pools {
   std::deque<CUmemPoolHandle_st> defaults_;   // a deque never moves its elements
   std::deque<CUmemPoolHandle_st> pools_;      // created by the program
   std::vector<CUmemPoolHandle_st*> current_;  // null: the device's default pool
+  // The created pools not destroyed, so that a handle is checked at once
+  // however many pools a program has made.
+  std::unordered_set<const CUmemPoolHandle_st*> live_;
 };
 
 /// The default pool of `device` (a valid device), kept for the life of the process.
