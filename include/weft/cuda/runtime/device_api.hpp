@@ -38,7 +38,7 @@ inline cudaError_t cudaDeviceSynchronize() {
 /// attributes; the device's CUDA arrays go with its memory.
 inline cudaError_t cudaDeviceReset() {
   cudaError_t e = weft::detail::reset_device_and_arrays();
-  weft::detail::forget_pool_allocations(weft::detail::current_device);
+  weft::detail::reset_device_pools(weft::detail::current_device);
   return e;
 }
 

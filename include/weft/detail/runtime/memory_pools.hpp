@@ -67,11 +67,22 @@ class memory_pools {
   /// freed. A device whose current pool it was goes back to its default pool.
   void destroy(CUmemPoolHandle_st* pool) {
     std::lock_guard lock(mutex_);
-    pool->destroyed = true;
-    live_.erase(pool);
-    pool->usage.trim_to(0);
-    for (auto& current : current_)
-      if (current == pool) current = nullptr;
+    destroy_locked(pool);
+  }
+
+  /// cudaDeviceReset, with mutex() held and the device's allocations gone:
+  /// its created pools are destroyed and its default pool is as new.
+  void reset_device_locked(int device) {
+    std::vector<CUmemPoolHandle_st*> doomed;
+    for (CUmemPoolHandle_st* pool : live_)
+      if (pool->device == device) doomed.push_back(pool);
+    for (CUmemPoolHandle_st* pool : doomed) destroy_locked(pool);
+    CUmemPoolHandle_st& fresh = *default_pool_locked(device);
+    fresh.reuse_follow_event_dependencies = fresh.reuse_allow_opportunistic = fresh.reuse_allow_internal_dependencies =
+        1;
+    fresh.release_threshold = 0;
+    fresh.usage = {};
+    fresh.peer_access = {};
   }
 
   /// At a synchronisation: each pool releases what it holds above its
@@ -79,7 +90,8 @@ class memory_pools {
   void release_above_thresholds() {
     std::lock_guard lock(mutex_);
     for (auto& pool : defaults_) pool.usage.trim_to(pool.release_threshold);
-    for (auto& pool : pools_) pool.usage.trim_to(pool.release_threshold);
+    // A destroyed pool caches nothing (destroy_locked, release_to_pool).
+    for (CUmemPoolHandle_st* pool : live_) pool->usage.trim_to(pool->release_threshold);
   }
 
   /// With mutex() held.
@@ -87,10 +99,18 @@ class memory_pools {
     if (!pool) return false;
     for (auto& p : defaults_)
       if (&p == pool) return true;
-    return live_.contains(pool);
+    return live_.contains(const_cast<CUmemPoolHandle_st*>(pool));  // only looked up
   }
 
  private:
+  void destroy_locked(CUmemPoolHandle_st* pool) {
+    pool->destroyed = true;
+    live_.erase(pool);
+    pool->usage.trim_to(0);
+    for (auto& current : current_)
+      if (current == pool) current = nullptr;
+  }
+
   CUmemPoolHandle_st* default_pool_locked(int device) {
     while (defaults_.size() < static_cast<std::size_t>(device_count())) {
       CUmemPoolHandle_st& pool = defaults_.emplace_back();
@@ -106,7 +126,7 @@ class memory_pools {
   std::vector<CUmemPoolHandle_st*> current_;  // null: the device's default pool
   // The created pools not destroyed, so that a handle is checked at once
   // however many pools a program has made.
-  std::unordered_set<const CUmemPoolHandle_st*> live_;
+  std::unordered_set<CUmemPoolHandle_st*> live_;
 };
 
 /// The default pool of `device` (a valid device), kept for the life of the process.

@@ -64,9 +64,12 @@ inline CUmemPoolHandle_st* pool_of(const void* p) {
   return it == pool_allocations().end() ? nullptr : it->second.pool;
 }
 
-/// cudaDeviceReset freed every allocation of `device`: its pools hold nothing.
-inline void forget_pool_allocations(int device) {
-  std::lock_guard lock(memory_pools::instance().mutex());
+/// cudaDeviceReset freed every allocation of `device`: its pools hold
+/// nothing, those the program created are destroyed, and its default pool
+/// is as new, as in the fresh context CUDA makes.
+inline void reset_device_pools(int device) {
+  auto& pools = memory_pools::instance();
+  std::lock_guard lock(pools.mutex());
   for (auto it = pool_allocations().begin(); it != pool_allocations().end();) {
     if (it->second.pool->device != device) {
       ++it;
@@ -76,6 +79,7 @@ inline void forget_pool_allocations(int device) {
     it->second.pool->usage.trim_to(0);
     it = pool_allocations().erase(it);
   }
+  pools.reset_device_locked(device);
 }
 
 }  // namespace weft::detail

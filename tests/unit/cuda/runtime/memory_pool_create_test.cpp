@@ -163,3 +163,25 @@ TEST_CASE("multi_device: a pool is current only on its own device" * doctest::te
   check_succeeded(cudaMemPoolDestroy(pool));  // device 1 draws from its default pool again
   REQUIRE(cudaSetDevice(0) == cudaSuccess);
 }
+
+TEST_CASE("cudaDeviceReset destroys the device's created pools and renews its default pool") {
+  cudaMemPoolProps props = pool_create_props();
+  cudaMemPool_t pool = nullptr;
+  REQUIRE(cudaMemPoolCreate(&pool, &props) == cudaSuccess);
+  REQUIRE(cudaDeviceSetMemPool(0, pool) == cudaSuccess);
+  void* d = nullptr;
+  REQUIRE(cudaMallocAsync(&d, 4096, 0) == cudaSuccess);
+  cudaMemPool_t default_pool = nullptr;
+  REQUIRE(cudaDeviceGetDefaultMemPool(&default_pool, 0) == cudaSuccess);
+  std::uint64_t keep = 1 << 20;
+  REQUIRE(cudaMemPoolSetAttribute(default_pool, cudaMemPoolAttrReleaseThreshold, &keep) == cudaSuccess);
+  REQUIRE(cudaSetDevice(0) == cudaSuccess);
+  check_succeeded(cudaDeviceReset());
+  check_failed_with(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &keep), cudaErrorInvalidValue);
+  cudaMemPool_t current = nullptr;
+  check_succeeded(cudaDeviceGetMemPool(&current, 0));
+  CHECK(current == default_pool);
+  check_succeeded(cudaMemPoolGetAttribute(default_pool, cudaMemPoolAttrReleaseThreshold, &keep));
+  CHECK(keep == 0);
+  CHECK(pool_create_used(default_pool) == 0);
+}
