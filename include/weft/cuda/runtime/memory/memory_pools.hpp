@@ -67,7 +67,7 @@ inline bool valid_access_flags(cudaMemAccessFlags flags) {
 
 /// A device's own pool is always read-write to it: an access descriptor may
 /// only say so again.
-inline bool valid_access(const cudaMemPool_t pool, const cudaMemAccessDesc& d) {
+inline bool valid_access(cudaMemPool_t pool, const cudaMemAccessDesc& d) {
   if (!names_device(d.location) || !valid_access_flags(d.flags)) return false;
   return d.location.id != pool->device || d.flags == cudaMemAccessFlagsProtReadWrite;
 }
