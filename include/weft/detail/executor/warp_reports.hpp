@@ -24,6 +24,13 @@ struct warp_group {
   std::source_location where{};
 };
 
+/// A shuffle's width must be a power of two from 1 to 32, else the thread fails.
+inline void check_shuffle_width(int width) {
+  if (width <= 0 || width > 32 || (width & (width - 1)) != 0) [[unlikely]]
+    throw kernel_fault{cudaErrorLaunchFailure,
+                       "shuffle width " + std::to_string(width) + " is not a power of two from 1 to 32"};
+}
+
 namespace reports {
 
 [[gnu::cold]] inline const char* warp_op_name(warp_op op) {
