@@ -102,6 +102,17 @@ weft::stackless_kernel coroutine_partial_warp_sum(int* out) {
   if (t % 32 < 16) co_await weft::syncwarp(0xffffu);  // lanes 0-15 of each warp, after the barrier
 }
 
+// Two awaits in one expression, each with its own result: 32 threads, 3
+// of them passing the second barrier's predicate; the warp's lanes sum to
+// 496 and their and is 0.
+weft::stackless_kernel coroutine_two_awaits_in_one_expression(int* out) {
+  unsigned t = threadIdx.x;
+  int barriers = (co_await weft::syncthreads_count(1)) + 1000 * (co_await weft::syncthreads_count(t < 3));
+  unsigned warps = (co_await weft::reduce_add_sync(~0u, t)) + 1000 * (co_await weft::reduce_and_sync(~0u, t | 4u));
+  out[2 * t] = barriers;
+  out[2 * t + 1] = static_cast<int>(warps);
+}
+
 }  // namespace
 
 TEST_CASE("a stackless warp shuffle reduction equals the fibers' and the host's") {
@@ -187,4 +198,17 @@ TEST_CASE("a stackless partial warp's full mask means the lanes that exist; warp
   });
   CHECK(on_coroutines == on_fibers);
   for (unsigned b = 0; b < blocks; ++b) CHECK(on_coroutines[b] == 48 * 49 / 2);
+}
+
+TEST_CASE("two co_awaits in one expression give each its own result, as on fibers") {
+  auto [on_coroutines, on_fibers] = on_both_executors([&] {
+    device_buffer<int> d_out(64);
+    REQUIRE(weft::launch<coroutine_two_awaits_in_one_expression>(1, 32, d_out.p) == cudaSuccess);
+    return d_out.to_host();
+  });
+  CHECK(on_coroutines == on_fibers);
+  for (unsigned t = 0; t < 32; ++t) {
+    CHECK(on_coroutines[2 * t] == 32 + 1000 * 3);
+    CHECK(on_coroutines[2 * t + 1] == 496 + 1000 * 4);
+  }
 }

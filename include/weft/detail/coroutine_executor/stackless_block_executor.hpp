@@ -82,8 +82,11 @@ class stackless_block_executor {
   block_failure run(StartThread& start, const block_range& blocks, block_executor& host,
                     std::size_t dynamic_shared_bytes);
 
-  /// A thread arrives at a block barrier and is about to suspend.
-  void arrive(barrier_arrival& arrival, barrier_kind kind, int predicate, std::source_location where) noexcept {
+  /// A thread arrives at a block barrier and is about to suspend; the
+  /// counting flavours' result is to be written to `*result`.
+  void arrive(barrier_arrival& arrival, barrier_kind kind, int predicate, std::source_location where,
+              int* result) noexcept {
+    if (kind != barrier_kind::sync) barrier_result_into_[running_id_] = result;
     arrival.kind = kind;
     arrival.where = where;
     if (arrivals_ == 0) {
@@ -114,11 +117,6 @@ class stackless_block_executor {
   warp_result warp_result_of_running() const noexcept {
     std::uint64_t value = exchange_[running_id_ / 32].result[running_id_ % 32];
     return {value, value != 0};  // the predicate is match_all's: 0 or the (non-empty) mask
-  }
-
-  /// The result of the barrier the resumed thread waited at.
-  int barrier_result(barrier_kind kind) const noexcept {
-    return detail::barrier_result(kind, last_count_, last_arrivals_);
   }
 
   /// The running thread let an exception escape (its promise's
@@ -164,9 +162,10 @@ class stackless_block_executor {
   barrier_kind phase_kind_{};
   std::source_location phase_where_{};
   bool diverged_ = false;
-  // The completed barrier's result, which its threads read as they resume.
-  unsigned last_count_ = 0;
-  unsigned last_arrivals_ = 0;
+  // Per thread (linear id), where a counting barrier's result goes: into
+  // the awaiter, not read from here as the thread resumes (warp_awaiter.hpp
+  // says why).
+  std::vector<int*> barrier_result_into_;
   block_failure failure_;
   // Warp collectives, laid out as the fiber executor's: per warp the
   // exchange, up to 32 open groups (groups_[warp * 32 + i] for i <
@@ -205,6 +204,7 @@ block_failure stackless_block_executor::run(StartThread& start, const block_rang
   if (parked_.size() < thread_count_) {
     parked_.resize(thread_count_);
     result_into_.resize(thread_count_);
+    barrier_result_into_.resize(thread_count_);
   }
   ready_.reserve(thread_count_);
   failure_ = {};
@@ -435,8 +435,10 @@ inline bool stackless_block_executor::complete_barrier(const waiting_thread* wai
     fail(divergence_report(waiting, count));
     return false;
   }
-  last_count_ = predicate_count_;
-  last_arrivals_ = arrivals_;
+  if (phase_kind_ != barrier_kind::sync) {
+    int result = barrier_result(phase_kind_, predicate_count_, arrivals_);
+    for (unsigned r = 0; r < count; ++r) *barrier_result_into_[waiting[r].id] = result;
+  }
   arrivals_ = 0;
   predicate_count_ = 0;
   return true;
