@@ -62,7 +62,7 @@ inline cudaError_t copy_or_capture(const row_box& b, cudaMemcpyKind kind, placem
     if (b.width == 0 || b.height == 0 || b.depth == 0) return cudaSuccess;
     if (auto result = captured(where, [&] { return copy_work_of(b, kind); })) return *result;
   }
-  return copy_box(b, kind, where);
+  return copy_box(b, kind, where, is_device_or_graph_range);
 }
 
 /// A copy already in a memcpy node's terms (cudaMemcpy3D's, and copies
@@ -76,7 +76,7 @@ inline cudaError_t copy_or_capture(const copy_work& work, placement where) {
     if (b.width == 0 || b.height == 0 || b.depth == 0) return cudaSuccess;
     if (auto result = captured(where, [&] { return work; })) return *result;
   }
-  return copy_box(b, work.kind, where);
+  return copy_box(b, work.kind, where, is_device_or_graph_range);
 }
 
 /// A memset node has rows but no slices: slices that follow each other

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 
 #include "weft/detail/base/cuda_vocabulary.hpp"
@@ -45,16 +46,36 @@ inline cudaError_t check_copy(const row_box& b, cudaMemcpyKind kind, device_rang
   return cudaSuccess;
 }
 
-inline cudaError_t copy_box(const row_box& b, cudaMemcpyKind kind, placement where) {
+inline void copy_rows(const row_box& b) {
+  for (std::size_t z = 0; z < b.depth; ++z)
+    for (std::size_t y = 0; y < b.height; ++y)
+      std::memmove(static_cast<char*>(b.dst) + z * b.dst_slice + y * b.dst_pitch,
+                   static_cast<const char*>(b.src) + z * b.src_slice + y * b.src_pitch, b.width);
+}
+
+/// `reserved`: memory a synchronous copy may name before earlier work in
+/// stream order maps it (graph memory, is_device_or_graph_range).
+inline cudaError_t copy_box(const row_box& b, cudaMemcpyKind kind, placement where,
+                            device_range_check reserved = is_device_range) {
   if (cudaError_t e = check_device()) return e;
-  if (cudaError_t e = check_copy(b, kind)) return record(e);
+  if (where.asynchronous) {
+    if (cudaError_t e = check_copy(b, kind)) return record(e);
+    if (b.width == 0 || b.height == 0 || b.depth == 0) return cudaSuccess;
+    return perform(where, "copy of " + std::to_string(b.width * b.height * b.depth) + " bytes", [b] { copy_rows(b); });
+  }
+  // A synchronous copy may name graph memory that work before it in stream
+  // order maps (a graph launched just before, whose allocation node has not
+  // run yet), as on a GPU, where the address is reserved for the graph's
+  // life: checked again when its turn comes, after that work.
+  if (cudaError_t e = check_copy(b, kind, reserved)) return record(e);
   if (b.width == 0 || b.height == 0 || b.depth == 0) return cudaSuccess;
-  return perform(where, "copy of " + std::to_string(b.width * b.height * b.depth) + " bytes", [b] {
-    for (std::size_t z = 0; z < b.depth; ++z)
-      for (std::size_t y = 0; y < b.height; ++y)
-        std::memmove(static_cast<char*>(b.dst) + z * b.dst_slice + y * b.dst_pitch,
-                     static_cast<const char*>(b.src) + z * b.src_slice + y * b.src_pitch, b.width);
-  });
+  auto refused = std::make_shared<cudaError_t>(cudaSuccess);
+  cudaError_t e =
+      perform(where, "copy of " + std::to_string(b.width * b.height * b.depth) + " bytes", [b, kind, refused] {
+        *refused = check_copy(b, kind);
+        if (*refused == cudaSuccess) copy_rows(b);
+      });
+  return e == cudaSuccess && *refused != cudaSuccess ? record(*refused) : e;
 }
 
 inline cudaError_t set_box(void* p, std::size_t pitch, std::size_t slice, int value, std::size_t width,
