@@ -24,7 +24,8 @@ __global__ void add_each(int* data, int amount, int n) {
 }
 
 const bool capture_kernels_registered = weft::register_kernel<&set_to>() && weft::register_kernel<&add>() &&
-                                        weft::register_kernel<&multiply_captured>() && weft::register_kernel<&add_each>();
+                                        weft::register_kernel<&multiply_captured>() &&
+                                        weft::register_kernel<&add_each>();
 
 int copy_back(const int* d) {
   int h = -1;
@@ -695,7 +696,8 @@ TEST_CASE("stream capture: cudaLaunchKernelEx and cooperative launches are captu
   check_succeeded(cudaLaunchKernelEx(&config, set_to, x, 3));
   int five = 5;
   void* args[] = {&x, &five};
-  check_succeeded(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(&multiply_captured), dim3(1), dim3(1), args, 0, s));
+  check_succeeded(
+      cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(&multiply_captured), dim3(1), dim3(1), args, 0, s));
   // A bad launch is refused as without a capture, and leaves it valid.
   check_failed_with(weft::launch<add>(weft::launch_config{1, 2048, 0, s}, x, 1), cudaErrorInvalidValue);
   cudaGraph_t graph = nullptr;
