@@ -708,6 +708,69 @@ bool bench_warp(const options& o) {
   return ok;
 }
 
+// The same warp sum as a stackless kernel: each shuffle a co_await of
+// weft::shfl_down_sync, against the fiber executor's __shfl_down_sync in
+// the same run.
+weft::stackless_kernel StacklessShuffleReduceLoop(int iterations, int* wrong) {
+  for (int i = 0; i < iterations; ++i) {
+    int v = static_cast<int>(threadIdx.x % 32) + i;
+    for (int offset = 16; offset > 0; offset /= 2) v += co_await weft::shfl_down_sync(0xffffffff, v, offset);
+    if (threadIdx.x % 32 == 0 && v != 496 + 32 * i) atomicAdd(wrong, 1);
+  }
+}
+
+weft::stackless_kernel StacklessShuffleFreeLoop(int iterations, int* wrong) {
+  for (int i = 0; i < iterations; ++i) {
+    int v = static_cast<int>(threadIdx.x % 32) + i;
+    compiler_barrier();
+    if (v < 0) atomicAdd(wrong, 1);
+  }
+  co_return;
+}
+
+bool bench_stackless_warp(const options& o) {
+  const int threads = 256;
+  const int iterations = o.quick ? 20 : 200;
+  const int repeat = 3 * o.repeat;
+  unsigned saved_workers = weft::worker_count();
+  weft::set_worker_count(1);
+  int* wrong = nullptr;
+  bool ok = check(cudaMalloc(&wrong, sizeof(int)), "stackless warp") &&
+            check(cudaMemset(wrong, 0, sizeof(int)), "stackless warp");
+  auto launch = [&](auto kernel) {
+    return [&, kernel] {
+      weft::launch(1, threads, kernel, iterations, wrong);
+      ok &= check(cudaDeviceSynchronize(), "stackless warp");
+    };
+  };
+  pair_timing stackless = measure_pair(repeat, launch(&StacklessShuffleReduceLoop), launch(&StacklessShuffleFreeLoop));
+  pair_timing fibers = measure_pair(repeat, launch(&ShuffleReduceLoop), launch(&ShuffleFreeLoop));
+  int wrong_count = 0;
+  ok &= check(cudaMemcpy(&wrong_count, wrong, sizeof(int), cudaMemcpyDeviceToHost), "stackless warp");
+  ok &= wrong_count == 0;
+  cudaFree(wrong);
+  weft::set_worker_count(saved_workers);
+
+  double per_reduction = 1e9 / (double(threads) * iterations);
+  auto net = [&](const pair_timing& t) { return (t.weft - t.plain) * per_reduction; };
+  auto net_best = [&](const pair_timing& t) { return (t.weft_min - t.plain_min) * per_reduction; };
+  std::printf("\nwarp, stackless kernel: 1 block of %d threads on 1 SM worker, %d iterations, %d runs each\n", threads,
+              iterations, repeat);
+  std::printf("  %-52s %10s %12s %12s\n", "ns per thread per reduction (5 shuffles)", "median run", "median",
+              "best run");
+  std::printf("  %-52s %10s %12.2f %12.2f\n", "stackless kernel, co_await weft::shfl_down_sync",
+              pretty_time(stackless.weft).c_str(), stackless.weft * per_reduction, stackless.weft_min * per_reduction);
+  std::printf("  %-52s %10s %12.2f %12.2f\n", "same loop without shuffles (baseline)",
+              pretty_time(stackless.plain).c_str(), stackless.plain * per_reduction,
+              stackless.plain_min * per_reduction);
+  std::printf("  %-52s %10s %12.2f %12.2f  %s\n", "net cost of one 5-step reduction per thread, stackless", "",
+              net(stackless), net_best(stackless), verdict(o, "target <= 25", net(stackless) <= 25).c_str());
+  std::printf("  %-52s %10s %12.2f %12.2f  %s\n", "net cost of one 5-step reduction per thread, fibers", "",
+              net(fibers), net_best(fibers), verdict(o, "target <= 50", net(fibers) <= 50).c_str());
+  if (wrong_count != 0) std::printf("  WRONG RESULT: %d warp sums were wrong\n", wrong_count);
+  return ok;
+}
+
 // ---------------------------------------------------------------------------
 // 5. Launch overhead: an empty kernel launched and waited for, one at a
 // time (the round trip through the SM workers), and launches enqueued behind
@@ -1257,6 +1320,7 @@ int main(int argc, char** argv) {
   if (o.barrier) ok &= bench_barrier(o);
   if (o.barrier) ok &= bench_stackless_barrier(o);
   if (o.warp) ok &= bench_warp(o);
+  if (o.warp) ok &= bench_stackless_warp(o);
   if (o.launch) ok &= bench_launch(o);
   if (o.wmma) ok &= bench_wmma(o);
   if (o.graph) ok &= bench_graph(o);

@@ -32,6 +32,7 @@
 #include "weft/cuda/runtime/memory/host_memory.hpp"
 #include "weft/cuda/runtime/memory/managed_memory.hpp"
 #include "weft/cuda/runtime/memory/memory_api.hpp"
+#include "weft/cuda/runtime/memory/memory_pool_attributes.hpp"
 #include "weft/cuda/runtime/memory/memory_pools.hpp"
 #include "weft/cuda/runtime/memory/peer_copies_3d.hpp"
 #include "weft/cuda/runtime/memory/pitched_memory.hpp"

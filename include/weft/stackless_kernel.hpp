@@ -19,19 +19,25 @@
 // co_awaits one of the barriers below; a CUDA function that would block
 // (__syncthreads, a warp collective) called without co_await fails the
 // launch with a report that says so. Its threads read threadIdx, use
-// __shared__ and dynamic shared memory and atomics as any kernel's. Not yet:
-// warp collectives, cooperative groups and cuda::barrier as awaitables, a
-// spin on another thread of the block (an atomic cannot let it run),
-// launches from the kernel, and fault signals (a wild pointer ends the
-// process). WEFT_EXECUTOR=fibers runs stackless kernels on fibers instead,
-// as any kernel, with identical results and reports.
+// __shared__ and dynamic shared memory and atomics as any kernel's, and
+// co_await the warp collectives (weft::syncwarp, weft::shfl_sync, ...,
+// below). Not yet: named barriers, __activemask, cooperative groups and
+// cuda::barrier as awaitables, a spin on another thread of the block (an
+// atomic cannot let it run), launches from the kernel, and fault signals (a
+// wild pointer ends the process). WEFT_EXECUTOR=fibers runs stackless
+// kernels on fibers instead, as any kernel, with identical results and
+// reports.
 #pragma once
 
+#include <concepts>
+#include <cstdint>
 #include <source_location>
 
 #include "weft/detail/coroutine_executor/barrier_awaiter.hpp"
 #include "weft/detail/coroutine_executor/stackless_grid.hpp"
 #include "weft/detail/coroutine_executor/stackless_thread.hpp"
+#include "weft/detail/coroutine_executor/warp_awaiter.hpp"
+#include "weft/detail/executor/warp_reports.hpp"
 
 namespace weft {
 
@@ -61,6 +67,142 @@ inline detail::barrier_awaiter<detail::barrier_kind::all> syncthreads_and(
 inline detail::barrier_awaiter<detail::barrier_kind::any> syncthreads_or(
     int predicate, std::source_location where = std::source_location::current()) {
   return {predicate, where};
+}
+
+// ---- Warp collectives ----
+//
+// Each is CUDA's intrinsic without its leading underscores, awaited:
+// `int v = co_await weft::shfl_down_sync(~0u, v, 16);` where CUDA writes
+// `v = __shfl_down_sync(~0u, v, 16);`. The semantics are sm_90's, as for the
+// intrinsics on fibers (weft/cuda/device/warp_functions.hpp): a collective
+// completes once every lane of its mask has arrived; lanes in different
+// branches with disjoint masks complete among themselves; a mask that omits
+// the caller or names an exited lane, and lanes that disagree on the
+// collective or mask, fail the launch with the same report as on fibers.
+
+namespace detail {
+/// The types CUDA declares the shuffles and matches for (half aside).
+template <class T>
+concept warp_shuffle_type = std::same_as<T, int> || std::same_as<T, unsigned> || std::same_as<T, long> ||
+    std::same_as<T, unsigned long> || std::same_as<T, long long> || std::same_as<T, unsigned long long> ||
+    std::same_as<T, float> || std::same_as<T, double>;
+
+template <class T>
+warp_awaiter<T> shuffle_awaiter(warp_op op, unsigned mask, T var, int lane, int width, std::source_location where) {
+  check_shuffle_width(width);
+  return {op, mask, {to_bits(var), lane, width}, where};
+}
+
+template <class T>
+warp_awaiter<T> reduce_awaiter(warp_op op, unsigned mask, T value, std::source_location where) {
+  // Sign-extended, so that min and max compare ints as signed (as on fibers).
+  return {op, mask, {static_cast<std::uint64_t>(static_cast<std::int64_t>(value))}, where};
+}
+}  // namespace detail
+
+/// co_await weft::syncwarp(mask): __syncwarp.
+inline detail::warp_awaiter<void> syncwarp(unsigned mask = 0xffffffffu,
+                                           std::source_location where = std::source_location::current()) {
+  return {detail::warp_op::sync, mask, {}, where};
+}
+
+/// co_await weft::shfl_sync(mask, var, srcLane, width): __shfl_sync.
+template <detail::warp_shuffle_type T>
+detail::warp_awaiter<T> shfl_sync(unsigned mask, T var, int srcLane, int width = 32,
+                                  std::source_location where = std::source_location::current()) {
+  return detail::shuffle_awaiter(detail::warp_op::shfl, mask, var, srcLane, width, where);
+}
+
+/// co_await weft::shfl_up_sync(mask, var, delta, width): __shfl_up_sync.
+template <detail::warp_shuffle_type T>
+detail::warp_awaiter<T> shfl_up_sync(unsigned mask, T var, unsigned delta, int width = 32,
+                                     std::source_location where = std::source_location::current()) {
+  return detail::shuffle_awaiter(detail::warp_op::shfl_up, mask, var, static_cast<int>(delta), width, where);
+}
+
+/// co_await weft::shfl_down_sync(mask, var, delta, width): __shfl_down_sync.
+template <detail::warp_shuffle_type T>
+detail::warp_awaiter<T> shfl_down_sync(unsigned mask, T var, unsigned delta, int width = 32,
+                                       std::source_location where = std::source_location::current()) {
+  return detail::shuffle_awaiter(detail::warp_op::shfl_down, mask, var, static_cast<int>(delta), width, where);
+}
+
+/// co_await weft::shfl_xor_sync(mask, var, laneMask, width): __shfl_xor_sync.
+template <detail::warp_shuffle_type T>
+detail::warp_awaiter<T> shfl_xor_sync(unsigned mask, T var, int laneMask, int width = 32,
+                                      std::source_location where = std::source_location::current()) {
+  return detail::shuffle_awaiter(detail::warp_op::shfl_xor, mask, var, laneMask, width, where);
+}
+
+/// co_await weft::all_sync(mask, p): non-zero iff every lane of mask passed a non-zero p (__all_sync).
+inline detail::warp_awaiter<int> all_sync(unsigned mask, int predicate,
+                                          std::source_location where = std::source_location::current()) {
+  return {detail::warp_op::all, mask, {predicate != 0}, where};
+}
+
+/// co_await weft::any_sync(mask, p): non-zero iff any lane of mask passed a non-zero p (__any_sync).
+inline detail::warp_awaiter<int> any_sync(unsigned mask, int predicate,
+                                          std::source_location where = std::source_location::current()) {
+  return {detail::warp_op::any, mask, {predicate != 0}, where};
+}
+
+/// co_await weft::ballot_sync(mask, p): bit n set iff lane n of mask passed a non-zero p (__ballot_sync).
+inline detail::warp_awaiter<unsigned> ballot_sync(unsigned mask, int predicate,
+                                                  std::source_location where = std::source_location::current()) {
+  return {detail::warp_op::ballot, mask, {predicate != 0}, where};
+}
+
+/// co_await weft::match_any_sync(mask, value): the lanes of mask whose value has the caller's bits (__match_any_sync).
+template <detail::warp_shuffle_type T>
+detail::warp_awaiter<unsigned> match_any_sync(unsigned mask, T value,
+                                              std::source_location where = std::source_location::current()) {
+  return {detail::warp_op::match_any, mask, {detail::to_bits(value)}, where};
+}
+
+/// co_await weft::match_all_sync(mask, value, &pred): mask if every lane's value has the same bits, else 0;
+/// *pred says which (__match_all_sync). `pred` must outlive the co_await.
+template <detail::warp_shuffle_type T>
+detail::warp_awaiter<unsigned> match_all_sync(unsigned mask, T value, int* pred,
+                                              std::source_location where = std::source_location::current()) {
+  return {detail::warp_op::match_all, mask, {detail::to_bits(value)}, where, pred};
+}
+
+/// co_await weft::reduce_add_sync(mask, v) and the other reductions: __reduce_*_sync (sm_80 and later).
+inline detail::warp_awaiter<int> reduce_add_sync(unsigned mask, int value,
+                                                 std::source_location where = std::source_location::current()) {
+  return detail::reduce_awaiter(detail::warp_op::reduce_add, mask, value, where);
+}
+inline detail::warp_awaiter<unsigned> reduce_add_sync(unsigned mask, unsigned value,
+                                                      std::source_location where = std::source_location::current()) {
+  return detail::reduce_awaiter(detail::warp_op::reduce_add, mask, value, where);
+}
+inline detail::warp_awaiter<int> reduce_min_sync(unsigned mask, int value,
+                                                 std::source_location where = std::source_location::current()) {
+  return detail::reduce_awaiter(detail::warp_op::reduce_min_signed, mask, value, where);
+}
+inline detail::warp_awaiter<unsigned> reduce_min_sync(unsigned mask, unsigned value,
+                                                      std::source_location where = std::source_location::current()) {
+  return detail::reduce_awaiter(detail::warp_op::reduce_min_unsigned, mask, value, where);
+}
+inline detail::warp_awaiter<int> reduce_max_sync(unsigned mask, int value,
+                                                 std::source_location where = std::source_location::current()) {
+  return detail::reduce_awaiter(detail::warp_op::reduce_max_signed, mask, value, where);
+}
+inline detail::warp_awaiter<unsigned> reduce_max_sync(unsigned mask, unsigned value,
+                                                      std::source_location where = std::source_location::current()) {
+  return detail::reduce_awaiter(detail::warp_op::reduce_max_unsigned, mask, value, where);
+}
+inline detail::warp_awaiter<unsigned> reduce_and_sync(unsigned mask, unsigned value,
+                                                      std::source_location where = std::source_location::current()) {
+  return detail::reduce_awaiter(detail::warp_op::reduce_and, mask, value, where);
+}
+inline detail::warp_awaiter<unsigned> reduce_or_sync(unsigned mask, unsigned value,
+                                                     std::source_location where = std::source_location::current()) {
+  return detail::reduce_awaiter(detail::warp_op::reduce_or, mask, value, where);
+}
+inline detail::warp_awaiter<unsigned> reduce_xor_sync(unsigned mask, unsigned value,
+                                                      std::source_location where = std::source_location::current()) {
+  return detail::reduce_awaiter(detail::warp_op::reduce_xor, mask, value, where);
 }
 
 }  // namespace weft

@@ -270,6 +270,9 @@ static void capture_probe(int* x) {
     size_t ndeps = 0;
     CALL(cudaStreamGetCaptureInfo(s1, &status, nullptr, nullptr, &deps, nullptr, &ndeps));
     std::printf("  dependencies=%zu\n", ndeps);
+    // set_to's node, so that add can be ordered after it below: without that
+    // edge the two nodes race (on a GPU too) and x is 5 or 6.
+    cudaGraphNode_t set_node = ndeps == 1 ? deps[0] : nullptr;
     cudaGraphNode_t extra;
     CALL(cudaGraphAddEmptyNode(&extra, target, nullptr, 0));
     CALL(cudaStreamUpdateCaptureDependencies(s1, &extra, nullptr, 1, cudaStreamAddCaptureDependencies));
@@ -279,6 +282,7 @@ static void capture_probe(int* x) {
     CALL(cudaStreamGetCaptureInfo(s1, &status, nullptr, nullptr, &deps, nullptr, &ndeps));
     std::printf("  dependencies after set=%zu first_is_extra=%d\n", ndeps, ndeps > 0 && deps[0] == extra);
     CALL(cudaStreamUpdateCaptureDependencies(s1, &extra, nullptr, 1, 7));
+    CALL(cudaStreamUpdateCaptureDependencies(s1, &set_node, nullptr, 1, cudaStreamAddCaptureDependencies));
     add<<<1, 1, 0, s1>>>(x, 1);
     cudaGraph_t out = nullptr;
     CALL(cudaStreamEndCapture(s1, &out));

@@ -9,6 +9,8 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <string>
+#include <vector>
 
 namespace {
 
@@ -25,6 +27,9 @@ using weft::detail::race_worker;
 [[gnu::noinline]] void race_test_site_e() { asm volatile(""); }
 [[gnu::noinline]] void race_test_site_f() { asm volatile(""); }
 [[gnu::noinline]] void race_test_site_g() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_h() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_i() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_j() { asm volatile(""); }
 
 // One block of 64 threads (two warps) whose dynamic shared buffer is
 // `words`; accesses are made as thread `t` at code address `site`.
@@ -58,6 +63,23 @@ struct race_test_block {
     return weft::detail::race_hazard_count().load() - before;
   }
 };
+
+// Global memory as the launches see it: one weft allocation of two shadow
+// pages (on the heap: static data would be a __device__ variable's).
+std::vector<std::uint32_t>& race_test_global_words() {
+  static std::vector<std::uint32_t> words(2048);
+  return words;
+}
+weft::detail::race_ranges race_test_global_allocation(int) {
+  auto begin = reinterpret_cast<std::uintptr_t>(race_test_global_words().data());
+  return {{begin, begin + race_test_global_words().size() * 4}};
+}
+
+// Thread `t` of the block `worker` runs makes an access at `p`.
+void race_test_global_access(race_worker& worker, unsigned t, const std::uint32_t* p, bool write, void (*site)()) {
+  weft::detail::threadIdx = uint3{t, 0, 0};
+  worker.access(p, 4, write, reinterpret_cast<const char*>(site) + 1);
+}
 
 }  // namespace
 
@@ -158,4 +180,48 @@ TEST_CASE("race check: an atomic with no fence before it releases nothing") {
           b.access(3, 14, false, race_test_site_g);
           b.access(3, 15, true, race_test_site_e);
         }) == 1);
+}
+
+TEST_CASE(
+    "race check: global words race between blocks of a launch, not with an earlier launch's records, and memory "
+    "outside weft's allocations is not checked") {
+  auto listed_before = weft::detail::race_list_allocations;
+  weft::detail::race_list_allocations = race_test_global_allocation;
+  weft::detail::blockDim = dim3{64, 1, 1};
+  weft::detail::gridDim = dim3{2, 1, 1};
+  std::uint32_t* global = race_test_global_words().data();
+  std::array<std::uint32_t, 4> on_the_stack{};
+  auto name = [] { return std::string("race_check_test"); };
+  race_worker worker;
+  {
+    race_launch first{dim3{2, 1, 1}, dim3{64, 1, 1}, 0, name};
+    worker.start_block(&first, 0, 64, nullptr, 0);
+    CHECK(race_test_block::hazards([&] {
+            race_test_global_access(worker, 0, &global[5], true, race_test_site_h);
+            race_test_global_access(worker, 0, &global[1029], true, race_test_site_h);  // the second page
+            race_test_global_access(worker, 0, &on_the_stack[1], true, race_test_site_h);
+          }) == 0);
+    worker.start_block(&first, 1, 64, nullptr, 0);
+    CHECK(race_test_block::hazards([&] {
+            race_test_global_access(worker, 1, &global[5], false, race_test_site_i);  // block 0's write
+          }) == 1);
+    CHECK(race_test_block::hazards([&] {
+            race_test_global_access(worker, 1, &on_the_stack[1], true, race_test_site_i);  // private
+          }) == 0);
+  }
+  // The next launch takes the first one's shadow pages, whose records
+  // belong to the finished launch and order nothing against it.
+  {
+    race_launch second{dim3{2, 1, 1}, dim3{64, 1, 1}, 0, name};
+    worker.start_block(&second, 1, 64, nullptr, 0);
+    CHECK(race_test_block::hazards([&] {
+            race_test_global_access(worker, 3, &global[1029], false, race_test_site_j);
+            race_test_global_access(worker, 3, &global[5], true, race_test_site_j);
+          }) == 0);
+    worker.start_block(&second, 0, 64, nullptr, 0);
+    CHECK(race_test_block::hazards([&] {
+            race_test_global_access(worker, 3, &global[5], true, race_test_site_h);  // block 1's write, this launch
+          }) == 1);
+  }
+  weft::detail::race_list_allocations = listed_before;
 }

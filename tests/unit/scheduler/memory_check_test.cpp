@@ -166,6 +166,19 @@ void memcheck_cudaMallocAsync() {
   memcheck_finish("sync");
 }
 
+constexpr unsigned memcheck_pool_line = __LINE__ + 8;
+void memcheck_cudaMallocFromPoolAsync() {
+  cudaMemPoolProps props{};
+  props.allocType = cudaMemAllocationTypePinned;
+  props.location = {cudaMemLocationTypeDevice, 0};
+  cudaMemPool_t pool = nullptr;
+  cudaMemPoolCreate(&pool, &props);
+  int* p = nullptr;
+  cudaMallocFromPoolAsync(&p, 100 * sizeof(int), pool, 0);
+  weft::launch<memcheck_write_past>(2, 64, p, 100);
+  memcheck_finish("sync");
+}
+
 constexpr unsigned memcheck_freed_alloc_line = __LINE__ + 5;
 constexpr unsigned memcheck_free_line = __LINE__ + 6;
 void memcheck_use_after_free() {
@@ -252,6 +265,7 @@ constexpr memcheck_scenario memcheck_scenarios[] = {
     {"cudaMallocPitch", memcheck_cudaMallocPitch},
     {"cudaMalloc3D", memcheck_cudaMalloc3D},
     {"cudaMallocAsync", memcheck_cudaMallocAsync},
+    {"cudaMallocFromPoolAsync", memcheck_cudaMallocFromPoolAsync},
     {"use after free", memcheck_use_after_free},
     {"double free", memcheck_double_free},
     {"graph memory", memcheck_graph_memory},
@@ -425,6 +439,14 @@ TEST_CASE("memory check: a write past a cudaMallocAsync allocation") {
   memcheck_check_access(memcheck_run_child("cudaMallocAsync"), "__global__ write of size 4 bytes",
                         "memcheck_write_past(int*, int)", "thread (5,0,0) in block (1,0,0)", memcheck_write_line,
                         "is 0 bytes past a 400-byte allocation made by cudaMallocAsync at ", memcheck_async_line);
+}
+
+TEST_CASE("memory check: a write past an allocation from a pool of the program's own") {
+  if (memcheck_skipped()) return;
+  memcheck_check_access(memcheck_run_child("cudaMallocFromPoolAsync"), "__global__ write of size 4 bytes",
+                        "memcheck_write_past(int*, int)", "thread (5,0,0) in block (1,0,0)", memcheck_write_line,
+                        "is 0 bytes past a 400-byte allocation made by cudaMallocFromPoolAsync at ",
+                        memcheck_pool_line);
 }
 
 TEST_CASE("memory check: a read of memory that cudaFree freed") {

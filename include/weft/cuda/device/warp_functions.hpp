@@ -38,27 +38,9 @@ inline warp_result warp_call(warp_op op, unsigned mask, warp_operand operand, st
   return warp_block("warp collectives").warp_collective(op, mask, operand, where);
 }
 
-// A shuffled value's bits, zero-extended to 64, and back.
-template <class T>
-std::uint64_t to_bits(T v) {
-  if constexpr (sizeof(T) == 8)
-    return std::bit_cast<std::uint64_t>(v);
-  else
-    return std::bit_cast<std::uint32_t>(v);
-}
-template <class T>
-T from_bits(std::uint64_t b) {
-  if constexpr (sizeof(T) == 8)
-    return std::bit_cast<T>(b);
-  else
-    return std::bit_cast<T>(static_cast<std::uint32_t>(b));
-}
-
 template <class T>
 T shuffle(warp_op op, unsigned mask, T var, int lane, int width, std::source_location where) {
-  if (width <= 0 || width > 32 || (width & (width - 1)) != 0)
-    throw kernel_fault{cudaErrorLaunchFailure,
-                       "shuffle width " + std::to_string(width) + " is not a power of two from 1 to 32"};
+  check_shuffle_width(width);
   return from_bits<T>(warp_call(op, mask, {to_bits(var), lane, width}, where).value);
 }
 

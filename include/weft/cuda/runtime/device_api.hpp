@@ -8,6 +8,7 @@
 #include "weft/detail/graphs/stream_capture.hpp"
 #include "weft/detail/runtime/device_limits.hpp"
 #include "weft/detail/runtime/device_properties.hpp"
+#include "weft/detail/runtime/pool_allocations.hpp"
 #include "weft/detail/runtime/runtime.hpp"
 #include "weft/detail/streams/device_control.hpp"
 #include "weft/detail/textures/array_registry.hpp"
@@ -27,13 +28,19 @@ enum cudaLimit : int {
 /// capture's mode, and the device's captures are invalidated.
 inline cudaError_t cudaDeviceSynchronize() {
   if (cudaError_t e = weft::detail::check_device_wait(weft::detail::current_device)) return e;
-  return weft::detail::wait_for_device();
+  cudaError_t e = weft::detail::wait_for_device();
+  weft::detail::memory_pools::instance().release_above_thresholds();
+  return e;
 }
 
 /// Waits for the device, destroys its streams and events, frees all its
 /// memory, clears a sticky fault and restores default limits and kernel
 /// attributes; the device's CUDA arrays go with its memory.
-inline cudaError_t cudaDeviceReset() { return weft::detail::reset_device_and_arrays(); }
+inline cudaError_t cudaDeviceReset() {
+  cudaError_t e = weft::detail::reset_device_and_arrays();
+  weft::detail::reset_device_pools(weft::detail::current_device);
+  return e;
+}
 
 /// cudaLimitStackSize sets each CUDA thread's fiber stack for later launches
 /// (at least 16 KiB, rounded up to pages; weft's default is 64 KiB since a

@@ -31,26 +31,25 @@ class barrier_awaiter {
       return false;
     block_executor* block = running_block;
     if (!block) throw std::logic_error("a barrier can only be awaited inside a kernel");
-    fiber_result_ = block->arrive_and_wait(Kind, predicate_, where_);
+    result_ = block->arrive_and_wait(Kind, predicate_, where_);
     return true;
   }
 
   // Only a stackless kernel's thread can await it: another coroutine type
   // does not compile.
-  void await_suspend(std::coroutine_handle<stackless_thread::promise_type> thread) const noexcept {
-    running_stackless_block->arrive(thread.promise(), Kind, predicate_, where_);
+  void await_suspend(std::coroutine_handle<stackless_thread::promise_type> thread) noexcept {
+    running_stackless_block->arrive(thread.promise(), Kind, predicate_, where_, &result_);
   }
 
+  // The stackless executor writes the result into the awaiter as the
+  // barrier completes (GCC 12 may call await_resume late: warp_awaiter.hpp).
   auto await_resume() const noexcept {
-    if constexpr (Kind != barrier_kind::sync) {
-      if (const stackless_block_executor* block = running_stackless_block) return block->barrier_result(Kind);
-      return fiber_result_;
-    }
+    if constexpr (Kind != barrier_kind::sync) return result_;
   }
 
  private:
   int predicate_;
-  int fiber_result_ = 0;
+  int result_ = 0;
   std::source_location where_;
 };
 

@@ -20,8 +20,20 @@
 // and those that wait are destroyed where they wait, so that their
 // destructors run. With block barriers alone a block cannot deadlock: every
 // round ends with each thread at a barrier or exited.
+//
+// Warp collectives (co_await weft::shfl_sync(...), ..., warp_awaiter.hpp)
+// meet within a round, as on the fiber executor: a lane deposits its operand
+// in its warp's exchange and joins the open group of its mask, checked as
+// the fiber executor checks it; it suspends there unless it is the last to
+// arrive, which computes every lane's result (warp_arithmetic.hpp), queues
+// the others in lane order and carries on. The round runs the queued lanes
+// after the thread that released them suspends, before the next thread.
+// A round that ends with lanes still in a group is a stall (a lane the
+// group needs exited or waits at the block barrier): the block fails with
+// the fiber executor's report.
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <coroutine>
 #include <cstddef>
@@ -41,6 +53,8 @@
 #include "weft/detail/executor/block_executor.hpp"
 #include "weft/detail/executor/block_reports.hpp"
 #include "weft/detail/executor/builtin_variables.hpp"
+#include "weft/detail/executor/warp_arithmetic.hpp"
+#include "weft/detail/executor/warp_reports.hpp"
 
 namespace weft::detail {
 
@@ -68,8 +82,11 @@ class stackless_block_executor {
   block_failure run(StartThread& start, const block_range& blocks, block_executor& host,
                     std::size_t dynamic_shared_bytes);
 
-  /// A thread arrives at a block barrier and is about to suspend.
-  void arrive(barrier_arrival& arrival, barrier_kind kind, int predicate, std::source_location where) noexcept {
+  /// A thread arrives at a block barrier and is about to suspend; the
+  /// counting flavours' result is to be written to `*result`.
+  void arrive(barrier_arrival& arrival, barrier_kind kind, int predicate, std::source_location where,
+              int* result) noexcept {
+    if (kind != barrier_kind::sync) barrier_result_into_[running_id_] = result;
     arrival.kind = kind;
     arrival.where = where;
     if (arrivals_ == 0) {
@@ -82,9 +99,24 @@ class stackless_block_executor {
     predicate_count_ += predicate != 0;
   }
 
-  /// The result of the barrier the resumed thread waited at.
-  int barrier_result(barrier_kind kind) const noexcept {
-    return detail::barrier_result(kind, last_count_, last_arrivals_);
+  /// A lane arrives at a warp collective (warp_awaiter.hpp): true if its
+  /// arrival completes the group, whose results are then ready, false if
+  /// it is to suspend (park_in_warp). Throws the fiber executor's report
+  /// for a mask that cannot complete.
+  bool warp_arrive(warp_op op, unsigned mask, warp_operand operand, std::source_location where);
+
+  /// The lane that warp_arrive told to suspend does; its result is to be
+  /// written to `result` when the group completes.
+  void park_in_warp(std::coroutine_handle<> handle, warp_result& result) noexcept {
+    parked_[running_id_] = {handle, threadIdx, running_id_};
+    result_into_[running_id_] = &result;
+    parked_now_ = true;
+  }
+
+  /// The running lane's result of the warp collective it just completed.
+  warp_result warp_result_of_running() const noexcept {
+    std::uint64_t value = exchange_[running_id_ / 32].result[running_id_ % 32];
+    return {value, value != 0};  // the predicate is match_all's: 0 or the (non-empty) mask
   }
 
   /// The running thread let an exception escape (its promise's
@@ -98,10 +130,19 @@ class stackless_block_executor {
   struct waiting_thread {
     std::coroutine_handle<> handle;
     uint3 index;
+    unsigned id;  // linear
   };
 
   template <class StartThread>
   void run_block(StartThread& start);
+  void start_warps();
+  unsigned lanes_in_block(unsigned warp) const;
+  warp_group* find_group(unsigned warp, unsigned mask);
+  const warp_group* blocking_group(unsigned warp, unsigned mask, unsigned lane_bit) const;
+  void complete_group(unsigned warp, warp_group& g, unsigned caller_bit);
+  [[gnu::cold]] void destroy_parked();
+  [[gnu::cold]] std::string stall_report(const waiting_thread* waiting, unsigned count) const;
+  [[gnu::cold]] void append_barrier_waiters(std::string& text, const waiting_thread* waiting, unsigned count) const;
   bool complete_barrier(const waiting_thread* waiting, unsigned count);
   void advance(uint3& index) const;
   [[gnu::cold]] void fail(const std::string& message, cudaError_t code = cudaErrorLaunchFailure);
@@ -121,10 +162,27 @@ class stackless_block_executor {
   barrier_kind phase_kind_{};
   std::source_location phase_where_{};
   bool diverged_ = false;
-  // The completed barrier's result, which its threads read as they resume.
-  unsigned last_count_ = 0;
-  unsigned last_arrivals_ = 0;
+  // Per thread (linear id), where a counting barrier's result goes: into
+  // the awaiter, not read from here as the thread resumes (warp_awaiter.hpp
+  // says why).
+  std::vector<int*> barrier_result_into_;
   block_failure failure_;
+  // Warp collectives, laid out as the fiber executor's: per warp the
+  // exchange, up to 32 open groups (groups_[warp * 32 + i] for i <
+  // group_count_[warp]) and the lanes that have exited; per thread (linear
+  // id) where a lane parked in a group resumes; the lanes released by a
+  // completed group, to run next (ready_[ready_head_...]).
+  std::vector<warp_exchange> exchange_;
+  std::vector<warp_group> groups_;
+  std::vector<unsigned> group_count_;
+  std::vector<unsigned> exited_;
+  std::vector<waiting_thread> parked_;
+  std::vector<warp_result*> result_into_;
+  std::vector<waiting_thread> ready_;
+  std::size_t ready_head_ = 0;
+  unsigned warp_parked_ = 0;  // lanes parked in groups
+  unsigned running_id_ = 0;   // the running thread's linear id
+  bool parked_now_ = false;   // the thread that just suspended did so in a group
 };
 
 template <class StartThread>
@@ -136,6 +194,19 @@ block_failure stackless_block_executor::run(StartThread& start, const block_rang
   thread_count_ = static_cast<unsigned>(volume(blocks.block));
   for (auto& list : lists_)
     if (list.size() < thread_count_ + 1) list.resize(thread_count_ + 1);
+  unsigned warps = (thread_count_ + 31) / 32;
+  if (exchange_.size() < warps) {
+    exchange_.resize(warps);
+    groups_.resize(warps * 32);
+    group_count_.resize(warps);
+    exited_.resize(warps);
+  }
+  if (parked_.size() < thread_count_) {
+    parked_.resize(thread_count_);
+    result_into_.resize(thread_count_);
+    barrier_result_into_.resize(thread_count_);
+  }
+  ready_.reserve(thread_count_);
   failure_ = {};
   running_stackless_block = this;
   running_stackless_shared = host.dynamic_shared();
@@ -152,28 +223,69 @@ block_failure stackless_block_executor::run(StartThread& start, const block_rang
   return std::move(failure_);
 }
 
-// A thread that suspended bumped arrivals_; one that returned (or threw)
-// did not. That one compare per thread is all the loop asks of a thread.
+// A thread that suspended at the barrier bumped arrivals_; one that
+// suspended in a warp group set parked_now_; one that returned (or threw)
+// did neither. Those compares per thread are all the loop asks of a thread.
 //
 // The order is the fiber executor's, so that a kernel whose result depends
 // on it (a race, the first thread to fail) gives the same on both: threads
 // start in order; the thread whose arrival completes a barrier runs on
 // first, then the others in the order they arrived. (A barrier that the
-// last thread's exit completes has no such thread.) A round writes the
-// threads that arrive from the second place of the other list on, so that
-// the last, if it arrived last, moves to the front with one copy.
+// last thread's exit completes has no such thread.) Lanes that a warp
+// collective releases run, in lane order, as soon as the thread that
+// released them suspends. A round writes the threads that arrive from the
+// second place of the other list on, so that the last, if it arrived last,
+// moves to the front with one copy.
 template <class StartThread>
 void stackless_block_executor::run_block(StartThread& start) {
   frames_.start_block();
+  start_warps();
   arrivals_ = 0;
   predicate_count_ = 0;
   diverged_ = false;
   waiting_thread* next = lists_[0].data() + 1;
   unsigned kept = 0;
   bool last_arrived = false;
+  // Where the thread that just ran went; false if it failed the block.
+  auto file = [&](const waiting_thread& thread, unsigned arrivals_before) {
+    last_arrived = arrivals_ != arrivals_before;
+    if (last_arrived) {
+      next[kept++] = thread;
+    } else if (parked_now_) {
+      parked_now_ = false;
+    } else if (failure_) [[unlikely]] {
+      return false;
+    } else {
+      exited_[thread.id / 32] |= 1u << (thread.id % 32);
+    }
+    return true;
+  };
+  // Runs the lanes that warp collectives released, and those they release.
+  auto run_ready = [&] {
+    while (ready_head_ != ready_.size()) {
+      waiting_thread thread = ready_[ready_head_++];
+      threadIdx = thread.index;
+      running_id_ = thread.id;
+      unsigned before = arrivals_;
+      thread.handle.resume();
+      if (!file(thread, before)) return false;
+    }
+    ready_.clear();
+    ready_head_ = 0;
+    return true;
+  };
+  auto abandon = [&](const waiting_thread* rest, const waiting_thread* rest_end) {
+    destroy(next, next + kept);
+    destroy(rest, rest_end);
+    destroy(ready_.data() + ready_head_, ready_.data() + ready_.size());
+    ready_.clear();
+    ready_head_ = 0;
+    destroy_parked();
+  };
   uint3 index{0, 0, 0};
   for (unsigned t = 0; t < thread_count_; ++t) {
     threadIdx = index;
+    running_id_ = t;
     unsigned before = arrivals_;
     std::coroutine_handle<> handle;
     try {
@@ -181,16 +293,19 @@ void stackless_block_executor::run_block(StartThread& start) {
     } catch (...) {  // no room for its frame: the body has not run
       fail_running_thread(std::current_exception());
     }
-    last_arrived = arrivals_ != before;
-    if (last_arrived) {
-      next[kept++] = {handle, index};
-    } else if (failure_) [[unlikely]] {
-      destroy(next, next + kept);
+    if (!file({handle, index, t}, before) || (ready_head_ != ready_.size() && !run_ready())) [[unlikely]] {
+      abandon(nullptr, nullptr);
       return;
     }
     advance(index);
   }
-  for (unsigned round = 1; kept != 0; ++round) {
+  for (unsigned round = 1;; ++round) {
+    if (warp_parked_ != 0) [[unlikely]] {
+      fail(stall_report(next, kept));
+      abandon(nullptr, nullptr);
+      return;
+    }
+    if (kept == 0) return;
     waiting_thread* waiting = next - 1;
     if (last_arrived)
       waiting[0] = waiting[kept];
@@ -206,18 +321,111 @@ void stackless_block_executor::run_block(StartThread& start) {
     for (unsigned r = 0; r < count; ++r) {
       waiting_thread thread = waiting[r];
       threadIdx = thread.index;
+      running_id_ = thread.id;
       unsigned before = arrivals_;
       thread.handle.resume();
-      last_arrived = arrivals_ != before;
-      if (last_arrived) {
-        next[kept++] = thread;
-      } else if (failure_) [[unlikely]] {
-        destroy(next, next + kept);
-        destroy(waiting + r + 1, waiting + count);
+      if (!file(thread, before) || (ready_head_ != ready_.size() && !run_ready())) [[unlikely]] {
+        abandon(waiting + r + 1, waiting + count);
         return;
       }
     }
   }
+}
+
+// ---- Warp collectives ----
+
+inline void stackless_block_executor::start_warps() {
+  unsigned warps = (thread_count_ + 31) / 32;
+  std::fill(group_count_.begin(), group_count_.begin() + warps, 0u);
+  std::fill(exited_.begin(), exited_.begin() + warps, 0u);
+  warp_parked_ = 0;
+  parked_now_ = false;
+}
+
+// The lanes of `warp` that exist: the last warp of a block may be partial.
+// A mask that names lanes past the block's end means the lanes that do,
+// as on the fiber executor (and on an H100).
+inline unsigned stackless_block_executor::lanes_in_block(unsigned warp) const {
+  unsigned n = thread_count_ - warp * 32;
+  return n >= 32 ? ~0u : (1u << n) - 1;
+}
+
+inline bool stackless_block_executor::warp_arrive(warp_op op, unsigned mask, warp_operand operand,
+                                                  std::source_location where) {
+  unsigned self = running_id_, warp = self / 32, lane = self % 32, lane_bit = 1u << lane;
+  mask &= lanes_in_block(warp);
+  warp_exchange& exchange = exchange_[warp];
+  exchange.operand[lane] = operand.value;
+  exchange.source[lane] = static_cast<std::uint8_t>(operand.lane & 31);
+  exchange.width[lane] = static_cast<std::uint8_t>(operand.width);
+  warp_group* group = find_group(warp, mask);
+  if (!group) [[unlikely]] {
+    if (const warp_group* blocked = blocking_group(warp, mask, lane_bit))
+      throw kernel_fault{cudaErrorLaunchFailure, reports::group_mismatch(warp, *blocked, op, mask, lane, where)};
+    // The first lane checks the mask for the group, as on fibers; a lane
+    // that exits later while the group waits is found at the round's end.
+    if (!(mask & lane_bit) || (mask & exited_[warp])) [[unlikely]]
+      throw kernel_fault{cudaErrorLaunchFailure,
+                         reports::refused_mask(warp, op, mask, lane, mask & exited_[warp], where)};
+    group = &groups_[warp * 32 + group_count_[warp]++];
+    *group = {mask, 0, op, where};
+  } else if (group->op != op) [[unlikely]] {
+    throw kernel_fault{cudaErrorLaunchFailure, reports::group_mismatch(warp, *group, op, mask, lane, where)};
+  }
+  group->arrived |= lane_bit;
+  if (group->arrived != mask) {
+    ++warp_parked_;
+    return false;
+  }
+  complete_group(warp, *group, lane_bit);
+  return true;
+}
+
+// The open group with this mask.
+inline warp_group* stackless_block_executor::find_group(unsigned warp, unsigned mask) {
+  warp_group* g = &groups_[warp * 32];
+  for (unsigned i = 0, n = group_count_[warp]; i < n; ++i)
+    if (g[i].mask == mask) return &g[i];
+  return nullptr;
+}
+
+// An open group that waits for the caller while holding a lane the new
+// group needs: the new one could never complete (the fiber executor's rule).
+inline const warp_group* stackless_block_executor::blocking_group(unsigned warp, unsigned mask,
+                                                                  unsigned lane_bit) const {
+  const warp_group* g = &groups_[warp * 32];
+  for (unsigned i = 0, n = group_count_[warp]; i < n; ++i)
+    if ((g[i].mask & lane_bit) && (g[i].arrived & mask)) return &g[i];
+  return nullptr;
+}
+
+// Run by the last lane to arrive: every lane's result into the exchange and
+// each waiting lane's awaiter, the others queued in lane order, the group
+// closed.
+inline void stackless_block_executor::complete_group(unsigned warp, warp_group& g, unsigned caller_bit) {
+  warp_exchange& exchange = exchange_[warp];
+  warp_results(g.op, g.mask, exchange);
+  unsigned waiters = g.arrived & ~caller_bit;
+  warp_parked_ -= static_cast<unsigned>(std::popcount(waiters));
+  for (unsigned m = waiters; m != 0; m &= m - 1) {
+    unsigned lane = static_cast<unsigned>(std::countr_zero(m)), id = warp * 32 + lane;
+    std::uint64_t value = exchange.result[lane];
+    *result_into_[id] = {value, value != 0};  // the predicate is match_all's: 0 or the (non-empty) mask
+    ready_.push_back(parked_[id]);
+  }
+  g = groups_[warp * 32 + --group_count_[warp]];  // close: the last open group takes its place
+}
+
+// The block failed: lanes parked in groups are destroyed where they wait.
+inline void stackless_block_executor::destroy_parked() {
+  unsigned warps = (thread_count_ + 31) / 32;
+  for (unsigned w = 0; w < warps; ++w) {
+    for (unsigned i = 0; i < group_count_[w]; ++i)
+      for (unsigned m = groups_[w * 32 + i].arrived; m != 0; m &= m - 1)
+        parked_[w * 32 + std::countr_zero(m)].handle.destroy();
+    group_count_[w] = 0;
+  }
+  warp_parked_ = 0;
 }
 
 // Every thread that has not exited waits at the barrier: it completes,
@@ -227,8 +435,10 @@ inline bool stackless_block_executor::complete_barrier(const waiting_thread* wai
     fail(divergence_report(waiting, count));
     return false;
   }
-  last_count_ = predicate_count_;
-  last_arrivals_ = arrivals_;
+  if (phase_kind_ != barrier_kind::sync) {
+    int result = barrier_result(phase_kind_, predicate_count_, arrivals_);
+    for (unsigned r = 0; r < count; ++r) *barrier_result_into_[waiting[r].id] = result;
+  }
   arrivals_ = 0;
   predicate_count_ = 0;
   return true;

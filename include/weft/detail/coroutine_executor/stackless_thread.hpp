@@ -15,6 +15,7 @@
 // escaped it for the runner loop, which reports it as for any kernel.
 #pragma once
 
+#include <bit>
 #include <coroutine>
 #include <cstddef>
 #include <exception>
@@ -87,20 +88,20 @@ class stackless_thread {
   std::coroutine_handle<promise_type> handle_;
 };
 
-// "barrier divergence: ...; thread (0,0,0) to thread (31,0,0) wait at
-// __syncthreads (a.cu:12:5); ...; 0 of 64 threads exited": the fiber
-// executor's words (block_executor::report), with the threads in order of
-// their linear ids; a thread's barrier is in its frame.
-inline std::string stackless_block_executor::divergence_report(const waiting_thread* waiting, unsigned count) const {
+// "; thread (0,0,0) to thread (31,0,0) wait at __syncthreads (a.cu:12:5);
+// ...": the threads at the block barrier, in order of their linear ids,
+// as the fiber executor lists them (block_executor::report); a thread's
+// barrier is in its frame.
+inline void stackless_block_executor::append_barrier_waiters(std::string& text, const waiting_thread* waiting,
+                                                             unsigned count) const {
   std::vector<const waiting_thread*> by_id(thread_count_, nullptr);
-  for (unsigned r = 0; r < count; ++r) by_id[linear_thread_index(waiting[r].index, blockDim)] = &waiting[r];
+  for (unsigned r = 0; r < count; ++r) by_id[waiting[r].id] = &waiting[r];
   auto arrival = [](const waiting_thread* t) -> const barrier_arrival& {
     return std::coroutine_handle<stackless_thread::promise_type>::from_address(t->handle.address()).promise();
   };
   auto same = [&](const waiting_thread* a, const waiting_thread* b) {
     return arrival(a).kind == arrival(b).kind && same_call_site(arrival(a).where, arrival(b).where);
   };
-  std::string text = "barrier divergence: threads wait at different barriers, which can never all complete";
   for (unsigned i = 0; i < thread_count_;) {
     const waiting_thread* first = by_id[i];
     if (!first) {
@@ -114,7 +115,40 @@ inline std::string stackless_block_executor::divergence_report(const waiting_thr
                   reports::describe_site(arrival(first).where).c_str());
     i = j;
   }
+}
+
+// "barrier divergence: ...; thread (0,0,0) to thread (31,0,0) wait at
+// __syncthreads (a.cu:12:5); ...; 0 of 64 threads exited": the fiber
+// executor's words.
+inline std::string stackless_block_executor::divergence_report(const waiting_thread* waiting, unsigned count) const {
+  std::string text = "barrier divergence: threads wait at different barriers, which can never all complete";
+  append_barrier_waiters(text, waiting, count);
   append_format(text, "; %u of %u threads exited", thread_count_ - count, thread_count_);
+  return text;
+}
+
+// A round ended with lanes in warp groups, which can never complete: a
+// group waiting for a lane that exited is named as such, anything else is
+// a deadlock; then the threads at the block barrier and the waiting
+// groups, as the fiber executor reports a stalled block (stall_report).
+inline std::string stackless_block_executor::stall_report(const waiting_thread* waiting, unsigned count) const {
+  unsigned warps = (thread_count_ + 31) / 32, exited = 0;
+  std::string text;
+  for (unsigned w = 0; w < warps; ++w) {
+    exited += static_cast<unsigned>(std::popcount(exited_[w]));
+    for (unsigned i = 0; i < group_count_[w] && text.empty(); ++i) {
+      const warp_group& g = groups_[w * 32 + i];
+      if (unsigned gone = g.mask & ~g.arrived & exited_[w]) text = reports::group_waits_for_exited(w, g, gone);
+    }
+  }
+  if (text.empty()) text = "deadlock: no thread of the block can make progress";
+  append_barrier_waiters(text, waiting, count);
+  for (unsigned w = 0; w < warps; ++w)
+    for (unsigned i = 0; i < group_count_[w]; ++i) {
+      const warp_group& g = groups_[w * 32 + i];
+      reports::append_waiting_group(text, w, g, parked_[w * 32 + std::countr_zero(g.arrived)].index);
+    }
+  append_format(text, "; %u of %u threads exited", exited, thread_count_);
   return text;
 }
 

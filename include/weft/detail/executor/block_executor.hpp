@@ -57,6 +57,7 @@
 #include "weft/detail/executor/signal_fault.hpp"
 #include "weft/detail/executor/thread_list.hpp"
 #include "weft/detail/executor/warp_arithmetic.hpp"
+#include "weft/detail/executor/warp_reports.hpp"
 
 namespace weft::detail {
 
@@ -204,15 +205,6 @@ class block_executor {
     std::string (*describe_wait)(const void*) = nullptr;
   };
 
-  // A pending warp collective: the lanes its mask names, those that have
-  // arrived (all parked but none is the last), and what they call.
-  struct warp_group {
-    unsigned mask = 0;
-    unsigned arrived = 0;
-    warp_op op{};
-    std::source_location where{};
-  };
-
   // Written by the fiber that jumps, read by the one that resumes: where to
   // park the jumper's context, and which finished fiber's stack to recycle.
   struct switch_note {
@@ -302,12 +294,7 @@ class block_executor {
   [[gnu::cold]] static std::string describe_thread(uint3 t);
   [[gnu::cold]] static std::string describe(std::exception_ptr error);
   [[gnu::cold]] static const char* barrier_name(barrier_kind kind);
-  [[gnu::cold]] static const char* warp_op_name(warp_op op);
   [[gnu::cold]] static std::string describe_site(std::source_location where);
-  [[gnu::cold]] static std::string describe_call(warp_op op, std::source_location where);
-  [[gnu::cold]] static std::string hex(unsigned mask);
-  [[gnu::cold]] static std::string lanes_phrase(unsigned lanes);
-  [[gnu::cold]] static std::string describe_lanes(unsigned lanes);
 
   // The blocks to run.
   dim3 grid_dim_{};

@@ -238,15 +238,8 @@ inline std::string block_executor::stall_report() const {
   for (unsigned w = 0; w < group_count_.size() && w * 32 < thread_count_; ++w) {
     for (unsigned i = 0; i < group_count_[w]; ++i) {
       const warp_group& g = groups_[w * 32 + i];
-      if (unsigned gone = g.mask & ~g.arrived & exited_lanes(w, thread_count_)) {
-        std::string text = describe_call(g.op, g.where);
-        append_format(text, " in warp %u with mask 0x%08x: ", w, g.mask);
-        text += lanes_phrase(g.arrived);
-        text += std::has_single_bit(g.arrived) ? " waits for " : " wait for ";
-        text += lanes_phrase(gone);
-        text += std::has_single_bit(gone) ? ", which has exited" : ", which have exited";
-        return report(text.c_str());
-      }
+      if (unsigned gone = g.mask & ~g.arrived & exited_lanes(w, thread_count_))
+        return report(reports::group_waits_for_exited(w, g, gone).c_str());
     }
   }
   return report("deadlock: no thread of the block can make progress");
@@ -289,11 +282,8 @@ inline std::string block_executor::report(const char* headline) const {
   for (unsigned w = 0; w < group_count_.size() && w * 32 < thread_count_; ++w) {
     for (unsigned i = 0; i < group_count_[w]; ++i) {
       const warp_group& g = groups_[w * 32 + i];
-      append_format(text, "; warp %u lanes ", w);
-      text += describe_lanes(g.arrived);
-      uint3 first = slots_[w * 32 + static_cast<unsigned>(std::countr_zero(g.arrived))].index;
-      append_format(text, " (thread (%u,%u,%u) first) wait at %s with mask 0x%08x", first.x, first.y, first.z,
-                    describe_call(g.op, g.where).c_str(), g.mask);
+      reports::append_waiting_group(text, w, g,
+                                    slots_[w * 32 + static_cast<unsigned>(std::countr_zero(g.arrived))].index);
     }
   }
   append_format(text, "; %u of %u threads exited", exited_count(), thread_count_);
@@ -317,81 +307,6 @@ inline std::string block_executor::describe(std::exception_ptr error) { return r
 
 inline const char* block_executor::barrier_name(barrier_kind kind) { return reports::barrier_name(kind); }
 
-inline const char* block_executor::warp_op_name(warp_op op) {
-  switch (op) {
-    case warp_op::sync:
-      return "__syncwarp";
-    case warp_op::shfl:
-      return "__shfl_sync";
-    case warp_op::shfl_up:
-      return "__shfl_up_sync";
-    case warp_op::shfl_down:
-      return "__shfl_down_sync";
-    case warp_op::shfl_xor:
-      return "__shfl_xor_sync";
-    case warp_op::ballot:
-      return "__ballot_sync";
-    case warp_op::any:
-      return "__any_sync";
-    case warp_op::all:
-      return "__all_sync";
-    case warp_op::match_any:
-      return "__match_any_sync";
-    case warp_op::match_all:
-      return "__match_all_sync";
-    case warp_op::reduce_add:
-      return "__reduce_add_sync";
-    case warp_op::reduce_min_signed:
-    case warp_op::reduce_min_unsigned:
-      return "__reduce_min_sync";
-    case warp_op::reduce_max_signed:
-    case warp_op::reduce_max_unsigned:
-      return "__reduce_max_sync";
-    case warp_op::reduce_and:
-      return "__reduce_and_sync";
-    case warp_op::reduce_or:
-      return "__reduce_or_sync";
-    default:
-      return "__reduce_xor_sync";
-  }
-}
-
 inline std::string block_executor::describe_site(std::source_location where) { return reports::describe_site(where); }
-
-inline std::string block_executor::describe_call(warp_op op, std::source_location where) {
-  std::string text;
-  append_format(text, "%s (%s)", warp_op_name(op), describe_site(where).c_str());
-  return text;
-}
-
-inline std::string block_executor::hex(unsigned mask) {
-  std::string text;
-  append_format(text, "0x%08x", mask);
-  return text;
-}
-
-// "lane 3", "lanes 0-3,7"
-inline std::string block_executor::lanes_phrase(unsigned lanes) {
-  std::string text = std::has_single_bit(lanes) ? "lane " : "lanes ";
-  text += describe_lanes(lanes);
-  return text;
-}
-
-// "0-3,7,9-10"
-inline std::string block_executor::describe_lanes(unsigned lanes) {
-  std::string text;
-  for (unsigned lane = 0; lane < 32;) {
-    if (!(lanes >> lane & 1)) {
-      ++lane;
-      continue;
-    }
-    unsigned end = lane;
-    while (end + 1 < 32 && (lanes >> (end + 1) & 1)) ++end;
-    append_format(text, text.empty() ? "%u" : ",%u", lane);
-    if (end > lane) append_format(text, "-%u", end);
-    lane = end + 1;
-  }
-  return text;
-}
 
 }  // namespace weft::detail

@@ -78,7 +78,7 @@ inline unsigned block_executor::make_ready(unsigned warp, unsigned lanes) {
 }
 
 // The open group with this mask.
-inline block_executor::warp_group* block_executor::find_group(unsigned warp, unsigned mask) {
+inline warp_group* block_executor::find_group(unsigned warp, unsigned mask) {
   warp_group* g = &groups_[warp * 32];
   for (unsigned i = 0, n = group_count_[warp]; i < n; ++i)
     if (g[i].mask == mask) return &g[i];
@@ -90,8 +90,7 @@ inline block_executor::warp_group* block_executor::find_group(unsigned warp, uns
 // tile inside a tile, say), which completes on a GPU too. A new group can
 // never complete only if it needs a lane parked in an open group that
 // waits for the caller: returns that group.
-inline const block_executor::warp_group* block_executor::blocking_group(unsigned warp, unsigned mask,
-                                                                        unsigned lane_bit) const {
+inline const warp_group* block_executor::blocking_group(unsigned warp, unsigned mask, unsigned lane_bit) const {
   const warp_group* g = &groups_[warp * 32];
   for (unsigned i = 0, n = group_count_[warp]; i < n; ++i)
     if ((g[i].mask & lane_bit) && (g[i].arrived & mask)) return &g[i];
@@ -103,8 +102,8 @@ inline const block_executor::warp_group* block_executor::blocking_group(unsigned
 // are already out of it).
 // (A lane that exits later, while the group waits for it, is found when
 // the block can no longer make progress: see stall_report.)
-block_executor::warp_group* block_executor::open_group(unsigned warp, warp_op op, unsigned mask, unsigned lane_bit,
-                                                       std::source_location where) {
+warp_group* block_executor::open_group(unsigned warp, warp_op op, unsigned mask, unsigned lane_bit,
+                                       std::source_location where) {
   unsigned self = warp * 32 + static_cast<unsigned>(std::countr_zero(lane_bit));
   if (!(mask & lane_bit) || (mask & exited_lanes(warp, self))) [[unlikely]]
     refuse_group(warp, op, mask, lane_bit, where);
@@ -113,33 +112,17 @@ block_executor::warp_group* block_executor::open_group(unsigned warp, warp_op op
   return &g;
 }
 
-// Why open_group refuses the mask, checked again in the same order.
+// Why open_group refuses the mask (the text is warp_reports.hpp's).
 inline void block_executor::refuse_group(unsigned warp, warp_op op, unsigned mask, unsigned lane_bit,
                                          std::source_location where) const {
   unsigned self = warp * 32 + static_cast<unsigned>(std::countr_zero(lane_bit));
-  std::string text = describe_call(op, where);
-  append_format(text, " in warp %u with mask 0x%08x: the mask ", warp, mask);
-  if (!(mask & lane_bit)) {
-    append_format(text, "omits the calling lane %u", self % 32);
-  } else {
-    unsigned gone = mask & exited_lanes(warp, self);
-    text += "names " + lanes_phrase(gone);
-    text += std::has_single_bit(gone) ? ", which has exited" : ", which have exited";
-  }
-  throw kernel_fault{cudaErrorLaunchFailure, std::move(text)};
+  throw kernel_fault{cudaErrorLaunchFailure,
+                     reports::refused_mask(warp, op, mask, self % 32, mask & exited_lanes(warp, self), where)};
 }
 
 std::string block_executor::mismatch(unsigned warp, const warp_group& g, warp_op op, unsigned mask, unsigned lane_bit,
                                      std::source_location where) const {
-  std::string text;
-  append_format(text, "warp %u: lane %d calls %s with mask 0x%08x while ", warp, std::countr_zero(lane_bit),
-                describe_call(op, where).c_str(), mask);
-  text += lanes_phrase(g.arrived);
-  append_format(text, "%s at %s with mask 0x%08x", std::has_single_bit(g.arrived) ? " waits" : " wait",
-                describe_call(g.op, g.where).c_str(), g.mask);
-  text += g.op != op ? ": lanes of one group call different collectives"
-                     : ": overlapping masks that differ can never complete";
-  return text;
+  return reports::group_mismatch(warp, g, op, mask, static_cast<unsigned>(std::countr_zero(lane_bit)), where);
 }
 
 // The lanes of `warp` that exist: the last warp of a block may be partial.

@@ -61,6 +61,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <unordered_map>
 #include <utility>
@@ -118,17 +119,18 @@ template <class Kernel, class Arguments>
 }
 
 /// One traced access: who made it, where, and where its thread stood in the
-/// synchronisation of its block and grid.
+/// synchronisation of its block and grid. 40 bytes: a word's shadow is
+/// three of them, and streaming kernels are bound by the shadow's traffic.
 struct race_access {
   std::uintptr_t pc = 0;  // 0: no access
   std::uint64_t block = 0;
-  std::uint32_t thread = 0;         // linear id in the block
+  std::uint32_t thread : 31 = 0;    // linear id in the block
+  std::uint32_t write : 1 = 0;      // a store
   std::uint32_t epoch = 0;          // the thread's block epoch
   std::uint32_t lane_clock = 0;     // the lane's own entry of its warp clock
   std::uint32_t group_epoch = 0;    // grid and cluster syncs its block passed
   std::uint32_t fences = 0;         // __threadfence() calls its block made before it
   std::uint32_t release_clock = 0;  // the thread's own entry of its release clock (race_clock)
-  bool write = false;
 };
 
 /// A sparse vector clock over CUDA threads: (race_thread_key, clock) pairs,
@@ -170,9 +172,14 @@ inline void race_join(race_clock& into, const race_clock& from) {
 
 /// The shadow of one 4-byte word: the last write and the two latest reads
 /// since, by different threads (one other than any later writer is enough
-/// to find a write-after-read).
-struct race_word {
-  std::uint64_t generation = 0;  // __shared__ words: the block the record belongs to
+/// to find a write-after-read). reads[1] counts only while reads[0] is
+/// there, so that a write, or a word's first access, clears one pc and
+/// touches one cache line of the two.
+struct alignas(64) race_word {
+  // Whose record it is: for a __shared__ word the block's (the worker's
+  // count of blocks), for a global word the launch's serial. A record of
+  // another is stale, as good as none: shadows are reused without clearing.
+  std::uint64_t generation = 0;
   race_access write;
   std::array<race_access, 2> reads;
 };
@@ -231,10 +238,10 @@ class race_launch {
   int device() const { return device_; }
   std::string kernel_name() const { return kernel_name_(); }
 
-  std::uint32_t fences(std::uint64_t block) const {
-    return fences_[block % fences_.size()].load(std::memory_order_acquire);
-  }
-  void fence(std::uint64_t block) { fences_[block % fences_.size()].fetch_add(1, std::memory_order_acq_rel); }
+  std::uint32_t fences(std::uint64_t block) const { return fence_counter(block).load(std::memory_order_acquire); }
+  void fence(std::uint64_t block) { fence_counter(block).fetch_add(1, std::memory_order_acq_rel); }
+  std::atomic<std::uint32_t>& fence_counter(std::uint64_t block) { return fences_[block % fences_.size()]; }
+  const std::atomic<std::uint32_t>& fence_counter(std::uint64_t block) const { return fences_[block % fences_.size()]; }
 
   /// The weft allocations of the launch's device, as they were when its
   /// first block looked (a kernel allocates none).
@@ -245,19 +252,27 @@ class race_launch {
     return allocations_;
   }
 
+  ~race_launch() {
+    std::lock_guard lock(spare_pages_mutex());
+    for (auto& [index, p] : pages_)
+      if (spare_pages().size() < max_spare_pages) spare_pages().push_back(std::move(p));
+  }
+
   /// The shadow of a 4 KiB page of global memory: its words, and a lock,
   /// since blocks run on several workers at once.
   struct page {
     static constexpr std::uintptr_t bytes = 4096;
     std::atomic_flag locked = ATOMIC_FLAG_INIT;
     std::array<race_word, bytes / 4> words{};
+    // Held for a few loads and stores, by a worker that does not switch
+    // fibers meanwhile: spinning beats sleeping, and unlocking stays one
+    // store (atomic_flag's notify_one costs a read-modify-write of a counter
+    // that every worker shares).
     void lock() {
-      while (locked.test_and_set(std::memory_order_acquire)) locked.wait(true, std::memory_order_relaxed);
+      while (locked.test_and_set(std::memory_order_acquire))
+        while (locked.test(std::memory_order_relaxed)) std::this_thread::yield();
     }
-    void unlock() {
-      locked.clear(std::memory_order_release);
-      locked.notify_one();
-    }
+    void unlock() { locked.clear(std::memory_order_release); }
   };
 
   /// Calls `use` with the releases that threads of `block` made through
@@ -272,15 +287,42 @@ class race_launch {
     use(atomic_words_[block]);
   }
 
-  /// The shadow of the page that holds `address`, made when first asked for.
-  page& page_of(std::uintptr_t address) {
+  /// The shadow of the page that holds `address`, made when first asked for
+  /// (or taken from a finished launch: its words' records are stale).
+  [[gnu::noinline]] page& page_of(std::uintptr_t address) {
     std::lock_guard lock(pages_mutex_);
     std::unique_ptr<page>& p = pages_[address / page::bytes];
-    if (!p) p = std::make_unique<page>();
+    if (!p) p = spare_page();
     return *p;
   }
 
  private:
+  // Finished launches' pages, for the next launches: making and zeroing a
+  // page's shadow (about 150 KiB, page faults included) cost more than a
+  // short streaming kernel's accesses to it. Kept up to 32 MiB or so.
+  static constexpr std::size_t max_spare_pages = 224;
+  // Never destroyed: a launch kept alive to the end (by a graph, say) may
+  // give its pages back during static destruction.
+  static std::mutex& spare_pages_mutex() {
+    static auto* mutex = new std::mutex;
+    return *mutex;
+  }
+  static std::vector<std::unique_ptr<page>>& spare_pages() {
+    static auto* pages = new std::vector<std::unique_ptr<page>>;
+    return *pages;
+  }
+  static std::unique_ptr<page> spare_page() {
+    {
+      std::lock_guard lock(spare_pages_mutex());
+      if (!spare_pages().empty()) {
+        std::unique_ptr<page> p = std::move(spare_pages().back());
+        spare_pages().pop_back();
+        return p;
+      }
+    }
+    return std::make_unique<page>();
+  }
+
   // Blocks beyond this share counters (a fence then counts for several
   // blocks: a race can go unseen, none is invented).
   static constexpr std::uint64_t max_fence_counters = 1u << 20;
@@ -309,12 +351,13 @@ class race_worker {
     if (!static_tls_found_) find_static_tls();
     if (launch != launch_ || launch->serial != launch_serial_) {
       launch_serial_ = launch->serial;
-      allocations_ = {};
-      page_index_ = ~std::uintptr_t{0};
-      page_ = nullptr;
+      ranges_ = {};
+      pages_.fill({~std::uintptr_t{0}, nullptr});
     }
     launch_ = launch;
     block_ = block;
+    private_begin_ = private_end_ = 0;  // the dynamic shared buffer may have moved into the gap
+    fences_ = &launch->fence_counter(block);
     ++generation_;
     threads_ = threads;
     epoch_ = 0;
@@ -401,24 +444,34 @@ class race_worker {
   }
 
   /// A traced load or store of `size` bytes at `address`, made by the code
-  /// at `pc`.
-  void access(const void* address, unsigned size, bool write, const void* pc) {
-    if (busy_) return;  // the detector's own accesses, if it was instrumented
-    busy_ = true;
+  /// at `pc`. Inlined into each callback: most of a small kernel's traced
+  /// loads are of its arguments (in the launch's heap block) and of its
+  /// stack, private memory in the gap between allocations found last, or
+  /// of threadIdx and its kin, which are weft's own.
+  [[gnu::always_inline]] void access(const void* address, unsigned size, bool write, const void* pc) {
     std::uintptr_t a = reinterpret_cast<std::uintptr_t>(address);
+    if (a >= private_begin_ && a + size <= private_end_) return;
+    if (a >= tls_begin_ && a < tls_end_ && (a & 3) + size <= 4 && untraced_words_[(a - tls_begin_) / 4]) return;
+    if (busy_) return;  // the detector's own accesses, if it was instrumented
+    check_access(a, size, write, pc);
+  }
+
+ private:
+  // What a global access of a streaming kernel needs is inlined into this
+  // one call.
+  [[gnu::noinline]] void check_access(std::uintptr_t a, unsigned size, bool write, const void* pc) {
+    busy_ = true;
     std::uintptr_t first = a & ~std::uintptr_t{3}, last = (a + size - 1) & ~std::uintptr_t{3};
     for (std::uintptr_t w = first; w <= last; w += 4)
       if (!access_word(w, write, reinterpret_cast<std::uintptr_t>(pc))) break;
     busy_ = false;
   }
 
- private:
   // Returns false once a hazard was found, so that an 8- or 16-byte access
   // reports once.
-  bool access_word(std::uintptr_t word, bool write, std::uintptr_t pc) {
+  [[gnu::always_inline]] bool access_word(std::uintptr_t word, bool write, std::uintptr_t pc) {
     if (word >= tls_begin_ && word < tls_end_) {
-      for (auto [begin, end] : untraced_)
-        if (word >= begin && word < end) return true;
+      if (untraced_words_[(word - tls_begin_) / 4]) return true;
       return check(shared_shadow_[(word - tls_begin_) / 4], word, race_space::shared, write, pc);
     }
     if (word >= dynamic_begin_ && word < dynamic_end_)
@@ -430,39 +483,71 @@ class race_worker {
       space = race_space::global;
     else
       return true;  // a thread's stack, or host memory weft does not know: private
-    if (word / race_launch::page::bytes != page_index_) {
-      page_index_ = word / race_launch::page::bytes;
-      page_ = &launch_->page_of(word);
+    std::uintptr_t index = word / race_launch::page::bytes;
+    auto& [cached_index, cached_page] = pages_[index % pages_.size()];
+    if (cached_index != index) {
+      cached_index = index;
+      cached_page = &launch_->page_of(word);
     }
-    std::lock_guard lock(*page_);
-    return check(page_->words[word % race_launch::page::bytes / 4], word, space, write, pc);
+    std::lock_guard lock(*cached_page);
+    return check(cached_page->words[word % race_launch::page::bytes / 4], word, space, write, pc);
   }
 
-  // Whether `word` lies in a weft allocation: the last few found, else a
-  // binary search of the launch's list (a thread's stack, the common miss,
-  // costs that search).
-  bool in_allocation(std::uintptr_t word) {
-    for (auto& [base, end] : allocations_)
-      if (word >= base && word < end) return true;
+  // A range of addresses that is either one weft allocation or a gap
+  // between two (where a thread's stack and a kernel's arguments lie).
+  struct address_range {
+    std::uintptr_t begin = 0, end = 0;
+    bool allocation = false;
+  };
+
+  // Whether `word` lies in a weft allocation: the ranges of the last few
+  // words asked about, allocations and gaps alike, else a binary search of
+  // the launch's list.
+  [[gnu::always_inline]] bool in_allocation(std::uintptr_t word) {
+    for (const address_range& r : ranges_)
+      if (word >= r.begin && word < r.end) return r.allocation;
+    return find_range(word);
+  }
+
+  // in_allocation's search, whose range it remembers.
+  [[gnu::noinline]] bool find_range(std::uintptr_t word) {
     const race_ranges& all = launch_->allocations();
     auto after = std::upper_bound(all.begin(), all.end(), std::pair{word, ~std::uintptr_t{0}});
-    if (after == all.begin() || word >= std::prev(after)->second) return false;
-    std::rotate(allocations_.rbegin(), allocations_.rbegin() + 1, allocations_.rend());
-    allocations_[0] = *std::prev(after);
-    return true;
+    address_range found;
+    if (after != all.begin() && word < std::prev(after)->second) {
+      found = {std::prev(after)->first, std::prev(after)->second, true};
+    } else {
+      found = {after == all.begin() ? 0 : std::prev(after)->second,
+               after == all.end() ? ~std::uintptr_t{0} : after->first, false};
+      // access()'s shortcut: the gap, less the memory that access_word
+      // looked at before asking (and found `word` outside of).
+      private_begin_ = found.begin;
+      private_end_ = found.end;
+      for (auto [begin, end] : {std::pair{tls_begin_, tls_end_}, std::pair{dynamic_begin_, dynamic_end_},
+                                std::pair{static_data_begin_, static_data_end_}}) {
+        if (begin == end) continue;
+        if (end <= word)
+          private_begin_ = std::max(private_begin_, end);
+        else if (begin > word)
+          private_end_ = std::min(private_end_, begin);
+      }
+    }
+    std::rotate(ranges_.rbegin(), ranges_.rbegin() + 1, ranges_.rend());
+    ranges_[0] = found;
+    return found.allocation;
   }
 
-  race_access current(bool write, std::uintptr_t pc) const {
+  [[gnu::always_inline]] race_access current(bool write, std::uintptr_t pc) const {
     unsigned thread = linear_thread_index(threadIdx, blockDim);
     return {.pc = pc,
             .block = block_,
             .thread = thread,
+            .write = write,
             .epoch = epoch_,
             .lane_clock = lane_clock(thread, thread % 32),
             .group_epoch = group_epoch_,
-            .fences = launch_->fences(block_),
-            .release_clock = clocks_[thread],
-            .write = write};
+            .fences = fences_->load(std::memory_order_acquire),
+            .release_clock = clocks_[thread]};
   }
 
   // What `thread` of the running block knows of other threads' releases.
@@ -481,7 +566,7 @@ class race_worker {
   }
 
   // Lane `lane`'s entry in the clock of `thread`'s lane.
-  std::uint32_t lane_clock(unsigned thread, unsigned lane) const {
+  [[gnu::always_inline]] std::uint32_t lane_clock(unsigned thread, unsigned lane) const {
     unsigned warp = thread / 32;
     if (warp_clock_generation_[warp] != generation_) return (thread % 32 == lane) ? 1 : 0;
     return warp_clocks_[static_cast<std::size_t>(warp) * 1024 + 32 * (thread % 32) + lane];
@@ -507,16 +592,22 @@ class race_worker {
     return knows(now.thread, earlier);
   }
 
-  bool check(race_word& w, std::uintptr_t word, race_space space, bool write, std::uintptr_t pc) {
+  [[gnu::always_inline]] bool check(race_word& w, std::uintptr_t word, race_space space, bool write,
+                                    std::uintptr_t pc) {
     bool shared = space == race_space::shared || space == race_space::dynamic_shared;
-    if (shared && w.generation != generation_) w = race_word{generation_, {}, {}};
+    std::uint64_t generation = shared ? generation_ : launch_serial_;
+    if (w.generation != generation) {
+      w.generation = generation;
+      w.write.pc = 0;
+      w.reads[0].pc = 0;
+    }
     race_access now = current(write, pc);
     const race_access* hazard = nullptr;
     race_kind kind{};
     if (w.write.pc && !ordered(w.write, now)) {
       hazard = &w.write;
       kind = write ? race_kind::write_after_write : race_kind::read_after_write;
-    } else if (write) {
+    } else if (write && w.reads[0].pc) {
       for (const race_access& r : w.reads)
         if (r.pc && !ordered(r, now)) {
           hazard = &r;
@@ -527,8 +618,11 @@ class race_worker {
     if (hazard) report(kind, *hazard, now, word, space);
     if (write) {
       w.write = now;
-      w.reads = {};
-    } else if (w.reads[0].pc && (w.reads[0].thread != now.thread || w.reads[0].block != now.block)) {
+      w.reads[0].pc = 0;
+    } else if (!w.reads[0].pc) {
+      w.reads[0] = now;
+      w.reads[1].pc = 0;
+    } else if (w.reads[0].thread != now.thread || w.reads[0].block != now.block) {
       w.reads[1] = w.reads[0];
       w.reads[0] = now;
     } else {
@@ -570,9 +664,11 @@ class race_worker {
     static_data_begin_ = f.data;
     static_data_end_ = f.data_end;
     shared_shadow_.assign(f.tls_bytes / 4 + 1, race_word{});
+    untraced_words_.assign(f.tls_bytes / 4 + 1, false);
     auto ignore = [&](const void* p, std::size_t bytes) {
       std::uintptr_t b = reinterpret_cast<std::uintptr_t>(p) & ~std::uintptr_t{3};
-      untraced_.push_back({b, reinterpret_cast<std::uintptr_t>(p) + bytes});
+      for (std::uintptr_t w = b; w < reinterpret_cast<std::uintptr_t>(p) + bytes; w += 4)
+        if (w >= tls_begin_ && w < tls_end_) untraced_words_[(w - tls_begin_) / 4] = true;
     };
     ignore(&threadIdx, sizeof threadIdx);
     ignore(&blockIdx, sizeof blockIdx);
@@ -585,6 +681,7 @@ class race_worker {
   race_launch* launch_ = nullptr;
   std::uint64_t launch_serial_ = 0;
   std::uint64_t block_ = 0;
+  const std::atomic<std::uint32_t>* fences_ = nullptr;  // the block's count of __threadfence() calls
   std::uint64_t generation_ = 0;
   unsigned threads_ = 0;
   std::uint32_t epoch_ = 0, group_epoch_ = 0;
@@ -594,7 +691,7 @@ class race_worker {
   std::uintptr_t tls_begin_ = 0, tls_end_ = 0;
   std::uintptr_t static_data_begin_ = 0, static_data_end_ = 0;
   std::uintptr_t dynamic_begin_ = 0, dynamic_end_ = 0;
-  std::vector<std::pair<std::uintptr_t, std::uintptr_t>> untraced_;
+  std::vector<bool> untraced_words_;  // words of the static TLS block that are weft's own
   std::vector<race_word> shared_shadow_;
   std::vector<race_word> dynamic_shadow_;
   // Release and acquire through atomics, per thread of the running block:
@@ -605,9 +702,11 @@ class race_worker {
   std::vector<race_clock> known_;
   std::vector<std::uint64_t> known_generation_;
   std::unordered_map<std::uintptr_t, race_clock> shared_atomic_words_;  // this block's __shared__ atomic words
-  std::array<std::pair<std::uintptr_t, std::uintptr_t>, 4> allocations_{};
-  std::uintptr_t page_index_ = ~std::uintptr_t{0};
-  race_launch::page* page_ = nullptr;
+  std::uintptr_t private_begin_ = 0, private_end_ = 0;
+  std::array<address_range, 8> ranges_{};  // the launch's, most recently found first
+  // The launch's shadow pages that this worker used, by page index
+  // (direct-mapped): most accesses skip page_of's mutex and hash table.
+  std::array<std::pair<std::uintptr_t, race_launch::page*>, 64> pages_{};
 };
 
 /// The worker's race-check state while it runs a block of a race-checked

@@ -106,8 +106,8 @@ inline void race_summary_at_exit() {
       break;
     case race_space::global:
       where = "global memory";
-      for (auto& [base, end] : allocations_)
-        if (word >= base && word < end) {
+      for (auto& [base, end, allocation] : ranges_)
+        if (allocation && word >= base && word < end) {
           append_format(where, " (byte %lu of the %lu-byte allocation at 0x%lx)",
                         static_cast<unsigned long>(word - base), static_cast<unsigned long>(end - base),
                         static_cast<unsigned long>(base));

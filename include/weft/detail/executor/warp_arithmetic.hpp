@@ -62,6 +62,22 @@ struct warp_exchange {
   std::uint8_t width[32];   // a shuffle's segment width
 };
 
+// A shuffled value's bits, zero-extended to 64, and back.
+template <class T>
+std::uint64_t to_bits(T v) {
+  if constexpr (sizeof(T) == 8)
+    return std::bit_cast<std::uint64_t>(v);
+  else
+    return std::bit_cast<std::uint32_t>(v);
+}
+template <class T>
+T from_bits(std::uint64_t b) {
+  if constexpr (sizeof(T) == 8)
+    return std::bit_cast<T>(b);
+  else
+    return std::bit_cast<T>(static_cast<std::uint32_t>(b));
+}
+
 /// The lane whose value `lane` reads, by CUDA's shfl.sync rules (PTX ISA,
 /// "shfl.sync"): lanes form segments of `width`; `b` is the lane or delta
 /// operand, already taken modulo 32; up and down past the segment's edge,

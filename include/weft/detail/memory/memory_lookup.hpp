@@ -8,6 +8,7 @@
 
 #include "weft/detail/base/devices.hpp"
 #include "weft/detail/runtime/allocation_registry.hpp"
+#include "weft/detail/runtime/pool_allocations.hpp"
 #include "weft/detail/runtime/runtime.hpp"
 
 namespace weft::detail {
@@ -49,9 +50,11 @@ struct located_allocation {
 /// freed, as on a GPU.
 template <class Accepted>
 bool release_on_any_device(void* p, Accepted accepted) {
-  for (int d = 0; d < device_count(); ++d)
-    if (runtime::get(d).memory().release(p, accepted)) return true;
-  return false;
+  return release_to_pool(p, [&] {
+    for (int d = 0; d < device_count(); ++d)
+      if (runtime::get(d).memory().release(p, accepted)) return true;
+    return false;
+  });
 }
 
 /// cudaFree's kinds: device and managed memory.

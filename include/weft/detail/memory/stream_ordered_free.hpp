@@ -5,6 +5,7 @@
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/error_state.hpp"
 #include "weft/detail/memory/memory_lookup.hpp"
+#include "weft/detail/runtime/pool_allocations.hpp"
 #include "weft/detail/runtime/runtime.hpp"
 #include "weft/detail/streams/device_control.hpp"
 #include "weft/detail/streams/host_task.hpp"
@@ -20,7 +21,8 @@ inline cudaError_t free_in_stream_order(void* p, cudaStream_t stream) {
   auto a = locate(p);
   if (!a || a->info.base != p || a->info.kind != memory_kind::device) return record(cudaErrorInvalidValue);
   int device = a->device;
-  return perform(asynchronous_on(stream), "free", [=] { runtime::get(device).memory().release(p); });
+  return perform(asynchronous_on(stream), "free",
+                 [=] { release_to_pool(p, [&] { return runtime::get(device).memory().release(p); }); });
 }
 
 }  // namespace weft::detail

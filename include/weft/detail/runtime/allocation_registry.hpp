@@ -45,6 +45,9 @@ class allocation_registry {
   /// The flag of memory reserve() mapped: pages the host commits only when
   /// they are first touched, unmapped when released.
   static constexpr unsigned committed_on_touch = 1u << 30;
+  /// The flag of a memory pool's allocation (cudaMallocAsync,
+  /// cudaMallocFromPoolAsync), so that a fault report names its call.
+  static constexpr unsigned from_pool = 1u << 29;
 
   allocation_registry() = default;
   allocation_registry(const allocation_registry&) = delete;

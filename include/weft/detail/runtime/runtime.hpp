@@ -194,6 +194,7 @@ class runtime {
   // weft keeps an allocation's kind, not the call that made it.
   static const char* allocation_call(const allocation_info& a) {
     if (a.flags & allocation_registry::externally_mapped) return "cuMemMap or a graph's memory node";
+    if (a.flags & allocation_registry::from_pool) return "cudaMallocAsync or cudaMallocFromPoolAsync";
     switch (a.kind) {
       case memory_kind::host:
         return "cudaMallocHost or cudaHostAlloc";
@@ -202,7 +203,7 @@ class runtime {
       case memory_kind::managed:
         return "cudaMallocManaged";
       default:
-        return "cudaMalloc, cudaMallocPitch, cudaMalloc3D or cudaMallocAsync";
+        return "cudaMalloc, cudaMallocPitch or cudaMalloc3D";
     }
   }
 

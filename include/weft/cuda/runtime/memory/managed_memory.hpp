@@ -3,9 +3,9 @@
 //
 // Managed memory is host memory that host and kernels share, as all memory
 // is in weft: prefetches and advice are checked and accepted, and change
-// nothing. Stream-ordered allocation takes only the default streams, whose
-// work runs in order, so the allocation or free happens at once (after the
-// launched work, for a free), which CUDA permits.
+// nothing. A stream-ordered allocation is made at once from a memory pool
+// (memory_pools.hpp), so it is ready whenever the stream gets to it; a free
+// happens once the stream's earlier work is done.
 #pragma once
 
 #include <cstddef>
@@ -24,6 +24,8 @@
 #include "weft/detail/graphs/stream_capture.hpp"
 #include "weft/detail/memory/memory_lookup.hpp"
 #include "weft/detail/memory/stream_ordered_free.hpp"
+#include "weft/detail/runtime/memory_pools.hpp"
+#include "weft/detail/runtime/pool_allocations.hpp"
 #include "weft/detail/runtime/runtime.hpp"
 #include "weft/detail/streams/device_control.hpp"
 #include "weft/detail/streams/host_task.hpp"
@@ -104,6 +106,22 @@ inline cudaMemLocation location_of(int device) {
                                    : cudaMemLocation{cudaMemLocationTypeDevice, device};
 }
 
+/// cudaMallocAsync's and cudaMallocFromPoolAsync's allocation on stream `s`
+/// from `pool` (a known pool; null: the current pool of the stream's device).
+inline cudaError_t allocate_in_stream_order(void** devPtr, std::size_t size, CUstream_st& s, CUmemPoolHandle_st* pool) {
+  using namespace weft::detail;
+  // In a capture: an allocation node, whose address is returned now.
+  if (CUgraph_st* g = devPtr && size > 0 ? capturing_graph(s) : nullptr)
+    if (auto captured = capture_allocation(s, *g, size, devPtr)) return *captured;
+  if (auto refused = refuse_capture(s)) return *refused;
+  if (devPtr) *devPtr = nullptr;  // on every path, so that compilers see it set
+  if (cudaError_t e = check_device()) return e;
+  if (!devPtr) return record(cudaErrorInvalidValue);
+  if (size == 0) return cudaSuccess;
+  *devPtr = allocate_from_pool(pool ? pool : memory_pools::instance().current_pool(s.device), size);
+  return *devPtr ? cudaSuccess : record(cudaErrorMemoryAllocation);
+}
+
 }  // namespace weft::surface
 
 #ifdef CUDA_API_PER_THREAD_DEFAULT_STREAM
@@ -159,17 +177,13 @@ inline cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void* devPtr, s
   return cudaSuccess;
 }
 
-/// The memory is allocated at once, so it is ready whenever the stream gets to it.
-/// Memory allocation nodes are not there yet: in a capturing stream it is
-/// cudaErrorStreamCaptureUnsupported, which invalidates the capture.
+/// From the current pool of the stream's device (cudaDeviceSetMemPool), allocated
+/// at once, so it is ready whenever the stream gets to it. In a capture it is an
+/// allocation node of the graph.
 inline cudaError_t cudaMallocAsync(void** devPtr, std::size_t size, cudaStream_t hStream) {
   CUstream_st* s = weft::detail::resolve_stream(weft::surface::explicit_stream(hStream));
   if (!s) return weft::detail::record(cudaErrorInvalidResourceHandle);
-  // In a capture: an allocation node, whose address is returned now.
-  if (CUgraph_st* g = devPtr && size > 0 ? weft::detail::capturing_graph(*s) : nullptr)
-    if (auto captured = weft::detail::capture_allocation(*s, *g, size, devPtr)) return *captured;
-  if (auto refused = weft::detail::refuse_capture(*s)) return *refused;
-  return weft::surface::allocate_device(devPtr, size);
+  return weft::surface::allocate_in_stream_order(devPtr, size, *s, nullptr);
 }
 
 template <class T>

@@ -13,6 +13,7 @@
 #include "weft/detail/commands/command_graph.hpp"
 #include "weft/detail/commands/event.hpp"
 #include "weft/detail/graphs/stream_capture.hpp"
+#include "weft/detail/runtime/memory_pools.hpp"
 #include "weft/detail/runtime/runtime.hpp"
 #include "weft/detail/streams/device_control.hpp"
 #include "weft/detail/streams/host_task.hpp"
@@ -98,6 +99,7 @@ inline cudaError_t cudaEventSynchronize(cudaEvent_t event) {
   if (cudaError_t e = check_event_wait(event)) return e;
   if (cudaError_t e = check_unsafe_call()) return e;
   if (auto point = event->recorded()) command_graph::wait(*point);
+  memory_pools::instance().release_above_thresholds();
   return record(fault(event->device).code());
 }
 

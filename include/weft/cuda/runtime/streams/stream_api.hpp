@@ -12,6 +12,7 @@
 #include "weft/detail/commands/event.hpp"
 #include "weft/detail/graphs/graph_model.hpp"
 #include "weft/detail/graphs/stream_capture.hpp"
+#include "weft/detail/runtime/memory_pools.hpp"
 #include "weft/detail/runtime/runtime.hpp"
 #include "weft/detail/streams/device_control.hpp"
 #include "weft/detail/streams/host_task.hpp"
@@ -88,7 +89,9 @@ inline cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
   CUstream_st* s = resolve_stream(weft::surface::explicit_stream(stream));
   if (!s) return record(cudaErrorInvalidResourceHandle);
   if (cudaError_t e = check_synchronous_call(*s)) return e;
-  return record(synchronize_stream(*s));
+  cudaError_t e = synchronize_stream(*s);
+  memory_pools::instance().release_above_thresholds();
+  return record(e);
 }
 
 /// cudaSuccess when the stream's work is done, cudaErrorNotReady while it

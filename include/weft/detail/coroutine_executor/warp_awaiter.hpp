@@ -1,0 +1,71 @@
+// co_await on a warp collective in a stackless kernel (weft::syncwarp,
+// weft::shfl_sync and the other warp shuffles, votes, matches and
+// reductions, weft/stackless_kernel.hpp).
+//
+// On the stackless executor the awaiting lane joins its warp's group and
+// suspends unless its arrival completes the group, in which case it carries
+// on without suspending (stackless_block_executor::warp_arrive); the lanes
+// that waited resume with their results in the warp's exchange. On the
+// fiber executor (WEFT_EXECUTOR=fibers) the awaiter calls the fiber
+// executor's warp_collective, which parks the fiber, so the two share the
+// rules and reports of warp collectives.
+#pragma once
+
+#include <coroutine>
+#include <source_location>
+#include <stdexcept>
+#include <type_traits>
+
+#include "weft/detail/coroutine_executor/running_stackless_block.hpp"
+#include "weft/detail/coroutine_executor/stackless_block_executor.hpp"
+#include "weft/detail/coroutine_executor/stackless_thread.hpp"
+#include "weft/detail/executor/block_executor.hpp"
+#include "weft/detail/executor/warp_arithmetic.hpp"
+
+namespace weft::detail {
+
+/// Awaits `op` and gives the lane's result as a T (void: none); match_all
+/// also writes its predicate through `predicate`.
+template <class T>
+class warp_awaiter {
+ public:
+  warp_awaiter(warp_op op, unsigned mask, warp_operand operand, std::source_location where, int* predicate = nullptr)
+      : op_(op), mask_(mask), operand_(operand), where_(where), predicate_(predicate) {}
+
+  bool await_ready() {
+    if (stackless_block_executor* block = running_stackless_block) [[likely]] {
+      if (!block->warp_arrive(op_, mask_, operand_, where_)) return false;
+      result_ = block->warp_result_of_running();
+      return true;
+    }
+    block_executor* block = running_block;
+    if (!block) throw std::logic_error("a warp collective can only be awaited inside a kernel");
+    result_ = block->warp_collective(op_, mask_, operand_, where_);
+    return true;
+  }
+
+  // Only a stackless kernel's thread can await it: another coroutine type
+  // does not compile.
+  void await_suspend(std::coroutine_handle<stackless_thread::promise_type> thread) noexcept {
+    running_stackless_block->park_in_warp(thread, result_);
+  }
+
+  // The result is the awaiter's own, written as the lane resumes, not read
+  // from the warp's exchange here: GCC 12 may call await_resume late, after
+  // a later co_await of the same expression has suspended, as in
+  // `(co_await a) + (co_await b)`, by when the exchange holds b's results.
+  T await_resume() const noexcept {
+    if (predicate_) *predicate_ = result_.predicate;
+    if constexpr (!std::is_void_v<T>) return from_bits<T>(result_.value);
+  }
+
+ private:
+  warp_op op_;
+  unsigned mask_;
+  warp_operand operand_;
+  std::source_location where_;
+  int* predicate_;
+  warp_result result_{};
+};
+
+}  // namespace weft::detail

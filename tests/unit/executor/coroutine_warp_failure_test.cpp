@@ -1,0 +1,124 @@
+// A stackless kernel whose warp collectives cannot complete fails its launch
+// with the report the fiber executor gives, word for word: a mask that omits
+// the caller or names lanes that exited, lanes that call different
+// collectives, a group left waiting for lanes that exit, and a lane that
+// waits in a warp group while the rest of its block waits at the block
+// barrier. Lanes left waiting are destroyed where they wait, so their
+// destructors run. Every test ends with cudaDeviceReset().
+#include <doctest/doctest.h>
+#include <weft.hpp>
+#include <weft/stackless_kernel.hpp>
+
+#include "stackless_scope.hpp"
+#include "text_checks.hpp"
+
+#include <atomic>
+#include <string>
+#include <utility>
+
+namespace {
+
+std::atomic<int> warp_guards_made{0}, warp_guards_destroyed{0};
+struct coroutine_warp_guard {
+  coroutine_warp_guard() { ++warp_guards_made; }
+  ~coroutine_warp_guard() { ++warp_guards_destroyed; }
+  coroutine_warp_guard(const coroutine_warp_guard&) = delete;
+};
+
+struct coroutine_warp_failure {
+  cudaError_t code;
+  std::string report;
+  bool guards_balanced;
+  bool operator==(const coroutine_warp_failure&) const = default;
+};
+
+template <class Kernel>
+coroutine_warp_failure coroutine_warp_failure_of(Kernel kernel, unsigned threads) {
+  warp_guards_made = warp_guards_destroyed = 0;
+  REQUIRE(weft::launch(1, threads, kernel) == cudaSuccess);
+  coroutine_warp_failure failure{cudaDeviceSynchronize(), weft::fault_message(),
+                                 warp_guards_made == warp_guards_destroyed};
+  CHECK(cudaDeviceReset() == cudaSuccess);
+  return failure;
+}
+
+template <class Kernel>
+coroutine_warp_failure coroutine_warp_failure_on_both(Kernel kernel, unsigned threads) {
+  auto [on_coroutines, on_fibers] = on_both_executors([&] { return coroutine_warp_failure_of(kernel, threads); });
+  INFO("coroutines: " << on_coroutines.report);
+  INFO("fibers:     " << on_fibers.report);
+  CHECK(on_coroutines == on_fibers);
+  CHECK(on_coroutines.code == cudaErrorLaunchFailure);
+  CHECK(on_coroutines.guards_balanced);
+  return on_coroutines;
+}
+
+std::string coroutine_warp_site(int line) { return std::string(__FILE__) + ":" + std::to_string(line); }
+
+}  // namespace
+
+TEST_CASE("a stackless warp collective whose mask omits the caller fails as on fibers") {
+  auto kernel = []() -> weft::stackless_kernel {
+    coroutine_warp_guard g;
+    co_await weft::shfl_sync(0x2u, 1, 1);
+  };
+  constexpr int line = __LINE__ - 2;
+  auto failure = coroutine_warp_failure_on_both(kernel, 32);
+  CHECK(contains(failure.report, "block (0,0,0), thread (0,0,0): __shfl_sync (" + coroutine_warp_site(line)));
+  CHECK(contains(failure.report, "in warp 0 with mask 0x00000002: the mask omits the calling lane 0"));
+}
+
+TEST_CASE("a stackless warp collective whose mask names exited lanes fails as on fibers") {
+  auto kernel = []() -> weft::stackless_kernel {
+    coroutine_warp_guard g;
+    if (threadIdx.x < 16) co_return;
+    co_await weft::syncwarp();
+  };
+  auto failure = coroutine_warp_failure_on_both(kernel, 32);
+  CHECK(contains(failure.report, "thread (16,0,0): __syncwarp ("));
+  CHECK(contains(failure.report, "with mask 0xffffffff: the mask names lanes 0-15, which have exited"));
+}
+
+TEST_CASE("a stackless warp group left waiting for lanes that exit fails as on fibers") {
+  auto kernel = []() -> weft::stackless_kernel {
+    coroutine_warp_guard g;
+    if (threadIdx.x >= 20) co_return;
+    co_await weft::ballot_sync(~0u, 1);
+  };
+  constexpr int line = __LINE__ - 2;
+  auto failure = coroutine_warp_failure_on_both(kernel, 32);
+  CHECK(contains(failure.report, "block (0,0,0), __ballot_sync (" + coroutine_warp_site(line)));
+  CHECK(contains(failure.report, "lanes 0-19 wait for lanes 20-31, which have exited"));
+  CHECK(contains(failure.report, "; 12 of 32 threads exited"));
+}
+
+TEST_CASE("stackless lanes that meet at different warp collectives fail as on fibers") {
+  auto kernel = []() -> weft::stackless_kernel {
+    coroutine_warp_guard g;
+    if (threadIdx.x % 2 == 0)
+      co_await weft::shfl_sync(~0u, 1, 0);
+    else
+      co_await weft::ballot_sync(~0u, 1);
+  };
+  auto failure = coroutine_warp_failure_on_both(kernel, 32);
+  CHECK(contains(failure.report, "thread (1,0,0)"));
+  CHECK(contains(failure.report, "lanes of one group call different collectives"));
+}
+
+TEST_CASE("a stackless lane in a warp group while its warp waits at the block barrier is a deadlock, as on fibers") {
+  auto kernel = []() -> weft::stackless_kernel {
+    coroutine_warp_guard g;
+    if (threadIdx.x == 0)
+      co_await weft::syncwarp();
+    else
+      co_await weft::syncthreads();
+  };
+  constexpr int line = __LINE__ - 4;
+  auto failure = coroutine_warp_failure_on_both(kernel, 64);
+  CHECK(contains(failure.report,
+                 "deadlock: no thread of the block can make progress; thread (1,0,0) to thread "
+                 "(63,0,0) wait at __syncthreads ("));
+  CHECK(contains(failure.report,
+                 "; warp 0 lanes 0 (thread (0,0,0) first) wait at __syncwarp (" + coroutine_warp_site(line)));
+  CHECK(contains(failure.report, "; 0 of 64 threads exited"));
+}
