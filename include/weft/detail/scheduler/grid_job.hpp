@@ -20,6 +20,7 @@
 #include "weft/detail/executor/block_executor.hpp"
 #include "weft/detail/executor/block_groups.hpp"
 #include "weft/detail/executor/builtin_variables.hpp"
+#include "weft/detail/executor/fiber_sanitizer.hpp"
 #include "weft/detail/executor/race_check.hpp"
 #include "weft/detail/scheduler/kernel_identity.hpp"
 #include "weft/detail/scheduler/memory_check.hpp"
@@ -300,9 +301,11 @@ class kernel_grid final : public grid_job {
   /// top of the per-thread size cudaLimitStackSize sets. A few hundred
   /// bytes of copies are left to that size's slack, which keeps the stack
   /// size, and so the executor's pooled stacks, the same from launch to
-  /// launch.
+  /// launch. ASan copies each by-value argument once more, into a local of
+  /// the callee that it can surround with redzones: twice the call copies.
   std::size_t stack_bytes(std::size_t body_bytes) const {
-    std::size_t copies = body_bytes + 2 * sizeof(ArgumentTuple);
+    constexpr std::size_t call_copies = fiber_sanitizer::address_sanitizer ? 4 : 2;
+    std::size_t copies = body_bytes + call_copies * sizeof(ArgumentTuple);
     return shape().stack_bytes + (copies > 4096 ? copies : 0);
   }
 

@@ -13,7 +13,7 @@
 
 namespace {
 
-__global__ void add_one(int* data, int n) {
+__global__ void add_one_to_mapped(int* data, int n) {
   int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
   if (i < n) data[i] += 1;
 }
@@ -60,7 +60,8 @@ TEST_CASE("cuMemMap round trip: the same physical memory keeps its bytes across 
   std::vector<int> values(static_cast<std::size_t>(n));
   for (int i = 0; i < n; ++i) values[static_cast<std::size_t>(i)] = i;
   REQUIRE(cudaMemcpy(reinterpret_cast<void*>(first), values.data(), size, cudaMemcpyHostToDevice) == cudaSuccess);
-  REQUIRE(weft::launch(dim3((n + 255) / 256), dim3(256), add_one, reinterpret_cast<int*>(first), n) == cudaSuccess);
+  REQUIRE(weft::launch(dim3((n + 255) / 256), dim3(256), add_one_to_mapped, reinterpret_cast<int*>(first), n) ==
+          cudaSuccess);
   REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
   CHECK(cudaFree(reinterpret_cast<void*>(first)) == cudaErrorInvalidValue);  // not cudaMalloc's
   (void)cudaGetLastError();

@@ -17,14 +17,15 @@ namespace {
 
 __global__ void set_to(int* x, int v) { *x = v; }
 __global__ void add(int* x, int v) { std::atomic_ref<int>(*x).fetch_add(v); }
-__global__ void times(int* x, int v) { *x *= v; }
+__global__ void multiply_captured(int* x, int v) { *x *= v; }
 __global__ void add_each(int* data, int amount, int n) {
   int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
   if (i < n) data[i] += amount;
 }
 
 const bool capture_kernels_registered = weft::register_kernel<&set_to>() && weft::register_kernel<&add>() &&
-                                        weft::register_kernel<&times>() && weft::register_kernel<&add_each>();
+                                        weft::register_kernel<&multiply_captured>() &&
+                                        weft::register_kernel<&add_each>();
 
 int copy_back(const int* d) {
   int h = -1;
@@ -198,7 +199,7 @@ TEST_CASE("stream capture: fork and join across three streams make a diamond") {
   REQUIRE(cudaEventRecord(join3, s3) == cudaSuccess);
   REQUIRE(cudaStreamWaitEvent(s1, join2, 0) == cudaSuccess);
   REQUIRE(cudaStreamWaitEvent(s1, join3, 0) == cudaSuccess);
-  REQUIRE(weft::launch<times>(weft::launch_config{1, 1, 0, s1}, x, 2) == cudaSuccess);
+  REQUIRE(weft::launch<multiply_captured>(weft::launch_config{1, 1, 0, s1}, x, 2) == cudaSuccess);
   cudaGraph_t graph = nullptr;
   check_succeeded(cudaStreamEndCapture(s1, &graph));
   CHECK(graph == captured);
@@ -567,7 +568,7 @@ TEST_CASE("stream capture: a graph launch becomes a child graph node; external e
   cudaGraph_t inner = nullptr;
   REQUIRE(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal) == cudaSuccess);
   REQUIRE(weft::launch<add>(weft::launch_config{1, 1, 0, s}, x, 1) == cudaSuccess);
-  REQUIRE(weft::launch<times>(weft::launch_config{1, 1, 0, s}, x, 10) == cudaSuccess);
+  REQUIRE(weft::launch<multiply_captured>(weft::launch_config{1, 1, 0, s}, x, 10) == cudaSuccess);
   REQUIRE(cudaStreamEndCapture(s, &inner) == cudaSuccess);
   cudaGraphExec_t inner_exec;
   REQUIRE(cudaGraphInstantiate(&inner_exec, inner, 0) == cudaSuccess);
@@ -695,7 +696,8 @@ TEST_CASE("stream capture: cudaLaunchKernelEx and cooperative launches are captu
   check_succeeded(cudaLaunchKernelEx(&config, set_to, x, 3));
   int five = 5;
   void* args[] = {&x, &five};
-  check_succeeded(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(&times), dim3(1), dim3(1), args, 0, s));
+  check_succeeded(
+      cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(&multiply_captured), dim3(1), dim3(1), args, 0, s));
   // A bad launch is refused as without a capture, and leaves it valid.
   check_failed_with(weft::launch<add>(weft::launch_config{1, 2048, 0, s}, x, 1), cudaErrorInvalidValue);
   cudaGraph_t graph = nullptr;
