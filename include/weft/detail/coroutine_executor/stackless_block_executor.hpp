@@ -137,8 +137,6 @@ class stackless_block_executor {
   void run_block(StartThread& start);
   void start_warps();
   unsigned lanes_in_block(unsigned warp) const;
-  warp_group* find_group(unsigned warp, unsigned mask);
-  const warp_group* blocking_group(unsigned warp, unsigned mask, unsigned lane_bit) const;
   void complete_group(unsigned warp, warp_group& g, unsigned caller_bit);
   [[gnu::cold]] void destroy_parked();
   [[gnu::cold]] std::string stall_report(const waiting_thread* waiting, unsigned count) const;
@@ -358,9 +356,9 @@ inline bool stackless_block_executor::warp_arrive(warp_op op, unsigned mask, war
   exchange.operand[lane] = operand.value;
   exchange.source[lane] = static_cast<std::uint8_t>(operand.lane & 31);
   exchange.width[lane] = static_cast<std::uint8_t>(operand.width);
-  warp_group* group = find_group(warp, mask);
+  warp_group* group = find_warp_group(&groups_[warp * 32], group_count_[warp], mask);
   if (!group) [[unlikely]] {
-    if (const warp_group* blocked = blocking_group(warp, mask, lane_bit))
+    if (const warp_group* blocked = blocking_warp_group(&groups_[warp * 32], group_count_[warp], mask, lane_bit))
       throw kernel_fault{cudaErrorLaunchFailure, reports::group_mismatch(warp, *blocked, op, mask, lane, where)};
     // The first lane checks the mask for the group, as on fibers; a lane
     // that exits later while the group waits is found at the round's end.
@@ -379,24 +377,6 @@ inline bool stackless_block_executor::warp_arrive(warp_op op, unsigned mask, war
   }
   complete_group(warp, *group, lane_bit);
   return true;
-}
-
-// The open group with this mask.
-inline warp_group* stackless_block_executor::find_group(unsigned warp, unsigned mask) {
-  warp_group* g = &groups_[warp * 32];
-  for (unsigned i = 0, n = group_count_[warp]; i < n; ++i)
-    if (g[i].mask == mask) return &g[i];
-  return nullptr;
-}
-
-// An open group that waits for the caller while holding a lane the new
-// group needs: the new one could never complete (the fiber executor's rule).
-inline const warp_group* stackless_block_executor::blocking_group(unsigned warp, unsigned mask,
-                                                                  unsigned lane_bit) const {
-  const warp_group* g = &groups_[warp * 32];
-  for (unsigned i = 0, n = group_count_[warp]; i < n; ++i)
-    if ((g[i].mask & lane_bit) && (g[i].arrived & mask)) return &g[i];
-  return nullptr;
 }
 
 // Run by the last lane to arrive: every lane's result into the exchange and

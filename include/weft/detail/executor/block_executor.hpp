@@ -263,8 +263,6 @@ class block_executor {
   bool converge(unsigned caller);
   unsigned lanes_in_block(unsigned warp) const;
   unsigned exited_lanes(unsigned warp, unsigned self) const;
-  warp_group* find_group(unsigned warp, unsigned mask);
-  const warp_group* blocking_group(unsigned warp, unsigned mask, unsigned lane_bit) const;
   [[gnu::noinline]] inline warp_group* open_group(unsigned warp, warp_op op, unsigned mask, unsigned lane_bit,
                                                   std::source_location where);
   [[gnu::noinline, gnu::cold]] inline std::string mismatch(unsigned warp, const warp_group& g, warp_op op,

@@ -37,9 +37,9 @@ inline warp_result block_executor::warp_collective(warp_op op, unsigned mask, wa
   exchange.operand[lane] = operand.value;
   exchange.source[lane] = static_cast<std::uint8_t>(operand.lane & 31);
   exchange.width[lane] = static_cast<std::uint8_t>(operand.width);
-  warp_group* group = find_group(warp, mask);
+  warp_group* group = find_warp_group(&groups_[warp * 32], group_count_[warp], mask);
   if (!group) [[unlikely]] {
-    if (const warp_group* blocked = blocking_group(warp, mask, lane_bit))
+    if (const warp_group* blocked = blocking_warp_group(&groups_[warp * 32], group_count_[warp], mask, lane_bit))
       throw kernel_fault{cudaErrorLaunchFailure, mismatch(warp, *blocked, op, mask, lane_bit, where)};
     group = open_group(warp, op, mask, lane_bit, where);  // checks the mask
   } else if (group->op != op) [[unlikely]] {
@@ -75,26 +75,6 @@ inline unsigned block_executor::make_ready(unsigned warp, unsigned lanes) {
   if (permuted_) [[unlikely]]
     order_released(from);
   return count;
-}
-
-// The open group with this mask.
-inline warp_group* block_executor::find_group(unsigned warp, unsigned mask) {
-  warp_group* g = &groups_[warp * 32];
-  for (unsigned i = 0, n = group_count_[warp]; i < n; ++i)
-    if (g[i].mask == mask) return &g[i];
-  return nullptr;
-}
-
-// Groups with overlapping masks may be open at once: lanes wait in a
-// larger group while others of its lanes first meet in a smaller one (a
-// tile inside a tile, say), which completes on a GPU too. A new group can
-// never complete only if it needs a lane parked in an open group that
-// waits for the caller: returns that group.
-inline const warp_group* block_executor::blocking_group(unsigned warp, unsigned mask, unsigned lane_bit) const {
-  const warp_group* g = &groups_[warp * 32];
-  for (unsigned i = 0, n = group_count_[warp]; i < n; ++i)
-    if ((g[i].mask & lane_bit) && (g[i].arrived & mask)) return &g[i];
-  return nullptr;
 }
 
 // The first lane of a group to arrive checks the mask for all of them: it

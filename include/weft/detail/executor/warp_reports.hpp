@@ -24,6 +24,25 @@ struct warp_group {
   std::source_location where{};
 };
 
+/// Of a warp's `count` open groups at `groups`, the one with this mask.
+inline warp_group* find_warp_group(warp_group* groups, unsigned count, unsigned mask) {
+  for (unsigned i = 0; i < count; ++i)
+    if (groups[i].mask == mask) return &groups[i];
+  return nullptr;
+}
+
+/// Groups with overlapping masks may be open at once: lanes wait in a
+/// larger group while others of its lanes first meet in a smaller one (a
+/// tile inside a tile, say), which completes on a GPU too. A new group of
+/// `mask` can never complete only if it needs a lane parked in an open
+/// group that waits for the caller (`lane_bit`): returns that group.
+inline const warp_group* blocking_warp_group(const warp_group* groups, unsigned count, unsigned mask,
+                                             unsigned lane_bit) {
+  for (unsigned i = 0; i < count; ++i)
+    if ((groups[i].mask & lane_bit) && (groups[i].arrived & mask)) return &groups[i];
+  return nullptr;
+}
+
 /// A shuffle's width must be a power of two from 1 to 32, else the thread fails.
 inline void check_shuffle_width(int width) {
   if (width <= 0 || width > 32 || (width & (width - 1)) != 0) [[unlikely]]
