@@ -136,7 +136,6 @@ class stackless_block_executor {
   template <class StartThread>
   void run_block(StartThread& start);
   void start_warps();
-  unsigned lanes_in_block(unsigned warp) const;
   void complete_group(unsigned warp, warp_group& g, unsigned caller_bit);
   [[gnu::cold]] void destroy_parked();
   [[gnu::cold]] std::string stall_report(const waiting_thread* waiting, unsigned count) const;
@@ -340,22 +339,14 @@ inline void stackless_block_executor::start_warps() {
   parked_now_ = false;
 }
 
-// The lanes of `warp` that exist: the last warp of a block may be partial.
 // A mask that names lanes past the block's end means the lanes that do,
 // as on the fiber executor (and on an H100).
-inline unsigned stackless_block_executor::lanes_in_block(unsigned warp) const {
-  unsigned n = thread_count_ - warp * 32;
-  return n >= 32 ? ~0u : (1u << n) - 1;
-}
-
 inline bool stackless_block_executor::warp_arrive(warp_op op, unsigned mask, warp_operand operand,
                                                   std::source_location where) {
   unsigned self = running_id_, warp = self / 32, lane = self % 32, lane_bit = 1u << lane;
-  mask &= lanes_in_block(warp);
+  mask &= lanes_in_block(thread_count_, warp);
   warp_exchange& exchange = exchange_[warp];
-  exchange.operand[lane] = operand.value;
-  exchange.source[lane] = static_cast<std::uint8_t>(operand.lane & 31);
-  exchange.width[lane] = static_cast<std::uint8_t>(operand.width);
+  exchange.stage(lane, operand);
   warp_group* group = find_warp_group(&groups_[warp * 32], group_count_[warp], mask);
   if (!group) [[unlikely]] {
     if (const warp_group* blocked = blocking_warp_group(&groups_[warp * 32], group_count_[warp], mask, lane_bit))

@@ -261,7 +261,6 @@ class block_executor {
 
   // ---- Warp collectives: block_executor_warps.hpp ----
   bool converge(unsigned caller);
-  unsigned lanes_in_block(unsigned warp) const;
   unsigned exited_lanes(unsigned warp, unsigned self) const;
   [[gnu::noinline]] inline warp_group* open_group(unsigned warp, warp_op op, unsigned mask, unsigned lane_bit,
                                                   std::source_location where);

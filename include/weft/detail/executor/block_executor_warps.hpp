@@ -32,11 +32,9 @@ inline warp_result block_executor::warp_collective(warp_op op, unsigned mask, wa
   // full mask in a partial last warp, or a 32-thread tile's collectives)
   // means the lanes that do, as on an H100, where they read as inactive
   // lanes (tests/differential/partial_warp_probe.expected).
-  mask &= lanes_in_block(warp);
+  mask &= lanes_in_block(thread_count_, warp);
   warp_exchange& exchange = exchange_[warp];
-  exchange.operand[lane] = operand.value;
-  exchange.source[lane] = static_cast<std::uint8_t>(operand.lane & 31);
-  exchange.width[lane] = static_cast<std::uint8_t>(operand.width);
+  exchange.stage(lane, operand);
   warp_group* group = find_warp_group(&groups_[warp * 32], group_count_[warp], mask);
   if (!group) [[unlikely]] {
     if (const warp_group* blocked = blocking_warp_group(&groups_[warp * 32], group_count_[warp], mask, lane_bit))
@@ -103,12 +101,6 @@ inline void block_executor::refuse_group(unsigned warp, warp_op op, unsigned mas
 std::string block_executor::mismatch(unsigned warp, const warp_group& g, warp_op op, unsigned mask, unsigned lane_bit,
                                      std::source_location where) const {
   return reports::group_mismatch(warp, g, op, mask, static_cast<unsigned>(std::countr_zero(lane_bit)), where);
-}
-
-// The lanes of `warp` that exist: the last warp of a block may be partial.
-inline unsigned block_executor::lanes_in_block(unsigned warp) const {
-  unsigned n = thread_count_ - warp * 32;
-  return n >= 32 ? ~0u : (1u << n) - 1;
 }
 
 // Lanes of `warp` other than `self` that have exited. Needs the cursor

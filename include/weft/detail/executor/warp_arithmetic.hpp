@@ -52,6 +52,13 @@ struct warp_result {
   int predicate = 0;
 };
 
+/// The lanes of `warp` that exist in a block of `threads`: the last warp of
+/// a block may be partial.
+inline unsigned lanes_in_block(unsigned threads, unsigned warp) {
+  unsigned n = threads - warp * 32;
+  return n >= 32 ? ~0u : (1u << n) - 1;
+}
+
 /// A warp's lanes' operands and results at a warp collective, side by side,
 /// so that the lane completing a group reads and writes a few cache lines
 /// instead of one per lane.
@@ -60,6 +67,13 @@ struct warp_exchange {
   std::uint64_t result[32];
   std::uint8_t source[32];  // a shuffle's lane or delta operand, modulo 32
   std::uint8_t width[32];   // a shuffle's segment width
+
+  /// A lane arriving at a collective leaves its operand here.
+  void stage(unsigned lane, const warp_operand& o) {
+    operand[lane] = o.value;
+    source[lane] = static_cast<std::uint8_t>(o.lane & 31);
+    width[lane] = static_cast<std::uint8_t>(o.width);
+  }
 };
 
 // A shuffled value's bits, zero-extended to 64, and back.
