@@ -584,11 +584,13 @@ struct known_kernels {
   // macros defined there whose bodies never wait, those that may, the type
   // names, and whether an operator, constructor or member function waits.
   std::set<std::string, std::less<>> never_wait, may_wait, type_names;
+  std::set<std::string, std::less<>> wait_themselves;  // of may_wait: a barrier or collective in the body
   bool a_member_waits = false;
 
   void add(const known_kernels& other) {
     never_wait.insert(other.never_wait.begin(), other.never_wait.end());
     may_wait.insert(other.may_wait.begin(), other.may_wait.end());
+    wait_themselves.insert(other.wait_themselves.begin(), other.wait_themselves.end());
     type_names.insert(other.type_names.begin(), other.type_names.end());
     a_member_waits |= other.a_member_waits;
     kernels.insert(kernels.end(), other.kernels.begin(), other.kernels.end());
@@ -1746,6 +1748,7 @@ class porter {
     bool waits_in_lambda = false;
     bool returns_value = false;
     bool spins = false;  // a loop with an empty body, or one that tests an atomic: it waits for another thread
+    bool has_lambda = false;
   };
 
   body_facts facts_of(std::size_t from, std::size_t to) const {
@@ -1810,6 +1813,7 @@ class porter {
       if (is_not_a_call(name) || is_keyword(i)) continue;
       f.calls.emplace_back(name);
     }
+    f.has_lambda = !lambdas.empty();
     return f;
   }
 
@@ -1963,6 +1967,7 @@ class porter {
     }
     for (const entity& e : entities) {
       (e.never_waits ? known_.never_wait : known_.may_wait).insert(e.name);
+      if (!e.facts.waits.empty() || e.facts.waits_in_lambda) known_.wait_themselves.insert(e.name);
       // An operator, constructor or member function that waits may be called
       // where no call is spelled (`a + b`, `T x;`): then no kernel converts.
       if (e.member && !e.facts.waits.empty()) known_.a_member_waits = true;
@@ -2037,22 +2042,28 @@ class porter {
     if (!v) return "its return type is not spelled `void` right before its name";
     voids.push_back(*v);
     if (!f.refusal.empty()) return f.refusal;
+    // The first call that may wait: a helper that waits itself comes first,
+    // as no other reason matters until weft has awaitable device functions.
+    std::string waiting_call, unseen_call;
+    for (const std::string& call : f.calls) {
+      if (never_waits(call) || types_.contains(call) || known_.never_wait.contains(call)) continue;
+      if (known_.wait_themselves.contains(call)) {
+        waiting_call = "calls `" + call + "`, which waits (weft has no awaitable __device__ function yet)";
+        break;
+      }
+      if (unseen_call.empty())
+        unseen_call = known_.may_wait.contains(call)
+                          ? "calls `" + call + "`, which may wait (it calls what weft-port cannot see)"
+                          : "calls `" + call + "`, which weft-port cannot see (declared elsewhere)";
+    }
+    if (!waiting_call.empty()) return waiting_call;
     if (f.waits.empty() && !f.waits_in_lambda) return "no barrier or warp collective: fibers cost nothing there";
     if (f.waits_in_lambda) return "waits inside a lambda (only the kernel's own body can co_await)";
+    // GCC 12 warns about a coroutine frame that holds a lambda (-Wsubobject-linkage).
+    if (f.has_lambda) return "holds a lambda";
     if (f.returns_value) return "returns an expression";
     if (f.spins) return "spins in a loop on a flag or an atomic (another thread of the block must run meanwhile)";
-    for (const std::string& call : f.calls) {
-      if (never_waits(call) || types_.contains(call)) continue;
-      if (known_.may_wait.contains(call)) {
-        bool device_waits = false;
-        for (const function_definition& g : functions)
-          if (g.name == call && !facts_of(g.open + 1, g.close).waits.empty()) device_waits = true;
-        if (device_waits) return "calls `" + call + "`, which waits (weft has no awaitable __device__ function yet)";
-        return "calls `" + call + "`, which may wait (it calls what weft-port cannot see)";
-      }
-      if (known_.never_wait.contains(call)) continue;
-      return "calls `" + call + "`, which weft-port cannot see (declared elsewhere)";
-    }
+    if (!unseen_call.empty()) return unseen_call;
     if (known_.a_member_waits) return "an operator, constructor or member function of this file waits";
     if (included_kernel_names_.contains(d.name)) return "declared in an included file, whose declaration says `void`";
     if (outside_names_.contains(d.name)) return "named in another source of the program";
