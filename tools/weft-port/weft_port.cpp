@@ -661,6 +661,7 @@ class porter {
   // find_stackless_kernels), and the names the program's other sources use:
   // a kernel one of them names may be declared there with `void`.
   bool convert_stackless = false;
+  std::string not_converted_here;  // why not, where --explain asks about a file that is not converted
   std::set<std::string, std::less<>> outside_names_;
 
   // A kernel defined in this file, and why it stays on fibers ("" if converted).
@@ -2107,9 +2108,13 @@ class porter {
   void find_stackless_kernels() {
     auto functions = function_definitions();
     find_functions_that_never_wait(functions, macro_definitions());
-    if (!convert_stackless) return;
     for (const function_definition& d : functions) {
       if (!d.kernel || d.member) continue;
+      if (!convert_stackless) {
+        if (!not_converted_here.empty())
+          stackless_verdicts.push_back({d.name, t_[d.name_token].line, not_converted_here});
+        continue;
+      }
       body_facts f = facts_of(d.open + 1, d.close);
       std::vector<std::size_t> voids;
       std::string why = why_not_stackless(d, f, functions, voids);
@@ -2852,6 +2857,8 @@ class program_porter {
     // Only the input's own kernels are converted: a header's or an included
     // .cu's may be declared or launched by files this port cannot see.
     p.convert_stackless = o_.stackless && is_main && !header;
+    if (o_.stackless && !p.convert_stackless)
+      p.not_converted_here = "defined in an included file (only the ported .cu's own kernels convert)";
     if (p.convert_stackless) p.outside_names_ = names_in_program_sources();
     // A .cu that another includes registers its kernels under names of its own.
     if (!is_main && !header) {
