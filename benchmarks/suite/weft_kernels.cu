@@ -1,9 +1,12 @@
 // The suite's kernels in CUDA spelling, as a CUDA course writes them, and the
-// weft implementation that launches them. The only file of the suite that
-// includes weft (each such translation unit costs about 15 s to compile).
+// weft implementation that launches them with <<<...>>>. The only file of the
+// suite that includes weft (each such translation unit costs about 15 s to
+// compile); the build ports it with weft-port, as weft_add_cuda_executable
+// does any .cu file, so the kernels whose barriers all sit in their own
+// bodies become stackless kernels (docs/porting.md, "Stackless kernels").
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
 #include <weft.hpp>
-#include <weft/cuda/device/cooperative_groups.hpp>
-#include <weft/cuda/device/cooperative_groups/reduce.hpp>
 
 #include <cstdio>
 #include <cstring>
@@ -239,47 +242,46 @@ class weft_implementation final : public implementation {
     int* int_out = static_cast<int*>(out_);
     switch (p_.kind) {
       case kernel_kind::vector_add:
-        weft::launch<SuiteVectorAdd>(blocks, threads, a_, b_, out, n);
+        SuiteVectorAdd<<<blocks, threads>>>(a_, b_, out, n);
         break;
       case kernel_kind::saxpy:
-        weft::launch<SuiteSaxpy>(blocks, threads, p_.alpha, a_, b_, out, n);
+        SuiteSaxpy<<<blocks, threads>>>(p_.alpha, a_, b_, out, n);
         break;
       case kernel_kind::stencil:
-        weft::launch<SuiteStencil>(blocks, threads, ints_, int_out);
+        SuiteStencil<<<blocks, threads>>>(ints_, int_out);
         break;
       case kernel_kind::transpose:
-        weft::launch<SuiteTranspose>(dim3(n / transpose_tile, n / transpose_tile), dim3(transpose_tile, transpose_rows),
-                                     a_, out, n);
+        SuiteTranspose<<<dim3(n / transpose_tile, n / transpose_tile), dim3(transpose_tile, transpose_rows)>>>(a_, out,
+                                                                                                               n);
         break;
       case kernel_kind::matmul:
-        weft::launch<SuiteMatMul>(dim3(n / matmul_tile, n / matmul_tile), dim3(matmul_tile, matmul_tile), a_, b_, out,
-                                  n);
+        SuiteMatMul<<<dim3(n / matmul_tile, n / matmul_tile), dim3(matmul_tile, matmul_tile)>>>(a_, b_, out, n);
         break;
       case kernel_kind::block_reduce:
-        weft::launch<SuiteBlockReduce>(blocks, threads, a_, out);
+        SuiteBlockReduce<<<blocks, threads>>>(a_, out);
         break;
       case kernel_kind::warp_reduce:
-        weft::launch<SuiteWarpReduce>(blocks, threads, a_, out);
+        SuiteWarpReduce<<<blocks, threads>>>(a_, out);
         break;
       case kernel_kind::cg_reduce:
-        weft::launch<SuiteGroupReduce>(blocks, threads, a_, out);
+        SuiteGroupReduce<<<blocks, threads>>>(a_, out);
         break;
       case kernel_kind::scan_shared:
-        weft::launch<SuiteScanShared>(blocks, threads, ints_, int_out);
+        SuiteScanShared<<<blocks, threads>>>(ints_, int_out);
         break;
       case kernel_kind::scan_shuffle:
-        weft::launch<SuiteScanShuffle>(blocks, threads, ints_, int_out);
+        SuiteScanShuffle<<<blocks, threads>>>(ints_, int_out);
         break;
       case kernel_kind::histogram: {
         unsigned* bins = static_cast<unsigned*>(out_);
         cudaMemset(bins, 0, output_bytes_);
         int grid = std::min(histogram_blocks, n / block_threads);
-        weft::launch<SuiteHistogram>(dim3(grid), threads, bytes_, bins, n);
+        SuiteHistogram<<<dim3(grid), threads>>>(bytes_, bins, n);
         break;
       }
       case kernel_kind::nbody:
-        weft::launch<SuiteNBody>(dim3(n / nbody_tile), dim3(nbody_tile), reinterpret_cast<const float4*>(a_),
-                                 reinterpret_cast<float4*>(out_), n);
+        SuiteNBody<<<dim3(n / nbody_tile), dim3(nbody_tile)>>>(reinterpret_cast<const float4*>(a_),
+                                                               reinterpret_cast<float4*>(out_), n);
         break;
     }
   }
