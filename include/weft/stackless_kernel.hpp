@@ -23,8 +23,9 @@
 // co_await the warp collectives (weft::syncwarp, weft::shfl_sync, ...,
 // below). Not yet: named barriers, __activemask, cooperative groups and
 // cuda::barrier as awaitables, a spin on another thread of the block (an
-// atomic cannot let it run), launches from the kernel, and fault signals (a
-// wild pointer ends the process). WEFT_EXECUTOR=fibers runs stackless
+// atomic cannot let it run), and launches from the kernel. A fault in a
+// thread (a wild pointer, an integer division by zero) fails the launch
+// with the fiber executor's report. WEFT_EXECUTOR=fibers runs stackless
 // kernels on fibers instead, as any kernel, with identical results and
 // reports.
 #pragma once

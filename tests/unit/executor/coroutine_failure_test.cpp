@@ -1,7 +1,8 @@
 // A stackless kernel that goes wrong fails its launch with the report the
 // fiber executor gives for it, word for word: an exception (its text, its
 // thread), a failed assert (cudaErrorAssert), threads at different
-// barriers (barrier divergence, naming threads and lines), and a CUDA
+// barriers (barrier divergence, naming threads and lines), a wild pointer
+// or an integer division by zero (the CPU's fault signal), and a CUDA
 // function that blocks called without co_await. The threads that wait are
 // destroyed where they wait, so that their destructors run. Every test ends
 // with cudaDeviceReset() so that the next one starts on a healthy device.
@@ -12,10 +13,12 @@
 #include <weft.hpp>
 #include <weft/stackless_kernel.hpp>
 
+#include "sanitizer_checks.hpp"
 #include "stackless_scope.hpp"
 #include "text_checks.hpp"
 
 #include <atomic>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -68,6 +71,25 @@ weft::stackless_kernel coroutine_divergent_kernel(int* finished) {
   atomicAdd(finished, 1);
 }
 constexpr int coroutine_divergent_line = __LINE__ - 5;
+
+// Below the lowest address Linux maps (vm.mmap_min_addr, 64 KiB), above
+// the null pointer's page: nothing is ever there.
+int* const coroutine_unmapped = reinterpret_cast<int*>(std::uintptr_t{0x8000});
+
+// Thread 5 of block (1,0,0) writes where nothing is mapped, after a barrier.
+weft::stackless_kernel coroutine_wild_kernel(int* p) {
+  p[blockIdx.x * blockDim.x + threadIdx.x] = 1;
+  co_await weft::syncthreads();
+  if (blockIdx.x == 1 && threadIdx.x == 5) *coroutine_unmapped = 2;
+  co_await weft::syncthreads();
+  p[blockIdx.x * blockDim.x + threadIdx.x] = 3;
+}
+
+__attribute__((no_sanitize("integer-divide-by-zero"))) weft::stackless_kernel coroutine_dividing_kernel(
+    const int* divisors, int* quotients) {
+  co_await weft::syncthreads();
+  quotients[threadIdx.x] = 1000 / divisors[threadIdx.x];
+}
 
 }  // namespace
 
@@ -136,3 +158,52 @@ TEST_CASE("a blocking CUDA call without co_await fails a stackless kernel, and n
   CHECK(contains(barrier.report, "thread (0,0,0): __syncthreads: called without co_await in a stackless kernel"));
   CHECK(contains(shuffle.report, "thread (0,0,0): warp collectives: called without co_await in a stackless kernel"));
 }
+
+TEST_CASE("a stackless thread that writes where nothing is mapped fails the launch as on fibers" *
+          doctest::skip(weft_test::under_thread_sanitizer)) {
+  int* p = nullptr;
+  REQUIRE(cudaMalloc(&p, 2 * 32 * sizeof(int)) == cudaSuccess);
+  auto [on_coroutines, on_fibers] = on_both_executors([&] {
+    auto failure = coroutine_failure_of([&] { return weft::launch<coroutine_wild_kernel>(2, 32, p); });
+    REQUIRE(cudaMalloc(&p, 2 * 32 * sizeof(int)) == cudaSuccess);  // the reset freed it
+    return failure;
+  });
+  INFO(on_coroutines.report);
+  INFO(on_fibers.report);
+  CHECK(on_coroutines.code == cudaErrorIllegalAddress);
+  CHECK(on_fibers.code == cudaErrorIllegalAddress);
+  for (const std::string& report : {on_coroutines.report, on_fibers.report})
+    CHECK(contains(report,
+                   "coroutine_wild_kernel' failed in block (1,0,0), thread (5,0,0): illegal address: "
+                   "a write to 0x8000 (no memory is mapped there)"));
+  CHECK(on_coroutines == on_fibers);
+
+  // The worker's stackless executor runs the next launch as if nothing had happened.
+  stackless_scope scope(stackless_executor::coroutines);
+  REQUIRE(weft::launch<coroutine_wild_kernel>(1, 32, p) == cudaSuccess);
+  CHECK(cudaDeviceSynchronize() == cudaSuccess);
+  int host[32] = {};
+  REQUIRE(cudaMemcpy(host, p, sizeof host, cudaMemcpyDeviceToHost) == cudaSuccess);
+  CHECK(host[0] == 3);
+  CHECK(host[31] == 3);
+  CHECK(cudaFree(p) == cudaSuccess);
+}
+
+#if defined(__x86_64__)
+TEST_CASE("an integer division by zero in a stackless thread fails the launch as on fibers" *
+          doctest::skip(weft_test::under_thread_sanitizer)) {
+  auto [on_coroutines, on_fibers] = on_both_executors([] {
+    int* divisors = nullptr;
+    int* quotients = nullptr;
+    REQUIRE(cudaMallocManaged(&divisors, 8 * sizeof(int)) == cudaSuccess);
+    REQUIRE(cudaMalloc(&quotients, 8 * sizeof(int)) == cudaSuccess);
+    for (int i = 0; i < 8; ++i) divisors[i] = i == 6 ? 0 : i + 1;
+    return coroutine_failure_of([&] { return weft::launch<coroutine_dividing_kernel>(1, 8, divisors, quotients); });
+  });
+  INFO(on_coroutines.report);
+  CHECK(on_coroutines.code == cudaErrorLaunchFailure);
+  CHECK(on_coroutines == on_fibers);
+  for (const std::string& report : {on_coroutines.report, on_fibers.report})
+    CHECK(contains(report, "block (0,0,0), thread (6,0,0): integer division by zero"));
+}
+#endif

@@ -143,6 +143,7 @@ class stackless_block_executor {
   bool complete_barrier(const waiting_thread* waiting, unsigned count);
   void advance(uint3& index) const;
   [[gnu::cold]] void fail(const std::string& message, cudaError_t code = cudaErrorLaunchFailure);
+  [[gnu::cold]] void fail_from_signal(const signal_fault& fault);
   [[gnu::cold]] static void destroy(const waiting_thread* first, const waiting_thread* last);
   [[gnu::cold]] std::string divergence_report(const waiting_thread* waiting, unsigned count) const;
 
@@ -208,12 +209,21 @@ block_failure stackless_block_executor::run(StartThread& start, const block_rang
   running_stackless_block = this;
   running_stackless_shared = host.dynamic_shared();
   running_frame_arena = &frames_;
-  for (std::uint64_t claim = blocks.first; claim != blocks.end && !failure_; ++claim) {
-    std::uint64_t block = blocks.claim_order.is_identity() ? claim : blocks.claim_order(claim);
-    blockIdx = unflatten(block, blocks.grid);
-    host.count_block_run_elsewhere();
-    run_block(start);
+  // A fault in kernel code (a wild pointer, a division by zero) lands here,
+  // as the fiber executor's abandons the faulting fiber: the block fails.
+  fault_landing landing;
+  running_fault_landing = &landing;
+  if (sigsetjmp(landing.jump, 0) == 0) {
+    for (std::uint64_t claim = blocks.first; claim != blocks.end && !failure_; ++claim) {
+      std::uint64_t block = blocks.claim_order.is_identity() ? claim : blocks.claim_order(claim);
+      blockIdx = unflatten(block, blocks.grid);
+      host.count_block_run_elsewhere();
+      run_block(start);
+    }
+  } else {
+    fail_from_signal(landing.fault);
   }
+  running_fault_landing = nullptr;
   running_stackless_block = nullptr;
   running_stackless_shared = nullptr;
   running_frame_arena = nullptr;
@@ -429,6 +439,19 @@ inline void stackless_block_executor::fail(const std::string& message, cudaError
   text += ", ";
   text += message;
   failure_ = {code, std::move(text)};
+}
+
+// Back from the signal handler, which jumped out of the faulting thread:
+// threadIdx still names it (the loop stores it before each resume). The
+// block's frames are dropped without running their destructors, as the
+// fiber executor drops a faulting fiber's stack (the arena's next block
+// reuses their memory; a frame the arena could not hold stays allocated).
+inline void stackless_block_executor::fail_from_signal(const signal_fault& fault) {
+  ready_.clear();
+  ready_head_ = 0;
+  warp_parked_ = 0;
+  parked_now_ = false;
+  fail(reports::describe_thread(threadIdx) + ": " + describe_signal_fault(fault), launch_error(fault));
 }
 
 inline void stackless_block_executor::fail_running_thread(std::exception_ptr error) noexcept {

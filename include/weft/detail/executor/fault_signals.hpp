@@ -39,6 +39,10 @@ inline struct sigaction& previous_fault_action(int signal_number) {
 
 inline void on_fault_signal(int signal_number, siginfo_t* info, void* context) {
   if (auto* block = running_block) block->recover_from_fault(signal_number, *info, context);
+  if (fault_landing* landing = running_fault_landing; landing && info->si_code > 0) {
+    landing->fault = read_signal_fault(signal_number, *info, context);
+    siglongjmp(landing->jump, 1);  // SA_NODEFER: the signal stays unblocked
+  }
   const struct sigaction& previous = previous_fault_action(signal_number);
   if (previous.sa_flags & SA_SIGINFO) {
     previous.sa_sigaction(signal_number, info, context);

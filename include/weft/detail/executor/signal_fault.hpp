@@ -14,6 +14,7 @@
 
 #include <cxxabi.h>
 #include <dlfcn.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <ucontext.h>
 
@@ -38,6 +39,19 @@ struct signal_fault {
   access_kind access = access_kind::unknown;
   bool stack_overflow = false;  // the address is in the running fiber's guard page
 };
+
+/// Where the signal handler jumps when kernel code that runs on the worker's
+/// own stack faults: a stackless kernel's threads are coroutines resumed
+/// from the stackless block executor's loop, with no fiber to abandon, so
+/// the handler records the fault here and jumps back into that loop, which
+/// fails the block (coroutine_executor/stackless_block_executor.hpp).
+struct fault_landing {
+  sigjmp_buf jump;
+  signal_fault fault;
+};
+
+/// The landing of the stackless block the calling thread runs, if any.
+inline thread_local fault_landing* running_fault_landing = nullptr;
 
 /// What weft knows of a faulting address: the allocation it falls in or
 /// near, as "; 4 bytes past the end of ...", or nothing. The runtime layer,
