@@ -159,27 +159,25 @@ TEST_CASE("a blocking CUDA call without co_await fails a stackless kernel, and n
   CHECK(contains(shuffle.report, "thread (0,0,0): warp collectives: called without co_await in a stackless kernel"));
 }
 
+// The fiber executor's report of the same faults is checked word for word
+// in fault_signal_test.cpp. Run only on the stackless executor here: on
+// fibers the faulting thread's frame comes from the heap, and a fault drops
+// it unfreed, which LeakSanitizer (CI's ASan build) would report.
 TEST_CASE("a stackless thread that writes where nothing is mapped fails the launch as on fibers" *
           doctest::skip(weft_test::under_thread_sanitizer)) {
+  stackless_scope scope(stackless_executor::coroutines);
   int* p = nullptr;
   REQUIRE(cudaMalloc(&p, 2 * 32 * sizeof(int)) == cudaSuccess);
-  auto [on_coroutines, on_fibers] = on_both_executors([&] {
-    auto failure = coroutine_failure_of([&] { return weft::launch<coroutine_wild_kernel>(2, 32, p); });
-    REQUIRE(cudaMalloc(&p, 2 * 32 * sizeof(int)) == cudaSuccess);  // the reset freed it
-    return failure;
-  });
-  INFO(on_coroutines.report);
-  INFO(on_fibers.report);
-  CHECK(on_coroutines.code == cudaErrorIllegalAddress);
-  CHECK(on_fibers.code == cudaErrorIllegalAddress);
-  for (const std::string& report : {on_coroutines.report, on_fibers.report})
-    CHECK(contains(report,
-                   "coroutine_wild_kernel' failed in block (1,0,0), thread (5,0,0): illegal address: "
-                   "a write to 0x8000 (no memory is mapped there)"));
-  CHECK(on_coroutines == on_fibers);
+  coroutine_failure failure = coroutine_failure_of([&] { return weft::launch<coroutine_wild_kernel>(2, 32, p); });
+  INFO(failure.report);
+  CHECK(failure.code == cudaErrorIllegalAddress);
+  CHECK(contains(failure.report,
+                 "kernel '(anonymous namespace)::coroutine_wild_kernel' failed in block (1,0,0), "
+                 "thread (5,0,0): illegal address: a write to 0x8000 (no memory is mapped there) "
+                 "by the instruction at "));
 
   // The worker's stackless executor runs the next launch as if nothing had happened.
-  stackless_scope scope(stackless_executor::coroutines);
+  REQUIRE(cudaMalloc(&p, 2 * 32 * sizeof(int)) == cudaSuccess);  // the reset freed it
   REQUIRE(weft::launch<coroutine_wild_kernel>(1, 32, p) == cudaSuccess);
   CHECK(cudaDeviceSynchronize() == cudaSuccess);
   int host[32] = {};
@@ -192,18 +190,18 @@ TEST_CASE("a stackless thread that writes where nothing is mapped fails the laun
 #if defined(__x86_64__)
 TEST_CASE("an integer division by zero in a stackless thread fails the launch as on fibers" *
           doctest::skip(weft_test::under_thread_sanitizer)) {
-  auto [on_coroutines, on_fibers] = on_both_executors([] {
-    int* divisors = nullptr;
-    int* quotients = nullptr;
-    REQUIRE(cudaMallocManaged(&divisors, 8 * sizeof(int)) == cudaSuccess);
-    REQUIRE(cudaMalloc(&quotients, 8 * sizeof(int)) == cudaSuccess);
-    for (int i = 0; i < 8; ++i) divisors[i] = i == 6 ? 0 : i + 1;
-    return coroutine_failure_of([&] { return weft::launch<coroutine_dividing_kernel>(1, 8, divisors, quotients); });
-  });
-  INFO(on_coroutines.report);
-  CHECK(on_coroutines.code == cudaErrorLaunchFailure);
-  CHECK(on_coroutines == on_fibers);
-  for (const std::string& report : {on_coroutines.report, on_fibers.report})
-    CHECK(contains(report, "block (0,0,0), thread (6,0,0): integer division by zero"));
+  stackless_scope scope(stackless_executor::coroutines);
+  int* divisors = nullptr;
+  int* quotients = nullptr;
+  REQUIRE(cudaMallocManaged(&divisors, 8 * sizeof(int)) == cudaSuccess);
+  REQUIRE(cudaMalloc(&quotients, 8 * sizeof(int)) == cudaSuccess);
+  for (int i = 0; i < 8; ++i) divisors[i] = i == 6 ? 0 : i + 1;
+  coroutine_failure failure =
+      coroutine_failure_of([&] { return weft::launch<coroutine_dividing_kernel>(1, 8, divisors, quotients); });
+  INFO(failure.report);
+  CHECK(failure.code == cudaErrorLaunchFailure);
+  CHECK(contains(failure.report,
+                 "failed in block (0,0,0), thread (6,0,0): integer division by zero (SIGFPE; a GPU "
+                 "goes on with an unspecified quotient) by the instruction at "));
 }
 #endif

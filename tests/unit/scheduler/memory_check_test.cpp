@@ -11,6 +11,7 @@
 // they are skipped.
 #include <doctest/doctest.h>
 #include <weft.hpp>
+#include <weft/stackless_kernel.hpp>
 
 #include <fcntl.h>
 #include <limits.h>
@@ -38,6 +39,16 @@ constexpr const char* memcheck_child_case = "memory check: a scenario in a child
 constexpr unsigned memcheck_write_line = __LINE__ + 2;
 __global__ void memcheck_write_past(int* p, int n) {
   if (blockIdx.x == 1 && threadIdx.x == 5) p[n] = 1;
+}
+
+// The same bad write from a stackless kernel (weft-port converts a kernel
+// with barriers to one): the report is the fiber executor's.
+constexpr unsigned memcheck_stackless_line = __LINE__ + 4;
+weft::stackless_kernel memcheck_stackless_write_past(int* p, int n) {
+  p[threadIdx.x] = 0;
+  co_await weft::syncthreads();
+  if (blockIdx.x == 1 && threadIdx.x == 5) p[n] = 1;
+  co_await weft::syncthreads();
 }
 
 constexpr unsigned memcheck_atomic_line = __LINE__ + 2;
@@ -98,6 +109,14 @@ void memcheck_cudaMalloc() {
   // The kernel is launched by address here and at compile time elsewhere.
   cudaMalloc(&p, 100 * sizeof(int));
   weft::launch(2, 64, memcheck_write_past, p, 100);
+  memcheck_finish("sync");
+}
+
+constexpr unsigned memcheck_stackless_malloc_line = __LINE__ + 3;
+void memcheck_stackless() {
+  int* p = nullptr;
+  cudaMalloc(&p, 100 * sizeof(int));
+  weft::launch<memcheck_stackless_write_past>(2, 64, p, 100);
   memcheck_finish("sync");
 }
 
@@ -259,6 +278,7 @@ struct memcheck_scenario {
 constexpr memcheck_scenario memcheck_scenarios[] = {
     {"cudaMalloc", memcheck_cudaMalloc},
     {"atomicAdd", memcheck_atomic},
+    {"stackless kernel", memcheck_stackless},
     {"cudaMallocManaged", memcheck_cudaMallocManaged},
     {"cudaMallocHost", memcheck_cudaMallocHost},
     {"cudaHostAlloc", memcheck_cudaHostAlloc},
@@ -394,6 +414,13 @@ TEST_CASE("memory check: a write past a cudaMalloc allocation") {
   memcheck_check_access(memcheck_run_child("cudaMalloc"), "__global__ write of size 4 bytes",
                         "memcheck_write_past(int*, int)", "thread (5,0,0) in block (1,0,0)", memcheck_write_line,
                         "is 0 bytes past a 400-byte allocation made by cudaMalloc at ", memcheck_malloc_line);
+}
+
+TEST_CASE("memory check: a write past an allocation by a stackless kernel's thread") {
+  if (memcheck_skipped()) return;
+  memcheck_check_access(memcheck_run_child("stackless kernel"), "__global__ write of size 4 bytes",
+                        "memcheck_stackless_write_past", "thread (5,0,0) in block (1,0,0)", memcheck_stackless_line,
+                        "is 0 bytes past a 400-byte allocation made by cudaMalloc at ", memcheck_stackless_malloc_line);
 }
 
 TEST_CASE("memory check: an atomicAdd past an allocation is named by the kernel's line") {

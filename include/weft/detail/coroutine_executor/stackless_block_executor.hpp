@@ -123,6 +123,16 @@ class stackless_block_executor {
   /// unhandled_exception): the block fails as on the fiber executor.
   [[gnu::cold]] void fail_running_thread(std::exception_ptr error) noexcept;
 
+  /// The memory check (scheduler/memory_check.hpp) found a bad access by the
+  /// running thread: the block fails as on the fiber executor.
+  [[gnu::cold]] void fail_bad_access(const std::string& report) {
+    fail(reports::describe_thread(threadIdx) + ": illegal address: " + report, cudaErrorIllegalAddress);
+  }
+
+  /// The worker's fiber executor, whose dynamic shared memory the running
+  /// blocks use (null between runs).
+  const block_executor* host() const { return host_; }
+
   /// The bytes of coroutine frames the block has taken so far.
   std::size_t frame_bytes() const { return frames_.used(); }
 
@@ -148,6 +158,7 @@ class stackless_block_executor {
   [[gnu::cold]] std::string divergence_report(const waiting_thread* waiting, unsigned count) const;
 
   frame_arena frames_;
+  const block_executor* host_ = nullptr;
   unsigned thread_count_ = 0;
   // The threads that wait at the barrier, in the order they run next, and
   // the list the running round fills for the next: each has room for the
@@ -207,6 +218,7 @@ block_failure stackless_block_executor::run(StartThread& start, const block_rang
   ready_.reserve(thread_count_);
   failure_ = {};
   running_stackless_block = this;
+  host_ = &host;
   running_stackless_shared = host.dynamic_shared();
   running_frame_arena = &frames_;
   // A fault in kernel code (a wild pointer, a division by zero) lands here,
@@ -225,6 +237,7 @@ block_failure stackless_block_executor::run(StartThread& start, const block_rang
   }
   running_fault_landing = nullptr;
   running_stackless_block = nullptr;
+  host_ = nullptr;
   running_stackless_shared = nullptr;
   running_frame_arena = nullptr;
   return std::move(failure_);

@@ -41,6 +41,7 @@
 #include <string_view>
 
 #include "weft/detail/base/text_format.hpp"
+#include "weft/detail/coroutine_executor/stackless_block_executor.hpp"
 #include "weft/detail/executor/block_executor.hpp"
 #include "weft/detail/executor/fiber_sanitizer.hpp"
 #include "weft/detail/scheduler/programmatic_launch.hpp"
@@ -325,12 +326,15 @@ inline source_frame program_site() {
 /// The hook: a bad access that ASan found. Only a CUDA thread's is weft's.
 inline void on_error() {
   block_executor* block = running_block;
-  if (!block) return;
+  stackless_block_executor* stackless = running_stackless_block;
+  // A stackless block's dynamic shared memory is its worker's fiber executor's.
+  const block_executor* shared_owner = block ? block : stackless ? stackless->host() : nullptr;
+  if (!shared_owner) return;
   void* address = __asan_get_report_address();
   const char* kind = __asan_get_report_description();
   const char* access = __asan_get_report_access_type() ? "write" : "read";
   const std::size_t size = __asan_get_report_access_size();
-  missed_memory missed = describe_missed(*block, address, kind ? kind : "");
+  missed_memory missed = describe_missed(*shared_owner, address, kind ? kind : "");
 
   const source_frame site = program_site();
   std::string at = site.place.empty() ? std::string("an unknown line") : site.place;
@@ -354,7 +358,10 @@ inline void on_error() {
   std::string report;
   append_format(report, "invalid %s %s of size %zu bytes at %s; address %p is %s", missed.space, access, size,
                 at.c_str(), address, missed.description.c_str());
-  block->fail_bad_access(report);
+  if (block)
+    block->fail_bad_access(report);
+  else
+    stackless->fail_bad_access(report);
 }
 
 /// cudaFree or cudaFreeHost of memory that was freed already: CUDA returns
