@@ -19,9 +19,14 @@
 //     -> [[maybe_unused]] static weft_port::extern_shared<T> name;   (at namespace scope)
 //   asm volatile("mov.u64 %0, %globaltimer;" : "=l"(t))
 //     -> (t) = weft::ptx::globaltimer()   (a read of one PTX special register, in device code)
+//   __global__ void k(...) { ... __syncthreads(); ... return; }
+//     -> __global__ weft::stackless_kernel k(...) { ... co_await weft::syncthreads(); ... co_return; }
+//     (a kernel of the input whose every wait is its own barrier or warp
+//     collective: see find_stackless_kernels; --no-stackless turns it off)
 //
 // and, after the last line of a source file (not a header), registers every
-// non-template __global__ function declared at namespace scope, with its
+// non-template __global__ function declared at namespace scope (but the
+// stackless ones, which are launched by name only), with its
 // __cluster_dims__ if it has them:
 //
 //   static const bool weft_port_kernel_N = weft::register_kernel<&ns::kernel>();
