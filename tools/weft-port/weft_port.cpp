@@ -591,6 +591,7 @@ struct known_kernels {
   std::set<std::string, std::less<>> never_wait, may_wait, type_names;
   std::set<std::string, std::less<>> wait_themselves;  // of may_wait: a barrier or collective in the body
   bool a_member_waits = false;
+  bool includes_half = false;  // #include <cuda_fp16.h> or <cuda_bf16.h>
 
   void add(const known_kernels& other) {
     never_wait.insert(other.never_wait.begin(), other.never_wait.end());
@@ -598,6 +599,7 @@ struct known_kernels {
     wait_themselves.insert(other.wait_themselves.begin(), other.wait_themselves.end());
     type_names.insert(other.type_names.begin(), other.type_names.end());
     a_member_waits |= other.a_member_waits;
+    includes_half |= other.includes_half;
     kernels.insert(kernels.end(), other.kernels.begin(), other.kernels.end());
     templates.insert(other.templates.begin(), other.templates.end());
     for (const auto& [name, count] : other.template_parameters)
@@ -1959,6 +1961,13 @@ class porter {
     for (const function_definition& d : functions)
       if (!d.kernel) entities.push_back({d.name, facts_of(d.open + 1, d.close), d.member || d.name == "operator"});
     for (const macro_definition& m : macros) entities.push_back({m.name, facts_of(m.from, m.to), false});
+    for (const token& t : t_)
+      if (t.k == kind::directive) {
+        std::string_view d = src_.substr(t.begin, t.end - t.begin);
+        if (d.find("include") != std::string_view::npos &&
+            (d.find("cuda_fp16") != std::string_view::npos || d.find("cuda_bf16") != std::string_view::npos))
+          known_.includes_half = true;
+      }
     types_ = type_names();
     types_.insert(known_.type_names.begin(), known_.type_names.end());
     for (bool changed = true; changed;) {
@@ -2069,6 +2078,15 @@ class porter {
     if (f.has_lambda) return "holds a lambda";
     if (f.returns_value) return "returns an expression";
     if (f.spins) return "spins in a loop on a flag or an atomic (another thread of the block must run meanwhile)";
+    // CUDA shuffles and matches __half and __nv_bfloat16 too; the awaitables do not yet.
+    bool shuffles = std::any_of(f.waits.begin(), f.waits.end(), [&](std::size_t w) {
+      return text(w).starts_with("__shfl") || text(w).starts_with("__match");
+    });
+    bool half = known_.includes_half;
+    for (std::size_t i = d.open; i < d.close && !half; ++i)
+      half = is(i, "__half") || is(i, "__half2") || is(i, "half") || is(i, "half2") || is(i, "__nv_bfloat16") ||
+             is(i, "__nv_bfloat162");
+    if (shuffles && half) return "shuffles in a file that uses __half or __nv_bfloat16 (no awaitable for them yet)";
     if (!unseen_call.empty()) return unseen_call;
     if (known_.a_member_waits) return "an operator, constructor or member function of this file waits";
     if (included_kernel_names_.contains(d.name)) return "declared in an included file, whose declaration says `void`";
@@ -2126,8 +2144,11 @@ class porter {
       stackless_verdicts.push_back({d.name, t_[d.name_token].line, why});
       if (!why.empty()) continue;
       converted_.insert(d.name);
-      for (std::size_t v : voids) constructs_.push_back(replacement(v, "weft::stackless_kernel"));
-      for (std::size_t r : f.returns) constructs_.push_back(replacement(r, "co_return"));
+      // Each token rewritten, and what goes before and after it; one
+      // construct per token, as a wait's `)` may end another's argument.
+      std::map<std::size_t, token_edit> edits;
+      for (std::size_t v : voids) edits[v].text = "weft::stackless_kernel";
+      for (std::size_t r : f.returns) edits[r].text = "co_return";
       for (std::size_t w : f.waits) {
         std::size_t from = w > 0 && is(w - 1, "::") && !(w > 1 && is_identifier(w - 2)) ? w - 1 : w;
         auto close = match_forward(w + 1);
@@ -2136,13 +2157,49 @@ class porter {
         bool statement = is(*close + 1, ";") && from > 0 &&
                          (is(from - 1, ";") || is(from - 1, "{") || is(from - 1, "}") || is(from - 1, ")") ||
                           is(from - 1, "else") || is(from - 1, ":"));
-        construct c =
-            replacement(w, (statement ? "co_await weft::" : "(co_await weft::") + std::string(*awaitable_for(text(w))));
-        c.begin = t_[from].begin;
-        constructs_.push_back(c);
-        if (!statement) constructs_.push_back(replacement(*close, "))"));
+        std::string awaitable = "co_await weft::" + std::string(*awaitable_for(text(w)));
+        if (from != w) edits[from].text = "";
+        edits[w].text = statement ? awaitable : "(" + awaitable;
+        if (!statement) edits[*close].after += ")";
+        // CUDA's shuffles and matches are overloads, so a `short` or `char`
+        // value is promoted to `int`; the awaitables are templates of the
+        // eight types, which deduce no promotion: `+(v)` makes it.
+        std::string_view name = text(w);
+        if (name.starts_with("__shfl") || name.starts_with("__match")) {
+          auto args = top_level_arguments(w + 1, *close);
+          if (args.size() >= 2) {
+            edits[args[1].first].before += "+(";
+            edits[args[1].second - 1].after.insert(0, ")");
+          }
+        }
+      }
+      for (const auto& [i, e] : edits) {
+        constructs_.push_back(replacement(i, e.before + (e.text ? *e.text : std::string(text(i))) + e.after));
       }
     }
+  }
+
+  struct token_edit {
+    std::string before;
+    std::optional<std::string> text;  // the token's replacement, if it has one
+    std::string after;
+  };
+
+  // The top-level arguments of the call whose parentheses are at `open` and
+  // `close`, each as its tokens [first, end).
+  std::vector<std::pair<std::size_t, std::size_t>> top_level_arguments(std::size_t open, std::size_t close) const {
+    std::vector<std::pair<std::size_t, std::size_t>> out;
+    std::size_t start = open + 1;
+    for (std::size_t k = open + 1; k < close; ++k) {
+      if (is_opener(k)) {
+        if (auto c = match_forward(k)) k = *c;
+      } else if (is(k, ",")) {
+        out.emplace_back(start, k);
+        start = k + 1;
+      }
+    }
+    if (start < close) out.emplace_back(start, close);
+    return out;
   }
 
   // ---- finding the constructs ----

@@ -41,6 +41,9 @@ __global__ void __launch_bounds__(128) shuffled(T* data) {
     __syncwarp();
 }
 
+// Converted: a `short` is shuffled as CUDA's overloads take it, promoted to int.
+__global__ void promoted(short* p) { p[threadIdx.x] = __shfl_xor_sync(0xffffffffu, p[threadIdx.x], 1); }
+
 // Stays on fibers: the reason --explain gives is on each line.
 __global__ void no_barrier(float* out) { out[threadIdx.x] = 1.0f; }         // nothing to gain
 __global__ void calls_a_waiting_helper(int* out) { out[0] = warp_sum(1); }   // warp_sum waits
@@ -66,6 +69,7 @@ __global__ void with_attributes(int* out) { __syncthreads(); out[0] = 1; }
 void host(float* f, int* p) {
   declared_first<<<1, 64>>>(f, 64);
   shuffled<float, 32><<<1, 32>>>(f);
+  promoted<<<1, 32>>>(reinterpret_cast<short*>(p));
   void* by_address = (void*)taken_by_address;
   cudaFuncAttributes attributes;
   cudaFuncGetAttributes(&attributes, with_attributes);  // takes a stackless kernel: converted
