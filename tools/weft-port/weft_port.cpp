@@ -1992,7 +1992,8 @@ class porter {
 
   template <class Entities>
   bool resolves_to_never_waiting(std::string_view name, const Entities& entities) const {
-    if (never_waits(name) || types_.contains(name)) return true;
+    // A function or macro of the program's own comes first: a `min` or
+    // `max` it defines may wait where CUDA's does not.
     bool found = false;
     for (const auto& e : entities)
       if (e.name == name) {
@@ -2000,7 +2001,7 @@ class porter {
         found = true;
       }
     if (known_.may_wait.contains(name)) return false;
-    return found || known_.never_wait.contains(name);
+    return found || known_.never_wait.contains(name) || never_waits(name) || types_.contains(name);
   }
 
   // The `void` a kernel declaration at `name_token` returns, if spelled so:
@@ -2061,7 +2062,9 @@ class porter {
     // as no other reason matters until weft has awaitable device functions.
     std::string waiting_call, unseen_call;
     for (const std::string& call : f.calls) {
-      if (never_waits(call) || types_.contains(call) || known_.never_wait.contains(call)) continue;
+      if (!known_.may_wait.contains(call) &&
+          (never_waits(call) || types_.contains(call) || known_.never_wait.contains(call)))
+        continue;
       if (known_.wait_themselves.contains(call)) {
         waiting_call = "calls `" + call + "`, which waits (weft has no awaitable __device__ function yet)";
         break;

@@ -48,6 +48,13 @@ __global__ void promoted(short* p) { p[threadIdx.x] = __shfl_xor_sync(0xffffffff
 __global__ void no_barrier(float* out) { out[threadIdx.x] = 1.0f; }         // nothing to gain
 __global__ void calls_a_waiting_helper(int* out) { out[0] = warp_sum(1); }   // warp_sum waits
 __global__ void waits_in_a_macro(int* out) { out[0] = 1; WAIT_ALL(); }     // WAIT_ALL waits
+__device__ void swap(int& a, int& b) {  // the file's own swap waits, where std::swap would not
+  __syncthreads();
+  int t = a;
+  a = b;
+  b = t;
+}
+__global__ void calls_own_swap(int* out) { __syncthreads(); swap(out[0], out[1]); }  // swap waits
 __global__ void calls_unknown(int* out) { out[0] = elsewhere(); __syncthreads(); }  // not seen
 __global__ void holds_a_lambda(int* out) {
   auto one = [] { return 1; };
