@@ -669,7 +669,7 @@ class porter {
   // a kernel one of them names may be declared there with `void`.
   bool convert_stackless = false;
   std::string not_converted_here;  // why not, where --explain asks about a file that is not converted
-  std::set<std::string, std::less<>> outside_names_;
+  std::set<std::string, std::less<>> outside_names;
 
   // A kernel defined in this file, and why it stays on fibers ("" if converted).
   struct stackless_verdict {
@@ -1553,8 +1553,7 @@ class porter {
                                                  "__half2",
                                                  "__nv_bfloat16",
                                                  "__nv_bfloat162",
-                                                 "uint3",
-                                                 "else"};
+                                                 "uint3"};
     if (std::find(std::begin(words), std::end(words), name) != std::end(words)) return true;
     if (name.ends_with("_t")) return true;  // uint32_t, ptrdiff_t, ...
     // CUDA's vector types: float4, uchar2, longlong3, ...
@@ -2050,7 +2049,7 @@ class porter {
   }
 
   // Why the kernel defined by `d` cannot run stackless; "" if it can. Fills
-  // `rewrites` with the tokens its return types are spelled at.
+  // `voids` with the tokens its definition's and declarations' `void` is at.
   std::string why_not_stackless(const function_definition& d, const body_facts& f,
                                 const std::vector<function_definition>& functions,
                                 std::vector<std::size_t>& voids) const {
@@ -2093,7 +2092,7 @@ class porter {
     if (!unseen_call.empty()) return unseen_call;
     if (known_.a_member_waits) return "an operator, constructor or member function of this file waits";
     if (included_kernel_names_.contains(d.name)) return "declared in an included file, whose declaration says `void`";
-    if (outside_names_.contains(d.name)) return "named in another source of the program";
+    if (outside_names.contains(d.name)) return "named in another source of the program";
     for (const function_definition& g : functions)
       if (g.kernel && g.name == d.name && g.open != d.open) return "overloaded";
     // Every other use of its name: a declaration, a launch weft-port writes
@@ -2924,7 +2923,7 @@ class program_porter {
     p.convert_stackless = o_.stackless && is_main && !header;
     if (o_.stackless && !p.convert_stackless)
       p.not_converted_here = "defined in an included file (only the ported .cu's own kernels convert)";
-    if (p.convert_stackless) p.outside_names_ = names_in_program_sources();
+    if (p.convert_stackless) p.outside_names = names_in_program_sources();
     // A .cu that another includes registers its kernels under names of its own.
     if (!is_main && !header) {
       p.registration_tag = fs::path(name).stem().string() + "_";
