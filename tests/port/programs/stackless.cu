@@ -75,7 +75,10 @@ int main() {
     int sum = 0, odd = 0, all_small = 1, any_big = 0;
     for (int t = 0; t < threads; ++t) {
       int x = in[b * threads + t];
-      sum += x * x, odd += x % 2, all_small &= x < 1000, any_big |= x > 250;
+      sum += x * x;
+      odd += x % 2;
+      all_small &= (x < 1000);
+      any_big |= (x > 250);
     }
     printf("block %d: sum of squares %d, odd %d, all small %d, any big %d\n", b, out[b * 4], out[b * 4 + 1],
            out[b * 4 + 2], out[b * 4 + 3]);
@@ -111,8 +114,8 @@ int main() {
     for (int k = 0; k < 6; ++k) ok &= votes[t * 6 + k] == want_votes[k];
     for (int k = 0; k < 6; ++k) ok &= reductions[t * 6 + k] == want_reductions[k];
   }
-  printf("lane 5: shuffles %g %g %g %g, ballot %08x, match %08x, sum %d\n", shuffles[20], shuffles[21],
-         shuffles[22], shuffles[23], votes[32], votes[33], reductions[30]);
+  printf("lane 5: shuffles %g %g %g %g, ballot %08x, match %08x, sum %d\n", shuffles[20], shuffles[21], shuffles[22],
+         shuffles[23], votes[32], votes[33], reductions[30]);
   unsigned char* d_bytes;
   int* d_swapped;
   std::vector<unsigned char> bytes(32);
