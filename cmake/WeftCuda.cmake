@@ -1,4 +1,4 @@
-# weft_add_cuda_executable(name a.cu [b.cu ...] [x.cuh ...] [c.cpp ...]): an
+# weft_add_cuda_executable(name a.cu [b.cu ...] [x.cuh ...] [c.cpp ...] [NO_STACKLESS]): an
 # executable from unmodified CUDA sources.
 #
 # At build time weft-port rewrites each .cu into a .cpp in the build tree
@@ -26,6 +26,13 @@
 # code in a port. Each takes about 280 MB of the build tree with GCC 12;
 # WEFT_PRECOMPILE_HEADERS=OFF turns them off.
 #
+# weft-port converts each .cu's kernels whose barriers and warp collectives
+# all sit in their own bodies to stackless kernels (docs/porting.md,
+# "Stackless kernels"); it is told the program's other sources, so that a
+# kernel another of them names keeps its `void`. NO_STACKLESS among the
+# arguments, or WEFT_PORT_STACKLESS=OFF for every program, keeps all kernels
+# on fibers (WEFT_EXECUTOR=fibers does the same at run time).
+#
 # Beside the program, it writes <program>-gdb.py, which makes gdb load weft's
 # gdb extension with the program (weft_gdb_autoload, below;
 # WEFT_GDB_AUTOLOAD=OFF turns it off).
@@ -35,6 +42,7 @@
 include_guard(GLOBAL)
 
 option(WEFT_PRECOMPILE_HEADERS "Compile weft_add_cuda_executable's ports with a precompiled <weft.hpp>" ON)
+option(WEFT_PORT_STACKLESS "weft_add_cuda_executable converts eligible kernels to stackless kernels" ON)
 option(WEFT_GDB_AUTOLOAD "weft_add_cuda_executable writes <program>-gdb.py, which gdb auto-loads, beside each program" ON)
 
 # weft's gdb extension (docs/debugging.md, "gdb"), for weft_gdb_autoload.
@@ -84,6 +92,20 @@ function(weft_add_cuda_executable name)
   set(sources)
   set(others)
   set(ported_units 0)
+  set(stackless ${WEFT_PORT_STACKLESS})
+  set(program_sources)
+  foreach(source IN LISTS ARGN)
+    if(source STREQUAL "NO_STACKLESS")
+      set(stackless OFF)
+      continue()
+    endif()
+    cmake_path(ABSOLUTE_PATH source BASE_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR} NORMALIZE OUTPUT_VARIABLE input)
+    list(APPEND program_sources ${input})
+  endforeach()
+  list(REMOVE_ITEM ARGN NO_STACKLESS)
+  if(NOT ARGN)
+    message(FATAL_ERROR "weft_add_cuda_executable(${name}): no source files given")
+  endif()
   foreach(source IN LISTS ARGN)
     if(NOT source MATCHES "\\.cuh?$")
       list(APPEND sources ${source})
@@ -103,12 +125,23 @@ function(weft_add_cuda_executable name)
       math(EXPR ported_units "${ported_units} + 1")
     endif()
     cmake_path(GET output PARENT_PATH output_directory)
+    # The program's other sources: a kernel one of them names stays void.
+    set(stackless_options)
+    if(stackless)
+      foreach(other IN LISTS program_sources)
+        if(NOT other STREQUAL input)
+          list(APPEND stackless_options --program-source ${other})
+        endif()
+      endforeach()
+    else()
+      set(stackless_options --no-stackless)
+    endif()
     add_custom_command(
       OUTPUT ${output}
       COMMAND ${CMAKE_COMMAND} -E make_directory ${output_directory}
       COMMAND weft::port ${input} -o ${output} --source-root ${CMAKE_CURRENT_SOURCE_DIR} --port-root
-              ${CMAKE_CURRENT_BINARY_DIR}/${name}.weft-port --depfile ${output}.d
-      DEPENDS ${input} weft::port
+              ${CMAKE_CURRENT_BINARY_DIR}/${name}.weft-port --depfile ${output}.d ${stackless_options}
+      DEPENDS ${input} ${program_sources} weft::port
       DEPFILE ${output}.d
       COMMENT "Porting ${source} for weft"
       VERBATIM)

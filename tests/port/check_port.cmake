@@ -3,12 +3,18 @@
 #   CASE.expected-stderr  its warnings, if it has any
 #   CASE.expected-error   instead of the two above: the tool must refuse
 #                         the file, with exactly these messages
+#   CASE.args             options for the tool, if the case needs some (one line)
 # The tool runs inside cases/ on the bare file name, so that the `#line`
 # directive in the output does not depend on where the tree is.
 # After a deliberate change, WEFT_PORT_UPDATE_GOLDEN=1 ctest -R port.case
 # rewrites the expected files from the tool's output (review the diff).
 cmake_minimum_required(VERSION 3.25)
-execute_process(COMMAND ${TOOL} ${CASE}.cu WORKING_DIRECTORY ${CASES} RESULT_VARIABLE code OUTPUT_VARIABLE out
+set(options)
+if(EXISTS ${CASES}/${CASE}.args)
+  file(STRINGS ${CASES}/${CASE}.args options)
+  separate_arguments(options UNIX_COMMAND "${options}")
+endif()
+execute_process(COMMAND ${TOOL} ${options} ${CASE}.cu WORKING_DIRECTORY ${CASES} RESULT_VARIABLE code OUTPUT_VARIABLE out
                 ERROR_VARIABLE err)
 file(MAKE_DIRECTORY ${OUT})
 file(WRITE ${OUT}/${CASE}.actual "${out}")

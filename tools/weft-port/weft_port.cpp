@@ -19,9 +19,14 @@
 //     -> [[maybe_unused]] static weft_port::extern_shared<T> name;   (at namespace scope)
 //   asm volatile("mov.u64 %0, %globaltimer;" : "=l"(t))
 //     -> (t) = weft::ptx::globaltimer()   (a read of one PTX special register, in device code)
+//   __global__ void k(...) { ... __syncthreads(); ... return; }
+//     -> __global__ weft::stackless_kernel k(...) { ... co_await weft::syncthreads(); ... co_return; }
+//     (a kernel of the input whose every wait is its own barrier or warp
+//     collective: see find_stackless_kernels; --no-stackless turns it off)
 //
 // and, after the last line of a source file (not a header), registers every
-// non-template __global__ function declared at namespace scope, with its
+// non-template __global__ function declared at namespace scope (but the
+// stackless ones, which are launched by name only), with its
 // __cluster_dims__ if it has them:
 //
 //   static const bool weft_port_kernel_N = weft::register_kernel<&ns::kernel>();
@@ -580,8 +585,21 @@ struct known_kernels {
   // The most template parameters a template of that name declares: a launch
   // that names fewer template arguments leaves the rest to deduction.
   std::map<std::string, std::size_t, std::less<>> template_parameters;
+  // For stackless kernels (porter::find_stackless_kernels): the functions and
+  // macros defined there whose bodies never wait, those that may, the type
+  // names, and whether an operator, constructor or member function waits.
+  std::set<std::string, std::less<>> never_wait, may_wait, type_names;
+  std::set<std::string, std::less<>> wait_themselves;  // of may_wait: a barrier or collective in the body
+  bool a_member_waits = false;
+  bool includes_half = false;  // #include <cuda_fp16.h> or <cuda_bf16.h>
 
   void add(const known_kernels& other) {
+    never_wait.insert(other.never_wait.begin(), other.never_wait.end());
+    may_wait.insert(other.may_wait.begin(), other.may_wait.end());
+    wait_themselves.insert(other.wait_themselves.begin(), other.wait_themselves.end());
+    type_names.insert(other.type_names.begin(), other.type_names.end());
+    a_member_waits |= other.a_member_waits;
+    includes_half |= other.includes_half;
     kernels.insert(kernels.end(), other.kernels.begin(), other.kernels.end());
     templates.insert(other.templates.begin(), other.templates.end());
     for (const auto& [name, count] : other.template_parameters)
@@ -637,7 +655,30 @@ class porter {
   std::string registration_tag;
 
   // The kernels of the files this one includes, known before run().
-  void know(const known_kernels& included) { known_.add(included); }
+  void know(const known_kernels& included) {
+    known_.add(included);
+    for (const kernel_decl& d : included.kernels) {
+      std::size_t colons = d.name.rfind("::");
+      included_kernel_names_.insert(colons == std::string::npos ? d.name : d.name.substr(colons + 2));
+    }
+    included_kernel_names_.insert(included.templates.begin(), included.templates.end());
+  }
+
+  // Whether to convert eligible kernels to stackless ones (see
+  // find_stackless_kernels), and the names the program's other sources use:
+  // a kernel one of them names may be declared there with `void`.
+  bool convert_stackless = false;
+  std::string not_converted_here;  // why not, where --explain asks about a file that is not converted
+  std::set<std::string, std::less<>> outside_names;
+
+  // A kernel defined in this file, and why it stays on fibers ("" if converted).
+  struct stackless_verdict {
+    std::string kernel;
+    int line;
+    std::string why_not;
+  };
+  std::vector<stackless_verdict> stackless_verdicts;
+  bool converted_kernels() const { return !converted_.empty(); }
 
   // The kernels this file declares, and those it knew from its includes.
   known_kernels kernels() const {
@@ -687,6 +728,9 @@ class porter {
     std::string out;
     for (std::size_t k = 0; k < kernels_.size(); ++k) {
       const kernel_decl& d = kernels_[k];
+      // A stackless kernel is launched by name only (why_not_stackless).
+      std::size_t colons = d.name.rfind("::");
+      if (converted_.contains(colons == std::string::npos ? d.name : d.name.substr(colons + 2))) continue;
       // An overloaded name needs the parameter types to pick one.
       bool overloaded = std::any_of(kernels_.begin(), kernels_.end(), [&](const kernel_decl& e) {
         return e.name == d.name && e.signature != d.signature;
@@ -710,6 +754,7 @@ class porter {
     find_arch_tests();
     find_device_clock_calls();
     find_inline_ptx();
+    find_stackless_kernels();
     rewrites_ = constructs_.size() - include_rewrites;
     std::sort(constructs_.begin(), constructs_.end(), [](const construct& a, const construct& b) {
       return a.begin < b.begin || (a.begin == b.begin && a.end > b.end);
@@ -756,6 +801,9 @@ class porter {
   std::vector<scope_info> scope_;
   std::vector<std::pair<std::string_view, unsigned>> qualifier_macros_;
   std::size_t rewrites_ = 0;
+  std::set<std::string, std::less<>> converted_;  // the kernels made stackless
+  std::set<std::string, std::less<>> included_kernel_names_;
+  std::set<std::string, std::less<>> types_;  // type names known here (find_functions_that_never_wait)
   mutable std::size_t added_lines_ = 0;
 
   // ---- token tests ----
@@ -1375,6 +1423,787 @@ class porter {
                            false});
   }
 
+  // ---- stackless kernels ----
+  //
+  // A kernel whose every wait is a barrier or warp collective in its own
+  // body can run its CUDA threads as C++20 coroutines (weft/stackless_kernel.hpp,
+  // docs/architecture.md, "Stackless kernels"): its return type becomes
+  // weft::stackless_kernel, each `__syncthreads()` `(co_await weft::syncthreads())`
+  // (the others alike), each `return` `co_return`, one token for one token, so
+  // the lines stay. weft-port converts a kernel only where it can see that
+  // nothing else waits: every call in its body is to a function known not to
+  // wait (CUDA's math, atomics and intrinsics, or a function of this file or
+  // of a file it includes whose body calls only such functions), and its name
+  // is used only by launches and the attribute calls that take a stackless
+  // kernel. Anything else stays on fibers, which run every kernel.
+
+  // CUDA's blocking calls and the awaitable each becomes.
+  static std::optional<std::string_view> awaitable_for(std::string_view name) {
+    static constexpr std::pair<std::string_view, std::string_view> names[] = {
+        {"__syncthreads", "syncthreads"},
+        {"__syncthreads_count", "syncthreads_count"},
+        {"__syncthreads_and", "syncthreads_and"},
+        {"__syncthreads_or", "syncthreads_or"},
+        {"__syncwarp", "syncwarp"},
+        {"__shfl_sync", "shfl_sync"},
+        {"__shfl_up_sync", "shfl_up_sync"},
+        {"__shfl_down_sync", "shfl_down_sync"},
+        {"__shfl_xor_sync", "shfl_xor_sync"},
+        {"__all_sync", "all_sync"},
+        {"__any_sync", "any_sync"},
+        {"__ballot_sync", "ballot_sync"},
+        {"__match_any_sync", "match_any_sync"},
+        {"__match_all_sync", "match_all_sync"},
+        {"__reduce_add_sync", "reduce_add_sync"},
+        {"__reduce_min_sync", "reduce_min_sync"},
+        {"__reduce_max_sync", "reduce_max_sync"},
+        {"__reduce_and_sync", "reduce_and_sync"},
+        {"__reduce_or_sync", "reduce_or_sync"},
+        {"__reduce_xor_sync", "reduce_xor_sync"},
+    };
+    for (const auto& [cuda, weft] : names)
+      if (cuda == name) return weft;
+    return std::nullopt;
+  }
+
+  // Names that wait, or that a coroutine cannot hold, with no awaitable yet:
+  // a kernel that mentions one stays on fibers.
+  static std::optional<std::string_view> unconvertible(std::string_view name) {
+    static constexpr std::pair<std::string_view, std::string_view> names[] = {
+        {"__activemask", "uses __activemask (no awaitable yet)"},
+        {"__shfl", "uses a pre-CUDA 9 warp function"},
+        {"__shfl_up", "uses a pre-CUDA 9 warp function"},
+        {"__shfl_down", "uses a pre-CUDA 9 warp function"},
+        {"__shfl_xor", "uses a pre-CUDA 9 warp function"},
+        {"__all", "uses a pre-CUDA 9 warp function"},
+        {"__any", "uses a pre-CUDA 9 warp function"},
+        {"__ballot", "uses a pre-CUDA 9 warp function"},
+        {"__barrier_sync", "uses a named barrier"},
+        {"__nanosleep", "sleeps (a spin-wait: another thread of the block must run meanwhile)"},
+        {"cooperative_groups", "uses cooperative groups (no awaitables yet)"},
+        {"this_thread_block", "uses cooperative groups (no awaitables yet)"},
+        {"this_grid", "uses cooperative groups (no awaitables yet)"},
+        {"this_cluster", "uses cooperative groups (no awaitables yet)"},
+        {"tiled_partition", "uses cooperative groups (no awaitables yet)"},
+        {"coalesced_threads", "uses cooperative groups (no awaitables yet)"},
+        {"nvcuda", "uses warp matrix functions (they wait)"},
+        {"wmma", "uses warp matrix functions (they wait)"},
+        {"asm", "has inline assembly"},
+        {"__asm__", "has inline assembly"},
+        {"__asm", "has inline assembly"},
+        {"try", "has a try block (a coroutine cannot wait in a handler)"},
+        {"co_await", "is a coroutine already"},
+        {"co_return", "is a coroutine already"},
+        {"co_yield", "is a coroutine already"},
+        {"setjmp", "uses setjmp"},
+    };
+    for (const auto& [cuda, why] : names)
+      if (cuda == name) return why;
+    return std::nullopt;
+  }
+
+  // Words followed by `(` that are no call, and the built-in types whose
+  // `T(x)` is a conversion.
+  static bool is_not_a_call(std::string_view name) {
+    static constexpr std::string_view words[] = {"if",
+                                                 "for",
+                                                 "while",
+                                                 "switch",
+                                                 "return",
+                                                 "sizeof",
+                                                 "alignof",
+                                                 "decltype",
+                                                 "static_cast",
+                                                 "const_cast",
+                                                 "reinterpret_cast",
+                                                 "dynamic_cast",
+                                                 "noexcept",
+                                                 "alignas",
+                                                 "__align__",
+                                                 "static_assert",
+                                                 "typeid",
+                                                 "throw",
+                                                 "new",
+                                                 "delete",
+                                                 "defined",
+                                                 "__attribute__",
+                                                 "__launch_bounds__",
+                                                 "__declspec",
+                                                 "int",
+                                                 "unsigned",
+                                                 "signed",
+                                                 "float",
+                                                 "double",
+                                                 "char",
+                                                 "short",
+                                                 "long",
+                                                 "bool",
+                                                 "void",
+                                                 "auto",
+                                                 "size_t",
+                                                 "dim3",
+                                                 "case",
+                                                 "else",
+                                                 "do",
+                                                 "operator",
+                                                 "__restrict__",
+                                                 "const",
+                                                 "volatile",
+                                                 "__half",
+                                                 "__half2",
+                                                 "__nv_bfloat16",
+                                                 "__nv_bfloat162",
+                                                 "uint3"};
+    if (std::find(std::begin(words), std::end(words), name) != std::end(words)) return true;
+    if (name.ends_with("_t")) return true;  // uint32_t, ptrdiff_t, ...
+    // CUDA's vector types: float4, uchar2, longlong3, ...
+    static constexpr std::string_view vectors[] = {"char", "uchar", "short",    "ushort",    "int",   "uint",
+                                                   "long", "ulong", "longlong", "ulonglong", "float", "double"};
+    for (std::string_view v : vectors)
+      if (name.size() == v.size() + 1 && name.starts_with(v) && name.back() >= '1' && name.back() <= '4') return true;
+    return false;
+  }
+
+  // CUDA and C++ functions a kernel may call that never wait: math,
+  // conversions, atomics, printf, texture fetches, cuRAND, vector makers.
+  static bool never_waits(std::string_view name) {
+    static constexpr std::string_view functions[] = {"printf",
+                                                     "assert",
+                                                     "malloc",
+                                                     "free",
+                                                     "memcpy",
+                                                     "memset",
+                                                     "min",
+                                                     "max",
+                                                     "abs",
+                                                     "fabs",
+                                                     "fabsf",
+                                                     "sqrt",
+                                                     "sqrtf",
+                                                     "rsqrt",
+                                                     "rsqrtf",
+                                                     "cbrt",
+                                                     "cbrtf",
+                                                     "exp",
+                                                     "expf",
+                                                     "exp2",
+                                                     "exp2f",
+                                                     "exp10",
+                                                     "exp10f",
+                                                     "expm1",
+                                                     "expm1f",
+                                                     "log",
+                                                     "logf",
+                                                     "log2",
+                                                     "log2f",
+                                                     "log10",
+                                                     "log10f",
+                                                     "log1p",
+                                                     "log1pf",
+                                                     "pow",
+                                                     "powf",
+                                                     "sin",
+                                                     "sinf",
+                                                     "cos",
+                                                     "cosf",
+                                                     "tan",
+                                                     "tanf",
+                                                     "asin",
+                                                     "asinf",
+                                                     "acos",
+                                                     "acosf",
+                                                     "atan",
+                                                     "atanf",
+                                                     "atan2",
+                                                     "atan2f",
+                                                     "sinh",
+                                                     "sinhf",
+                                                     "cosh",
+                                                     "coshf",
+                                                     "tanh",
+                                                     "tanhf",
+                                                     "sincos",
+                                                     "sincosf",
+                                                     "sinpi",
+                                                     "sinpif",
+                                                     "cospi",
+                                                     "cospif",
+                                                     "floor",
+                                                     "floorf",
+                                                     "ceil",
+                                                     "ceilf",
+                                                     "round",
+                                                     "roundf",
+                                                     "trunc",
+                                                     "truncf",
+                                                     "rint",
+                                                     "rintf",
+                                                     "lrint",
+                                                     "lrintf",
+                                                     "llrint",
+                                                     "llrintf",
+                                                     "lround",
+                                                     "lroundf",
+                                                     "llround",
+                                                     "llroundf",
+                                                     "fmin",
+                                                     "fminf",
+                                                     "fmax",
+                                                     "fmaxf",
+                                                     "fmod",
+                                                     "fmodf",
+                                                     "fma",
+                                                     "fmaf",
+                                                     "hypot",
+                                                     "hypotf",
+                                                     "erf",
+                                                     "erff",
+                                                     "erfc",
+                                                     "erfcf",
+                                                     "erfinv",
+                                                     "erfinvf",
+                                                     "lgamma",
+                                                     "lgammaf",
+                                                     "tgamma",
+                                                     "tgammaf",
+                                                     "copysign",
+                                                     "copysignf",
+                                                     "isnan",
+                                                     "isinf",
+                                                     "isfinite",
+                                                     "signbit",
+                                                     "fdividef",
+                                                     "frexp",
+                                                     "frexpf",
+                                                     "ldexp",
+                                                     "ldexpf",
+                                                     "normcdf",
+                                                     "normcdff",
+                                                     "remainder",
+                                                     "remainderf",
+                                                     "umin",
+                                                     "umax",
+                                                     "llmin",
+                                                     "llmax",
+                                                     "ullmin",
+                                                     "ullmax",
+                                                     "saturate",
+                                                     "swap",
+                                                     "clock",
+                                                     "clock64",
+                                                     "labs",
+                                                     "llabs",
+                                                     "dim3",
+                                                     "atomicAdd",
+                                                     "atomicSub",
+                                                     "atomicMin",
+                                                     "atomicMax",
+                                                     "atomicInc",
+                                                     "atomicDec",
+                                                     "atomicAnd",
+                                                     "atomicOr",
+                                                     "atomicXor",
+                                                     "atomicCAS",
+                                                     "atomicExch",
+                                                     "curand",
+                                                     "curand_init",
+                                                     "curand_uniform",
+                                                     "curand_normal",
+                                                     "curand_uniform4",
+                                                     "curand_normal2",
+                                                     "curand_normal4",
+                                                     "curand_uniform_double",
+                                                     "curand_normal_double",
+                                                     "curand_log_normal",
+                                                     "tex1Dfetch",
+                                                     "tex1D",
+                                                     "tex2D",
+                                                     "tex3D",
+                                                     "tex1DLayered",
+                                                     "tex2DLayered",
+                                                     "texCubemap",
+                                                     "tex2DLod",
+                                                     "tex2Dgather",
+                                                     "surf1Dread",
+                                                     "surf1Dwrite",
+                                                     "surf2Dread",
+                                                     "surf2Dwrite",
+                                                     "surf3Dread",
+                                                     "surf3Dwrite",
+                                                     "numeric_limits",
+                                                     "lowest",
+                                                     "epsilon",
+                                                     "infinity",
+                                                     "quiet_NaN",
+                                                     "move",
+                                                     "forward"};
+    if (std::find(std::begin(functions), std::end(functions), name) != std::end(functions)) return true;
+    if (name.starts_with("make_")) return true;  // make_float4, make_int2, ...
+    if (name.starts_with("atomic") && (name.ends_with("_block") || name.ends_with("_system"))) return true;
+    // CUDA's intrinsics (__fmul_rn, __float2half, __ldg, __popc, __threadfence, ...):
+    // those that wait are named above.
+    return name.starts_with("__") && !awaitable_for(name) && !unconvertible(name);
+  }
+
+  // What a function's (or macro's, or kernel's) body does, as far as
+  // converting goes.
+  struct body_facts {
+    std::vector<std::size_t> waits;    // name tokens of blocking calls
+    std::vector<std::size_t> returns;  // `return` tokens outside lambdas
+    std::vector<std::string> calls;    // other names called, to resolve
+    std::string refusal;               // why it can never be stackless, if it cannot
+    bool waits_in_lambda = false;
+    bool returns_value = false;
+    bool spins = false;  // a loop with an empty body, or one that tests an atomic: it waits for another thread
+    bool has_lambda = false;
+  };
+
+  body_facts facts_of(std::size_t from, std::size_t to) const {
+    body_facts f;
+    std::vector<std::pair<std::size_t, std::size_t>> lambdas;
+    auto in_lambda = [&](std::size_t i) {
+      return std::any_of(lambdas.begin(), lambdas.end(), [&](auto r) { return i > r.first && i < r.second; });
+    };
+    for (std::size_t i = from; i < to; ++i) {
+      if (t_[i].k == kind::directive) continue;
+      if (is(i, "<") && run_of(i, "<") >= 3) f.refusal = "launches a kernel (dynamic parallelism)";
+      // A lambda: `[` where no subscript can be, not `[[`.
+      if (is(i, "[") && !is(i + 1, "[") && !(i > 0 && is(i - 1, "[")) && i > 0 &&
+          !(is_identifier(i - 1) && !is_keyword(i - 1)) && !is(i - 1, "]") && !is(i - 1, ")")) {
+        if (auto close = match_forward(i)) {
+          std::size_t b = *close + 1;
+          while (b < to && !is(b, "{") && !is(b, ";")) ++b;
+          if (is(b, "{"))
+            if (auto end = match_forward(b)) lambdas.emplace_back(b, *end);
+        }
+      }
+      if (is(i, "while") || is(i, "for")) {
+        // `while (flag == 0);`, `for (;;) {}` or a loop on an atomic: on a GPU
+        // another thread of the block sets what it waits for; a coroutine
+        // would never let it run.
+        if (is(i + 1, "(")) {
+          if (auto close = match_forward(i + 1)) {
+            for (std::size_t k = i + 2; k < *close; ++k)
+              if (is_identifier(k) && text(k).starts_with("atomic")) f.spins = true;
+            if (is(*close + 1, ";") && !(is(i, "while") && i > 0 && is(i - 1, "}"))) f.spins = true;
+            if (is(*close + 1, "{") && is(*close + 2, "}")) f.spins = true;
+          }
+        }
+      }
+      if (t_[i].k != kind::identifier) continue;
+      std::string_view name = text(i);
+      if (auto why = unconvertible(name)) {
+        if (f.refusal.empty()) f.refusal = std::string(*why);
+        continue;
+      }
+      bool member = i > 0 && (is(i - 1, ".") || is(i - 1, "->"));
+      if (awaitable_for(name) && !member) {
+        if (!is(i + 1, "(")) {
+          if (f.refusal.empty()) f.refusal = "names " + std::string(name) + " without calling it";
+        } else if (in_lambda(i)) {
+          f.waits_in_lambda = true;
+        } else {
+          f.waits.push_back(i);
+        }
+        continue;
+      }
+      if (name == "return" && !in_lambda(i)) {
+        f.returns.push_back(i);
+        if (!is(i + 1, ";")) f.returns_value = true;
+        continue;
+      }
+      // A call: `f(`, `f<T>(`; `obj.f(` and `ns::f(` by their last name.
+      std::size_t after = i + 1;
+      if (is(after, "<"))
+        if (auto close = angle_forward(after)) after = *close + 1;
+      if (!is(after, "(")) continue;
+      if (is_not_a_call(name) || is_keyword(i)) continue;
+      f.calls.emplace_back(name);
+    }
+    f.has_lambda = !lambdas.empty();
+    return f;
+  }
+
+  // The `>` closing the template argument list opened at `<`, if it looks like one.
+  std::optional<std::size_t> angle_forward(std::size_t open) const {
+    int depth = 0;
+    for (std::size_t j = open; j < t_.size() && j < open + 64; ++j) {
+      if (is(j, "(") || is(j, "[")) {
+        auto close = match_forward(j);
+        if (!close) return std::nullopt;
+        j = *close;
+      } else if (is(j, ";") || is(j, "{") || is(j, "}") || is(j, ")") || is(j, "&&") || is(j, "||")) {
+        return std::nullopt;
+      } else if (is(j, "<")) {
+        ++depth;
+      } else if (is(j, ">") && --depth == 0) {
+        return j;
+      }
+    }
+    return std::nullopt;
+  }
+
+  // A function defined in this file.
+  struct function_definition {
+    std::string name;
+    std::size_t name_token, open, close;  // the body's braces
+    bool kernel, member;
+  };
+
+  // Every function defined at namespace or class scope (not lambdas, not
+  // local classes' members).
+  std::vector<function_definition> function_definitions() const {
+    std::vector<function_definition> out;
+    enum class brace { space, type, function, other };
+    std::vector<brace> open;
+    for (std::size_t i = 0; i < t_.size(); ++i) {
+      if (t_[i].define != 0) continue;
+      if (is(i, "}")) {
+        if (!open.empty()) open.pop_back();
+        continue;
+      }
+      if (!is(i, "{")) continue;
+      bool outer = std::all_of(open.begin(), open.end(), [](brace b) { return b == brace::space || b == brace::type; });
+      if (opens_namespace(i)) {
+        open.push_back(brace::space);
+        continue;
+      }
+      brace_head h = head_of(i);
+      if (h.type) {
+        open.push_back(outer ? brace::type : brace::other);
+        continue;
+      }
+      open.push_back(brace::other);
+      if (!outer || !h.function) continue;
+      // The parameter list: back over specifiers to `)`.
+      std::size_t k = i;
+      static constexpr std::string_view trailing[] = {"const",   "volatile", "noexcept", "override",    "final",
+                                                      "mutable", "&",        "&&",       "__restrict__"};
+      while (k > 0) {
+        --k;
+        if (std::find(std::begin(trailing), std::end(trailing), text(k)) == std::end(trailing) && !qualifier(k)) break;
+      }
+      if (!is(k, ")")) continue;
+      auto lparen = match_backward(k);
+      if (!lparen || *lparen == 0) continue;
+      std::size_t n = *lparen - 1;
+      std::string name;
+      if (is_identifier(n) && !is_keyword(n)) {
+        name = text(n);
+      } else if (n > 0 && (is(n - 1, "operator") || (n > 1 && is(n - 2, "operator")))) {
+        name = "operator";
+      } else {
+        continue;  // a statement's block, a lambda
+      }
+      if (name == "if" || name == "while" || name == "for" || name == "switch" || name == "catch") continue;
+      open.back() = brace::function;
+      auto close = match_forward(i);
+      if (!close) continue;
+      bool member =
+          !open.empty() && std::any_of(open.begin(), open.end() - 1, [](brace b) { return b == brace::type; });
+      out.push_back({name, n, i, *close, (h.qualifiers & qualifier_global) != 0, member});
+    }
+    return out;
+  }
+
+  // `#define NAME ...`: its name and its body's tokens.
+  struct macro_definition {
+    std::string name;
+    std::size_t from, to;
+  };
+
+  std::vector<macro_definition> macro_definitions() const {
+    std::vector<macro_definition> out;
+    for (std::size_t i = 0; i + 2 < t_.size(); ++i) {
+      if (t_[i].define >= 0 || !is(i, "#") || (i > 0 && t_[i - 1].define == t_[i].define)) continue;
+      int id = -t_[i].define;
+      if (!is_identifier(i + 2)) continue;
+      std::size_t from = i + 2;
+      while (from < t_.size() && t_[from].define == -id) ++from;
+      std::size_t to = from;
+      while (to < t_.size() && t_[to].define == id) ++to;
+      out.push_back({std::string(text(i + 2)), from, to});
+    }
+    return out;
+  }
+
+  // The names of types this file declares (their `T(x)` constructs one):
+  // classes, enums, aliases and template parameters.
+  std::set<std::string, std::less<>> type_names() const {
+    std::set<std::string, std::less<>> out;
+    for (std::size_t i = 0; i + 1 < t_.size(); ++i) {
+      if ((is(i, "struct") || is(i, "class") || is(i, "union") || is(i, "enum") || is(i, "typename")) &&
+          is_identifier(i + 1))
+        out.insert(std::string(text(i + 1)));
+      if (is(i, "using") && is_identifier(i + 1) && is(i + 2, "=")) out.insert(std::string(text(i + 1)));
+      if (is(i, "typedef"))
+        for (std::size_t k = i + 1; k < t_.size() && k < i + 64; ++k)
+          if (is(k, ";")) {
+            if (is_identifier(k - 1)) out.insert(std::string(text(k - 1)));
+            break;
+          }
+    }
+    return out;
+  }
+
+  // Which of this file's functions and macros never wait, given those of the
+  // files it includes; kept in known_ for the files that include this one.
+  void find_functions_that_never_wait(const std::vector<function_definition>& functions,
+                                      const std::vector<macro_definition>& macros) {
+    struct entity {
+      std::string name;
+      body_facts facts;
+      bool member;
+      bool never_waits = true;
+    };
+    std::vector<entity> entities;
+    for (const function_definition& d : functions)
+      if (!d.kernel) entities.push_back({d.name, facts_of(d.open + 1, d.close), d.member || d.name == "operator"});
+    for (const macro_definition& m : macros) entities.push_back({m.name, facts_of(m.from, m.to), false});
+    for (const token& t : t_)
+      if (t.k == kind::directive) {
+        std::string_view d = src_.substr(t.begin, t.end - t.begin);
+        if (d.find("include") != std::string_view::npos &&
+            (d.find("cuda_fp16") != std::string_view::npos || d.find("cuda_bf16") != std::string_view::npos))
+          known_.includes_half = true;
+      }
+    types_ = type_names();
+    types_.insert(known_.type_names.begin(), known_.type_names.end());
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (entity& e : entities) {
+        if (!e.never_waits) continue;
+        bool ok = e.facts.waits.empty() && !e.facts.waits_in_lambda && e.facts.refusal.empty() && !e.facts.spins;
+        for (const std::string& call : e.facts.calls)
+          ok = ok && (call == e.name || resolves_to_never_waiting(call, entities));
+        if (!ok) e.never_waits = false, changed = true;
+      }
+    }
+    for (const entity& e : entities) {
+      (e.never_waits ? known_.never_wait : known_.may_wait).insert(e.name);
+      if (!e.facts.waits.empty() || e.facts.waits_in_lambda) known_.wait_themselves.insert(e.name);
+      // An operator, constructor or member function that waits may be called
+      // where no call is spelled (`a + b`, `T x;`): then no kernel converts.
+      if (e.member && !e.facts.waits.empty()) known_.a_member_waits = true;
+    }
+    for (const std::string& t : types_) known_.type_names.insert(t);
+  }
+
+  template <class Entities>
+  bool resolves_to_never_waiting(std::string_view name, const Entities& entities) const {
+    // A function or macro of the program's own comes first: a `min` or
+    // `max` it defines may wait where CUDA's does not.
+    bool found = false;
+    for (const auto& e : entities)
+      if (e.name == name) {
+        if (!e.never_waits) return false;
+        found = true;
+      }
+    if (known_.may_wait.contains(name)) return false;
+    return found || known_.never_wait.contains(name) || never_waits(name) || types_.contains(name);
+  }
+
+  // The `void` a kernel declaration at `name_token` returns, if spelled so:
+  // `__global__ void k(`, `__global__ void __launch_bounds__(256) k(`.
+  std::optional<std::size_t> void_before(std::size_t name_token) const {
+    std::size_t k = name_token;
+    while (k > 0) {
+      --k;
+      if (is(k, ")")) {
+        auto open = match_backward(k);
+        if (!open || *open == 0) return std::nullopt;
+        std::size_t a = *open - 1;
+        if (is(a, "__launch_bounds__") || is(a, "__maxnreg__") || is(a, "__cluster_dims__") || is(a, "__attribute__")) {
+          k = a;
+          continue;
+        }
+        return std::nullopt;
+      }
+      if (is(k, "]") && k > 0 && is(k - 1, "]")) {  // [[attribute]]
+        auto open = match_backward(k);
+        if (!open) return std::nullopt;
+        k = *open;
+        continue;
+      }
+      if (is(k, "__noinline__") || is(k, "__forceinline__") || is(k, "__global__")) continue;
+      return is(k, "void") ? std::optional<std::size_t>(k) : std::nullopt;
+    }
+    return std::nullopt;
+  }
+
+  // Whether the name at token i is passed to a runtime call that takes a
+  // stackless kernel as it takes any: cudaFuncGetAttributes(&a, k), ...
+  bool passed_to_attribute_call(std::size_t i) const {
+    if (i == 0 || !(is(i - 1, "(") || is(i - 1, ",")) || !(is(i + 1, ",") || is(i + 1, ")"))) return false;
+    std::size_t j = i;
+    int depth = 0;
+    while (j-- > 0) {
+      if (is_closer(j)) ++depth;
+      if (is_opener(j) && depth-- == 0) break;
+    }
+    if (j == 0 || j > i || !is(j, "(")) return false;
+    static constexpr std::string_view calls[] = {
+        "cudaFuncGetAttributes", "cudaFuncSetAttribute", "cudaFuncSetCacheConfig",
+        "cudaOccupancyMaxActiveBlocksPerMultiprocessor", "cudaOccupancyMaxPotentialBlockSize"};
+    return std::find(std::begin(calls), std::end(calls), text(j - 1)) != std::end(calls);
+  }
+
+  // Why the kernel defined by `d` cannot run stackless; "" if it can. Fills
+  // `voids` with the tokens its definition's and declarations' `void` is at.
+  std::string why_not_stackless(const function_definition& d, const body_facts& f,
+                                const std::vector<function_definition>& functions,
+                                std::vector<std::size_t>& voids) const {
+    auto v = void_before(d.name_token);
+    if (!v) return "its return type is not spelled `void` right before its name";
+    voids.push_back(*v);
+    if (!f.refusal.empty()) return f.refusal;
+    // The first call that may wait: a helper that waits itself comes first,
+    // as no other reason matters until weft has awaitable device functions.
+    std::string waiting_call, unseen_call;
+    for (const std::string& call : f.calls) {
+      if (!known_.may_wait.contains(call) &&
+          (never_waits(call) || types_.contains(call) || known_.never_wait.contains(call)))
+        continue;
+      if (known_.wait_themselves.contains(call)) {
+        waiting_call = "calls `" + call + "`, which waits (weft has no awaitable __device__ function yet)";
+        break;
+      }
+      if (unseen_call.empty())
+        unseen_call = known_.may_wait.contains(call)
+                          ? "calls `" + call + "`, which may wait (it calls what weft-port cannot see)"
+                          : "calls `" + call + "`, which weft-port cannot see (declared elsewhere)";
+    }
+    if (!waiting_call.empty()) return waiting_call;
+    if (f.waits.empty() && !f.waits_in_lambda) return "no barrier or warp collective: fibers cost nothing there";
+    if (f.waits_in_lambda) return "waits inside a lambda (only the kernel's own body can co_await)";
+    // GCC 12 warns about a coroutine frame that holds a lambda (-Wsubobject-linkage).
+    if (f.has_lambda) return "holds a lambda";
+    if (f.returns_value) return "returns an expression";
+    if (f.spins) return "spins in a loop on a flag or an atomic (another thread of the block must run meanwhile)";
+    // CUDA shuffles and matches __half and __nv_bfloat16 too; the awaitables do not yet.
+    bool shuffles = std::any_of(f.waits.begin(), f.waits.end(), [&](std::size_t w) {
+      return text(w).starts_with("__shfl") || text(w).starts_with("__match");
+    });
+    bool half = known_.includes_half;
+    for (std::size_t i = d.open; i < d.close && !half; ++i)
+      half = is(i, "__half") || is(i, "__half2") || is(i, "half") || is(i, "half2") || is(i, "__nv_bfloat16") ||
+             is(i, "__nv_bfloat162");
+    if (shuffles && half) return "shuffles in a file that uses __half or __nv_bfloat16 (no awaitable for them yet)";
+    if (!unseen_call.empty()) return unseen_call;
+    if (known_.a_member_waits) return "an operator, constructor or member function of this file waits";
+    if (included_kernel_names_.contains(d.name)) return "declared in an included file, whose declaration says `void`";
+    if (outside_names.contains(d.name)) return "named in another source of the program";
+    for (const function_definition& g : functions)
+      if (g.kernel && g.name == d.name && g.open != d.open) return "overloaded";
+    // Every other use of its name: a declaration, a launch weft-port writes
+    // as weft::launch<k>, or an attribute call.
+    for (std::size_t i = 0; i < t_.size(); ++i) {
+      if (!is(i, d.name) || (i >= d.name_token && i <= d.close)) continue;
+      if (t_[i].define != 0) return "named in a macro";
+      bool launched = std::any_of(constructs_.begin(), constructs_.end(), [&](const construct& c) {
+        return c.kind == construct_kind::launch && c.begin <= t_[i].begin && t_[i].end <= c.kernel_end;
+      });
+      if (launched) {
+        for (const construct& c : constructs_)
+          if (c.kind == construct_kind::launch && c.begin <= t_[i].begin && t_[i].end <= c.kernel_end &&
+              c.kernel_as != launch_kernel::compiled)
+            return "a launch passes it as a value or a lambda (template arguments deduced, or default arguments)";
+        continue;
+      }
+      if (passed_to_attribute_call(i)) continue;
+      if (is(i + 1, "(") && scope_[i].where == space::file) {
+        // A declaration: `__global__ void k(...);`
+        std::size_t k = i;
+        bool global = false;
+        while (k > 0 && !is(k - 1, ";") && !is(k - 1, "}") && !is(k - 1, "{") && t_[k - 1].k != kind::directive)
+          global |= is(--k, "__global__");
+        auto close = match_forward(i + 1);
+        if (global && close && is(*close + 1, ";")) {
+          auto pv = void_before(i);
+          if (!pv) return "declared with another spelling of its return type";
+          voids.push_back(*pv);
+          continue;
+        }
+      }
+      return "its name is used as a value (a pointer, a (void*) cast, a call), which needs a void kernel";
+    }
+    return "";
+  }
+
+  void find_stackless_kernels() {
+    auto functions = function_definitions();
+    find_functions_that_never_wait(functions, macro_definitions());
+    for (const function_definition& d : functions) {
+      if (!d.kernel || d.member) continue;
+      if (!convert_stackless) {
+        if (!not_converted_here.empty())
+          stackless_verdicts.push_back({d.name, t_[d.name_token].line, not_converted_here});
+        continue;
+      }
+      body_facts f = facts_of(d.open + 1, d.close);
+      std::vector<std::size_t> voids;
+      std::string why = why_not_stackless(d, f, functions, voids);
+      stackless_verdicts.push_back({d.name, t_[d.name_token].line, why});
+      if (!why.empty()) continue;
+      converted_.insert(d.name);
+      // Each token rewritten, and what goes before and after it; one
+      // construct per token, as a wait's `)` may end another's argument.
+      std::map<std::size_t, token_edit> edits;
+      for (std::size_t v : voids) edits[v].text = "weft::stackless_kernel";
+      for (std::size_t r : f.returns) edits[r].text = "co_return";
+      for (std::size_t w : f.waits) {
+        std::size_t from = w > 0 && is(w - 1, "::") && !(w > 1 && is_identifier(w - 2)) ? w - 1 : w;
+        auto close = match_forward(w + 1);
+        if (!close) continue;
+        // A statement of its own needs no parentheses: `co_await weft::syncthreads();`.
+        bool statement = is(*close + 1, ";") && from > 0 &&
+                         (is(from - 1, ";") || is(from - 1, "{") || is(from - 1, "}") || is(from - 1, ")") ||
+                          is(from - 1, "else") || is(from - 1, ":"));
+        std::string awaitable = "co_await weft::" + std::string(*awaitable_for(text(w)));
+        if (from != w) edits[from].text = "";
+        edits[w].text = statement ? awaitable : "(" + awaitable;
+        if (!statement) edits[*close].after += ")";
+        // CUDA's shuffles and matches are overloads, so a `short` or `char`
+        // value is promoted to `int`; the awaitables are templates of the
+        // eight types, which deduce no promotion: `+(v)` makes it.
+        std::string_view name = text(w);
+        if (name.starts_with("__shfl") || name.starts_with("__match")) {
+          auto args = top_level_arguments(w + 1, *close);
+          if (args.size() >= 2) {
+            edits[args[1].first].before += "+(";
+            edits[args[1].second - 1].after.insert(0, ")");
+          }
+        }
+      }
+      for (const auto& [i, e] : edits) {
+        constructs_.push_back(replacement(i, e.before + (e.text ? *e.text : std::string(text(i))) + e.after));
+      }
+    }
+  }
+
+  struct token_edit {
+    std::string before;
+    std::optional<std::string> text;  // the token's replacement, if it has one
+    std::string after;
+  };
+
+  // The top-level arguments of the call whose parentheses are at `open` and
+  // `close`, each as its tokens [first, end).
+  std::vector<std::pair<std::size_t, std::size_t>> top_level_arguments(std::size_t open, std::size_t close) const {
+    std::vector<std::pair<std::size_t, std::size_t>> out;
+    std::size_t start = open + 1;
+    for (std::size_t k = open + 1; k < close; ++k) {
+      if (is_opener(k)) {
+        if (auto c = match_forward(k)) k = *c;
+      } else if (is(k, ",")) {
+        out.emplace_back(start, k);
+        start = k + 1;
+      }
+    }
+    if (start < close) out.emplace_back(start, close);
+    return out;
+  }
+
   // ---- finding the constructs ----
 
   void find_constructs() {
@@ -1980,6 +2809,7 @@ bool is_header(std::string_view path) {
 
 int usage(std::ostream& os, int code) {
   os << "usage: weft-port INPUT.cu [-o OUTPUT.cpp] [--source-root DIR] [--port-root DIR] [--depfile FILE]\n"
+        "       [--no-stackless] [--explain] [--program-source FILE ...]\n"
         "Rewrites a CUDA source file's kernel launches (k<<<grid, block, shmem, stream>>>(args)) and\n"
         "`extern __shared__` arrays for weft, gives its tests of __CUDA_ARCH__ the view of the nvcc pass\n"
         "that would compile them, and writes the result (to standard output by default). Compiler errors\n"
@@ -1988,7 +2818,12 @@ int usage(std::ostream& os, int code) {
         "that need the same rewrites are ported too, under --port-root (default: OUTPUT's folder) at their\n"
         "place below --source-root (default: INPUT's folder), where the ports' #include lines find them.\n"
         "--depfile writes a Makefile rule naming every file read, for the build to port again when one\n"
-        "changes.\n";
+        "changes.\n"
+        "Kernels whose barriers and warp collectives all sit in their own bodies become stackless kernels\n"
+        "(weft::stackless_kernel, co_await weft::syncthreads(), ...; docs/porting.md, \"Stackless kernels\"),\n"
+        "unless --no-stackless. --explain says for each kernel whether it converted, and if not why.\n"
+        "--program-source FILE (repeatable) names another source of the same program: a kernel that\n"
+        "one of them names stays as it is, as it may be declared there with `void`.\n";
   return code;
 }
 
@@ -2006,6 +2841,9 @@ namespace fs = std::filesystem;
 
 struct options {
   std::string input, output, source_root, port_root, depfile;
+  bool stackless = true;                     // --no-stackless turns the conversion off
+  bool explain = false;                      // --explain: says per kernel whether it converts, and why not
+  std::vector<std::string> program_sources;  // --program-source: the program's other sources
 };
 
 // One file of the program: the input, or a file it includes.
@@ -2080,6 +2918,12 @@ class program_porter {
 
     porter p(body, quote_path(name));
     bool header = is_header(name);
+    // Only the input's own kernels are converted: a header's or an included
+    // .cu's may be declared or launched by files this port cannot see.
+    p.convert_stackless = o_.stackless && is_main && !header;
+    if (o_.stackless && !p.convert_stackless)
+      p.not_converted_here = "defined in an included file (only the ported .cu's own kernels convert)";
+    if (p.convert_stackless) p.outside_names = names_in_program_sources();
     // A .cu that another includes registers its kernels under names of its own.
     if (!is_main && !header) {
       p.registration_tag = fs::path(name).stem().string() + "_";
@@ -2116,6 +2960,10 @@ class program_porter {
       p.diagnostics.push_back({failure.line, failure.what, true});
     }
     bool failed = false;
+    if (o_.explain)
+      for (const auto& v : p.stackless_verdicts)
+        std::cerr << name << ":" << v.line << ": note: kernel `" << v.kernel << "` "
+                  << (v.why_not.empty() ? "runs stackless" : "stays on fibers: " + v.why_not) << "\n";
     for (const diagnostic& d : p.diagnostics) {
       std::cerr << name << ":" << d.line << ": " << (d.error ? "error: " : "warning: ") << d.what << "\n";
       failed |= d.error;
@@ -2149,6 +2997,7 @@ class program_porter {
     // <weft.hpp>'s, which is first so that the precompiled <weft.hpp> serves.
     std::string out = "#include <weft.hpp>\n#include <weft/compat/cuda_runtime.h>\n";
     if (is_main && !header) out += cuda_compiler_macros;
+    if (p.converted_kernels()) out += "#include <weft/stackless_kernel.hpp>\n";
     if (p.uses_extern_shared_helper) out += extern_shared_helper;
     // The next line is the input's line 1.
     out += "#line 1 " + quote_path(name) + "\n";
@@ -2161,6 +3010,18 @@ class program_porter {
     }
     f.text = std::move(out);
     return f;
+  }
+
+  // The identifiers of the program's other sources (--program-source).
+  std::set<std::string, std::less<>> names_in_program_sources() const {
+    std::set<std::string, std::less<>> out;
+    for (const std::string& path : o_.program_sources) {
+      std::ifstream in(path, std::ios::binary);
+      std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      for (const token& t : scanner(text).run())
+        if (t.k == kind::identifier) out.insert(text.substr(t.begin, t.end - t.begin));
+    }
+    return out;
   }
 
   // Writes through a temporary file, so that a build that ports two files
@@ -2216,6 +3077,14 @@ int main(int argc, char** argv) {
   for (int a = 1; a < argc; ++a) {
     std::string_view arg = argv[a];
     if (arg == "-h" || arg == "--help") return usage(std::cout, 0);
+    if (arg == "--no-stackless" || arg == "--explain") {
+      (arg == "--explain" ? o.explain : o.stackless) = arg == "--explain";
+      continue;
+    }
+    if (arg == "--program-source" && a + 1 < argc) {
+      o.program_sources.emplace_back(argv[++a]);
+      continue;
+    }
     std::string* value = arg == "-o"              ? &o.output
                          : arg == "--source-root" ? &o.source_root
                          : arg == "--port-root"   ? &o.port_root
