@@ -1,4 +1,4 @@
-# weft_add_cuda_executable(name a.cu [b.cu ...] [x.cuh ...] [c.cpp ...]): an
+# weft_add_cuda_executable(name a.cu [b.cu ...] [x.cuh ...] [c.cpp ...] [NO_STACKLESS]): an
 # executable from unmodified CUDA sources.
 #
 # At build time weft-port rewrites each .cu into a .cpp in the build tree

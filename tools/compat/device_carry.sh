@@ -18,8 +18,8 @@ grep -qsx '/.device-carry/' "$exclude" || echo '/.device-carry/' >> "$exclude"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-python3 tools/compat/export_checkout.py "$mirror" "$work/all" | head -1
-python3 tools/compat/run_samples.py "$work/all" --list --out "$work/list" | head -1
+python3 tools/compat/export_checkout.py "$mirror" "$work/all" | sed -n 1p
+python3 tools/compat/run_samples.py "$work/all" --list --out "$work/list" | sed -n 1p
 python3 - "$work" <<'PY'
 import json, shutil, sys, os
 work = sys.argv[1]

@@ -19,9 +19,14 @@
 //     -> [[maybe_unused]] static weft_port::extern_shared<T> name;   (at namespace scope)
 //   asm volatile("mov.u64 %0, %globaltimer;" : "=l"(t))
 //     -> (t) = weft::ptx::globaltimer()   (a read of one PTX special register, in device code)
+//   __global__ void k(...) { ... __syncthreads(); ... return; }
+//     -> __global__ weft::stackless_kernel k(...) { ... co_await weft::syncthreads(); ... co_return; }
+//     (a kernel of the input whose every wait is its own barrier or warp
+//     collective: see find_stackless_kernels; --no-stackless turns it off)
 //
 // and, after the last line of a source file (not a header), registers every
-// non-template __global__ function declared at namespace scope, with its
+// non-template __global__ function declared at namespace scope (but the
+// stackless ones, which are launched by name only), with its
 // __cluster_dims__ if it has them:
 //
 //   static const bool weft_port_kernel_N = weft::register_kernel<&ns::kernel>();
@@ -586,6 +591,7 @@ struct known_kernels {
   std::set<std::string, std::less<>> never_wait, may_wait, type_names;
   std::set<std::string, std::less<>> wait_themselves;  // of may_wait: a barrier or collective in the body
   bool a_member_waits = false;
+  bool includes_half = false;  // #include <cuda_fp16.h> or <cuda_bf16.h>
 
   void add(const known_kernels& other) {
     never_wait.insert(other.never_wait.begin(), other.never_wait.end());
@@ -593,6 +599,7 @@ struct known_kernels {
     wait_themselves.insert(other.wait_themselves.begin(), other.wait_themselves.end());
     type_names.insert(other.type_names.begin(), other.type_names.end());
     a_member_waits |= other.a_member_waits;
+    includes_half |= other.includes_half;
     kernels.insert(kernels.end(), other.kernels.begin(), other.kernels.end());
     templates.insert(other.templates.begin(), other.templates.end());
     for (const auto& [name, count] : other.template_parameters)
@@ -662,7 +669,7 @@ class porter {
   // a kernel one of them names may be declared there with `void`.
   bool convert_stackless = false;
   std::string not_converted_here;  // why not, where --explain asks about a file that is not converted
-  std::set<std::string, std::less<>> outside_names_;
+  std::set<std::string, std::less<>> outside_names;
 
   // A kernel defined in this file, and why it stays on fibers ("" if converted).
   struct stackless_verdict {
@@ -1546,8 +1553,7 @@ class porter {
                                                  "__half2",
                                                  "__nv_bfloat16",
                                                  "__nv_bfloat162",
-                                                 "uint3",
-                                                 "else"};
+                                                 "uint3"};
     if (std::find(std::begin(words), std::end(words), name) != std::end(words)) return true;
     if (name.ends_with("_t")) return true;  // uint32_t, ptrdiff_t, ...
     // CUDA's vector types: float4, uchar2, longlong3, ...
@@ -1954,6 +1960,13 @@ class porter {
     for (const function_definition& d : functions)
       if (!d.kernel) entities.push_back({d.name, facts_of(d.open + 1, d.close), d.member || d.name == "operator"});
     for (const macro_definition& m : macros) entities.push_back({m.name, facts_of(m.from, m.to), false});
+    for (const token& t : t_)
+      if (t.k == kind::directive) {
+        std::string_view d = src_.substr(t.begin, t.end - t.begin);
+        if (d.find("include") != std::string_view::npos &&
+            (d.find("cuda_fp16") != std::string_view::npos || d.find("cuda_bf16") != std::string_view::npos))
+          known_.includes_half = true;
+      }
     types_ = type_names();
     types_.insert(known_.type_names.begin(), known_.type_names.end());
     for (bool changed = true; changed;) {
@@ -1978,7 +1991,8 @@ class porter {
 
   template <class Entities>
   bool resolves_to_never_waiting(std::string_view name, const Entities& entities) const {
-    if (never_waits(name) || types_.contains(name)) return true;
+    // A function or macro of the program's own comes first: a `min` or
+    // `max` it defines may wait where CUDA's does not.
     bool found = false;
     for (const auto& e : entities)
       if (e.name == name) {
@@ -1986,7 +2000,7 @@ class porter {
         found = true;
       }
     if (known_.may_wait.contains(name)) return false;
-    return found || known_.never_wait.contains(name);
+    return found || known_.never_wait.contains(name) || never_waits(name) || types_.contains(name);
   }
 
   // The `void` a kernel declaration at `name_token` returns, if spelled so:
@@ -2035,7 +2049,7 @@ class porter {
   }
 
   // Why the kernel defined by `d` cannot run stackless; "" if it can. Fills
-  // `rewrites` with the tokens its return types are spelled at.
+  // `voids` with the tokens its definition's and declarations' `void` is at.
   std::string why_not_stackless(const function_definition& d, const body_facts& f,
                                 const std::vector<function_definition>& functions,
                                 std::vector<std::size_t>& voids) const {
@@ -2047,7 +2061,9 @@ class porter {
     // as no other reason matters until weft has awaitable device functions.
     std::string waiting_call, unseen_call;
     for (const std::string& call : f.calls) {
-      if (never_waits(call) || types_.contains(call) || known_.never_wait.contains(call)) continue;
+      if (!known_.may_wait.contains(call) &&
+          (never_waits(call) || types_.contains(call) || known_.never_wait.contains(call)))
+        continue;
       if (known_.wait_themselves.contains(call)) {
         waiting_call = "calls `" + call + "`, which waits (weft has no awaitable __device__ function yet)";
         break;
@@ -2064,10 +2080,19 @@ class porter {
     if (f.has_lambda) return "holds a lambda";
     if (f.returns_value) return "returns an expression";
     if (f.spins) return "spins in a loop on a flag or an atomic (another thread of the block must run meanwhile)";
+    // CUDA shuffles and matches __half and __nv_bfloat16 too; the awaitables do not yet.
+    bool shuffles = std::any_of(f.waits.begin(), f.waits.end(), [&](std::size_t w) {
+      return text(w).starts_with("__shfl") || text(w).starts_with("__match");
+    });
+    bool half = known_.includes_half;
+    for (std::size_t i = d.open; i < d.close && !half; ++i)
+      half = is(i, "__half") || is(i, "__half2") || is(i, "half") || is(i, "half2") || is(i, "__nv_bfloat16") ||
+             is(i, "__nv_bfloat162");
+    if (shuffles && half) return "shuffles in a file that uses __half or __nv_bfloat16 (no awaitable for them yet)";
     if (!unseen_call.empty()) return unseen_call;
     if (known_.a_member_waits) return "an operator, constructor or member function of this file waits";
     if (included_kernel_names_.contains(d.name)) return "declared in an included file, whose declaration says `void`";
-    if (outside_names_.contains(d.name)) return "named in another source of the program";
+    if (outside_names.contains(d.name)) return "named in another source of the program";
     for (const function_definition& g : functions)
       if (g.kernel && g.name == d.name && g.open != d.open) return "overloaded";
     // Every other use of its name: a declaration, a launch weft-port writes
@@ -2121,8 +2146,11 @@ class porter {
       stackless_verdicts.push_back({d.name, t_[d.name_token].line, why});
       if (!why.empty()) continue;
       converted_.insert(d.name);
-      for (std::size_t v : voids) constructs_.push_back(replacement(v, "weft::stackless_kernel"));
-      for (std::size_t r : f.returns) constructs_.push_back(replacement(r, "co_return"));
+      // Each token rewritten, and what goes before and after it; one
+      // construct per token, as a wait's `)` may end another's argument.
+      std::map<std::size_t, token_edit> edits;
+      for (std::size_t v : voids) edits[v].text = "weft::stackless_kernel";
+      for (std::size_t r : f.returns) edits[r].text = "co_return";
       for (std::size_t w : f.waits) {
         std::size_t from = w > 0 && is(w - 1, "::") && !(w > 1 && is_identifier(w - 2)) ? w - 1 : w;
         auto close = match_forward(w + 1);
@@ -2131,13 +2159,49 @@ class porter {
         bool statement = is(*close + 1, ";") && from > 0 &&
                          (is(from - 1, ";") || is(from - 1, "{") || is(from - 1, "}") || is(from - 1, ")") ||
                           is(from - 1, "else") || is(from - 1, ":"));
-        construct c =
-            replacement(w, (statement ? "co_await weft::" : "(co_await weft::") + std::string(*awaitable_for(text(w))));
-        c.begin = t_[from].begin;
-        constructs_.push_back(c);
-        if (!statement) constructs_.push_back(replacement(*close, "))"));
+        std::string awaitable = "co_await weft::" + std::string(*awaitable_for(text(w)));
+        if (from != w) edits[from].text = "";
+        edits[w].text = statement ? awaitable : "(" + awaitable;
+        if (!statement) edits[*close].after += ")";
+        // CUDA's shuffles and matches are overloads, so a `short` or `char`
+        // value is promoted to `int`; the awaitables are templates of the
+        // eight types, which deduce no promotion: `+(v)` makes it.
+        std::string_view name = text(w);
+        if (name.starts_with("__shfl") || name.starts_with("__match")) {
+          auto args = top_level_arguments(w + 1, *close);
+          if (args.size() >= 2) {
+            edits[args[1].first].before += "+(";
+            edits[args[1].second - 1].after.insert(0, ")");
+          }
+        }
+      }
+      for (const auto& [i, e] : edits) {
+        constructs_.push_back(replacement(i, e.before + (e.text ? *e.text : std::string(text(i))) + e.after));
       }
     }
+  }
+
+  struct token_edit {
+    std::string before;
+    std::optional<std::string> text;  // the token's replacement, if it has one
+    std::string after;
+  };
+
+  // The top-level arguments of the call whose parentheses are at `open` and
+  // `close`, each as its tokens [first, end).
+  std::vector<std::pair<std::size_t, std::size_t>> top_level_arguments(std::size_t open, std::size_t close) const {
+    std::vector<std::pair<std::size_t, std::size_t>> out;
+    std::size_t start = open + 1;
+    for (std::size_t k = open + 1; k < close; ++k) {
+      if (is_opener(k)) {
+        if (auto c = match_forward(k)) k = *c;
+      } else if (is(k, ",")) {
+        out.emplace_back(start, k);
+        start = k + 1;
+      }
+    }
+    if (start < close) out.emplace_back(start, close);
+    return out;
   }
 
   // ---- finding the constructs ----
@@ -2859,7 +2923,7 @@ class program_porter {
     p.convert_stackless = o_.stackless && is_main && !header;
     if (o_.stackless && !p.convert_stackless)
       p.not_converted_here = "defined in an included file (only the ported .cu's own kernels convert)";
-    if (p.convert_stackless) p.outside_names_ = names_in_program_sources();
+    if (p.convert_stackless) p.outside_names = names_in_program_sources();
     // A .cu that another includes registers its kernels under names of its own.
     if (!is_main && !header) {
       p.registration_tag = fs::path(name).stem().string() + "_";

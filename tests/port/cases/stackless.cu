@@ -9,11 +9,13 @@
 
 __device__ float twice(float x) { return 2.0f * x; }
 __device__ float twice_squared(float x) { return twice(SQUARE(x)); }  // calls only what never waits
-__device__ int warp_sum(int v) {                                         // waits: no awaitable device functions yet
+__device__ int warp_sum(int v) {                                      // waits: no awaitable device functions yet
   for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffffu, v, offset);
   return v;
 }
-struct pair_of { float a, b; };
+struct pair_of {
+  float a, b;
+};
 __device__ int elsewhere();  // defined in another file
 
 // Converted: a barrier as a statement, in a condition, as an operand; an
@@ -41,11 +43,30 @@ __global__ void __launch_bounds__(128) shuffled(T* data) {
     __syncwarp();
 }
 
+// Converted: a `short` is shuffled as CUDA's overloads take it, promoted to int.
+__global__ void promoted(short* p) { p[threadIdx.x] = __shfl_xor_sync(0xffffffffu, p[threadIdx.x], 1); }
+
 // Stays on fibers: the reason --explain gives is on each line.
 __global__ void no_barrier(float* out) { out[threadIdx.x] = 1.0f; }         // nothing to gain
-__global__ void calls_a_waiting_helper(int* out) { out[0] = warp_sum(1); }   // warp_sum waits
-__global__ void waits_in_a_macro(int* out) { out[0] = 1; WAIT_ALL(); }     // WAIT_ALL waits
-__global__ void calls_unknown(int* out) { out[0] = elsewhere(); __syncthreads(); }  // not seen
+__global__ void calls_a_waiting_helper(int* out) { out[0] = warp_sum(1); }  // warp_sum waits
+__global__ void waits_in_a_macro(int* out) {
+  out[0] = 1;
+  WAIT_ALL();
+}  // WAIT_ALL waits
+__device__ void swap(int& a, int& b) {  // the file's own swap waits, where std::swap would not
+  __syncthreads();
+  int t = a;
+  a = b;
+  b = t;
+}
+__global__ void calls_own_swap(int* out) {
+  __syncthreads();
+  swap(out[0], out[1]);
+}  // swap waits
+__global__ void calls_unknown(int* out) {
+  out[0] = elsewhere();
+  __syncthreads();
+}  // not seen
 __global__ void holds_a_lambda(int* out) {
   auto one = [] { return 1; };
   __syncthreads();
@@ -58,14 +79,22 @@ __global__ void waits_in_a_lambda(int* out) {
 }
 __global__ void spins(volatile int* flag) {
   __syncthreads();
-  while (*flag == 0);
+  while (*flag == 0)
+    ;
 }
-__global__ void taken_by_address(int* out) { __syncthreads(); out[0] = 1; }
-__global__ void with_attributes(int* out) { __syncthreads(); out[0] = 1; }
+__global__ void taken_by_address(int* out) {
+  __syncthreads();
+  out[0] = 1;
+}
+__global__ void with_attributes(int* out) {
+  __syncthreads();
+  out[0] = 1;
+}
 
 void host(float* f, int* p) {
   declared_first<<<1, 64>>>(f, 64);
   shuffled<float, 32><<<1, 32>>>(f);
+  promoted<<<1, 32>>>(reinterpret_cast<short*>(p));
   void* by_address = (void*)taken_by_address;
   cudaFuncAttributes attributes;
   cudaFuncGetAttributes(&attributes, with_attributes);  // takes a stackless kernel: converted

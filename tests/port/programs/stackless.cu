@@ -54,6 +54,11 @@ __global__ void warp_collectives(const T* in, T* shuffles, unsigned* votes, int*
   reductions[t * 6 + 5] = __reduce_xor_sync(0xffffffffu, static_cast<unsigned>(lane));
 }
 
+// A byte shuffled as CUDA's overloads take it: promoted to int.
+__global__ void byte_shuffle(unsigned char* bytes, int* out) {
+  out[threadIdx.x] = __shfl_xor_sync(0xffffffffu, bytes[threadIdx.x], 1);
+}
+
 int main() {
   const int blocks = 4, n = blocks * threads;
   std::vector<int> in(n);
@@ -70,7 +75,10 @@ int main() {
     int sum = 0, odd = 0, all_small = 1, any_big = 0;
     for (int t = 0; t < threads; ++t) {
       int x = in[b * threads + t];
-      sum += x * x, odd += x % 2, all_small &= x < 1000, any_big |= x > 250;
+      sum += x * x;
+      odd += x % 2;
+      all_small &= (x < 1000);
+      any_big |= (x > 250);
     }
     printf("block %d: sum of squares %d, odd %d, all small %d, any big %d\n", b, out[b * 4], out[b * 4 + 1],
            out[b * 4 + 2], out[b * 4 + 3]);
@@ -106,8 +114,20 @@ int main() {
     for (int k = 0; k < 6; ++k) ok &= votes[t * 6 + k] == want_votes[k];
     for (int k = 0; k < 6; ++k) ok &= reductions[t * 6 + k] == want_reductions[k];
   }
-  printf("lane 5: shuffles %g %g %g %g, ballot %08x, match %08x, sum %d\n", shuffles[20], shuffles[21],
-         shuffles[22], shuffles[23], votes[32], votes[33], reductions[30]);
+  printf("lane 5: shuffles %g %g %g %g, ballot %08x, match %08x, sum %d\n", shuffles[20], shuffles[21], shuffles[22],
+         shuffles[23], votes[32], votes[33], reductions[30]);
+  unsigned char* d_bytes;
+  int* d_swapped;
+  std::vector<unsigned char> bytes(32);
+  for (int t = 0; t < 32; ++t) bytes[t] = static_cast<unsigned char>(200 + t);
+  cudaMalloc(&d_bytes, 32);
+  cudaMalloc(&d_swapped, 32 * sizeof(int));
+  cudaMemcpy(d_bytes, bytes.data(), 32, cudaMemcpyHostToDevice);
+  byte_shuffle<<<1, 32>>>(d_bytes, d_swapped);
+  std::vector<int> swapped(32);
+  cudaMemcpy(swapped.data(), d_swapped, 32 * sizeof(int), cudaMemcpyDeviceToHost);
+  for (int t = 0; t < 32; ++t) ok &= swapped[t] == 200 + (t ^ 1);
+  printf("bytes: lane 0 gets %d, lane 1 gets %d\n", swapped[0], swapped[1]);
   printf("%s\n", ok ? "PASS" : "FAIL");
   return ok ? 0 : 1;
 }
