@@ -101,6 +101,30 @@ TEST_CASE("anisotropic fetches along an axis blend the H100's samples one texel 
   cudaFreeMipmappedArray(array);
 }
 
+TEST_CASE("between two levels, anisotropic samples lie 2^(sharpened fraction) texels of the lower level apart") {
+  // The delta on level 1 (texel (64, 64)); major axis 12 texels along x,
+  // minor 2, maxAnisotropy 4: level 1 + 150/256, sharpened to 168/256, so
+  // level 1's share is 88/256 and the four samples lie 101/64 level-1
+  // texels apart (anisotropy2.txt, configuration 15; values in 1024ths).
+  cudaMipmappedArray_t array =
+      make_anisotropy_mipmap(256, 9, [](int l, int x, int y) { return l == 1 && x == 64 && y == 64 ? 1.0f : 0.0f; });
+  cudaTextureObject_t t = anisotropic_texture(array, cudaAddressModeClamp, 4, 8);
+  const std::vector<float> offsets = {-6.125f, -4.125f, -1.125f, 0.375f, 1.875f, 5.375f, 6.875f};
+  const std::vector<float> expected = {5, 83, 86, 37, 79, 82, 16};
+  device_buffer<float> at(offsets);
+  const float* o = at.p;
+  auto got = run_fetches<float>(static_cast<int>(offsets.size()), [=](int i) {
+    return tex2DGrad<float>(t, (128.5f + o[i]) / 256, 129.0f / 256, make_float2(12.0f / 256, 0),
+                            make_float2(0, 2.0f / 256));
+  });
+  for (std::size_t i = 0; i < offsets.size(); ++i) {
+    CAPTURE(offsets[i]);
+    CHECK(got[i] * 1024 == expected[i]);
+  }
+  cudaDestroyTextureObject(t);
+  cudaFreeMipmappedArray(array);
+}
+
 TEST_CASE("anisotropic sample weights: 1/P from P's 8-bit log, at 8 significant bits; the outer pair the rest") {
   struct expected_weights {
     double length;
@@ -129,11 +153,15 @@ TEST_CASE("with the H100's direction, texture_probe's anisotropic samples give i
   // Gradients (0.3, 0.1) and (0.05, 0.02): a major axis of 5.34375 texels,
   // level 0, and the step (60/64, 22/64) the H200 took for them
   // (anisotropy2.txt, configuration 12); weft's own direction differs.
-  const int step[2] = {60, 22};
-  auto weights = textures::anisotropic_sample_weights(5.34375);
+  textures::anisotropic_line line{};
+  line.step[0] = 60;
+  line.step[1] = 22;
+  line.spacing = 64;
+  line.weights = textures::anisotropic_sample_weights(5.34375);
+  line.share[0] = 256;
   auto fetch_at = [&](float x, float y) {
     textures::texture_coordinates<2> at{{x, y}};
-    return textures::sample_level_anisotropic(s, s.levels[0], at, 0, step, weights).value[0];
+    return textures::sample_anisotropic(s, at, 0, line).value[0];
   };
   CHECK(bits(fetch_at(0.23f, 0.61f)) == 0x44a56fd0u);  // 15.5/256 below the centre's 0x44a571c0
   CHECK(bits(fetch_at(0.5f, 0.5f)) == 0x449ef000u);
