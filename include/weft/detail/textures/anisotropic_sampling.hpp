@@ -13,8 +13,9 @@
 //   them, f the sharpened fraction (rounded to 64ths).
 // - Each sample but the outermost pair weighs 1/P, taken from P's 8-bit
 //   log2 (2^-log2(P)) rounded to nearest at 9 significant bits, then half up
-//   to 8; the outermost pair shares what is left of 1. So weights are
-//   multiples of 2^-8 to 2^-11, the unit of the inner weight's 8th bit.
+//   to 8 (but no finer than 1/1024); the outermost pair shares what is left
+//   of 1. So weights are multiples of 2^-8 to 2^-10, the unit of the inner
+//   weight's 8th bit.
 // - Between two levels, each sample's weight times each level's share is
 //   rounded half up in that unit; each level's weight goes to the sample's
 //   four texels there as a trilinear fetch shares a level's weight among
@@ -63,9 +64,12 @@ inline anisotropic_weights anisotropic_sample_weights_of_log(int log_length, dou
   double reciprocal = std::exp2(-static_cast<double>(log_length) / (1 << gradient_level_bits));
   int exponent = 0;
   std::frexp(reciprocal, &exponent);  // reciprocal in [2^(exponent - 1), 2^exponent)
-  // 8 significant bits; a power of two counts in the binade below it (P = 4
-  // weighs 256/1024, not 128/512: texture_probe's fetch along y).
+  // 8 significant bits, but no finer than 1/1024 (P = 9.39: 109/1024, the
+  // texels' shares in 1024ths too); a power of two counts in the binade
+  // below it (P = 4 weighs 256/1024, not 128/512: texture_probe's fetch
+  // along y).
   w.unit_bits = 8 - exponent + (std::ldexp(1.0, exponent - 1) == reciprocal ? 1 : 0);
+  if (w.unit_bits > 10) w.unit_bits = 10;
   // Nine significant bits, to nearest, then eight, half up: a weight of
   // 170.46/512 (P = 3) becomes 341/1024, then 171/512.
   auto nine = static_cast<int>(std::floor(std::ldexp(reciprocal, w.unit_bits + 1) + 0.5));

@@ -130,11 +130,13 @@ TEST_CASE("anisotropic sample weights: 1/P from P's 8-bit log, at 8 significant 
     double length;
     int pairs, inner, outer, unit_bits;
   };
-  // Measured lengths (anisotropy.txt, anisotropy2.txt); 4.2265625 weighs
-  // 243/1024 where 1024/P would round to 242.
-  for (auto e : {expected_weights{3, 2, 171, 85, 9}, expected_weights{4, 2, 256, 256, 10},
-                 expected_weights{6, 3, 171, 170, 10}, expected_weights{3.34375, 2, 153, 103, 9},
-                 expected_weights{4.2265625, 3, 243, 26, 10}, expected_weights{5.34375, 3, 192, 128, 10}}) {
+  // Measured lengths (anisotropy.txt, anisotropy2.txt, anisotropy3.txt);
+  // 4.2265625 weighs 243/1024 where 1024/P would round to 242, and 9.390625
+  // 109/1024, not 218/2048.
+  for (auto e :
+       {expected_weights{3, 2, 171, 85, 9}, expected_weights{4, 2, 256, 256, 10}, expected_weights{6, 3, 171, 170, 10},
+        expected_weights{3.34375, 2, 153, 103, 9}, expected_weights{4.2265625, 3, 243, 26, 10},
+        expected_weights{5.34375, 3, 192, 128, 10}, expected_weights{9.390625, 5, 109, 76, 10}}) {
     CAPTURE(e.length);
     auto w = textures::anisotropic_sample_weights(e.length);
     CHECK(w.pairs == e.pairs);
