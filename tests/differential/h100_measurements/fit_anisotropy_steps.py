@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """Finds the step between anisotropic samples for each configuration of
-anisotropy3.txt: weft's model of the samples (docs/textures.md,
+anisotropy3.txt (or of another sweep in its format, anisotropy4.txt, named
+first): weft's model of the samples (docs/textures.md,
 "Anisotropic filtering"; include/weft/detail/textures/anisotropic_sampling.hpp)
 with each candidate step in 64ths near the response's principal direction,
-compared with the measured response on its 1/4-texel grid. Prints, per
+compared with the measured response on its grid. Prints, per
 configuration, the gradients, the step that matches, and how many grid points
 it misses (0: an exact match). Run from the repository root:
-  python3 tests/differential/h100_measurements/fit_anisotropy_steps.py [config ...]
+  python3 tests/differential/h100_measurements/fit_anisotropy_steps.py [anisotropy4.txt] [config ...]
 """
 import math
 import re
@@ -97,14 +98,18 @@ def delta_response(offset, step, weights, unit_bits):
 
 
 def main():
+    args = sys.argv[1:]
+    name = args.pop(0) if args and args[0].endswith(".txt") else "anisotropy3.txt"
     configs, responses = {}, defaultdict(dict)
-    for line in open(HERE / "anisotropy3.txt"):
+    for line in open(HERE / name):
         f = line.split()
         if f[0] == "C":
             configs[int(f[1])] = [float.fromhex(v) for v in (f[3], f[4], f[6], f[7])]
         elif f[0] == "A":
             responses[int(f[1])][(float(f[2]), float(f[3]))] = float(f[4])
-    for c in [int(a) for a in sys.argv[1:]] or sorted(configs):
+    spacing = min(abs(x) for r in responses.values() for (x, y) in r if x != 0)  # the grid's
+    reach = round(6 / spacing)
+    for c in [int(a) for a in args] or sorted(configs):
         dx, dy = configs[c][:2], configs[c][2:]
         axis, length = major_axis(dx, dy)
         weights, unit_bits = sample_weights(length)
@@ -117,8 +122,9 @@ def main():
         guess = (round(64 * math.cos(angle)), round(64 * math.sin(angle)))
         best = None
         for step in [(guess[0] + i, guess[1] + j) for i in (-1, 0, 1) for j in (-1, 0, 1)]:
-            misses = sum(delta_response((i / 4, j / 4), step, weights, unit_bits) != r.get((i / 4, j / 4), 0.0)
-                         for i in range(-24, 25) for j in range(-24, 25))
+            misses = sum(
+                delta_response((i * spacing, j * spacing), step, weights, unit_bits) != r.get((i * spacing, j * spacing), 0.0)
+                for i in range(-reach, reach + 1) for j in range(-reach, reach + 1))
             if best is None or misses < best[0]:
                 best = (misses, step)
         print(f"{c} dx {dx[0]:.4f} {dx[1]:.4f} dy {dy[0]:.4f} {dy[1]:.4f} length {length} step {best[1]} misses {best[0]}",
