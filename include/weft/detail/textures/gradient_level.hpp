@@ -19,10 +19,10 @@
 //   (from its two products, each rounded to 10 bits) over the major axis,
 //   and the level is that of the minor axis (its log2 the difference of the
 //   two 8-bit logs, at most the major axis's), or of the major axis over
-//   maxAnisotropy where the footprint is more elongated than that (the
-//   H100 then takes that many samples along the major axis, which weft does
-//   not yet: one sample at the centre); and the blend between two levels is
-//   sharpened (sharpened_level_fraction).
+//   maxAnisotropy where the footprint is more elongated than that; and the
+//   blend between two levels is sharpened (sharpened_level_fraction). The
+//   samples the H100 then takes along the major axis are
+//   anisotropic_sampling.hpp's.
 #pragma once
 
 #include <cmath>
@@ -165,18 +165,41 @@ inline int level_from_footprint(const float (&dx)[3], const float (&dy)[3]) {
   return fixed_level_log2(major);
 }
 
-/// The level of detail, in 256ths, of a 2D footprint with gradients dx and
-/// dy (in texels of level 0), before the texture's bias and clamps.
-inline int level_from_footprint(const float (&dx)[2], const float (&dy)[2], unsigned max_anisotropy) {
-  double p[2], q[2];
+/// The major axis of a 2D footprint as an H100 picks it: the longest, by
+/// approximate length, of dx, dy and the two diagonals scaled by 11/16
+/// (each component as the level computation holds it), with that length.
+struct footprint_major_axis {
+  double x, y;
+  double length;  // NaN gradients: 0
+};
+
+inline footprint_major_axis major_axis_of_footprint(const double (&p)[2], const double (&q)[2]) {
+  footprint_major_axis major{p[0], p[1], approximate_length(p[0], p[1])};
+  auto consider = [&major](double x, double y) {
+    double length = approximate_length(x, y);
+    if (length > major.length || !(major.length == major.length)) major = {x, y, length};  // as fmax: NaN loses
+  };
+  consider(q[0], q[1]);
+  consider(diagonal_component(p[0] + q[0]), diagonal_component(p[1] + q[1]));
+  consider(diagonal_component(p[0] - q[0]), diagonal_component(p[1] - q[1]));
+  if (!(major.length == major.length)) major = {0, 0, 0};  // NaN gradients: the lowest level, as for zero
+  return major;
+}
+
+/// The gradient components as the level computation holds them.
+inline void held_gradients(const float (&dx)[2], const float (&dy)[2], double (&p)[2], double (&q)[2]) {
   for (int d = 0; d < 2; ++d) {
     p[d] = truncate_to_bits(dx[d], gradient_component_bits);
     q[d] = truncate_to_bits(dy[d], gradient_component_bits);
   }
-  double major = std::fmax(approximate_length(p[0], p[1]), approximate_length(q[0], q[1]));
-  major = std::fmax(major, approximate_length(diagonal_component(p[0] + q[0]), diagonal_component(p[1] + q[1])));
-  major = std::fmax(major, approximate_length(diagonal_component(p[0] - q[0]), diagonal_component(p[1] - q[1])));
-  if (!(major == major)) major = 0;  // NaN gradients: the lowest level, as for zero
+}
+
+/// The level of detail, in 256ths, of a 2D footprint with gradients dx and
+/// dy (in texels of level 0), before the texture's bias and clamps.
+inline int level_from_footprint(const float (&dx)[2], const float (&dy)[2], unsigned max_anisotropy) {
+  double p[2], q[2];
+  held_gradients(dx, dy, p, q);
+  double major = major_axis_of_footprint(p, q).length;
   int major_level = fixed_level_log2(major);
   if (max_anisotropy <= 1 || major_level == lowest_gradient_level) return major_level;
   if (max_anisotropy > 16) max_anisotropy = 16;

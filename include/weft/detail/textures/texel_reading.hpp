@@ -160,19 +160,22 @@ inline std::uint16_t float_to_half_bits(float v) {
 inline constexpr double weight_scale_256 = 256.0;
 
 /// One sRGB colour channel of a linear fetch, as an H100 blends it (fitted
-/// to a sweep of 10728 blends of every 8-bit value with its neighbours and
-/// with 0 and 255 at weights 0 to 255, tests/differential/h100_measurements/
-/// srgb.txt): the decoded texels are truncated to 8 significant bits of the
-/// largest of them (smaller ones lose their low bits, or vanish), the
-/// weighted sum is exact, and the result is rounded, half up, to half
-/// precision. This gives 10592 of them and all but one of the probe's; the
-/// others are off by one such unit (where two texels of about the same
-/// size blend, the H100 seems to cut one bit more).
-inline float blend_srgb_channel(const float* values, const float* weights, int count) {
-  double largest = 0.0;
+/// to a sweep of 10728 blends of every 8-bit value with its neighbours, with
+/// the values 37 codes away and with 0 and 255 at weights 0 to 255,
+/// tests/differential/h100_measurements/srgb.txt, all of which it gives bit
+/// for bit): the decoded texels are truncated to 8 significant bits of the
+/// largest of their blend scales (srgb_blend_scale: the decoded value, or
+/// the next power of two for a code just below one), so that smaller ones
+/// lose their low bits, or vanish; the weighted sum is exact, and the result
+/// is rounded, half up, to half precision.
+inline float blend_srgb_channel(const float* values, const float* scales, const float* weights, int count) {
+  double largest = 0.0, largest_value = 0.0;
   for (int i = 0; i < count; ++i)
-    if (weights[i] != 0.0f && values[i] > largest) largest = values[i];
-  if (largest == 0.0) return 0.0f;
+    if (weights[i] != 0.0f) {
+      if (scales[i] > largest) largest = scales[i];
+      if (values[i] > largest_value) largest_value = values[i];
+    }
+  if (largest_value == 0.0) return 0.0f;
   int exponent = 0;
   std::frexp(largest, &exponent);  // largest in [2^(exponent - 1), 2^exponent)
   double unit = std::ldexp(1.0, exponent - 1 - 7);
@@ -219,13 +222,25 @@ template <class Codec, int Count>
   }
   if constexpr (Codec::srgb_alpha || Codec::srgb_colour) {
     float values[3][Count];
+    float scales[3][Count];
     for (int i = 0; i < Count; ++i) {
-      texel_floats value = texels[i] ? Codec::floats(texels[i]) : border;
-      for (int c = 0; c < 3 && c < Codec::channels; ++c) values[c][i] = value.value[c];
+      if (texels[i]) {
+        auto codes = Codec::load(texels[i]);
+        for (int c = 0; c < 3 && c < Codec::channels; ++c) {
+          auto code = static_cast<std::uint8_t>(codes[static_cast<std::size_t>(c)]);
+          values[c][i] = srgb_to_linear(code);
+          scales[c][i] = srgb_blend_scale(code);
+        }
+      } else {
+        for (int c = 0; c < 3 && c < Codec::channels; ++c) {
+          values[c][i] = border.value[c];
+          scales[c][i] = srgb_blend_scale_of_linear(border.value[c]);
+        }
+      }
     }
     texel_words out{{0, 0, 0, 0}};
     for (int c = 0; c < 3 && c < Codec::channels; ++c)
-      out.word[c] = std::bit_cast<std::uint32_t>(blend_srgb_channel(values[c], weights, Count));
+      out.word[c] = std::bit_cast<std::uint32_t>(blend_srgb_channel(values[c], scales[c], weights, Count));
     if constexpr (Codec::srgb_alpha) {
       // sRGB's alpha is a plain 8-bit normalized channel: blended as one.
       using alpha_codec = texel_codec<std::uint8_t, 4, texel_conversion::unsigned_normalized>;

@@ -193,15 +193,18 @@ template <int Dims>
 }
 
 /// The 2^Dims texels a linear fetch of one level blends (x fastest; the
-/// border texel for one outside), and each dimension's 8-bit fraction.
+/// border texel for one outside), and each dimension's 8-bit fraction; with
+/// `shift`, at `at` moved by that many texels in fixed point (an
+/// anisotropic fetch's sample).
 template <int Dims>
 void linear_footprint(const texture_sampler& s, const texture_level& level, const texture_coordinates<Dims>& at,
-                      const std::byte* origin, const std::byte** texels, int* fraction) {
+                      const std::byte* origin, const std::byte** texels, int* fraction,
+                      const fixed_texel_coordinate* shift = nullptr) {
   // Per dimension, the byte offsets of the two texels (-1: the border) and
   // the weight, in 256ths, of the second.
   std::ptrdiff_t offset[Dims][2];
   for (int d = 0; d < Dims; ++d) {
-    fixed_coordinate f = linear_texels(to_texel_space(s, level, d, at.value[d]));
+    fixed_coordinate f = linear_texels(to_texel_space(s, level, d, at.value[d]) + (shift ? shift[d] : 0));
     int left = address_texel(f.texel, level.size[d], s.address[d]);
     int right = address_texel(f.texel + 1, level.size[d], s.address[d]);
     auto stride = static_cast<std::ptrdiff_t>(level.stride[d]);

@@ -37,7 +37,7 @@ cudaMemAllocNodeParams device_allocation(std::size_t bytes) {
   return p;
 }
 
-std::uint64_t attribute(cudaGraphMemAttributeType attr) {
+std::uint64_t graph_memory_attribute(cudaGraphMemAttributeType attr) {
   std::uint64_t value = 0;
   REQUIRE(cudaDeviceGetGraphMemAttribute(0, attr, &value) == cudaSuccess);
   return value;
@@ -50,7 +50,7 @@ void fresh_pool() {
   std::uint64_t zero = 0;
   REQUIRE(cudaDeviceSetGraphMemAttribute(0, cudaGraphMemAttrUsedMemHigh, &zero) == cudaSuccess);
   REQUIRE(cudaDeviceSetGraphMemAttribute(0, cudaGraphMemAttrReservedMemHigh, &zero) == cudaSuccess);
-  REQUIRE(attribute(cudaGraphMemAttrReservedMemCurrent) == 0);
+  REQUIRE(graph_memory_attribute(cudaGraphMemAttrReservedMemCurrent) == 0);
 }
 
 // alloc -> fill kernel -> copy to `out` -> (free, if asked), in `g`; returns the address.
@@ -119,29 +119,29 @@ TEST_CASE("alloc -> kernel -> copy -> free in one graph, launched many times at 
   }
   // Freed in the graph: an H100 still counts the block as used by graphs
   // while the executable graph lives (graph_probe.expected); the pool holds it.
-  CHECK(attribute(cudaGraphMemAttrUsedMemCurrent) == block);
-  CHECK(attribute(cudaGraphMemAttrUsedMemHigh) == block);
-  CHECK(attribute(cudaGraphMemAttrReservedMemCurrent) == block);
-  CHECK(attribute(cudaGraphMemAttrReservedMemHigh) == block);
+  CHECK(graph_memory_attribute(cudaGraphMemAttrUsedMemCurrent) == block);
+  CHECK(graph_memory_attribute(cudaGraphMemAttrUsedMemHigh) == block);
+  CHECK(graph_memory_attribute(cudaGraphMemAttrReservedMemCurrent) == block);
+  CHECK(graph_memory_attribute(cudaGraphMemAttrReservedMemHigh) == block);
   check_failed_with(cudaMemcpy(&h, d, sizeof(int), cudaMemcpyDeviceToHost), cudaErrorInvalidValue);
   // Its own graph frees it: cudaFree may not.
   check_failed_with(cudaFree(d), cudaErrorInvalidValue);
 
   REQUIRE(cudaDeviceGraphMemTrim(0) == cudaSuccess);
-  CHECK(attribute(cudaGraphMemAttrReservedMemCurrent) == 0);
-  CHECK(attribute(cudaGraphMemAttrUsedMemCurrent) == 0);
-  CHECK(attribute(cudaGraphMemAttrReservedMemHigh) == block);
+  CHECK(graph_memory_attribute(cudaGraphMemAttrReservedMemCurrent) == 0);
+  CHECK(graph_memory_attribute(cudaGraphMemAttrUsedMemCurrent) == 0);
+  CHECK(graph_memory_attribute(cudaGraphMemAttrReservedMemHigh) == block);
   std::uint64_t zero = 0;
   REQUIRE(cudaDeviceSetGraphMemAttribute(0, cudaGraphMemAttrReservedMemHigh, &zero) == cudaSuccess);
   REQUIRE(cudaDeviceSetGraphMemAttribute(0, cudaGraphMemAttrUsedMemHigh, &zero) == cudaSuccess);
-  CHECK(attribute(cudaGraphMemAttrReservedMemHigh) == 0);
-  CHECK(attribute(cudaGraphMemAttrUsedMemHigh) == 0);
+  CHECK(graph_memory_attribute(cudaGraphMemAttrReservedMemHigh) == 0);
+  CHECK(graph_memory_attribute(cudaGraphMemAttrUsedMemHigh) == 0);
 
   // After a trim the next launch takes new memory, at the same address.
   REQUIRE(cudaGraphLaunch(exec, s) == cudaSuccess);
   REQUIRE(cudaStreamSynchronize(s) == cudaSuccess);
   CHECK(out[5] == 12);
-  CHECK(attribute(cudaGraphMemAttrReservedMemCurrent) == block);
+  CHECK(graph_memory_attribute(cudaGraphMemAttrReservedMemCurrent) == block);
   REQUIRE(cudaGraphMemAllocNodeGetParams(alloc, &read) == cudaSuccess);
   CHECK(read.dptr == d);
 
@@ -167,12 +167,12 @@ TEST_CASE("an allocation the graph does not free outlives the launch until cudaF
   cudaPointerAttributes attributes{};
   REQUIRE(cudaPointerGetAttributes(&attributes, d) == cudaSuccess);
   CHECK(attributes.type == cudaMemoryTypeDevice);
-  CHECK(attribute(cudaGraphMemAttrUsedMemCurrent) == block);
+  CHECK(graph_memory_attribute(cudaGraphMemAttrUsedMemCurrent) == block);
 
   // Still allocated: launching the graph again is refused.
   check_failed_with(cudaGraphLaunch(exec, 0), cudaErrorInvalidValue);
   REQUIRE(cudaFree(d) == cudaSuccess);
-  CHECK(attribute(cudaGraphMemAttrUsedMemCurrent) == 0);
+  CHECK(graph_memory_attribute(cudaGraphMemAttrUsedMemCurrent) == 0);
   check_failed_with(cudaMemcpy(&h, d, sizeof(int), cudaMemcpyDeviceToHost), cudaErrorInvalidValue);
   check_failed_with(cudaFree(d), cudaErrorInvalidValue);  // freed already
 
@@ -184,7 +184,7 @@ TEST_CASE("an allocation the graph does not free outlives the launch until cudaF
   REQUIRE(cudaFreeAsync(d, s) == cudaSuccess);
   check_failed_with(cudaFreeAsync(d, s), cudaErrorInvalidValue);
   REQUIRE(cudaStreamSynchronize(s) == cudaSuccess);
-  CHECK(attribute(cudaGraphMemAttrUsedMemCurrent) == 0);
+  CHECK(graph_memory_attribute(cudaGraphMemAttrUsedMemCurrent) == 0);
   REQUIRE(cudaGraphLaunch(exec, 0) == cudaSuccess);
   REQUIRE(cudaStreamSynchronize(0) == cudaSuccess);
 
@@ -194,7 +194,7 @@ TEST_CASE("an allocation the graph does not free outlives the launch until cudaF
   REQUIRE(cudaMemcpy(&h, d + 1, sizeof(int), cudaMemcpyDeviceToHost) == cudaSuccess);
   CHECK(h == 101);
   REQUIRE(cudaFree(d) == cudaSuccess);
-  CHECK(attribute(cudaGraphMemAttrUsedMemCurrent) == 0);
+  CHECK(graph_memory_attribute(cudaGraphMemAttrUsedMemCurrent) == 0);
   REQUIRE(cudaStreamDestroy(s) == cudaSuccess);
 }
 
@@ -210,7 +210,7 @@ TEST_CASE("AutoFreeOnLaunch frees what the previous launch left allocated") {
   for (int launch = 0; launch < 5; ++launch) REQUIRE(cudaGraphLaunch(exec, 0) == cudaSuccess);
   REQUIRE(cudaStreamSynchronize(0) == cudaSuccess);
   CHECK(out[15] == 16);
-  CHECK(attribute(cudaGraphMemAttrUsedMemCurrent) == block);
+  CHECK(graph_memory_attribute(cudaGraphMemAttrUsedMemCurrent) == block);
   REQUIRE(cudaFree(d) == cudaSuccess);
   REQUIRE(cudaGraphExecDestroy(exec) == cudaSuccess);
   REQUIRE(cudaGraphDestroy(g) == cudaSuccess);
@@ -247,16 +247,16 @@ TEST_CASE("another graph's free node frees an allocation, and the pool reuses me
   CHECK(out[31] == 36);
   CHECK(out2[31] == 40);
   // The two graphs' allocations never overlapped in time: one block served both.
-  CHECK(attribute(cudaGraphMemAttrReservedMemCurrent) == block);
-  CHECK(attribute(cudaGraphMemAttrUsedMemHigh) == block);
+  CHECK(graph_memory_attribute(cudaGraphMemAttrReservedMemCurrent) == block);
+  CHECK(graph_memory_attribute(cudaGraphMemAttrUsedMemHigh) == block);
   // The last free node's block counts as used until its graph's executable
   // graph is destroyed.
-  CHECK(attribute(cudaGraphMemAttrUsedMemCurrent) == block);
+  CHECK(graph_memory_attribute(cudaGraphMemAttrUsedMemCurrent) == block);
 
   REQUIRE(cudaGraphExecDestroy(make) == cudaSuccess);
   REQUIRE(cudaGraphExecDestroy(free_it) == cudaSuccess);
   REQUIRE(cudaGraphExecDestroy(use_other) == cudaSuccess);
-  CHECK(attribute(cudaGraphMemAttrUsedMemCurrent) == 0);
+  CHECK(graph_memory_attribute(cudaGraphMemAttrUsedMemCurrent) == 0);
   REQUIRE(cudaGraphDestroy(maker) == cudaSuccess);
   REQUIRE(cudaGraphDestroy(freer) == cudaSuccess);
   REQUIRE(cudaGraphDestroy(other) == cudaSuccess);
@@ -655,7 +655,7 @@ TEST_CASE("captured cudaMallocAsync and cudaFreeAsync become allocation and free
   REQUIRE(cudaFreeAsync(kept, s) == cudaSuccess);
   REQUIRE(cudaStreamSynchronize(s) == cudaSuccess);
   REQUIRE(cudaGraphExecDestroy(exec) == cudaSuccess);
-  CHECK(attribute(cudaGraphMemAttrUsedMemCurrent) == 0);
+  CHECK(graph_memory_attribute(cudaGraphMemAttrUsedMemCurrent) == 0);
   REQUIRE(cudaGraphDestroy(g) == cudaSuccess);
   REQUIRE(cudaStreamDestroy(s) == cudaSuccess);
 }

@@ -21,6 +21,7 @@
 
 #include "weft/cuda/runtime/textures/texture_types.hpp"
 #include "weft/cuda/vector_types.hpp"
+#include "weft/detail/textures/anisotropic_sampling.hpp"
 #include "weft/detail/textures/register_preserving_call.hpp"
 #include "weft/detail/textures/seamless_cubemap.hpp"
 #include "weft/detail/textures/texel_values.hpp"
@@ -190,7 +191,7 @@ template <int Dims>
 texel_words fetch_grad(cudaTextureObject_t object, const texture_coordinates<Dims>& at, int layer,
                        const float (&dx)[Dims], const float (&dy)[Dims]) {
   const texture_sampler& s = sampler_of(object);
-  return sample_lod<Dims>(s, at, s.layers > 1 ? clamp_layer(s, layer) : 0, level_from_gradients<Dims>(s, dx, dy), true);
+  return sample_gradients<Dims>(s, at, s.layers > 1 ? clamp_layer(s, layer) : 0, dx, dy);
 }
 
 inline texel_words fetch_cubemap(cudaTextureObject_t object, float x, float y, float z, int cube, bool explicit_level,

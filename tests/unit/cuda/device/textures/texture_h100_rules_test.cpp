@@ -155,6 +155,42 @@ TEST_CASE("sRGB filtering cuts texels to 8 bits of the largest and rounds to hal
   cudaFreeArray(a);
 }
 
+TEST_CASE("sRGB filtering takes the scale of a code just below a power of two from the next power") {
+  // Codes 48, 98, 64 and 249 sit just below 2^-5, 2^-3, 2^-4 and 1: their
+  // blend scale is the next power of two's, so 47, 61, 27 and 30 beside them
+  // keep only 7 significant bits (measured: h100_measurements/srgb.txt).
+  std::vector<uchar4> pair = {make_uchar4(47, 61, 27, 0), make_uchar4(48, 98, 64, 0), make_uchar4(249, 0, 0, 0),
+                              make_uchar4(30, 0, 0, 0)};
+  cudaChannelFormatDesc format = cudaCreateChannelDesc<uchar4>();
+  cudaArray_t a = nullptr;
+  REQUIRE(cudaMallocArray(&a, &format, 4) == cudaSuccess);
+  REQUIRE(cudaMemcpy2DToArray(a, 0, 0, pair.data(), 16, 16, 1, cudaMemcpyHostToDevice) == cudaSuccess);
+  cudaResourceDesc resource = array_resource(a);
+  cudaTextureDesc desc{};
+  desc.addressMode[0] = cudaAddressModeClamp;
+  desc.filterMode = cudaFilterModeLinear;
+  desc.readMode = cudaReadModeNormalizedFloat;
+  desc.sRGB = 1;
+  cudaTextureObject_t t = 0;
+  REQUIRE(cudaCreateTextureObject(&t, &resource, &desc, nullptr) == cudaSuccess);
+  auto got = run_fetches<float4>(3, [=](int i) {
+    switch (i) {
+      case 0:
+        return tex1D<float4>(t, 0.5f + 16.f / 256);  // texel 1 at 16/256
+      case 1:
+        return tex1D<float4>(t, 0.5f + 48.f / 256);
+      default:
+        return tex1D<float4>(t, 2.5f + 16.f / 256);
+    }
+  });
+  CHECK(bits(got[0].x) == 0x3ce8a000u);  // 8 bits of 48's own exponent would give 0x3ce9a000
+  CHECK(bits(got[0].y) == 0x3d4f8000u);  // not 0x3d516000
+  CHECK(bits(got[1].z) == 0x3c964000u);  // not 0x3c97e000
+  CHECK(bits(got[2].x) == 0x3f630000u);  // 30 beside 249: not 0x3f632000
+  cudaDestroyTextureObject(t);
+  cudaFreeArray(a);
+}
+
 TEST_CASE("after cudaGetTextureObjectResourceDesc, the texture descriptor's border colour is the format's sizes") {
   cudaChannelFormatDesc format = cudaCreateChannelDesc<float>();
   cudaArray_t a = nullptr;

@@ -1,0 +1,220 @@
+// Anisotropic filtering: the samples an H100 takes along a footprint's
+// major axis when a 2D fetch with gradients (tex2DGrad, tex2DLayeredGrad)
+// reads a texture whose maxAnisotropy is above 1, with linear filtering.
+// Fitted to a delta texel swept by such fetches on an H200, the H100's
+// texture unit (tests/differential/h100_measurements/anisotropy.txt and
+// anisotropy2.txt: every one of their 20 level-0 configurations, bit for
+// bit), and to texture_probe's anisotropic line:
+// - The line has length P: the major axis's approximate length
+//   (gradient_level.hpp) over 2^lod, lod the level of detail before its
+//   sharpening (their logs in 256ths subtracted). Where P is above 2,
+//   samples lie at +-0.5, +-1.5, ..., ceil(P/2) on each side, in steps of
+//   one texel of the lower level read, or, between two levels, of 2^f of
+//   them, f the sharpened fraction (rounded to 64ths).
+// - Each sample but the outermost pair weighs 1/P, taken from P's 8-bit
+//   log2 (2^-log2(P)) rounded to nearest at 9 significant bits, then half up
+//   to 8 (but no finer than 1/1024); the outermost pair shares what is left
+//   of 1. So weights are multiples of 2^-8 to 2^-10, the unit of the inner
+//   weight's 8th bit.
+// - Between two levels, each sample's weight times each level's share is
+//   rounded half up in that unit; each level's weight goes to the sample's
+//   four texels there as a trilinear fetch shares a level's weight among
+//   them (mipmap_level_weights).
+// - The samples' step is a vector of about one texel along the major axis
+//   with components in 64ths: along the axes the axis's own direction. Off
+//   them the H100's direction departs from the major axis by up to 3
+//   degrees, by a rule not found (it depends on the major axis alone:
+//   docs/textures.md, "Not there yet"), so weft takes these samples only
+//   for a major axis along x or y, and one sample at the centre otherwise.
+// - The upper of two levels is read at the same points (not measured; off
+//   the axes texture_probe's maxAnisotropy-4 line says the H100 differs
+//   somewhere there).
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+
+#include "weft/detail/textures/gradient_level.hpp"
+#include "weft/detail/textures/texel_values.hpp"
+#include "weft/detail/textures/texture_addressing.hpp"
+#include "weft/detail/textures/texture_sampler.hpp"
+#include "weft/detail/textures/texture_sampling.hpp"
+
+namespace weft::detail::textures {
+
+/// Fractional bits of the components of the step between samples.
+inline constexpr int anisotropic_step_bits = 6;
+
+/// The weights of the samples along a line of length P > 2 texels.
+struct anisotropic_weights {
+  int pairs;      // samples on each side of the centre
+  int inner;      // each sample's weight but the outermost pair's, in units of 2^-unit_bits
+  int outer;      // each of the outermost pair's
+  int unit_bits;  // 8 to 11
+};
+
+/// The weights for a line of `length` texels of the level sampled, whose
+/// base-2 logarithm is `log_length` (256ths, as fixed_level_log2 gives it):
+/// the count from the length, the weights from its log (P = 6: three pairs,
+/// though 2^(log/256) is 6.0017).
+inline anisotropic_weights anisotropic_sample_weights_of_log(int log_length, double length) {
+  anisotropic_weights w{};
+  w.pairs = static_cast<int>(std::ceil(length / 2));
+  double reciprocal = std::exp2(-static_cast<double>(log_length) / (1 << gradient_level_bits));
+  int exponent = 0;
+  std::frexp(reciprocal, &exponent);  // reciprocal in [2^(exponent - 1), 2^exponent)
+  // 8 significant bits, but no finer than 1/1024 (P = 9.39: 109/1024, the
+  // texels' shares in 1024ths too); a power of two counts in the binade
+  // below it (P = 4 weighs 256/1024, not 128/512: texture_probe's fetch
+  // along y).
+  w.unit_bits = 8 - exponent + (std::ldexp(1.0, exponent - 1) == reciprocal ? 1 : 0);
+  if (w.unit_bits > 10) w.unit_bits = 10;
+  // Nine significant bits, to nearest, then eight, half up: a weight of
+  // 170.46/512 (P = 3) becomes 341/1024, then 171/512.
+  auto nine = static_cast<int>(std::floor(std::ldexp(reciprocal, w.unit_bits + 1) + 0.5));
+  w.inner = (nine + 1) / 2;
+  int rest = (1 << w.unit_bits) - 2 * w.inner * (w.pairs - 1);
+  w.outer = rest > 0 ? rest / 2 : 0;
+  return w;
+}
+
+/// The weights for a line of `length` texels of the level sampled.
+inline anisotropic_weights anisotropic_sample_weights(double length) {
+  return anisotropic_sample_weights_of_log(fixed_level_log2(length), length);
+}
+
+/// The step between samples, in 64ths of a texel, along the major axis
+/// (x, y): its unit vector rounded to 64ths. The H100's along the axes; off
+/// them only an approximation of its rule (see the top of this file).
+inline void anisotropic_step(double x, double y, int (&step)[2]) {
+  double length = std::hypot(x, y);
+  double scale = length > 0 ? (1 << anisotropic_step_bits) / length : 0;
+  step[0] = static_cast<int>(std::floor(x * scale + 0.5));
+  step[1] = static_cast<int>(std::floor(y * scale + 0.5));
+}
+
+/// Where and how an anisotropic fetch samples: the step (64ths of a texel
+/// of `lower`), the spacing of the samples in steps (64ths), the weights,
+/// and the one or two levels with their shares (256ths).
+struct anisotropic_line {
+  int step[2];
+  int spacing;
+  anisotropic_weights weights;
+  int lower;
+  int share[2];  // of `lower` and of the level above it
+};
+
+/// The samples along the line, each sample's weight scaled by each level's
+/// share (rounded half up, in the weights' unit) and shared among its four
+/// texels there (mipmap_level_weights); the level above `lower` sees the
+/// same points, in its own texels. The texel values are summed in double
+/// and returned as float.
+inline texel_floats sample_anisotropic(const texture_sampler& s, const texture_coordinates<2>& at, int slice,
+                                       const anisotropic_line& line) {
+  double sum[4] = {0, 0, 0, 0};
+  double unit = std::ldexp(1.0, -line.weights.unit_bits);
+  for (int k = 0; k < 2; ++k) {
+    if (line.share[k] == 0) continue;
+    const texture_level& level = s.levels[line.lower + k];
+    const std::byte* origin = level.base + static_cast<std::size_t>(slice) * level.layer_pitch;
+    for (int pair = 0; pair < line.weights.pairs; ++pair) {
+      int sample_weight = pair + 1 < line.weights.pairs ? line.weights.inner : line.weights.outer;
+      int weight = (sample_weight * line.share[k] + weight_one / 2) >> weight_bits;
+      if (weight == 0) continue;
+      for (int side = -1; side <= 1; side += 2) {
+        // (pair + 1/2) spacings of step/64 texels of `lower`, in
+        // coordinate_bits fixed point of this level.
+        fixed_texel_coordinate shift[2];
+        for (int d = 0; d < 2; ++d)
+          shift[d] = static_cast<fixed_texel_coordinate>(side * (2 * pair + 1) * line.step[d]) * line.spacing *
+                     (fixed_texel_coordinate{1} << (coordinate_bits - 2 * anisotropic_step_bits - 1 - k));
+        const std::byte* texels[4];
+        int fractions[2];
+        linear_footprint<2>(s, level, at, origin, texels, fractions, shift);
+        int texel_weights[4];
+        mipmap_level_weights(fractions[0], fractions[1], weight, texel_weights);
+        for (int corner = 0; corner < 4; ++corner) {
+          if (texel_weights[corner] == 0) continue;  // as in a blend: a texel of weight 0 takes no part
+          texel_floats value = s.routines->floats(texels[corner]);
+          for (int c = 0; c < 4; ++c) sum[c] += texel_weights[corner] * unit * static_cast<double>(value.value[c]);
+        }
+      }
+    }
+  }
+  texel_floats out;
+  for (int c = 0; c < 4; ++c) out.value[c] = flush_subnormal(static_cast<float>(sum[c]));
+  return out;
+}
+
+/// A 2D fetch with gradients dx and dy (in the texture's coordinates): the
+/// level of detail as level_from_gradients gives it, and, for a texture with
+/// maxAnisotropy above 1 and linear filtering, the samples along a major
+/// axis along x or y whose line is longer than 2 texels (a shorter line, as
+/// for an isotropic footprint, takes one sample at the centre). The line's
+/// length P is the major axis over 2^lod (its log2 that of the major axis
+/// less the level of detail, both in 256ths); between two levels the
+/// samples lie 2^f texels of the lower level apart, f the sharpened
+/// fraction, rounded to 64ths (the H200's configuration 15 of
+/// anisotropy2.txt, between levels 1 and 2, bit for bit).
+template <int Dims>
+texel_words sample_gradients(const texture_sampler& s, const texture_coordinates<Dims>& at, int slice,
+                             const float (&dx)[Dims], const float (&dy)[Dims]) {
+  float level = level_from_gradients<Dims>(s, dx, dy);
+  if constexpr (Dims == 2) {
+    if (s.max_anisotropy > 1 && s.linear_filter) {
+      float texel_dx[2], texel_dy[2];
+      for (int d = 0; d < 2; ++d) {
+        float scale = s.normalized_coordinates ? s.levels[0].float_size[d] : 1.0f;
+        texel_dx[d] = dx[d] * scale;
+        texel_dy[d] = dy[d] * scale;
+      }
+      double p[2], q[2];
+      held_gradients(texel_dx, texel_dy, p, q);
+      footprint_major_axis major = major_axis_of_footprint(p, q);
+      // Off the axes the H100's direction is not found: weft takes the
+      // samples only along an axis, one at the centre otherwise.
+      bool along_an_axis = (major.x == 0) != (major.y == 0);
+      if (!along_an_axis) return sample_lod<Dims>(s, at, slice, level, true);
+      anisotropic_line line{};
+      line.share[0] = weight_one;
+      line.spacing = 1 << anisotropic_step_bits;
+      int lod = 0;  // in 256ths, before the sharpening
+      if (s.level_count() > 1) {
+        float clamped = clamped_level_of_detail(s, level);
+        int last = s.level_count() - 1;
+        if (!s.linear_mipmap_filter) {
+          int nearest = static_cast<int>(std::floor(clamped + 0.5f));
+          line.lower = nearest > last ? last : nearest;
+          lod = line.lower << weight_bits;
+        } else {
+          fixed_coordinate f = to_fixed_level(clamped);
+          if (f.texel >= last) f = {last, 0};
+          lod = (f.texel << weight_bits) + f.fraction;
+          int sharpened = f.texel < last ? sharpened_level_fraction(f.fraction, s.max_anisotropy) : 0;
+          if (sharpened == weight_one) {
+            f.texel += 1;
+            sharpened = 0;
+          }
+          line.lower = f.texel;
+          if (sharpened != 0) {
+            line.share[0] = weight_one - sharpened;
+            line.share[1] = sharpened;
+            line.spacing = static_cast<int>(std::floor(
+                std::exp2(static_cast<double>(sharpened) / weight_one) * (1 << anisotropic_step_bits) + 0.5));
+          }
+        }
+      }
+      int log_length = fixed_level_log2(major.length) - lod;
+      if (log_length > (1 << gradient_level_bits)) {  // P > 2
+        anisotropic_step(major.x, major.y, line.step);
+        double length = major.length * std::exp2(-static_cast<double>(lod) / weight_one);
+        line.weights = anisotropic_sample_weights_of_log(log_length, length);
+        return as_words(sample_anisotropic(s, at, slice, line));
+      }
+    }
+  }
+  return sample_lod<Dims>(s, at, slice, level, true);
+}
+
+}  // namespace weft::detail::textures
