@@ -24,7 +24,7 @@
 // variable in memory), and one such statement anywhere in the loop over
 // threads stops it from keeping threadIdx in registers: it stored
 // threadIdx for every thread (docs/textures.md, "Performance"). So the
-// compiler does not know that the routine reads the sampler. That holds
+// compiler does not know that the routine reads the sampler. That is safe
 // because samplers are made by cudaCreateTextureObject (and the null
 // sampler before main), whose stores reach memory before it returns, and
 // nothing writes them afterwards; a sampler made in the function that
