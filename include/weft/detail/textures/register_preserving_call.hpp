@@ -10,17 +10,29 @@
 // "Performance"), that alone made a point fetch cost 2.3-2.6x a plain
 // load where the same inlined path without the call cost 1.7-1.9x. So on
 // x86-64 the call goes through a trampoline that saves the general
-// registers the ABI lets a callee clobber (rcx, rsi, rdi, r8-r11) and the
-// vector registers that carry the coordinates (xmm0-xmm2, ymm in AVX
-// builds), and restores them afterwards: the asm statement that calls it
-// clobbers only rax, rdx, the flags and xmm3-xmm15. The loop over threads
+// registers the ABI lets a callee clobber (rcx, rsi, rdi, r8-r11) and
+// restores them afterwards: the asm statement that calls it clobbers only
+// rax, rdx, the flags and the vector registers (the loop over threads
 // keeps no floats; saving all 16 vector registers made the linear fetch,
-// which always calls, about 0.4x slower. It declares no memory access but
-// its read of the sampler: with a call's "memory", GCC would store
-// threadIdx and reload the loop's bounds for every thread again. The routine reads texels too, which a
-// kernel writing them in the same launch leaves undefined in CUDA; a write
-// the same thread made just before may not be seen (docs/textures.md).
-// `volatile` keeps it in order with barriers and other calls.
+// which always calls, about 0.4x slower).
+//
+// The asm statement reads no memory and no variable bound to a register,
+// as GCC sees it: the coordinates go in as the bits of general registers
+// (rcx: x and y, rdx: z), which the trampoline moves to xmm0-xmm2. GCC
+// cannot analyse a statement that reads memory (a memory operand, or a
+// float bound to xmm0 with `register ... asm`, which GCC keeps as a
+// variable in memory), and one such statement anywhere in the loop over
+// threads stops it from keeping threadIdx in registers: it stored
+// threadIdx for every thread (docs/textures.md, "Performance"). So the
+// compiler does not know that the routine reads the sampler. That is safe
+// because samplers are made by cudaCreateTextureObject (and the null
+// sampler before main), whose stores reach memory before it returns, and
+// nothing writes them afterwards; a sampler made in the function that
+// calls this must be escaped first (the unit test does). The routine reads
+// texels too, which a kernel writing them in the same launch leaves
+// undefined in CUDA; a write the same thread made just before may not be
+// seen (docs/textures.md). `volatile` keeps it in order with barriers and
+// other calls.
 #pragma once
 
 #include <bit>
@@ -40,13 +52,12 @@ using general_fetch_routine = texel_words (*)(const texture_sampler& s, float x,
 // the inline context switch), nor with CET's indirect-branch tracking.
 #if defined(__x86_64__) && defined(__ELF__) && !defined(__CET__) && !defined(__AVX512F__)
 
-// In: rax, the routine; rdi, the sampler; xmm0-xmm2, the coordinates; esi,
-// the layer. Out: rax and rdx, the texel's words. Every other general
-// register and xmm0-xmm2 as they were; xmm3-xmm15 clobbered. A COMDAT
-// group, so that every translation unit may carry it and the linker keeps
-// one (the library is header-only).
+// In: rax, the routine; rdi, the sampler; ecx, x; the high half of rcx, y;
+// edx, z (the bits of the floats); esi, the layer. Out: rax and rdx, the
+// texel's words. Every other general register as it was; the vector
+// registers clobbered. A COMDAT group, so that every translation unit may
+// carry it and the linker keeps one (the library is header-only).
 #if defined(__AVX__)
-// Built for AVX, the caller may hold values in the upper halves of ymm0-2.
 asm(R"(
   .pushsection .text.weft_texture_fetch_preserving,"axG",@progbits,weft_texture_fetch_preserving,comdat
   .weak weft_texture_fetch_preserving
@@ -67,16 +78,13 @@ weft_texture_fetch_preserving:
   pushq %r9
   pushq %r10
   pushq %r11
-  andq $-32, %rsp
-  subq $96, %rsp
-  vmovups %ymm0, 0(%rsp)
-  vmovups %ymm1, 32(%rsp)
-  vmovups %ymm2, 64(%rsp)
+  andq $-16, %rsp
   vzeroupper
+  vmovd %ecx, %xmm0
+  shrq $32, %rcx
+  vmovd %ecx, %xmm1
+  vmovd %edx, %xmm2
   callq *%rax
-  vmovups 0(%rsp), %ymm0
-  vmovups 32(%rsp), %ymm1
-  vmovups 64(%rsp), %ymm2
   leaq -56(%rbp), %rsp
   popq %r11
   popq %r10
@@ -114,14 +122,11 @@ weft_texture_fetch_preserving:
   pushq %r10
   pushq %r11
   andq $-16, %rsp
-  subq $48, %rsp
-  movaps %xmm0, 0(%rsp)
-  movaps %xmm1, 16(%rsp)
-  movaps %xmm2, 32(%rsp)
+  movd %ecx, %xmm0
+  shrq $32, %rcx
+  movd %ecx, %xmm1
+  movd %edx, %xmm2
   callq *%rax
-  movaps 0(%rsp), %xmm0
-  movaps 16(%rsp), %xmm1
-  movaps 32(%rsp), %xmm2
   leaq -56(%rbp), %rsp
   popq %r11
   popq %r10
@@ -139,34 +144,22 @@ weft_texture_fetch_preserving:
 )");
 #endif
 
-/// routine(s, x, y, z, layer), with every register but the result's kept.
-// A template so that the sampler, named as the asm's memory operand, is a
-// complete type where the call is made (Clang requires it).
-template <class Sampler>
-[[gnu::always_inline]] inline texel_words call_preserving_registers(general_fetch_routine routine, const Sampler& s,
-                                                                    float x, float y, float z, int layer) {
-  register float x_in asm("xmm0") = x;
-  register float y_in asm("xmm1") = y;
-  register float z_in asm("xmm2") = z;
+/// routine(s, x, y, z, layer), with every general register but the
+/// result's kept.
+[[gnu::always_inline]] inline texel_words call_preserving_registers(general_fetch_routine routine,
+                                                                    const texture_sampler& s, float x, float y, float z,
+                                                                    int layer) {
   auto low = reinterpret_cast<std::uint64_t>(routine);
-  std::uint64_t high;
-  // The sampler named as 64-bit words: a memory operand of the sampler's
-  // own type (which holds ints) may, to the compiler, read threadIdx, so
-  // the loop over a block's threads would store threadIdx for every
-  // thread; 64-bit words cannot alias it. Nothing in a kernel writes a
-  // sampler, so any type names it as well for ordering.
-  struct sampler_words {
-    std::uint64_t word[sizeof(Sampler) / sizeof(std::uint64_t)];
-  };
-  const auto& image = *reinterpret_cast<const sampler_words*>(&s);
+  std::uint64_t high = std::bit_cast<std::uint32_t>(z);
+  std::uint64_t xy = std::bit_cast<std::uint32_t>(x) | std::uint64_t{std::bit_cast<std::uint32_t>(y)} << 32;
   asm volatile(
       "leaq -128(%%rsp), %%rsp\n\t"  // the red zone stays untouched
       "call weft_texture_fetch_preserving\n\t"
       "leaq 128(%%rsp), %%rsp"
-      : "+a"(low), "=d"(high)
-      : "D"(&s), "m"(image), "S"(layer), "x"(x_in), "x"(y_in), "x"(z_in)
-      : "cc", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14",
-        "xmm15");
+      : "+a"(low), "+d"(high)
+      : "D"(&s), "S"(layer), "c"(xy)
+      : "cc", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12",
+        "xmm13", "xmm14", "xmm15");
   return {{static_cast<std::uint32_t>(low), static_cast<std::uint32_t>(low >> 32), static_cast<std::uint32_t>(high),
            static_cast<std::uint32_t>(high >> 32)}};
 }

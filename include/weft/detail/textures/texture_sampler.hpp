@@ -31,6 +31,9 @@ enum class texture_shape { linear, one_d, two_d, three_d, one_d_layered, two_d_l
 
 struct texture_sampler;
 
+/// Where plain_dense_width keeps the width for fetches of `words` floats.
+constexpr int dense_width_index(int words) { return words == 4 ? 2 : words - 1; }
+
 /// A 2D fetch (tex2D, tex1D, tex2DLayered) at (x, y) in layer `layer`,
 /// chosen for the sampler when it is made (texture_sampling.hpp): for one
 /// linearly filtered level, the texels' reading and blending of its format
@@ -50,20 +53,25 @@ struct texture_sampler {
   /// as words.
   bool plain_point;
   /// For a plain point texture whose texels are `raw_word_channels` 32-bit
-  /// words packed with no gap in x, that count; otherwise 0. A fetch of that
-  /// many floats then loads them as floats at 4 * count bytes per texel, with
-  /// no stride to read (texture_fetch_functions.hpp says why typed). A
-  /// std::size_t, as the fields below, so that reading it cannot alias
-  /// threadIdx (an int would: the loop would store threadIdx per thread).
+  /// words packed with no gap in x, that count; otherwise 0.
   std::size_t plain_dense_words;
   fetch_2d_routine fetch_2d;
-  /// Where plain point fetches read, copied from level 0 (set with
-  /// plain_point). Sizes are std::size_t, not int, so that a kernel's
-  /// stores (of floats, or of threadIdx's unsigned ints) cannot alias
-  /// them, and the compiler keeps them in registers across threads.
+  /// Where plain point fetches read, copied from level 0. The sizes are 0
+  /// where plain_point is not set, so that every coordinate is outside and
+  /// the fetch needs no flag to read and test. Sizes are std::size_t, not
+  /// int, so that a kernel's stores (of floats, or of threadIdx's unsigned
+  /// ints) cannot alias them, and the compiler keeps them in registers
+  /// across threads.
   const std::byte* plain_base;
   std::size_t plain_size[3];
   std::size_t plain_stride[3];
+  /// The width in texels for a plain point fetch of n floats, at
+  /// plain_dense_width[dense_width_index(n)] (n = 1, 2, 4): plain_size[0]
+  /// where plain_dense_words is n, so that x steps by the texel's size, a
+  /// constant, with no stride to read or multiply by; otherwise 0, every
+  /// coordinate outside. The fetch reads no flag to tell which
+  /// (texture_fetch_functions.hpp says why typed).
+  std::size_t plain_dense_width[3];
   texture_shape shape;
   address_mode address[3];
   bool normalized_coordinates;

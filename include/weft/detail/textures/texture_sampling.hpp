@@ -403,7 +403,7 @@ template <int Dims, int Words>
     row += i * s.plain_stride[d];
   }
   auto i = static_cast<std::size_t>(static_cast<unsigned>(truncate_or_int_min(at.value[0])));
-  if (i >= s.plain_size[0]) [[unlikely]]
+  if (i >= s.plain_dense_width[dense_width_index(Words)]) [[unlikely]]
     return false;
   texel = reinterpret_cast<const float*>(row) + i * Words;
   return true;
@@ -438,13 +438,23 @@ inline void choose_fetch_routines(texture_sampler& s, const texel_layout& layout
   s.plain_point =
       one_level_one_layer && clamps && !s.linear_filter && !s.normalized_coordinates && c.raw_word_channels > 0;
   s.plain_dense_words = 0;
+  for (int d = 0; d < 3; ++d) {
+    s.plain_size[d] = 0;
+    s.plain_stride[d] = 0;
+    s.plain_dense_width[d] = 0;
+  }
+  s.plain_base = nullptr;
   if (s.plain_point) {
     const texture_level& level = s.levels[0];
-    if (level.stride[0] == s.raw_word_channels * sizeof(std::uint32_t)) s.plain_dense_words = s.raw_word_channels;
     s.plain_base = level.base;
     for (int d = 0; d < 3; ++d) {
       s.plain_size[d] = static_cast<std::size_t>(level.size[d]);
       s.plain_stride[d] = level.stride[d];
+    }
+    bool dense = level.stride[0] == s.raw_word_channels * sizeof(std::uint32_t);
+    if (dense && (c.raw_word_channels == 1 || c.raw_word_channels == 2 || c.raw_word_channels == 4)) {
+      s.plain_dense_words = s.raw_word_channels;
+      s.plain_dense_width[dense_width_index(c.raw_word_channels)] = s.plain_size[0];
     }
   }
   s.fetch_2d = one_level_one_layer && s.linear_filter && c.linear_2d ? c.linear_2d : &sample_2d;

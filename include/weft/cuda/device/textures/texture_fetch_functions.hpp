@@ -156,27 +156,24 @@ template <texture_fetch_type T, int Dims>
                                          int layer = 0) {
   using traits = fetch_type_traits<T>;
   const texture_sampler& s = sampler_of(object);
-  const std::byte* texel;
+  // No flag is read: a sampler's plain sizes are 0 where its path does not
+  // apply, so every coordinate is outside it (texture_sampler.hpp).
   if constexpr (std::is_same_v<typename traits::component, float>) {
     const float* floats;
-    if (s.plain_dense_words == static_cast<std::size_t>(traits::count)) [[likely]] {
-      if (plain_point_dense_texel<Dims, traits::count>(s, at, floats)) [[likely]] {
-        if constexpr (std::is_arithmetic_v<T>)
-          return floats[0];
-        else if constexpr (traits::count == 1)
-          return T{floats[0]};
-        else if constexpr (traits::count == 2)
-          return T{floats[0], floats[1]};
-        else
-          return T{floats[0], floats[1], floats[2], floats[3]};
-      }
-    } else if (s.plain_point && plain_point_texel<Dims>(s, at, texel)) {
-      return texel_as<T>(load_texel_words(s.raw_word_channels, texel));
+    if (plain_point_dense_texel<Dims, traits::count>(s, at, floats)) [[likely]] {
+      if constexpr (std::is_arithmetic_v<T>)
+        return floats[0];
+      else if constexpr (traits::count == 1)
+        return T{floats[0]};
+      else if constexpr (traits::count == 2)
+        return T{floats[0], floats[1]};
+      else
+        return T{floats[0], floats[1], floats[2], floats[3]};
     }
-  } else {
-    if (s.plain_point && plain_point_texel<Dims>(s, at, texel)) [[likely]]
-      return texel_as<T>(load_texel_words(s.raw_word_channels, texel));
   }
+  const std::byte* texel;
+  if (plain_point_texel<Dims>(s, at, texel)) [[likely]]
+    return texel_as<T>(load_texel_words(s.raw_word_channels, texel));
   return texel_as<T>(call_preserving_registers(&general_fetch<Dims>, s, at.value[0], Dims > 1 ? at.value[1] : 0.0f,
                                                Dims > 2 ? at.value[2] : 0.0f, layer));
 }
