@@ -99,21 +99,31 @@ namespace weft_traced {
 /// In a race-check build, calls the kernel for one CUDA thread out of line.
 /// The instrumentation runs after inlining, and code inlined into a weft
 /// function is not traced; nor would threadIdx in memory be up to date
-/// (weft's loop keeps it in a register across a kernel it inlined).
-template <class Kernel, class Arguments>
-[[gnu::noinline]] void call_kernel(Kernel& kernel, Arguments& arguments) {
-  std::apply(kernel, arguments);
+/// (weft's loop keeps it in a register across a kernel it inlined). The
+/// kernel's parameters come by value, copied by the untraced caller: scalars
+/// and pointers then arrive in registers, where reading them from the
+/// launch's tuple was a traced load each (four of a vector add's ten).
+template <class Kernel, class... Parameters>
+[[gnu::noinline]] void call_kernel(Kernel& kernel, Parameters... parameters) {
+  kernel(parameters...);
 }
 
 }  // namespace weft_traced
 
 namespace weft::detail {
 
+/// Calls weft_traced::call_kernel with copies of the launch's arguments.
+template <class Kernel, class Arguments, std::size_t... Index>
+[[gnu::always_inline]] inline void call_kernel_traced(Kernel& kernel, Arguments& arguments,
+                                                      std::index_sequence<Index...>) {
+  weft_traced::call_kernel(kernel, std::get<Index>(arguments)...);
+}
+
 /// Calls the kernel for one CUDA thread (out of line in a race-check build).
 template <class Kernel, class Arguments>
 [[gnu::always_inline]] inline void call_kernel(Kernel& kernel, Arguments& arguments) {
   if constexpr (race_check_build)
-    weft_traced::call_kernel(kernel, arguments);
+    call_kernel_traced(kernel, arguments, std::make_index_sequence<std::tuple_size_v<Arguments>>{});
   else
     std::apply(kernel, arguments);
 }
@@ -352,7 +362,7 @@ class race_worker {
     if (launch != launch_ || launch->serial != launch_serial_) {
       launch_serial_ = launch->serial;
       ranges_ = {};
-      pages_.fill({~std::uintptr_t{0}, nullptr});
+      pages_.fill({});
     }
     launch_ = launch;
     block_ = block;
@@ -470,27 +480,21 @@ class race_worker {
   // Returns false once a hazard was found, so that an 8- or 16-byte access
   // reports once.
   [[gnu::always_inline]] bool access_word(std::uintptr_t word, bool write, std::uintptr_t pc) {
-    if (word >= tls_begin_ && word < tls_end_) {
-      if (untraced_words_[(word - tls_begin_) / 4]) return true;
-      return check(shared_shadow_[(word - tls_begin_) / 4], word, race_space::shared, write, pc);
+    // A global word of a page this worker used lately, in the allocation it
+    // found there: one compare, where classifying the word takes a dozen.
+    cached_page& cached = pages_[word / race_launch::page::bytes % pages_.size()];
+    if (word - cached.begin >= cached.end - cached.begin) [[unlikely]] {
+      if (word >= tls_begin_ && word < tls_end_) {
+        if (untraced_words_[(word - tls_begin_) / 4]) return true;
+        return check(shared_shadow_[(word - tls_begin_) / 4], word, race_space::shared, write, pc);
+      }
+      if (word >= dynamic_begin_ && word < dynamic_end_)
+        return check(dynamic_shadow_[(word - dynamic_begin_) / 4], word, race_space::dynamic_shared, write, pc);
+      // Else a thread's stack, or host memory weft does not know: private.
+      if (!cache_global_page(word, cached)) return true;
     }
-    if (word >= dynamic_begin_ && word < dynamic_end_)
-      return check(dynamic_shadow_[(word - dynamic_begin_) / 4], word, race_space::dynamic_shared, write, pc);
-    race_space space;
-    if (word >= static_data_begin_ && word < static_data_end_)
-      space = race_space::static_global;
-    else if (in_allocation(word))
-      space = race_space::global;
-    else
-      return true;  // a thread's stack, or host memory weft does not know: private
-    std::uintptr_t index = word / race_launch::page::bytes;
-    auto& [cached_index, cached_page] = pages_[index % pages_.size()];
-    if (cached_index != index) {
-      cached_index = index;
-      cached_page = &launch_->page_of(word);
-    }
-    std::lock_guard lock(*cached_page);
-    return check(cached_page->words[word % race_launch::page::bytes / 4], word, space, write, pc);
+    std::lock_guard lock(*cached.page);
+    return check(cached.page->words[word % race_launch::page::bytes / 4], word, cached.space, write, pc);
   }
 
   // A range of addresses that is either one weft allocation or a gap
@@ -500,17 +504,48 @@ class race_worker {
     bool allocation = false;
   };
 
-  // Whether `word` lies in a weft allocation: the ranges of the last few
-  // words asked about, allocations and gaps alike, else a binary search of
-  // the launch's list.
-  [[gnu::always_inline]] bool in_allocation(std::uintptr_t word) {
+  // The words of one shadow page that lie in one allocation (or in the
+  // program's static data), as a worker remembers them.
+  struct cached_page {
+    std::uintptr_t begin = 0, end = 0;
+    std::uintptr_t index = ~std::uintptr_t{0};
+    race_launch::page* page = nullptr;
+    race_space space = race_space::global;
+  };
+
+  // If `word` is global memory (a weft allocation or the program's static
+  // data), makes `cached` its page's entry and says true.
+  [[gnu::noinline]] bool cache_global_page(std::uintptr_t word, cached_page& cached) {
+    address_range global;
+    race_space space = race_space::global;
+    if (word >= static_data_begin_ && word < static_data_end_) {
+      global = {static_data_begin_, static_data_end_, true};
+      space = race_space::static_global;
+    } else {
+      global = range_of(word);
+      if (!global.allocation) return false;
+    }
+    std::uintptr_t index = word / race_launch::page::bytes;
+    if (cached.index != index) {
+      cached.index = index;
+      cached.page = &launch_->page_of(word);
+    }
+    cached.begin = std::max(global.begin, index * race_launch::page::bytes);
+    cached.end = std::min(global.end, (index + 1) * race_launch::page::bytes);
+    cached.space = space;
+    return true;
+  }
+
+  // The allocation or gap that holds `word`: the ranges of the last few
+  // words asked about, else a binary search of the launch's list.
+  address_range range_of(std::uintptr_t word) {
     for (const address_range& r : ranges_)
-      if (word >= r.begin && word < r.end) return r.allocation;
+      if (word >= r.begin && word < r.end) return r;
     return find_range(word);
   }
 
-  // in_allocation's search, whose range it remembers.
-  [[gnu::noinline]] bool find_range(std::uintptr_t word) {
+  // range_of's search, whose range it remembers.
+  [[gnu::noinline]] address_range find_range(std::uintptr_t word) {
     const race_ranges& all = launch_->allocations();
     auto after = std::upper_bound(all.begin(), all.end(), std::pair{word, ~std::uintptr_t{0}});
     address_range found;
@@ -534,7 +569,7 @@ class race_worker {
     }
     std::rotate(ranges_.rbegin(), ranges_.rbegin() + 1, ranges_.rend());
     ranges_[0] = found;
-    return found.allocation;
+    return found;
   }
 
   [[gnu::always_inline]] race_access current(bool write, std::uintptr_t pc) const {
@@ -705,8 +740,9 @@ class race_worker {
   std::uintptr_t private_begin_ = 0, private_end_ = 0;
   std::array<address_range, 8> ranges_{};  // the launch's, most recently found first
   // The launch's shadow pages that this worker used, by page index
-  // (direct-mapped): most accesses skip page_of's mutex and hash table.
-  std::array<std::pair<std::uintptr_t, race_launch::page*>, 64> pages_{};
+  // (direct-mapped): most accesses skip classifying their address and
+  // page_of's mutex and hash table.
+  std::array<cached_page, 64> pages_{};
 };
 
 /// The worker's race-check state while it runs a block of a race-checked
