@@ -644,8 +644,12 @@ class race_worker {
     return clocks;
   }
 
-  // Whether `earlier` happens before the access `now` describes.
-  bool ordered(const race_access& earlier, const race_access& now) const {
+  // Whether `earlier` happens before the access `now` describes. Inlined,
+  // as the report's copy of `now` is made only for a hazard, so that check()
+  // can keep `now` in registers: built on the stack field by field and
+  // copied into the shadow in wider loads, it stalled each access on failed
+  // store-to-load forwarding.
+  [[gnu::always_inline]] bool ordered(const race_access& earlier, const race_access& now) const {
     if (earlier.block != now.block)
       return now.group_epoch > earlier.group_epoch || launch_->fences(earlier.block) > earlier.fences;
     if (earlier.thread == now.thread || now.epoch > earlier.epoch) return true;
@@ -676,7 +680,10 @@ class race_worker {
           break;
         }
     }
-    if (hazard) report(kind, *hazard, now, word, space);
+    if (hazard) [[unlikely]] {
+      race_access reported = now;
+      report(kind, *hazard, reported, word, space);
+    }
     if (write) {
       shadow.write(at) = now;
       written = true;
