@@ -9,6 +9,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,15 @@ using weft::detail::race_worker;
 [[gnu::noinline]] void race_test_site_h() { asm volatile(""); }
 [[gnu::noinline]] void race_test_site_i() { asm volatile(""); }
 [[gnu::noinline]] void race_test_site_j() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_k() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_l() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_m() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_n() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_o() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_p() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_q() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_r() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_s() { asm volatile(""); }
 
 // One block of 64 threads (two warps) whose dynamic shared buffer is
 // `words`; accesses are made as thread `t` at code address `site`.
@@ -79,6 +89,18 @@ weft::detail::race_ranges race_test_global_allocation(int) {
 void race_test_global_access(race_worker& worker, unsigned t, const std::uint32_t* p, bool write, void (*site)()) {
   weft::detail::threadIdx = uint3{t, 0, 0};
   worker.access(p, 4, write, reinterpret_cast<const char*>(site) + 1);
+}
+
+// One page of global memory (on the heap, as race_test_global_words)
+// holding two allocations with a gap between them: words 0-63 and 128-255
+// are weft's, words 64-127 are not.
+std::uint32_t* race_test_split_page() {
+  static auto* page = static_cast<std::uint32_t*>(std::aligned_alloc(4096, 4096));
+  return page;
+}
+weft::detail::race_ranges race_test_split_page_allocations(int) {
+  auto begin = reinterpret_cast<std::uintptr_t>(race_test_split_page());
+  return {{begin, begin + 64 * 4}, {begin + 128 * 4, begin + 256 * 4}};
 }
 
 }  // namespace
@@ -223,5 +245,48 @@ TEST_CASE(
             race_test_global_access(worker, 3, &global[5], true, race_test_site_h);  // block 1's write, this launch
           }) == 1);
   }
+  weft::detail::race_list_allocations = listed_before;
+}
+
+TEST_CASE("race check: a write races the earlier of two readers, and a new block's word forgets the last one's reads") {
+  race_test_block b;
+  CHECK(race_test_block::hazards([&] {
+          b.access(3, 16, false, race_test_site_k);
+          b.access(5, 16, false, race_test_site_l);
+          b.access(5, 16, false, race_test_site_l);  // the same reader again: thread 3's read is kept
+          b.access(5, 16, true, race_test_site_m);   // thread 3's read is not ordered before it
+        }) == 1);
+  CHECK(race_test_block::hazards([&] {
+          b.access(3, 17, false, race_test_site_k);
+          b.access(5, 17, false, race_test_site_l);
+          b.worker.start_block(&b.launch, 1, 64, reinterpret_cast<std::byte*>(b.words.data()), sizeof b.words);
+          b.access(7, 17, false, race_test_site_n);
+          b.access(7, 17, true, race_test_site_o);  // the reads of the block before are not this block's
+        }) == 0);
+}
+
+TEST_CASE("race check: of a page shared by two allocations, the words of each are checked and the gap between is not") {
+  auto listed_before = weft::detail::race_list_allocations;
+  weft::detail::race_list_allocations = race_test_split_page_allocations;
+  weft::detail::blockDim = dim3{64, 1, 1};
+  weft::detail::gridDim = dim3{2, 1, 1};
+  std::uint32_t* page = race_test_split_page();
+  race_launch launch{dim3{2, 1, 1}, dim3{64, 1, 1}, 0, [] { return std::string("race_check_test"); }};
+  race_worker worker;
+  worker.start_block(&launch, 0, 64, nullptr, 0);
+  CHECK(race_test_block::hazards([&] {
+          race_test_global_access(worker, 0, &page[10], true, race_test_site_n);
+          race_test_global_access(worker, 0, &page[100], true, race_test_site_q);
+          race_test_global_access(worker, 0, &page[200], true, race_test_site_n);
+        }) == 0);
+  worker.start_block(&launch, 1, 64, nullptr, 0);
+  CHECK(race_test_block::hazards([&] {
+          race_test_global_access(worker, 0, &page[10], true, race_test_site_o);   // block 0's write: a hazard
+          race_test_global_access(worker, 0, &page[100], true, race_test_site_r);  // not weft's: private
+        }) == 1);
+  CHECK(race_test_block::hazards([&] {
+          race_test_global_access(worker, 0, &page[200], true, race_test_site_p);  // the second allocation's
+          race_test_global_access(worker, 0, &page[100], true, race_test_site_s);
+        }) == 1);
   weft::detail::race_list_allocations = listed_before;
 }

@@ -99,21 +99,31 @@ namespace weft_traced {
 /// In a race-check build, calls the kernel for one CUDA thread out of line.
 /// The instrumentation runs after inlining, and code inlined into a weft
 /// function is not traced; nor would threadIdx in memory be up to date
-/// (weft's loop keeps it in a register across a kernel it inlined).
-template <class Kernel, class Arguments>
-[[gnu::noinline]] void call_kernel(Kernel& kernel, Arguments& arguments) {
-  std::apply(kernel, arguments);
+/// (weft's loop keeps it in a register across a kernel it inlined). The
+/// kernel's parameters come by value, copied by the untraced caller: scalars
+/// and pointers then arrive in registers, where reading them from the
+/// launch's tuple was a traced load each (four of a vector add's ten).
+template <class Kernel, class... Parameters>
+[[gnu::noinline]] void call_kernel(Kernel& kernel, Parameters... parameters) {
+  kernel(parameters...);
 }
 
 }  // namespace weft_traced
 
 namespace weft::detail {
 
+/// Calls weft_traced::call_kernel with copies of the launch's arguments.
+template <class Kernel, class Arguments, std::size_t... Index>
+[[gnu::always_inline]] inline void call_kernel_traced(Kernel& kernel, Arguments& arguments,
+                                                      std::index_sequence<Index...>) {
+  weft_traced::call_kernel(kernel, std::get<Index>(arguments)...);
+}
+
 /// Calls the kernel for one CUDA thread (out of line in a race-check build).
 template <class Kernel, class Arguments>
 [[gnu::always_inline]] inline void call_kernel(Kernel& kernel, Arguments& arguments) {
   if constexpr (race_check_build)
-    weft_traced::call_kernel(kernel, arguments);
+    call_kernel_traced(kernel, arguments, std::make_index_sequence<std::tuple_size_v<Arguments>>{});
   else
     std::apply(kernel, arguments);
 }
@@ -170,18 +180,44 @@ inline void race_join(race_clock& into, const race_clock& from) {
   into = std::move(joined);
 }
 
-/// The shadow of one 4-byte word: the last write and the two latest reads
-/// since, by different threads (one other than any later writer is enough
-/// to find a write-after-read). reads[1] counts only while reads[0] is
-/// there, so that a write, or a word's first access, clears one pc and
-/// touches one cache line of the two.
-struct alignas(64) race_word {
-  // Whose record it is: for a __shared__ word the block's (the worker's
-  // count of blocks), for a global word the launch's serial. A record of
-  // another is stale, as good as none: shadows are reused without clearing.
-  std::uint64_t generation = 0;
-  race_access write;
-  std::array<race_access, 2> reads;
+/// The shadows of consecutive 4-byte words: per word, the last write and
+/// the two latest reads since, by different threads (one other than any
+/// later writer is enough to find a write-after-read), and a stamp that says
+/// whose they are and which of them are there. Each part is an array of its
+/// own: a streaming kernel's first access to a word writes its stamp and one
+/// record, 48 bytes beside its neighbours' (where a word's parts together
+/// made each such access fill two 64-byte lines of its own; the shadow's
+/// traffic bounded such kernels).
+class race_shadow {
+ public:
+  explicit race_shadow(std::size_t words = 0) { resize(words); }
+
+  std::size_t size() const { return stamps_.size(); }
+  void resize(std::size_t words) {
+    stamps_.resize(words);
+    writes_.resize(words);
+    latest_reads_.resize(words);
+    earlier_reads_.resize(words);
+  }
+
+  // A stamp is the owner's generation above the state bits: for a __shared__
+  // word the block's (the worker's count of blocks), for a global word the
+  // launch's serial. Another's stamp is stale, as good as none: shadows are
+  // reused without clearing.
+  static constexpr unsigned state_bits = 3;
+  static constexpr std::uint64_t written = 4;     // the write is there
+  static constexpr std::uint64_t reads_mask = 3;  // how many reads are there (0 to 2)
+
+  std::uint64_t& stamp(std::size_t word) { return stamps_[word]; }
+  race_access& write(std::size_t word) { return writes_[word]; }
+  // The latest read (0) and the one before it, by another thread (1).
+  race_access& read(std::size_t word, unsigned which) {
+    return which == 0 ? latest_reads_[word] : earlier_reads_[word];
+  }
+
+ private:
+  std::vector<std::uint64_t> stamps_;
+  std::vector<race_access> writes_, latest_reads_, earlier_reads_;
 };
 
 enum class race_kind { write_after_write, read_after_write, write_after_read };
@@ -263,7 +299,7 @@ class race_launch {
   struct page {
     static constexpr std::uintptr_t bytes = 4096;
     std::atomic_flag locked = ATOMIC_FLAG_INIT;
-    std::array<race_word, bytes / 4> words{};
+    race_shadow words{bytes / 4};
     // Held for a few loads and stores, by a worker that does not switch
     // fibers meanwhile: spinning beats sleeping, and unlocking stays one
     // store (atomic_flag's notify_one costs a read-modify-write of a counter
@@ -352,7 +388,7 @@ class race_worker {
     if (launch != launch_ || launch->serial != launch_serial_) {
       launch_serial_ = launch->serial;
       ranges_ = {};
-      pages_.fill({~std::uintptr_t{0}, nullptr});
+      pages_.fill({});
     }
     launch_ = launch;
     block_ = block;
@@ -445,11 +481,12 @@ class race_worker {
 
   /// A traced load or store of `size` bytes at `address`, made by the code
   /// at `pc`. Inlined into each callback: most of a small kernel's traced
-  /// loads are of its arguments (in the launch's heap block) and of its
-  /// stack, private memory in the gap between allocations found last, or
-  /// of threadIdx and its kin, which are weft's own.
+  /// loads are of threadIdx and its kin, which are weft's own (one compare
+  /// where they lie side by side, as they do in an executable), and of its
+  /// stack, private memory in the gap between allocations found last.
   [[gnu::always_inline]] void access(const void* address, unsigned size, bool write, const void* pc) {
     std::uintptr_t a = reinterpret_cast<std::uintptr_t>(address);
+    if (a - builtins_begin_ < builtins_bytes_) return;
     if (a >= private_begin_ && a + size <= private_end_) return;
     if (a >= tls_begin_ && a < tls_end_ && (a & 3) + size <= 4 && untraced_words_[(a - tls_begin_) / 4]) return;
     if (busy_) return;  // the detector's own accesses, if it was instrumented
@@ -470,27 +507,21 @@ class race_worker {
   // Returns false once a hazard was found, so that an 8- or 16-byte access
   // reports once.
   [[gnu::always_inline]] bool access_word(std::uintptr_t word, bool write, std::uintptr_t pc) {
-    if (word >= tls_begin_ && word < tls_end_) {
-      if (untraced_words_[(word - tls_begin_) / 4]) return true;
-      return check(shared_shadow_[(word - tls_begin_) / 4], word, race_space::shared, write, pc);
+    // A global word of a page this worker used lately, in the allocation it
+    // found there: one compare, where classifying the word takes a dozen.
+    cached_page& cached = pages_[word / race_launch::page::bytes % pages_.size()];
+    if (word - cached.begin >= cached.end - cached.begin) [[unlikely]] {
+      if (word >= tls_begin_ && word < tls_end_) {
+        if (untraced_words_[(word - tls_begin_) / 4]) return true;
+        return check(shared_shadow_, (word - tls_begin_) / 4, word, race_space::shared, write, pc);
+      }
+      if (word >= dynamic_begin_ && word < dynamic_end_)
+        return check(dynamic_shadow_, (word - dynamic_begin_) / 4, word, race_space::dynamic_shared, write, pc);
+      // Else a thread's stack, or host memory weft does not know: private.
+      if (!cache_global_page(word, cached)) return true;
     }
-    if (word >= dynamic_begin_ && word < dynamic_end_)
-      return check(dynamic_shadow_[(word - dynamic_begin_) / 4], word, race_space::dynamic_shared, write, pc);
-    race_space space;
-    if (word >= static_data_begin_ && word < static_data_end_)
-      space = race_space::static_global;
-    else if (in_allocation(word))
-      space = race_space::global;
-    else
-      return true;  // a thread's stack, or host memory weft does not know: private
-    std::uintptr_t index = word / race_launch::page::bytes;
-    auto& [cached_index, cached_page] = pages_[index % pages_.size()];
-    if (cached_index != index) {
-      cached_index = index;
-      cached_page = &launch_->page_of(word);
-    }
-    std::lock_guard lock(*cached_page);
-    return check(cached_page->words[word % race_launch::page::bytes / 4], word, space, write, pc);
+    std::lock_guard lock(*cached.page);
+    return check(cached.page->words, word % race_launch::page::bytes / 4, word, cached.space, write, pc);
   }
 
   // A range of addresses that is either one weft allocation or a gap
@@ -500,17 +531,48 @@ class race_worker {
     bool allocation = false;
   };
 
-  // Whether `word` lies in a weft allocation: the ranges of the last few
-  // words asked about, allocations and gaps alike, else a binary search of
-  // the launch's list.
-  [[gnu::always_inline]] bool in_allocation(std::uintptr_t word) {
+  // The words of one shadow page that lie in one allocation (or in the
+  // program's static data), as a worker remembers them.
+  struct cached_page {
+    std::uintptr_t begin = 0, end = 0;
+    std::uintptr_t index = ~std::uintptr_t{0};
+    race_launch::page* page = nullptr;
+    race_space space = race_space::global;
+  };
+
+  // If `word` is global memory (a weft allocation or the program's static
+  // data), makes `cached` its page's entry and says true.
+  [[gnu::noinline]] bool cache_global_page(std::uintptr_t word, cached_page& cached) {
+    address_range global;
+    race_space space = race_space::global;
+    if (word >= static_data_begin_ && word < static_data_end_) {
+      global = {static_data_begin_, static_data_end_, true};
+      space = race_space::static_global;
+    } else {
+      global = range_of(word);
+      if (!global.allocation) return false;
+    }
+    std::uintptr_t index = word / race_launch::page::bytes;
+    if (cached.index != index) {
+      cached.index = index;
+      cached.page = &launch_->page_of(word);
+    }
+    cached.begin = std::max(global.begin, index * race_launch::page::bytes);
+    cached.end = std::min(global.end, (index + 1) * race_launch::page::bytes);
+    cached.space = space;
+    return true;
+  }
+
+  // The allocation or gap that holds `word`: the ranges of the last few
+  // words asked about, else a binary search of the launch's list.
+  address_range range_of(std::uintptr_t word) {
     for (const address_range& r : ranges_)
-      if (word >= r.begin && word < r.end) return r.allocation;
+      if (word >= r.begin && word < r.end) return r;
     return find_range(word);
   }
 
-  // in_allocation's search, whose range it remembers.
-  [[gnu::noinline]] bool find_range(std::uintptr_t word) {
+  // range_of's search, whose range it remembers.
+  [[gnu::noinline]] address_range find_range(std::uintptr_t word) {
     const race_ranges& all = launch_->allocations();
     auto after = std::upper_bound(all.begin(), all.end(), std::pair{word, ~std::uintptr_t{0}});
     address_range found;
@@ -534,7 +596,7 @@ class race_worker {
     }
     std::rotate(ranges_.rbegin(), ranges_.rbegin() + 1, ranges_.rend());
     ranges_[0] = found;
-    return found.allocation;
+    return found;
   }
 
   [[gnu::always_inline]] race_access current(bool write, std::uintptr_t pc) const {
@@ -582,8 +644,12 @@ class race_worker {
     return clocks;
   }
 
-  // Whether `earlier` happens before the access `now` describes.
-  bool ordered(const race_access& earlier, const race_access& now) const {
+  // Whether `earlier` happens before the access `now` describes. Inlined,
+  // as the report's copy of `now` is made only for a hazard, so that check()
+  // can keep `now` in registers: built on the stack field by field and
+  // copied into the shadow in wider loads, it stalled each access on failed
+  // store-to-load forwarding.
+  [[gnu::always_inline]] bool ordered(const race_access& earlier, const race_access& now) const {
     if (earlier.block != now.block)
       return now.group_epoch > earlier.group_epoch || launch_->fences(earlier.block) > earlier.fences;
     if (earlier.thread == now.thread || now.epoch > earlier.epoch) return true;
@@ -592,42 +658,48 @@ class race_worker {
     return knows(now.thread, earlier);
   }
 
-  [[gnu::always_inline]] bool check(race_word& w, std::uintptr_t word, race_space space, bool write,
-                                    std::uintptr_t pc) {
+  [[gnu::always_inline]] bool check(race_shadow& shadow, std::size_t at, std::uintptr_t word, race_space space,
+                                    bool write, std::uintptr_t pc) {
     bool shared = space == race_space::shared || space == race_space::dynamic_shared;
     std::uint64_t generation = shared ? generation_ : launch_serial_;
-    if (w.generation != generation) {
-      w.generation = generation;
-      w.write.pc = 0;
-      w.reads[0].pc = 0;
-    }
+    std::uint64_t& stamp = shadow.stamp(at);
+    std::uint64_t there = stamp >> race_shadow::state_bits == generation ? stamp : 0;
+    bool written = there & race_shadow::written;
+    unsigned reads = static_cast<unsigned>(there & race_shadow::reads_mask);
     race_access now = current(write, pc);
     const race_access* hazard = nullptr;
     race_kind kind{};
-    if (w.write.pc && !ordered(w.write, now)) {
-      hazard = &w.write;
+    if (written && !ordered(shadow.write(at), now)) {
+      hazard = &shadow.write(at);
       kind = write ? race_kind::write_after_write : race_kind::read_after_write;
-    } else if (write && w.reads[0].pc) {
-      for (const race_access& r : w.reads)
-        if (r.pc && !ordered(r, now)) {
-          hazard = &r;
+    } else if (write) {
+      for (unsigned which = 0; which < reads; ++which)
+        if (!ordered(shadow.read(at, which), now)) {
+          hazard = &shadow.read(at, which);
           kind = race_kind::write_after_read;
           break;
         }
     }
-    if (hazard) report(kind, *hazard, now, word, space);
-    if (write) {
-      w.write = now;
-      w.reads[0].pc = 0;
-    } else if (!w.reads[0].pc) {
-      w.reads[0] = now;
-      w.reads[1].pc = 0;
-    } else if (w.reads[0].thread != now.thread || w.reads[0].block != now.block) {
-      w.reads[1] = w.reads[0];
-      w.reads[0] = now;
-    } else {
-      w.reads[0] = now;
+    if (hazard) [[unlikely]] {
+      race_access reported = now;
+      report(kind, *hazard, reported, word, space);
     }
+    if (write) {
+      shadow.write(at) = now;
+      written = true;
+      reads = 0;
+    } else if (reads == 0) {
+      shadow.read(at, 0) = now;
+      reads = 1;
+    } else {
+      race_access& latest = shadow.read(at, 0);
+      if (latest.thread != now.thread || latest.block != now.block) {
+        shadow.read(at, 1) = latest;
+        reads = 2;
+      }
+      latest = now;
+    }
+    stamp = generation << race_shadow::state_bits | (written ? race_shadow::written : 0) | reads;
     return hazard == nullptr;
   }
 
@@ -663,17 +735,29 @@ class race_worker {
     tls_end_ = f.tls + f.tls_bytes;
     static_data_begin_ = f.data;
     static_data_end_ = f.data_end;
-    shared_shadow_.assign(f.tls_bytes / 4 + 1, race_word{});
+    shared_shadow_ = race_shadow(f.tls_bytes / 4 + 1);
     untraced_words_.assign(f.tls_bytes / 4 + 1, false);
     auto ignore = [&](const void* p, std::size_t bytes) {
       std::uintptr_t b = reinterpret_cast<std::uintptr_t>(p) & ~std::uintptr_t{3};
       for (std::uintptr_t w = b; w < reinterpret_cast<std::uintptr_t>(p) + bytes; w += 4)
         if (w >= tls_begin_ && w < tls_end_) untraced_words_[(w - tls_begin_) / 4] = true;
     };
-    ignore(&threadIdx, sizeof threadIdx);
-    ignore(&blockIdx, sizeof blockIdx);
-    ignore(&blockDim, sizeof blockDim);
-    ignore(&gridDim, sizeof gridDim);
+    const std::pair<const void*, std::size_t> builtins[] = {{&threadIdx, sizeof threadIdx},
+                                                            {&blockIdx, sizeof blockIdx},
+                                                            {&blockDim, sizeof blockDim},
+                                                            {&gridDim, sizeof gridDim}};
+    std::uintptr_t first = ~std::uintptr_t{0}, end = 0, bytes = 0;
+    for (auto [p, size] : builtins) {
+      ignore(p, size);
+      first = std::min(first, reinterpret_cast<std::uintptr_t>(p));
+      end = std::max(end, reinterpret_cast<std::uintptr_t>(p) + size);
+      bytes += size;
+    }
+    // Side by side, with nothing else between them: access()'s shortcut.
+    if (end - first == bytes) {
+      builtins_begin_ = first;
+      builtins_bytes_ = bytes;
+    }
     for (const race_untraced_thread_local& t : race_untraced_thread_locals()) ignore(t.address(), t.bytes);
   }
 
@@ -692,8 +776,8 @@ class race_worker {
   std::uintptr_t static_data_begin_ = 0, static_data_end_ = 0;
   std::uintptr_t dynamic_begin_ = 0, dynamic_end_ = 0;
   std::vector<bool> untraced_words_;  // words of the static TLS block that are weft's own
-  std::vector<race_word> shared_shadow_;
-  std::vector<race_word> dynamic_shadow_;
+  race_shadow shared_shadow_;
+  race_shadow dynamic_shadow_;
   // Release and acquire through atomics, per thread of the running block:
   // its clock (its fences so far, plus one), the clock at its last fence (0:
   // none yet), and what it knows of other threads.
@@ -703,10 +787,12 @@ class race_worker {
   std::vector<std::uint64_t> known_generation_;
   std::unordered_map<std::uintptr_t, race_clock> shared_atomic_words_;  // this block's __shared__ atomic words
   std::uintptr_t private_begin_ = 0, private_end_ = 0;
-  std::array<address_range, 8> ranges_{};  // the launch's, most recently found first
+  std::uintptr_t builtins_begin_ = 0, builtins_bytes_ = 0;  // threadIdx, blockIdx, blockDim, gridDim
+  std::array<address_range, 8> ranges_{};                   // the launch's, most recently found first
   // The launch's shadow pages that this worker used, by page index
-  // (direct-mapped): most accesses skip page_of's mutex and hash table.
-  std::array<std::pair<std::uintptr_t, race_launch::page*>, 64> pages_{};
+  // (direct-mapped): most accesses skip classifying their address and
+  // page_of's mutex and hash table.
+  std::array<cached_page, 64> pages_{};
 };
 
 /// The worker's race-check state while it runs a block of a race-checked

@@ -303,8 +303,10 @@ class kernel_grid final : public grid_job {
   /// size, and so the executor's pooled stacks, the same from launch to
   /// launch. ASan copies each by-value argument once more, into a local of
   /// the callee that it can surround with redzones: twice the call copies.
+  /// The race check passes them by value once more, into the traced call
+  /// (weft_traced::call_kernel).
   std::size_t stack_bytes(std::size_t body_bytes) const {
-    constexpr std::size_t call_copies = fiber_sanitizer::address_sanitizer ? 4 : 2;
+    constexpr std::size_t call_copies = (fiber_sanitizer::address_sanitizer ? 4 : 2) + (race_check_build ? 1 : 0);
     std::size_t copies = body_bytes + call_copies * sizeof(ArgumentTuple);
     return shape().stack_bytes + (copies > 4096 ? copies : 0);
   }
