@@ -245,7 +245,7 @@ class block_executor {
   fctx::transfer_t jump(fctx::fcontext_t target, switch_note& note);
   void arrived(fctx::transfer_t from);
   [[gnu::noinline]] inline void recycle(fiber_stack stack);
-  [[noreturn]] void leave(fiber_stack own);
+  void leave(fiber_stack own);  // never returns; not [[noreturn]]: see fiber_sanitizer.hpp
   fctx::fcontext_t after_runner();
   bool rest_idle(fiber_stack own);
   void drop_idle_runners();

@@ -76,8 +76,13 @@ inline bool block_executor::recover_from_fault(int signal, const siginfo_t& info
     signal_fault_.stack_overflow = overflow;
     faulting_thread_ = threadIdx;
   }
+  // The faulting fiber is never resumed: its stack goes back to the pool
+  // whole, to be cleared whole, and the handler's frames here are dropped.
   last_note_ = {nullptr, *running};
-  announcer_.leave_for_good(worker_, &last_note_);  // the faulting fiber is never resumed
+  last_note_.retire.dropped_frames_from = nullptr;
+  fiber_sanitizer::forget_dropped_frames();
+  announcer_.leave_for_good(worker_, &last_note_);
+  std::abort();  // leave_for_good does not return
 }
 
 // Back on the worker's stack: the report of the fault the handler kept.

@@ -61,6 +61,7 @@ inline void block_executor::runner_main(fctx::transfer_t from) {
     } while (!self.abandoning_ && self.block_finished() && self.start_next_block());
   } while (self.rest_idle(own));
   self.leave(own);
+  std::abort();  // leave() does not return (see fiber_sanitizer.hpp for why it is not [[noreturn]])
 }
 
 // The hot loop. It keeps the cursor (next unstarted thread) in locals and
@@ -387,8 +388,11 @@ inline fctx::fcontext_t block_executor::after_runner() {
 }
 
 // A runner whose loop is over: hand its stack back through the note and
-// jump away for good.
+// jump away for good. In an ASan build the stack goes back saying where
+// the frames that never return lie (this one and runner_main's), so that
+// the pool clears only their part of it (fiber_stack.hpp).
 inline void block_executor::leave(fiber_stack own) {
+  if constexpr (fiber_sanitizer::address_sanitizer) own.dropped_frames_from = fiber_sanitizer::below_callers_frame();
   last_note_ = {nullptr, own};
   announcer_.leave_for_good(after_runner(), &last_note_);
 }
