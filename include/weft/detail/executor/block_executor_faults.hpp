@@ -76,12 +76,13 @@ inline bool block_executor::recover_from_fault(int signal, const siginfo_t& info
     signal_fault_.stack_overflow = overflow;
     faulting_thread_ = threadIdx;
   }
-  // The faulting fiber is never resumed: its stack goes back to the pool
-  // whole, to be cleared whole, and the handler's frames here are dropped.
-  last_note_ = {nullptr, *running};
-  last_note_.retire.dropped_frames_from = nullptr;
+  // The faulting fiber is never resumed, and its frames, at any depth, are
+  // dropped with the handler's here: in an ASan build, both stacks are
+  // cleared of their poison before the stack goes back to the pool.
+  fiber_sanitizer::forget_stack_poison(running->bottom(), running->usable());
   fiber_sanitizer::forget_dropped_frames();
-  announcer_.leave_for_good(worker_, &last_note_);
+  last_note_ = {nullptr, *running};
+  announcer_.leave_for_good(worker_, &last_note_, nullptr);
   std::abort();  // leave_for_good does not return
 }
 

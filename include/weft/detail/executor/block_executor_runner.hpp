@@ -388,13 +388,11 @@ inline fctx::fcontext_t block_executor::after_runner() {
 }
 
 // A runner whose loop is over: hand its stack back through the note and
-// jump away for good. In an ASan build the stack goes back saying where
-// the frames that never return lie (this one and runner_main's), so that
-// the pool clears only their part of it (fiber_stack.hpp).
+// jump away for good. In an ASan build the stack must go back clean: the
+// jump clears the poison of the frames it drops, up to the stack's top.
 inline void block_executor::leave(fiber_stack own) {
-  if constexpr (fiber_sanitizer::address_sanitizer) own.dropped_frames_from = fiber_sanitizer::below_callers_frame();
   last_note_ = {nullptr, own};
-  announcer_.leave_for_good(after_runner(), &last_note_);
+  announcer_.leave_for_good(after_runner(), &last_note_, own.top());
 }
 
 // A runner whose loop is over parks in idle_runners_, to be resumed by

@@ -90,12 +90,6 @@ inline void forget_stack_poison([[maybe_unused]] const void* bottom, [[maybe_unu
   if constexpr (address_sanitizer) __asan_unpoison_memory_region(bottom, size);
 }
 
-/// Where the frames of a fiber that is about to end lie: at and above the
-/// caller's stack pointer (more exactly, just below the caller's frame).
-/// Every frame below it has returned, and ASan clears a frame's redzones
-/// when it returns, so the rest of the stack carries no poison.
-[[gnu::noinline]] inline const void* below_callers_frame() { return __builtin_frame_address(0); }
-
 /// Before a jump that drops the frames of the stack it runs on without
 /// returning from them (a fault's, from the signal handler, on the
 /// alternate signal stack): ASan forgets their redzones, as it does before
@@ -141,14 +135,27 @@ class switch_announcer {
   /// it hears of this switch, and any frame on it then is gone: so this
   /// function keeps its own frame off it (no_sanitize_address) and makes
   /// the jump itself, with nothing but the jump after the announcement.
-  /// It never returns, but is not declared [[noreturn]]: before a call to
-  /// such a function the compiler has ASan unpoison the whole stack it runs
-  /// on and the signal stack (__asan_handle_no_return, a system call and
-  /// two 8 KiB shadow writes per ending fiber), where weft knows which part
-  /// needs it (fiber_stack::dropped_frames_from, forget_dropped_frames).
-  [[gnu::noinline, gnu::no_sanitize_address]] void leave_for_good(void* context, void* data) {
+  ///
+  /// The frames it drops, from its caller's up to `dropped_frames_top`
+  /// (null: none to clear), may carry ASan's poison, which the next fiber
+  /// on this stack must not find: it clears them, being the last code to
+  /// run on the stack (every frame below has returned, and ASan clears a
+  /// frame's redzones when it returns). It never returns, but is not
+  /// declared [[noreturn]]: before a call to such a function the compiler
+  /// has ASan unpoison the whole stack it runs on and the signal stack
+  /// (__asan_handle_no_return: a system call and two 8 KiB shadow writes
+  /// for every fiber that ends).
+  [[gnu::noinline, gnu::no_sanitize_address]] void leave_for_good(void* context, void* data,
+                                                                  [[maybe_unused]] const void* dropped_frames_top) {
     const fiber_identity to = take(context);
     leaving_ = false;
+    if constexpr (address_sanitizer) {
+      if (dropped_frames_top) {
+        auto* frames = static_cast<const char*>(__builtin_frame_address(0));
+        __asan_unpoison_memory_region(frames,
+                                      static_cast<std::size_t>(static_cast<const char*>(dropped_frames_top) - frames));
+      }
+    }
     if constexpr (thread_sanitizer) leaving_tsan_fiber_ = __tsan_get_current_fiber();
     if constexpr (address_sanitizer) __sanitizer_start_switch_fiber(nullptr, to.stack_bottom, to.stack_size);
     if constexpr (thread_sanitizer) __tsan_switch_to_fiber(to.tsan_fiber, 0);
@@ -172,7 +179,7 @@ class switch_announcer {
 
  private:
   [[gnu::no_sanitize_address]] fiber_identity take(void* context) {
-    fiber_identity found;
+    fiber_identity found{};
     if (!suspended_.take(context, found)) {
       std::fputs("weft: a fiber switch to a context the sanitizer annotations do not know\n", stderr);
       std::abort();
@@ -189,7 +196,7 @@ class switch_announcer {
 struct silent_announcer {
   void fiber_made(void*, const void*, std::size_t) {}
   void switching(void*, void**) {}
-  void leave_for_good(void* context, void* data) {
+  void leave_for_good(void* context, void* data, const void*) {
     jump_context(context, data);
     std::abort();  // nothing resumes a fiber that has left
   }

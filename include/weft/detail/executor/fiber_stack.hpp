@@ -29,11 +29,6 @@ inline std::size_t round_up(std::size_t value, std::size_t multiple) {
 struct fiber_stack {
   void* mapping = nullptr;  // start of the mapping, the guard page
   std::size_t mapped = 0;   // guard page + usable bytes
-  // In an ASan build, a stack handed back may still carry the redzones of
-  // frames that were dropped rather than returned from (the last frames of
-  // a fiber that ended): all of them at or above this address. Null: they
-  // may be anywhere (a fault dropped the fiber at any depth).
-  const void* dropped_frames_from = nullptr;
   std::size_t usable() const { return mapped - page_size(); }
   void* bottom() const { return static_cast<char*>(mapping) + page_size(); }  // the lowest usable address
   void* top() const { return static_cast<char*>(mapping) + mapped; }          // stacks grow down
@@ -60,16 +55,12 @@ class stack_pool {
     if (!free_.empty()) {
       fiber_stack s = free_.back();
       free_.pop_back();
-      // A fiber that ended dropped its last frames, and a faulting one all
-      // of them, without returning: in an ASan build their redzones are
-      // still marked on the stack. Only the part they lie in is cleared:
-      // the whole stack's shadow, for every fiber, was most of what a
-      // barrier cost under ASan (docs/debugging.md, "What each mode costs").
-      auto* from = static_cast<const char*>(s.bottom());
-      if (auto* dropped = static_cast<const char*>(s.dropped_frames_from); dropped > from) from = dropped;
-      auto* top = static_cast<const char*>(s.top());
-      if (from < top) fiber_sanitizer::forget_stack_poison(from, static_cast<std::size_t>(top - from));
-      s.dropped_frames_from = nullptr;
+      // In an ASan build it carries no poison: a fiber clears the frames
+      // it drops before it hands its stack back (block_executor::leave, and
+      // recover_from_fault for a fiber a fault drops), and ASan clears the
+      // others as they return. Clearing the whole stack's shadow here, for
+      // every fiber, was most of what a barrier cost under ASan
+      // (docs/debugging.md, "What each mode costs").
       return s;
     }
     std::size_t mapped = usable_ + page_size();
