@@ -375,6 +375,7 @@ class block_executor {
     fiber_stack stack{};
   };
   std::vector<idle_runner> idle_runners_;
+  bool dropping_idle_runners_ = false;  // an idle runner resumed now leaves (drop_idle_runners)
   stack_pool stacks_;
   // The note of a jump away from a fiber that is finished (or dropped by a
   // fault): it must outlive the jump, and the jumping fiber's frames do not
