@@ -237,15 +237,19 @@ class block_executor {
   void advance(uint3& index) const;
   [[gnu::noinline]] inline void first_arrival(thread_slot& me, unsigned self);
   void park(thread_slot& me);
-  void park_to(thread_slot& me, fctx::fcontext_t target);
+  // The switch itself, which every barrier runs once per thread, is weft's
+  // own bookkeeping of its own memory: ASan does not instrument it (a
+  // third of what a barrier cost under ASan was its checks and its copies
+  // of the switch's note here; docs/debugging.md, "What each mode costs").
+  [[gnu::no_sanitize_address]] void park_to(thread_slot& me, fctx::fcontext_t target);
   fctx::fcontext_t next_to_run();
   fctx::fcontext_t new_runner();
-  void switch_to(fctx::fcontext_t target, switch_note note);
+  [[gnu::no_sanitize_address]] void switch_to(fctx::fcontext_t target, switch_note note);
   template <bool inline_switch>
-  fctx::transfer_t jump(fctx::fcontext_t target, switch_note& note);
-  void arrived(fctx::transfer_t from);
+  [[gnu::no_sanitize_address]] fctx::transfer_t jump(fctx::fcontext_t target, switch_note& note);
+  [[gnu::no_sanitize_address]] void arrived(fctx::transfer_t from);
   [[gnu::noinline]] inline void recycle(fiber_stack stack);
-  [[noreturn]] void leave(fiber_stack own);
+  void leave(fiber_stack own);  // never returns; not [[noreturn]]: see fiber_sanitizer.hpp
   fctx::fcontext_t after_runner();
   bool rest_idle(fiber_stack own);
   void drop_idle_runners();
@@ -371,6 +375,7 @@ class block_executor {
     fiber_stack stack{};
   };
   std::vector<idle_runner> idle_runners_;
+  bool dropping_idle_runners_ = false;  // an idle runner resumed now leaves (drop_idle_runners)
   stack_pool stacks_;
   // The note of a jump away from a fiber that is finished (or dropped by a
   // fault): it must outlive the jump, and the jumping fiber's frames do not

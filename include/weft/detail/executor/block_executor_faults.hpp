@@ -76,8 +76,14 @@ inline bool block_executor::recover_from_fault(int signal, const siginfo_t& info
     signal_fault_.stack_overflow = overflow;
     faulting_thread_ = threadIdx;
   }
+  // The faulting fiber is never resumed, and its frames, at any depth, are
+  // dropped with the handler's here: in an ASan build, both stacks are
+  // cleared of their poison before the stack goes back to the pool.
+  fiber_sanitizer::forget_stack_poison(running->bottom(), running->usable());
+  fiber_sanitizer::forget_dropped_frames();
   last_note_ = {nullptr, *running};
-  announcer_.leave_for_good(worker_, &last_note_);  // the faulting fiber is never resumed
+  announcer_.leave_for_good(worker_, &last_note_, nullptr);
+  std::abort();  // leave_for_good does not return
 }
 
 // Back on the worker's stack: the report of the fault the handler kept.

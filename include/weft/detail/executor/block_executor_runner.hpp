@@ -61,6 +61,7 @@ inline void block_executor::runner_main(fctx::transfer_t from) {
     } while (!self.abandoning_ && self.block_finished() && self.start_next_block());
   } while (self.rest_idle(own));
   self.leave(own);
+  std::abort();  // leave() does not return (see fiber_sanitizer.hpp for why it is not [[noreturn]])
 }
 
 // The hot loop. It keeps the cursor (next unstarted thread) in locals and
@@ -387,35 +388,45 @@ inline fctx::fcontext_t block_executor::after_runner() {
 }
 
 // A runner whose loop is over: hand its stack back through the note and
-// jump away for good.
+// jump away for good. In an ASan build the stack must go back clean: the
+// jump clears the poison of the frames it drops, up to the stack's top.
 inline void block_executor::leave(fiber_stack own) {
   last_note_ = {nullptr, own};
-  announcer_.leave_for_good(after_runner(), &last_note_);
+  announcer_.leave_for_good(after_runner(), &last_note_, own.top());
 }
 
 // A runner whose loop is over parks in idle_runners_, to be resumed by
-// new_runner (returns true: run the next unstarted thread) or dropped with
-// its stack (never resumed: its frames hold nothing to destroy). Not while
-// a block is abandoned, whose runners all leave; and not in a build that
-// tells a sanitizer of each switch, where a fiber dropped unannounced would
-// leave the sanitizer's record of it behind: there every runner leaves.
+// new_runner (returns true: run the next unstarted thread) or by
+// drop_idle_runners (returns false: leave). Not while a block is
+// abandoned, whose runners all leave.
 inline bool block_executor::rest_idle(fiber_stack own) {
-  if constexpr (fiber_sanitizer::announced) {
-    return false;
-  } else {
-    if (abandoning_) return false;
-    fctx::fcontext_t target = after_runner();
-    idle_runners_.push_back({nullptr, own});
-    switch_to(target, {&idle_runners_.back().context, {}});
-    return true;
-  }
+  if (abandoning_) return false;
+  fctx::fcontext_t target = after_runner();
+  idle_runners_.push_back({nullptr, own});
+  switch_to(target, {&idle_runners_.back().context, {}});
+  return !dropping_idle_runners_;
 }
 
 // Idle runners cannot serve a launch of another kernel: their stacks go back
-// to the pool (and to the system with it, when the executor ends).
+// to the pool (and to the system with it, when the executor ends). Without
+// a sanitizer they are dropped unresumed: their frames hold nothing to
+// destroy. A build that tells a sanitizer of each switch resumes each one
+// instead, to leave as any ending fiber does, so that the sanitizer's
+// record of it goes too (ASan's fake stack, TSan's fiber). Runs on the
+// worker's own stack, where every block's runners end up.
 inline void block_executor::drop_idle_runners() {
-  for (const idle_runner& idle : idle_runners_) stacks_.give_back(idle.stack);
-  idle_runners_.clear();
+  if constexpr (fiber_sanitizer::announced) {
+    dropping_idle_runners_ = true;
+    while (!idle_runners_.empty()) {
+      fctx::fcontext_t idle = idle_runners_.back().context;
+      idle_runners_.pop_back();
+      switch_to(idle, {&worker_, {}});
+    }
+    dropping_idle_runners_ = false;
+  } else {
+    for (const idle_runner& idle : idle_runners_) stacks_.give_back(idle.stack);
+    idle_runners_.clear();
+  }
 }
 
 // ---- The ready list: threads released or yielded, not yet resumed ----

@@ -91,14 +91,19 @@ weft_jump_context:
 
 /// Suspends the calling fiber into the returned transfer's context and
 /// resumes `to`, passing `data`.
-inline fctx::transfer_t jump_context(fctx::fcontext_t to, void* data) { return weft_jump_context(to, data); }
+[[gnu::no_sanitize_address]] inline fctx::transfer_t jump_context(fctx::fcontext_t to, void* data) {
+  return weft_jump_context(to, data);
+}
 
 /// The same switch written into its caller: no call, so no return address
 /// and no return, for the hot park of a CUDA thread. It builds the same
 /// frame below the red zone, so that either switch resumes what the other
 /// (or make_fcontext) left; the callee-saved registers travel in the frame,
 /// the others are clobbered as by a call.
-[[gnu::always_inline]] inline fctx::transfer_t jump_context_inline(fctx::fcontext_t to, void* data) {
+// Not instrumented by ASan, as its callers are not (block_executor.hpp):
+// a function is only inlined into one with the same sanitizers.
+[[gnu::always_inline, gnu::no_sanitize_address]] inline fctx::transfer_t jump_context_inline(fctx::fcontext_t to,
+                                                                                             void* data) {
 #if defined(__AVX512F__) || defined(__AMX_TILE__)
   // A call clobbers every vector and mask register; an asm statement only
   // those it names, and the names of AVX-512's extra registers exist only
@@ -144,8 +149,12 @@ inline fctx::transfer_t jump_context(fctx::fcontext_t to, void* data) { return w
 
 #else
 
-inline fctx::transfer_t jump_context(fctx::fcontext_t to, void* data) { return fctx::jump_fcontext(to, data); }
-inline fctx::transfer_t jump_context_inline(fctx::fcontext_t to, void* data) { return jump_context(to, data); }
+[[gnu::no_sanitize_address]] inline fctx::transfer_t jump_context(fctx::fcontext_t to, void* data) {
+  return fctx::jump_fcontext(to, data);
+}
+[[gnu::no_sanitize_address]] inline fctx::transfer_t jump_context_inline(fctx::fcontext_t to, void* data) {
+  return jump_context(to, data);
+}
 
 #endif
 

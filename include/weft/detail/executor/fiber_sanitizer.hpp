@@ -26,9 +26,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <type_traits>
-#include <unordered_map>
 
 #include "weft/detail/executor/context_switch.hpp"
+#include "weft/detail/executor/pointer_keyed_table.hpp"
 
 // The sanitizer runtimes' entry points, as <sanitizer/common_interface_defs.h>,
 // <sanitizer/asan_interface.h> and <sanitizer/tsan_interface.h> declare them.
@@ -39,6 +39,7 @@ extern "C" {
 void __sanitizer_start_switch_fiber(void** fake_stack_save, const void* bottom, std::size_t size);
 void __sanitizer_finish_switch_fiber(void* fake_stack_save, const void** bottom_old, std::size_t* size_old);
 void __asan_unpoison_memory_region(void const volatile* addr, std::size_t size);
+void __asan_handle_no_return(void);
 void* __tsan_get_current_fiber(void);
 void* __tsan_create_fiber(unsigned flags);
 void __tsan_destroy_fiber(void* fiber);
@@ -89,6 +90,14 @@ inline void forget_stack_poison([[maybe_unused]] const void* bottom, [[maybe_unu
   if constexpr (address_sanitizer) __asan_unpoison_memory_region(bottom, size);
 }
 
+/// Before a jump that drops the frames of the stack it runs on without
+/// returning from them (a fault's, from the signal handler, on the
+/// alternate signal stack): ASan forgets their redzones, as it does before
+/// a call to a function that does not return.
+inline void forget_dropped_frames() {
+  if constexpr (address_sanitizer) __asan_handle_no_return();
+}
+
 /// A new TSan fiber for a fiber weft is about to start, or null.
 inline void* new_tsan_fiber() {
   if constexpr (thread_sanitizer)
@@ -100,18 +109,20 @@ inline void* new_tsan_fiber() {
 /// One worker's fibers as the sanitizers know them: each suspended context
 /// (a fiber's saved stack pointer, which is what a switch goes to) with the
 /// fiber it belongs to, and what the fiber that is switching away says of
-/// itself. Only the worker's own thread uses it.
+/// itself. Only the worker's own thread uses it. Its functions, which run at
+/// every switch, are weft's own bookkeeping and are not instrumented by ASan
+/// (pointer_keyed_table.hpp says why).
 class switch_announcer {
  public:
   /// A fiber just made, that `context` starts.
-  void fiber_made(void* context, const void* stack_bottom, std::size_t stack_size) {
-    suspended_[context] = {stack_bottom, stack_size, new_tsan_fiber()};
+  [[gnu::no_sanitize_address]] void fiber_made(void* context, const void* stack_bottom, std::size_t stack_size) {
+    suspended_.insert(context, {stack_bottom, stack_size, new_tsan_fiber()});
   }
 
   /// Just before the switch to `context`, from a fiber that will be
   /// resumed: `fake_stack` receives its ASan fake stack, to be given back
   /// to resumed().
-  void switching(void* context, void** fake_stack) {
+  [[gnu::no_sanitize_address]] void switching(void* context, void** fake_stack) {
     const fiber_identity to = take(context);
     leaving_ = true;
     if constexpr (thread_sanitizer) leaving_tsan_fiber_ = __tsan_get_current_fiber();
@@ -124,9 +135,27 @@ class switch_announcer {
   /// it hears of this switch, and any frame on it then is gone: so this
   /// function keeps its own frame off it (no_sanitize_address) and makes
   /// the jump itself, with nothing but the jump after the announcement.
-  [[noreturn, gnu::noinline, gnu::no_sanitize_address]] void leave_for_good(void* context, void* data) {
+  ///
+  /// The frames it drops, from its caller's up to `dropped_frames_top`
+  /// (null: none to clear), may carry ASan's poison, which the next fiber
+  /// on this stack must not find: it clears them, being the last code to
+  /// run on the stack (every frame below has returned, and ASan clears a
+  /// frame's redzones when it returns). It never returns, but is not
+  /// declared [[noreturn]]: before a call to such a function the compiler
+  /// has ASan unpoison the whole stack it runs on and the signal stack
+  /// (__asan_handle_no_return: a system call and two 8 KiB shadow writes
+  /// for every fiber that ends).
+  [[gnu::noinline, gnu::no_sanitize_address]] void leave_for_good(void* context, void* data,
+                                                                  [[maybe_unused]] const void* dropped_frames_top) {
     const fiber_identity to = take(context);
     leaving_ = false;
+    if constexpr (address_sanitizer) {
+      if (dropped_frames_top) {
+        auto* frames = static_cast<const char*>(__builtin_frame_address(0));
+        __asan_unpoison_memory_region(frames,
+                                      static_cast<std::size_t>(static_cast<const char*>(dropped_frames_top) - frames));
+      }
+    }
     if constexpr (thread_sanitizer) leaving_tsan_fiber_ = __tsan_get_current_fiber();
     if constexpr (address_sanitizer) __sanitizer_start_switch_fiber(nullptr, to.stack_bottom, to.stack_size);
     if constexpr (thread_sanitizer) __tsan_switch_to_fiber(to.tsan_fiber, 0);
@@ -137,30 +166,28 @@ class switch_announcer {
   /// Just after a switch, on the fiber that now runs: `fake_stack` is what
   /// switching() stored for it (null for a fiber's first run), `left` the
   /// context the switch suspended.
-  void resumed([[maybe_unused]] void* fake_stack, void* left) {
-    fiber_identity from{};
-    if constexpr (address_sanitizer) __sanitizer_finish_switch_fiber(fake_stack, &from.stack_bottom, &from.stack_size);
-    from.tsan_fiber = leaving_tsan_fiber_;
+  [[gnu::no_sanitize_address]] void resumed([[maybe_unused]] void* fake_stack, void* left) {
+    const void* bottom = nullptr;
+    std::size_t size = 0;
+    if constexpr (address_sanitizer) __sanitizer_finish_switch_fiber(fake_stack, &bottom, &size);
     if (leaving_) {
-      suspended_[left] = from;
+      suspended_.insert(left, {bottom, size, leaving_tsan_fiber_});
     } else if constexpr (thread_sanitizer) {
-      __tsan_destroy_fiber(from.tsan_fiber);
+      __tsan_destroy_fiber(leaving_tsan_fiber_);
     }
   }
 
  private:
-  fiber_identity take(void* context) {
-    auto found = suspended_.find(context);
-    if (found == suspended_.end()) {
+  [[gnu::no_sanitize_address]] fiber_identity take(void* context) {
+    fiber_identity found{};
+    if (!suspended_.take(context, found)) {
       std::fputs("weft: a fiber switch to a context the sanitizer annotations do not know\n", stderr);
       std::abort();
     }
-    const fiber_identity to = found->second;
-    suspended_.erase(found);
-    return to;
+    return found;
   }
 
-  std::unordered_map<void*, fiber_identity> suspended_;
+  pointer_keyed_table<fiber_identity> suspended_;
   bool leaving_ = false;  // whether the fiber switching away can be resumed
   void* leaving_tsan_fiber_ = nullptr;
 };
@@ -169,7 +196,7 @@ class switch_announcer {
 struct silent_announcer {
   void fiber_made(void*, const void*, std::size_t) {}
   void switching(void*, void**) {}
-  [[noreturn]] void leave_for_good(void* context, void* data) {
+  void leave_for_good(void* context, void* data, const void*) {
     jump_context(context, data);
     std::abort();  // nothing resumes a fiber that has left
   }

@@ -55,10 +55,12 @@ class stack_pool {
     if (!free_.empty()) {
       fiber_stack s = free_.back();
       free_.pop_back();
-      // A fiber that ended dropped its last frames, and a faulting one all
-      // of them, without returning: in an ASan build their redzones are
-      // still marked on the stack.
-      fiber_sanitizer::forget_stack_poison(s.bottom(), s.usable());
+      // In an ASan build it carries no poison: a fiber clears the frames
+      // it drops before it hands its stack back (block_executor::leave, and
+      // recover_from_fault for a fiber a fault drops), and ASan clears the
+      // others as they return. Clearing the whole stack's shadow here, for
+      // every fiber, was most of what a barrier cost under ASan
+      // (docs/debugging.md, "What each mode costs").
       return s;
     }
     std::size_t mapped = usable_ + page_size();
