@@ -34,6 +34,7 @@
 #include <source_location>
 
 #include "weft/detail/coroutine_executor/barrier_awaiter.hpp"
+#include "weft/detail/coroutine_executor/stackless_function.hpp"
 #include "weft/detail/coroutine_executor/stackless_grid.hpp"
 #include "weft/detail/coroutine_executor/stackless_thread.hpp"
 #include "weft/detail/coroutine_executor/warp_awaiter.hpp"
@@ -43,6 +44,12 @@ namespace weft {
 
 /// What a stackless kernel returns where a __global__ function returns void.
 using stackless_kernel = detail::stackless_thread;
+
+/// What a __device__ function that waits returns: `co_await f(x)` in a
+/// stackless kernel (or in another such function) runs it and gives its T;
+/// in it, `co_await` what a kernel awaits and `co_return` the result.
+template <class T = void>
+using stackless_function = detail::stackless_function<T>;
 
 /// co_await weft::syncthreads(): __syncthreads for a stackless kernel.
 inline detail::barrier_awaiter<detail::barrier_kind::sync> syncthreads(

@@ -21,6 +21,10 @@
 // destructors run. With block barriers alone a block cannot deadlock: every
 // round ends with each thread at a barrier or exited.
 //
+// A thread that waits inside a stackless function it awaits
+// (stackless_function.hpp) is listed by its own coroutine all the same,
+// whose promise says which frame to resume (resume).
+//
 // Warp collectives (co_await weft::shfl_sync(...), ..., warp_awaiter.hpp)
 // meet within a round, as on the fiber executor: a lane deposits its operand
 // in its warp's exchange and joins the open group of its mask, checked as
@@ -135,6 +139,9 @@ class stackless_block_executor {
 
   template <class StartThread>
   void run_block(StartThread& start);
+  // Resumes a waiting thread where it waits: in its own body, or in a
+  // stackless function it awaits (defined in stackless_thread.hpp).
+  static void resume(const waiting_thread& thread);
   void start_warps();
   void complete_group(unsigned warp, warp_group& g, unsigned caller_bit);
   [[gnu::cold]] void destroy_parked();
@@ -264,7 +271,7 @@ void stackless_block_executor::run_block(StartThread& start) {
       threadIdx = thread.index;
       running_id_ = thread.id;
       unsigned before = arrivals_;
-      thread.handle.resume();
+      resume(thread);
       if (!file(thread, before)) return false;
     }
     ready_.clear();
@@ -320,7 +327,7 @@ void stackless_block_executor::run_block(StartThread& start) {
       threadIdx = thread.index;
       running_id_ = thread.id;
       unsigned before = arrivals_;
-      thread.handle.resume();
+      resume(thread);
       if (!file(thread, before) || (ready_head_ != ready_.size() && !run_ready())) [[unlikely]] {
         abandon(waiting + r + 1, waiting + count);
         return;
