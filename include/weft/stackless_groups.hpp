@@ -149,6 +149,49 @@ stackless_function<T> scan(Group g, T acc, Op op, bool exclusive, std::source_lo
 
 namespace weft {
 
+// ---- Groups made by a collective ----
+
+/// co_await weft::coalesced_threads(): cg::coalesced_threads(), the lanes of
+/// the caller's warp converged with it (co_await weft::activemask()).
+inline auto coalesced_threads(std::source_location where = std::source_location::current()) {
+  return detail::stackless_groups::finished_awaiter(detail::activemask_awaiter{where}, [](unsigned mask) {
+    return detail::groups::access::make<cooperative_groups::coalesced_group>(mask, 0u, 1u);
+  });
+}
+
+/// co_await weft::binary_partition(parent, pred): cg::binary_partition(parent, pred).
+template <detail::stackless_groups::lane_group Group>
+auto binary_partition(const Group& parent, bool pred, std::source_location where = std::source_location::current()) {
+  using detail::groups::access;
+  unsigned mask = access::mask(parent);
+  return detail::stackless_groups::finished_awaiter(
+      detail::warp_awaiter<unsigned>{detail::warp_op::ballot, mask, {pred}, where}, [mask, pred](unsigned set) {
+        if (set == mask || set == 0) return access::make<cooperative_groups::coalesced_group>(mask, 0u, 1u);
+        return access::make<cooperative_groups::coalesced_group>(pred ? set : mask & ~set, pred ? 1u : 0u, 2u);
+      });
+}
+
+/// co_await weft::labeled_partition(parent, label): cg::labeled_partition(parent, label).
+template <detail::stackless_groups::lane_group Group, class Label>
+requires(detail::groups::is_label<Label>) stackless_function<cooperative_groups::coalesced_group> labeled_partition(
+    Group parent, Label label, std::source_location where = std::source_location::current()) {
+  using detail::groups::access;
+  if constexpr (std::is_same_v<Label, bool>) {
+    co_return co_await binary_partition(parent, label, where);
+  } else {
+    // The fiber version's (groups::labeled_partition): subgroups ranked by their lowest lane.
+    unsigned mask = access::mask(parent);
+    unsigned same = co_await detail::warp_awaiter<unsigned>{
+        detail::warp_op::match_any, mask, {detail::to_bits(detail::groups::match_key(label))}, where};
+    unsigned leader = static_cast<unsigned>(std::countr_zero(same));
+    unsigned leaders = co_await detail::warp_awaiter<unsigned>{
+        detail::warp_op::ballot, mask, {leader == detail::groups::lane()}, where};
+    co_return access::make<cooperative_groups::coalesced_group>(
+        same, static_cast<unsigned>(std::popcount(leaders & ((1u << leader) - 1))),
+        static_cast<unsigned>(std::popcount(leaders)));
+  }
+}
+
 // ---- sync ----
 
 /// co_await weft::sync(block): block.sync(), cg::sync(block), __syncthreads.

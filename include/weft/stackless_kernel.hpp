@@ -21,18 +21,21 @@
 // launch with a report that says so. Its threads read threadIdx, use
 // __shared__ and dynamic shared memory and atomics as any kernel's, and
 // co_await the warp collectives (weft::syncwarp, weft::shfl_sync, ...,
-// below). Not yet: named barriers, __activemask, cooperative groups and
-// cuda::barrier as awaitables, a spin on another thread of the block (an
-// atomic cannot let it run), launches from the kernel, and fault signals (a
-// wild pointer ends the process). WEFT_EXECUTOR=fibers runs stackless
-// kernels on fibers instead, as any kernel, with identical results and
-// reports.
+// below) and weft::activemask(). A __device__ function that waits returns
+// weft::stackless_function<T> and is awaited (below). Cooperative groups
+// are awaited with weft/stackless_groups.hpp. Not yet: cuda::barrier,
+// multi-warp tiles and grid or cluster syncs as awaitables, a spin on
+// another thread of the block (an atomic cannot let it run), launches from
+// the kernel, and fault signals (a wild pointer ends the process); weft has
+// no named barriers. WEFT_EXECUTOR=fibers runs stackless kernels on fibers
+// instead, as any kernel, with identical results and reports.
 #pragma once
 
 #include <concepts>
 #include <cstdint>
 #include <source_location>
 
+#include "weft/detail/coroutine_executor/activemask_awaiter.hpp"
 #include "weft/detail/coroutine_executor/barrier_awaiter.hpp"
 #include "weft/detail/coroutine_executor/stackless_function.hpp"
 #include "weft/detail/coroutine_executor/stackless_grid.hpp"
@@ -111,6 +114,14 @@ warp_awaiter<T> reduce_awaiter(warp_op op, unsigned mask, T value, std::source_l
 inline detail::warp_awaiter<void> syncwarp(unsigned mask = 0xffffffffu,
                                            std::source_location where = std::source_location::current()) {
   return {detail::warp_op::sync, mask, {}, where};
+}
+
+/// co_await weft::activemask(): __activemask, the lanes of the caller's warp
+/// converged with it. As on fibers, the caller waits until no other thread
+/// of the block can run, then gets the lanes of its warp waiting at the
+/// same call (lanes that exited or went elsewhere are left out).
+inline detail::activemask_awaiter activemask(std::source_location where = std::source_location::current()) {
+  return detail::activemask_awaiter{where};
 }
 
 /// co_await weft::shfl_sync(mask, var, srcLane, width): __shfl_sync.
