@@ -97,17 +97,54 @@ concept warp_shuffle_type = std::same_as<T, int> || std::same_as<T, unsigned> ||
     std::same_as<T, unsigned long> || std::same_as<T, long long> || std::same_as<T, unsigned long long> ||
     std::same_as<T, float> || std::same_as<T, double>;
 
-template <class T>
-warp_awaiter<T> shuffle_awaiter(warp_op op, unsigned mask, T var, int lane, int width, std::source_location where) {
-  check_shuffle_width(width);
-  return {op, mask, {to_bits(var), lane, width}, where};
-}
+// Each kind of warp collective is one function object type, of which each
+// collective of that kind is a constant: CUDA's overloads and defaults are
+// written once per kind, and the call reads as a function's (a default
+// argument, the caller's source_location included, is the call's).
 
-template <class T>
-warp_awaiter<T> reduce_awaiter(warp_op op, unsigned mask, T value, std::source_location where) {
-  // Sign-extended, so that min and max compare ints as signed (as on fibers).
-  return {op, mask, {static_cast<std::uint64_t>(static_cast<std::int64_t>(value))}, where};
-}
+/// A shuffle: `Source` is CUDA's type of its lane or delta operand.
+template <warp_op Op, class Source>
+struct awaited_shuffle {
+  template <warp_shuffle_type T>
+  warp_awaiter<T> operator()(unsigned mask, T var, Source source, int width = 32,
+                             std::source_location where = std::source_location::current()) const {
+    check_shuffle_width(width);
+    return {Op, mask, {to_bits(var), static_cast<int>(source), width}, where};
+  }
+};
+
+/// A vote, giving `Result`.
+template <warp_op Op, class Result>
+struct awaited_vote {
+  warp_awaiter<Result> operator()(unsigned mask, int predicate,
+                                  std::source_location where = std::source_location::current()) const {
+    return {Op, mask, {predicate != 0}, where};
+  }
+};
+
+/// A reduction of int (by `ForInt`) and of unsigned (by `ForUnsigned`);
+/// ints sign-extended, so that min and max compare them as signed (as on
+/// fibers).
+template <warp_op ForInt, warp_op ForUnsigned>
+struct awaited_reduction {
+  warp_awaiter<int> operator()(unsigned mask, int value,
+                               std::source_location where = std::source_location::current()) const {
+    return {ForInt, mask, {static_cast<std::uint64_t>(static_cast<std::int64_t>(value))}, where};
+  }
+  warp_awaiter<unsigned> operator()(unsigned mask, unsigned value,
+                                    std::source_location where = std::source_location::current()) const {
+    return {ForUnsigned, mask, {value}, where};
+  }
+};
+
+/// A bitwise reduction, which CUDA declares for unsigned only.
+template <warp_op Op>
+struct awaited_bitwise_reduction {
+  warp_awaiter<unsigned> operator()(unsigned mask, unsigned value,
+                                    std::source_location where = std::source_location::current()) const {
+    return {Op, mask, {value}, where};
+  }
+};
 }  // namespace detail
 
 /// co_await weft::syncwarp(mask): __syncwarp.
@@ -124,51 +161,21 @@ inline detail::activemask_awaiter activemask(std::source_location where = std::s
   return detail::activemask_awaiter{where};
 }
 
-/// co_await weft::shfl_sync(mask, var, srcLane, width): __shfl_sync.
-template <detail::warp_shuffle_type T>
-detail::warp_awaiter<T> shfl_sync(unsigned mask, T var, int srcLane, int width = 32,
-                                  std::source_location where = std::source_location::current()) {
-  return detail::shuffle_awaiter(detail::warp_op::shfl, mask, var, srcLane, width, where);
-}
-
-/// co_await weft::shfl_up_sync(mask, var, delta, width): __shfl_up_sync.
-template <detail::warp_shuffle_type T>
-detail::warp_awaiter<T> shfl_up_sync(unsigned mask, T var, unsigned delta, int width = 32,
-                                     std::source_location where = std::source_location::current()) {
-  return detail::shuffle_awaiter(detail::warp_op::shfl_up, mask, var, static_cast<int>(delta), width, where);
-}
-
-/// co_await weft::shfl_down_sync(mask, var, delta, width): __shfl_down_sync.
-template <detail::warp_shuffle_type T>
-detail::warp_awaiter<T> shfl_down_sync(unsigned mask, T var, unsigned delta, int width = 32,
-                                       std::source_location where = std::source_location::current()) {
-  return detail::shuffle_awaiter(detail::warp_op::shfl_down, mask, var, static_cast<int>(delta), width, where);
-}
-
-/// co_await weft::shfl_xor_sync(mask, var, laneMask, width): __shfl_xor_sync.
-template <detail::warp_shuffle_type T>
-detail::warp_awaiter<T> shfl_xor_sync(unsigned mask, T var, int laneMask, int width = 32,
-                                      std::source_location where = std::source_location::current()) {
-  return detail::shuffle_awaiter(detail::warp_op::shfl_xor, mask, var, laneMask, width, where);
-}
+/// co_await weft::shfl_sync(mask, var, srcLane, width = 32): __shfl_sync, for CUDA's eight shuffle types.
+inline constexpr detail::awaited_shuffle<detail::warp_op::shfl, int> shfl_sync{};
+/// co_await weft::shfl_up_sync(mask, var, delta, width = 32): __shfl_up_sync.
+inline constexpr detail::awaited_shuffle<detail::warp_op::shfl_up, unsigned> shfl_up_sync{};
+/// co_await weft::shfl_down_sync(mask, var, delta, width = 32): __shfl_down_sync.
+inline constexpr detail::awaited_shuffle<detail::warp_op::shfl_down, unsigned> shfl_down_sync{};
+/// co_await weft::shfl_xor_sync(mask, var, laneMask, width = 32): __shfl_xor_sync.
+inline constexpr detail::awaited_shuffle<detail::warp_op::shfl_xor, int> shfl_xor_sync{};
 
 /// co_await weft::all_sync(mask, p): non-zero iff every lane of mask passed a non-zero p (__all_sync).
-inline detail::warp_awaiter<int> all_sync(unsigned mask, int predicate,
-                                          std::source_location where = std::source_location::current()) {
-  return {detail::warp_op::all, mask, {predicate != 0}, where};
-}
-
+inline constexpr detail::awaited_vote<detail::warp_op::all, int> all_sync{};
 /// co_await weft::any_sync(mask, p): non-zero iff any lane of mask passed a non-zero p (__any_sync).
-inline detail::warp_awaiter<int> any_sync(unsigned mask, int predicate,
-                                          std::source_location where = std::source_location::current()) {
-  return {detail::warp_op::any, mask, {predicate != 0}, where};
-}
-
+inline constexpr detail::awaited_vote<detail::warp_op::any, int> any_sync{};
 /// co_await weft::ballot_sync(mask, p): bit n set iff lane n of mask passed a non-zero p (__ballot_sync).
-inline detail::warp_awaiter<unsigned> ballot_sync(unsigned mask, int predicate,
-                                                  std::source_location where = std::source_location::current()) {
-  return {detail::warp_op::ballot, mask, {predicate != 0}, where};
-}
+inline constexpr detail::awaited_vote<detail::warp_op::ballot, unsigned> ballot_sync{};
 
 /// co_await weft::match_any_sync(mask, value): the lanes of mask whose value has the caller's bits (__match_any_sync).
 template <detail::warp_shuffle_type T>
@@ -185,42 +192,15 @@ detail::warp_awaiter<unsigned> match_all_sync(unsigned mask, T value, int* pred,
   return {detail::warp_op::match_all, mask, {detail::to_bits(value)}, where, pred};
 }
 
-/// co_await weft::reduce_add_sync(mask, v) and the other reductions: __reduce_*_sync (sm_80 and later).
-inline detail::warp_awaiter<int> reduce_add_sync(unsigned mask, int value,
-                                                 std::source_location where = std::source_location::current()) {
-  return detail::reduce_awaiter(detail::warp_op::reduce_add, mask, value, where);
-}
-inline detail::warp_awaiter<unsigned> reduce_add_sync(unsigned mask, unsigned value,
-                                                      std::source_location where = std::source_location::current()) {
-  return detail::reduce_awaiter(detail::warp_op::reduce_add, mask, value, where);
-}
-inline detail::warp_awaiter<int> reduce_min_sync(unsigned mask, int value,
-                                                 std::source_location where = std::source_location::current()) {
-  return detail::reduce_awaiter(detail::warp_op::reduce_min_signed, mask, value, where);
-}
-inline detail::warp_awaiter<unsigned> reduce_min_sync(unsigned mask, unsigned value,
-                                                      std::source_location where = std::source_location::current()) {
-  return detail::reduce_awaiter(detail::warp_op::reduce_min_unsigned, mask, value, where);
-}
-inline detail::warp_awaiter<int> reduce_max_sync(unsigned mask, int value,
-                                                 std::source_location where = std::source_location::current()) {
-  return detail::reduce_awaiter(detail::warp_op::reduce_max_signed, mask, value, where);
-}
-inline detail::warp_awaiter<unsigned> reduce_max_sync(unsigned mask, unsigned value,
-                                                      std::source_location where = std::source_location::current()) {
-  return detail::reduce_awaiter(detail::warp_op::reduce_max_unsigned, mask, value, where);
-}
-inline detail::warp_awaiter<unsigned> reduce_and_sync(unsigned mask, unsigned value,
-                                                      std::source_location where = std::source_location::current()) {
-  return detail::reduce_awaiter(detail::warp_op::reduce_and, mask, value, where);
-}
-inline detail::warp_awaiter<unsigned> reduce_or_sync(unsigned mask, unsigned value,
-                                                     std::source_location where = std::source_location::current()) {
-  return detail::reduce_awaiter(detail::warp_op::reduce_or, mask, value, where);
-}
-inline detail::warp_awaiter<unsigned> reduce_xor_sync(unsigned mask, unsigned value,
-                                                      std::source_location where = std::source_location::current()) {
-  return detail::reduce_awaiter(detail::warp_op::reduce_xor, mask, value, where);
-}
+/// co_await weft::reduce_add_sync(mask, v) and the other reductions: __reduce_*_sync (sm_80 and later), for
+/// int and unsigned (add, min, max) or unsigned (and, or, xor), as CUDA declares them.
+inline constexpr detail::awaited_reduction<detail::warp_op::reduce_add, detail::warp_op::reduce_add> reduce_add_sync{};
+inline constexpr detail::awaited_reduction<detail::warp_op::reduce_min_signed, detail::warp_op::reduce_min_unsigned>
+    reduce_min_sync{};
+inline constexpr detail::awaited_reduction<detail::warp_op::reduce_max_signed, detail::warp_op::reduce_max_unsigned>
+    reduce_max_sync{};
+inline constexpr detail::awaited_bitwise_reduction<detail::warp_op::reduce_and> reduce_and_sync{};
+inline constexpr detail::awaited_bitwise_reduction<detail::warp_op::reduce_or> reduce_or_sync{};
+inline constexpr detail::awaited_bitwise_reduction<detail::warp_op::reduce_xor> reduce_xor_sync{};
 
 }  // namespace weft

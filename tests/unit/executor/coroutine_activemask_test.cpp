@@ -3,7 +3,8 @@
 // __activemask and cg::coalesced_threads give on fibers: the lanes of the
 // caller's warp waiting at the same call, without those that exited or
 // went elsewhere; a coalesced group's ranks, shuffles, votes, reduce, scan
-// and partitions follow.
+// and partitions follow. Threads waiting there when the block fails are
+// destroyed where they wait.
 #include <doctest/doctest.h>
 #include <weft.hpp>
 #include <weft/cuda/device/cooperative_groups.hpp>
@@ -11,7 +12,11 @@
 
 #include "device_buffer.hpp"
 #include "stackless_scope.hpp"
+#include "text_checks.hpp"
 
+#include <atomic>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace {
@@ -148,4 +153,44 @@ TEST_CASE("a stackless coalesced group's collectives and partitions give what th
   CHECK(seventh[6] == 5 * 256);
   CHECK(seventh[7] == 5 * (1 + 3 + 5 + 7));
   CHECK(seventh[10] == 7);
+}
+
+namespace {
+
+std::atomic<int> activemask_guards_made{0}, activemask_guards_destroyed{0};
+struct activemask_guard {
+  activemask_guard() { ++activemask_guards_made; }
+  ~activemask_guard() { ++activemask_guards_destroyed; }
+  activemask_guard(const activemask_guard&) = delete;
+};
+
+struct activemask_failure {
+  cudaError_t code;
+  std::string report;
+  bool guards_balanced;
+  bool operator==(const activemask_failure&) const = default;
+};
+
+}  // namespace
+
+TEST_CASE("threads waiting at a stackless __activemask when the block fails are destroyed there, as on fibers") {
+  auto kernel = []() -> weft::stackless_kernel {
+    activemask_guard g;
+    if (threadIdx.x == 5) throw std::runtime_error("lane 5 failed");
+    co_await weft::activemask();
+  };
+  auto [on_coroutines, on_fibers] = on_both_executors([&] {
+    activemask_guards_made = activemask_guards_destroyed = 0;
+    REQUIRE(weft::launch(1, 32, kernel) == cudaSuccess);
+    activemask_failure failure{cudaDeviceSynchronize(), weft::fault_message(),
+                               activemask_guards_made == activemask_guards_destroyed};
+    CHECK(cudaDeviceReset() == cudaSuccess);
+    return failure;
+  });
+  INFO(on_coroutines.report);
+  CHECK(on_coroutines == on_fibers);
+  CHECK(on_coroutines.code == cudaErrorLaunchFailure);
+  CHECK(contains(on_coroutines.report, "thread (5,0,0)"));
+  CHECK(contains(on_coroutines.report, "lane 5 failed"));
+  CHECK(on_coroutines.guards_balanced);
 }
