@@ -207,7 +207,7 @@ class stackless_block_executor {
   std::vector<converging_thread> converging_;
   unsigned warp_parked_ = 0;  // lanes parked in groups
   unsigned running_id_ = 0;   // the running thread's linear id
-  bool parked_now_ = false;   // the thread that just suspended did so in a group
+  bool parked_now_ = false;   // the thread that just suspended did so in a group or at __activemask
 };
 
 template <class StartThread>
@@ -327,13 +327,13 @@ void stackless_block_executor::run_block(StartThread& start) {
   }
   for (unsigned round = 1;; ++round) {
     // No thread can run until those at __activemask get their masks.
-    while (!converging_.empty()) [[unlikely]] {
-        converge();
-        if (!run_ready()) {
-          abandon(nullptr, nullptr);
-          return;
-        }
+    while (!converging_.empty()) {
+      converge();
+      if (!run_ready()) {
+        abandon(nullptr, nullptr);
+        return;
       }
+    }
     if (warp_parked_ != 0) [[unlikely]] {
       fail(stall_report(next, kept));
       abandon(nullptr, nullptr);
