@@ -10,21 +10,27 @@
 //   ... int sum = co_await warp_sum(x);   // in a stackless kernel
 //
 // The call makes the frame and runs nothing (initial_suspend suspends);
-// co_await transfers to it, and its end transfers back to the caller
-// (symmetric transfer: no stack grows, and the executor never sees the
-// call). A barrier inside suspends the whole chain: the executor still
-// lists the thread by its kernel coroutine, whose promise's resume_at names
-// the innermost frame, which is where the executor resumes it. The frame
-// belongs to the awaited object, a temporary of the caller's frame, so a
-// thread destroyed where it waits destroys the functions it awaits, and
-// their destructors run. An exception escaping the function is rethrown
-// at the caller's co_await. Frames come from the worker's frame arena,
-// reused by size, so a function called in a loop takes no new memory per
-// call (frame_arena.hpp).
+// co_await runs it from the caller's await_suspend, and the executor never
+// sees the call. A function that ends without waiting returns there, and
+// the caller carries on without suspending. One that waits (a barrier
+// inside) returns there as it suspends, and the caller suspends too: the
+// whole chain waits. The executor still lists the thread by its kernel
+// coroutine, whose promise's resume_at names the innermost frame, which is
+// where the executor resumes it; that function's end then transfers to the
+// caller (symmetric transfer). Not a transfer each way for every call:
+// without a guaranteed tail call (GCC makes none below -O2), a loop of
+// calls that do not wait would grow the stack by frames per call until it
+// overflowed; this way it grows by the depth of calls at most, once per
+// wait. The frame belongs to the awaited object, a temporary of the
+// caller's frame, so a thread destroyed where it waits destroys the
+// functions it awaits, and their destructors run. An exception escaping
+// the function is rethrown at the caller's co_await. Frames come from the
+// worker's frame arena, reused by size, so a function called in a loop
+// takes no new memory per call (frame_arena.hpp).
 //
 // On the fiber executor the same code runs inside the thread's fiber: the
-// awaiters wait there without suspending, and the transfers are plain calls
-// and returns.
+// awaiters wait there without suspending, so every call returns to its
+// caller's await_suspend.
 #pragma once
 
 #include <concepts>
@@ -46,16 +52,19 @@ struct stackless_function_promise {
   stackless_thread::promise_type* thread = nullptr;  // the kernel thread awaiting it, set by co_await
   std::coroutine_handle<> caller;
   std::exception_ptr escaped;
+  bool run_by_caller = false;  // running inside the caller's await_suspend, which it returns to
 
   std::suspend_always initial_suspend() noexcept { return {}; }
 
-  // Back to the caller, which becomes the frame its thread resumes at.
+  // Back to the caller, which becomes the frame its thread resumes at: a
+  // return to its await_suspend, or, after a wait, a transfer to it.
   struct final_awaiter {
     bool await_ready() const noexcept { return false; }
     template <class Promise>
     std::coroutine_handle<> await_suspend(std::coroutine_handle<Promise> self) noexcept {
       stackless_function_promise& promise = self.promise();
       promise.thread->resume_at = promise.caller;
+      if (promise.run_by_caller) return std::noop_coroutine();
       return promise.caller;
     }
     void await_resume() const noexcept {}
@@ -134,15 +143,19 @@ class [[nodiscard]] stackless_function {
 
   bool await_ready() const noexcept { return false; }
 
-  // Runs the function, in place of the caller (a stackless kernel or
-  // function; another coroutine type does not compile).
+  // Runs the function (for a stackless kernel or function; another
+  // coroutine type does not compile): the caller suspends only if the
+  // function waits.
   template <stackless_promise Promise>
-  std::coroutine_handle<> await_suspend(std::coroutine_handle<Promise> caller) noexcept {
+  bool await_suspend(std::coroutine_handle<Promise> caller) noexcept {
     promise_type& promise = coroutine_.promise();
     promise.caller = caller;
     promise.thread = &awaiting_thread(caller);
     promise.thread->resume_at = coroutine_;
-    return coroutine_;
+    promise.run_by_caller = true;
+    coroutine_.resume();
+    promise.run_by_caller = false;  // if it waits, its end transfers to the caller
+    return !coroutine_.done();
   }
 
   T await_resume() {
