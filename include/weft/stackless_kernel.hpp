@@ -21,20 +21,24 @@
 // launch with a report that says so. Its threads read threadIdx, use
 // __shared__ and dynamic shared memory and atomics as any kernel's, and
 // co_await the warp collectives (weft::syncwarp, weft::shfl_sync, ...,
-// below). Not yet: named barriers, __activemask, cooperative groups and
-// cuda::barrier as awaitables, a spin on another thread of the block (an
-// atomic cannot let it run), and launches from the kernel. A fault in a
-// thread (a wild pointer, an integer division by zero) fails the launch
-// with the fiber executor's report. WEFT_EXECUTOR=fibers runs stackless
-// kernels on fibers instead, as any kernel, with identical results and
-// reports.
+// below) and weft::activemask(). A __device__ function that waits returns
+// weft::stackless_function<T> and is awaited (below). Cooperative groups
+// are awaited with weft/stackless_groups.hpp. A fault in a thread (a wild
+// pointer, an integer division by zero) fails the launch with the fiber
+// executor's report. Not yet: cuda::barrier, multi-warp tiles and grid or
+// cluster syncs as awaitables, a spin on another thread of the block (an
+// atomic cannot let it run), and launches from the kernel; weft has no
+// named barriers. WEFT_EXECUTOR=fibers runs stackless kernels on fibers
+// instead, as any kernel, with identical results and reports.
 #pragma once
 
 #include <concepts>
 #include <cstdint>
 #include <source_location>
 
+#include "weft/detail/coroutine_executor/activemask_awaiter.hpp"
 #include "weft/detail/coroutine_executor/barrier_awaiter.hpp"
+#include "weft/detail/coroutine_executor/stackless_function.hpp"
 #include "weft/detail/coroutine_executor/stackless_grid.hpp"
 #include "weft/detail/coroutine_executor/stackless_thread.hpp"
 #include "weft/detail/coroutine_executor/warp_awaiter.hpp"
@@ -44,6 +48,12 @@ namespace weft {
 
 /// What a stackless kernel returns where a __global__ function returns void.
 using stackless_kernel = detail::stackless_thread;
+
+/// What a __device__ function that waits returns: `co_await f(x)` in a
+/// stackless kernel (or in another such function) runs it and gives its T;
+/// in it, `co_await` what a kernel awaits and `co_return` the result.
+template <class T = void>
+using stackless_function = detail::stackless_function<T>;
 
 /// co_await weft::syncthreads(): __syncthreads for a stackless kernel.
 inline detail::barrier_awaiter<detail::barrier_kind::sync> syncthreads(
@@ -88,17 +98,54 @@ concept warp_shuffle_type = std::same_as<T, int> || std::same_as<T, unsigned> ||
     std::same_as<T, unsigned long> || std::same_as<T, long long> || std::same_as<T, unsigned long long> ||
     std::same_as<T, float> || std::same_as<T, double>;
 
-template <class T>
-warp_awaiter<T> shuffle_awaiter(warp_op op, unsigned mask, T var, int lane, int width, std::source_location where) {
-  check_shuffle_width(width);
-  return {op, mask, {to_bits(var), lane, width}, where};
-}
+// Each kind of warp collective is one function object type, of which each
+// collective of that kind is a constant: CUDA's overloads and defaults are
+// written once per kind, and the call reads as a function's (a default
+// argument, the caller's source_location included, is the call's).
 
-template <class T>
-warp_awaiter<T> reduce_awaiter(warp_op op, unsigned mask, T value, std::source_location where) {
-  // Sign-extended, so that min and max compare ints as signed (as on fibers).
-  return {op, mask, {static_cast<std::uint64_t>(static_cast<std::int64_t>(value))}, where};
-}
+/// A shuffle: `Source` is CUDA's type of its lane or delta operand.
+template <warp_op Op, class Source>
+struct awaited_shuffle {
+  template <warp_shuffle_type T>
+  warp_awaiter<T> operator()(unsigned mask, T var, Source source, int width = 32,
+                             std::source_location where = std::source_location::current()) const {
+    check_shuffle_width(width);
+    return {Op, mask, {to_bits(var), static_cast<int>(source), width}, where};
+  }
+};
+
+/// A vote, giving `Result`.
+template <warp_op Op, class Result>
+struct awaited_vote {
+  warp_awaiter<Result> operator()(unsigned mask, int predicate,
+                                  std::source_location where = std::source_location::current()) const {
+    return {Op, mask, {predicate != 0}, where};
+  }
+};
+
+/// A reduction of int (by `ForInt`) and of unsigned (by `ForUnsigned`);
+/// ints sign-extended, so that min and max compare them as signed (as on
+/// fibers).
+template <warp_op ForInt, warp_op ForUnsigned>
+struct awaited_reduction {
+  warp_awaiter<int> operator()(unsigned mask, int value,
+                               std::source_location where = std::source_location::current()) const {
+    return {ForInt, mask, {static_cast<std::uint64_t>(static_cast<std::int64_t>(value))}, where};
+  }
+  warp_awaiter<unsigned> operator()(unsigned mask, unsigned value,
+                                    std::source_location where = std::source_location::current()) const {
+    return {ForUnsigned, mask, {value}, where};
+  }
+};
+
+/// A bitwise reduction, which CUDA declares for unsigned only.
+template <warp_op Op>
+struct awaited_bitwise_reduction {
+  warp_awaiter<unsigned> operator()(unsigned mask, unsigned value,
+                                    std::source_location where = std::source_location::current()) const {
+    return {Op, mask, {value}, where};
+  }
+};
 }  // namespace detail
 
 /// co_await weft::syncwarp(mask): __syncwarp.
@@ -107,51 +154,29 @@ inline detail::warp_awaiter<void> syncwarp(unsigned mask = 0xffffffffu,
   return {detail::warp_op::sync, mask, {}, where};
 }
 
-/// co_await weft::shfl_sync(mask, var, srcLane, width): __shfl_sync.
-template <detail::warp_shuffle_type T>
-detail::warp_awaiter<T> shfl_sync(unsigned mask, T var, int srcLane, int width = 32,
-                                  std::source_location where = std::source_location::current()) {
-  return detail::shuffle_awaiter(detail::warp_op::shfl, mask, var, srcLane, width, where);
+/// co_await weft::activemask(): __activemask, the lanes of the caller's warp
+/// converged with it. As on fibers, the caller waits until no other thread
+/// of the block can run, then gets the lanes of its warp waiting at the
+/// same call (lanes that exited or went elsewhere are left out).
+inline detail::activemask_awaiter activemask(std::source_location where = std::source_location::current()) {
+  return detail::activemask_awaiter{where};
 }
 
-/// co_await weft::shfl_up_sync(mask, var, delta, width): __shfl_up_sync.
-template <detail::warp_shuffle_type T>
-detail::warp_awaiter<T> shfl_up_sync(unsigned mask, T var, unsigned delta, int width = 32,
-                                     std::source_location where = std::source_location::current()) {
-  return detail::shuffle_awaiter(detail::warp_op::shfl_up, mask, var, static_cast<int>(delta), width, where);
-}
-
-/// co_await weft::shfl_down_sync(mask, var, delta, width): __shfl_down_sync.
-template <detail::warp_shuffle_type T>
-detail::warp_awaiter<T> shfl_down_sync(unsigned mask, T var, unsigned delta, int width = 32,
-                                       std::source_location where = std::source_location::current()) {
-  return detail::shuffle_awaiter(detail::warp_op::shfl_down, mask, var, static_cast<int>(delta), width, where);
-}
-
-/// co_await weft::shfl_xor_sync(mask, var, laneMask, width): __shfl_xor_sync.
-template <detail::warp_shuffle_type T>
-detail::warp_awaiter<T> shfl_xor_sync(unsigned mask, T var, int laneMask, int width = 32,
-                                      std::source_location where = std::source_location::current()) {
-  return detail::shuffle_awaiter(detail::warp_op::shfl_xor, mask, var, laneMask, width, where);
-}
+/// co_await weft::shfl_sync(mask, var, srcLane, width = 32): __shfl_sync, for CUDA's eight shuffle types.
+inline constexpr detail::awaited_shuffle<detail::warp_op::shfl, int> shfl_sync{};
+/// co_await weft::shfl_up_sync(mask, var, delta, width = 32): __shfl_up_sync.
+inline constexpr detail::awaited_shuffle<detail::warp_op::shfl_up, unsigned> shfl_up_sync{};
+/// co_await weft::shfl_down_sync(mask, var, delta, width = 32): __shfl_down_sync.
+inline constexpr detail::awaited_shuffle<detail::warp_op::shfl_down, unsigned> shfl_down_sync{};
+/// co_await weft::shfl_xor_sync(mask, var, laneMask, width = 32): __shfl_xor_sync.
+inline constexpr detail::awaited_shuffle<detail::warp_op::shfl_xor, int> shfl_xor_sync{};
 
 /// co_await weft::all_sync(mask, p): non-zero iff every lane of mask passed a non-zero p (__all_sync).
-inline detail::warp_awaiter<int> all_sync(unsigned mask, int predicate,
-                                          std::source_location where = std::source_location::current()) {
-  return {detail::warp_op::all, mask, {predicate != 0}, where};
-}
-
+inline constexpr detail::awaited_vote<detail::warp_op::all, int> all_sync{};
 /// co_await weft::any_sync(mask, p): non-zero iff any lane of mask passed a non-zero p (__any_sync).
-inline detail::warp_awaiter<int> any_sync(unsigned mask, int predicate,
-                                          std::source_location where = std::source_location::current()) {
-  return {detail::warp_op::any, mask, {predicate != 0}, where};
-}
-
+inline constexpr detail::awaited_vote<detail::warp_op::any, int> any_sync{};
 /// co_await weft::ballot_sync(mask, p): bit n set iff lane n of mask passed a non-zero p (__ballot_sync).
-inline detail::warp_awaiter<unsigned> ballot_sync(unsigned mask, int predicate,
-                                                  std::source_location where = std::source_location::current()) {
-  return {detail::warp_op::ballot, mask, {predicate != 0}, where};
-}
+inline constexpr detail::awaited_vote<detail::warp_op::ballot, unsigned> ballot_sync{};
 
 /// co_await weft::match_any_sync(mask, value): the lanes of mask whose value has the caller's bits (__match_any_sync).
 template <detail::warp_shuffle_type T>
@@ -168,42 +193,15 @@ detail::warp_awaiter<unsigned> match_all_sync(unsigned mask, T value, int* pred,
   return {detail::warp_op::match_all, mask, {detail::to_bits(value)}, where, pred};
 }
 
-/// co_await weft::reduce_add_sync(mask, v) and the other reductions: __reduce_*_sync (sm_80 and later).
-inline detail::warp_awaiter<int> reduce_add_sync(unsigned mask, int value,
-                                                 std::source_location where = std::source_location::current()) {
-  return detail::reduce_awaiter(detail::warp_op::reduce_add, mask, value, where);
-}
-inline detail::warp_awaiter<unsigned> reduce_add_sync(unsigned mask, unsigned value,
-                                                      std::source_location where = std::source_location::current()) {
-  return detail::reduce_awaiter(detail::warp_op::reduce_add, mask, value, where);
-}
-inline detail::warp_awaiter<int> reduce_min_sync(unsigned mask, int value,
-                                                 std::source_location where = std::source_location::current()) {
-  return detail::reduce_awaiter(detail::warp_op::reduce_min_signed, mask, value, where);
-}
-inline detail::warp_awaiter<unsigned> reduce_min_sync(unsigned mask, unsigned value,
-                                                      std::source_location where = std::source_location::current()) {
-  return detail::reduce_awaiter(detail::warp_op::reduce_min_unsigned, mask, value, where);
-}
-inline detail::warp_awaiter<int> reduce_max_sync(unsigned mask, int value,
-                                                 std::source_location where = std::source_location::current()) {
-  return detail::reduce_awaiter(detail::warp_op::reduce_max_signed, mask, value, where);
-}
-inline detail::warp_awaiter<unsigned> reduce_max_sync(unsigned mask, unsigned value,
-                                                      std::source_location where = std::source_location::current()) {
-  return detail::reduce_awaiter(detail::warp_op::reduce_max_unsigned, mask, value, where);
-}
-inline detail::warp_awaiter<unsigned> reduce_and_sync(unsigned mask, unsigned value,
-                                                      std::source_location where = std::source_location::current()) {
-  return detail::reduce_awaiter(detail::warp_op::reduce_and, mask, value, where);
-}
-inline detail::warp_awaiter<unsigned> reduce_or_sync(unsigned mask, unsigned value,
-                                                     std::source_location where = std::source_location::current()) {
-  return detail::reduce_awaiter(detail::warp_op::reduce_or, mask, value, where);
-}
-inline detail::warp_awaiter<unsigned> reduce_xor_sync(unsigned mask, unsigned value,
-                                                      std::source_location where = std::source_location::current()) {
-  return detail::reduce_awaiter(detail::warp_op::reduce_xor, mask, value, where);
-}
+/// co_await weft::reduce_add_sync(mask, v) and the other reductions: __reduce_*_sync (sm_80 and later), for
+/// int and unsigned (add, min, max) or unsigned (and, or, xor), as CUDA declares them.
+inline constexpr detail::awaited_reduction<detail::warp_op::reduce_add, detail::warp_op::reduce_add> reduce_add_sync{};
+inline constexpr detail::awaited_reduction<detail::warp_op::reduce_min_signed, detail::warp_op::reduce_min_unsigned>
+    reduce_min_sync{};
+inline constexpr detail::awaited_reduction<detail::warp_op::reduce_max_signed, detail::warp_op::reduce_max_unsigned>
+    reduce_max_sync{};
+inline constexpr detail::awaited_bitwise_reduction<detail::warp_op::reduce_and> reduce_and_sync{};
+inline constexpr detail::awaited_bitwise_reduction<detail::warp_op::reduce_or> reduce_or_sync{};
+inline constexpr detail::awaited_bitwise_reduction<detail::warp_op::reduce_xor> reduce_xor_sync{};
 
 }  // namespace weft

@@ -15,6 +15,7 @@
 
 #include "weft/detail/coroutine_executor/running_stackless_block.hpp"
 #include "weft/detail/coroutine_executor/stackless_block_executor.hpp"
+#include "weft/detail/coroutine_executor/stackless_function.hpp"
 #include "weft/detail/coroutine_executor/stackless_thread.hpp"
 #include "weft/detail/executor/block_executor.hpp"
 #include "weft/detail/executor/block_reports.hpp"
@@ -35,10 +36,11 @@ class barrier_awaiter {
     return true;
   }
 
-  // Only a stackless kernel's thread can await it: another coroutine type
-  // does not compile.
-  void await_suspend(std::coroutine_handle<stackless_thread::promise_type> thread) noexcept {
-    running_stackless_block->arrive(thread.promise(), Kind, predicate_, where_, &result_);
+  // Only a stackless kernel's thread, in its body or in a stackless function
+  // it awaits, can await it: another coroutine type does not compile.
+  template <stackless_promise Promise>
+  void await_suspend(std::coroutine_handle<Promise> waiting) noexcept {
+    running_stackless_block->arrive(awaiting_thread(waiting), Kind, predicate_, where_, &result_);
   }
 
   // The stackless executor writes the result into the awaiter as the

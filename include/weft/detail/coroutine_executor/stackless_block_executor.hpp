@@ -21,6 +21,10 @@
 // destructors run. With block barriers alone a block cannot deadlock: every
 // round ends with each thread at a barrier or exited.
 //
+// A thread that waits inside a stackless function it awaits
+// (stackless_function.hpp) is listed by its own coroutine all the same,
+// whose promise says which frame to resume (resume).
+//
 // Warp collectives (co_await weft::shfl_sync(...), ..., warp_awaiter.hpp)
 // meet within a round, as on the fiber executor: a lane deposits its operand
 // in its warp's exchange and joins the open group of its mask, checked as
@@ -31,6 +35,11 @@
 // A round that ends with lanes still in a group is a stall (a lane the
 // group needs exited or waits at the block barrier): the block fails with
 // the fiber executor's report.
+//
+// __activemask (co_await weft::activemask(), activemask_awaiter.hpp) waits,
+// as on fibers, until no other thread of the block can run: at the round's
+// end, the threads there get the lanes of their warp waiting at the same
+// call, and run on before the barrier completes.
 #pragma once
 
 #include <algorithm>
@@ -113,6 +122,14 @@ class stackless_block_executor {
     parked_now_ = true;
   }
 
+  /// The running thread waits at __activemask (activemask_awaiter.hpp) and
+  /// is about to suspend; its mask is to be written to `*mask` once no other
+  /// thread of the block can run (converge).
+  void park_at_activemask(std::coroutine_handle<> handle, std::source_location where, unsigned* mask) {
+    converging_.push_back({{handle, threadIdx, running_id_}, where, mask});
+    parked_now_ = true;
+  }
+
   /// The running lane's result of the warp collective it just completed.
   warp_result warp_result_of_running() const noexcept {
     std::uint64_t value = exchange_[running_id_ / 32].result[running_id_ % 32];
@@ -145,8 +162,12 @@ class stackless_block_executor {
 
   template <class StartThread>
   void run_block(StartThread& start);
+  // Resumes a waiting thread where it waits: in its own body, or in a
+  // stackless function it awaits (defined in stackless_thread.hpp).
+  static void resume(const waiting_thread& thread);
   void start_warps();
   void complete_group(unsigned warp, warp_group& g, unsigned caller_bit);
+  void converge();
   [[gnu::cold]] void destroy_parked();
   [[gnu::cold]] std::string stall_report(const waiting_thread* waiting, unsigned count) const;
   [[gnu::cold]] void append_barrier_waiters(std::string& text, const waiting_thread* waiting, unsigned count) const;
@@ -189,9 +210,16 @@ class stackless_block_executor {
   std::vector<warp_result*> result_into_;
   std::vector<waiting_thread> ready_;
   std::size_t ready_head_ = 0;
+  // The threads waiting at __activemask, in the order they arrived.
+  struct converging_thread {
+    waiting_thread thread;
+    std::source_location where;
+    unsigned* mask;
+  };
+  std::vector<converging_thread> converging_;
   unsigned warp_parked_ = 0;  // lanes parked in groups
   unsigned running_id_ = 0;   // the running thread's linear id
-  bool parked_now_ = false;   // the thread that just suspended did so in a group
+  bool parked_now_ = false;   // the thread that just suspended did so in a group or at __activemask
 };
 
 template <class StartThread>
@@ -216,6 +244,7 @@ block_failure stackless_block_executor::run(StartThread& start, const block_rang
     barrier_result_into_.resize(thread_count_);
   }
   ready_.reserve(thread_count_);
+  converging_.reserve(thread_count_);
   failure_ = {};
   running_stackless_block = this;
   host_ = &host;
@@ -287,7 +316,7 @@ void stackless_block_executor::run_block(StartThread& start) {
       threadIdx = thread.index;
       running_id_ = thread.id;
       unsigned before = arrivals_;
-      thread.handle.resume();
+      resume(thread);
       if (!file(thread, before)) return false;
     }
     ready_.clear();
@@ -320,6 +349,14 @@ void stackless_block_executor::run_block(StartThread& start) {
     advance(index);
   }
   for (unsigned round = 1;; ++round) {
+    // No thread can run until those at __activemask get their masks.
+    while (!converging_.empty()) {
+      converge();
+      if (!run_ready()) {
+        abandon(nullptr, nullptr);
+        return;
+      }
+    }
     if (warp_parked_ != 0) [[unlikely]] {
       fail(stall_report(next, kept));
       abandon(nullptr, nullptr);
@@ -343,7 +380,7 @@ void stackless_block_executor::run_block(StartThread& start) {
       threadIdx = thread.index;
       running_id_ = thread.id;
       unsigned before = arrivals_;
-      thread.handle.resume();
+      resume(thread);
       if (!file(thread, before) || (ready_head_ != ready_.size() && !run_ready())) [[unlikely]] {
         abandon(waiting + r + 1, waiting + count);
         return;
@@ -360,6 +397,7 @@ inline void stackless_block_executor::start_warps() {
   std::fill(exited_.begin(), exited_.begin() + warps, 0u);
   warp_parked_ = 0;
   parked_now_ = false;
+  converging_.clear();
 }
 
 // A mask that names lanes past the block's end means the lanes that do,
@@ -410,8 +448,29 @@ inline void stackless_block_executor::complete_group(unsigned warp, warp_group& 
   g = groups_[warp * 32 + --group_count_[warp]];  // close: the last open group takes its place
 }
 
-// The block failed: lanes parked in groups are destroyed where they wait.
+// No thread of the block can run (the round has ended): each thread at
+// __activemask gets the lanes of its warp waiting at the same call, and
+// they run in the fiber executor's order: the thread that ran last, if it
+// waits here, first (on fibers it finds the others and runs on), then the
+// others in the order they arrived.
+inline void stackless_block_executor::converge() {
+  for (converging_thread& t : converging_) {
+    unsigned mask = 0;
+    for (const converging_thread& o : converging_)
+      if (o.thread.id / 32 == t.thread.id / 32 && same_call_site(o.where, t.where)) mask |= 1u << (o.thread.id % 32);
+    *t.mask = mask;
+  }
+  bool last_runs_first = converging_.back().thread.id == running_id_;
+  if (last_runs_first) ready_.push_back(converging_.back().thread);
+  for (std::size_t i = 0; i + last_runs_first < converging_.size(); ++i) ready_.push_back(converging_[i].thread);
+  converging_.clear();
+}
+
+// The block failed: lanes parked in groups or at __activemask are destroyed
+// where they wait.
 inline void stackless_block_executor::destroy_parked() {
+  for (const converging_thread& t : converging_) t.thread.handle.destroy();
+  converging_.clear();
   unsigned warps = (thread_count_ + 31) / 32;
   for (unsigned w = 0; w < warps; ++w) {
     for (unsigned i = 0; i < group_count_[w]; ++i)

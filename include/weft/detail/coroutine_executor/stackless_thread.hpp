@@ -34,9 +34,14 @@ class stackless_thread {
  public:
   struct promise_type : barrier_arrival {
     std::exception_ptr escaped;  // on the fiber executor: what the runner loop rethrows
+    // The frame to resume: the thread's own, or that of the innermost
+    // stackless function it awaits (stackless_function.hpp keeps it).
+    std::coroutine_handle<> resume_at;
 
     stackless_thread get_return_object() noexcept {
-      return stackless_thread{std::coroutine_handle<promise_type>::from_promise(*this)};
+      auto self = std::coroutine_handle<promise_type>::from_promise(*this);
+      resume_at = self;
+      return stackless_thread{self};
     }
     std::suspend_never initial_suspend() noexcept { return {}; }
 
@@ -87,6 +92,12 @@ class stackless_thread {
   explicit stackless_thread(std::coroutine_handle<promise_type> handle) : handle_(handle) {}
   std::coroutine_handle<promise_type> handle_;
 };
+
+inline void stackless_block_executor::resume(const waiting_thread& thread) {
+  std::coroutine_handle<stackless_thread::promise_type>::from_address(thread.handle.address())
+      .promise()
+      .resume_at.resume();
+}
 
 // "; thread (0,0,0) to thread (31,0,0) wait at __syncthreads (a.cu:12:5);
 // ...": the threads at the block barrier, in order of their linear ids,

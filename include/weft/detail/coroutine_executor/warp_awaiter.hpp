@@ -18,6 +18,7 @@
 
 #include "weft/detail/coroutine_executor/running_stackless_block.hpp"
 #include "weft/detail/coroutine_executor/stackless_block_executor.hpp"
+#include "weft/detail/coroutine_executor/stackless_function.hpp"
 #include "weft/detail/coroutine_executor/stackless_thread.hpp"
 #include "weft/detail/executor/block_executor.hpp"
 #include "weft/detail/executor/warp_arithmetic.hpp"
@@ -44,10 +45,11 @@ class warp_awaiter {
     return true;
   }
 
-  // Only a stackless kernel's thread can await it: another coroutine type
-  // does not compile.
-  void await_suspend(std::coroutine_handle<stackless_thread::promise_type> thread) noexcept {
-    running_stackless_block->park_in_warp(thread, result_);
+  // Only a stackless kernel's thread, in its body or in a stackless function
+  // it awaits, can await it: another coroutine type does not compile.
+  template <stackless_promise Promise>
+  void await_suspend(std::coroutine_handle<Promise> waiting) noexcept {
+    running_stackless_block->park_in_warp(thread_coroutine(waiting), result_);
   }
 
   // The result is the awaiter's own, written as the lane resumes, not read

@@ -1,0 +1,414 @@
+// Cooperative groups in stackless kernels: each group function that waits,
+// awaited, as CUDA's name in namespace weft taking the group first.
+//
+//   namespace cg = cooperative_groups;
+//   auto block = cg::this_thread_block();
+//   auto tile = cg::tiled_partition<32>(block);
+//   co_await weft::sync(block);                              // block.sync(), cg::sync(block)
+//   int below = co_await weft::shfl_up(tile, v, 1);          // tile.shfl_up(v, 1)
+//   int sum = co_await weft::reduce(tile, v, cg::plus<int>());  // cg::reduce(tile, v, cg::plus<int>())
+//
+// Making groups, ranks and sizes wait for nothing and keep CUDA's spelling
+// (this_thread_block, tiled_partition, thread_rank, ...); a member that
+// waits (block.sync(), tile.shfl(...)), called without co_await in a
+// stackless kernel, fails the launch with the report of the CUDA function
+// it calls. Each awaitable is the fiber version's warp collectives or
+// barrier, with its masks, widths, lines and reports: a kernel gives the
+// same results and reports on both executors (docs/architecture.md,
+// "Stackless kernels"). Groups of one warp at most: a multi-warp tile
+// (thread_block_tile<64> and up), the grid and the cluster are not awaited.
+#pragma once
+
+#include <array>
+#include <bit>
+#include <coroutine>
+#include <cstdint>
+#include <cstring>
+#include <source_location>
+#include <type_traits>
+#include <utility>
+
+#include "weft/cuda/device/cooperative_groups.hpp"
+#include "weft/stackless_kernel.hpp"
+
+namespace weft::detail::stackless_groups {
+
+using groups::access;
+
+/// Awaits `inner`, then gives finish(its result): a group's result from
+/// the warp collective's (a ballot shifted to the tile's ranks, a value's
+/// bits).
+template <class Awaiter, class Finish>
+class finished_awaiter {
+ public:
+  finished_awaiter(Awaiter inner, Finish finish) : inner_(std::move(inner)), finish_(std::move(finish)) {}
+  bool await_ready() { return inner_.await_ready(); }
+  template <stackless_promise Promise>
+  void await_suspend(std::coroutine_handle<Promise> waiting) noexcept {
+    inner_.await_suspend(waiting);
+  }
+  auto await_resume() { return finish_(inner_.await_resume()); }
+
+ private:
+  Awaiter inner_;
+  Finish finish_;
+};
+
+template <class Group>
+inline constexpr bool is_lane_tile = false;
+template <unsigned int Size, class ParentT>
+inline constexpr bool is_lane_tile<cooperative_groups::thread_block_tile<Size, ParentT>> = Size <= 32;
+
+/// The groups of one warp whose collectives are awaited here.
+template <class Group>
+concept lane_group = is_lane_tile<Group> || std::same_as<Group, cooperative_groups::coalesced_group>;
+
+template <class Group>
+inline constexpr unsigned tile_size = 0;
+template <unsigned int Size, class ParentT>
+inline constexpr unsigned tile_size<cooperative_groups::thread_block_tile<Size, ParentT>> = Size;
+
+/// A group's shuffle moves one 64-bit word of the value, as on fibers
+/// (groups::shuffle_value): values of more than 8 bytes take one each.
+template <class T>
+inline constexpr bool one_word = std::is_trivially_copyable_v<T> && sizeof(T) <= 8;
+
+template <class T>
+std::uint64_t word_of(const T& value) {
+  std::uint64_t word = 0;
+  std::memcpy(&word, &value, sizeof(T));
+  return word;
+}
+
+template <class T>
+T value_of(std::uint64_t word) {
+  std::array<unsigned char, sizeof(T)> bytes;
+  std::memcpy(bytes.data(), &word, sizeof(T));
+  return std::bit_cast<T>(bytes);
+}
+
+/// One word's shuffle among `mask`: the fiber version's __shfl*_sync(mask,
+/// unsigned long long, b, width).
+inline warp_awaiter<unsigned long long> word_shuffle(warp_op op, unsigned mask, std::uint64_t word, int b, int width,
+                                                     std::source_location where) {
+  return {op, mask, {word, b, width}, where};
+}
+
+template <class T>
+auto value_shuffle(warp_op op, unsigned mask, const T& value, int b, int width, std::source_location where) {
+  return finished_awaiter(word_shuffle(op, mask, word_of(value), b, width, where),
+                          [](unsigned long long word) { return value_of<T>(word); });
+}
+
+// A value of several words: a shuffle each, as on fibers.
+template <class T>
+stackless_function<T> words_shuffle(warp_op op, unsigned mask, T value, int b, int width, std::source_location where) {
+  constexpr std::size_t words = (sizeof(T) + 7) / 8;
+  unsigned long long bits[words] = {};
+  std::memcpy(bits, &value, sizeof(T));
+  for (auto& word : bits) word = co_await word_shuffle(op, mask, word, b, width, where);
+  std::memcpy(&value, bits, sizeof(T));
+  co_return value;
+}
+
+template <class T>
+auto group_shuffle(warp_op op, unsigned mask, const T& value, int b, int width, std::source_location where) {
+  static_assert(std::is_trivially_copyable_v<T>, "a group shuffles only trivially copyable values");
+  if constexpr (one_word<T>)
+    return value_shuffle(op, mask, value, b, width, where);
+  else
+    return words_shuffle(op, mask, value, b, width, where);
+}
+
+/// A coalesced group's lane of rank `rank`.
+inline unsigned lane_of_rank(const cooperative_groups::coalesced_group& g, unsigned rank) {
+  return groups::lane_of_rank(access::mask(g), rank);
+}
+
+/// What a tile's ballot-like result is shifted by: its first lane.
+template <class Group>
+unsigned first_lane() {
+  return groups::lane() & ~(tile_size<Group> - 1);
+}
+
+/// A coalesced group's result of lanes, or a tile's, as bits by rank.
+template <class Group>
+auto ranks_of(const Group& g) {
+  if constexpr (is_lane_tile<Group>)
+    return [shift = first_lane<Group>()](unsigned lanes) { return lanes >> shift; };
+  else
+    return [mask = access::mask(g)](unsigned lanes) { return groups::pack_by_rank(mask, lanes); };
+}
+
+template <class Group, class T, class Op>
+stackless_function<T> fold(Group g, T acc, Op op, std::source_location where);
+template <class Group, class T, class Op>
+stackless_function<T> scan(Group g, T acc, Op op, bool exclusive, std::source_location where);
+
+}  // namespace weft::detail::stackless_groups
+
+namespace weft {
+
+// ---- Groups made by a collective ----
+
+/// co_await weft::coalesced_threads(): cg::coalesced_threads(), the lanes of
+/// the caller's warp converged with it (co_await weft::activemask()).
+inline auto coalesced_threads(std::source_location where = std::source_location::current()) {
+  return detail::stackless_groups::finished_awaiter(detail::activemask_awaiter{where}, [](unsigned mask) {
+    return detail::groups::access::make<cooperative_groups::coalesced_group>(mask, 0u, 1u);
+  });
+}
+
+/// co_await weft::binary_partition(parent, pred): cg::binary_partition(parent, pred).
+template <detail::stackless_groups::lane_group Group>
+auto binary_partition(const Group& parent, bool pred, std::source_location where = std::source_location::current()) {
+  using detail::groups::access;
+  unsigned mask = access::mask(parent);
+  return detail::stackless_groups::finished_awaiter(
+      detail::warp_awaiter<unsigned>{detail::warp_op::ballot, mask, {pred}, where}, [mask, pred](unsigned set) {
+        if (set == mask || set == 0) return access::make<cooperative_groups::coalesced_group>(mask, 0u, 1u);
+        return access::make<cooperative_groups::coalesced_group>(pred ? set : mask & ~set, pred ? 1u : 0u, 2u);
+      });
+}
+
+/// co_await weft::labeled_partition(parent, label): cg::labeled_partition(parent, label).
+template <detail::stackless_groups::lane_group Group, class Label>
+requires(detail::groups::is_label<Label>) stackless_function<cooperative_groups::coalesced_group> labeled_partition(
+    Group parent, Label label, std::source_location where = std::source_location::current()) {
+  using detail::groups::access;
+  if constexpr (std::is_same_v<Label, bool>) {
+    co_return co_await binary_partition(parent, label, where);
+  } else {
+    // The fiber version's (groups::labeled_partition): subgroups ranked by their lowest lane.
+    unsigned mask = access::mask(parent);
+    unsigned same = co_await detail::warp_awaiter<unsigned>{
+        detail::warp_op::match_any, mask, {detail::to_bits(detail::groups::match_key(label))}, where};
+    unsigned leader = static_cast<unsigned>(std::countr_zero(same));
+    unsigned leaders = co_await detail::warp_awaiter<unsigned>{
+        detail::warp_op::ballot, mask, {leader == detail::groups::lane()}, where};
+    co_return access::make<cooperative_groups::coalesced_group>(
+        same, static_cast<unsigned>(std::popcount(leaders & ((1u << leader) - 1))),
+        static_cast<unsigned>(std::popcount(leaders)));
+  }
+}
+
+// ---- sync ----
+
+/// co_await weft::sync(block): block.sync(), cg::sync(block), __syncthreads.
+inline detail::barrier_awaiter<detail::barrier_kind::sync> sync(
+    const cooperative_groups::thread_block&, std::source_location where = std::source_location::current()) {
+  return {0, where};
+}
+
+/// co_await weft::sync(tile): tile.sync(), __syncwarp over the group's lanes.
+template <detail::stackless_groups::lane_group Group>
+detail::warp_awaiter<void> sync(const Group& g, std::source_location where = std::source_location::current()) {
+  return {detail::warp_op::sync, detail::groups::access::mask(g), {}, where};
+}
+
+/// co_await weft::sync(g) for a group made at run time (tiled_partition(block, n)).
+inline stackless_function<> sync(cooperative_groups::thread_group g,
+                                 std::source_location where = std::source_location::current()) {
+  if (detail::groups::access::is_block(g))
+    co_await syncthreads(where);
+  else
+    co_await syncwarp(detail::groups::access::mask(g), where);
+}
+
+// ---- Shuffles (any trivially copyable value) ----
+
+/// co_await weft::shfl(g, var, srcRank): g.shfl(var, srcRank).
+template <detail::stackless_groups::lane_group Group, class T>
+auto shfl(const Group& g, const T& var, int srcRank, std::source_location where = std::source_location::current()) {
+  using namespace detail::stackless_groups;
+  unsigned mask = access::mask(g);
+  if constexpr (is_lane_tile<Group>)
+    return group_shuffle(detail::warp_op::shfl, mask, var, srcRank, tile_size<Group>, where);
+  else
+    return group_shuffle(detail::warp_op::shfl, mask, var,
+                         static_cast<int>(lane_of_rank(g, static_cast<unsigned>(srcRank) % g.num_threads())), 32,
+                         where);
+}
+
+/// co_await weft::shfl_down(g, var, delta): g.shfl_down(var, delta).
+template <detail::stackless_groups::lane_group Group, class T>
+auto shfl_down(const Group& g, const T& var, unsigned int delta,
+               std::source_location where = std::source_location::current()) {
+  using namespace detail::stackless_groups;
+  unsigned mask = access::mask(g);
+  if constexpr (is_lane_tile<Group>) {
+    return group_shuffle(detail::warp_op::shfl_down, mask, var, static_cast<int>(delta), tile_size<Group>, where);
+  } else {
+    unsigned long long source = g.thread_rank() + static_cast<unsigned long long>(delta);
+    unsigned lane = source < g.num_threads() ? lane_of_rank(g, static_cast<unsigned>(source)) : detail::groups::lane();
+    return group_shuffle(detail::warp_op::shfl, mask, var, static_cast<int>(lane), 32, where);
+  }
+}
+
+/// co_await weft::shfl_up(g, var, delta): g.shfl_up(var, delta).
+template <detail::stackless_groups::lane_group Group, class T>
+auto shfl_up(const Group& g, const T& var, unsigned int delta,
+             std::source_location where = std::source_location::current()) {
+  using namespace detail::stackless_groups;
+  unsigned mask = access::mask(g);
+  if constexpr (is_lane_tile<Group>) {
+    return group_shuffle(detail::warp_op::shfl_up, mask, var, static_cast<int>(delta), tile_size<Group>, where);
+  } else {
+    long long source = static_cast<long long>(g.thread_rank()) - static_cast<int>(delta);
+    unsigned lane = source >= 0 && source < g.num_threads() ? lane_of_rank(g, static_cast<unsigned>(source))
+                                                            : detail::groups::lane();
+    return group_shuffle(detail::warp_op::shfl, mask, var, static_cast<int>(lane), 32, where);
+  }
+}
+
+/// co_await weft::shfl_xor(tile, var, laneMask): tile.shfl_xor(var, laneMask).
+template <detail::stackless_groups::lane_group Group, class T>
+requires detail::stackless_groups::is_lane_tile<Group>
+auto shfl_xor(const Group& g, const T& var, unsigned int laneMask,
+              std::source_location where = std::source_location::current()) {
+  using namespace detail::stackless_groups;
+  return group_shuffle(detail::warp_op::shfl_xor, access::mask(g), var, static_cast<int>(laneMask), tile_size<Group>,
+                       where);
+}
+
+// ---- Votes and matches ----
+
+/// co_await weft::any(g, p): g.any(p).
+template <detail::stackless_groups::lane_group Group>
+detail::warp_awaiter<int> any(const Group& g, int predicate,
+                              std::source_location where = std::source_location::current()) {
+  return {detail::warp_op::any, detail::groups::access::mask(g), {predicate != 0}, where};
+}
+
+/// co_await weft::all(g, p): g.all(p). A tile that is not whole (past the
+/// block's end) answers 0, as on fibers and on an H100.
+template <detail::stackless_groups::lane_group Group>
+auto all(const Group& g, int predicate, std::source_location where = std::source_location::current()) {
+  using namespace detail::stackless_groups;
+  unsigned mask = access::mask(g);
+  if constexpr (is_lane_tile<Group>)
+    return finished_awaiter(detail::warp_awaiter<unsigned>{detail::warp_op::ballot, mask, {predicate != 0}, where},
+                            [mask](unsigned lanes) { return static_cast<int>(lanes == mask); });
+  else
+    return detail::warp_awaiter<int>{detail::warp_op::all, mask, {predicate != 0}, where};
+}
+
+/// co_await weft::ballot(g, p): g.ballot(p), bit k for the thread of rank k.
+template <detail::stackless_groups::lane_group Group>
+auto ballot(const Group& g, int predicate, std::source_location where = std::source_location::current()) {
+  using namespace detail::stackless_groups;
+  return finished_awaiter(
+      detail::warp_awaiter<unsigned>{detail::warp_op::ballot, access::mask(g), {predicate != 0}, where}, ranks_of(g));
+}
+
+/// co_await weft::match_any(g, value): g.match_any(value).
+template <detail::stackless_groups::lane_group Group, class T>
+auto match_any(const Group& g, T value, std::source_location where = std::source_location::current()) {
+  using namespace detail::stackless_groups;
+  return finished_awaiter(
+      detail::warp_awaiter<unsigned>{
+          detail::warp_op::match_any, access::mask(g), {detail::to_bits(detail::groups::match_key(value))}, where},
+      ranks_of(g));
+}
+
+/// co_await weft::match_all(g, value, pred): g.match_all(value, pred);
+/// `pred` must outlive the co_await.
+template <detail::stackless_groups::lane_group Group, class T>
+auto match_all(const Group& g, T value, int& pred, std::source_location where = std::source_location::current()) {
+  using namespace detail::stackless_groups;
+  return finished_awaiter(detail::warp_awaiter<unsigned>{detail::warp_op::match_all,
+                                                         access::mask(g),
+                                                         {detail::to_bits(detail::groups::match_key(value))},
+                                                         where,
+                                                         &pred},
+                          ranks_of(g));
+}
+
+// ---- reduce and the scans ----
+
+/// co_await weft::reduce(g, val, op): cg::reduce(g, val, op).
+template <detail::stackless_groups::lane_group Group, class T, class Op>
+auto reduce(const Group& g, const T& val, Op op, std::source_location where = std::source_location::current()) {
+  using namespace detail::stackless_groups;
+  using value_type = std::remove_cvref_t<T>;
+  static_assert(std::is_convertible_v<decltype(op(val, val)), value_type>, "the operator must return the value's type");
+  if constexpr (is_lane_tile<Group> && detail::groups::single_instruction_reduction<value_type, Op>) {
+    // One warp reduction, as on fibers (groups::reduce_in_one_instruction).
+    using cooperative_groups::bit_and, cooperative_groups::bit_or, cooperative_groups::bit_xor;
+    unsigned mask = detail::groups::tile_lanes<tile_size<Group>>();
+    auto as_value = [](value_type v) { return v; };
+    if constexpr (std::is_same_v<Op, cooperative_groups::plus<value_type>>)
+      return finished_awaiter(reduce_add_sync(mask, val, where), as_value);
+    else if constexpr (std::is_same_v<Op, cooperative_groups::less<value_type>>)
+      return finished_awaiter(reduce_min_sync(mask, val, where), as_value);
+    else if constexpr (std::is_same_v<Op, cooperative_groups::greater<value_type>>)
+      return finished_awaiter(reduce_max_sync(mask, val, where), as_value);
+    else if constexpr (std::is_same_v<Op, bit_and<value_type>>)
+      return finished_awaiter(reduce_and_sync(mask, static_cast<unsigned>(val), where),
+                              [](unsigned v) { return static_cast<value_type>(v); });
+    else if constexpr (std::is_same_v<Op, bit_or<value_type>>)
+      return finished_awaiter(reduce_or_sync(mask, static_cast<unsigned>(val), where),
+                              [](unsigned v) { return static_cast<value_type>(v); });
+    else
+      return finished_awaiter(reduce_xor_sync(mask, static_cast<unsigned>(val), where),
+                              [](unsigned v) { return static_cast<value_type>(v); });
+  } else {
+    return fold(g, value_type(val), std::move(op), where);
+  }
+}
+
+/// co_await weft::inclusive_scan(g, val, op): cg::inclusive_scan(g, val, op), plus by default.
+template <detail::stackless_groups::lane_group Group, class T,
+          class Op = cooperative_groups::plus<std::remove_cvref_t<T>>>
+stackless_function<std::remove_cvref_t<T>> inclusive_scan(
+    const Group& g, const T& val, Op op = Op(), std::source_location where = std::source_location::current()) {
+  return detail::stackless_groups::scan(g, std::remove_cvref_t<T>(val), std::move(op), false, where);
+}
+
+/// co_await weft::exclusive_scan(g, val, op): cg::exclusive_scan(g, val, op);
+/// rank 0 gets a value-initialised T.
+template <detail::stackless_groups::lane_group Group, class T,
+          class Op = cooperative_groups::plus<std::remove_cvref_t<T>>>
+stackless_function<std::remove_cvref_t<T>> exclusive_scan(
+    const Group& g, const T& val, Op op = Op(), std::source_location where = std::source_location::current()) {
+  return detail::stackless_groups::scan(g, std::remove_cvref_t<T>(val), std::move(op), true, where);
+}
+
+}  // namespace weft
+
+namespace weft::detail::stackless_groups {
+
+// The fiber version's folds (cooperative_groups/reduce.hpp): a tile
+// exchanges with shfl_xor, halving the distance; a coalesced group folds
+// onto rank 0 with shfl_down and broadcasts.
+template <class Group, class T, class Op>
+stackless_function<T> fold(Group g, T acc, Op op, std::source_location where) {
+  if constexpr (is_lane_tile<Group>) {
+    for (unsigned offset = tile_size<Group> / 2; offset > 0; offset /= 2)
+      acc = op(acc, co_await weft::shfl_xor(g, acc, offset, where));
+    co_return acc;
+  } else {
+    unsigned n = g.num_threads(), rank = g.thread_rank();
+    for (unsigned offset = std::bit_ceil(n) / 2; offset > 0; offset /= 2) {
+      T other = co_await weft::shfl_down(g, acc, offset, where);
+      if (rank + offset < n) acc = op(acc, other);
+    }
+    co_return co_await weft::shfl(g, acc, 0, where);
+  }
+}
+
+// The fiber version's scans (cooperative_groups/scan.hpp): Hillis and
+// Steele with shfl_up, lower ranks as op's left operand.
+template <class Group, class T, class Op>
+stackless_function<T> scan(Group g, T acc, Op op, bool exclusive, std::source_location where) {
+  unsigned n = g.num_threads(), rank = g.thread_rank();
+  for (unsigned d = 1; d < n; d *= 2) {
+    T lower = co_await weft::shfl_up(g, acc, d, where);
+    if (rank >= d) acc = op(lower, acc);
+  }
+  if (!exclusive) co_return acc;
+  T lower = co_await weft::shfl_up(g, acc, 1, where);
+  co_return rank == 0 ? T{} : lower;
+}
+
+}  // namespace weft::detail::stackless_groups
