@@ -10,6 +10,8 @@
 #include <cstdio>
 #include <vector>
 
+#include <weft/stackless_kernel.hpp>
+
 #include "weft/detail/executor/race_check.hpp"
 
 namespace cg = cooperative_groups;
@@ -75,6 +77,19 @@ __global__ void count_with_atomics(int* counter) {
   __syncthreads();
   atomicAdd(&local, 1);
   __syncthreads();
+  if (threadIdx.x == 0) atomicAdd(counter + 1, local);
+}
+
+// The same as a stackless kernel (weft's native spelling, what weft-port
+// writes for a kernel it converts): the race check runs it on fibers, and
+// the atomics' bookkeeping must not be taken for the kernel's accesses.
+__global__ weft::stackless_kernel count_with_atomics_stackless(int* counter) {
+  atomicAdd(counter, 1);
+  __shared__ int local;
+  if (threadIdx.x == 0) local = 0;
+  co_await weft::syncthreads();
+  atomicAdd(&local, 1);
+  co_await weft::syncthreads();
   if (threadIdx.x == 0) atomicAdd(counter + 1, local);
 }
 
@@ -204,6 +219,7 @@ int main() {
   expect("warp_syncwarp", false, [&] { warp_neighbours<<<1, 32>>>(out, true); });
   expect("warp_no_syncwarp", true, [&] { warp_neighbours<<<1, 32>>>(out, false); });
   expect("atomics", false, [&] { count_with_atomics<<<4, 128>>>(words); });
+  expect("atomics_stackless", false, [&] { count_with_atomics_stackless<<<4, 128>>>(words); });
   expect("two_launches_one_stream", false, [&] {
     write_word<<<1, 32>>>(words, 1);
     read_word<<<2, 32>>>(words, out);

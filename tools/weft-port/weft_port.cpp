@@ -572,6 +572,7 @@ struct kernel_decl {
   std::string signature;     // its parameter types (see signature())
   std::string cluster_dims;  // __cluster_dims__'s arguments, padded to three; empty if none
   bool default_arguments;    // a launch may leave some arguments out
+  bool returns_void = true;  // false: written as a stackless kernel (weft::stackless_kernel)
 };
 
 // The kernels a file declares, and those of the files it includes: how its
@@ -728,7 +729,9 @@ class porter {
     std::string out;
     for (std::size_t k = 0; k < kernels_.size(); ++k) {
       const kernel_decl& d = kernels_[k];
-      // A stackless kernel is launched by name only (why_not_stackless).
+      // A stackless kernel, converted or written so, is launched by name
+      // only (why_not_stackless): weft::register_kernel takes void kernels.
+      if (!d.returns_void) continue;
       std::size_t colons = d.name.rfind("::");
       if (converted_.contains(colons == std::string::npos ? d.name : d.name.substr(colons + 2))) continue;
       // An overloaded name needs the parameter types to pick one.
@@ -2304,7 +2307,9 @@ class porter {
     // __cluster_dims__(x) and (x, y) leave the rest 1.
     if (!cluster.empty())
       for (auto commas = std::count(cluster.begin(), cluster.end(), ','); commas < 2; ++commas) cluster += ", 1";
-    kernels_.push_back({qualified + std::string(text(k - 1)), signature(k, *close), cluster, defaults});
+    bool returns_void = false;
+    for (std::size_t r = at + 1; r + 1 < k; ++r) returns_void = returns_void || is(r, "void");
+    kernels_.push_back({qualified + std::string(text(k - 1)), signature(k, *close), cluster, defaults, returns_void});
   }
 
   // Whether a parameter list gives a parameter a default argument.

@@ -11,10 +11,10 @@
 #include <weft/stackless_groups.hpp>
 
 #include "device_buffer.hpp"
+#include "stackless_failure.hpp"
 #include "stackless_scope.hpp"
 #include "text_checks.hpp"
 
-#include <atomic>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -155,38 +155,14 @@ TEST_CASE("a stackless coalesced group's collectives and partitions give what th
   CHECK(seventh[10] == 7);
 }
 
-namespace {
-
-std::atomic<int> activemask_guards_made{0}, activemask_guards_destroyed{0};
-struct activemask_guard {
-  activemask_guard() { ++activemask_guards_made; }
-  ~activemask_guard() { ++activemask_guards_destroyed; }
-  activemask_guard(const activemask_guard&) = delete;
-};
-
-struct activemask_failure {
-  cudaError_t code;
-  std::string report;
-  bool guards_balanced;
-  bool operator==(const activemask_failure&) const = default;
-};
-
-}  // namespace
-
 TEST_CASE("threads waiting at a stackless __activemask when the block fails are destroyed there, as on fibers") {
   auto kernel = []() -> weft::stackless_kernel {
-    activemask_guard g;
+    stackless_frame_guard g;
     if (threadIdx.x == 5) throw std::runtime_error("lane 5 failed");
     co_await weft::activemask();
   };
-  auto [on_coroutines, on_fibers] = on_both_executors([&] {
-    activemask_guards_made = activemask_guards_destroyed = 0;
-    REQUIRE(weft::launch(1, 32, kernel) == cudaSuccess);
-    activemask_failure failure{cudaDeviceSynchronize(), weft::fault_message(),
-                               activemask_guards_made == activemask_guards_destroyed};
-    CHECK(cudaDeviceReset() == cudaSuccess);
-    return failure;
-  });
+  auto [on_coroutines, on_fibers] =
+      on_both_executors([&] { return stackless_failure_of([&] { return weft::launch(1, 32, kernel); }); });
   INFO(on_coroutines.report);
   CHECK(on_coroutines == on_fibers);
   CHECK(on_coroutines.code == cudaErrorLaunchFailure);

@@ -14,10 +14,10 @@
 #include <weft/stackless_kernel.hpp>
 
 #include "sanitizer_checks.hpp"
+#include "stackless_failure.hpp"
 #include "stackless_scope.hpp"
 #include "text_checks.hpp"
 
-#include <atomic>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -25,35 +25,9 @@
 
 namespace {
 
-std::atomic<int> coroutine_guards_made{0}, coroutine_guards_destroyed{0};
-struct coroutine_guard {
-  coroutine_guard() { ++coroutine_guards_made; }
-  ~coroutine_guard() { ++coroutine_guards_destroyed; }
-  coroutine_guard(const coroutine_guard&) = delete;
-};
-
-// The launch's code as synchronisation reports it, its report, and whether
-// every guard made was destroyed; the device is reset after.
-struct coroutine_failure {
-  cudaError_t code;
-  std::string report;
-  bool guards_balanced;
-  bool operator==(const coroutine_failure&) const = default;
-};
-
-template <class Launch>
-coroutine_failure coroutine_failure_of(Launch launch) {
-  coroutine_guards_made = coroutine_guards_destroyed = 0;
-  REQUIRE(launch() == cudaSuccess);
-  coroutine_failure failure{cudaDeviceSynchronize(), weft::fault_message(),
-                            coroutine_guards_made == coroutine_guards_destroyed};
-  CHECK(cudaDeviceReset() == cudaSuccess);
-  return failure;
-}
-
 // Thread 5 of block (2,0,0) throws between two barriers.
 weft::stackless_kernel coroutine_throwing_kernel() {
-  coroutine_guard g;
+  stackless_frame_guard g;
   co_await weft::syncthreads();
   if (blockIdx.x == 2 && threadIdx.x == 5) throw std::runtime_error("thread five gave up");
   co_await weft::syncthreads();
@@ -62,7 +36,7 @@ weft::stackless_kernel coroutine_throwing_kernel() {
 // Only block (0,0,0) diverges: with two failing blocks, which one fails
 // first (and is reported) depends on which worker gets there first.
 weft::stackless_kernel coroutine_divergent_kernel(int* finished) {
-  coroutine_guard g;
+  stackless_frame_guard g;
   if (blockIdx.x != 0 || threadIdx.x >= 24) co_return;
   if (threadIdx.x < 12)
     co_await weft::syncthreads();
@@ -95,7 +69,7 @@ __attribute__((no_sanitize("integer-divide-by-zero"))) weft::stackless_kernel co
 
 TEST_CASE("an exception escaping a stackless kernel's thread fails the launch as on fibers") {
   auto [on_coroutines, on_fibers] = on_both_executors(
-      [] { return coroutine_failure_of([] { return weft::launch<coroutine_throwing_kernel>(4, 32); }); });
+      [] { return stackless_failure_of([] { return weft::launch<coroutine_throwing_kernel>(4, 32); }); });
   INFO(on_coroutines.report);
   CHECK(on_coroutines == on_fibers);
   CHECK(on_coroutines.code == cudaErrorLaunchFailure);
@@ -113,7 +87,7 @@ TEST_CASE("a failed assert in a stackless kernel is cudaErrorAssert, as on fiber
     assert(static_cast<int>(threadIdx.x) < limit);
   };
   auto [on_coroutines, on_fibers] =
-      on_both_executors([&] { return coroutine_failure_of([&] { return weft::launch(1, 16, kernel, 9); }); });
+      on_both_executors([&] { return stackless_failure_of([&] { return weft::launch(1, 16, kernel, 9); }); });
   INFO(on_coroutines.report);
   CHECK(on_coroutines == on_fibers);
   CHECK(on_coroutines.code == cudaErrorAssert);
@@ -123,7 +97,7 @@ TEST_CASE("a failed assert in a stackless kernel is cudaErrorAssert, as on fiber
 TEST_CASE("stackless threads at different barriers are a barrier divergence, reported as on fibers") {
   int finished = 0;
   auto [on_coroutines, on_fibers] = on_both_executors(
-      [&] { return coroutine_failure_of([&] { return weft::launch<coroutine_divergent_kernel>(2, 32, &finished); }); });
+      [&] { return stackless_failure_of([&] { return weft::launch<coroutine_divergent_kernel>(2, 32, &finished); }); });
   INFO(on_coroutines.report);
   CHECK(on_coroutines == on_fibers);
   CHECK(on_coroutines.code == cudaErrorLaunchFailure);
@@ -150,8 +124,8 @@ TEST_CASE("a blocking CUDA call without co_await fails a stackless kernel, and n
     co_return;
   };
   int out = 0;
-  auto barrier = coroutine_failure_of([&] { return weft::launch(1, 32, plain_barrier); });
-  auto shuffle = coroutine_failure_of([&] { return weft::launch(1, 32, plain_shuffle, &out); });
+  auto barrier = stackless_failure_of([&] { return weft::launch(1, 32, plain_barrier); });
+  auto shuffle = stackless_failure_of([&] { return weft::launch(1, 32, plain_shuffle, &out); });
   INFO(barrier.report);
   INFO(shuffle.report);
   CHECK(barrier.code == cudaErrorLaunchFailure);
@@ -168,7 +142,7 @@ TEST_CASE("a stackless thread that writes where nothing is mapped fails the laun
   stackless_scope scope(stackless_executor::coroutines);
   int* p = nullptr;
   REQUIRE(cudaMalloc(&p, 2 * 32 * sizeof(int)) == cudaSuccess);
-  coroutine_failure failure = coroutine_failure_of([&] { return weft::launch<coroutine_wild_kernel>(2, 32, p); });
+  stackless_failure failure = stackless_failure_of([&] { return weft::launch<coroutine_wild_kernel>(2, 32, p); });
   INFO(failure.report);
   CHECK(failure.code == cudaErrorIllegalAddress);
   CHECK(contains(failure.report,
@@ -196,8 +170,8 @@ TEST_CASE("an integer division by zero in a stackless thread fails the launch as
   REQUIRE(cudaMallocManaged(&divisors, 8 * sizeof(int)) == cudaSuccess);
   REQUIRE(cudaMalloc(&quotients, 8 * sizeof(int)) == cudaSuccess);
   for (int i = 0; i < 8; ++i) divisors[i] = i == 6 ? 0 : i + 1;
-  coroutine_failure failure =
-      coroutine_failure_of([&] { return weft::launch<coroutine_dividing_kernel>(1, 8, divisors, quotients); });
+  stackless_failure failure =
+      stackless_failure_of([&] { return weft::launch<coroutine_dividing_kernel>(1, 8, divisors, quotients); });
   INFO(failure.report);
   CHECK(failure.code == cudaErrorLaunchFailure);
   CHECK(contains(failure.report,

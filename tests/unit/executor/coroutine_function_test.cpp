@@ -9,10 +9,10 @@
 #include <weft/stackless_kernel.hpp>
 
 #include "device_buffer.hpp"
+#include "stackless_failure.hpp"
 #include "stackless_scope.hpp"
 #include "text_checks.hpp"
 
-#include <atomic>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -59,15 +59,8 @@ weft::stackless_kernel helper_many_calls(int calls, int* out) {
   out[threadIdx.x] = v;
 }
 
-std::atomic<int> helper_guards_made{0}, helper_guards_destroyed{0};
-struct helper_guard {
-  helper_guard() { ++helper_guards_made; }
-  ~helper_guard() { ++helper_guards_destroyed; }
-  helper_guard(const helper_guard&) = delete;
-};
-
 weft::stackless_function<int> helper_that_throws(int v) {
-  helper_guard g;
+  stackless_frame_guard g;
   co_await weft::syncthreads();
   if (threadIdx.x == 5) throw std::runtime_error("helper failed");
   co_await weft::syncthreads();
@@ -75,24 +68,8 @@ weft::stackless_function<int> helper_that_throws(int v) {
 }
 
 weft::stackless_function<> helper_at_barrier_a() {
-  helper_guard g;
+  stackless_frame_guard g;
   co_await weft::syncthreads();
-}
-
-struct helper_failure {
-  cudaError_t code;
-  std::string report;
-  bool guards_balanced;
-  bool operator==(const helper_failure&) const = default;
-};
-
-template <class Kernel>
-helper_failure helper_failure_of(Kernel kernel) {
-  helper_guards_made = helper_guards_destroyed = 0;
-  REQUIRE(weft::launch(1, 32, kernel) == cudaSuccess);
-  helper_failure failure{cudaDeviceSynchronize(), weft::fault_message(), helper_guards_made == helper_guards_destroyed};
-  CHECK(cudaDeviceReset() == cudaSuccess);
-  return failure;
 }
 
 }  // namespace
@@ -151,11 +128,12 @@ TEST_CASE("a helper's calls in a loop reuse their frames") {
 
 TEST_CASE("an exception in a stackless helper fails the launch as on fibers; waiting helpers are destroyed") {
   auto kernel = []() -> weft::stackless_kernel {
-    helper_guard g;
+    stackless_frame_guard g;
     int v = co_await helper_that_throws(1);
     (void)v;
   };
-  auto [on_coroutines, on_fibers] = on_both_executors([&] { return helper_failure_of(kernel); });
+  auto [on_coroutines, on_fibers] =
+      on_both_executors([&] { return stackless_failure_of([&] { return weft::launch(1, 32, kernel); }); });
   INFO(on_coroutines.report);
   INFO(on_fibers.report);
   CHECK(on_coroutines == on_fibers);
@@ -167,14 +145,15 @@ TEST_CASE("an exception in a stackless helper fails the launch as on fibers; wai
 
 TEST_CASE("threads at a helper's barrier and the kernel's are a barrier divergence naming both lines, as on fibers") {
   auto kernel = []() -> weft::stackless_kernel {
-    helper_guard g;
+    stackless_frame_guard g;
     if (threadIdx.x < 8)
       co_await helper_at_barrier_a();
     else
       co_await weft::syncthreads();
   };
   constexpr int line = __LINE__ - 2;
-  auto [on_coroutines, on_fibers] = on_both_executors([&] { return helper_failure_of(kernel); });
+  auto [on_coroutines, on_fibers] =
+      on_both_executors([&] { return stackless_failure_of([&] { return weft::launch(1, 32, kernel); }); });
   INFO(on_coroutines.report);
   CHECK(on_coroutines == on_fibers);
   CHECK(contains(on_coroutines.report, "barrier divergence"));

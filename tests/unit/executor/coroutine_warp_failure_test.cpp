@@ -9,42 +9,19 @@
 #include <weft.hpp>
 #include <weft/stackless_kernel.hpp>
 
+#include "stackless_failure.hpp"
 #include "stackless_scope.hpp"
 #include "text_checks.hpp"
 
-#include <atomic>
 #include <string>
 #include <utility>
 
 namespace {
 
-std::atomic<int> warp_guards_made{0}, warp_guards_destroyed{0};
-struct coroutine_warp_guard {
-  coroutine_warp_guard() { ++warp_guards_made; }
-  ~coroutine_warp_guard() { ++warp_guards_destroyed; }
-  coroutine_warp_guard(const coroutine_warp_guard&) = delete;
-};
-
-struct coroutine_warp_failure {
-  cudaError_t code;
-  std::string report;
-  bool guards_balanced;
-  bool operator==(const coroutine_warp_failure&) const = default;
-};
-
 template <class Kernel>
-coroutine_warp_failure coroutine_warp_failure_of(Kernel kernel, unsigned threads) {
-  warp_guards_made = warp_guards_destroyed = 0;
-  REQUIRE(weft::launch(1, threads, kernel) == cudaSuccess);
-  coroutine_warp_failure failure{cudaDeviceSynchronize(), weft::fault_message(),
-                                 warp_guards_made == warp_guards_destroyed};
-  CHECK(cudaDeviceReset() == cudaSuccess);
-  return failure;
-}
-
-template <class Kernel>
-coroutine_warp_failure coroutine_warp_failure_on_both(Kernel kernel, unsigned threads) {
-  auto [on_coroutines, on_fibers] = on_both_executors([&] { return coroutine_warp_failure_of(kernel, threads); });
+stackless_failure coroutine_warp_failure_on_both(Kernel kernel, unsigned threads) {
+  auto [on_coroutines, on_fibers] =
+      on_both_executors([&] { return stackless_failure_of([&] { return weft::launch(1, threads, kernel); }); });
   INFO("coroutines: " << on_coroutines.report);
   INFO("fibers:     " << on_fibers.report);
   CHECK(on_coroutines == on_fibers);
@@ -59,7 +36,7 @@ std::string coroutine_warp_site(int line) { return std::string(__FILE__) + ":" +
 
 TEST_CASE("a stackless warp collective whose mask omits the caller fails as on fibers") {
   auto kernel = []() -> weft::stackless_kernel {
-    coroutine_warp_guard g;
+    stackless_frame_guard g;
     co_await weft::shfl_sync(0x2u, 1, 1);
   };
   constexpr int line = __LINE__ - 2;
@@ -70,7 +47,7 @@ TEST_CASE("a stackless warp collective whose mask omits the caller fails as on f
 
 TEST_CASE("a stackless warp collective whose mask names exited lanes fails as on fibers") {
   auto kernel = []() -> weft::stackless_kernel {
-    coroutine_warp_guard g;
+    stackless_frame_guard g;
     if (threadIdx.x < 16) co_return;
     co_await weft::syncwarp();
   };
@@ -81,7 +58,7 @@ TEST_CASE("a stackless warp collective whose mask names exited lanes fails as on
 
 TEST_CASE("a stackless warp group left waiting for lanes that exit fails as on fibers") {
   auto kernel = []() -> weft::stackless_kernel {
-    coroutine_warp_guard g;
+    stackless_frame_guard g;
     if (threadIdx.x >= 20) co_return;
     co_await weft::ballot_sync(~0u, 1);
   };
@@ -94,7 +71,7 @@ TEST_CASE("a stackless warp group left waiting for lanes that exit fails as on f
 
 TEST_CASE("stackless lanes that meet at different warp collectives fail as on fibers") {
   auto kernel = []() -> weft::stackless_kernel {
-    coroutine_warp_guard g;
+    stackless_frame_guard g;
     if (threadIdx.x % 2 == 0)
       co_await weft::shfl_sync(~0u, 1, 0);
     else
@@ -107,7 +84,7 @@ TEST_CASE("stackless lanes that meet at different warp collectives fail as on fi
 
 TEST_CASE("a stackless lane in a warp group while its warp waits at the block barrier is a deadlock, as on fibers") {
   auto kernel = []() -> weft::stackless_kernel {
-    coroutine_warp_guard g;
+    stackless_frame_guard g;
     if (threadIdx.x == 0)
       co_await weft::syncwarp();
     else

@@ -413,14 +413,21 @@ class race_worker {
 
   race_launch* launch() const { return launch_; }
 
+  // The hooks below are called from code that a compiler may inline into
+  // kernel code (an atomic, a fence, a barrier's wait), which the race
+  // check traces wherever it came from: a stackless kernel's coroutine
+  // body inlined this worker's own bookkeeping once, and its accesses to
+  // the worker (thread-local, like __shared__) were taken for the kernel's.
+  // Out of line, they stay in namespace weft, which the check ignores.
+
   /// Every thread of the block passed a barrier (or a subset did: giving
   /// the others a higher epoch too can only hide a race, never invent one).
   /// One epoch serves the whole block, since a barrier's threads leave it
   /// together.
-  void block_synced() { ++epoch_; }
+  [[gnu::noinline]] void block_synced() { ++epoch_; }
 
   /// The lanes of `warp` in `mask` met at a warp collective.
-  void warp_synced(unsigned warp, unsigned mask) {
+  [[gnu::noinline]] void warp_synced(unsigned warp, unsigned mask) {
     std::uint32_t* clocks = warp_clock(warp);
     std::array<std::uint32_t, 32> joined{};
     for (unsigned m = mask; m != 0; m &= m - 1) {
@@ -435,10 +442,10 @@ class race_worker {
   }
 
   /// The block passed a grid or cluster sync.
-  void group_synced() { ++group_epoch_; }
+  [[gnu::noinline]] void group_synced() { ++group_epoch_; }
 
   /// A thread of the block called __threadfence().
-  void fenced() {
+  [[gnu::noinline]] void fenced() {
     if (launch_) launch_->fence(block_);
     thread_fenced();
   }
@@ -446,7 +453,7 @@ class race_worker {
   /// The calling CUDA thread called __threadfence() or
   /// __threadfence_block(): an atomic write it makes after this releases
   /// its accesses before it.
-  void thread_fenced() {
+  [[gnu::noinline]] void thread_fenced() {
     unsigned thread = linear_thread_index(threadIdx, blockDim);
     fenced_at_[thread] = clocks_[thread]++;
   }
@@ -459,7 +466,7 @@ class race_worker {
   /// __threadfence, a flag set after a fence; ordered as CUDA's memory
   /// model orders them). Between blocks, the fence itself orders
   /// (fenced()).
-  void atomic_read_modify_write(const void* address) {
+  [[gnu::noinline]] void atomic_read_modify_write(const void* address) {
     if (busy_ || !launch_) return;
     busy_ = true;
     unsigned thread = linear_thread_index(threadIdx, blockDim);

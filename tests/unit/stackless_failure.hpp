@@ -1,0 +1,44 @@
+// What a failed launch of a stackless kernel leaves, for the coroutine
+// failure tests, which compare it between the two executors: the code that
+// synchronisation reports, the report, and whether every
+// stackless_frame_guard the threads made was destroyed (a failed block
+// destroys the threads that wait where they wait, so that their destructors
+// run, as the fiber executor's unwinding does). The device is reset after,
+// so that the next test starts on a healthy one.
+#pragma once
+
+#include <doctest/doctest.h>
+#include <weft.hpp>
+
+#include <atomic>
+#include <string>
+
+/// Put one in a stackless kernel's thread (or a function it awaits): counts
+/// the guards made and destroyed.
+struct stackless_frame_guard {
+  static inline std::atomic<int> made{0};
+  static inline std::atomic<int> destroyed{0};
+  stackless_frame_guard() { ++made; }
+  ~stackless_frame_guard() { ++destroyed; }
+  stackless_frame_guard(const stackless_frame_guard&) = delete;
+  stackless_frame_guard& operator=(const stackless_frame_guard&) = delete;
+};
+
+struct stackless_failure {
+  cudaError_t code;
+  std::string report;
+  bool guards_balanced;
+  bool operator==(const stackless_failure&) const = default;
+};
+
+/// Runs `launch()`, which launches and returns the launch's code, then
+/// synchronises and resets the device.
+template <class Launch>
+stackless_failure stackless_failure_of(Launch launch) {
+  stackless_frame_guard::made = stackless_frame_guard::destroyed = 0;
+  REQUIRE(launch() == cudaSuccess);
+  stackless_failure failure{cudaDeviceSynchronize(), weft::fault_message(),
+                            stackless_frame_guard::made == stackless_frame_guard::destroyed};
+  CHECK(cudaDeviceReset() == cudaSuccess);
+  return failure;
+}
