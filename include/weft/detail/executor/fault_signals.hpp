@@ -23,6 +23,7 @@
 #include <mutex>
 
 #include "weft/detail/executor/block_executor.hpp"
+#include "weft/detail/executor/fiber_sanitizer.hpp"
 
 namespace weft::detail {
 
@@ -41,6 +42,10 @@ inline void on_fault_signal(int signal_number, siginfo_t* info, void* context) {
   if (auto* block = running_block) block->recover_from_fault(signal_number, *info, context);
   if (fault_landing* landing = running_fault_landing; landing && info->si_code > 0) {
     landing->fault = read_signal_fault(signal_number, *info, context);
+    // The handler's frames on the signal stack are dropped, not returned
+    // from: ASan must forget their redzones, or the next handler to run
+    // there (the program's own, say) meets them.
+    fiber_sanitizer::forget_dropped_frames();
     siglongjmp(landing->jump, 1);  // SA_NODEFER: the signal stays unblocked
   }
   const struct sigaction& previous = previous_fault_action(signal_number);
