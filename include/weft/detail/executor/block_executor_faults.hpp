@@ -79,9 +79,12 @@ inline bool block_executor::recover_from_fault(int signal, const siginfo_t& info
   // The faulting fiber is never resumed, and its frames, at any depth, are
   // dropped with the handler's here: in an ASan build, both stacks are
   // cleared of their poison before the stack goes back to the pool.
+  // Last before the jump: a temporary's scope ending after it would
+  // poison the signal stack again (stack-use-after-scope, met by the next
+  // handler that runs there).
   fiber_sanitizer::forget_stack_poison(running->bottom(), running->usable());
-  fiber_sanitizer::forget_dropped_frames();
   last_note_ = {nullptr, *running};
+  fiber_sanitizer::forget_dropped_frames();
   announcer_.leave_for_good(worker_, &last_note_, nullptr);
   std::abort();  // leave_for_good does not return
 }
