@@ -11,7 +11,6 @@
 #include <chrono>
 #include <climits>
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <memory>
 #include <string>
@@ -114,8 +113,10 @@ class command : public std::enable_shared_from_this<command> {
   // launches to make, one after another, once it and they are done (its
   // tail launches); guarded by the graph's mutex. `launches_` tells, without
   // the mutex, that there are any.
+  // A vector, not a deque: libstdc++'s deque allocates twice when made,
+  // and every launch makes a command while few ever get tail launches.
   std::vector<std::shared_ptr<command>> children_;
-  std::deque<tail_launch> tails_;
+  std::vector<tail_launch> tails_;
   std::atomic<bool> launches_{false};
 
  public:

@@ -405,7 +405,7 @@ class command_graph {
         c.children_.clear();
         if (c.tails_.empty()) return false;
         next = std::move(c.tails_.front());
-        c.tails_.pop_front();
+        c.tails_.erase(c.tails_.begin());  // at most 255 of them
       }
       // A launch that enqueued nothing (its device faulted) is skipped.
       running = next();
