@@ -84,14 +84,35 @@ inline anisotropic_weights anisotropic_sample_weights(double length) {
   return anisotropic_sample_weights_of_log(fixed_level_log2(length), length);
 }
 
+/// Bits of the major axis's components that choose the step's direction:
+/// each is cut to a grid of 1/16 of the binade above the longer component.
+inline constexpr int anisotropic_direction_bits = 4;
+
 /// The step between samples, in 64ths of a texel, along the major axis
-/// (x, y): its unit vector rounded to 64ths. The H100's along the axes; off
-/// them only an approximation of its rule (see the top of this file).
+/// (x, y), as the H100 takes it: each component truncated to the grid of
+/// 2^(e - 4), 2^e the power of two above the longer one's magnitude, and
+/// moved to the middle of its cell; that vector's direction at length 64,
+/// each component rounded. A component under a quarter of the grid counts as
+/// zero, so that a footprint along an axis steps along it (measured once:
+/// 0.0349 beside 3.996 counts as zero, 0.0698 does not).
 inline void anisotropic_step(double x, double y, int (&step)[2]) {
-  double length = std::hypot(x, y);
-  double scale = length > 0 ? (1 << anisotropic_step_bits) / length : 0;
-  step[0] = static_cast<int>(std::floor(x * scale + 0.5));
-  step[1] = static_cast<int>(std::floor(y * scale + 0.5));
+  double longer = std::fmax(std::fabs(x), std::fabs(y));
+  if (!(longer > 0) || std::isinf(longer)) {
+    step[0] = step[1] = 0;
+    return;
+  }
+  int exponent = 0;
+  std::frexp(longer, &exponent);  // longer in [2^(exponent - 1), 2^exponent)
+  double grid = std::ldexp(1.0, exponent - anisotropic_direction_bits);
+  double middle[2];
+  double component[2] = {x, y};
+  for (int d = 0; d < 2; ++d) {
+    double magnitude = std::fabs(component[d]);
+    middle[d] = magnitude < grid / 4 ? 0.0 : std::copysign(std::floor(magnitude / grid) + 0.5, component[d]);
+  }
+  double scale = (1 << anisotropic_step_bits) / std::hypot(middle[0], middle[1]);
+  for (int d = 0; d < 2; ++d)
+    step[d] = static_cast<int>(std::copysign(std::floor(std::fabs(middle[d]) * scale + 0.5), middle[d]));
 }
 
 /// Where and how an anisotropic fetch samples: the step (64ths of a texel
@@ -172,10 +193,6 @@ texel_words sample_gradients(const texture_sampler& s, const texture_coordinates
       double p[2], q[2];
       held_gradients(texel_dx, texel_dy, p, q);
       footprint_major_axis major = major_axis_of_footprint(p, q);
-      // Off the axes the H100's direction is not found: weft takes the
-      // samples only along an axis, one at the centre otherwise.
-      bool along_an_axis = (major.x == 0) != (major.y == 0);
-      if (!along_an_axis) return sample_lod<Dims>(s, at, slice, level, true);
       anisotropic_line line{};
       line.share[0] = weight_one;
       line.spacing = 1 << anisotropic_step_bits;
