@@ -115,41 +115,48 @@ inline void anisotropic_step(double x, double y, int (&step)[2]) {
     step[d] = static_cast<int>(std::copysign(std::floor(std::fabs(middle[d]) * scale + 0.5), middle[d]));
 }
 
-/// Where and how an anisotropic fetch samples: the step (64ths of a texel
-/// of `lower`), the spacing of the samples in steps (64ths), the weights,
-/// and the one or two levels with their shares (256ths).
+/// Where and how an anisotropic fetch samples: the step (64ths of a texel),
+/// the spacing of the samples on `lower` in steps (64ths), each level's
+/// weights, and the one or two levels with their shares (256ths). The level
+/// above `lower` takes its samples one step of its own texels apart.
 struct anisotropic_line {
   int step[2];
   int spacing;
-  anisotropic_weights weights;
+  anisotropic_weights weights[2];  // on `lower` and on the level above it
   int lower;
   int share[2];  // of `lower` and of the level above it
 };
 
-/// The samples along the line, each sample's weight scaled by each level's
-/// share (rounded half up, in the weights' unit) and shared among its four
-/// texels there (mipmap_level_weights); the level above `lower` sees the
-/// same points, in its own texels. The texel values are summed in double
-/// and returned as float.
+/// The samples along the line on each level, each sample's weight scaled by
+/// the level's share (rounded half up, in the weights' unit) and shared among
+/// its four texels there (mipmap_level_weights). On `lower` the samples lie
+/// spacing/64 steps apart, the product truncated to 64ths of a texel; on the
+/// level above, one step apart. The texel values are summed in double and
+/// returned as float.
 inline texel_floats sample_anisotropic(const texture_sampler& s, const texture_coordinates<2>& at, int slice,
                                        const anisotropic_line& line) {
   double sum[4] = {0, 0, 0, 0};
-  double unit = std::ldexp(1.0, -line.weights.unit_bits);
   for (int k = 0; k < 2; ++k) {
     if (line.share[k] == 0) continue;
+    const anisotropic_weights& weights = line.weights[k];
+    double unit = std::ldexp(1.0, -weights.unit_bits);
     const texture_level& level = s.levels[line.lower + k];
     const std::byte* origin = level.base + static_cast<std::size_t>(slice) * level.layer_pitch;
-    for (int pair = 0; pair < line.weights.pairs; ++pair) {
-      int sample_weight = pair + 1 < line.weights.pairs ? line.weights.inner : line.weights.outer;
+    int spaced[2];  // 64ths of a texel of this level
+    for (int d = 0; d < 2; ++d) {
+      int product = k == 0 ? line.step[d] * line.spacing : line.step[d] << anisotropic_step_bits;
+      spaced[d] = product < 0 ? -((-product) >> anisotropic_step_bits) : product >> anisotropic_step_bits;
+    }
+    for (int pair = 0; pair < weights.pairs; ++pair) {
+      int sample_weight = pair + 1 < weights.pairs ? weights.inner : weights.outer;
       int weight = (sample_weight * line.share[k] + weight_one / 2) >> weight_bits;
       if (weight == 0) continue;
       for (int side = -1; side <= 1; side += 2) {
-        // (pair + 1/2) spacings of step/64 texels of `lower`, in
-        // coordinate_bits fixed point of this level.
+        // pair + 1/2 spacings, in coordinate_bits fixed point of this level.
         fixed_texel_coordinate shift[2];
         for (int d = 0; d < 2; ++d)
-          shift[d] = static_cast<fixed_texel_coordinate>(side * (2 * pair + 1) * line.step[d]) * line.spacing *
-                     (fixed_texel_coordinate{1} << (coordinate_bits - 2 * anisotropic_step_bits - 1 - k));
+          shift[d] = static_cast<fixed_texel_coordinate>(side * (2 * pair + 1) * spaced[d]) *
+                     (fixed_texel_coordinate{1} << (coordinate_bits - anisotropic_step_bits - 1));
         const std::byte* texels[4];
         int fractions[2];
         linear_footprint<2>(s, level, at, origin, texels, fractions, shift);
@@ -226,7 +233,14 @@ texel_words sample_gradients(const texture_sampler& s, const texture_coordinates
       if (log_length > (1 << gradient_level_bits)) {  // P > 2
         anisotropic_step(major.x, major.y, line.step);
         double length = major.length * std::exp2(-static_cast<double>(lod) / weight_one);
-        line.weights = anisotropic_sample_weights_of_log(log_length, length);
+        line.weights[0] = anisotropic_sample_weights_of_log(log_length, length);
+        if (line.share[1] != 0) {
+          // The level above covers the lower line's length, P spacings of
+          // the lower level, in its own texels: P 2^(log/256) spacing/128.
+          double upper_length = std::exp2(static_cast<double>(log_length) / (1 << gradient_level_bits)) * line.spacing /
+                                (2 << anisotropic_step_bits);
+          line.weights[1] = anisotropic_sample_weights(upper_length);
+        }
         return as_words(sample_anisotropic(s, at, slice, line));
       }
     }

@@ -159,7 +159,7 @@ TEST_CASE("with the H100's direction, texture_probe's anisotropic samples give i
   line.step[0] = 60;
   line.step[1] = 22;
   line.spacing = 64;
-  line.weights = textures::anisotropic_sample_weights(5.34375);
+  line.weights[0] = textures::anisotropic_sample_weights(5.34375);
   line.share[0] = 256;
   auto fetch_at = [&](float x, float y) {
     textures::texture_coordinates<2> at{{x, y}};
