@@ -2,9 +2,8 @@
 // major axis when a 2D fetch with gradients (tex2DGrad, tex2DLayeredGrad)
 // reads a texture whose maxAnisotropy is above 1, with linear filtering.
 // Fitted to a delta texel swept by such fetches on an H200, the H100's
-// texture unit (tests/differential/h100_measurements/anisotropy.txt and
-// anisotropy2.txt: every one of their 20 level-0 configurations, bit for
-// bit), and to texture_probe's anisotropic line:
+// texture unit (tests/differential/h100_measurements/anisotropy*.txt), and
+// to texture_probe's anisotropic lines:
 // - The line has length P: the major axis's approximate length
 //   (gradient_level.hpp) over 2^lod, lod the level of detail before its
 //   sharpening (their logs in 256ths subtracted). Where P is above 2,
@@ -16,19 +15,17 @@
 //   to 8 (but no finer than 1/1024); the outermost pair shares what is left
 //   of 1. So weights are multiples of 2^-8 to 2^-10, the unit of the inner
 //   weight's 8th bit.
-// - Between two levels, each sample's weight times each level's share is
-//   rounded half up in that unit; each level's weight goes to the sample's
-//   four texels there as a trilinear fetch shares a level's weight among
+// - The step is a vector of one texel in 64ths (anisotropic_step): the
+//   major axis's components cut to 4 bits of the longer one's binade and
+//   taken at the middle of their cells, so off the axes it departs from the
+//   major axis by up to a few degrees.
+// - Between two levels, on the lower one the step times 2^f is truncated to
+//   64ths; the upper level takes a line of its own over the same length
+//   (P 2^f / 2 of its texels), its samples one step of its own texels apart
+//   and weighted by that length's rule. Each sample's weight times its
+//   level's share is rounded half up in the weights' unit and goes to the
+//   sample's four texels as a trilinear fetch shares a level's weight among
 //   them (mipmap_level_weights).
-// - The samples' step is a vector of about one texel along the major axis
-//   with components in 64ths: along the axes the axis's own direction. Off
-//   them the H100's direction departs from the major axis by up to 3
-//   degrees, by a rule not found (it depends on the major axis alone:
-//   docs/textures.md, "Not there yet"), so weft takes these samples only
-//   for a major axis along x or y, and one sample at the centre otherwise.
-// - The upper of two levels is read at the same points (not measured; off
-//   the axes texture_probe's maxAnisotropy-4 line says the H100 differs
-//   somewhere there).
 #pragma once
 
 #include <cmath>
@@ -177,9 +174,9 @@ inline texel_floats sample_anisotropic(const texture_sampler& s, const texture_c
 
 /// A 2D fetch with gradients dx and dy (in the texture's coordinates): the
 /// level of detail as level_from_gradients gives it, and, for a texture with
-/// maxAnisotropy above 1 and linear filtering, the samples along a major
-/// axis along x or y whose line is longer than 2 texels (a shorter line, as
-/// for an isotropic footprint, takes one sample at the centre). The line's
+/// maxAnisotropy above 1 and linear filtering, the samples along the major
+/// axis where its line is longer than 2 texels (a shorter line, as for an
+/// isotropic footprint, takes one sample at the centre). The line's
 /// length P is the major axis over 2^lod (its log2 that of the major axis
 /// less the level of detail, both in 256ths); between two levels the
 /// samples lie 2^f texels of the lower level apart, f the sharpened
