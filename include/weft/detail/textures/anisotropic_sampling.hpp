@@ -11,10 +11,9 @@
 //   one texel of the lower level read, or, between two levels, of 2^f of
 //   them, f the sharpened fraction (rounded to 64ths).
 // - Each sample but the outermost pair weighs 1/P, taken from P's 8-bit
-//   log2 (2^-log2(P)) rounded to nearest at 9 significant bits, then half up
-//   to 8 (but no finer than 1/1024); the outermost pair shares what is left
-//   of 1. So weights are multiples of 2^-8 to 2^-10, the unit of the inner
-//   weight's 8th bit.
+//   log2 (2^-log2(P)) rounded to nearest at 8 significant bits (but no finer
+//   than 1/1024); the outermost pair shares what is left of 1. So weights are multiples of 2^-8 to 2^-10, the unit of
+//   the inner weight's 8th bit.
 // - The step is a vector of one texel in 64ths (anisotropic_step): the
 //   major axis's components cut to 4 bits of the longer one's binade and
 //   taken at the middle of their cells, so off the axes it departs from the
@@ -67,10 +66,10 @@ inline anisotropic_weights anisotropic_sample_weights_of_log(int log_length, dou
   // along y).
   w.unit_bits = 8 - exponent + (std::ldexp(1.0, exponent - 1) == reciprocal ? 1 : 0);
   if (w.unit_bits > 10) w.unit_bits = 10;
-  // Nine significant bits, to nearest, then eight, half up: a weight of
-  // 170.46/512 (P = 3) becomes 341/1024, then 171/512.
-  auto nine = static_cast<int>(std::floor(std::ldexp(reciprocal, w.unit_bits + 1) + 0.5));
-  w.inner = (nine + 1) / 2;
+  // Rounded to nearest in that unit: P = 3 (log 406/256) weighs
+  // 170.55/512, so 171/512; 4.44531 (log 551/256) 230.35/1024, so 230/1024
+  // (anisotropy5.txt: 174 of 175 random lines).
+  w.inner = static_cast<int>(std::floor(std::ldexp(reciprocal, w.unit_bits) + 0.5));
   int rest = (1 << w.unit_bits) - 2 * w.inner * (w.pairs - 1);
   w.outer = rest > 0 ? rest / 2 : 0;
   return w;
@@ -110,6 +109,19 @@ inline void anisotropic_step(double x, double y, int (&step)[2]) {
   double scale = (1 << anisotropic_step_bits) / std::hypot(middle[0], middle[1]);
   for (int d = 0; d < 2; ++d)
     step[d] = static_cast<int>(std::copysign(std::floor(std::fabs(middle[d]) * scale + 0.5), middle[d]));
+}
+
+/// The spacing of the samples between two levels, 2^f steps (f the
+/// sharpened fraction, in 256ths), in 64ths: the 8-bit mantissa whose log
+/// the log table (level_log2_fraction) first gives as f or more, rounded to
+/// 64ths half to even. f = 112 gives 86, where 2^f is 86.67/64 (anisotropy5.txt,
+/// configuration 15), and 168 gives 101, where 2^f is 100.86/64.
+inline int anisotropic_spacing(int sharpened) {
+  int mantissa = 0;  // 256ths above 1
+  while (mantissa < 256 && level_log2_fraction[mantissa] < sharpened) ++mantissa;
+  int whole = mantissa >> 2, rest = mantissa & 3;
+  if (rest > 2 || (rest == 2 && (whole & 1) != 0)) ++whole;
+  return (1 << anisotropic_step_bits) + whole;
 }
 
 /// Where and how an anisotropic fetch samples: the step (64ths of a texel),
@@ -221,8 +233,7 @@ texel_words sample_gradients(const texture_sampler& s, const texture_coordinates
           if (sharpened != 0) {
             line.share[0] = weight_one - sharpened;
             line.share[1] = sharpened;
-            line.spacing = static_cast<int>(std::floor(
-                std::exp2(static_cast<double>(sharpened) / weight_one) * (1 << anisotropic_step_bits) + 0.5));
+            line.spacing = anisotropic_spacing(sharpened);
           }
         }
       }
