@@ -65,7 +65,7 @@ def sample_weights(length):
     reciprocal = 2.0 ** (-fixed_log2(length) / 256)
     exponent = math.frexp(reciprocal)[1]
     unit_bits = min(10, 8 - exponent + (1 if 2.0 ** (exponent - 1) == reciprocal else 0))
-    inner = (math.floor(reciprocal * 2 ** (unit_bits + 1) + 0.5) + 1) // 2
+    inner = math.floor(reciprocal * 2 ** unit_bits + 0.5)
     rest = 2 ** unit_bits - 2 * inner * (pairs - 1)
     return [inner] * (pairs - 1) + [max(rest, 0) // 2], unit_bits
 

@@ -2,9 +2,8 @@
 // major axis when a 2D fetch with gradients (tex2DGrad, tex2DLayeredGrad)
 // reads a texture whose maxAnisotropy is above 1, with linear filtering.
 // Fitted to a delta texel swept by such fetches on an H200, the H100's
-// texture unit (tests/differential/h100_measurements/anisotropy.txt and
-// anisotropy2.txt: every one of their 20 level-0 configurations, bit for
-// bit), and to texture_probe's anisotropic line:
+// texture unit (tests/differential/h100_measurements/anisotropy*.txt), and
+// to texture_probe's anisotropic lines:
 // - The line has length P: the major axis's approximate length
 //   (gradient_level.hpp) over 2^lod, lod the level of detail before its
 //   sharpening (their logs in 256ths subtracted). Where P is above 2,
@@ -12,23 +11,20 @@
 //   one texel of the lower level read, or, between two levels, of 2^f of
 //   them, f the sharpened fraction (rounded to 64ths).
 // - Each sample but the outermost pair weighs 1/P, taken from P's 8-bit
-//   log2 (2^-log2(P)) rounded to nearest at 9 significant bits, then half up
-//   to 8 (but no finer than 1/1024); the outermost pair shares what is left
-//   of 1. So weights are multiples of 2^-8 to 2^-10, the unit of the inner
-//   weight's 8th bit.
-// - Between two levels, each sample's weight times each level's share is
-//   rounded half up in that unit; each level's weight goes to the sample's
-//   four texels there as a trilinear fetch shares a level's weight among
+//   log2 (2^-log2(P)) rounded to nearest at 8 significant bits (but no finer
+//   than 1/1024); the outermost pair shares what is left of 1. So weights are multiples of 2^-8 to 2^-10, the unit of
+//   the inner weight's 8th bit.
+// - The step is a vector of one texel in 64ths (anisotropic_step): the
+//   major axis's components cut to 4 bits of the longer one's binade and
+//   taken at the middle of their cells, so off the axes it departs from the
+//   major axis by up to a few degrees.
+// - Between two levels, on the lower one the step times 2^f is truncated to
+//   64ths; the upper level takes a line of its own over the same length
+//   (P 2^f / 2 of its texels), its samples one step of its own texels apart
+//   and weighted by that length's rule. Each sample's weight times its
+//   level's share is rounded half up in the weights' unit and goes to the
+//   sample's four texels as a trilinear fetch shares a level's weight among
 //   them (mipmap_level_weights).
-// - The samples' step is a vector of about one texel along the major axis
-//   with components in 64ths: along the axes the axis's own direction. Off
-//   them the H100's direction departs from the major axis by up to 3
-//   degrees, by a rule not found (it depends on the major axis alone:
-//   docs/textures.md, "Not there yet"), so weft takes these samples only
-//   for a major axis along x or y, and one sample at the centre otherwise.
-// - The upper of two levels is read at the same points (not measured; off
-//   the axes texture_probe's maxAnisotropy-4 line says the H100 differs
-//   somewhere there).
 #pragma once
 
 #include <cmath>
@@ -70,10 +66,10 @@ inline anisotropic_weights anisotropic_sample_weights_of_log(int log_length, dou
   // along y).
   w.unit_bits = 8 - exponent + (std::ldexp(1.0, exponent - 1) == reciprocal ? 1 : 0);
   if (w.unit_bits > 10) w.unit_bits = 10;
-  // Nine significant bits, to nearest, then eight, half up: a weight of
-  // 170.46/512 (P = 3) becomes 341/1024, then 171/512.
-  auto nine = static_cast<int>(std::floor(std::ldexp(reciprocal, w.unit_bits + 1) + 0.5));
-  w.inner = (nine + 1) / 2;
+  // Rounded to nearest in that unit: P = 3 (log 406/256) weighs
+  // 170.55/512, so 171/512; 4.44531 (log 551/256) 230.35/1024, so 230/1024
+  // (anisotropy5.txt: 174 of 175 random lines).
+  w.inner = static_cast<int>(std::floor(std::ldexp(reciprocal, w.unit_bits) + 0.5));
   int rest = (1 << w.unit_bits) - 2 * w.inner * (w.pairs - 1);
   w.outer = rest > 0 ? rest / 2 : 0;
   return w;
@@ -84,51 +80,92 @@ inline anisotropic_weights anisotropic_sample_weights(double length) {
   return anisotropic_sample_weights_of_log(fixed_level_log2(length), length);
 }
 
+/// Bits of the major axis's components that choose the step's direction:
+/// each is cut to a grid of 1/16 of the binade above the longer component.
+inline constexpr int anisotropic_direction_bits = 4;
+
 /// The step between samples, in 64ths of a texel, along the major axis
-/// (x, y): its unit vector rounded to 64ths. The H100's along the axes; off
-/// them only an approximation of its rule (see the top of this file).
+/// (x, y), as the H100 takes it: each component truncated to the grid of
+/// 2^(e - 4), 2^e the power of two above the longer one's magnitude, and
+/// moved to the middle of its cell; that vector's direction at length 64,
+/// each component rounded. A component under a quarter of the grid counts as
+/// zero, so that a footprint along an axis steps along it (measured once:
+/// 0.0349 beside 3.996 counts as zero, 0.0698 does not).
 inline void anisotropic_step(double x, double y, int (&step)[2]) {
-  double length = std::hypot(x, y);
-  double scale = length > 0 ? (1 << anisotropic_step_bits) / length : 0;
-  step[0] = static_cast<int>(std::floor(x * scale + 0.5));
-  step[1] = static_cast<int>(std::floor(y * scale + 0.5));
+  double longer = std::fmax(std::fabs(x), std::fabs(y));
+  if (!(longer > 0) || std::isinf(longer)) {
+    step[0] = step[1] = 0;
+    return;
+  }
+  int exponent = 0;
+  std::frexp(longer, &exponent);  // longer in [2^(exponent - 1), 2^exponent)
+  double grid = std::ldexp(1.0, exponent - anisotropic_direction_bits);
+  double middle[2];
+  double component[2] = {x, y};
+  for (int d = 0; d < 2; ++d) {
+    double magnitude = std::fabs(component[d]);
+    middle[d] = magnitude < grid / 4 ? 0.0 : std::copysign(std::floor(magnitude / grid) + 0.5, component[d]);
+  }
+  double scale = (1 << anisotropic_step_bits) / std::hypot(middle[0], middle[1]);
+  for (int d = 0; d < 2; ++d)
+    step[d] = static_cast<int>(std::copysign(std::floor(std::fabs(middle[d]) * scale + 0.5), middle[d]));
 }
 
-/// Where and how an anisotropic fetch samples: the step (64ths of a texel
-/// of `lower`), the spacing of the samples in steps (64ths), the weights,
-/// and the one or two levels with their shares (256ths).
+/// The spacing of the samples between two levels, 2^f steps (f the
+/// sharpened fraction, in 256ths), in 64ths: the 8-bit mantissa whose log
+/// the log table (level_log2_fraction) first gives as f or more, rounded to
+/// 64ths half to even. f = 112 gives 86, where 2^f is 86.67/64 (anisotropy5.txt,
+/// configuration 15), and 168 gives 101, where 2^f is 100.86/64.
+inline int anisotropic_spacing(int sharpened) {
+  int mantissa = 0;  // 256ths above 1
+  while (mantissa < 256 && level_log2_fraction[mantissa] < sharpened) ++mantissa;
+  int whole = mantissa >> 2, rest = mantissa & 3;
+  if (rest > 2 || (rest == 2 && (whole & 1) != 0)) ++whole;
+  return (1 << anisotropic_step_bits) + whole;
+}
+
+/// Where and how an anisotropic fetch samples: the step (64ths of a texel),
+/// the spacing of the samples on `lower` in steps (64ths), each level's
+/// weights, and the one or two levels with their shares (256ths). The level
+/// above `lower` takes its samples one step of its own texels apart.
 struct anisotropic_line {
   int step[2];
   int spacing;
-  anisotropic_weights weights;
+  anisotropic_weights weights[2];  // on `lower` and on the level above it
   int lower;
   int share[2];  // of `lower` and of the level above it
 };
 
-/// The samples along the line, each sample's weight scaled by each level's
-/// share (rounded half up, in the weights' unit) and shared among its four
-/// texels there (mipmap_level_weights); the level above `lower` sees the
-/// same points, in its own texels. The texel values are summed in double
-/// and returned as float.
+/// The samples along the line on each level, each sample's weight scaled by
+/// the level's share (rounded half up, in the weights' unit) and shared among
+/// its four texels there (mipmap_level_weights). On `lower` the samples lie
+/// spacing/64 steps apart, the product truncated to 64ths of a texel; on the
+/// level above, one step apart. The texel values are summed in double and
+/// returned as float.
 inline texel_floats sample_anisotropic(const texture_sampler& s, const texture_coordinates<2>& at, int slice,
                                        const anisotropic_line& line) {
   double sum[4] = {0, 0, 0, 0};
-  double unit = std::ldexp(1.0, -line.weights.unit_bits);
   for (int k = 0; k < 2; ++k) {
     if (line.share[k] == 0) continue;
+    const anisotropic_weights& weights = line.weights[k];
+    double unit = std::ldexp(1.0, -weights.unit_bits);
     const texture_level& level = s.levels[line.lower + k];
     const std::byte* origin = level.base + static_cast<std::size_t>(slice) * level.layer_pitch;
-    for (int pair = 0; pair < line.weights.pairs; ++pair) {
-      int sample_weight = pair + 1 < line.weights.pairs ? line.weights.inner : line.weights.outer;
+    int spaced[2];  // 64ths of a texel of this level
+    for (int d = 0; d < 2; ++d) {
+      int product = k == 0 ? line.step[d] * line.spacing : line.step[d] << anisotropic_step_bits;
+      spaced[d] = product < 0 ? -((-product) >> anisotropic_step_bits) : product >> anisotropic_step_bits;
+    }
+    for (int pair = 0; pair < weights.pairs; ++pair) {
+      int sample_weight = pair + 1 < weights.pairs ? weights.inner : weights.outer;
       int weight = (sample_weight * line.share[k] + weight_one / 2) >> weight_bits;
       if (weight == 0) continue;
       for (int side = -1; side <= 1; side += 2) {
-        // (pair + 1/2) spacings of step/64 texels of `lower`, in
-        // coordinate_bits fixed point of this level.
+        // pair + 1/2 spacings, in coordinate_bits fixed point of this level.
         fixed_texel_coordinate shift[2];
         for (int d = 0; d < 2; ++d)
-          shift[d] = static_cast<fixed_texel_coordinate>(side * (2 * pair + 1) * line.step[d]) * line.spacing *
-                     (fixed_texel_coordinate{1} << (coordinate_bits - 2 * anisotropic_step_bits - 1 - k));
+          shift[d] = static_cast<fixed_texel_coordinate>(side * (2 * pair + 1) * spaced[d]) *
+                     (fixed_texel_coordinate{1} << (coordinate_bits - anisotropic_step_bits - 1));
         const std::byte* texels[4];
         int fractions[2];
         linear_footprint<2>(s, level, at, origin, texels, fractions, shift);
@@ -149,9 +186,9 @@ inline texel_floats sample_anisotropic(const texture_sampler& s, const texture_c
 
 /// A 2D fetch with gradients dx and dy (in the texture's coordinates): the
 /// level of detail as level_from_gradients gives it, and, for a texture with
-/// maxAnisotropy above 1 and linear filtering, the samples along a major
-/// axis along x or y whose line is longer than 2 texels (a shorter line, as
-/// for an isotropic footprint, takes one sample at the centre). The line's
+/// maxAnisotropy above 1 and linear filtering, the samples along the major
+/// axis where its line is longer than 2 texels (a shorter line, as for an
+/// isotropic footprint, takes one sample at the centre). The line's
 /// length P is the major axis over 2^lod (its log2 that of the major axis
 /// less the level of detail, both in 256ths); between two levels the
 /// samples lie 2^f texels of the lower level apart, f the sharpened
@@ -172,10 +209,6 @@ texel_words sample_gradients(const texture_sampler& s, const texture_coordinates
       double p[2], q[2];
       held_gradients(texel_dx, texel_dy, p, q);
       footprint_major_axis major = major_axis_of_footprint(p, q);
-      // Off the axes the H100's direction is not found: weft takes the
-      // samples only along an axis, one at the centre otherwise.
-      bool along_an_axis = (major.x == 0) != (major.y == 0);
-      if (!along_an_axis) return sample_lod<Dims>(s, at, slice, level, true);
       anisotropic_line line{};
       line.share[0] = weight_one;
       line.spacing = 1 << anisotropic_step_bits;
@@ -200,8 +233,7 @@ texel_words sample_gradients(const texture_sampler& s, const texture_coordinates
           if (sharpened != 0) {
             line.share[0] = weight_one - sharpened;
             line.share[1] = sharpened;
-            line.spacing = static_cast<int>(std::floor(
-                std::exp2(static_cast<double>(sharpened) / weight_one) * (1 << anisotropic_step_bits) + 0.5));
+            line.spacing = anisotropic_spacing(sharpened);
           }
         }
       }
@@ -209,7 +241,14 @@ texel_words sample_gradients(const texture_sampler& s, const texture_coordinates
       if (log_length > (1 << gradient_level_bits)) {  // P > 2
         anisotropic_step(major.x, major.y, line.step);
         double length = major.length * std::exp2(-static_cast<double>(lod) / weight_one);
-        line.weights = anisotropic_sample_weights_of_log(log_length, length);
+        line.weights[0] = anisotropic_sample_weights_of_log(log_length, length);
+        if (line.share[1] != 0) {
+          // The level above covers the lower line's length, P spacings of
+          // the lower level, in its own texels: P 2^(log/256) spacing/128.
+          double upper_length = std::exp2(static_cast<double>(log_length) / (1 << gradient_level_bits)) * line.spacing /
+                                (2 << anisotropic_step_bits);
+          line.weights[1] = anisotropic_sample_weights(upper_length);
+        }
         return as_words(sample_anisotropic(s, at, slice, line));
       }
     }

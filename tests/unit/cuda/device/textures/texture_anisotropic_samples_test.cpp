@@ -1,8 +1,7 @@
 // Anisotropic filtering's samples along the major axis, checked against what
 // an H200 (the H100's texture unit) returned for a delta texel swept by
-// tex2DGrad (tests/differential/h100_measurements/anisotropy.txt), and,
-// with the direction the H200 took, against texture_probe's anisotropic
-// fetches (texture_probe.expected).
+// tex2DGrad (tests/differential/h100_measurements/anisotropy*.txt), and
+// against texture_probe's anisotropic fetches (texture_probe.expected).
 #include <doctest/doctest.h>
 #include <weft.hpp>
 
@@ -146,27 +145,118 @@ TEST_CASE("anisotropic sample weights: 1/P from P's 8-bit log, at 8 significant 
   }
 }
 
-TEST_CASE("with the H100's direction, texture_probe's anisotropic samples give its results") {
+TEST_CASE("off the axes the samples step along the major axis's components cut to 4 bits, as the H200 steps") {
+  // Major axes (after the gradients' 10-bit truncation) and the steps the
+  // H200 took for them (anisotropy2.txt to anisotropy4.txt, each found
+  // exactly from a delta texel's response), in 64ths of a texel.
+  struct measured_step {
+    double x, y;
+    int step_x, step_y;
+  };
+  for (auto m : {
+           measured_step{0x1.33p+2, 0x1.998p+0, 60, 22},   // texture_probe's gradients
+           measured_step{3.0, 1.0, 60, 22},                // (3, 1): the same step, 18.43 degrees
+           measured_step{0x1.7ap+1, 0x1.0a8p-1, 63, 14},   // 10 degrees, y just past a power of two
+           measured_step{0x1.6ap+1, 0x1.ffp-2, 63, 8},     // 10 degrees, y just below one
+           measured_step{0x1.72p+2, 0x1.05p+0, 63, 14},    // both doubled: the step repeats
+           measured_step{0x1.6ap+2, 0x1.ffp-1, 63, 8},     //
+           measured_step{4.0, 0x1.28p+1, 57, 30},          // 30 degrees
+           measured_step{0x1.d9p+1, 0x1.878p+0, 58, 26},   // 22.5 degrees
+           measured_step{0x1.73p+1, 2.75, 45, 45},         // 43.5 degrees
+           measured_step{0x1.ff8p+0, 0x1.bbp+1, 31, 56},   // 60 degrees: y the longer
+           measured_step{-0x1.e1p+1, 0x1.5ep+0, -60, 21},  // opposite signs
+           measured_step{0x1.ff8p+1, 0x1.1d8p-4, 64, 2},   // a small minor component
+           measured_step{0x1.ff8p+1, 0x1.1d8p-5, 64, 0},   // under a quarter of the grid: zero
+           measured_step{0.0, 4.0, 0, 64},                 // along an axis
+       }) {
+    CAPTURE(m.x);
+    CAPTURE(m.y);
+    int step[2];
+    textures::anisotropic_step(m.x, m.y, step);
+    bool same_line = (step[0] == m.step_x && step[1] == m.step_y) || (step[0] == -m.step_x && step[1] == -m.step_y);
+    CHECK(same_line);
+  }
+}
+
+TEST_CASE("texture_probe's anisotropic fetches off the axes give the H100's results") {
   // texture_probe's mipmap: 16 x 16, level l's texel (x, y) = 1024 (l + 1) + 32 y + x.
   cudaMipmappedArray_t array =
       make_anisotropy_mipmap(16, 5, [](int l, int x, int y) { return 1024.0f * (l + 1) + 32.0f * y + x; });
-  cudaTextureObject_t t = anisotropic_texture(array, cudaAddressModeWrap, 16, 4);
-  const textures::texture_sampler& s = *reinterpret_cast<const textures::texture_sampler*>(t);
   // Gradients (0.3, 0.1) and (0.05, 0.02): a major axis of 5.34375 texels,
-  // level 0, and the step (60/64, 22/64) the H200 took for them
-  // (anisotropy2.txt, configuration 12); weft's own direction differs.
-  textures::anisotropic_line line{};
-  line.step[0] = 60;
-  line.step[1] = 22;
-  line.spacing = 64;
-  line.weights = textures::anisotropic_sample_weights(5.34375);
-  line.share[0] = 256;
-  auto fetch_at = [&](float x, float y) {
-    textures::texture_coordinates<2> at{{x, y}};
-    return textures::sample_anisotropic(s, at, 0, line).value[0];
+  // the step (60, 22)/64; maxAnisotropy 16 samples level 0 alone,
+  // maxAnisotropy 4 blends levels 0 and 1 (92/256 to level 1).
+  struct probe_fetch {
+    unsigned anisotropy;
+    float x, y;
+    unsigned expected;
   };
-  CHECK(bits(fetch_at(0.23f, 0.61f)) == 0x44a56fd0u);  // 15.5/256 below the centre's 0x44a571c0
-  CHECK(bits(fetch_at(0.5f, 0.5f)) == 0x449ef000u);
-  cudaDestroyTextureObject(t);
+  for (auto f : {probe_fetch{16, 0.23f, 0.61f, 0x44a56fd0u}, probe_fetch{16, 0.5f, 0.5f, 0x449ef000u},
+                 probe_fetch{4, 0.23f, 0.61f, 0x44cc5720u}, probe_fetch{4, 0.5f, 0.5f, 0x44c70200u}}) {
+    CAPTURE(f.anisotropy);
+    CAPTURE(f.x);
+    cudaTextureObject_t t = anisotropic_texture(array, cudaAddressModeWrap, f.anisotropy, 4);
+    auto got = run_fetches<float>(
+        1, [=](int) { return tex2DGrad<float>(t, f.x, f.y, make_float2(0.3f, 0.1f), make_float2(0.05f, 0.02f)); });
+    CHECK(bits(got[0]) == f.expected);
+    cudaDestroyTextureObject(t);
+  }
   cudaFreeMipmappedArray(array);
+}
+
+TEST_CASE("between two levels, the upper level takes its own line, one step of its texels apart") {
+  // maxAnisotropy 4, level of detail between 0 and 1; a delta texel on level
+  // 1 (texel (64, 64)) shows the upper level's samples, one on level 0 (texel
+  // (128, 128)) the lower level's (anisotropy5.txt, configurations 0, 1 and
+  // 8; offsets in level-0 texels from (128.5, 128.5), values in 1024ths).
+  struct two_level_fetch {
+    int delta_level;
+    float dx[2], dy[2];  // texels
+    float offset[2];
+    float expected;
+  };
+  const std::vector<two_level_fetch> fetches = {
+      // dx (6, 0), dy (0, 1.5): level 1's share 168/256; on level 1 four
+      // samples one texel apart weighing 162/512 and 94/512 (a line of
+      // 4 x 101/128 texels), not the lower level's 101/64 apart
+      {1, {6, 0}, {0, 1.5f}, {3.25f, 1.875f}, 42},
+      {1, {6, 0}, {0, 1.5f}, {5.0f, 1.0625f}, 22},
+      {1, {6, 0}, {0, 1.5f}, {-3.375f, 0.9375f}, 54},
+      {1, {6, 0}, {0, 1.5f}, {3.1875f, 0.875f}, 112},
+      {1, {6, 0}, {0, 1.5f}, {0.5f, 0.5f}, 212},
+      // texture_probe's gradients, twice: level 1's share 92/256
+      {1, {4.8f, 1.6f}, {0.8f, 0.32f}, {-0.5625f, 2.0625f}, 6},
+      {1, {4.8f, 1.6f}, {0.8f, 0.32f}, {4.625f, 2.375f}, 8},
+      {1, {4.8f, 1.6f}, {0.8f, 0.32f}, {3.8125f, 2.5f}, 16},
+      {1, {4.8f, 1.6f}, {0.8f, 0.32f}, {-2.0625f, 0.5625f}, 38},
+      {1, {4.8f, 1.6f}, {0.8f, 0.32f}, {1.3125f, -0.5625f}, 52},
+      // on level 0, steps of trunc((60, 22) x 82/64) = (76, 28) 64ths
+      {0, {4.8f, 1.6f}, {0.8f, 0.32f}, {-0.875f, 0.5625f}, 26},
+      {0, {4.8f, 1.6f}, {0.8f, 0.32f}, {1.1875f, 1.5625f}, 6},
+      {0, {4.8f, 1.6f}, {0.8f, 0.32f}, {-1.0f, -1.0625f}, 36},
+      {0, {4.8f, 1.6f}, {0.8f, 0.32f}, {2.5f, -0.3125f}, 1},
+      {0, {4.8f, 1.6f}, {0.8f, 0.32f}, {0.6875f, -0.625f}, 23},
+  };
+  for (int delta_level = 0; delta_level < 2; ++delta_level) {
+    cudaMipmappedArray_t array = make_anisotropy_mipmap(
+        256, 9, [=](int l, int x, int y) { return l == delta_level && x == 128 >> l && y == 128 >> l ? 1.0f : 0.0f; });
+    cudaTextureObject_t t = anisotropic_texture(array, cudaAddressModeClamp, 4, 8);
+    std::vector<two_level_fetch> these;
+    for (const auto& f : fetches)
+      if (f.delta_level == delta_level) these.push_back(f);
+    device_buffer<two_level_fetch> at(these);
+    const two_level_fetch* f = at.p;
+    auto got = run_fetches<float>(static_cast<int>(these.size()), [=](int i) {
+      return tex2DGrad<float>(t, (128.5f + f[i].offset[0]) / 256, (128.5f + f[i].offset[1]) / 256,
+                              make_float2(f[i].dx[0] / 256, f[i].dx[1] / 256),
+                              make_float2(f[i].dy[0] / 256, f[i].dy[1] / 256));
+    });
+    for (std::size_t i = 0; i < these.size(); ++i) {
+      CAPTURE(delta_level);
+      CAPTURE(these[i].offset[0]);
+      CAPTURE(these[i].offset[1]);
+      CHECK(got[i] * 1024 == these[i].expected);
+    }
+    cudaDestroyTextureObject(t);
+    cudaFreeMipmappedArray(array);
+  }
 }
