@@ -181,22 +181,35 @@ inline void race_join(race_clock& into, const race_clock& from) {
 /// block's accesses until one of its threads synchronises), and what is the
 /// thread's own. A streaming kernel's shadow traffic and a large program's
 /// memory are what this size is for: a word's three records were 120 bytes.
-struct race_record {
-  std::uint32_t site = 0;
-  std::uint32_t state = 0;  // the block's race_block_state
-  std::uint32_t thread : 10 = 0;
-  std::uint32_t write : 1 = 0;
+class race_record {
+ public:
+  race_record() = default;
   // The clocks are clamped: a lower clock is covered sooner, which can hide
   // a race after two million fences of one thread or 16 million warp
-  // collectives of one lane, never invent one.
-  std::uint32_t release_clock : 21 = 0;
-  std::uint32_t lane_clock : 24 = 0;
-  // Which launch made it (race_launch_tag): the others' records are stale,
-  // as good as none. 0: no access.
-  std::uint32_t launch : 8 = 0;
+  // collectives of one lane, never invent one. `launch` is the tag of the
+  // launch that made it (race_launch_tag): the others' records are stale,
+  // as good as none; 0 is no access.
+  [[gnu::always_inline]] race_record(std::uint32_t site, std::uint32_t state, unsigned thread, bool write,
+                                     std::uint32_t release_clock, std::uint32_t lane_clock, std::uint32_t launch)
+      : site_and_state_(site | std::uint64_t{state} << 32),
+        rest_(thread | std::uint64_t{write} << 10 | std::uint64_t{std::min(release_clock, max_release_clock)} << 11 |
+              std::uint64_t{std::min(lane_clock, max_lane_clock)} << 32 | std::uint64_t{launch} << 56) {}
+
+  std::uint32_t site() const { return static_cast<std::uint32_t>(site_and_state_); }
+  std::uint32_t state() const { return static_cast<std::uint32_t>(site_and_state_ >> 32); }
+  unsigned thread() const { return rest_ & 1023; }
+  bool write() const { return rest_ >> 10 & 1; }
+  std::uint32_t release_clock() const { return static_cast<std::uint32_t>(rest_ >> 11) & max_release_clock; }
+  std::uint32_t lane_clock() const { return static_cast<std::uint32_t>(rest_ >> 32) & max_lane_clock; }
+  std::uint32_t launch() const { return static_cast<std::uint32_t>(rest_ >> 56); }
+  void forget() { rest_ &= ~(std::uint64_t{0xff} << 56); }
+
+ private:
+  static constexpr std::uint32_t max_release_clock = (1u << 21) - 1;
+  static constexpr std::uint32_t max_lane_clock = (1u << 24) - 1;
+  std::uint64_t site_and_state_ = 0;
+  std::uint64_t rest_ = 0;  // thread (10 bits), write (1), release clock (21); lane clock (24), launch (8)
 };
-inline constexpr std::uint32_t race_max_release_clock = (1u << 21) - 1;
-inline constexpr std::uint32_t race_max_lane_clock = (1u << 24) - 1;
 
 /// A launch's tag in the records it makes: 1 to 255, so that the records of
 /// 254 launches before it differ (a shadow page that comes back from older
@@ -325,7 +338,7 @@ class race_shadow {
   [[gnu::always_inline]] void renew(std::size_t word, std::uint64_t generation) {
     if (stamps_[word] == generation) return;
     stamps_[word] = generation;
-    for (auto& records : parts_) records[word].launch = 0;
+    for (auto& records : parts_) records[word].forget();
   }
 
   /// The word's record of `which`, or null where that part was never made.
@@ -657,8 +670,11 @@ class race_worker {
   [[gnu::noinline]] void check_access(std::uintptr_t a, unsigned size, bool write, const void* pc) {
     busy_ = true;
     std::uintptr_t first = a & ~std::uintptr_t{3}, last = (a + size - 1) & ~std::uintptr_t{3};
-    for (std::uintptr_t w = first; w <= last; w += 4)
-      if (!access_word(w, write, reinterpret_cast<std::uintptr_t>(pc))) break;
+    if (first == last)  // most accesses: a path of its own, without the loop's bookkeeping
+      access_word(first, write, reinterpret_cast<std::uintptr_t>(pc));
+    else
+      for (std::uintptr_t w = first; w <= last; w += 4)
+        if (!access_word(w, write, reinterpret_cast<std::uintptr_t>(pc))) break;
     busy_ = false;
   }
 
@@ -671,15 +687,15 @@ class race_worker {
     if (word - cached.begin >= cached.end - cached.begin) [[unlikely]] {
       if (word >= tls_begin_ && word < tls_end_) {
         if (untraced_words_[(word - tls_begin_) / 4]) return true;
-        return check(shared_shadow_, (word - tls_begin_) / 4, word, race_space::shared, write, pc);
+        return check<true>(shared_shadow_, (word - tls_begin_) / 4, word, race_space::shared, write, pc);
       }
       if (word >= dynamic_begin_ && word < dynamic_end_)
-        return check(dynamic_shadow_, (word - dynamic_begin_) / 4, word, race_space::dynamic_shared, write, pc);
+        return check<true>(dynamic_shadow_, (word - dynamic_begin_) / 4, word, race_space::dynamic_shared, write, pc);
       // Else a thread's stack, or host memory weft does not know: private.
       if (!cache_global_page(word, cached)) return true;
     }
     std::lock_guard lock(*cached.page);
-    return check(cached.page->words, word % race_launch::page::bytes / 4, word, cached.space, write, pc);
+    return check<false>(cached.page->words, word % race_launch::page::bytes / 4, word, cached.space, write, pc);
   }
 
   // A range of addresses that is either one weft allocation or a gap
@@ -777,10 +793,10 @@ class race_worker {
 
   // A record as a report names it.
   race_access described(const race_record& r) const {
-    return {.pc = race_sites::pc(r.site),
-            .block = launch_->states()[r.state].block,
-            .thread = r.thread,
-            .write = r.write != 0};
+    return {.pc = race_sites::pc(r.site()),
+            .block = launch_->states()[r.state()].block,
+            .thread = r.thread(),
+            .write = r.write()};
   }
 
   // What `thread` of the running block knows of other threads' releases.
@@ -795,7 +811,7 @@ class race_worker {
   // Whether `thread` of the running block acquired a release that covers `earlier`.
   bool knows(unsigned thread, std::uint64_t block, const race_record& earlier) const {
     return known_generation_[thread] == generation_ &&
-           race_covers(known_[thread], race_thread_key(block, earlier.thread), earlier.release_clock);
+           race_covers(known_[thread], race_thread_key(block, earlier.thread()), earlier.release_clock());
   }
 
   // Lane `lane`'s entry in the clock of `thread`'s lane.
@@ -818,21 +834,23 @@ class race_worker {
   // Whether `earlier` happens before an access that `thread` of the
   // running block makes now, in state `state`.
   [[gnu::always_inline]] bool ordered(const race_record& earlier, unsigned thread, std::uint32_t state) const {
-    if (earlier.state == state) {  // this block, with no synchronisation since
-      if (earlier.thread == thread) return true;
+    if (earlier.state() == state) {  // this block, with no synchronisation since
+      if (earlier.thread() == thread) return true;
     } else {
-      const race_block_state& then = launch_->states()[earlier.state];
+      const race_block_state& then = launch_->states()[earlier.state()];
       if (then.block != block_) return group_epoch_ > then.group_epoch || launch_->fences(then.block) > then.fences;
-      if (earlier.thread == thread || epoch_ > then.epoch) return true;
+      if (earlier.thread() == thread || epoch_ > then.epoch) return true;
     }
-    if (earlier.thread / 32 == thread / 32 && lane_clock(thread, earlier.thread % 32) >= earlier.lane_clock)
+    if (earlier.thread() / 32 == thread / 32 && lane_clock(thread, earlier.thread() % 32) >= earlier.lane_clock())
       return true;
     return knows(thread, block_, earlier);
   }
 
+  // `shared`: the shadow is the worker's, of __shared__ memory (stamped).
+  template <bool shared>
   [[gnu::always_inline]] bool check(race_shadow& shadow, std::size_t at, std::uintptr_t word, race_space space,
                                     bool write, std::uintptr_t pc) {
-    if (space == race_space::shared || space == race_space::dynamic_shared) shadow.renew(at, generation_);
+    if constexpr (shared) shadow.renew(at, generation_);
     std::uint32_t state = current_state();
     if (state == 0) [[unlikely]]
       return true;  // the launch's table is full
@@ -842,36 +860,30 @@ class race_worker {
     race_record* earlier_read = shadow.find(race_shadow::earlier_reads, at);
     const race_record* hazard = nullptr;
     race_kind kind{};
-    if (last_write && last_write->launch == launch_tag_ && !ordered(*last_write, thread, state)) {
+    if (last_write && last_write->launch() == launch_tag_ && !ordered(*last_write, thread, state)) {
       hazard = last_write;
       kind = write ? race_kind::write_after_write : race_kind::read_after_write;
-    } else if (write && latest_read && latest_read->launch == launch_tag_) {
+    } else if (write && latest_read && latest_read->launch() == launch_tag_) {
       if (!ordered(*latest_read, thread, state)) {
         hazard = latest_read;
         kind = race_kind::write_after_read;
-      } else if (earlier_read && earlier_read->launch == launch_tag_ && !ordered(*earlier_read, thread, state)) {
+      } else if (earlier_read && earlier_read->launch() == launch_tag_ && !ordered(*earlier_read, thread, state)) {
         hazard = earlier_read;
         kind = race_kind::write_after_read;
       }
     }
-    race_record now{.site = site_of(pc),
-                    .state = state,
-                    .thread = thread,
-                    .write = write,
-                    .release_clock = std::min(clocks_[thread], race_max_release_clock),
-                    .lane_clock = std::min(lane_clock(thread, thread % 32), race_max_lane_clock),
-                    .launch = launch_tag_};
+    race_record now(site_of(pc), state, thread, write, clocks_[thread], lane_clock(thread, thread % 32), launch_tag_);
     if (hazard) [[unlikely]]
       report(kind, described(*hazard), described(now), word, space);
     if (write) {
       shadow.make(race_shadow::writes, at) = now;
-      if (latest_read) latest_read->launch = 0;
-      if (earlier_read) earlier_read->launch = 0;
+      if (latest_read) latest_read->forget();
+      if (earlier_read) earlier_read->forget();
     } else {
       // A read by another thread is kept as the earlier read.
-      if (latest_read && latest_read->launch == launch_tag_ &&
-          (latest_read->thread != thread ||
-           (latest_read->state != state && launch_->states()[latest_read->state].block != block_)))
+      if (latest_read && latest_read->launch() == launch_tag_ &&
+          (latest_read->thread() != thread ||
+           (latest_read->state() != state && launch_->states()[latest_read->state()].block != block_)))
         shadow.make(race_shadow::earlier_reads, at) = *latest_read;
       shadow.make(race_shadow::latest_reads, at) = now;
     }
