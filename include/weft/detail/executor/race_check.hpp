@@ -204,6 +204,16 @@ class race_record {
   std::uint32_t launch() const { return static_cast<std::uint32_t>(rest_ >> 56); }
   void forget() { rest_ &= ~(std::uint64_t{0xff} << 56); }
 
+  /// Copies `from` in two 8-byte stores: a record is made in two registers,
+  /// and a 16-byte copy of it through the stack stalled on a failed
+  /// store-to-load forwarding.
+  [[gnu::always_inline]] void store(const race_record& from) {
+    std::uint64_t first = from.site_and_state_, second = from.rest_;
+    asm("" : "+r"(first), "+r"(second));  // two registers, not a vector one
+    site_and_state_ = first;
+    rest_ = second;
+  }
+
  private:
   static constexpr std::uint32_t max_release_clock = (1u << 21) - 1;
   static constexpr std::uint32_t max_lane_clock = (1u << 24) - 1;
@@ -321,16 +331,18 @@ class race_shadow {
   race_shadow(std::size_t words, bool stamped) : stamped_(stamped) { resize(words); }
 
   std::size_t size() const { return words_; }
-  // Stamped shadows have all their parts from the start.
+  // Stamped shadows have all their parts from the start. Resized only
+  // between blocks: the records of the blocks before are stale anyway.
   void resize(std::size_t words) {
     words_ = words;
     if (!stamped_) return;
     stamps_.resize(words);
-    for (auto& records : parts_) records.resize(words);
+    for (auto& records : parts_) records.reset(new race_record[words]);
   }
   void clear() {
     std::fill(stamps_.begin(), stamps_.end(), 0);
-    for (auto& records : parts_) std::fill(records.begin(), records.end(), race_record{});
+    for (auto& records : parts_)
+      if (records) std::fill(records.get(), records.get() + words_, race_record{});
   }
 
   /// Forgets the word's records unless they are of `generation` (stamped
@@ -343,14 +355,14 @@ class race_shadow {
 
   /// The word's record of `which`, or null where that part was never made.
   [[gnu::always_inline]] race_record* find(part which, std::size_t word) {
-    std::vector<race_record>& records = parts_[which];
-    return records.empty() ? nullptr : &records[word];
+    race_record* records = parts_[which].get();
+    return records ? records + word : nullptr;
   }
   /// The word's record of `which`, for writing.
   [[gnu::always_inline]] race_record& make(part which, std::size_t word) {
-    std::vector<race_record>& records = parts_[which];
-    if (records.empty()) [[unlikely]]
-      records.resize(words_);
+    std::unique_ptr<race_record[]>& records = parts_[which];
+    if (!records) [[unlikely]]
+      records.reset(new race_record[words_]);
     return records[word];
   }
 
@@ -358,7 +370,7 @@ class race_shadow {
   bool stamped_;
   std::size_t words_ = 0;
   std::vector<std::uint64_t> stamps_;
-  std::array<std::vector<race_record>, 3> parts_;
+  std::array<std::unique_ptr<race_record[]>, 3> parts_;
 };
 
 enum class race_kind { write_after_write, read_after_write, write_after_read };
@@ -876,7 +888,7 @@ class race_worker {
     if (hazard) [[unlikely]]
       report(kind, described(*hazard), described(now), word, space);
     if (write) {
-      shadow.make(race_shadow::writes, at) = now;
+      shadow.make(race_shadow::writes, at).store(now);
       if (latest_read) latest_read->forget();
       if (earlier_read) earlier_read->forget();
     } else {
@@ -885,7 +897,7 @@ class race_worker {
           (latest_read->thread() != thread ||
            (latest_read->state() != state && launch_->states()[latest_read->state()].block != block_)))
         shadow.make(race_shadow::earlier_reads, at) = *latest_read;
-      shadow.make(race_shadow::latest_reads, at) = now;
+      shadow.make(race_shadow::latest_reads, at).store(now);
     }
     return hazard == nullptr;
   }
