@@ -40,6 +40,8 @@ using weft::detail::race_worker;
 [[gnu::noinline]] void race_test_site_q() { asm volatile(""); }
 [[gnu::noinline]] void race_test_site_r() { asm volatile(""); }
 [[gnu::noinline]] void race_test_site_s() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_t() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_u() { asm volatile(""); }
 
 // One block of 64 threads (two warps) whose dynamic shared buffer is
 // `words`; accesses are made as thread `t` at code address `site`.
@@ -245,6 +247,41 @@ TEST_CASE(
             race_test_global_access(worker, 3, &global[5], true, race_test_site_h);  // block 1's write, this launch
           }) == 1);
   }
+  weft::detail::race_list_allocations = listed_before;
+}
+
+TEST_CASE(
+    "race check: a shadow page that comes back to a launch 255 launches later forgets the records of the one "
+    "whose tag the new launch has") {
+  auto listed_before = weft::detail::race_list_allocations;
+  weft::detail::race_list_allocations = race_test_global_allocation;
+  weft::detail::blockDim = dim3{64, 1, 1};
+  weft::detail::gridDim = dim3{2, 1, 1};
+  std::uint32_t* global = race_test_global_words().data();
+  auto name = [] { return std::string("race_check_test"); };
+  race_worker worker;
+  std::uint64_t first_serial = 0;
+  {
+    race_launch first{dim3{2, 1, 1}, dim3{64, 1, 1}, 0, name};
+    first_serial = first.serial;
+    worker.start_block(&first, 0, 64, nullptr, 0);
+    race_test_global_access(worker, 0, &global[7], true, race_test_site_t);
+  }
+  // Launches that touch no memory, until the next one's tag is the first's.
+  while (true) {
+    race_launch idle{dim3{1, 1, 1}, dim3{1, 1, 1}, 0, name};
+    if (idle.serial + 1 == first_serial + 255) break;
+  }
+  race_launch later{dim3{2, 1, 1}, dim3{64, 1, 1}, 0, name};
+  REQUIRE(weft::detail::race_launch_tag(later.serial) == weft::detail::race_launch_tag(first_serial));
+  worker.start_block(&later, 1, 64, nullptr, 0);
+  CHECK(race_test_block::hazards([&] {
+          race_test_global_access(worker, 5, &global[7], false, race_test_site_u);  // the first launch's write
+        }) == 0);
+  worker.start_block(&later, 0, 64, nullptr, 0);
+  CHECK(race_test_block::hazards([&] {
+          race_test_global_access(worker, 0, &global[7], true, race_test_site_t);  // block 1's read, this launch
+        }) == 1);
   weft::detail::race_list_allocations = listed_before;
 }
 

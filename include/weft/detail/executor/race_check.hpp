@@ -51,12 +51,14 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <iterator>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -128,19 +130,12 @@ template <class Kernel, class Arguments>
     std::apply(kernel, arguments);
 }
 
-/// One traced access: who made it, where, and where its thread stood in the
-/// synchronisation of its block and grid. 40 bytes: a word's shadow is
-/// three of them, and streaming kernels are bound by the shadow's traffic.
+/// One traced access, as a report names it: who made it and where.
 struct race_access {
-  std::uintptr_t pc = 0;  // 0: no access
+  std::uintptr_t pc = 0;
   std::uint64_t block = 0;
-  std::uint32_t thread : 31 = 0;    // linear id in the block
-  std::uint32_t write : 1 = 0;      // a store
-  std::uint32_t epoch = 0;          // the thread's block epoch
-  std::uint32_t lane_clock = 0;     // the lane's own entry of its warp clock
-  std::uint32_t group_epoch = 0;    // grid and cluster syncs its block passed
-  std::uint32_t fences = 0;         // __threadfence() calls its block made before it
-  std::uint32_t release_clock = 0;  // the thread's own entry of its release clock (race_clock)
+  std::uint32_t thread = 0;  // linear id in the block
+  bool write = false;        // a store
 };
 
 /// A sparse vector clock over CUDA threads: (race_thread_key, clock) pairs,
@@ -180,44 +175,202 @@ inline void race_join(race_clock& into, const race_clock& from) {
   into = std::move(joined);
 }
 
-/// The shadows of consecutive 4-byte words: per word, the last write and
-/// the two latest reads since, by different threads (one other than any
-/// later writer is enough to find a write-after-read), and a stamp that says
-/// whose they are and which of them are there. Each part is an array of its
-/// own: a streaming kernel's first access to a word writes its stamp and one
-/// record, 48 bytes beside its neighbours' (where a word's parts together
-/// made each such access fill two 64-byte lines of its own; the shadow's
-/// traffic bounded such kernels).
-class race_shadow {
+/// One traced access as the shadow keeps it, 16 bytes: its code address
+/// interned (race_sites), its block's synchronisation state as a handle
+/// into the launch's table (race_block_states: the same for all of a
+/// block's accesses until one of its threads synchronises), and what is the
+/// thread's own. A streaming kernel's shadow traffic and a large program's
+/// memory are what this size is for: a word's three records were 120 bytes.
+class race_record {
  public:
-  explicit race_shadow(std::size_t words = 0) { resize(words); }
+  race_record() = default;
+  // The clocks are clamped: a lower clock is covered sooner, which can hide
+  // a race after two million fences of one thread or 16 million warp
+  // collectives of one lane, never invent one. `launch` is the tag of the
+  // launch that made it (race_launch_tag): the others' records are stale,
+  // as good as none; 0 is no access.
+  [[gnu::always_inline]] race_record(std::uint32_t site, std::uint32_t state, unsigned thread, bool write,
+                                     std::uint32_t release_clock, std::uint32_t lane_clock, std::uint32_t launch)
+      : site_and_state_(site | std::uint64_t{state} << 32),
+        rest_(thread | std::uint64_t{write} << 10 | std::uint64_t{std::min(release_clock, max_release_clock)} << 11 |
+              std::uint64_t{std::min(lane_clock, max_lane_clock)} << 32 | std::uint64_t{launch} << 56) {}
 
-  std::size_t size() const { return stamps_.size(); }
-  void resize(std::size_t words) {
-    stamps_.resize(words);
-    writes_.resize(words);
-    latest_reads_.resize(words);
-    earlier_reads_.resize(words);
-  }
+  std::uint32_t site() const { return static_cast<std::uint32_t>(site_and_state_); }
+  std::uint32_t state() const { return static_cast<std::uint32_t>(site_and_state_ >> 32); }
+  unsigned thread() const { return rest_ & 1023; }
+  bool write() const { return rest_ >> 10 & 1; }
+  std::uint32_t release_clock() const { return static_cast<std::uint32_t>(rest_ >> 11) & max_release_clock; }
+  std::uint32_t lane_clock() const { return static_cast<std::uint32_t>(rest_ >> 32) & max_lane_clock; }
+  std::uint32_t launch() const { return static_cast<std::uint32_t>(rest_ >> 56); }
+  void forget() { rest_ &= ~(std::uint64_t{0xff} << 56); }
 
-  // A stamp is the owner's generation above the state bits: for a __shared__
-  // word the block's (the worker's count of blocks), for a global word the
-  // launch's serial. Another's stamp is stale, as good as none: shadows are
-  // reused without clearing.
-  static constexpr unsigned state_bits = 3;
-  static constexpr std::uint64_t written = 4;     // the write is there
-  static constexpr std::uint64_t reads_mask = 3;  // how many reads are there (0 to 2)
-
-  std::uint64_t& stamp(std::size_t word) { return stamps_[word]; }
-  race_access& write(std::size_t word) { return writes_[word]; }
-  // The latest read (0) and the one before it, by another thread (1).
-  race_access& read(std::size_t word, unsigned which) {
-    return which == 0 ? latest_reads_[word] : earlier_reads_[word];
+  /// Copies `from` in two 8-byte stores: a record is made in two registers,
+  /// and a 16-byte copy of it through the stack stalled on a failed
+  /// store-to-load forwarding.
+  [[gnu::always_inline]] void store(const race_record& from) {
+    std::uint64_t first = from.site_and_state_, second = from.rest_;
+    asm("" : "+r"(first), "+r"(second));  // two registers, not a vector one
+    site_and_state_ = first;
+    rest_ = second;
   }
 
  private:
+  static constexpr std::uint32_t max_release_clock = (1u << 21) - 1;
+  static constexpr std::uint32_t max_lane_clock = (1u << 24) - 1;
+  std::uint64_t site_and_state_ = 0;
+  std::uint64_t rest_ = 0;  // thread (10 bits), write (1), release clock (21); lane clock (24), launch (8)
+};
+
+/// A launch's tag in the records it makes: 1 to 255, so that the records of
+/// 254 launches before it differ (a shadow page that comes back from older
+/// launches than that is cleared).
+inline std::uint32_t race_launch_tag(std::uint64_t serial) { return static_cast<std::uint32_t>(serial % 255 + 1); }
+
+/// Where a block stood in the synchronisation of its block and grid when a
+/// record was made.
+struct race_block_state {
+  std::uint64_t block = 0;
+  std::uint32_t epoch = 0;
+  std::uint32_t group_epoch = 0;
+  std::uint32_t fences = 0;
+};
+
+/// A launch's race_block_states, by handle: a new one when a block starts
+/// and after each of its barriers, grid syncs and __threadfence() calls that
+/// a traced access follows. Appended by every worker, read by any without a
+/// lock (a record's state was stored before the record, which is published
+/// under its page's lock or stays on its worker).
+class race_block_states {
+ public:
+  race_block_states() = default;
+  ~race_block_states() {
+    for (auto& chunk : chunks_) delete[] chunk.load(std::memory_order_relaxed);
+  }
+  race_block_states(const race_block_states&) = delete;
+  race_block_states& operator=(const race_block_states&) = delete;
+
+  /// A handle to a copy of `state`; 0 once the table is full (the check
+  /// then stops recording the launch's accesses).
+  std::uint32_t add(const race_block_state& state) {
+    std::uint64_t id = next_.fetch_add(1, std::memory_order_relaxed);
+    if (id > std::numeric_limits<std::uint32_t>::max() - first_chunk) return 0;
+    auto [chunk_index, offset] = place(static_cast<std::uint32_t>(id));
+    std::atomic<race_block_state*>& chunk = chunks_[chunk_index];
+    race_block_state* states = chunk.load(std::memory_order_acquire);
+    if (!states) {
+      auto* made = new race_block_state[first_chunk << chunk_index];
+      if (chunk.compare_exchange_strong(states, made, std::memory_order_acq_rel))
+        states = made;
+      else
+        delete[] made;
+    }
+    states[offset] = state;
+    return static_cast<std::uint32_t>(id);
+  }
+  const race_block_state& operator[](std::uint32_t id) const {
+    auto [chunk_index, offset] = place(id);
+    return chunks_[chunk_index].load(std::memory_order_acquire)[offset];
+  }
+
+ private:
+  // Chunks double in size, the first of 1024 states (24 KiB), so that a
+  // short launch allocates little and the largest needs no more than 23.
+  static constexpr std::uint32_t first_chunk = 1024;
+  static std::pair<unsigned, std::uint32_t> place(std::uint32_t id) {
+    std::uint64_t n = std::uint64_t{id} + first_chunk;
+    unsigned top = static_cast<unsigned>(std::bit_width(n)) - 1;
+    return {top - 10, static_cast<std::uint32_t>(n - (std::uint64_t{1} << top))};
+  }
+  std::atomic<std::uint64_t> next_{1};  // 0 is no state
+  std::array<std::atomic<race_block_state*>, 23> chunks_{};
+};
+
+/// The code addresses of traced accesses, each given a number once for the
+/// process (records keep the number; a worker caches the ones it met).
+class race_sites {
+ public:
+  static std::uint32_t id(std::uintptr_t pc) {
+    race_sites& s = instance();
+    std::lock_guard lock(s.mutex_);
+    auto [at, added] = s.ids_.try_emplace(pc, static_cast<std::uint32_t>(s.pcs_.size()));
+    if (added) s.pcs_.push_back(pc);
+    return at->second;
+  }
+  static std::uintptr_t pc(std::uint32_t id) {
+    race_sites& s = instance();
+    std::lock_guard lock(s.mutex_);
+    return id < s.pcs_.size() ? s.pcs_[id] : 0;
+  }
+
+ private:
+  // Never destroyed: a worker may report during static destruction.
+  static race_sites& instance() {
+    static auto* sites = new race_sites;
+    return *sites;
+  }
+  std::mutex mutex_;
+  std::vector<std::uintptr_t> pcs_{0};  // site 0 is no access
+  std::unordered_map<std::uintptr_t, std::uint32_t> ids_;
+};
+
+/// The shadows of consecutive 4-byte words: per word, the last write and
+/// the two latest reads since, by different threads (one other than any
+/// later writer is enough to find a write-after-read). Each is an array of
+/// its own, made when first written to: a streaming kernel's page of
+/// global memory holds one of the three (an input's latest reads, an
+/// output's writes), and its first access to a word writes 16 bytes beside
+/// its neighbours'. A shadow of __shared__ memory, reused by the worker's
+/// blocks without clearing, keeps a stamp per word as well: the block's
+/// generation (another's is stale, as good as none); a page of global
+/// memory's shadow is reused by later launches, whose records' tags tell
+/// them apart.
+class race_shadow {
+ public:
+  enum part : unsigned { writes, latest_reads, earlier_reads };
+
+  race_shadow(std::size_t words, bool stamped) : stamped_(stamped) { resize(words); }
+
+  std::size_t size() const { return words_; }
+  // Stamped shadows have all their parts from the start. Resized only
+  // between blocks: the records of the blocks before are stale anyway.
+  void resize(std::size_t words) {
+    words_ = words;
+    if (!stamped_) return;
+    stamps_.resize(words);
+    for (auto& records : parts_) records.reset(new race_record[words]);
+  }
+  void clear() {
+    std::fill(stamps_.begin(), stamps_.end(), 0);
+    for (auto& records : parts_)
+      if (records) std::fill(records.get(), records.get() + words_, race_record{});
+  }
+
+  /// Forgets the word's records unless they are of `generation` (stamped
+  /// shadows only).
+  [[gnu::always_inline]] void renew(std::size_t word, std::uint64_t generation) {
+    if (stamps_[word] == generation) return;
+    stamps_[word] = generation;
+    for (auto& records : parts_) records[word].forget();
+  }
+
+  /// The word's record of `which`, or null where that part was never made.
+  [[gnu::always_inline]] race_record* find(part which, std::size_t word) {
+    race_record* records = parts_[which].get();
+    return records ? records + word : nullptr;
+  }
+  /// The word's record of `which`, for writing.
+  [[gnu::always_inline]] race_record& make(part which, std::size_t word) {
+    std::unique_ptr<race_record[]>& records = parts_[which];
+    if (!records) [[unlikely]]
+      records.reset(new race_record[words_]);
+    return records[word];
+  }
+
+ private:
+  bool stamped_;
+  std::size_t words_ = 0;
   std::vector<std::uint64_t> stamps_;
-  std::vector<race_access> writes_, latest_reads_, earlier_reads_;
+  std::array<std::unique_ptr<race_record[]>, 3> parts_;
 };
 
 enum class race_kind { write_after_write, read_after_write, write_after_read };
@@ -294,12 +447,19 @@ class race_launch {
       if (spare_pages().size() < max_spare_pages) spare_pages().push_back(std::move(p));
   }
 
-  /// The shadow of a 4 KiB page of global memory: its words, and a lock,
-  /// since blocks run on several workers at once.
+  /// The launch's blocks' synchronisation states, which its records name.
+  race_block_states& states() { return states_; }
+  const race_block_states& states() const { return states_; }
+
+  /// The shadow of a 4 KiB page of global memory (16 KiB per kind of
+  /// access made to it, up to 48: made only for pages that a launch
+  /// touches): its words, and a lock, since blocks run on several workers
+  /// at once.
   struct page {
     static constexpr std::uintptr_t bytes = 4096;
     std::atomic_flag locked = ATOMIC_FLAG_INIT;
-    race_shadow words{bytes / 4};
+    std::uint64_t cleared_at = 0;  // the launch that last found it cleared
+    race_shadow words{bytes / 4, false};
     // Held for a few loads and stores, by a worker that does not switch
     // fibers meanwhile: spinning beats sleeping, and unlocking stays one
     // store (atomic_flag's notify_one costs a read-modify-write of a counter
@@ -324,19 +484,25 @@ class race_launch {
   }
 
   /// The shadow of the page that holds `address`, made when first asked for
-  /// (or taken from a finished launch: its words' records are stale).
+  /// (or taken from a finished launch).
   [[gnu::noinline]] page& page_of(std::uintptr_t address) {
     std::lock_guard lock(pages_mutex_);
     std::unique_ptr<page>& p = pages_[address / page::bytes];
-    if (!p) p = spare_page();
+    if (!p) {
+      p = spare_page();
+      if (p->cleared_at == 0 || serial - p->cleared_at >= 255) {
+        if (p->cleared_at != 0) p->words.clear();
+        p->cleared_at = serial;
+      }
+    }
     return *p;
   }
 
  private:
-  // Finished launches' pages, for the next launches: making and zeroing a
-  // page's shadow (about 150 KiB, page faults included) cost more than a
-  // short streaming kernel's accesses to it. Kept up to 32 MiB or so.
-  static constexpr std::size_t max_spare_pages = 224;
+  // Finished launches' pages, for the next launches: making a page's
+  // shadow (page faults included) or clearing one cost more than a short
+  // streaming kernel's accesses to it. Kept up to 32 MiB or so.
+  static constexpr std::size_t max_spare_pages = 672;
   // Never destroyed: a launch kept alive to the end (by a graph, say) may
   // give its pages back during static destruction.
   static std::mutex& spare_pages_mutex() {
@@ -348,15 +514,15 @@ class race_launch {
     return *pages;
   }
   static std::unique_ptr<page> spare_page() {
+    std::unique_ptr<page> p;
     {
       std::lock_guard lock(spare_pages_mutex());
       if (!spare_pages().empty()) {
-        std::unique_ptr<page> p = std::move(spare_pages().back());
+        p = std::move(spare_pages().back());
         spare_pages().pop_back();
-        return p;
       }
     }
-    return std::make_unique<page>();
+    return p ? std::move(p) : std::make_unique<page>();
   }
 
   // Blocks beyond this share counters (a fence then counts for several
@@ -376,6 +542,7 @@ class race_launch {
   std::mutex atomic_words_mutex_;
   std::unordered_map<std::uint64_t, std::unordered_map<std::uintptr_t, race_clock>> atomic_words_;
   std::vector<std::atomic<std::uint32_t>> fences_;
+  race_block_states states_;
 };
 
 /// A worker's race-check state for the block it runs.
@@ -392,6 +559,8 @@ class race_worker {
     }
     launch_ = launch;
     block_ = block;
+    state_ = 0;
+    launch_tag_ = race_launch_tag(launch->serial);
     private_begin_ = private_end_ = 0;  // the dynamic shared buffer may have moved into the gap
     fences_ = &launch->fence_counter(block);
     ++generation_;
@@ -424,7 +593,10 @@ class race_worker {
   /// the others a higher epoch too can only hide a race, never invent one).
   /// One epoch serves the whole block, since a barrier's threads leave it
   /// together.
-  [[gnu::noinline]] void block_synced() { ++epoch_; }
+  [[gnu::noinline]] void block_synced() {
+    ++epoch_;
+    state_ = 0;
+  }
 
   /// The lanes of `warp` in `mask` met at a warp collective.
   [[gnu::noinline]] void warp_synced(unsigned warp, unsigned mask) {
@@ -442,11 +614,15 @@ class race_worker {
   }
 
   /// The block passed a grid or cluster sync.
-  [[gnu::noinline]] void group_synced() { ++group_epoch_; }
+  [[gnu::noinline]] void group_synced() {
+    ++group_epoch_;
+    state_ = 0;
+  }
 
   /// A thread of the block called __threadfence().
   [[gnu::noinline]] void fenced() {
     if (launch_) launch_->fence(block_);
+    state_ = 0;
     thread_fenced();
   }
 
@@ -506,8 +682,11 @@ class race_worker {
   [[gnu::noinline]] void check_access(std::uintptr_t a, unsigned size, bool write, const void* pc) {
     busy_ = true;
     std::uintptr_t first = a & ~std::uintptr_t{3}, last = (a + size - 1) & ~std::uintptr_t{3};
-    for (std::uintptr_t w = first; w <= last; w += 4)
-      if (!access_word(w, write, reinterpret_cast<std::uintptr_t>(pc))) break;
+    if (first == last)  // most accesses: a path of its own, without the loop's bookkeeping
+      access_word(first, write, reinterpret_cast<std::uintptr_t>(pc));
+    else
+      for (std::uintptr_t w = first; w <= last; w += 4)
+        if (!access_word(w, write, reinterpret_cast<std::uintptr_t>(pc))) break;
     busy_ = false;
   }
 
@@ -520,15 +699,15 @@ class race_worker {
     if (word - cached.begin >= cached.end - cached.begin) [[unlikely]] {
       if (word >= tls_begin_ && word < tls_end_) {
         if (untraced_words_[(word - tls_begin_) / 4]) return true;
-        return check(shared_shadow_, (word - tls_begin_) / 4, word, race_space::shared, write, pc);
+        return check<true>(shared_shadow_, (word - tls_begin_) / 4, word, race_space::shared, write, pc);
       }
       if (word >= dynamic_begin_ && word < dynamic_end_)
-        return check(dynamic_shadow_, (word - dynamic_begin_) / 4, word, race_space::dynamic_shared, write, pc);
+        return check<true>(dynamic_shadow_, (word - dynamic_begin_) / 4, word, race_space::dynamic_shared, write, pc);
       // Else a thread's stack, or host memory weft does not know: private.
       if (!cache_global_page(word, cached)) return true;
     }
     std::lock_guard lock(*cached.page);
-    return check(cached.page->words, word % race_launch::page::bytes / 4, word, cached.space, write, pc);
+    return check<false>(cached.page->words, word % race_launch::page::bytes / 4, word, cached.space, write, pc);
   }
 
   // A range of addresses that is either one weft allocation or a gap
@@ -606,17 +785,30 @@ class race_worker {
     return found;
   }
 
-  [[gnu::always_inline]] race_access current(bool write, std::uintptr_t pc) const {
-    unsigned thread = linear_thread_index(threadIdx, blockDim);
-    return {.pc = pc,
-            .block = block_,
-            .thread = thread,
-            .write = write,
-            .epoch = epoch_,
-            .lane_clock = lane_clock(thread, thread % 32),
-            .group_epoch = group_epoch_,
-            .fences = fences_->load(std::memory_order_acquire),
-            .release_clock = clocks_[thread]};
+  // The block's state as of now: its handle, made at its first access
+  // since the block started or last synchronised.
+  [[gnu::always_inline]] std::uint32_t current_state() {
+    if (state_ == 0) [[unlikely]]
+      state_ = launch_->states().add({block_, epoch_, group_epoch_, fences_->load(std::memory_order_acquire)});
+    return state_;
+  }
+
+  // The number of the code address `pc`, from the worker's cache.
+  [[gnu::always_inline]] std::uint32_t site_of(std::uintptr_t pc) {
+    auto& [cached_pc, site] = sites_[(pc ^ (pc >> 9)) % sites_.size()];
+    if (cached_pc != pc) [[unlikely]] {
+      cached_pc = pc;
+      site = race_sites::id(pc);
+    }
+    return site;
+  }
+
+  // A record as a report names it.
+  race_access described(const race_record& r) const {
+    return {.pc = race_sites::pc(r.site()),
+            .block = launch_->states()[r.state()].block,
+            .thread = r.thread(),
+            .write = r.write()};
   }
 
   // What `thread` of the running block knows of other threads' releases.
@@ -629,9 +821,9 @@ class race_worker {
   }
 
   // Whether `thread` of the running block acquired a release that covers `earlier`.
-  bool knows(unsigned thread, const race_access& earlier) const {
+  bool knows(unsigned thread, std::uint64_t block, const race_record& earlier) const {
     return known_generation_[thread] == generation_ &&
-           race_covers(known_[thread], race_thread_key(earlier.block, earlier.thread), earlier.release_clock);
+           race_covers(known_[thread], race_thread_key(block, earlier.thread()), earlier.release_clock());
   }
 
   // Lane `lane`'s entry in the clock of `thread`'s lane.
@@ -651,62 +843,62 @@ class race_worker {
     return clocks;
   }
 
-  // Whether `earlier` happens before the access `now` describes. Inlined,
-  // as the report's copy of `now` is made only for a hazard, so that check()
-  // can keep `now` in registers: built on the stack field by field and
-  // copied into the shadow in wider loads, it stalled each access on failed
-  // store-to-load forwarding.
-  [[gnu::always_inline]] bool ordered(const race_access& earlier, const race_access& now) const {
-    if (earlier.block != now.block)
-      return now.group_epoch > earlier.group_epoch || launch_->fences(earlier.block) > earlier.fences;
-    if (earlier.thread == now.thread || now.epoch > earlier.epoch) return true;
-    if (earlier.thread / 32 == now.thread / 32 && lane_clock(now.thread, earlier.thread % 32) >= earlier.lane_clock)
+  // Whether `earlier` happens before an access that `thread` of the
+  // running block makes now, in state `state`.
+  [[gnu::always_inline]] bool ordered(const race_record& earlier, unsigned thread, std::uint32_t state) const {
+    if (earlier.state() == state) {  // this block, with no synchronisation since
+      if (earlier.thread() == thread) return true;
+    } else {
+      const race_block_state& then = launch_->states()[earlier.state()];
+      if (then.block != block_) return group_epoch_ > then.group_epoch || launch_->fences(then.block) > then.fences;
+      if (earlier.thread() == thread || epoch_ > then.epoch) return true;
+    }
+    if (earlier.thread() / 32 == thread / 32 && lane_clock(thread, earlier.thread() % 32) >= earlier.lane_clock())
       return true;
-    return knows(now.thread, earlier);
+    return knows(thread, block_, earlier);
   }
 
+  // `shared`: the shadow is the worker's, of __shared__ memory (stamped).
+  template <bool shared>
   [[gnu::always_inline]] bool check(race_shadow& shadow, std::size_t at, std::uintptr_t word, race_space space,
                                     bool write, std::uintptr_t pc) {
-    bool shared = space == race_space::shared || space == race_space::dynamic_shared;
-    std::uint64_t generation = shared ? generation_ : launch_serial_;
-    std::uint64_t& stamp = shadow.stamp(at);
-    std::uint64_t there = stamp >> race_shadow::state_bits == generation ? stamp : 0;
-    bool written = there & race_shadow::written;
-    unsigned reads = static_cast<unsigned>(there & race_shadow::reads_mask);
-    race_access now = current(write, pc);
-    const race_access* hazard = nullptr;
+    if constexpr (shared) shadow.renew(at, generation_);
+    std::uint32_t state = current_state();
+    if (state == 0) [[unlikely]]
+      return true;  // the launch's table is full
+    unsigned thread = linear_thread_index(threadIdx, blockDim);
+    race_record* last_write = shadow.find(race_shadow::writes, at);
+    race_record* latest_read = shadow.find(race_shadow::latest_reads, at);
+    race_record* earlier_read = shadow.find(race_shadow::earlier_reads, at);
+    const race_record* hazard = nullptr;
     race_kind kind{};
-    if (written && !ordered(shadow.write(at), now)) {
-      hazard = &shadow.write(at);
+    if (last_write && last_write->launch() == launch_tag_ && !ordered(*last_write, thread, state)) {
+      hazard = last_write;
       kind = write ? race_kind::write_after_write : race_kind::read_after_write;
-    } else if (write) {
-      for (unsigned which = 0; which < reads; ++which)
-        if (!ordered(shadow.read(at, which), now)) {
-          hazard = &shadow.read(at, which);
-          kind = race_kind::write_after_read;
-          break;
-        }
-    }
-    if (hazard) [[unlikely]] {
-      race_access reported = now;
-      report(kind, *hazard, reported, word, space);
-    }
-    if (write) {
-      shadow.write(at) = now;
-      written = true;
-      reads = 0;
-    } else if (reads == 0) {
-      shadow.read(at, 0) = now;
-      reads = 1;
-    } else {
-      race_access& latest = shadow.read(at, 0);
-      if (latest.thread != now.thread || latest.block != now.block) {
-        shadow.read(at, 1) = latest;
-        reads = 2;
+    } else if (write && latest_read && latest_read->launch() == launch_tag_) {
+      if (!ordered(*latest_read, thread, state)) {
+        hazard = latest_read;
+        kind = race_kind::write_after_read;
+      } else if (earlier_read && earlier_read->launch() == launch_tag_ && !ordered(*earlier_read, thread, state)) {
+        hazard = earlier_read;
+        kind = race_kind::write_after_read;
       }
-      latest = now;
     }
-    stamp = generation << race_shadow::state_bits | (written ? race_shadow::written : 0) | reads;
+    race_record now(site_of(pc), state, thread, write, clocks_[thread], lane_clock(thread, thread % 32), launch_tag_);
+    if (hazard) [[unlikely]]
+      report(kind, described(*hazard), described(now), word, space);
+    if (write) {
+      shadow.make(race_shadow::writes, at).store(now);
+      if (latest_read) latest_read->forget();
+      if (earlier_read) earlier_read->forget();
+    } else {
+      // A read by another thread is kept as the earlier read.
+      if (latest_read && latest_read->launch() == launch_tag_ &&
+          (latest_read->thread() != thread ||
+           (latest_read->state() != state && launch_->states()[latest_read->state()].block != block_)))
+        shadow.make(race_shadow::earlier_reads, at) = *latest_read;
+      shadow.make(race_shadow::latest_reads, at).store(now);
+    }
     return hazard == nullptr;
   }
 
@@ -742,7 +934,7 @@ class race_worker {
     tls_end_ = f.tls + f.tls_bytes;
     static_data_begin_ = f.data;
     static_data_end_ = f.data_end;
-    shared_shadow_ = race_shadow(f.tls_bytes / 4 + 1);
+    shared_shadow_ = race_shadow(f.tls_bytes / 4 + 1, true);
     untraced_words_.assign(f.tls_bytes / 4 + 1, false);
     auto ignore = [&](const void* p, std::size_t bytes) {
       std::uintptr_t b = reinterpret_cast<std::uintptr_t>(p) & ~std::uintptr_t{3};
@@ -783,8 +975,11 @@ class race_worker {
   std::uintptr_t static_data_begin_ = 0, static_data_end_ = 0;
   std::uintptr_t dynamic_begin_ = 0, dynamic_end_ = 0;
   std::vector<bool> untraced_words_;  // words of the static TLS block that are weft's own
-  race_shadow shared_shadow_;
-  race_shadow dynamic_shadow_;
+  race_shadow shared_shadow_{0, true};
+  race_shadow dynamic_shadow_{0, true};
+  std::uint32_t state_ = 0;  // the block's race_block_state; 0: to be made at its next access
+  std::uint32_t launch_tag_ = 0;
+  std::array<std::pair<std::uintptr_t, std::uint32_t>, 256> sites_{};  // code addresses' numbers, direct-mapped
   // Release and acquire through atomics, per thread of the running block:
   // its clock (its fences so far, plus one), the clock at its last fence (0:
   // none yet), and what it knows of other threads.
