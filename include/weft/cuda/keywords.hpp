@@ -13,9 +13,10 @@
 // by a guard, a 32-byte thread-local that the memory check poisons, so that an
 // index just past or before a `__shared__` array is reported instead of
 // reaching the next variable (detail/executor/shared_guard_poisoning.hpp). A
-// specifier written before `__shared__` (`static`, `volatile`) then applies to
-// the guard, not the variable: inside a function the variable is static
-// anyway.
+// specifier written before `__shared__` (`static`, `volatile`, `alignas`)
+// then applies to the guard, not the variable: inside a function the
+// variable is static anyway, and the variable is aligned to 128 bytes, which
+// keeps the alignment `alignas(16) __shared__` asks for (cp.async, float4).
 //
 // __constant__ and __managed__ variables are ordinary globals: all memory is
 // host memory. __launch_bounds__ and __cluster_dims__ are accepted and have
@@ -45,7 +46,7 @@
 #define WEFT_SHARED_GUARD_NAME(n) WEFT_SHARED_GUARD_NAME_(n)
 #define __shared__                                                                                     \
   __attribute__((used)) thread_local ::weft::detail::shared_guard WEFT_SHARED_GUARD_NAME(__COUNTER__); \
-  thread_local
+  thread_local __attribute__((aligned(128)))
 #else
 #define __shared__ thread_local
 #endif
