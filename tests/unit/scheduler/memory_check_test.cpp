@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -92,6 +93,78 @@ __global__ void memcheck_write_local(int index, int* out) {
   volatile int at = index;
   if (threadIdx.x == 6) (local + 0)[at] = 1;
   *out = local[threadIdx.x % 8];
+}
+
+// `__shared__` arrays: an index one past or one before is reported with the
+// array's name. The arrays are not their kernel's last `__shared__`
+// declaration, which has a guard on one side only (docs/debugging.md,
+// "Memory check").
+constexpr unsigned memcheck_shared_past_line = __LINE__ + 7;
+__global__ void memcheck_write_shared_past(int index, float* out) {
+  __shared__ float memcheck_shared_tile[256];
+  __shared__ int memcheck_shared_count;
+  memcheck_shared_tile[threadIdx.x] = 1.0f;
+  if (threadIdx.x == 0) memcheck_shared_count = 0;
+  volatile int at = index;
+  if (threadIdx.x == 7) (memcheck_shared_tile + 0)[at] = 2.0f;
+  __syncthreads();
+  out[threadIdx.x] = memcheck_shared_tile[(threadIdx.x + 1) % 256] + static_cast<float>(memcheck_shared_count);
+}
+
+constexpr unsigned memcheck_shared_before_line = __LINE__ + 8;
+__global__ void memcheck_read_shared_before(int index, float* out) {
+  __shared__ float memcheck_shared_front[256];
+  __shared__ float memcheck_shared_back[256];
+  memcheck_shared_front[threadIdx.x] = 1.0f;
+  memcheck_shared_back[threadIdx.x] = 2.0f;
+  __syncthreads();
+  volatile int at = index;
+  if (threadIdx.x == 2) out[0] = (memcheck_shared_front + 0)[at];
+  out[threadIdx.x + 1] = memcheck_shared_back[threadIdx.x];
+}
+
+// The same from a stackless kernel, whose `__shared__` variables are the
+// coroutine's statics.
+constexpr unsigned memcheck_stackless_shared_line = __LINE__ + 8;
+weft::stackless_kernel memcheck_stackless_shared_past(int index, float* out) {
+  __shared__ float memcheck_coroutine_tile[64];
+  __shared__ float memcheck_coroutine_sums[2];
+  memcheck_coroutine_tile[threadIdx.x] = 1.0f;
+  if (threadIdx.x < 2) memcheck_coroutine_sums[threadIdx.x] = 0.0f;
+  co_await weft::syncthreads();
+  volatile int at = index;
+  if (threadIdx.x == 3) (memcheck_coroutine_tile + 0)[at] = 2.0f;
+  co_await weft::syncthreads();
+  out[threadIdx.x] = memcheck_coroutine_tile[63 - threadIdx.x] + memcheck_coroutine_sums[threadIdx.x % 2];
+}
+
+// A correct kernel with several `__shared__` arrays of different types and
+// sizes, all indexed to their ends: the memory check says nothing. The
+// alignment written before `__shared__` holds for the array in an ASan
+// build too (where it lands on the guard: cuda/keywords.hpp).
+__global__ void memcheck_shared_arrays_in_bounds(float* out, unsigned* misaligned) {
+  __shared__ float memcheck_values[64];
+  __shared__ int memcheck_counts[3];
+  __shared__ double memcheck_partial[17];
+  __shared__ char memcheck_flags[5];
+  alignas(16) __shared__ float memcheck_aligned[4];
+  const unsigned t = threadIdx.x;
+  if (t < 4) memcheck_aligned[t] = 0.0f;
+  if (t == 0) *misaligned = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(memcheck_aligned) % 16);
+  memcheck_values[t] = static_cast<float>(t);
+  if (t < 3) memcheck_counts[t] = static_cast<int>(t);
+  if (t < 17) memcheck_partial[t] = 0.5 * t;
+  if (t < 5) memcheck_flags[t] = static_cast<char>(t);
+  __syncthreads();
+  if (t == 0) {
+    float sum = 0.0f;
+    for (int i = 0; i < 64; ++i) sum += memcheck_values[i];
+    for (int i = 0; i < 3; ++i) sum += static_cast<float>(memcheck_counts[i]);
+    for (int i = 0; i < 17; ++i) sum += static_cast<float>(memcheck_partial[i]);
+    for (int i = 0; i < 5; ++i) sum += static_cast<float>(memcheck_flags[i]);
+    for (int i = 0; i < 4; ++i) sum += memcheck_aligned[i];
+    *out = sum;  // 2016 + 3 + 68 + 10
+  }
 }
 
 namespace {
@@ -270,6 +343,38 @@ void memcheck_stack() {
   memcheck_finish("sync");
 }
 
+void memcheck_shared_past() {
+  float* out = nullptr;
+  cudaMallocManaged(&out, 256 * sizeof(float));
+  weft::launch<memcheck_write_shared_past>(2, 256, 256, out);
+  memcheck_finish("sync");
+}
+
+void memcheck_shared_before() {
+  float* out = nullptr;
+  cudaMallocManaged(&out, 257 * sizeof(float));
+  weft::launch<memcheck_read_shared_before>(1, 32, -1, out);
+  memcheck_finish("sync");
+}
+
+void memcheck_stackless_shared() {
+  float* out = nullptr;
+  cudaMallocManaged(&out, 64 * sizeof(float));
+  weft::launch<memcheck_stackless_shared_past>(1, 64, 64, out);
+  memcheck_finish("sync");
+}
+
+void memcheck_shared_in_bounds() {
+  float* out = nullptr;
+  unsigned* misaligned = nullptr;
+  cudaMallocManaged(&out, sizeof(float));
+  cudaMallocManaged(&misaligned, sizeof(unsigned));
+  weft::launch<memcheck_shared_arrays_in_bounds>(3, 64, out, misaligned);
+  cudaError_t e = cudaDeviceSynchronize();
+  std::fprintf(stderr, "in bounds: %s, sum %g, alignas(16) array %u bytes past a multiple of 16\n", cudaGetErrorName(e),
+               static_cast<double>(*out), *misaligned);
+}
+
 struct memcheck_scenario {
   const char* name;
   void (*run)();
@@ -294,6 +399,10 @@ constexpr memcheck_scenario memcheck_scenarios[] = {
     {"__device__ array", memcheck_device_array_write},
     {"__constant__ array", memcheck_constant_array_read},
     {"stack", memcheck_stack},
+    {"__shared__ past", memcheck_shared_past},
+    {"__shared__ before", memcheck_shared_before},
+    {"__shared__ stackless", memcheck_stackless_shared},
+    {"__shared__ in bounds", memcheck_shared_in_bounds},
 };
 
 // The file of an llvm-symbolizer on PATH, named as Debian and LLVM name
@@ -536,4 +645,39 @@ TEST_CASE("memory check: a CUDA thread's own stack") {
   memcheck_check_access(memcheck_run_child("stack"), "__local__ write of size 4 bytes",
                         "memcheck_write_local(int, int*)", "thread (6,0,0) in block (0,0,0)", memcheck_stack_line,
                         "on the CUDA thread's own stack");
+}
+
+TEST_CASE("memory check: an index one past a __shared__ array") {
+  if (memcheck_skipped()) return;
+  memcheck_check_access(memcheck_run_child("__shared__ past"), "__shared__ write of size 4 bytes",
+                        "memcheck_write_shared_past(int, float*)", "thread (7,0,0) in block (0,0,0)",
+                        memcheck_shared_past_line,
+                        "is 0 bytes past the 1024-byte __shared__ 'memcheck_shared_tile' of "
+                        "memcheck_write_shared_past(int, float*)");
+}
+
+TEST_CASE("memory check: an index one before a __shared__ array") {
+  if (memcheck_skipped()) return;
+  memcheck_check_access(memcheck_run_child("__shared__ before"), "__shared__ read of size 4 bytes",
+                        "memcheck_read_shared_before(int, float*)", "thread (2,0,0) in block (0,0,0)",
+                        memcheck_shared_before_line,
+                        "is 4 bytes before the 1024-byte __shared__ 'memcheck_shared_front'");
+}
+
+TEST_CASE("memory check: an index past a __shared__ array of a stackless kernel") {
+  if (memcheck_skipped()) return;
+  memcheck_check_access(memcheck_run_child("__shared__ stackless"), "__shared__ write of size 4 bytes",
+                        "memcheck_stackless_shared_past", "thread (3,0,0) in block (0,0,0)",
+                        memcheck_stackless_shared_line,
+                        "is 0 bytes past the 256-byte __shared__ 'memcheck_coroutine_tile'");
+}
+
+TEST_CASE("memory check: a kernel that keeps to its __shared__ arrays is not reported") {
+  if (memcheck_skipped()) return;
+  memcheck_outcome child = memcheck_run_child("__shared__ in bounds");
+  INFO(child.output);
+  CHECK(contains(child.output, "in bounds: cudaSuccess, sum 2097, alignas(16) array 0 bytes past a multiple of 16"));
+  CHECK_FALSE(contains(child.output, "Invalid"));
+  CHECK_FALSE(contains(child.output, "AddressSanitizer"));
+  CHECK(WIFEXITED(child.status));
 }

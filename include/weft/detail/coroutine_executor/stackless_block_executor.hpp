@@ -62,6 +62,7 @@
 #include "weft/detail/executor/block_executor.hpp"
 #include "weft/detail/executor/block_reports.hpp"
 #include "weft/detail/executor/builtin_variables.hpp"
+#include "weft/detail/executor/shared_guard_poisoning.hpp"
 #include "weft/detail/executor/warp_arithmetic.hpp"
 #include "weft/detail/executor/warp_reports.hpp"
 
@@ -246,6 +247,7 @@ block_failure stackless_block_executor::run(StartThread& start, const block_rang
   ready_.reserve(thread_count_);
   converging_.reserve(thread_count_);
   failure_ = {};
+  poison_shared_guards();
   running_stackless_block = this;
   host_ = &host;
   running_stackless_shared = host.dynamic_shared();

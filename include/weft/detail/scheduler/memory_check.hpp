@@ -44,6 +44,7 @@
 #include "weft/detail/coroutine_executor/stackless_block_executor.hpp"
 #include "weft/detail/executor/block_executor.hpp"
 #include "weft/detail/executor/fiber_sanitizer.hpp"
+#include "weft/detail/executor/shared_guard_poisoning.hpp"
 #include "weft/detail/scheduler/programmatic_launch.hpp"
 
 extern "C" {
@@ -245,6 +246,15 @@ inline missed_memory describe_missed(const block_executor& block, void* address,
   };
   if (kind == "use-after-poison" && shared && a >= shared && a < shared + block.dynamic_shared_capacity())
     return describe_shared();
+  if (kind == "use-after-poison") {
+    // A guard beside a `__shared__` variable.
+    std::string guarded = describe_shared_guard_access(a);
+    if (!guarded.empty()) {
+      missed.space = "__shared__";
+      missed.description = std::move(guarded);
+      return missed;
+    }
+  }
   if (kind == "use-after-poison" && describe_address_near_allocation) {
     // Memory weft maps itself and poisoned past what was asked for: a
     // graph's memory node (graphs/graph_memory.hpp).
