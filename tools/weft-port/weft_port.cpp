@@ -2543,9 +2543,11 @@ class porter {
           } else if (awaitable_call(a.facts, c)) {
             waits = true;
             if (reaches(call, a.name)) why = "it is recursive, through `" + call + "`";
+          } else if (awaitable_why_not_.contains(call)) {
+            why = "it calls `" + call + "`, which is not made awaitable either";
           } else if (known_.may_wait.contains(call) ||
                      !(never_waits(call) || types_.contains(call) || known_.never_wait.contains(call))) {
-            why = "it calls `" + call + "`, which weft-port cannot make awaitable";
+            why = "it calls `" + call + "`, which weft-port cannot see or make awaitable";
           }
         }
         if (why.empty() && !waits) why = "it does not wait";
