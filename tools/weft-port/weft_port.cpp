@@ -2389,7 +2389,7 @@ class porter {
     if (name_token == 0 || is(name_token - 1, "::") || !is(name_token + 1, "(")) return std::nullopt;
     std::size_t start = name_token;
     while (start > 0 && !is(start - 1, ";") && !is(start - 1, "}") && !is(start - 1, "{") &&
-           t_[start - 1].k != kind::directive)
+           t_[start - 1].k != kind::directive && t_[start - 1].define == 0)
       --start;
     function_head h;
     std::size_t k = start;
