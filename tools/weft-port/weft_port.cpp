@@ -2224,7 +2224,8 @@ class porter {
       if (!known_.may_wait.contains(call) &&
           (never_waits(call) || types_.contains(call) || known_.never_wait.contains(call)))
         continue;
-      if (auto why = awaitable_why_not_.find(call); why != awaitable_why_not_.end() && !why->second.empty()) {
+      if (auto why = awaitable_why_not_.find(call);
+          why != awaitable_why_not_.end() && !why->second.empty() && waits_somewhere_.contains(call)) {
         waiting_call = "calls `" + call + "`, which waits and is not made awaitable: " + why->second;
         break;
       }
@@ -2382,6 +2383,7 @@ class porter {
   };
   std::vector<awaitable_function> awaitables_;                         // this file's __device__ functions that may wait
   std::map<std::string, std::string, std::less<>> awaitable_why_not_;  // "" for those made awaitable
+  std::set<std::string, std::less<>> waits_somewhere_;  // those of awaitables_ that wait, directly or not
 
   // The head of a __device__ function declared at `name_token`, if
   // weft-port can write the awaitable version's from it.
@@ -2526,6 +2528,18 @@ class porter {
       }
       awaitable_why_not_[d.name] = why;
       awaitables_.push_back(std::move(a));
+    }
+    // Those that wait, themselves or through another of them (the others
+    // may wait only in what weft-port cannot see).
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (const awaitable_function& a : awaitables_) {
+        if (waits_somewhere_.contains(a.name)) continue;
+        bool waits = !a.facts.waits.empty() || !a.facts.group_waits.empty() || a.facts.waits_in_lambda;
+        for (std::size_t c = 0; c < a.facts.calls.size() && !waits; ++c)
+          waits = waits_somewhere_.contains(a.facts.calls[c]);
+        if (waits) changed = waits_somewhere_.insert(a.name).second;
+      }
     }
     // Every call must never wait or be to another awaitable function; one
     // that reaches itself again stays as it is (a coroutine's recursion has
