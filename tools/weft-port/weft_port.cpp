@@ -21,8 +21,11 @@
 //     -> (t) = weft::ptx::globaltimer()   (a read of one PTX special register, in device code)
 //   __global__ void k(...) { ... __syncthreads(); ... return; }
 //     -> __global__ weft::stackless_kernel k(...) { ... co_await weft::syncthreads(); ... co_return; }
-//     (a kernel of the input whose every wait is its own barrier or warp
-//     collective: see find_stackless_kernels; --no-stackless turns it off)
+//     (a kernel of the input whose every wait is its own barrier, warp
+//     collective or cooperative-group wait, or a call of one of the input's
+//     __device__ functions that wait, which then get an awaitable version
+//     `weft_port_awaitable_NAME` after the last line: see
+//     find_stackless_kernels; --no-stackless turns it off)
 //
 // and, after the last line of a source file (not a header), registers every
 // non-template __global__ function declared at namespace scope (but the
@@ -3345,7 +3348,8 @@ int usage(std::ostream& os, int code) {
         "place below --source-root (default: INPUT's folder), where the ports' #include lines find them.\n"
         "--depfile writes a Makefile rule naming every file read, for the build to port again when one\n"
         "changes.\n"
-        "Kernels whose barriers and warp collectives all sit in their own bodies become stackless kernels\n"
+        "Kernels whose barriers, warp collectives and cooperative-group waits sit in their own bodies, or in\n"
+        "__device__ functions of the file (given an awaitable version), become stackless kernels\n"
         "(weft::stackless_kernel, co_await weft::syncthreads(), ...; docs/porting.md, \"Stackless kernels\"),\n"
         "unless --no-stackless. --explain says for each kernel whether it converted, and if not why.\n"
         "--program-source FILE (repeatable) names another source of the same program: a kernel that\n"
