@@ -2494,6 +2494,8 @@ class porter {
         why =
             "weft-port cannot read its declaration (a __device__ function returning a value, not `auto` or a "
             "reference)";
+      else if (inside_conditional(d.name_token))
+        why = "it is inside an #if (its awaitable version, after the last line, would not be)";
       else if (!a.facts.refusal.empty())
         why = "it " + a.facts.refusal;
       else if (a.facts.waits_in_lambda)
@@ -2571,6 +2573,29 @@ class porter {
         changed |= !why.empty();
       }
     }
+  }
+
+  // Whether token `at` is inside a preprocessor conditional, other than the
+  // include guard around the whole file (`#ifndef X` and `#define X` first).
+  bool inside_conditional(std::size_t at) const {
+    std::vector<bool> open;  // each open conditional: whether it is the guard
+    bool first = true;
+    for (std::size_t i = 0; i < at; ++i) {
+      if (t_[i].k != kind::directive || t_[i].define != 0) {
+        if (t_[i].define == 0) first = false;
+        continue;
+      }
+      std::string_view d = src_.substr(t_[i].begin, t_[i].end - t_[i].begin);
+      auto tokens = directive_tokens(d);
+      std::string_view name = directive_name(d, tokens);
+      if (name == "if" || name == "ifdef" || name == "ifndef") {
+        open.push_back(first && name == "ifndef");
+      } else if (name == "endif" && !open.empty()) {
+        open.pop_back();
+      }
+      first = first && (name == "ifndef" || name == "define") && open.size() <= 1;
+    }
+    return std::any_of(open.begin(), open.end(), [](bool guard) { return !guard; });
   }
 
   // Whether awaitable function `from` calls `to`, directly or through others.

@@ -84,6 +84,13 @@ __global__ void calls_overloaded(int* out) { out[0] = spread(out[0]); }
 __global__ void calls_recursive(int* out) { out[0] = halve_until_one(out[0]); }
 __global__ void calls_mutually_recursive(int* out) { out[0] = ping(out[0]); }
 __global__ void calls_waiting_unseen(int* out) { out[0] = waits_and_calls_unseen(out[0]); }
+#ifndef NO_FLAGS  // its awaitable version, after the last line, would be outside the #ifndef
+__device__ int read_after_barrier(const int* flag) {
+  __syncthreads();
+  return *flag;
+}
+__global__ void calls_conditional(int* out) { out[1] = read_after_barrier(out); }
+#endif
 
 void host(int* p, float* f) {
   sums<<<1, 32>>>(p, p);
