@@ -21,8 +21,11 @@
 //     -> (t) = weft::ptx::globaltimer()   (a read of one PTX special register, in device code)
 //   __global__ void k(...) { ... __syncthreads(); ... return; }
 //     -> __global__ weft::stackless_kernel k(...) { ... co_await weft::syncthreads(); ... co_return; }
-//     (a kernel of the input whose every wait is its own barrier or warp
-//     collective: see find_stackless_kernels; --no-stackless turns it off)
+//     (a kernel of the input whose every wait is its own barrier, warp
+//     collective or cooperative-group wait, or a call of one of the input's
+//     __device__ functions that wait, which then get an awaitable version
+//     `weft_port_awaitable_NAME` after the last line: see
+//     find_stackless_kernels; --no-stackless turns it off)
 //
 // and, after the last line of a source file (not a header), registers every
 // non-template __global__ function declared at namespace scope (but the
@@ -762,8 +765,15 @@ class porter {
     std::sort(constructs_.begin(), constructs_.end(), [](const construct& a, const construct& b) {
       return a.begin < b.begin || (a.begin == b.begin && a.end > b.end);
     });
-    return render(0, src_.size(), std::nullopt);
+    std::string out = render(0, src_.size(), std::nullopt);
+    awaitable_functions_ = render_awaitable_functions();
+    return out;
   }
+
+  // The awaitable versions of the __device__ functions that wait, which
+  // converted kernels call, written after the last line (see find_awaitable_functions).
+  const std::string& awaitable_functions() const { return awaitable_functions_; }
+  bool uses_groups() const { return uses_groups_; }
 
  private:
   enum class construct_kind {
@@ -806,7 +816,11 @@ class porter {
   std::size_t rewrites_ = 0;
   std::set<std::string, std::less<>> converted_;  // the kernels made stackless
   std::set<std::string, std::less<>> included_kernel_names_;
-  std::set<std::string, std::less<>> types_;  // type names known here (find_functions_that_never_wait)
+  std::set<std::string, std::less<>> types_;          // type names known here (find_functions_that_never_wait)
+  std::set<std::string, std::less<>> group_aliases_;  // `namespace cg = cooperative_groups;`
+  bool uses_groups_ = false;
+  mutable const std::vector<construct>* rendering_ = &constructs_;  // what render() rewrites
+  std::string awaitable_functions_;
   mutable std::size_t added_lines_ = 0;
 
   // ---- token tests ----
@@ -1463,6 +1477,7 @@ class porter {
         {"__reduce_and_sync", "reduce_and_sync"},
         {"__reduce_or_sync", "reduce_or_sync"},
         {"__reduce_xor_sync", "reduce_xor_sync"},
+        {"__activemask", "activemask"},
     };
     for (const auto& [cuda, weft] : names)
       if (cuda == name) return weft;
@@ -1473,7 +1488,6 @@ class porter {
   // a kernel that mentions one stays on fibers.
   static std::optional<std::string_view> unconvertible(std::string_view name) {
     static constexpr std::pair<std::string_view, std::string_view> names[] = {
-        {"__activemask", "uses __activemask (no awaitable yet)"},
         {"__shfl", "uses a pre-CUDA 9 warp function"},
         {"__shfl_up", "uses a pre-CUDA 9 warp function"},
         {"__shfl_down", "uses a pre-CUDA 9 warp function"},
@@ -1483,12 +1497,13 @@ class porter {
         {"__ballot", "uses a pre-CUDA 9 warp function"},
         {"__barrier_sync", "uses a named barrier"},
         {"__nanosleep", "sleeps (a spin-wait: another thread of the block must run meanwhile)"},
-        {"cooperative_groups", "uses cooperative groups (no awaitables yet)"},
-        {"this_thread_block", "uses cooperative groups (no awaitables yet)"},
-        {"this_grid", "uses cooperative groups (no awaitables yet)"},
-        {"this_cluster", "uses cooperative groups (no awaitables yet)"},
-        {"tiled_partition", "uses cooperative groups (no awaitables yet)"},
-        {"coalesced_threads", "uses cooperative groups (no awaitables yet)"},
+        {"this_grid", "uses a grid group (grid.sync() is not awaited)"},
+        {"grid_group", "uses a grid group (grid.sync() is not awaited)"},
+        {"this_multi_grid", "uses a grid group (grid.sync() is not awaited)"},
+        {"this_cluster", "uses a cluster group (cluster.sync() is not awaited)"},
+        {"cluster_group", "uses a cluster group (cluster.sync() is not awaited)"},
+        {"memcpy_async", "uses cooperative groups' memcpy_async (not awaited)"},
+        {"wait_prior", "uses cooperative groups' memcpy_async (not awaited)"},
         {"nvcuda", "uses warp matrix functions (they wait)"},
         {"wmma", "uses warp matrix functions (they wait)"},
         {"asm", "has inline assembly"},
@@ -1751,18 +1766,23 @@ class porter {
   // What a function's (or macro's, or kernel's) body does, as far as
   // converting goes.
   struct body_facts {
-    std::vector<std::size_t> waits;    // name tokens of blocking calls
-    std::vector<std::size_t> returns;  // `return` tokens outside lambdas
-    std::vector<std::string> calls;    // other names called, to resolve
-    std::string refusal;               // why it can never be stackless, if it cannot
+    std::vector<std::size_t> waits;        // name tokens of blocking calls
+    std::vector<std::size_t> returns;      // `return` tokens outside lambdas
+    std::vector<std::string> calls;        // other names called, to resolve
+    std::vector<std::size_t> call_tokens;  // where each is called (its name token)
+    std::vector<std::size_t> group_waits;  // name tokens of cooperative groups' waits: `cg::sync(`, `g.shfl(`
+    std::string refusal;                   // why it can never be stackless, if it cannot
     bool waits_in_lambda = false;
     bool returns_value = false;
     bool spins = false;  // a loop with an empty body, or one that tests an atomic: it waits for another thread
     bool has_lambda = false;
   };
 
-  body_facts facts_of(std::size_t from, std::size_t to) const {
+  // `params` (the parameter list's `(`, if a function's) names the groups
+  // passed in.
+  body_facts facts_of(std::size_t from, std::size_t to, std::optional<std::size_t> params = std::nullopt) const {
     body_facts f;
+    std::set<std::string, std::less<>> groups = group_variables(params ? *params : from, to);
     std::vector<std::pair<std::size_t, std::size_t>> lambdas;
     auto in_lambda = [&](std::size_t i) {
       return std::any_of(lambdas.begin(), lambdas.end(), [&](auto r) { return i > r.first && i < r.second; });
@@ -1800,6 +1820,37 @@ class porter {
         continue;
       }
       bool member = i > 0 && (is(i - 1, ".") || is(i - 1, "->"));
+      // Cooperative groups: what maps one to one onto an awaitable of
+      // weft/stackless_groups.hpp is awaited, making groups and asking their
+      // ranks never waits, anything else keeps the kernel on fibers.
+      if (is_groups_namespace(i) && is(i + 1, "::")) continue;
+      bool qualified = i >= 2 && is(i - 1, "::") && is_groups_namespace(i - 2);
+      bool of_group = member && i >= 2 && is(i - 1, ".") && is_identifier(i - 2) && groups.contains(text(i - 2));
+      if (qualified || (!member && (name == "this_thread_block" || name == "tiled_partition" ||
+                                    name == "coalesced_threads" || name == "thread_block_tile"))) {
+        if ((name == "tiled_partition" || name == "thread_block_tile") && is(i + 1, "<") && !lane_tile_size(i + 2)) {
+          if (f.refusal.empty()) f.refusal = "uses a tile of more than 32 threads, or of a size weft-port cannot read";
+        } else if (is(i + 1, "(") && group_function_waits(name)) {
+          if (in_lambda(i))
+            f.waits_in_lambda = true;
+          else
+            f.group_waits.push_back(i);
+        } else if (!group_name_never_waits(name) && f.refusal.empty()) {
+          f.refusal = "uses cooperative_groups::" + std::string(name) + " (not awaited)";
+        }
+        continue;
+      }
+      if (of_group && is(i + 1, "(")) {
+        if (group_member_waits(name)) {
+          if (in_lambda(i))
+            f.waits_in_lambda = true;
+          else
+            f.group_waits.push_back(i);
+        } else if (!group_member_never_waits(name) && f.refusal.empty()) {
+          f.refusal = "calls a group's " + std::string(name) + " (not awaited)";
+        }
+        continue;
+      }
       if (awaitable_for(name) && !member) {
         if (!is(i + 1, "(")) {
           if (f.refusal.empty()) f.refusal = "names " + std::string(name) + " without calling it";
@@ -1822,9 +1873,110 @@ class porter {
       if (!is(after, "(")) continue;
       if (is_not_a_call(name) || is_keyword(i)) continue;
       f.calls.emplace_back(name);
+      f.call_tokens.push_back(i);
     }
     f.has_lambda = !lambdas.empty();
     return f;
+  }
+
+  // ---- cooperative groups in stackless kernels ----
+
+  // `cooperative_groups` or a name the file gives it (`namespace cg = cooperative_groups;`).
+  bool is_groups_namespace(std::size_t i) const {
+    return is_identifier(i) && (text(i) == "cooperative_groups" || group_aliases_.contains(text(i)));
+  }
+
+  std::set<std::string, std::less<>> find_group_aliases() const {
+    std::set<std::string, std::less<>> out;
+    for (std::size_t i = 0; i + 3 < t_.size(); ++i)
+      if (is(i, "namespace") && is_identifier(i + 1) && is(i + 2, "=")) {
+        std::size_t k = i + 3;
+        if (is(k, "::")) ++k;
+        if (is(k, "cooperative_groups") && is(k + 1, ";")) out.insert(std::string(text(i + 1)));
+      }
+    return out;
+  }
+
+  // A tile size at token i (`tiled_partition<32>`, `thread_block_tile<16, P>`)
+  // written as a number of at most 32: the awaitables take tiles of one warp at most.
+  bool lane_tile_size(std::size_t i) const {
+    if (i >= t_.size() || t_[i].k != kind::number || !(is(i + 1, ">") || is(i + 1, ","))) return false;
+    std::string_view n = text(i);
+    while (!n.empty() && (n.back() == 'u' || n.back() == 'U')) n.remove_suffix(1);
+    if (n.empty() || n.size() > 2 || !std::all_of(n.begin(), n.end(), is_digit)) return false;
+    int size = std::stoi(std::string(n));
+    return size >= 1 && size <= 32 && (size & (size - 1)) == 0;
+  }
+
+  // cooperative_groups' free functions that wait, each awaited as weft's of the same name.
+  static bool group_function_waits(std::string_view name) {
+    static constexpr std::string_view names[] = {"sync",
+                                                 "reduce",
+                                                 "inclusive_scan",
+                                                 "exclusive_scan",
+                                                 "coalesced_threads",
+                                                 "binary_partition",
+                                                 "labeled_partition"};
+    return std::find(std::begin(names), std::end(names), name) != std::end(names);
+  }
+
+  // Names of cooperative_groups that never wait: making groups, their types, the operators.
+  static bool group_name_never_waits(std::string_view name) {
+    static constexpr std::string_view names[] = {
+        "this_thread_block", "tiled_partition", "thread_block", "thread_block_tile",
+        "thread_group",      "coalesced_group", "plus",         "less",
+        "greater",           "bit_and",         "bit_or",       "bit_xor"};
+    return std::find(std::begin(names), std::end(names), name) != std::end(names);
+  }
+
+  // A group's members that wait, awaited as weft::NAME(group, ...).
+  static bool group_member_waits(std::string_view name) {
+    static constexpr std::string_view names[] = {"sync", "shfl", "shfl_up", "shfl_down", "shfl_xor",
+                                                 "any",  "all",  "ballot",  "match_any", "match_all"};
+    return std::find(std::begin(names), std::end(names), name) != std::end(names);
+  }
+
+  static bool group_member_never_waits(std::string_view name) {
+    static constexpr std::string_view names[] = {"thread_rank",     "size",        "num_threads", "thread_index",
+                                                 "group_index",     "dim_threads", "group_dim",   "meta_group_rank",
+                                                 "meta_group_size", "is_valid"};
+    return std::find(std::begin(names), std::end(names), name) != std::end(names);
+  }
+
+  // The names of groups in tokens [from, to): declared with a group's type
+  // (`cg::thread_block_tile<32> tile`, a parameter `const cg::thread_group& g`)
+  // or as `auto` made by a group function (`auto tile = cg::tiled_partition<32>(block)`).
+  std::set<std::string, std::less<>> group_variables(std::size_t from, std::size_t to) const {
+    std::set<std::string, std::less<>> out;
+    auto declared_after = [&](std::size_t j) -> std::optional<std::size_t> {
+      while (is(j, "&") || is(j, "const")) ++j;
+      if (is_identifier(j) &&
+          (is(j + 1, "=") || is(j + 1, ";") || is(j + 1, ",") || is(j + 1, ")") || is(j + 1, "(") || is(j + 1, "{")))
+        return j;
+      return std::nullopt;
+    };
+    for (std::size_t i = from; i < to && i < t_.size(); ++i) {
+      std::string_view name = text(i);
+      if (is_identifier(i) && (name == "thread_block" || name == "thread_block_tile" || name == "coalesced_group" ||
+                               name == "thread_group")) {
+        std::size_t j = i + 1;
+        if (is(j, "<")) {
+          auto close = angle_forward(j);
+          if (!close) continue;
+          j = *close + 1;
+        }
+        if (auto v = declared_after(j)) out.insert(std::string(text(*v)));
+      } else if (is(i, "auto")) {
+        auto v = declared_after(i + 1);
+        if (!v || !is(*v + 1, "=")) continue;
+        std::size_t k = *v + 2;
+        if (is_groups_namespace(k) && is(k + 1, "::")) k += 2;
+        if (is(k, "this_thread_block") || is(k, "tiled_partition") || is(k, "coalesced_threads") ||
+            is(k, "binary_partition") || is(k, "labeled_partition"))
+          out.insert(std::string(text(*v)));
+      }
+    }
+    return out;
   }
 
   // The `>` closing the template argument list opened at `<`, if it looks like one.
@@ -1976,7 +2128,8 @@ class porter {
       changed = false;
       for (entity& e : entities) {
         if (!e.never_waits) continue;
-        bool ok = e.facts.waits.empty() && !e.facts.waits_in_lambda && e.facts.refusal.empty() && !e.facts.spins;
+        bool ok = e.facts.waits.empty() && e.facts.group_waits.empty() && !e.facts.waits_in_lambda &&
+                  e.facts.refusal.empty() && !e.facts.spins;
         for (const std::string& call : e.facts.calls)
           ok = ok && (call == e.name || resolves_to_never_waiting(call, entities));
         if (!ok) e.never_waits = false, changed = true;
@@ -1984,7 +2137,8 @@ class porter {
     }
     for (const entity& e : entities) {
       (e.never_waits ? known_.never_wait : known_.may_wait).insert(e.name);
-      if (!e.facts.waits.empty() || e.facts.waits_in_lambda) known_.wait_themselves.insert(e.name);
+      if (!e.facts.waits.empty() || !e.facts.group_waits.empty() || e.facts.waits_in_lambda)
+        known_.wait_themselves.insert(e.name);
       // An operator, constructor or member function that waits may be called
       // where no call is spelled (`a + b`, `T x;`): then no kernel converts.
       if (e.member && !e.facts.waits.empty()) known_.a_member_waits = true;
@@ -2063,12 +2217,24 @@ class porter {
     // The first call that may wait: a helper that waits itself comes first,
     // as no other reason matters until weft has awaitable device functions.
     std::string waiting_call, unseen_call;
-    for (const std::string& call : f.calls) {
+    bool awaits_a_function = false;
+    for (std::size_t c = 0; c < f.calls.size(); ++c) {
+      const std::string& call = f.calls[c];
+      if (awaitable_call(f, c)) {
+        awaits_a_function = true;
+        continue;
+      }
       if (!known_.may_wait.contains(call) &&
           (never_waits(call) || types_.contains(call) || known_.never_wait.contains(call)))
         continue;
+      if (auto why = awaitable_why_not_.find(call);
+          why != awaitable_why_not_.end() && !why->second.empty() && waits_somewhere_.contains(call)) {
+        waiting_call = "calls `" + call + "`, which waits and is not made awaitable: " + why->second;
+        break;
+      }
       if (known_.wait_themselves.contains(call)) {
-        waiting_call = "calls `" + call + "`, which waits (weft has no awaitable __device__ function yet)";
+        waiting_call = "calls `" + call +
+                       "`, which waits and is not a __device__ function of this file (only those are made awaitable)";
         break;
       }
       if (unseen_call.empty())
@@ -2077,7 +2243,8 @@ class porter {
                           : "calls `" + call + "`, which weft-port cannot see (declared elsewhere)";
     }
     if (!waiting_call.empty()) return waiting_call;
-    if (f.waits.empty() && !f.waits_in_lambda) return "no barrier or warp collective: fibers cost nothing there";
+    if (f.waits.empty() && f.group_waits.empty() && !awaits_a_function && !f.waits_in_lambda)
+      return "no barrier or warp collective: fibers cost nothing there";
     if (f.waits_in_lambda) return "waits inside a lambda (only the kernel's own body can co_await)";
     // GCC 12 warns about a coroutine frame that holds a lambda (-Wsubobject-linkage).
     if (f.has_lambda) return "holds a lambda";
@@ -2134,8 +2301,11 @@ class porter {
   }
 
   void find_stackless_kernels() {
+    group_aliases_ = find_group_aliases();
     auto functions = function_definitions();
     find_functions_that_never_wait(functions, macro_definitions());
+    if (convert_stackless) find_awaitable_functions(functions);
+    std::vector<std::string> awaited;  // the awaitable functions converted kernels call
     for (const function_definition& d : functions) {
       if (!d.kernel || d.member) continue;
       if (!convert_stackless) {
@@ -2143,44 +2313,41 @@ class porter {
           stackless_verdicts.push_back({d.name, t_[d.name_token].line, not_converted_here});
         continue;
       }
-      body_facts f = facts_of(d.open + 1, d.close);
+      body_facts f = facts_of(d.open + 1, d.close, d.name_token + 1);
       std::vector<std::size_t> voids;
       std::string why = why_not_stackless(d, f, functions, voids);
       stackless_verdicts.push_back({d.name, t_[d.name_token].line, why});
       if (!why.empty()) continue;
       converted_.insert(d.name);
-      // Each token rewritten, and what goes before and after it; one
-      // construct per token, as a wait's `)` may end another's argument.
-      std::map<std::size_t, token_edit> edits;
+      if (!f.group_waits.empty()) uses_groups_ = true;
+      std::map<std::size_t, token_edit> edits = await_edits(f);
       for (std::size_t v : voids) edits[v].text = "weft::stackless_kernel";
-      for (std::size_t r : f.returns) edits[r].text = "co_return";
-      for (std::size_t w : f.waits) {
-        std::size_t from = w > 0 && is(w - 1, "::") && !(w > 1 && is_identifier(w - 2)) ? w - 1 : w;
-        auto close = match_forward(w + 1);
-        if (!close) continue;
-        // A statement of its own needs no parentheses: `co_await weft::syncthreads();`.
-        bool statement = is(*close + 1, ";") && from > 0 &&
-                         (is(from - 1, ";") || is(from - 1, "{") || is(from - 1, "}") || is(from - 1, ")") ||
-                          is(from - 1, "else") || is(from - 1, ":"));
-        std::string awaitable = "co_await weft::" + std::string(*awaitable_for(text(w)));
-        if (from != w) edits[from].text = "";
-        edits[w].text = statement ? awaitable : "(" + awaitable;
-        if (!statement) edits[*close].after += ")";
-        // CUDA's shuffles and matches are overloads, so a `short` or `char`
-        // value is promoted to `int`; the awaitables are templates of the
-        // eight types, which deduce no promotion: `+(v)` makes it.
-        std::string_view name = text(w);
-        if (name.starts_with("__shfl") || name.starts_with("__match")) {
-          auto args = top_level_arguments(w + 1, *close);
-          if (args.size() >= 2) {
-            edits[args[1].first].before += "+(";
-            edits[args[1].second - 1].after.insert(0, ")");
-          }
-        }
-      }
-      for (const auto& [i, e] : edits) {
+      for (const auto& [i, e] : edits)
         constructs_.push_back(replacement(i, e.before + (e.text ? *e.text : std::string(text(i))) + e.after));
-      }
+      for (std::size_t c = 0; c < f.calls.size(); ++c)
+        if (awaitable_call(f, c)) awaited.push_back(f.calls[c]);
+    }
+    // The awaitable versions those kernels reach, directly or through each other.
+    std::set<std::string, std::less<>> reached;
+    while (!awaited.empty()) {
+      std::string name = awaited.back();
+      awaited.pop_back();
+      if (!reached.insert(name).second) continue;
+      for (awaitable_function& a : awaitables_)
+        if (a.name == name) {
+          a.emitted = true;
+          for (std::size_t c = 0; c < a.facts.calls.size(); ++c)
+            if (awaitable_call(a.facts, c)) awaited.push_back(a.facts.calls[c]);
+        }
+    }
+    for (const awaitable_function& a : awaitables_) {
+      if (!a.emitted) continue;
+      if (!a.facts.group_waits.empty()) uses_groups_ = true;
+      // Declared beside each of its declarations, on the same line, so that
+      // the kernels after any of them see it.
+      for (const auto& [end_token, head] : a.declarations)
+        constructs_.push_back(
+            replacement(end_token, std::string(text(end_token)) + " " + twin_declaration(a, head, true)));
     }
   }
 
@@ -2189,6 +2356,388 @@ class porter {
     std::optional<std::string> text;  // the token's replacement, if it has one
     std::string after;
   };
+
+  // ---- __device__ functions that wait, made awaitable ----
+  //
+  // A __device__ function of this file that waits (itself or through others
+  // such) gets a second version, `weft_port_awaitable_NAME`, returning
+  // weft::stackless_function<T>, with its waits awaited as in a kernel; a
+  // converted kernel's call `f(x)` becomes `(co_await weft_port_awaitable_f(x))`.
+  // The plain version stays as it is for every other caller (fiber kernels,
+  // host code). The awaitable one is declared on the line of each
+  // declaration of the plain one, after it, and defined after the file's
+  // last line, behind a #line directive that puts its body at the plain
+  // body's lines (docs/porting.md, "Stackless kernels").
+
+  struct function_head {
+    std::string template_header;  // `template <class T>`, or ""
+    bool is_static = false;
+    std::string result;  // the return type as written, "void" included
+    std::size_t lparen = 0, rparen = 0;
+  };
+
+  struct awaitable_function {
+    std::string name;
+    function_definition definition;
+    body_facts facts;
+    function_head head;                                               // the definition's
+    std::vector<std::pair<std::size_t, function_head>> declarations;  // the token each ends at, its head
+    bool emitted = false;
+  };
+  std::vector<awaitable_function> awaitables_;                         // this file's __device__ functions that may wait
+  std::map<std::string, std::string, std::less<>> awaitable_why_not_;  // "" for those made awaitable
+  std::set<std::string, std::less<>> waits_somewhere_;  // those of awaitables_ that wait, directly or not
+
+  // The head of a __device__ function declared at `name_token`, if
+  // weft-port can write the awaitable version's from it.
+  std::optional<function_head> head_of_function(std::size_t name_token) const {
+    if (name_token == 0 || is(name_token - 1, "::") || !is(name_token + 1, "(")) return std::nullopt;
+    std::size_t start = name_token;
+    while (start > 0 && !is(start - 1, ";") && !is(start - 1, "}") && !is(start - 1, "{") &&
+           t_[start - 1].k != kind::directive && t_[start - 1].define == 0)
+      --start;
+    function_head h;
+    std::size_t k = start;
+    if (is(k, "template")) {
+      auto close = is(k + 1, "<") ? angle_forward(k + 1) : std::nullopt;
+      if (!close || *close == k + 2) return std::nullopt;  // an explicit specialisation
+      h.template_header = join(k, *close + 1, nullptr);
+      k = *close + 1;
+    }
+    bool device = false;
+    std::vector<std::size_t> result;
+    static constexpr std::string_view dropped[] = {"inline",       "__inline__", "__forceinline__",
+                                                   "__noinline__", "constexpr",  "extern"};
+    for (; k < name_token; ++k) {
+      if (t_[k].k == kind::literal || t_[k].k == kind::directive) return std::nullopt;
+      if (unsigned q = qualifier(k)) {
+        if (q & qualifier_global) return std::nullopt;
+        device |= (q & qualifier_device) != 0;
+        continue;
+      }
+      if (is(k, "static")) {
+        h.is_static = true;
+        continue;
+      }
+      if (std::find(std::begin(dropped), std::end(dropped), text(k)) != std::end(dropped)) continue;
+      if ((is(k, "[") && is(k + 1, "[")) || ((is(k, "__attribute__") || is(k, "__align__")) && is(k + 1, "("))) {
+        auto close = match_forward(is(k, "[") ? k : k + 1);
+        if (!close) return std::nullopt;
+        k = *close;
+        continue;
+      }
+      if (is(k, "auto") || is(k, "decltype") || is(k, "&") || is(k, "&&") || is(k, "=") || is(k, "(") ||
+          is(k, "operator") || is(k, "virtual"))
+        return std::nullopt;
+      result.push_back(k);
+    }
+    if (!device || result.empty()) return std::nullopt;
+    h.result = join(result.front(), name_token, &result);
+    auto rparen = match_forward(name_token + 1);
+    if (!rparen) return std::nullopt;
+    for (std::size_t j = name_token + 1; j < *rparen; ++j)
+      if (t_[j].k == kind::directive) return std::nullopt;
+    h.lparen = name_token + 1;
+    h.rparen = *rparen;
+    return h;
+  }
+
+  // `template <...> static weft::stackless_function<T> weft_port_awaitable_NAME(params)`, and
+  // `;` for a declaration (default arguments as the plain one's), the
+  // parameters without defaults for the definition.
+  std::string twin_declaration(const awaitable_function& a, const function_head& h, bool declaration) const {
+    std::string out;
+    if (!h.template_header.empty()) out += h.template_header + " ";
+    if (h.is_static) out += "static ";
+    out += h.result == "void" ? "weft::stackless_function<>" : "weft::stackless_function<" + h.result + ">";
+    out += " weft_port_awaitable_" + a.name + "(";
+    if (declaration) {
+      out += join(h.lparen + 1, h.rparen, nullptr) + ");";
+    } else {
+      std::string params;
+      for (auto [first, end] : top_level_arguments(h.lparen, h.rparen)) {
+        std::size_t k = first;
+        while (k < end && !is(k, "=")) {
+          if (is_opener(k))
+            if (auto close = match_forward(k)) k = *close;
+          ++k;
+        }
+        params += (params.empty() ? "" : ", ") + join(first, std::min(k, end), nullptr);
+      }
+      out += params + ")";
+    }
+    return out;
+  }
+
+  // Whether call c of `f` is to a function of this file made awaitable.
+  bool awaitable_call(const body_facts& f, std::size_t c) const {
+    auto it = awaitable_why_not_.find(f.calls[c]);
+    std::size_t i = f.call_tokens[c];
+    return it != awaitable_why_not_.end() && it->second.empty() && !(i > 0 && (is(i - 1, ".") || is(i - 1, "->")));
+  }
+
+  // Which of this file's __device__ functions that may wait weft-port makes
+  // awaitable (awaitable_why_not_: "" for those, why not for the others).
+  void find_awaitable_functions(const std::vector<function_definition>& functions) {
+    for (const function_definition& d : functions) {
+      if (d.kernel || !known_.may_wait.contains(d.name) || known_.never_wait.contains(d.name)) continue;
+      awaitable_function a{d.name, d, facts_of(d.open + 1, d.close, d.name_token + 1), {}, {}, false};
+      std::string why;
+      auto head = d.member ? std::nullopt : head_of_function(d.name_token);
+      if (std::count_if(functions.begin(), functions.end(),
+                        [&](const function_definition& g) { return g.name == d.name; }) > 1 ||
+          awaitable_why_not_.contains(d.name))
+        why = "it is overloaded";
+      else if (d.member)
+        why = "it is a member function";
+      else if (!head)
+        why =
+            "weft-port cannot read its declaration (a __device__ function returning a value, not `auto` or a "
+            "reference)";
+      else if (inside_conditional(d.name_token))
+        why = "it is inside an #if (its awaitable version, after the last line, would not be)";
+      else if (!a.facts.refusal.empty())
+        why = "it " + a.facts.refusal;
+      else if (a.facts.waits_in_lambda)
+        why = "it waits inside a lambda";
+      else if (a.facts.has_lambda)
+        why = "it holds a lambda";
+      else if (a.facts.spins)
+        why = "it spins in a loop on a flag or an atomic";
+      for (const construct& c : constructs_)
+        if ((c.kind == construct_kind::arch || c.kind == construct_kind::dual_body) && c.begin < t_[d.close].end &&
+            c.end > t_[d.open].begin && why.empty())
+          why = "it tests __CUDA_ARCH__ in a __host__ __device__ function";
+      bool shuffles = std::any_of(a.facts.waits.begin(), a.facts.waits.end(), [&](std::size_t w) {
+        return text(w).starts_with("__shfl") || text(w).starts_with("__match");
+      });
+      bool half = known_.includes_half;
+      for (std::size_t i = d.open; i < d.close && !half; ++i)
+        half = is(i, "__half") || is(i, "__half2") || is(i, "half") || is(i, "half2") || is(i, "__nv_bfloat16") ||
+               is(i, "__nv_bfloat162");
+      if (why.empty() && shuffles && half) why = "it shuffles in a file that uses __half or __nv_bfloat16";
+      if (why.empty()) {
+        // Each declaration at namespace scope gets the awaitable one's beside it.
+        for (std::size_t i = 0; i < t_.size() && why.empty(); ++i) {
+          if (!is(i, d.name) || !is(i + 1, "(") || t_[i].define != 0 || scope_[i].where != space::file) continue;
+          if (i == d.name_token) {
+            a.declarations.emplace_back(d.close, *head);
+            continue;
+          }
+          auto h = head_of_function(i);
+          if (h && is(h->rparen + 1, ";")) a.declarations.emplace_back(h->rparen + 1, *h);
+        }
+        std::sort(a.declarations.begin(), a.declarations.end(),
+                  [](const auto& x, const auto& y) { return x.first < y.first; });
+        a.head = *head;
+      }
+      awaitable_why_not_[d.name] = why;
+      awaitables_.push_back(std::move(a));
+    }
+    // Those that wait, themselves or through another of them (the others
+    // may wait only in what weft-port cannot see).
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (const awaitable_function& a : awaitables_) {
+        if (waits_somewhere_.contains(a.name)) continue;
+        bool waits = !a.facts.waits.empty() || !a.facts.group_waits.empty() || a.facts.waits_in_lambda;
+        for (std::size_t c = 0; c < a.facts.calls.size() && !waits; ++c)
+          waits = waits_somewhere_.contains(a.facts.calls[c]);
+        if (waits) changed = waits_somewhere_.insert(a.name).second;
+      }
+    }
+    // Every call must never wait or be to another awaitable function; one
+    // that reaches itself again stays as it is (a coroutine's recursion has
+    // no stack to bound it).
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (awaitable_function& a : awaitables_) {
+        std::string& why = awaitable_why_not_[a.name];
+        if (!why.empty()) continue;
+        bool waits = !a.facts.waits.empty() || !a.facts.group_waits.empty();
+        for (std::size_t c = 0; c < a.facts.calls.size() && why.empty(); ++c) {
+          const std::string& call = a.facts.calls[c];
+          if (call == a.name) {
+            why = "it is recursive";
+          } else if (awaitable_call(a.facts, c)) {
+            waits = true;
+            if (reaches(call, a.name)) why = "it is recursive, through `" + call + "`";
+          } else if (awaitable_why_not_.contains(call)) {
+            why = "it calls `" + call + "`, which is not made awaitable either";
+          } else if (known_.may_wait.contains(call) ||
+                     !(never_waits(call) || types_.contains(call) || known_.never_wait.contains(call))) {
+            why = "it calls `" + call + "`, which weft-port cannot see or make awaitable";
+          }
+        }
+        if (why.empty() && !waits) why = "it does not wait";
+        changed |= !why.empty();
+      }
+    }
+  }
+
+  // Whether token `at` is inside a preprocessor conditional, other than the
+  // include guard around the whole file (`#ifndef X` and `#define X` first).
+  bool inside_conditional(std::size_t at) const {
+    std::vector<bool> open;  // each open conditional: whether it is the guard
+    bool first = true;
+    for (std::size_t i = 0; i < at; ++i) {
+      if (t_[i].k != kind::directive || t_[i].define != 0) {
+        if (t_[i].define == 0) first = false;
+        continue;
+      }
+      std::string_view d = src_.substr(t_[i].begin, t_[i].end - t_[i].begin);
+      auto tokens = directive_tokens(d);
+      std::string_view name = directive_name(d, tokens);
+      if (name == "if" || name == "ifdef" || name == "ifndef") {
+        open.push_back(first && name == "ifndef");
+      } else if (name == "endif" && !open.empty()) {
+        open.pop_back();
+      }
+      first = first && (name == "ifndef" || name == "define") && open.size() <= 1;
+    }
+    return std::any_of(open.begin(), open.end(), [](bool guard) { return !guard; });
+  }
+
+  // Whether awaitable function `from` calls `to`, directly or through others.
+  bool reaches(const std::string& from, const std::string& to) const {
+    std::set<std::string, std::less<>> seen;
+    std::vector<std::string> next{from};
+    while (!next.empty()) {
+      std::string name = next.back();
+      next.pop_back();
+      if (!seen.insert(name).second) continue;
+      for (const awaitable_function& a : awaitables_)
+        if (a.name == name)
+          for (std::size_t c = 0; c < a.facts.calls.size(); ++c) {
+            if (a.facts.calls[c] == to) return true;
+            if (awaitable_call(a.facts, c)) next.push_back(a.facts.calls[c]);
+          }
+    }
+    return false;
+  }
+
+  // The namespaces (and extern "C" blocks) around token `at`, each as its opening `namespace a {`.
+  std::vector<std::string> namespaces_around(std::size_t at) const {
+    std::vector<std::string> open;
+    for (std::size_t i = 0; i < at; ++i) {
+      if (t_[i].define != 0) continue;
+      if (is(i, "{")) {
+        std::string opener;
+        if (opens_namespace(i)) {
+          std::size_t j = i;
+          while (j > 0 && !is(j - 1, "namespace") && t_[j - 1].k != kind::literal) --j;
+          if (j > 0 && is(j - 1, "namespace")) {
+            --j;
+            if (j > 0 && is(j - 1, "inline")) --j;
+          } else if (j > 1) {
+            j -= 2;  // extern "C"
+          }
+          opener = join(j, i + 1, nullptr);
+        }
+        open.push_back(opener);
+      } else if (is(i, "}") && !open.empty()) {
+        open.pop_back();
+      }
+    }
+    return open;
+  }
+
+  // The awaitable versions' definitions, written after the file's last line.
+  std::string render_awaitable_functions() const {
+    std::string out;
+    for (const awaitable_function& a : awaitables_) {
+      if (!a.emitted) continue;
+      const function_definition& d = a.definition;
+      std::vector<construct> list;
+      for (const construct& c : constructs_)
+        if (c.begin >= t_[d.open].begin && c.end <= t_[d.close].begin) list.push_back(c);
+      for (const auto& [i, e] : await_edits(a.facts))
+        list.push_back(replacement(i, e.before + (e.text ? *e.text : std::string(text(i))) + e.after));
+      std::sort(list.begin(), list.end(), [](const construct& x, const construct& y) {
+        return x.begin < y.begin || (x.begin == y.begin && x.end > y.end);
+      });
+      std::vector<std::string> namespaces = namespaces_around(d.name_token);
+      for (const std::string& n : namespaces) out += n + "\n";
+      out += "#line " + std::to_string(t_[d.open].line) + " " + file_ + "\n";
+      out += twin_declaration(a, a.head, false) + " ";
+      rendering_ = &list;
+      out += render(t_[d.open].begin, t_[d.close].end, std::nullopt);
+      rendering_ = &constructs_;
+      out += "\n";
+      for (std::size_t n = 0; n < namespaces.size(); ++n) out += "}\n";
+    }
+    return out;
+  }
+
+  // Each wait of a body awaited, each `return` a `co_return`; one edit per
+  // token, as a wait's `)` may end another's argument.
+  std::map<std::size_t, token_edit> await_edits(const body_facts& f) const {
+    std::map<std::size_t, token_edit> edits;
+    // A statement of its own needs no parentheses: `co_await weft::syncthreads();`.
+    auto statement = [&](std::size_t from, std::size_t close) {
+      return is(close + 1, ";") && from > 0 &&
+             (is(from - 1, ";") || is(from - 1, "{") || is(from - 1, "}") || is(from - 1, ")") ||
+              is(from - 1, "else") || is(from - 1, ":"));
+    };
+    for (std::size_t r : f.returns) edits[r].text = "co_return";
+    for (std::size_t w : f.waits) {
+      std::size_t from = w > 0 && is(w - 1, "::") && !(w > 1 && is_identifier(w - 2)) ? w - 1 : w;
+      auto close = match_forward(w + 1);
+      if (!close) continue;
+      bool alone = statement(from, *close);
+      std::string awaitable = "co_await weft::" + std::string(*awaitable_for(text(w)));
+      if (from != w) edits[from].text = "";
+      edits[w].text = alone ? awaitable : "(" + awaitable;
+      if (!alone) edits[*close].after += ")";
+      // CUDA's shuffles and matches are overloads, so a `short` or `char`
+      // value is promoted to `int`; the awaitables are templates of the
+      // eight types, which deduce no promotion: `+(v)` makes it.
+      std::string_view name = text(w);
+      if (name.starts_with("__shfl") || name.starts_with("__match")) {
+        auto args = top_level_arguments(w + 1, *close);
+        if (args.size() >= 2) {
+          edits[args[1].first].before += "+(";
+          edits[args[1].second - 1].after.insert(0, ")");
+        }
+      }
+    }
+    // `cg::reduce(g, v, op)` -> `(co_await weft::reduce(g, v, op))`;
+    // `g.shfl_up(v, 1)` -> `(co_await weft::shfl_up(g, v, 1))`.
+    for (std::size_t w : f.group_waits) {
+      auto close = match_forward(w + 1);
+      if (!close) continue;
+      bool member = is(w - 1, ".");
+      std::size_t from = w >= 2 && (member || is_groups_namespace(w - 2)) ? w - 2 : w;
+      bool alone = statement(from, *close);
+      std::string awaitable = "co_await weft::" + std::string(text(w));
+      if (member) {
+        edits[from].before += (alone ? "" : "(") + awaitable + "(";
+        edits[w - 1].text = "";
+        edits[w].text = "";
+        edits[w + 1].text = *close == w + 2 ? "" : ", ";
+      } else {
+        if (from != w) edits[from].text = "", edits[w - 1].text = "";
+        edits[w].text = alone ? awaitable : "(" + awaitable;
+      }
+      if (!alone) edits[*close].after += ")";
+    }
+    for (std::size_t c = 0; c < f.calls.size(); ++c) {
+      if (!awaitable_call(f, c)) continue;
+      std::size_t i = f.call_tokens[c], from = i;
+      while (from >= 2 && is(from - 1, "::") && is_identifier(from - 2)) from -= 2;
+      if (from >= 1 && is(from - 1, "::")) --from;
+      std::size_t lparen = i + 1;
+      if (is(lparen, "<"))
+        if (auto close = angle_forward(lparen)) lparen = *close + 1;
+      auto close = match_forward(lparen);
+      if (!close) continue;
+      bool alone = statement(from, *close);
+      edits[from].before += alone ? "co_await " : "(co_await ";
+      edits[i].text = "weft_port_awaitable_" + std::string(text(i));
+      if (!alone) edits[*close].after += ")";
+    }
+    return edits;
+  }
 
   // The top-level arguments of the call whose parentheses are at `open` and
   // `close`, each as its tokens [first, end).
@@ -2692,9 +3241,9 @@ class porter {
   std::string render(std::size_t from, std::size_t to, std::optional<arch_view> view) const {
     std::string out;
     std::size_t pos = from;
-    auto it = std::lower_bound(constructs_.begin(), constructs_.end(), from,
+    auto it = std::lower_bound(rendering_->begin(), rendering_->end(), from,
                                [](const construct& c, std::size_t at) { return c.begin < at; });
-    for (; it != constructs_.end() && it->begin < to; ++it) {
+    for (; it != rendering_->end() && it->begin < to; ++it) {
       // Encloses the range: the launch or the __host__ __device__ body being rendered.
       if (it->end > to || (it->kind == construct_kind::dual_body && it->begin == from && it->end == to)) continue;
       if (it->begin < pos) {  // inside the construct just rendered, which rendered it
@@ -2824,7 +3373,8 @@ int usage(std::ostream& os, int code) {
         "place below --source-root (default: INPUT's folder), where the ports' #include lines find them.\n"
         "--depfile writes a Makefile rule naming every file read, for the build to port again when one\n"
         "changes.\n"
-        "Kernels whose barriers and warp collectives all sit in their own bodies become stackless kernels\n"
+        "Kernels whose barriers, warp collectives and cooperative-group waits sit in their own bodies, or in\n"
+        "__device__ functions of the file (given an awaitable version), become stackless kernels\n"
         "(weft::stackless_kernel, co_await weft::syncthreads(), ...; docs/porting.md, \"Stackless kernels\"),\n"
         "unless --no-stackless. --explain says for each kernel whether it converted, and if not why.\n"
         "--program-source FILE (repeatable) names another source of the same program: a kernel that\n"
@@ -3003,10 +3553,18 @@ class program_porter {
     std::string out = "#include <weft.hpp>\n#include <weft/compat/cuda_runtime.h>\n";
     if (is_main && !header) out += cuda_compiler_macros;
     if (p.converted_kernels()) out += "#include <weft/stackless_kernel.hpp>\n";
+    if (p.uses_groups()) out += "#include <weft/stackless_groups.hpp>\n";
     if (p.uses_extern_shared_helper) out += extern_shared_helper;
     // The next line is the input's line 1.
     out += "#line 1 " + quote_path(name) + "\n";
     out += rewritten;
+    if (!p.awaitable_functions().empty()) {
+      if (!out.ends_with('\n')) out += '\n';
+      out +=
+          "// weft-port: the awaitable versions of the __device__ functions above that wait, which its stackless\n"
+          "// kernels call (each body at its own lines).\n" +
+          p.awaitable_functions();
+    }
     // A header's kernels are registered by the .cu that defines them: a
     // header's registrations would be outside its include guard.
     if (std::string registrations = header ? "" : p.registrations(); !registrations.empty()) {

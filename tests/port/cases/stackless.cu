@@ -9,7 +9,7 @@
 
 __device__ float twice(float x) { return 2.0f * x; }
 __device__ float twice_squared(float x) { return twice(SQUARE(x)); }  // calls only what never waits
-__device__ int warp_sum(int v) {                                      // waits: no awaitable device functions yet
+__device__ int warp_sum(int v) {                                      // waits: awaited by converted kernels
   for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffffu, v, offset);
   return v;
 }
@@ -46,9 +46,10 @@ __global__ void __launch_bounds__(128) shuffled(T* data) {
 // Converted: a `short` is shuffled as CUDA's overloads take it, promoted to int.
 __global__ void promoted(short* p) { p[threadIdx.x] = __shfl_xor_sync(0xffffffffu, p[threadIdx.x], 1); }
 
-// Stays on fibers: the reason --explain gives is on each line.
+// calls_a_waiting_helper and calls_own_swap convert, awaiting the helpers;
+// the others stay on fibers: the reason --explain gives is on each line.
 __global__ void no_barrier(float* out) { out[threadIdx.x] = 1.0f; }         // nothing to gain
-__global__ void calls_a_waiting_helper(int* out) { out[0] = warp_sum(1); }  // warp_sum waits
+__global__ void calls_a_waiting_helper(int* out) { out[0] = warp_sum(1); }  // warp_sum awaited
 __global__ void waits_in_a_macro(int* out) {
   out[0] = 1;
   WAIT_ALL();
@@ -62,7 +63,7 @@ __device__ void swap(int& a, int& b) {  // the file's own swap waits, where std:
 __global__ void calls_own_swap(int* out) {
   __syncthreads();
   swap(out[0], out[1]);
-}  // swap waits
+}  // swap awaited
 __global__ void calls_unknown(int* out) {
   out[0] = elsewhere();
   __syncthreads();
