@@ -101,8 +101,8 @@ class stackless_block_executor {
     if (arrivals_ == 0) {
       phase_kind_ = kind;
       phase_where_ = where;
-    } else if (kind != phase_kind_ || !same_call_site(where, phase_where_)) [[unlikely]] {
-      diverged_ = true;
+    } else if (kind != phase_kind_ || !same_source_bytes(where, phase_where_)) [[unlikely]] {
+      note_other_call_site(kind, where);
     }
     ++arrivals_;
     predicate_count_ += predicate != 0;
@@ -176,6 +176,12 @@ class stackless_block_executor {
   [[gnu::cold]] void fail(const std::string& message, cudaError_t code = cudaErrorLaunchFailure);
   [[gnu::cold]] void fail_from_signal(const signal_fault& fault);
   [[gnu::cold]] static void destroy(const waiting_thread* first, const waiting_thread* last);
+  // A thread arrived at another barrier kind or another source_location
+  // than the round's first: a divergence unless the two name one call site
+  // (the same file, line and column in other bytes).
+  [[gnu::cold, gnu::noinline]] void note_other_call_site(barrier_kind kind, std::source_location where) noexcept {
+    if (kind != phase_kind_ || !same_call_site(where, phase_where_)) diverged_ = true;
+  }
   [[gnu::cold]] std::string divergence_report(const waiting_thread* waiting, unsigned count) const;
 
   frame_arena frames_;
@@ -310,6 +316,7 @@ void stackless_block_executor::run_block(StartThread& start) {
     return true;
   };
   // Runs the lanes that warp collectives released, and those they release.
+  // Outside it the queue is empty, so a thread's run asks only !empty().
   auto run_ready = [&] {
     while (ready_head_ != ready_.size()) {
       waiting_thread thread = ready_[ready_head_++];
@@ -342,7 +349,7 @@ void stackless_block_executor::run_block(StartThread& start) {
     } catch (...) {  // no room for its frame: the body has not run
       fail_running_thread(std::current_exception());
     }
-    if (!file({handle, index, t}, before) || (ready_head_ != ready_.size() && !run_ready())) [[unlikely]] {
+    if (!file({handle, index, t}, before) || (!ready_.empty() && !run_ready())) [[unlikely]] {
       abandon(nullptr, nullptr);
       return;
     }
@@ -376,12 +383,14 @@ void stackless_block_executor::run_block(StartThread& start) {
     next = lists_[round % 2].data() + 1;
     kept = 0;
     for (unsigned r = 0; r < count; ++r) {
-      waiting_thread thread = waiting[r];
+      // A reference: read again after the resume rather than kept across
+      // it (GCC spilled the copy to the stack and back).
+      const waiting_thread& thread = waiting[r];
       threadIdx = thread.index;
       running_id_ = thread.id;
       unsigned before = arrivals_;
       resume(thread);
-      if (!file(thread, before) || (ready_head_ != ready_.size() && !run_ready())) [[unlikely]] {
+      if (!file(thread, before) || (!ready_.empty() && !run_ready())) [[unlikely]] {
         abandon(waiting + r + 1, waiting + count);
         return;
       }
