@@ -206,20 +206,15 @@ class stackless_block_executor {
   // Warp collectives, laid out as the fiber executor's: per warp the
   // exchange, up to 32 open groups (groups_[warp * 32 + i] for i <
   // group_count_[warp]) and the lanes that have exited; per thread (linear
-  // id) where a lane parked in a group (or at __activemask) resumes; the
-  // lanes released by completed groups, to run next (ready_[ready_head_...]),
-  // a warp's lanes per group: queued with one store, not one per lane.
+  // id) where a lane parked in a group resumes; the lanes released by a
+  // completed group, to run next (ready_[ready_head_...]).
   std::vector<warp_exchange> exchange_;
   std::vector<warp_group> groups_;
   std::vector<unsigned> group_count_;
   std::vector<unsigned> exited_;
   std::vector<waiting_thread> parked_;
   std::vector<warp_result*> result_into_;
-  struct ready_lanes {
-    unsigned warp;
-    unsigned lanes;  // run in lane order
-  };
-  std::vector<ready_lanes> ready_;
+  std::vector<waiting_thread> ready_;
   std::size_t ready_head_ = 0;
   // The threads waiting at __activemask, in the order they arrived.
   struct converging_thread {
@@ -228,10 +223,9 @@ class stackless_block_executor {
     unsigned* mask;
   };
   std::vector<converging_thread> converging_;
-  unsigned partial_warp_ = 0;  // the warp that the block's end cuts short, if any (else past the last)
-  unsigned warp_parked_ = 0;   // lanes parked in groups
-  unsigned running_id_ = 0;    // the running thread's linear id
-  bool parked_now_ = false;    // the thread that just suspended did so in a group or at __activemask
+  unsigned warp_parked_ = 0;  // lanes parked in groups
+  unsigned running_id_ = 0;   // the running thread's linear id
+  bool parked_now_ = false;   // the thread that just suspended did so in a group or at __activemask
 };
 
 template <class StartThread>
@@ -244,7 +238,6 @@ block_failure stackless_block_executor::run(StartThread& start, const block_rang
   for (auto& list : lists_)
     if (list.size() < thread_count_ + 1) list.resize(thread_count_ + 1);
   unsigned warps = (thread_count_ + 31) / 32;
-  partial_warp_ = thread_count_ % 32 != 0 ? warps - 1 : warps;
   if (exchange_.size() < warps) {
     exchange_.resize(warps);
     groups_.resize(warps * 32);
@@ -326,11 +319,7 @@ void stackless_block_executor::run_block(StartThread& start) {
   // Outside it the queue is empty, so a thread's run asks only !empty().
   auto run_ready = [&] {
     while (ready_head_ != ready_.size()) {
-      ready_lanes& front = ready_[ready_head_];
-      unsigned lane = static_cast<unsigned>(std::countr_zero(front.lanes));
-      waiting_thread thread = parked_[front.warp * 32 + lane];
-      front.lanes &= front.lanes - 1;
-      if (front.lanes == 0) ++ready_head_;
+      waiting_thread thread = ready_[ready_head_++];
       threadIdx = thread.index;
       running_id_ = thread.id;
       unsigned before = arrivals_;
@@ -344,9 +333,7 @@ void stackless_block_executor::run_block(StartThread& start) {
   auto abandon = [&](const waiting_thread* rest, const waiting_thread* rest_end) {
     destroy(next, next + kept);
     destroy(rest, rest_end);
-    for (std::size_t i = ready_head_; i != ready_.size(); ++i)
-      for (unsigned m = ready_[i].lanes; m != 0; m &= m - 1)
-        parked_[ready_[i].warp * 32 + std::countr_zero(m)].handle.destroy();
+    destroy(ready_.data() + ready_head_, ready_.data() + ready_.size());
     ready_.clear();
     ready_head_ = 0;
     destroy_parked();
@@ -427,14 +414,10 @@ inline void stackless_block_executor::start_warps() {
 inline bool stackless_block_executor::warp_arrive(warp_op op, unsigned mask, warp_operand operand,
                                                   std::source_location where) {
   unsigned self = running_id_, warp = self / 32, lane = self % 32, lane_bit = 1u << lane;
-  if (warp == partial_warp_) [[unlikely]]
-    mask &= lanes_in_block(thread_count_, warp);
+  mask &= lanes_in_block(thread_count_, warp);
   warp_exchange& exchange = exchange_[warp];
   exchange.stage(lane, operand);
-  // Mostly the warp's one open group (the whole warp's): checked first.
-  warp_group* groups = &groups_[warp * 32];
-  unsigned open = group_count_[warp];
-  warp_group* group = open != 0 && groups[0].mask == mask ? groups : find_warp_group(groups, open, mask);
+  warp_group* group = find_warp_group(&groups_[warp * 32], group_count_[warp], mask);
   if (!group) [[unlikely]] {
     if (const warp_group* blocked = blocking_warp_group(&groups_[warp * 32], group_count_[warp], mask, lane_bit))
       throw kernel_fault{cudaErrorLaunchFailure, reports::group_mismatch(warp, *blocked, op, mask, lane, where)};
@@ -463,14 +446,14 @@ inline bool stackless_block_executor::warp_arrive(warp_op op, unsigned mask, war
 inline void stackless_block_executor::complete_group(unsigned warp, warp_group& g, unsigned caller_bit) {
   warp_exchange& exchange = exchange_[warp];
   warp_results(g.op, g.mask, exchange);
-  unsigned waiters = g.arrived & ~caller_bit, released = 0;
-  for (unsigned m = waiters; m != 0; m &= m - 1, ++released) {
-    unsigned lane = static_cast<unsigned>(std::countr_zero(m));
+  unsigned waiters = g.arrived & ~caller_bit;
+  warp_parked_ -= static_cast<unsigned>(std::popcount(waiters));
+  for (unsigned m = waiters; m != 0; m &= m - 1) {
+    unsigned lane = static_cast<unsigned>(std::countr_zero(m)), id = warp * 32 + lane;
     std::uint64_t value = exchange.result[lane];
-    *result_into_[warp * 32 + lane] = {value, value != 0};  // the predicate is match_all's: 0 or the (non-empty) mask
+    *result_into_[id] = {value, value != 0};  // the predicate is match_all's: 0 or the (non-empty) mask
+    ready_.push_back(parked_[id]);
   }
-  warp_parked_ -= released;
-  if (waiters != 0) ready_.push_back({warp, waiters});
   g = groups_[warp * 32 + --group_count_[warp]];  // close: the last open group takes its place
 }
 
@@ -486,13 +469,9 @@ inline void stackless_block_executor::converge() {
       if (o.thread.id / 32 == t.thread.id / 32 && same_call_site(o.where, t.where)) mask |= 1u << (o.thread.id % 32);
     *t.mask = mask;
   }
-  auto queue = [&](const waiting_thread& thread) {
-    parked_[thread.id] = thread;
-    ready_.push_back({thread.id / 32, 1u << (thread.id % 32)});
-  };
   bool last_runs_first = converging_.back().thread.id == running_id_;
-  if (last_runs_first) queue(converging_.back().thread);
-  for (std::size_t i = 0; i + last_runs_first < converging_.size(); ++i) queue(converging_[i].thread);
+  if (last_runs_first) ready_.push_back(converging_.back().thread);
+  for (std::size_t i = 0; i + last_runs_first < converging_.size(); ++i) ready_.push_back(converging_[i].thread);
   converging_.clear();
 }
 

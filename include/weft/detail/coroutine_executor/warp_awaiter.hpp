@@ -57,8 +57,7 @@ class warp_awaiter {
   // a later co_await of the same expression has suspended, as in
   // `(co_await a) + (co_await b)`, by when the exchange holds b's results.
   T await_resume() const noexcept {
-    if constexpr (std::is_same_v<T, unsigned>)  // match_all's type (the others' predicate_ is null)
-      if (predicate_) *predicate_ = result_.predicate;
+    if (predicate_) *predicate_ = result_.predicate;
     if constexpr (!std::is_void_v<T>) return from_bits<T>(result_.value);
   }
 
