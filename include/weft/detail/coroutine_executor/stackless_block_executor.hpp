@@ -189,7 +189,8 @@ class stackless_block_executor {
   unsigned thread_count_ = 0;
   // The threads that wait at the barrier, in the order they run next, and
   // the list the running round fills for the next: each has room for the
-  // block and one more in front (see run_block).
+  // block and list_front_room more in front (see run_block).
+  static constexpr unsigned list_front_room = 32;
   std::vector<waiting_thread> lists_[2];
   // The barrier the running round's threads arrive at: the first
   // arrival's, against which the others are checked.
@@ -236,7 +237,7 @@ block_failure stackless_block_executor::run(StartThread& start, const block_rang
   blockDim = blocks.block;
   thread_count_ = static_cast<unsigned>(volume(blocks.block));
   for (auto& list : lists_)
-    if (list.size() < thread_count_ + 1) list.resize(thread_count_ + 1);
+    if (list.size() < thread_count_ + list_front_room) list.resize(thread_count_ + list_front_room);
   unsigned warps = (thread_count_ + 31) / 32;
   if (exchange_.size() < warps) {
     exchange_.resize(warps);
@@ -298,7 +299,8 @@ void stackless_block_executor::run_block(StartThread& start) {
   arrivals_ = 0;
   predicate_count_ = 0;
   diverged_ = false;
-  waiting_thread* next = lists_[0].data() + 1;
+  waiting_thread* next = lists_[0].data() + list_front_room;
+  unsigned waiting_list = 0;  // the list that holds the threads the round resumes
   unsigned kept = 0;
   bool last_arrived = false;
   // Where the thread that just ran went; false if it failed the block.
@@ -355,7 +357,7 @@ void stackless_block_executor::run_block(StartThread& start) {
     }
     advance(index);
   }
-  for (unsigned round = 1;; ++round) {
+  for (;;) {
     // No thread can run until those at __activemask get their masks.
     while (!converging_.empty()) {
       converge();
@@ -380,7 +382,15 @@ void stackless_block_executor::run_block(StartThread& start) {
       destroy(waiting, waiting + count);
       return;
     }
-    next = lists_[round % 2].data() + 1;
+    // While every thread arrives in the order it runs, with no lane or
+    // exit between, the next round's list is this one with the last in
+    // front: the round then writes no list (kept counts the threads of
+    // waiting[] that arrived) and moves the last into the slot before the
+    // first, while the list has room in front. The first thread out of
+    // order writes those that arrived before it to the other list, as
+    // every thread of a round without that room does.
+    bool in_order = waiting != lists_[waiting_list].data();
+    next = lists_[1 - waiting_list].data() + list_front_room;
     kept = 0;
     for (unsigned r = 0; r < count; ++r) {
       // A reference: read again after the resume rather than kept across
@@ -390,10 +400,24 @@ void stackless_block_executor::run_block(StartThread& start) {
       running_id_ = thread.id;
       unsigned before = arrivals_;
       resume(thread);
+      if (in_order) {
+        if (arrivals_ != before && ready_.empty()) [[likely]] {
+          ++kept;
+          continue;
+        }
+        std::copy(waiting, waiting + kept, next);
+        in_order = false;
+      }
       if (!file(thread, before) || (!ready_.empty() && !run_ready())) [[unlikely]] {
         abandon(waiting + r + 1, waiting + count);
         return;
       }
+    }
+    if (in_order) {  // every thread arrived, in order: the list stays where it is
+      next = waiting;
+      last_arrived = true;
+    } else {
+      waiting_list = 1 - waiting_list;
     }
   }
 }
