@@ -168,6 +168,28 @@ TEST_CASE("threads of a stackless kernel that exit count as arrived at later bar
   CHECK(on_coroutines == std::vector<int>{32, 20});
 }
 
+TEST_CASE("a stackless block resumes its threads in the fiber executor's order, round after round") {
+  // After a barrier the thread whose arrival completed it runs first, then
+  // the others in the order they arrived. Threads that exit (round 10)
+  // change that order; the long runs of plain barriers before and after
+  // keep it (more rounds than the executor's lists have room to rotate in).
+  auto kernel = [](int* ticket, int* order) -> weft::stackless_kernel {
+    for (int round = 0; round < 80; ++round) {
+      order[round * 64 + threadIdx.x] = atomicAdd(ticket, 1) + 1;
+      if (round == 10 && threadIdx.x % 7 == 3) co_return;
+      co_await weft::syncthreads();
+    }
+  };
+  auto [on_coroutines, on_fibers] = on_both_executors([&] {
+    device_buffer<int> d_ticket(1), d_order(80 * 64);
+    REQUIRE(weft::launch(1, 64, kernel, d_ticket.p, d_order.p) == cudaSuccess);
+    return d_order.to_host();
+  });
+  CHECK(on_coroutines == on_fibers);
+  // Round 1 starts with thread 63, whose arrival completed round 0's barrier.
+  CHECK(on_coroutines[64 + 63] < on_coroutines[64 + 0]);
+}
+
 TEST_CASE("a stackless kernel sees each thread's threadIdx in a 3D block, across barriers") {
   auto kernel = [](uint3* seen) -> weft::stackless_kernel {
     unsigned id = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);

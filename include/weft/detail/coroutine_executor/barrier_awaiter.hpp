@@ -27,12 +27,13 @@ class barrier_awaiter {
  public:
   barrier_awaiter(int predicate, std::source_location where) : predicate_(predicate), where_(where) {}
 
+  // The stackless test inlines into the kernel's body; the fiber path is
+  // a call, so that GCC does not keep await_ready itself out of line for
+  // its throw (a call and a reload per barrier).
   bool await_ready() {
     if (running_stackless_block) [[likely]]
       return false;
-    block_executor* block = running_block;
-    if (!block) throw std::logic_error("a barrier can only be awaited inside a kernel");
-    result_ = block->arrive_and_wait(Kind, predicate_, where_);
+    result_ = wait_on_fiber(predicate_, where_);
     return true;
   }
 
@@ -50,6 +51,12 @@ class barrier_awaiter {
   }
 
  private:
+  [[gnu::noinline]] static int wait_on_fiber(int predicate, std::source_location where) {
+    block_executor* block = running_block;
+    if (!block) throw std::logic_error("a barrier can only be awaited inside a kernel");
+    return block->arrive_and_wait(Kind, predicate, where);
+  }
+
   int predicate_;
   int result_ = 0;
   std::source_location where_;

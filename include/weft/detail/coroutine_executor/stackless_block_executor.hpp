@@ -102,8 +102,8 @@ class stackless_block_executor {
     if (arrivals_ == 0) {
       phase_kind_ = kind;
       phase_where_ = where;
-    } else if (kind != phase_kind_ || !same_call_site(where, phase_where_)) [[unlikely]] {
-      diverged_ = true;
+    } else if (kind != phase_kind_ || !same_source_bytes(where, phase_where_)) [[unlikely]] {
+      note_other_call_site(kind, where);
     }
     ++arrivals_;
     predicate_count_ += predicate != 0;
@@ -177,6 +177,12 @@ class stackless_block_executor {
   [[gnu::cold]] void fail(const std::string& message, cudaError_t code = cudaErrorLaunchFailure);
   [[gnu::cold]] void fail_from_signal(const signal_fault& fault);
   [[gnu::cold]] static void destroy(const waiting_thread* first, const waiting_thread* last);
+  // A thread arrived at another barrier kind or another source_location
+  // than the round's first: a divergence unless the two name one call site
+  // (the same file, line and column in other bytes).
+  [[gnu::cold, gnu::noinline]] void note_other_call_site(barrier_kind kind, std::source_location where) noexcept {
+    if (kind != phase_kind_ || !same_call_site(where, phase_where_)) diverged_ = true;
+  }
   [[gnu::cold]] std::string divergence_report(const waiting_thread* waiting, unsigned count) const;
 
   frame_arena frames_;
@@ -184,7 +190,8 @@ class stackless_block_executor {
   unsigned thread_count_ = 0;
   // The threads that wait at the barrier, in the order they run next, and
   // the list the running round fills for the next: each has room for the
-  // block and one more in front (see run_block).
+  // block and list_front_room more in front (see run_block).
+  static constexpr unsigned list_front_room = 32;
   std::vector<waiting_thread> lists_[2];
   // The barrier the running round's threads arrive at: the first
   // arrival's, against which the others are checked.
@@ -231,7 +238,7 @@ block_failure stackless_block_executor::run(StartThread& start, const block_rang
   blockDim = blocks.block;
   thread_count_ = static_cast<unsigned>(volume(blocks.block));
   for (auto& list : lists_)
-    if (list.size() < thread_count_ + 1) list.resize(thread_count_ + 1);
+    if (list.size() < thread_count_ + list_front_room) list.resize(thread_count_ + list_front_room);
   unsigned warps = (thread_count_ + 31) / 32;
   if (exchange_.size() < warps) {
     exchange_.resize(warps);
@@ -294,7 +301,8 @@ void stackless_block_executor::run_block(StartThread& start) {
   arrivals_ = 0;
   predicate_count_ = 0;
   diverged_ = false;
-  waiting_thread* next = lists_[0].data() + 1;
+  waiting_thread* next = lists_[0].data() + list_front_room;
+  unsigned waiting_list = 0;  // the list that holds the threads the round resumes
   unsigned kept = 0;
   bool last_arrived = false;
   // Where the thread that just ran went; false if it failed the block.
@@ -312,6 +320,7 @@ void stackless_block_executor::run_block(StartThread& start) {
     return true;
   };
   // Runs the lanes that warp collectives released, and those they release.
+  // Outside it the queue is empty, so a thread's run asks only !empty().
   auto run_ready = [&] {
     while (ready_head_ != ready_.size()) {
       waiting_thread thread = ready_[ready_head_++];
@@ -344,13 +353,13 @@ void stackless_block_executor::run_block(StartThread& start) {
     } catch (...) {  // no room for its frame: the body has not run
       fail_running_thread(std::current_exception());
     }
-    if (!file({handle, index, t}, before) || (ready_head_ != ready_.size() && !run_ready())) [[unlikely]] {
+    if (!file({handle, index, t}, before) || (!ready_.empty() && !run_ready())) [[unlikely]] {
       abandon(nullptr, nullptr);
       return;
     }
     advance(index);
   }
-  for (unsigned round = 1;; ++round) {
+  for (;;) {
     // No thread can run until those at __activemask get their masks.
     while (!converging_.empty()) {
       converge();
@@ -375,18 +384,42 @@ void stackless_block_executor::run_block(StartThread& start) {
       destroy(waiting, waiting + count);
       return;
     }
-    next = lists_[round % 2].data() + 1;
+    // While every thread arrives in the order it runs, with no lane or
+    // exit between, the next round's list is this one with the last in
+    // front: the round then writes no list (kept counts the threads of
+    // waiting[] that arrived) and moves the last into the slot before the
+    // first, while the list has room in front. The first thread out of
+    // order writes those that arrived before it to the other list, as
+    // every thread of a round without that room does.
+    bool in_order = waiting != lists_[waiting_list].data();
+    next = lists_[1 - waiting_list].data() + list_front_room;
     kept = 0;
     for (unsigned r = 0; r < count; ++r) {
-      waiting_thread thread = waiting[r];
+      // A reference: read again after the resume rather than kept across
+      // it (GCC spilled the copy to the stack and back).
+      const waiting_thread& thread = waiting[r];
       threadIdx = thread.index;
       running_id_ = thread.id;
       unsigned before = arrivals_;
       resume(thread);
-      if (!file(thread, before) || (ready_head_ != ready_.size() && !run_ready())) [[unlikely]] {
+      if (in_order) {
+        if (arrivals_ != before && ready_.empty()) [[likely]] {
+          ++kept;
+          continue;
+        }
+        std::copy(waiting, waiting + kept, next);
+        in_order = false;
+      }
+      if (!file(thread, before) || (!ready_.empty() && !run_ready())) [[unlikely]] {
         abandon(waiting + r + 1, waiting + count);
         return;
       }
+    }
+    if (in_order) {  // every thread arrived, in order: the list stays where it is
+      next = waiting;
+      last_arrived = true;
+    } else {
+      waiting_list = 1 - waiting_list;
     }
   }
 }
