@@ -193,6 +193,16 @@ void memcheck_stackless() {
   memcheck_finish("sync");
 }
 
+// Memory the program allocated itself, with no CUDA call on its stack: the
+// report names the line that allocated it, with no call before "at".
+constexpr unsigned memcheck_new_line = __LINE__ + 2;
+void memcheck_program_new() {
+  int* p = new int[100];
+  weft::launch(2, 64, memcheck_write_past, p, 100);
+  memcheck_finish("sync");
+  delete[] p;
+}
+
 // The access is made in weft's atomicAdd: the report names the kernel's line.
 void memcheck_atomic() {
   int* p = nullptr;
@@ -383,6 +393,7 @@ struct memcheck_scenario {
 constexpr memcheck_scenario memcheck_scenarios[] = {
     {"cudaMalloc", memcheck_cudaMalloc},
     {"atomicAdd", memcheck_atomic},
+    {"operator new", memcheck_program_new},
     {"stackless kernel", memcheck_stackless},
     {"cudaMallocManaged", memcheck_cudaMallocManaged},
     {"cudaMallocHost", memcheck_cudaMallocHost},
@@ -530,6 +541,15 @@ TEST_CASE("memory check: a write past an allocation by a stackless kernel's thre
   memcheck_check_access(memcheck_run_child("stackless kernel"), "__global__ write of size 4 bytes",
                         "memcheck_stackless_write_past", "thread (5,0,0) in block (1,0,0)", memcheck_stackless_line,
                         "is 0 bytes past a 400-byte allocation made by cudaMalloc at ", memcheck_stackless_malloc_line);
+}
+
+TEST_CASE("memory check: memory the program allocated itself is named by the line that allocated it") {
+  if (memcheck_skipped()) return;
+  memcheck_outcome child = memcheck_run_child("operator new");
+  memcheck_check_access(child, "__global__ write of size 4 bytes", "memcheck_write_past(int*, int)",
+                        "thread (5,0,0) in block (1,0,0)", memcheck_write_line,
+                        "is 0 bytes past a 400-byte allocation made at ", memcheck_new_line);
+  CHECK_FALSE(contains(child.output, "made by at"));
 }
 
 TEST_CASE("memory check: an atomicAdd past an allocation is named by the kernel's line") {

@@ -89,8 +89,8 @@ class stackless_block_executor {
   /// blocks for the SM pool's watchdog. On failure, returns the code and
   /// the report, and the remaining blocks are skipped.
   template <class StartThread>
-  block_failure run(StartThread& start, const block_range& blocks, block_executor& host,
-                    std::size_t dynamic_shared_bytes);
+  [[gnu::no_sanitize_address]] block_failure run(StartThread& start, const block_range& blocks, block_executor& host,
+                                                 std::size_t dynamic_shared_bytes);
 
   /// A thread arrives at a block barrier and is about to suspend; the
   /// counting flavours' result is to be written to `*result`.
@@ -161,19 +161,26 @@ class stackless_block_executor {
     unsigned id;  // linear
   };
 
+  // The loop that runs a block's threads, and what it calls per thread
+  // and per barrier, touch only the executor's own memory: in a build with
+  // AddressSanitizer they are not instrumented, since ASan's checks there,
+  // and its calls for each copy of a thread's 12-byte index, were nearly
+  // half of a barrier kernel's time (docs/debugging.md, "What each mode
+  // costs"). The kernel's code is: it is not inlined into them (a function
+  // is inlined only into one that is instrumented alike).
   template <class StartThread>
-  void run_block(StartThread& start);
+  [[gnu::no_sanitize_address]] void run_block(StartThread& start);
   // Resumes a waiting thread where it waits: in its own body, or in a
   // stackless function it awaits (defined in stackless_thread.hpp).
-  static void resume(const waiting_thread& thread);
+  [[gnu::no_sanitize_address]] static void resume(const waiting_thread& thread);
   void start_warps();
   void complete_group(unsigned warp, warp_group& g, unsigned caller_bit);
   void converge();
   [[gnu::cold]] void destroy_parked();
   [[gnu::cold]] std::string stall_report(const waiting_thread* waiting, unsigned count) const;
   [[gnu::cold]] void append_barrier_waiters(std::string& text, const waiting_thread* waiting, unsigned count) const;
-  bool complete_barrier(const waiting_thread* waiting, unsigned count);
-  void advance(uint3& index) const;
+  [[gnu::no_sanitize_address]] bool complete_barrier(const waiting_thread* waiting, unsigned count);
+  [[gnu::no_sanitize_address]] void advance(uint3& index) const;
   [[gnu::cold]] void fail(const std::string& message, cudaError_t code = cudaErrorLaunchFailure);
   [[gnu::cold]] void fail_from_signal(const signal_fault& fault);
   [[gnu::cold]] static void destroy(const waiting_thread* first, const waiting_thread* last);
@@ -306,7 +313,8 @@ void stackless_block_executor::run_block(StartThread& start) {
   unsigned kept = 0;
   bool last_arrived = false;
   // Where the thread that just ran went; false if it failed the block.
-  auto file = [&](const waiting_thread& thread, unsigned arrivals_before) {
+  // (A lambda does not take its function's attributes: it is given them.)
+  auto file = [&](const waiting_thread& thread, unsigned arrivals_before) __attribute__((no_sanitize_address)) {
     last_arrived = arrivals_ != arrivals_before;
     if (last_arrived) {
       next[kept++] = thread;
@@ -321,7 +329,7 @@ void stackless_block_executor::run_block(StartThread& start) {
   };
   // Runs the lanes that warp collectives released, and those they release.
   // Outside it the queue is empty, so a thread's run asks only !empty().
-  auto run_ready = [&] {
+  auto run_ready = [&]() __attribute__((no_sanitize_address)) {
     while (ready_head_ != ready_.size()) {
       waiting_thread thread = ready_[ready_head_++];
       threadIdx = thread.index;

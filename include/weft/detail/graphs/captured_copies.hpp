@@ -99,7 +99,7 @@ inline cudaError_t set_or_capture(void* p, std::size_t pitch, std::size_t slice,
       if (*result != cudaSuccess || z + 1 == nodes) return *result;
     }
   }
-  return set_box(p, pitch, slice, value, width, height, depth, where);
+  return set_box(p, pitch, slice, value, width, height, depth, where, is_device_or_graph_range);
 }
 
 inline cudaError_t copy_symbol_or_capture(void* symbol, void* other_dst, const void* other_src, std::size_t count,

@@ -53,43 +53,86 @@ inline void copy_rows(const row_box& b) {
                    static_cast<const char*>(b.src) + z * b.src_slice + y * b.src_pitch, b.width);
 }
 
-/// `reserved`: memory a synchronous copy may name before earlier work in
-/// stream order maps it (graph memory, is_device_or_graph_range).
+/// The device whose stream `where` names, where a copy's fault goes: the
+/// current device where the stream is not valid (the call refuses it then).
+inline int device_of(placement where) {
+  CUstream_st* stream = resolve_stream(where.stream);
+  return stream ? stream->device : current_device;
+}
+
+/// A copy or set that was accepted because it named graph memory its stream
+/// may map first, found unmapped when its turn came: a GPU's copy would
+/// fault there, so the device's sticky fault is cudaErrorIllegalAddress.
+inline void fault_unmapped_graph_memory(int device, const std::string& what) {
+  fault(device).raise(cudaErrorIllegalAddress,
+                      what + ": illegal address: graph memory that was not allocated when the " +
+                          "stream reached it (its allocation node had not run, or it was freed)");
+}
+
+/// `reserved`: memory a copy may name before earlier work in stream order
+/// maps it (graph memory, is_device_or_graph_range).
 inline cudaError_t copy_box(const row_box& b, cudaMemcpyKind kind, placement where,
                             device_range_check reserved = is_device_range) {
   if (cudaError_t e = check_device()) return e;
-  if (where.asynchronous) {
-    if (cudaError_t e = check_copy(b, kind)) return record(e);
-    if (b.width == 0 || b.height == 0 || b.depth == 0) return cudaSuccess;
-    return perform(where, "copy of " + std::to_string(b.width * b.height * b.depth) + " bytes", [b] { copy_rows(b); });
-  }
-  // A synchronous copy may name graph memory that work before it in stream
-  // order maps (a graph launched just before, whose allocation node has not
-  // run yet), as on a GPU, where the address is reserved for the graph's
-  // life: checked again when its turn comes, after that work.
-  if (cudaError_t e = check_copy(b, kind, reserved)) return record(e);
+  // A copy may name graph memory that work before it in stream order maps
+  // (a graph launched just before, whose allocation node has not run yet),
+  // as on a GPU, where the address is reserved for the graph's life:
+  // checked again when its turn comes, after that work.
+  cudaError_t mapped = check_copy(b, kind);
+  if (mapped != cudaSuccess)
+    if (cudaError_t e = check_copy(b, kind, reserved)) return record(e);
   if (b.width == 0 || b.height == 0 || b.depth == 0) return cudaSuccess;
+  std::string what = "copy of " + std::to_string(b.width * b.height * b.depth) + " bytes";
+  if (where.asynchronous) {
+    if (mapped == cudaSuccess) return perform(where, std::move(what), [b] { copy_rows(b); });
+    return perform(where, what, [b, kind, what, device = device_of(where)] {
+      if (check_copy(b, kind) == cudaSuccess)
+        copy_rows(b);
+      else
+        fault_unmapped_graph_memory(device, what);
+    });
+  }
+  // The caller still waits: the copy is refused as at the call.
   auto refused = std::make_shared<cudaError_t>(cudaSuccess);
-  cudaError_t e =
-      perform(where, "copy of " + std::to_string(b.width * b.height * b.depth) + " bytes", [b, kind, refused] {
-        *refused = check_copy(b, kind);
-        if (*refused == cudaSuccess) copy_rows(b);
-      });
+  cudaError_t e = perform(where, std::move(what), [b, kind, refused] {
+    *refused = check_copy(b, kind);
+    if (*refused == cudaSuccess) copy_rows(b);
+  });
   return e == cudaSuccess && *refused != cudaSuccess ? record(*refused) : e;
 }
 
+/// `reserved` as for copy_box.
 inline cudaError_t set_box(void* p, std::size_t pitch, std::size_t slice, int value, std::size_t width,
-                           std::size_t height, std::size_t depth, placement where) {
+                           std::size_t height, std::size_t depth, placement where,
+                           device_range_check reserved = is_device_range) {
   if (cudaError_t e = check_device()) return e;
   // A row wider than the pitch is not refused as such (measured on an H100):
   // only the range the rows cover must lie in one allocation.
   if (width == 0 || height == 0 || depth == 0) return cudaSuccess;
   std::size_t span = span_of(pitch, slice, width, height, depth);
-  if (span == SIZE_MAX || !is_device_range(p, span)) return record(cudaErrorInvalidValue);
-  return perform(where, "set of " + std::to_string(width * height * depth) + " bytes", [=] {
+  if (span == SIZE_MAX) return record(cudaErrorInvalidValue);
+  bool mapped = is_device_range(p, span);
+  if (!mapped && !reserved(p, span)) return record(cudaErrorInvalidValue);
+  auto set_rows = [=] {
     for (std::size_t z = 0; z < depth; ++z)
       for (std::size_t y = 0; y < height; ++y) std::memset(static_cast<char*>(p) + z * slice + y * pitch, value, width);
+  };
+  std::string what = "set of " + std::to_string(width * height * depth) + " bytes";
+  if (mapped) return perform(where, std::move(what), set_rows);
+  // Graph memory not mapped yet, checked again when its turn comes (copy_box).
+  if (where.asynchronous)
+    return perform(where, what, [=, device = device_of(where)] {
+      if (is_device_range(p, span))
+        set_rows();
+      else
+        fault_unmapped_graph_memory(device, what);
+    });
+  auto refused = std::make_shared<bool>(false);
+  cudaError_t e = perform(where, std::move(what), [=] {
+    *refused = !is_device_range(p, span);
+    if (!*refused) set_rows();
   });
+  return e == cudaSuccess && *refused ? record(cudaErrorInvalidValue) : e;
 }
 
 /// `count` bytes at `offset` into a symbol of `size` bytes.

@@ -135,7 +135,10 @@ inline bool is_cuda_api(std::string_view name) {
 
 /// Who made an allocation or freed it, from the stack ASan kept: "cudaMalloc
 /// at /src/prog.cu:20", the outermost CUDA API function on it and the
-/// program's line that called it. Empty where the stack has neither.
+/// program's line that called it; "at /src/prog.cu:20" where no CUDA API
+/// function is on it (memory the program allocated itself, or a build whose
+/// debug information lost the call's frame); "cudaMalloc" where no line of
+/// the program is. Empty where the stack has neither.
 inline std::string describe_stack(void* const* pcs, std::size_t depth) {
   constexpr std::size_t room = 96;
   source_frame frames[room];
@@ -144,22 +147,22 @@ inline std::string describe_stack(void* const* pcs, std::size_t depth) {
   // Innermost first: the sanitizer's own frames (operator new, malloc,
   // backtrace), then weft's, then the program's. Where no weft frame is
   // there (memory the program allocated itself), the first frame with a
-  // line outside the sanitizer's runtime is the program's.
+  // line outside the sanitizer's runtime is the program's. A frame at a
+  // line of the C++ library's headers is not the program's either: at -O2
+  // a return address inside weft's code may carry the line of library code
+  // inlined beside the call (GCC 12, -g1).
   std::size_t first_weft = 0;
   while (first_weft < count && !in_weft(frames[first_weft])) ++first_weft;
   std::string api;
   const source_frame* caller = nullptr;
   for (std::size_t i = first_weft < count ? first_weft : 0; i < count; ++i) {
     std::string_view name = bare_name(frames[i].function);
-    if (in_weft(frames[i])) {
-      if (is_cuda_api(name)) api = std::string(name);
-      continue;
-    }
-    if (frames[i].place.empty() || in_sanitizer_runtime(frames[i])) continue;
+    if (in_weft(frames[i]) && is_cuda_api(name)) api = std::string(name);
+    if (in_library(frames[i]) || frames[i].place.empty() || in_sanitizer_runtime(frames[i])) continue;
     caller = &frames[i];
     break;
   }
-  std::string text = api.empty() ? std::string() : api;
+  std::string text = api;
   if (caller) {
     if (!text.empty()) text += ' ';
     text += "at ";
@@ -168,17 +171,28 @@ inline std::string describe_stack(void* const* pcs, std::size_t depth) {
   return text;
 }
 
+/// Who, from describe_stack, after a verb: "by cudaMalloc at
+/// /src/prog.cu:20", or "at /src/prog.cu:20" where no CUDA API function is
+/// known.
+inline std::string by_whom(const std::string& who) { return who.compare(0, 3, "at ") == 0 ? who : "by " + who; }
+
+/// `verb` ("made", "freed") and who: "made by cudaMalloc at /src/prog.cu:20",
+/// "made at /src/prog.cu:20"; empty where `who` is.
+inline std::string attributed(const char* verb, const std::string& who) {
+  return who.empty() ? std::string() : std::string(verb) + " " + by_whom(who);
+}
+
 /// The allocation and free stacks ASan keeps of a heap address.
 inline std::string describe_heap_history(void* address, bool freed) {
   void* pcs[64];
   int thread = 0;
   std::string text;
   std::string made = describe_stack(pcs, __asan_get_alloc_stack(address, pcs, 64, &thread));
-  if (!made.empty()) text += " made by " + made;
+  if (!made.empty()) text += " " + attributed("made", made);
   if (freed) {
     std::string gone = describe_stack(pcs, __asan_get_free_stack(address, pcs, 64, &thread));
-    text += "; freed by ";
-    text += gone.empty() ? std::string("weft") : gone;
+    text += "; ";
+    text += attributed("freed", gone.empty() ? std::string("weft") : gone);
   }
   return text;
 }
@@ -395,9 +409,11 @@ inline void report_repeated_free([[maybe_unused]] const void* pointer, [[maybe_u
                   "%sProgram hit cudaErrorInvalidValue (error 1) due to \"invalid argument\" on CUDA API call to "
                   "%s.\n",
                   line_prefix, api);
-    append_format(text, "%s    %s%s\n", line_prefix, call.empty() ? "at an unknown line" : "in ", call.c_str());
-    append_format(text, "%s    Address %p was freed already, by %s; made by %s\n", line_prefix, pointer,
-                  freed.empty() ? "weft" : freed.c_str(), made.empty() ? "weft" : made.c_str());
+    if (call.empty()) call = "at an unknown line";
+    append_format(text, "%s    %s%s\n", line_prefix, call.compare(0, 3, "at ") == 0 ? "" : "in ", call.c_str());
+    append_format(text, "%s    Address %p was freed already, %s; %s\n", line_prefix, pointer,
+                  by_whom(freed.empty() ? "weft" : freed).c_str(),
+                  attributed("made", made.empty() ? "weft" : made).c_str());
     write_out(text);
   }
 }

@@ -12,10 +12,12 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "error_checks.hpp"
 #include "graph_building.hpp"
+#include "stream_gates.hpp"
 
 namespace {
 
@@ -196,6 +198,53 @@ TEST_CASE("an allocation the graph does not free outlives the launch until cudaF
   REQUIRE(cudaFree(d) == cudaSuccess);
   CHECK(graph_memory_attribute(cudaGraphMemAttrUsedMemCurrent) == 0);
   REQUIRE(cudaStreamDestroy(s) == cudaSuccess);
+}
+
+TEST_CASE("asynchronous copies and sets may name graph memory their stream allocates first; unmapped then, a fault") {
+  fresh_pool();
+  constexpr int n = 64;
+  std::vector<int> out(n, -1), copied(n, -1);
+  cudaGraph_t g = nullptr;
+  REQUIRE(cudaGraphCreate(&g, 0) == cudaSuccess);
+  int* d = build(g, n, 5, out.data(), false);
+  cudaGraphExec_t exec = nullptr;
+  REQUIRE(cudaGraphInstantiate(&exec, g, 0) == cudaSuccess);
+  cudaStream_t s = nullptr;
+  REQUIRE(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess);
+  {
+    // The stream is held before the launch, so that the allocation node has
+    // not run when the calls come: as on a GPU, the address is reserved
+    // and the calls are accepted, to run in stream order.
+    gate held;
+    held.hold(s);
+    REQUIRE(cudaGraphLaunch(exec, s) == cudaSuccess);
+    check_succeeded(cudaMemsetAsync(d + 1, 0, sizeof(int), s));
+    check_succeeded(cudaMemcpyAsync(copied.data(), d, n * sizeof(int), cudaMemcpyDeviceToHost, s));
+    held.open();
+  }
+  REQUIRE(cudaStreamSynchronize(s) == cudaSuccess);
+  CHECK(copied[0] == 5);
+  CHECK(copied[1] == 0);
+  CHECK(copied[n - 1] == 5 + n - 1);
+  REQUIRE(cudaFreeAsync(d, s) == cudaSuccess);
+  REQUIRE(cudaStreamSynchronize(s) == cudaSuccess);
+
+  // Memory never allocated is still refused at the call.
+  int host = 0;
+  check_failed_with(cudaMemcpyAsync(&host, &host, sizeof(int), cudaMemcpyDeviceToHost, s), cudaErrorInvalidValue);
+  // A synchronous set of the freed allocation is refused when its turn comes,
+  // as a synchronous copy is: the caller is still waiting.
+  check_failed_with(cudaMemset(d, 0, sizeof(int)), cudaErrorInvalidValue);
+  // An asynchronous one has returned already: still unmapped when its turn
+  // comes, it faults as a GPU's copy would, and the fault is sticky.
+  check_succeeded(cudaMemsetAsync(d, 0, sizeof(int), s));
+  CHECK(cudaStreamSynchronize(s) == cudaErrorIllegalAddress);
+  CHECK(weft::fault_message().find("graph memory that was not allocated") != std::string::npos);
+  CHECK(cudaMemcpy(&host, &host, sizeof(int), cudaMemcpyHostToHost) == cudaErrorIllegalAddress);
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(g);
+  cudaStreamDestroy(s);
+  REQUIRE(cudaDeviceReset() == cudaSuccess);
 }
 
 TEST_CASE("AutoFreeOnLaunch frees what the previous launch left allocated") {
