@@ -1826,29 +1826,30 @@ class porter {
       if (is_groups_namespace(i) && is(i + 1, "::")) continue;
       bool qualified = i >= 2 && is(i - 1, "::") && is_groups_namespace(i - 2);
       bool of_group = member && i >= 2 && is(i - 1, ".") && is_identifier(i - 2) && groups.contains(text(i - 2));
+      // A group call that waits is awaited (unless inside a lambda); one that
+      // may wait but has no awaitable keeps the kernel on fibers.
+      auto note_group_call = [&](bool waits, bool never_waits, std::string_view refusal) {
+        if (waits) {
+          if (in_lambda(i))
+            f.waits_in_lambda = true;
+          else
+            f.group_waits.push_back(i);
+        } else if (!never_waits && f.refusal.empty()) {
+          f.refusal = std::string(refusal) + std::string(name) + " (not awaited)";
+        }
+      };
       if (qualified || (!member && (name == "this_thread_block" || name == "tiled_partition" ||
                                     name == "coalesced_threads" || name == "thread_block_tile"))) {
         if ((name == "tiled_partition" || name == "thread_block_tile") && is(i + 1, "<") && !lane_tile_size(i + 2)) {
           if (f.refusal.empty()) f.refusal = "uses a tile of more than 32 threads, or of a size weft-port cannot read";
-        } else if (is(i + 1, "(") && group_function_waits(name)) {
-          if (in_lambda(i))
-            f.waits_in_lambda = true;
-          else
-            f.group_waits.push_back(i);
-        } else if (!group_name_never_waits(name) && f.refusal.empty()) {
-          f.refusal = "uses cooperative_groups::" + std::string(name) + " (not awaited)";
+        } else {
+          note_group_call(is(i + 1, "(") && group_function_waits(name), group_name_never_waits(name),
+                          "uses cooperative_groups::");
         }
         continue;
       }
       if (of_group && is(i + 1, "(")) {
-        if (group_member_waits(name)) {
-          if (in_lambda(i))
-            f.waits_in_lambda = true;
-          else
-            f.group_waits.push_back(i);
-        } else if (!group_member_never_waits(name) && f.refusal.empty()) {
-          f.refusal = "calls a group's " + std::string(name) + " (not awaited)";
-        }
+        note_group_call(group_member_waits(name), group_member_never_waits(name), "calls a group's ");
         continue;
       }
       if (awaitable_for(name) && !member) {
