@@ -74,6 +74,12 @@
 
 namespace {
 
+// Whether `name` is one of the words of a fixed list.
+template <std::size_t N>
+bool one_of(const std::string_view (&words)[N], std::string_view name) {
+  return std::find(std::begin(words), std::end(words), name) != std::end(words);
+}
+
 enum class kind { space, comment, identifier, number, literal, punct, directive };
 
 struct token {
@@ -842,7 +848,7 @@ class porter {
         "for",    "switch",   "goto",     "typeid",  "and",      "or",        "not",      "static_assert",
         "const",  "volatile", "operator", "typedef", "using",    "template",  "typename", "static",
         "extern", "inline",   "auto",     "void",    "int",      "char",      "float",    "double"};
-    return is_identifier(i) && std::find(std::begin(words), std::end(words), text(i)) != std::end(words);
+    return is_identifier(i) && one_of(words, text(i));
   }
 
   // Number of adjacent copies of the one-character token c starting at i.
@@ -942,7 +948,7 @@ class porter {
     while (k > 0) {
       --k;
       if (t_[k].define != 0 || t_[k].k == kind::directive) continue;
-      if (std::find(std::begin(trailing), std::end(trailing), text(k)) != std::end(trailing) || qualifier(k)) continue;
+      if (one_of(trailing, text(k)) || qualifier(k)) continue;
       if (is(k, ")") || is(k, "]")) {
         auto open = match_backward(k);
         if (open && *open > 0 &&
@@ -1572,7 +1578,7 @@ class porter {
                                                  "__nv_bfloat16",
                                                  "__nv_bfloat162",
                                                  "uint3"};
-    if (std::find(std::begin(words), std::end(words), name) != std::end(words)) return true;
+    if (one_of(words, name)) return true;
     if (name.ends_with("_t")) return true;  // uint32_t, ptrdiff_t, ...
     // CUDA's vector types: float4, uchar2, longlong3, ...
     static constexpr std::string_view vectors[] = {"char", "uchar", "short",    "ushort",    "int",   "uint",
@@ -1755,7 +1761,7 @@ class porter {
                                                      "quiet_NaN",
                                                      "move",
                                                      "forward"};
-    if (std::find(std::begin(functions), std::end(functions), name) != std::end(functions)) return true;
+    if (one_of(functions, name)) return true;
     if (name.starts_with("make_")) return true;  // make_float4, make_int2, ...
     if (name.starts_with("atomic") && (name.ends_with("_block") || name.ends_with("_system"))) return true;
     // CUDA's intrinsics (__fmul_rn, __float2half, __ldg, __popc, __threadfence, ...):
@@ -1918,7 +1924,7 @@ class porter {
                                                  "coalesced_threads",
                                                  "binary_partition",
                                                  "labeled_partition"};
-    return std::find(std::begin(names), std::end(names), name) != std::end(names);
+    return one_of(names, name);
   }
 
   // Names of cooperative_groups that never wait: making groups, their types, the operators.
@@ -1927,21 +1933,21 @@ class porter {
         "this_thread_block", "tiled_partition", "thread_block", "thread_block_tile",
         "thread_group",      "coalesced_group", "plus",         "less",
         "greater",           "bit_and",         "bit_or",       "bit_xor"};
-    return std::find(std::begin(names), std::end(names), name) != std::end(names);
+    return one_of(names, name);
   }
 
   // A group's members that wait, awaited as weft::NAME(group, ...).
   static bool group_member_waits(std::string_view name) {
     static constexpr std::string_view names[] = {"sync", "shfl", "shfl_up", "shfl_down", "shfl_xor",
                                                  "any",  "all",  "ballot",  "match_any", "match_all"};
-    return std::find(std::begin(names), std::end(names), name) != std::end(names);
+    return one_of(names, name);
   }
 
   static bool group_member_never_waits(std::string_view name) {
     static constexpr std::string_view names[] = {"thread_rank",     "size",        "num_threads", "thread_index",
                                                  "group_index",     "dim_threads", "group_dim",   "meta_group_rank",
                                                  "meta_group_size", "is_valid"};
-    return std::find(std::begin(names), std::end(names), name) != std::end(names);
+    return one_of(names, name);
   }
 
   // The names of groups in tokens [from, to): declared with a group's type
@@ -2037,7 +2043,7 @@ class porter {
                                                       "mutable", "&",        "&&",       "__restrict__"};
       while (k > 0) {
         --k;
-        if (std::find(std::begin(trailing), std::end(trailing), text(k)) == std::end(trailing) && !qualifier(k)) break;
+        if (!one_of(trailing, text(k)) && !qualifier(k)) break;
       }
       if (!is(k, ")")) continue;
       auto lparen = match_backward(k);
@@ -2203,7 +2209,7 @@ class porter {
     static constexpr std::string_view calls[] = {
         "cudaFuncGetAttributes", "cudaFuncSetAttribute", "cudaFuncSetCacheConfig",
         "cudaOccupancyMaxActiveBlocksPerMultiprocessor", "cudaOccupancyMaxPotentialBlockSize"};
-    return std::find(std::begin(calls), std::end(calls), text(j - 1)) != std::end(calls);
+    return one_of(calls, text(j - 1));
   }
 
   // Why the kernel defined by `d` cannot run stackless; "" if it can. Fills
@@ -2420,7 +2426,7 @@ class porter {
         h.is_static = true;
         continue;
       }
-      if (std::find(std::begin(dropped), std::end(dropped), text(k)) != std::end(dropped)) continue;
+      if (one_of(dropped, text(k))) continue;
       if ((is(k, "[") && is(k + 1, "[")) || ((is(k, "__attribute__") || is(k, "__align__")) && is(k + 1, "("))) {
         auto close = match_forward(is(k, "[") ? k : k + 1);
         if (!close) return std::nullopt;
@@ -2947,9 +2953,7 @@ class porter {
     static constexpr std::string_view type_words[] = {
         "int",  "char",  "float",    "double", "long",    "short",        "unsigned", "signed",   "bool",
         "void", "const", "volatile", "auto",   "wchar_t", "__restrict__", "char8_t",  "char16_t", "char32_t"};
-    auto is_type_word = [&](std::size_t i) {
-      return std::find(std::begin(type_words), std::end(type_words), text(i)) != std::end(type_words);
-    };
+    auto is_type_word = [&](std::size_t i) { return one_of(type_words, text(i)); };
     std::string out;
     std::vector<std::size_t> param;
     auto flush = [&] {
