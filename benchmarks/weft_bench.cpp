@@ -1248,8 +1248,8 @@ bool bench_texture(const options& o) {
   for (double* t : {&linear_t.weft, &linear_t.plain, &linear_t.weft_min, &linear_t.plain_min}) *t /= launches;
   double linear_ratio = linear_t.weft / linear_t.plain;
   std::printf(
-      "\ntexture: floats in pitched memory, one fetch per thread, 16x16 threads per block; times per launch,\n"
-      "of 16M fetches launched at a time; ratio = texture time / hand-written time (medians)\n");
+      "\ntexture: floats in pitched memory, one fetch per thread, 16x16 threads per block; times per launch\n"
+      "(a run launches up to 16M fetches, then synchronises); ratio = texture time / hand-written time (medians)\n");
   std::printf("  %-50s %10s %10s %7s %9s\n", "", "texture", "by hand", "ratio", "best-run");
   char name[96];
   std::snprintf(name, sizeof name, "tex2D linear / bilinear from the same memory, %dx%d", width, height);
