@@ -1045,6 +1045,21 @@ bool bench_graph(const options& o) {
 // point fetch at a texel's centre against a plain load. Both sides are weft
 // kernels of the same shape, so the ratio is what the texture path costs
 // over the code a user would write without it.
+//
+// Each timed run launches a kernel repeatedly into the legacy stream and
+// synchronises once, for 16M fetches in all (64 launches of the smallest
+// image), and reports the time per launch. One launch and synchronise per
+// run measured, beside other processes, the OS scheduler instead: a worker
+// or host thread woken while other programs run on every core gets a core
+// only at the next scheduler tick (4 ms at Linux's HZ=250), so a 0.14 ms
+// kernel took 4, 8 or 16 ms a trip and both columns showed the same tick
+// (docs/performance.md, "texture").
+
+/// Launches per timed run for a kernel of `fetches` threads.
+int launches_per_run(std::size_t fetches, bool quick) {
+  constexpr std::size_t fetches_per_run = std::size_t(1) << 24;
+  return quick ? 1 : static_cast<int>(std::max<std::size_t>(1, fetches_per_run / fetches));
+}
 
 // Sampling positions: a slight scale and shift, so that the linear fetches
 // fall between texel centres.
@@ -1136,9 +1151,10 @@ point_fetch_timing time_point_fetches(const options& o, int width, int height, b
   ok &= check(cudaCreateTextureObject(&point, &resource, &how, nullptr), "texture");
   if (!ok) return result;
 
-  auto synchronised = [&ok](auto launch) {
-    return [&ok, launch] {
-      launch();
+  const int launches = launches_per_run(count, o.quick);
+  auto synchronised = [&ok, launches](auto launch) {
+    return [&ok, launches, launch] {
+      for (int i = 0; i < launches; ++i) launch();
       ok &= check(cudaDeviceSynchronize(), "texture");
     };
   };
@@ -1156,12 +1172,12 @@ point_fetch_timing time_point_fetches(const options& o, int width, int height, b
     plain_t.push_back(time_once(plain));
     by_hand_t.push_back(time_once(by_hand));
   }
-  result.fetch = median(fetch_t);
-  result.plain = median(plain_t);
-  result.by_hand = median(by_hand_t);
-  result.fetch_best = *std::min_element(fetch_t.begin(), fetch_t.end());
-  result.plain_best = *std::min_element(plain_t.begin(), plain_t.end());
-  result.by_hand_best = *std::min_element(by_hand_t.begin(), by_hand_t.end());
+  result.fetch = median(fetch_t) / launches;
+  result.plain = median(plain_t) / launches;
+  result.by_hand = median(by_hand_t) / launches;
+  result.fetch_best = *std::min_element(fetch_t.begin(), fetch_t.end()) / launches;
+  result.plain_best = *std::min_element(plain_t.begin(), plain_t.end()) / launches;
+  result.by_hand_best = *std::min_element(by_hand_t.begin(), by_hand_t.end()) / launches;
   result.right = std::memcmp(out_fetch, out_plain, bytes) == 0 && std::memcmp(out_by_hand, out_plain, bytes) == 0 &&
                  std::memcmp(out_plain, host.data(), bytes) == 0;
   ok &= result.right;
@@ -1201,9 +1217,10 @@ bool bench_texture(const options& o) {
   ok &= check(cudaCreateTextureObject(&linear, &resource, &how, nullptr), "texture");
   if (!ok) return false;
 
+  const int launches = launches_per_run(count, o.quick);
   auto run = [&](auto launch) {
-    return [&ok, launch] {
-      launch();
+    return [&ok, launches, launch] {
+      for (int i = 0; i < launches; ++i) launch();
       ok &= check(cudaDeviceSynchronize(), "texture");
     };
   };
@@ -1228,10 +1245,11 @@ bool bench_texture(const options& o) {
   for (const auto& size : point_sizes)
     points.push_back(time_point_fetches(o, o.quick ? size[0] / 16 : size[0], o.quick ? size[1] / 16 : size[1], ok));
 
+  for (double* t : {&linear_t.weft, &linear_t.plain, &linear_t.weft_min, &linear_t.plain_min}) *t /= launches;
   double linear_ratio = linear_t.weft / linear_t.plain;
   std::printf(
-      "\ntexture: floats in pitched memory, one fetch per thread, 16x16 threads per block;\n"
-      "ratio = texture time / hand-written time (medians)\n");
+      "\ntexture: floats in pitched memory, one fetch per thread, 16x16 threads per block; times per launch\n"
+      "(a run launches up to 16M fetches, then synchronises); ratio = texture time / hand-written time (medians)\n");
   std::printf("  %-50s %10s %10s %7s %9s\n", "", "texture", "by hand", "ratio", "best-run");
   char name[96];
   std::snprintf(name, sizeof name, "tex2D linear / bilinear from the same memory, %dx%d", width, height);
