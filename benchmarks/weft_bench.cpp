@@ -21,6 +21,7 @@
 #include <boost/context/fiber.hpp>
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -646,6 +647,59 @@ bool bench_stackless_barrier(const options& o) {
   std::printf("  %-52s %10s %12.2f %12.2f  %s\n", "net cost of one barrier per thread, fibers, this run", "",
               net(fibers), net_best(fibers), verdict(o, "target <= 5", net(fibers) <= 5).c_str());
   return ok;
+}
+
+// What a 1024-thread block's CUDA threads hold while they wait at a
+// barrier: the growth of the process's resident memory over the first such
+// block, measured in a child process of its own (a fresh worker, whose
+// fiber stacks or frame arena have never held a block that large), after
+// 32-thread blocks of both kinds have brought in the code and the runtime.
+// Fibers: the stack pages each thread touched; stackless: the coroutine
+// frames and the executor's per-thread state. Page-granular.
+long resident_kib() {
+  std::FILE* status = std::fopen("/proc/self/status", "r");
+  if (!status) return -1;
+  char line[256];
+  long kib = -1;
+  while (std::fgets(line, sizeof line, status))
+    if (std::sscanf(line, "RssAnon: %ld kB", &kib) == 1) break;
+  std::fclose(status);
+  return kib;
+}
+
+int thread_state_child(bool stackless) {
+  weft::set_worker_count(1);
+  weft::launch(1, 32, BarrierLoop, 1);
+  weft::launch(1, 32, StacklessBarrierLoop, 1);
+  if (cudaDeviceSynchronize() != cudaSuccess) return 1;
+  long before = resident_kib();
+  if (stackless)
+    weft::launch(1, 1024, StacklessBarrierLoop, 10);
+  else
+    weft::launch(1, 1024, BarrierLoop, 10);
+  if (cudaDeviceSynchronize() != cudaSuccess) return 1;
+  std::printf("thread-state\t%ld\n", resident_kib() - before);
+  return 0;
+}
+
+bool bench_thread_state() {
+  char self[4096] = {};
+  if (readlink("/proc/self/exe", self, sizeof self - 1) <= 0) return false;
+  auto measure = [&](const char* kind) {
+    std::string command = std::string("'") + self + "' --thread-state " + kind;
+    std::FILE* child = popen(command.c_str(), "r");
+    long kib = -1;
+    char line[256];
+    while (child && std::fgets(line, sizeof line, child)) std::sscanf(line, "thread-state\t%ld", &kib);
+    bool ran = child && pclose(child) == 0;
+    return ran ? kib : -1;
+  };
+  long stackless = measure("stackless"), fibers = measure("fibers");
+  std::printf("\nthread state of one 1024-thread block waiting at a barrier (resident memory it added, KiB)\n");
+  std::printf("  %-52s %10ld  %s\n", "stackless kernel: frames and per-thread state", stackless,
+              stackless >= 0 && stackless <= 256 ? "target <= 256 KiB: met" : "target <= 256 KiB: MISSED");
+  std::printf("  %-52s %10ld\n", "fibers: the stack pages the threads touched", fibers);
+  return stackless >= 0 && fibers >= 0;
 }
 
 // ---------------------------------------------------------------------------
@@ -1286,6 +1340,8 @@ int main(int argc, char** argv) {
   options o;
   weft_bench::suite::suite_options suite_options;
   bool repeat_given = false, suite_option_given = false;
+  if (argc == 3 && std::string(argv[1]) == "--thread-state")
+    return thread_state_child(std::string(argv[2]) == "stackless");
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--quick")
@@ -1337,6 +1393,7 @@ int main(int argc, char** argv) {
   if (!rows.empty()) print_table(rows);
   if (o.barrier) ok &= bench_barrier(o);
   if (o.barrier) ok &= bench_stackless_barrier(o);
+  if (o.barrier) ok &= bench_thread_state();
   if (o.warp) ok &= bench_warp(o);
   if (o.warp) ok &= bench_stackless_warp(o);
   if (o.launch) ok &= bench_launch(o);
