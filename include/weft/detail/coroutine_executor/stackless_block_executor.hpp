@@ -117,7 +117,8 @@ class stackless_block_executor {
   /// touches only the executor's memory: in an ASan build it is not
   /// instrumented, and `flatten` has Clang inline what it calls (the
   /// vectors' accessors, complete_group) uninstrumented too, where they
-  /// would otherwise stay calls (docs/debugging.md, "What each mode costs").
+  /// would otherwise stay calls; GCC keeps them calls (docs/debugging.md,
+  /// "What each mode costs").
   [[gnu::no_sanitize_address, gnu::flatten]] bool warp_arrive(warp_op op, unsigned mask, warp_operand operand,
                                                               std::source_location where);
 
