@@ -62,7 +62,8 @@
 #include "weft/detail/executor/block_executor.hpp"
 #include "weft/detail/executor/block_reports.hpp"
 #include "weft/detail/executor/builtin_variables.hpp"
-#include "weft/detail/executor/shared_guard_poisoning.hpp"
+#include "weft/detail/executor/fiber_sanitizer.hpp"
+#include "weft/detail/executor/shared_guards.hpp"
 #include "weft/detail/executor/warp_arithmetic.hpp"
 #include "weft/detail/executor/warp_reports.hpp"
 
@@ -112,8 +113,14 @@ class stackless_block_executor {
   /// A lane arrives at a warp collective (warp_awaiter.hpp): true if its
   /// arrival completes the group, whose results are then ready, false if
   /// it is to suspend (park_in_warp). Throws the fiber executor's report
-  /// for a mask that cannot complete.
-  bool warp_arrive(warp_op op, unsigned mask, warp_operand operand, std::source_location where);
+  /// for a mask that cannot complete. Like the block loop (run_block), it
+  /// touches only the executor's memory: in an ASan build it is not
+  /// instrumented, and `flatten` has Clang inline what it calls (the
+  /// vectors' accessors, complete_group) uninstrumented too, where they
+  /// would otherwise stay calls; GCC keeps them calls (docs/debugging.md,
+  /// "What each mode costs").
+  [[gnu::no_sanitize_address, gnu::flatten]] bool warp_arrive(warp_op op, unsigned mask, warp_operand operand,
+                                                              std::source_location where);
 
   /// The lane that warp_arrive told to suspend does; its result is to be
   /// written to `result` when the group completes.
@@ -175,6 +182,18 @@ class stackless_block_executor {
   [[gnu::no_sanitize_address]] static void resume(const waiting_thread& thread);
   void start_warps();
   void complete_group(unsigned warp, warp_group& g, unsigned caller_bit);
+  // warp_arrive's refusals, out of line so that its `flatten` leaves the
+  // reports' text alone.
+  [[noreturn, gnu::cold, gnu::noinline]] static void refuse_group_mismatch(unsigned warp, const warp_group& open,
+                                                                           warp_op op, unsigned mask, unsigned lane,
+                                                                           std::source_location where) {
+    throw kernel_fault{cudaErrorLaunchFailure, reports::group_mismatch(warp, open, op, mask, lane, where)};
+  }
+  [[noreturn, gnu::cold, gnu::noinline]] static void refuse_mask(unsigned warp, warp_op op, unsigned mask,
+                                                                 unsigned lane, unsigned exited,
+                                                                 std::source_location where) {
+    throw kernel_fault{cudaErrorLaunchFailure, reports::refused_mask(warp, op, mask, lane, exited, where)};
+  }
   void converge();
   [[gnu::cold]] void destroy_parked();
   [[gnu::cold]] std::string stall_report(const waiting_thread* waiting, unsigned count) const;
@@ -261,7 +280,7 @@ block_failure stackless_block_executor::run(StartThread& start, const block_rang
   ready_.reserve(thread_count_);
   converging_.reserve(thread_count_);
   failure_ = {};
-  poison_shared_guards();
+  if constexpr (fiber_sanitizer::address_sanitizer) poison_shared_guards();
   running_stackless_block = this;
   host_ = &host;
   running_stackless_shared = host.dynamic_shared();
@@ -454,16 +473,15 @@ inline bool stackless_block_executor::warp_arrive(warp_op op, unsigned mask, war
   warp_group* group = find_warp_group(&groups_[warp * 32], group_count_[warp], mask);
   if (!group) [[unlikely]] {
     if (const warp_group* blocked = blocking_warp_group(&groups_[warp * 32], group_count_[warp], mask, lane_bit))
-      throw kernel_fault{cudaErrorLaunchFailure, reports::group_mismatch(warp, *blocked, op, mask, lane, where)};
+      refuse_group_mismatch(warp, *blocked, op, mask, lane, where);
     // The first lane checks the mask for the group, as on fibers; a lane
     // that exits later while the group waits is found at the round's end.
     if (!(mask & lane_bit) || (mask & exited_[warp])) [[unlikely]]
-      throw kernel_fault{cudaErrorLaunchFailure,
-                         reports::refused_mask(warp, op, mask, lane, mask & exited_[warp], where)};
+      refuse_mask(warp, op, mask, lane, mask & exited_[warp], where);
     group = &groups_[warp * 32 + group_count_[warp]++];
     *group = {mask, 0, op, where};
   } else if (group->op != op) [[unlikely]] {
-    throw kernel_fault{cudaErrorLaunchFailure, reports::group_mismatch(warp, *group, op, mask, lane, where)};
+    refuse_group_mismatch(warp, *group, op, mask, lane, where);
   }
   group->arrived |= lane_bit;
   if (group->arrived != mask) {
