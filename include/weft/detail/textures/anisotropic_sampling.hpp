@@ -1,30 +1,33 @@
 // Anisotropic filtering: the samples an H100 takes along a footprint's
 // major axis when a 2D fetch with gradients (tex2DGrad, tex2DLayeredGrad)
-// reads a texture whose maxAnisotropy is above 1, with linear filtering.
-// Fitted to a delta texel swept by such fetches on an H200, the H100's
-// texture unit (tests/differential/h100_measurements/anisotropy*.txt), and
-// to texture_probe's anisotropic lines:
+// reads a texture whose maxAnisotropy is above 1. Fitted to a delta texel
+// swept by such fetches on an H200, the H100's texture unit
+// (tests/differential/h100_measurements/anisotropy*.txt), and to
+// texture_probe's anisotropic lines:
 // - The line has length P: the major axis's approximate length
 //   (gradient_level.hpp) over 2^lod, lod the level of detail before its
 //   sharpening (their logs in 256ths subtracted). Where P is above 2,
 //   samples lie at +-0.5, +-1.5, ..., ceil(P/2) on each side, in steps of
 //   one texel of the lower level read, or, between two levels, of 2^f of
-//   them, f the sharpened fraction (rounded to 64ths).
+//   them, f the sharpened fraction (rounded to 64ths). Where 1 < P <= 2,
+//   two samples of 1/2 lie at +-(1 - 1/P) steps (short_line_weights).
 // - Each sample but the outermost pair weighs 1/P, taken from P's 8-bit
-//   log2 (2^-log2(P)) rounded to nearest at 8 significant bits (but no finer
-//   than 1/1024); the outermost pair shares what is left of 1. So weights are multiples of 2^-8 to 2^-10, the unit of
-//   the inner weight's 8th bit.
+//   log2 (2^-log2(P)) rounded to nearest at 8 significant bits (truncated
+//   to 1024ths past P = 8); the outermost pair shares what is left of 1. So
+//   weights are multiples of 2^-8 to 2^-10, the unit of the inner weight's
+//   8th bit.
 // - The step is a vector of one texel in 64ths (anisotropic_step): the
 //   major axis's components cut to 4 bits of the longer one's binade and
 //   taken at the middle of their cells, so off the axes it departs from the
 //   major axis by up to a few degrees.
 // - Between two levels, on the lower one the step times 2^f is truncated to
 //   64ths; the upper level takes a line of its own over the same length
-//   (P 2^f / 2 of its texels), its samples one step of its own texels apart
-//   and weighted by that length's rule. Each sample's weight times its
-//   level's share is rounded half up in the weights' unit and goes to the
-//   sample's four texels as a trilinear fetch shares a level's weight among
-//   them (mipmap_level_weights).
+//   (P 2^f / 2 of its texels, two samples where that is 2 or less), its
+//   samples one step of its own texels apart and weighted by that length's
+//   rule. The samples' weights times their level's share are rounded as a
+//   running sum, and each goes to the sample's four texels as a trilinear
+//   fetch shares a level's weight among them (mipmap_level_weights), or,
+//   with point filtering, to the one texel the sample falls in.
 #pragma once
 
 #include <cmath>
@@ -48,18 +51,19 @@ struct anisotropic_weights {
   int inner;         // each sample's weight but the outermost pair's, in units of 2^-unit_bits
   int outer;         // each of the outermost pair's
   int unit_bits;     // 8 to 11
-  int short_offset;  // a line of 1 to 2 texels: its pair's offset from the centre, 256ths of a step; else 0
+  int short_offset;  // a line of 1 to 2 texels: its pair's offset from the centre, 256ths of a step
+  bool short_line;
 };
 
 /// A line of P texels, 1 < P <= 2 (its 8-bit log2 `log_length` in (0, 256]):
-/// two samples of 1/2 each, at +-(1 - 1/P) steps from the centre, 1/P taken
-/// as 2^-(P's 8-bit log2) truncated to 256ths (an H200: P = 1.25, 1.5, 1.75
-/// at +-52, 86, 110 256ths, along the axes and off them; P = 2 at +-1/2,
-/// where the longer rule would put its pair too).
+/// two samples of 1/2 each (in 512ths), at +-(1 - 1/P) steps from the
+/// centre, 1/P taken as 2^-(P's 8-bit log2) truncated to 256ths (an H200:
+/// P = 1.25, 1.5, 1.75 at +-52, 86, 110 256ths; P = 2 at +-1/2). A line of
+/// 1 or less (log_length <= 0; an upper level's) has both at the centre.
 inline anisotropic_weights short_line_weights(int log_length) {
   double reciprocal = std::exp2(-static_cast<double>(log_length) / (1 << gradient_level_bits));
-  int kept = static_cast<int>(std::floor(std::ldexp(reciprocal, 8)));
-  return anisotropic_weights{1, 0, 1 << 8, 9, (1 << 8) - kept};
+  int kept = log_length > 0 ? static_cast<int>(std::floor(std::ldexp(reciprocal, 8))) : 1 << 8;
+  return anisotropic_weights{1, 0, 1 << 8, 9, (1 << 8) - kept, true};
 }
 
 /// The weights for a line of `length` texels of the level sampled, whose
@@ -181,27 +185,25 @@ inline texel_floats sample_anisotropic(const texture_sampler& s, const texture_c
       int product = k == 0 ? line.step[d] * line.spacing : line.step[d] << anisotropic_step_bits;
       spaced[d] = product < 0 ? -((-product) >> anisotropic_step_bits) : product >> anisotropic_step_bits;
     }
-    // With point filtering the weights times the share are rounded as a
-    // running sum, from the sample furthest back along the step: a pair's
-    // two samples may differ by one unit.
+    // Each weight times the level's share is rounded as a running sum, from
+    // the sample furthest back along the step, so that the shares add up:
+    // a pair's two samples may differ by one unit (point filtering between
+    // levels: 84, 172, 170, 86).
     int running = 0, rounded_before = 0;
     for (int order = 0; order < 2 * weights.pairs; ++order) {
       int side = order < weights.pairs ? -1 : 1;
       int pair = side < 0 ? weights.pairs - 1 - order : order - weights.pairs;
       int sample_weight = pair + 1 < weights.pairs ? weights.inner : weights.outer;
-      int weight = (sample_weight * line.share[k] + weight_one / 2) >> weight_bits;
-      if (!s.linear_filter) {
-        running += sample_weight * line.share[k];
-        int rounded = (running + weight_one / 2) >> weight_bits;
-        weight = rounded - rounded_before;
-        rounded_before = rounded;
-      }
+      running += sample_weight * line.share[k];
+      int rounded = (running + weight_one / 2) >> weight_bits;
+      int weight = rounded - rounded_before;
+      rounded_before = rounded;
       if (weight == 0) continue;
       {
         // pair + 1/2 spacings, in coordinate_bits fixed point of this level.
         fixed_texel_coordinate shift[2];
         for (int d = 0; d < 2; ++d)
-          shift[d] = weights.short_offset != 0
+          shift[d] = weights.short_line
                          ? short_line_shift(side, weights.short_offset, spaced[d])
                          : static_cast<fixed_texel_coordinate>(side * (2 * pair + 1) * spaced[d]) *
                                (fixed_texel_coordinate{1} << (coordinate_bits - anisotropic_step_bits - 1));
@@ -236,9 +238,9 @@ inline texel_floats sample_anisotropic(const texture_sampler& s, const texture_c
 
 /// A 2D fetch with gradients dx and dy (in the texture's coordinates): the
 /// level of detail as level_from_gradients gives it, and, for a texture with
-/// maxAnisotropy above 1 and linear filtering, the samples along the major
-/// axis where its line is longer than 2 texels (a shorter line, as for an
-/// isotropic footprint, takes one sample at the centre). The line's
+/// maxAnisotropy above 1, the samples along the major axis where its line
+/// is longer than 1 texel (a line of 1 or less, as an isotropic footprint,
+/// takes one sample at the centre). The line's
 /// length P is the major axis over 2^lod (its log2 that of the major axis
 /// less the level of detail, both in 256ths); between two levels the
 /// samples lie 2^f texels of the lower level apart, f the sharpened
@@ -288,21 +290,20 @@ texel_words sample_gradients(const texture_sampler& s, const texture_coordinates
         }
       }
       int log_length = fixed_level_log2(major.length) - lod;
-      if (log_length > 0 && log_length <= (1 << gradient_level_bits) && line.share[1] == 0) {  // 1 < P <= 2
-        anisotropic_step(major.x, major.y, line.step);
-        line.weights[0] = short_line_weights(log_length);
-        return as_words(sample_anisotropic(s, at, slice, line));
-      }
-      if (log_length > (1 << gradient_level_bits)) {  // P > 2
+      if (log_length > 0) {  // P > 1
         anisotropic_step(major.x, major.y, line.step);
         double length = major.length * std::exp2(-static_cast<double>(lod) / weight_one);
-        line.weights[0] = anisotropic_sample_weights_of_log(log_length, length);
+        line.weights[0] = log_length <= (1 << gradient_level_bits)
+                              ? short_line_weights(log_length)
+                              : anisotropic_sample_weights_of_log(log_length, length);
         if (line.share[1] != 0) {
           // The level above covers the lower line's length, P spacings of
           // the lower level, in its own texels: P 2^(log/256) spacing/128.
           double upper_length = std::exp2(static_cast<double>(log_length) / (1 << gradient_level_bits)) * line.spacing /
                                 (2 << anisotropic_step_bits);
-          line.weights[1] = anisotropic_sample_weights(upper_length);
+          int upper_log = fixed_level_log2(upper_length);
+          line.weights[1] = upper_log <= (1 << gradient_level_bits) ? short_line_weights(upper_log)
+                                                                    : anisotropic_sample_weights(upper_length);
         }
         return as_words(sample_anisotropic(s, at, slice, line));
       }
