@@ -301,3 +301,36 @@ TEST_CASE("point-filtered anisotropic fetches take the same samples, each readin
   cudaFreeMipmappedArray(on_level0);
   cudaFreeMipmappedArray(on_level1);
 }
+
+TEST_CASE("a line of 1 to 2 texels takes two samples of 1/2; past P = 8 the inner weight is truncated to 1024ths") {
+  // An H200 (anisotropy6.txt, configurations 14, 250 and 280; values in
+  // 1024ths): along x with P = 1.25 the samples lie at +-52/256 of a texel,
+  // so the delta reads 1 - 52/256 around its centre and falls off linearly
+  // past it; P = 8.0625 weighs its inner samples 126/1024 (253/2048 at 8
+  // significant bits, truncated), P = 9 113/1024 (227.25/2048 rounds to
+  // 227, truncated to 113).
+  cudaMipmappedArray_t array =
+      make_anisotropy_mipmap(256, 9, [](int l, int x, int y) { return l == 0 && x == 128 && y == 128 ? 1.0f : 0.0f; });
+  cudaTextureObject_t t = anisotropic_texture(array, cudaAddressModeClamp, 16, 8);
+  struct line_fetch {
+    float length;    // the major axis along x, in texels; dy = 0
+    float offset;    // from the delta's centre along x
+    float expected;  // the H200's, in 1024ths
+  };
+  const std::vector<line_fetch> fetches = {
+      {1.25f, 0.0f, 816}, {1.25f, -0.1875f, 816}, {1.25f, 0.25f, 768},  {1.25f, -0.5f, 512},   {1.25f, 1.1875f, 8},
+      {1.0f, 0.25f, 768}, {2.0f, 0.0f, 512},      {8.0625f, 0.0f, 126}, {8.03125f, 0.0f, 127}, {9.0f, 0.0f, 113},
+  };
+  device_buffer<line_fetch> at(fetches);
+  const line_fetch* f = at.p;
+  auto got = run_fetches<float>(static_cast<int>(fetches.size()), [=](int i) {
+    return tex2DGrad<float>(t, (128.5f + f[i].offset) / 256, 128.5f / 256, make_float2(f[i].length / 256, 0),
+                            make_float2(0, 0));
+  });
+  for (std::size_t i = 0; i < fetches.size(); ++i) {
+    CAPTURE(i);
+    CHECK(got[i] * 1024 == fetches[i].expected);
+  }
+  cudaDestroyTextureObject(t);
+  cudaFreeMipmappedArray(array);
+}
