@@ -199,35 +199,33 @@ inline texel_floats sample_anisotropic(const texture_sampler& s, const texture_c
       int weight = rounded - rounded_before;
       rounded_before = rounded;
       if (weight == 0) continue;
-      {
-        // pair + 1/2 spacings, in coordinate_bits fixed point of this level.
-        fixed_texel_coordinate shift[2];
-        for (int d = 0; d < 2; ++d)
-          shift[d] = weights.short_line
-                         ? short_line_shift(side, weights.short_offset, spaced[d])
-                         : static_cast<fixed_texel_coordinate>(side * (2 * pair + 1) * spaced[d]) *
-                               (fixed_texel_coordinate{1} << (coordinate_bits - anisotropic_step_bits - 1));
-        if (!s.linear_filter) {  // the one texel under the sample takes its whole weight
-          const std::byte* texel = origin;
-          for (int d = 0; d < 2 && texel != s.border_texel; ++d) {
-            int i = address_texel(point_texel(to_texel_space(s, level, d, at.value[d]) + shift[d]), level.size[d],
-                                  s.address[d]);
-            texel = i == outside_texture ? s.border_texel : texel + static_cast<std::size_t>(i) * level.stride[d];
-          }
-          texel_floats value = s.routines->floats(texel);
-          for (int c = 0; c < 4; ++c) sum[c] += weight * unit * static_cast<double>(value.value[c]);
-          continue;
+      // pair + 1/2 spacings, in coordinate_bits fixed point of this level.
+      fixed_texel_coordinate shift[2];
+      for (int d = 0; d < 2; ++d)
+        shift[d] = weights.short_line
+                       ? short_line_shift(side, weights.short_offset, spaced[d])
+                       : static_cast<fixed_texel_coordinate>(side * (2 * pair + 1) * spaced[d]) *
+                             (fixed_texel_coordinate{1} << (coordinate_bits - anisotropic_step_bits - 1));
+      if (!s.linear_filter) {  // the one texel under the sample takes its whole weight
+        const std::byte* texel = origin;
+        for (int d = 0; d < 2 && texel != s.border_texel; ++d) {
+          int i = address_texel(point_texel(to_texel_space(s, level, d, at.value[d]) + shift[d]), level.size[d],
+                                s.address[d]);
+          texel = i == outside_texture ? s.border_texel : texel + static_cast<std::size_t>(i) * level.stride[d];
         }
-        const std::byte* texels[4];
-        int fractions[2];
-        linear_footprint<2>(s, level, at, origin, texels, fractions, shift);
-        int texel_weights[4];
-        mipmap_level_weights(fractions[0], fractions[1], weight, texel_weights);
-        for (int corner = 0; corner < 4; ++corner) {
-          if (texel_weights[corner] == 0) continue;  // as in a blend: a texel of weight 0 takes no part
-          texel_floats value = s.routines->floats(texels[corner]);
-          for (int c = 0; c < 4; ++c) sum[c] += texel_weights[corner] * unit * static_cast<double>(value.value[c]);
-        }
+        texel_floats value = s.routines->floats(texel);
+        for (int c = 0; c < 4; ++c) sum[c] += weight * unit * static_cast<double>(value.value[c]);
+        continue;
+      }
+      const std::byte* texels[4];
+      int fractions[2];
+      linear_footprint<2>(s, level, at, origin, texels, fractions, shift);
+      int texel_weights[4];
+      mipmap_level_weights(fractions[0], fractions[1], weight, texel_weights);
+      for (int corner = 0; corner < 4; ++corner) {
+        if (texel_weights[corner] == 0) continue;  // as in a blend: a texel of weight 0 takes no part
+        texel_floats value = s.routines->floats(texels[corner]);
+        for (int c = 0; c < 4; ++c) sum[c] += texel_weights[corner] * unit * static_cast<double>(value.value[c]);
       }
     }
   }
