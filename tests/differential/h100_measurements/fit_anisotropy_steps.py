@@ -64,8 +64,10 @@ def sample_weights(length):
     pairs = math.ceil(length / 2)
     reciprocal = 2.0 ** (-fixed_log2(length) / 256)
     exponent = math.frexp(reciprocal)[1]
-    unit_bits = min(10, 8 - exponent + (1 if 2.0 ** (exponent - 1) == reciprocal else 0))
-    inner = math.floor(reciprocal * 2 ** unit_bits + 0.5)
+    significant_bits = 8 - exponent + (1 if 2.0 ** (exponent - 1) == reciprocal else 0)
+    unit_bits = min(10, significant_bits)
+    # rounded at 8 significant bits, then truncated to 1024ths past P = 8
+    inner = math.floor(reciprocal * 2 ** significant_bits + 0.5) >> (significant_bits - unit_bits)
     rest = 2 ** unit_bits - 2 * inner * (pairs - 1)
     return [inner] * (pairs - 1) + [max(rest, 0) // 2], unit_bits
 

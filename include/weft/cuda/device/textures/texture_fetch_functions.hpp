@@ -192,7 +192,7 @@ texel_words fetch_grad(cudaTextureObject_t object, const texture_coordinates<Dim
 }
 
 inline texel_words fetch_cubemap(cudaTextureObject_t object, float x, float y, float z, int cube, bool explicit_level,
-                                 float level) {
+                                 float level, bool from_gradients = false) {
   const texture_sampler& s = sampler_of(object);
   cubemap_position p = cubemap_face(x, y, z);
   if (s.seamless_cubemap) [[unlikely]]
@@ -200,19 +200,40 @@ inline texel_words fetch_cubemap(cudaTextureObject_t object, float x, float y, f
   texture_coordinates<2> at{{p.u, p.v}};
   int slice = cubemap_slice(p, s.layers > 1 ? clamp_layer(s, cube) : 0);
   if (!explicit_level && s.level_count() == 1) return sample_level<2>(s, s.levels[0], at, slice);
-  return sample_lod<2>(s, at, slice, explicit_level ? level : 0.0f);
+  return sample_lod<2>(s, at, slice, explicit_level ? level : 0.0f, from_gradients);
 }
 
-/// The level of detail of a cubemap fetch with gradients: as for a 2D fetch
-/// on the face, whose coordinates change by the gradient over twice the
-/// major axis.
+/// The level of detail of a cubemap fetch with gradients, as an H100 takes
+/// it: the 2D rule (level_from_footprint, maxAnisotropy included) on the
+/// face's texels that each gradient moves the direction by, a difference of
+/// the projections of (x, y, z) + gradient and (x, y, z) onto the face of
+/// (x, y, z) (coordinate / major axis, times half the face's size). So a
+/// gradient's component along the major axis counts away from the face's
+/// centre, and a long gradient counts less than its derivative would. Fitted
+/// on an H200 (h100_measurements/gradients3d.txt, cubemap_gradients.txt):
+/// every fetch whose direction plus gradient stays on the face, to within
+/// 2/256 of a level; where it crosses onto another face the H100 takes a
+/// rule not found.
 inline float cubemap_level_from_gradients(const texture_sampler& s, float x, float y, float z, float4 dx, float4 dy) {
-  float ax = x < 0 ? -x : x, ay = y < 0 ? -y : y, az = z < 0 ? -z : z;
-  float major = ax > ay ? (ax > az ? ax : az) : (ay > az ? ay : az);
-  float scale = s.levels[0].float_size[0] / (2.0f * major);
-  float lx = (dx.x * dx.x + dx.y * dx.y + dx.z * dx.z) * scale * scale;
-  float ly = (dy.x * dy.x + dy.y * dy.y + dy.z * dy.z) * scale * scale;
-  return 0.5f * std::log2(lx > ly ? lx : ly);
+  const double direction[3] = {x, y, z};
+  double magnitude[3] = {std::fabs(direction[0]), std::fabs(direction[1]), std::fabs(direction[2])};
+  // The major axis as cubemap_face picks it: ties to z over y over x.
+  int major = magnitude[2] >= magnitude[1] && magnitude[2] >= magnitude[0] ? 2 : (magnitude[1] >= magnitude[0] ? 1 : 0);
+  int across[2] = {major == 0 ? 1 : 0, major == 2 ? 1 : 2};
+  double half_size = static_cast<double>(s.levels[0].float_size[0]) / 2;
+  auto face_texels = [&](const float4& gradient, float(&texels)[2]) {
+    const double moved[3] = {direction[0] + gradient.x, direction[1] + gradient.y, direction[2] + gradient.z};
+    for (int k = 0; k < 2; ++k) {
+      int a = across[k];
+      double change = moved[a] / std::fabs(moved[major]) - direction[a] / magnitude[major];
+      texels[k] = static_cast<float>(change * half_size);
+    }
+  };
+  float texel_dx[2], texel_dy[2];
+  face_texels(dx, texel_dx);
+  face_texels(dy, texel_dy);
+  int level = level_from_footprint(texel_dx, texel_dy, s.max_anisotropy);
+  return static_cast<float>(level) / (1 << gradient_level_bits);
 }
 
 }  // namespace weft::detail::textures
@@ -514,7 +535,7 @@ template <weft::surface::texture_fetch_type T>
                                                   float4 dPdx, float4 dPdy) {
   namespace t = weft::detail::textures;
   float level = t::cubemap_level_from_gradients(t::sampler_of(object), x, y, z, dPdx, dPdy);
-  *out = t::texel_as<T>(t::fetch_cubemap(object, x, y, z, 0, true, level));
+  *out = t::texel_as<T>(t::fetch_cubemap(object, x, y, z, 0, true, level, true));
 }
 template <class T>
 [[gnu::always_inline]] inline T texCubemapGrad(cudaTextureObject_t object, float x, float y, float z, float4 dPdx,
@@ -529,7 +550,7 @@ template <weft::surface::texture_fetch_type T>
                                                          int layer, float4 dPdx, float4 dPdy) {
   namespace t = weft::detail::textures;
   float level = t::cubemap_level_from_gradients(t::sampler_of(object), x, y, z, dPdx, dPdy);
-  *out = t::texel_as<T>(t::fetch_cubemap(object, x, y, z, layer, true, level));
+  *out = t::texel_as<T>(t::fetch_cubemap(object, x, y, z, layer, true, level, true));
 }
 template <class T>
 [[gnu::always_inline]] inline T texCubemapLayeredGrad(cudaTextureObject_t object, float x, float y, float z, int layer,

@@ -38,13 +38,13 @@ cudaMipmappedArray_t make_anisotropy_mipmap(int size, int levels, Texel texel) {
 }
 
 cudaTextureObject_t anisotropic_texture(cudaMipmappedArray_t array, cudaTextureAddressMode mode, unsigned anisotropy,
-                                        float max_level) {
+                                        float max_level, cudaTextureFilterMode filter = cudaFilterModeLinear) {
   cudaResourceDesc resource{};
   resource.resType = cudaResourceTypeMipmappedArray;
   resource.res.mipmap.mipmap = array;
   cudaTextureDesc desc{};
   desc.addressMode[0] = desc.addressMode[1] = mode;
-  desc.filterMode = cudaFilterModeLinear;
+  desc.filterMode = filter;
   desc.mipmapFilterMode = cudaFilterModeLinear;
   desc.normalizedCoords = 1;
   desc.maxMipmapLevelClamp = max_level;
@@ -259,4 +259,78 @@ TEST_CASE("between two levels, the upper level takes its own line, one step of i
     cudaDestroyTextureObject(t);
     cudaFreeMipmappedArray(array);
   }
+}
+
+TEST_CASE("point-filtered anisotropic fetches take the same samples, each reading the one texel under it") {
+  // An H200 (anisotropy6.txt, configurations 2 and 11; values in 1024ths):
+  // along x with a major axis of 3, the samples at +-0.5 (342/1024) and
+  // +-1.5 (170/1024), each the whole weight of the texel it falls in; on
+  // the upper of two levels (share 1/2, a line of 3 of its texels) each
+  // weight times the share rounded as a running sum from the back of the
+  // line, so that a pair's two samples differ: 84, 172, 170, 86.
+  cudaMipmappedArray_t on_level0 =
+      make_anisotropy_mipmap(256, 9, [](int l, int x, int y) { return l == 0 && x == 128 && y == 128 ? 1.0f : 0.0f; });
+  cudaMipmappedArray_t on_level1 =
+      make_anisotropy_mipmap(256, 9, [](int l, int x, int y) { return l == 1 && x == 64 && y == 64 ? 1.0f : 0.0f; });
+  cudaTextureObject_t lower = anisotropic_texture(on_level0, cudaAddressModeClamp, 16, 8, cudaFilterModePoint);
+  cudaTextureObject_t upper = anisotropic_texture(on_level1, cudaAddressModeClamp, 16, 8, cudaFilterModePoint);
+  struct point_anisotropic_fetch {
+    bool on_upper_level;
+    float offset;    // from texel (128, 128)'s centre along x, in level-0 texels
+    float expected;  // the H200's, in 1024ths
+  };
+  const std::vector<point_anisotropic_fetch> fetches = {
+      {false, -2.0f, 170}, {false, -1.125f, 170}, {false, -1.0f, 342}, {false, 0.875f, 342},
+      {false, 1.0f, 170},  {false, 2.0f, 0},      {true, -3.5f, 84},   {true, -1.5f, 172},
+      {true, 0.5f, 170},   {true, 2.5f, 86},      {true, 4.5f, 0},
+  };
+  device_buffer<point_anisotropic_fetch> at(fetches);
+  const point_anisotropic_fetch* f = at.p;
+  auto got = run_fetches<float>(static_cast<int>(fetches.size()), [=](int i) {
+    float x = (128.5f + f[i].offset) / 256, y = 128.5f / 256;
+    if (f[i].on_upper_level)
+      return tex2DGrad<float>(upper, x, y, make_float2(6.0f / 256, 0), make_float2(0, 1.41421356f / 256));
+    return tex2DGrad<float>(lower, x, y, make_float2(3.0f / 256, 0), make_float2(0, 0));
+  });
+  for (std::size_t i = 0; i < fetches.size(); ++i) {
+    CAPTURE(i);
+    CHECK(got[i] * 1024 == fetches[i].expected);
+  }
+  cudaDestroyTextureObject(lower);
+  cudaDestroyTextureObject(upper);
+  cudaFreeMipmappedArray(on_level0);
+  cudaFreeMipmappedArray(on_level1);
+}
+
+TEST_CASE("a line of 1 to 2 texels takes two samples of 1/2; past P = 8 the inner weight is truncated to 1024ths") {
+  // An H200 (anisotropy6.txt, configurations 14, 250 and 280; values in
+  // 1024ths): along x with P = 1.25 the samples lie at +-52/256 of a texel,
+  // so the delta reads 1 - 52/256 around its centre and falls off linearly
+  // past it; P = 8.0625 weighs its inner samples 126/1024 (253/2048 at 8
+  // significant bits, truncated), P = 9 113/1024 (227.25/2048 rounds to
+  // 227, truncated to 113).
+  cudaMipmappedArray_t array =
+      make_anisotropy_mipmap(256, 9, [](int l, int x, int y) { return l == 0 && x == 128 && y == 128 ? 1.0f : 0.0f; });
+  cudaTextureObject_t t = anisotropic_texture(array, cudaAddressModeClamp, 16, 8);
+  struct line_fetch {
+    float length;    // the major axis along x, in texels; dy = 0
+    float offset;    // from the delta's centre along x
+    float expected;  // the H200's, in 1024ths
+  };
+  const std::vector<line_fetch> fetches = {
+      {1.25f, 0.0f, 816}, {1.25f, -0.1875f, 816}, {1.25f, 0.25f, 768},  {1.25f, -0.5f, 512},   {1.25f, 1.1875f, 8},
+      {1.0f, 0.25f, 768}, {2.0f, 0.0f, 512},      {8.0625f, 0.0f, 126}, {8.03125f, 0.0f, 127}, {9.0f, 0.0f, 113},
+  };
+  device_buffer<line_fetch> at(fetches);
+  const line_fetch* f = at.p;
+  auto got = run_fetches<float>(static_cast<int>(fetches.size()), [=](int i) {
+    return tex2DGrad<float>(t, (128.5f + f[i].offset) / 256, 128.5f / 256, make_float2(f[i].length / 256, 0),
+                            make_float2(0, 0));
+  });
+  for (std::size_t i = 0; i < fetches.size(); ++i) {
+    CAPTURE(i);
+    CHECK(got[i] * 1024 == fetches[i].expected);
+  }
+  cudaDestroyTextureObject(t);
+  cudaFreeMipmappedArray(array);
 }

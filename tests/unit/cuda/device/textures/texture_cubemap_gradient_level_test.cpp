@@ -1,0 +1,94 @@
+// The level of detail texCubemapGrad takes from its gradients, checked bit for
+// bit against fetches measured on an H200, whose texture unit is the H100's
+// (tests/differential/h100_measurements/cubemap_gradients.txt: 256 x 256
+// faces, level l holding l, point filtering within levels and linear between
+// them, so that each result is the level, its fraction in 256ths).
+#include <doctest/doctest.h>
+#include <weft.hpp>
+
+#include <vector>
+
+#include "texture_fetching.hpp"
+
+namespace {
+
+struct cubemap_gradient_measurement {
+  float direction[3];
+  float dx[3], dy[3];
+  float level;  // the H200's result
+};
+
+// 256 x 256 faces, 9 levels, level l holding l.
+struct level_numbered_cubemap {
+  cudaMipmappedArray_t array = nullptr;
+
+  level_numbered_cubemap() {
+    cudaChannelFormatDesc format = cudaCreateChannelDesc<float>();
+    REQUIRE(cudaMallocMipmappedArray(&array, &format, make_cudaExtent(256, 256, 6), 9, cudaArrayCubemap) ==
+            cudaSuccess);
+    for (int l = 0; l < 9; ++l) {
+      cudaArray_t level = nullptr;
+      REQUIRE(cudaGetMipmappedArrayLevel(&level, array, l) == cudaSuccess);
+      std::size_t side = 256u >> l;
+      std::vector<float> texels(side * side * 6, static_cast<float>(l));
+      cudaMemcpy3DParms copy{};
+      copy.srcPtr = make_cudaPitchedPtr(texels.data(), side * 4, side, side);
+      copy.dstArray = level;
+      copy.extent = make_cudaExtent(side, side, 6);
+      copy.kind = cudaMemcpyHostToDevice;
+      REQUIRE(cudaMemcpy3D(&copy) == cudaSuccess);
+    }
+  }
+  ~level_numbered_cubemap() { CHECK(cudaFreeMipmappedArray(array) == cudaSuccess); }
+
+  cudaTextureObject_t texture() const {
+    cudaResourceDesc resource{};
+    resource.resType = cudaResourceTypeMipmappedArray;
+    resource.res.mipmap.mipmap = array;
+    cudaTextureDesc desc{};
+    desc.addressMode[0] = desc.addressMode[1] = desc.addressMode[2] = cudaAddressModeClamp;
+    desc.filterMode = cudaFilterModePoint;
+    desc.mipmapFilterMode = cudaFilterModeLinear;
+    desc.normalizedCoords = 1;
+    desc.maxMipmapLevelClamp = 8;
+    cudaTextureObject_t object = 0;
+    REQUIRE(cudaCreateTextureObject(&object, &resource, &desc, nullptr) == cudaSuccess);
+    return object;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("texCubemapGrad's level: the face texels that direction + gradient moves to, by the 2D rule") {
+  // Face +x. At the face's centre a gradient along the major axis x moves
+  // nothing (level 0, and 2 for gradients of 4 texels across the face);
+  // off the centre it moves the face coordinate y/x by 0.5 a / (1 + a), not
+  // by the derivative's 0.5 a: a = 0.84 gives 29.2 texels, level 4.87.
+  const std::vector<cubemap_gradient_measurement> measured = {
+      {{1, 0, 0}, {0x1.6a09e6p-1f, 0x1p-5f, 0}, {0, 0, 0x1p-5f}, 0x1p+1f},
+      {{1, 0x1p-1f, 0}, {0x1p-6f, 0, 0}, {0, 0, 0}, 0.0f},
+      {{1, 0x1p-1f, 0}, {0x1.306fep-6f, 0, 0}, {0, 0, 0}, 0x1.c8p-3f},
+      {{1, 0x1p-1f, 0}, {0x1p-2f, 0, 0}, {0, 0, 0}, 0x1.d68p+1f},
+      {{1, 0x1p-1f, 0}, {0x1.306fep-2f, 0, 0}, {0, 0, 0}, 0x1.fp+1f},
+      {{1, 0x1p-1f, 0}, {0x1.6a09e6p-1f, 0, 0}, {0, 0, 0}, 0x1.2ecp+2f},
+      {{1, 0x1p-1f, 0}, {0x1.ae89fap-1f, 0, 0}, {0, 0, 0}, 0x1.378p+2f},
+      {{1, 0x1p-1f, 0}, {0x1p-1f, 0x1p-7f, 0}, {0, 0, 0x1p-7f}, 0x1.178p+2f},
+      {{1, 0, 0x1p-1f}, {0x1p-3f, 0, 0}, {0, 0, 0}, 0x1.6a8p+1f},
+      {{1, 0, 0x1p-1f}, {0x1.ae89fap-3f, 0x1p-7f, 0}, {0, 0, 0x1p-7f}, 0x1.c1p+1f},
+      {{1, 0, 0x1p-1f}, {0x1p-4f, 0x1p-5f, 0}, {0, 0, 0x1p-5f}, 0x1.51p+1f},
+  };
+  level_numbered_cubemap cubemap;
+  cudaTextureObject_t t = cubemap.texture();
+  device_buffer<cubemap_gradient_measurement> at(measured);
+  const cubemap_gradient_measurement* m = at.p;
+  auto got = run_fetches<float>(static_cast<int>(measured.size()), [=](int i) {
+    const cubemap_gradient_measurement& q = m[i];
+    return texCubemapGrad<float>(t, q.direction[0], q.direction[1], q.direction[2],
+                                 make_float4(q.dx[0], q.dx[1], q.dx[2], 0), make_float4(q.dy[0], q.dy[1], q.dy[2], 0));
+  });
+  for (std::size_t i = 0; i < measured.size(); ++i) {
+    CAPTURE(i);
+    CHECK(got[i] == measured[i].level);
+  }
+  CHECK(cudaDestroyTextureObject(t) == cudaSuccess);
+}
