@@ -232,6 +232,7 @@ TEST_CASE(
     CHECK(race_test_block::hazards([&] {
             race_test_global_access(worker, 1, &on_the_stack[1], true, race_test_site_i);  // private
           }) == 0);
+    worker.let_go_of_pages();  // as the executor does when its blocks end, before the launch can
   }
   // The next launch takes the first one's shadow pages, whose records
   // belong to the finished launch and order nothing against it.
@@ -266,6 +267,7 @@ TEST_CASE(
     first_serial = first.serial;
     worker.start_block(&first, 0, 64, nullptr, 0);
     race_test_global_access(worker, 0, &global[7], true, race_test_site_t);
+    worker.let_go_of_pages();
   }
   // Launches that touch no memory, until the next one's tag is the first's.
   while (true) {

@@ -52,6 +52,7 @@
 #include <array>
 #include <atomic>
 #include <bit>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -73,6 +74,7 @@
 #include <link.h>
 
 #include "weft/detail/base/cuda_vocabulary.hpp"
+#include "weft/detail/base/spin_wait.hpp"
 #include "weft/detail/base/text_format.hpp"
 #include "weft/detail/executor/builtin_variables.hpp"
 
@@ -178,8 +180,9 @@ inline void race_join(race_clock& into, const race_clock& from) {
 /// One traced access as the shadow keeps it, 16 bytes: its code address
 /// interned (race_sites), its block's synchronisation state as a handle
 /// into the launch's table (race_block_states: the same for all of a
-/// block's accesses until one of its threads synchronises), and what is the
-/// thread's own. A streaming kernel's shadow traffic and a large program's
+/// block's accesses until one of its threads synchronises; for a
+/// __shared__ word, whose records are all its block's, the block's epoch
+/// itself), and what is the thread's own. A streaming kernel's shadow traffic and a large program's
 /// memory are what this size is for: a word's three records were 120 bytes.
 class race_record {
  public:
@@ -458,17 +461,12 @@ class race_launch {
   struct page {
     static constexpr std::uintptr_t bytes = 4096;
     std::atomic_flag locked = ATOMIC_FLAG_INIT;
+    // The holder's race_worker::let_go flag: a worker keeps the pages it
+    // locked until another asks for one of them through it (or the worker
+    // may wait for other blocks: race_worker::let_go_of_pages).
+    std::atomic<std::atomic<bool>*> holder{nullptr};
     std::uint64_t cleared_at = 0;  // the launch that last found it cleared
     race_shadow words{bytes / 4, false};
-    // Held for a few loads and stores, by a worker that does not switch
-    // fibers meanwhile: spinning beats sleeping, and unlocking stays one
-    // store (atomic_flag's notify_one costs a read-modify-write of a counter
-    // that every worker shares).
-    void lock() {
-      while (locked.test_and_set(std::memory_order_acquire))
-        while (locked.test(std::memory_order_relaxed)) std::this_thread::yield();
-    }
-    void unlock() { locked.clear(std::memory_order_release); }
   };
 
   /// Calls `use` with the releases that threads of `block` made through
@@ -548,10 +546,16 @@ class race_launch {
 /// A worker's race-check state for the block it runs.
 class race_worker {
  public:
+  race_worker() = default;
+  race_worker(const race_worker&) = delete;
+  race_worker& operator=(const race_worker&) = delete;
+  ~race_worker() { let_go_of_pages(); }
+
   /// A block of `launch` starts on this worker.
   void start_block(race_launch* launch, std::uint64_t block, unsigned threads, std::byte* dynamic_shared,
                    std::size_t dynamic_bytes) {
     if (!static_tls_found_) find_static_tls();
+    if (held_count_ != 0) let_go_of_pages();
     if (launch != launch_ || launch->serial != launch_serial_) {
       launch_serial_ = launch->serial;
       ranges_ = {};
@@ -575,12 +579,31 @@ class race_worker {
     if (dynamic_shadow_.size() < dynamic_bytes / 4 + 1) dynamic_shadow_.resize(dynamic_bytes / 4 + 1);
     clocks_.assign(threads, 1);
     fenced_at_.assign(threads, 0);
+    // What each thread knows is stale by its generation: nothing to clear.
     if (known_.size() < threads) known_.resize(threads);
-    known_generation_.assign(threads, 0);
+    if (known_generation_.size() < threads) known_generation_.resize(threads, 0);
     if (!shared_atomic_words_.empty()) shared_atomic_words_.clear();
   }
 
   race_launch* launch() const { return launch_; }
+
+  /// Unlocks the global shadow pages this worker holds. Each worker keeps
+  /// the pages it locked across its accesses (a vector add's three arrays'
+  /// pages, say): a lock taken per access, a read-modify-write that waits
+  /// for the previous access's stores, was a sixth of a streaming kernel's
+  /// check. Another worker that wants one of them asks (let_go_) and the
+  /// holder lets go at its next global access; a worker about to wait for
+  /// other blocks (grid and cluster syncs, the end of its blocks, an
+  /// atomic or a fence, which a spin on a flag goes through) lets go first,
+  /// so that no block waits for one that waits for its page.
+  [[gnu::noinline]] void let_go_of_pages() {
+    for (unsigned i = 0; i < held_count_; ++i) {
+      held_[i]->holder.store(nullptr, std::memory_order_relaxed);
+      held_[i]->locked.clear(std::memory_order_release);
+    }
+    held_count_ = 0;
+    let_go_->store(false, std::memory_order_relaxed);
+  }
 
   // The hooks below are called from code that a compiler may inline into
   // kernel code (an atomic, a fence, a barrier's wait), which the race
@@ -594,6 +617,7 @@ class race_worker {
   /// One epoch serves the whole block, since a barrier's threads leave it
   /// together.
   [[gnu::noinline]] void block_synced() {
+    if (let_go_->load(std::memory_order_relaxed)) let_go_of_pages();
     ++epoch_;
     state_ = 0;
   }
@@ -621,6 +645,7 @@ class race_worker {
 
   /// A thread of the block called __threadfence().
   [[gnu::noinline]] void fenced() {
+    if (held_count_ != 0) let_go_of_pages();
     if (launch_) launch_->fence(block_);
     state_ = 0;
     thread_fenced();
@@ -630,6 +655,7 @@ class race_worker {
   /// __threadfence_block(): an atomic write it makes after this releases
   /// its accesses before it.
   [[gnu::noinline]] void thread_fenced() {
+    if (held_count_ != 0) let_go_of_pages();
     unsigned thread = linear_thread_index(threadIdx, blockDim);
     fenced_at_[thread] = clocks_[thread]++;
   }
@@ -643,6 +669,7 @@ class race_worker {
   /// model orders them). Between blocks, the fence itself orders
   /// (fenced()).
   [[gnu::noinline]] void atomic_read_modify_write(const void* address) {
+    if (held_count_ != 0) let_go_of_pages();
     if (busy_ || !launch_) return;
     busy_ = true;
     unsigned thread = linear_thread_index(threadIdx, blockDim);
@@ -706,8 +733,43 @@ class race_worker {
       // Else a thread's stack, or host memory weft does not know: private.
       if (!cache_global_page(word, cached)) return true;
     }
-    std::lock_guard lock(*cached.page);
-    return check<false>(cached.page->words, word % race_launch::page::bytes / 4, word, cached.space, write, pc);
+    race_launch::page& page = *cached.page;
+    if (page.holder.load(std::memory_order_relaxed) != let_go_ || let_go_->load(std::memory_order_relaxed))
+        [[unlikely]] {
+      if (!hold(page)) return true;
+    }
+    return check<false>(page.words, word % race_launch::page::bytes / 4, word, cached.space, write, pc);
+  }
+
+  // Locks `page` for this worker, to keep until let_go_of_pages. Never
+  // waits while holding another page, so two workers never wait for each
+  // other. Gives up after a second (the access then goes unchecked, which
+  // can hide a race, never invent one): a holder that waits without a hook
+  // that lets go (a spin on a flag read with std::atomic, which the check
+  // neither traces nor sees) must not hang the program.
+  [[gnu::noinline]] bool hold(race_launch::page& page) {
+    if (let_go_->load(std::memory_order_relaxed)) let_go_of_pages();  // another worker asked
+    if (page.holder.load(std::memory_order_relaxed) == let_go_) return true;
+    if (held_count_ == held_.size()) let_go_of_pages();
+    if (page.locked.test_and_set(std::memory_order_acquire)) {
+      let_go_of_pages();
+      // The holder runs a block and lets go at its next global access or
+      // barrier: spin a while before yielding the core.
+      auto since = std::chrono::steady_clock::now();
+      for (unsigned round = 0; page.locked.test_and_set(std::memory_order_acquire); ++round) {
+        if (std::atomic<bool>* holder = page.holder.load(std::memory_order_relaxed))
+          holder->store(true, std::memory_order_relaxed);
+        if (round < 256) {
+          for (int i = 0; i < 16; ++i) cpu_relax();
+          continue;
+        }
+        std::this_thread::yield();
+        if (round % 64 == 63 && std::chrono::steady_clock::now() - since > std::chrono::seconds(1)) return false;
+      }
+    }
+    page.holder.store(let_go_, std::memory_order_relaxed);
+    held_[held_count_++] = &page;
+    return true;
   }
 
   // A range of addresses that is either one weft allocation or a gap
@@ -804,9 +866,10 @@ class race_worker {
   }
 
   // A record as a report names it.
+  template <bool shared>
   race_access described(const race_record& r) const {
     return {.pc = race_sites::pc(r.site()),
-            .block = launch_->states()[r.state()].block,
+            .block = shared ? block_ : launch_->states()[r.state()].block,
             .thread = r.thread(),
             .write = r.write()};
   }
@@ -844,9 +907,16 @@ class race_worker {
   }
 
   // Whether `earlier` happens before an access that `thread` of the
-  // running block makes now, in state `state`.
+  // running block makes now, in state `state`. A __shared__ word's records
+  // (`shared`) are all the running block's (the shadow is stamped), and
+  // carry its epoch in place of a state: only the epoch orders two threads
+  // of one block, and following a state's handle into the launch's table
+  // (dependent loads) was a quarter of a tiled matmul's check.
+  template <bool shared>
   [[gnu::always_inline]] bool ordered(const race_record& earlier, unsigned thread, std::uint32_t state) const {
-    if (earlier.state() == state) {  // this block, with no synchronisation since
+    if constexpr (shared) {
+      if (earlier.thread() == thread || state > earlier.state()) return true;
+    } else if (earlier.state() == state) {  // this block, with no synchronisation since
       if (earlier.thread() == thread) return true;
     } else {
       const race_block_state& then = launch_->states()[earlier.state()];
@@ -862,31 +932,37 @@ class race_worker {
   template <bool shared>
   [[gnu::always_inline]] bool check(race_shadow& shadow, std::size_t at, std::uintptr_t word, race_space space,
                                     bool write, std::uintptr_t pc) {
-    if constexpr (shared) shadow.renew(at, generation_);
-    std::uint32_t state = current_state();
-    if (state == 0) [[unlikely]]
-      return true;  // the launch's table is full
+    std::uint32_t state;
+    if constexpr (shared) {
+      shadow.renew(at, generation_);
+      state = epoch_;  // the block's own record: its epoch (ordered())
+    } else {
+      state = current_state();
+      if (state == 0) [[unlikely]]
+        return true;  // the launch's table is full
+    }
     unsigned thread = linear_thread_index(threadIdx, blockDim);
     race_record* last_write = shadow.find(race_shadow::writes, at);
     race_record* latest_read = shadow.find(race_shadow::latest_reads, at);
     race_record* earlier_read = shadow.find(race_shadow::earlier_reads, at);
     const race_record* hazard = nullptr;
     race_kind kind{};
-    if (last_write && last_write->launch() == launch_tag_ && !ordered(*last_write, thread, state)) {
+    if (last_write && last_write->launch() == launch_tag_ && !ordered<shared>(*last_write, thread, state)) {
       hazard = last_write;
       kind = write ? race_kind::write_after_write : race_kind::read_after_write;
     } else if (write && latest_read && latest_read->launch() == launch_tag_) {
-      if (!ordered(*latest_read, thread, state)) {
+      if (!ordered<shared>(*latest_read, thread, state)) {
         hazard = latest_read;
         kind = race_kind::write_after_read;
-      } else if (earlier_read && earlier_read->launch() == launch_tag_ && !ordered(*earlier_read, thread, state)) {
+      } else if (earlier_read && earlier_read->launch() == launch_tag_ &&
+                 !ordered<shared>(*earlier_read, thread, state)) {
         hazard = earlier_read;
         kind = race_kind::write_after_read;
       }
     }
     race_record now(site_of(pc), state, thread, write, clocks_[thread], lane_clock(thread, thread % 32), launch_tag_);
     if (hazard) [[unlikely]]
-      report(kind, described(*hazard), described(now), word, space);
+      report(kind, described<shared>(*hazard), described<shared>(now), word, space);
     if (write) {
       shadow.make(race_shadow::writes, at).store(now);
       if (latest_read) latest_read->forget();
@@ -895,7 +971,7 @@ class race_worker {
       // A read by another thread is kept as the earlier read.
       if (latest_read && latest_read->launch() == launch_tag_ &&
           (latest_read->thread() != thread ||
-           (latest_read->state() != state && launch_->states()[latest_read->state()].block != block_)))
+           (!shared && latest_read->state() != state && launch_->states()[latest_read->state()].block != block_)))
         shadow.make(race_shadow::earlier_reads, at) = *latest_read;
       shadow.make(race_shadow::latest_reads, at).store(now);
     }
@@ -995,6 +1071,22 @@ class race_worker {
   // (direct-mapped): most accesses skip classifying their address and
   // page_of's mutex and hash table.
   std::array<cached_page, 64> pages_{};
+  // The global shadow pages this worker has locked, and its flag that
+  // another worker sets to have them back. The flag outlives the worker (a
+  // waiter may set it just as the worker's thread ends).
+  std::array<race_launch::page*, 16> held_{};
+  unsigned held_count_ = 0;
+  std::atomic<bool>* let_go_ = new_let_go_flag();
+  static std::atomic<bool>* new_let_go_flag() {
+    struct alignas(64) flag {  // a line of its own: waiters write it
+      std::atomic<bool> set{false};
+    };
+    static std::mutex mutex;
+    static auto* flags = new std::vector<std::unique_ptr<flag>>;
+    std::lock_guard lock(mutex);
+    flags->push_back(std::make_unique<flag>());
+    return &flags->back()->set;
+  }
 };
 
 /// The worker's race-check state while it runs a block of a race-checked
