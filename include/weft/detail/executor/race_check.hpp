@@ -698,12 +698,25 @@ class race_worker {
     std::uintptr_t a = reinterpret_cast<std::uintptr_t>(address);
     if (a - builtins_begin_ < builtins_bytes_) return;
     if (a >= private_begin_ && a + size <= private_end_) return;
-    if (a >= tls_begin_ && a < tls_end_ && (a & 3) + size <= 4 && untraced_words_[(a - tls_begin_) / 4]) return;
     if (busy_) return;  // the detector's own accesses, if it was instrumented
+    if (a >= tls_begin_ && a < tls_end_ && (a & 3) + size <= 4) {
+      // One word of the static TLS block: a __shared__ variable's, or weft's own.
+      if (!untraced_words_[(a - tls_begin_) / 4]) check_shared_word(a & ~std::uintptr_t{3}, write, pc);
+      return;
+    }
     check_access(a, size, write, pc);
   }
 
  private:
+  // A tiled matmul's accesses are mostly these: they skip access_word's
+  // look-up of a global page and its classification of the address.
+  [[gnu::noinline]] void check_shared_word(std::uintptr_t word, bool write, const void* pc) {
+    busy_ = true;
+    check<true>(shared_shadow_, (word - tls_begin_) / 4, word, race_space::shared, write,
+                reinterpret_cast<std::uintptr_t>(pc));
+    busy_ = false;
+  }
+
   // What a global access of a streaming kernel needs is inlined into this
   // one call.
   [[gnu::noinline]] void check_access(std::uintptr_t a, unsigned size, bool write, const void* pc) {
@@ -748,23 +761,27 @@ class race_worker {
   // that lets go (a spin on a flag read with std::atomic, which the check
   // neither traces nor sees) must not hang the program.
   [[gnu::noinline]] bool hold(race_launch::page& page) {
-    if (let_go_->load(std::memory_order_relaxed)) let_go_of_pages();  // another worker asked
+    if (let_go_->load(std::memory_order_relaxed)) {  // another worker asked for one of ours
+      let_go_of_pages();
+      std::this_thread::yield();  // its chance to take it before this worker takes a page again
+    }
     if (page.holder.load(std::memory_order_relaxed) == let_go_) return true;
     if (held_count_ == held_.size()) let_go_of_pages();
     if (page.locked.test_and_set(std::memory_order_acquire)) {
       let_go_of_pages();
-      // The holder runs a block and lets go at its next global access or
-      // barrier: spin a while before yielding the core.
+      // The holder runs a block and lets go at its next access or barrier:
+      // poll a while before yielding the core.
       auto since = std::chrono::steady_clock::now();
-      for (unsigned round = 0; page.locked.test_and_set(std::memory_order_acquire); ++round) {
-        if (std::atomic<bool>* holder = page.holder.load(std::memory_order_relaxed))
-          holder->store(true, std::memory_order_relaxed);
-        if (round < 256) {
-          for (int i = 0; i < 16; ++i) cpu_relax();
+      for (unsigned round = 0;; ++round) {
+        if (!page.locked.test(std::memory_order_relaxed) && !page.locked.test_and_set(std::memory_order_acquire)) break;
+        std::atomic<bool>* holder = page.holder.load(std::memory_order_relaxed);
+        if (holder && !holder->load(std::memory_order_relaxed)) holder->store(true, std::memory_order_relaxed);
+        if (round < 4096) {
+          cpu_relax();
           continue;
         }
         std::this_thread::yield();
-        if (round % 64 == 63 && std::chrono::steady_clock::now() - since > std::chrono::seconds(1)) return false;
+        if (round % 64 == 0 && std::chrono::steady_clock::now() - since > std::chrono::seconds(1)) return false;
       }
     }
     page.holder.store(let_go_, std::memory_order_relaxed);
@@ -934,6 +951,10 @@ class race_worker {
                                     bool write, std::uintptr_t pc) {
     std::uint32_t state;
     if constexpr (shared) {
+      // A holder that computes in __shared__ memory for a while lets go of
+      // its global pages as soon as asked.
+      if (held_count_ != 0 && let_go_->load(std::memory_order_relaxed)) [[unlikely]]
+        let_go_of_pages();
       shadow.renew(at, generation_);
       state = epoch_;  // the block's own record: its epoch (ordered())
     } else {
