@@ -669,7 +669,6 @@ class race_worker {
   /// model orders them). Between blocks, the fence itself orders
   /// (fenced()).
   [[gnu::noinline]] void atomic_read_modify_write(const void* address) {
-    if (held_count_ != 0) let_go_of_pages();
     if (busy_ || !launch_) return;
     busy_ = true;
     unsigned thread = linear_thread_index(threadIdx, blockDim);
@@ -682,10 +681,14 @@ class race_worker {
       race_join(released, known_of(thread));
       race_join(released, race_clock{{race_thread_key(block_, thread), fenced_at_[thread]}});
     };
-    if ((word >= tls_begin_ && word < tls_end_) || (word >= dynamic_begin_ && word < dynamic_end_))
+    if ((word >= tls_begin_ && word < tls_end_) || (word >= dynamic_begin_ && word < dynamic_end_)) {
       acquire_and_release(shared_atomic_words_);
-    else
+    } else {
+      // A spin on a global flag may wait for a block that needs a page this
+      // worker holds (a __shared__ one waits for this block only).
+      if (held_count_ != 0) let_go_of_pages();
       launch_->with_atomic_words(block_, acquire_and_release);
+    }
     busy_ = false;
   }
 
