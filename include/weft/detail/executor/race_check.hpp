@@ -779,7 +779,7 @@ class race_worker {
         if (!page.locked.test(std::memory_order_relaxed) && !page.locked.test_and_set(std::memory_order_acquire)) break;
         std::atomic<bool>* holder = page.holder.load(std::memory_order_relaxed);
         if (holder && !holder->load(std::memory_order_relaxed)) holder->store(true, std::memory_order_relaxed);
-        if (round < 4096) {
+        if (round < 256) {
           cpu_relax();
           continue;
         }
