@@ -56,9 +56,7 @@ class block_group_barrier {
   /// Waits until generation `token` has completed; throws kernel_fault if it
   /// never can.
   void wait(std::uint64_t token) {
-    // The blocks waited for may need the race check's pages this worker holds.
-    if constexpr (race_check_build)
-      if (race_running) race_running->let_go_of_pages();
+    race_let_go_before_waiting();
     auto passed = [&] { return published_generation_.load(std::memory_order_acquire) > token; };
     if (!spin_until([&] { return passed() || broken_flag_.load(std::memory_order_acquire); })) {
       std::unique_lock lock(mutex_);

@@ -592,9 +592,10 @@ class race_worker {
   /// pages, say): a lock taken per access, a read-modify-write that waits
   /// for the previous access's stores, was a sixth of a streaming kernel's
   /// check. Another worker that wants one of them asks (let_go_) and the
-  /// holder lets go at its next global access; a worker about to wait for
-  /// other blocks (grid and cluster syncs, the end of its blocks, an
-  /// atomic or a fence, which a spin on a flag goes through) lets go first,
+  /// holder lets go at its next access or barrier; a worker about to wait
+  /// for other blocks (grid and cluster syncs, a cuda::barrier of device
+  /// scope, the end of its blocks, an atomic or a fence, which a spin on a
+  /// flag goes through) lets go first,
   /// so that no block waits for one that waits for its page.
   [[gnu::noinline]] void let_go_of_pages() {
     for (unsigned i = 0; i < held_count_; ++i) {
@@ -1116,6 +1117,14 @@ class race_worker {
 /// The worker's race-check state while it runs a block of a race-checked
 /// launch; null otherwise (host code, or a build without the check).
 inline thread_local race_worker* race_running = nullptr;
+
+/// Called before a worker waits for other blocks (a grid or cluster sync, a
+/// cuda::barrier of device scope): in a race-check build, lets go of the
+/// global shadow pages it holds, which those blocks may need.
+inline void race_let_go_before_waiting() {
+  if constexpr (race_check_build)
+    if (race_worker* worker = race_running) worker->let_go_of_pages();
+}
 
 /// The launch whose blocks the calling worker is about to run.
 inline thread_local race_launch* race_launching = nullptr;
