@@ -7,10 +7,12 @@
 #include <weft/detail/executor/race_check.hpp>
 
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -42,6 +44,8 @@ using weft::detail::race_worker;
 [[gnu::noinline]] void race_test_site_s() { asm volatile(""); }
 [[gnu::noinline]] void race_test_site_t() { asm volatile(""); }
 [[gnu::noinline]] void race_test_site_u() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_v() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_w() { asm volatile(""); }
 
 // One block of 64 threads (two warps) whose dynamic shared buffer is
 // `words`; accesses are made as thread `t` at code address `site`.
@@ -232,6 +236,7 @@ TEST_CASE(
     CHECK(race_test_block::hazards([&] {
             race_test_global_access(worker, 1, &on_the_stack[1], true, race_test_site_i);  // private
           }) == 0);
+    worker.let_go_of_pages();  // as the executor does when its blocks end, before the launch can
   }
   // The next launch takes the first one's shadow pages, whose records
   // belong to the finished launch and order nothing against it.
@@ -266,6 +271,7 @@ TEST_CASE(
     first_serial = first.serial;
     worker.start_block(&first, 0, 64, nullptr, 0);
     race_test_global_access(worker, 0, &global[7], true, race_test_site_t);
+    worker.let_go_of_pages();
   }
   // Launches that touch no memory, until the next one's tag is the first's.
   while (true) {
@@ -325,5 +331,42 @@ TEST_CASE("race check: of a page shared by two allocations, the words of each ar
           race_test_global_access(worker, 0, &page[200], true, race_test_site_p);  // the second allocation's
           race_test_global_access(worker, 0, &page[100], true, race_test_site_s);
         }) == 1);
+  weft::detail::race_list_allocations = listed_before;
+}
+
+TEST_CASE(
+    "race check: a worker that holds a global shadow page lets go when another worker asks for it, and the other's "
+    "access is checked") {
+  auto listed_before = weft::detail::race_list_allocations;
+  weft::detail::race_list_allocations = race_test_global_allocation;
+  weft::detail::blockDim = dim3{64, 1, 1};
+  weft::detail::gridDim = dim3{2, 1, 1};
+  std::uint32_t* global = race_test_global_words().data();
+  race_launch launch{dim3{2, 1, 1}, dim3{64, 1, 1}, 0, [] { return std::string("race_check_test"); }};
+  race_worker holder;
+  holder.start_block(&launch, 0, 64, nullptr, 0);
+  CHECK(race_test_block::hazards([&] {
+          race_test_global_access(holder, 0, &global[9], true, race_test_site_v);  // this worker now holds the page
+          std::atomic<bool> asked_and_checked{false};
+          // Block 1, on a worker of its own, writes the same word without
+          // anything ordering it: a hazard, found once the holder lets go.
+          std::thread other([&] {
+            weft::detail::blockDim = dim3{64, 1, 1};
+            weft::detail::gridDim = dim3{2, 1, 1};
+            race_worker asker;
+            asker.start_block(&launch, 1, 64, nullptr, 0);
+            race_test_global_access(asker, 0, &global[9], true, race_test_site_w);
+            asker.let_go_of_pages();
+            asked_and_checked = true;
+          });
+          // The holder goes on with accesses to the page, each of which
+          // answers an ask.
+          while (!asked_and_checked) {
+            race_test_global_access(holder, 0, &global[10], false, race_test_site_v);
+            std::this_thread::yield();
+          }
+          other.join();
+        }) == 1);
+  holder.let_go_of_pages();
   weft::detail::race_list_allocations = listed_before;
 }

@@ -38,7 +38,11 @@ inline block_failure block_executor::run(Body& body, const block_range& blocks, 
   if (!abandoning_ && !block_finished()) fail(stall_report());
   if (abandoning_) unwind_parked_threads();
   running_block = nullptr;
-  if constexpr (race_check_build) race_running = nullptr;
+  if constexpr (race_check_build) {
+    // The worker may now wait for the launch's other blocks.
+    if (race_running) race_running->let_go_of_pages();
+    race_running = nullptr;
+  }
   return std::move(failure_);
 }
 

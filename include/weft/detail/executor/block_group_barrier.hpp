@@ -56,6 +56,7 @@ class block_group_barrier {
   /// Waits until generation `token` has completed; throws kernel_fault if it
   /// never can.
   void wait(std::uint64_t token) {
+    race_let_go_before_waiting();
     auto passed = [&] { return published_generation_.load(std::memory_order_acquire) > token; };
     if (!spin_until([&] { return passed() || broken_flag_.load(std::memory_order_acquire); })) {
       std::unique_lock lock(mutex_);

@@ -52,6 +52,7 @@
 #include <array>
 #include <atomic>
 #include <bit>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -73,6 +74,7 @@
 #include <link.h>
 
 #include "weft/detail/base/cuda_vocabulary.hpp"
+#include "weft/detail/base/spin_wait.hpp"
 #include "weft/detail/base/text_format.hpp"
 #include "weft/detail/executor/builtin_variables.hpp"
 
@@ -178,8 +180,9 @@ inline void race_join(race_clock& into, const race_clock& from) {
 /// One traced access as the shadow keeps it, 16 bytes: its code address
 /// interned (race_sites), its block's synchronisation state as a handle
 /// into the launch's table (race_block_states: the same for all of a
-/// block's accesses until one of its threads synchronises), and what is the
-/// thread's own. A streaming kernel's shadow traffic and a large program's
+/// block's accesses until one of its threads synchronises; for a
+/// __shared__ word, whose records are all its block's, the block's epoch
+/// itself), and what is the thread's own. A streaming kernel's shadow traffic and a large program's
 /// memory are what this size is for: a word's three records were 120 bytes.
 class race_record {
  public:
@@ -458,17 +461,12 @@ class race_launch {
   struct page {
     static constexpr std::uintptr_t bytes = 4096;
     std::atomic_flag locked = ATOMIC_FLAG_INIT;
+    // The holder's race_worker::let_go flag: a worker keeps the pages it
+    // locked until another asks for one of them through it (or the worker
+    // may wait for other blocks: race_worker::let_go_of_pages).
+    std::atomic<std::atomic<bool>*> holder{nullptr};
     std::uint64_t cleared_at = 0;  // the launch that last found it cleared
     race_shadow words{bytes / 4, false};
-    // Held for a few loads and stores, by a worker that does not switch
-    // fibers meanwhile: spinning beats sleeping, and unlocking stays one
-    // store (atomic_flag's notify_one costs a read-modify-write of a counter
-    // that every worker shares).
-    void lock() {
-      while (locked.test_and_set(std::memory_order_acquire))
-        while (locked.test(std::memory_order_relaxed)) std::this_thread::yield();
-    }
-    void unlock() { locked.clear(std::memory_order_release); }
   };
 
   /// Calls `use` with the releases that threads of `block` made through
@@ -548,10 +546,16 @@ class race_launch {
 /// A worker's race-check state for the block it runs.
 class race_worker {
  public:
+  race_worker() = default;
+  race_worker(const race_worker&) = delete;
+  race_worker& operator=(const race_worker&) = delete;
+  ~race_worker() { let_go_of_pages(); }
+
   /// A block of `launch` starts on this worker.
   void start_block(race_launch* launch, std::uint64_t block, unsigned threads, std::byte* dynamic_shared,
                    std::size_t dynamic_bytes) {
     if (!static_tls_found_) find_static_tls();
+    if (held_count_ != 0) let_go_of_pages();
     if (launch != launch_ || launch->serial != launch_serial_) {
       launch_serial_ = launch->serial;
       ranges_ = {};
@@ -575,12 +579,32 @@ class race_worker {
     if (dynamic_shadow_.size() < dynamic_bytes / 4 + 1) dynamic_shadow_.resize(dynamic_bytes / 4 + 1);
     clocks_.assign(threads, 1);
     fenced_at_.assign(threads, 0);
+    // What each thread knows is stale by its generation: nothing to clear.
     if (known_.size() < threads) known_.resize(threads);
-    known_generation_.assign(threads, 0);
+    if (known_generation_.size() < threads) known_generation_.resize(threads, 0);
     if (!shared_atomic_words_.empty()) shared_atomic_words_.clear();
   }
 
   race_launch* launch() const { return launch_; }
+
+  /// Unlocks the global shadow pages this worker holds. Each worker keeps
+  /// the pages it locked across its accesses (a vector add's three arrays'
+  /// pages, say): a lock taken per access, a read-modify-write that waits
+  /// for the previous access's stores, was a sixth of a streaming kernel's
+  /// check. Another worker that wants one of them asks (let_go_) and the
+  /// holder lets go at its next access or barrier; a worker about to wait
+  /// for other blocks (grid and cluster syncs, a cuda::barrier of device
+  /// scope, the end of its blocks, an atomic or a fence, which a spin on a
+  /// flag goes through) lets go first,
+  /// so that no block waits for one that waits for its page.
+  [[gnu::noinline]] void let_go_of_pages() {
+    for (unsigned i = 0; i < held_count_; ++i) {
+      held_[i]->holder.store(nullptr, std::memory_order_relaxed);
+      held_[i]->locked.clear(std::memory_order_release);
+    }
+    held_count_ = 0;
+    let_go_->store(false, std::memory_order_relaxed);
+  }
 
   // The hooks below are called from code that a compiler may inline into
   // kernel code (an atomic, a fence, a barrier's wait), which the race
@@ -594,6 +618,7 @@ class race_worker {
   /// One epoch serves the whole block, since a barrier's threads leave it
   /// together.
   [[gnu::noinline]] void block_synced() {
+    if (let_go_->load(std::memory_order_relaxed)) let_go_of_pages();
     ++epoch_;
     state_ = 0;
   }
@@ -621,6 +646,7 @@ class race_worker {
 
   /// A thread of the block called __threadfence().
   [[gnu::noinline]] void fenced() {
+    if (held_count_ != 0) let_go_of_pages();
     if (launch_) launch_->fence(block_);
     state_ = 0;
     thread_fenced();
@@ -630,6 +656,7 @@ class race_worker {
   /// __threadfence_block(): an atomic write it makes after this releases
   /// its accesses before it.
   [[gnu::noinline]] void thread_fenced() {
+    if (held_count_ != 0) let_go_of_pages();
     unsigned thread = linear_thread_index(threadIdx, blockDim);
     fenced_at_[thread] = clocks_[thread]++;
   }
@@ -655,10 +682,14 @@ class race_worker {
       race_join(released, known_of(thread));
       race_join(released, race_clock{{race_thread_key(block_, thread), fenced_at_[thread]}});
     };
-    if ((word >= tls_begin_ && word < tls_end_) || (word >= dynamic_begin_ && word < dynamic_end_))
+    if ((word >= tls_begin_ && word < tls_end_) || (word >= dynamic_begin_ && word < dynamic_end_)) {
       acquire_and_release(shared_atomic_words_);
-    else
+    } else {
+      // A spin on a global flag may wait for a block that needs a page this
+      // worker holds (a __shared__ one waits for this block only).
+      if (held_count_ != 0) let_go_of_pages();
       launch_->with_atomic_words(block_, acquire_and_release);
+    }
     busy_ = false;
   }
 
@@ -671,12 +702,25 @@ class race_worker {
     std::uintptr_t a = reinterpret_cast<std::uintptr_t>(address);
     if (a - builtins_begin_ < builtins_bytes_) return;
     if (a >= private_begin_ && a + size <= private_end_) return;
-    if (a >= tls_begin_ && a < tls_end_ && (a & 3) + size <= 4 && untraced_words_[(a - tls_begin_) / 4]) return;
     if (busy_) return;  // the detector's own accesses, if it was instrumented
+    if (a >= tls_begin_ && a < tls_end_ && (a & 3) + size <= 4) {
+      // One word of the static TLS block: a __shared__ variable's, or weft's own.
+      if (!untraced_words_[(a - tls_begin_) / 4]) check_shared_word(a & ~std::uintptr_t{3}, write, pc);
+      return;
+    }
     check_access(a, size, write, pc);
   }
 
  private:
+  // A tiled matmul's accesses are mostly these: they skip access_word's
+  // look-up of a global page and its classification of the address.
+  [[gnu::noinline]] void check_shared_word(std::uintptr_t word, bool write, const void* pc) {
+    busy_ = true;
+    check<true>(shared_shadow_, (word - tls_begin_) / 4, word, race_space::shared, write,
+                reinterpret_cast<std::uintptr_t>(pc));
+    busy_ = false;
+  }
+
   // What a global access of a streaming kernel needs is inlined into this
   // one call.
   [[gnu::noinline]] void check_access(std::uintptr_t a, unsigned size, bool write, const void* pc) {
@@ -706,8 +750,47 @@ class race_worker {
       // Else a thread's stack, or host memory weft does not know: private.
       if (!cache_global_page(word, cached)) return true;
     }
-    std::lock_guard lock(*cached.page);
-    return check<false>(cached.page->words, word % race_launch::page::bytes / 4, word, cached.space, write, pc);
+    race_launch::page& page = *cached.page;
+    if (page.holder.load(std::memory_order_relaxed) != let_go_ || let_go_->load(std::memory_order_relaxed))
+        [[unlikely]] {
+      if (!hold(page)) return true;
+    }
+    return check<false>(page.words, word % race_launch::page::bytes / 4, word, cached.space, write, pc);
+  }
+
+  // Locks `page` for this worker, to keep until let_go_of_pages. Never
+  // waits while holding another page, so two workers never wait for each
+  // other. Gives up after a second (the access then goes unchecked, which
+  // can hide a race, never invent one): a holder that waits without a hook
+  // that lets go (a spin on a flag read with std::atomic, which the check
+  // neither traces nor sees) must not hang the program.
+  [[gnu::noinline]] bool hold(race_launch::page& page) {
+    if (let_go_->load(std::memory_order_relaxed)) {  // another worker asked for one of ours
+      let_go_of_pages();
+      std::this_thread::yield();  // its chance to take it before this worker takes a page again
+    }
+    if (page.holder.load(std::memory_order_relaxed) == let_go_) return true;
+    if (held_count_ == held_.size()) let_go_of_pages();
+    if (page.locked.test_and_set(std::memory_order_acquire)) {
+      let_go_of_pages();
+      // The holder runs a block and lets go at its next access or barrier:
+      // poll a while before yielding the core.
+      auto since = std::chrono::steady_clock::now();
+      for (unsigned round = 0;; ++round) {
+        if (!page.locked.test(std::memory_order_relaxed) && !page.locked.test_and_set(std::memory_order_acquire)) break;
+        std::atomic<bool>* holder = page.holder.load(std::memory_order_relaxed);
+        if (holder && !holder->load(std::memory_order_relaxed)) holder->store(true, std::memory_order_relaxed);
+        if (round < 256) {
+          cpu_relax();
+          continue;
+        }
+        std::this_thread::yield();
+        if (round % 64 == 0 && std::chrono::steady_clock::now() - since > std::chrono::seconds(1)) return false;
+      }
+    }
+    page.holder.store(let_go_, std::memory_order_relaxed);
+    held_[held_count_++] = &page;
+    return true;
   }
 
   // A range of addresses that is either one weft allocation or a gap
@@ -804,9 +887,10 @@ class race_worker {
   }
 
   // A record as a report names it.
+  template <bool shared>
   race_access described(const race_record& r) const {
     return {.pc = race_sites::pc(r.site()),
-            .block = launch_->states()[r.state()].block,
+            .block = shared ? block_ : launch_->states()[r.state()].block,
             .thread = r.thread(),
             .write = r.write()};
   }
@@ -844,9 +928,16 @@ class race_worker {
   }
 
   // Whether `earlier` happens before an access that `thread` of the
-  // running block makes now, in state `state`.
+  // running block makes now, in state `state`. A __shared__ word's records
+  // (`shared`) are all the running block's (the shadow is stamped), and
+  // carry its epoch in place of a state: only the epoch orders two threads
+  // of one block, and following a state's handle into the launch's table
+  // (dependent loads) was a quarter of a tiled matmul's check.
+  template <bool shared>
   [[gnu::always_inline]] bool ordered(const race_record& earlier, unsigned thread, std::uint32_t state) const {
-    if (earlier.state() == state) {  // this block, with no synchronisation since
+    if constexpr (shared) {
+      if (earlier.thread() == thread || state > earlier.state()) return true;
+    } else if (earlier.state() == state) {  // this block, with no synchronisation since
       if (earlier.thread() == thread) return true;
     } else {
       const race_block_state& then = launch_->states()[earlier.state()];
@@ -862,31 +953,41 @@ class race_worker {
   template <bool shared>
   [[gnu::always_inline]] bool check(race_shadow& shadow, std::size_t at, std::uintptr_t word, race_space space,
                                     bool write, std::uintptr_t pc) {
-    if constexpr (shared) shadow.renew(at, generation_);
-    std::uint32_t state = current_state();
-    if (state == 0) [[unlikely]]
-      return true;  // the launch's table is full
+    std::uint32_t state;
+    if constexpr (shared) {
+      // A holder that computes in __shared__ memory for a while lets go of
+      // its global pages as soon as asked.
+      if (held_count_ != 0 && let_go_->load(std::memory_order_relaxed)) [[unlikely]]
+        let_go_of_pages();
+      shadow.renew(at, generation_);
+      state = epoch_;  // the block's own record: its epoch (ordered())
+    } else {
+      state = current_state();
+      if (state == 0) [[unlikely]]
+        return true;  // the launch's table is full
+    }
     unsigned thread = linear_thread_index(threadIdx, blockDim);
     race_record* last_write = shadow.find(race_shadow::writes, at);
     race_record* latest_read = shadow.find(race_shadow::latest_reads, at);
     race_record* earlier_read = shadow.find(race_shadow::earlier_reads, at);
     const race_record* hazard = nullptr;
     race_kind kind{};
-    if (last_write && last_write->launch() == launch_tag_ && !ordered(*last_write, thread, state)) {
+    if (last_write && last_write->launch() == launch_tag_ && !ordered<shared>(*last_write, thread, state)) {
       hazard = last_write;
       kind = write ? race_kind::write_after_write : race_kind::read_after_write;
     } else if (write && latest_read && latest_read->launch() == launch_tag_) {
-      if (!ordered(*latest_read, thread, state)) {
+      if (!ordered<shared>(*latest_read, thread, state)) {
         hazard = latest_read;
         kind = race_kind::write_after_read;
-      } else if (earlier_read && earlier_read->launch() == launch_tag_ && !ordered(*earlier_read, thread, state)) {
+      } else if (earlier_read && earlier_read->launch() == launch_tag_ &&
+                 !ordered<shared>(*earlier_read, thread, state)) {
         hazard = earlier_read;
         kind = race_kind::write_after_read;
       }
     }
     race_record now(site_of(pc), state, thread, write, clocks_[thread], lane_clock(thread, thread % 32), launch_tag_);
     if (hazard) [[unlikely]]
-      report(kind, described(*hazard), described(now), word, space);
+      report(kind, described<shared>(*hazard), described<shared>(now), word, space);
     if (write) {
       shadow.make(race_shadow::writes, at).store(now);
       if (latest_read) latest_read->forget();
@@ -895,7 +996,7 @@ class race_worker {
       // A read by another thread is kept as the earlier read.
       if (latest_read && latest_read->launch() == launch_tag_ &&
           (latest_read->thread() != thread ||
-           (latest_read->state() != state && launch_->states()[latest_read->state()].block != block_)))
+           (!shared && latest_read->state() != state && launch_->states()[latest_read->state()].block != block_)))
         shadow.make(race_shadow::earlier_reads, at) = *latest_read;
       shadow.make(race_shadow::latest_reads, at).store(now);
     }
@@ -995,11 +1096,35 @@ class race_worker {
   // (direct-mapped): most accesses skip classifying their address and
   // page_of's mutex and hash table.
   std::array<cached_page, 64> pages_{};
+  // The global shadow pages this worker has locked, and its flag that
+  // another worker sets to have them back. The flag outlives the worker (a
+  // waiter may set it just as the worker's thread ends).
+  std::array<race_launch::page*, 16> held_{};
+  unsigned held_count_ = 0;
+  std::atomic<bool>* let_go_ = new_let_go_flag();
+  static std::atomic<bool>* new_let_go_flag() {
+    struct alignas(64) flag {  // a line of its own: waiters write it
+      std::atomic<bool> set{false};
+    };
+    static std::mutex mutex;
+    static auto* flags = new std::vector<std::unique_ptr<flag>>;
+    std::lock_guard lock(mutex);
+    flags->push_back(std::make_unique<flag>());
+    return &flags->back()->set;
+  }
 };
 
 /// The worker's race-check state while it runs a block of a race-checked
 /// launch; null otherwise (host code, or a build without the check).
 inline thread_local race_worker* race_running = nullptr;
+
+/// Called before a worker waits for other blocks (a grid or cluster sync, a
+/// cuda::barrier of device scope): in a race-check build, lets go of the
+/// global shadow pages it holds, which those blocks may need.
+inline void race_let_go_before_waiting() {
+  if constexpr (race_check_build)
+    if (race_worker* worker = race_running) worker->let_go_of_pages();
+}
 
 /// The launch whose blocks the calling worker is about to run.
 inline thread_local race_launch* race_launching = nullptr;

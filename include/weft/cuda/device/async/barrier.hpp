@@ -221,7 +221,10 @@ class barrier_state {
     for (::std::uint64_t now = load();; now = load()) {
       if (now != w) return now;
       block_executor* block = running_block;
-      if (!block || !block->yield()) ::std::this_thread::yield();
+      if (!block || !block->yield()) {
+        race_let_go_before_waiting();  // the other blocks may need this worker's shadow pages
+        ::std::this_thread::yield();
+      }
     }
   }
 
@@ -234,6 +237,7 @@ class barrier_state {
       if (block && block->yield()) {
         idle = 0;
       } else if (++idle < 1000) {
+        race_let_go_before_waiting();  // the other blocks may need this worker's shadow pages
         ::std::this_thread::yield();
       } else {
         ::std::this_thread::sleep_for(::std::chrono::microseconds(50));  // leave the core to the other workers
