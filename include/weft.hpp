@@ -25,6 +25,7 @@
 #include "weft/cuda/device/load_store_functions.hpp"
 #include "weft/cuda/device/math_functions.hpp"
 #include "weft/cuda/device/programmatic_launch.hpp"
+#include "weft/cuda/device/ptx_barriers.hpp"
 #include "weft/cuda/device/ptx_special_registers.hpp"
 #include "weft/cuda/device/synchronization.hpp"
 #include "weft/cuda/device/textures/surface_functions.hpp"

@@ -63,6 +63,7 @@
 #include <memory>
 #include <mutex>
 #include <set>
+#include <span>
 #include <string>
 #include <thread>
 #include <tuple>
@@ -138,6 +139,12 @@ struct race_access {
   std::uint64_t block = 0;
   std::uint32_t thread = 0;  // linear id in the block
   bool write = false;        // a store
+};
+
+/// A thread's arrival at a named barrier (bar.sync waits, bar.arrive does not).
+struct named_arrival {
+  unsigned thread;  // linear index in its block
+  bool waits;
 };
 
 /// A sparse vector clock over CUDA threads: (race_thread_key, clock) pairs,
@@ -659,6 +666,24 @@ class race_worker {
     if (held_count_ != 0) let_go_of_pages();
     unsigned thread = linear_thread_index(threadIdx, blockDim);
     fenced_at_[thread] = clocks_[thread]++;
+  }
+
+  /// A named barrier (bar.sync, bar.arrive) completed. Its waiters acquire
+  /// what each of its arrivals, waiting or not, did before arriving, with
+  /// what those knew of others; threads that did not arrive are ordered by
+  /// nothing, as on a GPU. Exact, with the clocks of the atomics' release
+  /// and acquire: an arrival releases as a fence and an atomic write would.
+  [[gnu::noinline]] void named_barrier_completed(std::span<const named_arrival> arrivals) {
+    if (!launch_) return;
+    race_clock released;
+    for (const named_arrival& a : arrivals) {
+      race_join(released, known_of(a.thread));
+      race_join(released, race_clock{{race_thread_key(block_, a.thread), clocks_[a.thread]}});
+    }
+    for (const named_arrival& a : arrivals) {
+      ++clocks_[a.thread];  // its accesses after the barrier are not released
+      if (a.waits) race_join(known_of(a.thread), released);
+    }
   }
 
   /// The calling CUDA thread made an atomic read-modify-write of the word

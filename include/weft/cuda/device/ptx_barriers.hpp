@@ -1,0 +1,66 @@
+// PTX's named barriers, as a kernel's inline PTX reaches them: what
+// weft-port turns `asm volatile("bar.sync 1, 64;");`, `barrier.sync`,
+// `bar.cta.sync` and `bar.arrive` into (docs/porting.md, "Inline PTX").
+// A block has 16 barriers, ids 0 to 15; each completes once its thread
+// count has arrived, by bar_sync (which waits) or bar_arrive (which does
+// not), and is then ready for its next phase. Barrier 0 without a count is
+// the one __syncthreads uses. Threads are counted one by one (a GPU counts
+// warps: docs/semantics.md, "Named barriers", says where that differs).
+#pragma once
+
+#include <source_location>
+#include <stdexcept>
+#include <string>
+
+#include "weft/cuda/device/synchronization.hpp"
+#include "weft/detail/coroutine_executor/running_stackless_block.hpp"
+#include "weft/detail/executor/block_executor.hpp"
+#include "weft/detail/executor/builtin_variables.hpp"
+#include "weft/detail/executor/named_barriers.hpp"
+
+namespace weft::detail {
+
+inline void named_barrier_arrival(unsigned id, unsigned threads, bool waits, const char* instruction,
+                                  std::source_location where) {
+  block_executor* block = running_block;
+  if (!block) {
+    if (running_stackless_block)
+      throw kernel_fault{cudaErrorLaunchFailure,
+                         std::string(instruction) +
+                             ": named barriers need a kernel on fibers; a stackless kernel has no awaitable "
+                             "for them (weft-port keeps kernels that use them on fibers)"};
+    throw std::logic_error(std::string(instruction) + " can only be called inside a kernel");
+  }
+  named_barriers::of(*block).arrive(*block, linear_thread_index(threadIdx, blockDim),
+                                    static_cast<unsigned>(volume(blockDim)), id, threads, waits, instruction, where);
+}
+
+}  // namespace weft::detail
+
+namespace weft::ptx {
+
+/// bar.sync id (barrier.sync id): waits at barrier `id` until every thread
+/// of the block has arrived there. Barrier 0 is __syncthreads.
+inline void bar_sync(unsigned id, std::source_location where = std::source_location::current()) {
+  if (id == 0) return __syncthreads(where);
+  weft::detail::named_barrier_arrival(id, 0, true, "bar.sync", where);
+}
+
+/// bar.sync id, threads: arrives at barrier `id` and waits until `threads`
+/// threads (a multiple of 32) have arrived at it, by bar_sync or bar_arrive.
+inline void bar_sync(unsigned id, unsigned threads, std::source_location where = std::source_location::current()) {
+  weft::detail::named_barrier_arrival(id, threads, true, "bar.sync", where);
+}
+
+/// bar.arrive id, threads: arrives at barrier `id` without waiting, counting
+/// towards the `threads` (a multiple of 32, not 0) its waiters wait for.
+/// What the thread wrote before it is visible to those waiters once they go on.
+inline void bar_arrive(unsigned id, unsigned threads, std::source_location where = std::source_location::current()) {
+  if (threads == 0)
+    throw weft::detail::kernel_fault{
+        cudaErrorLaunchFailure,
+        "bar.arrive on barrier " + std::to_string(id) + " without a thread count: bar.arrive needs one (not 0)"};
+  weft::detail::named_barrier_arrival(id, threads, false, "bar.arrive", where);
+}
+
+}  // namespace weft::ptx

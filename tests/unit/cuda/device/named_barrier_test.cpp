@@ -1,0 +1,131 @@
+// PTX's named barriers as weft::ptx runs them (what weft-port turns
+// `asm volatile("bar.sync 1, 64;")` and `bar.arrive` into): producer and
+// consumer warps handing data over through two barriers, barriers of
+// different ids in flight at once, and each misuse reported as a launch
+// failure instead of a hang.
+#include <doctest/doctest.h>
+#include <weft.hpp>
+
+#include <string>
+#include <vector>
+
+#include "device_buffer.hpp"
+#include "text_checks.hpp"
+
+namespace {
+
+constexpr unsigned handover_rounds = 8;
+constexpr unsigned buffer_full = 1, buffer_empty = 2;
+
+// Warp 0 produces a row per round, warp 1 copies it out: the producer
+// announces a full buffer with bar.arrive (it does not wait), and waits
+// with bar.sync until the consumer announces it empty, as warp-specialised
+// kernels do. Any round the consumer read early or late shows in `out`.
+__global__ void named_handover_kernel(int* out) {
+  __shared__ int row[32];
+  unsigned lane = threadIdx.x % 32;
+  for (unsigned round = 0; round < handover_rounds; ++round) {
+    if (threadIdx.x < 32) {
+      if (round > 0) weft::ptx::bar_sync(buffer_empty, 64);
+      row[lane] = static_cast<int>(round * 100 + lane);
+      weft::ptx::bar_arrive(buffer_full, 64);
+    } else {
+      weft::ptx::bar_sync(buffer_full, 64);
+      out[round * 32 + lane] = row[lane];
+      weft::ptx::bar_arrive(buffer_empty, 64);
+    }
+  }
+}
+
+// Warps 0-1 and warps 2-3 each swap values through barrier 1 and 2, in
+// the same rounds; then the whole block meets at barrier 3 without a count.
+__global__ void named_pairs_kernel(int* out) {
+  __shared__ int value[128];
+  unsigned pair = threadIdx.x / 64, mine = threadIdx.x, partner = pair * 64 + (threadIdx.x + 32) % 64;
+  int sum = 0;
+  for (int round = 1; round <= 4; ++round) {
+    value[mine] = round * 1000 + static_cast<int>(mine);
+    weft::ptx::bar_sync(1 + pair, 64);
+    sum += value[partner];
+    weft::ptx::bar_sync(1 + pair, 64);  // the partner has read before the next write
+  }
+  value[mine] = sum;
+  weft::ptx::bar_sync(3);
+  out[mine] = value[127 - mine];
+}
+
+__global__ void named_misuse_kernel(unsigned id, unsigned threads, bool arrive) {
+  if (arrive)
+    weft::ptx::bar_arrive(id, threads);
+  else
+    weft::ptx::bar_sync(id, threads);
+}
+
+// Warp 0 expects 64 threads, the other three 128: whichever arrives first,
+// the other count arrives before its phase can complete.
+__global__ void named_count_disagreement_kernel() { weft::ptx::bar_sync(5, threadIdx.x < 32 ? 64 : 128); }
+
+// Only warp 0 ever arrives at barrier 7, which waits for 64 threads.
+__global__ void named_never_completes_kernel() {
+  if (threadIdx.x < 32) weft::ptx::bar_sync(7, 64);
+}
+
+std::string named_failure_of(cudaError_t launched) {
+  CHECK(launched == cudaSuccess);
+  CHECK(cudaDeviceSynchronize() == cudaErrorLaunchFailure);
+  std::string report = weft::fault_message();
+  CHECK(cudaDeviceReset() == cudaSuccess);
+  return report;
+}
+
+}  // namespace
+
+TEST_CASE("bar.arrive and bar.sync hand a buffer from a producer warp to a consumer warp") {
+  device_buffer<int> out(handover_rounds * 32);
+  REQUIRE(weft::launch<named_handover_kernel>(3, 64, out.p) == cudaSuccess);
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  std::vector<int> got = out.to_host();
+  for (unsigned round = 0; round < handover_rounds; ++round)
+    for (unsigned lane = 0; lane < 32; ++lane) CHECK(got[round * 32 + lane] == static_cast<int>(round * 100 + lane));
+}
+
+TEST_CASE("named barriers of different ids complete independently, and one without a count waits for the block") {
+  device_buffer<int> out(128);
+  REQUIRE(weft::launch<named_pairs_kernel>(2, 128, out.p) == cudaSuccess);
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  std::vector<int> got = out.to_host();
+  for (unsigned t = 0; t < 128; ++t) {
+    unsigned other = 127 - t, partner = other / 64 * 64 + (other + 32) % 64;
+    CHECK(got[t] == static_cast<int>((1 + 2 + 3 + 4) * 1000 + 4 * partner));
+  }
+}
+
+TEST_CASE("a misused named barrier fails the launch with a report, never a hang") {
+  struct misuse {
+    unsigned id, threads;
+    bool arrive;
+    const char* said;
+  };
+  for (misuse m : {misuse{16, 64, false, "a block has 16 named barriers, 0 to 15"},
+                   misuse{1, 48, false, "must be a multiple of the warp size"},
+                   misuse{1, 96, true, "at most the 64 threads"}, misuse{1, 0, true, "bar.arrive needs one"}}) {
+    INFO(m.said);
+    std::string report = named_failure_of(weft::launch<named_misuse_kernel>(1, 64, m.id, m.threads, m.arrive));
+    INFO(report);
+    CHECK(contains(report, m.said));
+  }
+  std::string report = named_failure_of(weft::launch<named_count_disagreement_kernel>(1, 128));
+  INFO(report);
+  CHECK(contains(report, "bar.sync on barrier 5 expects"));
+  CHECK(contains(report, "but the threads that arrived before it expect"));
+}
+
+TEST_CASE("a named barrier that can never complete ends in a deadlock report naming it and its waiters") {
+  std::string report = named_failure_of(weft::launch<named_never_completes_kernel>(1, 64));
+  INFO(report);
+  CHECK(contains(report, "named_never_completes_kernel"));
+  CHECK(contains(report, "bar.sync"));
+  CHECK(contains(report, "named barrier 7: 32 of its 64 threads arrived"));
+  CHECK(contains(report, "(0,0,0)"));
+  CHECK(contains(report, "(31,0,0)"));
+}
