@@ -19,6 +19,8 @@
 //     -> [[maybe_unused]] static weft_port::extern_shared<T> name;   (at namespace scope)
 //   asm volatile("mov.u64 %0, %globaltimer;" : "=l"(t))
 //     -> (t) = weft::ptx::globaltimer()   (a read of one PTX special register, in device code)
+//   asm volatile("bar.sync %0, %1;" :: "r"(id), "r"(n))
+//     -> weft::ptx::bar_sync((id), (n))   (a named barrier: bar.sync, barrier.sync, bar.arrive)
 //   __global__ void k(...) { ... __syncthreads(); ... return; }
 //     -> __global__ weft::stackless_kernel k(...) { ... co_await weft::syncthreads(); ... co_return; }
 //     (a kernel of the input whose every wait is its own barrier, warp
@@ -1249,6 +1251,103 @@ class porter {
     return out;
   }
 
+  // The first PTX opcode of the asm statement at `i`, if its text starts
+  // with a string literal.
+  std::optional<std::string> asm_opcode(std::size_t i) const {
+    if (!(is(i, "asm") || is(i, "__asm__") || is(i, "__asm"))) return std::nullopt;
+    std::size_t open = i + 1;
+    while (is(open, "volatile") || is(open, "__volatile__") || is(open, "__volatile") || is(open, "inline") ||
+           is(open, "goto"))
+      ++open;
+    if (!is(open, "(")) return std::nullopt;
+    auto body = string_contents(open + 1);
+    if (!body) return std::nullopt;
+    std::size_t first = body->find_first_not_of(" \t\n\r");
+    if (first == std::string::npos) return std::nullopt;
+    return body->substr(first, body->find_first_of(" \t\n\r;", first) - first);
+  }
+
+  // A named barrier's PTX opcode: bar.sync, bar.arrive, barrier.sync and
+  // barrier.arrive, each with .cta or .aligned or both (bar.sync is
+  // barrier.sync.aligned; weft runs them alike). The weft::ptx function
+  // for it, or nullopt.
+  static std::optional<std::string_view> named_barrier_function(std::string_view op) {
+    if (op.starts_with("barrier."))
+      op.remove_prefix(8);
+    else if (op.starts_with("bar."))
+      op.remove_prefix(4);
+    else
+      return std::nullopt;
+    if (op.starts_with("cta.")) op.remove_prefix(4);
+    if (op.ends_with(".aligned")) op.remove_suffix(8);
+    if (op == "sync") return "bar_sync";
+    if (op == "arrive") return "bar_arrive";
+    return std::nullopt;
+  }
+
+  // The call that replaces a named barrier's asm statement, whose operand
+  // sections are the tokens [from, close): `weft::ptx::bar_sync(1, 64)`
+  // for immediates, `weft::ptx::bar_sync((id), (n))` for `%0` and `%1`
+  // naming "r" or "n" inputs. Reports what it cannot port and returns nullopt.
+  template <class Report>
+  std::optional<std::string> named_barrier_call(std::string_view function, const std::string& instruction,
+                                                const std::string& op, int line, std::size_t from, std::size_t close,
+                                                const Report& report) const {
+    auto refuse = [&](const std::string& why) {
+      report({line, "inline PTX `" + instruction + "`: " + why, true});
+      return std::nullopt;
+    };
+    // The sections between the colons, each a list of `"constraint"(expression)`.
+    struct operand {
+      std::string constraint, expression;
+    };
+    std::vector<std::vector<operand>> sections;
+    for (std::size_t r = from; r < close; ++r) {
+      if (is(r, ":") || is(r, "::")) {
+        sections.resize(sections.size() + (is(r, "::") ? 2 : 1));
+      } else if (is(r, ",") && !sections.empty()) {
+      } else if (!sections.empty() && sections.size() <= 3 && string_contents(r) &&
+                 (sections.size() == 3 || is(r + 1, "("))) {
+        if (sections.size() == 3) continue;  // a clobber
+        auto end = match_forward(r + 1);
+        if (!end || *end >= close) return refuse("an operand weft-port cannot read");
+        sections.back().push_back({*string_contents(r), join(r + 2, *end, nullptr)});
+        r = *end;
+      } else {
+        return refuse("an operand list weft-port cannot read");
+      }
+    }
+    if (sections.size() > 3 || (!sections.empty() && !sections[0].empty())) return refuse("a barrier has no outputs");
+    const std::vector<operand> none;
+    const std::vector<operand>& inputs = sections.size() >= 2 ? sections[1] : none;
+    // `a` or `a, b`: an immediate, or %N naming an input.
+    std::string operands = instruction.substr(op.size());
+    std::erase_if(operands, [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; });
+    std::vector<std::string> arguments;
+    for (std::size_t start = 0; start <= operands.size() && !operands.empty();) {
+      std::size_t comma = std::min(operands.find(',', start), operands.size());
+      std::string one = operands.substr(start, comma - start);
+      if (one.size() > 1 && one[0] == '%' && std::all_of(one.begin() + 1, one.end(), ::isdigit)) {
+        std::size_t n = std::stoul(one.substr(1));
+        if (n >= inputs.size()) return refuse("`" + one + "` names no input");
+        if (inputs[n].constraint != "r" && inputs[n].constraint != "n")
+          return refuse("input `" + one + "` has the constraint \"" + inputs[n].constraint + "\", not \"r\" or \"n\"");
+        arguments.push_back("(" + inputs[n].expression + ")");
+      } else if (!one.empty() && std::all_of(one.begin(), one.end(), ::isalnum) && ::isdigit(one[0])) {
+        arguments.push_back(one);
+      } else {
+        return refuse("operand `" + one + "` is neither an immediate nor an input");
+      }
+      start = comma + 1;
+    }
+    if (arguments.empty() || arguments.size() > 2)
+      return refuse("a barrier takes an id and, optionally, a thread count");
+    if (function == "bar_arrive" && arguments.size() != 2) return refuse("bar.arrive needs a thread count");
+    std::string call = "weft::ptx::" + std::string(function) + "(" + arguments[0];
+    if (arguments.size() == 2) call += ", " + arguments[1];
+    return call + ")";
+  }
+
   void find_inline_ptx() {
     for (std::size_t i = 0; i < t_.size(); ++i) {
       if (t_[i].define < 0 || !(is(i, "asm") || is(i, "__asm__") || is(i, "__asm"))) continue;
@@ -1270,8 +1369,9 @@ class porter {
       auto unsupported = [&](const std::string& what) {
         report({t_[i].line,
                 what + ": weft runs no PTX; weft-port rewrites only a `mov` from one special "
-                       "register (%globaltimer, %clock64, %laneid, ...: docs/porting.md) into one "
-                       "\"=r\" or \"=l\" output; write this in CUDA C++",
+                       "register (%globaltimer, %clock64, %laneid, ...) into one \"=r\" or \"=l\" "
+                       "output, and the named barriers bar.sync and bar.arrive (docs/porting.md); "
+                       "write this in CUDA C++",
                 true});
       };
       std::string body;
@@ -1302,6 +1402,18 @@ class porter {
       }
       const std::string& instruction = instructions.front();
       std::string op = opcode(instruction);
+      if (auto function = named_barrier_function(op)) {
+        if (auto call = named_barrier_call(*function, instruction, op, t_[i].line, k, *close, report)) {
+          construct c{};
+          c.kind = construct_kind::text;
+          c.begin = t_[i].begin;
+          c.end = t_[*close].end;
+          c.text = *call + line_breaks(c.begin, c.end);
+          constructs_.push_back(c);
+        }
+        i = *close;
+        continue;
+      }
       int bits = op == "mov.u32" || op == "mov.s32" || op == "mov.b32"   ? 32
                  : op == "mov.u64" || op == "mov.s64" || op == "mov.b64" ? 64
                                                                          : 0;
@@ -1821,6 +1933,10 @@ class porter {
       }
       if (t_[i].k != kind::identifier) continue;
       std::string_view name = text(i);
+      if (auto op = asm_opcode(i); op && named_barrier_function(*op)) {
+        if (f.refusal.empty()) f.refusal = "uses a named barrier (inline PTX `" + *op + "`)";
+        continue;
+      }
       if (auto why = unconvertible(name)) {
         if (f.refusal.empty()) f.refusal = std::string(*why);
         continue;

@@ -13,3 +13,12 @@ __device__ unsigned bits(unsigned x) {
 }
 
 __global__ void k(unsigned char* flag) { asm volatile("st.release.sys.global.u8 [%1], %0;" ::"r"(1), "l"(flag) : "memory"); }
+
+__device__ void named_barriers(unsigned long long wide, int id) {
+  asm volatile("bar.arrive 1;");
+  asm volatile("bar.sync %0;" ::"l"(wide));
+  asm volatile("bar.sync %1;" ::"r"(id));
+  asm volatile("bar.sync %0, %1, %1;" ::"r"(id), "r"(id));
+  asm volatile("bar.sync %0, 64;" : "=r"(id));
+  asm volatile("bar.red.popc.u32 %0, 1, %1;" : "=r"(id) : "r"(id));
+}
