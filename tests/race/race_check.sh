@@ -50,9 +50,12 @@ expect "read-after-write hazard in kernel 'warp_neighbours\(int\*, bool\)' on __
 expect "hazard in kernel 'dynamic_shared_across_warps\(int\*, bool\)' on dynamic __shared__ memory \(byte [0-9]+ of the block's buffer\)"
 # A lock of atomics whose release has no fence before it.
 expect "hazard in kernel 'locked_counter\(int\*, int\*, bool\)' on global memory"
+# A thread that did not arrive at a named barrier, reading what one of its
+# arrivals wrote before it.
+expect "read-after-write hazard in kernel 'named_bystander\(int\*, bool\)' on __shared__ memory"
 expect "RACECHECK SUMMARY: [0-9]+ hazards displayed"
 # No kernel that is free of races is named.
-if grep -E "hazard in kernel '(count_with_atomics|count_with_atomics_stackless|write_word|read_word|last_block_sums|grid_exchange|blocks_write_own_words|shared_locked_counter|barrier_completion_count)" "$output"; then
+if grep -E "hazard in kernel '(count_with_atomics|count_with_atomics_stackless|write_word|read_word|last_block_sums|grid_exchange|blocks_write_own_words|shared_locked_counter|barrier_completion_count|named_handover)" "$output"; then
   echo "race_check: a kernel without races was reported (above)"
   failed=1
 fi

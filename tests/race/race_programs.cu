@@ -175,6 +175,41 @@ __global__ void barrier_completion_count(int* phases, int* out) {
   }
 }
 
+// Warp-specialised, as CUTLASS synchronises warps: warp 0 writes a row and
+// arrives at named barrier 1 without waiting; warp 1 waits there, reads the
+// row and arrives at barrier 2, where warp 0 waits before writing again. A
+// completed named barrier orders what its arrivals did before it.
+__device__ void race_named_sync(int id) { asm volatile("bar.sync %0, 64;" ::"r"(id) : "memory"); }
+__device__ void race_named_arrive(int id) { asm volatile("bar.arrive %0, 64;" ::"r"(id) : "memory"); }
+__global__ void named_handover(int* out) {
+  __shared__ int row[32];
+  int lane = threadIdx.x % 32;
+  for (int round = 0; round < 4; ++round) {
+    if (threadIdx.x < 32) {
+      if (round > 0) race_named_sync(2);
+      row[lane] = round;
+      race_named_arrive(1);
+    } else {
+      race_named_sync(1);
+      out[(blockIdx.x * 4 + round) * 32 + lane] = row[lane];
+      race_named_arrive(2);
+    }
+  }
+}
+
+// Warps 0 and 1 meet at named barrier 1; warp 2 never arrives there, so
+// its read of warp 0's write is ordered by nothing (a race) unless it too
+// waits, at barrier 2 with warp 0 (no race).
+__global__ void named_bystander(int* out, bool bystander_waits) {
+  __shared__ int row[32];
+  int lane = threadIdx.x % 32;
+  if (threadIdx.x < 32) row[lane] = lane;
+  if (threadIdx.x < 64) race_named_sync(1);
+  if (threadIdx.x < 32 && bystander_waits) race_named_arrive(2);
+  if (threadIdx.x >= 64 && bystander_waits) race_named_sync(2);
+  if (threadIdx.x >= 32) out[blockIdx.x * 96 + threadIdx.x] = row[lane];
+}
+
 static int failures = 0;
 
 static unsigned long long hazards() { return weft::detail::race_hazard_count().load(); }
@@ -241,6 +276,9 @@ int main() {
   expect("shared_lock", false, [&] { shared_locked_counter<<<2, 64>>>(words + 8); });
   cudaMemset(words, 0, 64 * sizeof(int));
   expect("barrier_completion", false, [&] { barrier_completion_count<<<2, 64>>>(words, out); });
+  expect("named_barriers", false, [&] { named_handover<<<2, 64>>>(out); });
+  expect("named_barrier_with_bystander_waiting", false, [&] { named_bystander<<<2, 96>>>(out, true); });
+  expect("named_barrier_bystander", true, [&] { named_bystander<<<2, 96>>>(out, false); });
   std::printf("%s\n", failures == 0 ? "PASS" : "FAIL");
   return failures == 0 ? 0 : 1;
 }
