@@ -5,6 +5,7 @@
 // failure instead of a hang.
 #include <doctest/doctest.h>
 #include <weft.hpp>
+#include <weft/stackless_kernel.hpp>
 
 #include <string>
 #include <vector>
@@ -128,4 +129,17 @@ TEST_CASE("a named barrier that can never complete ends in a deadlock report nam
   CHECK(contains(report, "named barrier 7: 32 of its 64 threads arrived"));
   CHECK(contains(report, "(0,0,0)"));
   CHECK(contains(report, "(31,0,0)"));
+}
+
+namespace {
+weft::stackless_kernel named_barrier_in_stackless_kernel() {
+  weft::ptx::bar_sync(1, 32);
+  co_await weft::syncthreads();
+}
+}  // namespace
+
+TEST_CASE("a named barrier in a stackless kernel fails the launch, naming the call") {
+  std::string report = named_failure_of(weft::launch<named_barrier_in_stackless_kernel>(1, 32));
+  INFO(report);
+  CHECK(contains(report, "bar.sync: named barriers need a kernel on fibers"));
 }
