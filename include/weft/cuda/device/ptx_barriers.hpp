@@ -20,8 +20,9 @@
 
 namespace weft::detail {
 
-inline void named_barrier_arrival(unsigned id, unsigned threads, bool waits, const char* instruction,
-                                  std::source_location where) {
+inline unsigned named_barrier_arrival(unsigned id, unsigned threads, bool waits, const char* instruction,
+                                      std::source_location where, named_reduction reduction = named_reduction::none,
+                                      bool predicate = false) {
   block_executor* block = running_block;
   if (!block) {
     if (running_stackless_block)
@@ -31,8 +32,9 @@ inline void named_barrier_arrival(unsigned id, unsigned threads, bool waits, con
                              "for them (weft-port keeps kernels that use them on fibers)"};
     throw std::logic_error(std::string(instruction) + " can only be called inside a kernel");
   }
-  named_barriers::of(*block).arrive(*block, linear_thread_index(threadIdx, blockDim),
-                                    static_cast<unsigned>(volume(blockDim)), id, threads, waits, instruction, where);
+  return named_barriers::of(*block).arrive(*block, linear_thread_index(threadIdx, blockDim),
+                                           static_cast<unsigned>(volume(blockDim)), id, threads, waits, reduction,
+                                           predicate, instruction, where);
 }
 
 }  // namespace weft::detail
@@ -61,6 +63,32 @@ inline void bar_arrive(unsigned id, unsigned threads, std::source_location where
         cudaErrorLaunchFailure,
         "bar.arrive on barrier " + std::to_string(id) + " without a thread count: bar.arrive needs one (not 0)"};
   weft::detail::named_barrier_arrival(id, threads, false, "bar.arrive", where);
+}
+
+/// bar.red.popc.u32 d, id, threads, p: bar_sync that returns how many of
+/// the arriving threads passed a true `predicate`. Barrier 0 without a
+/// count (`threads` 0) is __syncthreads_count.
+inline unsigned bar_red_popc(unsigned id, unsigned threads, bool predicate,
+                             std::source_location where = std::source_location::current()) {
+  if (id == 0 && threads == 0) return static_cast<unsigned>(__syncthreads_count(predicate, where));
+  return weft::detail::named_barrier_arrival(id, threads, true, "bar.red.popc", where,
+                                             weft::detail::named_reduction::popc, predicate);
+}
+
+/// bar.red.and.pred: whether every arriving thread's `predicate` was true.
+inline bool bar_red_and(unsigned id, unsigned threads, bool predicate,
+                        std::source_location where = std::source_location::current()) {
+  if (id == 0 && threads == 0) return __syncthreads_and(predicate, where) != 0;
+  return weft::detail::named_barrier_arrival(id, threads, true, "bar.red.and", where,
+                                             weft::detail::named_reduction::all, predicate) != 0;
+}
+
+/// bar.red.or.pred: whether any arriving thread's `predicate` was true.
+inline bool bar_red_or(unsigned id, unsigned threads, bool predicate,
+                       std::source_location where = std::source_location::current()) {
+  if (id == 0 && threads == 0) return __syncthreads_or(predicate, where) != 0;
+  return weft::detail::named_barrier_arrival(id, threads, true, "bar.red.or", where, weft::detail::named_reduction::any,
+                                             predicate) != 0;
 }
 
 }  // namespace weft::ptx

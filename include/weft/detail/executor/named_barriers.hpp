@@ -21,11 +21,17 @@
 
 namespace weft::detail {
 
+/// What a phase of a named barrier computes from its arrivals' predicates:
+/// nothing (bar.sync, bar.arrive), or bar.red's popc, and, or.
+enum class named_reduction : unsigned char { none, popc, all, any };
+
 /// One named barrier and its current phase: how many threads it waits for
-/// (the phase's first arrival says), and who arrived.
+/// and what it reduces (the phase's first arrival says), and who arrived.
 struct named_barrier {
   unsigned id = 0;
   unsigned expected = 0;
+  named_reduction reduction = named_reduction::none;
+  unsigned predicates_true = 0;
   std::uint64_t phase = 0;  // counts completions: a waiter is released once it moves
   std::vector<named_arrival> arrivals;
 };
@@ -45,12 +51,15 @@ class named_barriers {
 
   /// The calling thread, `thread` of the block's `block_threads`, arrives
   /// at barrier `id`, which completes once `threads` threads have arrived
-  /// (0: every thread of the block); if `waits`, it parks until then.
-  /// `instruction` names the call in reports. Misuse (an id past 15, a
-  /// count that is no multiple of 32 or exceeds the block's warps, threads
-  /// that disagree on the count) throws kernel_fault: the launch fails.
-  void arrive(block_executor& block, unsigned thread, unsigned block_threads, unsigned id, unsigned threads, bool waits,
-              const char* instruction, std::source_location where) {
+  /// (0: every thread of the block); if `waits`, it parks until then, and
+  /// gets the phase's `reduction` of the arrivals' `predicate`s (bar.red;
+  /// 0 for none). `instruction` names the call in reports. Misuse (an id
+  /// past 15, a count that is no multiple of 32 or exceeds the block's
+  /// warps, threads that disagree on the count or the reduction) throws
+  /// kernel_fault: the launch fails.
+  unsigned arrive(block_executor& block, unsigned thread, unsigned block_threads, unsigned id, unsigned threads,
+                  bool waits, named_reduction reduction, bool predicate, const char* instruction,
+                  std::source_location where) {
     if (id >= count)
       refuse(std::string(instruction) + " names barrier " + std::to_string(id) +
              ": a block has 16 named barriers, 0 to 15");
@@ -61,25 +70,37 @@ class named_barriers {
              std::to_string(warp_threads) + " threads of the block's warps");
     unsigned wanted = threads == 0 ? block_threads : threads;
     named_barrier& b = barriers_[id];
-    if (b.arrivals.empty())
+    if (b.arrivals.empty()) {
       b.expected = wanted;
-    else if (b.expected != wanted)
+      b.reduction = reduction;
+      b.predicates_true = 0;
+    } else if (b.expected != wanted) {
       refuse(std::string(instruction) + " on barrier " + std::to_string(id) + " expects " + std::to_string(wanted) +
              " threads, but the threads that arrived before it expect " + std::to_string(b.expected));
+    } else if (b.reduction != reduction) {
+      refuse(std::string(instruction) + " on barrier " + std::to_string(id) +
+             " in a phase that threads entered with another of bar.sync or bar.arrive and bar.red's "
+             "popc, and, or (PTX forbids mixing them on one barrier)");
+    }
+    if (results_.size() < block_threads) results_.resize(block_threads);
     b.arrivals.push_back({thread, waits});
+    b.predicates_true += predicate;
     if (b.arrivals.size() == b.expected) {
       if constexpr (race_check_build)
         if (race_running) race_running->named_barrier_completed(b.arrivals);
+      unsigned result = reduced(b);
+      for (const named_arrival& a : b.arrivals) results_[a.thread] = result;
       b.arrivals.clear();
       ++b.phase;
       block.wake_all(&b);
-      return;
+      return result;
     }
-    if (!waits) return;
+    if (!waits) return 0;
     std::uint64_t phase = b.phase;
     do {
       block.wait_on(&b, instruction, &describe, where);
     } while (b.phase == phase);
+    return results_[thread];
   }
 
  private:
@@ -89,6 +110,20 @@ class named_barriers {
       barriers_[id].id = id;
       barriers_[id].arrivals.clear();
     }
+  }
+
+  static unsigned reduced(const named_barrier& b) {
+    switch (b.reduction) {
+      case named_reduction::popc:
+        return b.predicates_true;
+      case named_reduction::all:
+        return b.predicates_true == b.expected;
+      case named_reduction::any:
+        return b.predicates_true != 0;
+      case named_reduction::none:
+        break;
+    }
+    return 0;
   }
 
   [[noreturn, gnu::cold]] static void refuse(std::string text) {
@@ -107,6 +142,9 @@ class named_barriers {
 
   std::uint64_t block_generation_ = ~std::uint64_t{0};
   std::array<named_barrier, count> barriers_{};
+  // Each waiter's result, written when its phase completes: a later phase
+  // may complete before the waiter resumes.
+  std::vector<unsigned> results_;
 };
 
 }  // namespace weft::detail

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "device_buffer.hpp"
+#include "stackless_scope.hpp"
 #include "text_checks.hpp"
 
 namespace {
@@ -71,6 +72,30 @@ __global__ void named_never_completes_kernel() {
   if (threadIdx.x < 32) weft::ptx::bar_sync(7, 64);
 }
 
+// bar.red on named barriers: popc over the whole block on barrier 4; and,
+// or over warps 0-1 on barrier 5 while warps 2-3 reduce on barrier 6.
+struct named_reductions {
+  unsigned popc;
+  bool all_of_pair, any_of_pair;
+};
+__global__ void named_reduction_kernel(named_reductions* out) {
+  named_reductions& mine = out[threadIdx.x];
+  mine.popc = weft::ptx::bar_red_popc(4, 128, threadIdx.x % 3 == 0);
+  unsigned pair = threadIdx.x / 64;
+  // Pair 0: every thread passes true to `and`; pair 1: thread 100 passes false.
+  mine.all_of_pair = weft::ptx::bar_red_and(5 + pair, 64, threadIdx.x != 100);
+  // Pair 0: nobody passes true to `or`; pair 1: thread 70 does.
+  mine.any_of_pair = weft::ptx::bar_red_or(5 + pair, 64, threadIdx.x == 70);
+}
+
+// Warp 0 waits at barrier 8 with bar.sync, warp 1 reduces there.
+__global__ void named_mixed_kernel() {
+  if (threadIdx.x < 32)
+    weft::ptx::bar_sync(8, 64);
+  else
+    weft::ptx::bar_red_popc(8, 64, true);
+}
+
 std::string named_failure_of(cudaError_t launched) {
   CHECK(launched == cudaSuccess);
   CHECK(cudaDeviceSynchronize() == cudaErrorLaunchFailure);
@@ -101,6 +126,19 @@ TEST_CASE("named barriers of different ids complete independently, and one witho
   }
 }
 
+TEST_CASE("bar.red's popc, and, or reduce the predicates of a named barrier's arrivals") {
+  device_buffer<named_reductions> out(128);
+  REQUIRE(weft::launch<named_reduction_kernel>(1, 128, out.p) == cudaSuccess);
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  std::vector<named_reductions> got = out.to_host();
+  for (unsigned t = 0; t < 128; ++t) {
+    INFO(t);
+    CHECK(got[t].popc == 43);  // 0, 3, ..., 126
+    CHECK(got[t].all_of_pair == (t < 64));
+    CHECK(got[t].any_of_pair == (t >= 64));
+  }
+}
+
 TEST_CASE("a misused named barrier fails the launch with a report, never a hang") {
   struct misuse {
     unsigned id, threads;
@@ -119,6 +157,9 @@ TEST_CASE("a misused named barrier fails the launch with a report, never a hang"
   INFO(report);
   CHECK(contains(report, "bar.sync on barrier 5 expects"));
   CHECK(contains(report, "but the threads that arrived before it expect"));
+  report = named_failure_of(weft::launch<named_mixed_kernel>(1, 64));
+  INFO(report);
+  CHECK(contains(report, "on barrier 8 in a phase that threads entered with another"));
 }
 
 TEST_CASE("a named barrier that can never complete ends in a deadlock report naming it and its waiters") {
@@ -138,8 +179,14 @@ weft::stackless_kernel named_barrier_in_stackless_kernel() {
 }
 }  // namespace
 
-TEST_CASE("a named barrier in a stackless kernel fails the launch, naming the call") {
-  std::string report = named_failure_of(weft::launch<named_barrier_in_stackless_kernel>(1, 32));
-  INFO(report);
-  CHECK(contains(report, "bar.sync: named barriers need a kernel on fibers"));
+TEST_CASE("a named barrier in a stackless kernel fails the launch, naming the call, unless it runs on fibers") {
+  {
+    stackless_scope on(stackless_executor::coroutines);
+    std::string report = named_failure_of(weft::launch<named_barrier_in_stackless_kernel>(1, 32));
+    INFO(report);
+    CHECK(contains(report, "bar.sync: named barriers need a kernel on fibers"));
+  }
+  stackless_scope on(stackless_executor::fibers);
+  CHECK(weft::launch<named_barrier_in_stackless_kernel>(1, 32) == cudaSuccess);
+  CHECK(cudaDeviceSynchronize() == cudaSuccess);
 }
