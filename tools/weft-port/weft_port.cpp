@@ -1891,6 +1891,7 @@ class porter {
     std::vector<std::size_t> group_waits;  // name tokens of cooperative groups' waits: `cg::sync(`, `g.shfl(`
     std::string refusal;                   // why it can never be stackless, if it cannot
     bool waits_in_lambda = false;
+    bool named_barrier = false;  // waits at a named barrier (inline PTX), which has no awaitable
     bool returns_value = false;
     bool spins = false;  // a loop with an empty body, or one that tests an atomic: it waits for another thread
     bool has_lambda = false;
@@ -1935,6 +1936,7 @@ class porter {
       std::string_view name = text(i);
       if (auto op = asm_opcode(i); op && named_barrier_function(*op)) {
         if (f.refusal.empty()) f.refusal = "uses a named barrier (inline PTX `" + *op + "`)";
+        f.named_barrier = true;
         continue;
       }
       if (auto why = unconvertible(name)) {
@@ -2663,7 +2665,8 @@ class porter {
       changed = false;
       for (const awaitable_function& a : awaitables_) {
         if (waits_somewhere_.contains(a.name)) continue;
-        bool waits = !a.facts.waits.empty() || !a.facts.group_waits.empty() || a.facts.waits_in_lambda;
+        bool waits =
+            !a.facts.waits.empty() || !a.facts.group_waits.empty() || a.facts.waits_in_lambda || a.facts.named_barrier;
         for (std::size_t c = 0; c < a.facts.calls.size() && !waits; ++c)
           waits = waits_somewhere_.contains(a.facts.calls[c]);
         if (waits) changed = waits_somewhere_.insert(a.name).second;

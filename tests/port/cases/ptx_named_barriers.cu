@@ -42,3 +42,9 @@ __global__ void named(int* x) {
   x[threadIdx.x] = 1;
   asm volatile("bar.sync 1, 64;");
 }
+
+// Its own barrier is awaitable, but the function it calls waits at a named barrier.
+__global__ void calls_named(int* x) {
+  __syncthreads();
+  producer_done(1, 64);
+}
