@@ -11,7 +11,7 @@
 # race check of CUDA threads, Clang only: cmake/WeftRaceCheck.cmake). `address` and `thread`
 # exclude each other; `undefined` goes with either. weft's headers announce
 # every fiber switch to ASan and TSan when they see the sanitizer on
-# (include/weft/detail/executor/fiber_sanitizer.hpp), so that neither
+# (include/weft/detail/fibers/fiber_sanitizer.hpp), so that neither
 # reports or warns about the stack switches of CUDA threads
 # (docs/debugging.md, "Sanitizer builds").
 #

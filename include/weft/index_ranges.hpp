@@ -42,7 +42,7 @@
 
 #include <range/v3/range_fwd.hpp>
 
-#include "weft/detail/executor/builtin_variables.hpp"
+#include "weft/detail/base/builtin_variables.hpp"
 
 namespace weft {
 

@@ -12,7 +12,7 @@
 
 #include <weft/stackless_kernel.hpp>
 
-#include "weft/detail/executor/race_check.hpp"
+#include "weft/detail/checks/race_check.hpp"
 
 namespace cg = cooperative_groups;
 

@@ -4,7 +4,7 @@
 // docs/debugging.md ("Sanitizer builds").
 #pragma once
 
-#include <weft/detail/executor/fiber_sanitizer.hpp>
+#include <weft/detail/fibers/fiber_sanitizer.hpp>
 
 namespace weft_test {
 

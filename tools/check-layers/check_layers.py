@@ -15,6 +15,12 @@ import sys
 LAYERS = [
     ("base", ["weft/detail/base/"]),
     ("trace", ["weft/detail/trace/"]),
+    # Fibers: the context switch, stacks, and what ASan and TSan are told of them.
+    ("fibers", ["weft/detail/fibers/"]),
+    # What kernel code's accesses meet in checking builds: the race check's
+    # shadow and reports, the memory check's poisoned memory and __shared__ guards.
+    ("checks", ["weft/detail/checks/"]),
+    # The fiber block executor: barriers, warps, faults and reports of a block.
     ("executor", ["weft/detail/executor/"]),
     # Stackless kernels' executor: CUDA threads as C++20 coroutines, beside
     # the fiber executor, whose reports and dynamic shared memory it uses.

@@ -12,7 +12,7 @@
 // In a build with AddressSanitizer, each `__shared__` declaration is preceded
 // by a guard, a 32-byte thread-local that the memory check poisons, so that an
 // index just past or before a `__shared__` array is reported instead of
-// reaching the next variable (detail/executor/shared_guard_poisoning.hpp). A
+// reaching the next variable (detail/checks/shared_guard_poisoning.hpp). A
 // specifier written before `__shared__` (`static`, `volatile`, `alignas`)
 // then applies to the guard, not the variable: inside a function the
 // variable is static anyway, and the variable is aligned to 128 bytes, which
@@ -39,7 +39,7 @@
 #endif
 #endif
 #if defined(WEFT_SHARED_GUARDS_)
-#include "weft/detail/executor/shared_guard.hpp"
+#include "weft/detail/checks/shared_guard.hpp"
 // The guard's name must be unique in its scope: __COUNTER__, pasted once
 // expanded (hence two steps).
 #define WEFT_SHARED_GUARD_NAME_(n) weft_shared_guard_##n

@@ -1,10 +1,10 @@
-// The race check's ordering rules (detail/executor/race_check.hpp), checked
+// The race check's ordering rules (detail/checks/race_check.hpp), checked
 // without the instrumentation: each test plays the accesses a kernel's
 // threads would make, in the order weft would run them, into a race_worker
 // as the callbacks do, and counts the hazards reported. The race_check
 // ctest (tests/race) checks the same rules end to end in a Clang build.
 #include <doctest/doctest.h>
-#include <weft/detail/executor/race_check.hpp>
+#include <weft/detail/checks/race_check.hpp>
 
 #include <array>
 #include <atomic>

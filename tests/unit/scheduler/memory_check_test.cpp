@@ -169,7 +169,7 @@ __global__ void memcheck_shared_arrays_in_bounds(float* out, unsigned* misaligne
 // The file's last `__shared__` array, alone in its kernel: no other
 // declaration's guard lies on one of its sides (after it with Clang, before
 // it with GCC when it optimises), which the translation unit's trailing
-// guard closes (executor/shared_guard.hpp). Keep it the file's last.
+// guard closes (checks/shared_guard.hpp). Keep it the file's last.
 constexpr unsigned memcheck_last_shared_line = __LINE__ + 6;
 __global__ void memcheck_read_last_shared(int index, float* out) {
   __shared__ float memcheck_last_tile[32];

@@ -1,11 +1,11 @@
 // CUDA's built-in variables (CUDA guide, "Built-in Variables"): threadIdx,
 // blockIdx, blockDim and gridDim, which the block executor keeps current for
-// the running CUDA thread (detail/executor/builtin_variables.hpp), and
+// the running CUDA thread (detail/base/builtin_variables.hpp), and
 // warpSize.
 #pragma once
 
 #include "weft/cuda/vector_types.hpp"
-#include "weft/detail/executor/builtin_variables.hpp"
+#include "weft/detail/base/builtin_variables.hpp"
 
 using weft::detail::blockDim;
 using weft::detail::blockIdx;

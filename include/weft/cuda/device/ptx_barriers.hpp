@@ -13,9 +13,9 @@
 #include <string>
 
 #include "weft/cuda/device/synchronization.hpp"
+#include "weft/detail/base/builtin_variables.hpp"
 #include "weft/detail/coroutine_executor/running_stackless_block.hpp"
 #include "weft/detail/executor/block_executor.hpp"
-#include "weft/detail/executor/builtin_variables.hpp"
 #include "weft/detail/executor/named_barriers.hpp"
 
 namespace weft::detail {

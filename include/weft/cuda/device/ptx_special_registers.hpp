@@ -12,8 +12,8 @@
 #include <cstdint>
 
 #include "weft/cuda/device/device_runtime.hpp"
+#include "weft/detail/base/builtin_variables.hpp"
 #include "weft/detail/base/devices.hpp"
-#include "weft/detail/executor/builtin_variables.hpp"
 #include "weft/detail/runtime/device_properties.hpp"
 #include "weft/detail/scheduler/device_block_state.hpp"
 #include "weft/detail/scheduler/sm_pool.hpp"

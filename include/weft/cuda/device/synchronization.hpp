@@ -13,7 +13,7 @@
 
 #include "weft/detail/coroutine_executor/running_stackless_block.hpp"
 #include "weft/detail/executor/block_executor.hpp"
-#include "weft/detail/executor/fiber_sanitizer.hpp"
+#include "weft/detail/fibers/fiber_sanitizer.hpp"
 
 namespace weft::detail {
 

@@ -55,17 +55,17 @@
 #include <utility>
 #include <vector>
 
+#include "weft/detail/base/builtin_variables.hpp"
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/text_format.hpp"
+#include "weft/detail/checks/shared_guards.hpp"
 #include "weft/detail/coroutine_executor/frame_arena.hpp"
 #include "weft/detail/coroutine_executor/running_stackless_block.hpp"
 #include "weft/detail/executor/block_executor.hpp"
 #include "weft/detail/executor/block_reports.hpp"
-#include "weft/detail/executor/builtin_variables.hpp"
-#include "weft/detail/executor/fiber_sanitizer.hpp"
-#include "weft/detail/executor/shared_guards.hpp"
 #include "weft/detail/executor/warp_arithmetic.hpp"
 #include "weft/detail/executor/warp_reports.hpp"
+#include "weft/detail/fibers/fiber_sanitizer.hpp"
 
 namespace weft::detail {
 

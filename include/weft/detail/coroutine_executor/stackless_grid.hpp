@@ -19,10 +19,10 @@
 #include <type_traits>
 #include <utility>
 
+#include "weft/detail/checks/race_check.hpp"
 #include "weft/detail/coroutine_executor/stackless_block_executor.hpp"
 #include "weft/detail/coroutine_executor/stackless_thread.hpp"
 #include "weft/detail/executor/block_executor.hpp"
-#include "weft/detail/executor/race_check.hpp"
 
 namespace weft::detail {
 

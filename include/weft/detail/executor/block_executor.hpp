@@ -44,20 +44,20 @@
 #include <type_traits>
 #include <vector>
 
+#include "weft/detail/base/builtin_variables.hpp"
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/schedule_permutation.hpp"
 #include "weft/detail/base/schedule_setting.hpp"
+#include "weft/detail/checks/memory_poisoning.hpp"
+#include "weft/detail/checks/race_check.hpp"
 #include "weft/detail/executor/block_reports.hpp"
-#include "weft/detail/executor/builtin_variables.hpp"
-#include "weft/detail/executor/context_switch.hpp"
-#include "weft/detail/executor/fiber_sanitizer.hpp"
-#include "weft/detail/executor/fiber_stack.hpp"
-#include "weft/detail/executor/memory_poisoning.hpp"
-#include "weft/detail/executor/race_check.hpp"
 #include "weft/detail/executor/signal_fault.hpp"
 #include "weft/detail/executor/thread_list.hpp"
 #include "weft/detail/executor/warp_arithmetic.hpp"
 #include "weft/detail/executor/warp_reports.hpp"
+#include "weft/detail/fibers/context_switch.hpp"
+#include "weft/detail/fibers/fiber_sanitizer.hpp"
+#include "weft/detail/fibers/fiber_stack.hpp"
 
 namespace weft::detail {
 

@@ -12,9 +12,9 @@
 #include <memory>
 #include <string>
 
+#include "weft/detail/checks/shared_guards.hpp"
 #include "weft/detail/executor/block_executor.hpp"
-#include "weft/detail/executor/fiber_sanitizer.hpp"
-#include "weft/detail/executor/shared_guards.hpp"
+#include "weft/detail/fibers/fiber_sanitizer.hpp"
 
 namespace weft::detail {
 

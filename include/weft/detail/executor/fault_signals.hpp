@@ -23,7 +23,7 @@
 #include <mutex>
 
 #include "weft/detail/executor/block_executor.hpp"
-#include "weft/detail/executor/fiber_sanitizer.hpp"
+#include "weft/detail/fibers/fiber_sanitizer.hpp"
 
 namespace weft::detail {
 

@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "weft/detail/checks/race_check.hpp"
 #include "weft/detail/executor/block_executor.hpp"
-#include "weft/detail/executor/race_check.hpp"
 
 namespace weft::detail {
 

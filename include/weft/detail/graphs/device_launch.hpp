@@ -26,6 +26,7 @@
 #include <variant>
 #include <vector>
 
+#include "weft/detail/base/builtin_variables.hpp"
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/devices.hpp"
 #include "weft/detail/base/error_state.hpp"
@@ -33,7 +34,6 @@
 #include "weft/detail/commands/command_graph.hpp"
 #include "weft/detail/commands/stream.hpp"
 #include "weft/detail/executor/block_executor.hpp"
-#include "weft/detail/executor/builtin_variables.hpp"
 #include "weft/detail/graphs/graph_exec.hpp"
 #include "weft/detail/runtime/device_limits.hpp"
 #include "weft/detail/runtime/runtime.hpp"

@@ -46,7 +46,7 @@
 
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/devices.hpp"
-#include "weft/detail/executor/memory_poisoning.hpp"
+#include "weft/detail/checks/memory_poisoning.hpp"
 #include "weft/detail/graphs/graph_model.hpp"
 #include "weft/detail/memory/memory_lookup.hpp"
 #include "weft/detail/runtime/allocation_registry.hpp"

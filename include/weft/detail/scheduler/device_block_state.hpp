@@ -9,10 +9,10 @@
 #include <memory>
 #include <vector>
 
+#include "weft/detail/base/builtin_variables.hpp"
 #include "weft/detail/base/cuda_vocabulary.hpp"
+#include "weft/detail/checks/race_check.hpp"
 #include "weft/detail/commands/command.hpp"
-#include "weft/detail/executor/builtin_variables.hpp"
-#include "weft/detail/executor/race_check.hpp"
 #include "weft/detail/scheduler/grid_job.hpp"
 #include "weft/detail/scheduler/programmatic_launch.hpp"
 

@@ -12,16 +12,16 @@
 #include <type_traits>
 #include <utility>
 
+#include "weft/detail/base/builtin_variables.hpp"
 #include "weft/detail/base/error_state.hpp"
 #include "weft/detail/base/schedule_permutation.hpp"
 #include "weft/detail/base/schedule_setting.hpp"
 #include "weft/detail/base/text_format.hpp"
+#include "weft/detail/checks/race_check.hpp"
 #include "weft/detail/commands/command.hpp"
 #include "weft/detail/executor/block_executor.hpp"
 #include "weft/detail/executor/block_groups.hpp"
-#include "weft/detail/executor/builtin_variables.hpp"
-#include "weft/detail/executor/fiber_sanitizer.hpp"
-#include "weft/detail/executor/race_check.hpp"
+#include "weft/detail/fibers/fiber_sanitizer.hpp"
 #include "weft/detail/scheduler/kernel_identity.hpp"
 #include "weft/detail/scheduler/memory_check.hpp"
 #include "weft/detail/scheduler/programmatic_launch.hpp"

@@ -41,10 +41,10 @@
 #include <string_view>
 
 #include "weft/detail/base/text_format.hpp"
+#include "weft/detail/checks/shared_guards.hpp"
 #include "weft/detail/coroutine_executor/stackless_block_executor.hpp"
 #include "weft/detail/executor/block_executor.hpp"
-#include "weft/detail/executor/fiber_sanitizer.hpp"
-#include "weft/detail/executor/shared_guards.hpp"
+#include "weft/detail/fibers/fiber_sanitizer.hpp"
 #include "weft/detail/scheduler/programmatic_launch.hpp"
 
 extern "C" {

@@ -18,10 +18,10 @@
 #include <atomic>
 #include <cstdint>
 
+#include "weft/detail/base/builtin_variables.hpp"
+#include "weft/detail/checks/race_check.hpp"
 #include "weft/detail/commands/command.hpp"
 #include "weft/detail/commands/command_graph.hpp"
-#include "weft/detail/executor/builtin_variables.hpp"
-#include "weft/detail/executor/race_check.hpp"
 
 namespace weft::detail {
 

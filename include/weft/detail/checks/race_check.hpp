@@ -74,10 +74,10 @@
 #include <dlfcn.h>
 #include <link.h>
 
+#include "weft/detail/base/builtin_variables.hpp"
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/spin_wait.hpp"
 #include "weft/detail/base/text_format.hpp"
-#include "weft/detail/executor/builtin_variables.hpp"
 
 namespace weft::detail {
 
@@ -1161,4 +1161,4 @@ inline race_worker& race_worker_of_this_thread() {
 
 }  // namespace weft::detail
 
-#include "weft/detail/executor/race_report.hpp"
+#include "weft/detail/checks/race_report.hpp"

@@ -24,9 +24,9 @@ inline std::string describe_shared_guard_access(std::uintptr_t address);
 }  // namespace weft::detail
 
 #if defined(__SANITIZE_ADDRESS__)
-#include "weft/detail/executor/shared_guard_poisoning.hpp"
+#include "weft/detail/checks/shared_guard_poisoning.hpp"
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer)
-#include "weft/detail/executor/shared_guard_poisoning.hpp"
+#include "weft/detail/checks/shared_guard_poisoning.hpp"
 #endif
 #endif

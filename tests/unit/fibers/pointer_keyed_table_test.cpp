@@ -1,11 +1,11 @@
 // The table in which a sanitizer build keeps each suspended fiber's
-// identity (detail/executor/pointer_keyed_table.hpp), checked against
+// identity (detail/fibers/pointer_keyed_table.hpp), checked against
 // std::map over a long run of inserts and removals: a switch to a fiber
 // whose record the table lost or mixed up would end the program ("a fiber
 // switch to a context the sanitizer annotations do not know") or hand ASan
 // the wrong stack.
 #include <doctest/doctest.h>
-#include <weft/detail/executor/pointer_keyed_table.hpp>
+#include <weft/detail/fibers/pointer_keyed_table.hpp>
 
 #include <cstdint>
 #include <map>

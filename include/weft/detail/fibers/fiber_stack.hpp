@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "weft/detail/executor/fiber_sanitizer.hpp"
+#include "weft/detail/fibers/fiber_sanitizer.hpp"
 
 namespace weft::detail {
 

@@ -39,10 +39,10 @@
 #include <vector>
 
 #include "weft/detail/base/text_format.hpp"
-#include "weft/detail/executor/fiber_sanitizer.hpp"
-#include "weft/detail/executor/memory_poisoning.hpp"
-#include "weft/detail/executor/shared_guard.hpp"
-#include "weft/detail/executor/shared_guards.hpp"
+#include "weft/detail/checks/memory_poisoning.hpp"
+#include "weft/detail/checks/shared_guard.hpp"
+#include "weft/detail/checks/shared_guards.hpp"
+#include "weft/detail/fibers/fiber_sanitizer.hpp"
 
 namespace weft::detail {
 

@@ -11,7 +11,7 @@
 
 #include <cstddef>
 
-#include "weft/detail/executor/fiber_sanitizer.hpp"
+#include "weft/detail/fibers/fiber_sanitizer.hpp"
 
 extern "C" {
 // As <sanitizer/asan_interface.h> declares them (see fiber_sanitizer.hpp for

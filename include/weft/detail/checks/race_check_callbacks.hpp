@@ -11,7 +11,7 @@
 
 #include <cstdint>
 
-#include "weft/detail/executor/race_check.hpp"
+#include "weft/detail/checks/race_check.hpp"
 
 #if defined(__has_feature)
 #if __has_feature(coverage_sanitizer)

@@ -14,7 +14,7 @@
 #include <dlfcn.h>
 
 #include "weft/detail/base/text_format.hpp"
-#include "weft/detail/executor/race_check.hpp"
+#include "weft/detail/checks/race_check.hpp"
 
 namespace weft::detail {
 

@@ -27,8 +27,8 @@
 #include <cstdlib>
 #include <type_traits>
 
-#include "weft/detail/executor/context_switch.hpp"
-#include "weft/detail/executor/pointer_keyed_table.hpp"
+#include "weft/detail/fibers/context_switch.hpp"
+#include "weft/detail/fibers/pointer_keyed_table.hpp"
 
 // The sanitizer runtimes' entry points, as <sanitizer/common_interface_defs.h>,
 // <sanitizer/asan_interface.h> and <sanitizer/tsan_interface.h> declare them.
