@@ -60,6 +60,7 @@
 #include "weft/detail/coroutine_executor/frame_arena.hpp"
 #include "weft/detail/coroutine_executor/running_stackless_block.hpp"
 #include "weft/detail/executor/block_executor.hpp"
+#include "weft/detail/executor/block_group_barrier.hpp"
 #include "weft/detail/executor/block_reports.hpp"
 #include "weft/detail/executor/builtin_variables.hpp"
 #include "weft/detail/executor/shared_guard_poisoning.hpp"
@@ -107,6 +108,22 @@ class stackless_block_executor {
     }
     ++arrivals_;
     predicate_count_ += predicate != 0;
+  }
+
+  /// A thread arrives at a barrier between blocks (grid.sync(),
+  /// cluster.sync(): block_set_awaiter.hpp) and is about to suspend. It is a
+  /// block barrier first; once every thread of the block waits there, the
+  /// worker arrives at `between` for the whole block, as member `member`,
+  /// and waits on it (the block has its own worker in such a launch), then
+  /// the threads run on. Null `between`: a plain block barrier (a cluster
+  /// sync in a launch without clusters).
+  void arrive_between_blocks(barrier_arrival& arrival, block_group_barrier* between, unsigned member,
+                             std::source_location where) noexcept {
+    arrive(arrival, barrier_kind::sync, 0, where, nullptr);
+    if (between) {
+      between_blocks_ = between;
+      between_member_ = member;
+    }
   }
 
   /// A lane arrives at a warp collective (warp_awaiter.hpp): true if its
@@ -180,6 +197,7 @@ class stackless_block_executor {
   [[gnu::cold]] std::string stall_report(const waiting_thread* waiting, unsigned count) const;
   [[gnu::cold]] void append_barrier_waiters(std::string& text, const waiting_thread* waiting, unsigned count) const;
   [[gnu::no_sanitize_address]] bool complete_barrier(const waiting_thread* waiting, unsigned count);
+  [[gnu::cold]] bool meet_other_blocks(const waiting_thread* waiting);
   [[gnu::no_sanitize_address]] void advance(uint3& index) const;
   [[gnu::cold]] void fail(const std::string& message, cudaError_t code = cudaErrorLaunchFailure);
   [[gnu::cold]] void fail_from_signal(const signal_fault& fault);
@@ -207,6 +225,10 @@ class stackless_block_executor {
   barrier_kind phase_kind_{};
   std::source_location phase_where_{};
   bool diverged_ = false;
+  // The barrier between blocks that the round's barrier also waits at, if
+  // any (arrive_between_blocks), and the block's member number there.
+  block_group_barrier* between_blocks_ = nullptr;
+  unsigned between_member_ = 0;
   // Per thread (linear id), where a counting barrier's result goes: into
   // the awaiter, not read from here as the thread resumes (warp_awaiter.hpp
   // says why).
@@ -308,6 +330,7 @@ void stackless_block_executor::run_block(StartThread& start) {
   arrivals_ = 0;
   predicate_count_ = 0;
   diverged_ = false;
+  between_blocks_ = nullptr;
   waiting_thread* next = lists_[0].data() + list_front_room;
   unsigned waiting_list = 0;  // the list that holds the threads the round resumes
   unsigned kept = 0;
@@ -531,12 +554,30 @@ inline bool stackless_block_executor::complete_barrier(const waiting_thread* wai
     fail(divergence_report(waiting, count));
     return false;
   }
+  if (between_blocks_ && !meet_other_blocks(waiting)) [[unlikely]]
+    return false;
   if (phase_kind_ != barrier_kind::sync) {
     int result = barrier_result(phase_kind_, predicate_count_, arrivals_);
     for (unsigned r = 0; r < count; ++r) *barrier_result_into_[waiting[r].id] = result;
   }
   arrivals_ = 0;
   predicate_count_ = 0;
+  return true;
+}
+
+// Every thread of the block waits at a grid or cluster barrier: the worker
+// arrives for the block and waits for the other blocks, as the fiber
+// executor's first thread to run after the block barrier does
+// (cooperative_groups/block_set_sync.hpp). That thread is the one that runs
+// first next, waiting[0], which a barrier that can never complete fails.
+inline bool stackless_block_executor::meet_other_blocks(const waiting_thread* waiting) {
+  block_group_barrier* between = std::exchange(between_blocks_, nullptr);
+  try {
+    between->arrive_and_wait(between_member_, "block " + reports::describe_index(blockIdx), phase_where_);
+  } catch (const kernel_fault& fault) {
+    fail(reports::describe_thread(waiting[0].index) + ": " + fault.what, fault.code);
+    return false;
+  }
   return true;
 }
 
