@@ -742,13 +742,19 @@ class porter {
       // only (why_not_stackless): weft::register_kernel takes void kernels.
       if (!d.returns_void) continue;
       std::size_t colons = d.name.rfind("::");
-      if (converted_.contains(colons == std::string::npos ? d.name : d.name.substr(colons + 2))) continue;
+      std::string n = registration_tag + std::to_string(k);
+      if (converted_.contains(colons == std::string::npos ? d.name : d.name.substr(colons + 2))) {
+        // Its __cluster_dims__ still shape its launches by name.
+        if (!d.cluster_dims.empty())
+          out += "[[maybe_unused]] static const bool weft_port_cluster_" + n +
+                 " = weft::detail::register_cluster_dims(&" + d.name + ", " + d.cluster_dims + ");\n";
+        continue;
+      }
       // An overloaded name needs the parameter types to pick one.
       bool overloaded = std::any_of(kernels_.begin(), kernels_.end(), [&](const kernel_decl& e) {
         return e.name == d.name && e.signature != d.signature;
       });
       std::string address = overloaded ? "static_cast<void (*)(" + d.signature + ")>(&" + d.name + ")" : "&" + d.name;
-      std::string n = registration_tag + std::to_string(k);
       out +=
           "[[maybe_unused]] static const bool weft_port_kernel_" + n + " = weft::register_kernel<" + address + ">();\n";
       if (!d.cluster_dims.empty())
@@ -824,6 +830,10 @@ class porter {
   std::set<std::string, std::less<>> included_kernel_names_;
   std::set<std::string, std::less<>> types_;          // type names known here (find_functions_that_never_wait)
   std::set<std::string, std::less<>> group_aliases_;  // `namespace cg = cooperative_groups;`
+  // `using namespace cooperative_groups;` (or an alias of it): its functions
+  // may be called unqualified, unless the file defines a function of that name.
+  bool groups_namespace_used_ = false;
+  std::set<std::string, std::less<>> file_function_names_;
   bool uses_groups_ = false;
   mutable const std::vector<construct>* rendering_ = &constructs_;  // what render() rewrites
   std::string awaitable_functions_;
@@ -1503,11 +1513,7 @@ class porter {
         {"__ballot", "uses a pre-CUDA 9 warp function"},
         {"__barrier_sync", "uses a named barrier"},
         {"__nanosleep", "sleeps (a spin-wait: another thread of the block must run meanwhile)"},
-        {"this_grid", "uses a grid group (grid.sync() is not awaited)"},
-        {"grid_group", "uses a grid group (grid.sync() is not awaited)"},
-        {"this_multi_grid", "uses a grid group (grid.sync() is not awaited)"},
-        {"this_cluster", "uses a cluster group (cluster.sync() is not awaited)"},
-        {"cluster_group", "uses a cluster group (cluster.sync() is not awaited)"},
+        {"this_multi_grid", "uses a multi-device grid group (deprecated, and not awaited)"},
         {"memcpy_async", "uses cooperative groups' memcpy_async (not awaited)"},
         {"wait_prior", "uses cooperative groups' memcpy_async (not awaited)"},
         {"nvcuda", "uses warp matrix functions (they wait)"},
@@ -1844,8 +1850,19 @@ class porter {
           f.refusal = std::string(refusal) + std::string(name) + " (not awaited)";
         }
       };
-      if (qualified || (!member && (name == "this_thread_block" || name == "tiled_partition" ||
-                                    name == "coalesced_threads" || name == "thread_block_tile"))) {
+      bool unqualified_group_name = !member && !(i > 0 && is(i - 1, "::")) && groups_namespace_used_ &&
+                                    (group_function_waits(name) || group_name_never_waits(name));
+      if (unqualified_group_name && file_function_names_.contains(name)) {
+        // Overload resolution picks between the two, which weft-port cannot.
+        if (f.refusal.empty())
+          f.refusal = "calls `" + std::string(name) +
+                      "`, which names both a function of this file and cooperative groups' (after `using namespace "
+                      "cooperative_groups;`)";
+        continue;
+      }
+      if (qualified || unqualified_group_name ||
+          (!member && (name == "this_thread_block" || name == "tiled_partition" || name == "coalesced_threads" ||
+                       name == "thread_block_tile"))) {
         if ((name == "tiled_partition" || name == "thread_block_tile") && is(i + 1, "<") && !lane_tile_size(i + 2)) {
           if (f.refusal.empty()) f.refusal = "uses a tile of more than 32 threads, or of a size weft-port cannot read";
         } else {
@@ -1904,6 +1921,17 @@ class porter {
     return out;
   }
 
+  // `using namespace cooperative_groups;`, or of a name the file gives it.
+  bool uses_groups_namespace() const {
+    for (std::size_t i = 0; i + 3 < t_.size(); ++i)
+      if (is(i, "using") && is(i + 1, "namespace")) {
+        std::size_t k = i + 2;
+        if (is(k, "::")) ++k;
+        if (is_groups_namespace(k) && is(k + 1, ";")) return true;
+      }
+    return false;
+  }
+
   // A tile size at token i (`tiled_partition<32>`, `thread_block_tile<16, P>`)
   // written as a number of at most 32: the awaitables take tiles of one warp at most.
   bool lane_tile_size(std::size_t i) const {
@@ -1931,7 +1959,8 @@ class porter {
   static bool group_name_never_waits(std::string_view name) {
     static constexpr std::string_view names[] = {
         "this_thread_block", "tiled_partition", "thread_block", "thread_block_tile",
-        "thread_group",      "coalesced_group", "plus",         "less",
+        "thread_group",      "coalesced_group", "this_grid",    "grid_group",
+        "this_cluster",      "cluster_group",   "plus",         "less",
         "greater",           "bit_and",         "bit_or",       "bit_xor"};
     return one_of(names, name);
   }
@@ -1944,9 +1973,10 @@ class porter {
   }
 
   static bool group_member_never_waits(std::string_view name) {
-    static constexpr std::string_view names[] = {"thread_rank",     "size",        "num_threads", "thread_index",
-                                                 "group_index",     "dim_threads", "group_dim",   "meta_group_rank",
-                                                 "meta_group_size", "is_valid"};
+    static constexpr std::string_view names[] = {"thread_rank",     "size",        "num_threads",    "thread_index",
+                                                 "group_index",     "dim_threads", "group_dim",      "meta_group_rank",
+                                                 "meta_group_size", "is_valid",    "block_rank",     "num_blocks",
+                                                 "dim_blocks",      "block_index", "map_shared_rank"};
     return one_of(names, name);
   }
 
@@ -1965,7 +1995,7 @@ class porter {
     for (std::size_t i = from; i < to && i < t_.size(); ++i) {
       std::string_view name = text(i);
       if (is_identifier(i) && (name == "thread_block" || name == "thread_block_tile" || name == "coalesced_group" ||
-                               name == "thread_group")) {
+                               name == "thread_group" || name == "grid_group" || name == "cluster_group")) {
         std::size_t j = i + 1;
         if (is(j, "<")) {
           auto close = angle_forward(j);
@@ -1979,7 +2009,7 @@ class porter {
         std::size_t k = *v + 2;
         if (is_groups_namespace(k) && is(k + 1, "::")) k += 2;
         if (is(k, "this_thread_block") || is(k, "tiled_partition") || is(k, "coalesced_threads") ||
-            is(k, "binary_partition") || is(k, "labeled_partition"))
+            is(k, "binary_partition") || is(k, "labeled_partition") || is(k, "this_grid") || is(k, "this_cluster"))
           out.insert(std::string(text(*v)));
       }
     }
@@ -2309,7 +2339,9 @@ class porter {
 
   void find_stackless_kernels() {
     group_aliases_ = find_group_aliases();
+    groups_namespace_used_ = uses_groups_namespace();
     auto functions = function_definitions();
+    for (const function_definition& d : functions) file_function_names_.insert(d.name);
     find_functions_that_never_wait(functions, macro_definitions());
     if (convert_stackless) find_awaitable_functions(functions);
     std::vector<std::string> awaited;  // the awaitable functions converted kernels call

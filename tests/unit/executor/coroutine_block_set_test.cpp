@@ -5,7 +5,8 @@
 // arrived) and give what the same kernel gives on fibers: a grid-wide
 // reduction, shared memory exchanged between a cluster's blocks, and the
 // fiber executor's reports for a grid sync outside a cooperative launch and
-// for one that can never complete.
+// for one that can never complete; and a stackless kernel's compiled
+// cluster shape (weft-port's registration of its __cluster_dims__).
 #include <doctest/doctest.h>
 #include <weft.hpp>
 #include <weft/cuda/device/cooperative_groups.hpp>
@@ -86,6 +87,15 @@ weft::stackless_kernel block_set_lone_cluster(int* out) {
   out[threadIdx.x] = words[31 - threadIdx.x];
 }
 
+// What weft-port writes for a converted kernel's __cluster_dims__(2, 1, 1).
+weft::stackless_kernel block_set_compiled_clusters(int* out) {
+  cg::cluster_group cluster = cg::this_cluster();
+  co_await weft::sync(cluster);
+  if (threadIdx.x == 0) out[blockIdx.x] = static_cast<int>(cluster.num_blocks() * 10 + cluster.block_rank());
+}
+[[maybe_unused]] const bool block_set_compiled_clusters_registered =
+    weft::detail::register_cluster_dims(&block_set_compiled_clusters, 2, 1, 1);
+
 weft::stackless_kernel block_set_plain_grid_sync() { co_await weft::sync(cg::this_grid()); }
 
 weft::stackless_kernel block_set_sync_in_some_blocks(int* out) {
@@ -130,6 +140,17 @@ TEST_CASE("co_await weft::sync(cluster) without clusters is a block barrier, as 
   auto [on_coroutines, on_fibers] = on_both_executors(run);
   CHECK(on_coroutines == on_fibers);
   for (unsigned t = 0; t < 32; ++t) CHECK(on_coroutines[t] == static_cast<int>((31 - t) * (31 - t)));
+}
+
+TEST_CASE("a stackless kernel's registered __cluster_dims__ shape its launches by name") {
+  auto run = [] {
+    device_buffer<int> out(4);
+    REQUIRE(weft::launch<block_set_compiled_clusters>(4, 32, out.p) == cudaSuccess);
+    return out.to_host();
+  };
+  auto [on_coroutines, on_fibers] = on_both_executors(run);
+  CHECK(on_coroutines == on_fibers);
+  CHECK(on_coroutines == std::vector<int>{20, 21, 20, 21});
 }
 
 TEST_CASE("a stackless grid sync outside a cooperative launch fails as on fibers") {

@@ -1,0 +1,46 @@
+// Grid and cluster syncs in kernels weft-port converts: `grid.sync()`,
+// `cluster.sync()` and `cg::sync(grid)` are awaited as weft::sync(g), and a
+// converted kernel's __cluster_dims__ are still registered. A cluster's
+// split barrier (barrier_arrive, barrier_wait) has no awaitable, and a sync
+// on a group weft-port cannot name keeps the kernel on fibers. Run with
+// --explain (stackless_grid_cluster.expected-stderr).
+#include <cooperative_groups.h>
+
+namespace cg = cooperative_groups;
+
+__global__ void grid_phases(int* partial, int* total) {
+  cg::grid_group grid = cg::this_grid();
+  partial[grid.block_rank()] = static_cast<int>(grid.num_blocks());
+  grid.sync();
+  if (grid.thread_rank() == 0) *total = partial[0];
+  cg::sync(grid);
+}
+
+__global__ void __cluster_dims__(2, 1, 1) cluster_swap(int* out) {
+  __shared__ int word;
+  auto cluster = cg::this_cluster();
+  word = static_cast<int>(cluster.block_rank());
+  cluster.sync();
+  out[blockIdx.x] = *cluster.map_shared_rank(&word, cluster.block_rank() ^ 1);
+  cluster.sync();
+}
+
+// Stay on fibers: the reasons --explain gives.
+__global__ void __cluster_dims__(2, 1, 1) split_arrival(int* out) {
+  cg::cluster_group cluster = cg::this_cluster();
+  auto token = cluster.barrier_arrive();
+  out[blockIdx.x] = 1;
+  cluster.barrier_wait(std::move(token));
+}
+__global__ void unnamed_grid(int* out) {
+  out[0] = 1;
+  cg::this_grid().sync();
+  __syncthreads();
+}
+
+void host(int* p) {
+  grid_phases<<<4, 32>>>(p, p);
+  cluster_swap<<<4, 32>>>(p);
+  split_arrival<<<4, 32>>>(p);
+  unnamed_grid<<<1, 32>>>(p);
+}
