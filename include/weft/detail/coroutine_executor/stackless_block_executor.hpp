@@ -148,6 +148,30 @@ class stackless_block_executor {
     parked_now_ = true;
   }
 
+  /// The running thread waits on a synchronisation object of CUDA's library
+  /// (a block-scope cuda::barrier's state: object_wait_awaiter.hpp) and is
+  /// about to suspend, until another thread of the block calls
+  /// wake_all(object). `what` and `describe` name the wait in a deadlock
+  /// report, as on fibers (block_executor::wait_on).
+  void park_on_object(std::coroutine_handle<> handle, const void* object, const char* what,
+                      std::string (*describe)(const void*), std::source_location where) {
+    on_objects_.push_back({{handle, threadIdx, running_id_}, object, what, describe, where});
+    parked_now_ = true;
+  }
+
+  /// Makes the threads parked on `object` ready, in the order they parked:
+  /// they run once the running thread suspends, before the round's next.
+  void wake_all(const void* object) {
+    auto kept = on_objects_.begin();
+    for (const object_waiter& w : on_objects_) {
+      if (w.object == object)
+        ready_.push_back(w.thread);
+      else
+        *kept++ = w;
+    }
+    on_objects_.erase(kept, on_objects_.end());
+  }
+
   /// The running lane's result of the warp collective it just completed.
   warp_result warp_result_of_running() const noexcept {
     std::uint64_t value = exchange_[running_id_ / 32].result[running_id_ % 32];
@@ -254,6 +278,15 @@ class stackless_block_executor {
     unsigned* mask;
   };
   std::vector<converging_thread> converging_;
+  // The threads parked on objects (park_on_object), in the order they parked.
+  struct object_waiter {
+    waiting_thread thread;
+    const void* object;
+    const char* what;
+    std::string (*describe)(const void*);
+    std::source_location where;
+  };
+  std::vector<object_waiter> on_objects_;
   unsigned warp_parked_ = 0;  // lanes parked in groups
   unsigned running_id_ = 0;   // the running thread's linear id
   bool parked_now_ = false;   // the thread that just suspended did so in a group or at __activemask
@@ -285,6 +318,7 @@ block_failure stackless_block_executor::run(StartThread& start, const block_rang
   failure_ = {};
   poison_shared_guards();
   running_stackless_block = this;
+  wake_stackless_waiters = [](const void* object) { running_stackless_block->wake_all(object); };
   host_ = &host;
   running_stackless_shared = host.dynamic_shared();
   running_frame_arena = &frames_;
@@ -304,6 +338,7 @@ block_failure stackless_block_executor::run(StartThread& start, const block_rang
   }
   running_fault_landing = nullptr;
   running_stackless_block = nullptr;
+  wake_stackless_waiters = nullptr;
   host_ = nullptr;
   running_stackless_shared = nullptr;
   running_frame_arena = nullptr;
@@ -399,7 +434,7 @@ void stackless_block_executor::run_block(StartThread& start) {
         return;
       }
     }
-    if (warp_parked_ != 0) [[unlikely]] {
+    if (warp_parked_ != 0 || !on_objects_.empty()) [[unlikely]] {
       fail(stall_report(next, kept));
       abandon(nullptr, nullptr);
       return;
@@ -464,6 +499,7 @@ inline void stackless_block_executor::start_warps() {
   warp_parked_ = 0;
   parked_now_ = false;
   converging_.clear();
+  on_objects_.clear();
 }
 
 // A mask that names lanes past the block's end means the lanes that do,
@@ -537,6 +573,8 @@ inline void stackless_block_executor::converge() {
 inline void stackless_block_executor::destroy_parked() {
   for (const converging_thread& t : converging_) t.thread.handle.destroy();
   converging_.clear();
+  for (const object_waiter& w : on_objects_) w.thread.handle.destroy();
+  on_objects_.clear();
   unsigned warps = (thread_count_ + 31) / 32;
   for (unsigned w = 0; w < warps; ++w) {
     for (unsigned i = 0; i < group_count_[w]; ++i)
@@ -606,6 +644,7 @@ inline void stackless_block_executor::fail_from_signal(const signal_fault& fault
   ready_.clear();
   ready_head_ = 0;
   warp_parked_ = 0;
+  on_objects_.clear();
   parked_now_ = false;
   fail(reports::describe_thread(threadIdx) + ": " + describe_signal_fault(fault), launch_error(fault));
 }
