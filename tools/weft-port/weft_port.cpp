@@ -786,6 +786,7 @@ class porter {
   // converted kernels call, written after the last line (see find_awaitable_functions).
   const std::string& awaitable_functions() const { return awaitable_functions_; }
   bool uses_groups() const { return uses_groups_; }
+  bool uses_barriers() const { return uses_barriers_; }
 
  private:
   enum class construct_kind {
@@ -835,6 +836,7 @@ class porter {
   bool groups_namespace_used_ = false;
   std::set<std::string, std::less<>> file_function_names_;
   bool uses_groups_ = false;
+  bool uses_barriers_ = false;  // a converted kernel awaits a block-scope cuda::barrier
   mutable const std::vector<construct>* rendering_ = &constructs_;  // what render() rewrites
   std::string awaitable_functions_;
   mutable std::size_t added_lines_ = 0;
@@ -1782,7 +1784,9 @@ class porter {
     std::vector<std::size_t> returns;      // `return` tokens outside lambdas
     std::vector<std::string> calls;        // other names called, to resolve
     std::vector<std::size_t> call_tokens;  // where each is called (its name token)
-    std::vector<std::size_t> group_waits;  // name tokens of cooperative groups' waits: `cg::sync(`, `g.shfl(`
+    std::vector<std::size_t> group_waits;  // name tokens of awaited calls: `cg::sync(`, `g.shfl(`, `bar.wait(`
+    bool awaits_group = false;             // some of them are cooperative groups' (weft/stackless_groups.hpp)
+    bool awaits_barrier = false;           // some are a cuda::barrier's (weft/stackless_barrier.hpp)
     std::string refusal;                   // why it can never be stackless, if it cannot
     bool waits_in_lambda = false;
     bool returns_value = false;
@@ -1795,6 +1799,7 @@ class porter {
   body_facts facts_of(std::size_t from, std::size_t to, std::optional<std::size_t> params = std::nullopt) const {
     body_facts f;
     std::set<std::string, std::less<>> groups = group_variables(params ? *params : from, to);
+    std::set<std::string, std::less<>> barriers = block_barrier_variables(params ? *params : from, to);
     std::vector<std::pair<std::size_t, std::size_t>> lambdas;
     auto in_lambda = [&](std::size_t i) {
       return std::any_of(lambdas.begin(), lambdas.end(), [&](auto r) { return i > r.first && i < r.second; });
@@ -1842,10 +1847,12 @@ class porter {
       // may wait but has no awaitable keeps the kernel on fibers.
       auto note_group_call = [&](bool waits, bool never_waits, std::string_view refusal) {
         if (waits) {
-          if (in_lambda(i))
+          if (in_lambda(i)) {
             f.waits_in_lambda = true;
-          else
+          } else {
             f.group_waits.push_back(i);
+            f.awaits_group = true;
+          }
         } else if (!never_waits && f.refusal.empty()) {
           f.refusal = std::string(refusal) + std::string(name) + " (not awaited)";
         }
@@ -1871,6 +1878,38 @@ class porter {
         }
         continue;
       }
+      // Any other cuda::barrier (of another scope, in an array, behind an
+      // alias) may wait where weft-port cannot see it.
+      if (name == "barrier" && i >= 2 && is(i - 1, "::") && is(i - 2, "cuda")) {
+        std::size_t j = i + 1;
+        if (is(j, "<"))
+          if (auto close = angle_forward(j)) j = *close + 1;
+        while (is(j, "&") || is(j, "const")) ++j;
+        if (!(is_identifier(j) && barriers.contains(text(j))) && f.refusal.empty())
+          f.refusal =
+              "uses a cuda::barrier that weft-port cannot tell is a block-scope variable of the kernel (one of "
+              "device or system scope may wait for other blocks)";
+        continue;
+      }
+      // A block-scope cuda::barrier: its waits are awaited, arriving and
+      // init(&bar, n) never wait.
+      bool of_barrier = member && i >= 2 && is(i - 1, ".") && is_identifier(i - 2) && barriers.contains(text(i - 2));
+      if (of_barrier && is(i + 1, "(")) {
+        if (name == "arrive_and_wait" || name == "wait") {
+          if (in_lambda(i)) {
+            f.waits_in_lambda = true;
+          } else {
+            f.group_waits.push_back(i);
+            f.awaits_barrier = true;
+          }
+        } else if (name != "arrive" && name != "arrive_and_drop" && f.refusal.empty()) {
+          f.refusal = "calls a cuda::barrier's " + std::string(name) + " (not awaited)";
+        }
+        continue;
+      }
+      if (!member && name == "init" && is(i + 1, "(") && is(i + 2, "&") && is_identifier(i + 3) &&
+          barriers.contains(text(i + 3)) && (is(i + 4, ",") || is(i + 4, ")")))
+        continue;
       if (of_group && is(i + 1, "(")) {
         note_group_call(group_member_waits(name), group_member_never_waits(name), "calls a group's ");
         continue;
@@ -2012,6 +2051,27 @@ class porter {
             is(k, "binary_partition") || is(k, "labeled_partition") || is(k, "this_grid") || is(k, "this_cluster"))
           out.insert(std::string(text(*v)));
       }
+    }
+    return out;
+  }
+
+  // The names of block-scope cuda::barriers in tokens [from, to), declared
+  // `cuda::barrier<cuda::thread_scope_block> bar` (`__shared__` or not, a
+  // completion function allowed), or as a parameter `cuda::barrier<...>& bar`.
+  std::set<std::string, std::less<>> block_barrier_variables(std::size_t from, std::size_t to) const {
+    std::set<std::string, std::less<>> out;
+    for (std::size_t i = from; i + 4 < to && i + 4 < t_.size(); ++i) {
+      if (!(is(i, "cuda") && is(i + 1, "::") && is(i + 2, "barrier") && is(i + 3, "<"))) continue;
+      auto close = angle_forward(i + 3);
+      if (!close) continue;
+      std::size_t k = i + 4;
+      if (is(k, "::")) ++k;
+      if (is(k, "cuda") && is(k + 1, "::")) k += 2;
+      if (!is(k, "thread_scope_block")) continue;
+      std::size_t j = *close + 1;
+      while (is(j, "&") || is(j, "const")) ++j;
+      if (is_identifier(j) && (is(j + 1, ";") || is(j + 1, ",") || is(j + 1, ")")))
+        out.insert(std::string(text(j)));
     }
     return out;
   }
@@ -2358,7 +2418,8 @@ class porter {
       stackless_verdicts.push_back({d.name, t_[d.name_token].line, why});
       if (!why.empty()) continue;
       converted_.insert(d.name);
-      if (!f.group_waits.empty()) uses_groups_ = true;
+      if (f.awaits_group) uses_groups_ = true;
+      if (f.awaits_barrier) uses_barriers_ = true;
       std::map<std::size_t, token_edit> edits = await_edits(f);
       for (std::size_t v : voids) edits[v].text = "weft::stackless_kernel";
       for (const auto& [i, e] : edits)
@@ -2381,7 +2442,8 @@ class porter {
     }
     for (const awaitable_function& a : awaitables_) {
       if (!a.emitted) continue;
-      if (!a.facts.group_waits.empty()) uses_groups_ = true;
+      if (a.facts.awaits_group) uses_groups_ = true;
+      if (a.facts.awaits_barrier) uses_barriers_ = true;
       // Declared beside each of its declarations, on the same line, so that
       // the kernels after any of them see it.
       for (const auto& [end_token, head] : a.declarations)
@@ -3591,6 +3653,7 @@ class program_porter {
     if (is_main && !header) out += cuda_compiler_macros;
     if (p.converted_kernels()) out += "#include <weft/stackless_kernel.hpp>\n";
     if (p.uses_groups()) out += "#include <weft/stackless_groups.hpp>\n";
+    if (p.uses_barriers()) out += "#include <weft/stackless_barrier.hpp>\n";
     if (p.uses_extern_shared_helper) out += extern_shared_helper;
     // The next line is the input's line 1.
     out += "#line 1 " + quote_path(name) + "\n";
