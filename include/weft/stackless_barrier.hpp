@@ -22,6 +22,8 @@
 #include <coroutine>
 #include <cstdint>
 #include <source_location>
+#include <stdexcept>
+#include <string>
 #include <utility>
 
 #include "weft/cuda/device/async/barrier.hpp"
@@ -47,33 +49,38 @@ struct barrier_access {
   }
 };
 
-/// Waits until phase `phase` of a block-scope barrier has completed. On the
-/// fiber executor (the same kernel under WEFT_EXECUTOR=fibers) it does not
-/// suspend: it waits as cuda::barrier::wait does, parking the fiber.
+/// Waits until phase `phase` of a block-scope barrier state (a
+/// cuda::barrier's, or a pipeline stage's) has completed; `call` and
+/// `describe` name the wait in a deadlock report. A null state has nothing
+/// to wait for. On the fiber executor (the same kernel under
+/// WEFT_EXECUTOR=fibers) it does not suspend: it waits as cuda::barrier::wait
+/// does, parking the fiber.
 class barrier_phase_awaiter {
  public:
-  barrier_phase_awaiter(const barrier_state& state, std::uint32_t phase, const char* call, std::source_location where)
-      : state_(state), phase_(phase), call_(call), where_(where) {}
+  barrier_phase_awaiter(const barrier_state* state, std::uint32_t phase, const char* call,
+                        std::string (*describe)(const void*), std::source_location where)
+      : state_(state), phase_(phase), call_(call), describe_(describe), where_(where) {}
 
   bool await_ready() {
-    if (running_stackless_block) return state_.phase() != (phase_ & barrier_state::phase_mask);
-    if (!running_block) throw std::logic_error("a barrier can only be awaited inside a kernel");
-    state_.wait(phase_, true, call_, barrier_state::describe_state, where_);
+    if (!state_) return true;
+    if (running_stackless_block) return state_->phase() != (phase_ & barrier_state::phase_mask);
+    if (!running_block) throw std::logic_error(std::string(call_) + " can only be awaited inside a kernel");
+    state_->wait(phase_, true, call_, describe_, where_);
     return true;
   }
 
   template <stackless_promise Promise>
   void await_suspend(std::coroutine_handle<Promise> waiting) {
-    running_stackless_block->park_on_object(thread_coroutine(waiting), &state_, call_, barrier_state::describe_state,
-                                            where_);
+    running_stackless_block->park_on_object(thread_coroutine(waiting), state_, call_, describe_, where_);
   }
 
   void await_resume() const noexcept {}
 
  private:
-  const barrier_state& state_;
+  const barrier_state* state_;
   std::uint32_t phase_;
   const char* call_;
+  std::string (*describe_)(const void*);
   std::source_location where_;
 };
 
@@ -92,7 +99,7 @@ detail::barrier_phase_awaiter arrive_and_wait(cuda::barrier<Scope, CompletionF>&
                 "only a block- or thread-scope cuda::barrier is awaited: a device-scope one waits for other blocks");
   constexpr const char* call = "cuda::barrier::arrive_and_wait";
   std::uint32_t phase = detail::barrier_access::arrive(bar, call);
-  return {detail::barrier_access::state(bar), phase, call, where};
+  return {&detail::barrier_access::state(bar), phase, call, detail::barrier_state::describe_state, where};
 }
 
 /// co_await weft::wait(bar, std::move(token)): bar.wait(std::move(token)).
@@ -102,7 +109,8 @@ detail::barrier_phase_awaiter wait(const cuda::barrier<Scope, CompletionF>& bar,
                                    std::source_location where = std::source_location::current()) {
   static_assert(detail::awaitable_scope<Scope>,
                 "only a block- or thread-scope cuda::barrier is awaited: a device-scope one waits for other blocks");
-  return {detail::barrier_access::state(bar), detail::barrier_access::phase(token), "cuda::barrier::wait", where};
+  return {&detail::barrier_access::state(bar), detail::barrier_access::phase(token), "cuda::barrier::wait",
+          detail::barrier_state::describe_state, where};
 }
 
 }  // namespace weft
