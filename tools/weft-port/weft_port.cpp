@@ -1800,6 +1800,7 @@ class porter {
     body_facts f;
     std::set<std::string, std::less<>> groups = group_variables(params ? *params : from, to);
     std::set<std::string, std::less<>> barriers = block_barrier_variables(params ? *params : from, to);
+    std::set<std::string, std::less<>> thread_pipelines = thread_pipeline_variables(params ? *params : from, to);
     std::vector<std::pair<std::size_t, std::size_t>> lambdas;
     auto in_lambda = [&](std::size_t i) {
       return std::any_of(lambdas.begin(), lambdas.end(), [&](auto r) { return i > r.first && i < r.second; });
@@ -1832,6 +1833,29 @@ class porter {
       }
       if (t_[i].k != kind::identifier) continue;
       std::string_view name = text(i);
+      // libcu++'s copies and thread-scope pipelines never wait: weft copies
+      // at once (cuda/device/async/memcpy_async.hpp), so a thread's own
+      // pipeline has nothing to wait for.
+      bool of_cuda = i >= 2 && is(i - 1, "::") && is(i - 2, "cuda");
+      if (of_cuda && is(i + 1, "(") &&
+          (name == "memcpy_async" || (name == "make_pipeline" && is(i + 2, ")")) || name == "pipeline_producer_commit"))
+        continue;
+      if (of_cuda && name == "pipeline_consumer_wait_prior" && is(i + 1, "<")) continue;
+      // A block's pipeline waits for the block's other threads.
+      bool block_pipeline =
+          of_cuda &&
+          ((name == "make_pipeline" && is(i + 1, "(") && !is(i + 2, ")")) ||
+           (name == "pipeline" && is(i + 1, "<") && !is(i + 2, "cuda") && !is(i + 2, "thread_scope_thread")) ||
+           (name == "pipeline" && is(i + 1, "<") && is(i + 2, "cuda") && !is(i + 4, "thread_scope_thread")));
+      if (block_pipeline) {
+        if (f.refusal.empty()) f.refusal = "uses a cuda::pipeline shared by threads (weft-port does not await it yet)";
+        continue;
+      }
+      bool of_thread_pipeline =
+          i >= 2 && is(i - 1, ".") && is_identifier(i - 2) && thread_pipelines.contains(text(i - 2)) && is(i + 1, "(");
+      if (of_thread_pipeline && (name == "producer_acquire" || name == "producer_commit" || name == "consumer_wait" ||
+                                 name == "consumer_release" || name == "quit"))
+        continue;
       if (auto why = unconvertible(name)) {
         if (f.refusal.empty()) f.refusal = std::string(*why);
         continue;
@@ -2070,8 +2094,30 @@ class porter {
       if (!is(k, "thread_scope_block")) continue;
       std::size_t j = *close + 1;
       while (is(j, "&") || is(j, "const")) ++j;
-      if (is_identifier(j) && (is(j + 1, ";") || is(j + 1, ",") || is(j + 1, ")")))
-        out.insert(std::string(text(j)));
+      if (is_identifier(j) && (is(j + 1, ";") || is(j + 1, ",") || is(j + 1, ")"))) out.insert(std::string(text(j)));
+    }
+    return out;
+  }
+
+  // The names of thread-scope cuda::pipelines in tokens [from, to): declared
+  // `cuda::pipeline<cuda::thread_scope_thread> pipe`, or `auto pipe =
+  // cuda::make_pipeline();`.
+  std::set<std::string, std::less<>> thread_pipeline_variables(std::size_t from, std::size_t to) const {
+    std::set<std::string, std::less<>> out;
+    for (std::size_t i = from; i + 6 < to && i + 6 < t_.size(); ++i) {
+      if (is(i, "cuda") && is(i + 1, "::") && is(i + 2, "pipeline") && is(i + 3, "<")) {
+        std::size_t k = i + 4;
+        if (is(k, "::")) ++k;
+        if (is(k, "cuda") && is(k + 1, "::")) k += 2;
+        if (!is(k, "thread_scope_thread") || !is(k + 1, ">")) continue;
+        std::size_t j = k + 2;
+        while (is(j, "&")) ++j;
+        if (is_identifier(j) && (is(j + 1, "=") || is(j + 1, ";") || is(j + 1, ",") || is(j + 1, ")")))
+          out.insert(std::string(text(j)));
+      } else if (is(i, "auto") && is_identifier(i + 1) && is(i + 2, "=") && is(i + 3, "cuda") && is(i + 4, "::") &&
+                 is(i + 5, "make_pipeline") && is(i + 6, "(") && is(i + 7, ")")) {
+        out.insert(std::string(text(i + 1)));
+      }
     }
     return out;
   }
