@@ -149,7 +149,7 @@ class stackless_block_executor {
   }
 
   /// The running thread waits on a synchronisation object of CUDA's library
-  /// (a block-scope cuda::barrier's state: object_wait_awaiter.hpp) and is
+  /// (a block-scope cuda::barrier's state: weft/stackless_barrier.hpp) and is
   /// about to suspend, until another thread of the block calls
   /// wake_all(object). `what` and `describe` name the wait in a deadlock
   /// report, as on fibers (block_executor::wait_on).
@@ -289,7 +289,7 @@ class stackless_block_executor {
   std::vector<object_waiter> on_objects_;
   unsigned warp_parked_ = 0;  // lanes parked in groups
   unsigned running_id_ = 0;   // the running thread's linear id
-  bool parked_now_ = false;   // the thread that just suspended did so in a group or at __activemask
+  bool parked_now_ = false;   // the thread that just suspended did so in a group, at __activemask or on an object
 };
 
 template <class StartThread>
