@@ -40,6 +40,13 @@
 // as on fibers, until no other thread of the block can run: at the round's
 // end, the threads there get the lanes of their warp waiting at the same
 // call, and run on before the barrier completes.
+//
+// A thread that waits on a block-scope cuda::barrier (or a block pipeline's
+// stage) parks on it; the arrival that completes the phase makes it ready,
+// as a warp group's completion does. A grid or cluster sync is a block
+// barrier whose completion also has the worker wait for the other blocks
+// (block_group_barrier.hpp), on its own thread: those launches give each
+// block a worker of its own.
 #pragma once
 
 #include <algorithm>
