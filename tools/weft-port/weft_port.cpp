@@ -787,6 +787,7 @@ class porter {
   const std::string& awaitable_functions() const { return awaitable_functions_; }
   bool uses_groups() const { return uses_groups_; }
   bool uses_barriers() const { return uses_barriers_; }
+  bool uses_pipelines() const { return uses_pipelines_; }
 
  private:
   enum class construct_kind {
@@ -836,7 +837,8 @@ class porter {
   bool groups_namespace_used_ = false;
   std::set<std::string, std::less<>> file_function_names_;
   bool uses_groups_ = false;
-  bool uses_barriers_ = false;  // a converted kernel awaits a block-scope cuda::barrier
+  bool uses_barriers_ = false;   // a converted kernel awaits a block-scope cuda::barrier
+  bool uses_pipelines_ = false;  // ... or a block's cuda::pipeline
   mutable const std::vector<construct>* rendering_ = &constructs_;  // what render() rewrites
   std::string awaitable_functions_;
   mutable std::size_t added_lines_ = 0;
@@ -1787,6 +1789,7 @@ class porter {
     std::vector<std::size_t> group_waits;  // name tokens of awaited calls: `cg::sync(`, `g.shfl(`, `bar.wait(`
     bool awaits_group = false;             // some of them are cooperative groups' (weft/stackless_groups.hpp)
     bool awaits_barrier = false;           // some are a cuda::barrier's (weft/stackless_barrier.hpp)
+    bool awaits_pipeline = false;          // some are a block pipeline's (weft/stackless_pipeline.hpp)
     std::string refusal;                   // why it can never be stackless, if it cannot
     bool waits_in_lambda = false;
     bool returns_value = false;
@@ -1801,6 +1804,8 @@ class porter {
     std::set<std::string, std::less<>> groups = group_variables(params ? *params : from, to);
     std::set<std::string, std::less<>> barriers = block_barrier_variables(params ? *params : from, to);
     std::set<std::string, std::less<>> thread_pipelines = thread_pipeline_variables(params ? *params : from, to);
+    std::set<std::string, std::less<>> blocks = block_variables(params ? *params : from, to);
+    std::set<std::string, std::less<>> block_pipelines = block_pipeline_variables(params ? *params : from, to, blocks);
     std::vector<std::pair<std::size_t, std::size_t>> lambdas;
     auto in_lambda = [&](std::size_t i) {
       return std::any_of(lambdas.begin(), lambdas.end(), [&](auto r) { return i > r.first && i < r.second; });
@@ -1841,14 +1846,42 @@ class porter {
           (name == "memcpy_async" || (name == "make_pipeline" && is(i + 2, ")")) || name == "pipeline_producer_commit"))
         continue;
       if (of_cuda && name == "pipeline_consumer_wait_prior" && is(i + 1, "<")) continue;
-      // A block's pipeline waits for the block's other threads.
-      bool block_pipeline =
-          of_cuda &&
-          ((name == "make_pipeline" && is(i + 1, "(") && !is(i + 2, ")")) ||
-           (name == "pipeline" && is(i + 1, "<") && !is(i + 2, "cuda") && !is(i + 2, "thread_scope_thread")) ||
-           (name == "pipeline" && is(i + 1, "<") && is(i + 2, "cuda") && !is(i + 4, "thread_scope_thread")));
+      // A block's unified pipeline, made from the block itself
+      // (`cuda::make_pipeline(block, &state)`), is awaited
+      // (weft/stackless_pipeline.hpp): making it, producer_acquire and
+      // consumer_wait; committing and releasing never wait.
+      if (of_cuda && name == "make_pipeline" && is(i + 1, "(") && made_of_block(i + 1, blocks)) {
+        if (in_lambda(i)) {
+          f.waits_in_lambda = true;
+        } else {
+          f.group_waits.push_back(i);
+          f.awaits_pipeline = true;
+        }
+        continue;
+      }
+      bool of_block_pipeline =
+          i >= 2 && is(i - 1, ".") && is_identifier(i - 2) && block_pipelines.contains(text(i - 2)) && is(i + 1, "(");
+      if (of_block_pipeline && (name == "producer_acquire" || name == "consumer_wait")) {
+        if (in_lambda(i)) {
+          f.waits_in_lambda = true;
+        } else {
+          f.group_waits.push_back(i);
+          f.awaits_pipeline = true;
+        }
+        continue;
+      }
+      if (of_block_pipeline && (name == "producer_commit" || name == "consumer_release" || name == "quit")) continue;
+      // Any other pipeline shared by threads waits where weft-port cannot say.
+      bool block_pipeline = of_cuda && ((name == "make_pipeline" && is(i + 1, "(") && !is(i + 2, ")")) ||
+                                        (name == "pipeline" && is(i + 1, "<") && !is(i + 2, "cuda") &&
+                                         !is(i + 2, "thread_scope_thread") && !is(i + 2, "thread_scope_block")) ||
+                                        (name == "pipeline" && is(i + 1, "<") && is(i + 2, "cuda") &&
+                                         !is(i + 4, "thread_scope_thread") && !is(i + 4, "thread_scope_block")));
       if (block_pipeline) {
-        if (f.refusal.empty()) f.refusal = "uses a cuda::pipeline shared by threads (weft-port does not await it yet)";
+        if (f.refusal.empty())
+          f.refusal =
+              "uses a cuda::pipeline shared by threads other than a block's unified one, made by "
+              "cuda::make_pipeline(block, &state) (the only one weft-port awaits)";
         continue;
       }
       bool of_thread_pipeline =
@@ -2095,6 +2128,60 @@ class porter {
       std::size_t j = *close + 1;
       while (is(j, "&") || is(j, "const")) ++j;
       if (is_identifier(j) && (is(j + 1, ";") || is(j + 1, ",") || is(j + 1, ")"))) out.insert(std::string(text(j)));
+    }
+    return out;
+  }
+
+  // The names of the block's groups in tokens [from, to): `cg::thread_block
+  // block` or `auto block = cg::this_thread_block()`.
+  std::set<std::string, std::less<>> block_variables(std::size_t from, std::size_t to) const {
+    std::set<std::string, std::less<>> out;
+    for (std::size_t i = from; i + 2 < to && i + 2 < t_.size(); ++i) {
+      if (is(i, "thread_block") && is_identifier(i + 1) && (is(i + 2, "=") || is(i + 2, ";") || is(i + 2, ",")))
+        out.insert(std::string(text(i + 1)));
+      if (is(i, "auto") && is_identifier(i + 1) && is(i + 2, "=")) {
+        std::size_t k = i + 3;
+        if (is_groups_namespace(k) && is(k + 1, "::")) k += 2;
+        if (is(k, "this_thread_block") && is(k + 1, "(") && is(k + 2, ")")) out.insert(std::string(text(i + 1)));
+      }
+    }
+    return out;
+  }
+
+  // Whether the call whose `(` is at `open` is (block, &state): two
+  // arguments, the first the block (a variable of `blocks`, or
+  // this_thread_block()), the unified form weft::make_pipeline awaits.
+  bool made_of_block(std::size_t open, const std::set<std::string, std::less<>>& blocks) const {
+    auto close = match_forward(open);
+    if (!close) return false;
+    auto args = top_level_arguments(open, *close);
+    if (args.size() != 2) return false;
+    auto [first, end] = args[0];
+    if (end == first + 1 && is_identifier(first) && blocks.contains(text(first))) return true;
+    if (is_groups_namespace(first) && is(first + 1, "::")) first += 2;
+    return end == first + 3 && is(first, "this_thread_block") && is(first + 1, "(") && is(first + 2, ")");
+  }
+
+  // The names of the block pipelines weft-port awaits in tokens [from, to):
+  // `cuda::pipeline<cuda::thread_scope_block> pipe = cuda::make_pipeline(block, &state);`
+  // or `auto pipe = ...` of the same.
+  std::set<std::string, std::less<>> block_pipeline_variables(std::size_t from, std::size_t to,
+                                                              const std::set<std::string, std::less<>>& blocks) const {
+    std::set<std::string, std::less<>> out;
+    for (std::size_t i = from; i + 5 < to && i + 5 < t_.size(); ++i) {
+      if (!(is_identifier(i) && is(i + 1, "=") && is(i + 2, "cuda") && is(i + 3, "::") && is(i + 4, "make_pipeline") &&
+            is(i + 5, "(") && made_of_block(i + 5, blocks)))
+        continue;
+      std::size_t k = i;  // back over the type: `auto` or `cuda::pipeline<cuda::thread_scope_block>`
+      if (k > from && is(k - 1, "auto")) {
+        out.insert(std::string(text(i)));
+      } else if (k > from && is(k - 1, ">")) {
+        std::size_t j = k - 1;
+        while (j > from && !is(j, "<")) --j;
+        if (j >= 3 && is(j - 1, "pipeline") && is(j - 2, "::") && is(j - 3, "cuda") &&
+            (is(j + 1, "thread_scope_block") || (is(j + 3, "thread_scope_block") && is(j + 1, "cuda"))))
+          out.insert(std::string(text(i)));
+      }
     }
     return out;
   }
@@ -2466,6 +2553,7 @@ class porter {
       converted_.insert(d.name);
       if (f.awaits_group) uses_groups_ = true;
       if (f.awaits_barrier) uses_barriers_ = true;
+      if (f.awaits_pipeline) uses_pipelines_ = true;
       std::map<std::size_t, token_edit> edits = await_edits(f);
       for (std::size_t v : voids) edits[v].text = "weft::stackless_kernel";
       for (const auto& [i, e] : edits)
@@ -2490,6 +2578,7 @@ class porter {
       if (!a.emitted) continue;
       if (a.facts.awaits_group) uses_groups_ = true;
       if (a.facts.awaits_barrier) uses_barriers_ = true;
+      if (a.facts.awaits_pipeline) uses_pipelines_ = true;
       // Declared beside each of its declarations, on the same line, so that
       // the kernels after any of them see it.
       for (const auto& [end_token, head] : a.declarations)
@@ -2854,7 +2943,8 @@ class porter {
       auto close = match_forward(w + 1);
       if (!close) continue;
       bool member = is(w - 1, ".");
-      std::size_t from = w >= 2 && (member || is_groups_namespace(w - 2)) ? w - 2 : w;
+      bool of_cuda = w >= 2 && is(w - 1, "::") && is(w - 2, "cuda");  // cuda::make_pipeline
+      std::size_t from = w >= 2 && (member || is_groups_namespace(w - 2) || of_cuda) ? w - 2 : w;
       bool alone = statement(from, *close);
       std::string awaitable = "co_await weft::" + std::string(text(w));
       if (member) {
@@ -3700,6 +3790,7 @@ class program_porter {
     if (p.converted_kernels()) out += "#include <weft/stackless_kernel.hpp>\n";
     if (p.uses_groups()) out += "#include <weft/stackless_groups.hpp>\n";
     if (p.uses_barriers()) out += "#include <weft/stackless_barrier.hpp>\n";
+    if (p.uses_pipelines()) out += "#include <weft/stackless_pipeline.hpp>\n";
     if (p.uses_extern_shared_helper) out += extern_shared_helper;
     // The next line is the input's line 1.
     out += "#line 1 " + quote_path(name) + "\n";

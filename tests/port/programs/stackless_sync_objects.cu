@@ -1,5 +1,6 @@
 // Kernels weft-port converts only since it awaits a block-scope
-// cuda::barrier, cluster syncs and unqualified cooperative groups, and knows
+// cuda::barrier, a block's pipeline, cluster syncs and unqualified
+// cooperative groups, and knows
 // that libcu++'s copies and a thread's own pipeline never wait; checked
 // against the host. Built twice: as ported (port_stackless_sync_objects,
 // its kernels stackless) and with NO_STACKLESS
@@ -51,6 +52,24 @@ __global__ void pipeline_staging(const int* in, int* out) {
   out[blockIdx.x * threads + t] = staged[0][(t + 3) % threads] - staged[1][t];
 }
 
+// Batches staged through a block's pipeline of two stages.
+__global__ void block_pipeline(const int* in, int* out) {
+  __shared__ int staged[2][threads];
+  __shared__ cuda::pipeline_shared_state<cuda::thread_scope_block, 2> state;
+  thread_block block = this_thread_block();
+  cuda::pipeline<cuda::thread_scope_block> pipe = cuda::make_pipeline(block, &state);
+  int sum = 0;
+  for (int b = 0; b < blocks; ++b) {
+    pipe.producer_acquire();
+    cuda::memcpy_async(block, staged[b % 2], in + b * threads, sizeof(staged[0]), pipe);
+    pipe.producer_commit();
+    pipe.consumer_wait();
+    sum += staged[b % 2][(threadIdx.x + b) % threads];
+    pipe.consumer_release();
+  }
+  out[blockIdx.x * threads + threadIdx.x] = sum;
+}
+
 // Pairs of blocks swap a shared word through distributed shared memory.
 __global__ void __cluster_dims__(2, 1, 1) cluster_swap(int* out) {
   __shared__ int word;
@@ -92,6 +111,16 @@ int main() {
       ok = ok && got[b * threads + t] == expected;
     }
   printf("pipeline_staging: %d %d\n", got[0], got[threads + 1]);
+
+  block_pipeline<<<blocks, threads>>>(in, out);
+  cudaMemcpy(got.data(), out, got.size() * sizeof(int), cudaMemcpyDeviceToHost);
+  for (int b = 0; b < blocks; ++b)
+    for (int t = 0; t < threads; ++t) {
+      int expected = 0;
+      for (int k = 0; k < blocks; ++k) expected += host[k * threads + (t + k) % threads];
+      ok = ok && got[b * threads + t] == expected;
+    }
+  printf("block_pipeline: %d %d\n", got[0], got[threads + 5]);
 
   cluster_swap<<<blocks, threads>>>(out);
   cudaMemcpy(got.data(), out, got.size() * sizeof(int), cudaMemcpyDeviceToHost);
