@@ -153,8 +153,9 @@ TEST_CASE("a stackless kernel's registered __cluster_dims__ shape its launches b
   CHECK(on_coroutines == std::vector<int>{20, 21, 20, 21});
 }
 
+// One block: with more, which fails first is up to the workers' timing.
 TEST_CASE("a stackless grid sync outside a cooperative launch fails as on fibers") {
-  auto run = [] { return stackless_failure_of([] { return weft::launch(2, 32, block_set_plain_grid_sync); }); };
+  auto run = [] { return stackless_failure_of([] { return weft::launch(1, 32, block_set_plain_grid_sync); }); };
   auto [on_coroutines, on_fibers] = on_both_executors(run);
   CHECK(on_coroutines == on_fibers);
   CHECK(on_coroutines.code == cudaErrorLaunchFailure);
