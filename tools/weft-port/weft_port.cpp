@@ -1967,6 +1967,19 @@ class porter {
       if (!member && name == "init" && is(i + 1, "(") && is(i + 2, "&") && is_identifier(i + 3) &&
           barriers.contains(text(i + 3)) && (is(i + 4, ",") || is(i + 4, ")")))
         continue;
+      // A member of a group made in place: `cg::this_grid().thread_rank()`.
+      bool of_made_group = false;
+      if (member && is(i - 1, ".") && i >= 2 && is(i - 2, ")"))
+        if (auto open = match_backward(i - 2); open && *open > 0)
+          of_made_group = is_identifier(*open - 1) && group_name_never_waits(text(*open - 1)) &&
+                          !(is(*open - 2, "::") && !is_groups_namespace(*open - 3));
+      if (of_made_group && is(i + 1, "(")) {
+        if (!group_member_never_waits(name) && f.refusal.empty())
+          f.refusal = "calls a group's " + std::string(name) +
+                      " on a group it does not name (weft-port awaits a named group's: `auto grid = cg::this_grid(); "
+                      "grid.sync();`)";
+        continue;
+      }
       if (of_group && is(i + 1, "(")) {
         note_group_call(group_member_waits(name), group_member_never_waits(name), "calls a group's ");
         continue;

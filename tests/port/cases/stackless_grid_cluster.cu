@@ -2,7 +2,7 @@
 // `cluster.sync()` and `cg::sync(grid)` are awaited as weft::sync(g), and a
 // converted kernel's __cluster_dims__ are still registered. A cluster's
 // split barrier (barrier_arrive, barrier_wait) has no awaitable, and a sync
-// on a group weft-port cannot name keeps the kernel on fibers. Run with
+// on a group the kernel does not name keeps it on fibers. Run with
 // --explain (stackless_grid_cluster.expected-stderr).
 #include <cooperative_groups.h>
 
@@ -12,7 +12,7 @@ __global__ void grid_phases(int* partial, int* total) {
   cg::grid_group grid = cg::this_grid();
   partial[grid.block_rank()] = static_cast<int>(grid.num_blocks());
   grid.sync();
-  if (grid.thread_rank() == 0) *total = partial[0];
+  if (cg::this_grid().thread_rank() == 0) *total = partial[0];  // a made group's rank never waits
   cg::sync(grid);
 }
 
