@@ -87,6 +87,10 @@ weft::stackless_kernel block_set_lone_cluster(int* out) {
   out[threadIdx.x] = words[31 - threadIdx.x];
 }
 
+// What weft-port writes for a converted kernel that a program launches by
+// address, as cooperative launches usually are: cudaLaunchCooperativeKernel((void*)k, ...).
+[[maybe_unused]] const bool block_set_grid_sum_registered = weft::register_kernel<&block_set_grid_sum>();
+
 // What weft-port writes for a converted kernel's __cluster_dims__(2, 1, 1).
 weft::stackless_kernel block_set_compiled_clusters(int* out) {
   cg::cluster_group cluster = cg::this_cluster();
@@ -118,6 +122,25 @@ TEST_CASE("co_await weft::sync(grid) in a cooperative launch runs stackless and 
     CHECK(on_coroutines[block_set_rounds * block_set_blocks + b] == 1);
     CHECK(on_fibers[block_set_rounds * block_set_blocks + b] == 0);
   }
+}
+
+TEST_CASE("a registered stackless kernel launched by address with cudaLaunchCooperativeKernel runs stackless") {
+  auto run = [] {
+    device_buffer<int> slots(block_set_rounds * block_set_blocks), totals(block_set_rounds * block_set_blocks),
+        seen(block_set_blocks);
+    void* args[] = {&slots.p, &totals.p, &seen.p};
+    REQUIRE(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(&block_set_grid_sum), block_set_blocks,
+                                        block_set_threads, args) == cudaSuccess);
+    std::vector<int> out = totals.to_host();
+    for (int s : seen.to_host()) out.push_back(s);
+    return out;
+  };
+  auto [on_coroutines, on_fibers] = on_both_executors(run);
+  auto [by_name, unused] = on_both_executors(block_set_grid_run);
+  CHECK(on_coroutines == by_name);
+  CHECK(std::vector(on_coroutines.begin(), on_coroutines.end() - block_set_blocks) ==
+        std::vector(on_fibers.begin(), on_fibers.end() - block_set_blocks));
+  for (unsigned b = 0; b < block_set_blocks; ++b) CHECK(on_coroutines[block_set_rounds * block_set_blocks + b] == 1);
 }
 
 TEST_CASE("co_await weft::sync(cluster) runs stackless, exchanging shared memory as on fibers") {
