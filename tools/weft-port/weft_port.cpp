@@ -738,13 +738,16 @@ class porter {
     std::string out;
     for (std::size_t k = 0; k < kernels_.size(); ++k) {
       const kernel_decl& d = kernels_[k];
-      // A stackless kernel, converted or written so, is launched by name
-      // only (why_not_stackless): weft::register_kernel takes void kernels.
+      // A kernel the file itself writes stackless is weft's native API, not
+      // CUDA's: nothing launches it by address as nvcc's registration would.
       if (!d.returns_void) continue;
       std::size_t colons = d.name.rfind("::");
       std::string n = registration_tag + std::to_string(k);
       if (converted_.contains(colons == std::string::npos ? d.name : d.name.substr(colons + 2))) {
-        // Its __cluster_dims__ still shape its launches by name.
+        // Made stackless: launched by address as it was (a cooperative
+        // launch, say), its __cluster_dims__ shaping its launches.
+        out += "[[maybe_unused]] static const bool weft_port_kernel_" + n + " = weft::register_kernel<&" + d.name +
+               ">();\n";
         if (!d.cluster_dims.empty())
           out += "[[maybe_unused]] static const bool weft_port_cluster_" + n +
                  " = weft::detail::register_cluster_dims(&" + d.name + ", " + d.cluster_dims + ");\n";
@@ -2431,21 +2434,46 @@ class porter {
     return std::nullopt;
   }
 
+  // The tokens [first, last] of a cast to a void pointer around the name at
+  // token i: `(void*)k`, `(const void*)k`, `reinterpret_cast<void*>(k)` or
+  // `static_cast<const void*>(k)`; {i, i} if there is none.
+  std::pair<std::size_t, std::size_t> as_void_pointer(std::size_t i) const {
+    if (i >= 4 && is(i - 1, ")") && is(i - 2, "*") && is(i - 3, "void")) {
+      std::size_t open = i - 4;
+      if (is(open, "const") && open > 0) --open;
+      if (is(open, "(")) return {open, i};
+    }
+    if (i >= 6 && is(i - 1, "(") && is(i + 1, ")") && is(i - 2, ">") && is(i - 3, "*") && is(i - 4, "void")) {
+      std::size_t less = i - 5;
+      if (is(less, "const") && less > 0) --less;
+      if (is(less, "<") && less >= 1 && (is(less - 1, "reinterpret_cast") || is(less - 1, "static_cast")))
+        return {less - 1, i + 1};
+    }
+    return {i, i};
+  }
+
   // Whether the name at token i is passed to a runtime call that takes a
-  // stackless kernel as it takes any: cudaFuncGetAttributes(&a, k), ...
-  bool passed_to_attribute_call(std::size_t i) const {
-    if (i == 0 || !(is(i - 1, "(") || is(i - 1, ",")) || !(is(i + 1, ",") || is(i + 1, ")"))) return false;
-    std::size_t j = i;
+  // stackless kernel as it takes any: cudaFuncGetAttributes(&a, k), ...; or,
+  // cast to a void pointer, to a launch by address, which finds the kernel
+  // registered (registrations): cudaLaunchCooperativeKernel((void*)k, ...).
+  bool passed_to_runtime_call(std::size_t i) const {
+    auto [first, last] = as_void_pointer(i);
+    bool cast = first != i;
+    if (first == 0 || !(is(first - 1, "(") || is(first - 1, ",")) || !(is(last + 1, ",") || is(last + 1, ")")))
+      return false;
+    std::size_t j = first;
     int depth = 0;
     while (j-- > 0) {
       if (is_closer(j)) ++depth;
       if (is_opener(j) && depth-- == 0) break;
     }
-    if (j == 0 || j > i || !is(j, "(")) return false;
+    if (j == 0 || j > first || !is(j, "(")) return false;
     static constexpr std::string_view calls[] = {
         "cudaFuncGetAttributes", "cudaFuncSetAttribute", "cudaFuncSetCacheConfig",
         "cudaOccupancyMaxActiveBlocksPerMultiprocessor", "cudaOccupancyMaxPotentialBlockSize"};
-    return one_of(calls, text(j - 1));
+    static constexpr std::string_view launches[] = {"cudaLaunchKernel", "cudaLaunchCooperativeKernel",
+                                                    "cudaLaunchKernelExC"};
+    return one_of(calls, text(j - 1)) || (cast && one_of(launches, text(j - 1)));
   }
 
   // Why the kernel defined by `d` cannot run stackless; "" if it can. Fills
@@ -2457,6 +2485,7 @@ class porter {
     if (!v) return "its return type is not spelled `void` right before its name";
     voids.push_back(*v);
     if (!f.refusal.empty()) return f.refusal;
+
     // The first call that may wait: a helper that waits itself comes first,
     // as no other reason matters until weft has awaitable device functions.
     std::string waiting_call, unseen_call;
@@ -2488,6 +2517,10 @@ class porter {
     if (!waiting_call.empty()) return waiting_call;
     if (f.waits.empty() && f.group_waits.empty() && !awaits_a_function && !f.waits_in_lambda)
       return "no barrier or warp collective: fibers cost nothing there";
+    // GCC names a coroutine's parts after the function's symbol, which C
+    // linkage does not mangle: they would all be that one symbol.
+    if (has_c_linkage(d.name_token))
+      return "has C linkage (extern \"C\"): a coroutine's parts would share its one symbol";
     if (f.waits_in_lambda) return "waits inside a lambda (only the kernel's own body can co_await)";
     // GCC 12 warns about a coroutine frame that holds a lambda (-Wsubobject-linkage).
     if (f.has_lambda) return "holds a lambda";
@@ -2523,7 +2556,7 @@ class porter {
             return "a launch passes it as a value or a lambda (template arguments deduced, or default arguments)";
         continue;
       }
-      if (passed_to_attribute_call(i)) continue;
+      if (passed_to_runtime_call(i)) continue;
       if (is(i + 1, "(") && scope_[i].where == space::file) {
         // A declaration: `__global__ void k(...);`
         std::size_t k = i;
@@ -2745,6 +2778,8 @@ class porter {
             "reference)";
       else if (inside_conditional(d.name_token))
         why = "it is inside an #if (its awaitable version, after the last line, would not be)";
+      else if (has_c_linkage(d.name_token))
+        why = "it has C linkage (extern \"C\"): a coroutine's parts would share one symbol";
       else if (!a.facts.refusal.empty())
         why = "it " + a.facts.refusal;
       else if (a.facts.waits_in_lambda)
@@ -2862,6 +2897,19 @@ class porter {
             if (awaitable_call(a.facts, c)) next.push_back(a.facts.calls[c]);
           }
     }
+    return false;
+  }
+
+  // Whether the function named at token `name` is declared `extern "C"`,
+  // itself or inside an `extern "C" { ... }` block.
+  bool has_c_linkage(std::size_t name) const {
+    std::size_t k = name;
+    while (k > 0 && !is(k - 1, ";") && !is(k - 1, "}") && !is(k - 1, "{") && t_[k - 1].k != kind::directive) {
+      --k;
+      if (is(k, "extern") && k + 1 < t_.size() && t_[k + 1].k == kind::literal && text(k + 1) == "\"C\"") return true;
+    }
+    for (const std::string& opener : namespaces_around(name))
+      if (opener.starts_with("extern")) return true;
     return false;
   }
 

@@ -1,8 +1,10 @@
 // Grid and cluster syncs in kernels weft-port converts: `grid.sync()`,
 // `cluster.sync()` and `cg::sync(grid)` are awaited as weft::sync(g), and a
-// converted kernel's __cluster_dims__ are still registered. A cluster's
+// converted kernel is registered for launches by address, a cooperative
+// one's included, with its __cluster_dims__. A cluster's
 // split barrier (barrier_arrive, barrier_wait) has no awaitable, and a sync
-// on a group the kernel does not name keeps it on fibers. Run with
+// on a group the kernel does not name keeps it on fibers, as does C
+// linkage (a coroutine's parts need mangled names). Run with
 // --explain (stackless_grid_cluster.expected-stderr).
 #include <cooperative_groups.h>
 
@@ -32,6 +34,10 @@ __global__ void __cluster_dims__(2, 1, 1) split_arrival(int* out) {
   out[blockIdx.x] = 1;
   cluster.barrier_wait(std::move(token));
 }
+extern "C" __global__ void c_linkage(int* out) {
+  out[threadIdx.x] = 1;
+  __syncthreads();
+}
 __global__ void unnamed_grid(int* out) {
   out[0] = 1;
   cg::this_grid().sync();
@@ -39,8 +45,11 @@ __global__ void unnamed_grid(int* out) {
 }
 
 void host(int* p) {
+  void* args[] = {&p, &p};
+  cudaLaunchCooperativeKernel((void*)grid_phases, 4, 32, args);  // by address: weft-port registers it
   grid_phases<<<4, 32>>>(p, p);
   cluster_swap<<<4, 32>>>(p);
   split_arrival<<<4, 32>>>(p);
   unnamed_grid<<<1, 32>>>(p);
+  c_linkage<<<1, 32>>>(p);
 }
