@@ -18,23 +18,24 @@
 
 namespace weft::detail {
 
-template <class... Params, std::size_t... I>
-cudaError_t launch_from_pointers(void (*func)(Params...), const launch_config& config, const launch_options& options,
+template <class Result, class... Params, std::size_t... I>
+cudaError_t launch_from_pointers(Result (*func)(Params...), const launch_config& config, const launch_options& options,
                                  void** args, std::index_sequence<I...>) {
   return launch_with(config, options, func, *static_cast<std::remove_cvref_t<Params>*>(args[I])...);
 }
 
-template <class... Params>
+// Result: void, or a stackless kernel's thread (weft/stackless_kernel.hpp).
+template <class Result, class... Params>
 cudaError_t launch_registered(const void* func, const launch_config& config, const launch_options& options,
                               void** args) {
-  auto typed = reinterpret_cast<void (*)(Params...)>(const_cast<void*>(func));
+  auto typed = reinterpret_cast<Result (*)(Params...)>(const_cast<void*>(func));
   if (sizeof...(Params) > 0 && !args) return record(cudaErrorInvalidValue);
   return launch_from_pointers(typed, config, options, args, std::index_sequence_for<Params...>{});
 }
 
-template <class... Params>
-constexpr pointer_launcher launcher_for(void (*)(Params...)) {
-  return &launch_registered<Params...>;
+template <class Result, class... Params>
+constexpr pointer_launcher launcher_for(Result (*)(Params...)) {
+  return &launch_registered<Result, Params...>;
 }
 
 /// weft::register_kernel's work (below).
@@ -49,7 +50,7 @@ template <class... Params>
 cudaError_t launch_by_pointer(void (*func)(Params...), const launch_config& config, const launch_options& options,
                               void** args) {
   if (!func) return record(cudaErrorInvalidDeviceFunction);
-  return launch_registered<Params...>(reinterpret_cast<const void*>(func), config, options, args);
+  return launch_registered<void, Params...>(reinterpret_cast<const void*>(func), config, options, args);
 }
 
 /// A kernel known by address only: launched if the porting step registered

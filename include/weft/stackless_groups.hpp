@@ -15,8 +15,9 @@
 // it calls. Each awaitable is the fiber version's warp collectives or
 // barrier, with its masks, widths, lines and reports: a kernel gives the
 // same results and reports on both executors (docs/architecture.md,
-// "Stackless kernels"). Groups of one warp at most: a multi-warp tile
-// (thread_block_tile<64> and up), the grid and the cluster are not awaited.
+// "Stackless kernels"). The grid and the cluster are awaited at their sync
+// (co_await weft::sync(grid)); a multi-warp tile (thread_block_tile<64> and
+// up) is not awaited.
 #pragma once
 
 #include <array>
@@ -29,6 +30,7 @@
 #include <utility>
 
 #include "weft/cuda/device/cooperative_groups.hpp"
+#include "weft/detail/coroutine_executor/block_set_awaiter.hpp"
 #include "weft/stackless_kernel.hpp"
 
 namespace weft::detail::stackless_groups {
@@ -213,6 +215,24 @@ inline stackless_function<> sync(cooperative_groups::thread_group g,
     co_await syncthreads(where);
   else
     co_await syncwarp(detail::groups::access::mask(g), where);
+}
+
+/// co_await weft::sync(grid): grid.sync(), cg::sync(grid), in a cooperative
+/// launch (elsewhere it fails the thread with the fiber version's report).
+inline detail::block_set_awaiter sync(const cooperative_groups::grid_group& grid,
+                                      std::source_location where = std::source_location::current()) {
+  detail::block_group_barrier& between = detail::groups::grid_barrier("this_grid().sync()");
+  return {&between, static_cast<unsigned>(grid.block_rank()),
+          [](std::source_location at) { cooperative_groups::this_grid().sync(at); }, where};
+}
+
+/// co_await weft::sync(cluster): cluster.sync(), cg::sync(cluster); a block
+/// barrier in a launch without clusters (a cluster of one block).
+inline detail::block_set_awaiter sync(const cooperative_groups::cluster_group&,
+                                      std::source_location where = std::source_location::current()) {
+  detail::group_membership& me = detail::groups::membership("this_cluster().sync()");
+  return {me.cluster ? &me.cluster->barrier : nullptr, me.cluster_rank,
+          [](std::source_location at) { cooperative_groups::this_cluster().sync(at); }, where};
 }
 
 // ---- Shuffles (any trivially copyable value) ----

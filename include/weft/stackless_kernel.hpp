@@ -25,11 +25,11 @@
 // weft::stackless_function<T> and is awaited (below). Cooperative groups
 // are awaited with weft/stackless_groups.hpp. A fault in a thread (a wild
 // pointer, an integer division by zero) fails the launch with the fiber
-// executor's report. Not yet: cuda::barrier, multi-warp tiles and grid or
-// cluster syncs as awaitables, a spin on another thread of the block (an
-// atomic cannot let it run), and launches from the kernel; weft has no
-// named barriers. WEFT_EXECUTOR=fibers runs stackless kernels on fibers
-// instead, as any kernel, with identical results and reports.
+// executor's report. A block-scope cuda::barrier is awaited with
+// weft/stackless_barrier.hpp, a block's cuda::pipeline with
+// weft/stackless_pipeline.hpp. Not yet: multi-warp tiles as awaitables, a spin on another thread of the block (an
+// atomic cannot let it run), and launches from the kernel; weft has no named barriers. WEFT_EXECUTOR=fibers runs
+// stackless kernels on fibers instead, as any kernel, with identical results and reports.
 #pragma once
 
 #include <concepts>

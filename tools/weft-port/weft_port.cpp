@@ -740,17 +740,26 @@ class porter {
     std::string out;
     for (std::size_t k = 0; k < kernels_.size(); ++k) {
       const kernel_decl& d = kernels_[k];
-      // A stackless kernel, converted or written so, is launched by name
-      // only (why_not_stackless): weft::register_kernel takes void kernels.
+      // A kernel the file itself writes stackless is weft's native API, not
+      // CUDA's: nothing launches it by address as nvcc's registration would.
       if (!d.returns_void) continue;
       std::size_t colons = d.name.rfind("::");
-      if (converted_.contains(colons == std::string::npos ? d.name : d.name.substr(colons + 2))) continue;
+      std::string n = registration_tag + std::to_string(k);
+      if (converted_.contains(colons == std::string::npos ? d.name : d.name.substr(colons + 2))) {
+        // Made stackless: launched by address as it was (a cooperative
+        // launch, say), its __cluster_dims__ shaping its launches.
+        out += "[[maybe_unused]] static const bool weft_port_kernel_" + n + " = weft::register_kernel<&" + d.name +
+               ">();\n";
+        if (!d.cluster_dims.empty())
+          out += "[[maybe_unused]] static const bool weft_port_cluster_" + n +
+                 " = weft::detail::register_cluster_dims(&" + d.name + ", " + d.cluster_dims + ");\n";
+        continue;
+      }
       // An overloaded name needs the parameter types to pick one.
       bool overloaded = std::any_of(kernels_.begin(), kernels_.end(), [&](const kernel_decl& e) {
         return e.name == d.name && e.signature != d.signature;
       });
       std::string address = overloaded ? "static_cast<void (*)(" + d.signature + ")>(&" + d.name + ")" : "&" + d.name;
-      std::string n = registration_tag + std::to_string(k);
       out +=
           "[[maybe_unused]] static const bool weft_port_kernel_" + n + " = weft::register_kernel<" + address + ">();\n";
       if (!d.cluster_dims.empty())
@@ -782,6 +791,8 @@ class porter {
   // converted kernels call, written after the last line (see find_awaitable_functions).
   const std::string& awaitable_functions() const { return awaitable_functions_; }
   bool uses_groups() const { return uses_groups_; }
+  bool uses_barriers() const { return uses_barriers_; }
+  bool uses_pipelines() const { return uses_pipelines_; }
 
  private:
   enum class construct_kind {
@@ -826,7 +837,13 @@ class porter {
   std::set<std::string, std::less<>> included_kernel_names_;
   std::set<std::string, std::less<>> types_;          // type names known here (find_functions_that_never_wait)
   std::set<std::string, std::less<>> group_aliases_;  // `namespace cg = cooperative_groups;`
+  // `using namespace cooperative_groups;` (or an alias of it): its functions
+  // may be called unqualified, unless the file defines a function of that name.
+  bool groups_namespace_used_ = false;
+  std::set<std::string, std::less<>> file_function_names_;
   bool uses_groups_ = false;
+  bool uses_barriers_ = false;   // a converted kernel awaits a block-scope cuda::barrier
+  bool uses_pipelines_ = false;  // ... or a block's cuda::pipeline
   mutable const std::vector<construct>* rendering_ = &constructs_;  // what render() rewrites
   std::string awaitable_functions_;
   mutable std::size_t added_lines_ = 0;
@@ -1615,11 +1632,7 @@ class porter {
         {"__ballot", "uses a pre-CUDA 9 warp function"},
         {"__barrier_sync", "uses a named barrier"},
         {"__nanosleep", "sleeps (a spin-wait: another thread of the block must run meanwhile)"},
-        {"this_grid", "uses a grid group (grid.sync() is not awaited)"},
-        {"grid_group", "uses a grid group (grid.sync() is not awaited)"},
-        {"this_multi_grid", "uses a grid group (grid.sync() is not awaited)"},
-        {"this_cluster", "uses a cluster group (cluster.sync() is not awaited)"},
-        {"cluster_group", "uses a cluster group (cluster.sync() is not awaited)"},
+        {"this_multi_grid", "uses a multi-device grid group (deprecated, and not awaited)"},
         {"memcpy_async", "uses cooperative groups' memcpy_async (not awaited)"},
         {"wait_prior", "uses cooperative groups' memcpy_async (not awaited)"},
         {"nvcuda", "uses warp matrix functions (they wait)"},
@@ -1888,7 +1901,10 @@ class porter {
     std::vector<std::size_t> returns;      // `return` tokens outside lambdas
     std::vector<std::string> calls;        // other names called, to resolve
     std::vector<std::size_t> call_tokens;  // where each is called (its name token)
-    std::vector<std::size_t> group_waits;  // name tokens of cooperative groups' waits: `cg::sync(`, `g.shfl(`
+    std::vector<std::size_t> group_waits;  // name tokens of awaited calls: `cg::sync(`, `g.shfl(`, `bar.wait(`
+    bool awaits_group = false;             // some of them are cooperative groups' (weft/stackless_groups.hpp)
+    bool awaits_barrier = false;           // some are a cuda::barrier's (weft/stackless_barrier.hpp)
+    bool awaits_pipeline = false;          // some are a block pipeline's (weft/stackless_pipeline.hpp)
     std::string refusal;                   // why it can never be stackless, if it cannot
     bool waits_in_lambda = false;
     bool named_barrier = false;  // waits at a named barrier (inline PTX), which has no awaitable
@@ -1902,6 +1918,10 @@ class porter {
   body_facts facts_of(std::size_t from, std::size_t to, std::optional<std::size_t> params = std::nullopt) const {
     body_facts f;
     std::set<std::string, std::less<>> groups = group_variables(params ? *params : from, to);
+    std::set<std::string, std::less<>> barriers = block_barrier_variables(params ? *params : from, to);
+    std::set<std::string, std::less<>> thread_pipelines = thread_pipeline_variables(params ? *params : from, to);
+    std::set<std::string, std::less<>> blocks = block_variables(params ? *params : from, to);
+    std::set<std::string, std::less<>> block_pipelines = block_pipeline_variables(params ? *params : from, to, blocks);
     std::vector<std::pair<std::size_t, std::size_t>> lambdas;
     auto in_lambda = [&](std::size_t i) {
       return std::any_of(lambdas.begin(), lambdas.end(), [&](auto r) { return i > r.first && i < r.second; });
@@ -1939,6 +1959,57 @@ class porter {
         f.named_barrier = true;
         continue;
       }
+      // libcu++'s copies and thread-scope pipelines never wait: weft copies
+      // at once (cuda/device/async/memcpy_async.hpp), so a thread's own
+      // pipeline has nothing to wait for.
+      bool of_cuda = i >= 2 && is(i - 1, "::") && is(i - 2, "cuda");
+      if (of_cuda && is(i + 1, "(") &&
+          (name == "memcpy_async" || (name == "make_pipeline" && is(i + 2, ")")) || name == "pipeline_producer_commit"))
+        continue;
+      if (of_cuda && name == "pipeline_consumer_wait_prior" && is(i + 1, "<")) continue;
+      // A block's unified pipeline, made from the block itself
+      // (`cuda::make_pipeline(block, &state)`), is awaited
+      // (weft/stackless_pipeline.hpp): making it, producer_acquire and
+      // consumer_wait; committing and releasing never wait.
+      if (of_cuda && name == "make_pipeline" && is(i + 1, "(") && made_of_block(i + 1, blocks)) {
+        if (in_lambda(i)) {
+          f.waits_in_lambda = true;
+        } else {
+          f.group_waits.push_back(i);
+          f.awaits_pipeline = true;
+        }
+        continue;
+      }
+      bool of_block_pipeline =
+          i >= 2 && is(i - 1, ".") && is_identifier(i - 2) && block_pipelines.contains(text(i - 2)) && is(i + 1, "(");
+      if (of_block_pipeline && (name == "producer_acquire" || name == "consumer_wait")) {
+        if (in_lambda(i)) {
+          f.waits_in_lambda = true;
+        } else {
+          f.group_waits.push_back(i);
+          f.awaits_pipeline = true;
+        }
+        continue;
+      }
+      if (of_block_pipeline && (name == "producer_commit" || name == "consumer_release" || name == "quit")) continue;
+      // Any other pipeline shared by threads waits where weft-port cannot say.
+      bool block_pipeline = of_cuda && ((name == "make_pipeline" && is(i + 1, "(") && !is(i + 2, ")")) ||
+                                        (name == "pipeline" && is(i + 1, "<") && !is(i + 2, "cuda") &&
+                                         !is(i + 2, "thread_scope_thread") && !is(i + 2, "thread_scope_block")) ||
+                                        (name == "pipeline" && is(i + 1, "<") && is(i + 2, "cuda") &&
+                                         !is(i + 4, "thread_scope_thread") && !is(i + 4, "thread_scope_block")));
+      if (block_pipeline) {
+        if (f.refusal.empty())
+          f.refusal =
+              "uses a cuda::pipeline shared by threads other than a block's unified one, made by "
+              "cuda::make_pipeline(block, &state) (the only one weft-port awaits)";
+        continue;
+      }
+      bool of_thread_pipeline =
+          i >= 2 && is(i - 1, ".") && is_identifier(i - 2) && thread_pipelines.contains(text(i - 2)) && is(i + 1, "(");
+      if (of_thread_pipeline && (name == "producer_acquire" || name == "producer_commit" || name == "consumer_wait" ||
+                                 name == "consumer_release" || name == "quit"))
+        continue;
       if (auto why = unconvertible(name)) {
         if (f.refusal.empty()) f.refusal = std::string(*why);
         continue;
@@ -1954,22 +2025,80 @@ class porter {
       // may wait but has no awaitable keeps the kernel on fibers.
       auto note_group_call = [&](bool waits, bool never_waits, std::string_view refusal) {
         if (waits) {
-          if (in_lambda(i))
+          if (in_lambda(i)) {
             f.waits_in_lambda = true;
-          else
+          } else {
             f.group_waits.push_back(i);
+            f.awaits_group = true;
+          }
         } else if (!never_waits && f.refusal.empty()) {
           f.refusal = std::string(refusal) + std::string(name) + " (not awaited)";
         }
       };
-      if (qualified || (!member && (name == "this_thread_block" || name == "tiled_partition" ||
-                                    name == "coalesced_threads" || name == "thread_block_tile"))) {
+      bool unqualified_group_name = !member && !(i > 0 && is(i - 1, "::")) && groups_namespace_used_ &&
+                                    (group_function_waits(name) || group_name_never_waits(name));
+      if (unqualified_group_name && file_function_names_.contains(name)) {
+        // Overload resolution picks between the two, which weft-port cannot.
+        if (f.refusal.empty())
+          f.refusal = "calls `" + std::string(name) +
+                      "`, which names both a function of this file and cooperative groups' (after `using namespace "
+                      "cooperative_groups;`)";
+        continue;
+      }
+      if (qualified || unqualified_group_name ||
+          (!member && (name == "this_thread_block" || name == "tiled_partition" || name == "coalesced_threads" ||
+                       name == "thread_block_tile"))) {
         if ((name == "tiled_partition" || name == "thread_block_tile") && is(i + 1, "<") && !lane_tile_size(i + 2)) {
           if (f.refusal.empty()) f.refusal = "uses a tile of more than 32 threads, or of a size weft-port cannot read";
         } else {
           note_group_call(is(i + 1, "(") && group_function_waits(name), group_name_never_waits(name),
                           "uses cooperative_groups::");
         }
+        continue;
+      }
+      // Any other cuda::barrier (of another scope, in an array, behind an
+      // alias) may wait where weft-port cannot see it.
+      if (name == "barrier" && i >= 2 && is(i - 1, "::") && is(i - 2, "cuda")) {
+        std::size_t j = i + 1;
+        if (is(j, "<"))
+          if (auto close = angle_forward(j)) j = *close + 1;
+        while (is(j, "&") || is(j, "const")) ++j;
+        if (!(is_identifier(j) && barriers.contains(text(j))) && f.refusal.empty())
+          f.refusal =
+              "uses a cuda::barrier that weft-port cannot tell is a block-scope variable of the kernel (one of "
+              "device or system scope may wait for other blocks)";
+        continue;
+      }
+      // A block-scope cuda::barrier: its waits are awaited, arriving and
+      // init(&bar, n) never wait.
+      bool of_barrier = member && i >= 2 && is(i - 1, ".") && is_identifier(i - 2) && barriers.contains(text(i - 2));
+      if (of_barrier && is(i + 1, "(")) {
+        if (name == "arrive_and_wait" || name == "wait") {
+          if (in_lambda(i)) {
+            f.waits_in_lambda = true;
+          } else {
+            f.group_waits.push_back(i);
+            f.awaits_barrier = true;
+          }
+        } else if (name != "arrive" && name != "arrive_and_drop" && f.refusal.empty()) {
+          f.refusal = "calls a cuda::barrier's " + std::string(name) + " (not awaited)";
+        }
+        continue;
+      }
+      if (!member && name == "init" && is(i + 1, "(") && is(i + 2, "&") && is_identifier(i + 3) &&
+          barriers.contains(text(i + 3)) && (is(i + 4, ",") || is(i + 4, ")")))
+        continue;
+      // A member of a group made in place: `cg::this_grid().thread_rank()`.
+      bool of_made_group = false;
+      if (member && is(i - 1, ".") && i >= 2 && is(i - 2, ")"))
+        if (auto open = match_backward(i - 2); open && *open > 0)
+          of_made_group = is_identifier(*open - 1) && group_name_never_waits(text(*open - 1)) &&
+                          !(is(*open - 2, "::") && !is_groups_namespace(*open - 3));
+      if (of_made_group && is(i + 1, "(")) {
+        if (!group_member_never_waits(name) && f.refusal.empty())
+          f.refusal = "calls a group's " + std::string(name) +
+                      " on a group it does not name (weft-port awaits a named group's: `auto grid = cg::this_grid(); "
+                      "grid.sync();`)";
         continue;
       }
       if (of_group && is(i + 1, "(")) {
@@ -2022,6 +2151,17 @@ class porter {
     return out;
   }
 
+  // `using namespace cooperative_groups;`, or of a name the file gives it.
+  bool uses_groups_namespace() const {
+    for (std::size_t i = 0; i + 3 < t_.size(); ++i)
+      if (is(i, "using") && is(i + 1, "namespace")) {
+        std::size_t k = i + 2;
+        if (is(k, "::")) ++k;
+        if (is_groups_namespace(k) && is(k + 1, ";")) return true;
+      }
+    return false;
+  }
+
   // A tile size at token i (`tiled_partition<32>`, `thread_block_tile<16, P>`)
   // written as a number of at most 32: the awaitables take tiles of one warp at most.
   bool lane_tile_size(std::size_t i) const {
@@ -2049,7 +2189,8 @@ class porter {
   static bool group_name_never_waits(std::string_view name) {
     static constexpr std::string_view names[] = {
         "this_thread_block", "tiled_partition", "thread_block", "thread_block_tile",
-        "thread_group",      "coalesced_group", "plus",         "less",
+        "thread_group",      "coalesced_group", "this_grid",    "grid_group",
+        "this_cluster",      "cluster_group",   "plus",         "less",
         "greater",           "bit_and",         "bit_or",       "bit_xor"};
     return one_of(names, name);
   }
@@ -2062,9 +2203,10 @@ class porter {
   }
 
   static bool group_member_never_waits(std::string_view name) {
-    static constexpr std::string_view names[] = {"thread_rank",     "size",        "num_threads", "thread_index",
-                                                 "group_index",     "dim_threads", "group_dim",   "meta_group_rank",
-                                                 "meta_group_size", "is_valid"};
+    static constexpr std::string_view names[] = {"thread_rank",     "size",        "num_threads",    "thread_index",
+                                                 "group_index",     "dim_threads", "group_dim",      "meta_group_rank",
+                                                 "meta_group_size", "is_valid",    "block_rank",     "num_blocks",
+                                                 "dim_blocks",      "block_index", "map_shared_rank"};
     return one_of(names, name);
   }
 
@@ -2083,7 +2225,7 @@ class porter {
     for (std::size_t i = from; i < to && i < t_.size(); ++i) {
       std::string_view name = text(i);
       if (is_identifier(i) && (name == "thread_block" || name == "thread_block_tile" || name == "coalesced_group" ||
-                               name == "thread_group")) {
+                               name == "thread_group" || name == "grid_group" || name == "cluster_group")) {
         std::size_t j = i + 1;
         if (is(j, "<")) {
           auto close = angle_forward(j);
@@ -2097,8 +2239,105 @@ class porter {
         std::size_t k = *v + 2;
         if (is_groups_namespace(k) && is(k + 1, "::")) k += 2;
         if (is(k, "this_thread_block") || is(k, "tiled_partition") || is(k, "coalesced_threads") ||
-            is(k, "binary_partition") || is(k, "labeled_partition"))
+            is(k, "binary_partition") || is(k, "labeled_partition") || is(k, "this_grid") || is(k, "this_cluster"))
           out.insert(std::string(text(*v)));
+      }
+    }
+    return out;
+  }
+
+  // The names of block-scope cuda::barriers in tokens [from, to), declared
+  // `cuda::barrier<cuda::thread_scope_block> bar` (`__shared__` or not, a
+  // completion function allowed), or as a parameter `cuda::barrier<...>& bar`.
+  std::set<std::string, std::less<>> block_barrier_variables(std::size_t from, std::size_t to) const {
+    std::set<std::string, std::less<>> out;
+    for (std::size_t i = from; i + 4 < to && i + 4 < t_.size(); ++i) {
+      if (!(is(i, "cuda") && is(i + 1, "::") && is(i + 2, "barrier") && is(i + 3, "<"))) continue;
+      auto close = angle_forward(i + 3);
+      if (!close) continue;
+      std::size_t k = i + 4;
+      if (is(k, "::")) ++k;
+      if (is(k, "cuda") && is(k + 1, "::")) k += 2;
+      if (!is(k, "thread_scope_block")) continue;
+      std::size_t j = *close + 1;
+      while (is(j, "&") || is(j, "const")) ++j;
+      if (is_identifier(j) && (is(j + 1, ";") || is(j + 1, ",") || is(j + 1, ")"))) out.insert(std::string(text(j)));
+    }
+    return out;
+  }
+
+  // The names of the block's groups in tokens [from, to): `cg::thread_block
+  // block` or `auto block = cg::this_thread_block()`.
+  std::set<std::string, std::less<>> block_variables(std::size_t from, std::size_t to) const {
+    std::set<std::string, std::less<>> out;
+    for (std::size_t i = from; i + 2 < to && i + 2 < t_.size(); ++i) {
+      if (is(i, "thread_block") && is_identifier(i + 1) && (is(i + 2, "=") || is(i + 2, ";") || is(i + 2, ",")))
+        out.insert(std::string(text(i + 1)));
+      if (is(i, "auto") && is_identifier(i + 1) && is(i + 2, "=")) {
+        std::size_t k = i + 3;
+        if (is_groups_namespace(k) && is(k + 1, "::")) k += 2;
+        if (is(k, "this_thread_block") && is(k + 1, "(") && is(k + 2, ")")) out.insert(std::string(text(i + 1)));
+      }
+    }
+    return out;
+  }
+
+  // Whether the call whose `(` is at `open` is (block, &state): two
+  // arguments, the first the block (a variable of `blocks`, or
+  // this_thread_block()), the unified form weft::make_pipeline awaits.
+  bool made_of_block(std::size_t open, const std::set<std::string, std::less<>>& blocks) const {
+    auto close = match_forward(open);
+    if (!close) return false;
+    auto args = top_level_arguments(open, *close);
+    if (args.size() != 2) return false;
+    auto [first, end] = args[0];
+    if (end == first + 1 && is_identifier(first) && blocks.contains(text(first))) return true;
+    if (is_groups_namespace(first) && is(first + 1, "::")) first += 2;
+    return end == first + 3 && is(first, "this_thread_block") && is(first + 1, "(") && is(first + 2, ")");
+  }
+
+  // The names of the block pipelines weft-port awaits in tokens [from, to):
+  // `cuda::pipeline<cuda::thread_scope_block> pipe = cuda::make_pipeline(block, &state);`
+  // or `auto pipe = ...` of the same.
+  std::set<std::string, std::less<>> block_pipeline_variables(std::size_t from, std::size_t to,
+                                                              const std::set<std::string, std::less<>>& blocks) const {
+    std::set<std::string, std::less<>> out;
+    for (std::size_t i = from; i + 5 < to && i + 5 < t_.size(); ++i) {
+      if (!(is_identifier(i) && is(i + 1, "=") && is(i + 2, "cuda") && is(i + 3, "::") && is(i + 4, "make_pipeline") &&
+            is(i + 5, "(") && made_of_block(i + 5, blocks)))
+        continue;
+      std::size_t k = i;  // back over the type: `auto` or `cuda::pipeline<cuda::thread_scope_block>`
+      if (k > from && is(k - 1, "auto")) {
+        out.insert(std::string(text(i)));
+      } else if (k > from && is(k - 1, ">")) {
+        std::size_t j = k - 1;
+        while (j > from && !is(j, "<")) --j;
+        if (j >= 3 && is(j - 1, "pipeline") && is(j - 2, "::") && is(j - 3, "cuda") &&
+            (is(j + 1, "thread_scope_block") || (is(j + 3, "thread_scope_block") && is(j + 1, "cuda"))))
+          out.insert(std::string(text(i)));
+      }
+    }
+    return out;
+  }
+
+  // The names of thread-scope cuda::pipelines in tokens [from, to): declared
+  // `cuda::pipeline<cuda::thread_scope_thread> pipe`, or `auto pipe =
+  // cuda::make_pipeline();`.
+  std::set<std::string, std::less<>> thread_pipeline_variables(std::size_t from, std::size_t to) const {
+    std::set<std::string, std::less<>> out;
+    for (std::size_t i = from; i + 6 < to && i + 6 < t_.size(); ++i) {
+      if (is(i, "cuda") && is(i + 1, "::") && is(i + 2, "pipeline") && is(i + 3, "<")) {
+        std::size_t k = i + 4;
+        if (is(k, "::")) ++k;
+        if (is(k, "cuda") && is(k + 1, "::")) k += 2;
+        if (!is(k, "thread_scope_thread") || !is(k + 1, ">")) continue;
+        std::size_t j = k + 2;
+        while (is(j, "&")) ++j;
+        if (is_identifier(j) && (is(j + 1, "=") || is(j + 1, ";") || is(j + 1, ",") || is(j + 1, ")")))
+          out.insert(std::string(text(j)));
+      } else if (is(i, "auto") && is_identifier(i + 1) && is(i + 2, "=") && is(i + 3, "cuda") && is(i + 4, "::") &&
+                 is(i + 5, "make_pipeline") && is(i + 6, "(") && is(i + 7, ")")) {
+        out.insert(std::string(text(i + 1)));
       }
     }
     return out;
@@ -2313,21 +2552,46 @@ class porter {
     return std::nullopt;
   }
 
+  // The tokens [first, last] of a cast to a void pointer around the name at
+  // token i: `(void*)k`, `(const void*)k`, `reinterpret_cast<void*>(k)` or
+  // `static_cast<const void*>(k)`; {i, i} if there is none.
+  std::pair<std::size_t, std::size_t> as_void_pointer(std::size_t i) const {
+    if (i >= 4 && is(i - 1, ")") && is(i - 2, "*") && is(i - 3, "void")) {
+      std::size_t open = i - 4;
+      if (is(open, "const") && open > 0) --open;
+      if (is(open, "(")) return {open, i};
+    }
+    if (i >= 6 && is(i - 1, "(") && is(i + 1, ")") && is(i - 2, ">") && is(i - 3, "*") && is(i - 4, "void")) {
+      std::size_t less = i - 5;
+      if (is(less, "const") && less > 0) --less;
+      if (is(less, "<") && less >= 1 && (is(less - 1, "reinterpret_cast") || is(less - 1, "static_cast")))
+        return {less - 1, i + 1};
+    }
+    return {i, i};
+  }
+
   // Whether the name at token i is passed to a runtime call that takes a
-  // stackless kernel as it takes any: cudaFuncGetAttributes(&a, k), ...
-  bool passed_to_attribute_call(std::size_t i) const {
-    if (i == 0 || !(is(i - 1, "(") || is(i - 1, ",")) || !(is(i + 1, ",") || is(i + 1, ")"))) return false;
-    std::size_t j = i;
+  // stackless kernel as it takes any: cudaFuncGetAttributes(&a, k), ...; or,
+  // cast to a void pointer, to a launch by address, which finds the kernel
+  // registered (registrations): cudaLaunchCooperativeKernel((void*)k, ...).
+  bool passed_to_runtime_call(std::size_t i) const {
+    auto [first, last] = as_void_pointer(i);
+    bool cast = first != i;
+    if (first == 0 || !(is(first - 1, "(") || is(first - 1, ",")) || !(is(last + 1, ",") || is(last + 1, ")")))
+      return false;
+    std::size_t j = first;
     int depth = 0;
     while (j-- > 0) {
       if (is_closer(j)) ++depth;
       if (is_opener(j) && depth-- == 0) break;
     }
-    if (j == 0 || j > i || !is(j, "(")) return false;
+    if (j == 0 || j > first || !is(j, "(")) return false;
     static constexpr std::string_view calls[] = {
         "cudaFuncGetAttributes", "cudaFuncSetAttribute", "cudaFuncSetCacheConfig",
         "cudaOccupancyMaxActiveBlocksPerMultiprocessor", "cudaOccupancyMaxPotentialBlockSize"};
-    return one_of(calls, text(j - 1));
+    static constexpr std::string_view launches[] = {"cudaLaunchKernel", "cudaLaunchCooperativeKernel",
+                                                    "cudaLaunchKernelExC"};
+    return one_of(calls, text(j - 1)) || (cast && one_of(launches, text(j - 1)));
   }
 
   // Why the kernel defined by `d` cannot run stackless; "" if it can. Fills
@@ -2339,6 +2603,7 @@ class porter {
     if (!v) return "its return type is not spelled `void` right before its name";
     voids.push_back(*v);
     if (!f.refusal.empty()) return f.refusal;
+
     // The first call that may wait: a helper that waits itself comes first,
     // as no other reason matters until weft has awaitable device functions.
     std::string waiting_call, unseen_call;
@@ -2370,6 +2635,10 @@ class porter {
     if (!waiting_call.empty()) return waiting_call;
     if (f.waits.empty() && f.group_waits.empty() && !awaits_a_function && !f.waits_in_lambda)
       return "no barrier or warp collective: fibers cost nothing there";
+    // GCC names a coroutine's parts after the function's symbol, which C
+    // linkage does not mangle: they would all be that one symbol.
+    if (has_c_linkage(d.name_token))
+      return "has C linkage (extern \"C\"): a coroutine's parts would share its one symbol";
     if (f.waits_in_lambda) return "waits inside a lambda (only the kernel's own body can co_await)";
     // GCC 12 warns about a coroutine frame that holds a lambda (-Wsubobject-linkage).
     if (f.has_lambda) return "holds a lambda";
@@ -2405,7 +2674,7 @@ class porter {
             return "a launch passes it as a value or a lambda (template arguments deduced, or default arguments)";
         continue;
       }
-      if (passed_to_attribute_call(i)) continue;
+      if (passed_to_runtime_call(i)) continue;
       if (is(i + 1, "(") && scope_[i].where == space::file) {
         // A declaration: `__global__ void k(...);`
         std::size_t k = i;
@@ -2427,7 +2696,9 @@ class porter {
 
   void find_stackless_kernels() {
     group_aliases_ = find_group_aliases();
+    groups_namespace_used_ = uses_groups_namespace();
     auto functions = function_definitions();
+    for (const function_definition& d : functions) file_function_names_.insert(d.name);
     find_functions_that_never_wait(functions, macro_definitions());
     if (convert_stackless) find_awaitable_functions(functions);
     std::vector<std::string> awaited;  // the awaitable functions converted kernels call
@@ -2444,7 +2715,9 @@ class porter {
       stackless_verdicts.push_back({d.name, t_[d.name_token].line, why});
       if (!why.empty()) continue;
       converted_.insert(d.name);
-      if (!f.group_waits.empty()) uses_groups_ = true;
+      if (f.awaits_group) uses_groups_ = true;
+      if (f.awaits_barrier) uses_barriers_ = true;
+      if (f.awaits_pipeline) uses_pipelines_ = true;
       std::map<std::size_t, token_edit> edits = await_edits(f);
       for (std::size_t v : voids) edits[v].text = "weft::stackless_kernel";
       for (const auto& [i, e] : edits)
@@ -2467,7 +2740,9 @@ class porter {
     }
     for (const awaitable_function& a : awaitables_) {
       if (!a.emitted) continue;
-      if (!a.facts.group_waits.empty()) uses_groups_ = true;
+      if (a.facts.awaits_group) uses_groups_ = true;
+      if (a.facts.awaits_barrier) uses_barriers_ = true;
+      if (a.facts.awaits_pipeline) uses_pipelines_ = true;
       // Declared beside each of its declarations, on the same line, so that
       // the kernels after any of them see it.
       for (const auto& [end_token, head] : a.declarations)
@@ -2621,6 +2896,8 @@ class porter {
             "reference)";
       else if (inside_conditional(d.name_token))
         why = "it is inside an #if (its awaitable version, after the last line, would not be)";
+      else if (has_c_linkage(d.name_token))
+        why = "it has C linkage (extern \"C\"): a coroutine's parts would share one symbol";
       else if (!a.facts.refusal.empty())
         why = "it " + a.facts.refusal;
       else if (a.facts.waits_in_lambda)
@@ -2742,6 +3019,19 @@ class porter {
     return false;
   }
 
+  // Whether the function named at token `name` is declared `extern "C"`,
+  // itself or inside an `extern "C" { ... }` block.
+  bool has_c_linkage(std::size_t name) const {
+    std::size_t k = name;
+    while (k > 0 && !is(k - 1, ";") && !is(k - 1, "}") && !is(k - 1, "{") && t_[k - 1].k != kind::directive) {
+      --k;
+      if (is(k, "extern") && k + 1 < t_.size() && t_[k + 1].k == kind::literal && text(k + 1) == "\"C\"") return true;
+    }
+    for (const std::string& opener : namespaces_around(name))
+      if (opener.starts_with("extern")) return true;
+    return false;
+  }
+
   // The namespaces (and extern "C" blocks) around token `at`, each as its opening `namespace a {`.
   std::vector<std::string> namespaces_around(std::size_t at) const {
     std::vector<std::string> open;
@@ -2833,7 +3123,8 @@ class porter {
       auto close = match_forward(w + 1);
       if (!close) continue;
       bool member = is(w - 1, ".");
-      std::size_t from = w >= 2 && (member || is_groups_namespace(w - 2)) ? w - 2 : w;
+      bool of_cuda = w >= 2 && is(w - 1, "::") && is(w - 2, "cuda");  // cuda::make_pipeline
+      std::size_t from = w >= 2 && (member || is_groups_namespace(w - 2) || of_cuda) ? w - 2 : w;
       bool alone = statement(from, *close);
       std::string awaitable = "co_await weft::" + std::string(text(w));
       if (member) {
@@ -3678,6 +3969,8 @@ class program_porter {
     if (is_main && !header) out += cuda_compiler_macros;
     if (p.converted_kernels()) out += "#include <weft/stackless_kernel.hpp>\n";
     if (p.uses_groups()) out += "#include <weft/stackless_groups.hpp>\n";
+    if (p.uses_barriers()) out += "#include <weft/stackless_barrier.hpp>\n";
+    if (p.uses_pipelines()) out += "#include <weft/stackless_pipeline.hpp>\n";
     if (p.uses_extern_shared_helper) out += extern_shared_helper;
     // The next line is the input's line 1.
     out += "#line 1 " + quote_path(name) + "\n";

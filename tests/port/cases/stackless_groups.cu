@@ -1,8 +1,9 @@
 // Cooperative groups in kernels weft-port converts: what waits on a block,
 // a tile of at most 32 threads or a coalesced group is awaited
 // (weft/stackless_groups.hpp); making groups and asking their ranks is kept.
-// The grid, clusters, multi-warp tiles and memcpy_async stay on fibers. Run
-// with --explain (stackless_groups.expected-stderr).
+// A grid's sync is awaited too (stackless_grid_cluster.cu has more);
+// multi-warp tiles and memcpy_async stay on fibers. Run with --explain
+// (stackless_groups.expected-stderr).
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
 #include <cooperative_groups/scan.h>
@@ -40,12 +41,13 @@ __global__ void runtime_tiles_and_coalesced(int* out) {
   }
 }
 
-// Stays on fibers: the reason --explain gives.
 __global__ void grid_wide(int* out) {
   cg::grid_group grid = cg::this_grid();
   out[0] = 1;
   grid.sync();
 }
+
+// Stays on fibers: the reason --explain gives.
 __global__ void wide_tile(int* out) {
   auto tile = cg::tiled_partition<64>(cg::this_thread_block());
   tile.sync();

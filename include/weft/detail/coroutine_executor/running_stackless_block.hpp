@@ -19,6 +19,11 @@ class stackless_block_executor;
 /// While it is set, running_block (the fiber executor's) is null.
 inline thread_local stackless_block_executor* running_stackless_block = nullptr;
 
+/// Makes the running stackless block's threads that wait on `object` (a
+/// block-scope cuda::barrier's state) ready: its wake_all, for headers that
+/// do not compile the executor. Set while a stackless block runs.
+inline thread_local void (*wake_stackless_waiters)(const void* object) = nullptr;
+
 /// The dynamic shared memory of the stackless block the worker runs.
 inline thread_local std::byte* running_stackless_shared = nullptr;
 

@@ -40,6 +40,13 @@
 // as on fibers, until no other thread of the block can run: at the round's
 // end, the threads there get the lanes of their warp waiting at the same
 // call, and run on before the barrier completes.
+//
+// A thread that waits on a block-scope cuda::barrier (or a block pipeline's
+// stage) parks on it; the arrival that completes the phase makes it ready,
+// as a warp group's completion does. A grid or cluster sync is a block
+// barrier whose completion also has the worker wait for the other blocks
+// (block_group_barrier.hpp), on its own thread: those launches give each
+// block a worker of its own.
 #pragma once
 
 #include <algorithm>
@@ -62,6 +69,7 @@
 #include "weft/detail/coroutine_executor/frame_arena.hpp"
 #include "weft/detail/coroutine_executor/running_stackless_block.hpp"
 #include "weft/detail/executor/block_executor.hpp"
+#include "weft/detail/executor/block_group_barrier.hpp"
 #include "weft/detail/executor/block_reports.hpp"
 #include "weft/detail/executor/warp_arithmetic.hpp"
 #include "weft/detail/executor/warp_reports.hpp"
@@ -110,6 +118,22 @@ class stackless_block_executor {
     predicate_count_ += predicate != 0;
   }
 
+  /// A thread arrives at a barrier between blocks (grid.sync(),
+  /// cluster.sync(): block_set_awaiter.hpp) and is about to suspend. It is a
+  /// block barrier first; once every thread of the block waits there, the
+  /// worker arrives at `between` for the whole block, as member `member`,
+  /// and waits on it (the block has its own worker in such a launch), then
+  /// the threads run on. Null `between`: a plain block barrier (a cluster
+  /// sync in a launch without clusters).
+  void arrive_between_blocks(barrier_arrival& arrival, block_group_barrier* between, unsigned member,
+                             std::source_location where) noexcept {
+    arrive(arrival, barrier_kind::sync, 0, where, nullptr);
+    if (between) {
+      between_blocks_ = between;
+      between_member_ = member;
+    }
+  }
+
   /// A lane arrives at a warp collective (warp_awaiter.hpp): true if its
   /// arrival completes the group, whose results are then ready, false if
   /// it is to suspend (park_in_warp). Throws the fiber executor's report
@@ -136,6 +160,30 @@ class stackless_block_executor {
   void park_at_activemask(std::coroutine_handle<> handle, std::source_location where, unsigned* mask) {
     converging_.push_back({{handle, threadIdx, running_id_}, where, mask});
     parked_now_ = true;
+  }
+
+  /// The running thread waits on a synchronisation object of CUDA's library
+  /// (a block-scope cuda::barrier's state: weft/stackless_barrier.hpp) and is
+  /// about to suspend, until another thread of the block calls
+  /// wake_all(object). `what` and `describe` name the wait in a deadlock
+  /// report, as on fibers (block_executor::wait_on).
+  void park_on_object(std::coroutine_handle<> handle, const void* object, const char* what,
+                      std::string (*describe)(const void*), std::source_location where) {
+    on_objects_.push_back({{handle, threadIdx, running_id_}, object, what, describe, where});
+    parked_now_ = true;
+  }
+
+  /// Makes the threads parked on `object` ready, in the order they parked:
+  /// they run once the running thread suspends, before the round's next.
+  void wake_all(const void* object) {
+    auto kept = on_objects_.begin();
+    for (const object_waiter& w : on_objects_) {
+      if (w.object == object)
+        ready_.push_back(w.thread);
+      else
+        *kept++ = w;
+    }
+    on_objects_.erase(kept, on_objects_.end());
   }
 
   /// The running lane's result of the warp collective it just completed.
@@ -199,6 +247,7 @@ class stackless_block_executor {
   [[gnu::cold]] std::string stall_report(const waiting_thread* waiting, unsigned count) const;
   [[gnu::cold]] void append_barrier_waiters(std::string& text, const waiting_thread* waiting, unsigned count) const;
   [[gnu::no_sanitize_address]] bool complete_barrier(const waiting_thread* waiting, unsigned count);
+  [[gnu::cold]] bool meet_other_blocks(const waiting_thread* waiting);
   [[gnu::no_sanitize_address]] void advance(uint3& index) const;
   [[gnu::cold]] void fail(const std::string& message, cudaError_t code = cudaErrorLaunchFailure);
   [[gnu::cold]] void fail_from_signal(const signal_fault& fault);
@@ -226,6 +275,10 @@ class stackless_block_executor {
   barrier_kind phase_kind_{};
   std::source_location phase_where_{};
   bool diverged_ = false;
+  // The barrier between blocks that the round's barrier also waits at, if
+  // any (arrive_between_blocks), and the block's member number there.
+  block_group_barrier* between_blocks_ = nullptr;
+  unsigned between_member_ = 0;
   // Per thread (linear id), where a counting barrier's result goes: into
   // the awaiter, not read from here as the thread resumes (warp_awaiter.hpp
   // says why).
@@ -251,9 +304,18 @@ class stackless_block_executor {
     unsigned* mask;
   };
   std::vector<converging_thread> converging_;
+  // The threads parked on objects (park_on_object), in the order they parked.
+  struct object_waiter {
+    waiting_thread thread;
+    const void* object;
+    const char* what;
+    std::string (*describe)(const void*);
+    std::source_location where;
+  };
+  std::vector<object_waiter> on_objects_;
   unsigned warp_parked_ = 0;  // lanes parked in groups
   unsigned running_id_ = 0;   // the running thread's linear id
-  bool parked_now_ = false;   // the thread that just suspended did so in a group or at __activemask
+  bool parked_now_ = false;   // the thread that just suspended did so in a group, at __activemask or on an object
 };
 
 template <class StartThread>
@@ -282,6 +344,7 @@ block_failure stackless_block_executor::run(StartThread& start, const block_rang
   failure_ = {};
   if constexpr (fiber_sanitizer::address_sanitizer) poison_shared_guards();
   running_stackless_block = this;
+  wake_stackless_waiters = [](const void* object) { running_stackless_block->wake_all(object); };
   host_ = &host;
   running_stackless_shared = host.dynamic_shared();
   running_frame_arena = &frames_;
@@ -301,6 +364,7 @@ block_failure stackless_block_executor::run(StartThread& start, const block_rang
   }
   running_fault_landing = nullptr;
   running_stackless_block = nullptr;
+  wake_stackless_waiters = nullptr;
   host_ = nullptr;
   running_stackless_shared = nullptr;
   running_frame_arena = nullptr;
@@ -327,6 +391,7 @@ void stackless_block_executor::run_block(StartThread& start) {
   arrivals_ = 0;
   predicate_count_ = 0;
   diverged_ = false;
+  between_blocks_ = nullptr;
   waiting_thread* next = lists_[0].data() + list_front_room;
   unsigned waiting_list = 0;  // the list that holds the threads the round resumes
   unsigned kept = 0;
@@ -395,7 +460,7 @@ void stackless_block_executor::run_block(StartThread& start) {
         return;
       }
     }
-    if (warp_parked_ != 0) [[unlikely]] {
+    if (warp_parked_ != 0 || !on_objects_.empty()) [[unlikely]] {
       fail(stall_report(next, kept));
       abandon(nullptr, nullptr);
       return;
@@ -460,6 +525,7 @@ inline void stackless_block_executor::start_warps() {
   warp_parked_ = 0;
   parked_now_ = false;
   converging_.clear();
+  on_objects_.clear();
 }
 
 // A mask that names lanes past the block's end means the lanes that do,
@@ -532,6 +598,8 @@ inline void stackless_block_executor::converge() {
 inline void stackless_block_executor::destroy_parked() {
   for (const converging_thread& t : converging_) t.thread.handle.destroy();
   converging_.clear();
+  for (const object_waiter& w : on_objects_) w.thread.handle.destroy();
+  on_objects_.clear();
   unsigned warps = (thread_count_ + 31) / 32;
   for (unsigned w = 0; w < warps; ++w) {
     for (unsigned i = 0; i < group_count_[w]; ++i)
@@ -549,12 +617,30 @@ inline bool stackless_block_executor::complete_barrier(const waiting_thread* wai
     fail(divergence_report(waiting, count));
     return false;
   }
+  if (between_blocks_ && !meet_other_blocks(waiting)) [[unlikely]]
+    return false;
   if (phase_kind_ != barrier_kind::sync) {
     int result = barrier_result(phase_kind_, predicate_count_, arrivals_);
     for (unsigned r = 0; r < count; ++r) *barrier_result_into_[waiting[r].id] = result;
   }
   arrivals_ = 0;
   predicate_count_ = 0;
+  return true;
+}
+
+// Every thread of the block waits at a grid or cluster barrier: the worker
+// arrives for the block and waits for the other blocks, as the fiber
+// executor's first thread to run after the block barrier does
+// (cooperative_groups/block_set_sync.hpp). That thread is the one that runs
+// first next, waiting[0], which a barrier that can never complete fails.
+inline bool stackless_block_executor::meet_other_blocks(const waiting_thread* waiting) {
+  block_group_barrier* between = std::exchange(between_blocks_, nullptr);
+  try {
+    between->arrive_and_wait(between_member_, "block " + reports::describe_index(blockIdx), phase_where_);
+  } catch (const kernel_fault& fault) {
+    fail(reports::describe_thread(waiting[0].index) + ": " + fault.what, fault.code);
+    return false;
+  }
   return true;
 }
 
@@ -583,6 +669,7 @@ inline void stackless_block_executor::fail_from_signal(const signal_fault& fault
   ready_.clear();
   ready_head_ = 0;
   warp_parked_ = 0;
+  on_objects_.clear();
   parked_now_ = false;
   fail(reports::describe_thread(threadIdx) + ": " + describe_signal_fault(fault), launch_error(fault));
 }

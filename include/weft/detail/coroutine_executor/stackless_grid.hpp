@@ -7,8 +7,9 @@
 //
 // Fibers run it under WEFT_EXECUTOR=fibers (for comparison, or as a fallback),
 // under a WEFT_SCHEDULE other than forward (the fiber executor permutes the
-// orders), in a launch the race check watches, and in a cooperative or
-// cluster launch (their grid and cluster syncs block, which only a fiber can).
+// orders) and in a launch the race check watches. A cooperative or cluster
+// launch runs here too: it gives each block a worker of its own, on whose
+// thread the block waits for the others (block_set_awaiter.hpp).
 #pragma once
 
 #include <atomic>
@@ -54,14 +55,14 @@ struct stackless_callable_as_const<Kernel, std::tuple<Arguments...>> : std::is_i
 
 template <class Kernel, class Arguments>
 block_failure run_stackless_kernel(block_executor& executor, const block_range& blocks, const Kernel& kernel,
-                                   const Arguments& arguments, bool grouped, std::size_t stack_bytes,
+                                   const Arguments& arguments, std::size_t stack_bytes,
                                    std::size_t dynamic_shared_bytes) {
   // A coroutine lambda's frame keeps a pointer to the lambda, not a copy,
   // so a mutable one would share its captures between the block's threads,
   // which in CUDA are each thread's own by-value parameters.
   static_assert(stackless_callable_as_const<Kernel, Arguments>::value, "a stackless kernel lambda must not be mutable");
-  bool on_fibers = !stackless_executor_enabled().load(std::memory_order_relaxed) ||
-                   blocks.schedule.order != schedule_order::forward || grouped;
+  bool on_fibers =
+      !stackless_executor_enabled().load(std::memory_order_relaxed) || blocks.schedule.order != schedule_order::forward;
   if constexpr (race_check_build) on_fibers = on_fibers || race_launching != nullptr;
   if (on_fibers) {
     auto body = [kernel, arguments]() mutable { std::apply(kernel, arguments).finish_on_fiber(); };

@@ -15,6 +15,7 @@
 // escaped it for the runner loop, which reports it as for any kernel.
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <coroutine>
 #include <cstddef>
@@ -154,6 +155,27 @@ inline std::string stackless_block_executor::stall_report(const waiting_thread* 
   }
   if (text.empty()) text = "deadlock: no thread of the block can make progress";
   append_barrier_waiters(text, waiting, count);
+  // The threads parked on objects, by linear id, consecutive ones at the
+  // same wait as one range: block_executor::report's words.
+  std::vector<const object_waiter*> on_objects;
+  for (const object_waiter& w : on_objects_) on_objects.push_back(&w);
+  std::sort(on_objects.begin(), on_objects.end(),
+            [](const object_waiter* a, const object_waiter* b) { return a->thread.id < b->thread.id; });
+  for (std::size_t i = 0; i < on_objects.size();) {
+    const object_waiter& s = *on_objects[i];
+    std::size_t j = i + 1;
+    while (j < on_objects.size() && on_objects[j]->thread.id == on_objects[j - 1]->thread.id + 1 &&
+           on_objects[j]->object == s.object && on_objects[j]->what == s.what &&
+           same_call_site(on_objects[j]->where, s.where))
+      ++j;
+    reports::append_threads(text, s.thread.index, on_objects[j - 1]->thread.index, j - i > 1);
+    append_format(text, " wait at %s (%s)", s.what, reports::describe_site(s.where).c_str());
+    if (s.describe) {
+      text += ", ";
+      text += s.describe(s.object);
+    }
+    i = j;
+  }
   for (unsigned w = 0; w < warps; ++w)
     for (unsigned i = 0; i < group_count_[w]; ++i) {
       const warp_group& g = groups_[w * 32 + i];

@@ -35,9 +35,10 @@ bool is_null_kernel(const Kernel& k) {
     return false;
 }
 
-/// The registration the porting step writes for __cluster_dims__(x, y, z).
-template <class... Params>
-bool register_cluster_dims(void (*func)(Params...), unsigned x, unsigned y, unsigned z) {
+/// The registration the porting step writes for __cluster_dims__(x, y, z),
+/// of a void kernel or of one it made stackless.
+template <class Result, class... Params>
+bool register_cluster_dims(Result (*func)(Params...), unsigned x, unsigned y, unsigned z) {
   compiled_cluster_dims().add(reinterpret_cast<const void*>(func), dim3(x, y, z));
   return true;
 }

@@ -33,8 +33,8 @@ struct launch_options;
 /// types, so that arguments convert as they do at a CUDA launch.
 template <class Function>
 struct parameter_tuple;
-template <class... Params>
-struct parameter_tuple<void (*)(Params...)> {
+template <class Result, class... Params>  // void, or a stackless kernel's thread
+struct parameter_tuple<Result (*)(Params...)> {
   using type = std::tuple<std::decay_t<Params>...>;
 };
 

@@ -274,10 +274,8 @@ class kernel_grid final : public grid_job {
       // Declared by the header that declares the stackless thread type
       // (coroutine_executor/stackless_grid.hpp), found by argument-dependent
       // lookup: programs without stackless kernels do not compile it.
-      const launch_shape& s = shape();
-      bool grouped = s.cooperative || volume(s.cluster) > 1;
-      return run_stackless_kernel(executor, blocks, kernel_, arguments_, grouped,
-                                  stack_bytes(sizeof(Kernel) + sizeof(ArgumentTuple)), s.dynamic_shared_bytes);
+      return run_stackless_kernel(executor, blocks, kernel_, arguments_,
+                                  stack_bytes(sizeof(Kernel) + sizeof(ArgumentTuple)), shape().dynamic_shared_bytes);
     } else if constexpr (callable_as_const<Kernel, ArgumentTuple>::value) {
       auto body = [kernel = kernel_, arguments = arguments_]() mutable { call_kernel(kernel, arguments); };
       return executor.run(body, blocks, stack_bytes(sizeof body), shape().dynamic_shared_bytes);

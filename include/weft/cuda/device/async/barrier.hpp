@@ -40,6 +40,7 @@
 #include <utility>
 
 #include "weft/cuda/device/async/thread_scope.hpp"
+#include "weft/detail/coroutine_executor/running_stackless_block.hpp"
 #include "weft/detail/executor/block_executor.hpp"
 
 namespace weft {
@@ -64,7 +65,7 @@ struct no_completion {
 // Undefined behaviour in CUDA that weft reports: the launch fails with the
 // text (outside a kernel, where no launch can fail, it is an exception).
 [[noreturn]] inline void async_misuse(const ::std::string& what) {
-  if (running_block) throw kernel_fault{cudaErrorLaunchFailure, what};
+  if (running_block || running_stackless_block) throw kernel_fault{cudaErrorLaunchFailure, what};
   throw ::std::logic_error(what);
 }
 
@@ -143,7 +144,10 @@ class barrier_state {
       ::std::uint64_t next = make(phase_of(w) + 1, expected_of(w), expected_of(w));
       if (atomic().compare_exchange_weak(w, next, ::std::memory_order_acq_rel, ::std::memory_order_acquire)) break;
     }
-    if (block_executor* block = running_block) block->wake_all(this);
+    if (block_executor* block = running_block)
+      block->wake_all(this);
+    else if (running_stackless_block)
+      wake_stackless_waiters(this);
     // A completed phase orders its arrivals before the waits that follow
     // (for the race check, as a block barrier does).
     if constexpr (race_check_build)
@@ -185,6 +189,10 @@ class barrier_state {
             ::std::source_location where) const {
     phase &= phase_mask;
     if (phase_of(load()) != phase) return;
+    // A stackless thread waits only where it co_awaits
+    // (weft/stackless_barrier.hpp); spinning here would keep the threads
+    // that complete the phase from running.
+    if (running_stackless_block) refuse_blocking_call(call);
     block_executor* block = running_block;
     if (block && within_block) {
       while (phase_of(load()) == phase) block->wait_on(this, call, describe, where);
@@ -265,6 +273,10 @@ class barrier_state {
 }  // namespace detail
 }  // namespace weft
 
+namespace weft::detail {
+struct barrier_access;
+}  // namespace weft::detail
+
 namespace cuda {
 
 template <thread_scope Scope, class CompletionF = ::weft::detail::no_completion>
@@ -279,6 +291,7 @@ class barrier {
     explicit arrival_token(::std::uint32_t phase) : phase_(phase) {}
     ::std::uint32_t phase_ = 0;
     friend class barrier;
+    friend ::weft::detail::barrier_access;
   };
 
   barrier() = default;
@@ -332,7 +345,8 @@ class barrier {
     return arrival.phase;
   }
 
-  ::weft::detail::barrier_state state_;  // first, so that the barrier's address is its state's
+  friend ::weft::detail::barrier_access;  // the awaitables of weft/stackless_barrier.hpp
+  ::weft::detail::barrier_state state_;   // first, so that the barrier's address is its state's
   [[no_unique_address]] CompletionF completion_;
 };
 

@@ -204,6 +204,33 @@ struct pipeline_access {
     return ::std::atomic_ref<::std::uint32_t>(state->owners_);
   }
 
+  /// A wait of a block's pipeline: the stage's barrier state (null when
+  /// there is nothing to wait for) and the phase that must complete.
+  struct stage_wait {
+    const barrier_state* stage = nullptr;
+    ::std::uint32_t phase = 0;
+    ::std::string (*describe)(const void*) = nullptr;
+  };
+
+  /// What producer_acquire waits for, its checks made (the awaitables of
+  /// weft/stackless_pipeline.hpp).
+  template <cuda::thread_scope Scope>
+  static stage_wait acquire_wait(const cuda::pipeline<Scope>& pipe) {
+    pipe.check(pipe.producer_, "cuda::pipeline::producer_acquire", "consumer");
+    if (!pipe.produced_ || pipe.committed_ < pipe.stages_) return {};
+    ::std::uint32_t stage = pipe.committed_ % pipe.stages_, round = pipe.committed_ / pipe.stages_;
+    return {&pipe.consumed_[stage], round - 1, cuda::pipeline<Scope>::describe_consumed};
+  }
+
+  /// What consumer_wait waits for, its checks made.
+  template <cuda::thread_scope Scope>
+  static stage_wait consume_wait(const cuda::pipeline<Scope>& pipe) {
+    pipe.check(pipe.consumer_, "cuda::pipeline::consumer_wait", "producer");
+    if (!pipe.produced_) return {};
+    return {&pipe.produced_[pipe.released_ % pipe.stages_], pipe.released_ / pipe.stages_,
+            cuda::pipeline<Scope>::describe_produced};
+  }
+
   static cuda::pipeline<cuda::thread_scope_thread> make_thread_scope() {
     return cuda::pipeline<cuda::thread_scope_thread>(cuda::pipeline<cuda::thread_scope_thread>::made{});
   }

@@ -7,11 +7,28 @@
 #pragma once
 
 #include <source_location>
+#include <string>
 
 #include "weft/cuda/device/builtins.hpp"
 #include "weft/cuda/device/cooperative_groups/block_set_sync.hpp"
 #include "weft/cuda/device/cooperative_groups/thread_group.hpp"
 #include "weft/detail/executor/block_groups.hpp"
+
+namespace weft::detail::groups {
+
+/// The running block's grid barrier; `what` (this_grid().sync()) fails the
+/// calling thread unless the launch is cooperative.
+inline block_group_barrier& grid_barrier(const char* what) {
+  auto& me = membership(what);
+  if (!me.grid_barrier)
+    refuse(std::string(what) +
+           " needs a cooperative launch (cudaLaunchCooperativeKernel, or cudaLaunchKernelEx with "
+           "cudaLaunchAttributeCooperative); this grid was launched without one, so its blocks need not all run at "
+           "once");
+  return *me.grid_barrier;
+}
+
+}  // namespace weft::detail::groups
 
 namespace cooperative_groups {
 
@@ -20,13 +37,8 @@ class grid_group {
   bool is_valid() const { return weft::detail::running_membership && weft::detail::running_membership->grid_barrier; }
 
   void sync(std::source_location where = std::source_location::current()) const {
-    auto& me = weft::detail::groups::membership("this_grid().sync()");
-    if (!me.grid_barrier)
-      weft::detail::groups::refuse(
-          "this_grid().sync() needs a cooperative launch (cudaLaunchCooperativeKernel, or cudaLaunchKernelEx with "
-          "cudaLaunchAttributeCooperative); this grid was launched without one, so its blocks need not all run at "
-          "once");
-    weft::detail::groups::sync_blocks(*me.grid_barrier, static_cast<unsigned>(block_rank()), where);
+    auto& barrier = weft::detail::groups::grid_barrier("this_grid().sync()");
+    weft::detail::groups::sync_blocks(barrier, static_cast<unsigned>(block_rank()), where);
   }
 
   unsigned long long block_rank() const {
