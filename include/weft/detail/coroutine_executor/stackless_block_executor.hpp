@@ -110,18 +110,12 @@ class stackless_block_executor {
   }
 
   /// A lane arrives at a warp collective (warp_awaiter.hpp): true if its
-  /// arrival completes the group, whose results are then ready, false if
-  /// it is to suspend (park_in_warp). Throws the fiber executor's report
-  /// for a mask that cannot complete.
-  bool warp_arrive(warp_op op, unsigned mask, warp_operand operand, std::source_location where);
-
-  /// The lane that warp_arrive told to suspend does; its result is to be
-  /// written to `result` when the group completes.
-  void park_in_warp(std::coroutine_handle<> handle, warp_result& result) noexcept {
-    parked_[running_id_] = {handle, threadIdx, running_id_};
-    result_into_[running_id_] = &result;
-    parked_now_ = true;
-  }
+  /// arrival completes the group, whose results are then ready (the lane's
+  /// in `result`), false if it is to suspend, parked in the group until
+  /// that completes and writes its result to `result`. (Where it resumes is
+  /// the thread's entry in threads_, written once as it starts.) Throws the
+  /// fiber executor's report for a mask that cannot complete.
+  bool warp_arrive(warp_op op, unsigned mask, warp_operand operand, std::source_location where, std::uint64_t& result);
 
   /// The running thread waits at __activemask (activemask_awaiter.hpp) and
   /// is about to suspend; its mask is to be written to `*mask` once no other
@@ -129,12 +123,6 @@ class stackless_block_executor {
   void park_at_activemask(std::coroutine_handle<> handle, std::source_location where, unsigned* mask) {
     converging_.push_back({{handle, threadIdx, running_id_}, where, mask});
     parked_now_ = true;
-  }
-
-  /// The running lane's result of the warp collective it just completed.
-  warp_result warp_result_of_running() const noexcept {
-    std::uint64_t value = exchange_[running_id_ / 32].result[running_id_ % 32];
-    return {value, value != 0};  // the predicate is match_all's: 0 or the (non-empty) mask
   }
 
   /// The running thread let an exception escape (its promise's
@@ -160,6 +148,13 @@ class stackless_block_executor {
     uint3 index;
     unsigned id;  // linear
   };
+  // Lanes of one warp that a completed warp group (or __activemask)
+  // released, to run in lane order: one entry per group, not a copy of
+  // each lane's waiting_thread.
+  struct ready_lanes {
+    unsigned warp;
+    unsigned lanes;
+  };
 
   // The loop that runs a block's threads, and what it calls per thread
   // and per barrier, touch only the executor's own memory: in a build with
@@ -174,6 +169,7 @@ class stackless_block_executor {
   // stackless function it awaits (defined in stackless_thread.hpp).
   [[gnu::no_sanitize_address]] static void resume(const waiting_thread& thread);
   void start_warps();
+  warp_group* join_other_group(warp_op op, unsigned mask, unsigned warp, unsigned lane, std::source_location where);
   void complete_group(unsigned warp, warp_group& g, unsigned caller_bit);
   void converge();
   [[gnu::cold]] void destroy_parked();
@@ -214,16 +210,19 @@ class stackless_block_executor {
   block_failure failure_;
   // Warp collectives, laid out as the fiber executor's: per warp the
   // exchange, up to 32 open groups (groups_[warp * 32 + i] for i <
-  // group_count_[warp]) and the lanes that have exited; per thread (linear
-  // id) where a lane parked in a group resumes; the lanes released by a
-  // completed group, to run next (ready_[ready_head_...]).
+  // group_count_[warp]), the lanes that have exited and the lanes the
+  // block has (all 32 but in a partial last warp); per thread (linear id)
+  // its coroutine and index, written as it starts, and where a lane parked
+  // in a group takes its result; the lanes released by completed groups, to
+  // run next (ready_[ready_head_...]).
   std::vector<warp_exchange> exchange_;
   std::vector<warp_group> groups_;
   std::vector<unsigned> group_count_;
   std::vector<unsigned> exited_;
-  std::vector<waiting_thread> parked_;
-  std::vector<warp_result*> result_into_;
-  std::vector<waiting_thread> ready_;
+  std::vector<unsigned> block_lanes_;
+  std::vector<waiting_thread> threads_;
+  std::vector<std::uint64_t*> result_into_;
+  std::vector<ready_lanes> ready_;
   std::size_t ready_head_ = 0;
   // The threads waiting at __activemask, in the order they arrived.
   struct converging_thread {
@@ -252,9 +251,11 @@ block_failure stackless_block_executor::run(StartThread& start, const block_rang
     groups_.resize(warps * 32);
     group_count_.resize(warps);
     exited_.resize(warps);
+    block_lanes_.resize(warps);
   }
-  if (parked_.size() < thread_count_) {
-    parked_.resize(thread_count_);
+  for (unsigned w = 0; w < warps; ++w) block_lanes_[w] = lanes_in_block(thread_count_, w);
+  if (threads_.size() < thread_count_) {
+    threads_.resize(thread_count_);
     result_into_.resize(thread_count_);
     barrier_result_into_.resize(thread_count_);
   }
@@ -329,14 +330,22 @@ void stackless_block_executor::run_block(StartThread& start) {
   };
   // Runs the lanes that warp collectives released, and those they release.
   // Outside it the queue is empty, so a thread's run asks only !empty().
+  // A group's lanes run from a copy of its entry's mask in a register: the
+  // next lane never waits on a store the lane before made.
   auto run_ready = [&]() __attribute__((no_sanitize_address)) {
     while (ready_head_ != ready_.size()) {
-      waiting_thread thread = ready_[ready_head_++];
-      threadIdx = thread.index;
-      running_id_ = thread.id;
-      unsigned before = arrivals_;
-      resume(thread);
-      if (!file(thread, before)) return false;
+      ready_lanes entry = ready_[ready_head_++];
+      for (unsigned m = entry.lanes; m != 0; m &= m - 1) {
+        const waiting_thread& thread = threads_[entry.warp * 32 + static_cast<unsigned>(std::countr_zero(m))];
+        threadIdx = thread.index;
+        running_id_ = thread.id;
+        unsigned before = arrivals_;
+        resume(thread);
+        if (!file(thread, before)) [[unlikely]] {
+          ready_[--ready_head_] = {entry.warp, m & (m - 1)};  // the lanes after it, for abandon
+          return false;
+        }
+      }
     }
     ready_.clear();
     ready_head_ = 0;
@@ -345,7 +354,9 @@ void stackless_block_executor::run_block(StartThread& start) {
   auto abandon = [&](const waiting_thread* rest, const waiting_thread* rest_end) {
     destroy(next, next + kept);
     destroy(rest, rest_end);
-    destroy(ready_.data() + ready_head_, ready_.data() + ready_.size());
+    for (std::size_t i = ready_head_; i < ready_.size(); ++i)
+      for (unsigned m = ready_[i].lanes; m != 0; m &= m - 1)
+        threads_[ready_[i].warp * 32 + static_cast<unsigned>(std::countr_zero(m))].handle.destroy();
     ready_.clear();
     ready_head_ = 0;
     destroy_parked();
@@ -361,7 +372,8 @@ void stackless_block_executor::run_block(StartThread& start) {
     } catch (...) {  // no room for its frame: the body has not run
       fail_running_thread(std::current_exception());
     }
-    if (!file({handle, index, t}, before) || (!ready_.empty() && !run_ready())) [[unlikely]] {
+    threads_[t] = {handle, index, t};
+    if (!file(threads_[t], before) || (!ready_.empty() && !run_ready())) [[unlikely]] {
       abandon(nullptr, nullptr);
       return;
     }
@@ -444,15 +456,37 @@ inline void stackless_block_executor::start_warps() {
 }
 
 // A mask that names lanes past the block's end means the lanes that do,
-// as on the fiber executor (and on an H100).
+// as on the fiber executor (and on an H100). The lane's group is nearly
+// always the warp's first open one (a whole-warp collective opens only
+// one): that is tested inline, anything else is join_other_group's.
 inline bool stackless_block_executor::warp_arrive(warp_op op, unsigned mask, warp_operand operand,
-                                                  std::source_location where) {
+                                                  std::source_location where, std::uint64_t& result) {
   unsigned self = running_id_, warp = self / 32, lane = self % 32, lane_bit = 1u << lane;
-  mask &= lanes_in_block(thread_count_, warp);
-  warp_exchange& exchange = exchange_[warp];
-  exchange.stage(lane, operand);
+  mask &= block_lanes_[warp];
+  exchange_[warp].stage(lane, operand);
+  warp_group* group = &groups_[warp * 32];
+  if (group_count_[warp] == 0 || group->mask != mask || group->op != op) [[unlikely]]
+    group = join_other_group(op, mask, warp, lane, where);
+  group->arrived |= lane_bit;
+  if (group->arrived != mask) {
+    ++warp_parked_;
+    result_into_[self] = &result;
+    parked_now_ = true;
+    return false;
+  }
+  complete_group(warp, *group, lane_bit);
+  result = exchange_[warp].result[lane];
+  return true;
+}
+
+// The open group of the lane's mask, or a new one; throws the fiber
+// executor's report for a mask that cannot complete.
+[[gnu::noinline]] inline warp_group* stackless_block_executor::join_other_group(warp_op op, unsigned mask,
+                                                                                unsigned warp, unsigned lane,
+                                                                                std::source_location where) {
+  unsigned lane_bit = 1u << lane;
   warp_group* group = find_warp_group(&groups_[warp * 32], group_count_[warp], mask);
-  if (!group) [[unlikely]] {
+  if (!group) {
     if (const warp_group* blocked = blocking_warp_group(&groups_[warp * 32], group_count_[warp], mask, lane_bit))
       throw kernel_fault{cudaErrorLaunchFailure, reports::group_mismatch(warp, *blocked, op, mask, lane, where)};
     // The first lane checks the mask for the group, as on fibers; a lane
@@ -465,29 +499,23 @@ inline bool stackless_block_executor::warp_arrive(warp_op op, unsigned mask, war
   } else if (group->op != op) [[unlikely]] {
     throw kernel_fault{cudaErrorLaunchFailure, reports::group_mismatch(warp, *group, op, mask, lane, where)};
   }
-  group->arrived |= lane_bit;
-  if (group->arrived != mask) {
-    ++warp_parked_;
-    return false;
-  }
-  complete_group(warp, *group, lane_bit);
-  return true;
+  return group;
 }
 
 // Run by the last lane to arrive: every lane's result into the exchange and
-// each waiting lane's awaiter, the others queued in lane order, the group
-// closed.
-inline void stackless_block_executor::complete_group(unsigned warp, warp_group& g, unsigned caller_bit) {
+// each waiting lane's awaiter, the others queued in lane order (one entry),
+// the group closed.
+[[gnu::noinline]] inline void stackless_block_executor::complete_group(unsigned warp, warp_group& g,
+                                                                       unsigned caller_bit) {
   warp_exchange& exchange = exchange_[warp];
   warp_results(g.op, g.mask, exchange);
   unsigned waiters = g.arrived & ~caller_bit;
   warp_parked_ -= static_cast<unsigned>(std::popcount(waiters));
   for (unsigned m = waiters; m != 0; m &= m - 1) {
-    unsigned lane = static_cast<unsigned>(std::countr_zero(m)), id = warp * 32 + lane;
-    std::uint64_t value = exchange.result[lane];
-    *result_into_[id] = {value, value != 0};  // the predicate is match_all's: 0 or the (non-empty) mask
-    ready_.push_back(parked_[id]);
+    unsigned lane = static_cast<unsigned>(std::countr_zero(m));
+    *result_into_[warp * 32 + lane] = exchange.result[lane];
   }
+  if (waiters != 0) ready_.push_back({warp, waiters});
   g = groups_[warp * 32 + --group_count_[warp]];  // close: the last open group takes its place
 }
 
@@ -503,9 +531,10 @@ inline void stackless_block_executor::converge() {
       if (o.thread.id / 32 == t.thread.id / 32 && same_call_site(o.where, t.where)) mask |= 1u << (o.thread.id % 32);
     *t.mask = mask;
   }
+  auto queue = [&](const converging_thread& t) { ready_.push_back({t.thread.id / 32, 1u << (t.thread.id % 32)}); };
   bool last_runs_first = converging_.back().thread.id == running_id_;
-  if (last_runs_first) ready_.push_back(converging_.back().thread);
-  for (std::size_t i = 0; i + last_runs_first < converging_.size(); ++i) ready_.push_back(converging_[i].thread);
+  if (last_runs_first) queue(converging_.back());
+  for (std::size_t i = 0; i + last_runs_first < converging_.size(); ++i) queue(converging_[i]);
   converging_.clear();
 }
 
@@ -518,7 +547,7 @@ inline void stackless_block_executor::destroy_parked() {
   for (unsigned w = 0; w < warps; ++w) {
     for (unsigned i = 0; i < group_count_[w]; ++i)
       for (unsigned m = groups_[w * 32 + i].arrived; m != 0; m &= m - 1)
-        parked_[w * 32 + std::countr_zero(m)].handle.destroy();
+        threads_[w * 32 + std::countr_zero(m)].handle.destroy();
     group_count_[w] = 0;
   }
   warp_parked_ = 0;

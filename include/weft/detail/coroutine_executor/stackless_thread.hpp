@@ -157,7 +157,7 @@ inline std::string stackless_block_executor::stall_report(const waiting_thread* 
   for (unsigned w = 0; w < warps; ++w)
     for (unsigned i = 0; i < group_count_[w]; ++i) {
       const warp_group& g = groups_[w * 32 + i];
-      reports::append_waiting_group(text, w, g, parked_[w * 32 + std::countr_zero(g.arrived)].index);
+      reports::append_waiting_group(text, w, g, threads_[w * 32 + std::countr_zero(g.arrived)].index);
     }
   append_format(text, "; %u of %u threads exited", exited, thread_count_);
   return text;
