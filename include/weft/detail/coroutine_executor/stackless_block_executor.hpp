@@ -68,8 +68,7 @@
 
 namespace weft::detail {
 
-/// Where a stackless thread waits: kept in its coroutine frame (the
-/// promise), which the barrier touches anyway, and read only by a report.
+/// Which barrier a stackless thread waits at, for a report.
 struct barrier_arrival {
   barrier_kind kind{};
   std::source_location where{};
@@ -93,18 +92,14 @@ class stackless_block_executor {
                                                  std::size_t dynamic_shared_bytes);
 
   /// A thread arrives at a block barrier and is about to suspend; the
-  /// counting flavours' result is to be written to `*result`.
-  void arrive(barrier_arrival& arrival, barrier_kind kind, int predicate, std::source_location where,
-              int* result) noexcept {
+  /// counting flavours' result is to be written to `*result`. One compare
+  /// when it is the round's barrier: where each thread waits is then the
+  /// round's, and only an arrival elsewhere (or the round's first) is
+  /// written down.
+  void arrive(barrier_kind kind, int predicate, std::source_location where, int* result) noexcept {
     if (kind != barrier_kind::sync) barrier_result_into_[running_id_] = result;
-    arrival.kind = kind;
-    arrival.where = where;
-    if (arrivals_ == 0) {
-      phase_kind_ = kind;
-      phase_where_ = where;
-    } else if (kind != phase_kind_ || !same_source_bytes(where, phase_where_)) [[unlikely]] {
-      note_other_call_site(kind, where);
-    }
+    if (arrival_key(kind, where) != phase_key_) [[unlikely]]
+      note_other_arrival(kind, where);
     ++arrivals_;
     predicate_count_ += predicate != 0;
   }
@@ -169,10 +164,14 @@ class stackless_block_executor {
   // stackless function it awaits (defined in stackless_thread.hpp).
   [[gnu::no_sanitize_address]] static void resume(const waiting_thread& thread);
   void start_warps();
-  warp_group* join_other_group(warp_op op, unsigned mask, unsigned warp, unsigned lane, std::source_location where);
+  bool arrive_elsewhere(warp_op op, unsigned mask, warp_operand operand, std::source_location where,
+                        std::uint64_t& result);
+  warp_group* join_group(warp_op op, unsigned mask, unsigned warp, unsigned lane, std::source_location where);
   void complete_group(unsigned warp, warp_group& g, unsigned caller_bit);
   void converge();
   [[gnu::cold]] void destroy_parked();
+  // Whether lanes wait in warp groups: at a round's end, a stall.
+  bool lanes_parked_in_groups() const;
   [[gnu::cold]] std::string stall_report(const waiting_thread* waiting, unsigned count) const;
   [[gnu::cold]] void append_barrier_waiters(std::string& text, const waiting_thread* waiting, unsigned count) const;
   [[gnu::no_sanitize_address]] bool complete_barrier(const waiting_thread* waiting, unsigned count);
@@ -180,11 +179,41 @@ class stackless_block_executor {
   [[gnu::cold]] void fail(const std::string& message, cudaError_t code = cudaErrorLaunchFailure);
   [[gnu::cold]] void fail_from_signal(const signal_fault& fault);
   [[gnu::cold]] static void destroy(const waiting_thread* first, const waiting_thread* last);
-  // A thread arrived at another barrier kind or another source_location
-  // than the round's first: a divergence unless the two name one call site
-  // (the same file, line and column in other bytes).
-  [[gnu::cold, gnu::noinline]] void note_other_call_site(barrier_kind kind, std::source_location where) noexcept {
+  // The round's barrier in one word: the source_location's pointer (to
+  // an 8-byte-aligned record, in libstdc++) with the kind in its low bits.
+  // Where a source_location is not one pointer, no key: every arrival is
+  // written down.
+  static std::uintptr_t arrival_key(barrier_kind kind, std::source_location where) noexcept {
+    if constexpr (sizeof(std::source_location) == sizeof(std::uintptr_t) &&
+                  std::is_trivially_copyable_v<std::source_location>)
+      return std::bit_cast<std::uintptr_t>(where) | static_cast<std::uintptr_t>(kind);
+    else
+      return no_phase_key;
+  }
+  // phase_key_ before a round's first arrival: no arrival's key.
+  static constexpr std::uintptr_t no_phase_key = ~std::uintptr_t{0};
+  // The round's first arrival sets its barrier; a later one at another
+  // barrier kind or another source_location is listed, and is a divergence
+  // unless the two name one call site (the same file, line and column in
+  // other bytes).
+  [[gnu::cold, gnu::noinline]] void note_other_arrival(barrier_kind kind, std::source_location where) noexcept {
+    if (arrivals_ == 0) {
+      phase_kind_ = kind;
+      phase_where_ = where;
+      phase_key_ = arrival_key(kind, where);
+      return;
+    }
     if (kind != phase_kind_ || !same_call_site(where, phase_where_)) diverged_ = true;
+    other_arrivals_.push_back({running_id_, {kind, where}});  // reserved for the block: never allocates
+  }
+  // Where the thread of linear id `id`, which arrived in this round, waits.
+  barrier_arrival arrival_of(unsigned id) const;
+  // A round starts with no arrival.
+  void start_round() noexcept {
+    arrivals_ = 0;
+    predicate_count_ = 0;
+    phase_key_ = no_phase_key;
+    other_arrivals_.clear();
   }
   [[gnu::cold]] std::string divergence_report(const waiting_thread* waiting, unsigned count) const;
 
@@ -202,26 +231,38 @@ class stackless_block_executor {
   unsigned predicate_count_ = 0;
   barrier_kind phase_kind_{};
   std::source_location phase_where_{};
+  std::uintptr_t phase_key_ = no_phase_key;
   bool diverged_ = false;
+  // The round's arrivals at another barrier than its first's.
+  struct other_arrival {
+    unsigned id;
+    barrier_arrival at;
+  };
+  std::vector<other_arrival> other_arrivals_;
   // Per thread (linear id), where a counting barrier's result goes: into
   // the awaiter, not read from here as the thread resumes (warp_awaiter.hpp
   // says why).
   std::vector<int*> barrier_result_into_;
   block_failure failure_;
-  // Warp collectives, laid out as the fiber executor's: per warp the
-  // exchange, up to 32 open groups (groups_[warp * 32 + i] for i <
-  // group_count_[warp]), the lanes that have exited and the lanes the
-  // block has (all 32 but in a partial last warp); per thread (linear id)
-  // its coroutine and index, written as it starts, and where a lane parked
-  // in a group takes its result; the lanes released by completed groups, to
-  // run next (ready_[ready_head_...]).
-  std::vector<warp_exchange> exchange_;
-  std::vector<warp_group> groups_;
-  std::vector<unsigned> group_count_;
-  std::vector<unsigned> exited_;
-  std::vector<unsigned> block_lanes_;
+  // A warp's collectives, as the fiber executor keeps them, in one place so
+  // that an arrival finds all it touches from one address: the open
+  // groups, up to 32 (groups[i] for i < group_count; the first beside the
+  // count, in one cache line), the lanes the block has (all 32 but in a
+  // partial last warp) and those that have exited, where each parked lane
+  // takes its result, and the exchange of operands and results.
+  struct warp_state {
+    unsigned group_count = 0;
+    unsigned block_lanes = 0;
+    unsigned exited = 0;
+    warp_group groups[32];
+    std::uint64_t* result_into[32];
+    warp_exchange exchange;
+  };
+  std::vector<warp_state> warps_;
+  // Per thread (linear id) its coroutine and index, written as it starts;
+  // the lanes released by completed groups, to run next
+  // (ready_[ready_head_...]).
   std::vector<waiting_thread> threads_;
-  std::vector<std::uint64_t*> result_into_;
   std::vector<ready_lanes> ready_;
   std::size_t ready_head_ = 0;
   // The threads waiting at __activemask, in the order they arrived.
@@ -231,9 +272,8 @@ class stackless_block_executor {
     unsigned* mask;
   };
   std::vector<converging_thread> converging_;
-  unsigned warp_parked_ = 0;  // lanes parked in groups
-  unsigned running_id_ = 0;   // the running thread's linear id
-  bool parked_now_ = false;   // the thread that just suspended did so in a group or at __activemask
+  unsigned running_id_ = 0;  // the running thread's linear id
+  bool parked_now_ = false;  // the thread that just suspended did so in a group or at __activemask
 };
 
 template <class StartThread>
@@ -246,17 +286,11 @@ block_failure stackless_block_executor::run(StartThread& start, const block_rang
   for (auto& list : lists_)
     if (list.size() < thread_count_ + list_front_room) list.resize(thread_count_ + list_front_room);
   unsigned warps = (thread_count_ + 31) / 32;
-  if (exchange_.size() < warps) {
-    exchange_.resize(warps);
-    groups_.resize(warps * 32);
-    group_count_.resize(warps);
-    exited_.resize(warps);
-    block_lanes_.resize(warps);
-  }
-  for (unsigned w = 0; w < warps; ++w) block_lanes_[w] = lanes_in_block(thread_count_, w);
+  if (warps_.size() < warps) warps_.resize(warps);
+  for (unsigned w = 0; w < warps; ++w) warps_[w].block_lanes = lanes_in_block(thread_count_, w);
+  other_arrivals_.reserve(thread_count_);
   if (threads_.size() < thread_count_) {
     threads_.resize(thread_count_);
-    result_into_.resize(thread_count_);
     barrier_result_into_.resize(thread_count_);
   }
   ready_.reserve(thread_count_);
@@ -306,8 +340,7 @@ template <class StartThread>
 void stackless_block_executor::run_block(StartThread& start) {
   frames_.start_block();
   start_warps();
-  arrivals_ = 0;
-  predicate_count_ = 0;
+  start_round();
   diverged_ = false;
   waiting_thread* next = lists_[0].data() + list_front_room;
   unsigned waiting_list = 0;  // the list that holds the threads the round resumes
@@ -324,7 +357,7 @@ void stackless_block_executor::run_block(StartThread& start) {
     } else if (failure_) [[unlikely]] {
       return false;
     } else {
-      exited_[thread.id / 32] |= 1u << (thread.id % 32);
+      warps_[thread.id / 32].exited |= 1u << (thread.id % 32);
     }
     return true;
   };
@@ -341,6 +374,11 @@ void stackless_block_executor::run_block(StartThread& start) {
         running_id_ = thread.id;
         unsigned before = arrivals_;
         resume(thread);
+        if (parked_now_) [[likely]] {  // at its next warp collective, as a released lane most often is
+          parked_now_ = false;
+          last_arrived = false;
+          continue;
+        }
         if (!file(thread, before)) [[unlikely]] {
           ready_[--ready_head_] = {entry.warp, m & (m - 1)};  // the lanes after it, for abandon
           return false;
@@ -388,7 +426,7 @@ void stackless_block_executor::run_block(StartThread& start) {
         return;
       }
     }
-    if (warp_parked_ != 0) [[unlikely]] {
+    if (lanes_parked_in_groups()) [[unlikely]] {
       fail(stall_report(next, kept));
       abandon(nullptr, nullptr);
       return;
@@ -411,10 +449,35 @@ void stackless_block_executor::run_block(StartThread& start) {
     // first, while the list has room in front. The first thread out of
     // order writes those that arrived before it to the other list, as
     // every thread of a round without that room does.
-    bool in_order = waiting != lists_[waiting_list].data();
     next = lists_[1 - waiting_list].data() + list_front_room;
     kept = 0;
-    for (unsigned r = 0; r < count; ++r) {
+    unsigned r = 0;
+    if (waiting != lists_[waiting_list].data()) {
+      // Its own loop, which keeps little across the resume (the list, the
+      // count, the place in it): the round started with no arrival, so the
+      // thread at r arrived in order if arrivals_ is now r + 1.
+      for (; r < count; ++r) {
+        threadIdx = waiting[r].index;
+        running_id_ = waiting[r].id;
+        resume(waiting[r]);
+        if (arrivals_ != r + 1 || !ready_.empty()) [[unlikely]]
+          break;
+      }
+      if (r == count) {  // every thread arrived, in order: the list stays where it is
+        next = waiting;
+        kept = count;
+        last_arrived = true;
+        continue;
+      }
+      std::copy(waiting, waiting + r, next);
+      kept = r;
+      if (!file(waiting[r], r) || (!ready_.empty() && !run_ready())) [[unlikely]] {
+        abandon(waiting + r + 1, waiting + count);
+        return;
+      }
+      ++r;
+    }
+    for (; r < count; ++r) {
       // A reference: read again after the resume rather than kept across
       // it (GCC spilled the copy to the stack and back).
       const waiting_thread& thread = waiting[r];
@@ -422,25 +485,12 @@ void stackless_block_executor::run_block(StartThread& start) {
       running_id_ = thread.id;
       unsigned before = arrivals_;
       resume(thread);
-      if (in_order) {
-        if (arrivals_ != before && ready_.empty()) [[likely]] {
-          ++kept;
-          continue;
-        }
-        std::copy(waiting, waiting + kept, next);
-        in_order = false;
-      }
       if (!file(thread, before) || (!ready_.empty() && !run_ready())) [[unlikely]] {
         abandon(waiting + r + 1, waiting + count);
         return;
       }
     }
-    if (in_order) {  // every thread arrived, in order: the list stays where it is
-      next = waiting;
-      last_arrived = true;
-    } else {
-      waiting_list = 1 - waiting_list;
-    }
+    waiting_list = 1 - waiting_list;
   }
 }
 
@@ -448,53 +498,75 @@ void stackless_block_executor::run_block(StartThread& start) {
 
 inline void stackless_block_executor::start_warps() {
   unsigned warps = (thread_count_ + 31) / 32;
-  std::fill(group_count_.begin(), group_count_.begin() + warps, 0u);
-  std::fill(exited_.begin(), exited_.begin() + warps, 0u);
-  warp_parked_ = 0;
+  for (unsigned w = 0; w < warps; ++w) {
+    warps_[w].group_count = 0;
+    warps_[w].exited = 0;
+  }
   parked_now_ = false;
   converging_.clear();
 }
 
 // A mask that names lanes past the block's end means the lanes that do,
-// as on the fiber executor (and on an H100). The lane's group is nearly
-// always the warp's first open one (a whole-warp collective opens only
-// one): that is tested inline, anything else is join_other_group's.
+// as on the fiber executor (and on an H100). Inline, only the common case:
+// the lane joins the warp's first open group (a whole-warp collective
+// opens only one) without completing it, and parks. Opening a group,
+// finding another, and completing one are arrive_elsewhere's, a call, so
+// that the kernel's coroutine keeps nothing in registers across it (each
+// register it saves is a push and a pop on every resume of the thread).
 inline bool stackless_block_executor::warp_arrive(warp_op op, unsigned mask, warp_operand operand,
                                                   std::source_location where, std::uint64_t& result) {
+  unsigned self = running_id_, lane = self % 32;
+  warp_state& w = warps_[self / 32];
+  mask &= w.block_lanes;
+  warp_group& first = w.groups[0];
+  unsigned arrived = first.arrived | 1u << lane;
+  if (w.group_count != 0 && first.mask == mask && first.op == op && arrived != mask) [[likely]] {
+    first.arrived = arrived;
+    w.exchange.stage(lane, operand);
+    w.result_into[lane] = &result;
+    parked_now_ = true;
+    return false;
+  }
+  return arrive_elsewhere(op, mask, operand, where, result);
+}
+
+// The rest of warp_arrive: the lane's group is not the first open one, or
+// there is none, or the lane completes it. Throws the fiber executor's
+// report for a mask that cannot complete.
+[[gnu::noinline]] inline bool stackless_block_executor::arrive_elsewhere(warp_op op, unsigned mask,
+                                                                         warp_operand operand,
+                                                                         std::source_location where,
+                                                                         std::uint64_t& result) {
   unsigned self = running_id_, warp = self / 32, lane = self % 32, lane_bit = 1u << lane;
-  mask &= block_lanes_[warp];
-  exchange_[warp].stage(lane, operand);
-  warp_group* group = &groups_[warp * 32];
-  if (group_count_[warp] == 0 || group->mask != mask || group->op != op) [[unlikely]]
-    group = join_other_group(op, mask, warp, lane, where);
+  warp_state& w = warps_[warp];
+  w.exchange.stage(lane, operand);
+  warp_group* group = join_group(op, mask, warp, lane, where);
   group->arrived |= lane_bit;
   if (group->arrived != mask) {
-    ++warp_parked_;
-    result_into_[self] = &result;
+    w.result_into[lane] = &result;
     parked_now_ = true;
     return false;
   }
   complete_group(warp, *group, lane_bit);
-  result = exchange_[warp].result[lane];
+  result = w.exchange.result[lane];
   return true;
 }
 
 // The open group of the lane's mask, or a new one; throws the fiber
 // executor's report for a mask that cannot complete.
-[[gnu::noinline]] inline warp_group* stackless_block_executor::join_other_group(warp_op op, unsigned mask,
-                                                                                unsigned warp, unsigned lane,
-                                                                                std::source_location where) {
+inline warp_group* stackless_block_executor::join_group(warp_op op, unsigned mask, unsigned warp, unsigned lane,
+                                                        std::source_location where) {
   unsigned lane_bit = 1u << lane;
-  warp_group* group = find_warp_group(&groups_[warp * 32], group_count_[warp], mask);
+  warp_state& w = warps_[warp];
+  warp_group* group = find_warp_group(w.groups, w.group_count, mask);
   if (!group) {
-    if (const warp_group* blocked = blocking_warp_group(&groups_[warp * 32], group_count_[warp], mask, lane_bit))
+    if (const warp_group* blocked = blocking_warp_group(w.groups, w.group_count, mask, lane_bit))
       throw kernel_fault{cudaErrorLaunchFailure, reports::group_mismatch(warp, *blocked, op, mask, lane, where)};
     // The first lane checks the mask for the group, as on fibers; a lane
     // that exits later while the group waits is found at the round's end.
-    if (!(mask & lane_bit) || (mask & exited_[warp])) [[unlikely]]
-      throw kernel_fault{cudaErrorLaunchFailure,
-                         reports::refused_mask(warp, op, mask, lane, mask & exited_[warp], where)};
-    group = &groups_[warp * 32 + group_count_[warp]++];
+    if (!(mask & lane_bit) || (mask & w.exited)) [[unlikely]]
+      throw kernel_fault{cudaErrorLaunchFailure, reports::refused_mask(warp, op, mask, lane, mask & w.exited, where)};
+    group = &w.groups[w.group_count++];
     *group = {mask, 0, op, where};
   } else if (group->op != op) [[unlikely]] {
     throw kernel_fault{cudaErrorLaunchFailure, reports::group_mismatch(warp, *group, op, mask, lane, where)};
@@ -505,18 +577,23 @@ inline bool stackless_block_executor::warp_arrive(warp_op op, unsigned mask, war
 // Run by the last lane to arrive: every lane's result into the exchange and
 // each waiting lane's awaiter, the others queued in lane order (one entry),
 // the group closed.
-[[gnu::noinline]] inline void stackless_block_executor::complete_group(unsigned warp, warp_group& g,
-                                                                       unsigned caller_bit) {
-  warp_exchange& exchange = exchange_[warp];
-  warp_results(g.op, g.mask, exchange);
+inline void stackless_block_executor::complete_group(unsigned warp, warp_group& g, unsigned caller_bit) {
+  warp_state& w = warps_[warp];
+  warp_results(g.op, g.mask, w.exchange);
   unsigned waiters = g.arrived & ~caller_bit;
-  warp_parked_ -= static_cast<unsigned>(std::popcount(waiters));
   for (unsigned m = waiters; m != 0; m &= m - 1) {
     unsigned lane = static_cast<unsigned>(std::countr_zero(m));
-    *result_into_[warp * 32 + lane] = exchange.result[lane];
+    *w.result_into[lane] = w.exchange.result[lane];
   }
   if (waiters != 0) ready_.push_back({warp, waiters});
-  g = groups_[warp * 32 + --group_count_[warp]];  // close: the last open group takes its place
+  g = w.groups[--w.group_count];  // close: the last open group takes its place
+}
+
+inline bool stackless_block_executor::lanes_parked_in_groups() const {
+  unsigned warps = (thread_count_ + 31) / 32;
+  for (unsigned w = 0; w < warps; ++w)
+    if (warps_[w].group_count != 0) return true;
+  return false;
 }
 
 // No thread of the block can run (the round has ended): each thread at
@@ -545,12 +622,11 @@ inline void stackless_block_executor::destroy_parked() {
   converging_.clear();
   unsigned warps = (thread_count_ + 31) / 32;
   for (unsigned w = 0; w < warps; ++w) {
-    for (unsigned i = 0; i < group_count_[w]; ++i)
-      for (unsigned m = groups_[w * 32 + i].arrived; m != 0; m &= m - 1)
+    for (unsigned i = 0; i < warps_[w].group_count; ++i)
+      for (unsigned m = warps_[w].groups[i].arrived; m != 0; m &= m - 1)
         threads_[w * 32 + std::countr_zero(m)].handle.destroy();
-    group_count_[w] = 0;
+    warps_[w].group_count = 0;
   }
-  warp_parked_ = 0;
 }
 
 // Every thread that has not exited waits at the barrier: it completes,
@@ -564,8 +640,7 @@ inline bool stackless_block_executor::complete_barrier(const waiting_thread* wai
     int result = barrier_result(phase_kind_, predicate_count_, arrivals_);
     for (unsigned r = 0; r < count; ++r) *barrier_result_into_[waiting[r].id] = result;
   }
-  arrivals_ = 0;
-  predicate_count_ = 0;
+  start_round();
   return true;
 }
 
@@ -593,7 +668,7 @@ inline void stackless_block_executor::fail(const std::string& message, cudaError
 inline void stackless_block_executor::fail_from_signal(const signal_fault& fault) {
   ready_.clear();
   ready_head_ = 0;
-  warp_parked_ = 0;
+  for (warp_state& w : warps_) w.group_count = 0;
   parked_now_ = false;
   fail(reports::describe_thread(threadIdx) + ": " + describe_signal_fault(fault), launch_error(fault));
 }
