@@ -12,6 +12,7 @@
 #pragma once
 
 #include <coroutine>
+#include <cstdint>
 #include <source_location>
 #include <stdexcept>
 #include <type_traits>
@@ -25,13 +26,12 @@
 
 namespace weft::detail {
 
-/// Awaits `op` and gives the lane's result as a T (void: none); match_all
-/// also writes its predicate through `predicate`.
+/// Awaits `op` and gives the lane's result as a T (void: none).
 template <class T>
 class warp_awaiter {
  public:
-  warp_awaiter(warp_op op, unsigned mask, warp_operand operand, std::source_location where, int* predicate = nullptr)
-      : op_(op), mask_(mask), operand_(operand), where_(where), predicate_(predicate) {}
+  warp_awaiter(warp_op op, unsigned mask, warp_operand operand, std::source_location where)
+      : op_(op), mask_(mask), operand_(operand), where_(where) {}
 
   // On the stackless executor the arrival is all the waiting there is: a
   // lane that does not complete its group is parked by warp_arrive itself,
@@ -54,9 +54,7 @@ class warp_awaiter {
   // from the warp's exchange here: GCC 12 may call await_resume late, after
   // a later co_await of the same expression has suspended, as in
   // `(co_await a) + (co_await b)`, by when the exchange holds b's results.
-  // match_all's predicate is whether its result (0 or the mask) is not 0.
   T await_resume() const noexcept {
-    if (predicate_) *predicate_ = result_ != 0;
     if constexpr (!std::is_void_v<T>) return from_bits<T>(result_);
   }
 
@@ -65,8 +63,26 @@ class warp_awaiter {
   unsigned mask_;
   warp_operand operand_;
   std::source_location where_;
-  int* predicate_;
   std::uint64_t result_ = 0;
+};
+
+/// Awaits match_all, whose predicate, whether its result (0 or the mask)
+/// is not 0, is written through `predicate` as the lane resumes. A type of
+/// its own, so that no other collective's awaiter keeps or tests a
+/// predicate pointer.
+class match_all_awaiter : public warp_awaiter<unsigned> {
+ public:
+  match_all_awaiter(unsigned mask, std::uint64_t bits, std::source_location where, int* predicate)
+      : warp_awaiter<unsigned>(warp_op::match_all, mask, {bits}, where), predicate_(predicate) {}
+
+  unsigned await_resume() const noexcept {
+    unsigned result = warp_awaiter<unsigned>::await_resume();
+    *predicate_ = result != 0;
+    return result;
+  }
+
+ private:
+  int* predicate_;
 };
 
 }  // namespace weft::detail
