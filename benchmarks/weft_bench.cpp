@@ -21,6 +21,7 @@
 #include <boost/context/fiber.hpp>
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -648,6 +649,59 @@ bool bench_stackless_barrier(const options& o) {
   return ok;
 }
 
+// What a 1024-thread block's CUDA threads hold while they wait at a
+// barrier: the growth of the process's resident memory over the first such
+// block, measured in a child process of its own (a fresh worker, whose
+// fiber stacks or frame arena have never held a block that large), after
+// 32-thread blocks of both kinds have brought in the code and the runtime.
+// Fibers: the stack pages each thread touched; stackless: the coroutine
+// frames and the executor's per-thread state. Page-granular.
+long resident_kib() {
+  std::FILE* status = std::fopen("/proc/self/status", "r");
+  if (!status) return -1;
+  char line[256];
+  long kib = -1;
+  while (std::fgets(line, sizeof line, status))
+    if (std::sscanf(line, "RssAnon: %ld kB", &kib) == 1) break;
+  std::fclose(status);
+  return kib;
+}
+
+int thread_state_child(bool stackless) {
+  weft::set_worker_count(1);
+  weft::launch(1, 32, BarrierLoop, 1);
+  weft::launch(1, 32, StacklessBarrierLoop, 1);
+  if (cudaDeviceSynchronize() != cudaSuccess) return 1;
+  long before = resident_kib();
+  if (stackless)
+    weft::launch(1, 1024, StacklessBarrierLoop, 10);
+  else
+    weft::launch(1, 1024, BarrierLoop, 10);
+  if (cudaDeviceSynchronize() != cudaSuccess) return 1;
+  std::printf("thread-state\t%ld\n", resident_kib() - before);
+  return 0;
+}
+
+bool bench_thread_state() {
+  char self[4096] = {};
+  if (readlink("/proc/self/exe", self, sizeof self - 1) <= 0) return false;
+  auto measure = [&](const char* kind) {
+    std::string command = std::string("'") + self + "' --thread-state " + kind;
+    std::FILE* child = popen(command.c_str(), "r");
+    long kib = -1;
+    char line[256];
+    while (child && std::fgets(line, sizeof line, child)) std::sscanf(line, "thread-state\t%ld", &kib);
+    bool ran = child && pclose(child) == 0;
+    return ran ? kib : -1;
+  };
+  long stackless = measure("stackless"), fibers = measure("fibers");
+  std::printf("\nthread state of one 1024-thread block waiting at a barrier (resident memory it added, KiB)\n");
+  std::printf("  %-52s %10ld  %s\n", "stackless kernel: frames and per-thread state", stackless,
+              stackless >= 0 && stackless <= 256 ? "target <= 256 KiB: met" : "target <= 256 KiB: MISSED");
+  std::printf("  %-52s %10ld\n", "fibers: the stack pages the threads touched", fibers);
+  return stackless >= 0 && fibers >= 0;
+}
+
 // ---------------------------------------------------------------------------
 // 4. Warp shuffle reduction cost
 
@@ -1045,6 +1099,21 @@ bool bench_graph(const options& o) {
 // point fetch at a texel's centre against a plain load. Both sides are weft
 // kernels of the same shape, so the ratio is what the texture path costs
 // over the code a user would write without it.
+//
+// Each timed run launches a kernel repeatedly into the legacy stream and
+// synchronises once, for 16M fetches in all (64 launches of the smallest
+// image), and reports the time per launch. One launch and synchronise per
+// run measured, beside other processes, the OS scheduler instead: a worker
+// or host thread woken while other programs run on every core gets a core
+// only at the next scheduler tick (4 ms at Linux's HZ=250), so a 0.14 ms
+// kernel took 4, 8 or 16 ms a trip and both columns showed the same tick
+// (docs/performance.md, "texture").
+
+/// Launches per timed run for a kernel of `fetches` threads.
+int launches_per_run(std::size_t fetches, bool quick) {
+  constexpr std::size_t fetches_per_run = std::size_t(1) << 24;
+  return quick ? 1 : static_cast<int>(std::max<std::size_t>(1, fetches_per_run / fetches));
+}
 
 // Sampling positions: a slight scale and shift, so that the linear fetches
 // fall between texel centres.
@@ -1136,9 +1205,10 @@ point_fetch_timing time_point_fetches(const options& o, int width, int height, b
   ok &= check(cudaCreateTextureObject(&point, &resource, &how, nullptr), "texture");
   if (!ok) return result;
 
-  auto synchronised = [&ok](auto launch) {
-    return [&ok, launch] {
-      launch();
+  const int launches = launches_per_run(count, o.quick);
+  auto synchronised = [&ok, launches](auto launch) {
+    return [&ok, launches, launch] {
+      for (int i = 0; i < launches; ++i) launch();
       ok &= check(cudaDeviceSynchronize(), "texture");
     };
   };
@@ -1156,12 +1226,12 @@ point_fetch_timing time_point_fetches(const options& o, int width, int height, b
     plain_t.push_back(time_once(plain));
     by_hand_t.push_back(time_once(by_hand));
   }
-  result.fetch = median(fetch_t);
-  result.plain = median(plain_t);
-  result.by_hand = median(by_hand_t);
-  result.fetch_best = *std::min_element(fetch_t.begin(), fetch_t.end());
-  result.plain_best = *std::min_element(plain_t.begin(), plain_t.end());
-  result.by_hand_best = *std::min_element(by_hand_t.begin(), by_hand_t.end());
+  result.fetch = median(fetch_t) / launches;
+  result.plain = median(plain_t) / launches;
+  result.by_hand = median(by_hand_t) / launches;
+  result.fetch_best = *std::min_element(fetch_t.begin(), fetch_t.end()) / launches;
+  result.plain_best = *std::min_element(plain_t.begin(), plain_t.end()) / launches;
+  result.by_hand_best = *std::min_element(by_hand_t.begin(), by_hand_t.end()) / launches;
   result.right = std::memcmp(out_fetch, out_plain, bytes) == 0 && std::memcmp(out_by_hand, out_plain, bytes) == 0 &&
                  std::memcmp(out_plain, host.data(), bytes) == 0;
   ok &= result.right;
@@ -1201,9 +1271,10 @@ bool bench_texture(const options& o) {
   ok &= check(cudaCreateTextureObject(&linear, &resource, &how, nullptr), "texture");
   if (!ok) return false;
 
+  const int launches = launches_per_run(count, o.quick);
   auto run = [&](auto launch) {
-    return [&ok, launch] {
-      launch();
+    return [&ok, launches, launch] {
+      for (int i = 0; i < launches; ++i) launch();
       ok &= check(cudaDeviceSynchronize(), "texture");
     };
   };
@@ -1228,10 +1299,11 @@ bool bench_texture(const options& o) {
   for (const auto& size : point_sizes)
     points.push_back(time_point_fetches(o, o.quick ? size[0] / 16 : size[0], o.quick ? size[1] / 16 : size[1], ok));
 
+  for (double* t : {&linear_t.weft, &linear_t.plain, &linear_t.weft_min, &linear_t.plain_min}) *t /= launches;
   double linear_ratio = linear_t.weft / linear_t.plain;
   std::printf(
-      "\ntexture: floats in pitched memory, one fetch per thread, 16x16 threads per block;\n"
-      "ratio = texture time / hand-written time (medians)\n");
+      "\ntexture: floats in pitched memory, one fetch per thread, 16x16 threads per block; times per launch\n"
+      "(a run launches up to 16M fetches, then synchronises); ratio = texture time / hand-written time (medians)\n");
   std::printf("  %-50s %10s %10s %7s %9s\n", "", "texture", "by hand", "ratio", "best-run");
   char name[96];
   std::snprintf(name, sizeof name, "tex2D linear / bilinear from the same memory, %dx%d", width, height);
@@ -1268,6 +1340,8 @@ int main(int argc, char** argv) {
   options o;
   weft_bench::suite::suite_options suite_options;
   bool repeat_given = false, suite_option_given = false;
+  if (argc == 3 && std::string(argv[1]) == "--thread-state")
+    return thread_state_child(std::string(argv[2]) == "stackless");
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--quick")
@@ -1319,6 +1393,7 @@ int main(int argc, char** argv) {
   if (!rows.empty()) print_table(rows);
   if (o.barrier) ok &= bench_barrier(o);
   if (o.barrier) ok &= bench_stackless_barrier(o);
+  if (o.barrier) ok &= bench_thread_state();
   if (o.warp) ok &= bench_warp(o);
   if (o.warp) ok &= bench_stackless_warp(o);
   if (o.launch) ok &= bench_launch(o);

@@ -1,11 +1,14 @@
 // Probe of CUDA graphs where the documentation leaves weft to guess: stream
 // capture (fork and join, prohibited calls, invalidation, modes), a diamond
 // built by hand, whole-graph and per-node update, enabling nodes,
-// conditional nodes, graph memory nodes and programmatic dependent launch.
+// conditional nodes, graph memory nodes (copies and sets of them before
+// their allocation node has run among them) and programmatic dependent launch.
 // Build with `nvcc -arch=sm_90 graph_probe.cu` on a GPU and commit its output
 // beside it as graph_probe.expected; weft's build of the same file must print
 // the same. Every line is a code or a value that does not depend on timing.
 #include <cuda_runtime.h>
+#include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <thread>
 
@@ -691,6 +694,74 @@ static void programmatic_probe() {
   cudaStreamDestroy(s);
 }
 
+// Holds a stream until the probe opens the gate (at most 10 s): work queued
+// behind it is known not to have run when the calls that follow return.
+static void CUDART_CB wait_for_gate(void* gate) {
+  auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (static_cast<std::atomic<int>*>(gate)->load() == 0 && std::chrono::steady_clock::now() < until)
+    std::this_thread::yield();
+}
+
+// The address of a graph's allocation is reserved from the node's creation:
+// a copy or set may name it while the allocation node that maps it is still
+// waiting in the stream before the copy.
+static void unallocated_graph_memory_probe() {
+  std::printf("-- copies and sets of graph memory before its allocation node has run\n");
+  cudaStream_t s;
+  cudaStreamCreate(&s);
+  cudaGraph_t g;
+  cudaGraphCreate(&g, 0);
+  cudaMemAllocNodeParams ap = {};
+  ap.poolProps.allocType = cudaMemAllocationTypePinned;
+  ap.poolProps.location.type = cudaMemLocationTypeDevice;
+  ap.poolProps.location.id = 0;
+  ap.bytesize = 4096;
+  cudaGraphNode_t alloc;
+  CALL(cudaGraphAddMemAllocNode(&alloc, g, nullptr, 0, &ap));
+  int* p = static_cast<int*>(ap.dptr);
+  cudaGraphExec_t e;
+  CALL(cudaGraphInstantiate(&e, g, 0));
+  int* host = nullptr;
+  cudaMallocHost(&host, 4 * sizeof(int));
+  host[0] = 5;
+  host[1] = host[2] = host[3] = -1;
+  std::atomic<int> gate{0};
+  CALL(cudaLaunchHostFunc(s, wait_for_gate, &gate));
+  CALL(cudaGraphLaunch(e, s));
+  CALL(cudaMemsetAsync(p, 0, 2 * sizeof(int), s));
+  CALL(cudaMemcpyAsync(p, host, sizeof(int), cudaMemcpyHostToDevice, s));
+  CALL(cudaMemcpyAsync(host + 2, p, 2 * sizeof(int), cudaMemcpyDeviceToHost, s));
+  gate = 1;
+  CALL(cudaStreamSynchronize(s));
+  std::printf("  copied back=%d,%d\n", host[2], host[3]);
+  CALL(cudaFreeAsync(p, s));
+  CALL(cudaStreamSynchronize(s));
+  int* freed = p;
+
+  // Memory of a graph never launched, then memory freed (its graph still
+  // alive): nothing in the stream maps it. Last in the probe, since a GPU's
+  // copy of unmapped memory may leave a sticky fault.
+  std::printf("  a graph never launched\n");
+  cudaGraph_t never;
+  cudaGraphCreate(&never, 0);
+  CALL(cudaGraphAddMemAllocNode(&alloc, never, nullptr, 0, &ap));
+  p = static_cast<int*>(ap.dptr);
+  CALL(cudaMemset(p, 0, sizeof(int)));
+  CALL(cudaMemsetAsync(p, 0, sizeof(int), s));
+  CALL(cudaStreamSynchronize(s));
+  CALL(cudaGetLastError());
+  cudaGraphDestroy(never);
+  std::printf("  an allocation freed\n");
+  CALL(cudaMemset(freed, 0, sizeof(int)));
+  CALL(cudaMemsetAsync(freed, 0, sizeof(int), s));
+  CALL(cudaStreamSynchronize(s));
+  CALL(cudaGetLastError());
+  cudaGraphExecDestroy(e);
+  cudaGraphDestroy(g);
+  cudaFreeHost(host);
+  cudaStreamDestroy(s);
+}
+
 int main() {
   cudaFree(0);
   int* x;
@@ -702,6 +773,7 @@ int main() {
   conditional_probe(x);
   memory_node_probe();
   programmatic_probe();
+  unallocated_graph_memory_probe();
   CALL(cudaFree(x));
   return 0;
 }

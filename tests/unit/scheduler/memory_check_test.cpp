@@ -96,9 +96,8 @@ __global__ void memcheck_write_local(int index, int* out) {
 }
 
 // `__shared__` arrays: an index one past or one before is reported with the
-// array's name. The arrays are not their kernel's last `__shared__`
-// declaration, which has a guard on one side only (docs/debugging.md,
-// "Memory check").
+// array's name. (The file's last `__shared__` array has its own case,
+// below.)
 constexpr unsigned memcheck_shared_past_line = __LINE__ + 7;
 __global__ void memcheck_write_shared_past(int index, float* out) {
   __shared__ float memcheck_shared_tile[256];
@@ -165,6 +164,20 @@ __global__ void memcheck_shared_arrays_in_bounds(float* out, unsigned* misaligne
     for (int i = 0; i < 4; ++i) sum += memcheck_aligned[i];
     *out = sum;  // 2016 + 3 + 68 + 10
   }
+}
+
+// The file's last `__shared__` array, alone in its kernel: no other
+// declaration's guard lies on one of its sides (after it with Clang, before
+// it with GCC when it optimises), which the translation unit's trailing
+// guard closes (executor/shared_guard.hpp). Keep it the file's last.
+constexpr unsigned memcheck_last_shared_line = __LINE__ + 6;
+__global__ void memcheck_read_last_shared(int index, float* out) {
+  __shared__ float memcheck_last_tile[32];
+  memcheck_last_tile[threadIdx.x] = 1.0f;
+  __syncthreads();
+  volatile int at = index;
+  if (threadIdx.x == 5) out[0] = (memcheck_last_tile + 0)[at];
+  out[threadIdx.x + 1] = memcheck_last_tile[31 - threadIdx.x];
 }
 
 namespace {
@@ -385,6 +398,16 @@ void memcheck_shared_in_bounds() {
                static_cast<double>(*out), *misaligned);
 }
 
+void memcheck_last_shared(int index) {
+  float* out = nullptr;
+  cudaMallocManaged(&out, 33 * sizeof(float));
+  weft::launch<memcheck_read_last_shared>(1, 32, index, out);
+  memcheck_finish("sync");
+}
+
+void memcheck_last_shared_past() { memcheck_last_shared(32); }
+void memcheck_last_shared_before() { memcheck_last_shared(-1); }
+
 struct memcheck_scenario {
   const char* name;
   void (*run)();
@@ -414,6 +437,8 @@ constexpr memcheck_scenario memcheck_scenarios[] = {
     {"__shared__ before", memcheck_shared_before},
     {"__shared__ stackless", memcheck_stackless_shared},
     {"__shared__ in bounds", memcheck_shared_in_bounds},
+    {"last __shared__ past", memcheck_last_shared_past},
+    {"last __shared__ before", memcheck_last_shared_before},
 };
 
 // The file of an llvm-symbolizer on PATH, named as Debian and LLVM name
@@ -690,6 +715,18 @@ TEST_CASE("memory check: an index past a __shared__ array of a stackless kernel"
                         "memcheck_stackless_shared_past", "thread (3,0,0) in block (0,0,0)",
                         memcheck_stackless_shared_line,
                         "is 0 bytes past the 256-byte __shared__ 'memcheck_coroutine_tile'");
+}
+
+TEST_CASE("memory check: an index one past and one before the last __shared__ array of a file") {
+  if (memcheck_skipped()) return;
+  memcheck_check_access(memcheck_run_child("last __shared__ past"), "__shared__ read of size 4 bytes",
+                        "memcheck_read_last_shared(int, float*)", "thread (5,0,0) in block (0,0,0)",
+                        memcheck_last_shared_line,
+                        "is 0 bytes past the 128-byte __shared__ 'memcheck_last_tile' of "
+                        "memcheck_read_last_shared(int, float*)");
+  memcheck_check_access(memcheck_run_child("last __shared__ before"), "__shared__ read of size 4 bytes",
+                        "memcheck_read_last_shared(int, float*)", "thread (5,0,0) in block (0,0,0)",
+                        memcheck_last_shared_line, "is 4 bytes before the 128-byte __shared__ 'memcheck_last_tile'");
 }
 
 TEST_CASE("memory check: a kernel that keeps to its __shared__ arrays is not reported") {

@@ -127,9 +127,12 @@ TEST_CASE("a plain point fetch reads the texel the general rules read, inside, a
   std::vector<float> texels(width * height);
   for (std::size_t i = 0; i < texels.size(); ++i) texels[i] = static_cast<float>(i) + 0.25f;
   const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
-  const float xs[] = {-inf, -1e9f,       -1.0f, -0.5f, -1e-30f,    -0.0f, 0.0f,          1e-30f,
-                      0.5f, 0.99999994f, 1.0f,  2.5f,  2.9999998f, 3.0f,  4.9999995f,    5.0f,
-                      5.5f, 1e9f,        inf,   nan,   3e9f,       -3e9f, 2147483648.0f, -2147483904.0f};
+  const float xs[] = {-inf, -1e9f, -1.0f, -0.5f, -1e-30f, -0.0f, 0.0f, 1e-30f, 0.5f, 0.99999994f, 1.0f, 2.5f,
+                      2.9999998f, 3.0f, 4.9999995f, 5.0f, 5.5f, 1e9f, inf, nan, 3e9f, -3e9f, 2147483648.0f,
+                      -2147483904.0f,
+                      // Past 32 bits: an index kept to 32 bits would read
+                      // 2^32 as texel 0.
+                      4294967296.0f, -4294967296.0f, 1e19f, -1e19f};
   for (auto mode : {address_mode::clamp, address_mode::border}) {
     texture_sampler s{};
     s.layers = 1;
@@ -175,8 +178,9 @@ TEST_CASE("the dense point path reads the texel the plain one reads, and only te
   constexpr int width = 5, height = 3;
   std::vector<float> texels(2 * width * height);
   const float nan = std::numeric_limits<float>::quiet_NaN();
-  const float xs[] = {-1e9f,      -1.0f, -0.5f, -0.0f, 0.0f, 0.5f, 0.99999994f, 1.0f,         2.5f,
-                      4.9999995f, 5.0f,  5.5f,  1e9f,  nan,  3e9f, -3e9f,       2147483648.0f};
+  const float xs[] = {-1e9f, -1.0f, -0.5f,         -0.0f,         0.0f,           0.5f,  0.99999994f,
+                      1.0f,  2.5f,  4.9999995f,    5.0f,          5.5f,           1e9f,  nan,
+                      3e9f,  -3e9f, 2147483648.0f, 4294967296.0f, -4294967296.0f, 1e19f, -1e19f};
   // Texels of 1 float with strides of 4 bytes (dense) and 8 (every other
   // float, as a view of one channel of float2 texels would be).
   for (std::size_t stride : {sizeof(float), 2 * sizeof(float)}) {

@@ -62,7 +62,8 @@
 #include "weft/detail/executor/block_executor.hpp"
 #include "weft/detail/executor/block_reports.hpp"
 #include "weft/detail/executor/builtin_variables.hpp"
-#include "weft/detail/executor/shared_guard_poisoning.hpp"
+#include "weft/detail/executor/fiber_sanitizer.hpp"
+#include "weft/detail/executor/shared_guards.hpp"
 #include "weft/detail/executor/warp_arithmetic.hpp"
 #include "weft/detail/executor/warp_reports.hpp"
 
@@ -109,8 +110,15 @@ class stackless_block_executor {
   /// in `result`), false if it is to suspend, parked in the group until
   /// that completes and writes its result to `result`. (Where it resumes is
   /// the thread's entry in threads_, written once as it starts.) Throws the
-  /// fiber executor's report for a mask that cannot complete.
-  bool warp_arrive(warp_op op, unsigned mask, warp_operand operand, std::source_location where, std::uint64_t& result);
+  /// fiber executor's report for a mask that cannot complete. Like the
+  /// block loop (run_block), it touches only the executor's memory: in an
+  /// ASan build it is not instrumented, nor is arrive_elsewhere, whose
+  /// `flatten` has Clang inline what it calls (the vectors' accessors,
+  /// join_group, complete_group) uninstrumented too, where they would
+  /// otherwise stay calls; GCC keeps them calls (docs/debugging.md, "What
+  /// each mode costs").
+  [[gnu::no_sanitize_address]] bool warp_arrive(warp_op op, unsigned mask, warp_operand operand,
+                                                std::source_location where, std::uint64_t& result);
 
   /// The running thread waits at __activemask (activemask_awaiter.hpp) and
   /// is about to suspend; its mask is to be written to `*mask` once no other
@@ -164,10 +172,22 @@ class stackless_block_executor {
   // stackless function it awaits (defined in stackless_thread.hpp).
   [[gnu::no_sanitize_address]] static void resume(const waiting_thread& thread);
   void start_warps();
-  bool arrive_elsewhere(warp_op op, unsigned mask, warp_operand operand, std::source_location where,
-                        std::uint64_t& result);
+  [[gnu::no_sanitize_address, gnu::flatten]] bool arrive_elsewhere(warp_op op, unsigned mask, warp_operand operand,
+                                                                   std::source_location where, std::uint64_t& result);
   warp_group* join_group(warp_op op, unsigned mask, unsigned warp, unsigned lane, std::source_location where);
   void complete_group(unsigned warp, warp_group& g, unsigned caller_bit);
+  // warp_arrive's refusals, out of line so that its `flatten` leaves the
+  // reports' text alone.
+  [[noreturn, gnu::cold, gnu::noinline]] static void refuse_group_mismatch(unsigned warp, const warp_group& open,
+                                                                           warp_op op, unsigned mask, unsigned lane,
+                                                                           std::source_location where) {
+    throw kernel_fault{cudaErrorLaunchFailure, reports::group_mismatch(warp, open, op, mask, lane, where)};
+  }
+  [[noreturn, gnu::cold, gnu::noinline]] static void refuse_mask(unsigned warp, warp_op op, unsigned mask,
+                                                                 unsigned lane, unsigned exited,
+                                                                 std::source_location where) {
+    throw kernel_fault{cudaErrorLaunchFailure, reports::refused_mask(warp, op, mask, lane, exited, where)};
+  }
   void converge();
   [[gnu::cold]] void destroy_parked();
   // Whether lanes wait in warp groups: at a round's end, a stall.
@@ -204,7 +224,7 @@ class stackless_block_executor {
       return;
     }
     if (kind != phase_kind_ || !same_call_site(where, phase_where_)) diverged_ = true;
-    other_arrivals_.push_back({running_id_, {kind, where}});  // reserved for the block: never allocates
+    other_arrivals_.push_back({running_id_, kind, where});  // reserved for the block: never allocates
   }
   // Where the thread of linear id `id`, which arrived in this round, waits.
   barrier_arrival arrival_of(unsigned id) const;
@@ -236,7 +256,8 @@ class stackless_block_executor {
   // The round's arrivals at another barrier than its first's.
   struct other_arrival {
     unsigned id;
-    barrier_arrival at;
+    barrier_kind kind;
+    std::source_location where;
   };
   std::vector<other_arrival> other_arrivals_;
   // Per thread (linear id), where a counting barrier's result goes: into
@@ -296,7 +317,7 @@ block_failure stackless_block_executor::run(StartThread& start, const block_rang
   ready_.reserve(thread_count_);
   converging_.reserve(thread_count_);
   failure_ = {};
-  poison_shared_guards();
+  if constexpr (fiber_sanitizer::address_sanitizer) poison_shared_guards();
   running_stackless_block = this;
   host_ = &host;
   running_stackless_shared = host.dynamic_shared();
@@ -561,15 +582,15 @@ inline warp_group* stackless_block_executor::join_group(warp_op op, unsigned mas
   warp_group* group = find_warp_group(w.groups, w.group_count, mask);
   if (!group) {
     if (const warp_group* blocked = blocking_warp_group(w.groups, w.group_count, mask, lane_bit))
-      throw kernel_fault{cudaErrorLaunchFailure, reports::group_mismatch(warp, *blocked, op, mask, lane, where)};
+      refuse_group_mismatch(warp, *blocked, op, mask, lane, where);
     // The first lane checks the mask for the group, as on fibers; a lane
     // that exits later while the group waits is found at the round's end.
     if (!(mask & lane_bit) || (mask & w.exited)) [[unlikely]]
-      throw kernel_fault{cudaErrorLaunchFailure, reports::refused_mask(warp, op, mask, lane, mask & w.exited, where)};
+      refuse_mask(warp, op, mask, lane, mask & w.exited, where);
     group = &w.groups[w.group_count++];
     *group = {mask, 0, op, where};
   } else if (group->op != op) [[unlikely]] {
-    throw kernel_fault{cudaErrorLaunchFailure, reports::group_mismatch(warp, *group, op, mask, lane, where)};
+    refuse_group_mismatch(warp, *group, op, mask, lane, where);
   }
   return group;
 }

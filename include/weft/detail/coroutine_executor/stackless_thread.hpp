@@ -101,7 +101,7 @@ inline void stackless_block_executor::resume(const waiting_thread& thread) {
 
 inline barrier_arrival stackless_block_executor::arrival_of(unsigned id) const {
   for (const other_arrival& other : other_arrivals_)
-    if (other.id == id) return other.at;
+    if (other.id == id) return {other.kind, other.where};
   return {phase_kind_, phase_where_};
 }
 

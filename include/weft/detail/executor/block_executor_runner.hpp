@@ -13,7 +13,8 @@
 #include <string>
 
 #include "weft/detail/executor/block_executor.hpp"
-#include "weft/detail/executor/shared_guard_poisoning.hpp"
+#include "weft/detail/executor/fiber_sanitizer.hpp"
+#include "weft/detail/executor/shared_guards.hpp"
 
 namespace weft::detail {
 
@@ -29,7 +30,7 @@ inline block_failure block_executor::run(Body& body, const block_range& blocks, 
   start(blocks);
   body_ = &body;
   runner_entry_ = &runner_main<Body>;
-  poison_shared_guards();
+  if constexpr (fiber_sanitizer::address_sanitizer) poison_shared_guards();
   running_block = this;
   switch_to(new_runner(), {&worker_, {}});  // back here once no fiber can run any more
   if (signal_fault_.signal) [[unlikely]]

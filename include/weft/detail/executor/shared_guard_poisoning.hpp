@@ -17,7 +17,8 @@
 // its variable: either way every variable but the first or last of the
 // block has a guard on each side, and what a report names is the variable
 // nearest the bad address. The alignment padding on either side of a guard
-// is poisoned with it. Without ASan nothing here is called.
+// is poisoned with it. Included in builds with ASan only (shared_guards.hpp,
+// which declares what the rest of weft calls).
 #pragma once
 
 #include <cxxabi.h>
@@ -41,6 +42,7 @@
 #include "weft/detail/executor/fiber_sanitizer.hpp"
 #include "weft/detail/executor/memory_poisoning.hpp"
 #include "weft/detail/executor/shared_guard.hpp"
+#include "weft/detail/executor/shared_guards.hpp"
 
 namespace weft::detail {
 
@@ -220,23 +222,16 @@ inline std::uintptr_t executable_tls_block() {
 /// Where the calling thread's guards lie (its TLS block), once they are poisoned.
 inline thread_local std::uintptr_t poisoned_shared_guards_at = 0;
 
-/// Poisons the calling thread's guards, the first time it is called on
-/// the thread; a thread calls it before it runs a block. Nothing without ASan.
 inline void poison_shared_guards() {
-  if constexpr (fiber_sanitizer::address_sanitizer) {
-    if (poisoned_shared_guards_at) [[likely]]
-      return;
-    const std::uintptr_t block = executable_tls_block();
-    if (!block) return;
-    for (const shared_guard_range& g : shared_guards().guards)
-      poison_memory(reinterpret_cast<const void*>(block + g.begin), g.end - g.begin);
-    poisoned_shared_guards_at = block;
-  }
+  if (poisoned_shared_guards_at) [[likely]]
+    return;
+  const std::uintptr_t block = executable_tls_block();
+  if (!block) return;
+  for (const shared_guard_range& g : shared_guards().guards)
+    poison_memory(reinterpret_cast<const void*>(block + g.begin), g.end - g.begin);
+  poisoned_shared_guards_at = block;
 }
 
-/// What a bad access at `address` missed, where it is in one of the calling
-/// thread's guards: "0 bytes past the 1024-byte __shared__ 'tile' of
-/// kernel(float*)". Empty elsewhere.
 inline std::string describe_shared_guard_access(std::uintptr_t address) {
   const std::uintptr_t block = poisoned_shared_guards_at;
   if (!block || address < block) return {};

@@ -62,7 +62,7 @@ inline cudaError_t copy_or_capture(const row_box& b, cudaMemcpyKind kind, placem
     if (b.width == 0 || b.height == 0 || b.depth == 0) return cudaSuccess;
     if (auto result = captured(where, [&] { return copy_work_of(b, kind); })) return *result;
   }
-  return copy_box(b, kind, where, is_device_or_graph_range);
+  return copy_box(b, kind, where, is_device_or_allocated_graph_range);
 }
 
 /// A copy already in a memcpy node's terms (cudaMemcpy3D's, and copies
@@ -76,7 +76,7 @@ inline cudaError_t copy_or_capture(const copy_work& work, placement where) {
     if (b.width == 0 || b.height == 0 || b.depth == 0) return cudaSuccess;
     if (auto result = captured(where, [&] { return work; })) return *result;
   }
-  return copy_box(b, work.kind, where, is_device_or_graph_range);
+  return copy_box(b, work.kind, where, is_device_or_allocated_graph_range);
 }
 
 /// A memset node has rows but no slices: slices that follow each other
@@ -99,7 +99,7 @@ inline cudaError_t set_or_capture(void* p, std::size_t pitch, std::size_t slice,
       if (*result != cudaSuccess || z + 1 == nodes) return *result;
     }
   }
-  return set_box(p, pitch, slice, value, width, height, depth, where, is_device_or_graph_range);
+  return set_box(p, pitch, slice, value, width, height, depth, where, is_device_or_allocated_graph_range);
 }
 
 inline cudaError_t copy_symbol_or_capture(void* symbol, void* other_dst, const void* other_src, std::size_t count,

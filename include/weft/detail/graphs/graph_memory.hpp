@@ -449,6 +449,19 @@ inline bool is_device_or_graph_range(const void* p, std::size_t bytes) {
   return is_device_range(p, bytes) || find_graph_allocation(p, bytes) != nullptr;
 }
 
+/// Device memory, or the memory of an allocation node that is allocated in
+/// the program's view (its graph launched, not freed since), mapped or not
+/// yet: what a stream's copy or set may name at its call. An H200 refuses
+/// one that names the memory of a graph never launched, or freed, with
+/// cudaErrorInvalidValue at the call (tests/differential/graph_probe.expected).
+inline bool is_device_or_allocated_graph_range(const void* p, std::size_t bytes) {
+  if (is_device_range(p, bytes)) return true;
+  auto a = find_graph_allocation(p, bytes);
+  if (!a) return false;
+  std::lock_guard lock(graph_allocation_state());
+  return a->live;
+}
+
 /// Whether the graph, or a graph it embeds, has memory allocation or free
 /// nodes, which restrict what may be done with it (no cloning, deleting
 /// nodes or edges, embedding by copy; one executable graph at a time).

@@ -70,14 +70,16 @@ inline void fault_unmapped_graph_memory(int device, const std::string& what) {
 }
 
 /// `reserved`: memory a copy may name before earlier work in stream order
-/// maps it (graph memory, is_device_or_graph_range).
+/// maps it (graph memory allocated in the program's view,
+/// is_device_or_allocated_graph_range).
 inline cudaError_t copy_box(const row_box& b, cudaMemcpyKind kind, placement where,
                             device_range_check reserved = is_device_range) {
   if (cudaError_t e = check_device()) return e;
   // A copy may name graph memory that work before it in stream order maps
   // (a graph launched just before, whose allocation node has not run yet),
-  // as on a GPU, where the address is reserved for the graph's life:
-  // checked again when its turn comes, after that work.
+  // as on a GPU, where the address is reserved for the graph's life and
+  // the launch allocates it in the program's view: checked again when its
+  // turn comes, after that work.
   cudaError_t mapped = check_copy(b, kind);
   if (mapped != cudaSuccess)
     if (cudaError_t e = check_copy(b, kind, reserved)) return record(e);

@@ -44,7 +44,7 @@
 #include "weft/detail/coroutine_executor/stackless_block_executor.hpp"
 #include "weft/detail/executor/block_executor.hpp"
 #include "weft/detail/executor/fiber_sanitizer.hpp"
-#include "weft/detail/executor/shared_guard_poisoning.hpp"
+#include "weft/detail/executor/shared_guards.hpp"
 #include "weft/detail/scheduler/programmatic_launch.hpp"
 
 extern "C" {
@@ -260,9 +260,9 @@ inline missed_memory describe_missed(const block_executor& block, void* address,
   };
   if (kind == "use-after-poison" && shared && a >= shared && a < shared + block.dynamic_shared_capacity())
     return describe_shared();
-  if (kind == "use-after-poison") {
+  if constexpr (fiber_sanitizer::address_sanitizer) {
     // A guard beside a `__shared__` variable.
-    std::string guarded = describe_shared_guard_access(a);
+    std::string guarded = kind == "use-after-poison" ? describe_shared_guard_access(a) : std::string();
     if (!guarded.empty()) {
       missed.space = "__shared__";
       missed.description = std::move(guarded);

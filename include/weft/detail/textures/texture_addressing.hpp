@@ -16,8 +16,8 @@
 // mirrored, or border (no texel: the border colour).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
-#include <limits>
 #if defined(__x86_64__)
 #include <xmmintrin.h>
 #endif
@@ -74,17 +74,20 @@ inline int point_texel(fixed_texel_coordinate u) {
   return static_cast<int>(u >> coordinate_bits);
 }
 
-/// x truncated toward zero, or INT_MIN where no int holds it (NaN, the
-/// infinities, |x| >= 2^31): what x86-64's cvttss2si gives, with no
-/// undefined behaviour (a plain static_cast of such a float is undefined,
-/// and UBSan says so). One instruction on x86-64, so the point fetch's
-/// inlined path keeps its cost.
-inline int truncate_or_int_min(float x) {
+/// x truncated toward zero, as an index: where the truncation is in
+/// [0, 2^31), that integer; anywhere else (a negative truncation, NaN, the
+/// infinities, |x| >= 2^31) an index of 2^31 or more, which no texture's
+/// size passes, with no undefined behaviour (a plain static_cast of such a
+/// float is undefined, and UBSan says so). One instruction on x86-64, the
+/// 64-bit cvttss2si: it writes the whole register, where the 32-bit form's
+/// int would need one more instruction per dimension to widen it to an
+/// index, in the point fetch's inlined path of about a dozen.
+inline std::size_t truncate_to_index(float x) {
 #if defined(__x86_64__)
-  return _mm_cvttss_si32(_mm_set_ss(x));
+  return static_cast<std::size_t>(_mm_cvttss_si64(_mm_set_ss(x)));
 #else
   constexpr float limit = 2147483648.0f;  // 2^31
-  return x > -limit && x < limit ? static_cast<int>(x) : std::numeric_limits<int>::min();
+  return x > -limit && x < limit ? static_cast<std::size_t>(static_cast<std::int64_t>(x)) : std::size_t{1} << 63;
 #endif
 }
 

@@ -370,16 +370,17 @@ texel_words linear_2d_for(const texture_sampler& s, float x, float y, int) {
 /// Where the point fetch of a sampler whose plain_point is set reads, if
 /// that texel is inside. Its address modes clamp, so a coordinate x whose
 /// truncation i is within [0, size) is in texel i: for 0 <= x < size,
-/// i = floor(x); for -1 < x < 0, i = 0, where floor(x) = -1 clamps to. NaN
-/// and coordinates beyond an int truncate to INT_MIN, outside. False for a
-/// texel outside, which takes the general rules.
+/// i = floor(x); for -1 < x < 0, i = 0, where floor(x) = -1 clamps to. NaN,
+/// negative truncations and coordinates beyond an int are indexes no size
+/// passes (truncate_to_index). False for a texel outside, which takes the
+/// general rules.
 template <int Dims>
 [[gnu::always_inline]] inline bool plain_point_texel(const texture_sampler& s, texture_coordinates<Dims> at,
                                                      const std::byte*& texel) {
   texel = s.plain_base;
 #pragma GCC unroll 3
   for (int d = 0; d < Dims; ++d) {
-    auto i = static_cast<std::size_t>(static_cast<unsigned>(truncate_or_int_min(at.value[d])));
+    auto i = truncate_to_index(at.value[d]);
     if (i >= s.plain_size[d]) [[unlikely]]
       return false;
     texel += i * s.plain_stride[d];
@@ -397,12 +398,12 @@ template <int Dims, int Words>
   const std::byte* row = s.plain_base;
 #pragma GCC unroll 3
   for (int d = 1; d < Dims; ++d) {
-    auto i = static_cast<std::size_t>(static_cast<unsigned>(truncate_or_int_min(at.value[d])));
+    auto i = truncate_to_index(at.value[d]);
     if (i >= s.plain_size[d]) [[unlikely]]
       return false;
     row += i * s.plain_stride[d];
   }
-  auto i = static_cast<std::size_t>(static_cast<unsigned>(truncate_or_int_min(at.value[0])));
+  auto i = truncate_to_index(at.value[0]);
   if (i >= s.plain_dense_width[dense_width_index(Words)]) [[unlikely]]
     return false;
   texel = reinterpret_cast<const float*>(row) + i * Words;
