@@ -336,12 +336,9 @@ auto match_any(const Group& g, T value, std::source_location where = std::source
 template <detail::stackless_groups::lane_group Group, class T>
 auto match_all(const Group& g, T value, int& pred, std::source_location where = std::source_location::current()) {
   using namespace detail::stackless_groups;
-  return finished_awaiter(detail::warp_awaiter<unsigned>{detail::warp_op::match_all,
-                                                         access::mask(g),
-                                                         {detail::to_bits(detail::groups::match_key(value))},
-                                                         where,
-                                                         &pred},
-                          ranks_of(g));
+  return finished_awaiter(
+      detail::match_all_awaiter{access::mask(g), detail::to_bits(detail::groups::match_key(value)), where, &pred},
+      ranks_of(g));
 }
 
 // ---- reduce and the scans ----

@@ -188,9 +188,9 @@ detail::warp_awaiter<unsigned> match_any_sync(unsigned mask, T value,
 /// co_await weft::match_all_sync(mask, value, &pred): mask if every lane's value has the same bits, else 0;
 /// *pred says which (__match_all_sync). `pred` must outlive the co_await.
 template <detail::warp_shuffle_type T>
-detail::warp_awaiter<unsigned> match_all_sync(unsigned mask, T value, int* pred,
-                                              std::source_location where = std::source_location::current()) {
-  return {detail::warp_op::match_all, mask, {detail::to_bits(value)}, where, pred};
+detail::match_all_awaiter match_all_sync(unsigned mask, T value, int* pred,
+                                         std::source_location where = std::source_location::current()) {
+  return {mask, detail::to_bits(value), where, pred};
 }
 
 /// co_await weft::reduce_add_sync(mask, v) and the other reductions: __reduce_*_sync (sm_80 and later), for

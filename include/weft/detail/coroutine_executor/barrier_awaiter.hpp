@@ -40,8 +40,8 @@ class barrier_awaiter {
   // Only a stackless kernel's thread, in its body or in a stackless function
   // it awaits, can await it: another coroutine type does not compile.
   template <stackless_promise Promise>
-  void await_suspend(std::coroutine_handle<Promise> waiting) noexcept {
-    running_stackless_block->arrive(awaiting_thread(waiting), Kind, predicate_, where_, &result_);
+  void await_suspend(std::coroutine_handle<Promise>) noexcept {
+    running_stackless_block->arrive(Kind, predicate_, where_, &result_);
   }
 
   // The stackless executor writes the result into the awaiter as the

@@ -37,8 +37,8 @@ class block_set_awaiter {
   }
 
   template <stackless_promise Promise>
-  void await_suspend(std::coroutine_handle<Promise> waiting) noexcept {
-    running_stackless_block->arrive_between_blocks(awaiting_thread(waiting), between_, member_, where_);
+  void await_suspend(std::coroutine_handle<Promise>) noexcept {
+    running_stackless_block->arrive_between_blocks(between_, member_, where_);
   }
 
   void await_resume() const noexcept {}

@@ -77,8 +77,7 @@
 
 namespace weft::detail {
 
-/// Where a stackless thread waits: kept in its coroutine frame (the
-/// promise), which the barrier touches anyway, and read only by a report.
+/// Which barrier a stackless thread waits at, for a report.
 struct barrier_arrival {
   barrier_kind kind{};
   std::source_location where{};
@@ -102,18 +101,14 @@ class stackless_block_executor {
                                                  std::size_t dynamic_shared_bytes);
 
   /// A thread arrives at a block barrier and is about to suspend; the
-  /// counting flavours' result is to be written to `*result`.
-  void arrive(barrier_arrival& arrival, barrier_kind kind, int predicate, std::source_location where,
-              int* result) noexcept {
+  /// counting flavours' result is to be written to `*result`. One compare
+  /// when it is the round's barrier: where each thread waits is then the
+  /// round's, and only an arrival elsewhere (or the round's first) is
+  /// written down.
+  void arrive(barrier_kind kind, int predicate, std::source_location where, int* result) noexcept {
     if (kind != barrier_kind::sync) barrier_result_into_[running_id_] = result;
-    arrival.kind = kind;
-    arrival.where = where;
-    if (arrivals_ == 0) {
-      phase_kind_ = kind;
-      phase_where_ = where;
-    } else if (kind != phase_kind_ || !same_source_bytes(where, phase_where_)) [[unlikely]] {
-      note_other_call_site(kind, where);
-    }
+    if (arrival_key(kind, where) != phase_key_) [[unlikely]]
+      note_other_arrival(kind, where);
     ++arrivals_;
     predicate_count_ += predicate != 0;
   }
@@ -125,9 +120,8 @@ class stackless_block_executor {
   /// and waits on it (the block has its own worker in such a launch), then
   /// the threads run on. Null `between`: a plain block barrier (a cluster
   /// sync in a launch without clusters).
-  void arrive_between_blocks(barrier_arrival& arrival, block_group_barrier* between, unsigned member,
-                             std::source_location where) noexcept {
-    arrive(arrival, barrier_kind::sync, 0, where, nullptr);
+  void arrive_between_blocks(block_group_barrier* between, unsigned member, std::source_location where) noexcept {
+    arrive(barrier_kind::sync, 0, where, nullptr);
     if (between) {
       between_blocks_ = between;
       between_member_ = member;
@@ -135,24 +129,19 @@ class stackless_block_executor {
   }
 
   /// A lane arrives at a warp collective (warp_awaiter.hpp): true if its
-  /// arrival completes the group, whose results are then ready, false if
-  /// it is to suspend (park_in_warp). Throws the fiber executor's report
-  /// for a mask that cannot complete. Like the block loop (run_block), it
-  /// touches only the executor's memory: in an ASan build it is not
-  /// instrumented, and `flatten` has Clang inline what it calls (the
-  /// vectors' accessors, complete_group) uninstrumented too, where they
-  /// would otherwise stay calls; GCC keeps them calls (docs/debugging.md,
-  /// "What each mode costs").
-  [[gnu::no_sanitize_address, gnu::flatten]] bool warp_arrive(warp_op op, unsigned mask, warp_operand operand,
-                                                              std::source_location where);
-
-  /// The lane that warp_arrive told to suspend does; its result is to be
-  /// written to `result` when the group completes.
-  void park_in_warp(std::coroutine_handle<> handle, warp_result& result) noexcept {
-    parked_[running_id_] = {handle, threadIdx, running_id_};
-    result_into_[running_id_] = &result;
-    parked_now_ = true;
-  }
+  /// arrival completes the group, whose results are then ready (the lane's
+  /// in `result`), false if it is to suspend, parked in the group until
+  /// that completes and writes its result to `result`. (Where it resumes is
+  /// the thread's entry in threads_, written once as it starts.) Throws the
+  /// fiber executor's report for a mask that cannot complete. Like the
+  /// block loop (run_block), it touches only the executor's memory: in an
+  /// ASan build it is not instrumented, nor is arrive_elsewhere, whose
+  /// `flatten` has Clang inline what it calls (the vectors' accessors,
+  /// join_group, complete_group) uninstrumented too, where they would
+  /// otherwise stay calls; GCC keeps them calls (docs/debugging.md, "What
+  /// each mode costs").
+  [[gnu::no_sanitize_address]] bool warp_arrive(warp_op op, unsigned mask, warp_operand operand,
+                                                std::source_location where, std::uint64_t& result);
 
   /// The running thread waits at __activemask (activemask_awaiter.hpp) and
   /// is about to suspend; its mask is to be written to `*mask` once no other
@@ -179,17 +168,11 @@ class stackless_block_executor {
     auto kept = on_objects_.begin();
     for (const object_waiter& w : on_objects_) {
       if (w.object == object)
-        ready_.push_back(w.thread);
+        ready_.push_back({w.thread.id / 32, 1u << (w.thread.id % 32)});
       else
         *kept++ = w;
     }
     on_objects_.erase(kept, on_objects_.end());
-  }
-
-  /// The running lane's result of the warp collective it just completed.
-  warp_result warp_result_of_running() const noexcept {
-    std::uint64_t value = exchange_[running_id_ / 32].result[running_id_ % 32];
-    return {value, value != 0};  // the predicate is match_all's: 0 or the (non-empty) mask
   }
 
   /// The running thread let an exception escape (its promise's
@@ -215,6 +198,13 @@ class stackless_block_executor {
     uint3 index;
     unsigned id;  // linear
   };
+  // Lanes of one warp that a completed warp group (or __activemask)
+  // released, to run in lane order: one entry per group, not a copy of
+  // each lane's waiting_thread.
+  struct ready_lanes {
+    unsigned warp;
+    unsigned lanes;
+  };
 
   // The loop that runs a block's threads, and what it calls per thread
   // and per barrier, touch only the executor's own memory: in a build with
@@ -229,6 +219,9 @@ class stackless_block_executor {
   // stackless function it awaits (defined in stackless_thread.hpp).
   [[gnu::no_sanitize_address]] static void resume(const waiting_thread& thread);
   void start_warps();
+  [[gnu::no_sanitize_address, gnu::flatten]] bool arrive_elsewhere(warp_op op, unsigned mask, warp_operand operand,
+                                                                   std::source_location where, std::uint64_t& result);
+  warp_group* join_group(warp_op op, unsigned mask, unsigned warp, unsigned lane, std::source_location where);
   void complete_group(unsigned warp, warp_group& g, unsigned caller_bit);
   // warp_arrive's refusals, out of line so that its `flatten` leaves the
   // reports' text alone.
@@ -244,6 +237,8 @@ class stackless_block_executor {
   }
   void converge();
   [[gnu::cold]] void destroy_parked();
+  // Whether lanes wait in warp groups: at a round's end, a stall.
+  bool lanes_parked_in_groups() const;
   [[gnu::cold]] std::string stall_report(const waiting_thread* waiting, unsigned count) const;
   [[gnu::cold]] void append_barrier_waiters(std::string& text, const waiting_thread* waiting, unsigned count) const;
   [[gnu::no_sanitize_address]] bool complete_barrier(const waiting_thread* waiting, unsigned count);
@@ -252,11 +247,41 @@ class stackless_block_executor {
   [[gnu::cold]] void fail(const std::string& message, cudaError_t code = cudaErrorLaunchFailure);
   [[gnu::cold]] void fail_from_signal(const signal_fault& fault);
   [[gnu::cold]] static void destroy(const waiting_thread* first, const waiting_thread* last);
-  // A thread arrived at another barrier kind or another source_location
-  // than the round's first: a divergence unless the two name one call site
-  // (the same file, line and column in other bytes).
-  [[gnu::cold, gnu::noinline]] void note_other_call_site(barrier_kind kind, std::source_location where) noexcept {
+  // The round's barrier in one word: the source_location's pointer (to
+  // an 8-byte-aligned record, in libstdc++) with the kind in its low bits.
+  // Where a source_location is not one pointer, no key: every arrival is
+  // written down.
+  static std::uintptr_t arrival_key(barrier_kind kind, std::source_location where) noexcept {
+    if constexpr (sizeof(std::source_location) == sizeof(std::uintptr_t) &&
+                  std::is_trivially_copyable_v<std::source_location>)
+      return std::bit_cast<std::uintptr_t>(where) | static_cast<std::uintptr_t>(kind);
+    else
+      return no_phase_key;
+  }
+  // phase_key_ before a round's first arrival: no arrival's key.
+  static constexpr std::uintptr_t no_phase_key = ~std::uintptr_t{0};
+  // The round's first arrival sets its barrier; a later one at another
+  // barrier kind or another source_location is listed, and is a divergence
+  // unless the two name one call site (the same file, line and column in
+  // other bytes).
+  [[gnu::cold, gnu::noinline]] void note_other_arrival(barrier_kind kind, std::source_location where) noexcept {
+    if (arrivals_ == 0) {
+      phase_kind_ = kind;
+      phase_where_ = where;
+      phase_key_ = arrival_key(kind, where);
+      return;
+    }
     if (kind != phase_kind_ || !same_call_site(where, phase_where_)) diverged_ = true;
+    other_arrivals_.push_back({running_id_, kind, where});  // reserved for the block: never allocates
+  }
+  // Where the thread of linear id `id`, which arrived in this round, waits.
+  barrier_arrival arrival_of(unsigned id) const;
+  // A round starts with no arrival.
+  void start_round() noexcept {
+    arrivals_ = 0;
+    predicate_count_ = 0;
+    phase_key_ = no_phase_key;
+    other_arrivals_.clear();
   }
   [[gnu::cold]] std::string divergence_report(const waiting_thread* waiting, unsigned count) const;
 
@@ -274,28 +299,44 @@ class stackless_block_executor {
   unsigned predicate_count_ = 0;
   barrier_kind phase_kind_{};
   std::source_location phase_where_{};
+  std::uintptr_t phase_key_ = no_phase_key;
   bool diverged_ = false;
   // The barrier between blocks that the round's barrier also waits at, if
   // any (arrive_between_blocks), and the block's member number there.
   block_group_barrier* between_blocks_ = nullptr;
   unsigned between_member_ = 0;
+  // The round's arrivals at another barrier than its first's.
+  struct other_arrival {
+    unsigned id;
+    barrier_kind kind;
+    std::source_location where;
+  };
+  std::vector<other_arrival> other_arrivals_;
   // Per thread (linear id), where a counting barrier's result goes: into
   // the awaiter, not read from here as the thread resumes (warp_awaiter.hpp
   // says why).
   std::vector<int*> barrier_result_into_;
   block_failure failure_;
-  // Warp collectives, laid out as the fiber executor's: per warp the
-  // exchange, up to 32 open groups (groups_[warp * 32 + i] for i <
-  // group_count_[warp]) and the lanes that have exited; per thread (linear
-  // id) where a lane parked in a group resumes; the lanes released by a
-  // completed group, to run next (ready_[ready_head_...]).
-  std::vector<warp_exchange> exchange_;
-  std::vector<warp_group> groups_;
-  std::vector<unsigned> group_count_;
-  std::vector<unsigned> exited_;
-  std::vector<waiting_thread> parked_;
-  std::vector<warp_result*> result_into_;
-  std::vector<waiting_thread> ready_;
+  // A warp's collectives, as the fiber executor keeps them, in one place so
+  // that an arrival finds all it touches from one address: the open
+  // groups, up to 32 (groups[i] for i < group_count; the first beside the
+  // count, in one cache line), the lanes the block has (all 32 but in a
+  // partial last warp) and those that have exited, where each parked lane
+  // takes its result, and the exchange of operands and results.
+  struct warp_state {
+    unsigned group_count = 0;
+    unsigned block_lanes = 0;
+    unsigned exited = 0;
+    warp_group groups[32];
+    std::uint64_t* result_into[32];
+    warp_exchange exchange;
+  };
+  std::vector<warp_state> warps_;
+  // Per thread (linear id) its coroutine and index, written as it starts;
+  // the lanes released by completed groups, to run next
+  // (ready_[ready_head_...]).
+  std::vector<waiting_thread> threads_;
+  std::vector<ready_lanes> ready_;
   std::size_t ready_head_ = 0;
   // The threads waiting at __activemask, in the order they arrived.
   struct converging_thread {
@@ -313,9 +354,8 @@ class stackless_block_executor {
     std::source_location where;
   };
   std::vector<object_waiter> on_objects_;
-  unsigned warp_parked_ = 0;  // lanes parked in groups
-  unsigned running_id_ = 0;   // the running thread's linear id
-  bool parked_now_ = false;   // the thread that just suspended did so in a group, at __activemask or on an object
+  unsigned running_id_ = 0;  // the running thread's linear id
+  bool parked_now_ = false;  // the thread that just suspended did so in a group, at __activemask or on an object
 };
 
 template <class StartThread>
@@ -328,15 +368,11 @@ block_failure stackless_block_executor::run(StartThread& start, const block_rang
   for (auto& list : lists_)
     if (list.size() < thread_count_ + list_front_room) list.resize(thread_count_ + list_front_room);
   unsigned warps = (thread_count_ + 31) / 32;
-  if (exchange_.size() < warps) {
-    exchange_.resize(warps);
-    groups_.resize(warps * 32);
-    group_count_.resize(warps);
-    exited_.resize(warps);
-  }
-  if (parked_.size() < thread_count_) {
-    parked_.resize(thread_count_);
-    result_into_.resize(thread_count_);
+  if (warps_.size() < warps) warps_.resize(warps);
+  for (unsigned w = 0; w < warps; ++w) warps_[w].block_lanes = lanes_in_block(thread_count_, w);
+  other_arrivals_.reserve(thread_count_);
+  if (threads_.size() < thread_count_) {
+    threads_.resize(thread_count_);
     barrier_result_into_.resize(thread_count_);
   }
   ready_.reserve(thread_count_);
@@ -388,8 +424,7 @@ template <class StartThread>
 void stackless_block_executor::run_block(StartThread& start) {
   frames_.start_block();
   start_warps();
-  arrivals_ = 0;
-  predicate_count_ = 0;
+  start_round();
   diverged_ = false;
   between_blocks_ = nullptr;
   waiting_thread* next = lists_[0].data() + list_front_room;
@@ -407,20 +442,33 @@ void stackless_block_executor::run_block(StartThread& start) {
     } else if (failure_) [[unlikely]] {
       return false;
     } else {
-      exited_[thread.id / 32] |= 1u << (thread.id % 32);
+      warps_[thread.id / 32].exited |= 1u << (thread.id % 32);
     }
     return true;
   };
   // Runs the lanes that warp collectives released, and those they release.
   // Outside it the queue is empty, so a thread's run asks only !empty().
+  // A group's lanes run from a copy of its entry's mask in a register: the
+  // next lane never waits on a store the lane before made.
   auto run_ready = [&]() __attribute__((no_sanitize_address)) {
     while (ready_head_ != ready_.size()) {
-      waiting_thread thread = ready_[ready_head_++];
-      threadIdx = thread.index;
-      running_id_ = thread.id;
-      unsigned before = arrivals_;
-      resume(thread);
-      if (!file(thread, before)) return false;
+      ready_lanes entry = ready_[ready_head_++];
+      for (unsigned m = entry.lanes; m != 0; m &= m - 1) {
+        const waiting_thread& thread = threads_[entry.warp * 32 + static_cast<unsigned>(std::countr_zero(m))];
+        threadIdx = thread.index;
+        running_id_ = thread.id;
+        unsigned before = arrivals_;
+        resume(thread);
+        if (parked_now_) [[likely]] {  // at its next warp collective, as a released lane most often is
+          parked_now_ = false;
+          last_arrived = false;
+          continue;
+        }
+        if (!file(thread, before)) [[unlikely]] {
+          ready_[--ready_head_] = {entry.warp, m & (m - 1)};  // the lanes after it, for abandon
+          return false;
+        }
+      }
     }
     ready_.clear();
     ready_head_ = 0;
@@ -429,7 +477,9 @@ void stackless_block_executor::run_block(StartThread& start) {
   auto abandon = [&](const waiting_thread* rest, const waiting_thread* rest_end) {
     destroy(next, next + kept);
     destroy(rest, rest_end);
-    destroy(ready_.data() + ready_head_, ready_.data() + ready_.size());
+    for (std::size_t i = ready_head_; i < ready_.size(); ++i)
+      for (unsigned m = ready_[i].lanes; m != 0; m &= m - 1)
+        threads_[ready_[i].warp * 32 + static_cast<unsigned>(std::countr_zero(m))].handle.destroy();
     ready_.clear();
     ready_head_ = 0;
     destroy_parked();
@@ -445,7 +495,8 @@ void stackless_block_executor::run_block(StartThread& start) {
     } catch (...) {  // no room for its frame: the body has not run
       fail_running_thread(std::current_exception());
     }
-    if (!file({handle, index, t}, before) || (!ready_.empty() && !run_ready())) [[unlikely]] {
+    threads_[t] = {handle, index, t};
+    if (!file(threads_[t], before) || (!ready_.empty() && !run_ready())) [[unlikely]] {
       abandon(nullptr, nullptr);
       return;
     }
@@ -460,7 +511,7 @@ void stackless_block_executor::run_block(StartThread& start) {
         return;
       }
     }
-    if (warp_parked_ != 0 || !on_objects_.empty()) [[unlikely]] {
+    if (lanes_parked_in_groups() || !on_objects_.empty()) [[unlikely]] {
       fail(stall_report(next, kept));
       abandon(nullptr, nullptr);
       return;
@@ -483,10 +534,35 @@ void stackless_block_executor::run_block(StartThread& start) {
     // first, while the list has room in front. The first thread out of
     // order writes those that arrived before it to the other list, as
     // every thread of a round without that room does.
-    bool in_order = waiting != lists_[waiting_list].data();
     next = lists_[1 - waiting_list].data() + list_front_room;
     kept = 0;
-    for (unsigned r = 0; r < count; ++r) {
+    unsigned r = 0;
+    if (waiting != lists_[waiting_list].data()) {
+      // Its own loop, which keeps little across the resume (the list, the
+      // count, the place in it): the round started with no arrival, so the
+      // thread at r arrived in order if arrivals_ is now r + 1.
+      for (; r < count; ++r) {
+        threadIdx = waiting[r].index;
+        running_id_ = waiting[r].id;
+        resume(waiting[r]);
+        if (arrivals_ != r + 1 || !ready_.empty()) [[unlikely]]
+          break;
+      }
+      if (r == count) {  // every thread arrived, in order: the list stays where it is
+        next = waiting;
+        kept = count;
+        last_arrived = true;
+        continue;
+      }
+      std::copy(waiting, waiting + r, next);
+      kept = r;
+      if (!file(waiting[r], r) || (!ready_.empty() && !run_ready())) [[unlikely]] {
+        abandon(waiting + r + 1, waiting + count);
+        return;
+      }
+      ++r;
+    }
+    for (; r < count; ++r) {
       // A reference: read again after the resume rather than kept across
       // it (GCC spilled the copy to the stack and back).
       const waiting_thread& thread = waiting[r];
@@ -494,25 +570,12 @@ void stackless_block_executor::run_block(StartThread& start) {
       running_id_ = thread.id;
       unsigned before = arrivals_;
       resume(thread);
-      if (in_order) {
-        if (arrivals_ != before && ready_.empty()) [[likely]] {
-          ++kept;
-          continue;
-        }
-        std::copy(waiting, waiting + kept, next);
-        in_order = false;
-      }
       if (!file(thread, before) || (!ready_.empty() && !run_ready())) [[unlikely]] {
         abandon(waiting + r + 1, waiting + count);
         return;
       }
     }
-    if (in_order) {  // every thread arrived, in order: the list stays where it is
-      next = waiting;
-      last_arrived = true;
-    } else {
-      waiting_list = 1 - waiting_list;
-    }
+    waiting_list = 1 - waiting_list;
   }
 }
 
@@ -520,59 +583,103 @@ void stackless_block_executor::run_block(StartThread& start) {
 
 inline void stackless_block_executor::start_warps() {
   unsigned warps = (thread_count_ + 31) / 32;
-  std::fill(group_count_.begin(), group_count_.begin() + warps, 0u);
-  std::fill(exited_.begin(), exited_.begin() + warps, 0u);
-  warp_parked_ = 0;
+  for (unsigned w = 0; w < warps; ++w) {
+    warps_[w].group_count = 0;
+    warps_[w].exited = 0;
+  }
   parked_now_ = false;
   converging_.clear();
   on_objects_.clear();
 }
 
 // A mask that names lanes past the block's end means the lanes that do,
-// as on the fiber executor (and on an H100).
+// as on the fiber executor (and on an H100). Inline, only the common case:
+// the lane joins the warp's first open group (a whole-warp collective
+// opens only one) without completing it, and parks. Opening a group,
+// finding another, and completing one are arrive_elsewhere's, a call, so
+// that the kernel's coroutine keeps nothing in registers across it (each
+// register it saves is a push and a pop on every resume of the thread).
 inline bool stackless_block_executor::warp_arrive(warp_op op, unsigned mask, warp_operand operand,
-                                                  std::source_location where) {
+                                                  std::source_location where, std::uint64_t& result) {
+  unsigned self = running_id_, lane = self % 32;
+  warp_state& w = warps_[self / 32];
+  mask &= w.block_lanes;
+  warp_group& first = w.groups[0];
+  unsigned arrived = first.arrived | 1u << lane;
+  if (w.group_count != 0 && first.mask == mask && first.op == op && arrived != mask) [[likely]] {
+    first.arrived = arrived;
+    w.exchange.stage(lane, operand);
+    w.result_into[lane] = &result;
+    parked_now_ = true;
+    return false;
+  }
+  return arrive_elsewhere(op, mask, operand, where, result);
+}
+
+// The rest of warp_arrive: the lane's group is not the first open one, or
+// there is none, or the lane completes it. Throws the fiber executor's
+// report for a mask that cannot complete.
+[[gnu::noinline]] inline bool stackless_block_executor::arrive_elsewhere(warp_op op, unsigned mask,
+                                                                         warp_operand operand,
+                                                                         std::source_location where,
+                                                                         std::uint64_t& result) {
   unsigned self = running_id_, warp = self / 32, lane = self % 32, lane_bit = 1u << lane;
-  mask &= lanes_in_block(thread_count_, warp);
-  warp_exchange& exchange = exchange_[warp];
-  exchange.stage(lane, operand);
-  warp_group* group = find_warp_group(&groups_[warp * 32], group_count_[warp], mask);
-  if (!group) [[unlikely]] {
-    if (const warp_group* blocked = blocking_warp_group(&groups_[warp * 32], group_count_[warp], mask, lane_bit))
+  warp_state& w = warps_[warp];
+  w.exchange.stage(lane, operand);
+  warp_group* group = join_group(op, mask, warp, lane, where);
+  group->arrived |= lane_bit;
+  if (group->arrived != mask) {
+    w.result_into[lane] = &result;
+    parked_now_ = true;
+    return false;
+  }
+  complete_group(warp, *group, lane_bit);
+  result = w.exchange.result[lane];
+  return true;
+}
+
+// The open group of the lane's mask, or a new one; throws the fiber
+// executor's report for a mask that cannot complete.
+inline warp_group* stackless_block_executor::join_group(warp_op op, unsigned mask, unsigned warp, unsigned lane,
+                                                        std::source_location where) {
+  unsigned lane_bit = 1u << lane;
+  warp_state& w = warps_[warp];
+  warp_group* group = find_warp_group(w.groups, w.group_count, mask);
+  if (!group) {
+    if (const warp_group* blocked = blocking_warp_group(w.groups, w.group_count, mask, lane_bit))
       refuse_group_mismatch(warp, *blocked, op, mask, lane, where);
     // The first lane checks the mask for the group, as on fibers; a lane
     // that exits later while the group waits is found at the round's end.
-    if (!(mask & lane_bit) || (mask & exited_[warp])) [[unlikely]]
-      refuse_mask(warp, op, mask, lane, mask & exited_[warp], where);
-    group = &groups_[warp * 32 + group_count_[warp]++];
+    if (!(mask & lane_bit) || (mask & w.exited)) [[unlikely]]
+      refuse_mask(warp, op, mask, lane, mask & w.exited, where);
+    group = &w.groups[w.group_count++];
     *group = {mask, 0, op, where};
   } else if (group->op != op) [[unlikely]] {
     refuse_group_mismatch(warp, *group, op, mask, lane, where);
   }
-  group->arrived |= lane_bit;
-  if (group->arrived != mask) {
-    ++warp_parked_;
-    return false;
-  }
-  complete_group(warp, *group, lane_bit);
-  return true;
+  return group;
 }
 
 // Run by the last lane to arrive: every lane's result into the exchange and
-// each waiting lane's awaiter, the others queued in lane order, the group
-// closed.
+// each waiting lane's awaiter, the others queued in lane order (one entry),
+// the group closed.
 inline void stackless_block_executor::complete_group(unsigned warp, warp_group& g, unsigned caller_bit) {
-  warp_exchange& exchange = exchange_[warp];
-  warp_results(g.op, g.mask, exchange);
+  warp_state& w = warps_[warp];
+  warp_results(g.op, g.mask, w.exchange);
   unsigned waiters = g.arrived & ~caller_bit;
-  warp_parked_ -= static_cast<unsigned>(std::popcount(waiters));
   for (unsigned m = waiters; m != 0; m &= m - 1) {
-    unsigned lane = static_cast<unsigned>(std::countr_zero(m)), id = warp * 32 + lane;
-    std::uint64_t value = exchange.result[lane];
-    *result_into_[id] = {value, value != 0};  // the predicate is match_all's: 0 or the (non-empty) mask
-    ready_.push_back(parked_[id]);
+    unsigned lane = static_cast<unsigned>(std::countr_zero(m));
+    *w.result_into[lane] = w.exchange.result[lane];
   }
-  g = groups_[warp * 32 + --group_count_[warp]];  // close: the last open group takes its place
+  if (waiters != 0) ready_.push_back({warp, waiters});
+  g = w.groups[--w.group_count];  // close: the last open group takes its place
+}
+
+inline bool stackless_block_executor::lanes_parked_in_groups() const {
+  unsigned warps = (thread_count_ + 31) / 32;
+  for (unsigned w = 0; w < warps; ++w)
+    if (warps_[w].group_count != 0) return true;
+  return false;
 }
 
 // No thread of the block can run (the round has ended): each thread at
@@ -587,9 +694,10 @@ inline void stackless_block_executor::converge() {
       if (o.thread.id / 32 == t.thread.id / 32 && same_call_site(o.where, t.where)) mask |= 1u << (o.thread.id % 32);
     *t.mask = mask;
   }
+  auto queue = [&](const converging_thread& t) { ready_.push_back({t.thread.id / 32, 1u << (t.thread.id % 32)}); };
   bool last_runs_first = converging_.back().thread.id == running_id_;
-  if (last_runs_first) ready_.push_back(converging_.back().thread);
-  for (std::size_t i = 0; i + last_runs_first < converging_.size(); ++i) ready_.push_back(converging_[i].thread);
+  if (last_runs_first) queue(converging_.back());
+  for (std::size_t i = 0; i + last_runs_first < converging_.size(); ++i) queue(converging_[i]);
   converging_.clear();
 }
 
@@ -598,16 +706,22 @@ inline void stackless_block_executor::converge() {
 inline void stackless_block_executor::destroy_parked() {
   for (const converging_thread& t : converging_) t.thread.handle.destroy();
   converging_.clear();
-  for (const object_waiter& w : on_objects_) w.thread.handle.destroy();
+  // Taken out first: a destroyed thread's locals may wake the others (a
+  // cuda::pipeline's destructor drops its thread from its stages), which
+  // must neither change the list being walked nor queue them to run.
+  std::vector<object_waiter> on_objects = std::move(on_objects_);
   on_objects_.clear();
+  for (const object_waiter& w : on_objects) w.thread.handle.destroy();
   unsigned warps = (thread_count_ + 31) / 32;
   for (unsigned w = 0; w < warps; ++w) {
-    for (unsigned i = 0; i < group_count_[w]; ++i)
-      for (unsigned m = groups_[w * 32 + i].arrived; m != 0; m &= m - 1)
-        parked_[w * 32 + std::countr_zero(m)].handle.destroy();
-    group_count_[w] = 0;
+    for (unsigned i = 0; i < warps_[w].group_count; ++i)
+      for (unsigned m = warps_[w].groups[i].arrived; m != 0; m &= m - 1)
+        threads_[w * 32 + std::countr_zero(m)].handle.destroy();
+    warps_[w].group_count = 0;
   }
-  warp_parked_ = 0;
+  // Whatever those destructors woke is destroyed too: nothing runs again.
+  ready_.clear();
+  ready_head_ = 0;
 }
 
 // Every thread that has not exited waits at the barrier: it completes,
@@ -623,8 +737,7 @@ inline bool stackless_block_executor::complete_barrier(const waiting_thread* wai
     int result = barrier_result(phase_kind_, predicate_count_, arrivals_);
     for (unsigned r = 0; r < count; ++r) *barrier_result_into_[waiting[r].id] = result;
   }
-  arrivals_ = 0;
-  predicate_count_ = 0;
+  start_round();
   return true;
 }
 
@@ -668,7 +781,7 @@ inline void stackless_block_executor::fail(const std::string& message, cudaError
 inline void stackless_block_executor::fail_from_signal(const signal_fault& fault) {
   ready_.clear();
   ready_head_ = 0;
-  warp_parked_ = 0;
+  for (warp_state& w : warps_) w.group_count = 0;
   on_objects_.clear();
   parked_now_ = false;
   fail(reports::describe_thread(threadIdx) + ": " + describe_signal_fault(fault), launch_error(fault));

@@ -33,7 +33,7 @@ namespace weft::detail {
 
 class stackless_thread {
  public:
-  struct promise_type : barrier_arrival {
+  struct promise_type {
     std::exception_ptr escaped;  // on the fiber executor: what the runner loop rethrows
     // The frame to resume: the thread's own, or that of the innermost
     // stackless function it awaits (stackless_function.hpp keeps it).
@@ -100,17 +100,21 @@ inline void stackless_block_executor::resume(const waiting_thread& thread) {
       .resume_at.resume();
 }
 
+inline barrier_arrival stackless_block_executor::arrival_of(unsigned id) const {
+  for (const other_arrival& other : other_arrivals_)
+    if (other.id == id) return {other.kind, other.where};
+  return {phase_kind_, phase_where_};
+}
+
 // "; thread (0,0,0) to thread (31,0,0) wait at __syncthreads (a.cu:12:5);
 // ...": the threads at the block barrier, in order of their linear ids,
-// as the fiber executor lists them (block_executor::report); a thread's
-// barrier is in its frame.
+// as the fiber executor lists them (block_executor::report); the round's
+// barrier, or the one arrival_of lists for a thread that waits elsewhere.
 inline void stackless_block_executor::append_barrier_waiters(std::string& text, const waiting_thread* waiting,
                                                              unsigned count) const {
   std::vector<const waiting_thread*> by_id(thread_count_, nullptr);
   for (unsigned r = 0; r < count; ++r) by_id[waiting[r].id] = &waiting[r];
-  auto arrival = [](const waiting_thread* t) -> const barrier_arrival& {
-    return std::coroutine_handle<stackless_thread::promise_type>::from_address(t->handle.address()).promise();
-  };
+  auto arrival = [&](const waiting_thread* t) { return arrival_of(t->id); };
   auto same = [&](const waiting_thread* a, const waiting_thread* b) {
     return arrival(a).kind == arrival(b).kind && same_call_site(arrival(a).where, arrival(b).where);
   };
@@ -147,10 +151,10 @@ inline std::string stackless_block_executor::stall_report(const waiting_thread* 
   unsigned warps = (thread_count_ + 31) / 32, exited = 0;
   std::string text;
   for (unsigned w = 0; w < warps; ++w) {
-    exited += static_cast<unsigned>(std::popcount(exited_[w]));
-    for (unsigned i = 0; i < group_count_[w] && text.empty(); ++i) {
-      const warp_group& g = groups_[w * 32 + i];
-      if (unsigned gone = g.mask & ~g.arrived & exited_[w]) text = reports::group_waits_for_exited(w, g, gone);
+    exited += static_cast<unsigned>(std::popcount(warps_[w].exited));
+    for (unsigned i = 0; i < warps_[w].group_count && text.empty(); ++i) {
+      const warp_group& g = warps_[w].groups[i];
+      if (unsigned gone = g.mask & ~g.arrived & warps_[w].exited) text = reports::group_waits_for_exited(w, g, gone);
     }
   }
   if (text.empty()) text = "deadlock: no thread of the block can make progress";
@@ -177,9 +181,9 @@ inline std::string stackless_block_executor::stall_report(const waiting_thread* 
     i = j;
   }
   for (unsigned w = 0; w < warps; ++w)
-    for (unsigned i = 0; i < group_count_[w]; ++i) {
-      const warp_group& g = groups_[w * 32 + i];
-      reports::append_waiting_group(text, w, g, parked_[w * 32 + std::countr_zero(g.arrived)].index);
+    for (unsigned i = 0; i < warps_[w].group_count; ++i) {
+      const warp_group& g = warps_[w].groups[i];
+      reports::append_waiting_group(text, w, g, threads_[w * 32 + std::countr_zero(g.arrived)].index);
     }
   append_format(text, "; %u of %u threads exited", exited, thread_count_);
   return text;

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <coroutine>
+#include <cstdint>
 #include <source_location>
 #include <stdexcept>
 #include <type_traits>
@@ -25,40 +26,36 @@
 
 namespace weft::detail {
 
-/// Awaits `op` and gives the lane's result as a T (void: none); match_all
-/// also writes its predicate through `predicate`.
+/// Awaits `op` and gives the lane's result as a T (void: none).
 template <class T>
 class warp_awaiter {
  public:
-  warp_awaiter(warp_op op, unsigned mask, warp_operand operand, std::source_location where, int* predicate = nullptr)
-      : op_(op), mask_(mask), operand_(operand), where_(where), predicate_(predicate) {}
+  warp_awaiter(warp_op op, unsigned mask, warp_operand operand, std::source_location where)
+      : op_(op), mask_(mask), operand_(operand), where_(where) {}
 
+  // On the stackless executor the arrival is all the waiting there is: a
+  // lane that does not complete its group is parked by warp_arrive itself,
+  // so await_suspend has nothing left to do.
   bool await_ready() {
-    if (stackless_block_executor* block = running_stackless_block) [[likely]] {
-      if (!block->warp_arrive(op_, mask_, operand_, where_)) return false;
-      result_ = block->warp_result_of_running();
-      return true;
-    }
+    if (stackless_block_executor* block = running_stackless_block) [[likely]]
+      return block->warp_arrive(op_, mask_, operand_, where_, result_);
     block_executor* block = running_block;
     if (!block) throw std::logic_error("a warp collective can only be awaited inside a kernel");
-    result_ = block->warp_collective(op_, mask_, operand_, where_);
+    result_ = block->warp_collective(op_, mask_, operand_, where_).value;
     return true;
   }
 
   // Only a stackless kernel's thread, in its body or in a stackless function
   // it awaits, can await it: another coroutine type does not compile.
   template <stackless_promise Promise>
-  void await_suspend(std::coroutine_handle<Promise> waiting) noexcept {
-    running_stackless_block->park_in_warp(thread_coroutine(waiting), result_);
-  }
+  void await_suspend(std::coroutine_handle<Promise>) noexcept {}
 
   // The result is the awaiter's own, written as the lane resumes, not read
   // from the warp's exchange here: GCC 12 may call await_resume late, after
   // a later co_await of the same expression has suspended, as in
   // `(co_await a) + (co_await b)`, by when the exchange holds b's results.
   T await_resume() const noexcept {
-    if (predicate_) *predicate_ = result_.predicate;
-    if constexpr (!std::is_void_v<T>) return from_bits<T>(result_.value);
+    if constexpr (!std::is_void_v<T>) return from_bits<T>(result_);
   }
 
  private:
@@ -66,8 +63,26 @@ class warp_awaiter {
   unsigned mask_;
   warp_operand operand_;
   std::source_location where_;
+  std::uint64_t result_ = 0;
+};
+
+/// Awaits match_all, whose predicate, whether its result (0 or the mask)
+/// is not 0, is written through `predicate` as the lane resumes. A type of
+/// its own, so that no other collective's awaiter keeps or tests a
+/// predicate pointer.
+class match_all_awaiter : public warp_awaiter<unsigned> {
+ public:
+  match_all_awaiter(unsigned mask, std::uint64_t bits, std::source_location where, int* predicate)
+      : warp_awaiter<unsigned>(warp_op::match_all, mask, {bits}, where), predicate_(predicate) {}
+
+  unsigned await_resume() const noexcept {
+    unsigned result = warp_awaiter<unsigned>::await_resume();
+    *predicate_ = result != 0;
+    return result;
+  }
+
+ private:
   int* predicate_;
-  warp_result result_{};
 };
 
 }  // namespace weft::detail
