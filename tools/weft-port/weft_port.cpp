@@ -1971,24 +1971,22 @@ class porter {
       // (`cuda::make_pipeline(block, &state)`), is awaited
       // (weft/stackless_pipeline.hpp): making it, producer_acquire and
       // consumer_wait; committing and releasing never wait.
-      if (of_cuda && name == "make_pipeline" && is(i + 1, "(") && made_of_block(i + 1, blocks)) {
+      auto await_pipeline = [&] {
         if (in_lambda(i)) {
           f.waits_in_lambda = true;
         } else {
           f.group_waits.push_back(i);
           f.awaits_pipeline = true;
         }
+      };
+      if (of_cuda && name == "make_pipeline" && is(i + 1, "(") && made_of_block(i + 1, blocks)) {
+        await_pipeline();
         continue;
       }
       bool of_block_pipeline =
           i >= 2 && is(i - 1, ".") && is_identifier(i - 2) && block_pipelines.contains(text(i - 2)) && is(i + 1, "(");
       if (of_block_pipeline && (name == "producer_acquire" || name == "consumer_wait")) {
-        if (in_lambda(i)) {
-          f.waits_in_lambda = true;
-        } else {
-          f.group_waits.push_back(i);
-          f.awaits_pipeline = true;
-        }
+        await_pipeline();
         continue;
       }
       if (of_block_pipeline && (name == "producer_commit" || name == "consumer_release" || name == "quit")) continue;
