@@ -23,13 +23,20 @@ class WeftLayoutError(gdb.GdbError):
     """weft's data structures no longer match what this script reads."""
 
 
+def type_name(value_type):
+    # The tag, not str(type): with a C frame selected (a host thread waiting
+    # in glibc) gdb spells the type "struct uint3", with a C++ one "uint3".
+    return value_type.strip_typedefs().tag or str(value_type)
+
+
 def field(value, name):
     try:
         return value[name]
     except gdb.error:
         raise WeftLayoutError(
             "weft_gdb.py: %s has no field '%s': this script does not match the weft headers the program "
-            "was built with (tools/gdb/weft_gdb.py reads block_executor.hpp's members by name)" % (value.type, name)) from None
+            "was built with (tools/gdb/weft_gdb.py reads block_executor.hpp's members by name)" %
+            (type_name(value.type), name)) from None
 
 
 def global_variable(name):
