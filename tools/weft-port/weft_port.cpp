@@ -1268,16 +1268,23 @@ class porter {
     return out;
   }
 
-  // The first PTX opcode of the asm statement at `i`, if its text starts
-  // with a string literal.
-  std::optional<std::string> asm_opcode(std::size_t i) const {
+  // The `(` of the asm statement at `i` (past its qualifiers), if `i` starts one.
+  std::optional<std::size_t> asm_open(std::size_t i) const {
     if (!(is(i, "asm") || is(i, "__asm__") || is(i, "__asm"))) return std::nullopt;
     std::size_t open = i + 1;
     while (is(open, "volatile") || is(open, "__volatile__") || is(open, "__volatile") || is(open, "inline") ||
            is(open, "goto"))
       ++open;
     if (!is(open, "(")) return std::nullopt;
-    auto body = string_contents(open + 1);
+    return open;
+  }
+
+  // The first PTX opcode of the asm statement at `i`, if its text starts
+  // with a string literal.
+  std::optional<std::string> asm_opcode(std::size_t i) const {
+    auto open = asm_open(i);
+    if (!open) return std::nullopt;
+    auto body = string_contents(*open + 1);
     if (!body) return std::nullopt;
     std::size_t first = body->find_first_not_of(" \t\n\r");
     if (first == std::string::npos) return std::nullopt;
@@ -1367,7 +1374,9 @@ class porter {
 
   void find_inline_ptx() {
     for (std::size_t i = 0; i < t_.size(); ++i) {
-      if (t_[i].define < 0 || !(is(i, "asm") || is(i, "__asm__") || is(i, "__asm"))) continue;
+      if (t_[i].define < 0) continue;
+      auto asm_paren = asm_open(i);
+      if (!asm_paren) continue;
       // A macro's body may be expanded anywhere: there a read of a special
       // register (PTX, whatever the code around) is ported, and any other
       // assembly left as it is, since it may be the host's.
@@ -1376,11 +1385,7 @@ class porter {
       auto report = [&](diagnostic d) {
         if (!in_macro) diagnostics.push_back(std::move(d));
       };
-      std::size_t open = i + 1;
-      while (is(open, "volatile") || is(open, "__volatile__") || is(open, "__volatile") || is(open, "inline") ||
-             is(open, "goto"))
-        ++open;
-      if (!is(open, "(")) continue;
+      std::size_t open = *asm_paren;
       auto close = match_forward(open);
       if (!close) continue;
       auto unsupported = [&](const std::string& what) {
