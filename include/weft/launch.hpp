@@ -95,8 +95,8 @@ template <class... Params, class... Args>
 struct argument_tuple<void (*)(Params...), Args...> : parameter_tuple<void (*)(Params...)> {
   static_assert(sizeof...(Params) == sizeof...(Args), "a kernel launch must pass one argument per kernel parameter");
 };
-template <auto Function, class... Args>
-struct argument_tuple<global_function<Function>, Args...> : argument_tuple<decltype(Function), Args...> {};
+template <auto Function, auto Body, class... Args>
+struct argument_tuple<global_function<Function, Body>, Args...> : argument_tuple<decltype(Function), Args...> {};
 
 }  // namespace detail
 

@@ -39,12 +39,17 @@ constexpr pointer_launcher launcher_for(Result (*)(Params...)) {
 }
 
 /// weft::register_kernel's work (below).
-template <auto Function>
+template <auto Function, auto Body = Function>
 bool register_kernel() {
   kernel_registry().add(reinterpret_cast<const void*>(Function),
-                        {launcher_for(Function), &make_compiled_grid<Function>, &bind_arguments<Function>});
+                        {launcher_for(Function), &make_compiled_grid<Function, Body>, &bind_arguments<Function, Body>});
   return true;
 }
+
+template <class Kernel, class Body>
+inline constexpr bool same_parameters = false;
+template <class Result, class... Params>
+inline constexpr bool same_parameters<void (*)(Params...), Result (*)(Params...)> = true;
 
 template <class... Params>
 cudaError_t launch_by_pointer(void (*func)(Params...), const launch_config& config, const launch_options& options,
@@ -82,5 +87,23 @@ namespace weft {
 template <auto Kernel>
 requires std::is_function_v<std::remove_pointer_t<decltype(Kernel)>>
 bool register_kernel() { return detail::register_kernel<Kernel>(); }
+
+/// The same for a `void` kernel `Kernel` that stands for `StacklessBody`, a
+/// stackless kernel with the same parameters: every launch of `Kernel` by
+/// address (and through a pointer, `weft::launch(grid, block, Kernel, ...)`)
+/// runs `StacklessBody`'s threads as coroutines, while attributes, cluster
+/// shape and reports stay `Kernel`'s. This is how a kernel of C linkage,
+/// which cannot itself be a coroutine (GCC names a coroutine's parts after
+/// its symbol, which C linkage leaves unmangled), runs stackless; weft-port
+/// writes it for an `extern "C"` kernel it converts:
+///
+///   extern "C++" weft::stackless_kernel scale_body(float* x) { ... co_await weft::syncthreads(); ... }
+///   extern "C" void scale(float* x) { weft::run_on_fiber(scale_body(x)); }
+///   static const bool scale_registered = weft::register_kernel<&scale, &scale_body>();
+///
+/// `Kernel`'s own body runs only where it is called directly (weft::launch<scale>).
+template <auto Kernel, auto StacklessBody>
+requires detail::same_parameters<decltype(Kernel), decltype(StacklessBody)>
+bool register_kernel() { return detail::register_kernel<Kernel, StacklessBody>(); }
 
 }  // namespace weft

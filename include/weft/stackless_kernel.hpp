@@ -55,6 +55,13 @@ using stackless_kernel = detail::stackless_thread;
 template <class T = void>
 using stackless_function = detail::stackless_function<T>;
 
+/// Runs a stackless kernel's thread to its end on the calling fiber, as the
+/// fiber executor runs every stackless kernel: the body of a `void` kernel
+/// that stands for a stackless one, `extern "C" void k(int* x) {
+/// weft::run_on_fiber(k_body(x)); }` (weft::register_kernel<&k, &k_body>,
+/// weft/launch_by_address.hpp, makes launches of k run k_body stackless).
+inline void run_on_fiber(stackless_kernel thread) { thread.finish_on_fiber(); }
+
 /// co_await weft::syncthreads(): __syncthreads for a stackless kernel.
 inline detail::barrier_awaiter<detail::barrier_kind::sync> syncthreads(
     std::source_location where = std::source_location::current()) {

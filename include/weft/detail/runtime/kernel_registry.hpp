@@ -46,9 +46,10 @@ using pointer_launcher = cudaError_t (*)(const void* func, const launch_config&,
 /// (a parameter_tuple of the kernel, moved from).
 using grid_maker = std::shared_ptr<grid_job> (*)(const launch_shape&, void* arguments);
 
-template <auto Function>
+// (`Body`: the stackless kernel that runs for a C-linkage one, kernel_identity.hpp.)
+template <auto Function, auto Body = Function>
 std::shared_ptr<grid_job> make_compiled_grid(const launch_shape& shape, void* arguments) {
-  using kernel = global_function<Function>;
+  using kernel = global_function<Function, Body>;
   using copies = typename parameter_tuple<decltype(Function)>::type;
   return std::make_shared<kernel_grid<kernel, copies>>(shape, kernel{}, std::move(*static_cast<copies*>(arguments)));
 }
@@ -76,7 +77,7 @@ class bound_arguments {
   mutable std::vector<void*> pointers_;
 };
 
-template <auto Function>
+template <auto Function, auto Body = Function>
 class bound_arguments_of final : public bound_arguments {
   using copies = typename parameter_tuple<decltype(Function)>::type;
 
@@ -88,7 +89,7 @@ class bound_arguments_of final : public bound_arguments {
 
   std::shared_ptr<grid_job> make_grid(const launch_shape& shape) const override {
     copies launch_copies = copies_;  // the grid consumes its copies; the node keeps its own
-    return make_compiled_grid<Function>(shape, &launch_copies);
+    return make_compiled_grid<Function, Body>(shape, &launch_copies);
   }
 
   std::string kernel_name() const override { return detail::kernel_name(global_function<Function>{}); }
@@ -106,10 +107,10 @@ class bound_arguments_of final : public bound_arguments {
 /// null when the kernel has parameters and `args` is null.
 using argument_binder = std::shared_ptr<const bound_arguments> (*)(void** args);
 
-template <auto Function>
+template <auto Function, auto Body = Function>
 std::shared_ptr<const bound_arguments> bind_arguments(void** args) {
   if (std::tuple_size_v < typename parameter_tuple<decltype(Function)>::type >> 0 && !args) return nullptr;
-  return std::make_shared<bound_arguments_of<Function>>(args);
+  return std::make_shared<bound_arguments_of<Function, Body>>(args);
 }
 
 struct registered_kernel {

@@ -25,7 +25,13 @@ struct kernel_tag {
 /// for every kernel of one signature: the executor's per-thread loop must
 /// call it indirectly for every CUDA thread. As a template argument it gets
 /// a loop of its own, into which the compiler can inline it.
-template <auto Function>
+//
+/// `Body`, where it is not the function itself, is a stackless kernel that
+/// runs in its place: a kernel of C linkage cannot be a coroutine (GCC names
+/// a coroutine's parts after its symbol, which C linkage leaves unmangled),
+/// so its stackless version has C++ linkage and the C-named kernel keeps
+/// the identity (attributes, cluster shape, name in reports).
+template <auto Function, auto Body = Function>
 struct global_function {
   static_assert(std::is_pointer_v<decltype(Function)> && std::is_function_v<std::remove_pointer_t<decltype(Function)>>,
                 "weft::launch<kernel> takes a __global__ function");
@@ -34,14 +40,14 @@ struct global_function {
   // for a stackless kernel (weft/stackless_kernel.hpp).
   template <class... Args>
   decltype(auto) operator()(Args&&... args) const {
-    return Function(std::forward<Args>(args)...);
+    return Body(std::forward<Args>(args)...);
   }
 };
 
 template <class Kernel>
 inline constexpr bool is_global_function = false;
-template <auto Function>
-inline constexpr bool is_global_function<global_function<Function>> = true;
+template <auto Function, auto Body>
+inline constexpr bool is_global_function<global_function<Function, Body>> = true;
 
 /// The address of a `__global__` function, whichever way it was launched.
 template <class Kernel>
