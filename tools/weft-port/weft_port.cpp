@@ -738,6 +738,7 @@ class porter {
   // The registrations written after the last line (see the top of the file).
   std::string registrations() const {
     std::string out;
+    std::set<std::string, std::less<>> c_linkage_registered;
     for (std::size_t k = 0; k < kernels_.size(); ++k) {
       const kernel_decl& d = kernels_[k];
       // A kernel the file itself writes stackless is weft's native API, not
@@ -745,7 +746,21 @@ class porter {
       if (!d.returns_void) continue;
       std::size_t colons = d.name.rfind("::");
       std::string n = registration_tag + std::to_string(k);
-      if (converted_.contains(colons == std::string::npos ? d.name : d.name.substr(colons + 2))) {
+      std::string bare = colons == std::string::npos ? d.name : d.name.substr(colons + 2);
+      if (c_linkage_converted_.contains(bare)) {
+        // C linkage: k stays void, its launches by address run the stackless
+        // body. C has no overloads: a prototype spelled otherwise is k again.
+        if (!c_linkage_registered.insert(d.name).second) continue;
+        std::string body =
+            d.name.substr(0, colons == std::string::npos ? 0 : colons + 2) + "weft_port_stackless_" + bare;
+        out += "[[maybe_unused]] static const bool weft_port_kernel_" + n + " = weft::register_kernel<&" + d.name +
+               ", &" + body + ">();\n";
+        if (!d.cluster_dims.empty())
+          out += "[[maybe_unused]] static const bool weft_port_cluster_" + n +
+                 " = weft::detail::register_cluster_dims(&" + d.name + ", " + d.cluster_dims + ");\n";
+        continue;
+      }
+      if (converted_.contains(bare)) {
         // Made stackless: launched by address as it was (a cooperative
         // launch, say), its __cluster_dims__ shaping its launches.
         out += "[[maybe_unused]] static const bool weft_port_kernel_" + n + " = weft::register_kernel<&" + d.name +
@@ -833,7 +848,8 @@ class porter {
   std::vector<scope_info> scope_;
   std::vector<std::pair<std::string_view, unsigned>> qualifier_macros_;
   std::size_t rewrites_ = 0;
-  std::set<std::string, std::less<>> converted_;  // the kernels made stackless
+  std::set<std::string, std::less<>> converted_;            // the kernels made stackless
+  std::set<std::string, std::less<>> c_linkage_converted_;  // those of them of C linkage
   std::set<std::string, std::less<>> included_kernel_names_;
   std::set<std::string, std::less<>> types_;          // type names known here (find_functions_that_never_wait)
   std::set<std::string, std::less<>> group_aliases_;  // `namespace cg = cooperative_groups;`
@@ -2639,9 +2655,12 @@ class porter {
     if (f.waits.empty() && f.group_waits.empty() && !awaits_a_function && !f.waits_in_lambda)
       return "no barrier or warp collective: fibers cost nothing there";
     // GCC names a coroutine's parts after the function's symbol, which C
-    // linkage does not mangle: they would all be that one symbol.
-    if (has_c_linkage(d.name_token))
-      return "has C linkage (extern \"C\"): a coroutine's parts would share its one symbol";
+    // linkage does not mangle: the stackless body gets C++ linkage and a
+    // name of its own, and the C-named kernel forwards each parameter to it.
+    bool c_linkage = has_c_linkage(d.name_token);
+    if (c_linkage && !forwarded_parameters(d.name_token))
+      return "has C linkage (extern \"C\") and a parameter without a name, which its C-named kernel cannot forward "
+             "to the stackless body";
     if (f.waits_in_lambda) return "waits inside a lambda (only the kernel's own body can co_await)";
     // GCC 12 warns about a coroutine frame that holds a lambda (-Wsubobject-linkage).
     if (f.has_lambda) return "holds a lambda";
@@ -2658,6 +2677,17 @@ class porter {
     if (shuffles && half) return "shuffles in a file that uses __half or __nv_bfloat16 (no awaitable for them yet)";
     if (!unseen_call.empty()) return unseen_call;
     if (known_.a_member_waits) return "an operator, constructor or member function of this file waits";
+    // The C-named kernel stays a void kernel, whose launches by address run
+    // the stackless body (weft::register_kernel<&k, &body>): every use of
+    // its name, and every other source's, still finds a void kernel.
+    if (c_linkage) {
+      for (const auto* list : {&known_.kernels, &kernels_})
+        for (const kernel_decl& k : *list)
+          if (k.name == d.name && k.default_arguments)
+            return "has C linkage (extern \"C\") and default arguments, which a launch through its pointer cannot "
+                   "supply";
+      return "";
+    }
     if (included_kernel_names_.contains(d.name)) return "declared in an included file, whose declaration says `void`";
     if (outside_names.contains(d.name)) return "named in another source of the program";
     for (const function_definition& g : functions)
@@ -2723,6 +2753,7 @@ class porter {
       if (f.awaits_pipeline) uses_pipelines_ = true;
       std::map<std::size_t, token_edit> edits = await_edits(f);
       for (std::size_t v : voids) edits[v].text = "weft::stackless_kernel";
+      if (has_c_linkage(d.name_token)) c_linkage_body(d, edits);
       for (const auto& [i, e] : edits)
         constructs_.push_back(replacement(i, e.before + (e.text ? *e.text : std::string(text(i))) + e.after));
       for (std::size_t c = 0; c < f.calls.size(); ++c)
@@ -2759,6 +2790,92 @@ class porter {
     std::optional<std::string> text;  // the token's replacement, if it has one
     std::string after;
   };
+
+  // ---- Kernels of C linkage ----
+  //
+  // `extern "C" __global__ void k(int* x) { ... }` becomes, on its own lines,
+  //   extern "C++" __global__ weft::stackless_kernel weft_port_stackless_k(int* x) { ... }
+  //   extern "C" __global__ void k(int* x) { weft::run_on_fiber(weft_port_stackless_k(x)); }
+  // (the second after the body's closing brace), and the registration
+  // weft::register_kernel<&k, &weft_port_stackless_k>() makes k's launches
+  // by address and through its pointer run the stackless body; launches by
+  // name pass k as a value for that. k keeps its C symbol, its prototypes
+  // and every use of its name.
+
+  // The parameter list of the function named at `name`, on one line, and its
+  // parameters' names joined by commas; nullopt if one has no name.
+  std::optional<std::pair<std::string, std::string>> forwarded_parameters(std::size_t name) const {
+    auto close = match_forward(name + 1);
+    if (!close) return std::nullopt;
+    std::string names;
+    auto name_of = [&](std::size_t from, std::size_t to) -> std::optional<std::string> {
+      while (to > from && is(to - 1, "]"))
+        if (auto open = match_backward(to - 1))
+          to = *open;
+        else
+          return std::nullopt;
+      static constexpr std::string_view not_names[] = {"__restrict__", "__restrict", "restrict", "const", "volatile",
+                                                       "unsigned",     "signed",     "long",     "short", "bool"};
+      if (to <= from + 1 || !is_identifier(to - 1) || is_keyword(to - 1) || one_of(not_names, text(to - 1)))
+        return std::nullopt;
+      static constexpr std::string_view before_no_name[] = {"const", "volatile", "struct",  "class",
+                                                            "union", "enum",     "typename"};
+      if (is_identifier(to - 2) && one_of(before_no_name, text(to - 2))) return std::nullopt;
+      return std::string(text(to - 1));
+    };
+    std::size_t from = name + 2;
+    int angles = 0;
+    for (std::size_t i = from; i <= *close; ++i) {
+      if (i < *close && is_opener(i)) {
+        i = *match_forward(i);
+        continue;
+      }
+      if (is(i, "<")) ++angles;
+      if (is(i, ">") && angles > 0) --angles;
+      if (i < *close && (!is(i, ",") || angles > 0)) continue;
+      if (i == *close && i == name + 2) break;                          // k()
+      if (i == *close && i == name + 3 && is(name + 2, "void")) break;  // k(void)
+      for (std::size_t j = from; j < i; ++j)
+        if (is(j, "=") || is(j, "...")) return std::nullopt;
+      auto n = name_of(from, i);
+      if (!n) return std::nullopt;
+      names += (names.empty() ? "" : ", ") + *n;
+      from = i + 1;
+    }
+    return std::pair{join(name + 2, *close, nullptr), names};
+  }
+
+  // The edits that give the C-linkage kernel `d` its stackless body of C++
+  // linkage and its forwarding C-named kernel (above).
+  void c_linkage_body(const function_definition& d, std::map<std::size_t, token_edit>& edits) {
+    std::string name(text(d.name_token));
+    std::string body = "weft_port_stackless_" + name;
+    edits[d.name_token].text = body;
+    std::size_t start = d.name_token;
+    std::optional<std::size_t> c_literal;
+    while (start > 0 && !is(start - 1, ";") && !is(start - 1, "}") && !is(start - 1, "{") &&
+           t_[start - 1].k != kind::directive) {
+      --start;
+      if (is(start, "extern") && start + 1 < t_.size() && t_[start + 1].k == kind::literal &&
+          text(start + 1) == "\"C\"")
+        c_literal = start + 1;
+    }
+    if (c_literal)
+      edits[*c_literal].text = "\"C++\"";
+    else
+      edits[start].before = "extern \"C++\" " + edits[start].before;
+    auto [parameters, names] = *forwarded_parameters(d.name_token);
+    edits[d.close].after += " extern \"C\" __global__ void " + name + "(" + parameters + ") { weft::run_on_fiber(" +
+                            body + "(" + names + ")); }";
+    c_linkage_converted_.insert(name);
+    // Launches by name pass k as a value: weft::launch<k>, or a lambda that
+    // calls k (a prototype spelled differently reads as an overload), would
+    // call k's own body, on fibers.
+    for (construct& c : constructs_)
+      if (c.kind == construct_kind::launch && c.kernel_as != launch_kernel::value)
+        for (std::size_t i = 0; i < t_.size() && t_[i].begin < c.kernel_end; ++i)
+          if (t_[i].begin >= c.begin && t_[i].end <= c.kernel_end && is(i, name)) c.kernel_as = launch_kernel::value;
+  }
 
   // ---- __device__ functions that wait, made awaitable ----
   //
