@@ -4097,10 +4097,21 @@ class program_porter {
     out += rewritten;
     if (!p.awaitable_functions().empty()) {
       if (!out.ends_with('\n')) out += '\n';
+      // The line after the input's last, as the compiler numbers it.
+      std::size_t after_input =
+          std::count(body.begin(), body.end(), '\n') + (body.empty() || body.ends_with('\n') ? 1 : 2);
+      std::size_t appended_from = out.size();
       out +=
           "// weft-port: the awaitable versions of the __device__ functions above that wait, which its stackless\n"
           "// kernels call (each body at its own lines).\n" +
           p.awaitable_functions();
+      if (!out.ends_with('\n')) out += '\n';
+      // The bodies' #line directives put them at the input's lines; what
+      // follows is numbered again as if they had not moved it: past the
+      // input's last line by as many lines as weft-port appended, as it is
+      // where no function is made awaitable.
+      std::size_t appended = std::count(out.begin() + appended_from, out.end(), '\n');
+      out += "#line " + std::to_string(after_input + appended + 1) + " " + quote_path(name) + "\n";
     }
     // A header's kernels are registered by the .cu that defines them: a
     // header's registrations would be outside its include guard.
