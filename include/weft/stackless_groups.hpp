@@ -16,8 +16,10 @@
 // barrier, with its masks, widths, lines and reports: a kernel gives the
 // same results and reports on both executors (docs/architecture.md,
 // "Stackless kernels"). The grid and the cluster are awaited at their sync
-// (co_await weft::sync(grid)); a multi-warp tile (thread_block_tile<64> and
-// up) is not awaited.
+// (co_await weft::sync(grid)), the cluster also at its split barrier
+// (co_await weft::barrier_arrive(cluster), weft::barrier_wait(cluster,
+// std::move(token))); a multi-warp tile (thread_block_tile<64> and up) is
+// not awaited.
 #pragma once
 
 #include <array>
@@ -235,6 +237,50 @@ inline detail::block_set_awaiter sync(const cooperative_groups::cluster_group&,
           [](std::source_location at) { cooperative_groups::this_cluster().sync(at); }, where};
 }
 
+/// co_await weft::barrier_arrive(cluster): cluster.barrier_arrive(), the
+/// block's arrival at the cluster's split barrier; gives the token that
+/// weft::barrier_wait takes. As on fibers, the block's threads meet at a
+/// block barrier before one arrives for the block, and at a second after it.
+inline stackless_function<cooperative_groups::cluster_group::arrival_token> barrier_arrive(
+    const cooperative_groups::cluster_group&, std::source_location where = std::source_location::current()) {
+  detail::group_membership& me = detail::groups::membership("this_cluster().barrier_arrive()");
+  if (!me.cluster) {
+    co_await syncthreads(where);
+    co_return {};
+  }
+  co_await syncthreads(where);
+  if (!me.leader_taken) {
+    me.leader_taken = true;
+    me.cluster_token = me.cluster->barrier.arrive(me.cluster_rank, detail::groups::running_block_name(), where);
+  }
+  co_await syncthreads(where);
+  me.leader_taken = false;
+  co_return {me.cluster_token};
+}
+/// co_await weft::barrier_wait(cluster, std::move(token)):
+/// cluster.barrier_wait(std::move(token)), waiting until every block of the
+/// cluster has arrived in the token's phase; without a token, the block's
+/// last arrival's (cluster.barrier_wait()). One thread of the block waits
+/// for the other blocks, on its worker (a cluster's blocks each have one),
+/// between two block barriers, as on fibers.
+inline stackless_function<> barrier_wait(const cooperative_groups::cluster_group&,
+                                         cooperative_groups::cluster_group::arrival_token token,
+                                         std::source_location where = std::source_location::current()) {
+  detail::group_membership& me = detail::groups::membership("this_cluster().barrier_wait()");
+  co_await syncthreads(where);
+  if (!me.cluster) co_return;
+  if (!me.leader_taken) {
+    me.leader_taken = true;
+    me.cluster->barrier.wait(token.generation);
+  }
+  co_await syncthreads(where);
+  me.leader_taken = false;
+}
+inline stackless_function<> barrier_wait(const cooperative_groups::cluster_group& cluster,
+                                         std::source_location where = std::source_location::current()) {
+  detail::group_membership& me = detail::groups::membership("this_cluster().barrier_wait()");
+  co_await barrier_wait(cluster, {me.cluster_token}, where);
+}
 // ---- Shuffles (any trivially copyable value) ----
 
 /// co_await weft::shfl(g, var, srcRank): g.shfl(var, srcRank).

@@ -2,9 +2,10 @@
 // `cluster.sync()` and `cg::sync(grid)` are awaited as weft::sync(g), and a
 // converted kernel is registered for launches by address, a cooperative
 // one's included, with its __cluster_dims__. A cluster's
-// split barrier (barrier_arrive, barrier_wait) has no awaitable, and a sync
-// on a group the kernel does not name keeps it on fibers, as does C
-// linkage (a coroutine's parts need mangled names). Run with
+// split barrier is awaited too (co_await weft::barrier_arrive(cluster),
+// weft::barrier_wait(cluster, token)), and a kernel of C linkage converts
+// through a stackless body of C++ linkage; a sync on a group the kernel
+// does not name keeps it on fibers. Run with
 // --explain (stackless_grid_cluster.expected-stderr).
 #include <cooperative_groups.h>
 
@@ -27,17 +28,21 @@ __global__ void __cluster_dims__(2, 1, 1) cluster_swap(int* out) {
   cluster.sync();
 }
 
-// Stay on fibers: the reasons --explain gives.
 __global__ void __cluster_dims__(2, 1, 1) split_arrival(int* out) {
   cg::cluster_group cluster = cg::this_cluster();
   auto token = cluster.barrier_arrive();
   out[blockIdx.x] = 1;
   cluster.barrier_wait(std::move(token));
+  cluster.barrier_arrive();
+  cluster.barrier_wait();
 }
+
 extern "C" __global__ void c_linkage(int* out) {
   out[threadIdx.x] = 1;
   __syncthreads();
 }
+
+// Stays on fibers: the reason --explain gives.
 __global__ void unnamed_grid(int* out) {
   out[0] = 1;
   cg::this_grid().sync();
