@@ -18,8 +18,9 @@
 // "Stackless kernels"). The grid and the cluster are awaited at their sync
 // (co_await weft::sync(grid)), the cluster also at its split barrier
 // (co_await weft::barrier_arrive(cluster), weft::barrier_wait(cluster,
-// std::move(token))); a multi-warp tile (thread_block_tile<64> and up) is
-// not awaited.
+// std::move(token))); cg::memcpy_async's waits are awaited as
+// co_await weft::wait(g) and weft::wait_prior<N>(g); a multi-warp tile
+// (thread_block_tile<64> and up) is not awaited.
 #pragma once
 
 #include <array>
@@ -66,6 +67,11 @@ inline constexpr bool is_lane_tile<cooperative_groups::thread_block_tile<Size, P
 /// The groups of one warp whose collectives are awaited here.
 template <class Group>
 concept lane_group = is_lane_tile<Group> || std::same_as<Group, cooperative_groups::coalesced_group>;
+
+/// The groups whose cg::memcpy_async copies are waited for with weft::wait.
+template <class Group>
+concept copying_group = std::same_as<Group, cooperative_groups::thread_block> || lane_group<Group> ||
+    std::same_as<Group, cooperative_groups::thread_group>;
 
 template <class Group>
 inline constexpr unsigned tile_size = 0;
@@ -281,6 +287,21 @@ inline stackless_function<> barrier_wait(const cooperative_groups::cluster_group
   detail::group_membership& me = detail::groups::membership("this_cluster().barrier_wait()");
   co_await barrier_wait(cluster, {me.cluster_token}, where);
 }
+// ---- cg::memcpy_async's waits ----
+//
+// weft copies at once, in cg::memcpy_async (which keeps its spelling and
+// never waits); what waits is cg::wait and cg::wait_prior<N>, which, as on
+// fibers, synchronise the group so that every thread's share is visible.
+
+/// co_await weft::wait(g): cg::wait(g), the group's copies complete.
+template <class Group>
+requires detail::stackless_groups::copying_group<Group>
+auto wait(const Group& g, std::source_location where = std::source_location::current()) { return sync(g, where); }
+/// co_await weft::wait_prior<N>(g): cg::wait_prior<N>(g); weft's copies are
+/// done already, so it synchronises the group, as wait does.
+template <unsigned int NumStages, class Group>
+requires detail::stackless_groups::copying_group<Group>
+auto wait_prior(const Group& g, std::source_location where = std::source_location::current()) { return sync(g, where); }
 // ---- Shuffles (any trivially copyable value) ----
 
 /// co_await weft::shfl(g, var, srcRank): g.shfl(var, srcRank).

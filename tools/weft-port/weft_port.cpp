@@ -1654,8 +1654,6 @@ class porter {
         {"__barrier_sync", "uses a named barrier"},
         {"__nanosleep", "sleeps (a spin-wait: another thread of the block must run meanwhile)"},
         {"this_multi_grid", "uses a multi-device grid group (deprecated, and not awaited)"},
-        {"memcpy_async", "uses cooperative groups' memcpy_async (not awaited)"},
-        {"wait_prior", "uses cooperative groups' memcpy_async (not awaited)"},
         {"nvcuda", "uses warp matrix functions (they wait)"},
         {"wmma", "uses warp matrix functions (they wait)"},
         {"asm", "has inline assembly"},
@@ -2070,9 +2068,14 @@ class porter {
         if ((name == "tiled_partition" || name == "thread_block_tile") && is(i + 1, "<") && !lane_tile_size(i + 2)) {
           if (f.refusal.empty()) f.refusal = "uses a tile of more than 32 threads, or of a size weft-port cannot read";
         } else {
-          note_group_call(is(i + 1, "(") && group_function_waits(name), group_name_never_waits(name),
+          note_group_call(is(call_parenthesis(i), "(") && group_function_waits(name), group_name_never_waits(name),
                           "uses cooperative_groups::");
         }
+        continue;
+      }
+      // cg::memcpy_async unqualified, cooperative groups' namespace not used: not known to be cooperative groups'.
+      if (name == "memcpy_async" && !member && !(i > 0 && is(i - 1, "::"))) {
+        if (f.refusal.empty()) f.refusal = "calls memcpy_async, which weft-port cannot tell is cooperative groups'";
         continue;
       }
       // Any other cuda::barrier (of another scope, in an array, behind an
@@ -2154,6 +2157,14 @@ class porter {
 
   // ---- cooperative groups in stackless kernels ----
 
+  // The token after the name at `name` and its template arguments, if any:
+  // the call's `(` in `cg::wait_prior<1>(block)`.
+  std::size_t call_parenthesis(std::size_t name) const {
+    if (is(name + 1, "<"))
+      if (auto close = angle_forward(name + 1)) return *close + 1;
+    return name + 1;
+  }
+
   // `cooperative_groups` or a name the file gives it (`namespace cg = cooperative_groups;`).
   bool is_groups_namespace(std::size_t i) const {
     return is_identifier(i) && (text(i) == "cooperative_groups" || group_aliases_.contains(text(i)));
@@ -2200,17 +2211,20 @@ class porter {
                                                  "exclusive_scan",
                                                  "coalesced_threads",
                                                  "binary_partition",
-                                                 "labeled_partition"};
+                                                 "labeled_partition",
+                                                 "wait",  // memcpy_async's: a sync of the group
+                                                 "wait_prior"};
     return one_of(names, name);
   }
 
   // Names of cooperative_groups that never wait: making groups, their types, the operators.
   static bool group_name_never_waits(std::string_view name) {
-    static constexpr std::string_view names[] = {
-        "this_thread_block", "tiled_partition", "thread_block", "thread_block_tile",
-        "thread_group",      "coalesced_group", "this_grid",    "grid_group",
-        "this_cluster",      "cluster_group",   "plus",         "less",
-        "greater",           "bit_and",         "bit_or",       "bit_xor"};
+    static constexpr std::string_view
+        names[] = {"this_thread_block", "tiled_partition", "thread_block", "thread_block_tile",
+                   "thread_group",      "coalesced_group", "this_grid",    "grid_group",
+                   "this_cluster",      "cluster_group",   "plus",         "less",
+                   "greater",           "bit_and",         "bit_or",       "bit_xor",
+                   "memcpy_async"};  // weft copies at once: its waits wait
     return one_of(names, name);
   }
 
@@ -3241,7 +3255,7 @@ class porter {
     // `cg::reduce(g, v, op)` -> `(co_await weft::reduce(g, v, op))`;
     // `g.shfl_up(v, 1)` -> `(co_await weft::shfl_up(g, v, 1))`.
     for (std::size_t w : f.group_waits) {
-      auto close = match_forward(w + 1);
+      auto close = match_forward(call_parenthesis(w));
       if (!close) continue;
       bool member = is(w - 1, ".");
       bool of_cuda = w >= 2 && is(w - 1, "::") && is(w - 2, "cuda");  // cuda::make_pipeline

@@ -1,8 +1,9 @@
 // Cooperative groups in kernels weft-port converts: what waits on a block,
 // a tile of at most 32 threads or a coalesced group is awaited
 // (weft/stackless_groups.hpp); making groups and asking their ranks is kept.
-// A grid's sync is awaited too (stackless_grid_cluster.cu has more);
-// multi-warp tiles and memcpy_async stay on fibers. Run with --explain
+// A grid's sync is awaited too (stackless_grid_cluster.cu has more), and
+// memcpy_async's wait (stackless_group_copies.cu has more); multi-warp
+// tiles stay on fibers. Run with --explain
 // (stackless_groups.expected-stderr).
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
@@ -47,18 +48,19 @@ __global__ void grid_wide(int* out) {
   grid.sync();
 }
 
-// Stays on fibers: the reason --explain gives.
-__global__ void wide_tile(int* out) {
-  auto tile = cg::tiled_partition<64>(cg::this_thread_block());
-  tile.sync();
-  out[0] = 1;
-}
 __global__ void copies_async(const int* in, int* out) {
   __shared__ int staged[32];
   auto block = cg::this_thread_block();
   cg::memcpy_async(block, staged, in, sizeof(staged));
   cg::wait(block);
   out[threadIdx.x] = staged[threadIdx.x];
+}
+
+// Stays on fibers: the reason --explain gives.
+__global__ void wide_tile(int* out) {
+  auto tile = cg::tiled_partition<64>(cg::this_thread_block());
+  tile.sync();
+  out[0] = 1;
 }
 
 void host(int* p) {
