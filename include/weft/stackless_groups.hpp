@@ -19,8 +19,9 @@
 // (co_await weft::sync(grid)), the cluster also at its split barrier
 // (co_await weft::barrier_arrive(cluster), weft::barrier_wait(cluster,
 // std::move(token))); cg::memcpy_async's waits are awaited as
-// co_await weft::wait(g) and weft::wait_prior<N>(g); a multi-warp tile
-// (thread_block_tile<64> and up) is not awaited.
+// co_await weft::wait(g) and weft::wait_prior<N>(g). A multi-warp tile
+// (thread_block_tile<64> up to 1024) awaits its sync, shfl, any, all and
+// reduce, as on fibers through the tile's barrier and scratch.
 #pragma once
 
 #include <array>
@@ -34,6 +35,7 @@
 
 #include "weft/cuda/device/cooperative_groups.hpp"
 #include "weft/detail/coroutine_executor/block_set_awaiter.hpp"
+#include "weft/stackless_barrier.hpp"
 #include "weft/stackless_kernel.hpp"
 
 namespace weft::detail::stackless_groups {
@@ -68,10 +70,21 @@ inline constexpr bool is_lane_tile<cooperative_groups::thread_block_tile<Size, P
 template <class Group>
 concept lane_group = is_lane_tile<Group> || std::same_as<Group, cooperative_groups::coalesced_group>;
 
+/// A tile of 64 to 1024 threads (whole warps): its collectives meet at the
+/// tile's cuda::barrier and pass values through its scratch, as on fibers
+/// (cooperative_groups/multi_warp_tile.hpp).
+template <class Group>
+concept multi_warp_tile = groups::is_multi_warp_tile<Group>::value;
+
+template <class Group>
+groups::multi_warp_tiles& tiles_of(const Group&) {
+  return groups::multi_warp_tiles::of_running_block(Group::num_threads());
+}
+
 /// The groups whose cg::memcpy_async copies are waited for with weft::wait.
 template <class Group>
 concept copying_group = std::same_as<Group, cooperative_groups::thread_block> || lane_group<Group> ||
-    std::same_as<Group, cooperative_groups::thread_group>;
+    multi_warp_tile<Group> || std::same_as<Group, cooperative_groups::thread_group>;
 
 template <class Group>
 inline constexpr unsigned tile_size = 0;
@@ -153,6 +166,8 @@ auto ranks_of(const Group& g) {
 template <class Group, class T, class Op>
 stackless_function<T> fold(Group g, T acc, Op op, std::source_location where);
 template <class Group, class T, class Op>
+stackless_function<T> multi_warp_fold(Group g, T value, Op op, std::source_location where);
+template <class Group, class T, class Op>
 stackless_function<T> scan(Group g, T acc, Op op, bool exclusive, std::source_location where);
 
 }  // namespace weft::detail::stackless_groups
@@ -216,6 +231,12 @@ detail::warp_awaiter<void> sync(const Group& g, std::source_location where = std
   return {detail::warp_op::sync, detail::groups::access::mask(g), {}, where};
 }
 
+/// co_await weft::sync(tile) for a tile of 64 to 1024 threads: tile.sync(),
+/// the tile's barrier, as on fibers.
+template <detail::stackless_groups::multi_warp_tile Group>
+detail::barrier_phase_awaiter sync(const Group& g, std::source_location where = std::source_location::current()) {
+  return arrive_and_wait(detail::stackless_groups::tiles_of(g).barrier(g.meta_group_rank()), where);
+}
 /// co_await weft::sync(g) for a group made at run time (tiled_partition(block, n)).
 inline stackless_function<> sync(cooperative_groups::thread_group g,
                                  std::source_location where = std::source_location::current()) {
@@ -358,6 +379,20 @@ auto shfl_xor(const Group& g, const T& var, unsigned int laneMask,
                        where);
 }
 
+/// co_await weft::shfl(tile, var, srcRank) for a tile of 64 to 1024 threads:
+/// tile.shfl(var, srcRank), through the tile's scratch between two of its
+/// barriers, as on fibers.
+template <detail::stackless_groups::multi_warp_tile Group, class T>
+stackless_function<T> shfl(Group g, T var, unsigned int srcRank,
+                           std::source_location where = std::source_location::current()) {
+  static_assert(std::is_trivially_copyable_v<T>, "shfl moves trivially copyable values");
+  unsigned char* slot = detail::stackless_groups::tiles_of(g).scratch(g.meta_group_rank(), sizeof(T));
+  if (g.thread_rank() == srcRank % g.num_threads()) detail::groups::store_value(slot, var);
+  co_await sync(g, where);
+  T value = detail::groups::load_value<T>(slot);
+  co_await sync(g, where);  // before the next collective writes the slot again
+  co_return value;
+}
 // ---- Votes and matches ----
 
 /// co_await weft::any(g, p): g.any(p).
@@ -380,6 +415,18 @@ auto all(const Group& g, int predicate, std::source_location where = std::source
     return detail::warp_awaiter<int>{detail::warp_op::all, mask, {predicate != 0}, where};
 }
 
+/// co_await weft::any(tile, p) and weft::all(tile, p) for a tile of 64 to 1024 threads.
+template <detail::stackless_groups::multi_warp_tile Group>
+stackless_function<int> any(const Group& g, int predicate,
+                            std::source_location where = std::source_location::current()) {
+  return detail::stackless_groups::multi_warp_fold(g, predicate != 0 ? 1 : 0, cooperative_groups::bit_or<int>(), where);
+}
+template <detail::stackless_groups::multi_warp_tile Group>
+stackless_function<int> all(const Group& g, int predicate,
+                            std::source_location where = std::source_location::current()) {
+  return detail::stackless_groups::multi_warp_fold(g, predicate != 0 ? 1 : 0, cooperative_groups::bit_and<int>(),
+                                                   where);
+}
 /// co_await weft::ballot(g, p): g.ballot(p), bit k for the thread of rank k.
 template <detail::stackless_groups::lane_group Group>
 auto ballot(const Group& g, int predicate, std::source_location where = std::source_location::current()) {
@@ -441,6 +488,13 @@ auto reduce(const Group& g, const T& val, Op op, std::source_location where = st
   }
 }
 
+/// co_await weft::reduce(tile, val, op) for a tile of 64 to 1024 threads: the
+/// fiber version's fold, the same result bit for bit on every thread.
+template <detail::stackless_groups::multi_warp_tile Group, class T, class Op>
+stackless_function<std::remove_cvref_t<T>> reduce(const Group& g, const T& val, Op op,
+                                                  std::source_location where = std::source_location::current()) {
+  return detail::stackless_groups::multi_warp_fold(g, std::remove_cvref_t<T>(val), std::move(op), where);
+}
 /// co_await weft::inclusive_scan(g, val, op): cg::inclusive_scan(g, val, op), plus by default.
 template <detail::stackless_groups::lane_group Group, class T,
           class Op = cooperative_groups::plus<std::remove_cvref_t<T>>>
@@ -493,6 +547,26 @@ stackless_function<T> scan(Group g, T acc, Op op, bool exclusive, std::source_lo
   if (!exclusive) co_return acc;
   T lower = co_await weft::shfl_up(g, acc, 1, where);
   co_return rank == 0 ? T{} : lower;
+}
+
+// A multi-warp tile's fold, as on fibers (multi_warp_tile.hpp): each warp
+// reduces its lanes with shfl_xor, then every thread folds the warps'
+// results, in order, from the tile's scratch between two of its barriers.
+template <class Group, class T, class Op>
+stackless_function<T> multi_warp_fold(Group g, T value, Op op, std::source_location where) {
+  static_assert(std::is_trivially_copyable_v<T>, "reduce moves trivially copyable values");
+  constexpr unsigned warps = Group::num_threads() / 32;
+  for (unsigned offset = 16; offset > 0; offset /= 2) {
+    T other = co_await group_shuffle(warp_op::shfl_xor, 0xffffffffu, value, static_cast<int>(offset), 32, where);
+    value = op(value, other);
+  }
+  unsigned char* slots = tiles_of(g).scratch(g.meta_group_rank(), warps * sizeof(T));
+  if (g.thread_rank() % 32 == 0) groups::store_value(slots + g.thread_rank() / 32 * sizeof(T), value);
+  co_await weft::sync(g, where);
+  T result = groups::load_value<T>(slots);
+  for (unsigned w = 1; w < warps; ++w) result = op(result, groups::load_value<T>(slots + w * sizeof(T)));
+  co_await weft::sync(g, where);
+  co_return result;
 }
 
 }  // namespace weft::detail::stackless_groups

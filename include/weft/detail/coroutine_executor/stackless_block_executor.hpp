@@ -100,6 +100,10 @@ class stackless_block_executor {
   [[gnu::no_sanitize_address]] block_failure run(StartThread& start, const block_range& blocks, block_executor& host,
                                                  std::size_t dynamic_shared_bytes);
 
+  /// How many blocks the worker has started, this one included (the host's
+  /// count): a block's identity for state kept per block on the worker.
+  std::uint64_t blocks_started() const { return host_->blocks_started(); }
+
   /// A thread arrives at a block barrier and is about to suspend; the
   /// counting flavours' result is to be written to `*result`. One compare
   /// when it is the round's barrier: where each thread waits is then the

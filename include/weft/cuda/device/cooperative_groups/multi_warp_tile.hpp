@@ -23,6 +23,7 @@
 #include "weft/cuda/device/async/barrier.hpp"
 #include "weft/cuda/device/cooperative_groups/thread_block.hpp"
 #include "weft/cuda/device/cooperative_groups/tiled_partition.hpp"
+#include "weft/detail/coroutine_executor/stackless_block_executor.hpp"
 
 namespace weft::detail::groups {
 
@@ -40,6 +41,9 @@ class multi_warp_tiles {
   static multi_warp_tiles& of_running_block(unsigned size);
 
   void sync(unsigned tile, std::source_location where) { barriers_[tile].arrive_and_wait(where); }
+
+  /// Tile `tile`'s barrier, which a stackless kernel awaits (weft/stackless_groups.hpp).
+  cuda::barrier<cuda::thread_scope_block>& barrier(unsigned tile) { return barriers_[tile]; }
 
   /// Room for `count` values of `bytes` each, for tile `tile`.
   unsigned char* scratch(unsigned tile, std::size_t bytes) {
@@ -64,8 +68,11 @@ inline const bool worker_multi_warp_tiles_untraced =
 
 inline multi_warp_tiles& multi_warp_tiles::of_running_block(unsigned size) {
   multi_warp_tiles& tiles = worker_multi_warp_tiles;
-  const void* executor = running_block;
-  std::uint64_t block = running_block ? running_block->blocks_started() : 0;
+  // The fiber executor's block, or the stackless executor's.
+  const void* executor = running_block ? static_cast<const void*>(running_block) : running_stackless_block;
+  std::uint64_t block = running_block             ? running_block->blocks_started()
+                        : running_stackless_block ? running_stackless_block->blocks_started()
+                                                  : 0;
   if (tiles.executor_ != executor || tiles.block_ != block || tiles.size_ != size) {
     tiles.executor_ = executor;
     tiles.block_ = block;
