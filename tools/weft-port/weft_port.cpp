@@ -2065,12 +2065,11 @@ class porter {
       if (qualified || unqualified_group_name ||
           (!member && (name == "this_thread_block" || name == "tiled_partition" || name == "coalesced_threads" ||
                        name == "thread_block_tile"))) {
-        if ((name == "tiled_partition" || name == "thread_block_tile") && is(i + 1, "<") && !lane_tile_size(i + 2)) {
-          if (f.refusal.empty()) f.refusal = "uses a tile of more than 32 threads, or of a size weft-port cannot read";
-        } else {
-          note_group_call(is(call_parenthesis(i), "(") && group_function_waits(name), group_name_never_waits(name),
-                          "uses cooperative_groups::");
-        }
+        // A tile of any size, a template parameter's included: the
+        // awaitables take tiles of one warp and of 64 to 1024 threads,
+        // which are all the sizes CUDA has.
+        note_group_call(is(call_parenthesis(i), "(") && group_function_waits(name), group_name_never_waits(name),
+                        "uses cooperative_groups::");
         continue;
       }
       // cg::memcpy_async unqualified, cooperative groups' namespace not used: not known to be cooperative groups'.
@@ -2110,12 +2109,17 @@ class porter {
       if (!member && name == "init" && is(i + 1, "(") && is(i + 2, "&") && is_identifier(i + 3) &&
           barriers.contains(text(i + 3)) && (is(i + 4, ",") || is(i + 4, ")")))
         continue;
-      // A member of a group made in place: `cg::this_grid().thread_rank()`.
+      // A member of a group made in place: `cg::this_grid().thread_rank()`,
+      // `cg::tiled_partition<64>(block).sync()`.
       bool of_made_group = false;
       if (member && is(i - 1, ".") && i >= 2 && is(i - 2, ")"))
-        if (auto open = match_backward(i - 2); open && *open > 0)
-          of_made_group = is_identifier(*open - 1) && group_name_never_waits(text(*open - 1)) &&
-                          !(is(*open - 2, "::") && !is_groups_namespace(*open - 3));
+        if (auto open = match_backward(i - 2); open && *open > 0) {
+          std::size_t maker = *open - 1;
+          if (is(maker, ">"))
+            if (auto angle = match_angle_backward(maker); angle && *angle > 0) maker = *angle - 1;
+          of_made_group = is_identifier(maker) && group_name_never_waits(text(maker)) &&
+                          !(is(maker - 1, "::") && !is_groups_namespace(maker - 2));
+        }
       if (of_made_group && is(i + 1, "(")) {
         if (!group_member_never_waits(name) && f.refusal.empty())
           f.refusal = "calls a group's " + std::string(name) +
@@ -2192,17 +2196,6 @@ class porter {
     return false;
   }
 
-  // A tile size at token i (`tiled_partition<32>`, `thread_block_tile<16, P>`)
-  // written as a number of at most 32: the awaitables take tiles of one warp at most.
-  bool lane_tile_size(std::size_t i) const {
-    if (i >= t_.size() || t_[i].k != kind::number || !(is(i + 1, ">") || is(i + 1, ","))) return false;
-    std::string_view n = text(i);
-    while (!n.empty() && (n.back() == 'u' || n.back() == 'U')) n.remove_suffix(1);
-    if (n.empty() || n.size() > 2 || !std::all_of(n.begin(), n.end(), is_digit)) return false;
-    int size = std::stoi(std::string(n));
-    return size >= 1 && size <= 32 && (size & (size - 1)) == 0;
-  }
-
   // cooperative_groups' free functions that wait, each awaited as weft's of the same name.
   static bool group_function_waits(std::string_view name) {
     static constexpr std::string_view names[] = {"sync",
@@ -2219,12 +2212,12 @@ class porter {
 
   // Names of cooperative_groups that never wait: making groups, their types, the operators.
   static bool group_name_never_waits(std::string_view name) {
-    static constexpr std::string_view
-        names[] = {"this_thread_block", "tiled_partition", "thread_block", "thread_block_tile",
-                   "thread_group",      "coalesced_group", "this_grid",    "grid_group",
-                   "this_cluster",      "cluster_group",   "plus",         "less",
-                   "greater",           "bit_and",         "bit_or",       "bit_xor",
-                   "memcpy_async"};  // weft copies at once: its waits wait
+    static constexpr std::string_view names[] = {
+        "this_thread_block", "tiled_partition", "thread_block", "thread_block_tile", "thread_group", "coalesced_group",
+        "this_grid",         "grid_group",      "this_cluster", "cluster_group",     "plus",         "less",
+        "greater",           "bit_and",         "bit_or",       "bit_xor",
+        "block_tile_memory",  // scratch for multi-warp tiles, which weft needs none of
+        "memcpy_async"};      // weft copies at once: its waits wait
     return one_of(names, name);
   }
 

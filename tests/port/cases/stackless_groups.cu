@@ -2,8 +2,8 @@
 // a tile of at most 32 threads or a coalesced group is awaited
 // (weft/stackless_groups.hpp); making groups and asking their ranks is kept.
 // A grid's sync is awaited too (stackless_grid_cluster.cu has more), and
-// memcpy_async's wait (stackless_group_copies.cu has more); multi-warp
-// tiles stay on fibers. Run with --explain
+// memcpy_async's wait (stackless_group_copies.cu has more), and tiles of
+// 64 to 1024 threads or of a template parameter's size. Run with --explain
 // (stackless_groups.expected-stderr).
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
@@ -56,10 +56,25 @@ __global__ void copies_async(const int* in, int* out) {
   out[threadIdx.x] = staged[threadIdx.x];
 }
 
-// Stays on fibers: the reason --explain gives.
+// Tiles of 64 to 1024 threads, and of a template parameter's size.
 __global__ void wide_tile(int* out) {
-  auto tile = cg::tiled_partition<64>(cg::this_thread_block());
+  __shared__ cg::block_tile_memory<128> scratch;
+  cg::thread_block block = cg::this_thread_block(scratch);
+  auto tile = cg::tiled_partition<64>(block);
   tile.sync();
+  out[threadIdx.x] = cg::reduce(tile, tile.shfl(static_cast<int>(threadIdx.x), 0), cg::plus<int>()) + tile.any(1);
+}
+
+template <unsigned TILE>
+__global__ void sized_tile(int* out) {
+  cg::thread_block_tile<TILE> tile = cg::tiled_partition<TILE>(cg::this_thread_block());
+  out[threadIdx.x] = cg::reduce(tile, static_cast<int>(threadIdx.x), cg::plus<int>());
+  tile.sync();
+}
+
+// Stays on fibers: the reason --explain gives.
+__global__ void unnamed_tile(int* out) {
+  cg::tiled_partition<64>(cg::this_thread_block()).sync();
   out[0] = 1;
 }
 
@@ -67,6 +82,9 @@ void host(int* p) {
   block_and_tiles<<<1, 64>>>(p, p);
   runtime_tiles_and_coalesced<<<1, 64>>>(p);
   grid_wide<<<1, 32>>>(p);
-  wide_tile<<<1, 64>>>(p);
+  wide_tile<<<1, 128>>>(p);
+  sized_tile<16><<<1, 64>>>(p);
+  sized_tile<128><<<1, 128>>>(p);
+  unnamed_tile<<<1, 64>>>(p);
   copies_async<<<1, 32>>>(p, p);
 }
