@@ -1940,7 +1940,11 @@ class porter {
     std::set<std::string, std::less<>> barriers = block_barrier_variables(params ? *params : from, to);
     std::set<std::string, std::less<>> thread_pipelines = thread_pipeline_variables(params ? *params : from, to);
     std::set<std::string, std::less<>> blocks = block_variables(params ? *params : from, to);
-    std::set<std::string, std::less<>> block_pipelines = block_pipeline_variables(params ? *params : from, to, blocks);
+    // The groups a pipeline may be made of: the block's names and the tiles'.
+    std::set<std::string, std::less<>> pipeline_groups = blocks;
+    pipeline_groups.insert(groups.begin(), groups.end());
+    std::set<std::string, std::less<>> block_pipelines =
+        block_pipeline_variables(params ? *params : from, to, pipeline_groups);
     std::vector<std::pair<std::size_t, std::size_t>> lambdas;
     auto in_lambda = [&](std::size_t i) {
       return std::any_of(lambdas.begin(), lambdas.end(), [&](auto r) { return i > r.first && i < r.second; });
@@ -1998,7 +2002,7 @@ class porter {
           f.awaits_pipeline = true;
         }
       };
-      if (of_cuda && name == "make_pipeline" && is(i + 1, "(") && made_of_block(i + 1, blocks)) {
+      if (of_cuda && name == "make_pipeline" && is(i + 1, "(") && made_of_block(i + 1, pipeline_groups)) {
         await_pipeline();
         continue;
       }
@@ -2018,8 +2022,8 @@ class porter {
       if (block_pipeline) {
         if (f.refusal.empty())
           f.refusal =
-              "uses a cuda::pipeline shared by threads other than a block's unified one, made by "
-              "cuda::make_pipeline(block, &state) (the only one weft-port awaits)";
+              "uses a cuda::pipeline shared by threads that weft-port cannot tell is made of a named block or tile "
+              "(cuda::make_pipeline(group, &state[, producers or role]), the one weft-port awaits)";
         continue;
       }
       bool of_thread_pipeline =
@@ -2309,14 +2313,16 @@ class porter {
     return out;
   }
 
-  // Whether the call whose `(` is at `open` is (block, &state): two
-  // arguments, the first the block (a variable of `blocks`, or
-  // this_thread_block()), the unified form weft::make_pipeline awaits.
+  // Whether the call whose `(` is at `open` is (group, &state), or
+  // partitioned, (group, &state, producer_count) or (group, &state, role):
+  // the group a variable of `blocks` (the block's or a tile's name) or
+  // this_thread_block(), the forms weft::make_pipeline awaits.
   bool made_of_block(std::size_t open, const std::set<std::string, std::less<>>& blocks) const {
     auto close = match_forward(open);
     if (!close) return false;
     auto args = top_level_arguments(open, *close);
-    if (args.size() != 2) return false;
+    // (block, &state), and partitioned: (block, &state, producer_count) or (block, &state, role).
+    if (args.size() != 2 && args.size() != 3) return false;
     auto [first, end] = args[0];
     if (end == first + 1 && is_identifier(first) && blocks.contains(text(first))) return true;
     if (is_groups_namespace(first) && is(first + 1, "::")) first += 2;
