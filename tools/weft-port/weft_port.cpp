@@ -27,12 +27,15 @@
 //     collective or cooperative-group wait, or a call of one of the input's
 //     __device__ functions that wait, which then get an awaitable version
 //     `weft_port_awaitable_NAME` after the last line: see
-//     find_stackless_kernels; --no-stackless turns it off)
+//     find_stackless_kernels; --no-stackless turns it off; a kernel of C
+//     linkage gets a stackless body of C++ linkage that it forwards to,
+//     `weft_port_stackless_NAME`: see c_linkage_body)
 //
 // and, after the last line of a source file (not a header), registers every
 // non-template __global__ function declared at namespace scope (but the
 // stackless ones, which are launched by name only), with its
-// __cluster_dims__ if it has them:
+// __cluster_dims__ if it has them (a converted kernel of C linkage as
+// weft::register_kernel<&k, &weft_port_stackless_k>()):
 //
 //   static const bool weft_port_kernel_N = weft::register_kernel<&ns::kernel>();
 //   static const bool weft_port_cluster_N = weft::detail::register_cluster_dims(&ns::kernel, 2, 1, 1);

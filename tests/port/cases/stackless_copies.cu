@@ -88,8 +88,8 @@ __global__ void by_role_and_tile(const float* in, float* out) {
 // Stays on fibers: the reason --explain gives.
 __global__ void unnamed_tile_pipeline(const float* in, float* out) {
   __shared__ cuda::pipeline_shared_state<cuda::thread_scope_block, 2> state;
-  auto pipe = cuda::make_pipeline(cooperative_groups::tiled_partition<32>(cooperative_groups::this_thread_block()),
-                                  &state);
+  auto pipe =
+      cuda::make_pipeline(cooperative_groups::tiled_partition<32>(cooperative_groups::this_thread_block()), &state);
   pipe.consumer_wait();
   out[threadIdx.x] = in[threadIdx.x];
 }
