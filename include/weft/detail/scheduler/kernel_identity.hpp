@@ -88,8 +88,16 @@ std::string kernel_name(const Kernel& kernel) {
   // A function named at compile time (one with internal linkage has no
   // exported symbol) is spelled in its wrapper's type: keep just its name.
   std::string_view wrapper = "weft::detail::global_function<&";
-  if (is_global_function<Kernel> && type.starts_with(wrapper) && type.ends_with('>'))
-    return type.substr(wrapper.size(), type.size() - wrapper.size() - 1);
+  if (is_global_function<Kernel> && type.starts_with(wrapper) && type.ends_with('>')) {
+    // "f, &body": the function, then its body, itself unless a stackless
+    // body stands in for it.
+    std::string both = type.substr(wrapper.size(), type.size() - wrapper.size() - 1);
+    std::size_t half = both.size() >= 3 ? (both.size() - 3) / 2 : 0;
+    if (both.size() >= 3 && both.compare(half, 3, ", &") == 0 && both.compare(0, half, both, half + 3) == 0)
+      return both.substr(0, half);
+    std::size_t body = both.find(", &");
+    return body == std::string::npos ? both : both.substr(0, body);
+  }
   return type;
 }
 
