@@ -85,7 +85,7 @@ inline detail::barrier_awaiter<detail::barrier_kind::any> syncthreads_or(
 // Each is CUDA's intrinsic without its leading underscores, awaited:
 // `int v = co_await weft::shfl_down_sync(~0u, v, 16);` where CUDA writes
 // `v = __shfl_down_sync(~0u, v, 16);`. The semantics are sm_90's, as for the
-// intrinsics on fibers (weft/cuda/device/warp_functions.hpp): a collective
+// intrinsics on fibers (weft/cuda/device/sync/warp_functions.hpp): a collective
 // completes once every lane of its mask has arrived; lanes in different
 // branches with disjoint masks complete among themselves; a mask that omits
 // the caller or names an exited lane, and lanes that disagree on the

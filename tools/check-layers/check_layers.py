@@ -37,7 +37,13 @@ LAYERS = [
     ("memory", ["weft/detail/memory/"]),
     # CUDA arrays' storage and texel formats, which texture and surface
     # fetches read directly; copies to and from arrays on top of memory's.
-    ("textures", ["weft/detail/textures/"]),
+    ("texture_arrays", ["weft/detail/textures/arrays/"]),
+    # A texture fetch's arithmetic, from coordinates to the four words the
+    # texture unit returns: plain functions of a sampler, no state.
+    ("texture_sampling", ["weft/detail/textures/sampling/"]),
+    # The live texture and surface objects, and where a surface access lands
+    # (a failed one fails the launch, through the block executor).
+    ("texture_objects", ["weft/detail/textures/objects/"]),
     # CUDA graphs: the graph a program builds, and its instantiation and
     # launch as commands of the device's command graph.
     ("graphs", ["weft/detail/graphs/"]),

@@ -1,7 +1,7 @@
 // Named barriers: the 16 barriers of a block that PTX's bar.sync,
 // barrier.sync and bar.arrive name by id, each waiting for a thread count
 // of its own (docs/semantics.md, "Named barriers"). weft::ptx::bar_sync and
-// bar_arrive (cuda/device/ptx_barriers.hpp) are their entry points.
+// bar_arrive (cuda/device/sync/ptx_barriers.hpp) are their entry points.
 //
 // A waiting thread parks on its barrier as on a library object (wait_on),
 // so that a barrier that can never complete ends in the block executor's

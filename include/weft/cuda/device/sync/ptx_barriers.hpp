@@ -12,7 +12,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "weft/cuda/device/synchronization.hpp"
+#include "weft/cuda/device/sync/synchronization.hpp"
 #include "weft/detail/base/builtin_variables.hpp"
 #include "weft/detail/coroutine_executor/running_stackless_block.hpp"
 #include "weft/detail/executor/block_executor.hpp"
