@@ -689,11 +689,7 @@ inline void stackless_block_executor::complete_group(unsigned warp, warp_group& 
   warp_results(g.op, g.mask, w.exchange);
   unsigned waiters = g.arrived & ~caller_bit;
   if (waiters != 0) ready_.push_back({warp, waiters});
-  // Close: the last open group takes its place, when it is another. The
-  // copy of a group onto itself read it whole just after this lane's
-  // 4-byte store into it, a load that no store forwards.
-  warp_group& last = w.groups[--w.group_count];
-  if (&last != &g) g = last;
+  g = w.groups[--w.group_count];  // close: the last open group takes its place
 }
 
 inline bool stackless_block_executor::lanes_parked_in_groups() const {
