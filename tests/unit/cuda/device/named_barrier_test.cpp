@@ -7,6 +7,7 @@
 #include <doctest/doctest.h>
 #include <weft.hpp>
 #include <weft/stackless_kernel.hpp>
+#include <weft/stackless_named_barriers.hpp>
 
 #include <string>
 #include <vector>
@@ -338,4 +339,95 @@ TEST_CASE("a named barrier in a stackless kernel fails the launch, naming the ca
   stackless_scope on(stackless_executor::fibers);
   CHECK(weft::launch<named_barrier_in_stackless_kernel>(1, 32) == cudaSuccess);
   CHECK(cudaDeviceSynchronize() == cudaSuccess);
+}
+
+// ---- Stackless kernels: co_await weft::bar_sync and its kin ----
+
+namespace {
+
+// The handover above, awaited.
+weft::stackless_kernel named_handover_stackless(int* out) {
+  __shared__ int row[32];
+  unsigned lane = threadIdx.x % 32;
+  for (unsigned round = 0; round < handover_rounds; ++round) {
+    if (threadIdx.x < 32) {
+      if (round > 0) co_await weft::bar_sync(buffer_empty, 64);
+      row[lane] = static_cast<int>(round * 100 + lane);
+      co_await weft::bar_arrive(buffer_full, 64);
+    } else {
+      co_await weft::bar_sync(buffer_full, 64);
+      out[round * 32 + lane] = row[lane];
+      co_await weft::bar_arrive(buffer_empty, 64);
+    }
+  }
+}
+
+// Counting by warp (the H200's cases above): warp 0's lanes 16-31 exit, the
+// rest reduce at barrier 1 for 64 (48); then, with warp 0 whole again in the
+// next launch's terms, barrier 0 without a count is the block barrier, and
+// barrier 2 without a count waits for the warps left.
+weft::stackless_kernel named_counting_stackless(unsigned* out) {
+  unsigned t = threadIdx.x;
+  out[t] = co_await weft::bar_red_popc(0, 0, t % 2 == 0);  // __syncthreads_count: 32 of 64
+  co_await weft::bar_sync(0);
+  if (t < 32 && t >= 16) co_return;
+  out[64 + t] = co_await weft::bar_red_popc(1, 64, true);
+  out[128 + t] = co_await weft::bar_red_or(2, 0, t == 40);
+}
+
+weft::stackless_kernel named_never_completes_stackless() {
+  if (threadIdx.x < 32) co_await weft::bar_sync(7, 64);
+}
+
+weft::stackless_kernel named_two_barriers_stackless() {
+  if (threadIdx.x % 32 < 16)
+    co_await weft::bar_sync(1, 64);
+  else
+    co_await weft::bar_sync(2, 64);
+}
+
+}  // namespace
+
+TEST_CASE("co_await weft::bar_sync and bar_arrive hand a buffer over in a stackless kernel, on both executors") {
+  for (auto executor : {stackless_executor::coroutines, stackless_executor::fibers}) {
+    stackless_scope on(executor);
+    device_buffer<int> out(handover_rounds * 32);
+    REQUIRE(weft::launch<named_handover_stackless>(3, 64, out.p) == cudaSuccess);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    std::vector<int> got = out.to_host();
+    for (unsigned round = 0; round < handover_rounds; ++round)
+      for (unsigned lane = 0; lane < 32; ++lane) CHECK(got[round * 32 + lane] == static_cast<int>(round * 100 + lane));
+  }
+}
+
+TEST_CASE("awaited named barriers count by warp and reduce as on fibers, on both executors") {
+  for (auto executor : {stackless_executor::coroutines, stackless_executor::fibers}) {
+    stackless_scope on(executor);
+    device_buffer<unsigned> out(192);
+    REQUIRE(weft::launch<named_counting_stackless>(2, 64, out.p) == cudaSuccess);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    std::vector<unsigned> got = out.to_host();
+    for (unsigned t = 0; t < 64; ++t) {
+      INFO(t);
+      CHECK(got[t] == 32);
+      if (t < 32 && t >= 16) continue;
+      CHECK(got[64 + t] == 48);
+      CHECK(got[128 + t] == 1);
+    }
+  }
+}
+
+TEST_CASE("an awaited named barrier that can never complete, or a warp at two, fails as on fibers") {
+  for (auto executor : {stackless_executor::coroutines, stackless_executor::fibers}) {
+    stackless_scope on(executor);
+    std::string report = named_failure_of(weft::launch<named_never_completes_stackless>(1, 64));
+    INFO(report);
+    CHECK(contains(report, "deadlock"));
+    CHECK(contains(report, "named barrier 7: 32 of its 64 threads arrived"));
+    CHECK(weft::launch<named_two_barriers_stackless>(1, 64) == cudaSuccess);
+    CHECK(cudaDeviceSynchronize() == cudaErrorIllegalInstruction);
+    CHECK(contains(weft::fault_message(), "while other lanes of its warp wait at barrier"));
+    CHECK(cudaGetLastError() == cudaErrorIllegalInstruction);
+    CHECK(cudaDeviceReset() == cudaSuccess);
+  }
 }
