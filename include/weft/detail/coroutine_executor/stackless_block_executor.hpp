@@ -516,7 +516,7 @@ void stackless_block_executor::run_block(StartThread& start) {
     }
     // Threads parked on named barriers may go on with the lanes left
     // (executor/stalled_block.hpp).
-    if (!on_objects_.empty() && settle_stalled_block && settle_stalled_block()) [[unlikely]] {
+    if (!on_objects_.empty() && settle_stalled_block && settle_stalled_block(~0u)) [[unlikely]] {
       if (!run_ready()) {
         abandon(nullptr, nullptr);
         return;

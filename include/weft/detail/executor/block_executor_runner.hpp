@@ -481,6 +481,10 @@ inline bool block_executor::yield() {
   thread_slot& me = slots_[self];
   if (me.parked_in != blocks_started() || abandoning_) [[unlikely]]
     first_arrival(me, self);
+  // A lane that spins is busy elsewhere: its warp's arrival at a named
+  // barrier need not wait for it.
+  if (!on_objects_.empty() && settle_stalled_block) [[unlikely]]
+    settle_stalled_block(self);
   fctx::fcontext_t target;
   if (next_unstarted_ < thread_count_)
     target = new_runner();
@@ -510,7 +514,7 @@ inline void block_executor::wait_on(const void* object, const char* what, std::s
 // Nothing else can run: threads parked on objects that count lanes (named
 // barriers) may go on with the lanes that are left.
 inline bool block_executor::settled_stall() {
-  return !on_objects_.empty() && settle_stalled_block && settle_stalled_block() && ready_head_ < ready_.size();
+  return !on_objects_.empty() && settle_stalled_block && settle_stalled_block(~0u) && ready_head_ < ready_.size();
 }
 
 inline unsigned block_executor::lanes_exited(unsigned warp, bool by_thread) {

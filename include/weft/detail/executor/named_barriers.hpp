@@ -141,6 +141,7 @@ class named_barriers {
       results_.resize(block_threads);
     }
     released_[thread] = false;
+    spinning_[warp] &= ~(1u << (thread % 32));
     b.arrivals.push_back({thread, waits, predicate});
     std::uint32_t warp_bit = 1u << warp;
     if (b.counted & warp_bit) {  // a late lane of a counted warp joins its arrival
@@ -198,6 +199,7 @@ class named_barriers {
     }
     open_at_.fill(-1);
     open_lanes_.fill(0);
+    spinning_.fill(0);
   }
 
   // The warp's arrival counts, with the lanes it has: its bar.arrive lanes go on.
@@ -207,6 +209,7 @@ class named_barriers {
     b.open &= ~warp_bit;
     open_at_[warp] = -1;
     open_lanes_[warp] = 0;
+    spinning_[warp] = 0;
     bool parked = false;
     for (const named_lane_arrival& a : b.arrivals)
       if (a.thread / 32 == warp && !a.waits && !released_[a.thread]) {
@@ -255,12 +258,28 @@ class named_barriers {
     host_.wake_all(token);
   }
 
-  // No thread of the block can run: each open warp arrival counts with the
-  // lanes it has, and barriers without a count see which warps are left.
-  static bool settle_running() {
+  // No thread of the block can run (`spinning_thread` ~0u): each open warp
+  // arrival counts with the lanes it has, and barriers without a count see
+  // which warps are left. Or `spinning_thread` spins: its warp's arrival
+  // counts once every lane of it has arrived, exited or spins (a lane still
+  // on its way to the barrier is none of these).
+  static bool settle_running(unsigned spinning_thread) {
     named_barriers& self = this_worker();
     if (self.block_generation_ != self.host_.block_generation()) return false;
     self.woke_ = false;
+    if (spinning_thread != ~0u) {
+      unsigned warp = spinning_thread / 32;
+      self.spinning_[warp] |= 1u << (spinning_thread % 32);
+      if (int id = self.open_at_[warp]; id >= 0) {
+        named_barrier& b = self.barriers_[id];
+        unsigned lanes = lanes_in_block(b.block_threads, warp);
+        if (((self.open_lanes_[warp] | self.spinning_[warp] | self.host_.lanes_exited(warp, true)) & lanes) == lanes) {
+          self.count_warp(b, warp);
+          self.complete_if_full(b);
+        }
+      }
+      return self.woke_;
+    }
     self.settling_ = true;
     for (unsigned w = 0; w < 32; ++w)
       if (self.open_at_[w] >= 0) self.count_warp(self.barriers_[self.open_at_[w]], w);
@@ -307,6 +326,8 @@ class named_barriers {
   // lanes that arrived there.
   std::array<int, 32> open_at_{};
   std::array<std::uint32_t, 32> open_lanes_{};
+  // Per warp, the lanes that yielded (spin) since its last arrival counted.
+  std::array<std::uint32_t, 32> spinning_{};
   std::vector<char> released_;
   // Each waiter's result, written when its phase completes: a later phase
   // may complete before the waiter resumes.

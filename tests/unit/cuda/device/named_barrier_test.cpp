@@ -219,6 +219,25 @@ __global__ void named_lanes_skip_kernel(unsigned* out) {
   out[threadIdx.x] = 1;
 }
 
+// Warp 0's lanes 16-31 neither arrive nor exit: they spin until warp 1,
+// past the barrier, sets a flag. The H200 counted warp 0 at its lanes 0-15
+// (probe case 5: warp 1 went on while lanes 16-31 still ran); weft counts it
+// once no thread can run but the spinners.
+__global__ void named_lanes_spin_kernel(unsigned* out) {
+  __shared__ unsigned flag;
+  if (threadIdx.x == 0) flag = 0;
+  __syncthreads();
+  if (threadIdx.x < 32 && threadIdx.x >= 16) {
+    while (atomicCAS(&flag, 1u, 1u) != 1) {  // a failing CAS yields (semantics.md, "Warps")
+    }
+    out[threadIdx.x] = 2;
+    return;
+  }
+  weft::ptx::bar_sync(1, 64);
+  if (threadIdx.x == 32) atomicExch(&flag, 1);
+  out[threadIdx.x] = 1;
+}
+
 // Four warps at barrier 1 for 64: two phases of two warps. H200: every
 // thread gets 64.
 __global__ void named_two_phases_kernel(unsigned* out) { out[threadIdx.x] = weft::ptx::bar_red_popc(1, 64, true); }
@@ -282,6 +301,11 @@ TEST_CASE("a warp's arrival at a named barrier counts 32 threads, exited and mis
   got = named_run(named_lanes_skip_kernel, 64);
   for (unsigned t = 0; t < 64; ++t) CHECK(got[t] == (t >= 16 && t < 32 ? 2u : 1u));
   for (unsigned v : named_run(named_two_phases_kernel, 128)) CHECK(v == 64);
+}
+
+TEST_CASE("lanes that spin elsewhere do not hold their warp's arrival once nothing else can run") {
+  std::vector<unsigned> got = named_run(named_lanes_spin_kernel, 64);
+  for (unsigned t = 0; t < 64; ++t) CHECK(got[t] == (t >= 16 && t < 32 ? 2u : 1u));
 }
 
 TEST_CASE("a named barrier without a count waits for the warps that have lanes left (H200)") {
