@@ -179,7 +179,8 @@ TEST_CASE("a named barrier that can never complete ends in a deadlock report nam
 namespace {
 
 // ---- Counting by warp, as an H200 counts ----
-// Each kernel below is a case of the GPU probe named_barrier_counting.cu
+// Each kernel below is a case of the GPU probe
+// tests/differential/named_barrier_counting_probe.cu
 // (docs/semantics.md, "Named barriers", 2026-11-29), built with
 // nvcc -arch=sm_90 and run on an H200; the expected values are what the
 // H200 gave.
