@@ -27,8 +27,9 @@
 // pointer, an integer division by zero) fails the launch with the fiber
 // executor's report. A block-scope cuda::barrier is awaited with
 // weft/stackless_barrier.hpp, a block's cuda::pipeline with
-// weft/stackless_pipeline.hpp. Not yet: multi-warp tiles as awaitables, a spin on another thread of the block (an
-// atomic cannot let it run), and launches from the kernel; weft has no named barriers. WEFT_EXECUTOR=fibers runs
+// weft/stackless_pipeline.hpp, PTX's named barriers with weft/stackless_named_barriers.hpp.
+// Not yet: multi-warp tiles as awaitables, a spin on another thread of the block (an
+// atomic cannot let it run), and launches from the kernel. WEFT_EXECUTOR=fibers runs
 // stackless kernels on fibers instead, as any kernel, with identical results and reports.
 #pragma once
 

@@ -175,6 +175,9 @@ class stackless_block_executor {
     on_objects_.erase(kept, on_objects_.end());
   }
 
+  /// The lanes of `warp` that have exited (named barriers count the others).
+  unsigned lanes_exited(unsigned warp) const { return warps_[warp].exited; }
+
   /// The running thread let an exception escape (its promise's
   /// unhandled_exception): the block fails as on the fiber executor.
   [[gnu::cold]] void fail_running_thread(std::exception_ptr error) noexcept;
@@ -525,6 +528,15 @@ void stackless_block_executor::run_block(StartThread& start) {
         abandon(nullptr, nullptr);
         return;
       }
+    }
+    // Threads parked on named barriers may go on with the lanes left
+    // (executor/stalled_block.hpp).
+    if (!on_objects_.empty() && settle_stalled_block && settle_stalled_block(~0u)) [[unlikely]] {
+      if (!run_ready()) {
+        abandon(nullptr, nullptr);
+        return;
+      }
+      continue;
     }
     if (lanes_parked_in_groups() || !on_objects_.empty()) [[unlikely]] {
       fail(stall_report(next, kept));
