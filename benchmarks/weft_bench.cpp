@@ -475,12 +475,37 @@ __global__ void EmptyLoop(int iterations) {
 
 namespace fctx = boost::context::detail;
 
+// The two switches a ring can make: Boost.Context's own, and weft's
+// (detail/fibers/context_switch.hpp: no floating-point control words, and
+// written into the caller, as where a CUDA thread parks).
+struct boost_switch {
+  using fcontext_t = fctx::fcontext_t;
+  using transfer_t = fctx::transfer_t;
+  static transfer_t jump(fcontext_t to, void* data) { return fctx::jump_fcontext(to, data); }
+  static fcontext_t make(void* top, std::size_t size, void (*entry)(transfer_t)) {
+    return fctx::make_fcontext(top, size, entry);
+  }
+};
+
+struct weft_switch {
+  using fcontext_t = weft::detail::fctx::fcontext_t;
+  using transfer_t = weft::detail::fctx::transfer_t;
+  static transfer_t jump(fcontext_t to, void* data) { return weft::detail::jump_context_inline(to, data); }
+  static fcontext_t make(void* top, std::size_t size, void (*entry)(transfer_t)) {
+    return weft::detail::fctx::make_fcontext(top, size, entry);
+  }
+};
+
 // A ring of fcontexts on their own stacks, each jumping straight to the next:
 // the pattern in which a completed barrier resumes a block's parked threads.
 // Stacks are mapped as weft maps them (64 KiB and a guard page), so their
 // tops share a page offset unless `staggered` moves fiber i's top down by
 // (i mod 61) x 64 bytes, as weft's block executor does.
+template <class Switch>
 class fcontext_ring {
+  using fcontext_t = typename Switch::fcontext_t;
+  using transfer_t = typename Switch::transfer_t;
+
  public:
   fcontext_ring(unsigned count, bool staggered) {
     self = this;
@@ -491,8 +516,8 @@ class fcontext_ring {
       ::mprotect(p, guard, PROT_NONE);
       mappings_.push_back(p);
       std::size_t stagger = staggered ? i % 61 * 64 : 0;
-      fctx::fcontext_t c = fctx::make_fcontext(static_cast<char*>(p) + mapped - stagger, usable - stagger, entry);
-      contexts_[i] = fctx::jump_fcontext(c, reinterpret_cast<void*>(std::uintptr_t{i})).fctx;  // parked
+      fcontext_t c = Switch::make(static_cast<char*>(p) + mapped - stagger, usable - stagger, entry);
+      contexts_[i] = Switch::jump(c, reinterpret_cast<void*>(std::uintptr_t{i})).fctx;  // parked
     }
   }
   // The fibers stay parked in their loops for good; their stacks hold nothing to destroy.
@@ -503,7 +528,7 @@ class fcontext_ring {
   /// Makes about `switches` jumps around the ring, going on where the last call stopped.
   void run(long switches) {
     remaining_ = switches;
-    fctx::transfer_t t = fctx::jump_fcontext(contexts_[next_], from_host);
+    transfer_t t = Switch::jump(contexts_[next_], from_host);
     contexts_[last_] = t.fctx;
     next_ = (last_ + 1) % contexts_.size();
   }
@@ -513,34 +538,38 @@ class fcontext_ring {
   static inline void* const from_host = reinterpret_cast<void*>(1);
   static inline fcontext_ring* self = nullptr;
 
-  static void entry(fctx::transfer_t t) {
+  static void entry(transfer_t t) {
     fcontext_ring& r = *self;
     std::size_t i = reinterpret_cast<std::uintptr_t>(t.data), n = r.contexts_.size();
-    t = fctx::jump_fcontext(t.fctx, nullptr);  // set up: back to the constructor
+    t = Switch::jump(t.fctx, nullptr);  // set up: back to the constructor
+    // Neighbours without a division: two 64-bit divisions per switch made
+    // the ring cost more than a barrier (docs/performance.md, log).
+    std::size_t previous = i == 0 ? n - 1 : i - 1, next = i + 1 == n ? 0 : i + 1;
     for (;;) {
       // Whoever jumped here is parked at t.fctx: the host, or the previous fiber.
       if (t.data == from_host)
         r.host_ = t.fctx;
       else
-        r.contexts_[(i + n - 1) % n] = t.fctx;
+        r.contexts_[previous] = t.fctx;
       if (--r.remaining_ == 0) {
         r.last_ = i;
-        t = fctx::jump_fcontext(r.host_, nullptr);
+        t = Switch::jump(r.host_, nullptr);
       } else {
-        t = fctx::jump_fcontext(r.contexts_[(i + 1) % n], nullptr);
+        t = Switch::jump(r.contexts_[next], nullptr);
       }
     }
   }
 
-  std::vector<fctx::fcontext_t> contexts_;
+  std::vector<fcontext_t> contexts_;
   std::vector<void*> mappings_;
-  fctx::fcontext_t host_ = nullptr;
+  fcontext_t host_ = nullptr;
   long remaining_ = 0;
   std::size_t last_ = 0, next_ = 0;
 };
 
+template <class Switch = boost_switch>
 timing ring_switches(unsigned count, bool staggered, long switches, int repeat) {
-  fcontext_ring ring(count, staggered);
+  fcontext_ring<Switch> ring(count, staggered);
   return measure(repeat, [&] { ring.run(switches); });
 }
 
@@ -586,7 +615,7 @@ bool bench_barrier(const options& o) {
   std::printf("  %-52s %10s %12.2f %12.2f  %s\n", "net cost of one barrier per thread", "", net, net_best,
               verdict(o, "target <= 10", net <= 10).c_str());
 
-  std::printf("\n  raw Boost.Context switches, for comparison (ns per switch)                median     best run\n");
+  std::printf("\n  raw context switches, for comparison (ns per switch)                       median     best run\n");
   auto show = [](const char* name, timing s, long count) {
     std::printf("  %-70s %9.2f %12.2f\n", name, s.median * 1e9 / count, s.best * 1e9 / count);
   };
@@ -596,6 +625,9 @@ bool bench_barrier(const options& o) {
        switches);
   show("jump_fcontext, ring of 256, tops staggered (i mod 61) x 64 B as weft's",
        ring_switches(threads, true, switches, repeat), switches);
+  show("weft's switch, ring of 2 fibers", ring_switches<weft_switch>(2, false, switches, repeat), switches);
+  show("weft's switch, ring of 256, tops staggered (i mod 61) x 64 B as weft's",
+       ring_switches<weft_switch>(threads, true, switches, repeat), switches);
   return ok;
 }
 

@@ -27,9 +27,10 @@
 // pointer, an integer division by zero) fails the launch with the fiber
 // executor's report. A block-scope cuda::barrier is awaited with
 // weft/stackless_barrier.hpp, a block's cuda::pipeline with
-// weft/stackless_pipeline.hpp. A kernel of C linkage runs stackless through a body of C++ linkage
-// (weft::register_kernel<&k, &body>, weft/launch_by_address.hpp). Not yet: a spin on another thread of the block (an
-// atomic cannot let it run), and launches from the kernel; weft has no named barriers. WEFT_EXECUTOR=fibers runs
+// weft/stackless_pipeline.hpp, PTX's named barriers with weft/stackless_named_barriers.hpp. A kernel of C
+// linkage runs stackless through a body of C++ linkage (weft::register_kernel<&k, &body>,
+// weft/launch_by_address.hpp). Not yet: a spin on another thread of the block (an
+// atomic cannot let it run), and launches from the kernel. WEFT_EXECUTOR=fibers runs
 // stackless kernels on fibers instead, as any kernel, with identical results and reports.
 #pragma once
 
@@ -93,7 +94,7 @@ inline detail::barrier_awaiter<detail::barrier_kind::any> syncthreads_or(
 // Each is CUDA's intrinsic without its leading underscores, awaited:
 // `int v = co_await weft::shfl_down_sync(~0u, v, 16);` where CUDA writes
 // `v = __shfl_down_sync(~0u, v, 16);`. The semantics are sm_90's, as for the
-// intrinsics on fibers (weft/cuda/device/warp_functions.hpp): a collective
+// intrinsics on fibers (weft/cuda/device/sync/warp_functions.hpp): a collective
 // completes once every lane of its mask has arrived; lanes in different
 // branches with disjoint masks complete among themselves; a mask that omits
 // the caller or names an exited lane, and lanes that disagree on the

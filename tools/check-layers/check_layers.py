@@ -37,7 +37,13 @@ LAYERS = [
     ("memory", ["weft/detail/memory/"]),
     # CUDA arrays' storage and texel formats, which texture and surface
     # fetches read directly; copies to and from arrays on top of memory's.
-    ("textures", ["weft/detail/textures/"]),
+    ("texture_arrays", ["weft/detail/textures/arrays/"]),
+    # A texture fetch's arithmetic, from coordinates to the four words the
+    # texture unit returns: plain functions of a sampler, no state.
+    ("texture_sampling", ["weft/detail/textures/sampling/"]),
+    # The live texture and surface objects, and where a surface access lands
+    # (a failed one fails the launch, through the block executor).
+    ("texture_objects", ["weft/detail/textures/objects/"]),
     # CUDA graphs: the graph a program builds, and its instantiation and
     # launch as commands of the device's command graph.
     ("graphs", ["weft/detail/graphs/"]),
@@ -50,7 +56,7 @@ LAYERS = [
     # registries or copy engines, which live in detail/.
     # weft/cuda/driver/ (the driver API, <cuda.h>) is part of it, beside
     # weft/cuda/runtime/; weft.hpp does not include it.
-    ("surface", ["weft/cuda/", "weft/cuda/driver/", "weft/launch.hpp", "weft/launch_by_address.hpp", "weft/device.hpp", "weft/shared_memory.hpp", "weft/coroutine.hpp", "weft/index_ranges.hpp", "weft/stackless_kernel.hpp", "weft/stackless_groups.hpp", "weft/stackless_barrier.hpp", "weft/stackless_pipeline.hpp"]),
+    ("surface", ["weft/cuda/", "weft/cuda/driver/", "weft/launch.hpp", "weft/launch_by_address.hpp", "weft/device.hpp", "weft/shared_memory.hpp", "weft/coroutine.hpp", "weft/index_ranges.hpp", "weft/stackless_kernel.hpp", "weft/stackless_groups.hpp", "weft/stackless_barrier.hpp", "weft/stackless_pipeline.hpp", "weft/stackless_named_barriers.hpp"]),
     # weft.hpp, and the part of it that host code sees (<cuda_runtime.h>).
     ("umbrella", ["weft.hpp", "weft/host_view.hpp"]),
     ("compat", ["weft/compat/"]),

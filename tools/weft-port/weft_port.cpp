@@ -20,11 +20,12 @@
 //   asm volatile("mov.u64 %0, %globaltimer;" : "=l"(t))
 //     -> (t) = weft::ptx::globaltimer()   (a read of one PTX special register, in device code)
 //   asm volatile("bar.sync %0, %1;" :: "r"(id), "r"(n))
-//     -> weft::ptx::bar_sync((id), (n))   (a named barrier: bar.sync, barrier.sync, bar.arrive)
+//     -> weft::ptx::bar_sync((id), (n))   (a named barrier: bar.sync, barrier.sync, bar.arrive;
+//        co_await weft::bar_sync((id), (n)) in a stackless kernel)
 //   __global__ void k(...) { ... __syncthreads(); ... return; }
 //     -> __global__ weft::stackless_kernel k(...) { ... co_await weft::syncthreads(); ... co_return; }
-//     (a kernel of the input whose every wait is its own barrier, warp
-//     collective or cooperative-group wait, or a call of one of the input's
+//     (a kernel of the input whose every wait is its own barrier, named
+//     barrier, warp collective or cooperative-group wait, or a call of one of the input's
 //     __device__ functions that wait, which then get an awaitable version
 //     `weft_port_awaitable_NAME` after the last line: see
 //     find_stackless_kernels; --no-stackless turns it off; a kernel of C
@@ -811,6 +812,7 @@ class porter {
   bool uses_groups() const { return uses_groups_; }
   bool uses_barriers() const { return uses_barriers_; }
   bool uses_pipelines() const { return uses_pipelines_; }
+  bool uses_named_barriers() const { return uses_named_barriers_; }
 
  private:
   enum class construct_kind {
@@ -861,8 +863,12 @@ class porter {
   bool groups_namespace_used_ = false;
   std::set<std::string, std::less<>> file_function_names_;
   bool uses_groups_ = false;
-  bool uses_barriers_ = false;   // a converted kernel awaits a block-scope cuda::barrier
-  bool uses_pipelines_ = false;  // ... or a block's cuda::pipeline
+  bool uses_barriers_ = false;        // a converted kernel awaits a block-scope cuda::barrier
+  bool uses_pipelines_ = false;       // ... or a block's cuda::pipeline
+  bool uses_named_barriers_ = false;  // ... or a named barrier (inline PTX)
+  // The named barriers' asm statements ported to weft::ptx calls (outside
+  // macros), by their `asm` token: what a stackless kernel awaits instead.
+  std::set<std::size_t> ported_named_barriers_;
   mutable const std::vector<construct>* rendering_ = &constructs_;  // what render() rewrites
   std::string awaitable_functions_;
   mutable std::size_t added_lines_ = 0;
@@ -1451,6 +1457,7 @@ class porter {
           c.end = t_[*close].end;
           c.text = *call + line_breaks(c.begin, c.end);
           constructs_.push_back(c);
+          if (!in_macro) ported_named_barriers_.insert(i);
         }
         i = *close;
         continue;
@@ -1929,7 +1936,8 @@ class porter {
     bool awaits_pipeline = false;          // some are a block pipeline's (weft/stackless_pipeline.hpp)
     std::string refusal;                   // why it can never be stackless, if it cannot
     bool waits_in_lambda = false;
-    bool named_barrier = false;  // waits at a named barrier (inline PTX), which has no awaitable
+    bool named_barrier = false;            // waits at a named barrier (inline PTX)
+    std::vector<std::size_t> named_waits;  // the `asm` tokens of those it awaits (weft/stackless_named_barriers.hpp)
     bool returns_value = false;
     bool spins = false;  // a loop with an empty body, or one that tests an atomic: it waits for another thread
     bool has_lambda = false;
@@ -1981,8 +1989,15 @@ class porter {
       if (t_[i].k != kind::identifier) continue;
       std::string_view name = text(i);
       if (auto op = asm_opcode(i); op && named_barrier_function(*op)) {
-        if (f.refusal.empty()) f.refusal = "uses a named barrier (inline PTX `" + *op + "`)";
         f.named_barrier = true;
+        if (!ported_named_barriers_.contains(i)) {
+          if (f.refusal.empty())
+            f.refusal = "uses a named barrier (inline PTX `" + *op + "`) that weft-port does not port";
+        } else if (in_lambda(i)) {
+          f.waits_in_lambda = true;
+        } else {
+          f.named_waits.push_back(i);
+        }
         continue;
       }
       // libcu++'s copies and thread-scope pipelines never wait: weft copies
@@ -2528,8 +2543,8 @@ class porter {
       changed = false;
       for (entity& e : entities) {
         if (!e.never_waits) continue;
-        bool ok = e.facts.waits.empty() && e.facts.group_waits.empty() && !e.facts.waits_in_lambda &&
-                  e.facts.refusal.empty() && !e.facts.spins;
+        bool ok = e.facts.waits.empty() && e.facts.group_waits.empty() && e.facts.named_waits.empty() &&
+                  !e.facts.waits_in_lambda && e.facts.refusal.empty() && !e.facts.spins;
         for (const std::string& call : e.facts.calls)
           ok = ok && (call == e.name || resolves_to_never_waiting(call, entities));
         if (!ok) e.never_waits = false, changed = true;
@@ -2537,7 +2552,8 @@ class porter {
     }
     for (const entity& e : entities) {
       (e.never_waits ? known_.never_wait : known_.may_wait).insert(e.name);
-      if (!e.facts.waits.empty() || !e.facts.group_waits.empty() || e.facts.waits_in_lambda)
+      if (!e.facts.waits.empty() || !e.facts.group_waits.empty() || !e.facts.named_waits.empty() ||
+          e.facts.waits_in_lambda)
         known_.wait_themselves.insert(e.name);
       // An operator, constructor or member function that waits may be called
       // where no call is spelled (`a + b`, `T x;`): then no kernel converts.
@@ -2669,7 +2685,7 @@ class porter {
                           : "calls `" + call + "`, which weft-port cannot see (declared elsewhere)";
     }
     if (!waiting_call.empty()) return waiting_call;
-    if (f.waits.empty() && f.group_waits.empty() && !awaits_a_function && !f.waits_in_lambda)
+    if (f.waits.empty() && f.group_waits.empty() && f.named_waits.empty() && !awaits_a_function && !f.waits_in_lambda)
       return "no barrier or warp collective: fibers cost nothing there";
     // GCC names a coroutine's parts after the function's symbol, which C
     // linkage does not mangle: the stackless body gets C++ linkage and a
@@ -2768,6 +2784,8 @@ class porter {
       if (f.awaits_group) uses_groups_ = true;
       if (f.awaits_barrier) uses_barriers_ = true;
       if (f.awaits_pipeline) uses_pipelines_ = true;
+      if (!f.named_waits.empty()) uses_named_barriers_ = true;
+      for (construct& c : constructs_) await_named_barrier(f, c);
       std::map<std::size_t, token_edit> edits = await_edits(f);
       for (std::size_t v : voids) edits[v].text = "weft::stackless_kernel";
       if (has_c_linkage(d.name_token)) c_linkage_body(d, edits);
@@ -2794,12 +2812,22 @@ class porter {
       if (a.facts.awaits_group) uses_groups_ = true;
       if (a.facts.awaits_barrier) uses_barriers_ = true;
       if (a.facts.awaits_pipeline) uses_pipelines_ = true;
+      if (!a.facts.named_waits.empty()) uses_named_barriers_ = true;
       // Declared beside each of its declarations, on the same line, so that
       // the kernels after any of them see it.
       for (const auto& [end_token, head] : a.declarations)
         constructs_.push_back(
             replacement(end_token, std::string(text(end_token)) + " " + twin_declaration(a, head, true)));
     }
+  }
+
+  // A named barrier's port `weft::ptx::bar_sync(1, 64)`, if `c` is one that
+  // `f` awaits, becomes `co_await weft::bar_sync(1, 64)`.
+  void await_named_barrier(const body_facts& f, construct& c) const {
+    constexpr std::string_view fiber_call = "weft::ptx::";
+    for (std::size_t i : f.named_waits)
+      if (c.begin == t_[i].begin && c.kind == construct_kind::text && c.text.starts_with(fiber_call))
+        c.text.replace(0, fiber_call.size(), "co_await weft::");
   }
 
   struct token_edit {
@@ -3094,7 +3122,7 @@ class porter {
       for (awaitable_function& a : awaitables_) {
         std::string& why = awaitable_why_not_[a.name];
         if (!why.empty()) continue;
-        bool waits = !a.facts.waits.empty() || !a.facts.group_waits.empty();
+        bool waits = !a.facts.waits.empty() || !a.facts.group_waits.empty() || !a.facts.named_waits.empty();
         for (std::size_t c = 0; c < a.facts.calls.size() && why.empty(); ++c) {
           const std::string& call = a.facts.calls[c];
           if (call == a.name) {
@@ -3203,7 +3231,10 @@ class porter {
       const function_definition& d = a.definition;
       std::vector<construct> list;
       for (const construct& c : constructs_)
-        if (c.begin >= t_[d.open].begin && c.end <= t_[d.close].begin) list.push_back(c);
+        if (c.begin >= t_[d.open].begin && c.end <= t_[d.close].begin) {
+          list.push_back(c);
+          await_named_barrier(a.facts, list.back());
+        }
       for (const auto& [i, e] : await_edits(a.facts))
         list.push_back(replacement(i, e.before + (e.text ? *e.text : std::string(text(i))) + e.after));
       std::sort(list.begin(), list.end(), [](const construct& x, const construct& y) {
@@ -4108,6 +4139,7 @@ class program_porter {
     if (p.uses_groups()) out += "#include <weft/stackless_groups.hpp>\n";
     if (p.uses_barriers()) out += "#include <weft/stackless_barrier.hpp>\n";
     if (p.uses_pipelines()) out += "#include <weft/stackless_pipeline.hpp>\n";
+    if (p.uses_named_barriers()) out += "#include <weft/stackless_named_barriers.hpp>\n";
     if (p.uses_extern_shared_helper) out += extern_shared_helper;
     // The next line is the input's line 1.
     out += "#line 1 " + quote_path(name) + "\n";

@@ -3,7 +3,7 @@
 // (macros, as CUDA spells them). Like CUDA's, it brings cuda_fp16.h too.
 #pragma once
 #include <cuda_fp16.h>
-#include <weft/cuda/device/bfloat16.hpp>
+#include <weft/cuda/device/math/bfloat16.hpp>
 
 typedef __nv_bfloat16 nv_bfloat16;
 typedef __nv_bfloat162 nv_bfloat162;

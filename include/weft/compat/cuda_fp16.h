@@ -2,7 +2,7 @@
 // `half` and `half2` names, and the CUDART_*_FP16 constants (macros, as
 // CUDA spells them).
 #pragma once
-#include <weft/cuda/device/half.hpp>
+#include <weft/cuda/device/math/half.hpp>
 
 typedef __half half;
 typedef __half2 half2;

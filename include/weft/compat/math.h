@@ -8,5 +8,5 @@
 #include_next <math.h>
 #else
 #pragma once
-#include <weft/cuda/device/global_math_names.hpp>
+#include <weft/cuda/device/math/global_math_names.hpp>
 #endif

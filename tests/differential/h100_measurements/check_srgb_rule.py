@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Checks weft's rule for filtered sRGB texels (docs/textures.md, "Precision";
-include/weft/detail/textures/texel_reading.hpp, blend_srgb_channel) against
+include/weft/detail/textures/sampling/texel_reading.hpp, blend_srgb_channel) against
 every blend in srgb.txt: prints how many of the 10728 measured r, g, b
 results it gives bit for bit, and the first few it misses. Run from
 anywhere: python3 tests/differential/h100_measurements/check_srgb_rule.py
@@ -11,7 +11,7 @@ import struct
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-table = HERE.parents[2] / "include/weft/detail/textures/srgb_decoding.hpp"
+table = HERE.parents[2] / "include/weft/detail/textures/sampling/srgb_decoding.hpp"
 LINEAR = [struct.unpack("<f", struct.pack("<I", int(b, 16)))[0]
           for b in re.findall(r"0x([0-9a-f]{8})", table.read_text())][:256]
 

@@ -2,7 +2,7 @@
 """Finds the step between anisotropic samples for each configuration of
 anisotropy3.txt (or of another sweep in its format, anisotropy4.txt, named
 first): weft's model of the samples (docs/textures.md,
-"Anisotropic filtering"; include/weft/detail/textures/anisotropic_sampling.hpp)
+"Anisotropic filtering"; include/weft/detail/textures/sampling/anisotropic_sampling.hpp)
 with each candidate step in 64ths near the response's principal direction,
 compared with the measured response on its grid. Prints, per
 configuration, the gradients, the step that matches, and how many grid points
@@ -16,7 +16,7 @@ from collections import defaultdict
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-HEADER = HERE.parents[2] / "include/weft/detail/textures/gradient_level.hpp"
+HEADER = HERE.parents[2] / "include/weft/detail/textures/sampling/gradient_level.hpp"
 text = HEADER.read_text()
 block = text[text.index("level_log2_fraction[256] = {"):]
 LOG_TABLE = [int(v) for v in re.findall(r"\d+", block[block.index("{") + 1:block.index("}")])]

@@ -1,6 +1,7 @@
 // PTX's named barriers become weft::ptx::bar_sync and bar_arrive calls, in
 // every spelling (bar, barrier, .cta, .aligned; immediates, "r" and "n"
-// inputs), each keeping its line; kernels that use them stay on fibers.
+// inputs), each keeping its line; in the kernels and __device__ functions
+// made stackless they are awaited (co_await weft::bar_sync(1, 64)).
 #define FULL_BARRIER 1
 
 __device__ void producer_done(int id, int threads) {
@@ -32,7 +33,7 @@ __global__ void warp_specialised(int* out) {
 
 __global__ void from_macro() { NAMED_SYNC(7, 32); }
 
-// A kernel with only __syncthreads runs stackless; the same with a named barrier does not.
+// A kernel with only __syncthreads runs stackless, and so does one with a named barrier.
 __global__ void plain(int* x) {
   x[threadIdx.x] = 1;
   __syncthreads();
@@ -43,7 +44,7 @@ __global__ void named(int* x) {
   asm volatile("bar.sync 1, 64;");
 }
 
-// Its own barrier is awaitable, but the function it calls waits at a named barrier.
+// Its own barrier is awaitable, and so is the function it calls, which waits at a named barrier.
 __global__ void calls_named(int* x) {
   __syncthreads();
   producer_done(1, 64);

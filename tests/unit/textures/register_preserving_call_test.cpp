@@ -6,8 +6,8 @@
 #include <bit>
 #include <cstdint>
 
-#include "weft/detail/textures/register_preserving_call.hpp"
-#include "weft/detail/textures/texture_sampler.hpp"
+#include "weft/detail/textures/sampling/register_preserving_call.hpp"
+#include "weft/detail/textures/sampling/texture_sampler.hpp"
 
 namespace {
 

@@ -11,8 +11,8 @@
 #include <limits>
 #include <vector>
 
-#include "weft/detail/textures/texture_addressing.hpp"
-#include "weft/detail/textures/texture_sampling.hpp"
+#include "weft/detail/textures/sampling/texture_addressing.hpp"
+#include "weft/detail/textures/sampling/texture_sampling.hpp"
 
 namespace {
 

@@ -23,7 +23,7 @@
 #include "weft/detail/base/devices.hpp"
 #include "weft/detail/runtime/runtime.hpp"
 #include "weft/detail/streams/device_control.hpp"
-#include "weft/detail/textures/array_registry.hpp"
+#include "weft/detail/textures/arrays/array_registry.hpp"
 
 struct CUctx_st {
   int device = 0;

@@ -11,7 +11,7 @@
 #include "weft/detail/runtime/pool_allocations.hpp"
 #include "weft/detail/runtime/runtime.hpp"
 #include "weft/detail/streams/device_control.hpp"
-#include "weft/detail/textures/array_registry.hpp"
+#include "weft/detail/textures/arrays/array_registry.hpp"
 
 enum cudaLimit : int {
   cudaLimitStackSize = 0x00,

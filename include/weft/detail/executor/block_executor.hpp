@@ -52,6 +52,7 @@
 #include "weft/detail/checks/race_check.hpp"
 #include "weft/detail/executor/block_reports.hpp"
 #include "weft/detail/executor/signal_fault.hpp"
+#include "weft/detail/executor/stalled_block.hpp"
 #include "weft/detail/executor/thread_list.hpp"
 #include "weft/detail/executor/warp_arithmetic.hpp"
 #include "weft/detail/executor/warp_reports.hpp"
@@ -151,6 +152,11 @@ class block_executor {
   /// Makes every thread parked in wait_on(object) ready, in the order they parked.
   void wake_all(const void* object);
 
+  /// The lanes of `warp` that have exited. Called by a running thread of
+  /// the block (never among them), or with `by_thread` false where the block
+  /// stalls (settle_stalled_block), when no thread runs.
+  unsigned lanes_exited(unsigned warp, bool by_thread = true);
+
   std::byte* dynamic_shared() const { return dynamic_shared_.get(); }
   /// The dynamic shared memory the running launch gave each block, in bytes.
   std::size_t dynamic_shared_size() const { return dynamic_shared_bytes_; }
@@ -243,6 +249,7 @@ class block_executor {
   // of the switch's note here; docs/debugging.md, "What each mode costs").
   [[gnu::no_sanitize_address]] void park_to(thread_slot& me, fctx::fcontext_t target);
   fctx::fcontext_t next_to_run();
+  bool settled_stall();
   fctx::fcontext_t new_runner();
   [[gnu::no_sanitize_address]] void switch_to(fctx::fcontext_t target, switch_note note);
   template <bool inline_switch>

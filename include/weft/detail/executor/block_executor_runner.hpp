@@ -333,6 +333,7 @@ inline fctx::fcontext_t block_executor::next_to_run() {
   if (ready_head_ < ready_.size()) return slots_[ready_[ready_head_++]].context;
   if (next_unstarted_ < thread_count_) return new_runner();
   if (!converging_.empty() && converge(~0u)) return slots_[ready_[ready_head_++]].context;
+  if (settled_stall()) return slots_[ready_[ready_head_++]].context;
   return worker_;  // nothing can run: the worker finds the deadlock
 }
 
@@ -389,8 +390,9 @@ void block_executor::recycle(fiber_stack stack) { stacks_.give_back(stack); }
 
 // Where a runner whose loop is over goes: the longest-ready thread, else the worker.
 inline fctx::fcontext_t block_executor::after_runner() {
-  bool resume_ready = !abandoning_ && (ready_head_ < ready_.size() ||
-                                       (next_unstarted_ == thread_count_ && !converging_.empty() && converge(~0u)));
+  bool resume_ready =
+      !abandoning_ && (ready_head_ < ready_.size() || (next_unstarted_ == thread_count_ &&
+                                                       ((!converging_.empty() && converge(~0u)) || settled_stall())));
   return resume_ready ? slots_[ready_[ready_head_++]].context : worker_;
 }
 
@@ -479,10 +481,14 @@ inline bool block_executor::yield() {
   thread_slot& me = slots_[self];
   if (me.parked_in != blocks_started() || abandoning_) [[unlikely]]
     first_arrival(me, self);
+  // A lane that spins is busy elsewhere: its warp's arrival at a named
+  // barrier need not wait for it.
+  if (!on_objects_.empty() && settle_stalled_block) [[unlikely]]
+    settle_stalled_block(self);
   fctx::fcontext_t target;
   if (next_unstarted_ < thread_count_)
     target = new_runner();
-  else if (ready_count() != 0 || (!converging_.empty() && converge(~0u)))
+  else if (ready_count() != 0 || (!converging_.empty() && converge(~0u)) || settled_stall())
     target = slots_[ready_[ready_head_++]].context;
   else
     return false;
@@ -503,6 +509,21 @@ inline void block_executor::wait_on(const void* object, const char* what, std::s
   me.describe_wait = describe;
   on_objects_.push_back(self);
   park(me);
+}
+
+// Nothing else can run: threads parked on objects that count lanes (named
+// barriers) may go on with the lanes that are left.
+inline bool block_executor::settled_stall() {
+  return !on_objects_.empty() && settle_stalled_block && settle_stalled_block(~0u) && ready_head_ < ready_.size();
+}
+
+inline unsigned block_executor::lanes_exited(unsigned warp, bool by_thread) {
+  if (!by_thread) return exited_lanes(warp, ~0u);
+  unsigned self = linear_thread_id();
+  thread_slot& me = slots_[self];
+  if (me.parked_in != blocks_started() || abandoning_) [[unlikely]]
+    first_arrival(me, self);
+  return exited_lanes(warp, self);
 }
 
 inline void block_executor::wake_all(const void* object) {

@@ -21,7 +21,7 @@
 #include "weft/detail/graphs/kernel_node_attributes.hpp"
 #include "weft/detail/memory/memory_layout.hpp"
 #include "weft/detail/runtime/kernel_registry.hpp"
-#include "weft/detail/textures/array_storage.hpp"
+#include "weft/detail/textures/arrays/array_storage.hpp"
 
 struct CUgraph_st;
 

@@ -4,7 +4,7 @@
 // functions, atomicAdd and shuffles inside kernels.
 #include <doctest/doctest.h>
 #include <weft.hpp>
-#include <weft/cuda/device/bfloat16.hpp>
+#include <weft/cuda/device/math/bfloat16.hpp>
 
 #include <bit>
 #include <climits>

@@ -1,6 +1,6 @@
 // printf in kernels: C's printf, whose output from one call is never split
 // by another thread's, even with many blocks printing long lines at once on
-// several workers (see include/weft/cuda/device/device_printf.hpp for why).
+// several workers (see include/weft/cuda/device/control/device_printf.hpp for why).
 #include <doctest/doctest.h>
 #include <weft.hpp>
 

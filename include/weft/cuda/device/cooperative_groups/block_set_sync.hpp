@@ -12,7 +12,7 @@
 #include <string>
 
 #include "weft/cuda/device/builtins.hpp"
-#include "weft/cuda/device/synchronization.hpp"
+#include "weft/cuda/device/sync/synchronization.hpp"
 #include "weft/detail/executor/block_group_barrier.hpp"
 #include "weft/detail/executor/block_groups.hpp"
 #include "weft/detail/runtime/caller_checks.hpp"

@@ -16,7 +16,7 @@
 #include "weft/cuda/device/cooperative_groups/functional.hpp"
 #include "weft/cuda/device/cooperative_groups/multi_warp_tile.hpp"
 #include "weft/cuda/device/cooperative_groups/warp_group.hpp"
-#include "weft/cuda/device/warp_functions.hpp"
+#include "weft/cuda/device/sync/warp_functions.hpp"
 
 namespace weft::detail::groups {
 

@@ -18,8 +18,8 @@
 #include <type_traits>
 
 #include "weft/cuda/device/builtins.hpp"
-#include "weft/cuda/device/synchronization.hpp"
-#include "weft/cuda/device/warp_functions.hpp"
+#include "weft/cuda/device/sync/synchronization.hpp"
+#include "weft/cuda/device/sync/warp_functions.hpp"
 #include "weft/detail/executor/block_executor.hpp"
 
 namespace weft::detail::groups {

@@ -12,7 +12,7 @@
 
 #include "weft/cuda/device/curand/philox.hpp"
 #include "weft/cuda/device/curand/xorwow.hpp"
-#include "weft/cuda/device/math_functions.hpp"
+#include "weft/cuda/device/math/math_functions.hpp"
 #include "weft/cuda/vector_types.hpp"
 
 namespace weft::detail {

@@ -12,7 +12,7 @@
 #include "weft/cuda/curand/curand_types.hpp"
 #include "weft/cuda/device/builtins.hpp"
 #include "weft/cuda/device/curand/mtgp32_types.hpp"
-#include "weft/cuda/device/synchronization.hpp"
+#include "weft/cuda/device/sync/synchronization.hpp"
 
 namespace weft::detail {
 

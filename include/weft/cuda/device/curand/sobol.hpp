@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <cstdlib>
 
-#include "weft/cuda/device/math_functions.hpp"
+#include "weft/cuda/device/math/math_functions.hpp"
 
 typedef unsigned int curandDirectionVectors32_t[32];
 typedef unsigned long long curandDirectionVectors64_t[64];

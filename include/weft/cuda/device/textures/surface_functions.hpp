@@ -7,7 +7,7 @@
 // x counts bytes, y rows, and the last coordinate is a 3D surface's depth, a
 // layered surface's layer, a cubemap's face (+x, -x, +y, -y, +z, -z), or a
 // layered cubemap's face + 6 * layer. The boundary mode says what an access
-// out of range does, as on an H100 (detail/textures/surface_access.hpp has
+// out of range does, as on an H100 (detail/textures/objects/surface_access.hpp has
 // the rules): cudaBoundaryModeTrap, the default, fails the launch with
 // cudaErrorIllegalAddress and a report naming the block, the thread and the
 // call; Clamp moves the access to the nearest element in range; Zero reads
@@ -25,8 +25,8 @@
 #include "weft/cuda/runtime/textures/surface_types.hpp"
 #include "weft/cuda/vector_types.hpp"
 #include "weft/detail/base/cuda_vocabulary.hpp"
-#include "weft/detail/textures/surface_access.hpp"
-#include "weft/detail/textures/surface_object.hpp"
+#include "weft/detail/textures/objects/surface_access.hpp"
+#include "weft/detail/textures/objects/surface_object.hpp"
 
 static_assert(static_cast<int>(weft::detail::textures::surface_boundary::zero) == cudaBoundaryModeZero);
 static_assert(static_cast<int>(weft::detail::textures::surface_boundary::clamp) == cudaBoundaryModeClamp);

@@ -7,7 +7,7 @@
 //
 // T is what CUDA allows: char, signed char, unsigned char, short, unsigned
 // short, int, unsigned int, float and their 1-, 2- and 4-vectors. The
-// texture unit returns four 32-bit words (detail/textures/texel_values.hpp);
+// texture unit returns four 32-bit words (detail/textures/sampling/texel_values.hpp);
 // T takes its first 1, 2 or 4 of them, integer words truncated to its
 // components, float words as they are, as CUDA's intrinsics do.
 //
@@ -21,11 +21,11 @@
 
 #include "weft/cuda/runtime/textures/texture_types.hpp"
 #include "weft/cuda/vector_types.hpp"
-#include "weft/detail/textures/anisotropic_sampling.hpp"
-#include "weft/detail/textures/register_preserving_call.hpp"
-#include "weft/detail/textures/seamless_cubemap.hpp"
-#include "weft/detail/textures/texel_values.hpp"
-#include "weft/detail/textures/texture_sampling.hpp"
+#include "weft/detail/textures/sampling/anisotropic_sampling.hpp"
+#include "weft/detail/textures/sampling/register_preserving_call.hpp"
+#include "weft/detail/textures/sampling/seamless_cubemap.hpp"
+#include "weft/detail/textures/sampling/texel_values.hpp"
+#include "weft/detail/textures/sampling/texture_sampling.hpp"
 
 namespace weft::detail::textures {
 

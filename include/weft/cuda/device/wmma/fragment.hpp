@@ -20,8 +20,8 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "weft/cuda/device/bfloat16.hpp"
-#include "weft/cuda/device/half.hpp"
+#include "weft/cuda/device/math/bfloat16.hpp"
+#include "weft/cuda/device/math/half.hpp"
 
 namespace nvcuda::wmma {
 

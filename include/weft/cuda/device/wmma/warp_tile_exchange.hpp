@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "weft/cuda/device/warp_functions.hpp"
+#include "weft/cuda/device/sync/warp_functions.hpp"
 #include "weft/detail/executor/block_executor.hpp"
 
 namespace weft::detail::wmma {

@@ -27,7 +27,7 @@
 #include "weft/detail/runtime/runtime.hpp"
 #include "weft/detail/streams/device_control.hpp"
 #include "weft/detail/streams/host_task.hpp"
-#include "weft/detail/textures/array_regions.hpp"
+#include "weft/detail/textures/arrays/array_regions.hpp"
 
 struct cudaExtent {
   std::size_t width;  // bytes, for linear memory

@@ -2,10 +2,10 @@
 // cudaGetMipmappedArrayLevel, cudaArrayGetInfo, cudaGetChannelDesc,
 // cudaFreeArray and cudaFreeMipmappedArray.
 //
-// An array is device memory laid out as detail/textures/array_storage.hpp
+// An array is device memory laid out as detail/textures/arrays/array_storage.hpp
 // says, counted in cudaMemGetInfo as cudaMalloc's memory is. Which formats,
 // extents and flags make an array, and the limits they must keep, are in
-// detail/textures/array_shape.hpp. The copies to and from arrays are
+// detail/textures/arrays/array_shape.hpp. The copies to and from arrays are
 // array_copies.hpp's.
 //
 // A handle that names no live array gets array_handles.hpp's codes.
@@ -24,8 +24,8 @@
 #include "weft/detail/graphs/stream_capture.hpp"
 #include "weft/detail/runtime/device_properties.hpp"
 #include "weft/detail/streams/device_control.hpp"
-#include "weft/detail/textures/array_registry.hpp"
-#include "weft/detail/textures/array_shape.hpp"
+#include "weft/detail/textures/arrays/array_registry.hpp"
+#include "weft/detail/textures/arrays/array_shape.hpp"
 
 namespace weft::surface {
 

@@ -28,7 +28,7 @@
 #include "weft/detail/graphs/captured_copies.hpp"
 #include "weft/detail/graphs/graph_model.hpp"
 #include "weft/detail/streams/device_control.hpp"
-#include "weft/detail/textures/array_regions.hpp"
+#include "weft/detail/textures/arrays/array_regions.hpp"
 
 namespace weft::surface {
 

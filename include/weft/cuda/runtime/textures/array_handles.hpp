@@ -8,8 +8,8 @@
 
 #include "weft/cuda/runtime/textures/array_types.hpp"
 #include "weft/detail/base/cuda_vocabulary.hpp"
-#include "weft/detail/textures/array_registry.hpp"
-#include "weft/detail/textures/array_storage.hpp"
+#include "weft/detail/textures/arrays/array_registry.hpp"
+#include "weft/detail/textures/arrays/array_storage.hpp"
 
 namespace weft::surface {
 

@@ -2,16 +2,16 @@
 // CUDA 13): cudaArray_t, cudaMipmappedArray_t and their const forms, the
 // cudaArray* allocation flags, and the sparse-array property structs.
 //
-// A handle points at weft's storage of the array (detail/textures/
-// array_storage.hpp), which stays opaque to programs, as CUDA's does:
-// struct cudaArray is never defined. weft::surface::storage_of turns a
-// handle into the storage, which texture and surface objects keep so that a
-// fetch reads its texel with no lookup.
+// A handle points at weft's storage of the array
+// (detail/textures/arrays/array_storage.hpp), which stays opaque to
+// programs, as CUDA's does: struct cudaArray is never defined.
+// weft::surface::storage_of turns a handle into the storage, which texture
+// and surface objects keep so that a fetch reads its texel with no lookup.
 #pragma once
 
 #include <cstddef>
 
-#include "weft/detail/textures/array_storage.hpp"
+#include "weft/detail/textures/arrays/array_storage.hpp"
 
 struct cudaArray;
 using cudaArray_t = cudaArray*;

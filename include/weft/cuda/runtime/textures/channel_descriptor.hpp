@@ -15,7 +15,7 @@
 #include <type_traits>
 
 #include "weft/cuda/vector_types.hpp"
-#include "weft/detail/textures/texel_format.hpp"
+#include "weft/detail/textures/arrays/texel_format.hpp"
 
 enum cudaChannelFormatKind : int {
   cudaChannelFormatKindSigned = 0,
@@ -60,7 +60,7 @@ struct cudaChannelFormatDesc {
   cudaChannelFormatKind f;
 };
 
-// weft's own names for the kinds (detail/textures/texel_format.hpp) are
+// weft's own names for the kinds (detail/textures/arrays/texel_format.hpp) are
 // CUDA's values, so that formats pass between the two by a cast.
 static_assert(static_cast<int>(weft::detail::channel_kind::signed_integer) == cudaChannelFormatKindSigned);
 static_assert(static_cast<int>(weft::detail::channel_kind::unsigned_integer) == cudaChannelFormatKindUnsigned);
@@ -102,7 +102,7 @@ cudaChannelFormatDesc channel_desc_of(int channels, cudaChannelFormatKind kind) 
   return {bits, channels >= 2 ? bits : 0, channels == 4 ? bits : 0, channels == 4 ? bits : 0, kind};
 }
 
-/// A descriptor in weft's terms (detail/textures/texel_format.hpp).
+/// A descriptor in weft's terms (detail/textures/arrays/texel_format.hpp).
 inline weft::detail::texel_format texel_format_of(const cudaChannelFormatDesc& d) {
   return {d.x, d.y, d.z, d.w, static_cast<weft::detail::channel_kind>(d.f)};
 }

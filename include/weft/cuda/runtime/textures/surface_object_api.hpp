@@ -22,8 +22,8 @@
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/error_state.hpp"
 #include "weft/detail/streams/device_control.hpp"
-#include "weft/detail/textures/array_registry.hpp"
-#include "weft/detail/textures/surface_object.hpp"
+#include "weft/detail/textures/arrays/array_registry.hpp"
+#include "weft/detail/textures/objects/surface_object.hpp"
 
 inline cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t* pSurfObject, const cudaResourceDesc* pResDesc) {
   namespace tx = weft::detail::textures;

@@ -3,12 +3,12 @@
 // array or a mipmapped array; cudaDestroyTextureObject; and the queries
 // cudaGetTextureObjectResourceDesc, ...TextureDesc, ...ResourceViewDesc.
 //
-// Creation reads the descriptors into a sampler (detail/textures/
-// texture_sampler.hpp) that holds everything a fetch needs, decided once:
-// the routines for the format and read mode, each level's strides, the
-// address modes as fetches apply them. The handle is that sampler's
-// address, so a fetch costs no lookup; the registry only serves destroy and
-// the queries. Bad descriptors get the codes CUDA 13 returns for them.
+// Creation reads the descriptors into a sampler
+// (detail/textures/sampling/texture_sampler.hpp) that holds everything a
+// fetch needs, decided once: the routines for the format and read mode,
+// each level's strides, the address modes as fetches apply them. The handle
+// is that sampler's address, so a fetch costs no lookup; the registry only
+// serves destroy and the queries. Bad descriptors get the codes CUDA 13 returns for them.
 #pragma once
 
 #include <atomic>
@@ -27,12 +27,12 @@
 #include "weft/detail/base/error_state.hpp"
 #include "weft/detail/runtime/runtime.hpp"
 #include "weft/detail/streams/device_control.hpp"
-#include "weft/detail/textures/array_storage.hpp"
-#include "weft/detail/textures/texel_reading.hpp"
-#include "weft/detail/textures/texture_addressing.hpp"
-#include "weft/detail/textures/texture_object_registry.hpp"
-#include "weft/detail/textures/texture_sampler.hpp"
-#include "weft/detail/textures/texture_sampling.hpp"
+#include "weft/detail/textures/arrays/array_storage.hpp"
+#include "weft/detail/textures/objects/texture_object_registry.hpp"
+#include "weft/detail/textures/sampling/texel_reading.hpp"
+#include "weft/detail/textures/sampling/texture_addressing.hpp"
+#include "weft/detail/textures/sampling/texture_sampler.hpp"
+#include "weft/detail/textures/sampling/texture_sampling.hpp"
 
 static_assert(static_cast<int>(weft::detail::textures::address_mode::wrap) == cudaAddressModeWrap);
 static_assert(static_cast<int>(weft::detail::textures::address_mode::clamp) == cudaAddressModeClamp);

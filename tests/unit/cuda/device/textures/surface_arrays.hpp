@@ -1,6 +1,6 @@
 // Arrays and surface objects for the surface tests: test_array is an array
 // from cudaMalloc3DArray whose whole storage (packed rows and slices,
-// detail/textures/array_storage.hpp) the test fills and reads back in one
+// detail/textures/arrays/array_storage.hpp) the test fills and reads back in one
 // copy; surface_handle is a surface object over one, destroyed with it.
 #pragma once
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "texture_fetching.hpp"
-#include "weft/detail/textures/anisotropic_sampling.hpp"
+#include "weft/detail/textures/sampling/anisotropic_sampling.hpp"
 
 namespace {
 

@@ -188,7 +188,7 @@ TEST_CASE("sRGB texels read as linear colour, alpha as it is") {
   CHECK(got.x == 1.0f);
   CHECK(got.y == 0.0f);
   // An H100 decodes sRGB with its own approximation of the curve, within
-  // 0.002 of it (detail/textures/srgb_decoding.hpp).
+  // 0.002 of it (detail/textures/sampling/srgb_decoding.hpp).
   CHECK(got.z == doctest::Approx(to_linear(188 / 255.0)).epsilon(0.002));
   CHECK(got.w == 128.0f / 255.0f);
 }

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "texture_fetching.hpp"
-#include "weft/detail/textures/gradient_level.hpp"
+#include "weft/detail/textures/sampling/gradient_level.hpp"
 
 namespace {
 

@@ -28,7 +28,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "weft/detail/textures/texel_format.hpp"
+#include "weft/detail/textures/arrays/texel_format.hpp"
 
 namespace weft::detail {
 

@@ -14,8 +14,8 @@
 #include <cstdint>
 #include <memory>
 
-#include "weft/detail/textures/array_storage.hpp"
-#include "weft/detail/textures/object_registry.hpp"
+#include "weft/detail/textures/arrays/array_storage.hpp"
+#include "weft/detail/textures/objects/object_registry.hpp"
 
 namespace weft::detail::textures {
 

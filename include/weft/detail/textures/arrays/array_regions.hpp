@@ -8,7 +8,7 @@
 #include <cstddef>
 
 #include "weft/detail/base/cuda_vocabulary.hpp"
-#include "weft/detail/textures/array_storage.hpp"
+#include "weft/detail/textures/arrays/array_storage.hpp"
 
 namespace weft::detail {
 

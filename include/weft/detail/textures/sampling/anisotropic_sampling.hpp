@@ -34,11 +34,11 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "weft/detail/textures/gradient_level.hpp"
-#include "weft/detail/textures/texel_values.hpp"
-#include "weft/detail/textures/texture_addressing.hpp"
-#include "weft/detail/textures/texture_sampler.hpp"
-#include "weft/detail/textures/texture_sampling.hpp"
+#include "weft/detail/textures/sampling/gradient_level.hpp"
+#include "weft/detail/textures/sampling/texel_values.hpp"
+#include "weft/detail/textures/sampling/texture_addressing.hpp"
+#include "weft/detail/textures/sampling/texture_sampler.hpp"
+#include "weft/detail/textures/sampling/texture_sampling.hpp"
 
 namespace weft::detail::textures {
 

@@ -23,8 +23,8 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "weft/cuda/device/directed_rounding.hpp"
-#include "weft/cuda/device/global_math_names.hpp"
+#include "weft/cuda/device/math/directed_rounding.hpp"
+#include "weft/cuda/device/math/global_math_names.hpp"
 
 namespace weft::detail {
 

@@ -19,7 +19,7 @@
 #include <limits>
 #include <type_traits>
 
-#include "weft/cuda/device/directed_rounding.hpp"
+#include "weft/cuda/device/math/directed_rounding.hpp"
 
 namespace weft::detail {
 

@@ -30,7 +30,7 @@
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/text_format.hpp"
 #include "weft/detail/executor/block_executor.hpp"
-#include "weft/detail/textures/surface_object.hpp"
+#include "weft/detail/textures/objects/surface_object.hpp"
 
 namespace weft::detail::textures {
 

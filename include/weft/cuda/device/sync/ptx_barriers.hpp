@@ -4,21 +4,30 @@
 // A block has 16 barriers, ids 0 to 15; each completes once its thread
 // count has arrived, by bar_sync (which waits) or bar_arrive (which does
 // not), and is then ready for its next phase. Barrier 0 without a count is
-// the one __syncthreads uses. Threads are counted one by one (a GPU counts
-// warps: docs/semantics.md, "Named barriers", says where that differs).
+// the one __syncthreads uses. Arrivals are counted by warp, as a GPU counts
+// them (executor/named_barriers.hpp; docs/semantics.md, "Named barriers").
 #pragma once
 
 #include <source_location>
 #include <stdexcept>
 #include <string>
 
-#include "weft/cuda/device/synchronization.hpp"
+#include "weft/cuda/device/sync/synchronization.hpp"
 #include "weft/detail/base/builtin_variables.hpp"
 #include "weft/detail/coroutine_executor/running_stackless_block.hpp"
 #include "weft/detail/executor/block_executor.hpp"
 #include "weft/detail/executor/named_barriers.hpp"
 
 namespace weft::detail {
+
+/// The fiber executor, as named barriers see it.
+inline const named_barrier_host& fiber_named_barrier_host() {
+  static constexpr named_barrier_host host{
+      [] { return running_block->blocks_started(); },
+      [](unsigned warp, bool by_thread) { return running_block->lanes_exited(warp, by_thread); },
+      [](const void* token) { running_block->wake_all(token); }};
+  return host;
+}
 
 inline unsigned named_barrier_arrival(unsigned id, unsigned threads, bool waits, const char* instruction,
                                       std::source_location where, named_reduction reduction = named_reduction::none,
@@ -28,13 +37,20 @@ inline unsigned named_barrier_arrival(unsigned id, unsigned threads, bool waits,
     if (running_stackless_block)
       throw kernel_fault{cudaErrorLaunchFailure,
                          std::string(instruction) +
-                             ": named barriers need a kernel on fibers; a stackless kernel has no awaitable "
-                             "for them (weft-port keeps kernels that use them on fibers)"};
+                             ": called without co_await in a stackless kernel, whose threads wait at a named "
+                             "barrier with co_await weft::bar_sync(id, threads) and its kin "
+                             "(weft/stackless_named_barriers.hpp)"};
     throw std::logic_error(std::string(instruction) + " can only be called inside a kernel");
   }
-  return named_barriers::of(*block).arrive(*block, linear_thread_index(threadIdx, blockDim),
-                                           static_cast<unsigned>(volume(blockDim)), id, threads, waits, reduction,
-                                           predicate, instruction, where);
+  named_barriers& barriers = named_barriers::of(fiber_named_barrier_host());
+  unsigned thread = linear_thread_index(threadIdx, blockDim);
+  const void* token = barriers.arrive(thread, static_cast<unsigned>(volume(blockDim)), id, threads, waits, reduction,
+                                      predicate, instruction);
+  if (!token) return barriers.result(thread);
+  do {
+    block->wait_on(token, instruction, &named_barriers::describe, where);
+  } while (!barriers.released(thread));
+  return barriers.result(thread);
 }
 
 }  // namespace weft::detail

@@ -22,8 +22,8 @@
 #include <limits>
 #include <type_traits>
 
-#include "weft/detail/textures/srgb_decoding.hpp"
-#include "weft/detail/textures/texel_values.hpp"
+#include "weft/detail/textures/sampling/srgb_decoding.hpp"
+#include "weft/detail/textures/sampling/texel_values.hpp"
 
 namespace weft::detail::textures {
 

@@ -15,12 +15,12 @@
 #include <cmath>
 #include <cstddef>
 
-#include "weft/detail/textures/cubemap_faces.hpp"
-#include "weft/detail/textures/texel_reading.hpp"
-#include "weft/detail/textures/texel_values.hpp"
-#include "weft/detail/textures/texture_addressing.hpp"
-#include "weft/detail/textures/texture_sampler.hpp"
-#include "weft/detail/textures/texture_sampling.hpp"
+#include "weft/detail/textures/sampling/cubemap_faces.hpp"
+#include "weft/detail/textures/sampling/texel_reading.hpp"
+#include "weft/detail/textures/sampling/texel_values.hpp"
+#include "weft/detail/textures/sampling/texture_addressing.hpp"
+#include "weft/detail/textures/sampling/texture_sampler.hpp"
+#include "weft/detail/textures/sampling/texture_sampling.hpp"
 
 namespace weft::detail::textures {
 

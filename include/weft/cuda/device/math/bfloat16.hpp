@@ -12,7 +12,7 @@
 #include <bit>
 #include <cstdint>
 
-#include "weft/cuda/device/half.hpp"
+#include "weft/cuda/device/math/half.hpp"
 #include "weft/cuda/vector_types.hpp"
 
 struct __nv_bfloat16;

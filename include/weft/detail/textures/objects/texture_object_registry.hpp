@@ -8,8 +8,8 @@
 #include <memory>
 #include <utility>
 
-#include "weft/detail/textures/object_registry.hpp"
-#include "weft/detail/textures/texture_sampler.hpp"
+#include "weft/detail/textures/objects/object_registry.hpp"
+#include "weft/detail/textures/sampling/texture_sampler.hpp"
 
 namespace weft::detail::textures {
 

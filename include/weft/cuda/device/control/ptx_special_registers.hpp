@@ -11,7 +11,7 @@
 
 #include <cstdint>
 
-#include "weft/cuda/device/device_runtime.hpp"
+#include "weft/cuda/device/control/device_runtime.hpp"
 #include "weft/detail/base/builtin_variables.hpp"
 #include "weft/detail/base/devices.hpp"
 #include "weft/detail/runtime/device_properties.hpp"

@@ -21,8 +21,8 @@
 
 #include "weft/detail/base/cuda_device_properties.hpp"
 #include "weft/detail/base/cuda_vocabulary.hpp"
-#include "weft/detail/textures/array_storage.hpp"
-#include "weft/detail/textures/texel_format.hpp"
+#include "weft/detail/textures/arrays/array_storage.hpp"
+#include "weft/detail/textures/arrays/texel_format.hpp"
 
 namespace weft::detail {
 

@@ -24,9 +24,9 @@
 #include "weft/detail/runtime/device_properties.hpp"
 #include "weft/detail/runtime/runtime.hpp"
 #include "weft/detail/streams/device_control.hpp"
-#include "weft/detail/textures/array_shape.hpp"
-#include "weft/detail/textures/array_storage.hpp"
-#include "weft/detail/textures/texel_format.hpp"
+#include "weft/detail/textures/arrays/array_shape.hpp"
+#include "weft/detail/textures/arrays/array_storage.hpp"
+#include "weft/detail/textures/arrays/texel_format.hpp"
 
 namespace weft::detail {
 

@@ -38,7 +38,7 @@
 #include <bit>
 #include <cstdint>
 
-#include "weft/detail/textures/texel_values.hpp"
+#include "weft/detail/textures/sampling/texel_values.hpp"
 
 namespace weft::detail::textures {
 

@@ -21,10 +21,10 @@
 #include <limits>
 #include <source_location>
 
-#include "weft/cuda/device/atomic_functions.hpp"
 #include "weft/cuda/device/builtins.hpp"
-#include "weft/cuda/device/type_conversions.hpp"
-#include "weft/cuda/device/warp_functions.hpp"
+#include "weft/cuda/device/math/type_conversions.hpp"
+#include "weft/cuda/device/memory/atomic_functions.hpp"
+#include "weft/cuda/device/sync/warp_functions.hpp"
 #include "weft/cuda/vector_types.hpp"
 
 struct __nv_bfloat16;

@@ -11,9 +11,9 @@
 #include <cstddef>
 #include <vector>
 
-#include "weft/detail/textures/texel_reading.hpp"
-#include "weft/detail/textures/texel_values.hpp"
-#include "weft/detail/textures/texture_addressing.hpp"
+#include "weft/detail/textures/sampling/texel_reading.hpp"
+#include "weft/detail/textures/sampling/texel_values.hpp"
+#include "weft/detail/textures/sampling/texture_addressing.hpp"
 
 namespace weft::detail::textures {
 
