@@ -107,10 +107,13 @@ class stackless_block_executor {
   /// written down.
   void arrive(barrier_kind kind, int predicate, std::source_location where, int* result) noexcept {
     if (kind != barrier_kind::sync) barrier_result_into_[running_id_] = result;
-    if (arrival_key(kind, where) != phase_key_) [[unlikely]]
-      note_other_arrival(kind, where);
     ++arrivals_;
     predicate_count_ += predicate != 0;
+    // Last: nothing of the executor is used after the call, so the kernel's
+    // coroutine need not keep it in a register that the call preserves
+    // (a push and a pop on every resume).
+    if (arrival_key(kind, where) != phase_key_) [[unlikely]]
+      note_other_arrival(kind, where);
   }
 
   /// A thread arrives at a barrier between blocks (grid.sync(),
@@ -283,12 +286,12 @@ class stackless_block_executor {
   }
   // phase_key_ before a round's first arrival: no arrival's key.
   static constexpr std::uintptr_t no_phase_key = ~std::uintptr_t{0};
-  // The round's first arrival sets its barrier; a later one at another
+  // The round's first arrival (counted already) sets its barrier; a later one at another
   // barrier kind or another source_location is listed, and is a divergence
   // unless the two name one call site (the same file, line and column in
   // other bytes).
   [[gnu::cold, gnu::noinline]] void note_other_arrival(barrier_kind kind, std::source_location where) noexcept {
-    if (arrivals_ == 0) {
+    if (arrivals_ == 1) {
       phase_kind_ = kind;
       phase_where_ = where;
       phase_key_ = arrival_key(kind, where);
