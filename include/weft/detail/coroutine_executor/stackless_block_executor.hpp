@@ -286,10 +286,10 @@ class stackless_block_executor {
   }
   // phase_key_ before a round's first arrival: no arrival's key.
   static constexpr std::uintptr_t no_phase_key = ~std::uintptr_t{0};
-  // The round's first arrival (counted already) sets its barrier; a later one at another
-  // barrier kind or another source_location is listed, and is a divergence
-  // unless the two name one call site (the same file, line and column in
-  // other bytes).
+  // The round's first arrival (counted already) sets its barrier; a later
+  // one at another barrier kind or another source_location is listed, and
+  // is a divergence unless the two name one call site (the same file, line
+  // and column in other bytes).
   [[gnu::cold, gnu::noinline]] void note_other_arrival(barrier_kind kind, std::source_location where) noexcept {
     if (arrivals_ == 1) {
       phase_kind_ = kind;
