@@ -216,6 +216,37 @@ TEST_CASE("a stackless kernel sees each thread's threadIdx in a 3D block, across
   }
 }
 
+// A round of a one-dimensional block sets only threadIdx.x: .y and .z must
+// be zero from the block's start, also on a worker whose last block was 3D.
+TEST_CASE("a one-dimensional stackless block after a 3D one sees threadIdx.y and .z zero across barriers") {
+  auto three_dimensional = [](unsigned* last) -> weft::stackless_kernel {
+    co_await weft::syncthreads();
+    *last = threadIdx.y * 4 + threadIdx.z;  // the block's last thread to run has y and z not zero
+  };
+  auto one_dimensional = [](uint3* seen) -> weft::stackless_kernel {
+    co_await weft::syncthreads();
+    seen[2 * (blockIdx.x * 64 + threadIdx.x)] = threadIdx;
+    co_await weft::syncthreads();
+    seen[2 * (blockIdx.x * 64 + threadIdx.x) + 1] = threadIdx;
+  };
+  stackless_scope scope(stackless_executor::coroutines);
+  unsigned saved_workers = weft::worker_count();
+  weft::set_worker_count(1);  // both grids on the one worker (two blocks or more: not on this thread)
+  device_buffer<unsigned> d_last(1);
+  device_buffer<uint3> d_seen(2 * 4 * 64);
+  REQUIRE(weft::launch(4, dim3(4, 3, 2), three_dimensional, d_last.p) == cudaSuccess);
+  REQUIRE(weft::launch(4, 64, one_dimensional, d_seen.p) == cudaSuccess);
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  weft::set_worker_count(saved_workers);
+  CHECK(d_last.to_host()[0] != 0);
+  auto seen = d_seen.to_host();
+  for (unsigned i = 0; i < seen.size(); ++i) {
+    CHECK(seen[i].x == i / 2 % 64);
+    CHECK(seen[i].y == 0);
+    CHECK(seen[i].z == 0);
+  }
+}
+
 TEST_CASE("a stackless kernel reads dynamic shared memory and its block's arguments by value") {
   // Each thread writes its value into dynamic shared memory; after the
   // barrier, each reads its neighbour's. The by-value `offset` is each

@@ -12,6 +12,7 @@
 #include <coroutine>
 #include <source_location>
 #include <stdexcept>
+#include <type_traits>
 
 #include "weft/detail/coroutine_executor/running_stackless_block.hpp"
 #include "weft/detail/coroutine_executor/stackless_block_executor.hpp"
@@ -25,7 +26,9 @@ namespace weft::detail {
 template <barrier_kind Kind>
 class barrier_awaiter {
  public:
-  barrier_awaiter(int predicate, std::source_location where) : predicate_(predicate), where_(where) {}
+  barrier_awaiter(int predicate, std::source_location where) : where_(where) {
+    if constexpr (counting) operands_.predicate = predicate;
+  }
 
   // The stackless test inlines into the kernel's body; the fiber path is
   // a call, so that GCC does not keep await_ready itself out of line for
@@ -33,7 +36,8 @@ class barrier_awaiter {
   bool await_ready() {
     if (running_stackless_block) [[likely]]
       return false;
-    result_ = wait_on_fiber(predicate_, where_);
+    int result = wait_on_fiber(predicate(), where_);
+    if constexpr (counting) operands_.result = result;
     return true;
   }
 
@@ -41,24 +45,41 @@ class barrier_awaiter {
   // it awaits, can await it: another coroutine type does not compile.
   template <stackless_promise Promise>
   void await_suspend(std::coroutine_handle<Promise>) noexcept {
-    running_stackless_block->arrive(Kind, predicate_, where_, &result_);
+    if constexpr (counting)
+      running_stackless_block->arrive(Kind, operands_.predicate, where_, &operands_.result);
+    else
+      running_stackless_block->arrive(Kind, 0, where_, nullptr);
   }
 
   // The stackless executor writes the result into the awaiter as the
   // barrier completes (GCC 12 may call await_resume late: warp_awaiter.hpp).
   auto await_resume() const noexcept {
-    if constexpr (Kind != barrier_kind::sync) return result_;
+    if constexpr (counting) return operands_.result;
   }
 
  private:
+  // A plain __syncthreads has no predicate and gives no result: its
+  // awaiter, which lives in the thread's frame, holds only its call site.
+  static constexpr bool counting = Kind != barrier_kind::sync;
+  struct counting_operands {
+    int predicate = 0;
+    int result = 0;
+  };
+  struct no_operands {};
+  int predicate() const {
+    if constexpr (counting)
+      return operands_.predicate;
+    else
+      return 0;
+  }
+
   [[gnu::noinline]] static int wait_on_fiber(int predicate, std::source_location where) {
     block_executor* block = running_block;
     if (!block) throw std::logic_error("a barrier can only be awaited inside a kernel");
     return block->arrive_and_wait(Kind, predicate, where);
   }
 
-  int predicate_;
-  int result_ = 0;
+  [[no_unique_address]] std::conditional_t<counting, counting_operands, no_operands> operands_;
   std::source_location where_;
 };
 

@@ -111,10 +111,13 @@ class stackless_block_executor {
   /// written down.
   void arrive(barrier_kind kind, int predicate, std::source_location where, int* result) noexcept {
     if (kind != barrier_kind::sync) barrier_result_into_[running_id_] = result;
-    if (arrival_key(kind, where) != phase_key_) [[unlikely]]
-      note_other_arrival(kind, where);
     ++arrivals_;
     predicate_count_ += predicate != 0;
+    // Last: nothing of the executor is used after the call, so the kernel's
+    // coroutine need not keep it in a register that the call preserves
+    // (a push and a pop on every resume).
+    if (arrival_key(kind, where) != phase_key_) [[unlikely]]
+      note_other_arrival(kind, where);
   }
 
   /// A thread arrives at a barrier between blocks (grid.sync(),
@@ -222,6 +225,29 @@ class stackless_block_executor {
   // is inlined only into one that is instrumented alike).
   template <class StartThread>
   [[gnu::no_sanitize_address]] void run_block(StartThread& start);
+  // A round's resumes while every thread arrives at the barrier in the
+  // order it runs: how many did (the thread at the returned place, if any,
+  // did not, or released lanes). In a block of one dimension (Linear) a
+  // thread's index is its linear id, and threadIdx.y and .z stay 0: one
+  // load and two stores set the thread's identity, not three of each.
+  template <bool Linear>
+  [[gnu::no_sanitize_address]] unsigned resume_in_order(const waiting_thread* waiting, unsigned count) {
+    unsigned r = 0;
+    for (; r < count; ++r) {
+      if constexpr (Linear) {
+        unsigned id = waiting[r].id;
+        threadIdx.x = id;
+        running_id_ = id;
+      } else {
+        threadIdx = waiting[r].index;
+        running_id_ = waiting[r].id;
+      }
+      resume(waiting[r]);
+      if (arrivals_ != r + 1 || !ready_.empty()) [[unlikely]]
+        break;
+    }
+    return r;
+  }
   // Resumes a waiting thread where it waits: in its own body, or in a
   // stackless function it awaits (defined in stackless_thread.hpp).
   [[gnu::no_sanitize_address]] static void resume(const waiting_thread& thread);
@@ -275,12 +301,12 @@ class stackless_block_executor {
   }
   // phase_key_ before a round's first arrival: no arrival's key.
   static constexpr std::uintptr_t no_phase_key = ~std::uintptr_t{0};
-  // The round's first arrival sets its barrier; a later one at another
-  // barrier kind or another source_location is listed, and is a divergence
-  // unless the two name one call site (the same file, line and column in
-  // other bytes).
+  // The round's first arrival (counted already) sets its barrier; a later
+  // one at another barrier kind or another source_location is listed, and
+  // is a divergence unless the two name one call site (the same file, line
+  // and column in other bytes).
   [[gnu::cold, gnu::noinline]] void note_other_arrival(barrier_kind kind, std::source_location where) noexcept {
-    if (arrivals_ == 0) {
+    if (arrivals_ == 1) {
       phase_kind_ = kind;
       phase_where_ = where;
       phase_key_ = arrival_key(kind, where);
@@ -370,8 +396,9 @@ class stackless_block_executor {
     std::source_location where;
   };
   std::vector<object_waiter> on_objects_;
-  unsigned running_id_ = 0;  // the running thread's linear id
-  bool parked_now_ = false;  // the thread that just suspended did so in a group, at __activemask or on an object
+  unsigned running_id_ = 0;    // the running thread's linear id
+  bool linear_block_ = false;  // blockDim.y and .z are 1: threadIdx.x is the linear id
+  bool parked_now_ = false;    // the thread that just suspended did so in a group, at __activemask or on an object
 };
 
 template <class StartThread>
@@ -381,6 +408,7 @@ block_failure stackless_block_executor::run(StartThread& start, const block_rang
   gridDim = blocks.grid;
   blockDim = blocks.block;
   thread_count_ = static_cast<unsigned>(volume(blocks.block));
+  linear_block_ = blocks.block.y == 1 && blocks.block.z == 1;
   for (auto& list : lists_)
     if (list.size() < thread_count_ + list_front_room) list.resize(thread_count_ + list_front_room);
   unsigned warps = (thread_count_ + 31) / 32;
@@ -517,8 +545,12 @@ void stackless_block_executor::run_block(StartThread& start) {
     } catch (...) {  // no room for its frame: the body has not run
       fail_running_thread(std::current_exception());
     }
-    threads_[t] = {handle, index, t};
-    if (!file(threads_[t], before) || (!ready_.empty() && !run_ready())) [[unlikely]] {
+    // Filed from the local: read back from threads_[t], the copy spanned
+    // the two stores just made to it, which the CPU could not forward (a
+    // tenth of the block reduction's time went to that stall).
+    const waiting_thread started{handle, index, t};
+    threads_[t] = started;
+    if (!file(started, before) || (!ready_.empty() && !run_ready())) [[unlikely]] {
       abandon(nullptr, nullptr);
       return;
     }
@@ -572,13 +604,7 @@ void stackless_block_executor::run_block(StartThread& start) {
       // Its own loop, which keeps little across the resume (the list, the
       // count, the place in it): the round started with no arrival, so the
       // thread at r arrived in order if arrivals_ is now r + 1.
-      for (; r < count; ++r) {
-        threadIdx = waiting[r].index;
-        running_id_ = waiting[r].id;
-        resume(waiting[r]);
-        if (arrivals_ != r + 1 || !ready_.empty()) [[unlikely]]
-          break;
-      }
+      r = linear_block_ ? resume_in_order<true>(waiting, count) : resume_in_order<false>(waiting, count);
       if (r == count) {  // every thread arrived, in order: the list stays where it is
         next = waiting;
         kept = count;
