@@ -38,6 +38,7 @@ namespace weft::detail {
 /// The stackless executor, as named barriers see it.
 inline const named_barrier_host& stackless_named_barrier_host() {
   static constexpr named_barrier_host host{
+      [] { return running_stackless_block != nullptr; },
       [] { return running_stackless_block->host()->blocks_started(); },
       [](unsigned warp, bool) { return running_stackless_block->lanes_exited(warp); },
       [](const void* token) { running_stackless_block->wake_all(token); }};

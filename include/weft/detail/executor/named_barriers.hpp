@@ -41,6 +41,10 @@ enum class named_reduction : unsigned char { none, popc, all, any };
 
 /// What named barriers need of the executor that runs the block.
 struct named_barrier_host {
+  /// Whether this executor runs the worker's block now: a worker's blocks
+  /// alternate between the executors, and a block that stalls asks the
+  /// barriers whose host last used them (settle_running).
+  bool (*runs_block)();
   /// The number of the block running on this worker.
   std::uint64_t (*block_generation)();
   /// The lanes of a warp that have exited: asked by a running thread of the
@@ -265,7 +269,7 @@ class named_barriers {
   // on its way to the barrier is none of these).
   static bool settle_running(unsigned spinning_thread) {
     named_barriers& self = this_worker();
-    if (self.block_generation_ != self.host_.block_generation()) return false;
+    if (!self.host_.runs_block() || self.block_generation_ != self.host_.block_generation()) return false;
     self.woke_ = false;
     if (spinning_thread != ~0u) {
       unsigned warp = spinning_thread / 32;

@@ -23,7 +23,7 @@ namespace weft::detail {
 /// The fiber executor, as named barriers see it.
 inline const named_barrier_host& fiber_named_barrier_host() {
   static constexpr named_barrier_host host{
-      [] { return running_block->blocks_started(); },
+      [] { return running_block != nullptr; }, [] { return running_block->blocks_started(); },
       [](unsigned warp, bool by_thread) { return running_block->lanes_exited(warp, by_thread); },
       [](const void* token) { running_block->wake_all(token); }};
   return host;
