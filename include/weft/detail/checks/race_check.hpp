@@ -108,9 +108,11 @@ namespace weft_traced {
 /// kernel's parameters come by value, copied by the untraced caller: scalars
 /// and pointers then arrive in registers, where reading them from the
 /// launch's tuple was a traced load each (four of a vector add's ten).
+/// A stackless kernel's call returns its thread's coroutine, whose body up
+/// to its first co_await runs here, traced.
 template <class Kernel, class... Parameters>
-[[gnu::noinline]] void call_kernel(Kernel& kernel, Parameters... parameters) {
-  kernel(parameters...);
+[[gnu::noinline]] decltype(auto) call_kernel(Kernel& kernel, Parameters... parameters) {
+  return kernel(parameters...);
 }
 
 }  // namespace weft_traced
@@ -119,18 +121,19 @@ namespace weft::detail {
 
 /// Calls weft_traced::call_kernel with copies of the launch's arguments.
 template <class Kernel, class Arguments, std::size_t... Index>
-[[gnu::always_inline]] inline void call_kernel_traced(Kernel& kernel, Arguments& arguments,
-                                                      std::index_sequence<Index...>) {
-  weft_traced::call_kernel(kernel, std::get<Index>(arguments)...);
+[[gnu::always_inline]] inline decltype(auto) call_kernel_traced(Kernel& kernel, Arguments& arguments,
+                                                                std::index_sequence<Index...>) {
+  return weft_traced::call_kernel(kernel, std::get<Index>(arguments)...);
 }
 
-/// Calls the kernel for one CUDA thread (out of line in a race-check build).
+/// Calls the kernel for one CUDA thread (out of line in a race-check build)
+/// and returns what it returns (a stackless kernel's thread).
 template <class Kernel, class Arguments>
-[[gnu::always_inline]] inline void call_kernel(Kernel& kernel, Arguments& arguments) {
+[[gnu::always_inline]] inline decltype(auto) call_kernel(Kernel& kernel, Arguments& arguments) {
   if constexpr (race_check_build)
-    call_kernel_traced(kernel, arguments, std::make_index_sequence<std::tuple_size_v<Arguments>>{});
+    return call_kernel_traced(kernel, arguments, std::make_index_sequence<std::tuple_size_v<Arguments>>{});
   else
-    std::apply(kernel, arguments);
+    return std::apply(kernel, arguments);
 }
 
 /// One traced access, as a report names it: who made it and where.
