@@ -575,7 +575,8 @@ class race_worker {
     block_ = block;
     state_ = 0;
     launch_tag_ = race_launch_tag(launch->serial);
-    private_begin_ = private_end_ = 0;  // the dynamic shared buffer may have moved into the gap
+    // The dynamic shared buffer may have moved into a gap.
+    private_begin_ = private_end_ = other_private_begin_ = other_private_end_ = 0;
     fences_ = &launch->fence_counter(block);
     ++generation_;
     threads_ = threads;
@@ -730,6 +731,7 @@ class race_worker {
     std::uintptr_t a = reinterpret_cast<std::uintptr_t>(address);
     if (a - builtins_begin_ < builtins_bytes_) return;
     if (a >= private_begin_ && a + size <= private_end_) return;
+    if (a >= other_private_begin_ && a + size <= other_private_end_) return;
     if (busy_) return;  // the detector's own accesses, if it was instrumented
     if (a >= tls_begin_ && a < tls_end_ && (a & 3) + size <= 4) {
       // One word of the static TLS block: a __shared__ variable's, or weft's own.
@@ -864,8 +866,31 @@ class race_worker {
   // words asked about, else a binary search of the launch's list.
   address_range range_of(std::uintptr_t word) {
     for (const address_range& r : ranges_)
-      if (word >= r.begin && word < r.end) return r;
+      if (word >= r.begin && word < r.end) {
+        if (!r.allocation) note_private(r, word);
+        return r;
+      }
     return find_range(word);
+  }
+
+  // access()'s shortcut: the gap that holds `word`, less the memory that
+  // access_word looked at before asking (and found `word` outside of). Two
+  // gaps: a stackless kernel's locals lie in its coroutine frame, on the
+  // heap, and what it does not keep across a co_await on the worker's
+  // stack, and it goes from one to the other all the time.
+  [[gnu::noinline]] void note_private(const address_range& gap, std::uintptr_t word) {
+    other_private_begin_ = private_begin_;
+    other_private_end_ = private_end_;
+    private_begin_ = gap.begin;
+    private_end_ = gap.end;
+    for (auto [begin, end] : {std::pair{tls_begin_, tls_end_}, std::pair{dynamic_begin_, dynamic_end_},
+                              std::pair{static_data_begin_, static_data_end_}}) {
+      if (begin == end) continue;
+      if (end <= word)
+        private_begin_ = std::max(private_begin_, end);
+      else if (begin > word)
+        private_end_ = std::min(private_end_, begin);
+    }
   }
 
   // range_of's search, whose range it remembers.
@@ -878,18 +903,7 @@ class race_worker {
     } else {
       found = {after == all.begin() ? 0 : std::prev(after)->second,
                after == all.end() ? ~std::uintptr_t{0} : after->first, false};
-      // access()'s shortcut: the gap, less the memory that access_word
-      // looked at before asking (and found `word` outside of).
-      private_begin_ = found.begin;
-      private_end_ = found.end;
-      for (auto [begin, end] : {std::pair{tls_begin_, tls_end_}, std::pair{dynamic_begin_, dynamic_end_},
-                                std::pair{static_data_begin_, static_data_end_}}) {
-        if (begin == end) continue;
-        if (end <= word)
-          private_begin_ = std::max(private_begin_, end);
-        else if (begin > word)
-          private_end_ = std::min(private_end_, begin);
-      }
+      note_private(found, word);
     }
     std::rotate(ranges_.rbegin(), ranges_.rbegin() + 1, ranges_.rend());
     ranges_[0] = found;
@@ -1117,7 +1131,8 @@ class race_worker {
   std::vector<race_clock> known_;
   std::vector<std::uint64_t> known_generation_;
   std::unordered_map<std::uintptr_t, race_clock> shared_atomic_words_;  // this block's __shared__ atomic words
-  std::uintptr_t private_begin_ = 0, private_end_ = 0;
+  std::uintptr_t private_begin_ = 0, private_end_ = 0;                  // the last two gaps found (note_private)
+  std::uintptr_t other_private_begin_ = 0, other_private_end_ = 0;
   std::uintptr_t builtins_begin_ = 0, builtins_bytes_ = 0;  // threadIdx, blockIdx, blockDim, gridDim
   std::array<address_range, 8> ranges_{};                   // the launch's, most recently found first
   // The launch's shadow pages that this worker used, by page index
