@@ -13,6 +13,7 @@
 #include <source_location>
 #include <stdexcept>
 
+#include "weft/detail/checks/race_check.hpp"
 #include "weft/detail/coroutine_executor/running_stackless_block.hpp"
 #include "weft/detail/coroutine_executor/stackless_block_executor.hpp"
 #include "weft/detail/coroutine_executor/stackless_function.hpp"
@@ -41,7 +42,10 @@ class barrier_awaiter {
   // it awaits, can await it: another coroutine type does not compile.
   template <stackless_promise Promise>
   void await_suspend(std::coroutine_handle<Promise>) noexcept {
-    running_stackless_block->arrive(Kind, predicate_, where_, &result_);
+    if constexpr (race_check_build)
+      arrive_untraced(predicate_, where_, &result_);
+    else
+      running_stackless_block->arrive(Kind, predicate_, where_, &result_);
   }
 
   // The stackless executor writes the result into the awaiter as the
@@ -55,6 +59,13 @@ class barrier_awaiter {
     block_executor* block = running_block;
     if (!block) throw std::logic_error("a barrier can only be awaited inside a kernel");
     return block->arrive_and_wait(Kind, predicate, where);
+  }
+
+  // In a race-check build the arrival is a call: inlined into the kernel's
+  // coroutine body, the executor's bookkeeping would be traced as the
+  // kernel's own accesses, a callback for each of its loads and stores.
+  [[gnu::noinline]] static void arrive_untraced(int predicate, std::source_location where, int* result) noexcept {
+    running_stackless_block->arrive(Kind, predicate, where, result);
   }
 
   int predicate_;
