@@ -733,10 +733,17 @@ class race_worker {
     if (a >= private_begin_ && a + size <= private_end_) return;
     if (a >= other_private_begin_ && a + size <= other_private_end_) return;
     if (busy_) return;  // the detector's own accesses, if it was instrumented
-    if (a >= tls_begin_ && a < tls_end_ && (a & 3) + size <= 4) {
-      // One word of the static TLS block: a __shared__ variable's, or weft's own.
-      if (!untraced_words_[(a - tls_begin_) / 4]) check_shared_word(a & ~std::uintptr_t{3}, write, pc);
-      return;
+    if (a >= tls_begin_ && a < tls_end_) {
+      if ((a & 3) + size <= 4) {
+        // One word of the static TLS block: a __shared__ variable's, or weft's own.
+        if (!untraced_words_[(a - tls_begin_) / 4]) check_shared_word(a & ~std::uintptr_t{3}, write, pc);
+        return;
+      }
+      // Weft's own pointers and counters (a stackless kernel's body reads
+      // the running executor's and its frame arena's): 8 bytes, untraced.
+      if (a + size <= tls_end_ && untraced_words_[(a - tls_begin_) / 4] &&
+          untraced_words_[(a + size - 1 - tls_begin_) / 4])
+        return;
     }
     check_access(a, size, write, pc);
   }
