@@ -93,12 +93,6 @@ function(weft_add_cuda_executable name)
   set(others)
   set(ported_units 0)
   set(stackless ${WEFT_PORT_STACKLESS})
-  # The race check runs every kernel on fibers (a stackless kernel's too),
-  # and traces the code weft inlines into a coroutine's body, which it
-  # would take for the kernel's: nothing to gain from converting there.
-  if("race" IN_LIST WEFT_SANITIZE)
-    set(stackless OFF)
-  endif()
   set(program_sources)
   foreach(source IN LISTS ARGN)
     if(source STREQUAL "NO_STACKLESS")

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # ctest's race_check: builds tests/race/race_programs.cu with Clang and
 # WEFT_SANITIZE=race (through weft_add_cuda_executable, as a user's project
-# does), runs it, and checks that the racy kernels were reported with both
-# threads, both source lines and the memory space, and nothing else.
+# does), runs it twice, with its converted kernels on the stackless executor
+# and then under WEFT_EXECUTOR=fibers, and checks each time that the racy
+# kernels were reported with both threads, both source lines and the memory
+# space, and nothing else.
 # Skipped (exit 77) where no Clang 16 or later is installed.
 # Usage: race_check.sh SOURCE_DIR BINARY_DIR
 set -euo pipefail
@@ -18,45 +20,60 @@ if ! cmake --build "$binary_dir" --target race_programs -j"$(nproc)" > "$log" 2>
   cat "$log"
   exit 1
 fi
-output=$binary_dir/race_programs.output
-status=0
-WEFT_WORKERS=2 "$binary_dir/race_programs" > "$output" 2>&1 || status=$?
-cat "$output"
-((status == 0)) || exit 1
-
+# weft-port converts in a race-check build too: the kernels with barriers and
+# warp collectives run stackless unless WEFT_EXECUTOR=fibers.
+port=$(find "$binary_dir" -path '*race_programs.weft-port*' -name 'race_programs.cu.cpp' | head -1)
 failed=0
-expect() {
-  if ! grep -qE -- "$1" "$output"; then
-    echo "race_check: the output lacks: $1"
+for kernel in tiled_matmul block_sum warp_neighbours shuffle_neighbours; do
+  if ! grep -qE "weft::stackless_kernel $kernel\(" "$port"; then
+    echo "race_check: weft-port did not make $kernel a stackless kernel ($port)"
     failed=1
   fi
-}
+done
+
 file=race_programs.cu
-# The tiled matmul without its second barrier: the next tile's write
-# against this tile's read, in __shared__ memory, both lines.
-expect "write-after-read hazard in kernel 'tiled_matmul\(.*\)' on __shared__ memory at 0x"
-expect "read  by block \([0-9]+,[0-9]+,0\) thread \([0-9]+,[0-9]+,0\) at .*$file:33"
-expect "write by block \([0-9]+,[0-9]+,0\) thread \([0-9]+,[0-9]+,0\) at .*$file:3[01]"
-# The reduction without its barrier.
-expect "hazard in kernel 'block_sum\(.*\)' on __shared__ memory"
-expect "by block \([0-9]+,0,0\) thread \([0-9]+,0,0\) at .*$file:47"
-# Two blocks writing one global word: both blocks named, and the allocation.
-expect "write-after-write hazard in kernel 'blocks_write_one_word\(int\*\)' on global memory \(byte 0 of the 256-byte allocation at 0x"
-expect "write by block \(0,0,0\) thread \(0,0,0\) at .*$file:55"
-expect "write by block \(1,0,0\) thread \(0,0,0\) at .*$file:55"
-# Lanes reading a neighbour's slot without __syncwarp.
-expect "read-after-write hazard in kernel 'warp_neighbours\(int\*, bool\)' on __shared__ memory"
-# The dynamic shared buffer read across warps without a barrier.
-expect "hazard in kernel 'dynamic_shared_across_warps\(int\*, bool\)' on dynamic __shared__ memory \(byte [0-9]+ of the block's buffer\)"
-# A lock of atomics whose release has no fence before it.
-expect "hazard in kernel 'locked_counter\(int\*, int\*, bool\)' on global memory"
-# A thread that did not arrive at a named barrier, reading what one of its
-# arrivals wrote before it.
-expect "read-after-write hazard in kernel 'named_bystander\(int\*, bool\)' on __shared__ memory"
-expect "RACECHECK SUMMARY: [0-9]+ hazards displayed"
-# No kernel that is free of races is named.
-if grep -E "hazard in kernel '(count_with_atomics|count_with_atomics_stackless|write_word|read_word|last_block_sums|grid_exchange|blocks_write_own_words|shared_locked_counter|barrier_completion_count|named_handover)" "$output"; then
-  echo "race_check: a kernel without races was reported (above)"
-  failed=1
-fi
+for executor in auto fibers; do
+  output=$binary_dir/race_programs.$executor.output
+  status=0
+  WEFT_WORKERS=2 WEFT_EXECUTOR=$executor "$binary_dir/race_programs" > "$output" 2>&1 || status=$?
+  echo "---- WEFT_EXECUTOR=$executor"
+  cat "$output"
+  ((status == 0)) || exit 1
+
+  expect() {
+    if ! grep -qE -- "$1" "$output"; then
+      echo "race_check: the output (WEFT_EXECUTOR=$executor) lacks: $1"
+      failed=1
+    fi
+  }
+  # The tiled matmul without its second barrier: the next tile's write
+  # against this tile's read, in __shared__ memory, both lines.
+  expect "write-after-read hazard in kernel 'tiled_matmul\(.*\)' on __shared__ memory at 0x"
+  expect "read  by block \([0-9]+,[0-9]+,0\) thread \([0-9]+,[0-9]+,0\) at .*$file:33"
+  expect "write by block \([0-9]+,[0-9]+,0\) thread \([0-9]+,[0-9]+,0\) at .*$file:3[01]"
+  # The reduction without its barrier.
+  expect "hazard in kernel 'block_sum\(.*\)' on __shared__ memory"
+  expect "by block \([0-9]+,0,0\) thread \([0-9]+,0,0\) at .*$file:47"
+  # Two blocks writing one global word: both blocks named, and the allocation.
+  expect "write-after-write hazard in kernel 'blocks_write_one_word\(int\*\)' on global memory \(byte 0 of the 256-byte allocation at 0x"
+  expect "write by block \(0,0,0\) thread \(0,0,0\) at .*$file:55"
+  expect "write by block \(1,0,0\) thread \(0,0,0\) at .*$file:55"
+  # Lanes reading a neighbour's slot without __syncwarp, and across two
+  # half-warp shuffles.
+  expect "read-after-write hazard in kernel 'warp_neighbours\(int\*, bool\)' on __shared__ memory"
+  expect "read-after-write hazard in kernel 'shuffle_neighbours\(int\*, bool\)' on __shared__ memory"
+  # The dynamic shared buffer read across warps without a barrier.
+  expect "hazard in kernel 'dynamic_shared_across_warps\(int\*, bool\)' on dynamic __shared__ memory \(byte [0-9]+ of the block's buffer\)"
+  # A lock of atomics whose release has no fence before it.
+  expect "hazard in kernel 'locked_counter\(int\*, int\*, bool\)' on global memory"
+  # A thread that did not arrive at a named barrier, reading what one of its
+  # arrivals wrote before it.
+  expect "read-after-write hazard in kernel 'named_bystander\(int\*, bool\)' on __shared__ memory"
+  expect "RACECHECK SUMMARY: [0-9]+ hazards displayed"
+  # No kernel that is free of races is named.
+  if grep -E "hazard in kernel '(count_with_atomics|count_with_atomics_stackless|write_word|read_word|last_block_sums|grid_exchange|blocks_write_own_words|shared_locked_counter|barrier_completion_count|named_handover)" "$output"; then
+    echo "race_check: a kernel without races was reported (WEFT_EXECUTOR=$executor, above)"
+    failed=1
+  fi
+done
 exit $failed

@@ -69,6 +69,19 @@ __global__ void warp_neighbours(int* out, bool syncwarp) {
   out[threadIdx.x] = slot[(threadIdx.x + 1) % 32];
 }
 
+// The same with a shuffle between the write and the read, which orders the
+// lanes it names as __syncwarp does. With `whole_warp` false each half-warp
+// shuffles on its own, so lanes 15 and 31 read slots that the other half
+// wrote, ordered by nothing.
+__global__ void shuffle_neighbours(int* out, bool whole_warp) {
+  __shared__ int slot[32];
+  unsigned lane = threadIdx.x;
+  slot[lane] = lane;
+  unsigned mask = whole_warp ? 0xffffffffu : (lane < 16 ? 0x0000ffffu : 0xffff0000u);
+  int below = __shfl_down_sync(mask, static_cast<int>(lane), 1, 16);
+  out[lane] = slot[(lane + 1) % 32] + below;
+}
+
 // Atomics on one word from every thread of every block: never a race.
 __global__ void count_with_atomics(int* counter) {
   atomicAdd(counter, 1);
@@ -81,8 +94,9 @@ __global__ void count_with_atomics(int* counter) {
 }
 
 // The same as a stackless kernel (weft's native spelling, what weft-port
-// writes for a kernel it converts): the race check runs it on fibers, and
-// the atomics' bookkeeping must not be taken for the kernel's accesses.
+// writes for a kernel it converts): neither the atomics' bookkeeping nor
+// the stackless executor's, inlined into its coroutine body, may be taken
+// for the kernel's accesses.
 __global__ weft::stackless_kernel count_with_atomics_stackless(int* counter) {
   atomicAdd(counter, 1);
   __shared__ int local;
@@ -253,6 +267,8 @@ int main() {
   expect("blocks_one_word", true, [&] { blocks_write_one_word<<<2, 32>>>(words); });
   expect("warp_syncwarp", false, [&] { warp_neighbours<<<1, 32>>>(out, true); });
   expect("warp_no_syncwarp", true, [&] { warp_neighbours<<<1, 32>>>(out, false); });
+  expect("warp_shuffle", false, [&] { shuffle_neighbours<<<1, 32>>>(out, true); });
+  expect("warp_half_shuffles", true, [&] { shuffle_neighbours<<<1, 32>>>(out, false); });
   expect("atomics", false, [&] { count_with_atomics<<<4, 128>>>(words); });
   expect("atomics_stackless", false, [&] { count_with_atomics_stackless<<<4, 128>>>(words); });
   expect("two_launches_one_stream", false, [&] {

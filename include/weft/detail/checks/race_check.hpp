@@ -108,9 +108,11 @@ namespace weft_traced {
 /// kernel's parameters come by value, copied by the untraced caller: scalars
 /// and pointers then arrive in registers, where reading them from the
 /// launch's tuple was a traced load each (four of a vector add's ten).
+/// A stackless kernel's call returns its thread's coroutine, whose body up
+/// to its first co_await runs here, traced.
 template <class Kernel, class... Parameters>
-[[gnu::noinline]] void call_kernel(Kernel& kernel, Parameters... parameters) {
-  kernel(parameters...);
+[[gnu::noinline]] decltype(auto) call_kernel(Kernel& kernel, Parameters... parameters) {
+  return kernel(parameters...);
 }
 
 }  // namespace weft_traced
@@ -119,18 +121,19 @@ namespace weft::detail {
 
 /// Calls weft_traced::call_kernel with copies of the launch's arguments.
 template <class Kernel, class Arguments, std::size_t... Index>
-[[gnu::always_inline]] inline void call_kernel_traced(Kernel& kernel, Arguments& arguments,
-                                                      std::index_sequence<Index...>) {
-  weft_traced::call_kernel(kernel, std::get<Index>(arguments)...);
+[[gnu::always_inline]] inline decltype(auto) call_kernel_traced(Kernel& kernel, Arguments& arguments,
+                                                                std::index_sequence<Index...>) {
+  return weft_traced::call_kernel(kernel, std::get<Index>(arguments)...);
 }
 
-/// Calls the kernel for one CUDA thread (out of line in a race-check build).
+/// Calls the kernel for one CUDA thread (out of line in a race-check build)
+/// and returns what it returns (a stackless kernel's thread).
 template <class Kernel, class Arguments>
-[[gnu::always_inline]] inline void call_kernel(Kernel& kernel, Arguments& arguments) {
+[[gnu::always_inline]] inline decltype(auto) call_kernel(Kernel& kernel, Arguments& arguments) {
   if constexpr (race_check_build)
-    call_kernel_traced(kernel, arguments, std::make_index_sequence<std::tuple_size_v<Arguments>>{});
+    return call_kernel_traced(kernel, arguments, std::make_index_sequence<std::tuple_size_v<Arguments>>{});
   else
-    std::apply(kernel, arguments);
+    return std::apply(kernel, arguments);
 }
 
 /// One traced access, as a report names it: who made it and where.
@@ -572,7 +575,8 @@ class race_worker {
     block_ = block;
     state_ = 0;
     launch_tag_ = race_launch_tag(launch->serial);
-    private_begin_ = private_end_ = 0;  // the dynamic shared buffer may have moved into the gap
+    // The dynamic shared buffer may have moved into a gap.
+    private_begin_ = private_end_ = other_private_begin_ = other_private_end_ = 0;
     fences_ = &launch->fence_counter(block);
     ++generation_;
     threads_ = threads;
@@ -727,11 +731,19 @@ class race_worker {
     std::uintptr_t a = reinterpret_cast<std::uintptr_t>(address);
     if (a - builtins_begin_ < builtins_bytes_) return;
     if (a >= private_begin_ && a + size <= private_end_) return;
+    if (a >= other_private_begin_ && a + size <= other_private_end_) return;
     if (busy_) return;  // the detector's own accesses, if it was instrumented
-    if (a >= tls_begin_ && a < tls_end_ && (a & 3) + size <= 4) {
-      // One word of the static TLS block: a __shared__ variable's, or weft's own.
-      if (!untraced_words_[(a - tls_begin_) / 4]) check_shared_word(a & ~std::uintptr_t{3}, write, pc);
-      return;
+    if (a >= tls_begin_ && a < tls_end_) {
+      if ((a & 3) + size <= 4) {
+        // One word of the static TLS block: a __shared__ variable's, or weft's own.
+        if (!untraced_words_[(a - tls_begin_) / 4]) check_shared_word(a & ~std::uintptr_t{3}, write, pc);
+        return;
+      }
+      // Weft's own pointers and counters (a stackless kernel's body reads
+      // the running executor's and its frame arena's): 8 bytes, untraced.
+      if (a + size <= tls_end_ && untraced_words_[(a - tls_begin_) / 4] &&
+          untraced_words_[(a + size - 1 - tls_begin_) / 4])
+        return;
     }
     check_access(a, size, write, pc);
   }
@@ -861,8 +873,31 @@ class race_worker {
   // words asked about, else a binary search of the launch's list.
   address_range range_of(std::uintptr_t word) {
     for (const address_range& r : ranges_)
-      if (word >= r.begin && word < r.end) return r;
+      if (word >= r.begin && word < r.end) {
+        if (!r.allocation) note_private(r, word);
+        return r;
+      }
     return find_range(word);
+  }
+
+  // access()'s shortcut: the gap that holds `word`, less the memory that
+  // access_word looked at before asking (and found `word` outside of). Two
+  // gaps: a stackless kernel's locals lie in its coroutine frame, on the
+  // heap, and what it does not keep across a co_await on the worker's
+  // stack, and it goes from one to the other all the time.
+  [[gnu::noinline]] void note_private(const address_range& gap, std::uintptr_t word) {
+    other_private_begin_ = private_begin_;
+    other_private_end_ = private_end_;
+    private_begin_ = gap.begin;
+    private_end_ = gap.end;
+    for (auto [begin, end] : {std::pair{tls_begin_, tls_end_}, std::pair{dynamic_begin_, dynamic_end_},
+                              std::pair{static_data_begin_, static_data_end_}}) {
+      if (begin == end) continue;
+      if (end <= word)
+        private_begin_ = std::max(private_begin_, end);
+      else if (begin > word)
+        private_end_ = std::min(private_end_, begin);
+    }
   }
 
   // range_of's search, whose range it remembers.
@@ -875,18 +910,7 @@ class race_worker {
     } else {
       found = {after == all.begin() ? 0 : std::prev(after)->second,
                after == all.end() ? ~std::uintptr_t{0} : after->first, false};
-      // access()'s shortcut: the gap, less the memory that access_word
-      // looked at before asking (and found `word` outside of).
-      private_begin_ = found.begin;
-      private_end_ = found.end;
-      for (auto [begin, end] : {std::pair{tls_begin_, tls_end_}, std::pair{dynamic_begin_, dynamic_end_},
-                                std::pair{static_data_begin_, static_data_end_}}) {
-        if (begin == end) continue;
-        if (end <= word)
-          private_begin_ = std::max(private_begin_, end);
-        else if (begin > word)
-          private_end_ = std::min(private_end_, begin);
-      }
+      note_private(found, word);
     }
     std::rotate(ranges_.rbegin(), ranges_.rbegin() + 1, ranges_.rend());
     ranges_[0] = found;
@@ -1105,7 +1129,10 @@ class race_worker {
   race_shadow dynamic_shadow_{0, true};
   std::uint32_t state_ = 0;  // the block's race_block_state; 0: to be made at its next access
   std::uint32_t launch_tag_ = 0;
-  std::array<std::pair<std::uintptr_t, std::uint32_t>, 256> sites_{};  // code addresses' numbers, direct-mapped
+  // Code addresses' numbers, direct-mapped: 256 entries missed often
+  // enough in a stackless tiled matmul (its coroutine's resume function
+  // alone has 84 callbacks) that race_sites::id, under its lock, was 8 %.
+  std::array<std::pair<std::uintptr_t, std::uint32_t>, 1024> sites_{};
   // Release and acquire through atomics, per thread of the running block:
   // its clock (its fences so far, plus one), the clock at its last fence (0:
   // none yet), and what it knows of other threads.
@@ -1114,7 +1141,8 @@ class race_worker {
   std::vector<race_clock> known_;
   std::vector<std::uint64_t> known_generation_;
   std::unordered_map<std::uintptr_t, race_clock> shared_atomic_words_;  // this block's __shared__ atomic words
-  std::uintptr_t private_begin_ = 0, private_end_ = 0;
+  std::uintptr_t private_begin_ = 0, private_end_ = 0;                  // the last two gaps found (note_private)
+  std::uintptr_t other_private_begin_ = 0, other_private_end_ = 0;
   std::uintptr_t builtins_begin_ = 0, builtins_bytes_ = 0;  // threadIdx, blockIdx, blockDim, gridDim
   std::array<address_range, 8> ranges_{};                   // the launch's, most recently found first
   // The launch's shadow pages that this worker used, by page index

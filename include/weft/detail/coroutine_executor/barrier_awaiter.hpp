@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <type_traits>
 
+#include "weft/detail/checks/race_check.hpp"
 #include "weft/detail/coroutine_executor/running_stackless_block.hpp"
 #include "weft/detail/coroutine_executor/stackless_block_executor.hpp"
 #include "weft/detail/coroutine_executor/stackless_function.hpp"
@@ -45,10 +46,16 @@ class barrier_awaiter {
   // it awaits, can await it: another coroutine type does not compile.
   template <stackless_promise Promise>
   void await_suspend(std::coroutine_handle<Promise>) noexcept {
-    if constexpr (counting)
+    if constexpr (race_check_build) {
+      if constexpr (counting)
+        arrive_untraced(operands_.predicate, where_, &operands_.result);
+      else
+        arrive_untraced(0, where_, nullptr);
+    } else if constexpr (counting) {
       running_stackless_block->arrive(Kind, operands_.predicate, where_, &operands_.result);
-    else
+    } else {
       running_stackless_block->arrive(Kind, 0, where_, nullptr);
+    }
   }
 
   // The stackless executor writes the result into the awaiter as the
@@ -77,6 +84,13 @@ class barrier_awaiter {
     block_executor* block = running_block;
     if (!block) throw std::logic_error("a barrier can only be awaited inside a kernel");
     return block->arrive_and_wait(Kind, predicate, where);
+  }
+
+  // In a race-check build the arrival is a call: inlined into the kernel's
+  // coroutine body, the executor's bookkeeping would be traced as the
+  // kernel's own accesses, a callback for each of its loads and stores.
+  [[gnu::noinline]] static void arrive_untraced(int predicate, std::source_location where, int* result) noexcept {
+    running_stackless_block->arrive(Kind, predicate, where, result);
   }
 
   [[no_unique_address]] std::conditional_t<counting, counting_operands, no_operands> operands_;

@@ -65,6 +65,7 @@
 #include "weft/detail/base/builtin_variables.hpp"
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/text_format.hpp"
+#include "weft/detail/checks/race_check.hpp"
 #include "weft/detail/checks/shared_guards.hpp"
 #include "weft/detail/coroutine_executor/frame_arena.hpp"
 #include "weft/detail/coroutine_executor/running_stackless_block.hpp"
@@ -285,6 +286,9 @@ class stackless_block_executor {
   [[gnu::no_sanitize_address]] bool complete_barrier(const waiting_thread* waiting, unsigned count);
   [[gnu::cold]] bool meet_other_blocks(const waiting_thread* waiting);
   [[gnu::no_sanitize_address]] void advance(uint3& index) const;
+  // In a race-check build, the block's accesses are checked from here on,
+  // if its launch is (race_check.hpp), as on the fiber executor.
+  void start_race_check(std::uint64_t block, const block_executor& host);
   [[gnu::cold]] void fail(const std::string& message, cudaError_t code = cudaErrorLaunchFailure);
   [[gnu::cold]] void fail_from_signal(const signal_fault& fault);
   [[gnu::cold]] static void destroy(const waiting_thread* first, const waiting_thread* last);
@@ -437,10 +441,16 @@ block_failure stackless_block_executor::run(StartThread& start, const block_rang
       std::uint64_t block = blocks.claim_order.is_identity() ? claim : blocks.claim_order(claim);
       blockIdx = unflatten(block, blocks.grid);
       host.count_block_run_elsewhere();
+      if constexpr (race_check_build) start_race_check(block, host);
       run_block(start);
     }
   } else {
     fail_from_signal(landing.fault);
+  }
+  if constexpr (race_check_build) {
+    // The worker may now wait for the launch's other blocks.
+    if (race_running) race_running->let_go_of_pages();
+    race_running = nullptr;
   }
   running_fault_landing = nullptr;
   running_stackless_block = nullptr;
@@ -729,6 +739,8 @@ inline warp_group* stackless_block_executor::join_group(warp_op op, unsigned mas
 inline void stackless_block_executor::complete_group(unsigned warp, warp_group& g, unsigned caller_bit) {
   warp_state& w = warps_[warp];
   warp_results(g.op, g.mask, w.exchange);
+  if constexpr (race_check_build)
+    if (race_running) race_running->warp_synced(warp, g.mask);
   unsigned waiters = g.arrived & ~caller_bit;
   if (waiters != 0) ready_.push_back({warp, waiters});
   g = w.groups[--w.group_count];  // close: the last open group takes its place
@@ -792,6 +804,8 @@ inline bool stackless_block_executor::complete_barrier(const waiting_thread* wai
   }
   if (between_blocks_ && !meet_other_blocks(waiting)) [[unlikely]]
     return false;
+  if constexpr (race_check_build)
+    if (race_running) race_running->block_synced();
   if (phase_kind_ != barrier_kind::sync) {
     int result = barrier_result(phase_kind_, predicate_count_, arrivals_);
     for (unsigned r = 0; r < count; ++r) *barrier_result_into_[waiting[r].id] = result;
@@ -813,6 +827,10 @@ inline bool stackless_block_executor::meet_other_blocks(const waiting_thread* wa
     fail(reports::describe_thread(waiting[0].index) + ": " + fault.what, fault.code);
     return false;
   }
+  // Orders the block's accesses after those the other blocks made before
+  // the sync (race_check.hpp), as on fibers (block_set_sync.hpp).
+  if constexpr (race_check_build)
+    if (race_running) race_running->group_synced();
   return true;
 }
 
@@ -822,6 +840,15 @@ inline void stackless_block_executor::advance(uint3& index) const {
   if (++index.y < blockDim.y) return;
   index.y = 0;
   ++index.z;
+}
+
+inline void stackless_block_executor::start_race_check(std::uint64_t block, const block_executor& host) {
+  race_running = nullptr;
+  if (race_launch* launch = race_launching) {
+    race_worker& worker = race_worker_of_this_thread();
+    worker.start_block(launch, block, thread_count_, host.dynamic_shared(), host.dynamic_shared_capacity());
+    race_running = &worker;
+  }
 }
 
 inline void stackless_block_executor::fail(const std::string& message, cudaError_t code) {

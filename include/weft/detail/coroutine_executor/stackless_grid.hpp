@@ -7,9 +7,11 @@
 //
 // Fibers run it under WEFT_EXECUTOR=fibers (for comparison, or as a fallback),
 // under a WEFT_SCHEDULE other than forward (the fiber executor permutes the
-// orders) and in a launch the race check watches. A cooperative or cluster
-// launch runs here too: it gives each block a worker of its own, on whose
-// thread the block waits for the others (block_set_awaiter.hpp).
+// orders). A cooperative or cluster launch runs here too: it gives each
+// block a worker of its own, on whose thread the block waits for the others
+// (block_set_awaiter.hpp). So does a launch the race check watches: the
+// executor tells the check what the fiber executor tells it (which CUDA
+// thread runs, barriers and warp collectives completed).
 #pragma once
 
 #include <atomic>
@@ -47,6 +49,20 @@ inline stackless_block_executor& stackless_executor_of_this_worker() {
   return executor;
 }
 
+// In a race-check build, the executor's code that a kernel's coroutine body
+// inlines (an arrival at a barrier or a warp collective, a frame from the
+// arena) is traced as the kernel's own; the executor and the pointers that
+// name it are thread-local, where __shared__ variables are, and would be
+// taken for them (race_check.hpp). Not for a kernel's: weft's.
+inline const bool stackless_executor_untraced =
+    !race_check_build ||
+    (race_untraced([]() -> const void* { return &stackless_executor_of_this_worker(); },
+                   sizeof(stackless_block_executor)) &&
+     race_untraced([]() -> const void* { return &running_stackless_block; }, sizeof running_stackless_block) &&
+     race_untraced([]() -> const void* { return &wake_stackless_waiters; }, sizeof wake_stackless_waiters) &&
+     race_untraced([]() -> const void* { return &running_stackless_shared; }, sizeof running_stackless_shared) &&
+     race_untraced([]() -> const void* { return &running_frame_arena; }, sizeof running_frame_arena));
+
 template <class Kernel, class Arguments>
 struct stackless_callable_as_const;
 template <class Kernel, class... Arguments>
@@ -63,16 +79,17 @@ block_failure run_stackless_kernel(block_executor& executor, const block_range& 
   static_assert(stackless_callable_as_const<Kernel, Arguments>::value, "a stackless kernel lambda must not be mutable");
   bool on_fibers =
       !stackless_executor_enabled().load(std::memory_order_relaxed) || blocks.schedule.order != schedule_order::forward;
-  if constexpr (race_check_build) on_fibers = on_fibers || race_launching != nullptr;
   if (on_fibers) {
-    auto body = [kernel, arguments]() mutable { std::apply(kernel, arguments).finish_on_fiber(); };
+    auto body = [kernel, arguments]() mutable { call_kernel(kernel, arguments).finish_on_fiber(); };
     return executor.run(body, blocks, stack_bytes, dynamic_shared_bytes);
   }
   // One copy of the kernel and its arguments for the block's threads, which
   // copy the by-value parameters into their frames; it outlives them.
   Kernel own_kernel = kernel;
   Arguments own_arguments = arguments;
-  auto start = [&] { return std::apply(own_kernel, own_arguments); };
+  // In a race-check build, out of line and traced (call_kernel): the body
+  // up to the thread's first co_await runs in this call.
+  auto start = [&] { return call_kernel(own_kernel, own_arguments); };
   return stackless_executor_of_this_worker().run(start, blocks, executor, dynamic_shared_bytes);
 }
 

@@ -17,6 +17,7 @@
 #include <stdexcept>
 #include <type_traits>
 
+#include "weft/detail/checks/race_check.hpp"
 #include "weft/detail/coroutine_executor/running_stackless_block.hpp"
 #include "weft/detail/coroutine_executor/stackless_block_executor.hpp"
 #include "weft/detail/coroutine_executor/stackless_function.hpp"
@@ -37,8 +38,12 @@ class warp_awaiter {
   // lane that does not complete its group is parked by warp_arrive itself,
   // so await_suspend has nothing left to do.
   bool await_ready() {
-    if (stackless_block_executor* block = running_stackless_block) [[likely]]
-      return block->warp_arrive(op_, mask_, operand_, where_, result_);
+    if (stackless_block_executor* block = running_stackless_block) [[likely]] {
+      if constexpr (race_check_build)
+        return arrive_untraced(*block, op_, mask_, operand_, where_, result_);
+      else
+        return block->warp_arrive(op_, mask_, operand_, where_, result_);
+    }
     block_executor* block = running_block;
     if (!block) throw std::logic_error("a warp collective can only be awaited inside a kernel");
     result_ = block->warp_collective(op_, mask_, operand_, where_).value;
@@ -59,6 +64,15 @@ class warp_awaiter {
   }
 
  private:
+  // In a race-check build the arrival is a call: inlined into the kernel's
+  // coroutine body, the executor's bookkeeping (its warps' lists, on the
+  // heap) would be traced as the kernel's own accesses.
+  [[gnu::noinline]] static bool arrive_untraced(stackless_block_executor& block, warp_op op, unsigned mask,
+                                                warp_operand operand, std::source_location where,
+                                                std::uint64_t& result) {
+    return block.warp_arrive(op, mask, operand, where, result);
+  }
+
   warp_op op_;
   unsigned mask_;
   warp_operand operand_;
