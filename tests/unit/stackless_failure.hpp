@@ -11,6 +11,7 @@
 #include <weft.hpp>
 
 #include <atomic>
+#include <regex>
 #include <string>
 
 /// Put one in a stackless kernel's thread (or a function it awaits): counts
@@ -41,4 +42,10 @@ stackless_failure stackless_failure_of(Launch launch) {
                             stackless_frame_guard::made == stackless_frame_guard::destroyed};
   CHECK(cudaDeviceReset() == cudaSuccess);
   return failure;
+}
+
+/// A report with its addresses (a cuda::barrier's, a frame's) written
+/// ADDRESS: they differ between the executors' workers, and between runs.
+inline std::string report_without_addresses(const std::string& report) {
+  return std::regex_replace(report, std::regex("0x[0-9a-f]+"), "ADDRESS");
 }

@@ -107,7 +107,10 @@ TEST_CASE("a stackless multi-warp tile's sync that part of the tile skips is the
     return stackless_failure_of([&] { return weft::launch(1, 128, wide_tile_partial_sync, out.p); });
   };
   auto [on_coroutines, on_fibers] = on_both_executors(run);
-  CHECK(on_coroutines == on_fibers);
+  CHECK(on_coroutines.code == on_fibers.code);
+  CHECK(on_coroutines.guards_balanced == on_fibers.guards_balanced);
+  // The tile's barrier's address differs between the executors' workers.
+  CHECK(report_without_addresses(on_coroutines.report) == report_without_addresses(on_fibers.report));
   CHECK(on_coroutines.code != cudaSuccess);
   CHECK(on_coroutines.report.find("coroutine_wide_tile_test.cpp:52") != std::string::npos);
 }
