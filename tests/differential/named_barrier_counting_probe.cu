@@ -5,11 +5,11 @@
 // -arch=sm_90 only (it is not compared with weft: unit tests pin its
 // results, tests/unit/cuda/device/named_barrier_test.cpp); an H200 printed
 // h100_measurements/named_barrier_counting_h200.txt.
+#include <unistd.h>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <unistd.h>
-#include <chrono>
 #include <thread>
 
 __device__ unsigned long long now_ns() {
@@ -29,19 +29,25 @@ __device__ void arrive_n(int id, int n) { asm volatile("barrier.arrive %0, %1;" 
 __device__ int popc_a(int id, int n, int p) {
   int r;
   asm volatile("{ .reg .pred q; setp.ne.u32 q, %3, 0; bar.red.popc.u32 %0, %1, %2, q; }"
-               : "=r"(r) : "r"(id), "r"(n), "r"(p) : "memory");
+               : "=r"(r)
+               : "r"(id), "r"(n), "r"(p)
+               : "memory");
   return r;
 }
 __device__ int popc_n(int id, int n, int p) {
   int r;
   asm volatile("{ .reg .pred q; setp.ne.u32 q, %3, 0; barrier.red.popc.u32 %0, %1, %2, q; }"
-               : "=r"(r) : "r"(id), "r"(n), "r"(p) : "memory");
+               : "=r"(r)
+               : "r"(id), "r"(n), "r"(p)
+               : "memory");
   return r;
 }
 __device__ int popc_all_n(int id, int p) {
   int r;
   asm volatile("{ .reg .pred q; setp.ne.u32 q, %2, 0; barrier.red.popc.u32 %0, %1, q; }"
-               : "=r"(r) : "r"(id), "r"(p) : "memory");
+               : "=r"(r)
+               : "r"(id), "r"(p)
+               : "memory");
   return r;
 }
 
@@ -74,7 +80,10 @@ __global__ void probe(int c, int* out, unsigned long long* after, unsigned long 
       break;
     case 6:  // warp 0: lanes 0-15 barrier.arrive 1, 64, lanes 16-31 exited; warp 1 barrier.sync 1, 64
       if (warp == 0 && lane >= 16) return;
-      if (warp == 0) arrive_n(1, 64); else sync_n(1, 64);
+      if (warp == 0)
+        arrive_n(1, 64);
+      else
+        sync_n(1, 64);
       after[tid] = now_ns();
       out[tid] = 1;
       break;
@@ -84,7 +93,10 @@ __global__ void probe(int c, int* out, unsigned long long* after, unsigned long 
         left[tid] = now_ns();
         return;
       }
-      if (warp == 0) arrive_n(1, 64); else sync_n(1, 64);
+      if (warp == 0)
+        arrive_n(1, 64);
+      else
+        sync_n(1, 64);
       after[tid] = now_ns();
       out[tid] = 1;
       break;
@@ -127,7 +139,10 @@ __global__ void probe(int c, int* out, unsigned long long* after, unsigned long 
       out[tid] = popc_all_n(1, 1);
       break;
     case 14:  // lanes 0-15 of each warp on barrier 1, lanes 16-31 on barrier 2, count 64 each
-      if (lane < 16) out[tid] = popc_n(1, 64, 1); else out[tid] = 1000 + popc_n(2, 64, 1);
+      if (lane < 16)
+        out[tid] = popc_n(1, 64, 1);
+      else
+        out[tid] = 1000 + popc_n(2, 64, 1);
       break;
     case 15:  // block of 96, every warp at bar.sync 1, 64: the third warp's phase never fills
       sync_a(1, 64);
@@ -138,7 +153,8 @@ __global__ void probe(int c, int* out, unsigned long long* after, unsigned long 
       sync_n(1, 64);
       out[tid] = 1;
       break;
-    case 17:  // warp 0: lanes 0-15 barrier.sync 1, 64, lanes 16-31 never arrive and spin until a flag warp 1 sets after its own barrier.sync 2, 32
+    case 17:  // warp 0: lanes 0-15 barrier.sync 1, 64, lanes 16-31 never arrive and spin until a flag warp 1 sets after
+              // its own barrier.sync 2, 32
       if (warp == 0 && lane >= 16) {
         while (atomicAdd(&out[100], 0) == 0) {
         }
@@ -189,7 +205,8 @@ int main(int argc, char** argv) {
   for (int t = 0; t < threads; ++t) std::printf(" %d", h_out[t]);
   std::printf("\n");
   unsigned long long last_left = 0;
-  for (int t = 0; t < threads; ++t) if (h_left[t] > last_left) last_left = h_left[t];
+  for (int t = 0; t < threads; ++t)
+    if (h_left[t] > last_left) last_left = h_left[t];
   if (last_left) {
     for (int w = 0; w * 32 < threads; ++w) {
       unsigned long long first_after = ~0ull;
