@@ -112,14 +112,7 @@ TEST_CASE("a C-linkage kernel's stackless body fails with the fibers' report, un
                               nullptr);
     });
   };
-  stackless_failure on_coroutines = [&] {
-    stackless_scope scope(stackless_executor::coroutines);
-    return fail();
-  }();
-  stackless_failure on_fibers = [&] {
-    stackless_scope scope(stackless_executor::fibers);
-    return fail();
-  }();
+  auto [on_coroutines, on_fibers] = on_both_executors(fail);
   CHECK(on_coroutines == on_fibers);
   CHECK(on_coroutines.code != cudaSuccess);
   CHECK(on_coroutines.report.find("kernel 'weft_test_c_linkage_divergent'") != std::string::npos);
