@@ -84,7 +84,7 @@ weft::stackless_kernel block_set_lone_cluster(int* out) {
   __shared__ int words[32];
   words[threadIdx.x] = static_cast<int>(threadIdx.x * threadIdx.x);
   co_await weft::sync(cg::this_cluster());
-  out[threadIdx.x] = words[31 - threadIdx.x];
+  out[blockIdx.x * 32 + threadIdx.x] = words[31 - threadIdx.x];
 }
 
 // What weft-port writes for a converted kernel that a program launches by
@@ -156,13 +156,13 @@ TEST_CASE("co_await weft::sync(cluster) runs stackless, exchanging shared memory
 
 TEST_CASE("co_await weft::sync(cluster) without clusters is a block barrier, as on fibers") {
   auto run = [] {
-    device_buffer<int> out(32);
+    device_buffer<int> out(2 * 32);
     REQUIRE(weft::launch(2, 32, block_set_lone_cluster, out.p) == cudaSuccess);
     return out.to_host();
   };
   auto [on_coroutines, on_fibers] = on_both_executors(run);
   CHECK(on_coroutines == on_fibers);
-  for (unsigned t = 0; t < 32; ++t) CHECK(on_coroutines[t] == static_cast<int>((31 - t) * (31 - t)));
+  for (unsigned t = 0; t < 2 * 32; ++t) CHECK(on_coroutines[t] == static_cast<int>((31 - t % 32) * (31 - t % 32)));
 }
 
 TEST_CASE("a stackless kernel's registered __cluster_dims__ shape its launches by name") {

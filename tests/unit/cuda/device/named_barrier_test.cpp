@@ -35,7 +35,7 @@ __global__ void named_handover_kernel(int* out) {
       weft::ptx::bar_arrive(buffer_full, 64);
     } else {
       weft::ptx::bar_sync(buffer_full, 64);
-      out[round * 32 + lane] = row[lane];
+      out[(blockIdx.x * handover_rounds + round) * 32 + lane] = row[lane];
       weft::ptx::bar_arrive(buffer_empty, 64);
     }
   }
@@ -55,7 +55,7 @@ __global__ void named_pairs_kernel(int* out) {
   }
   value[mine] = sum;
   weft::ptx::bar_sync(3);
-  out[mine] = value[127 - mine];
+  out[blockIdx.x * 128 + mine] = value[127 - mine];
 }
 
 __global__ void named_misuse_kernel(unsigned id, unsigned threads, bool arrive) {
@@ -111,21 +111,23 @@ std::string named_failure_of(cudaError_t launched) {
 }  // namespace
 
 TEST_CASE("bar.arrive and bar.sync hand a buffer from a producer warp to a consumer warp") {
-  device_buffer<int> out(handover_rounds * 32);
+  device_buffer<int> out(3 * handover_rounds * 32);
   REQUIRE(weft::launch<named_handover_kernel>(3, 64, out.p) == cudaSuccess);
   REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
   std::vector<int> got = out.to_host();
-  for (unsigned round = 0; round < handover_rounds; ++round)
-    for (unsigned lane = 0; lane < 32; ++lane) CHECK(got[round * 32 + lane] == static_cast<int>(round * 100 + lane));
+  for (unsigned block = 0; block < 3; ++block)
+    for (unsigned round = 0; round < handover_rounds; ++round)
+      for (unsigned lane = 0; lane < 32; ++lane)
+        CHECK(got[(block * handover_rounds + round) * 32 + lane] == static_cast<int>(round * 100 + lane));
 }
 
 TEST_CASE("named barriers of different ids complete independently, and one without a count waits for the block") {
-  device_buffer<int> out(128);
+  device_buffer<int> out(2 * 128);
   REQUIRE(weft::launch<named_pairs_kernel>(2, 128, out.p) == cudaSuccess);
   REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
   std::vector<int> got = out.to_host();
-  for (unsigned t = 0; t < 128; ++t) {
-    unsigned other = 127 - t, partner = other / 64 * 64 + (other + 32) % 64;
+  for (unsigned t = 0; t < 2 * 128; ++t) {
+    unsigned other = 127 - t % 128, partner = other / 64 * 64 + (other + 32) % 64;
     CHECK(got[t] == static_cast<int>((1 + 2 + 3 + 4) * 1000 + 4 * partner));
   }
 }
@@ -381,7 +383,7 @@ weft::stackless_kernel named_handover_stackless(int* out) {
       co_await weft::bar_arrive(buffer_full, 64);
     } else {
       co_await weft::bar_sync(buffer_full, 64);
-      out[round * 32 + lane] = row[lane];
+      out[(blockIdx.x * handover_rounds + round) * 32 + lane] = row[lane];
       co_await weft::bar_arrive(buffer_empty, 64);
     }
   }
@@ -393,6 +395,7 @@ weft::stackless_kernel named_handover_stackless(int* out) {
 // barrier 2 without a count waits for the warps left.
 weft::stackless_kernel named_counting_stackless(unsigned* out) {
   unsigned t = threadIdx.x;
+  out += blockIdx.x * 192;                                 // each block its own slots
   out[t] = co_await weft::bar_red_popc(0, 0, t % 2 == 0);  // __syncthreads_count: 32 of 64
   co_await weft::bar_sync(0);
   if (t < 32 && t >= 16) co_return;
@@ -416,29 +419,34 @@ weft::stackless_kernel named_two_barriers_stackless() {
 TEST_CASE("co_await weft::bar_sync and bar_arrive hand a buffer over in a stackless kernel, on both executors") {
   for (auto executor : {stackless_executor::coroutines, stackless_executor::fibers}) {
     stackless_scope on(executor);
-    device_buffer<int> out(handover_rounds * 32);
+    device_buffer<int> out(3 * handover_rounds * 32);
     REQUIRE(weft::launch<named_handover_stackless>(3, 64, out.p) == cudaSuccess);
     REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
     std::vector<int> got = out.to_host();
-    for (unsigned round = 0; round < handover_rounds; ++round)
-      for (unsigned lane = 0; lane < 32; ++lane) CHECK(got[round * 32 + lane] == static_cast<int>(round * 100 + lane));
+    for (unsigned block = 0; block < 3; ++block)
+      for (unsigned round = 0; round < handover_rounds; ++round)
+        for (unsigned lane = 0; lane < 32; ++lane)
+          CHECK(got[(block * handover_rounds + round) * 32 + lane] == static_cast<int>(round * 100 + lane));
   }
 }
 
 TEST_CASE("awaited named barriers count by warp and reduce as on fibers, on both executors") {
   for (auto executor : {stackless_executor::coroutines, stackless_executor::fibers}) {
     stackless_scope on(executor);
-    device_buffer<unsigned> out(192);
+    device_buffer<unsigned> out(2 * 192);
     REQUIRE(weft::launch<named_counting_stackless>(2, 64, out.p) == cudaSuccess);
     REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
     std::vector<unsigned> got = out.to_host();
-    for (unsigned t = 0; t < 64; ++t) {
-      INFO(t);
-      CHECK(got[t] == 32);
-      if (t < 32 && t >= 16) continue;
-      CHECK(got[64 + t] == 48);
-      CHECK(got[128 + t] == 1);
-    }
+    for (unsigned block = 0; block < 2; ++block)
+      for (unsigned t = 0; t < 64; ++t) {
+        INFO(block);
+        INFO(t);
+        const unsigned* mine = got.data() + block * 192;
+        CHECK(mine[t] == 32);
+        if (t < 32 && t >= 16) continue;
+        CHECK(mine[64 + t] == 48);
+        CHECK(mine[128 + t] == 1);
+      }
   }
 }
 
