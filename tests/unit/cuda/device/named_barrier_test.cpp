@@ -41,6 +41,14 @@ __global__ void named_handover_kernel(int* out) {
   }
 }
 
+// Each of the 3 blocks' consumer warp received every round's row.
+void check_handover(const std::vector<int>& got) {
+  for (unsigned block = 0; block < 3; ++block)
+    for (unsigned round = 0; round < handover_rounds; ++round)
+      for (unsigned lane = 0; lane < 32; ++lane)
+        CHECK(got[(block * handover_rounds + round) * 32 + lane] == static_cast<int>(round * 100 + lane));
+}
+
 // Warps 0-1 and warps 2-3 each swap values through barrier 1 and 2, in
 // the same rounds; then the whole block meets at barrier 3 without a count.
 __global__ void named_pairs_kernel(int* out) {
@@ -114,11 +122,7 @@ TEST_CASE("bar.arrive and bar.sync hand a buffer from a producer warp to a consu
   device_buffer<int> out(3 * handover_rounds * 32);
   REQUIRE(weft::launch<named_handover_kernel>(3, 64, out.p) == cudaSuccess);
   REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
-  std::vector<int> got = out.to_host();
-  for (unsigned block = 0; block < 3; ++block)
-    for (unsigned round = 0; round < handover_rounds; ++round)
-      for (unsigned lane = 0; lane < 32; ++lane)
-        CHECK(got[(block * handover_rounds + round) * 32 + lane] == static_cast<int>(round * 100 + lane));
+  check_handover(out.to_host());
 }
 
 TEST_CASE("named barriers of different ids complete independently, and one without a count waits for the block") {
@@ -422,11 +426,7 @@ TEST_CASE("co_await weft::bar_sync and bar_arrive hand a buffer over in a stackl
     device_buffer<int> out(3 * handover_rounds * 32);
     REQUIRE(weft::launch<named_handover_stackless>(3, 64, out.p) == cudaSuccess);
     REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
-    std::vector<int> got = out.to_host();
-    for (unsigned block = 0; block < 3; ++block)
-      for (unsigned round = 0; round < handover_rounds; ++round)
-        for (unsigned lane = 0; lane < 32; ++lane)
-          CHECK(got[(block * handover_rounds + round) * 32 + lane] == static_cast<int>(round * 100 + lane));
+    check_handover(out.to_host());
   }
 }
 
