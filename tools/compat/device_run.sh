@@ -3,7 +3,8 @@
 # carried (tools/compat/device_carry.sh makes it): builds the cuda-samples in
 # scope with this tree's weft, runs each against the H100's verdicts, and
 # leaves results.tgz (logs, results.json/.md/.csv) in $OUT, with a partial
-# copy every 10 s in case the call is cut off. About 150 s of build and 190 s
+# copy every 10 s in case the call is cut off. WEFT_COMMIT=<sha> names the
+# commit of the tree sent (the copy's own git HEAD can be stale). About 150 s of build and 190 s
 # of runs on 16 cores (2026-11-28). ONLY=a,b limits it to some samples.
 set -uo pipefail
 start=$SECONDS
@@ -22,7 +23,7 @@ saver=$!
 jobs=$(nproc)
 python3 tools/compat/run_samples.py "$work/samples" --out "$work/out" -j"$jobs" --run-jobs $((jobs / 2)) --workers 2 \
   --label "NVIDIA/cuda-samples at c94ff366 (2025-09-05)" \
-  --gpu tools/compat/reference/cuda-samples-c94ff366-h100.json ${ONLY:+--only "$ONLY"} 2>&1 | tee "$OUT/run.txt"
+  --gpu tools/compat/reference/cuda-samples-c94ff366-h100.json ${ONLY:+--only "$ONLY"} ${WEFT_COMMIT:+--weft-commit "$WEFT_COMMIT"} 2>&1 | tee "$OUT/run.txt"
 echo "total $((SECONDS - start)) s" | tee -a "$OUT/run.txt"
 kill "$saver"
 tar czf "$OUT/results.tgz" -C "$work/out" logs results.json results.md results.csv

@@ -550,6 +550,9 @@ def main():
     parser.add_argument("--time-limit", type=float, default=60, help="seconds each run of a sample may take")
     parser.add_argument("--opt", default="-O1", help="optimisation flags for the samples and weft-port")
     parser.add_argument("--label", default="", help="how the tables name the suite (default: the checkout's commit)")
+    parser.add_argument("--weft-commit", default="",
+                        help="the weft commit the tables name (default: the --weft tree's git HEAD, which a copied"
+                             " tree, such as the device machine's, may have stale)")
     parser.add_argument("--doc", type=Path, help="a Markdown page whose marked section gets the tables")
     parser.add_argument("--list", action="store_true", help="only classify the samples: build and run nothing")
     parser.add_argument("--nvcc", metavar="ARCH",
@@ -589,7 +592,8 @@ def main():
     compiler = ""
     if shutil.which("c++"):
         compiler = subprocess.run(["c++", "--version"], capture_output=True, text=True).stdout.split("\n")[0]
-    settings = "weft %s, %s, %s, time limit %.0f s per run, %s." % (git_commit(weft) or "(no git)", compiler, args.opt,
+    settings = "weft %s, %s, %s, time limit %.0f s per run, %s." % (args.weft_commit or git_commit(weft) or "(no git)",
+                                                                     compiler, args.opt,
                                                                      args.time_limit, machine())
     if args.prebuilt:
         earlier = json.loads((args.prebuilt.resolve() / "results.json").read_text())
