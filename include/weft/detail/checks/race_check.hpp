@@ -782,8 +782,8 @@ class race_worker {
   // A tiled matmul's accesses are mostly these: they skip access_word's
   // look-up of a global page and its classification of the address. A
   // template on `write`, so that a load's check is compiled without the
-  // store's branches; most loads take read_ordered's path, in a function
-  // without a stack frame.
+  // store's branches; most loads take read_ordered's path, which needs no
+  // stack frame.
   template <bool write>
   [[gnu::noinline]] void check_shared_word(std::uintptr_t word, const void* pc) {
     if constexpr (!write)
@@ -804,13 +804,13 @@ class race_worker {
   // matmul's loads of its tiles: each word written once, then read by 16
   // threads, between two barriers): no hazard, and the load becomes the
   // word's latest read, the one before it its earlier read, exactly as
-  // check() makes them. Nothing here calls out, so the compiler gives it no
-  // stack frame: the full check's saving and restoring of six registers,
-  // its busy flag and its lookups out of line were a third of a load's
-  // cost. False, having changed nothing, where check() must decide: the
-  // word's records are a block's before, the write is of this epoch and
-  // another thread's, the load's site is not cached yet, or another worker
-  // asked for the pages this one holds.
+  // check() makes them. Nothing here calls out, so the compiler saves two
+  // registers for it and no stack frame: the full check's saving and
+  // restoring of six registers, its busy flag and its lookups were a
+  // third of a load's cost. False, having changed nothing, where check()
+  // must decide: the word's records are a block's before, the write is of
+  // this epoch and another thread's, the load's site is not cached yet, or
+  // another worker asked for the pages this one holds.
   [[gnu::always_inline]] bool read_ordered(std::size_t at, std::uintptr_t pc) {
     if (held_count_ != 0 && let_go_->load(std::memory_order_relaxed)) return false;
     if (!shared_shadow_.current(at, generation_)) return false;
