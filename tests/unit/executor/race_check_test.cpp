@@ -370,3 +370,66 @@ TEST_CASE(
   holder.let_go_of_pages();
   weft::detail::race_list_allocations = listed_before;
 }
+
+namespace {
+
+// A __shared__ variable as weft keeps one: a thread-local of the
+// executable's static TLS block, which the race check takes for the
+// running block's __shared__ memory. Its accesses go through
+// check_shared_word, whose loads have a path of their own (read_ordered),
+// where the dynamic buffer's above go through check_access.
+thread_local std::array<std::uint32_t, 64> race_test_tile{};
+
+[[gnu::noinline]] void race_test_tile_store() { asm volatile(""); }
+[[gnu::noinline]] void race_test_tile_load() { asm volatile(""); }
+[[gnu::noinline]] void race_test_tile_restore() { asm volatile(""); }
+[[gnu::noinline]] void race_test_tile_early_load() { asm volatile(""); }
+[[gnu::noinline]] void race_test_tile_lane_store() { asm volatile(""); }
+
+// Thread `t` of the block `worker` runs accesses word `word` of race_test_tile.
+void race_test_tile_access(race_worker& worker, unsigned t, unsigned word, bool write, void (*site)()) {
+  weft::detail::threadIdx = uint3{t, 0, 0};
+  worker.access(&race_test_tile[word], 4, write, reinterpret_cast<const char*>(site) + 1);
+}
+
+}  // namespace
+
+TEST_CASE("race check: loads of a __shared__ variable after a barrier keep the word's two latest readers") {
+  race_test_block b;
+  // A tiled matmul's tile: written, a barrier, read by several threads.
+  CHECK(race_test_block::hazards([&] {
+          race_test_tile_access(b.worker, 0, 0, true, race_test_tile_store);
+          b.worker.block_synced();
+          for (unsigned t : {1u, 2u, 3u}) race_test_tile_access(b.worker, t, 0, false, race_test_tile_load);
+          race_test_tile_access(b.worker, 3, 0, false, race_test_tile_load);  // the same reader: thread 2's read kept
+        }) == 0);
+  // Thread 3's own read is ordered before its write; thread 2's is not.
+  CHECK(race_test_block::hazards([&] { race_test_tile_access(b.worker, 3, 0, true, race_test_tile_restore); }) == 1);
+  // A load of another thread's write of this epoch.
+  CHECK(race_test_block::hazards([&] {
+          race_test_tile_access(b.worker, 0, 1, true, race_test_tile_store);
+          race_test_tile_access(b.worker, 1, 1, false, race_test_tile_early_load);
+        }) == 1);
+  // A load records its lane's clock: a warp collective after it orders it
+  // before the lanes it names, and only them.
+  CHECK(race_test_block::hazards([&] {
+          race_test_tile_access(b.worker, 0, 2, true, race_test_tile_store);
+          b.worker.block_synced();
+          race_test_tile_access(b.worker, 1, 2, false, race_test_tile_load);
+          b.worker.warp_synced(0, 0x6u);  // lanes 1 and 2
+          race_test_tile_access(b.worker, 2, 2, true, race_test_tile_store);
+        }) == 0);
+  CHECK(race_test_block::hazards([&] {
+          race_test_tile_access(b.worker, 0, 3, true, race_test_tile_store);
+          b.worker.block_synced();
+          race_test_tile_access(b.worker, 1, 3, false, race_test_tile_load);
+          b.worker.warp_synced(0, 0xcu);  // lanes 2 and 3: not lane 1
+          race_test_tile_access(b.worker, 2, 3, true, race_test_tile_lane_store);
+        }) == 1);
+  // The next block's accesses forget this block's.
+  b.worker.start_block(&b.launch, 1, 64, reinterpret_cast<std::byte*>(b.words.data()), sizeof b.words);
+  CHECK(race_test_block::hazards([&] {
+          race_test_tile_access(b.worker, 5, 0, false, race_test_tile_load);
+          race_test_tile_access(b.worker, 6, 1, true, race_test_tile_store);
+        }) == 0);
+}

@@ -326,44 +326,23 @@ class race_sites {
   std::unordered_map<std::uintptr_t, std::uint32_t> ids_;
 };
 
-/// The shadows of consecutive 4-byte words: per word, the last write and
-/// the two latest reads since, by different threads (one other than any
-/// later writer is enough to find a write-after-read). Each is an array of
-/// its own, made when first written to: a streaming kernel's page of
-/// global memory holds one of the three (an input's latest reads, an
-/// output's writes), and its first access to a word writes 16 bytes beside
-/// its neighbours'. A shadow of __shared__ memory, reused by the worker's
-/// blocks without clearing, keeps a stamp per word as well: the block's
-/// generation (another's is stale, as good as none); a page of global
-/// memory's shadow is reused by later launches, whose records' tags tell
-/// them apart.
+/// The shadows of consecutive 4-byte words of global memory: per word, the
+/// last write and the two latest reads since, by different threads (one
+/// other than any later writer is enough to find a write-after-read). Each
+/// is an array of its own, made when first written to: a streaming kernel's
+/// page of global memory holds one of the three (an input's latest reads,
+/// an output's writes), and its first access to a word writes 16 bytes
+/// beside its neighbours'. A page's shadow is reused by later launches,
+/// whose records' tags tell them apart.
 class race_shadow {
  public:
   enum part : unsigned { writes, latest_reads, earlier_reads };
 
-  race_shadow(std::size_t words, bool stamped) : stamped_(stamped) { resize(words); }
+  explicit race_shadow(std::size_t words) : words_(words) {}
 
-  std::size_t size() const { return words_; }
-  // Stamped shadows have all their parts from the start. Resized only
-  // between blocks: the records of the blocks before are stale anyway.
-  void resize(std::size_t words) {
-    words_ = words;
-    if (!stamped_) return;
-    stamps_.resize(words);
-    for (auto& records : parts_) records.reset(new race_record[words]);
-  }
   void clear() {
-    std::fill(stamps_.begin(), stamps_.end(), 0);
     for (auto& records : parts_)
       if (records) std::fill(records.get(), records.get() + words_, race_record{});
-  }
-
-  /// Forgets the word's records unless they are of `generation` (stamped
-  /// shadows only).
-  [[gnu::always_inline]] void renew(std::size_t word, std::uint64_t generation) {
-    if (stamps_[word] == generation) return;
-    stamps_[word] = generation;
-    for (auto& records : parts_) records[word].forget();
   }
 
   /// The word's record of `which`, or null where that part was never made.
@@ -380,10 +359,57 @@ class race_shadow {
   }
 
  private:
-  bool stamped_;
   std::size_t words_ = 0;
-  std::vector<std::uint64_t> stamps_;
   std::array<std::unique_ptr<race_record[]>, 3> parts_;
+};
+
+/// The shadow of a block's __shared__ memory (the static TLS block's words,
+/// or the dynamic buffer's), reused by the worker's blocks without
+/// clearing: per 4-byte word, in one cache line, the generation of the
+/// block that made its records (another's are stale, as good as none), the
+/// same three records as race_shadow's, and whether the word is weft's own
+/// thread-local, untraced. A tiled matmul's check is mostly this: a
+/// __shared__ access reads its word's flag, stamp and records from one
+/// line, where five arrays were five.
+class race_shared_shadow {
+ public:
+  explicit race_shared_shadow(std::size_t words) : words_(words) {}
+
+  std::size_t size() const { return words_.size(); }
+  // Only between blocks: the records of the blocks before are stale anyway.
+  void resize(std::size_t words) { words_.resize(words); }
+
+  [[gnu::always_inline]] bool untraced(std::size_t word) const { return words_[word].untraced; }
+  void set_untraced(std::size_t word) { words_[word].untraced = true; }
+
+  /// Whether the word's records are of `generation`.
+  [[gnu::always_inline]] bool current(std::size_t word, std::uint64_t generation) const {
+    return words_[word].generation == generation;
+  }
+
+  /// Forgets the word's records unless they are of `generation`.
+  [[gnu::always_inline]] void renew(std::size_t word, std::uint64_t generation) {
+    shadow_word& w = words_[word];
+    if (w.generation == generation) return;
+    w.generation = generation;
+    for (race_record& r : w.records) r.forget();
+  }
+
+  /// The word's record of `which` (never null: check() takes either shadow).
+  [[gnu::always_inline]] race_record* find(race_shadow::part which, std::size_t word) {
+    return &words_[word].records[which];
+  }
+  [[gnu::always_inline]] race_record& make(race_shadow::part which, std::size_t word) {
+    return words_[word].records[which];
+  }
+
+ private:
+  struct alignas(64) shadow_word {
+    std::uint64_t generation = 0;
+    std::array<race_record, 3> records;  // by race_shadow::part
+    bool untraced = false;
+  };
+  std::vector<shadow_word> words_;
 };
 
 enum class race_kind { write_after_write, read_after_write, write_after_read };
@@ -476,7 +502,7 @@ class race_launch {
     // may wait for other blocks: race_worker::let_go_of_pages).
     std::atomic<std::atomic<bool>*> holder{nullptr};
     std::uint64_t cleared_at = 0;  // the launch that last found it cleared
-    race_shadow words{bytes / 4, false};
+    race_shadow words{bytes / 4};
   };
 
   /// Calls `use` with the releases that threads of `block` made through
@@ -736,13 +762,17 @@ class race_worker {
     if (a >= tls_begin_ && a < tls_end_) {
       if ((a & 3) + size <= 4) {
         // One word of the static TLS block: a __shared__ variable's, or weft's own.
-        if (!untraced_words_[(a - tls_begin_) / 4]) check_shared_word(a & ~std::uintptr_t{3}, write, pc);
+        if (shared_shadow_.untraced((a - tls_begin_) / 4)) return;
+        if (write)  // a constant where access() is inlined into a callback
+          check_shared_word<true>(a & ~std::uintptr_t{3}, pc);
+        else
+          check_shared_word<false>(a & ~std::uintptr_t{3}, pc);
         return;
       }
       // Weft's own pointers and counters (a stackless kernel's body reads
       // the running executor's and its frame arena's): 8 bytes, untraced.
-      if (a + size <= tls_end_ && untraced_words_[(a - tls_begin_) / 4] &&
-          untraced_words_[(a + size - 1 - tls_begin_) / 4])
+      if (a + size <= tls_end_ && shared_shadow_.untraced((a - tls_begin_) / 4) &&
+          shared_shadow_.untraced((a + size - 1 - tls_begin_) / 4))
         return;
     }
     check_access(a, size, write, pc);
@@ -750,12 +780,52 @@ class race_worker {
 
  private:
   // A tiled matmul's accesses are mostly these: they skip access_word's
-  // look-up of a global page and its classification of the address.
-  [[gnu::noinline]] void check_shared_word(std::uintptr_t word, bool write, const void* pc) {
+  // look-up of a global page and its classification of the address. A
+  // template on `write`, so that a load's check is compiled without the
+  // store's branches; most loads take read_ordered's path, which needs no
+  // stack frame.
+  template <bool write>
+  [[gnu::noinline]] void check_shared_word(std::uintptr_t word, const void* pc) {
+    if constexpr (!write)
+      if (read_ordered((word - tls_begin_) / 4, reinterpret_cast<std::uintptr_t>(pc))) return;
+    check_shared_word_fully<write>(word, pc);
+  }
+
+  template <bool write>
+  [[gnu::noinline]] void check_shared_word_fully(std::uintptr_t word, const void* pc) {
     busy_ = true;
     check<true>(shared_shadow_, (word - tls_begin_) / 4, word, race_space::shared, write,
                 reinterpret_cast<std::uintptr_t>(pc));
     busy_ = false;
+  }
+
+  // check()'s path for a load of a __shared__ word whose last write a
+  // barrier or the loading thread itself orders before it (a tiled
+  // matmul's loads of its tiles: each word written once, then read by 16
+  // threads, between two barriers): no hazard, and the load becomes the
+  // word's latest read, the one before it its earlier read, exactly as
+  // check() makes them. Nothing here calls out, so the compiler saves two
+  // registers for it and no stack frame: the full check's saving and
+  // restoring of six registers, its busy flag and its lookups were a
+  // third of a load's cost. False, having changed nothing, where check()
+  // must decide: the word's records are a block's before, the write is of
+  // this epoch and another thread's, the load's site is not cached yet, or
+  // another worker asked for the pages this one holds.
+  [[gnu::always_inline]] bool read_ordered(std::size_t at, std::uintptr_t pc) {
+    if (held_count_ != 0 && let_go_->load(std::memory_order_relaxed)) return false;
+    if (!shared_shadow_.current(at, generation_)) return false;
+    unsigned thread = linear_thread_index(threadIdx, blockDim);
+    const race_record& last_write = *shared_shadow_.find(race_shadow::writes, at);
+    if (last_write.launch() == launch_tag_ && last_write.thread() != thread && epoch_ <= last_write.state())
+      return false;
+    auto [cached_pc, site] = site_entry(pc);
+    if (cached_pc != pc) return false;
+    race_record now(site, epoch_, thread, false, clocks_[thread], lane_clock(thread, thread % 32), launch_tag_);
+    race_record& latest_read = *shared_shadow_.find(race_shadow::latest_reads, at);
+    if (latest_read.launch() == launch_tag_ && latest_read.thread() != thread)
+      shared_shadow_.make(race_shadow::earlier_reads, at).store(latest_read);
+    latest_read.store(now);
+    return true;
   }
 
   // What a global access of a streaming kernel needs is inlined into this
@@ -779,7 +849,7 @@ class race_worker {
     cached_page& cached = pages_[word / race_launch::page::bytes % pages_.size()];
     if (word - cached.begin >= cached.end - cached.begin) [[unlikely]] {
       if (word >= tls_begin_ && word < tls_end_) {
-        if (untraced_words_[(word - tls_begin_) / 4]) return true;
+        if (shared_shadow_.untraced((word - tls_begin_) / 4)) return true;
         return check<true>(shared_shadow_, (word - tls_begin_) / 4, word, race_space::shared, write, pc);
       }
       if (word >= dynamic_begin_ && word < dynamic_end_)
@@ -927,12 +997,17 @@ class race_worker {
 
   // The number of the code address `pc`, from the worker's cache.
   [[gnu::always_inline]] std::uint32_t site_of(std::uintptr_t pc) {
-    auto& [cached_pc, site] = sites_[(pc ^ (pc >> 9)) % sites_.size()];
+    auto& [cached_pc, site] = site_entry(pc);
     if (cached_pc != pc) [[unlikely]] {
       cached_pc = pc;
       site = race_sites::id(pc);
     }
     return site;
+  }
+
+  // The cache's entry for `pc`: the code address it holds and its number.
+  [[gnu::always_inline]] std::pair<std::uintptr_t, std::uint32_t>& site_entry(std::uintptr_t pc) {
+    return sites_[(pc ^ (pc >> 9)) % sites_.size()];
   }
 
   // A record as a report names it.
@@ -999,9 +1074,9 @@ class race_worker {
   }
 
   // `shared`: the shadow is the worker's, of __shared__ memory (stamped).
-  template <bool shared>
-  [[gnu::always_inline]] bool check(race_shadow& shadow, std::size_t at, std::uintptr_t word, race_space space,
-                                    bool write, std::uintptr_t pc) {
+  template <bool shared, class Shadow>
+  [[gnu::always_inline]] bool check(Shadow& shadow, std::size_t at, std::uintptr_t word, race_space space, bool write,
+                                    std::uintptr_t pc) {
     std::uint32_t state;
     if constexpr (shared) {
       // A holder that computes in __shared__ memory for a while lets go of
@@ -1084,12 +1159,11 @@ class race_worker {
     tls_end_ = f.tls + f.tls_bytes;
     static_data_begin_ = f.data;
     static_data_end_ = f.data_end;
-    shared_shadow_ = race_shadow(f.tls_bytes / 4 + 1, true);
-    untraced_words_.assign(f.tls_bytes / 4 + 1, false);
+    shared_shadow_ = race_shared_shadow(f.tls_bytes / 4 + 1);
     auto ignore = [&](const void* p, std::size_t bytes) {
       std::uintptr_t b = reinterpret_cast<std::uintptr_t>(p) & ~std::uintptr_t{3};
       for (std::uintptr_t w = b; w < reinterpret_cast<std::uintptr_t>(p) + bytes; w += 4)
-        if (w >= tls_begin_ && w < tls_end_) untraced_words_[(w - tls_begin_) / 4] = true;
+        if (w >= tls_begin_ && w < tls_end_) shared_shadow_.set_untraced((w - tls_begin_) / 4);
     };
     const std::pair<const void*, std::size_t> builtins[] = {{&threadIdx, sizeof threadIdx},
                                                             {&blockIdx, sizeof blockIdx},
@@ -1124,9 +1198,8 @@ class race_worker {
   std::uintptr_t tls_begin_ = 0, tls_end_ = 0;
   std::uintptr_t static_data_begin_ = 0, static_data_end_ = 0;
   std::uintptr_t dynamic_begin_ = 0, dynamic_end_ = 0;
-  std::vector<bool> untraced_words_;  // words of the static TLS block that are weft's own
-  race_shadow shared_shadow_{0, true};
-  race_shadow dynamic_shadow_{0, true};
+  race_shared_shadow shared_shadow_{0};
+  race_shared_shadow dynamic_shadow_{0};
   std::uint32_t state_ = 0;  // the block's race_block_state; 0: to be made at its next access
   std::uint32_t launch_tag_ = 0;
   // Code addresses' numbers, direct-mapped: 256 entries missed often
