@@ -7,6 +7,10 @@
 // onto rank 0 with shfl_down and broadcasts the result. A tile's 32-bit
 // integer sums, minima, maxima and bitwise reductions are one warp
 // reduction instead, as CUDA's are (see single_instruction_reduction).
+//
+// cg::reduce_store_async(g, dst, val, op) is the same reduction, stored to
+// *dst by one thread of the group instead of returned; as in CUDA, the
+// group (or one holding it) synchronises before any thread reads *dst.
 #pragma once
 
 #include <bit>
@@ -76,6 +80,19 @@ requires weft::detail::groups::warp_group<Group> std::remove_cvref_t<T> reduce(
     }
     return g.shfl(acc, 0, where);
   }
+}
+
+/// One thread stores cg::reduce(g, val, op) to *dst: a tile's rank 0 (any
+/// tile size) or a coalesced group's last rank, the threads CUDA's
+/// implementation picks. The others return without waiting for the store.
+template <class Group, class TyVal, class TyInputVal, class TyFn>
+requires weft::detail::groups::warp_group<Group>
+void reduce_store_async(const Group& g, TyVal* dst, TyInputVal&& val, TyFn&& op,
+                        std::source_location where = std::source_location::current()) {
+  static_assert(std::is_same_v<TyVal, std::remove_cvref_t<TyInputVal>>, "the destination's type and the value's differ");
+  TyVal result = reduce(g, val, op, where);
+  unsigned storer = weft::detail::groups::is_tile<Group>::value ? 0u : g.num_threads() - 1;
+  if (g.thread_rank() == storer) *dst = result;
 }
 
 }  // namespace cooperative_groups

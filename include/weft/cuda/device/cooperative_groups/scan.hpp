@@ -5,13 +5,16 @@
 // distance d each thread holds op over the 2d values ending at its own,
 // lower ranks as op's left operand, so an associative operator need not
 // commute. The exclusive scan gives rank 0 a value-initialised T (0 for
-// numbers), as CUDA's implementation does.
+// numbers), as CUDA's implementation does. A tile of 64 to 1024 threads
+// scans each warp so, then folds the totals of the warps below through the
+// tile's scratch (multi_warp_tile.hpp), as cg::reduce does there.
 #pragma once
 
 #include <source_location>
 #include <type_traits>
 
 #include "weft/cuda/device/cooperative_groups/functional.hpp"
+#include "weft/cuda/device/cooperative_groups/multi_warp_tile.hpp"
 #include "weft/cuda/device/cooperative_groups/warp_group.hpp"
 
 namespace cooperative_groups {
@@ -22,12 +25,16 @@ requires weft::detail::groups::warp_group<Group> std::remove_cvref_t<T> inclusiv
   using value_type = std::remove_cvref_t<T>;
   static_assert(std::is_convertible_v<decltype(op(val, val)), value_type>, "the operator must return the value's type");
   value_type acc = val;
-  unsigned n = g.num_threads(), rank = g.thread_rank();
-  for (unsigned d = 1; d < n; d *= 2) {
-    value_type lower = g.shfl_up(acc, d, where);
-    if (rank >= d) acc = op(lower, acc);
+  if constexpr (weft::detail::groups::is_multi_warp_tile<Group>::value) {
+    return weft::detail::groups::multi_warp_access::scan(g, acc, op, false, where);
+  } else {
+    unsigned n = g.num_threads(), rank = g.thread_rank();
+    for (unsigned d = 1; d < n; d *= 2) {
+      value_type lower = g.shfl_up(acc, d, where);
+      if (rank >= d) acc = op(lower, acc);
+    }
+    return acc;
   }
-  return acc;
 }
 
 template <class Group, class T>
@@ -40,9 +47,14 @@ template <class Group, class T, class Op>
 requires weft::detail::groups::warp_group<Group> std::remove_cvref_t<T> exclusive_scan(
     const Group& g, T&& val, Op&& op, std::source_location where = std::source_location::current()) {
   using value_type = std::remove_cvref_t<T>;
-  value_type inclusive = inclusive_scan(g, val, op, where);
-  value_type lower = g.shfl_up(inclusive, 1, where);
-  return g.thread_rank() == 0 ? value_type{} : lower;
+  static_assert(std::is_convertible_v<decltype(op(val, val)), value_type>, "the operator must return the value's type");
+  if constexpr (weft::detail::groups::is_multi_warp_tile<Group>::value) {
+    return weft::detail::groups::multi_warp_access::scan(g, value_type(val), op, true, where);
+  } else {
+    value_type inclusive = inclusive_scan(g, val, op, where);
+    value_type lower = g.shfl_up(inclusive, 1, where);
+    return g.thread_rank() == 0 ? value_type{} : lower;
+  }
 }
 
 template <class Group, class T>
