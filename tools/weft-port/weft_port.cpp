@@ -2228,7 +2228,8 @@ class porter {
                                                  "binary_partition",
                                                  "labeled_partition",
                                                  "wait",  // memcpy_async's: a sync of the group
-                                                 "wait_prior"};
+                                                 "wait_prior",
+                                                 "reduce_store_async"};
     return one_of(names, name);
   }
 
@@ -2247,7 +2248,7 @@ class porter {
   static bool group_member_waits(std::string_view name) {
     static constexpr std::string_view names[] = {
         "sync", "shfl",   "shfl_up",   "shfl_down", "shfl_xor",       "any",
-        "all",  "ballot", "match_any", "match_all", "barrier_arrive", "barrier_wait"};  // a cluster's split barrier
+        "all",  "ballot", "match_any", "match_all", "barrier_arrive", "barrier_wait"};  // a block's or cluster's split barrier
     return one_of(names, name);
   }
 
