@@ -208,9 +208,8 @@ requires(weft::detail::groups::multi_warp_tile_size(Size)) class thread_block_ti
     constexpr unsigned warps = Size / 32;
     unsigned lane = thread_rank() % 32, warp = thread_rank() / 32;
     auto shfl_up_in_warp = [&](const T& v, unsigned delta) {
-      return weft::detail::groups::shuffle_value(v, [&](unsigned long long w) {
-        return __shfl_up_sync(0xffffffffu, w, delta, 32, where);
-      });
+      return weft::detail::groups::shuffle_value(
+          v, [&](unsigned long long w) { return __shfl_up_sync(0xffffffffu, w, delta, 32, where); });
     };
     T inclusive = value;
     for (unsigned d = 1; d < 32; d *= 2) {

@@ -89,7 +89,8 @@ template <class Group, class TyVal, class TyInputVal, class TyFn>
 requires weft::detail::groups::warp_group<Group>
 void reduce_store_async(const Group& g, TyVal* dst, TyInputVal&& val, TyFn&& op,
                         std::source_location where = std::source_location::current()) {
-  static_assert(std::is_same_v<TyVal, std::remove_cvref_t<TyInputVal>>, "the destination's type and the value's differ");
+  static_assert(std::is_same_v<TyVal, std::remove_cvref_t<TyInputVal>>,
+                "the destination's type and the value's differ");
   TyVal result = reduce(g, val, op, where);
   unsigned storer = weft::detail::groups::is_tile<Group>::value ? 0u : g.num_threads() - 1;
   if (g.thread_rank() == storer) *dst = result;
