@@ -2247,8 +2247,8 @@ class porter {
   // A group's members that wait, awaited as weft::NAME(group, ...).
   static bool group_member_waits(std::string_view name) {
     static constexpr std::string_view names[] = {
-        "sync",   "shfl",      "shfl_up",   "shfl_down",      "shfl_xor",    "any", "all",
-        "ballot", "match_any", "match_all", "barrier_arrive", "barrier_wait"};  // a block's or cluster's split barrier
+        "sync", "shfl",   "shfl_up",   "shfl_down", "shfl_xor",       "any",
+        "all",  "ballot", "match_any", "match_all", "barrier_arrive", "barrier_wait"};  // split barriers
     return one_of(names, name);
   }
 
