@@ -54,6 +54,7 @@ class block_split_barrier {
   barrier_state state_;  // first: describe() is given the state's address, the object's
   const void* executor_ = nullptr;
   std::uint64_t block_ = ~0ull;
+  unsigned threads_ = 0;
 };
 
 inline thread_local block_split_barrier worker_block_split_barrier;
@@ -69,9 +70,10 @@ inline block_split_barrier& block_split_barrier::of_running_block(unsigned block
   std::uint64_t block = running_block             ? running_block->blocks_started()
                         : running_stackless_block ? running_stackless_block->blocks_started()
                                                   : 0;
-  if (bar.executor_ != executor || bar.block_ != block) {
+  if (bar.executor_ != executor || bar.block_ != block || bar.threads_ != block_threads) {
     bar.executor_ = executor;
     bar.block_ = block;
+    bar.threads_ = block_threads;
     bar.state_.init(static_cast<std::ptrdiff_t>(block_threads));
   }
   return bar;
