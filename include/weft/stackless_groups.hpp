@@ -25,8 +25,8 @@
 // The block's split barrier is arrived at as co_await
 // weft::barrier_arrive(block) (it never waits: block.barrier_arrive() does
 // the same) and awaited as co_await weft::barrier_wait(block,
-// std::move(token)); cg::reduce_store_async is co_await
-// weft::reduce_store_async(g, dst, val, op).
+// std::move(token)); cg::reduce_store_async, reduce_update_async and the
+// *_scan_update variants are co_await weft::NAME(g, destination, val, op).
 #pragma once
 
 #include <array>
@@ -80,6 +80,15 @@ concept lane_group = is_lane_tile<Group> || std::same_as<Group, cooperative_grou
 /// (cooperative_groups/multi_warp_tile.hpp).
 template <class Group>
 concept multi_warp_tile = groups::is_multi_warp_tile<Group>::value;
+
+/// The groups whose reductions and scans are awaited: one warp's, or whole warps'.
+template <class Group>
+concept reducing_group = lane_group<Group> || multi_warp_tile<Group>;
+
+/// A cuda::atomic or cuda::atomic_ref, which the asynchronous reductions
+/// and the scans' update variants take.
+template <class Atomic>
+concept cuda_atomic = groups::is_cuda_atomic<std::remove_cvref_t<Atomic>>;
 
 template <class Group>
 groups::multi_warp_tiles& tiles_of(const Group&) {
@@ -176,6 +185,12 @@ template <class Group, class T, class Op>
 stackless_function<T> scan(Group g, T acc, Op op, bool exclusive, std::source_location where);
 template <class Group, class T, class Op>
 stackless_function<T> multi_warp_scan(Group g, T value, Op op, bool exclusive, std::source_location where);
+template <class Group, class T, cuda::thread_scope Scope, class Op>
+stackless_function<> atomic_reduction(Group g, cuda::atomic_ref<T, Scope> dst, T val, Op op, bool update,
+                                      std::source_location where);
+template <class Group, class T, cuda::thread_scope Scope, class Op>
+stackless_function<T> scan_update(Group g, cuda::atomic_ref<T, Scope> dst, T val, Op op, bool exclusive,
+                                  std::source_location where);
 
 /// An awaitable whose value is there already: what co_await gives for a
 /// call that never waits but that weft-port awaits as its group's others.
@@ -568,16 +583,45 @@ stackless_function<std::remove_cvref_t<T>> exclusive_scan(
 /// co_await weft::reduce_store_async(g, dst, val, op):
 /// cg::reduce_store_async(g, dst, val, op), stored by the thread the fiber
 /// version picks (a tile's rank 0, a coalesced group's last rank).
-template <class Group, class TyVal, class TyInputVal, class Op>
-requires(detail::stackless_groups::lane_group<Group> || detail::stackless_groups::multi_warp_tile<Group>)
-    stackless_function<> reduce_store_async(Group g, TyVal* dst, TyInputVal val, Op op,
-                                            std::source_location where = std::source_location::current()) {
+template <detail::stackless_groups::reducing_group Group, class TyVal, class TyInputVal, class Op>
+stackless_function<> reduce_store_async(Group g, TyVal* dst, TyInputVal val, Op op,
+                                        std::source_location where = std::source_location::current()) {
   static_assert(std::is_same_v<TyVal, TyInputVal>, "the destination's type and the value's differ");
   TyVal result = co_await weft::reduce(g, val, std::move(op), where);
-  unsigned storer = detail::stackless_groups::multi_warp_tile<Group> || detail::stackless_groups::is_lane_tile<Group>
-                        ? 0u
-                        : g.num_threads() - 1;
-  if (g.thread_rank() == storer) *dst = result;
+  if (g.thread_rank() == detail::groups::storing_rank(g)) *dst = result;
+}
+
+/// co_await weft::reduce_store_async(g, atomic, val, op) and
+/// weft::reduce_update_async(g, atomic, val, op): cg's, into a cuda::atomic
+/// or a cuda::atomic_ref, by the thread the fiber version picks.
+template <detail::stackless_groups::reducing_group Group, detail::stackless_groups::cuda_atomic Atomic, class T,
+          class Op>
+auto reduce_store_async(const Group& g, Atomic&& dst, const T& val, Op op,
+                        std::source_location where = std::source_location::current()) {
+  return detail::stackless_groups::atomic_reduction(g, detail::groups::atomic_view(dst), val, std::move(op), false,
+                                                    where);
+}
+template <detail::stackless_groups::reducing_group Group, detail::stackless_groups::cuda_atomic Atomic, class T,
+          class Op>
+auto reduce_update_async(const Group& g, Atomic&& dst, const T& val, Op op,
+                         std::source_location where = std::source_location::current()) {
+  return detail::stackless_groups::atomic_reduction(g, detail::groups::atomic_view(dst), val, std::move(op), true,
+                                                    where);
+}
+
+/// co_await weft::inclusive_scan_update(g, atomic, val[, op]) and
+/// weft::exclusive_scan_update: cg's, as on fibers (plus by default).
+template <detail::stackless_groups::reducing_group Group, detail::stackless_groups::cuda_atomic Atomic, class T,
+          class Op = cooperative_groups::plus<T>>
+auto inclusive_scan_update(const Group& g, Atomic&& dst, const T& val, Op op = Op(),
+                           std::source_location where = std::source_location::current()) {
+  return detail::stackless_groups::scan_update(g, detail::groups::atomic_view(dst), val, std::move(op), false, where);
+}
+template <detail::stackless_groups::reducing_group Group, detail::stackless_groups::cuda_atomic Atomic, class T,
+          class Op = cooperative_groups::plus<T>>
+auto exclusive_scan_update(const Group& g, Atomic&& dst, const T& val, Op op = Op(),
+                           std::source_location where = std::source_location::current()) {
+  return detail::stackless_groups::scan_update(g, detail::groups::atomic_view(dst), val, std::move(op), true, where);
 }
 
 }  // namespace weft
@@ -615,6 +659,34 @@ stackless_function<T> scan(Group g, T acc, Op op, bool exclusive, std::source_lo
   if (!exclusive) co_return acc;
   T lower = co_await weft::shfl_up(g, acc, 1, where);
   co_return rank == 0 ? T{} : lower;
+}
+
+// An asynchronous reduction into an atomic, as on fibers
+// (cooperative_groups/reduce.hpp): the reduction, then one thread's
+// relaxed store, or its update with op.
+template <class Group, class T, cuda::thread_scope Scope, class Op>
+stackless_function<> atomic_reduction(Group g, cuda::atomic_ref<T, Scope> dst, T val, Op op, bool update,
+                                      std::source_location where) {
+  T result = co_await weft::reduce(g, val, op, where);
+  if (g.thread_rank() != groups::storing_rank(g)) co_return;
+  if (update)
+    groups::atomic_fetch_update(dst, result, op);
+  else
+    dst.store(result, std::memory_order_relaxed);
+}
+
+// The scans' update variants, as on fibers (cooperative_groups/scan.hpp):
+// rank 0 combines the reduction into the atomic and hands every thread the
+// old value, which each combines with its scan.
+template <class Group, class T, cuda::thread_scope Scope, class Op>
+stackless_function<T> scan_update(Group g, cuda::atomic_ref<T, Scope> dst, T val, Op op, bool exclusive,
+                                  std::source_location where) {
+  T total = co_await weft::reduce(g, val, op, where), old{};
+  if (g.thread_rank() == 0) old = groups::atomic_fetch_update(dst, total, op);
+  old = co_await weft::shfl(g, old, 0u, where);
+  if (!exclusive) co_return op(old, co_await weft::inclusive_scan(g, val, op, where));
+  T below = co_await weft::exclusive_scan(g, val, op, where);
+  co_return g.thread_rank() == 0 ? old : op(old, below);
 }
 
 // A multi-warp tile's scan, as on fibers (multi_warp_tile.hpp): each warp

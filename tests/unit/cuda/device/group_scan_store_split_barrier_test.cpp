@@ -7,6 +7,7 @@
 #include <doctest/doctest.h>
 #include <weft.hpp>
 #include <weft/cuda/device/cooperative_groups.hpp>
+#include <weft/cuda/device/memory/atomic_ref.hpp>
 
 #include "device_buffer.hpp"
 
@@ -187,4 +188,76 @@ TEST_CASE("a block split barrier's phase that a thread never arrives in is repor
   CHECK(report.find("the block's split barrier (barrier_arrive) in phase 1: 1 of 64 threads have not arrived") !=
         std::string::npos);
   CHECK(cudaDeviceReset() == cudaSuccess);
+}
+
+namespace {
+
+constexpr unsigned atomic_test_threads = 256;
+
+// Per block (256 threads): warp sums added to one atomic_ref, each tile of
+// 128's maximum kept in one, the odd lanes' sum stored into a float one per
+// warp, each warp's inclusive_scan_update of a counter of its own (starting
+// at 100 * warp) and exclusive_scan_update of the tile of 128's counter,
+// and the CUDA guide's buffer allocation from a __shared__ cuda::atomic.
+__global__ void atomic_reductions(int* sum, int* maximum, float* odd_halves, int* warp_counters, int* wide_counters,
+                                  int* scanned, int* offsets, int* used_after) {
+  __shared__ cuda::atomic<int, cuda::thread_scope_block> atomic_test_used;
+  auto block = cg::this_thread_block();
+  auto warp = cg::tiled_partition<32>(block);
+  auto wide = cg::tiled_partition<128>(block);
+  int t = static_cast<int>(block.thread_rank());
+  unsigned w = warp.meta_group_rank();
+  cg::reduce_update_async(warp, cuda::atomic_ref<int, cuda::thread_scope_device>(*sum), t, cg::plus<int>());
+  cg::reduce_update_async(wide, cuda::atomic_ref<int, cuda::thread_scope_device>(*maximum), t * 3, cg::greater<int>());
+  if (t % 2 == 1) {
+    cg::coalesced_group odd = cg::coalesced_threads();
+    cg::reduce_store_async(odd, cuda::atomic_ref<float>(odd_halves[w]), 0.5f, cg::plus<float>());
+  }
+  scanned[2 * t] = cg::inclusive_scan_update(warp, cuda::atomic_ref<int>(warp_counters[w]), t % 5);
+  scanned[2 * t + 1] =
+      cg::exclusive_scan_update(wide, cuda::atomic_ref<int>(wide_counters[wide.meta_group_rank()]), 2, cg::plus<int>());
+  atomic_test_used = 0;
+  block.sync();
+  int need = t % 2 + 1;
+  offsets[t] = cg::exclusive_scan_update(warp, atomic_test_used, need);
+  block.sync();
+  if (t == 0) *used_after = atomic_test_used.load();
+}
+
+}  // namespace
+
+TEST_CASE("cg::reduce_update_async, reduce_store_async into an atomic, and the scans' update variants") {
+  device_buffer<int> sum(1), maximum(1), warp_counters(8), wide_counters(2), scanned(2 * atomic_test_threads),
+      offsets(atomic_test_threads), used_after(1);
+  device_buffer<float> odd_halves(8);
+  std::vector<int> counters(8);
+  for (int w = 0; w < 8; ++w) counters[w] = 100 * w;
+  REQUIRE(cudaMemcpy(warp_counters.p, counters.data(), 8 * sizeof(int), cudaMemcpyHostToDevice) == cudaSuccess);
+  REQUIRE(weft::launch(1, atomic_test_threads, atomic_reductions, sum.p, maximum.p, odd_halves.p, warp_counters.p,
+                       wide_counters.p, scanned.p, offsets.p, used_after.p) == cudaSuccess);
+  CHECK(sum.to_host()[0] == 255 * 256 / 2);
+  CHECK(maximum.to_host()[0] == 255 * 3);
+  for (float half : odd_halves.to_host()) CHECK(half == 8.0f);
+  auto after = warp_counters.to_host();
+  auto got = scanned.to_host();
+  for (int w = 0; w < 8; ++w) {
+    int running = 100 * w;
+    for (int t = 32 * w; t < 32 * w + 32; ++t) {
+      running += t % 5;
+      CHECK(got[2 * t] == running);  // the counter's old value, then the inclusive scan
+    }
+    CHECK(after[w] == running);
+  }
+  for (int t = 0; t < 256; ++t) CHECK(got[2 * t + 1] == 2 * (t % 128));
+  CHECK(wide_counters.to_host() == std::vector<int>{256, 256});
+  // Every thread got its own `need` slots of one buffer of 384, none shared.
+  auto offset = offsets.to_host();
+  std::vector<int> owner(384, -1);
+  for (int t = 0; t < 256; ++t)
+    for (int k = 0; k < t % 2 + 1; ++k) {
+      REQUIRE(offset[t] + k < 384);
+      CHECK(owner[offset[t] + k] == -1);
+      owner[offset[t] + k] = t;
+    }
+  CHECK(used_after.to_host()[0] == 384);
 }

@@ -8,6 +8,11 @@
 // numbers), as CUDA's implementation does. A tile of 64 to 1024 threads
 // scans each warp so, then folds the totals of the warps below through the
 // tile's scratch (multi_warp_tile.hpp), as cg::reduce does there.
+//
+// cg::inclusive_scan_update and exclusive_scan_update(g, atomic, val[, op])
+// do as CUDA's documentation writes them out: rank 0 combines the group's
+// reduction into the atomic (relaxed), every thread gets the atomic's old
+// value from it, and returns op(old, its scan); exclusive rank 0 gets old.
 #pragma once
 
 #include <source_location>
@@ -15,6 +20,7 @@
 
 #include "weft/cuda/device/cooperative_groups/functional.hpp"
 #include "weft/cuda/device/cooperative_groups/multi_warp_tile.hpp"
+#include "weft/cuda/device/cooperative_groups/reduce.hpp"
 #include "weft/cuda/device/cooperative_groups/warp_group.hpp"
 
 namespace cooperative_groups {
@@ -61,6 +67,53 @@ template <class Group, class T>
 requires weft::detail::groups::warp_group<Group> std::remove_cvref_t<T> exclusive_scan(
     const Group& g, T&& val, std::source_location where = std::source_location::current()) {
   return exclusive_scan(g, val, plus<std::remove_cvref_t<T>>(), where);
+}
+
+template <class Group, class Atomic, class TyInputVal, class TyFn>
+requires(weft::detail::groups::warp_group<Group>&& weft::detail::groups::is_cuda_atomic<std::remove_cvref_t<Atomic>>)
+    typename std::remove_cvref_t<Atomic>::value_type
+    inclusive_scan_update(const Group& g, Atomic&& dst, TyInputVal&& val, TyFn&& op,
+                          std::source_location where = std::source_location::current()) {
+  using value_type = typename std::remove_cvref_t<Atomic>::value_type;
+  static_assert(std::is_same_v<value_type, std::remove_cvref_t<TyInputVal>>,
+                "the atomic's type and the value's differ");
+  value_type total = reduce(g, val, op, where), old{};
+  if (g.thread_rank() == 0)
+    old = weft::detail::groups::atomic_fetch_update(weft::detail::groups::atomic_view(dst), total, op);
+  old = g.shfl(old, 0, where);
+  return op(old, inclusive_scan(g, val, op, where));
+}
+
+template <class Group, class Atomic, class TyInputVal>
+requires(weft::detail::groups::warp_group<Group>&& weft::detail::groups::is_cuda_atomic<std::remove_cvref_t<Atomic>>)
+    typename std::remove_cvref_t<Atomic>::value_type
+    inclusive_scan_update(const Group& g, Atomic&& dst, TyInputVal&& val,
+                          std::source_location where = std::source_location::current()) {
+  return inclusive_scan_update(g, dst, val, plus<std::remove_cvref_t<TyInputVal>>(), where);
+}
+
+template <class Group, class Atomic, class TyInputVal, class TyFn>
+requires(weft::detail::groups::warp_group<Group>&& weft::detail::groups::is_cuda_atomic<std::remove_cvref_t<Atomic>>)
+    typename std::remove_cvref_t<Atomic>::value_type
+    exclusive_scan_update(const Group& g, Atomic&& dst, TyInputVal&& val, TyFn&& op,
+                          std::source_location where = std::source_location::current()) {
+  using value_type = typename std::remove_cvref_t<Atomic>::value_type;
+  static_assert(std::is_same_v<value_type, std::remove_cvref_t<TyInputVal>>,
+                "the atomic's type and the value's differ");
+  value_type total = reduce(g, val, op, where), old{};
+  if (g.thread_rank() == 0)
+    old = weft::detail::groups::atomic_fetch_update(weft::detail::groups::atomic_view(dst), total, op);
+  old = g.shfl(old, 0, where);
+  value_type below = exclusive_scan(g, val, op, where);
+  return g.thread_rank() == 0 ? old : op(old, below);
+}
+
+template <class Group, class Atomic, class TyInputVal>
+requires(weft::detail::groups::warp_group<Group>&& weft::detail::groups::is_cuda_atomic<std::remove_cvref_t<Atomic>>)
+    typename std::remove_cvref_t<Atomic>::value_type
+    exclusive_scan_update(const Group& g, Atomic&& dst, TyInputVal&& val,
+                          std::source_location where = std::source_location::current()) {
+  return exclusive_scan_update(g, dst, val, plus<std::remove_cvref_t<TyInputVal>>(), where);
 }
 
 }  // namespace cooperative_groups
