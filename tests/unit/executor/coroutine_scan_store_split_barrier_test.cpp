@@ -202,3 +202,90 @@ TEST_CASE("a stackless block split barrier phase a thread never arrives in is th
   CHECK(on_coroutines.report.find("this_thread_block().barrier_wait()") != std::string::npos);
   CHECK(on_coroutines.report.find("1 of 64 threads have not arrived") != std::string::npos);
 }
+
+namespace {
+
+constexpr unsigned coroutine_atomic_threads = 256;
+
+// As the fiber test's atomic_reductions: sums, maxima and stores into
+// atomic_refs, each warp's and each tile of 128's scan updates, and the CUDA
+// guide's buffer allocation from a __shared__ cuda::atomic.
+weft::stackless_kernel coroutine_atomic_reductions(int* sum, int* maximum, float* odd_halves, int* warp_counters,
+                                                   int* wide_counters, int* scanned, int* offsets, int* used_after) {
+  __shared__ cuda::atomic<int, cuda::thread_scope_block> coroutine_atomic_used;
+  auto block = cg::this_thread_block();
+  auto warp = cg::tiled_partition<32>(block);
+  auto wide = cg::tiled_partition<128>(block);
+  int t = static_cast<int>(block.thread_rank());
+  unsigned w = warp.meta_group_rank();
+  co_await weft::reduce_update_async(warp, cuda::atomic_ref<int, cuda::thread_scope_device>(*sum), t, cg::plus<int>());
+  co_await weft::reduce_update_async(wide, cuda::atomic_ref<int, cuda::thread_scope_device>(*maximum), t * 3,
+                                     cg::greater<int>());
+  if (t % 2 == 1) {
+    cg::coalesced_group odd = co_await weft::coalesced_threads();
+    co_await weft::reduce_store_async(odd, cuda::atomic_ref<float>(odd_halves[w]), 0.5f, cg::plus<float>());
+  }
+  scanned[2 * t] = co_await weft::inclusive_scan_update(warp, cuda::atomic_ref<int>(warp_counters[w]), t % 5);
+  scanned[2 * t + 1] = co_await weft::exclusive_scan_update(
+      wide, cuda::atomic_ref<int>(wide_counters[wide.meta_group_rank()]), 2, cg::plus<int>());
+  coroutine_atomic_used = 0;
+  co_await weft::sync(block);
+  offsets[t] = co_await weft::exclusive_scan_update(warp, coroutine_atomic_used, t % 2 + 1);
+  co_await weft::sync(block);
+  if (t == 0) *used_after = coroutine_atomic_used.load();
+}
+
+std::vector<int> coroutine_atomic_run() {
+  device_buffer<int> sum(1), maximum(1), warp_counters(8), wide_counters(2), scanned(2 * coroutine_atomic_threads),
+      offsets(coroutine_atomic_threads), used_after(1);
+  device_buffer<float> odd_halves(8);
+  std::vector<int> counters(8);
+  for (int w = 0; w < 8; ++w) counters[w] = 100 * w;
+  REQUIRE(cudaMemcpy(warp_counters.p, counters.data(), 8 * sizeof(int), cudaMemcpyHostToDevice) == cudaSuccess);
+  REQUIRE(weft::launch<coroutine_atomic_reductions>(1, coroutine_atomic_threads, sum.p, maximum.p, odd_halves.p,
+                                                    warp_counters.p, wide_counters.p, scanned.p, offsets.p,
+                                                    used_after.p) == cudaSuccess);
+  // sum, maximum, the odd halves (as ints), the counters after, the scans,
+  // the offsets and the buffer's use, one after the other.
+  std::vector<int> all{sum.to_host()[0], maximum.to_host()[0]};
+  for (float half : odd_halves.to_host()) all.push_back(static_cast<int>(half * 2));
+  for (const auto* part : {&warp_counters, &wide_counters, &scanned, &offsets, &used_after}) {
+    auto host = part->to_host();
+    all.insert(all.end(), host.begin(), host.end());
+  }
+  return all;
+}
+
+}  // namespace
+
+TEST_CASE("stackless reduce_update_async, reduce_store_async into an atomic and the scan updates, as on fibers") {
+  auto [on_coroutines, on_fibers] = on_both_executors(coroutine_atomic_run);
+  CHECK(on_coroutines == on_fibers);
+  const int* got = on_coroutines.data();
+  CHECK(got[0] == 255 * 256 / 2);
+  CHECK(got[1] == 255 * 3);
+  for (int w = 0; w < 8; ++w) CHECK(got[2 + w] == 16);  // 16 halves, twice
+  const int* counters = got + 10;
+  const int* wide_counters = counters + 8;
+  const int* scanned = wide_counters + 2;
+  const int* offsets = scanned + 2 * coroutine_atomic_threads;
+  for (int w = 0; w < 8; ++w) {
+    int running = 100 * w;
+    for (int t = 32 * w; t < 32 * w + 32; ++t) {
+      running += t % 5;
+      CHECK(scanned[2 * t] == running);
+    }
+    CHECK(counters[w] == running);
+  }
+  for (int t = 0; t < 256; ++t) CHECK(scanned[2 * t + 1] == 2 * (t % 128));
+  CHECK(wide_counters[0] == 256);
+  CHECK(wide_counters[1] == 256);
+  std::vector<int> owner(384, -1);
+  for (int t = 0; t < 256; ++t)
+    for (int k = 0; k < t % 2 + 1; ++k) {
+      REQUIRE(offsets[t] + k < 384);
+      CHECK(owner[offsets[t] + k] == -1);
+      owner[offsets[t] + k] = t;
+    }
+  CHECK(offsets[coroutine_atomic_threads] == 384);
+}
