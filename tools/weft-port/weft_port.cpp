@@ -1872,6 +1872,7 @@ class porter {
                                                      "labs",
                                                      "llabs",
                                                      "dim3",
+                                                     "atomic_ref",  // cuda::atomic_ref's constructor
                                                      "atomicAdd",
                                                      "atomicSub",
                                                      "atomicMin",
@@ -2229,7 +2230,10 @@ class porter {
                                                  "labeled_partition",
                                                  "wait",  // memcpy_async's: a sync of the group
                                                  "wait_prior",
-                                                 "reduce_store_async"};
+                                                 "reduce_store_async",
+                                                 "reduce_update_async",
+                                                 "inclusive_scan_update",
+                                                 "exclusive_scan_update"};
     return one_of(names, name);
   }
 

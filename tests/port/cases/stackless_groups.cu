@@ -8,6 +8,7 @@
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
 #include <cooperative_groups/scan.h>
+#include <cuda/atomic>
 
 namespace cg = cooperative_groups;
 
@@ -85,6 +86,8 @@ __global__ void wide_scans_and_split_barrier(int* out) {
   auto tile = cg::tiled_partition<64>(block);
   int v = cg::inclusive_scan(tile, 1) + cg::exclusive_scan(tile, 2, cg::plus<int>());
   cg::reduce_store_async(tile, out + tile.meta_group_rank(), v, cg::plus<int>());
+  cg::reduce_update_async(tile, cuda::atomic_ref<int, cuda::thread_scope_device>(out[2]), v, cg::plus<int>());
+  v += cg::exclusive_scan_update(tile, cuda::atomic_ref<int>(out[3]), 1);
   cg::thread_block::arrival_token token = block.barrier_arrive();
   out[64 + threadIdx.x] = v;
   block.barrier_wait(std::move(token));
