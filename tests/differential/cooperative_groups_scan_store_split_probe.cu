@@ -1,9 +1,12 @@
 // Probe of cooperative groups' later additions, device side: cg::inclusive_scan
 // and cg::exclusive_scan over tiles of 64 to 256 threads (multi-warp tiles),
 // cg::reduce_store_async into a pointer from a tile, a multi-warp tile and a
-// coalesced group, and the block's split barrier (thread_block::barrier_arrive
-// and barrier_wait) over three phases. Only what CUDA defines is printed (a
-// stored reduction is read after a block sync). One line per check.
+// coalesced group, cg::reduce_update_async, reduce_store_async into a
+// cuda::atomic_ref and the scans' update variants, and the block's split
+// barrier (thread_block::barrier_arrive and barrier_wait) over three phases.
+// Only what CUDA defines is printed (a stored reduction is read after a
+// block sync; of the guide's buffer allocation, which depends on the order
+// of the warps, only the buffer's use). One line per check.
 //
 // To be built with nvcc and run on an H100 by hand; its output is to be
 // committed beside it as cooperative_groups_scan_store_split_probe.expected
@@ -17,6 +20,7 @@
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
 #include <cooperative_groups/scan.h>
+#include <cuda/atomic>
 #include <cuda_runtime.h>
 
 #include <cstdio>
@@ -55,6 +59,39 @@ __global__ void stored_reductions(int* out) {
   }
   block.sync();
   out[32 + threadIdx.x] = out[threadIdx.x / 32];
+}
+
+// Slot 0: the block's sum added by each warp; 1: the maximum kept by each
+// tile of 128; 2-9: each warp's odd lanes' sum stored; 10-17: counters
+// starting at 100 * warp, each updated by its warp's inclusive_scan_update;
+// 18-19: each tile of 128's counter after its exclusive_scan_update; 20:
+// the guide's shared buffer's use; from 32: each thread's two scans.
+__global__ void atomic_reductions(int* out) {
+  __shared__ cuda::atomic<int, cuda::thread_scope_block> used;
+  cg::thread_block block = cg::this_thread_block();
+  cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);
+  cg::thread_block_tile<128> wide = cg::tiled_partition<128>(block);
+  int t = static_cast<int>(threadIdx.x);
+  int v = value_of(threadIdx.x);
+  unsigned w = warp.meta_group_rank();
+  if (t < 8) out[10 + t] = 100 * t;
+  block.sync();
+  cg::reduce_update_async(warp, cuda::atomic_ref<int, cuda::thread_scope_device>(out[0]), v, cg::plus<int>());
+  cg::reduce_update_async(wide, cuda::atomic_ref<int, cuda::thread_scope_device>(out[1]), v, cg::greater<int>());
+  if (t % 2 == 1) {
+    cg::coalesced_group odd = cg::coalesced_threads();
+    cg::reduce_store_async(odd, cuda::atomic_ref<int, cuda::thread_scope_device>(out[2 + w]), v, cg::plus<int>());
+  }
+  int inclusive = cg::inclusive_scan_update(warp, cuda::atomic_ref<int, cuda::thread_scope_device>(out[10 + w]), v);
+  int exclusive = cg::exclusive_scan_update(
+      wide, cuda::atomic_ref<int, cuda::thread_scope_device>(out[18 + wide.meta_group_rank()]), v, cg::plus<int>());
+  used = 0;
+  block.sync();
+  cg::exclusive_scan_update(warp, used, t % 2 + 1);
+  block.sync();
+  out[20] = used.load();
+  out[32 + 2 * t] = inclusive;
+  out[32 + 2 * t + 1] = exclusive;
 }
 
 // Each phase: every thread writes its slot, arrives, waits, and reads
@@ -103,6 +140,9 @@ int main() {
 
   stored_reductions<<<1, 256>>>(device_out);
   report("reduce_store_async", 32 + 256, 16);
+
+  atomic_reductions<<<1, 256>>>(device_out);
+  report("atomic_reductions", 32 + 2 * 256, 16);
 
   split_barrier<<<1, 128>>>(device_out);
   report("split_barrier", 3 * 128, 16);
