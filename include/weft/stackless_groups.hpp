@@ -20,8 +20,13 @@
 // (co_await weft::barrier_arrive(cluster), weft::barrier_wait(cluster,
 // std::move(token))); cg::memcpy_async's waits are awaited as
 // co_await weft::wait(g) and weft::wait_prior<N>(g). A multi-warp tile
-// (thread_block_tile<64> up to 1024) awaits its sync, shfl, any, all and
-// reduce, as on fibers through the tile's barrier and scratch.
+// (thread_block_tile<64> up to 1024) awaits its sync, shfl, any, all,
+// reduce and scans, as on fibers through the tile's barrier and scratch.
+// The block's split barrier is arrived at as co_await
+// weft::barrier_arrive(block) (it never waits: block.barrier_arrive() does
+// the same) and awaited as co_await weft::barrier_wait(block,
+// std::move(token)); cg::reduce_store_async, reduce_update_async and the
+// *_scan_update variants are co_await weft::NAME(g, destination, val, op).
 #pragma once
 
 #include <array>
@@ -75,6 +80,15 @@ concept lane_group = is_lane_tile<Group> || std::same_as<Group, cooperative_grou
 /// (cooperative_groups/multi_warp_tile.hpp).
 template <class Group>
 concept multi_warp_tile = groups::is_multi_warp_tile<Group>::value;
+
+/// The groups whose reductions and scans are awaited: one warp's, or whole warps'.
+template <class Group>
+concept reducing_group = lane_group<Group> || multi_warp_tile<Group>;
+
+/// A cuda::atomic or cuda::atomic_ref, which the asynchronous reductions
+/// and the scans' update variants take.
+template <class Atomic>
+concept cuda_atomic = groups::is_cuda_atomic<std::remove_cvref_t<Atomic>>;
 
 template <class Group>
 groups::multi_warp_tiles& tiles_of(const Group&) {
@@ -169,6 +183,24 @@ template <class Group, class T, class Op>
 stackless_function<T> multi_warp_fold(Group g, T value, Op op, std::source_location where);
 template <class Group, class T, class Op>
 stackless_function<T> scan(Group g, T acc, Op op, bool exclusive, std::source_location where);
+template <class Group, class T, class Op>
+stackless_function<T> multi_warp_scan(Group g, T value, Op op, bool exclusive, std::source_location where);
+template <class Group, class T, cuda::thread_scope Scope, class Op>
+stackless_function<> atomic_reduction(Group g, cuda::atomic_ref<T, Scope> dst, T val, Op op, bool update,
+                                      std::source_location where);
+template <class Group, class T, cuda::thread_scope Scope, class Op>
+stackless_function<T> scan_update(Group g, cuda::atomic_ref<T, Scope> dst, T val, Op op, bool exclusive,
+                                  std::source_location where);
+
+/// An awaitable whose value is there already: what co_await gives for a
+/// call that never waits but that weft-port awaits as its group's others.
+template <class T>
+struct ready_value {
+  T value;
+  bool await_ready() const noexcept { return true; }
+  void await_suspend(std::coroutine_handle<>) const noexcept {}
+  T await_resume() { return std::move(value); }
+};
 
 }  // namespace weft::detail::stackless_groups
 
@@ -308,6 +340,26 @@ inline stackless_function<> barrier_wait(const cooperative_groups::cluster_group
   detail::group_membership& me = detail::groups::membership("this_cluster().barrier_wait()");
   co_await barrier_wait(cluster, {me.cluster_token}, where);
 }
+/// co_await weft::barrier_arrive(block): block.barrier_arrive(), the
+/// thread's arrival at the block's split barrier. Arriving never waits (the
+/// co_await is ready at once, and block.barrier_arrive() without it does the
+/// same); the token goes to weft::barrier_wait.
+inline detail::stackless_groups::ready_value<cooperative_groups::thread_block::arrival_token> barrier_arrive(
+    const cooperative_groups::thread_block& block) {
+  return {block.barrier_arrive()};
+}
+/// co_await weft::barrier_wait(block, std::move(token)):
+/// block.barrier_wait(std::move(token)), until every thread of the block
+/// has arrived in the token's phase; a thread that never arrives is the
+/// fibers' deadlock report.
+inline detail::barrier_phase_awaiter barrier_wait(const cooperative_groups::thread_block& block,
+                                                  cooperative_groups::thread_block::arrival_token token,
+                                                  std::source_location where = std::source_location::current()) {
+  using detail::groups::block_split_barrier;
+  return {&block_split_barrier::of_running_block(block.num_threads()).state(), token.phase,
+          block_split_barrier::wait_call, block_split_barrier::describe, where};
+}
+
 // ---- cg::memcpy_async's waits ----
 //
 // weft copies at once, in cg::memcpy_async (which keeps its spelling and
@@ -512,6 +564,66 @@ stackless_function<std::remove_cvref_t<T>> exclusive_scan(
   return detail::stackless_groups::scan(g, std::remove_cvref_t<T>(val), std::move(op), true, where);
 }
 
+/// co_await weft::inclusive_scan(tile, val, op) and weft::exclusive_scan for
+/// a tile of 64 to 1024 threads: the fiber version's scan, each warp's
+/// lanes, then the totals of the warps below through the tile's scratch.
+template <detail::stackless_groups::multi_warp_tile Group, class T,
+          class Op = cooperative_groups::plus<std::remove_cvref_t<T>>>
+stackless_function<std::remove_cvref_t<T>> inclusive_scan(
+    const Group& g, const T& val, Op op = Op(), std::source_location where = std::source_location::current()) {
+  return detail::stackless_groups::multi_warp_scan(g, std::remove_cvref_t<T>(val), std::move(op), false, where);
+}
+template <detail::stackless_groups::multi_warp_tile Group, class T,
+          class Op = cooperative_groups::plus<std::remove_cvref_t<T>>>
+stackless_function<std::remove_cvref_t<T>> exclusive_scan(
+    const Group& g, const T& val, Op op = Op(), std::source_location where = std::source_location::current()) {
+  return detail::stackless_groups::multi_warp_scan(g, std::remove_cvref_t<T>(val), std::move(op), true, where);
+}
+
+/// co_await weft::reduce_store_async(g, dst, val, op):
+/// cg::reduce_store_async(g, dst, val, op), stored by the thread the fiber
+/// version picks (a tile's rank 0, a coalesced group's last rank).
+template <detail::stackless_groups::reducing_group Group, class TyVal, class TyInputVal, class Op>
+stackless_function<> reduce_store_async(Group g, TyVal* dst, TyInputVal val, Op op,
+                                        std::source_location where = std::source_location::current()) {
+  static_assert(std::is_same_v<TyVal, TyInputVal>, "the destination's type and the value's differ");
+  TyVal result = co_await weft::reduce(g, val, std::move(op), where);
+  if (g.thread_rank() == detail::groups::storing_rank(g)) *dst = result;
+}
+
+/// co_await weft::reduce_store_async(g, atomic, val, op) and
+/// weft::reduce_update_async(g, atomic, val, op): cg's, into a cuda::atomic
+/// or a cuda::atomic_ref, by the thread the fiber version picks.
+template <detail::stackless_groups::reducing_group Group, detail::stackless_groups::cuda_atomic Atomic, class T,
+          class Op>
+auto reduce_store_async(const Group& g, Atomic&& dst, const T& val, Op op,
+                        std::source_location where = std::source_location::current()) {
+  return detail::stackless_groups::atomic_reduction(g, detail::groups::atomic_view(dst), val, std::move(op), false,
+                                                    where);
+}
+template <detail::stackless_groups::reducing_group Group, detail::stackless_groups::cuda_atomic Atomic, class T,
+          class Op>
+auto reduce_update_async(const Group& g, Atomic&& dst, const T& val, Op op,
+                         std::source_location where = std::source_location::current()) {
+  return detail::stackless_groups::atomic_reduction(g, detail::groups::atomic_view(dst), val, std::move(op), true,
+                                                    where);
+}
+
+/// co_await weft::inclusive_scan_update(g, atomic, val[, op]) and
+/// weft::exclusive_scan_update: cg's, as on fibers (plus by default).
+template <detail::stackless_groups::reducing_group Group, detail::stackless_groups::cuda_atomic Atomic, class T,
+          class Op = cooperative_groups::plus<T>>
+auto inclusive_scan_update(const Group& g, Atomic&& dst, const T& val, Op op = Op(),
+                           std::source_location where = std::source_location::current()) {
+  return detail::stackless_groups::scan_update(g, detail::groups::atomic_view(dst), val, std::move(op), false, where);
+}
+template <detail::stackless_groups::reducing_group Group, detail::stackless_groups::cuda_atomic Atomic, class T,
+          class Op = cooperative_groups::plus<T>>
+auto exclusive_scan_update(const Group& g, Atomic&& dst, const T& val, Op op = Op(),
+                           std::source_location where = std::source_location::current()) {
+  return detail::stackless_groups::scan_update(g, detail::groups::atomic_view(dst), val, std::move(op), true, where);
+}
+
 }  // namespace weft
 
 namespace weft::detail::stackless_groups {
@@ -547,6 +659,57 @@ stackless_function<T> scan(Group g, T acc, Op op, bool exclusive, std::source_lo
   if (!exclusive) co_return acc;
   T lower = co_await weft::shfl_up(g, acc, 1, where);
   co_return rank == 0 ? T{} : lower;
+}
+
+// An asynchronous reduction into an atomic, as on fibers
+// (cooperative_groups/reduce.hpp): the reduction, then one thread's
+// relaxed store, or its update with op.
+template <class Group, class T, cuda::thread_scope Scope, class Op>
+stackless_function<> atomic_reduction(Group g, cuda::atomic_ref<T, Scope> dst, T val, Op op, bool update,
+                                      std::source_location where) {
+  T result = co_await weft::reduce(g, val, op, where);
+  if (g.thread_rank() != groups::storing_rank(g)) co_return;
+  if (update)
+    groups::atomic_fetch_update(dst, result, op);
+  else
+    dst.store(result, std::memory_order_relaxed);
+}
+
+// The scans' update variants, as on fibers (cooperative_groups/scan.hpp):
+// rank 0 combines the reduction into the atomic and hands every thread the
+// old value, which each combines with its scan.
+template <class Group, class T, cuda::thread_scope Scope, class Op>
+stackless_function<T> scan_update(Group g, cuda::atomic_ref<T, Scope> dst, T val, Op op, bool exclusive,
+                                  std::source_location where) {
+  T total = co_await weft::reduce(g, val, op, where), old{};
+  if (g.thread_rank() == 0) old = groups::atomic_fetch_update(dst, total, op);
+  old = co_await weft::shfl(g, old, 0u, where);
+  if (!exclusive) co_return op(old, co_await weft::inclusive_scan(g, val, op, where));
+  T below = co_await weft::exclusive_scan(g, val, op, where);
+  co_return g.thread_rank() == 0 ? old : op(old, below);
+}
+
+// A multi-warp tile's scan, as on fibers (multi_warp_tile.hpp): each warp
+// scans its lanes with shfl_up, its last lane leaves the warp's total in
+// the tile's scratch, and every thread folds the totals of the warps below.
+template <class Group, class T, class Op>
+stackless_function<T> multi_warp_scan(Group g, T value, Op op, bool exclusive, std::source_location where) {
+  static_assert(std::is_trivially_copyable_v<T>, "a scan moves trivially copyable values");
+  constexpr unsigned warps = Group::num_threads() / 32;
+  unsigned lane = g.thread_rank() % 32, warp = g.thread_rank() / 32;
+  T inclusive = value;
+  for (unsigned d = 1; d < 32; d *= 2) {
+    T lower = co_await group_shuffle(warp_op::shfl_up, 0xffffffffu, inclusive, static_cast<int>(d), 32, where);
+    if (lane >= d) inclusive = op(lower, inclusive);
+  }
+  T below = co_await group_shuffle(warp_op::shfl_up, 0xffffffffu, inclusive, 1, 32, where);
+  unsigned char* totals = tiles_of(g).scratch(g.meta_group_rank(), warps * sizeof(T));
+  if (lane == 31) groups::store_value(totals + warp * sizeof(T), inclusive);
+  co_await weft::sync(g, where);
+  T prefix = groups::load_value<T>(totals);
+  for (unsigned w = 1; w < warp; ++w) prefix = op(prefix, groups::load_value<T>(totals + w * sizeof(T)));
+  co_await weft::sync(g, where);  // before the next collective writes the totals again
+  co_return groups::multi_warp_scan_result(inclusive, below, lane, warp > 0, prefix, op, exclusive);
 }
 
 // A multi-warp tile's fold, as on fibers (multi_warp_tile.hpp): each warp

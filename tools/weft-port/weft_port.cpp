@@ -1872,6 +1872,19 @@ class porter {
                                                      "labs",
                                                      "llabs",
                                                      "dim3",
+                                                     "atomic_ref",  // cuda::atomic_ref's constructor, its members:
+                                                     "load",
+                                                     "store",
+                                                     "exchange",
+                                                     "compare_exchange_weak",
+                                                     "compare_exchange_strong",
+                                                     "fetch_add",
+                                                     "fetch_sub",
+                                                     "fetch_and",
+                                                     "fetch_or",
+                                                     "fetch_xor",
+                                                     "fetch_min",
+                                                     "fetch_max",
                                                      "atomicAdd",
                                                      "atomicSub",
                                                      "atomicMin",
@@ -2228,7 +2241,11 @@ class porter {
                                                  "binary_partition",
                                                  "labeled_partition",
                                                  "wait",  // memcpy_async's: a sync of the group
-                                                 "wait_prior"};
+                                                 "wait_prior",
+                                                 "reduce_store_async",
+                                                 "reduce_update_async",
+                                                 "inclusive_scan_update",
+                                                 "exclusive_scan_update"};
     return one_of(names, name);
   }
 
@@ -2247,7 +2264,7 @@ class porter {
   static bool group_member_waits(std::string_view name) {
     static constexpr std::string_view names[] = {
         "sync", "shfl",   "shfl_up",   "shfl_down", "shfl_xor",       "any",
-        "all",  "ballot", "match_any", "match_all", "barrier_arrive", "barrier_wait"};  // a cluster's split barrier
+        "all",  "ballot", "match_any", "match_all", "barrier_arrive", "barrier_wait"};  // split barriers
     return one_of(names, name);
   }
 

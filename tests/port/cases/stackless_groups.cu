@@ -8,6 +8,7 @@
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
 #include <cooperative_groups/scan.h>
+#include <cuda/atomic>
 
 namespace cg = cooperative_groups;
 
@@ -78,6 +79,20 @@ __global__ void unnamed_tile(int* out) {
   out[0] = 1;
 }
 
+// Scans over a tile of 64, a reduction stored by one thread, and the
+// block's split barrier.
+__global__ void wide_scans_and_split_barrier(int* out) {
+  cg::thread_block block = cg::this_thread_block();
+  auto tile = cg::tiled_partition<64>(block);
+  int v = cg::inclusive_scan(tile, 1) + cg::exclusive_scan(tile, 2, cg::plus<int>());
+  cg::reduce_store_async(tile, out + tile.meta_group_rank(), v, cg::plus<int>());
+  cg::reduce_update_async(tile, cuda::atomic_ref<int, cuda::thread_scope_device>(out[2]), v, cg::plus<int>());
+  v += cg::exclusive_scan_update(tile, cuda::atomic_ref<int>(out[3]), 1);
+  cg::thread_block::arrival_token token = block.barrier_arrive();
+  out[64 + threadIdx.x] = v;
+  block.barrier_wait(std::move(token));
+}
+
 void host(int* p) {
   block_and_tiles<<<1, 64>>>(p, p);
   runtime_tiles_and_coalesced<<<1, 64>>>(p);
@@ -87,4 +102,5 @@ void host(int* p) {
   sized_tile<128><<<1, 128>>>(p);
   unnamed_tile<<<1, 64>>>(p);
   copies_async<<<1, 32>>>(p, p);
+  wide_scans_and_split_barrier<<<1, 128>>>(p);
 }

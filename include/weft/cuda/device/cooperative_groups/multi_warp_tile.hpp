@@ -82,13 +82,31 @@ inline multi_warp_tiles& multi_warp_tiles::of_running_block(unsigned size) {
   return tiles;
 }
 
-/// How cg::reduce reaches a multi-warp tile's fold, which is not CUDA's API.
+/// How cg::reduce and the scans reach a multi-warp tile's fold and scan,
+/// which are not CUDA's API.
 struct multi_warp_access {
   template <class Tile, class T, class Op>
   static T fold(const Tile& tile, T value, Op&& op, std::source_location where) {
     return tile.fold(value, op, where);
   }
+  template <class Tile, class T, class Op>
+  static T scan(const Tile& tile, T value, Op&& op, bool exclusive, std::source_location where) {
+    return tile.scan(value, op, exclusive, where);
+  }
 };
+
+/// What a thread of a multi-warp tile's scan gets from its warp's scan and
+/// the totals of the warps below it, the same on both executors. `below`
+/// is the inclusive value of the lane below in the warp (lane > 0).
+/// `prefix` (op over the lower warps' totals) is there only for warp > 0;
+/// it is the left operand, so an associative operator need not commute.
+/// The exclusive scan gives rank 0 a value-initialised T, as cg::exclusive_scan does.
+template <class T, class Op>
+T multi_warp_scan_result(T inclusive, T below, unsigned lane, bool has_prefix, T prefix, Op& op, bool exclusive) {
+  if (!exclusive) return has_prefix ? op(prefix, inclusive) : inclusive;
+  if (lane > 0) return has_prefix ? op(prefix, below) : below;
+  return has_prefix ? prefix : T{};
+}
 
 template <class T>
 void store_value(unsigned char* slot, const T& value) {
@@ -178,6 +196,36 @@ requires(weft::detail::groups::multi_warp_tile_size(Size)) class thread_block_ti
       result = op(result, weft::detail::groups::load_value<T>(slots + w * sizeof(T)));
     t.sync(meta_rank_, where);
     return result;
+  }
+
+  /// op over the values of ranks up to the caller's (or below it, for
+  /// `exclusive`): each warp scans its lanes with shfl_up, its last lane
+  /// leaves the warp's total in the scratch, and every thread folds, in
+  /// order, the totals of the warps below its own.
+  template <class T, class Op>
+  T scan(T value, Op&& op, bool exclusive, std::source_location where) const {
+    static_assert(std::is_trivially_copyable_v<T>, "a scan moves trivially copyable values");
+    constexpr unsigned warps = Size / 32;
+    unsigned lane = thread_rank() % 32, warp = thread_rank() / 32;
+    auto shfl_up_in_warp = [&](const T& v, unsigned delta) {
+      return weft::detail::groups::shuffle_value(
+          v, [&](unsigned long long w) { return __shfl_up_sync(0xffffffffu, w, delta, 32, where); });
+    };
+    T inclusive = value;
+    for (unsigned d = 1; d < 32; d *= 2) {
+      T lower = shfl_up_in_warp(inclusive, d);
+      if (lane >= d) inclusive = op(lower, inclusive);
+    }
+    T below = shfl_up_in_warp(inclusive, 1);
+    auto& t = tiles();
+    unsigned char* totals = t.scratch(meta_rank_, warps * sizeof(T));
+    if (lane == 31) weft::detail::groups::store_value(totals + warp * sizeof(T), inclusive);
+    t.sync(meta_rank_, where);
+    T prefix = weft::detail::groups::load_value<T>(totals);
+    for (unsigned w = 1; w < warp; ++w)
+      prefix = op(prefix, weft::detail::groups::load_value<T>(totals + w * sizeof(T)));
+    t.sync(meta_rank_, where);  // before the next collective writes the totals again
+    return weft::detail::groups::multi_warp_scan_result(inclusive, below, lane, warp > 0, prefix, op, exclusive);
   }
 
   static weft::detail::groups::multi_warp_tiles& tiles() {

@@ -7,6 +7,13 @@
 // onto rank 0 with shfl_down and broadcasts the result. A tile's 32-bit
 // integer sums, minima, maxima and bitwise reductions are one warp
 // reduction instead, as CUDA's are (see single_instruction_reduction).
+//
+// cg::reduce_store_async(g, dst, val, op) is the same reduction, stored to
+// *dst (a pointer, a cuda::atomic or a cuda::atomic_ref) by one thread of
+// the group instead of returned, and cg::reduce_update_async(g, atomic,
+// val, op) combines it into the atomic with op (relaxed, as CUDA's); as in
+// CUDA, the group (or one holding it) synchronises before any thread reads
+// the destination.
 #pragma once
 
 #include <bit>
@@ -16,6 +23,7 @@
 #include "weft/cuda/device/cooperative_groups/functional.hpp"
 #include "weft/cuda/device/cooperative_groups/multi_warp_tile.hpp"
 #include "weft/cuda/device/cooperative_groups/warp_group.hpp"
+#include "weft/cuda/device/memory/atomic_ref.hpp"
 #include "weft/cuda/device/sync/warp_functions.hpp"
 
 namespace weft::detail::groups {
@@ -48,6 +56,59 @@ T reduce_in_one_instruction(unsigned mask, T value, std::source_location where) 
     return static_cast<T>(__reduce_xor_sync(mask, bits, where));
 }
 
+template <class T>
+inline constexpr bool is_cuda_atomic = false;
+template <class T, cuda::thread_scope Scope>
+inline constexpr bool is_cuda_atomic<cuda::atomic<T, Scope>> = true;
+template <class T, cuda::thread_scope Scope>
+inline constexpr bool is_cuda_atomic<cuda::atomic_ref<T, Scope>> = true;
+
+/// The destination of an atomic store or update, a cuda::atomic or a
+/// cuda::atomic_ref, as an atomic_ref.
+template <class T, cuda::thread_scope Scope>
+cuda::atomic_ref<T, Scope> atomic_view(const cuda::atomic<T, Scope>& a) {
+  return a.weft_ref();
+}
+template <class T, cuda::thread_scope Scope>
+cuda::atomic_ref<T, Scope> atomic_view(const cuda::atomic_ref<T, Scope>& a) {
+  return a;
+}
+
+/// Replaces the atomic's value v by op(v, value), relaxed, as CUDA's
+/// update does: one atomic instruction for cg's operators, a
+/// compare-and-swap loop for any other; returns the old value.
+template <class T, cuda::thread_scope Scope, class Op>
+T atomic_fetch_update(cuda::atomic_ref<T, Scope> ref, T value, Op& op) {
+  using Fn = std::remove_cvref_t<Op>;
+  constexpr auto relaxed = std::memory_order_relaxed;
+  if constexpr (std::is_same_v<Fn, cooperative_groups::plus<T>>) {
+    return ref.fetch_add(value, relaxed);
+  } else if constexpr (std::is_same_v<Fn, cooperative_groups::less<T>>) {
+    return ref.fetch_min(value, relaxed);
+  } else if constexpr (std::is_same_v<Fn, cooperative_groups::greater<T>>) {
+    return ref.fetch_max(value, relaxed);
+  } else if constexpr (std::is_same_v<Fn, cooperative_groups::bit_and<T>>) {
+    return ref.fetch_and(value, relaxed);
+  } else if constexpr (std::is_same_v<Fn, cooperative_groups::bit_or<T>>) {
+    return ref.fetch_or(value, relaxed);
+  } else if constexpr (std::is_same_v<Fn, cooperative_groups::bit_xor<T>>) {
+    return ref.fetch_xor(value, relaxed);
+  } else {
+    T old = ref.load(relaxed);
+    while (!ref.compare_exchange_weak(old, static_cast<T>(op(old, value)), relaxed)) {
+    }
+    return old;
+  }
+}
+
+/// The thread that stores or updates an asynchronous reduction's
+/// destination: a tile's rank 0, a coalesced group's last rank, the threads
+/// CUDA's implementation picks.
+template <class Group>
+unsigned storing_rank(const Group& g) {
+  return is_tile<Group>::value ? 0u : g.num_threads() - 1;
+}
+
 }  // namespace weft::detail::groups
 
 namespace cooperative_groups {
@@ -76,6 +137,51 @@ requires weft::detail::groups::warp_group<Group> std::remove_cvref_t<T> reduce(
     }
     return g.shfl(acc, 0, where);
   }
+}
+
+/// One thread stores cg::reduce(g, val, op) to *dst: a tile's rank 0 (any
+/// tile size) or a coalesced group's last rank, the threads CUDA's
+/// implementation picks. The others return without waiting for the store.
+template <class Group, class TyVal, class TyInputVal, class TyFn>
+requires weft::detail::groups::warp_group<Group>
+void reduce_store_async(const Group& g, TyVal* dst, TyInputVal&& val, TyFn&& op,
+                        std::source_location where = std::source_location::current()) {
+  static_assert(std::is_same_v<TyVal, std::remove_cvref_t<TyInputVal>>,
+                "the destination's type and the value's differ");
+  TyVal result = reduce(g, val, op, where);
+  if (g.thread_rank() == weft::detail::groups::storing_rank(g)) *dst = result;
+}
+
+/// One thread stores cg::reduce(g, val, op) to a cuda::atomic or
+/// cuda::atomic_ref (relaxed).
+template <class Group, class Atomic, class TyInputVal, class TyFn>
+requires(weft::detail::groups::warp_group<Group>&& weft::detail::groups::is_cuda_atomic<
+         std::remove_cvref_t<Atomic>>) void reduce_store_async(const Group& g, Atomic&& dst, TyInputVal&& val,
+                                                               TyFn&& op,
+                                                               std::source_location where =
+                                                                   std::source_location::current()) {
+  using value_type = typename std::remove_cvref_t<Atomic>::value_type;
+  static_assert(std::is_same_v<value_type, std::remove_cvref_t<TyInputVal>>,
+                "the atomic's type and the value's differ");
+  value_type result = reduce(g, val, op, where);
+  if (g.thread_rank() == weft::detail::groups::storing_rank(g))
+    weft::detail::groups::atomic_view(dst).store(result, std::memory_order_relaxed);
+}
+
+/// One thread combines cg::reduce(g, val, op) into a cuda::atomic or
+/// cuda::atomic_ref with op (with cg::plus, the sum is added to it).
+template <class Group, class Atomic, class TyInputVal, class TyFn>
+requires(weft::detail::groups::warp_group<Group>&& weft::detail::groups::is_cuda_atomic<
+         std::remove_cvref_t<Atomic>>) void reduce_update_async(const Group& g, Atomic&& dst, TyInputVal&& val,
+                                                                TyFn&& op,
+                                                                std::source_location where =
+                                                                    std::source_location::current()) {
+  using value_type = typename std::remove_cvref_t<Atomic>::value_type;
+  static_assert(std::is_same_v<value_type, std::remove_cvref_t<TyInputVal>>,
+                "the atomic's type and the value's differ");
+  value_type result = reduce(g, val, op, where);
+  if (g.thread_rank() == weft::detail::groups::storing_rank(g))
+    weft::detail::groups::atomic_fetch_update(weft::detail::groups::atomic_view(dst), result, op);
 }
 
 }  // namespace cooperative_groups

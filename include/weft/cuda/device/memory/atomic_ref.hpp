@@ -1,0 +1,181 @@
+// cuda::atomic_ref<T, Scope> and cuda::atomic<T, Scope>, libcu++'s atomics
+// with a thread scope (<cuda/atomic>), as far as kernels use them with
+// cooperative groups' reduce_update_async, reduce_store_async and
+// *_scan_update: load, store, exchange, compare_exchange, fetch_add/sub,
+// fetch_and/or/xor, fetch_min/max and their operators.
+//
+// Every scope has the same effect here, as for atomicAdd_block and
+// atomicAdd_system: every block shares the host's coherent memory. Each
+// operation reaches its word through weft's atomic_at (atomic_functions.hpp),
+// so that the race check sees it; the memory order is the caller's, seq_cst
+// by default as in libcu++. Written with ::std, never std: user code's
+// `using namespace cuda;` with <cuda/std/...> declares cuda::std.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <type_traits>
+
+#include "weft/cuda/device/async/thread_scope.hpp"
+#include "weft/cuda/device/memory/atomic_functions.hpp"
+
+namespace cuda {
+
+template <class T, thread_scope Scope = thread_scope_system>
+class atomic_ref {
+  static_assert(::std::is_trivially_copyable_v<T>, "cuda::atomic_ref needs a trivially copyable type");
+
+ public:
+  using value_type = T;
+  static constexpr ::std::size_t required_alignment = ::std::atomic_ref<T>::required_alignment;
+
+  explicit atomic_ref(T& object) noexcept : object_(&object) {}
+  atomic_ref(const atomic_ref&) noexcept = default;
+  atomic_ref& operator=(const atomic_ref&) = delete;
+
+  T operator=(T desired) const noexcept {
+    store(desired);
+    return desired;
+  }
+  operator T() const noexcept { return load(); }
+  bool is_lock_free() const noexcept { return word().is_lock_free(); }
+
+  void store(T desired, ::std::memory_order order = ::std::memory_order_seq_cst) const noexcept {
+    word().store(desired, order);
+  }
+  T load(::std::memory_order order = ::std::memory_order_seq_cst) const noexcept { return word().load(order); }
+  T exchange(T desired, ::std::memory_order order = ::std::memory_order_seq_cst) const noexcept {
+    return word().exchange(desired, order);
+  }
+  bool compare_exchange_weak(T& expected, T desired,
+                             ::std::memory_order order = ::std::memory_order_seq_cst) const noexcept {
+    return word().compare_exchange_weak(expected, desired, order);
+  }
+  bool compare_exchange_strong(T& expected, T desired,
+                               ::std::memory_order order = ::std::memory_order_seq_cst) const noexcept {
+    return word().compare_exchange_strong(expected, desired, order);
+  }
+
+  T fetch_add(T arg, ::std::memory_order order = ::std::memory_order_seq_cst) const noexcept
+      requires(::std::is_arithmetic_v<T>) {
+    return word().fetch_add(arg, order);
+  }
+  T fetch_sub(T arg, ::std::memory_order order = ::std::memory_order_seq_cst) const noexcept
+      requires(::std::is_arithmetic_v<T>) {
+    return word().fetch_sub(arg, order);
+  }
+  T fetch_and(T arg, ::std::memory_order order = ::std::memory_order_seq_cst) const noexcept
+      requires(::std::is_integral_v<T>) {
+    return word().fetch_and(arg, order);
+  }
+  T fetch_or(T arg, ::std::memory_order order = ::std::memory_order_seq_cst) const noexcept
+      requires(::std::is_integral_v<T>) {
+    return word().fetch_or(arg, order);
+  }
+  T fetch_xor(T arg, ::std::memory_order order = ::std::memory_order_seq_cst) const noexcept
+      requires(::std::is_integral_v<T>) {
+    return word().fetch_xor(arg, order);
+  }
+  /// libcu++'s extension: the smaller (fetch_min) or larger (fetch_max) of
+  /// the current value and `arg` is stored; the old value is returned.
+  T fetch_min(T arg, ::std::memory_order order = ::std::memory_order_seq_cst) const noexcept
+      requires(::std::is_arithmetic_v<T>) {
+    return keep_if(arg, order, [](T a, T b) { return a < b; });
+  }
+  T fetch_max(T arg, ::std::memory_order order = ::std::memory_order_seq_cst) const noexcept
+      requires(::std::is_arithmetic_v<T>) {
+    return keep_if(arg, order, [](T a, T b) { return a > b; });
+  }
+
+  T operator+=(T arg) const noexcept requires(::std::is_arithmetic_v<T>) { return fetch_add(arg) + arg; }
+  T operator-=(T arg) const noexcept requires(::std::is_arithmetic_v<T>) { return fetch_sub(arg) - arg; }
+  T operator&=(T arg) const noexcept requires(::std::is_integral_v<T>) { return fetch_and(arg) & arg; }
+  T operator|=(T arg) const noexcept requires(::std::is_integral_v<T>) { return fetch_or(arg) | arg; }
+  T operator^=(T arg) const noexcept requires(::std::is_integral_v<T>) { return fetch_xor(arg) ^ arg; }
+  T operator++() const noexcept requires(::std::is_integral_v<T>) { return fetch_add(1) + 1; }
+  T operator++(int) const noexcept requires(::std::is_integral_v<T>) { return fetch_add(1); }
+  T operator--() const noexcept requires(::std::is_integral_v<T>) { return fetch_sub(1) - 1; }
+  T operator--(int) const noexcept requires(::std::is_integral_v<T>) { return fetch_sub(1); }
+
+ private:
+  ::std::atomic_ref<T> word() const { return ::weft::detail::atomic_at(object_); }
+
+  template <class Beats>
+  T keep_if(T arg, ::std::memory_order order, Beats beats) const {
+    auto w = word();
+    T old = w.load(::std::memory_order_relaxed);
+    while (beats(arg, old) && !w.compare_exchange_weak(old, arg, order)) {
+    }
+    return old;
+  }
+
+  T* object_;
+};
+
+/// An atomic object (a __shared__ one is set by a plain assignment after its
+/// declaration, as CUDA's examples do); its operations are atomic_ref's.
+template <class T, thread_scope Scope = thread_scope_system>
+class atomic {
+ public:
+  using value_type = T;
+
+  atomic() noexcept = default;  // trivial, as a __shared__ variable's type must be
+  constexpr atomic(T desired) noexcept : value_(desired) {}
+  atomic(const atomic&) = delete;
+  atomic& operator=(const atomic&) = delete;
+
+  T operator=(T desired) noexcept { return ref() = desired; }
+  operator T() const noexcept { return load(); }
+
+  void store(T desired, ::std::memory_order order = ::std::memory_order_seq_cst) noexcept {
+    ref().store(desired, order);
+  }
+  T load(::std::memory_order order = ::std::memory_order_seq_cst) const noexcept { return ref().load(order); }
+  T exchange(T desired, ::std::memory_order order = ::std::memory_order_seq_cst) noexcept {
+    return ref().exchange(desired, order);
+  }
+  bool compare_exchange_weak(T& expected, T desired, ::std::memory_order order = ::std::memory_order_seq_cst) noexcept {
+    return ref().compare_exchange_weak(expected, desired, order);
+  }
+  bool compare_exchange_strong(T& expected, T desired,
+                               ::std::memory_order order = ::std::memory_order_seq_cst) noexcept {
+    return ref().compare_exchange_strong(expected, desired, order);
+  }
+  T fetch_add(T arg, ::std::memory_order order = ::std::memory_order_seq_cst) noexcept {
+    return ref().fetch_add(arg, order);
+  }
+  T fetch_sub(T arg, ::std::memory_order order = ::std::memory_order_seq_cst) noexcept {
+    return ref().fetch_sub(arg, order);
+  }
+  T fetch_and(T arg, ::std::memory_order order = ::std::memory_order_seq_cst) noexcept {
+    return ref().fetch_and(arg, order);
+  }
+  T fetch_or(T arg, ::std::memory_order order = ::std::memory_order_seq_cst) noexcept {
+    return ref().fetch_or(arg, order);
+  }
+  T fetch_xor(T arg, ::std::memory_order order = ::std::memory_order_seq_cst) noexcept {
+    return ref().fetch_xor(arg, order);
+  }
+  T fetch_min(T arg, ::std::memory_order order = ::std::memory_order_seq_cst) noexcept {
+    return ref().fetch_min(arg, order);
+  }
+  T fetch_max(T arg, ::std::memory_order order = ::std::memory_order_seq_cst) noexcept {
+    return ref().fetch_max(arg, order);
+  }
+  T operator+=(T arg) noexcept { return ref() += arg; }
+  T operator-=(T arg) noexcept { return ref() -= arg; }
+  T operator++() noexcept { return ++ref(); }
+  T operator++(int) noexcept { return ref()++; }
+  T operator--() noexcept { return --ref(); }
+  T operator--(int) noexcept { return ref()--; }
+
+  /// The same object seen through an atomic_ref (not libcu++'s API): how
+  /// cooperative groups' functions treat both kinds alike.
+  atomic_ref<T, Scope> weft_ref() const noexcept { return ref(); }
+
+ private:
+  atomic_ref<T, Scope> ref() const noexcept { return atomic_ref<T, Scope>(const_cast<T&>(value_)); }
+  T value_;
+};
+
+}  // namespace cuda
