@@ -257,7 +257,7 @@ class stackless_block_executor {
   // keeps only the lanes, the warp's state and its threads across a resume,
   // and (Linear, as resume_in_order) sets a lane's identity from its id.
   template <bool Linear>
-  [[gnu::no_sanitize_address]] unsigned resume_lanes(unsigned warp, unsigned lanes) {
+  [[gnu::no_sanitize_address, gnu::noinline]] unsigned resume_lanes(unsigned warp, unsigned lanes) {
     warp_state& w = warps_[warp];
     const waiting_thread* threads = threads_.data() + warp * 32;
     for (unsigned m = lanes; m != 0; m &= m - 1) {
