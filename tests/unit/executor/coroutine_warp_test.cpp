@@ -113,6 +113,22 @@ weft::stackless_kernel coroutine_two_awaits_in_one_expression(int* out) {
   out[2 * t + 1] = static_cast<int>(warps);
 }
 
+// A block of 8 x 3 x 2 threads: a full warp and a partial one of 16 lanes,
+// whose lanes resume with their three-dimensional index. Each thread's
+// results: its xor-1 partner's value, its warp's sum, and its index as it
+// reads it after both awaits.
+constexpr unsigned coroutine_3d_results = 3;
+
+weft::stackless_kernel coroutine_warp_in_3d_block(unsigned* out) {
+  unsigned t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+  unsigned partner = co_await weft::shfl_xor_sync(~0u, t * 10, 1);
+  unsigned sum = co_await weft::reduce_add_sync(~0u, t * 10);
+  unsigned* mine = out + t * coroutine_3d_results;
+  mine[0] = partner;
+  mine[1] = sum;
+  mine[2] = threadIdx.x + 100 * threadIdx.y + 10000 * threadIdx.z;
+}
+
 }  // namespace
 
 TEST_CASE("a stackless warp shuffle reduction equals the fibers' and the host's") {
@@ -210,5 +226,23 @@ TEST_CASE("two co_awaits in one expression give each its own result, as on fiber
   for (unsigned t = 0; t < 32; ++t) {
     CHECK(on_coroutines[2 * t] == 32 + 1000 * 3);
     CHECK(on_coroutines[2 * t + 1] == 496 + 1000 * 4);
+  }
+}
+
+TEST_CASE("stackless lanes of a three-dimensional block resume with their own index and results, as on fibers") {
+  const dim3 block(8, 3, 2);
+  constexpr unsigned threads = 48;
+  auto [on_coroutines, on_fibers] = on_both_executors([&] {
+    device_buffer<unsigned> d_out(threads * coroutine_3d_results);
+    REQUIRE(weft::launch<coroutine_warp_in_3d_block>(1, block, d_out.p) == cudaSuccess);
+    return d_out.to_host();
+  });
+  CHECK(on_coroutines == on_fibers);
+  for (unsigned t = 0; t < threads; ++t) {
+    const unsigned* r = on_coroutines.data() + t * coroutine_3d_results;
+    INFO("thread " << t);
+    CHECK(r[0] == (t ^ 1) * 10);
+    CHECK(r[1] == (t < 32 ? 31 * 32 / 2 * 10 : (32 + 47) * 16 / 2 * 10));
+    CHECK(r[2] == t % 8 + 100 * (t / 8 % 3) + 10000 * (t / 24));
   }
 }

@@ -249,6 +249,35 @@ class stackless_block_executor {
     }
     return r;
   }
+  // Resumes the lanes `lanes` of `warp`, released by a completed group (or
+  // queued without a result), in lane order, each with its result copied
+  // from the exchange into its awaiter first; returns the lanes from the
+  // first that did not park again (it suspended at the block barrier,
+  // returned or failed) on, 0 if every lane parked. Its own loop, which
+  // keeps only the lanes, the warp's state and its threads across a resume,
+  // and (Linear, as resume_in_order) sets a lane's identity from its id.
+  template <bool Linear>
+  [[gnu::no_sanitize_address, gnu::noinline]] unsigned resume_lanes(unsigned warp, unsigned lanes) {
+    warp_state& w = warps_[warp];
+    const waiting_thread* threads = threads_.data() + warp * 32;
+    for (unsigned m = lanes; m != 0; m &= m - 1) {
+      unsigned lane = static_cast<unsigned>(std::countr_zero(m));
+      *w.result_into[lane] = w.exchange.result[lane];
+      if constexpr (Linear) {
+        unsigned id = warp * 32 + lane;
+        threadIdx.x = id;
+        running_id_ = id;
+      } else {
+        threadIdx = threads[lane].index;
+        running_id_ = threads[lane].id;
+      }
+      resume(threads[lane]);
+      if (!parked_now_) [[unlikely]]
+        return m;
+      parked_now_ = false;
+    }
+    return 0;
+  }
   // Resumes a waiting thread where it waits: in its own body, or in a
   // stackless function it awaits (defined in stackless_thread.hpp).
   [[gnu::no_sanitize_address]] static void resume(const waiting_thread& thread);
@@ -502,32 +531,25 @@ void stackless_block_executor::run_block(StartThread& start) {
   };
   // Runs the lanes that warp collectives released, and those they release.
   // Outside it the queue is empty, so a thread's run asks only !empty().
-  // A group's lanes run from a copy of its entry's mask in a register: the
-  // next lane never waits on a store the lane before made. Each lane's
-  // result goes from the exchange into its awaiter just before it resumes
-  // (lanes queued by anything else than a group write into a slot nobody
-  // reads: queue_without_result).
+  // A group's lanes run in resume_lanes' loop, which returns at the first
+  // lane that does not park again in a warp group (or on an object, at
+  // __activemask), filed here: a lane that parks changes no count of
+  // arrivals, so the count before the loop is that lane's before.
   auto run_ready = [&]() __attribute__((no_sanitize_address)) {
     while (ready_head_ != ready_.size()) {
       ready_lanes entry = ready_[ready_head_++];
-      warp_state& w = warps_[entry.warp];
-      for (unsigned m = entry.lanes; m != 0; m &= m - 1) {
-        unsigned lane = static_cast<unsigned>(std::countr_zero(m));
-        const waiting_thread& thread = threads_[entry.warp * 32 + lane];
-        *w.result_into[lane] = w.exchange.result[lane];
-        threadIdx = thread.index;
-        running_id_ = thread.id;
+      for (unsigned m = entry.lanes;; m &= m - 1) {
         unsigned before = arrivals_;
-        resume(thread);
-        if (parked_now_) [[likely]] {  // at its next warp collective, as a released lane most often is
-          parked_now_ = false;
+        m = linear_block_ ? resume_lanes<true>(entry.warp, m) : resume_lanes<false>(entry.warp, m);
+        if (m == 0) [[likely]] {  // every lane parked again, as released lanes most often do
           last_arrived = false;
-          continue;
+          break;
         }
-        if (!file(thread, before)) [[unlikely]] {
+        if (!file(threads_[entry.warp * 32 + static_cast<unsigned>(std::countr_zero(m))], before)) [[unlikely]] {
           ready_[--ready_head_] = {entry.warp, m & (m - 1)};  // the lanes after it, for abandon
           return false;
         }
+        if ((m & (m - 1)) == 0) break;
       }
     }
     ready_.clear();

@@ -77,7 +77,7 @@ class warp_awaiter {
   unsigned mask_;
   warp_operand operand_;
   std::source_location where_;
-  std::uint64_t result_ = 0;
+  std::uint64_t result_;  // written by the arrival that completes the group, or as the lane resumes
 };
 
 /// Awaits match_all, whose predicate, whether its result (0 or the mask)
