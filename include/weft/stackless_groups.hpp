@@ -369,12 +369,18 @@ inline detail::barrier_phase_awaiter barrier_wait(const cooperative_groups::thre
 /// co_await weft::wait(g): cg::wait(g), the group's copies complete.
 template <class Group>
 requires detail::stackless_groups::copying_group<Group>
-auto wait(const Group& g, std::source_location where = std::source_location::current()) { return sync(g, where); }
+auto wait(const Group& g, std::source_location where = std::source_location::current()) {
+  detail::groups::copies_waited(g, 0);
+  return sync(g, where);
+}
 /// co_await weft::wait_prior<N>(g): cg::wait_prior<N>(g); weft's copies are
 /// done already, so it synchronises the group, as wait does.
 template <unsigned int NumStages, class Group>
 requires detail::stackless_groups::copying_group<Group>
-auto wait_prior(const Group& g, std::source_location where = std::source_location::current()) { return sync(g, where); }
+auto wait_prior(const Group& g, std::source_location where = std::source_location::current()) {
+  detail::groups::copies_waited(g, NumStages);
+  return sync(g, where);
+}
 // ---- Shuffles (any trivially copyable value) ----
 
 /// co_await weft::shfl(g, var, srcRank): g.shfl(var, srcRank).

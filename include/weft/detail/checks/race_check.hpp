@@ -78,6 +78,7 @@
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/spin_wait.hpp"
 #include "weft/detail/base/text_format.hpp"
+#include "weft/detail/checks/race_async_copy.hpp"
 
 namespace weft::detail {
 
@@ -620,6 +621,7 @@ class race_worker {
     if (known_.size() < threads) known_.resize(threads);
     if (known_generation_.size() < threads) known_generation_.resize(threads, 0);
     if (!shared_atomic_words_.empty()) shared_atomic_words_.clear();
+    copies_.clear(threads);
   }
 
   race_launch* launch() const { return launch_; }
@@ -658,6 +660,7 @@ class race_worker {
     if (let_go_->load(std::memory_order_relaxed)) let_go_of_pages();
     ++epoch_;
     state_ = 0;
+    copies_.group_synced();
   }
 
   /// The lanes of `warp` in `mask` met at a warp collective.
@@ -673,6 +676,7 @@ class race_worker {
       std::copy(joined.begin(), joined.end(), clocks + 32 * l);
       clocks[32 * l + l] = joined[l] + 1;
     }
+    copies_.group_synced();
   }
 
   /// The block passed a grid or cluster sync.
@@ -759,6 +763,8 @@ class race_worker {
     if (a >= private_begin_ && a + size <= private_end_) return;
     if (a >= other_private_begin_ && a + size <= other_private_end_) return;
     if (busy_) return;  // the detector's own accesses, if it was instrumented
+    if (!copies_.empty()) [[unlikely]]
+      check_copies_in_flight(a, size, write, pc);
     if (a >= tls_begin_ && a < tls_end_) {
       if ((a & 3) + size <= 4) {
         // One word of the static TLS block: a __shared__ variable's, or weft's own.
@@ -778,7 +784,48 @@ class race_worker {
     check_access(a, size, write, pc);
   }
 
+  /// The calling thread issued an asynchronous copy (race_async_copy.hpp):
+  /// checked now as its read of the source and write of the destination,
+  /// and in flight until what `copy` names completes it.
+  [[gnu::noinline]] void copy_issued(const race_copy& copy, const void* destination, std::size_t destination_bytes,
+                                     const void* source, std::size_t source_bytes) {
+    if (!launch_) return;
+    auto* site = reinterpret_cast<const void*>(copy.site);
+    if (source_bytes) access(source, static_cast<unsigned>(source_bytes), false, site);
+    if (destination_bytes) access(destination, static_cast<unsigned>(destination_bytes), true, site);
+    copies_.add(copy, reinterpret_cast<std::uintptr_t>(destination), destination_bytes,
+                reinterpret_cast<std::uintptr_t>(source), source_bytes);
+  }
+  race_copies_in_flight& copies_in_flight() { return copies_; }
+
  private:
+  // An access to a copy in flight's destination, or a write to its source:
+  // a race with the copy, which a GPU may make at any time until its wait.
+  [[gnu::noinline]] void check_copies_in_flight(std::uintptr_t a, unsigned size, bool write, const void* pc) {
+    const race_copies_in_flight::span* at = copies_.conflict(a, size, write);
+    if (!at) return;
+    busy_ = true;
+    const race_copy& copy = copies_.copy(*at);
+    std::uintptr_t word = std::max(a, at->begin) & ~std::uintptr_t{3};
+    race_space space = race_space::global;
+    if (word >= tls_begin_ && word < tls_end_)
+      space = race_space::shared;
+    else if (word >= dynamic_begin_ && word < dynamic_end_)
+      space = race_space::dynamic_shared;
+    else if (word >= static_data_begin_ && word < static_data_end_)
+      space = race_space::static_global;
+    race_kind kind = !at->destination ? race_kind::write_after_read
+                     : write          ? race_kind::write_after_write
+                                      : race_kind::read_after_write;
+    report(kind, {.pc = copy.site, .block = block_, .thread = copy.thread, .write = at->destination},
+           {.pc = reinterpret_cast<std::uintptr_t>(pc),
+            .block = block_,
+            .thread = linear_thread_index(threadIdx, blockDim),
+            .write = write},
+           word, space);
+    busy_ = false;
+  }
+
   // A tiled matmul's accesses are mostly these: they skip access_word's
   // look-up of a global page and its classification of the address. A
   // template on `write`, so that a load's check is compiled without the
@@ -1214,6 +1261,7 @@ class race_worker {
   std::vector<race_clock> known_;
   std::vector<std::uint64_t> known_generation_;
   std::unordered_map<std::uintptr_t, race_clock> shared_atomic_words_;  // this block's __shared__ atomic words
+  race_copies_in_flight copies_;                                        // the block's asynchronous copies in flight
   std::uintptr_t private_begin_ = 0, private_end_ = 0;                  // the last two gaps found (note_private)
   std::uintptr_t other_private_begin_ = 0, other_private_end_ = 0;
   std::uintptr_t builtins_begin_ = 0, builtins_bytes_ = 0;  // threadIdx, blockIdx, blockDim, gridDim

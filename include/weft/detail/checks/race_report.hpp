@@ -23,6 +23,7 @@ namespace weft::detail {
 /// (position-independent executables are the default). The innermost
 /// inlined frame is the one that made the access.
 [[gnu::cold]] inline std::string race_source_line(std::uintptr_t pc) {
+  if (race_copy_sites::is_site(pc)) return race_copy_sites::line(pc);  // an asynchronous copy's issue
   Dl_info info{};
   std::string fallback;
   append_format(fallback, "0x%lx", static_cast<unsigned long>(pc));

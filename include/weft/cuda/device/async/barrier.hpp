@@ -40,6 +40,7 @@
 #include <utility>
 
 #include "weft/cuda/device/async/thread_scope.hpp"
+#include "weft/detail/checks/race_async_copy_hooks.hpp"
 #include "weft/detail/coroutine_executor/running_stackless_block.hpp"
 #include "weft/detail/executor/block_executor.hpp"
 
@@ -149,9 +150,13 @@ class barrier_state {
     else if (running_stackless_block)
       wake_stackless_waiters(this);
     // A completed phase orders its arrivals before the waits that follow
-    // (for the race check, as a block barrier does).
+    // (for the race check, as a block barrier does), and completes the
+    // asynchronous copies committed to it.
     if constexpr (race_check_build)
-      if (race_running) race_running->block_synced();
+      if (race_running) {
+        race_running->block_synced();
+        race_copies_complete(this);
+      }
   }
 
   // Arrival with no completion function.

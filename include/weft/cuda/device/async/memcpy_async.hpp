@@ -10,16 +10,24 @@
 // The group overload takes any cooperative group (anything with size() and
 // thread_rank()): every thread of the group makes the same call, and each
 // copies its own share of the bytes, so that the group copies them once.
+//
+// In a race-check build each thread's copy is traced as in flight until the
+// barrier phase (or pipeline stage) it was committed to completes
+// (detail/checks/race_async_copy.hpp): reading the destination, or
+// overwriting either side, before the wait is reported.
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <source_location>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 #include "weft/cuda/device/async/barrier.hpp"
+#include "weft/detail/checks/race_async_copy_hooks.hpp"
 
 namespace cuda {
 
@@ -87,13 +95,40 @@ inline void copy_bytes(void* destination, const void* source, ::std::size_t size
   }
 }
 
-// The calling thread's share of a copy the whole group makes.
+// The calling thread's share of a copy the whole group makes: [begin, end).
 template <class Group>
-void copy_share(const Group& group, void* destination, const void* source, ::std::size_t size) {
+::std::pair<::std::size_t, ::std::size_t> share_of(const Group& group, ::std::size_t size) {
   auto threads = static_cast<::std::size_t>(group.size()), rank = static_cast<::std::size_t>(group.thread_rank());
   ::std::size_t begin = size / threads * rank + ::std::min(rank, size % threads);
-  ::std::size_t end = begin + size / threads + (rank < size % threads ? 1 : 0);
-  copy_bytes(static_cast<char*>(destination) + begin, static_cast<const char*>(source) + begin, end - begin);
+  return {begin, begin + size / threads + (rank < size % threads ? 1 : 0)};
+}
+
+// The calling thread's copy, or its share of the group's, of a copy that
+// `copy` completes (the race check's bookkeeping; race_async_copy.hpp).
+inline void copy_async(void* destination, const void* source, ::std::size_t size, race_copy copy,
+                       const ::std::source_location& where) {
+  if constexpr (race_check_build)
+    race_copy_async(destination, source, size, 0, copy, "cuda::memcpy_async", where);
+  else
+    copy_bytes(destination, source, size);
+}
+template <class Group>
+void copy_share(const Group& group, void* destination, const void* source, ::std::size_t size, race_copy copy,
+                const ::std::source_location& where) {
+  auto [begin, end] = share_of(group, size);
+  copy_async(static_cast<char*>(destination) + begin, static_cast<const char*>(source) + begin, end - begin, copy,
+             where);
+}
+
+// What completes a copy committed to a cuda::barrier: its phase, if only
+// the block's threads can complete it (else, for the race check, the copy
+// is complete at once: its phase completes on another block's worker).
+template <cuda::thread_scope Scope>
+race_copy completed_by_barrier(const void* state) {
+  if constexpr (completed_within_block<Scope>())
+    return {.wait = race_copy_wait::barrier, .barrier = state};
+  else
+    return {.wait = race_copy_wait::barrier, .barrier = nullptr};
 }
 
 }  // namespace weft::detail
@@ -101,15 +136,19 @@ void copy_share(const Group& group, void* destination, const void* source, ::std
 namespace cuda {
 
 template <class Shape, thread_scope Scope, class CompletionF>
-void memcpy_async(void* destination, const void* source, Shape size, barrier<Scope, CompletionF>&) {
-  ::weft::detail::copy_bytes(destination, source,
-                             ::weft::detail::checked_size(destination, source, size, "cuda::memcpy_async"));
+void memcpy_async(void* destination, const void* source, Shape size, barrier<Scope, CompletionF>& bar,
+                  ::std::source_location where = ::std::source_location::current()) {
+  ::weft::detail::copy_async(destination, source,
+                             ::weft::detail::checked_size(destination, source, size, "cuda::memcpy_async"),
+                             ::weft::detail::completed_by_barrier<Scope>(&bar), where);
 }
 
 template <class Group, class Shape, thread_scope Scope, class CompletionF>
-void memcpy_async(const Group& group, void* destination, const void* source, Shape size, barrier<Scope, CompletionF>&) {
+void memcpy_async(const Group& group, void* destination, const void* source, Shape size,
+                  barrier<Scope, CompletionF>& bar, ::std::source_location where = ::std::source_location::current()) {
   ::weft::detail::copy_share(group, destination, source,
-                             ::weft::detail::checked_size(destination, source, size, "cuda::memcpy_async"));
+                             ::weft::detail::checked_size(destination, source, size, "cuda::memcpy_async"),
+                             ::weft::detail::completed_by_barrier<Scope>(&bar), where);
 }
 
 }  // namespace cuda

@@ -98,7 +98,11 @@ class pipeline {
   /// Waits until every producer committed the oldest stage not yet released.
   void consumer_wait(::std::source_location where = ::std::source_location::current()) {
     check(consumer_, "cuda::pipeline::consumer_wait", "producer");
-    if (!produced_) return;
+    if (!produced_) {  // a thread-scope pipeline: its copies of the stage are complete
+      if constexpr (::weft::detail::race_check_build)
+        ::weft::detail::race_thread_copies_waited(::weft::detail::race_copy_wait::thread_pipeline, released_ + 1);
+      return;
+    }
     produced_[released_ % stages_].wait(released_ / stages_, ::weft::detail::completed_within_block<Scope>(),
                                         "cuda::pipeline::consumer_wait", describe_produced, where);
   }
@@ -231,6 +235,16 @@ struct pipeline_access {
             cuda::pipeline<Scope>::describe_produced};
   }
 
+  /// What completes a copy issued to `pipe` now: the stage it produces
+  /// (the race check's bookkeeping, race_async_copy.hpp).
+  template <cuda::thread_scope Scope>
+  static race_copy completed_by(const cuda::pipeline<Scope>& pipe) {
+    if (!pipe.produced_) return {.wait = race_copy_wait::thread_pipeline, .sequence = pipe.committed_};
+    if constexpr (!completed_within_block<Scope>()) return {.wait = race_copy_wait::barrier, .barrier = nullptr};
+    return {.wait = race_copy_wait::barrier, .barrier = &pipe.produced_[pipe.committed_ % pipe.stages_]};
+  }
+  static ::std::uint32_t committed(const cuda::pipeline<cuda::thread_scope_thread>& pipe) { return pipe.committed_; }
+
   static cuda::pipeline<cuda::thread_scope_thread> make_thread_scope() {
     return cuda::pipeline<cuda::thread_scope_thread>(cuda::pipeline<cuda::thread_scope_thread>::made{});
   }
@@ -292,26 +306,39 @@ pipeline<Scope> make_pipeline(const Group& group, pipeline_shared_state<Scope, S
 /// A thread-scope pipeline's wait for all but its `Prior` latest stages,
 /// which also releases the stages before. Copies are complete already.
 template <::std::uint8_t Prior>
-void pipeline_consumer_wait_prior(pipeline<thread_scope_thread>&) {}
+void pipeline_consumer_wait_prior(pipeline<thread_scope_thread>& pipe) {
+  if constexpr (::weft::detail::race_check_build) {
+    ::std::uint32_t committed = ::weft::detail::pipeline_access::committed(pipe);
+    if (committed > Prior)
+      ::weft::detail::race_thread_copies_waited(::weft::detail::race_copy_wait::thread_pipeline, committed - Prior);
+  }
+}
 
 /// Binds the copies committed so far to a barrier, which CUDA counts as an
 /// arrival when they complete and as one more expected arrival now: no net
 /// change, and the copies are complete already.
 template <thread_scope Scope, class CompletionF>
-void pipeline_producer_commit(pipeline<thread_scope_thread>& pipe, barrier<Scope, CompletionF>&) {
+void pipeline_producer_commit(pipeline<thread_scope_thread>& pipe, barrier<Scope, CompletionF>& bar) {
+  if constexpr (::weft::detail::race_check_build)
+    ::weft::detail::race_thread_copies_bound(::weft::detail::pipeline_access::committed(pipe),
+                                             ::weft::detail::completed_by_barrier<Scope>(&bar).barrier);
   pipe.producer_commit();
 }
 
 template <class Shape, thread_scope Scope>
-void memcpy_async(void* destination, const void* source, Shape size, pipeline<Scope>&) {
-  ::weft::detail::copy_bytes(destination, source,
-                             ::weft::detail::checked_size(destination, source, size, "cuda::memcpy_async"));
+void memcpy_async(void* destination, const void* source, Shape size, pipeline<Scope>& pipe,
+                  ::std::source_location where = ::std::source_location::current()) {
+  ::weft::detail::copy_async(destination, source,
+                             ::weft::detail::checked_size(destination, source, size, "cuda::memcpy_async"),
+                             ::weft::detail::pipeline_access::completed_by(pipe), where);
 }
 
 template <class Group, class Shape, thread_scope Scope>
-void memcpy_async(const Group& group, void* destination, const void* source, Shape size, pipeline<Scope>&) {
+void memcpy_async(const Group& group, void* destination, const void* source, Shape size, pipeline<Scope>& pipe,
+                  ::std::source_location where = ::std::source_location::current()) {
   ::weft::detail::copy_share(group, destination, source,
-                             ::weft::detail::checked_size(destination, source, size, "cuda::memcpy_async"));
+                             ::weft::detail::checked_size(destination, source, size, "cuda::memcpy_async"),
+                             ::weft::detail::pipeline_access::completed_by(pipe), where);
 }
 
 }  // namespace cuda
