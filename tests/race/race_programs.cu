@@ -3,9 +3,12 @@
 // case says how many hazards it must add; the program prints PASS or FAIL,
 // and its output (the reports) is checked by check_race_output.cmake.
 #include <cooperative_groups.h>
+#include <cooperative_groups/memcpy_async.h>
+#include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 
 #include <cuda/barrier>
+#include <cuda/pipeline>
 
 #include <cstdio>
 #include <vector>
@@ -224,6 +227,73 @@ __global__ void named_bystander(int* out, bool bystander_waits) {
   if (threadIdx.x >= 32) out[blockIdx.x * 96 + threadIdx.x] = row[lane];
 }
 
+// Asynchronous copies: on a GPU the copy runs until the wait that completes
+// it, so reading the destination or overwriting the source before that wait
+// races with it (weft copies at once; the race check keeps the copy in flight).
+constexpr int COPY_TILE = 64;  // elements, one per thread of the block
+enum async_copy_bug { no_copy_bug, read_before_wait, source_overwritten };
+
+// The cuda-samples' globalToShmemAsyncCopy shape: a block-scope pipeline of
+// two stages, the next tile copied while the current one is used.
+__global__ void pipelined_tiles(const float* in, float* out, int tiles, int bug) {
+  __shared__ float tile[2][COPY_TILE];
+  __shared__ cuda::pipeline_shared_state<cuda::thread_scope_block, 2> state;
+  cg::thread_block block = cg::this_thread_block();
+  cuda::pipeline<cuda::thread_scope_block> pipe = cuda::make_pipeline(block, &state);
+  pipe.producer_acquire();
+  cuda::memcpy_async(block, tile[0], in, sizeof(float) * COPY_TILE, pipe);
+  pipe.producer_commit();
+  float sum = 0;
+  for (int t = 0; t < tiles; ++t) {
+    if (t + 1 < tiles) {
+      pipe.producer_acquire();
+      cuda::memcpy_async(block, tile[(t + 1) % 2], in + (t + 1) * COPY_TILE, sizeof(float) * COPY_TILE, pipe);
+      pipe.producer_commit();
+    }
+    if (bug == read_before_wait) sum += tile[t % 2][threadIdx.x];
+    pipe.consumer_wait();
+    sum += tile[t % 2][COPY_TILE - 1 - threadIdx.x];
+    pipe.consumer_release();
+  }
+  out[blockIdx.x * COPY_TILE + threadIdx.x] = sum;
+}
+
+// The CUDA guide's block copy with a cuda::barrier; the source is written
+// before the wait (a race) or after it, another thread's word (none).
+__global__ void barrier_staged(float* data, float* out, int bug) {
+  __shared__ float tile[COPY_TILE];
+  __shared__ cuda::barrier<cuda::thread_scope_block> bar;
+  cg::thread_block block = cg::this_thread_block();
+  if (block.thread_rank() == 0) init(&bar, block.size());
+  block.sync();
+  float* source = data + blockIdx.x * COPY_TILE;
+  cuda::memcpy_async(block, tile, source, sizeof(float) * COPY_TILE, bar);
+  if (bug == source_overwritten) source[threadIdx.x] = 0;
+  bar.arrive_and_wait();
+  out[blockIdx.x * COPY_TILE + threadIdx.x] = tile[COPY_TILE - 1 - threadIdx.x];
+  if (bug == no_copy_bug) source[COPY_TILE - 1 - threadIdx.x] = 1;
+}
+
+// Each thread stages its own word with the pipeline primitives.
+__global__ void primitive_staged(const int* in, int* out, int bug) {
+  __shared__ __align__(16) int staged[COPY_TILE];
+  __pipeline_memcpy_async(&staged[threadIdx.x], &in[blockIdx.x * COPY_TILE + threadIdx.x], sizeof(int));
+  __pipeline_commit();
+  int early = bug == read_before_wait ? staged[threadIdx.x] : 0;
+  __pipeline_wait_prior(0);
+  out[blockIdx.x * COPY_TILE + threadIdx.x] = staged[threadIdx.x] + early;
+}
+
+// A block's cg::memcpy_async, read mirrored (another thread's share).
+__global__ void group_staged(const int* in, int* out, int bug) {
+  __shared__ int staged[COPY_TILE];
+  cg::thread_block block = cg::this_thread_block();
+  cg::memcpy_async(block, staged, in + blockIdx.x * COPY_TILE, sizeof(int) * COPY_TILE);
+  int early = bug == read_before_wait ? staged[COPY_TILE - 1 - threadIdx.x] : 0;
+  cg::wait(block);
+  out[blockIdx.x * COPY_TILE + threadIdx.x] = staged[COPY_TILE - 1 - threadIdx.x] + early;
+}
+
 static int failures = 0;
 
 static unsigned long long hazards() { return weft::detail::race_hazard_count().load(); }
@@ -295,6 +365,22 @@ int main() {
   expect("named_barriers", false, [&] { named_handover<<<2, 64>>>(out); });
   expect("named_barrier_with_bystander_waiting", false, [&] { named_bystander<<<2, 96>>>(out, true); });
   expect("named_barrier_bystander", true, [&] { named_bystander<<<2, 96>>>(out, false); });
+  int *staged_in, *staged_out;
+  cudaMalloc(&staged_in, 2 * COPY_TILE * sizeof(int));
+  cudaMalloc(&staged_out, 2 * COPY_TILE * sizeof(int));
+  cudaMemset(staged_in, 0, 2 * COPY_TILE * sizeof(int));
+  expect("pipelined_tiles", false, [&] { pipelined_tiles<<<2, COPY_TILE>>>(A, C, 4, no_copy_bug); });
+  expect("pipelined_tiles_read_before_wait", true,
+         [&] { pipelined_tiles<<<2, COPY_TILE>>>(A, C, 4, read_before_wait); });
+  expect("barrier_staged", false, [&] { barrier_staged<<<2, COPY_TILE>>>(B, C, no_copy_bug); });
+  expect("barrier_staged_source_overwritten", true,
+         [&] { barrier_staged<<<2, COPY_TILE>>>(B, C, source_overwritten); });
+  expect("primitive_staged", false, [&] { primitive_staged<<<2, COPY_TILE>>>(staged_in, staged_out, no_copy_bug); });
+  expect("primitive_staged_read_before_wait", true,
+         [&] { primitive_staged<<<2, COPY_TILE>>>(staged_in, staged_out, read_before_wait); });
+  expect("group_staged", false, [&] { group_staged<<<2, COPY_TILE>>>(staged_in, staged_out, no_copy_bug); });
+  expect("group_staged_read_before_wait", true,
+         [&] { group_staged<<<2, COPY_TILE>>>(staged_in, staged_out, read_before_wait); });
   std::printf("%s\n", failures == 0 ? "PASS" : "FAIL");
   return failures == 0 ? 0 : 1;
 }
