@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <source_location>
 #include <string>
@@ -86,7 +87,10 @@ class race_copy_sites {
 
 /// The running block's copies in flight, and the per-thread counts that
 /// number them: the batches of __pipeline_commit and the cg::memcpy_async
-/// calls of each thread.
+/// calls of each thread. Its lists are on the heap: the worker, a member of
+/// which this is, lies in the static thread-local block with the
+/// __shared__ variables, and the standard library's functions that grow a
+/// vector are compiled with the kernel and traced.
 class race_copies_in_flight {
  public:
   /// A byte range of a copy in flight: its destination or its source.
@@ -96,23 +100,24 @@ class race_copies_in_flight {
     bool destination;
   };
 
-  bool empty() const { return spans_.empty(); }
+  bool empty() const { return spans_count_ == 0; }
 
   /// A new block of `threads` threads: nothing in flight.
   void clear(unsigned threads) {
-    copies_.clear();
-    spans_.clear();
+    lists_->copies.clear();
+    lists_->spans.clear();
+    spans_count_ = 0;
     longest_ = 0;
-    primitive_batches_.assign(threads, 0);
-    group_copies_.assign(threads, 0);
+    lists_->primitive_batches.assign(threads, 0);
+    lists_->group_copies.assign(threads, 0);
     group_waited_below_ = 0;
   }
 
   void add(const race_copy& copy, std::uintptr_t destination, std::size_t destination_bytes, std::uintptr_t source,
            std::size_t source_bytes) {
     if (copy.wait == race_copy_wait::barrier && !copy.barrier) return;  // complete at once (no barrier of the block's)
-    auto index = static_cast<std::uint32_t>(copies_.size());
-    copies_.push_back(copy);
+    auto index = static_cast<std::uint32_t>(lists_->copies.size());
+    lists_->copies.push_back(copy);
     insert({destination, destination + destination_bytes, index, true});
     insert({source, source + source_bytes, index, false});
   }
@@ -120,49 +125,52 @@ class race_copies_in_flight {
   /// The span of a copy in flight that an access to [address, address +
   /// size) races with: any access to a destination, a write to a source.
   const span* conflict(std::uintptr_t address, unsigned size, bool write) const {
-    auto after = std::upper_bound(spans_.begin(), spans_.end(), address + size - 1,
+    const std::vector<span>& spans = lists_->spans;
+    auto after = std::upper_bound(spans.begin(), spans.end(), address + size - 1,
                                   [](std::uintptr_t a, const span& s) { return a < s.begin; });
-    while (after != spans_.begin()) {
+    while (after != spans.begin()) {
       --after;
       if (after->begin + longest_ <= address) break;  // no span further left reaches the access
       if (after->end > address && (after->destination || write)) return &*after;
     }
     return nullptr;
   }
-  const race_copy& copy(const span& s) const { return copies_[s.copy]; }
+  const race_copy& copy(const span& s) const { return lists_->copies[s.copy]; }
 
   /// Ends the copies that `complete(copy)` says are complete.
   template <class Complete>
   void end(Complete complete) {
-    std::vector<std::uint32_t> renumbered(copies_.size());
+    std::vector<race_copy>& copies = lists_->copies;
+    std::vector<std::uint32_t> renumbered(copies.size());
     std::size_t kept = 0;
-    for (std::size_t i = 0; i < copies_.size(); ++i) {
+    for (std::size_t i = 0; i < copies.size(); ++i) {
       renumbered[i] = static_cast<std::uint32_t>(kept);
-      if (complete(std::as_const(copies_[i]))) {
+      if (complete(std::as_const(copies[i]))) {
         renumbered[i] = ended;
       } else {
-        copies_[kept++] = copies_[i];
+        copies[kept++] = copies[i];
       }
     }
-    if (kept == copies_.size()) return;
-    copies_.resize(kept);
-    std::erase_if(spans_, [&](const span& s) { return renumbered[s.copy] == ended; });
-    for (span& s : spans_) s.copy = renumbered[s.copy];
+    if (kept == copies.size()) return;
+    copies.resize(kept);
+    std::erase_if(lists_->spans, [&](const span& s) { return renumbered[s.copy] == ended; });
+    for (span& s : lists_->spans) s.copy = renumbered[s.copy];
+    spans_count_ = lists_->spans.size();
   }
 
   /// Changes what completes the copies `which(copy)` names (a thread-scope
   /// pipeline's stage committed to a barrier).
   template <class Which>
   void rebind(Which which, const void* barrier) {
-    for (race_copy& c : copies_)
+    for (race_copy& c : lists_->copies)
       if (which(std::as_const(c))) {
         c.wait = race_copy_wait::barrier;
         c.barrier = barrier;
       }
   }
 
-  std::uint32_t& primitive_batches(unsigned thread) { return primitive_batches_[thread]; }
-  std::uint32_t& group_copies(unsigned thread) { return group_copies_[thread]; }
+  std::uint32_t& primitive_batches(unsigned thread) { return lists_->primitive_batches[thread]; }
+  std::uint32_t& group_copies(unsigned thread) { return lists_->group_copies[thread]; }
 
   /// A thread of a group started cg::wait or cg::wait_prior: its group's
   /// copies before the `below`-th are complete once the group's sync
@@ -183,16 +191,22 @@ class race_copies_in_flight {
   void insert(const span& s) {
     if (s.end == s.begin) return;
     longest_ = std::max(longest_, s.end - s.begin);
-    auto at = std::upper_bound(spans_.begin(), spans_.end(), s.begin,
+    std::vector<span>& spans = lists_->spans;
+    auto at = std::upper_bound(spans.begin(), spans.end(), s.begin,
                                [](std::uintptr_t a, const span& t) { return a < t.begin; });
-    spans_.insert(at, s);
+    spans.insert(at, s);
+    spans_count_ = spans.size();
   }
 
-  std::vector<race_copy> copies_;
-  std::vector<span> spans_;  // sorted by begin
+  struct lists {
+    std::vector<race_copy> copies;
+    std::vector<span> spans;  // sorted by begin
+    std::vector<std::uint32_t> primitive_batches;
+    std::vector<std::uint32_t> group_copies;
+  };
+  std::unique_ptr<lists> lists_ = std::make_unique<lists>();
+  std::size_t spans_count_ = 0;  // lists_->spans.size(), for the check on every access
   std::uintptr_t longest_ = 0;
-  std::vector<std::uint32_t> primitive_batches_;
-  std::vector<std::uint32_t> group_copies_;
   std::uint32_t group_waited_below_ = 0;
 };
 
