@@ -180,3 +180,29 @@ TEST_CASE("race check: a thread-scope pipeline's copy is in flight until the thr
   b.worker.start_block(&b.launch, 0, 64, reinterpret_cast<std::byte*>(b.tile.data()), sizeof b.tile);
   CHECK(async_copy_test_block::hazards([&] { b.access(6, &b.tile[57], true, async_copy_test_site_g); }) == 0);
 }
+
+TEST_CASE("race check: a thread-scope stage committed to a barrier completes with the barrier's phase") {
+  async_copy_test_block b;
+  int barrier = 0;
+  b.copy(7, 60, 1, {.wait = race_copy_wait::thread_pipeline, .sequence = 0});
+  weft::detail::threadIdx = uint3{7, 0, 0};
+  weft::detail::race_thread_copies_bound(0, &barrier);  // cuda::pipeline_producer_commit(pipe, bar)
+  CHECK(async_copy_test_block::hazards([&] {
+          weft::detail::race_thread_copies_waited(race_copy_wait::thread_pipeline, 1);  // no longer what completes it
+          b.access(7, &b.tile[60], false, async_copy_test_site_d);
+        }) == 1);
+  CHECK(async_copy_test_block::hazards([&] {
+          weft::detail::race_copies_complete(&barrier);
+          b.access(7, &b.tile[60], false, async_copy_test_site_f);
+        }) == 0);
+}
+
+TEST_CASE("race check: a copy to a barrier that other blocks complete is checked at its issue only") {
+  async_copy_test_block b;
+  // completed_by_barrier of a device-scope barrier: no barrier state of the block's.
+  b.copy(8, 62, 1, {.wait = race_copy_wait::barrier, .barrier = nullptr});
+  CHECK(b.worker.copies_in_flight().empty());
+  CHECK(async_copy_test_block::hazards([&] { b.access(8, &b.tile[62], false, async_copy_test_site_g); }) == 0);
+  // At its issue, it is the thread's write: another thread's read with nothing between races with it.
+  CHECK(async_copy_test_block::hazards([&] { b.access(9, &b.tile[62], false, async_copy_test_site_a); }) == 1);
+}

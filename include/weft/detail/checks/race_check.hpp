@@ -37,6 +37,11 @@
 //   - a cuda::barrier's completion function: after every arrival of its
 //     phase, before every wait that returns (an epoch of its own).
 //   - separate launches never race: the global shadow belongs to a launch.
+//   - an asynchronous copy (memcpy_async's forms) is its issuing thread's
+//     read of the source and write of the destination at the issue, and
+//     in flight until the barrier phase, pipeline stage or wait that
+//     completes it: any access to the destination, or write to the
+//     source, meanwhile races with it (race_async_copy.hpp).
 //
 // The detector keys on the CUDA thread (block and threadIdx), not on the
 // fiber or OS thread, so threads that weft runs one after another on one
