@@ -75,16 +75,16 @@ for executor in auto fibers; do
   # cg::memcpy_async read before cg::wait; each names the copy's line.
   copy_in_flight='in .*\((cuda::memcpy_async|__pipeline_memcpy_async|cg::memcpy_async), in flight until its wait\)'
   expect "read-after-write hazard in kernel 'pipelined_tiles\(.*\)' on __shared__ memory"
-  expect "write by block \([0-9]+,0,0\) thread \([0-9]+,0,0\) at .*$file:(244|250) $copy_in_flight"
-  expect "read  by block \([0-9]+,0,0\) thread \([0-9]+,0,0\) at .*$file:253"
+  expect "write by block \([0-9]+,0,0\) thread \([0-9]+,0,0\) at .*$file:(248|254) $copy_in_flight"
+  expect "read  by block \([0-9]+,0,0\) thread \([0-9]+,0,0\) at .*$file:257"
   expect "write-after-read hazard in kernel 'barrier_staged\(.*\)' on global memory \(byte [0-9]+ of the 16384-byte allocation"
-  expect "read  by block \([0-9]+,0,0\) thread \([0-9]+,0,0\) at .*$file:270 $copy_in_flight"
-  expect "write by block \([0-9]+,0,0\) thread \([0-9]+,0,0\) at .*$file:271"
+  expect "read  by block \([0-9]+,0,0\) thread \([0-9]+,0,0\) at .*$file:274 $copy_in_flight"
+  expect "write by block \([0-9]+,0,0\) thread \([0-9]+,0,0\) at .*$file:275"
   expect "read-after-write hazard in kernel 'primitive_staged\(.*\)' on __shared__ memory"
-  expect "write by block \([0-9]+,0,0\) thread \([0-9]+,0,0\) at .*$file:280 $copy_in_flight"
-  expect "read  by block \([0-9]+,0,0\) thread \([0-9]+,0,0\) at .*$file:282"
+  expect "write by block \([0-9]+,0,0\) thread \([0-9]+,0,0\) at .*$file:284 $copy_in_flight"
+  expect "read  by block \([0-9]+,0,0\) thread \([0-9]+,0,0\) at .*$file:286"
   expect "read-after-write hazard in kernel 'group_staged\(.*\)' on __shared__ memory"
-  expect "write by block \([0-9]+,0,0\) thread \([0-9]+,0,0\) at .*$file:291 $copy_in_flight"
+  expect "write by block \([0-9]+,0,0\) thread \([0-9]+,0,0\) at .*$file:295 $copy_in_flight"
   expect "RACECHECK SUMMARY: [0-9]+ hazards displayed"
   # No kernel that is free of races is named.
   if grep -E "hazard in kernel '(count_with_atomics|count_with_atomics_stackless|write_word|read_word|last_block_sums|grid_exchange|blocks_write_own_words|shared_locked_counter|barrier_completion_count|named_handover)" "$output"; then
