@@ -888,7 +888,7 @@ class race_worker {
       if (!cache_global_page(word, cached)) return true;
     }
     race_launch::page& page = *cached.page;
-    if (page.holder.load(std::memory_order_relaxed) != holder_ || let_go_->load(std::memory_order_relaxed))
+    if (page.holder.load(std::memory_order_relaxed) != holder_ || holder_->asked.load(std::memory_order_relaxed))
         [[unlikely]] {
       hold(page);
     }
