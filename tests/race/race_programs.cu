@@ -224,6 +224,84 @@ __global__ void named_bystander(int* out, bool bystander_waits) {
   if (threadIdx.x >= 32) out[blockIdx.x * 96 + threadIdx.x] = row[lane];
 }
 
+// The handover again, with its named barriers in the kernel's own body:
+// weft-port makes the kernel stackless and awaits weft::bar_sync and
+// weft::bar_arrive in it. Warp 0 fills a __shared__ row and a global one
+// and arrives at barrier 1; warp 1 waits there, reads both and arrives at
+// barrier 2, where warp 0 waits before the next round. With
+// `consumer_waits` false warp 1 only arrives at barrier 1 (bar.arrive
+// acquires nothing), so its reads race with warp 0's writes (one round).
+__global__ void named_inline_handover(int* staged, int* out, bool consumer_waits) {
+  __shared__ int row[32];
+  int lane = threadIdx.x % 32;
+  int* global_row = staged + blockIdx.x * 32;
+  int rounds = consumer_waits ? 4 : 1;
+  for (int round = 0; round < rounds; ++round) {
+    if (threadIdx.x < 32) {
+      if (round > 0) asm volatile("bar.sync 2, 64;");
+      row[lane] = round;
+      global_row[lane] = round;
+      asm volatile("bar.arrive 1, 64;");
+    } else {
+      if (consumer_waits)
+        asm volatile("bar.sync 1, 64;");
+      else
+        asm volatile("bar.arrive 1, 64;");
+      out[(blockIdx.x * 4 + round) * 32 + lane] = row[lane] + global_row[lane];
+      if (round + 1 < rounds) asm volatile("bar.arrive 2, 64;");
+    }
+  }
+}
+
+// bar.arrive releases what its warp did before it, not after: warp 0
+// arrives at barrier 1 and writes on, before warp 1, which waits there,
+// arrives and reads what warp 0 wrote after its arrival (a race).
+__global__ void named_write_after_arrive(int* staged, int* out) {
+  int lane = threadIdx.x % 32;
+  int* global_row = staged + blockIdx.x * 32;
+  if (threadIdx.x < 32) {
+    asm volatile("bar.arrive 1, 64;");
+    global_row[lane] = lane;
+  } else {
+    asm volatile("bar.sync 1, 64;");
+    out[blockIdx.x * 32 + lane] = global_row[lane];
+  }
+}
+
+// named_bystander's race, inline: warp 2 reads what warp 0 wrote before
+// named barrier 1, which only warps 0 and 1 meet at.
+__global__ void named_inline_bystander(int* out) {
+  __shared__ int row[32];
+  int lane = threadIdx.x % 32;
+  if (threadIdx.x < 32) row[lane] = lane + 1;
+  if (threadIdx.x < 64) asm volatile("bar.sync 1, 64;");
+  if (threadIdx.x >= 32) out[blockIdx.x * 96 + threadIdx.x] = row[lane];
+}
+
+// Two blocks on two workers share a global shadow page: block 0 writes a
+// word (its worker now holds the page) and spins on a flag in host memory,
+// which the check does not see, until block 1 has written the same word
+// (a race: nothing orders the two writes) and set the flag. Block 1's
+// worker must get the page from a holder that makes no traced access, so
+// answers no ask, to check its write. Each spin gives up after 20 s, so
+// that a block left alone does not hang the test.
+__device__ bool race_spin_until_set(const std::atomic<int>& flag) {
+  auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (flag.load() == 0)
+    if (std::chrono::steady_clock::now() > give_up) return false;
+  return true;
+}
+__global__ void page_holder_spins_unseen(int* words, std::atomic<int>* unseen_flags, int* timed_out) {
+  if (threadIdx.x != 0) return;
+  if (blockIdx.x == 0) {
+    words[0] = 1;
+    unseen_flags[0] = 1;
+    if (!race_spin_until_set(unseen_flags[1])) atomicAdd(timed_out, 1);
+  } else {
+    if (!race_spin_until_set(unseen_flags[0])) atomicAdd(timed_out, 1);
+    words[0] = 2;
+    unseen_flags[1] = 1;
+  }
 // (Included here, not above, so that the lines above keep the numbers that
 // race_check.sh names.)
 #include <cooperative_groups/memcpy_async.h>
@@ -369,6 +447,22 @@ int main() {
   expect("named_barriers", false, [&] { named_handover<<<2, 64>>>(out); });
   expect("named_barrier_with_bystander_waiting", false, [&] { named_bystander<<<2, 96>>>(out, true); });
   expect("named_barrier_bystander", true, [&] { named_bystander<<<2, 96>>>(out, false); });
+  int* staged;
+  cudaMalloc(&staged, 2 * 32 * sizeof(int));
+  expect("named_barriers_inline", false, [&] { named_inline_handover<<<2, 64>>>(staged, out, true); });
+  expect("named_barriers_inline_consumer_arrives", true, [&] { named_inline_handover<<<2, 64>>>(staged, out, false); });
+  expect("named_barrier_inline_bystander", true, [&] { named_inline_bystander<<<2, 96>>>(out); });
+  expect("named_write_after_arrive", true, [&] { named_write_after_arrive<<<2, 64>>>(staged, out); });
+  cudaMemset(words, 0, 64 * sizeof(int));
+  auto* unseen_flags = new std::atomic<int>[2] {};  // host memory: the check sees no access to it
+  expect("page_holder_spins_unseen", true,
+         [&] { page_holder_spins_unseen<<<2, 32>>>(words, unseen_flags, words + 32); });
+  int timed_out = 0;
+  cudaMemcpy(&timed_out, words + 32, sizeof timed_out, cudaMemcpyDeviceToHost);
+  if (timed_out != 0) {
+    std::printf("page_holder_spins_unseen: %d block(s) gave up waiting for the other\n", timed_out);
+    ++failures;
+  }
   int *staged_in, *staged_out;
   cudaMalloc(&staged_in, 2 * COPY_TILE * sizeof(int));
   cudaMalloc(&staged_out, 2 * COPY_TILE * sizeof(int));

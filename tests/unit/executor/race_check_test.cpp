@@ -8,6 +8,7 @@
 
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -46,6 +47,11 @@ using weft::detail::race_worker;
 [[gnu::noinline]] void race_test_site_u() { asm volatile(""); }
 [[gnu::noinline]] void race_test_site_v() { asm volatile(""); }
 [[gnu::noinline]] void race_test_site_w() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_x() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_y() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_z() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_holder_spins() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_asker_writes() { asm volatile(""); }
 
 // One block of 64 threads (two warps) whose dynamic shared buffer is
 // `words`; accesses are made as thread `t` at code address `site`.
@@ -432,4 +438,63 @@ TEST_CASE("race check: loads of a __shared__ variable after a barrier keep the w
           race_test_tile_access(b.worker, 5, 0, false, race_test_tile_load);
           race_test_tile_access(b.worker, 6, 1, true, race_test_tile_store);
         }) == 0);
+}
+
+TEST_CASE(
+    "race check: a named barrier orders what its arrivals did before arriving before what its waiters do after it, "
+    "not what a bar.arrive thread does after arriving") {
+  race_test_block b;
+  using weft::detail::named_arrival;
+  CHECK(race_test_block::hazards([&] {
+          b.access(0, 20, true, race_test_site_x);  // thread 0 (warp 0) writes, then arrives (bar.arrive)
+          std::uint32_t producer = b.worker.named_barrier_arrival(0);
+          b.access(0, 21, true, race_test_site_x);  // and writes on, released by nothing
+          std::uint32_t consumer = b.worker.named_barrier_arrival(32);
+          std::array<named_arrival, 2> arrivals{named_arrival{0, false, producer}, named_arrival{32, true, consumer}};
+          b.worker.named_barrier_completed(arrivals);  // thread 32 (warp 1) waited (bar.sync)
+          b.access(32, 20, false, race_test_site_y);   // ordered by the barrier
+        }) == 0);
+  CHECK(race_test_block::hazards([&] {
+          b.access(32, 21, false, race_test_site_z);  // written after the arrival: a read-after-write hazard
+        }) == 1);
+}
+
+TEST_CASE(
+    "race check: a worker that holds a global shadow page and spins on memory the check does not see is interrupted "
+    "to let go, and the other's access is checked") {
+  auto listed_before = weft::detail::race_list_allocations;
+  weft::detail::race_list_allocations = race_test_global_allocation;
+  weft::detail::blockDim = dim3{64, 1, 1};
+  weft::detail::gridDim = dim3{2, 1, 1};
+  std::uint32_t* global = race_test_global_words().data();
+  race_launch launch{dim3{2, 1, 1}, dim3{64, 1, 1}, 0, [] { return std::string("race_check_test"); }};
+  race_worker holder;
+  holder.start_block(&launch, 0, 64, nullptr, 0);
+  weft::detail::race_running = &holder;  // as the executor sets it while the worker runs a block
+  std::atomic<bool> checked{false};
+  CHECK(race_test_block::hazards([&] {
+          race_test_global_access(holder, 0, &global[700], true, race_test_site_holder_spins);  // holds the page
+          // Block 1, on a worker of its own, writes the same word, ordered
+          // by nothing: a hazard, found once the holder lets go.
+          std::thread other([&] {
+            weft::detail::blockDim = dim3{64, 1, 1};
+            weft::detail::gridDim = dim3{2, 1, 1};
+            race_worker asker;
+            asker.start_block(&launch, 1, 64, nullptr, 0);
+            race_test_global_access(asker, 0, &global[700], true, race_test_site_asker_writes);
+            asker.let_go_of_pages();
+            checked = true;
+          });
+          // The holder makes no access the check sees while it waits: only
+          // the interrupt makes it let go (before, the asker gave up after a
+          // second and skipped its write). Bounded, so that a failure fails.
+          auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+          while (!checked.load() && std::chrono::steady_clock::now() < give_up) {
+          }
+          CHECK(checked.load());
+          other.join();
+        }) == 1);
+  weft::detail::race_running = nullptr;
+  holder.let_go_of_pages();
+  weft::detail::race_list_allocations = listed_before;
 }

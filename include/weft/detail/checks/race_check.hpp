@@ -84,6 +84,7 @@
 #include "weft/detail/base/spin_wait.hpp"
 #include "weft/detail/base/text_format.hpp"
 #include "weft/detail/checks/race_async_copy.hpp"
+#include "weft/detail/checks/race_page_holder.hpp"
 
 namespace weft::detail {
 
@@ -154,6 +155,7 @@ struct race_access {
 struct named_arrival {
   unsigned thread;  // linear index in its block
   bool waits;
+  std::uint32_t release_clock;  // its clock as it arrived (race_worker::named_barrier_arrival)
 };
 
 /// A sparse vector clock over CUDA threads: (race_thread_key, clock) pairs,
@@ -503,10 +505,10 @@ class race_launch {
   struct page {
     static constexpr std::uintptr_t bytes = 4096;
     std::atomic_flag locked = ATOMIC_FLAG_INIT;
-    // The holder's race_worker::let_go flag: a worker keeps the pages it
-    // locked until another asks for one of them through it (or the worker
-    // may wait for other blocks: race_worker::let_go_of_pages).
-    std::atomic<std::atomic<bool>*> holder{nullptr};
+    // The worker that holds it: a worker keeps the pages it locked until
+    // another asks for one of them (or the worker may wait for other
+    // blocks: race_worker::let_go_of_pages).
+    std::atomic<race_page_holder*> holder{nullptr};
     std::uint64_t cleared_at = 0;  // the launch that last found it cleared
     race_shadow words{bytes / 4};
   };
@@ -591,7 +593,10 @@ class race_worker {
   race_worker() = default;
   race_worker(const race_worker&) = delete;
   race_worker& operator=(const race_worker&) = delete;
-  ~race_worker() { let_go_of_pages(); }
+  ~race_worker() {
+    let_go_of_pages();
+    holder_->worker_gone();
+  }
 
   /// A block of `launch` starts on this worker.
   void start_block(race_launch* launch, std::uint64_t block, unsigned threads, std::byte* dynamic_shared,
@@ -636,18 +641,34 @@ class race_worker {
   /// pages, say): a lock taken per access, a read-modify-write that waits
   /// for the previous access's stores, was a sixth of a streaming kernel's
   /// check. Another worker that wants one of them asks (let_go_) and the
-  /// holder lets go at its next access or barrier; a worker about to wait
+  /// holder lets go at its next access or barrier, or, if it makes none
+  /// within a millisecond, when the asker interrupts it; a worker about to wait
   /// for other blocks (grid and cluster syncs, a cuda::barrier of device
   /// scope, the end of its blocks, an atomic or a fence, which a spin on a
   /// flag goes through) lets go first,
   /// so that no block waits for one that waits for its page.
   [[gnu::noinline]] void let_go_of_pages() {
+    bool was_busy = busy_;
+    busy_ = true;  // an interrupt meanwhile leaves the pages to this call
+    std::atomic_signal_fence(std::memory_order_seq_cst);
     for (unsigned i = 0; i < held_count_; ++i) {
       held_[i]->holder.store(nullptr, std::memory_order_relaxed);
       held_[i]->locked.clear(std::memory_order_release);
     }
     held_count_ = 0;
     let_go_->store(false, std::memory_order_relaxed);
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    busy_ = was_busy;
+  }
+
+  /// race_page_request_signal's handler, on the thread of a worker that
+  /// another waits for and that did not answer its ask: lets go of the
+  /// pages unless the worker is inside the check, which cannot be
+  /// interrupted halfway (the waiter asks again later).
+  static void on_page_request(int) {
+    race_worker* worker = race_running_worker();
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    if (worker && !worker->busy_ && worker->held_count_ != 0) worker->let_go_of_pages();
   }
 
   // The hooks below are called from code that a compiler may inline into
@@ -707,6 +728,15 @@ class race_worker {
     fenced_at_[thread] = clocks_[thread]++;
   }
 
+  /// `thread` arrives at a named barrier: returns its clock, which the
+  /// barrier's completion releases (named_barrier_completed), and starts a
+  /// new one, so that what it does after arriving (a bar.arrive thread
+  /// goes on at once) is not released with it.
+  [[gnu::noinline]] std::uint32_t named_barrier_arrival(unsigned thread) {
+    if (!launch_) return 0;
+    return clocks_[thread]++;
+  }
+
   /// A named barrier (bar.sync, bar.arrive) completed. Its waiters acquire
   /// what each of its arrivals, waiting or not, did before arriving, with
   /// what those knew of others; threads that did not arrive are ordered by
@@ -717,12 +747,10 @@ class race_worker {
     race_clock released;
     for (const named_arrival& a : arrivals) {
       race_join(released, known_of(a.thread));
-      race_join(released, race_clock{{race_thread_key(block_, a.thread), clocks_[a.thread]}});
+      race_join(released, race_clock{{race_thread_key(block_, a.thread), a.release_clock}});
     }
-    for (const named_arrival& a : arrivals) {
-      ++clocks_[a.thread];  // its accesses after the barrier are not released
+    for (const named_arrival& a : arrivals)
       if (a.waits) race_join(known_of(a.thread), released);
-    }
   }
 
   /// The calling CUDA thread made an atomic read-modify-write of the word
@@ -883,13 +911,15 @@ class race_worker {
   // What a global access of a streaming kernel needs is inlined into this
   // one call.
   [[gnu::noinline]] void check_access(std::uintptr_t a, unsigned size, bool write, const void* pc) {
-    busy_ = true;
+    busy_ = true;  // before the pages it holds change (on_page_request)
+    std::atomic_signal_fence(std::memory_order_seq_cst);
     std::uintptr_t first = a & ~std::uintptr_t{3}, last = (a + size - 1) & ~std::uintptr_t{3};
     if (first == last)  // most accesses: a path of its own, without the loop's bookkeeping
       access_word(first, write, reinterpret_cast<std::uintptr_t>(pc));
     else
       for (std::uintptr_t w = first; w <= last; w += 4)
         if (!access_word(w, write, reinterpret_cast<std::uintptr_t>(pc))) break;
+    std::atomic_signal_fence(std::memory_order_seq_cst);
     busy_ = false;
   }
 
@@ -910,46 +940,49 @@ class race_worker {
       if (!cache_global_page(word, cached)) return true;
     }
     race_launch::page& page = *cached.page;
-    if (page.holder.load(std::memory_order_relaxed) != let_go_ || let_go_->load(std::memory_order_relaxed))
+    if (page.holder.load(std::memory_order_relaxed) != holder_ || holder_->asked.load(std::memory_order_relaxed))
         [[unlikely]] {
-      if (!hold(page)) return true;
+      hold(page);
     }
     return check<false>(page.words, word % race_launch::page::bytes / 4, word, cached.space, write, pc);
   }
 
   // Locks `page` for this worker, to keep until let_go_of_pages. Never
   // waits while holding another page, so two workers never wait for each
-  // other. Gives up after a second (the access then goes unchecked, which
-  // can hide a race, never invent one): a holder that waits without a hook
-  // that lets go (a spin on a flag read with std::atomic, which the check
-  // neither traces nor sees) must not hang the program.
-  [[gnu::noinline]] bool hold(race_launch::page& page) {
+  // other. A holder that has not let go a millisecond after it was asked
+  // makes no traced access (it spins on memory the check does not see, or
+  // its thread is not scheduled): it is interrupted (on_page_request),
+  // every millisecond until it lets go.
+  [[gnu::noinline]] void hold(race_launch::page& page) {
     if (let_go_->load(std::memory_order_relaxed)) {  // another worker asked for one of ours
       let_go_of_pages();
       std::this_thread::yield();  // its chance to take it before this worker takes a page again
     }
-    if (page.holder.load(std::memory_order_relaxed) == let_go_) return true;
+    if (page.holder.load(std::memory_order_relaxed) == holder_) return;
     if (held_count_ == held_.size()) let_go_of_pages();
     if (page.locked.test_and_set(std::memory_order_acquire)) {
       let_go_of_pages();
       // The holder runs a block and lets go at its next access or barrier:
       // poll a while before yielding the core.
-      auto since = std::chrono::steady_clock::now();
+      auto asked_at = std::chrono::steady_clock::now();
       for (unsigned round = 0;; ++round) {
         if (!page.locked.test(std::memory_order_relaxed) && !page.locked.test_and_set(std::memory_order_acquire)) break;
-        std::atomic<bool>* holder = page.holder.load(std::memory_order_relaxed);
-        if (holder && !holder->load(std::memory_order_relaxed)) holder->store(true, std::memory_order_relaxed);
+        race_page_holder* holder = page.holder.load(std::memory_order_relaxed);
+        if (holder && !holder->asked.load(std::memory_order_relaxed))
+          holder->asked.store(true, std::memory_order_relaxed);
         if (round < 256) {
           cpu_relax();
           continue;
         }
         std::this_thread::yield();
-        if (round % 64 == 0 && std::chrono::steady_clock::now() - since > std::chrono::seconds(1)) return false;
+        if (round % 64 == 0 && holder && std::chrono::steady_clock::now() - asked_at > std::chrono::milliseconds(1)) {
+          holder->interrupt(&on_page_request);
+          asked_at = std::chrono::steady_clock::now();
+        }
       }
     }
-    page.holder.store(let_go_, std::memory_order_relaxed);
+    page.holder.store(holder_, std::memory_order_relaxed);
     held_[held_count_++] = &page;
-    return true;
   }
 
   // A range of addresses that is either one weft allocation or a gap
@@ -1275,27 +1308,22 @@ class race_worker {
   // (direct-mapped): most accesses skip classifying their address and
   // page_of's mutex and hash table.
   std::array<cached_page, 64> pages_{};
-  // The global shadow pages this worker has locked, and its flag that
-  // another worker sets to have them back. The flag outlives the worker (a
-  // waiter may set it just as the worker's thread ends).
+  // The global shadow pages this worker has locked, and the worker as
+  // those that wait for them see it (`let_go_`: its flag they set to have
+  // them back). The record outlives the worker (a waiter may set the flag
+  // just as the worker's thread ends).
   std::array<race_launch::page*, 16> held_{};
   unsigned held_count_ = 0;
-  std::atomic<bool>* let_go_ = new_let_go_flag();
-  static std::atomic<bool>* new_let_go_flag() {
-    struct alignas(64) flag {  // a line of its own: waiters write it
-      std::atomic<bool> set{false};
-    };
-    static std::mutex mutex;
-    static auto* flags = new std::vector<std::unique_ptr<flag>>;
-    std::lock_guard lock(mutex);
-    flags->push_back(std::make_unique<flag>());
-    return &flags->back()->set;
-  }
+  race_page_holder* holder_ = race_page_holder::for_this_thread();
+  std::atomic<bool>* let_go_ = &holder_->asked;
+  static race_worker* race_running_worker();
 };
 
 /// The worker's race-check state while it runs a block of a race-checked
 /// launch; null otherwise (host code, or a build without the check).
 inline thread_local race_worker* race_running = nullptr;
+
+inline race_worker* race_worker::race_running_worker() { return race_running; }
 
 /// Called before a worker waits for other blocks (a grid or cluster sync, a
 /// cuda::barrier of device scope): in a race-check build, lets go of the

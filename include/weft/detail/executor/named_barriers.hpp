@@ -66,6 +66,7 @@ struct named_lane_arrival {
   unsigned thread;
   bool waits;  // bar.sync, bar.red; not bar.arrive
   bool predicate;
+  std::uint32_t race_release_clock = 0;  // in a race-check build: what the arrival releases
 };
 
 /// One named barrier and its open phase: how many threads it waits for and
@@ -146,7 +147,10 @@ class named_barriers {
     }
     released_[thread] = false;
     spinning_[warp] &= ~(1u << (thread % 32));
-    b.arrivals.push_back({thread, waits, predicate});
+    std::uint32_t race_release_clock = 0;
+    if constexpr (race_check_build)
+      if (race_running) race_release_clock = race_running->named_barrier_arrival(thread);
+    b.arrivals.push_back({thread, waits, predicate, race_release_clock});
     std::uint32_t warp_bit = 1u << warp;
     if (b.counted & warp_bit) {  // a late lane of a counted warp joins its arrival
       if (!waits) released_[thread] = true;
@@ -244,7 +248,7 @@ class named_barriers {
     if constexpr (race_check_build)
       if (race_running) {
         std::vector<named_arrival> ordered;
-        for (const named_lane_arrival& a : done) ordered.push_back({a.thread, a.waits});
+        for (const named_lane_arrival& a : done) ordered.push_back({a.thread, a.waits, a.race_release_clock});
         race_running->named_barrier_completed(ordered);
       }
     for (const named_lane_arrival& a : done) {
