@@ -84,12 +84,15 @@ class grid_job : public command {
 
   /// Blocks are claimed in chunks of consecutive blocks, so that workers do
   /// not contend on the counter for every block and each streams through
-  /// neighbouring memory; small enough chunks still balance the load.
+  /// neighbouring memory. Towards the end of the grid the chunks shrink
+  /// (claim), so that the workers run out of blocks at about the same time
+  /// instead of all but one waiting for its last chunk.
   /// Cooperative and cluster grids, and grids no larger than a GPU holds at
   /// once, are claimed a block at a time: their blocks may wait for one
   /// another, and a block claimed behind a waiting one could never start
   /// (see sm_pool's watchdog).
   void set_chunk_for(unsigned workers) {
+    workers_ = std::max(workers, 1u);
     if (groups_ || block_count_ <= resident_blocks)
       chunk_ = 1;
     else
@@ -103,10 +106,19 @@ class grid_job : public command {
     return shape_.cooperative ? block_count_ : std::min<std::uint64_t>(volume(shape_.cluster), block_count_);
   }
 
-  /// The next chunk of unclaimed blocks; empty when none is left.
+  /// The next chunk of unclaimed blocks; empty when none is left. Once
+  /// fewer blocks are left than two full chunks for every worker, a claim
+  /// takes half a worker's share of what is left (guided self-scheduling):
+  /// the last claims are single blocks, so no worker is left with more than
+  /// a block to run after the others have found none.
   std::pair<std::uint64_t, std::uint64_t> claim() {
-    auto first = std::min(next_block_.fetch_add(chunk_, std::memory_order_relaxed), block_count_);
-    return {first, std::min(first + chunk_, block_count_)};
+    std::uint64_t first = next_block_.load(std::memory_order_relaxed);
+    for (;;) {
+      if (first >= block_count_) return {block_count_, block_count_};
+      std::uint64_t size = std::clamp<std::uint64_t>((block_count_ - first) / (2 * std::uint64_t{workers_}), 1, chunk_);
+      if (next_block_.compare_exchange_weak(first, first + size, std::memory_order_relaxed))
+        return {first, first + size};
+    }
   }
   bool has_unclaimed_blocks() const { return unclaimed_blocks() != 0; }
   std::uint64_t block_count() const { return block_count_; }
@@ -149,6 +161,9 @@ class grid_job : public command {
   /// launch completion point is wanted. Set before the grid is enqueued.
   void trigger_at_block_start() { triggers_at_start_ = true; }
   void watch_launch_completion() { watches_launch_ = true; }
+
+  /// When the pool took the grid, for WEFT_WORKER_STATS (worker_tally.hpp).
+  std::int64_t submitted_ns = 0;
 
   /// Counts finished blocks; true when they were the grid's last ones.
   bool finish_blocks(std::uint64_t count) {
@@ -226,6 +241,7 @@ class grid_job : public command {
   launch_shape shape_;
   std::uint64_t block_count_;
   std::uint64_t chunk_ = 1;
+  unsigned workers_ = 1;  // the pool's, for claim's shrinking chunks
   std::atomic<std::uint64_t> next_block_{0};
   std::atomic<std::uint64_t> finished_blocks_{0};
   std::atomic<bool> failed_{false};

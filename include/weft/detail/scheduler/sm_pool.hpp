@@ -43,6 +43,8 @@
 #include "weft/detail/commands/command_graph.hpp"
 #include "weft/detail/executor/fault_signals.hpp"
 #include "weft/detail/scheduler/grid_job.hpp"
+#include "weft/detail/scheduler/worker_affinity.hpp"
+#include "weft/detail/scheduler/worker_tally.hpp"
 #include "weft/detail/trace/trace.hpp"
 
 namespace weft::detail {
@@ -56,10 +58,12 @@ inline thread_local unsigned running_sm = 0;
 class sm_pool {
  public:
   explicit sm_pool(unsigned worker_count) {
+    if (worker_stats_requested()) tally_ = std::make_unique<worker_tally>(worker_count);
     workers_.reserve(worker_count);
     for (unsigned i = 0; i < worker_count; ++i)
       workers_.emplace_back([this, i] {
         running_sm = i;
+        pin_worker_to_core(i);
         work(nullptr);
       });
     watchdog_ = std::thread([this] { watch(); });
@@ -87,6 +91,7 @@ class sm_pool {
     watchdog_wake_.notify_all();
     watchdog_.join();
     for (auto& h : helpers_) h.thread.join();
+    if (tally_) tally_->print();
   }
 
   /// How long blocks may wait for a worker, with no worker starting a block,
@@ -103,6 +108,7 @@ class sm_pool {
     {
       std::lock_guard lock(mutex_);
       job->set_chunk_for(size());
+      if (tally_) job->submitted_ns = tally_clock_ns();
       bool gang = job->gang_size() > 1;
       // After every grid of the same or a more urgent priority.
       auto at = std::find_if(active_.begin(), active_.end(),
@@ -230,9 +236,12 @@ class sm_pool {
         if (job->serial != previous) keep_fault_handlers();
         previous = job->serial;
         auto began = trace::chunk_begins();
+        std::int64_t tally_began = tally_ ? tally_clock_ns() : 0;
         job->run_blocks(executor, first, end);
         trace::chunk_ran(static_cast<const command*>(job.get()), first, end, began);
+        if (tally_ && !me) tally_->ran(running_sm, end - first, tally_began);
         if (job->finish_blocks(end - first)) {
+          if (tally_) tally_->grid_completed(job->submitted_ns);
           completing_on_worker = this;
           job->graph()->complete(*job);
           completing_on_worker = nullptr;
@@ -363,6 +372,7 @@ class sm_pool {
   bool watchdog_stopping_ = false;
   bool warned_ = false;  // the watchdog has said that it can add no more helpers
   std::thread watchdog_;
+  std::unique_ptr<worker_tally> tally_;  // under WEFT_WORKER_STATS
 };
 
 }  // namespace weft::detail
