@@ -103,16 +103,16 @@ for executor in auto fibers; do
   # cg::memcpy_async read before cg::wait; each names the copy's line.
   copy_in_flight='in .*\((cuda::memcpy_async|__pipeline_memcpy_async|cg::memcpy_async), in flight until its wait\)'
   expect "read-after-write hazard in kernel 'pipelined_tiles\(.*\)' on __shared__ memory"
-  expect "write by block \([0-9]+,0,0\) thread \([0-9]+,0,0\) at .*$file:(326|332) $copy_in_flight"
-  expect "read  by block \([0-9]+,0,0\) thread \([0-9]+,0,0\) at .*$file:335"
+  expect "write by block \([0-9]+,0,0\) thread \([0-9]+,0,0\) at .*$file:(328|334) $copy_in_flight"
+  expect "read  by block \([0-9]+,0,0\) thread \([0-9]+,0,0\) at .*$file:337"
   expect "write-after-read hazard in kernel 'barrier_staged\(.*\)' on global memory \(byte [0-9]+ of the 16384-byte allocation"
-  expect "read  by block \([0-9]+,0,0\) thread \([0-9]+,0,0\) at .*$file:352 $copy_in_flight"
-  expect "write by block \([0-9]+,0,0\) thread \([0-9]+,0,0\) at .*$file:353"
+  expect "read  by block \([0-9]+,0,0\) thread \([0-9]+,0,0\) at .*$file:354 $copy_in_flight"
+  expect "write by block \([0-9]+,0,0\) thread \([0-9]+,0,0\) at .*$file:355"
   expect "read-after-write hazard in kernel 'primitive_staged\(.*\)' on __shared__ memory"
-  expect "write by block \([0-9]+,0,0\) thread \([0-9]+,0,0\) at .*$file:362 $copy_in_flight"
-  expect "read  by block \([0-9]+,0,0\) thread \([0-9]+,0,0\) at .*$file:364"
+  expect "write by block \([0-9]+,0,0\) thread \([0-9]+,0,0\) at .*$file:364 $copy_in_flight"
+  expect "read  by block \([0-9]+,0,0\) thread \([0-9]+,0,0\) at .*$file:366"
   expect "read-after-write hazard in kernel 'group_staged\(.*\)' on __shared__ memory"
-  expect "write by block \([0-9]+,0,0\) thread \([0-9]+,0,0\) at .*$file:373 $copy_in_flight"
+  expect "write by block \([0-9]+,0,0\) thread \([0-9]+,0,0\) at .*$file:375 $copy_in_flight"
   expect "RACECHECK SUMMARY: [0-9]+ hazards displayed"
   # No kernel that is free of races is named.
   if grep -E "hazard in kernel '(count_with_atomics|count_with_atomics_stackless|write_word|read_word|last_block_sums|grid_exchange|blocks_write_own_words|shared_locked_counter|barrier_completion_count|named_handover)" "$output"; then

@@ -302,6 +302,8 @@ __global__ void page_holder_spins_unseen(int* words, std::atomic<int>* unseen_fl
     words[0] = 2;
     unseen_flags[1] = 1;
   }
+}
+
 // (Included here, not above, so that the lines above keep the numbers that
 // race_check.sh names.)
 #include <cooperative_groups/memcpy_async.h>
