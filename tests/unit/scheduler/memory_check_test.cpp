@@ -208,7 +208,7 @@ inline constexpr auto memcheck_read_lambda_shared = [](int index, float* out) {
 // Two arrays in one declaration share its one guard; the 128-byte alignment
 // of every `__shared__` variable leaves padding after the 16-byte first, and
 // the padding beside a `__shared__` variable is poisoned too.
-constexpr unsigned memcheck_pair_shared_line = __LINE__ + 6;
+constexpr unsigned memcheck_pair_shared_line = __LINE__ + 5;
 __global__ void memcheck_write_pair_shared(int index, float* out) {
   __shared__ float memcheck_pair_first[4], memcheck_pair_second[4];
   if (threadIdx.x < 4) memcheck_pair_first[threadIdx.x] = memcheck_pair_second[threadIdx.x] = 1.0f;

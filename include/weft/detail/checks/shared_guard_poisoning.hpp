@@ -293,11 +293,29 @@ inline void poison_shared_guards() {
   poisoned_shared_guards_at = block;
 }
 
+/// "n bytes past the k-byte __shared__ 'tile' of kernel(float*)" (or "before").
+inline std::string describe_beside(const tls_variable& variable, bool past, std::uintptr_t distance) {
+  std::string text;
+  append_format(text, "%llu bytes %s", static_cast<unsigned long long>(distance), past ? "past" : "before");
+  // "k1(int, float*)::tile" is 'tile' of k1(int, float*).
+  std::string_view name = variable.name;
+  std::string_view scope;
+  if (auto colons = name.rfind("::"); colons != std::string_view::npos) {
+    scope = name.substr(0, colons);
+    name = name.substr(colons + 2);
+  }
+  append_format(text, " the %llu-byte %s '%.*s'", static_cast<unsigned long long>(variable.size),
+                variable.shared ? "__shared__" : "thread-local", static_cast<int>(name.size()), name.data());
+  if (!scope.empty()) append_format(text, " of %.*s", static_cast<int>(scope.size()), scope.data());
+  return text;
+}
+
 inline std::string describe_shared_guard_access(std::uintptr_t address) {
   const std::uintptr_t block = poisoned_shared_guards_at;
   if (!block || address < block) return {};
   const std::uintptr_t offset = address - block;
-  for (const shared_guard_range& g : shared_guards().guards) {
+  const shared_guard_layout& layout = shared_guards();
+  for (const shared_guard_range& g : layout.guards) {
     if (offset < g.begin || offset >= g.end) continue;
     const tls_variable* before = g.before;
     const tls_variable* after = g.after;
@@ -305,29 +323,30 @@ inline std::string describe_shared_guard_access(std::uintptr_t address) {
     // the one after.
     const bool past = before && (!after || offset - (before->offset + before->size) < after->offset - offset);
     const tls_variable* nearest = past ? before : after;
-    std::string text;
     if (!nearest) {
+      std::string text;
       append_format(text, "%llu bytes inside a guard beside the __shared__ variables",
                     static_cast<unsigned long long>(offset - g.begin));
       return text;
     }
-    if (past)
-      append_format(text, "%llu bytes past", static_cast<unsigned long long>(offset - (before->offset + before->size)));
-    else
-      append_format(text, "%llu bytes before", static_cast<unsigned long long>(after->offset - offset));
-    // "k1(int, float*)::tile" is 'tile' of k1(int, float*).
-    std::string_view name = nearest->name;
-    std::string_view scope;
-    if (auto colons = name.rfind("::"); colons != std::string_view::npos) {
-      scope = name.substr(0, colons);
-      name = name.substr(colons + 2);
-    }
-    append_format(text, " the %llu-byte %s '%.*s'", static_cast<unsigned long long>(nearest->size),
-                  nearest->shared ? "__shared__" : "thread-local", static_cast<int>(name.size()), name.data());
-    if (!scope.empty()) append_format(text, " of %.*s", static_cast<int>(scope.size()), scope.data());
-    return text;
+    return past ? describe_beside(*nearest, true, offset - (before->offset + before->size))
+                : describe_beside(*nearest, false, after->offset - offset);
   }
-  return {};
+  // An access that starts just past a `__shared__` variable, in a small
+  // thread-local the compiler put there (Clang's one-byte `__tls_guard`
+  // after a unit's last), and runs on into a guard: ASan reports its first
+  // byte, which is no guard's.
+  constexpr std::uintptr_t granule = 8;
+  const tls_variable* overrun = nullptr;
+  for (const tls_variable& v : layout.variables)
+    if (v.shared && v.offset + v.size <= offset && offset - (v.offset + v.size) < granule &&
+        (!overrun || v.offset > overrun->offset))
+      overrun = &v;
+  if (!overrun) return {};
+  const bool guard_follows = std::any_of(layout.guards.begin(), layout.guards.end(), [&](const shared_guard_range& g) {
+    return g.begin > offset && g.begin - offset < granule;
+  });
+  return guard_follows ? describe_beside(*overrun, true, offset - (overrun->offset + overrun->size)) : std::string();
 }
 
 }  // namespace weft::detail
