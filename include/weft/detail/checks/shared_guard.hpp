@@ -64,4 +64,26 @@ weft_shared_guard_edge_tcommon:
 .endif
 )");
 
+namespace {
+
+// The trailing guard of a translation unit, for Clang's one-byte
+// `__tls_guard`: Clang writes that flag (where one of the unit's
+// thread-locals has a dynamic initializer) after the unit's variables in
+// `.tbss`, so between the last `__shared__` variable of its non-inline
+// functions and the end-of-`.tbss` edge guard above, where a one-byte
+// overrun would read or write it unreported. A function template's statics
+// are written where Clang emits the instantiation, after the unit's
+// non-inline functions and before that flag, so this guard lands between
+// them. (GCC writes no such flag there; in its reverse order this guard
+// lands at the start of `.tbss`, harmlessly.) Each unit has its own
+// (internal linkage); the pointer below is what instantiates the template.
+template <class = void>
+void trailing_shared_guard_owner() {
+  [[gnu::used]] static thread_local shared_guard weft_shared_guard_trailing;
+}
+
+[[gnu::used]] void (*const trailing_shared_guard_instantiation)() = &trailing_shared_guard_owner<>;
+
+}  // namespace
+
 }  // namespace weft::detail
