@@ -166,6 +166,58 @@ __global__ void memcheck_shared_arrays_in_bounds(float* out, unsigned* misaligne
   }
 }
 
+// Kernels whose `__shared__` arrays are statics of a function template, an
+// inline function and a lambda: the compilers lay those out after the
+// unit's other thread-locals, each in a section of its own, so the last of
+// them (and, where GCC optimises, the first) has no declaration's guard on
+// one side; the unit's edge guards close it (checks/shared_guard.hpp). Each
+// case reads one element past and one before the kernel's last array.
+constexpr unsigned memcheck_template_shared_line = __LINE__ + 9;
+template <class Element>
+__global__ void memcheck_read_template_shared(int index, Element* out) {
+  __shared__ Element memcheck_template_front[32];
+  __shared__ Element memcheck_template_tile[32];
+  memcheck_template_front[threadIdx.x] = Element(1);
+  memcheck_template_tile[threadIdx.x] = Element(2);
+  __syncthreads();
+  volatile int at = index;
+  if (threadIdx.x == 5) out[0] = (memcheck_template_tile + 0)[at];
+  out[threadIdx.x + 1] = memcheck_template_tile[31 - threadIdx.x] + memcheck_template_front[threadIdx.x];
+}
+
+constexpr unsigned memcheck_inline_shared_line = __LINE__ + 6;
+inline __global__ void memcheck_read_inline_shared(int index, float* out) {
+  __shared__ float memcheck_inline_tile[32];
+  memcheck_inline_tile[threadIdx.x] = 1.0f;
+  __syncthreads();
+  volatile int at = index;
+  if (threadIdx.x == 5) out[0] = (memcheck_inline_tile + 0)[at];
+  out[threadIdx.x + 1] = memcheck_inline_tile[31 - threadIdx.x];
+}
+
+constexpr unsigned memcheck_lambda_shared_line = __LINE__ + 6;
+inline constexpr auto memcheck_read_lambda_shared = [](int index, float* out) {
+  __shared__ float memcheck_lambda_tile[32];
+  memcheck_lambda_tile[threadIdx.x] = 1.0f;
+  __syncthreads();
+  volatile int at = index;
+  if (threadIdx.x == 5) out[0] = (memcheck_lambda_tile + 0)[at];
+  out[threadIdx.x + 1] = memcheck_lambda_tile[31 - threadIdx.x];
+};
+
+// Two arrays in one declaration share its one guard; the 128-byte alignment
+// of every `__shared__` variable leaves padding after the 16-byte first, and
+// the padding beside a `__shared__` variable is poisoned too.
+constexpr unsigned memcheck_pair_shared_line = __LINE__ + 5;
+__global__ void memcheck_write_pair_shared(int index, float* out) {
+  __shared__ float memcheck_pair_first[4], memcheck_pair_second[4];
+  if (threadIdx.x < 4) memcheck_pair_first[threadIdx.x] = memcheck_pair_second[threadIdx.x] = 1.0f;
+  volatile int at = index;
+  if (threadIdx.x == 5) (memcheck_pair_first + 0)[at] = 2.0f;
+  __syncthreads();
+  out[threadIdx.x] = memcheck_pair_first[threadIdx.x % 4] + memcheck_pair_second[threadIdx.x % 4];
+}
+
 // The file's last `__shared__` array, alone in its kernel: no other
 // declaration's guard lies on one of its sides (after it with Clang, before
 // it with GCC when it optimises), which the translation unit's trailing
@@ -405,6 +457,28 @@ void memcheck_last_shared(int index) {
   memcheck_finish("sync");
 }
 
+template <class Kernel>
+void memcheck_launch_reading_shared(Kernel kernel, int index) {
+  float* out = nullptr;
+  cudaMallocManaged(&out, 33 * sizeof(float));
+  weft::launch(1, 32, kernel, index, out);
+  memcheck_finish("sync");
+}
+
+void memcheck_template_shared_past() { memcheck_launch_reading_shared(memcheck_read_template_shared<float>, 32); }
+void memcheck_template_shared_before() { memcheck_launch_reading_shared(memcheck_read_template_shared<float>, -1); }
+void memcheck_inline_shared_past() { memcheck_launch_reading_shared(memcheck_read_inline_shared, 32); }
+void memcheck_inline_shared_before() { memcheck_launch_reading_shared(memcheck_read_inline_shared, -1); }
+void memcheck_lambda_shared_past() { memcheck_launch_reading_shared(memcheck_read_lambda_shared, 32); }
+void memcheck_lambda_shared_before() { memcheck_launch_reading_shared(memcheck_read_lambda_shared, -1); }
+
+void memcheck_pair_shared() {
+  float* out = nullptr;
+  cudaMallocManaged(&out, 32 * sizeof(float));
+  weft::launch<memcheck_write_pair_shared>(1, 32, 4, out);
+  memcheck_finish("sync");
+}
+
 void memcheck_last_shared_past() { memcheck_last_shared(32); }
 void memcheck_last_shared_before() { memcheck_last_shared(-1); }
 
@@ -439,6 +513,13 @@ constexpr memcheck_scenario memcheck_scenarios[] = {
     {"__shared__ in bounds", memcheck_shared_in_bounds},
     {"last __shared__ past", memcheck_last_shared_past},
     {"last __shared__ before", memcheck_last_shared_before},
+    {"template __shared__ past", memcheck_template_shared_past},
+    {"template __shared__ before", memcheck_template_shared_before},
+    {"inline __shared__ past", memcheck_inline_shared_past},
+    {"inline __shared__ before", memcheck_inline_shared_before},
+    {"lambda __shared__ past", memcheck_lambda_shared_past},
+    {"lambda __shared__ before", memcheck_lambda_shared_before},
+    {"__shared__ pair", memcheck_pair_shared},
 };
 
 // The file of an llvm-symbolizer on PATH, named as Debian and LLVM name
@@ -727,6 +808,56 @@ TEST_CASE("memory check: an index one past and one before the last __shared__ ar
   memcheck_check_access(memcheck_run_child("last __shared__ before"), "__shared__ read of size 4 bytes",
                         "memcheck_read_last_shared(int, float*)", "thread (5,0,0) in block (0,0,0)",
                         memcheck_last_shared_line, "is 4 bytes before the 128-byte __shared__ 'memcheck_last_tile'");
+}
+
+namespace {
+
+// `kernel` is the start of the kernel's name in the report; `missed_past`
+// and `missed_before`, what the reads one past and one before missed.
+void memcheck_check_shared_both_sides(const char* scenario_prefix, const std::string& kernel, unsigned line,
+                                      const std::string& missed_past, const std::string& missed_before) {
+  memcheck_check_access(memcheck_run_child((std::string(scenario_prefix) + " __shared__ past").c_str()),
+                        "__shared__ read of size 4 bytes", kernel, "thread (5,0,0) in block (0,0,0)", line,
+                        missed_past);
+  memcheck_check_access(memcheck_run_child((std::string(scenario_prefix) + " __shared__ before").c_str()),
+                        "__shared__ read of size 4 bytes", kernel, "thread (5,0,0) in block (0,0,0)", line,
+                        missed_before);
+}
+
+}  // namespace
+
+TEST_CASE("memory check: one past and one before the last __shared__ array of a function template") {
+  if (memcheck_skipped()) return;
+  memcheck_check_shared_both_sides("template", "void memcheck_read_template_shared<float>(int, float*)",
+                                   memcheck_template_shared_line,
+                                   "is 0 bytes past the 128-byte __shared__ 'memcheck_template_tile' of "
+                                   "memcheck_read_template_shared<float>(int, float*)",
+                                   "is 4 bytes before the 128-byte __shared__ 'memcheck_template_tile'");
+}
+
+TEST_CASE("memory check: one past and one before the __shared__ array of an inline function") {
+  if (memcheck_skipped()) return;
+  memcheck_check_shared_both_sides("inline", "memcheck_read_inline_shared(int, float*)", memcheck_inline_shared_line,
+                                   "is 0 bytes past the 128-byte __shared__ 'memcheck_inline_tile' of "
+                                   "memcheck_read_inline_shared(int, float*)",
+                                   "is 4 bytes before the 128-byte __shared__ 'memcheck_inline_tile'");
+}
+
+TEST_CASE("memory check: one past and one before the __shared__ array of a lambda") {
+  if (memcheck_skipped()) return;
+  memcheck_check_shared_both_sides("lambda", "memcheck_read_lambda_shared::{lambda(int, float*)#1}",
+                                   memcheck_lambda_shared_line,
+                                   "is 0 bytes past the 128-byte __shared__ 'memcheck_lambda_tile'",
+                                   "is 4 bytes before the 128-byte __shared__ 'memcheck_lambda_tile'");
+}
+
+TEST_CASE("memory check: one past the first of two __shared__ arrays declared together") {
+  if (memcheck_skipped()) return;
+  memcheck_check_access(memcheck_run_child("__shared__ pair"), "__shared__ write of size 4 bytes",
+                        "memcheck_write_pair_shared(int, float*)", "thread (5,0,0) in block (0,0,0)",
+                        memcheck_pair_shared_line,
+                        "is 0 bytes past the 16-byte __shared__ 'memcheck_pair_first' of "
+                        "memcheck_write_pair_shared(int, float*)");
 }
 
 TEST_CASE("memory check: a kernel that keeps to its __shared__ arrays is not reported") {

@@ -14,11 +14,13 @@
 // static TLS block), read once per process. The compilers lay a function's
 // thread-locals out in declaration order (Clang, GCC at -O0) or in the
 // reverse order (GCC when optimising), so a guard may sit before or after
-// its variable: either way every variable but the first or last of the
-// block has a guard on each side, and what a report names is the variable
+// its variable; with each unit's edge guards (shared_guard.hpp) every
+// `__shared__` variable has one on each side, unless the compiler put a
+// plain thread-local beside it, and what a report names is the variable
 // nearest the bad address. The alignment padding on either side of a guard
-// is poisoned with it. Included in builds with ASan only (shared_guards.hpp,
-// which declares what the rest of weft calls).
+// is poisoned with it, and so is any padding beside a `__shared__`
+// variable. Included in builds with ASan only (shared_guards.hpp, which
+// declares what the rest of weft calls).
 #pragma once
 
 #include <cxxabi.h>
@@ -96,11 +98,26 @@ inline std::string demangled_symbol(const char* symbol) {
 }
 
 /// The scope a guard's symbol names, which its `__shared__` variable's
-/// symbol starts with too: "_ZZ2k1iPfE" of "_ZZ2k1iPfE19weft_shared_guard_0".
+/// symbol starts with too: "_ZZ2k1iPfE" of "_ZZ2k1iPfE19weft_shared_guard_0";
+/// empty for a unit's edge guards ("weft_shared_guard_edge_tcommon").
 inline std::string_view guard_scope(std::string_view guard_symbol) {
   std::size_t at = guard_symbol.find(shared_guard_name_marker);
   while (at > 0 && guard_symbol[at - 1] >= '0' && guard_symbol[at - 1] <= '9') --at;  // the name's length
   return guard_symbol.substr(0, at);
+}
+
+/// The scope of a block-scope static's symbol, as guard_scope gives it:
+/// "_ZZ2k1iPfE" of "_ZZ2k1iPfE4tile"; empty for other symbols.
+inline std::string_view static_variable_scope(std::string_view symbol) {
+  // The symbol ends in "E" <length><identifier>; try each identifier length.
+  for (std::size_t length = 1; length + 2 < symbol.size(); ++length) {
+    std::string digits = std::to_string(length);
+    std::size_t digits_at = symbol.size() - length - digits.size();
+    if (digits_at < 1 || digits_at > symbol.size()) break;
+    if (symbol.substr(digits_at, digits.size()) == digits && symbol[digits_at - 1] == 'E')
+      return symbol.substr(0, digits_at);
+  }
+  return {};
 }
 
 /// Reads the guards and thread-local variables of the executable's symbol
@@ -143,8 +160,10 @@ inline shared_guard_layout read_shared_guard_layout() {
       }
     }
   }
-  std::sort(symbols.begin(), symbols.end(),
-            [](const named_symbol& a, const named_symbol& b) { return a.symbol->st_value < b.symbol->st_value; });
+  // By offset, a variable before a guard at the same offset.
+  std::sort(symbols.begin(), symbols.end(), [](const named_symbol& a, const named_symbol& b) {
+    return a.symbol->st_value != b.symbol->st_value ? a.symbol->st_value < b.symbol->st_value : !a.guard && b.guard;
+  });
   // One entry per variable: a symbol may appear twice (a weak one and its
   // definition).
   symbols.erase(std::unique(symbols.begin(), symbols.end(),
@@ -152,6 +171,16 @@ inline shared_guard_layout read_shared_guard_layout() {
                               return a.symbol->st_value == b.symbol->st_value;
                             }),
                 symbols.end());
+  // A guard that overlaps a variable is no guard: gold gives `.tcommon`
+  // (shared_guard.hpp) the offsets of `.tbss`'s start, where a variable may be.
+  auto end_of = [&](std::size_t k) { return symbols[k].symbol->st_value + symbols[k].symbol->st_size; };
+  std::vector<named_symbol> kept;
+  for (std::size_t k = 0; k < symbols.size(); ++k) {
+    const bool overlaps = (k > 0 && end_of(k - 1) > symbols[k].symbol->st_value) ||
+                          (k + 1 < symbols.size() && symbols[k + 1].symbol->st_value < end_of(k));
+    if (!symbols[k].guard || !overlaps) kept.push_back(symbols[k]);
+  }
+  symbols.swap(kept);
   // Each guard, with the variables beside it; variables are kept in full
   // (their names demangled) only beside a guard.
   std::vector<std::size_t> variable_of(symbols.size(), ~std::size_t{0});
@@ -163,7 +192,9 @@ inline shared_guard_layout read_shared_guard_layout() {
           {symbols[k].symbol->st_value, symbols[k].symbol->st_size, demangled_symbol(symbols[k].name), false});
     }
     tls_variable& v = layout.variables[variable_of[k]];
-    v.shared = v.shared || std::string_view(symbols[k].name).substr(0, scope.size()) == scope;
+    // A unit's edge guards (shared_guard.hpp) have no scope: their
+    // neighbours are `__shared__` only where a guard of theirs says so.
+    v.shared = v.shared || (!scope.empty() && std::string_view(symbols[k].name).substr(0, scope.size()) == scope);
     return variable_of[k];
   };
   struct guard_neighbours {
@@ -178,6 +209,31 @@ inline shared_guard_layout read_shared_guard_layout() {
     if (k + 1 < symbols.size() && !symbols[k + 1].guard) after = keep(k + 1, scope);
     found.push_back({k, before, after});
   }
+  // Padding beside a `__shared__` variable (a static of a function whose
+  // guards the table has) that no guard closes: where its other neighbour is
+  // a plain thread-local, or the second of `__shared__ float a[4], b[4];`.
+  // Alignment often leaves some (every `__shared__` variable is aligned to
+  // 128 bytes), and no correct access reaches it.
+  std::vector<std::string_view> guarded_scopes;
+  for (const guard_neighbours& g : found)
+    if (std::string_view scope = guard_scope(symbols[g.guard].name); !scope.empty()) guarded_scopes.push_back(scope);
+  std::sort(guarded_scopes.begin(), guarded_scopes.end());
+  struct padding {
+    std::size_t before, after;  // the symbols on either side
+  };
+  std::vector<padding> paddings;
+  auto guarded_scope_of = [&](std::size_t k) {
+    std::string_view scope = static_variable_scope(symbols[k].name);
+    return std::binary_search(guarded_scopes.begin(), guarded_scopes.end(), scope) ? scope : std::string_view{};
+  };
+  for (std::size_t k = 0; k < symbols.size(); ++k) {
+    if (symbols[k].guard || guarded_scope_of(k).empty()) continue;
+    if (k > 0 && !symbols[k - 1].guard && end_of(k - 1) < symbols[k].symbol->st_value &&
+        (paddings.empty() || paddings.back().after != k))
+      paddings.push_back({k - 1, k});
+    if (k + 1 < symbols.size() && !symbols[k + 1].guard && end_of(k) < symbols[k + 1].symbol->st_value)
+      paddings.push_back({k, k + 1});
+  }
   // The poisoned range runs from the end of whatever precedes the guard to
   // the start of whatever follows it (the padding alignment left).
   for (const guard_neighbours& g : found) {
@@ -190,6 +246,11 @@ inline shared_guard_layout read_shared_guard_layout() {
     if (g.guard + 1 < symbols.size())
       range.end = std::max<std::uintptr_t>(range.end, symbols[g.guard + 1].symbol->st_value);
     layout.guards.push_back(range);
+  }
+  for (const padding& p : paddings) {
+    found.push_back(
+        {~std::size_t{0}, keep(p.before, guarded_scope_of(p.before)), keep(p.after, guarded_scope_of(p.after))});
+    layout.guards.push_back({end_of(p.before), symbols[p.after].symbol->st_value, nullptr, nullptr});
   }
   // Pointers into `variables` once it has stopped growing.
   for (std::size_t i = 0; i < found.size(); ++i) {
@@ -232,11 +293,29 @@ inline void poison_shared_guards() {
   poisoned_shared_guards_at = block;
 }
 
+/// "n bytes past the k-byte __shared__ 'tile' of kernel(float*)" (or "before").
+inline std::string describe_beside(const tls_variable& variable, bool past, std::uintptr_t distance) {
+  std::string text;
+  append_format(text, "%llu bytes %s", static_cast<unsigned long long>(distance), past ? "past" : "before");
+  // "k1(int, float*)::tile" is 'tile' of k1(int, float*).
+  std::string_view name = variable.name;
+  std::string_view scope;
+  if (auto colons = name.rfind("::"); colons != std::string_view::npos) {
+    scope = name.substr(0, colons);
+    name = name.substr(colons + 2);
+  }
+  append_format(text, " the %llu-byte %s '%.*s'", static_cast<unsigned long long>(variable.size),
+                variable.shared ? "__shared__" : "thread-local", static_cast<int>(name.size()), name.data());
+  if (!scope.empty()) append_format(text, " of %.*s", static_cast<int>(scope.size()), scope.data());
+  return text;
+}
+
 inline std::string describe_shared_guard_access(std::uintptr_t address) {
   const std::uintptr_t block = poisoned_shared_guards_at;
   if (!block || address < block) return {};
   const std::uintptr_t offset = address - block;
-  for (const shared_guard_range& g : shared_guards().guards) {
+  const shared_guard_layout& layout = shared_guards();
+  for (const shared_guard_range& g : layout.guards) {
     if (offset < g.begin || offset >= g.end) continue;
     const tls_variable* before = g.before;
     const tls_variable* after = g.after;
@@ -244,29 +323,30 @@ inline std::string describe_shared_guard_access(std::uintptr_t address) {
     // the one after.
     const bool past = before && (!after || offset - (before->offset + before->size) < after->offset - offset);
     const tls_variable* nearest = past ? before : after;
-    std::string text;
     if (!nearest) {
+      std::string text;
       append_format(text, "%llu bytes inside a guard beside the __shared__ variables",
                     static_cast<unsigned long long>(offset - g.begin));
       return text;
     }
-    if (past)
-      append_format(text, "%llu bytes past", static_cast<unsigned long long>(offset - (before->offset + before->size)));
-    else
-      append_format(text, "%llu bytes before", static_cast<unsigned long long>(after->offset - offset));
-    // "k1(int, float*)::tile" is 'tile' of k1(int, float*).
-    std::string_view name = nearest->name;
-    std::string_view scope;
-    if (auto colons = name.rfind("::"); colons != std::string_view::npos) {
-      scope = name.substr(0, colons);
-      name = name.substr(colons + 2);
-    }
-    append_format(text, " the %llu-byte %s '%.*s'", static_cast<unsigned long long>(nearest->size),
-                  nearest->shared ? "__shared__" : "thread-local", static_cast<int>(name.size()), name.data());
-    if (!scope.empty()) append_format(text, " of %.*s", static_cast<int>(scope.size()), scope.data());
-    return text;
+    return past ? describe_beside(*nearest, true, offset - (before->offset + before->size))
+                : describe_beside(*nearest, false, after->offset - offset);
   }
-  return {};
+  // An access that starts just past a `__shared__` variable, in a small
+  // thread-local the compiler put there (Clang's one-byte `__tls_guard`
+  // after a unit's last), and runs on into a guard: ASan reports its first
+  // byte, which is no guard's.
+  constexpr std::uintptr_t granule = 8;
+  const tls_variable* overrun = nullptr;
+  for (const tls_variable& v : layout.variables)
+    if (v.shared && v.offset + v.size <= offset && offset - (v.offset + v.size) < granule &&
+        (!overrun || v.offset > overrun->offset))
+      overrun = &v;
+  if (!overrun) return {};
+  const bool guard_follows = std::any_of(layout.guards.begin(), layout.guards.end(), [&](const shared_guard_range& g) {
+    return g.begin > offset && g.begin - offset < granule;
+  });
+  return guard_follows ? describe_beside(*overrun, true, offset - (overrun->offset + overrun->size)) : std::string();
 }
 
 }  // namespace weft::detail
