@@ -52,6 +52,11 @@ using weft::detail::race_worker;
 [[gnu::noinline]] void race_test_site_z() { asm volatile(""); }
 [[gnu::noinline]] void race_test_site_holder_spins() { asm volatile(""); }
 [[gnu::noinline]] void race_test_site_asker_writes() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_scoped_holder_writes() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_scoped_block_scope_reads() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_scoped_device_scope_reads() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_scoped_block_fence_reads() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_scoped_same_block_reads() { asm volatile(""); }
 
 // One block of 64 threads (two warps) whose dynamic shared buffer is
 // `words`; accesses are made as thread `t` at code address `site`.
@@ -113,6 +118,47 @@ std::uint32_t* race_test_split_page() {
 weft::detail::race_ranges race_test_split_page_allocations(int) {
   auto begin = reinterpret_cast<std::uintptr_t>(race_test_split_page());
   return {{begin, begin + 64 * 4}, {begin + 128 * 4, begin + 256 * 4}};
+}
+
+// A lock on a global word held in turn by thread 0 of block 0 and thread 0
+// of block 1 (each block on the worker, one after the other): taken with
+// an atomicCAS, released with an atomicExch after a fence, the holder of
+// block 0 writing `data` and block 1's reading it. `block_scope`: the
+// atomics are atomicCAS_block and atomicExch_block; `device_fence`:
+// __threadfence() (else __threadfence_block()). Returns the hazards of
+// block 1's read.
+unsigned long long race_test_scoped_lock_between_blocks(bool block_scope, bool device_fence, unsigned data,
+                                                        void (*read_site)()) {
+  auto listed_before = weft::detail::race_list_allocations;
+  weft::detail::race_list_allocations = race_test_global_allocation;
+  weft::detail::blockDim = dim3{64, 1, 1};
+  weft::detail::gridDim = dim3{2, 1, 1};
+  std::uint32_t* global = race_test_global_words().data();
+  std::uint32_t* lock = &global[1500];
+  race_launch launch{dim3{2, 1, 1}, dim3{64, 1, 1}, 0, [] { return std::string("race_check_test"); }};
+  race_worker worker;
+  auto atomic = [&] {
+    weft::detail::threadIdx = uint3{0, 0, 0};
+    if (block_scope) worker.next_atomic_at_block_scope(lock);
+    worker.atomic_read_modify_write(lock);
+  };
+  worker.start_block(&launch, 0, 64, nullptr, 0);
+  atomic();  // takes the lock
+  race_test_global_access(worker, 0, &global[data], true, race_test_site_scoped_holder_writes);
+  if (device_fence)
+    worker.fenced();
+  else
+    worker.thread_fenced();
+  atomic();  // lets go of it
+  worker.let_go_of_pages();
+  worker.start_block(&launch, 1, 64, nullptr, 0);
+  auto found = race_test_block::hazards([&] {
+    atomic();  // takes the lock after block 0
+    race_test_global_access(worker, 0, &global[data], false, read_site);
+  });
+  worker.let_go_of_pages();
+  weft::detail::race_list_allocations = listed_before;
+  return found;
 }
 
 }  // namespace
@@ -497,4 +543,26 @@ TEST_CASE(
   weft::detail::race_running = nullptr;
   holder.let_go_of_pages();
   weft::detail::race_list_allocations = listed_before;
+}
+
+TEST_CASE(
+    "race check: a lock between blocks orders only with device-scope atomics and __threadfence(); block-scope atomics "
+    "or __threadfence_block() leave its accesses racing") {
+  CHECK(race_test_scoped_lock_between_blocks(false, true, 1600, race_test_site_scoped_device_scope_reads) == 0);
+  CHECK(race_test_scoped_lock_between_blocks(true, true, 1601, race_test_site_scoped_block_scope_reads) == 1);
+  CHECK(race_test_scoped_lock_between_blocks(false, false, 1602, race_test_site_scoped_block_fence_reads) == 1);
+}
+
+TEST_CASE("race check: a lock of block-scope atomics still orders the threads of its block") {
+  race_test_block b;
+  CHECK(race_test_block::hazards([&] {
+          b.worker.next_atomic_at_block_scope(&b.words[30]);
+          b.atomic(0, 30);  // thread 0 takes the lock (atomicCAS_block)
+          b.access(0, 31, true, race_test_site_scoped_holder_writes);
+          b.worker.next_atomic_at_block_scope(&b.words[30]);
+          b.atomic(0, 30, true);  // and lets go after a fence (atomicExch_block)
+          b.worker.next_atomic_at_block_scope(&b.words[30]);
+          b.atomic(40, 30);  // thread 40 takes it
+          b.access(40, 31, false, race_test_site_scoped_same_block_reads);
+        }) == 0);
 }

@@ -455,7 +455,8 @@ inline bool race_untraced(const void* (*address)(), std::size_t bytes) {
 }
 
 /// One launch under the race check: its global memory's shadow, and each
-/// block's count of __threadfence() calls.
+/// block's count of __threadfence() calls, with how many of them a
+/// device-scope atomic after them published to other blocks.
 class race_launch {
  public:
   race_launch(dim3 grid, dim3 block, int device, std::function<std::string()> kernel_name)
@@ -463,7 +464,8 @@ class race_launch {
         block_(block),
         device_(device),
         kernel_name_(std::move(kernel_name)),
-        fences_(static_cast<std::size_t>(std::min<std::uint64_t>(volume(grid), max_fence_counters))) {}
+        fences_(static_cast<std::size_t>(std::min<std::uint64_t>(volume(grid), max_fence_counters))),
+        published_(fences_.size()) {}
 
   /// Tells launches apart where an address cannot: a new launch may be
   /// allocated where a finished one was.
@@ -474,8 +476,20 @@ class race_launch {
   int device() const { return device_; }
   std::string kernel_name() const { return kernel_name_(); }
 
-  std::uint32_t fences(std::uint64_t block) const { return fence_counter(block).load(std::memory_order_acquire); }
   void fence(std::uint64_t block) { fence_counter(block).fetch_add(1, std::memory_order_acq_rel); }
+  /// The block's fences that an atomic of device or system scope followed:
+  /// fence-plus-flag, where the flag is what another block can see (a
+  /// block-scope atomic synchronises its own block only).
+  std::uint32_t published_fences(std::uint64_t block) const {
+    return published_[block % published_.size()].load(std::memory_order_acquire);
+  }
+  void publish_fences(std::uint64_t block) {
+    std::atomic<std::uint32_t>& published = published_[block % published_.size()];
+    std::uint32_t fenced = fence_counter(block).load(std::memory_order_acquire);
+    std::uint32_t was = published.load(std::memory_order_relaxed);
+    while (was < fenced && !published.compare_exchange_weak(was, fenced, std::memory_order_acq_rel)) {
+    }
+  }
   std::atomic<std::uint32_t>& fence_counter(std::uint64_t block) { return fences_[block % fences_.size()]; }
   const std::atomic<std::uint32_t>& fence_counter(std::uint64_t block) const { return fences_[block % fences_.size()]; }
 
@@ -584,6 +598,7 @@ class race_launch {
   std::mutex atomic_words_mutex_;
   std::unordered_map<std::uint64_t, std::unordered_map<std::uintptr_t, race_clock>> atomic_words_;
   std::vector<std::atomic<std::uint32_t>> fences_;
+  std::vector<std::atomic<std::uint32_t>> published_;  // per fence counter: its count at the last publishing atomic
   race_block_states states_;
 };
 
@@ -759,9 +774,13 @@ class race_worker {
   /// after a fence, releases its own accesses before the fence, with what
   /// it knows of other threads (a lock of atomicCAS and atomicExch plus
   /// __threadfence, a flag set after a fence; ordered as CUDA's memory
-  /// model orders them). Between blocks, the fence itself orders
-  /// (fenced()).
+  /// model orders them). Between blocks, a device- or system-scope atomic
+  /// on global memory publishes the block's __threadfence() calls before
+  /// it (race_launch::publish_fences); one of block scope
+  /// (next_atomic_at_block_scope) does not.
   [[gnu::noinline]] void atomic_read_modify_write(const void* address) {
+    bool block_scope = block_scope_atomic_ == address;
+    block_scope_atomic_ = nullptr;
     if (busy_ || !launch_) return;
     busy_ = true;
     unsigned thread = linear_thread_index(threadIdx, blockDim);
@@ -781,9 +800,15 @@ class race_worker {
       // worker holds (a __shared__ one waits for this block only).
       if (held_count_ != 0) let_go_of_pages();
       launch_->with_atomic_words(block_, acquire_and_release);
+      if (!block_scope) launch_->publish_fences(block_);
     }
     busy_ = false;
   }
+
+  /// The calling thread's next atomic is on `address` at block scope
+  /// (atomicAdd_block, cuda::atomic_ref<T, cuda::thread_scope_block>, ...):
+  /// it orders the threads of this block only.
+  [[gnu::noinline]] void next_atomic_at_block_scope(const void* address) { block_scope_atomic_ = address; }
 
   /// A traced load or store of `size` bytes at `address`, made by the code
   /// at `pc`. Inlined into each callback: most of a small kernel's traced
@@ -1150,7 +1175,8 @@ class race_worker {
       if (earlier.thread() == thread) return true;
     } else {
       const race_block_state& then = launch_->states()[earlier.state()];
-      if (then.block != block_) return group_epoch_ > then.group_epoch || launch_->fences(then.block) > then.fences;
+      if (then.block != block_)
+        return group_epoch_ > then.group_epoch || launch_->published_fences(then.block) > then.fences;
       if (earlier.thread() == thread || epoch_ > then.epoch) return true;
     }
     if (earlier.thread() / 32 == thread / 32 && lane_clock(thread, earlier.thread() % 32) >= earlier.lane_clock())
@@ -1299,8 +1325,9 @@ class race_worker {
   std::vector<race_clock> known_;
   std::vector<std::uint64_t> known_generation_;
   std::unordered_map<std::uintptr_t, race_clock> shared_atomic_words_;  // this block's __shared__ atomic words
-  race_copies_in_flight copies_;                                        // the block's asynchronous copies in flight
-  std::uintptr_t private_begin_ = 0, private_end_ = 0;                  // the last two gaps found (note_private)
+  const void* block_scope_atomic_ = nullptr;            // next_atomic_at_block_scope's, until that atomic
+  race_copies_in_flight copies_;                        // the block's asynchronous copies in flight
+  std::uintptr_t private_begin_ = 0, private_end_ = 0;  // the last two gaps found (note_private)
   std::uintptr_t other_private_begin_ = 0, other_private_end_ = 0;
   std::uintptr_t builtins_begin_ = 0, builtins_bytes_ = 0;  // threadIdx, blockIdx, blockDim, gridDim
   std::array<address_range, 8> ranges_{};                   // the launch's, most recently found first

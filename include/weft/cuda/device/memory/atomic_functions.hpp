@@ -3,7 +3,7 @@
 // are relaxed read-modify-writes, as in CUDA: ordering against other memory
 // needs a __threadfence. The _block and _system variants have the same
 // effect here, since every block shares the host's coherent memory (the
-// race check too takes each at device scope).
+// race check tells the _block ones apart: they order no other block).
 //
 // Under ThreadSanitizer they are sequentially consistent instead. TSan does
 // not model fences (std::atomic_thread_fence is invisible to it), so a lock
@@ -35,6 +35,13 @@ std::atomic_ref<T> atomic_at(T* address) {
   if constexpr (race_check_build)
     if (race_worker* race = race_running) race->atomic_read_modify_write(address);
   return std::atomic_ref<T>(*address);
+}
+
+/// The race check: the calling thread's next atomic, on `address`, is of
+/// block scope (it orders only the threads of its block).
+inline void race_block_scope(const void* address) {
+  if constexpr (race_check_build)
+    if (race_worker* race = race_running) race->next_atomic_at_block_scope(address);
 }
 
 /// Replaces *address by next(old) atomically; returns old.
@@ -148,9 +155,12 @@ inline unsigned int atomicXor(unsigned int* a, unsigned int v) { return weft::de
 inline unsigned long long atomicXor(unsigned long long* a, unsigned long long v) { return weft::detail::atomic_at(a).fetch_xor(v, weft::detail::device_atomic_order); }
 // clang-format on
 
-// The scoped variants accept what the plain functions accept.
+// The scoped variants accept what the plain functions accept. A _block
+// one synchronises only the threads of its block, which the race check
+// tells apart; the effect on memory is the same.
 template <class T, class... V>
 auto atomicAdd_block(T* a, V... v) {
+  weft::detail::race_block_scope(a);
   return atomicAdd(a, v...);
 }
 template <class T, class... V>
@@ -159,6 +169,7 @@ auto atomicAdd_system(T* a, V... v) {
 }
 template <class T, class... V>
 auto atomicSub_block(T* a, V... v) {
+  weft::detail::race_block_scope(a);
   return atomicSub(a, v...);
 }
 template <class T, class... V>
@@ -167,6 +178,7 @@ auto atomicSub_system(T* a, V... v) {
 }
 template <class T, class... V>
 auto atomicExch_block(T* a, V... v) {
+  weft::detail::race_block_scope(a);
   return atomicExch(a, v...);
 }
 template <class T, class... V>
@@ -175,6 +187,7 @@ auto atomicExch_system(T* a, V... v) {
 }
 template <class T, class... V>
 auto atomicMin_block(T* a, V... v) {
+  weft::detail::race_block_scope(a);
   return atomicMin(a, v...);
 }
 template <class T, class... V>
@@ -183,6 +196,7 @@ auto atomicMin_system(T* a, V... v) {
 }
 template <class T, class... V>
 auto atomicMax_block(T* a, V... v) {
+  weft::detail::race_block_scope(a);
   return atomicMax(a, v...);
 }
 template <class T, class... V>
@@ -191,6 +205,7 @@ auto atomicMax_system(T* a, V... v) {
 }
 template <class T, class... V>
 auto atomicInc_block(T* a, V... v) {
+  weft::detail::race_block_scope(a);
   return atomicInc(a, v...);
 }
 template <class T, class... V>
@@ -199,6 +214,7 @@ auto atomicInc_system(T* a, V... v) {
 }
 template <class T, class... V>
 auto atomicDec_block(T* a, V... v) {
+  weft::detail::race_block_scope(a);
   return atomicDec(a, v...);
 }
 template <class T, class... V>
@@ -207,6 +223,7 @@ auto atomicDec_system(T* a, V... v) {
 }
 template <class T, class... V>
 auto atomicCAS_block(T* a, V... v) {
+  weft::detail::race_block_scope(a);
   return atomicCAS(a, v...);
 }
 template <class T, class... V>
@@ -215,6 +232,7 @@ auto atomicCAS_system(T* a, V... v) {
 }
 template <class T, class... V>
 auto atomicAnd_block(T* a, V... v) {
+  weft::detail::race_block_scope(a);
   return atomicAnd(a, v...);
 }
 template <class T, class... V>
@@ -223,6 +241,7 @@ auto atomicAnd_system(T* a, V... v) {
 }
 template <class T, class... V>
 auto atomicOr_block(T* a, V... v) {
+  weft::detail::race_block_scope(a);
   return atomicOr(a, v...);
 }
 template <class T, class... V>
@@ -231,6 +250,7 @@ auto atomicOr_system(T* a, V... v) {
 }
 template <class T, class... V>
 auto atomicXor_block(T* a, V... v) {
+  weft::detail::race_block_scope(a);
   return atomicXor(a, v...);
 }
 template <class T, class... V>

@@ -4,8 +4,9 @@
 // *_scan_update: load, store, exchange, compare_exchange, fetch_add/sub,
 // fetch_and/or/xor, fetch_min/max and their operators.
 //
-// Every scope has the same effect here, as for atomicAdd_block and
-// atomicAdd_system: every block shares the host's coherent memory. Each
+// Every scope has the same effect on memory here, as for atomicAdd_block
+// and atomicAdd_system: every block shares the host's coherent memory (the
+// race check takes a block or thread scope's to order its block only). Each
 // operation reaches its word through weft's atomic_at (atomic_functions.hpp),
 // so that the race check sees it; the memory order is the caller's, seq_cst
 // by default as in libcu++. Written with ::std, never std: user code's
@@ -98,7 +99,11 @@ class atomic_ref {
   T operator--(int) const noexcept requires(::std::is_integral_v<T>) { return fetch_sub(1); }
 
  private:
-  ::std::atomic_ref<T> word() const { return ::weft::detail::atomic_at(object_); }
+  ::std::atomic_ref<T> word() const {
+    if constexpr (Scope == thread_scope_block || Scope == thread_scope_thread)
+      ::weft::detail::race_block_scope(object_);
+    return ::weft::detail::atomic_at(object_);
+  }
 
   template <class Beats>
   T keep_if(T arg, ::std::memory_order order, Beats beats) const {
