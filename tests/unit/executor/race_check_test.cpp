@@ -57,6 +57,10 @@ using weft::detail::race_worker;
 [[gnu::noinline]] void race_test_site_scoped_device_scope_reads() { asm volatile(""); }
 [[gnu::noinline]] void race_test_site_scoped_block_fence_reads() { asm volatile(""); }
 [[gnu::noinline]] void race_test_site_scoped_same_block_reads() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_tile_zero_writes() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_tile_zero_reads() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_tile_one_reads() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_tile_one_reads_early() { asm volatile(""); }
 
 // One block of 64 threads (two warps) whose dynamic shared buffer is
 // `words`; accesses are made as thread `t` at code address `site`.
@@ -565,4 +569,45 @@ TEST_CASE("race check: a lock of block-scope atomics still orders the threads of
           b.atomic(40, 30);  // thread 40 takes it
           b.access(40, 31, false, race_test_site_scoped_same_block_reads);
         }) == 0);
+}
+
+TEST_CASE(
+    "race check: a barrier of a subset of the block (a 64-thread tile's sync) orders its own threads, not the other "
+    "tile's") {
+  alignas(128) std::array<std::uint32_t, 64> words{};
+  race_launch launch{dim3{1, 1, 1}, dim3{128, 1, 1}, 0, [] { return std::string("race_check_test"); }};
+  race_worker worker;
+  weft::detail::blockDim = dim3{128, 1, 1};
+  weft::detail::gridDim = dim3{1, 1, 1};
+  worker.start_block(&launch, 0, 128, reinterpret_cast<std::byte*>(words.data()), sizeof words);
+  auto access = [&](unsigned t, unsigned word, bool write, void (*site)()) {
+    weft::detail::threadIdx = uint3{t, 0, 0};
+    worker.access(&words[word], 4, write, reinterpret_cast<const char*>(site) + 1);
+  };
+  // Tile `tile`'s threads arrive at its barrier (`barrier`, 64 expected),
+  // the last one completing the phase, as cuda::barrier does.
+  auto tile_sync = [&](unsigned tile, const void* barrier, std::uint32_t phase) {
+    for (unsigned t = 64 * tile; t < 64 * tile + 64; ++t) {
+      weft::detail::threadIdx = uint3{t, 0, 0};
+      worker.barrier_arrival(barrier, phase, 1, 64);
+    }
+    worker.barrier_arrivals_completed(barrier, 64);
+    worker.barrier_phase_completed(barrier, 64);
+  };
+  int tile_zero_barrier = 0, tile_one_barrier = 0;
+  CHECK(race_test_block::hazards([&] {
+          access(0, 1, true, race_test_site_tile_zero_writes);  // before tile 0's sync
+          tile_sync(0, &tile_zero_barrier, 0);
+          access(63, 1, false, race_test_site_tile_zero_reads);  // within the tile: ordered
+        }) == 0);
+  CHECK(race_test_block::hazards([&] {
+          access(5, 2, true, race_test_site_tile_zero_writes);  // after tile 0's sync
+          tile_sync(1, &tile_one_barrier, 0);
+          access(64, 2, false, race_test_site_tile_one_reads);  // no barrier in common: a hazard
+        }) == 1);
+  CHECK(race_test_block::hazards([&] {
+          access(100, 1, false, race_test_site_tile_one_reads_early);  // tile 0's sync never ordered tile 1
+        }) == 1);
+  worker.block_synced();  // __syncthreads orders both tiles
+  CHECK(race_test_block::hazards([&] { access(64, 2, true, race_test_site_tile_one_reads); }) == 0);
 }

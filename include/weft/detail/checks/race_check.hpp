@@ -189,8 +189,13 @@ inline void race_join(race_clock& into, const race_clock& from) {
       joined.push_back(*a++);
     else if (a == into.cend() || b->first < a->first)
       joined.push_back(*b++);
-    else
-      joined.emplace_back(a->first, std::max((a++)->second, (b++)->second));
+    else {
+      // Not one call with a++ among its arguments: GCC evaluates them right
+      // to left, and took the key of the entry after.
+      joined.emplace_back(a->first, std::max(a->second, b->second));
+      ++a;
+      ++b;
+    }
   }
   into = std::move(joined);
 }
@@ -768,6 +773,50 @@ class race_worker {
       if (a.waits) race_join(known_of(a.thread), released);
   }
 
+  /// The calling thread arrived at `barrier` (a cuda::barrier's state),
+  /// counting `update` arrivals of phase `phase`, which expects `expected`.
+  /// A phase that fewer threads than the block's expect is a subset: its
+  /// arrivals are kept (with each thread's clock, which the arrival
+  /// releases), to order only those threads when it completes.
+  [[gnu::noinline]] void barrier_arrival(const void* barrier, std::uint32_t phase, std::uint32_t update,
+                                         std::uint32_t expected) {
+    if (!launch_ || expected >= threads_) return;
+    unsigned thread = linear_thread_index(threadIdx, blockDim);
+    subset_phase& p = subset_phases_[barrier];
+    if (p.generation != generation_ || p.phase != phase) p = {generation_, phase, 0, {}};
+    p.arrivals.push_back({thread, true, clocks_[thread]++});
+    p.count += update;
+  }
+
+  /// Every arrival of `barrier`'s phase came, before its completion
+  /// function runs (on the last arrival's thread).
+  [[gnu::noinline]] void barrier_arrivals_completed(const void* barrier, std::uint32_t expected) {
+    if (subset_phase* p = subset_of(barrier, expected))
+      named_barrier_completed(p->arrivals);
+    else
+      block_synced();
+  }
+
+  /// `barrier`'s phase completed (its completion function too): its waits
+  /// return after it. A subset's arrivals acquire what each did before
+  /// arriving, and what the completion function did; every other phase
+  /// orders the whole block (block_synced), as do phases whose arrivals
+  /// came from other blocks too or whose count the check cannot follow
+  /// (a pipeline's stages, an arrive_and_drop).
+  [[gnu::noinline]] void barrier_phase_completed(const void* barrier, std::uint32_t expected) {
+    subset_phase* p = subset_of(barrier, expected);
+    if (!p) {
+      block_synced();
+      return;
+    }
+    unsigned last = linear_thread_index(threadIdx, blockDim);
+    race_clock released = known_of(last);  // what the completion function did, on the last arrival's thread
+    race_join(released, race_clock{{race_thread_key(block_, last), clocks_[last]++}});
+    for (const named_arrival& a : p->arrivals) race_join(known_of(a.thread), released);
+    subset_phases_.erase(barrier);
+    copies_.group_synced();
+  }
+
   /// The calling CUDA thread made an atomic read-modify-write of the word
   /// at `address` (atomicAdd, atomicCAS, atomicExch, ...). It acquires what
   /// earlier releases to the word by threads of its block published, and,
@@ -1138,6 +1187,27 @@ class race_worker {
     return known_[thread];
   }
 
+  // The arrivals so far of a phase of a barrier that a subset of the block
+  // uses (barrier_arrival).
+  struct subset_phase {
+    std::uint64_t generation = 0;
+    std::uint32_t phase = 0;
+    std::uint32_t count = 0;  // arrivals counted (an arrival may count several)
+    std::vector<named_arrival> arrivals;
+  };
+
+  // The arrivals kept for `barrier`'s phase, if they are all of it and a
+  // subset of the block; null otherwise.
+  subset_phase* subset_of(const void* barrier, std::uint32_t expected) {
+    auto at = subset_phases_.find(barrier);
+    if (at == subset_phases_.end()) return nullptr;
+    if (at->second.generation != generation_ || at->second.count != expected || expected >= threads_) {
+      subset_phases_.erase(at);
+      return nullptr;
+    }
+    return &at->second;
+  }
+
   // Whether `thread` of the running block acquired a release that covers `earlier`.
   bool knows(unsigned thread, std::uint64_t block, const race_record& earlier) const {
     return known_generation_[thread] == generation_ &&
@@ -1325,9 +1395,10 @@ class race_worker {
   std::vector<race_clock> known_;
   std::vector<std::uint64_t> known_generation_;
   std::unordered_map<std::uintptr_t, race_clock> shared_atomic_words_;  // this block's __shared__ atomic words
-  const void* block_scope_atomic_ = nullptr;            // next_atomic_at_block_scope's, until that atomic
-  race_copies_in_flight copies_;                        // the block's asynchronous copies in flight
-  std::uintptr_t private_begin_ = 0, private_end_ = 0;  // the last two gaps found (note_private)
+  const void* block_scope_atomic_ = nullptr;                     // next_atomic_at_block_scope's, until that atomic
+  std::unordered_map<const void*, subset_phase> subset_phases_;  // by barrier (barrier_arrival)
+  race_copies_in_flight copies_;                                 // the block's asynchronous copies in flight
+  std::uintptr_t private_begin_ = 0, private_end_ = 0;           // the last two gaps found (note_private)
   std::uintptr_t other_private_begin_ = 0, other_private_end_ = 0;
   std::uintptr_t builtins_begin_ = 0, builtins_bytes_ = 0;  // threadIdx, blockIdx, blockDim, gridDim
   std::array<address_range, 8> ranges_{};                   // the launch's, most recently found first

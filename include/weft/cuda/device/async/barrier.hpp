@@ -135,14 +135,16 @@ class barrier_state {
   // follow (complete()), as CUDA orders them.
   void arrivals_completed() const {
     if constexpr (race_check_build)
-      if (race_running) race_running->block_synced();
+      if (race_running) race_running->barrier_arrivals_completed(this, expected_of(load()));
   }
 
   // The completion step's end: the next phase starts, expecting every thread
   // that has not dropped out, and the waiters of this block are woken.
   void complete() {
+    ::std::uint32_t expected = 0;
     for (::std::uint64_t w = load();;) {
-      ::std::uint64_t next = make(phase_of(w) + 1, expected_of(w), expected_of(w));
+      expected = expected_of(w);
+      ::std::uint64_t next = make(phase_of(w) + 1, expected, expected);
       if (atomic().compare_exchange_weak(w, next, ::std::memory_order_acq_rel, ::std::memory_order_acquire)) break;
     }
     if (block_executor* block = running_block)
@@ -150,11 +152,12 @@ class barrier_state {
     else if (running_stackless_block)
       wake_stackless_waiters(this);
     // A completed phase orders its arrivals before the waits that follow
-    // (for the race check, as a block barrier does), and completes the
+    // (for the race check, as a block barrier does, or among its arrivals
+    // only where they were a subset of the block), and completes the
     // asynchronous copies committed to it.
     if constexpr (race_check_build)
       if (race_running) {
-        race_running->block_synced();
+        race_running->barrier_phase_completed(this, expected);
         race_copies_complete(this);
       }
   }
@@ -342,6 +345,12 @@ class barrier {
  private:
   ::std::uint32_t arrive_as(::std::ptrdiff_t update, bool drop, const char* call) {
     auto arrival = state_.arrive(update, drop, call);
+    // The race check keeps the arrivals of a phase that fewer threads than
+    // the block expect (a multi-warp tile's sync), to order those only.
+    if constexpr (::weft::detail::race_check_build)
+      if (auto* race = ::weft::detail::race_running)
+        race->barrier_arrival(&state_, arrival.phase, static_cast<::std::uint32_t>(update),
+                              ::weft::detail::barrier_state::expected_of(state_.load()));
     if (arrival.completes) {
       state_.arrivals_completed();
       completion_();  // before any waiter is released, as CUDA orders it
