@@ -19,13 +19,17 @@
 //     each thread has an epoch; a barrier that completes gives its
 //     threads an epoch above every epoch they had. A later access whose
 //     thread's epoch is higher than the earlier access's is ordered after it.
+//     A cuda::barrier phase of fewer threads than the block (a multi-warp
+//     tile's sync) orders its arrivals only, by their clocks (below), as a
+//     named barrier does.
 //   - a warp collective (__syncwarp, shuffles, votes, tiles of a warp or
 //     less): each lane keeps a vector clock over its warp's 32 lanes; a
 //     collective joins the clocks of the lanes it names.
 //   - between blocks: a grid or cluster sync gives the block a higher group
-//     epoch; a write followed by a __threadfence() of its block is taken as
+//     epoch; a write followed by a __threadfence() of its block, and then
+//     by an atomic of device or system scope of that block, is taken as
 //     published (fence-plus-flag: the flag itself is an atomic, which is
-//     not traced).
+//     not traced; a block-scope one orders its own block only).
 //   - within a block, release and acquire through atomics (a lock of
 //     atomicCAS and atomicExch, a flag): an atomic read-modify-write
 //     acquires what threads of its block released to its word, and, made
@@ -782,7 +786,7 @@ class race_worker {
                                          std::uint32_t expected) {
     if (!launch_ || expected >= threads_) return;
     unsigned thread = linear_thread_index(threadIdx, blockDim);
-    subset_phase& p = subset_phases_[barrier];
+    subset_phase& p = (*subset_phases_)[barrier];
     if (p.generation != generation_ || p.phase != phase) p = {generation_, phase, 0, {}};
     p.arrivals.push_back({thread, true, clocks_[thread]++});
     p.count += update;
@@ -813,7 +817,7 @@ class race_worker {
     race_clock released = known_of(last);  // what the completion function did, on the last arrival's thread
     race_join(released, race_clock{{race_thread_key(block_, last), clocks_[last]++}});
     for (const named_arrival& a : p->arrivals) race_join(known_of(a.thread), released);
-    subset_phases_.erase(barrier);
+    subset_phases_->erase(barrier);
     copies_.group_synced();
   }
 
@@ -1199,10 +1203,10 @@ class race_worker {
   // The arrivals kept for `barrier`'s phase, if they are all of it and a
   // subset of the block; null otherwise.
   subset_phase* subset_of(const void* barrier, std::uint32_t expected) {
-    auto at = subset_phases_.find(barrier);
-    if (at == subset_phases_.end()) return nullptr;
+    auto at = subset_phases_->find(barrier);
+    if (at == subset_phases_->end()) return nullptr;
     if (at->second.generation != generation_ || at->second.count != expected || expected >= threads_) {
-      subset_phases_.erase(at);
+      subset_phases_->erase(at);
       return nullptr;
     }
     return &at->second;
@@ -1395,10 +1399,15 @@ class race_worker {
   std::vector<race_clock> known_;
   std::vector<std::uint64_t> known_generation_;
   std::unordered_map<std::uintptr_t, race_clock> shared_atomic_words_;  // this block's __shared__ atomic words
-  const void* block_scope_atomic_ = nullptr;                     // next_atomic_at_block_scope's, until that atomic
-  std::unordered_map<const void*, subset_phase> subset_phases_;  // by barrier (barrier_arrival)
-  race_copies_in_flight copies_;                                 // the block's asynchronous copies in flight
-  std::uintptr_t private_begin_ = 0, private_end_ = 0;           // the last two gaps found (note_private)
+  const void* block_scope_atomic_ = nullptr;  // next_atomic_at_block_scope's, until that atomic
+  // By barrier (barrier_arrival). On the heap: the worker is thread-local,
+  // where __shared__ variables are, and the map's own members (a single
+  // bucket, its count) written by std::unordered_map's out-of-line code,
+  // which is traced, were taken for a kernel's __shared__ words.
+  std::unique_ptr<std::unordered_map<const void*, subset_phase>> subset_phases_ =
+      std::make_unique<std::unordered_map<const void*, subset_phase>>();
+  race_copies_in_flight copies_;                        // the block's asynchronous copies in flight
+  std::uintptr_t private_begin_ = 0, private_end_ = 0;  // the last two gaps found (note_private)
   std::uintptr_t other_private_begin_ = 0, other_private_end_ = 0;
   std::uintptr_t builtins_begin_ = 0, builtins_bytes_ = 0;  // threadIdx, blockIdx, blockDim, gridDim
   std::array<address_range, 8> ranges_{};                   // the launch's, most recently found first
