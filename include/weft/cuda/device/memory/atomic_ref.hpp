@@ -20,6 +20,39 @@
 #include "weft/cuda/device/async/thread_scope.hpp"
 #include "weft/cuda/device/memory/atomic_functions.hpp"
 
+namespace weft::detail {
+
+// An atomic load or store inlined into kernel code is traced by the race
+// check as a plain one (Clang's instrumentation does not tell them apart),
+// and atomics never race: in a race-check build they are made out of line
+// in namespace weft, which the check ignores (flatten: std::atomic_ref's
+// own functions inlined, not called as traced std code).
+template <class T>
+[[gnu::noinline, gnu::flatten]] void untraced_atomic_store(::std::atomic_ref<T> word, T desired,
+                                                           ::std::memory_order order) {
+  word.store(desired, order);
+}
+template <class T>
+[[gnu::noinline, gnu::flatten]] T untraced_atomic_load(::std::atomic_ref<T> word, ::std::memory_order order) {
+  return word.load(order);
+}
+template <class T>
+void atomic_store(::std::atomic_ref<T> word, T desired, ::std::memory_order order) {
+  if constexpr (race_check_build)
+    untraced_atomic_store(word, desired, order);
+  else
+    word.store(desired, order);
+}
+template <class T>
+T atomic_load(::std::atomic_ref<T> word, ::std::memory_order order) {
+  if constexpr (race_check_build)
+    return untraced_atomic_load(word, order);
+  else
+    return word.load(order);
+}
+
+}  // namespace weft::detail
+
 namespace cuda {
 
 template <class T, thread_scope Scope = thread_scope_system>
@@ -42,9 +75,11 @@ class atomic_ref {
   bool is_lock_free() const noexcept { return word().is_lock_free(); }
 
   void store(T desired, ::std::memory_order order = ::std::memory_order_seq_cst) const noexcept {
-    word().store(desired, order);
+    ::weft::detail::atomic_store(word(), desired, order);
   }
-  T load(::std::memory_order order = ::std::memory_order_seq_cst) const noexcept { return word().load(order); }
+  T load(::std::memory_order order = ::std::memory_order_seq_cst) const noexcept {
+    return ::weft::detail::atomic_load(word(), order);
+  }
   T exchange(T desired, ::std::memory_order order = ::std::memory_order_seq_cst) const noexcept {
     return word().exchange(desired, order);
   }
@@ -108,7 +143,7 @@ class atomic_ref {
   template <class Beats>
   T keep_if(T arg, ::std::memory_order order, Beats beats) const {
     auto w = word();
-    T old = w.load(::std::memory_order_relaxed);
+    T old = ::weft::detail::atomic_load(w, ::std::memory_order_relaxed);
     while (beats(arg, old) && !w.compare_exchange_weak(old, arg, order)) {
     }
     return old;
