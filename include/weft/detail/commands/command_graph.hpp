@@ -28,6 +28,7 @@
 #include <utility>
 #include <vector>
 
+#include "weft/detail/checks/race_check.hpp"
 #include "weft/detail/base/spin_wait.hpp"
 #include "weft/detail/commands/command.hpp"
 #include "weft/detail/commands/stream.hpp"
@@ -276,7 +277,9 @@ class command_graph {
   /// The command the stream ends with now, or null when it has none pending.
   std::shared_ptr<command> last_pending(CUstream_st& s) {
     std::lock_guard lock(mutex_);
-    return s.last && !s.last->done() ? s.last : nullptr;
+    if (s.last && !s.last->done()) return s.last;
+    if (s.last) host_learns(*s.last);  // the host saw the stream's work done
+    return nullptr;
   }
 
   /// The legacy stream's work, and that of every blocking stream, is done.
@@ -288,17 +291,27 @@ class command_graph {
   }
 
   static void wait(const command& c) {
-    if (spin_until([&] { return c.done(); })) return;
-    c.done_.wait(false, std::memory_order_acquire);
+    if (!spin_until([&] { return c.done(); })) c.done_.wait(false, std::memory_order_acquire);
+    host_learns(c);
   }
 
   /// Waits until every command enqueued on the device so far has completed
   /// (and any enqueued meanwhile).
   void wait_all() {
-    if (spin_until([&] { return idle(); })) return;
-    for (auto n = outstanding_.load(std::memory_order_acquire); n != 0;
-         n = outstanding_.load(std::memory_order_acquire))
-      outstanding_.wait(n, std::memory_order_acquire);
+    if (!spin_until([&] { return idle(); }))
+      for (auto n = outstanding_.load(std::memory_order_acquire); n != 0;
+           n = outstanding_.load(std::memory_order_acquire))
+        outstanding_.wait(n, std::memory_order_acquire);
+    if constexpr (race_check_build) {
+      std::lock_guard lock(mutex_);
+      race_host_order::learn(&enqueued_order_, 0);
+    }
+  }
+
+  /// The race check: the host has seen `c` complete, so whatever it
+  /// enqueues from now on is ordered after `c`.
+  static void host_learns(const command& c) {
+    if constexpr (race_check_build) race_host_order::learn(c.launches_before.get(), c.race_serial);
   }
 
   bool idle() const { return outstanding_.load(std::memory_order_acquire) == 0; }
@@ -323,7 +336,12 @@ class command_graph {
     {
       std::lock_guard lock(mutex_);
       outstanding_.fetch_add(1, std::memory_order_relaxed);
+      if constexpr (race_check_build) learn_from_host(*c, elsewhere);
       link_locked(*c);
+      if constexpr (race_check_build) {
+        enqueued_order_.join(*c->launches_before);
+        enqueued_order_.add(c->race_serial);
+      }
     }
     for (const auto& b : elsewhere) {
       std::lock_guard lock(b->graph_->mutex_);
@@ -332,9 +350,28 @@ class command_graph {
     if (c->pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) start({std::move(c)});
   }
 
+  // The race check: `after` is ordered after `before` and all that it
+  // follows, whether or not `before` has completed.
+  static void learn_order(const command& before, command& after) {
+    if constexpr (race_check_build) {
+      if (!after.launches_before) after.launches_before = std::make_unique<race_launch_order>();
+      if (before.launches_before) after.launches_before->join(*before.launches_before);
+      after.launches_before->add(before.race_serial);
+    }
+  }
+  // What `c` follows besides this graph's commands: what the host has
+  // synchronised with, and other devices' commands it waits for.
+  static void learn_from_host(command& c, const std::vector<std::shared_ptr<command>>& elsewhere) {
+    if (!c.launches_before) c.launches_before = std::make_unique<race_launch_order>();
+    race_host_order::teach(*c.launches_before);
+    for (const auto& b : elsewhere) learn_order(*b, c);
+  }
+
   // Called with the mutex of `before`'s graph held.
   static void link(const std::shared_ptr<command>& before, command& after) {
     if (!before) return;
+    // Another device's command was learnt from under this graph's mutex (learn_from_host).
+    if (before->graph_ == after.graph_) learn_order(*before, after);
     // A marker passes on the kernels it let through early, even once it has
     // completed (which happens as soon as they trigger): a kernel or marker
     // after it overlaps them too; a copy or host function, which has no
@@ -367,6 +404,9 @@ class command_graph {
                                                                            : "launch completion point");
     point->stream_id = primary.stream_id;
     point->graph_ = this;
+    // Generous: what follows the point is taken to come after the whole
+    // kernel (cudaGridDependencySynchronize orders what follows it).
+    learn_order(primary, *point);
     if (!primary.done()) point->primaries_.push_back(primary.shared_from_this());
     trace::enqueued(point.get(), device_, point->stream_id);
     outstanding_.fetch_add(1, std::memory_order_relaxed);
@@ -539,6 +579,9 @@ class command_graph {
   std::condition_variable deferred_ready_;
   std::deque<std::function<void()>> deferred_;
   bool deferred_stopping_ = false;
+  // The race check: every launch enqueued so far, which the host is
+  // ordered after once it has waited for them all (guarded by mutex_).
+  race_launch_order enqueued_order_;
   std::thread deferred_thread_;
 };
 
