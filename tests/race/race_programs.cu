@@ -114,6 +114,20 @@ __global__ void write_word(int* word, int value) {
 }
 __global__ void read_word(const int* word, int* out) { out[blockIdx.x * blockDim.x + threadIdx.x] = *word; }
 
+// A writer and a reader in two streams: CUDA orders them only by an event,
+// the host's synchronisation or the legacy stream between blocking
+// streams, whatever order weft runs them in. A second pair for the
+// non-blocking streams' case, whose hazard has source lines of its own.
+__global__ void stream_writer(int* word) {
+  if (threadIdx.x == 0) *word = 1;
+}
+__global__ void stream_reader(const int* word, int* out) { out[blockIdx.x * blockDim.x + threadIdx.x] = *word; }
+__global__ void nonblocking_writer(int* word) {
+  if (threadIdx.x == 0) *word = 2;
+}
+__global__ void nonblocking_reader(const int* word, int* out) { out[blockIdx.x * blockDim.x + threadIdx.x] = *word; }
+__global__ void legacy_stream_step() {}
+
 // Fence-plus-flag, as the threadFenceReduction sample: each block writes a
 // partial result, fences, and counts itself with an atomic; the last block
 // reads every partial result.
@@ -295,6 +309,46 @@ int main() {
   expect("named_barriers", false, [&] { named_handover<<<2, 64>>>(out); });
   expect("named_barrier_with_bystander_waiting", false, [&] { named_bystander<<<2, 96>>>(out, true); });
   expect("named_barrier_bystander", true, [&] { named_bystander<<<2, 96>>>(out, false); });
+
+  // Launches in different streams.
+  cudaStream_t first, second, first_nonblocking, second_nonblocking;
+  cudaStreamCreate(&first);
+  cudaStreamCreate(&second);
+  cudaStreamCreateWithFlags(&first_nonblocking, cudaStreamNonBlocking);
+  cudaStreamCreateWithFlags(&second_nonblocking, cudaStreamNonBlocking);
+  cudaEvent_t written;
+  cudaEventCreate(&written);
+  int* shared_word = words + 48;
+  expect("streams_without_event", true, [&] {
+    stream_writer<<<1, 32, 0, first>>>(shared_word);
+    stream_reader<<<2, 32, 0, second>>>(shared_word, out);
+  });
+  expect("streams_with_event", false, [&] {
+    stream_writer<<<1, 32, 0, first>>>(shared_word);
+    cudaEventRecord(written, first);
+    cudaStreamWaitEvent(second, written, 0);
+    stream_reader<<<2, 32, 0, second>>>(shared_word, out);
+  });
+  expect("one_created_stream", false, [&] {
+    stream_writer<<<1, 32, 0, first>>>(shared_word);
+    stream_reader<<<2, 32, 0, first>>>(shared_word, out);
+    stream_writer<<<1, 32, 0, first>>>(shared_word);
+  });
+  expect("streams_with_host_synchronisation", false, [&] {
+    stream_writer<<<1, 32, 0, first>>>(shared_word);
+    cudaStreamSynchronize(first);
+    stream_reader<<<2, 32, 0, second>>>(shared_word, out);
+  });
+  expect("blocking_streams_with_legacy_stream_between", false, [&] {
+    stream_writer<<<1, 32, 0, first>>>(shared_word);
+    legacy_stream_step<<<1, 1>>>();
+    stream_reader<<<2, 32, 0, second>>>(shared_word, out);
+  });
+  expect("nonblocking_streams_with_legacy_stream_between", true, [&] {
+    nonblocking_writer<<<1, 32, 0, first_nonblocking>>>(shared_word);
+    legacy_stream_step<<<1, 1>>>();
+    nonblocking_reader<<<2, 32, 0, second_nonblocking>>>(shared_word, out);
+  });
   std::printf("%s\n", failures == 0 ? "PASS" : "FAIL");
   return failures == 0 ? 0 : 1;
 }

@@ -1230,9 +1230,9 @@ class race_worker {
       if (latest_read) latest_read->forget();
       if (earlier_read) earlier_read->forget();
     } else {
-      // A read by another thread is kept as the earlier read.
-      if (latest_read && latest_read->launch() == launch_tag_ &&
-          (latest_read->thread() != thread ||
+      // A read by another thread (or another launch) is kept as the earlier read.
+      if (latest_read && latest_read->launch() != 0 &&
+          (latest_read->launch() != launch_tag_ || latest_read->thread() != thread ||
            (!shared && latest_read->state() != state && launch_->states()[latest_read->state()].block != block_)))
         shadow.make(race_shadow::earlier_reads, at) = *latest_read;
       shadow.make(race_shadow::latest_reads, at).store(now);
