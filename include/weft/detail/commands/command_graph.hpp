@@ -28,8 +28,8 @@
 #include <utility>
 #include <vector>
 
-#include "weft/detail/checks/race_check.hpp"
 #include "weft/detail/base/spin_wait.hpp"
+#include "weft/detail/checks/race_check.hpp"
 #include "weft/detail/commands/command.hpp"
 #include "weft/detail/commands/stream.hpp"
 #include "weft/detail/trace/trace.hpp"
