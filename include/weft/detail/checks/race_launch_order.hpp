@@ -6,6 +6,7 @@
 // unless that order separates them, whatever order weft ran them in.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <mutex>
@@ -27,24 +28,30 @@ class race_launch_order {
     return age >= window || (bits_[age / 64] >> (age % 64) & 1);
   }
 
-  void add(std::uint64_t serial) {
-    if (serial == 0) return;
-    if (serial > newest_) advance_to(serial);
+  /// Adds a launch; says whether it was new.
+  bool add(std::uint64_t serial) {
+    if (serial == 0 || knows(serial)) return false;
+    advance_to(std::max(serial, newest_));
     std::uint64_t age = newest_ - serial;
-    if (age < window) bits_[age / 64] |= std::uint64_t{1} << (age % 64);
+    bits_[age / 64] |= std::uint64_t{1} << (age % 64);
+    return true;
   }
 
-  void join(const race_launch_order& other) {
-    if (other.newest_ > newest_) advance_to(other.newest_);
+  /// Adds the launches of `other`; says whether any was new.
+  bool join(const race_launch_order& other) {
+    bool grew = other.newest_ > newest_;
+    if (grew) advance_to(other.newest_);
     std::uint64_t shift = newest_ - other.newest_;
-    if (shift >= window) return;
+    if (shift >= window) return grew;
     // Other's bit at age a is this window's bit at age a + shift.
     std::uint64_t words = shift / 64, bits = shift % 64;
     for (std::size_t i = bits_.size(); i-- > words;) {
       std::uint64_t from = other.bits_[i - words] << bits;
       if (bits != 0 && i > words) from |= other.bits_[i - words - 1] >> (64 - bits);
+      grew |= (from & ~bits_[i]) != 0;
       bits_[i] |= from;
     }
+    return grew;
   }
 
  private:
@@ -52,6 +59,7 @@ class race_launch_order {
   // as known from then on.
   void advance_to(std::uint64_t serial) {
     std::uint64_t by = serial - newest_;
+    if (by == 0) return;
     newest_ = serial;
     if (by >= window) {
       bits_.fill(0);

@@ -341,6 +341,7 @@ class command_graph {
       if constexpr (race_check_build) {
         enqueued_order_.join(*c->launches_before);
         enqueued_order_.add(c->race_serial);
+        teach_successors(*c);
       }
     }
     for (const auto& b : elsewhere) {
@@ -352,11 +353,26 @@ class command_graph {
 
   // The race check: `after` is ordered after `before` and all that it
   // follows, whether or not `before` has completed.
-  static void learn_order(const command& before, command& after) {
+  // Says whether `after` learnt anything.
+  static bool learn_order(const command& before, command& after) {
     if constexpr (race_check_build) {
       if (!after.launches_before) after.launches_before = std::make_unique<race_launch_order>();
-      if (before.launches_before) after.launches_before->join(*before.launches_before);
-      after.launches_before->add(before.race_serial);
+      bool learnt = before.launches_before && after.launches_before->join(*before.launches_before);
+      return after.launches_before->add(before.race_serial) || learnt;
+    }
+    return false;
+  }
+  // Commands linked after `c` before it was enqueued (a graph launch's end,
+  // after the last command its deferred job enqueues) learnt an order that
+  // lacked what `c` follows: they, and what follows them, learn it now.
+  // None of them has started. Called with the mutex held.
+  void teach_successors(command& c) {
+    std::vector<command*> taught{&c};
+    while (!taught.empty()) {
+      command& from = *taught.back();
+      taught.pop_back();
+      for (const auto& s : from.successors_)
+        if (s->graph_ == this && learn_order(from, *s)) taught.push_back(s.get());
     }
   }
   // What `c` follows besides this graph's commands: what the host has
