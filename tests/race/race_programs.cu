@@ -349,6 +349,20 @@ int main() {
     legacy_stream_step<<<1, 1>>>();
     nonblocking_reader<<<2, 32, 0, second_nonblocking>>>(shared_word, out);
   });
+  // A graph's edge orders its kernels, and a graph launch orders them
+  // before and after what its stream holds around it.
+  cudaGraph_t graph;
+  cudaGraphExec_t graph_exec;
+  cudaStreamBeginCapture(second, cudaStreamCaptureModeGlobal);
+  stream_writer<<<1, 32, 0, second>>>(shared_word);
+  stream_reader<<<2, 32, 0, second>>>(shared_word, out);
+  cudaStreamEndCapture(second, &graph);
+  cudaGraphInstantiate(&graph_exec, graph);
+  expect("graph_launches_in_one_stream", false, [&] {
+    cudaGraphLaunch(graph_exec, first);
+    stream_writer<<<1, 32, 0, first>>>(shared_word);
+    cudaGraphLaunch(graph_exec, first);
+  });
   std::printf("%s\n", failures == 0 ? "PASS" : "FAIL");
   return failures == 0 ? 0 : 1;
 }
