@@ -1230,10 +1230,14 @@ class race_worker {
       if (latest_read) latest_read->forget();
       if (earlier_read) earlier_read->forget();
     } else {
-      // A read by another thread (or another launch) is kept as the earlier read.
-      if (latest_read && latest_read->launch() != 0 &&
-          (latest_read->launch() != launch_tag_ || latest_read->thread() != thread ||
+      // A read by another thread is kept as the earlier read; another
+      // launch's, if CUDA does not order that launch before this one.
+      if (latest_read && latest_read->launch() == launch_tag_ &&
+          (latest_read->thread() != thread ||
            (!shared && latest_read->state() != state && launch_->states()[latest_read->state()].block != block_)))
+        shadow.make(race_shadow::earlier_reads, at) = *latest_read;
+      else if (!shared && latest_read && latest_read->launch() != 0 && latest_read->launch() != launch_tag_ &&
+               unordered_launch(*checking_page_, *latest_read))
         shadow.make(race_shadow::earlier_reads, at) = *latest_read;
       shadow.make(race_shadow::latest_reads, at).store(now);
     }
