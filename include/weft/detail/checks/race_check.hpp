@@ -375,12 +375,12 @@ class race_shadow {
     for (auto& records : parts_) records[word].forget();
   }
 
-  /// Forgets every record that carries launch tag `tag` (unstamped shadows).
-  void forget_launch(std::uint32_t tag) {
+  /// Forgets every record whose launch tag is `stale` (unstamped shadows).
+  void forget_launches(const std::array<bool, 256>& stale) {
     for (auto& records : parts_)
       if (records)
         for (std::size_t w = 0; w < words_; ++w)
-          if (records[w].launch() == tag) records[w].forget();
+          if (stale[records[w].launch()]) records[w].forget();
   }
 
   /// The word's record of `which`, or null where that part was never made.
@@ -704,6 +704,7 @@ class race_worker {
     state_ = 0;
     launch_tag_ = race_launch_tag(launch->serial);
     identity_ = launch->identity();
+    ordered_page_ = nullptr;
     // The dynamic shared buffer may have moved into a gap.
     private_begin_ = private_end_ = other_private_begin_ = other_private_end_ = 0;
     fences_ = &launch->fence_counter(block);
@@ -964,27 +965,53 @@ class race_worker {
   }
 
   // Makes the running launch the owner of its tag's records in `page`,
-  // which this worker holds: the records of the launch that had the tag
-  // before (255 launches earlier, finished) are forgotten. While that one
+  // which this worker holds. If the page may hold records with that tag
+  // (of the launch that had it 255 launches earlier, finished), it is swept
+  // of every stale record at once: those of launches ordered before this
+  // one, or of none (a page moved to a new address), whose tags are then
+  // free for about as many launches again. While the tag's last launch
   // still runs, the page goes unchecked for this launch (a race can go
   // unseen, none is invented).
   [[gnu::noinline]] bool own(race_launch::page& page) {
     std::shared_ptr<race_launch_identity>& owner = page.owners[launch_tag_];
     if (owner && !owner->finished.load(std::memory_order_acquire)) return false;
-    std::uint64_t& tagged = page.tagged[launch_tag_ / 64];
-    std::uint64_t bit = std::uint64_t{1} << (launch_tag_ % 64);
-    if (tagged & bit) page.words.forget_launch(launch_tag_);
-    tagged |= bit;
-    std::shared_ptr<race_launch_identity> previous = std::exchange(owner, launch_->shared_identity());
+    if (page.tagged[launch_tag_ / 64] >> (launch_tag_ % 64) & 1) {
+      std::array<bool, 256> stale{};
+      std::vector<std::shared_ptr<race_launch_identity>> dropped;
+      for (std::uint32_t tag = 1; tag < 256; ++tag) {
+        std::shared_ptr<race_launch_identity>& o = page.owners[tag];
+        stale[tag] = tag == launch_tag_ || !o || (o->finished.load(std::memory_order_acquire) && launch_->knows(*o));
+        if (!stale[tag]) continue;
+        page.tagged[tag / 64] &= ~(std::uint64_t{1} << (tag % 64));
+        if (o) dropped.push_back(std::move(o));
+      }
+      page.words.forget_launches(stale);
+    }
+    page.tagged[launch_tag_ / 64] |= std::uint64_t{1} << (launch_tag_ % 64);
+    owner = launch_->shared_identity();
     return true;
   }
 
-  // A record of global word `at` in `page` made by another launch: the
-  // launch, if CUDA does not order it before the running one (else the
-  // record is forgotten: stale, as good as none).
-  [[gnu::noinline]] race_launch_identity* unordered_launch(race_launch::page& page, race_record& r) {
+  // A record in `page` made by another launch: the launch, if CUDA does
+  // not order it before the running one (else the record is forgotten:
+  // stale, as good as none). A launch meets another's records once per
+  // word, a streaming kernel those of the launch before it in its stream
+  // at every word: the last launch found ordered, by page and tag, is
+  // remembered.
+  [[gnu::always_inline]] race_launch_identity* unordered_launch(race_launch::page& page, race_record& r) {
+    if (r.launch() == ordered_tag_ && &page == ordered_page_) {
+      r.forget();
+      return nullptr;
+    }
+    return look_up_launch(page, r);
+  }
+  [[gnu::noinline]] race_launch_identity* look_up_launch(race_launch::page& page, race_record& r) {
     race_launch_identity* other = page.owners[r.launch()].get();
     if (other && !launch_->knows(*other)) return other;
+    if (other) {
+      ordered_page_ = &page;
+      ordered_tag_ = r.launch();
+    }
     r.forget();
     return nullptr;
   }
@@ -1323,6 +1350,8 @@ class race_worker {
   std::uint32_t launch_tag_ = 0;
   const race_launch_identity* identity_ = nullptr;  // the running launch's
   race_launch::page* checking_page_ = nullptr;      // the global page of the access being checked
+  race_launch::page* ordered_page_ = nullptr;       // where a launch ordered before this one was found last
+  std::uint32_t ordered_tag_ = 0;                   // that launch's tag
   // Code addresses' numbers, direct-mapped: 256 entries missed often
   // enough in a stackless tiled matmul (its coroutine's resume function
   // alone has 84 callbacks) that race_sites::id, under its lock, was 8 %.
