@@ -448,6 +448,16 @@ struct race_launch_identity {
   dim3 grid, block;
   std::atomic<bool> finished{false};
   race_block_states states;
+  // The launches CUDA orders before it: its command's while it runs, its
+  // own copy once it has finished; none (a unit test's launch): all.
+  std::atomic<const race_launch_order*> order{nullptr};
+  race_launch_order kept_order;
+
+  /// Whether CUDA orders the launch of `family` before this one.
+  bool follows(std::uint64_t family) const {
+    const race_launch_order* o = order.load(std::memory_order_acquire);
+    return !o || o->knows(family);
+  }
 
   /// The kernel's name: asked of the launch while it runs, kept from then.
   std::string kernel_name() {
@@ -504,7 +514,11 @@ class race_launch {
   /// The launches CUDA orders before this one (the command's, read while
   /// the launch runs). A launch without one (the unit tests') is ordered
   /// after every other.
-  void order_after(const race_launch_order* before) { before_ = before; }
+  void order_after(const race_launch_order* before) {
+    before_ = before;
+    identity_->order.store(before, std::memory_order_release);
+  }
+  const race_launch_order* order() const { return before_; }
   bool knows(const race_launch_identity& earlier) const {
     return !before_ || earlier.family == identity_->family || before_->knows(earlier.family);
   }
@@ -530,6 +544,10 @@ class race_launch {
     if (identity_->finished.load(std::memory_order_relaxed)) return;
     std::lock_guard lock(pages_mutex_);
     identity_->stop_naming(named && !pages_.empty());
+    if (before_) {
+      identity_->kept_order = *before_;
+      identity_->order.store(&identity_->kept_order, std::memory_order_release);
+    }
     identity_->finished.store(true, std::memory_order_release);
     for (auto& [index, p] : pages_) shadow_pages::release(*p);
     pages_.clear();
@@ -1006,8 +1024,10 @@ class race_worker {
     return look_up_launch(page, r);
   }
   [[gnu::noinline]] race_launch_identity* look_up_launch(race_launch::page& page, race_record& r) {
+    // Either order will do: a kernel that programmatic dependent launch
+    // lets start early runs beside the one it follows.
     race_launch_identity* other = page.owners[r.launch()].get();
-    if (other && !launch_->knows(*other)) return other;
+    if (other && !launch_->knows(*other) && !other->follows(launch_->family())) return other;
     if (other) {
       ordered_page_ = &page;
       ordered_tag_ = r.launch();

@@ -380,8 +380,19 @@ class command_graph {
   static void learn_from_host(command& c, const std::vector<std::shared_ptr<command>>& elsewhere) {
     if (!c.launches_before) c.launches_before = std::make_unique<race_launch_order>();
     race_host_order::teach(*c.launches_before);
+    // Made by a kernel (a launch or a device graph launch's commands): after
+    // its launch, taken as after all of it. A tail launch: after the
+    // command it follows and that command's children.
+    if (race_launch* parent = race_launching) {
+      c.launches_before->add(parent->family());
+      if (parent->order()) c.launches_before->join(*parent->order());
+    }
+    if (race_tail_of) learn_order(*race_tail_of, c);
     for (const auto& b : elsewhere) learn_order(*b, c);
   }
+
+  // The race check: the command whose tail launch the calling thread makes.
+  static inline thread_local command* race_tail_of = nullptr;
 
   // Called with the mutex of `before`'s graph held.
   static void link(const std::shared_ptr<command>& before, command& after) {
@@ -458,13 +469,16 @@ class command_graph {
             break;
           }
         if (running) break;
+        for (const auto& child : c.children_) learn_order(*child, c);
         c.children_.clear();
         if (c.tails_.empty()) return false;
         next = std::move(c.tails_.front());
         c.tails_.erase(c.tails_.begin());  // at most 255 of them
       }
       // A launch that enqueued nothing (its device faulted) is skipped.
+      race_tail_of = &c;
       running = next();
+      race_tail_of = nullptr;
     }
     when_done(*running, [c = c.shared_from_this()] { complete(*c); });
     return true;
