@@ -469,7 +469,12 @@ class command_graph {
             break;
           }
         if (running) break;
-        for (const auto& child : c.children_) learn_order(*child, c);
+        // The race check: `c`, and what already waits for it, come after
+        // its children and tail launches (the host's synchronisation with
+        // a graph launch's end covers its device launches).
+        bool learnt = false;
+        for (const auto& child : c.children_) learnt |= learn_order(*child, c);
+        if (learnt) c.graph_->teach_successors(c);
         c.children_.clear();
         if (c.tails_.empty()) return false;
         next = std::move(c.tails_.front());
@@ -479,6 +484,11 @@ class command_graph {
       race_tail_of = &c;
       running = next();
       race_tail_of = nullptr;
+      if constexpr (race_check_build)
+        if (running) {  // learnt from once done, as a child
+          std::lock_guard lock(c.graph_->mutex_);
+          c.children_.push_back(running);
+        }
     }
     when_done(*running, [c = c.shared_from_this()] { complete(*c); });
     return true;
