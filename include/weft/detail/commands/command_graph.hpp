@@ -352,8 +352,8 @@ class command_graph {
   }
 
   // The race check: `after` is ordered after `before` and all that it
-  // follows, whether or not `before` has completed.
-  // Says whether `after` learnt anything.
+  // follows, whether or not `before` has completed. Says whether `after`
+  // learnt anything.
   static bool learn_order(const command& before, command& after) {
     if constexpr (race_check_build) {
       if (!after.launches_before) after.launches_before = std::make_unique<race_launch_order>();
@@ -472,23 +472,26 @@ class command_graph {
         // The race check: `c`, and what already waits for it, come after
         // its children and tail launches (the host's synchronisation with
         // a graph launch's end covers its device launches).
-        bool learnt = false;
-        for (const auto& child : c.children_) learnt |= learn_order(*child, c);
-        if (learnt) c.graph_->teach_successors(c);
+        if constexpr (race_check_build) {
+          bool learnt = false;
+          for (const auto& child : c.children_) learnt |= learn_order(*child, c);
+          if (learnt) c.graph_->teach_successors(c);
+        }
         c.children_.clear();
         if (c.tails_.empty()) return false;
         next = std::move(c.tails_.front());
         c.tails_.erase(c.tails_.begin());  // at most 255 of them
       }
       // A launch that enqueued nothing (its device faulted) is skipped.
-      race_tail_of = &c;
+      if constexpr (race_check_build) race_tail_of = &c;
       running = next();
-      race_tail_of = nullptr;
-      if constexpr (race_check_build)
+      if constexpr (race_check_build) {
+        race_tail_of = nullptr;
         if (running) {  // learnt from once done, as a child
           std::lock_guard lock(c.graph_->mutex_);
           c.children_.push_back(running);
         }
+      }
     }
     when_done(*running, [c = c.shared_from_this()] { complete(*c); });
     return true;
