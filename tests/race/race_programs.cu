@@ -378,6 +378,20 @@ __global__ void group_staged(const int* in, int* out, int bug) {
   out[blockIdx.x * COPY_TILE + threadIdx.x] = staged[COPY_TILE - 1 - threadIdx.x] + early;
 }
 
+// A writer and a reader in two streams: CUDA orders them only by an event,
+// the host's synchronisation or the legacy stream between blocking
+// streams, whatever order weft runs them in. A second pair for the
+// non-blocking streams' case, whose hazard has source lines of its own.
+__global__ void stream_writer(int* word) {
+  if (threadIdx.x == 0) *word = 1;
+}
+__global__ void stream_reader(const int* word, int* out) { out[blockIdx.x * blockDim.x + threadIdx.x] = *word; }
+__global__ void nonblocking_writer(int* word) {
+  if (threadIdx.x == 0) *word = 2;
+}
+__global__ void nonblocking_reader(const int* word, int* out) { out[blockIdx.x * blockDim.x + threadIdx.x] = *word; }
+__global__ void legacy_stream_step() {}
+
 static int failures = 0;
 
 static unsigned long long hazards() { return weft::detail::race_hazard_count().load(); }
@@ -481,6 +495,60 @@ int main() {
   expect("group_staged", false, [&] { group_staged<<<2, COPY_TILE>>>(staged_in, staged_out, no_copy_bug); });
   expect("group_staged_read_before_wait", true,
          [&] { group_staged<<<2, COPY_TILE>>>(staged_in, staged_out, read_before_wait); });
+
+  // Launches in different streams.
+  cudaStream_t first, second, first_nonblocking, second_nonblocking;
+  cudaStreamCreate(&first);
+  cudaStreamCreate(&second);
+  cudaStreamCreateWithFlags(&first_nonblocking, cudaStreamNonBlocking);
+  cudaStreamCreateWithFlags(&second_nonblocking, cudaStreamNonBlocking);
+  cudaEvent_t written;
+  cudaEventCreate(&written);
+  int* shared_word = words + 48;
+  expect("streams_without_event", true, [&] {
+    stream_writer<<<1, 32, 0, first>>>(shared_word);
+    stream_reader<<<2, 32, 0, second>>>(shared_word, out);
+  });
+  expect("streams_with_event", false, [&] {
+    stream_writer<<<1, 32, 0, first>>>(shared_word);
+    cudaEventRecord(written, first);
+    cudaStreamWaitEvent(second, written, 0);
+    stream_reader<<<2, 32, 0, second>>>(shared_word, out);
+  });
+  expect("one_created_stream", false, [&] {
+    stream_writer<<<1, 32, 0, first>>>(shared_word);
+    stream_reader<<<2, 32, 0, first>>>(shared_word, out);
+    stream_writer<<<1, 32, 0, first>>>(shared_word);
+  });
+  expect("streams_with_host_synchronisation", false, [&] {
+    stream_writer<<<1, 32, 0, first>>>(shared_word);
+    cudaStreamSynchronize(first);
+    stream_reader<<<2, 32, 0, second>>>(shared_word, out);
+  });
+  expect("blocking_streams_with_legacy_stream_between", false, [&] {
+    stream_writer<<<1, 32, 0, first>>>(shared_word);
+    legacy_stream_step<<<1, 1>>>();
+    stream_reader<<<2, 32, 0, second>>>(shared_word, out);
+  });
+  expect("nonblocking_streams_with_legacy_stream_between", true, [&] {
+    nonblocking_writer<<<1, 32, 0, first_nonblocking>>>(shared_word);
+    legacy_stream_step<<<1, 1>>>();
+    nonblocking_reader<<<2, 32, 0, second_nonblocking>>>(shared_word, out);
+  });
+  // A graph's edge orders its kernels, and a graph launch orders them
+  // before and after what its stream holds around it.
+  cudaGraph_t graph;
+  cudaGraphExec_t graph_exec;
+  cudaStreamBeginCapture(second, cudaStreamCaptureModeGlobal);
+  stream_writer<<<1, 32, 0, second>>>(shared_word);
+  stream_reader<<<2, 32, 0, second>>>(shared_word, out);
+  cudaStreamEndCapture(second, &graph);
+  cudaGraphInstantiate(&graph_exec, graph);
+  expect("graph_launches_in_one_stream", false, [&] {
+    cudaGraphLaunch(graph_exec, first);
+    stream_writer<<<1, 32, 0, first>>>(shared_word);
+    cudaGraphLaunch(graph_exec, first);
+  });
   std::printf("%s\n", failures == 0 ? "PASS" : "FAIL");
   return failures == 0 ? 0 : 1;
 }

@@ -57,7 +57,7 @@ for program in "${programs[@]}"; do
   status=0
   (cd "$binary_dir" && WEFT_WORKERS=$workers timeout 600 "./$target" > "$out" 2> "$err") || status=$?
   verdict=ok
-  if grep -q "hazard in kernel" "$err"; then
+  if grep -qE "hazard (in|between) kernel" "$err"; then
     verdict="hazards reported"
   elif ((status != 0)); then
     verdict="exit status $status"

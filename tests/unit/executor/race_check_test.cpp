@@ -611,3 +611,71 @@ TEST_CASE(
   worker.block_synced();  // __syncthreads orders both tiles
   CHECK(race_test_block::hazards([&] { access(64, 2, true, race_test_site_tile_one_reads); }) == 0);
 }
+
+TEST_CASE("race check: a launch order knows the launches added and joined to it, and counts long-gone ones as known") {
+  weft::detail::race_launch_order order;
+  CHECK_FALSE(order.knows(1));
+  order.add(1);
+  order.add(200);  // ages move across words of the window
+  CHECK(order.knows(1));
+  CHECK(order.knows(200));
+  CHECK_FALSE(order.knows(100));
+  CHECK_FALSE(order.knows(201));  // newer than any it heard of
+  weft::detail::race_launch_order older;
+  older.add(150);
+  order.join(older);
+  CHECK(order.knows(150));
+  CHECK_FALSE(order.knows(149));
+  weft::detail::race_launch_order newer;
+  newer.add(2000);
+  newer.add(1990);
+  order.join(newer);
+  CHECK(order.knows(1990));
+  CHECK(order.knows(2000));
+  CHECK_FALSE(order.knows(1989));
+  CHECK(order.knows(1));  // 1999 launches old: past the window
+}
+
+TEST_CASE(
+    "race check: a launch races with the records of a finished launch that CUDA does not order before it, not with "
+    "those of one it does") {
+  auto listed_before = weft::detail::race_list_allocations;
+  weft::detail::race_list_allocations = race_test_global_allocation;
+  weft::detail::blockDim = dim3{64, 1, 1};
+  weft::detail::gridDim = dim3{1, 1, 1};
+  std::uint32_t* global = race_test_global_words().data();
+  auto name = [] { return std::string("race_check_test"); };
+  race_worker worker;
+  race_launch writer{dim3{1, 1, 1}, dim3{64, 1, 1}, 0, name};
+  weft::detail::race_launch_order nothing_before;
+  writer.order_after(&nothing_before);
+  worker.start_block(&writer, 0, 64, nullptr, 0);
+  race_test_global_access(worker, 0, &global[300], true, race_test_site_x);
+  worker.let_go_of_pages();
+  writer.finish(true);
+
+  // A launch in another stream, with no event between: its read races the write.
+  race_launch unordered{dim3{1, 1, 1}, dim3{64, 1, 1}, 0, name};
+  unordered.order_after(&nothing_before);
+  worker.start_block(&unordered, 0, 64, nullptr, 0);
+  CHECK(race_test_block::hazards([&] { race_test_global_access(worker, 3, &global[300], false, race_test_site_y); }) ==
+        1);
+  worker.let_go_of_pages();
+  unordered.finish(true);
+
+  // One that an event orders after the writer (not after the reader): the
+  // writer's record is stale, the other reader's is not.
+  weft::detail::race_launch_order after_writer;
+  after_writer.add(writer.family());
+  race_launch ordered{dim3{1, 1, 1}, dim3{64, 1, 1}, 0, name};
+  ordered.order_after(&after_writer);
+  worker.start_block(&ordered, 0, 64, nullptr, 0);
+  CHECK(race_test_block::hazards([&] { race_test_global_access(worker, 5, &global[301], false, race_test_site_y); }) ==
+        0);
+  CHECK(race_test_block::hazards([&] { race_test_global_access(worker, 5, &global[300], false, race_test_site_z); }) ==
+        0);
+  CHECK(race_test_block::hazards([&] { race_test_global_access(worker, 5, &global[300], true, race_test_site_z); }) ==
+        1);  // after the unordered launch's read
+  worker.let_go_of_pages();
+  weft::detail::race_list_allocations = listed_before;
+}

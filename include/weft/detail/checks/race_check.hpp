@@ -40,7 +40,12 @@
 //     Between blocks, the fence-plus-flag rule above orders the same.
 //   - a cuda::barrier's completion function: after every arrival of its
 //     phase, before every wait that returns (an epoch of its own).
-//   - separate launches never race: the global shadow belongs to a launch.
+//   - between launches: CUDA's stream and event order, host
+//     synchronisation, the legacy stream's implicit synchronisation and a
+//     graph's edges (race_launch_order). The global shadow is the
+//     process's: a record of another launch that is not ordered before the
+//     running one is a hazard between the two kernels, whether weft ran
+//     them one after the other or at the same time.
 //   - an asynchronous copy (memcpy_async's forms) is its issuing thread's
 //     read of the source and write of the destination at the issue, and
 //     in flight until the barrier phase, pipeline stage or wait that
@@ -66,6 +71,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
 #include <functional>
 #include <iterator>
 #include <limits>
@@ -88,6 +94,7 @@
 #include "weft/detail/base/spin_wait.hpp"
 #include "weft/detail/base/text_format.hpp"
 #include "weft/detail/checks/race_async_copy.hpp"
+#include "weft/detail/checks/race_launch_order.hpp"
 #include "weft/detail/checks/race_page_holder.hpp"
 
 namespace weft::detail {
@@ -148,7 +155,9 @@ template <class Kernel, class Arguments>
 }
 
 /// One traced access, as a report names it: who made it and where.
+struct race_launch_identity;
 struct race_access {
+  race_launch_identity* launch = nullptr;  // another launch's record; null: the running launch's
   std::uintptr_t pc = 0;
   std::uint64_t block = 0;
   std::uint32_t thread = 0;  // linear id in the block
@@ -362,6 +371,14 @@ class race_shadow {
       if (records) std::fill(records.get(), records.get() + words_, race_record{});
   }
 
+  /// Forgets every record whose launch tag is `stale` (race_worker::own).
+  void forget_launches(const std::array<bool, 256>& stale) {
+    for (auto& records : parts_)
+      if (records)
+        for (std::size_t w = 0; w < words_; ++w)
+          if (stale[records[w].launch()]) records[w].forget();
+  }
+
   /// The word's record of `which`, or null where that part was never made.
   [[gnu::always_inline]] race_record* find(part which, std::size_t word) {
     race_record* records = parts_[which].get();
@@ -463,8 +480,51 @@ inline bool race_untraced(const void* (*address)(), std::size_t bytes) {
   return true;
 }
 
-/// One launch under the race check: its global memory's shadow, and each
-/// block's count of __threadfence() calls, with how many of them a
+/// What outlives a launch in the global shadow, for the launches that meet
+/// its records: whom CUDA orders it by (its serial, or for a launch made by
+/// a kernel, its host-launched ancestor's: family), its tag, its shape and
+/// name for a report, and its blocks' states, which its records name.
+struct race_launch_identity {
+  std::uint64_t serial = 0;
+  std::uint64_t family = 0;
+  std::uint32_t tag = 0;
+  dim3 grid, block;
+  std::atomic<bool> finished{false};
+  race_block_states states;
+  // The launches CUDA orders before it: its command's while it runs, its
+  // own copy once it has finished; none (a unit test's launch): all.
+  std::atomic<const race_launch_order*> order{nullptr};
+  race_launch_order kept_order;
+
+  /// Whether CUDA orders the launch of `family` before this one.
+  bool follows(std::uint64_t family) const {
+    const race_launch_order* o = order.load(std::memory_order_acquire);
+    return !o || o->knows(family);
+  }
+
+  /// The kernel's name: asked of the launch while it runs, kept from then.
+  std::string kernel_name() {
+    std::lock_guard lock(name_mutex);
+    if (name.empty() && naming) name = naming();
+    return name.empty() ? std::string("another kernel") : name;
+  }
+  /// The launch is done: its name is asked for now (`named`) or never.
+  void stop_naming(bool named) {
+    std::lock_guard lock(name_mutex);
+    if (named && name.empty() && naming) name = naming();
+    naming = nullptr;
+  }
+  std::mutex name_mutex;
+  std::function<std::string()> naming;  // the launch's, while it runs
+  std::string name;
+};
+
+class race_launch;
+/// The launch whose blocks the calling worker is about to run.
+inline thread_local race_launch* race_launching = nullptr;
+
+/// One launch under the race check: the global shadow pages it uses, and
+/// each block's count of __threadfence() calls, with how many of them a
 /// device-scope atomic after them published to other blocks.
 class race_launch {
  public:
@@ -474,7 +534,15 @@ class race_launch {
         device_(device),
         kernel_name_(std::move(kernel_name)),
         fences_(static_cast<std::size_t>(std::min<std::uint64_t>(volume(grid), max_fence_counters))),
-        published_(fences_.size()) {}
+        published_(fences_.size()) {
+    identity_->serial = serial;
+    // A launch from device code is ordered as its host-launched ancestor.
+    identity_->family = race_launching ? race_launching->family() : serial;
+    identity_->tag = race_launch_tag(serial);
+    identity_->grid = grid;
+    identity_->block = block;
+    identity_->naming = kernel_name_;
+  }
 
   /// Tells launches apart where an address cannot: a new launch may be
   /// allocated where a finished one was.
@@ -484,6 +552,21 @@ class race_launch {
   dim3 block() const { return block_; }
   int device() const { return device_; }
   std::string kernel_name() const { return kernel_name_(); }
+  std::uint64_t family() const { return identity_->family; }
+  race_launch_identity* identity() const { return identity_.get(); }
+  std::shared_ptr<race_launch_identity> shared_identity() const { return identity_; }
+
+  /// The launches CUDA orders before this one (the command's, read while
+  /// the launch runs). A launch without one (the unit tests') is ordered
+  /// after every other.
+  void order_after(const race_launch_order* before) {
+    before_ = before;
+    identity_->order.store(before, std::memory_order_release);
+  }
+  const race_launch_order* order() const { return before_; }
+  bool knows(const race_launch_identity& earlier) const {
+    return !before_ || earlier.family == identity_->family || before_->knows(earlier.family);
+  }
 
   void fence(std::uint64_t block) { fence_counter(block).fetch_add(1, std::memory_order_acq_rel); }
   /// The block's fences that an atomic of device or system scope followed:
@@ -511,20 +594,31 @@ class race_launch {
     return allocations_;
   }
 
-  ~race_launch() {
-    std::lock_guard lock(spare_pages_mutex());
-    for (auto& [index, p] : pages_)
-      if (spare_pages().size() < max_spare_pages) spare_pages().push_back(std::move(p));
+  /// The launch's blocks are done: its pages' records stay for the
+  /// launches that CUDA does not order after it, under its name
+  /// (`named`: the kernel's name can still be asked for).
+  void finish(bool named) {
+    if (identity_->finished.load(std::memory_order_relaxed)) return;
+    std::lock_guard lock(pages_mutex_);
+    identity_->stop_naming(named && !pages_.empty());
+    if (before_) {
+      identity_->kept_order = *before_;
+      identity_->order.store(&identity_->kept_order, std::memory_order_release);
+    }
+    identity_->finished.store(true, std::memory_order_release);
+    for (auto& [index, p] : pages_) shadow_pages::release(*p);
+    pages_.clear();
   }
+  ~race_launch() { finish(false); }
 
   /// The launch's blocks' synchronisation states, which its records name.
-  race_block_states& states() { return states_; }
-  const race_block_states& states() const { return states_; }
+  race_block_states& states() { return identity_->states; }
+  const race_block_states& states() const { return identity_->states; }
 
   /// The shadow of a 4 KiB page of global memory (16 KiB per kind of
-  /// access made to it, up to 48: made only for pages that a launch
-  /// touches): its words, and a lock, since blocks run on several workers
-  /// at once.
+  /// access made to it, up to 48: made only for pages that launches
+  /// touch), shared by the launches that use it: its words, and a lock,
+  /// since blocks run on several workers at once.
   struct page {
     static constexpr std::uintptr_t bytes = 4096;
     std::atomic_flag locked = ATOMIC_FLAG_INIT;
@@ -532,8 +626,17 @@ class race_launch {
     // another asks for one of them (or the worker may wait for other
     // blocks: race_worker::let_go_of_pages).
     std::atomic<race_page_holder*> holder{nullptr};
-    std::uint64_t cleared_at = 0;  // the launch that last found it cleared
     race_shadow words{bytes / 4};
+    // By launch tag, under the lock: the launch whose records carry it (a
+    // record whose tag has none is stale), and the tags that records may
+    // carry (a new owner forgets those of the last one with its tag).
+    std::array<std::shared_ptr<race_launch_identity>, 256> owners;
+    std::array<std::uint64_t, 4> tagged{};
+    // Under shadow_pages' mutex: the running launches that use it, and
+    // whether it waits among the retained pages.
+    std::uintptr_t index = 0;
+    unsigned users = 0;
+    bool retained = false;
   };
 
   /// Calls `use` with the releases that threads of `block` made through
@@ -548,47 +651,89 @@ class race_launch {
     use(atomic_words_[block]);
   }
 
-  /// The shadow of the page that holds `address`, made when first asked for
-  /// (or taken from a finished launch).
+  /// The shadow of the page that holds `address`, shared with the other
+  /// launches that use it (made when first asked for).
   [[gnu::noinline]] page& page_of(std::uintptr_t address) {
     std::lock_guard lock(pages_mutex_);
-    std::unique_ptr<page>& p = pages_[address / page::bytes];
-    if (!p) {
-      p = spare_page();
-      if (p->cleared_at == 0 || serial - p->cleared_at >= 255) {
-        if (p->cleared_at != 0) p->words.clear();
-        p->cleared_at = serial;
-      }
-    }
+    page*& p = pages_[address / page::bytes];
+    if (!p) p = &shadow_pages::take(address / page::bytes);
     return *p;
   }
 
  private:
-  // Finished launches' pages, for the next launches: making a page's
-  // shadow (page faults included) or clearing one cost more than a short
-  // streaming kernel's accesses to it. Kept up to 32 MiB or so.
-  static constexpr std::size_t max_spare_pages = 672;
-  // Never destroyed: a launch kept alive to the end (by a graph, say) may
-  // give its pages back during static destruction.
-  static std::mutex& spare_pages_mutex() {
-    static auto* mutex = new std::mutex;
-    return *mutex;
-  }
-  static std::vector<std::unique_ptr<page>>& spare_pages() {
-    static auto* pages = new std::vector<std::unique_ptr<page>>;
-    return *pages;
-  }
-  static std::unique_ptr<page> spare_page() {
-    std::unique_ptr<page> p;
-    {
-      std::lock_guard lock(spare_pages_mutex());
-      if (!spare_pages().empty()) {
-        p = std::move(spare_pages().back());
-        spare_pages().pop_back();
+  // The process's global shadow pages, by page of memory. A page that no
+  // running launch uses is retained, records and all, for the launches
+  // that CUDA does not order after the ones that made them, up to 672
+  // (about 32 MiB); past that, and when a new page is wanted, the one
+  // retained longest goes to the new address (its records are then
+  // stale: a race can go unseen, none is invented).
+  class shadow_pages {
+   public:
+    static page& take(std::uintptr_t index) {
+      shadow_pages& s = instance();
+      std::vector<std::shared_ptr<race_launch_identity>> dropped;  // destroyed after the lock
+      std::lock_guard lock(s.mutex_);
+      std::unique_ptr<page>& p = s.pages_[index];
+      if (!p) {
+        p = s.reusable(dropped);
+        p->index = index;
+      }
+      ++p->users;
+      return *p;
+    }
+    static void release(page& p) {
+      shadow_pages& s = instance();
+      std::vector<std::shared_ptr<race_launch_identity>> dropped;
+      std::lock_guard lock(s.mutex_);
+      if (--p.users != 0 || p.retained) return;
+      p.retained = true;
+      s.retained_.push_back(p.index);
+      while (s.retained_.size() > max_retained_pages) {
+        std::unique_ptr<page> evicted = s.evict_oldest(dropped);
+        if (evicted && s.spare_.size() < max_spare_pages) s.spare_.push_back(std::move(evicted));
       }
     }
-    return p ? std::move(p) : std::make_unique<page>();
-  }
+
+   private:
+    static constexpr std::size_t max_retained_pages = 672;
+    static constexpr std::size_t max_spare_pages = 64;
+    // Never destroyed: a launch kept alive to the end (by a graph, say) may
+    // give its pages back during static destruction.
+    static shadow_pages& instance() {
+      static auto* pages = new shadow_pages;
+      return *pages;
+    }
+    // A page for a new address: a spare one, the one retained longest, or
+    // a new one. Its records stay, stale without an owner.
+    std::unique_ptr<page> reusable(std::vector<std::shared_ptr<race_launch_identity>>& dropped) {
+      if (!spare_.empty()) {
+        std::unique_ptr<page> p = std::move(spare_.back());
+        spare_.pop_back();
+        return p;
+      }
+      while (!retained_.empty())
+        if (std::unique_ptr<page> p = evict_oldest(dropped)) return p;
+      return std::make_unique<page>();
+    }
+    // Takes the page retained longest out of the map, if no launch took it
+    // again meanwhile (null then: it stays, no longer retained).
+    std::unique_ptr<page> evict_oldest(std::vector<std::shared_ptr<race_launch_identity>>& dropped) {
+      std::uintptr_t index = retained_.front();
+      retained_.pop_front();
+      auto at = pages_.find(index);
+      at->second->retained = false;
+      if (at->second->users != 0) return nullptr;
+      std::unique_ptr<page> p = std::move(at->second);
+      pages_.erase(at);
+      for (auto& owner : p->owners)
+        if (owner) dropped.push_back(std::move(owner));
+      return p;
+    }
+    std::mutex mutex_;
+    std::unordered_map<std::uintptr_t, std::unique_ptr<page>> pages_;
+    std::deque<std::uintptr_t> retained_;
+    std::vector<std::unique_ptr<page>> spare_;
+  };
 
   // Blocks beyond this share counters (a fence then counts for several
   // blocks: a race can go unseen, none is invented).
@@ -597,18 +742,19 @@ class race_launch {
     static std::atomic<std::uint64_t> counter{0};
     return counter.fetch_add(1, std::memory_order_relaxed) + 1;
   }
+  std::shared_ptr<race_launch_identity> identity_ = std::make_shared<race_launch_identity>();
   dim3 grid_, block_;
   int device_;
   std::function<std::string()> kernel_name_;
+  const race_launch_order* before_ = nullptr;
   std::once_flag allocations_listed_;
   race_ranges allocations_;
   std::mutex pages_mutex_;
-  std::unordered_map<std::uintptr_t, std::unique_ptr<page>> pages_;
+  std::unordered_map<std::uintptr_t, page*> pages_;
   std::mutex atomic_words_mutex_;
   std::unordered_map<std::uint64_t, std::unordered_map<std::uintptr_t, race_clock>> atomic_words_;
   std::vector<std::atomic<std::uint32_t>> fences_;
   std::vector<std::atomic<std::uint32_t>> published_;  // per fence counter: its count at the last publishing atomic
-  race_block_states states_;
 };
 
 /// A worker's race-check state for the block it runs.
@@ -636,6 +782,8 @@ class race_worker {
     block_ = block;
     state_ = 0;
     launch_tag_ = race_launch_tag(launch->serial);
+    identity_ = launch->identity();
+    ordered_page_ = nullptr;
     // The dynamic shared buffer may have moved into a gap.
     private_begin_ = private_end_ = other_private_begin_ = other_private_end_ = 0;
     fences_ = &launch->fence_counter(block);
@@ -1022,6 +1170,10 @@ class race_worker {
         [[unlikely]] {
       hold(page);
     }
+    if (page.owners[launch_tag_].get() != identity_) [[unlikely]] {
+      if (!own(page)) return true;
+    }
+    checking_page_ = &page;
     return check<false>(page.words, word % race_launch::page::bytes / 4, word, cached.space, write, pc);
   }
 
@@ -1061,6 +1213,60 @@ class race_worker {
     }
     page.holder.store(holder_, std::memory_order_relaxed);
     held_[held_count_++] = &page;
+  }
+
+  // Makes the running launch the owner of its tag's records in `page`,
+  // which this worker holds. If the page may hold records with that tag
+  // (of the launch that had it 255 launches earlier, finished), it is swept
+  // of every stale record at once: those of launches ordered before this
+  // one, or of none (a page moved to a new address), whose tags are then
+  // free for about as many launches again. While the tag's last launch
+  // still runs, the page goes unchecked for this launch (a race can go
+  // unseen, none is invented).
+  [[gnu::noinline]] bool own(race_launch::page& page) {
+    std::shared_ptr<race_launch_identity>& owner = page.owners[launch_tag_];
+    if (owner && !owner->finished.load(std::memory_order_acquire)) return false;
+    if (page.tagged[launch_tag_ / 64] >> (launch_tag_ % 64) & 1) {
+      std::array<bool, 256> stale{};
+      std::vector<std::shared_ptr<race_launch_identity>> dropped;
+      for (std::uint32_t tag = 1; tag < 256; ++tag) {
+        std::shared_ptr<race_launch_identity>& o = page.owners[tag];
+        stale[tag] = tag == launch_tag_ || !o || (o->finished.load(std::memory_order_acquire) && launch_->knows(*o));
+        if (!stale[tag]) continue;
+        page.tagged[tag / 64] &= ~(std::uint64_t{1} << (tag % 64));
+        if (o) dropped.push_back(std::move(o));
+      }
+      page.words.forget_launches(stale);
+    }
+    page.tagged[launch_tag_ / 64] |= std::uint64_t{1} << (launch_tag_ % 64);
+    owner = launch_->shared_identity();
+    return true;
+  }
+
+  // A record in `page` made by another launch: the launch, if CUDA does
+  // not order it before the running one (else the record is forgotten:
+  // stale, as good as none). A launch meets another's records once per
+  // word, a streaming kernel those of the launch before it in its stream
+  // at every word: the last launch found ordered, by page and tag, is
+  // remembered.
+  [[gnu::always_inline]] race_launch_identity* unordered_launch(race_launch::page& page, race_record& r) {
+    if (r.launch() == ordered_tag_ && &page == ordered_page_) {
+      r.forget();
+      return nullptr;
+    }
+    return look_up_launch(page, r);
+  }
+  [[gnu::noinline]] race_launch_identity* look_up_launch(race_launch::page& page, race_record& r) {
+    // Either order will do: a kernel that programmatic dependent launch
+    // lets start early runs beside the one it follows.
+    race_launch_identity* other = page.owners[r.launch()].get();
+    if (other && !launch_->knows(*other) && !other->follows(launch_->family())) return other;
+    if (other) {
+      ordered_page_ = &page;
+      ordered_tag_ = r.launch();
+    }
+    r.forget();
+    return nullptr;
   }
 
   // A range of addresses that is either one weft allocation or a gap
@@ -1182,6 +1388,15 @@ class race_worker {
             .write = r.write()};
   }
 
+  // Another launch's record as a report names it.
+  [[gnu::cold]] static race_access described_of(const race_record& r, race_launch_identity& other) {
+    return {.launch = &other,
+            .pc = race_sites::pc(r.site()),
+            .block = other.states[r.state()].block,
+            .thread = r.thread(),
+            .write = r.write()};
+  }
+
   // What `thread` of the running block knows of other threads' releases.
   race_clock& known_of(unsigned thread) {
     if (known_generation_[thread] != generation_) {
@@ -1281,7 +1496,26 @@ class race_worker {
     race_record* earlier_read = shadow.find(race_shadow::earlier_reads, at);
     const race_record* hazard = nullptr;
     race_kind kind{};
-    if (last_write && last_write->launch() == launch_tag_ && !ordered<shared>(*last_write, thread, state)) {
+    race_launch_identity* other = nullptr;
+    if constexpr (!shared) {
+      // Another launch's record: a hazard between two kernels unless CUDA
+      // orders that launch before this one. Tags first: most records are
+      // this launch's, or none.
+      auto foreign = [&](const race_record* r) { return r && r->launch() != launch_tag_ && r->launch() != 0; };
+      if (foreign(last_write) && (other = unordered_launch(*checking_page_, *last_write))) {
+        hazard = last_write;
+        kind = write ? race_kind::write_after_write : race_kind::read_after_write;
+      } else if (write && foreign(latest_read) && (other = unordered_launch(*checking_page_, *latest_read))) {
+        hazard = latest_read;
+        kind = race_kind::write_after_read;
+      } else if (write && foreign(earlier_read) && (other = unordered_launch(*checking_page_, *earlier_read))) {
+        hazard = earlier_read;
+        kind = race_kind::write_after_read;
+      }
+    }
+    if (hazard) {
+      // between two launches (above)
+    } else if (last_write && last_write->launch() == launch_tag_ && !ordered<shared>(*last_write, thread, state)) {
       hazard = last_write;
       kind = write ? race_kind::write_after_write : race_kind::read_after_write;
     } else if (write && latest_read && latest_read->launch() == launch_tag_) {
@@ -1296,16 +1530,21 @@ class race_worker {
     }
     race_record now(site_of(pc), state, thread, write, clocks_[thread], lane_clock(thread, thread % 32), launch_tag_);
     if (hazard) [[unlikely]]
-      report(kind, described<shared>(*hazard), described<shared>(now), word, space);
+      report(kind, other ? described_of(*hazard, *other) : described<shared>(*hazard), described<shared>(now), word,
+             space);
     if (write) {
       shadow.make(race_shadow::writes, at).store(now);
       if (latest_read) latest_read->forget();
       if (earlier_read) earlier_read->forget();
     } else {
-      // A read by another thread is kept as the earlier read.
+      // A read by another thread is kept as the earlier read; another
+      // launch's, if CUDA does not order that launch before this one.
       if (latest_read && latest_read->launch() == launch_tag_ &&
           (latest_read->thread() != thread ||
            (!shared && latest_read->state() != state && launch_->states()[latest_read->state()].block != block_)))
+        shadow.make(race_shadow::earlier_reads, at) = *latest_read;
+      else if (!shared && latest_read && latest_read->launch() != 0 && latest_read->launch() != launch_tag_ &&
+               unordered_launch(*checking_page_, *latest_read))
         shadow.make(race_shadow::earlier_reads, at) = *latest_read;
       shadow.make(race_shadow::latest_reads, at).store(now);
     }
@@ -1387,6 +1626,10 @@ class race_worker {
   race_shared_shadow dynamic_shadow_{0};
   std::uint32_t state_ = 0;  // the block's race_block_state; 0: to be made at its next access
   std::uint32_t launch_tag_ = 0;
+  const race_launch_identity* identity_ = nullptr;  // the running launch's
+  race_launch::page* checking_page_ = nullptr;      // the global page of the access being checked
+  race_launch::page* ordered_page_ = nullptr;       // where a launch ordered before this one was found last
+  std::uint32_t ordered_tag_ = 0;                   // that launch's tag
   // Code addresses' numbers, direct-mapped: 256 entries missed often
   // enough in a stackless tiled matmul (its coroutine's resume function
   // alone has 84 callbacks) that race_sites::id, under its lock, was 8 %.
@@ -1439,9 +1682,6 @@ inline void race_let_go_before_waiting() {
   if constexpr (race_check_build)
     if (race_worker* worker = race_running) worker->let_go_of_pages();
 }
-
-/// The launch whose blocks the calling worker is about to run.
-inline thread_local race_launch* race_launching = nullptr;
 
 inline race_worker& race_worker_of_this_thread() {
   static thread_local race_worker worker;

@@ -128,13 +128,26 @@ inline void race_summary_at_exit() {
   }
   std::string text = "weft racecheck: ";
   text += kinds[static_cast<int>(kind)];
-  text += " hazard in kernel '" + launch_->kernel_name() + "' on ";
+  // Between two launches that CUDA does not order: both kernels, each
+  // thread with its own.
+  auto kernel_of = [&](const race_access& a) {
+    if (!a.launch) return launch_->kernel_name();
+    return a.launch->kernel_name();
+  };
+  if (earlier.launch)
+    text += " hazard between kernels '" + kernel_of(earlier) + "' and '" + kernel_of(now) + "' (launches that " +
+            "stream and event order do not order) on ";
+  else
+    text += " hazard in kernel '" + launch_->kernel_name() + "' on ";
   text += where;
   append_format(text, " at 0x%lx:\n", static_cast<unsigned long>(word));
   auto line = [&](const race_access& a) {
     std::string l = "  ";
     l += a.write ? "write" : "read ";
-    l += " by " + race_describe_thread(a.block, a.thread, launch_->grid(), launch_->block());
+    l += " by ";
+    if (earlier.launch) l += "kernel '" + kernel_of(a) + "' ";
+    l += a.launch ? race_describe_thread(a.block, a.thread, a.launch->grid, a.launch->block)
+                  : race_describe_thread(a.block, a.thread, launch_->grid(), launch_->block());
     l += " at " + line_of(a.pc) + "\n";
     return l;
   };

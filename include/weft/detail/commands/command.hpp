@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "weft/detail/checks/race_launch_order.hpp"
+
 namespace weft::detail {
 
 class command;
@@ -85,6 +87,12 @@ class command : public std::enable_shared_from_this<command> {
   /// launch from the device stops counting as pending then). Set before
   /// the command is enqueued.
   std::function<void()> when_started;
+
+  /// In a race-check build, the kernel launches CUDA orders before this
+  /// command (made when first linked; null elsewhere), and the serial by
+  /// which later commands know this one if it is a launch (0 if not).
+  std::unique_ptr<race_launch_order> launches_before;
+  std::uint64_t race_serial = 0;
 
   /// Runs a host task or host function; grids and markers do nothing here.
   virtual void run_on_host() {}

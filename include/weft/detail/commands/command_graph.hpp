@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "weft/detail/base/spin_wait.hpp"
+#include "weft/detail/checks/race_check.hpp"
 #include "weft/detail/commands/command.hpp"
 #include "weft/detail/commands/stream.hpp"
 #include "weft/detail/trace/trace.hpp"
@@ -276,7 +277,9 @@ class command_graph {
   /// The command the stream ends with now, or null when it has none pending.
   std::shared_ptr<command> last_pending(CUstream_st& s) {
     std::lock_guard lock(mutex_);
-    return s.last && !s.last->done() ? s.last : nullptr;
+    if (s.last && !s.last->done()) return s.last;
+    if (s.last) host_learns(*s.last);  // the host saw the stream's work done
+    return nullptr;
   }
 
   /// The legacy stream's work, and that of every blocking stream, is done.
@@ -288,17 +291,27 @@ class command_graph {
   }
 
   static void wait(const command& c) {
-    if (spin_until([&] { return c.done(); })) return;
-    c.done_.wait(false, std::memory_order_acquire);
+    if (!spin_until([&] { return c.done(); })) c.done_.wait(false, std::memory_order_acquire);
+    host_learns(c);
   }
 
   /// Waits until every command enqueued on the device so far has completed
   /// (and any enqueued meanwhile).
   void wait_all() {
-    if (spin_until([&] { return idle(); })) return;
-    for (auto n = outstanding_.load(std::memory_order_acquire); n != 0;
-         n = outstanding_.load(std::memory_order_acquire))
-      outstanding_.wait(n, std::memory_order_acquire);
+    if (!spin_until([&] { return idle(); }))
+      for (auto n = outstanding_.load(std::memory_order_acquire); n != 0;
+           n = outstanding_.load(std::memory_order_acquire))
+        outstanding_.wait(n, std::memory_order_acquire);
+    if constexpr (race_check_build) {
+      std::lock_guard lock(mutex_);
+      race_host_order::learn(&enqueued_order_, 0);
+    }
+  }
+
+  /// The race check: the host has seen `c` complete, so whatever it
+  /// enqueues from now on is ordered after `c`.
+  static void host_learns(const command& c) {
+    if constexpr (race_check_build) race_host_order::learn(c.launches_before.get(), c.race_serial);
   }
 
   bool idle() const { return outstanding_.load(std::memory_order_acquire) == 0; }
@@ -323,7 +336,13 @@ class command_graph {
     {
       std::lock_guard lock(mutex_);
       outstanding_.fetch_add(1, std::memory_order_relaxed);
+      if constexpr (race_check_build) learn_from_host(*c, elsewhere);
       link_locked(*c);
+      if constexpr (race_check_build) {
+        enqueued_order_.join(*c->launches_before);
+        enqueued_order_.add(c->race_serial);
+        teach_successors(*c);
+      }
     }
     for (const auto& b : elsewhere) {
       std::lock_guard lock(b->graph_->mutex_);
@@ -332,9 +351,54 @@ class command_graph {
     if (c->pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) start({std::move(c)});
   }
 
+  // The race check: `after` is ordered after `before` and all that it
+  // follows, whether or not `before` has completed. Says whether `after`
+  // learnt anything.
+  static bool learn_order(const command& before, command& after) {
+    if constexpr (race_check_build) {
+      if (!after.launches_before) after.launches_before = std::make_unique<race_launch_order>();
+      bool learnt = before.launches_before && after.launches_before->join(*before.launches_before);
+      return after.launches_before->add(before.race_serial) || learnt;
+    }
+    return false;
+  }
+  // Commands linked after `c` before it was enqueued (a graph launch's end,
+  // after the last command its deferred job enqueues) learnt an order that
+  // lacked what `c` follows: they, and what follows them, learn it now.
+  // None of them has started. Called with the mutex held.
+  void teach_successors(command& c) {
+    std::vector<command*> taught{&c};
+    while (!taught.empty()) {
+      command& from = *taught.back();
+      taught.pop_back();
+      for (const auto& s : from.successors_)
+        if (s->graph_ == this && learn_order(from, *s)) taught.push_back(s.get());
+    }
+  }
+  // What `c` follows besides this graph's commands: what the host has
+  // synchronised with, and other devices' commands it waits for.
+  static void learn_from_host(command& c, const std::vector<std::shared_ptr<command>>& elsewhere) {
+    if (!c.launches_before) c.launches_before = std::make_unique<race_launch_order>();
+    race_host_order::teach(*c.launches_before);
+    // Made by a kernel (a launch or a device graph launch's commands): after
+    // its launch, taken as after all of it. A tail launch: after the
+    // command it follows and that command's children.
+    if (race_launch* parent = race_launching) {
+      c.launches_before->add(parent->family());
+      if (parent->order()) c.launches_before->join(*parent->order());
+    }
+    if (race_tail_of) learn_order(*race_tail_of, c);
+    for (const auto& b : elsewhere) learn_order(*b, c);
+  }
+
+  // The race check: the command whose tail launch the calling thread makes.
+  static inline thread_local command* race_tail_of = nullptr;
+
   // Called with the mutex of `before`'s graph held.
   static void link(const std::shared_ptr<command>& before, command& after) {
     if (!before) return;
+    // Another device's command was learnt from under this graph's mutex (learn_from_host).
+    if (before->graph_ == after.graph_) learn_order(*before, after);
     // A marker passes on the kernels it let through early, even once it has
     // completed (which happens as soon as they trigger): a kernel or marker
     // after it overlaps them too; a copy or host function, which has no
@@ -367,6 +431,9 @@ class command_graph {
                                                                            : "launch completion point");
     point->stream_id = primary.stream_id;
     point->graph_ = this;
+    // Generous: what follows the point is taken to come after the whole
+    // kernel (cudaGridDependencySynchronize orders what follows it).
+    learn_order(primary, *point);
     if (!primary.done()) point->primaries_.push_back(primary.shared_from_this());
     trace::enqueued(point.get(), device_, point->stream_id);
     outstanding_.fetch_add(1, std::memory_order_relaxed);
@@ -402,13 +469,29 @@ class command_graph {
             break;
           }
         if (running) break;
+        // The race check: `c`, and what already waits for it, come after
+        // its children and tail launches (the host's synchronisation with
+        // a graph launch's end covers its device launches).
+        if constexpr (race_check_build) {
+          bool learnt = false;
+          for (const auto& child : c.children_) learnt |= learn_order(*child, c);
+          if (learnt) c.graph_->teach_successors(c);
+        }
         c.children_.clear();
         if (c.tails_.empty()) return false;
         next = std::move(c.tails_.front());
         c.tails_.erase(c.tails_.begin());  // at most 255 of them
       }
       // A launch that enqueued nothing (its device faulted) is skipped.
+      if constexpr (race_check_build) race_tail_of = &c;
       running = next();
+      if constexpr (race_check_build) {
+        race_tail_of = nullptr;
+        if (running) {  // learnt from once done, as a child
+          std::lock_guard lock(c.graph_->mutex_);
+          c.children_.push_back(running);
+        }
+      }
     }
     when_done(*running, [c = c.shared_from_this()] { complete(*c); });
     return true;
@@ -539,6 +622,9 @@ class command_graph {
   std::condition_variable deferred_ready_;
   std::deque<std::function<void()>> deferred_;
   bool deferred_stopping_ = false;
+  // The race check: every launch enqueued so far, which the host is
+  // ordered after once it has waited for them all (guarded by mutex_).
+  race_launch_order enqueued_order_;
   std::thread deferred_thread_;
 };
 

@@ -167,7 +167,10 @@ class grid_job : public command {
 
   /// Counts finished blocks; true when they were the grid's last ones.
   bool finish_blocks(std::uint64_t count) {
-    return finished_blocks_.fetch_add(count, std::memory_order_acq_rel) + count == block_count_;
+    bool last = finished_blocks_.fetch_add(count, std::memory_order_acq_rel) + count == block_count_;
+    if constexpr (race_check_build)
+      if (last) race_->finish(true);
+    return last;
   }
 
  protected:
@@ -180,6 +183,11 @@ class grid_job : public command {
   // The race check's shadow of this launch's global memory (race_check.hpp).
   [[gnu::cold]] void make_race_launch() {
     race_ = std::make_unique<race_launch>(shape_.grid, shape_.block, shape_.device, [this] { return kernel_name(); });
+    // The order CUDA gives it among other launches, made as the grid is
+    // linked into its stream (command_graph).
+    launches_before = std::make_unique<race_launch_order>();
+    race_->order_after(launches_before.get());
+    race_serial = race_->family();
     race_summary_at_exit();
   }
 

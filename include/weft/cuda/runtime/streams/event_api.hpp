@@ -89,7 +89,10 @@ inline cudaError_t cudaEventQuery(cudaEvent_t event) {
   if (cudaError_t e = check_event_wait(event)) return e;
   auto point = event->recorded();
   if (cudaError_t e = fault(event->device).code()) return record(e);
-  return !point || point->done() ? cudaSuccess : cudaErrorNotReady;
+  if (!point) return cudaSuccess;
+  if (!point->done()) return cudaErrorNotReady;
+  command_graph::host_learns(*point);  // the race check: what the host enqueues next follows the record
+  return cudaSuccess;
 }
 
 inline cudaError_t cudaEventSynchronize(cudaEvent_t event) {
