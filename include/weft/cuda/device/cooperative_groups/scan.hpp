@@ -23,6 +23,19 @@
 #include "weft/cuda/device/cooperative_groups/reduce.hpp"
 #include "weft/cuda/device/cooperative_groups/warp_group.hpp"
 
+namespace weft::detail::groups {
+
+/// Where a scan update starts: rank 0 combines the group's reduction into
+/// the atomic with op; every thread gets the atomic's value from before.
+template <class Group, class Atomic, class T, class Op>
+T combine_reduction_into(const Group& g, Atomic& dst, const T& val, Op& op, std::source_location where) {
+  T total = cooperative_groups::reduce(g, val, op, where), old{};
+  if (g.thread_rank() == 0) old = atomic_fetch_update(atomic_view(dst), total, op);
+  return g.shfl(old, 0, where);
+}
+
+}  // namespace weft::detail::groups
+
 namespace cooperative_groups {
 
 template <class Group, class T, class Op>
@@ -77,10 +90,7 @@ requires(weft::detail::groups::warp_group<Group>&& weft::detail::groups::is_cuda
   using value_type = typename std::remove_cvref_t<Atomic>::value_type;
   static_assert(std::is_same_v<value_type, std::remove_cvref_t<TyInputVal>>,
                 "the atomic's type and the value's differ");
-  value_type total = reduce(g, val, op, where), old{};
-  if (g.thread_rank() == 0)
-    old = weft::detail::groups::atomic_fetch_update(weft::detail::groups::atomic_view(dst), total, op);
-  old = g.shfl(old, 0, where);
+  value_type old = weft::detail::groups::combine_reduction_into(g, dst, val, op, where);
   return op(old, inclusive_scan(g, val, op, where));
 }
 
@@ -100,10 +110,7 @@ requires(weft::detail::groups::warp_group<Group>&& weft::detail::groups::is_cuda
   using value_type = typename std::remove_cvref_t<Atomic>::value_type;
   static_assert(std::is_same_v<value_type, std::remove_cvref_t<TyInputVal>>,
                 "the atomic's type and the value's differ");
-  value_type total = reduce(g, val, op, where), old{};
-  if (g.thread_rank() == 0)
-    old = weft::detail::groups::atomic_fetch_update(weft::detail::groups::atomic_view(dst), total, op);
-  old = g.shfl(old, 0, where);
+  value_type old = weft::detail::groups::combine_reduction_into(g, dst, val, op, where);
   value_type below = exclusive_scan(g, val, op, where);
   return g.thread_rank() == 0 ? old : op(old, below);
 }
