@@ -392,6 +392,16 @@ __global__ void nonblocking_writer(int* word) {
 __global__ void nonblocking_reader(const int* word, int* out) { out[blockIdx.x * blockDim.x + threadIdx.x] = *word; }
 __global__ void legacy_stream_step() {}
 
+// locked_counter's lock with __threadfence_system before the release: a
+// system fence orders at least what __threadfence does.
+__global__ void system_fenced_counter(int* lock, int* counter) {
+  while (atomicCAS(lock, 0, 1) != 0) {
+  }
+  *counter = *counter + 1;
+  __threadfence_system();
+  atomicExch(lock, 0);
+}
+
 static int failures = 0;
 
 static unsigned long long hazards() { return weft::detail::race_hazard_count().load(); }
@@ -456,6 +466,7 @@ int main() {
          [&] { dynamic_shared_across_warps<<<1, 64, 64 * sizeof(int)>>>(out, false); });
   cudaMemset(words, 0, 64 * sizeof(int));
   expect("lock_with_fence", false, [&] { locked_counter<<<2, 64>>>(words, words + 1, true); });
+  expect("lock_with_system_fence", false, [&] { system_fenced_counter<<<2, 64>>>(words, words + 1); });
   expect("lock_without_fence", true, [&] { locked_counter<<<2, 64>>>(words, words + 1, false); });
   expect("shared_lock", false, [&] { shared_locked_counter<<<2, 64>>>(words + 8); });
   cudaMemset(words, 0, 64 * sizeof(int));

@@ -88,4 +88,7 @@ inline void __threadfence() {
   if constexpr (weft::detail::race_check_build)
     if (auto* race = weft::detail::race_running) race->fenced();
 }
-inline void __threadfence_system() { weft::detail::device_fence(); }
+// A system fence orders at least what a device fence does; weft's device
+// and host share one memory, so it is the same fence (the race check's
+// fence-plus-flag included).
+inline void __threadfence_system() { __threadfence(); }
