@@ -40,6 +40,12 @@ if ! grep -qF "co_await weft::bar_arrive(1, 64);" "$port"; then
 fi
 
 file=race_programs.cu
+# Source lines are found by the marker comment above them, `// race-line:
+# NAME`, so that adding a kernel to race_programs.cu renumbers nothing here:
+# each marker's name becomes a variable holding the line below it.
+while IFS=: read -r marker_line _ name; do
+  declare "${name# }=$((marker_line + 1))"
+done < <(grep -n -- '// race-line: ' "$source_dir/tests/race/$file" | sed 's|^\([0-9]*\):.*// race-line: |\1::|')
 for executor in auto fibers; do
   output=$binary_dir/race_programs.$executor.output
   status=0
@@ -57,15 +63,15 @@ for executor in auto fibers; do
   # The tiled matmul without its second barrier: the next tile's write
   # against this tile's read, in __shared__ memory, both lines.
   expect "write-after-read hazard in kernel 'tiled_matmul\(.*\)' on __shared__ memory at 0x"
-  expect "read  by block \([0-9]+,[0-9]+,0\) thread \([0-9]+,[0-9]+,0\) at .*$file:33"
-  expect "write by block \([0-9]+,[0-9]+,0\) thread \([0-9]+,[0-9]+,0\) at .*$file:3[01]"
+  expect "read  by block \([0-9]+,[0-9]+,0\) thread \([0-9]+,[0-9]+,0\) at .*$file:$matmul_read"
+  expect "write by block \([0-9]+,[0-9]+,0\) thread \([0-9]+,[0-9]+,0\) at .*$file:($matmul_write_a|$matmul_write_b)"
   # The reduction without its barrier.
   expect "hazard in kernel 'block_sum\(.*\)' on __shared__ memory"
-  expect "by block \([0-9]+,0,0\) thread \([0-9]+,0,0\) at .*$file:47"
+  expect "by block \([0-9]+,0,0\) thread \([0-9]+,0,0\) at .*$file:$block_sum_step"
   # Two blocks writing one global word: both blocks named, and the allocation.
   expect "write-after-write hazard in kernel 'blocks_write_one_word\(int\*\)' on global memory \(byte 0 of the 256-byte allocation at 0x"
-  expect "write by block \(0,0,0\) thread \(0,0,0\) at .*$file:55"
-  expect "write by block \(1,0,0\) thread \(0,0,0\) at .*$file:55"
+  expect "write by block \(0,0,0\) thread \(0,0,0\) at .*$file:$blocks_write_one_word"
+  expect "write by block \(1,0,0\) thread \(0,0,0\) at .*$file:$blocks_write_one_word"
   # Lanes reading a neighbour's slot without __syncwarp, and across two
   # half-warp shuffles.
   expect "read-after-write hazard in kernel 'warp_neighbours\(int\*, bool\)' on __shared__ memory"
@@ -77,49 +83,49 @@ for executor in auto fibers; do
   # A thread that did not arrive at a named barrier, reading what one of its
   # arrivals wrote before it.
   expect "read-after-write hazard in kernel 'named_bystander\(int\*, bool\)' on __shared__ memory"
-  expect "write by block \([01],0,0\) thread \(([0-9]|[12][0-9]|3[01]),0,0\) at .*$file:220 in named_bystander"
-  expect "read  by block \([01],0,0\) thread \((6[4-9]|[78][0-9]|9[0-5]),0,0\) at .*$file:224 in named_bystander"
+  expect "write by block \([01],0,0\) thread \(([0-9]|[12][0-9]|3[01]),0,0\) at .*$file:$named_bystander_write in named_bystander"
+  expect "read  by block \([01],0,0\) thread \((6[4-9]|[78][0-9]|9[0-5]),0,0\) at .*$file:$named_bystander_read in named_bystander"
   # The same, inline in a stackless kernel; and a consumer that only
   # arrives (bar.arrive), whose reads race with the producer's writes.
   expect "read-after-write hazard in kernel 'named_inline_bystander\(int\*\)' on __shared__ memory"
-  expect "write by block \([01],0,0\) thread \(([0-9]|[12][0-9]|3[01]),0,0\) at .*$file:276 in named_inline_bystander"
-  expect "read  by block \([01],0,0\) thread \((6[4-9]|[78][0-9]|9[0-5]),0,0\) at .*$file:278 in named_inline_bystander"
+  expect "write by block \([01],0,0\) thread \(([0-9]|[12][0-9]|3[01]),0,0\) at .*$file:$named_inline_bystander_write in named_inline_bystander"
+  expect "read  by block \([01],0,0\) thread \((6[4-9]|[78][0-9]|9[0-5]),0,0\) at .*$file:$named_inline_bystander_read in named_inline_bystander"
   expect "read-after-write hazard in kernel 'named_inline_handover\(int\*, int\*, bool\)' on __shared__ memory"
   expect "read-after-write hazard in kernel 'named_inline_handover\(int\*, int\*, bool\)' on global memory"
   # A write after bar.arrive, read by the barrier's waiter: not ordered.
   # (Clang gives the store just after the co_await no line: "?".)
   expect "read-after-write hazard in kernel 'named_write_after_arrive\(int\*, int\*\)' on global memory"
-  expect "write by block \([01],0,0\) thread \(([0-9]|[12][0-9]|3[01]),0,0\) at .*$file:(264|\?) in named_write_after_arrive"
-  expect "read  by block \([01],0,0\) thread \((3[2-9]|[45][0-9]|6[0-3]),0,0\) at .*$file:267 in named_write_after_arrive"
+  expect "write by block \([01],0,0\) thread \(([0-9]|[12][0-9]|3[01]),0,0\) at .*$file:($named_write_after_arrive_write|\?) in named_write_after_arrive"
+  expect "read  by block \([01],0,0\) thread \((3[2-9]|[45][0-9]|6[0-3]),0,0\) at .*$file:$named_write_after_arrive_read in named_write_after_arrive"
   # Two blocks writing one word while the block whose worker holds the
   # word's shadow page spins on host memory the check does not see: the
   # other block's write is checked, not skipped.
   expect "write-after-write hazard in kernel 'page_holder_spins_unseen\(int\*, std::atomic<int>\*, int\*\)' on global memory"
-  expect "write by block \(0,0,0\) thread \(0,0,0\) at .*$file:297"
-  expect "write by block \(1,0,0\) thread \(0,0,0\) at .*$file:302"
+  expect "write by block \(0,0,0\) thread \(0,0,0\) at .*$file:$page_holder_block0_write"
+  expect "write by block \(1,0,0\) thread \(0,0,0\) at .*$file:$page_holder_block1_write"
   # Asynchronous copies in flight: a pipeline's tile read before its
   # consumer_wait, a barrier copy's source written before the wait, a
   # primitive's word read before __pipeline_wait_prior, shares of a
   # cg::memcpy_async read before cg::wait; each names the copy's line.
   copy_in_flight='in .*\((cuda::memcpy_async|__pipeline_memcpy_async|cg::memcpy_async), in flight until its wait\)'
   expect "read-after-write hazard in kernel 'pipelined_tiles\(.*\)' on __shared__ memory"
-  expect "write by block \([0-9]+,0,0\) thread \([0-9]+,0,0\) at .*$file:(328|334) $copy_in_flight"
-  expect "read  by block \([0-9]+,0,0\) thread \([0-9]+,0,0\) at .*$file:337"
+  expect "write by block \([0-9]+,0,0\) thread \([0-9]+,0,0\) at .*$file:($pipelined_tiles_first_copy|$pipelined_tiles_next_copy) $copy_in_flight"
+  expect "read  by block \([0-9]+,0,0\) thread \([0-9]+,0,0\) at .*$file:$pipelined_tiles_early_read"
   expect "write-after-read hazard in kernel 'barrier_staged\(.*\)' on global memory \(byte [0-9]+ of the 16384-byte allocation"
-  expect "read  by block \([0-9]+,0,0\) thread \([0-9]+,0,0\) at .*$file:354 $copy_in_flight"
-  expect "write by block \([0-9]+,0,0\) thread \([0-9]+,0,0\) at .*$file:355"
+  expect "read  by block \([0-9]+,0,0\) thread \([0-9]+,0,0\) at .*$file:$barrier_staged_copy $copy_in_flight"
+  expect "write by block \([0-9]+,0,0\) thread \([0-9]+,0,0\) at .*$file:$barrier_staged_source_write"
   expect "read-after-write hazard in kernel 'primitive_staged\(.*\)' on __shared__ memory"
-  expect "write by block \([0-9]+,0,0\) thread \([0-9]+,0,0\) at .*$file:364 $copy_in_flight"
-  expect "read  by block \([0-9]+,0,0\) thread \([0-9]+,0,0\) at .*$file:366"
+  expect "write by block \([0-9]+,0,0\) thread \([0-9]+,0,0\) at .*$file:$primitive_staged_copy $copy_in_flight"
+  expect "read  by block \([0-9]+,0,0\) thread \([0-9]+,0,0\) at .*$file:$primitive_staged_early_read"
   expect "read-after-write hazard in kernel 'group_staged\(.*\)' on __shared__ memory"
-  expect "write by block \([0-9]+,0,0\) thread \([0-9]+,0,0\) at .*$file:375 $copy_in_flight"
+  expect "write by block \([0-9]+,0,0\) thread \([0-9]+,0,0\) at .*$file:$group_staged_copy $copy_in_flight"
   # Kernels of two streams that no event, host synchronisation or legacy
   # stream orders: both kernels named, each thread with its kernel (weft
   # may have run either first, or both at once).
   writer="'stream_writer\\(int\\*\\)'" reader="'stream_reader\\(int const\\*, int\\*\\)'"
   expect "(read-after-write|write-after-read) hazard between kernels ($writer and $reader|$reader and $writer) \\(launches that stream and event order do not order\\) on global memory \\(byte 192 of the 256-byte allocation at 0x"
-  expect "write by kernel $writer block \\(0,0,0\\) thread \\(0,0,0\\) at .*$file:386"
-  expect "read  by kernel $reader block \\([01],0,0\\) thread \\([0-9]+,0,0\\) at .*$file:388"
+  expect "write by kernel $writer block \\(0,0,0\\) thread \\(0,0,0\\) at .*$file:$stream_writer_write"
+  expect "read  by kernel $reader block \\([01],0,0\\) thread \\([0-9]+,0,0\\) at .*$file:$stream_reader_read"
   expect "hazard between kernels '(nonblocking_writer\\(int\\*\\)|nonblocking_reader\\(int const\\*, int\\*\\))' and '(nonblocking_reader|nonblocking_writer)"
   expect "RACECHECK SUMMARY: [0-9]+ hazards displayed"
   # No kernel that is free of races is named.

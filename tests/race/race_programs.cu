@@ -27,9 +27,12 @@ __global__ void tiled_matmul(const float* A, const float* B, float* C, int n, bo
   int row = blockIdx.y * TILE + threadIdx.y, col = blockIdx.x * TILE + threadIdx.x;
   float sum = 0;
   for (int t = 0; t < n / TILE; ++t) {
+    // race-line: matmul_write_a
     As[threadIdx.y][threadIdx.x] = A[row * n + t * TILE + threadIdx.x];
+    // race-line: matmul_write_b
     Bs[threadIdx.y][threadIdx.x] = B[(t * TILE + threadIdx.y) * n + col];
     __syncthreads();
+    // race-line: matmul_read
     for (int k = 0; k < TILE; ++k) sum += As[threadIdx.y][k] * Bs[k][threadIdx.x];
     if (barrier_after_use) __syncthreads();
   }
@@ -44,6 +47,7 @@ __global__ void block_sum(const float* in, float* out, bool barrier_in_loop) {
   partial[t] = in[blockIdx.x * blockDim.x + t];
   __syncthreads();
   for (unsigned s = blockDim.x / 2; s > 0; s /= 2) {
+    // race-line: block_sum_step
     if (t < s) partial[t] += partial[t + s];
     if (barrier_in_loop) __syncthreads();
   }
@@ -52,6 +56,7 @@ __global__ void block_sum(const float* in, float* out, bool barrier_in_loop) {
 
 // Two blocks write the same global word.
 __global__ void blocks_write_one_word(int* word) {
+  // race-line: blocks_write_one_word
   if (threadIdx.x == 0) *word = blockIdx.x;
 }
 
@@ -217,10 +222,12 @@ __global__ void named_handover(int* out) {
 __global__ void named_bystander(int* out, bool bystander_waits) {
   __shared__ int row[32];
   int lane = threadIdx.x % 32;
+  // race-line: named_bystander_write
   if (threadIdx.x < 32) row[lane] = lane;
   if (threadIdx.x < 64) race_named_sync(1);
   if (threadIdx.x < 32 && bystander_waits) race_named_arrive(2);
   if (threadIdx.x >= 64 && bystander_waits) race_named_sync(2);
+  // race-line: named_bystander_read
   if (threadIdx.x >= 32) out[blockIdx.x * 96 + threadIdx.x] = row[lane];
 }
 
@@ -261,9 +268,11 @@ __global__ void named_write_after_arrive(int* staged, int* out) {
   int* global_row = staged + blockIdx.x * 32;
   if (threadIdx.x < 32) {
     asm volatile("bar.arrive 1, 64;");
+    // race-line: named_write_after_arrive_write
     global_row[lane] = lane;
   } else {
     asm volatile("bar.sync 1, 64;");
+    // race-line: named_write_after_arrive_read
     out[blockIdx.x * 32 + lane] = global_row[lane];
   }
 }
@@ -273,8 +282,10 @@ __global__ void named_write_after_arrive(int* staged, int* out) {
 __global__ void named_inline_bystander(int* out) {
   __shared__ int row[32];
   int lane = threadIdx.x % 32;
+  // race-line: named_inline_bystander_write
   if (threadIdx.x < 32) row[lane] = lane + 1;
   if (threadIdx.x < 64) asm volatile("bar.sync 1, 64;");
+  // race-line: named_inline_bystander_read
   if (threadIdx.x >= 32) out[blockIdx.x * 96 + threadIdx.x] = row[lane];
 }
 
@@ -294,11 +305,13 @@ __device__ bool race_spin_until_set(const std::atomic<int>& flag) {
 __global__ void page_holder_spins_unseen(int* words, std::atomic<int>* unseen_flags, int* timed_out) {
   if (threadIdx.x != 0) return;
   if (blockIdx.x == 0) {
+    // race-line: page_holder_block0_write
     words[0] = 1;
     unseen_flags[0] = 1;
     if (!race_spin_until_set(unseen_flags[1])) atomicAdd(timed_out, 1);
   } else {
     if (!race_spin_until_set(unseen_flags[0])) atomicAdd(timed_out, 1);
+    // race-line: page_holder_block1_write
     words[0] = 2;
     unseen_flags[1] = 1;
   }
@@ -325,15 +338,18 @@ __global__ void pipelined_tiles(const float* in, float* out, int tiles, int bug)
   cg::thread_block block = cg::this_thread_block();
   cuda::pipeline<cuda::thread_scope_block> pipe = cuda::make_pipeline(block, &state);
   pipe.producer_acquire();
+  // race-line: pipelined_tiles_first_copy
   cuda::memcpy_async(block, tile[0], in, sizeof(float) * COPY_TILE, pipe);
   pipe.producer_commit();
   float sum = 0;
   for (int t = 0; t < tiles; ++t) {
     if (t + 1 < tiles) {
       pipe.producer_acquire();
+      // race-line: pipelined_tiles_next_copy
       cuda::memcpy_async(block, tile[(t + 1) % 2], in + (t + 1) * COPY_TILE, sizeof(float) * COPY_TILE, pipe);
       pipe.producer_commit();
     }
+    // race-line: pipelined_tiles_early_read
     if (bug == read_before_wait) sum += tile[t % 2][threadIdx.x];
     pipe.consumer_wait();
     sum += tile[t % 2][COPY_TILE - 1 - threadIdx.x];
@@ -351,7 +367,9 @@ __global__ void barrier_staged(float* data, float* out, int bug) {
   if (block.thread_rank() == 0) init(&bar, block.size());
   block.sync();
   float* source = data + blockIdx.x * COPY_TILE;
+  // race-line: barrier_staged_copy
   cuda::memcpy_async(block, tile, source, sizeof(float) * COPY_TILE, bar);
+  // race-line: barrier_staged_source_write
   if (bug == source_overwritten) source[threadIdx.x] = 0;
   bar.arrive_and_wait();
   out[blockIdx.x * COPY_TILE + threadIdx.x] = tile[COPY_TILE - 1 - threadIdx.x];
@@ -361,8 +379,10 @@ __global__ void barrier_staged(float* data, float* out, int bug) {
 // Each thread stages its own word with the pipeline primitives.
 __global__ void primitive_staged(const int* in, int* out, int bug) {
   __shared__ __align__(16) int staged[COPY_TILE];
+  // race-line: primitive_staged_copy
   __pipeline_memcpy_async(&staged[threadIdx.x], &in[blockIdx.x * COPY_TILE + threadIdx.x], sizeof(int));
   __pipeline_commit();
+  // race-line: primitive_staged_early_read
   int early = bug == read_before_wait ? staged[threadIdx.x] : 0;
   __pipeline_wait_prior(0);
   out[blockIdx.x * COPY_TILE + threadIdx.x] = staged[threadIdx.x] + early;
@@ -372,6 +392,7 @@ __global__ void primitive_staged(const int* in, int* out, int bug) {
 __global__ void group_staged(const int* in, int* out, int bug) {
   __shared__ int staged[COPY_TILE];
   cg::thread_block block = cg::this_thread_block();
+  // race-line: group_staged_copy
   cg::memcpy_async(block, staged, in + blockIdx.x * COPY_TILE, sizeof(int) * COPY_TILE);
   int early = bug == read_before_wait ? staged[COPY_TILE - 1 - threadIdx.x] : 0;
   cg::wait(block);
@@ -383,8 +404,10 @@ __global__ void group_staged(const int* in, int* out, int bug) {
 // streams, whatever order weft runs them in. A second pair for the
 // non-blocking streams' case, whose hazard has source lines of its own.
 __global__ void stream_writer(int* word) {
+  // race-line: stream_writer_write
   if (threadIdx.x == 0) *word = 1;
 }
+// race-line: stream_reader_read
 __global__ void stream_reader(const int* word, int* out) { out[blockIdx.x * blockDim.x + threadIdx.x] = *word; }
 __global__ void nonblocking_writer(int* word) {
   if (threadIdx.x == 0) *word = 2;
