@@ -1,8 +1,8 @@
 // cuda::atomic_ref<T, Scope> and cuda::atomic<T, Scope>, libcu++'s atomics
-// with a thread scope (<cuda/atomic>), as far as kernels use them with
-// cooperative groups' reduce_update_async, reduce_store_async and
-// *_scan_update: load, store, exchange, compare_exchange, fetch_add/sub,
-// fetch_and/or/xor, fetch_min/max and their operators.
+// with a thread scope (<cuda/atomic>): load, store, exchange,
+// compare_exchange, fetch_add/sub (of pointers too), fetch_and/or/xor,
+// fetch_min/max, their operators, and wait/notify. cuda::std::atomic and
+// cuda::std::atomic_ref are their system-scope forms (<cuda/std/atomic>).
 //
 // Every scope has the same effect on memory here, as for atomicAdd_block
 // and atomicAdd_system: every block shares the host's coherent memory (the
@@ -11,10 +11,20 @@
 // so that the race check sees it; the memory order is the caller's, seq_cst
 // by default as in libcu++. Written with ::std, never std: user code's
 // `using namespace cuda;` with <cuda/std/...> declares cuda::std.
+//
+// In PTX, a store or read-modify-write that releases (release, acq_rel,
+// seq_cst) is a fence of its scope followed by the relaxed operation; the
+// race check is told of that fence (__threadfence_block's for a block or
+// thread scope, __threadfence's otherwise), so that the atomic releases
+// what the thread did before it, as an atomic after a fence does. A
+// relaxed one releases nothing. Every atomic acquires, as CUDA's atomic
+// functions do for the race check.
 #pragma once
 
 #include <atomic>
 #include <cstddef>
+#include <cstring>
+#include <thread>
 #include <type_traits>
 
 #include "weft/cuda/device/async/thread_scope.hpp"
@@ -51,6 +61,43 @@ T atomic_load(::std::atomic_ref<T> word, ::std::memory_order order) {
     return word.load(order);
 }
 
+inline bool releases(::std::memory_order order) {
+  return order == ::std::memory_order_release || order == ::std::memory_order_acq_rel ||
+         order == ::std::memory_order_seq_cst;
+}
+
+/// The race check: the calling thread's next atomic releases, at `scope`
+/// (the fence that PTX puts before a releasing atomic).
+inline void race_release_before_atomic(::std::memory_order order, ::cuda::thread_scope scope) {
+  if constexpr (race_check_build)
+    if (race_worker* race = race_running; race && releases(order)) {
+      if (scope == ::cuda::thread_scope_block || scope == ::cuda::thread_scope_thread)
+        race->thread_fenced();
+      else
+        race->fenced();
+    }
+}
+
+/// A thread that polls an atomic lets the other threads of its block run
+/// now and then (every 64th load on a worker), so that a spin on a flag
+/// that another thread of the block sets ends on fibers, as independent
+/// thread scheduling lets it end on a GPU; atomicCAS and atomicExch yield
+/// when they fail (atomic_functions.hpp), which a load cannot tell.
+inline void yield_now_and_then_after_load() {
+  static thread_local unsigned loads = 0;
+  if (++loads % 64 == 0 && running_block) [[unlikely]]
+    yield_after_failed_atomic();
+}
+
+/// wait()'s poll: lets the block's other threads run, or, on the host,
+/// other host threads.
+inline void wait_for_atomic_change() {
+  if (running_block)
+    yield_after_failed_atomic();
+  else
+    ::std::this_thread::yield();
+}
+
 }  // namespace weft::detail
 
 namespace cuda {
@@ -75,42 +122,75 @@ class atomic_ref {
   bool is_lock_free() const noexcept { return word().is_lock_free(); }
 
   void store(T desired, ::std::memory_order order = ::std::memory_order_seq_cst) const noexcept {
-    ::weft::detail::atomic_store(word(), desired, order);
+    ::weft::detail::atomic_store(releasing(order), desired, order);
   }
   T load(::std::memory_order order = ::std::memory_order_seq_cst) const noexcept {
-    return ::weft::detail::atomic_load(word(), order);
+    T value = ::weft::detail::atomic_load(word(), order);
+    ::weft::detail::yield_now_and_then_after_load();
+    return value;
   }
+  /// Stores `desired`; a thread that put back the value it found (a failed
+  /// test-and-set) lets its block's other threads run, as atomicExch does.
   T exchange(T desired, ::std::memory_order order = ::std::memory_order_seq_cst) const noexcept {
-    return word().exchange(desired, order);
+    T old = releasing(order).exchange(desired, order);
+    if (same_value(old, desired)) [[unlikely]]
+      ::weft::detail::yield_after_failed_atomic();
+    return old;
+  }
+  /// A failed compare lets the block's other threads run, as atomicCAS's does.
+  bool compare_exchange_weak(T& expected, T desired, ::std::memory_order success,
+                             ::std::memory_order failure) const noexcept {
+    return yield_unless(releasing(success).compare_exchange_weak(expected, desired, success, failure));
+  }
+  bool compare_exchange_strong(T& expected, T desired, ::std::memory_order success,
+                               ::std::memory_order failure) const noexcept {
+    return yield_unless(releasing(success).compare_exchange_strong(expected, desired, success, failure));
   }
   bool compare_exchange_weak(T& expected, T desired,
                              ::std::memory_order order = ::std::memory_order_seq_cst) const noexcept {
-    return word().compare_exchange_weak(expected, desired, order);
+    return yield_unless(releasing(order).compare_exchange_weak(expected, desired, order));
   }
   bool compare_exchange_strong(T& expected, T desired,
                                ::std::memory_order order = ::std::memory_order_seq_cst) const noexcept {
-    return word().compare_exchange_strong(expected, desired, order);
+    return yield_unless(releasing(order).compare_exchange_strong(expected, desired, order));
   }
+
+  /// Returns once the value differs from `old` (compared as bytes, as
+  /// std::atomic's wait does), polling: notify_one and notify_all have
+  /// nothing to wake.
+  void wait(T old, ::std::memory_order order = ::std::memory_order_seq_cst) const noexcept {
+    while (same_value(::weft::detail::atomic_load(word(), order), old)) ::weft::detail::wait_for_atomic_change();
+  }
+  void notify_one() const noexcept {}
+  void notify_all() const noexcept {}
 
   T fetch_add(T arg, ::std::memory_order order = ::std::memory_order_seq_cst) const noexcept
       requires(::std::is_arithmetic_v<T>) {
-    return word().fetch_add(arg, order);
+    return releasing(order).fetch_add(arg, order);
   }
   T fetch_sub(T arg, ::std::memory_order order = ::std::memory_order_seq_cst) const noexcept
       requires(::std::is_arithmetic_v<T>) {
-    return word().fetch_sub(arg, order);
+    return releasing(order).fetch_sub(arg, order);
+  }
+  T fetch_add(::std::ptrdiff_t arg, ::std::memory_order order = ::std::memory_order_seq_cst) const noexcept
+      requires(::std::is_pointer_v<T>) {
+    return releasing(order).fetch_add(arg, order);
+  }
+  T fetch_sub(::std::ptrdiff_t arg, ::std::memory_order order = ::std::memory_order_seq_cst) const noexcept
+      requires(::std::is_pointer_v<T>) {
+    return releasing(order).fetch_sub(arg, order);
   }
   T fetch_and(T arg, ::std::memory_order order = ::std::memory_order_seq_cst) const noexcept
       requires(::std::is_integral_v<T>) {
-    return word().fetch_and(arg, order);
+    return releasing(order).fetch_and(arg, order);
   }
   T fetch_or(T arg, ::std::memory_order order = ::std::memory_order_seq_cst) const noexcept
       requires(::std::is_integral_v<T>) {
-    return word().fetch_or(arg, order);
+    return releasing(order).fetch_or(arg, order);
   }
   T fetch_xor(T arg, ::std::memory_order order = ::std::memory_order_seq_cst) const noexcept
       requires(::std::is_integral_v<T>) {
-    return word().fetch_xor(arg, order);
+    return releasing(order).fetch_xor(arg, order);
   }
   /// libcu++'s extension: the smaller (fetch_min) or larger (fetch_max) of
   /// the current value and `arg` is stored; the old value is returned.
@@ -132,6 +212,12 @@ class atomic_ref {
   T operator++(int) const noexcept requires(::std::is_integral_v<T>) { return fetch_add(1); }
   T operator--() const noexcept requires(::std::is_integral_v<T>) { return fetch_sub(1) - 1; }
   T operator--(int) const noexcept requires(::std::is_integral_v<T>) { return fetch_sub(1); }
+  T operator+=(::std::ptrdiff_t arg) const noexcept requires(::std::is_pointer_v<T>) { return fetch_add(arg) + arg; }
+  T operator-=(::std::ptrdiff_t arg) const noexcept requires(::std::is_pointer_v<T>) { return fetch_sub(arg) - arg; }
+  T operator++() const noexcept requires(::std::is_pointer_v<T>) { return fetch_add(1) + 1; }
+  T operator++(int) const noexcept requires(::std::is_pointer_v<T>) { return fetch_add(1); }
+  T operator--() const noexcept requires(::std::is_pointer_v<T>) { return fetch_sub(1) - 1; }
+  T operator--(int) const noexcept requires(::std::is_pointer_v<T>) { return fetch_sub(1); }
 
  private:
   ::std::atomic_ref<T> word() const {
@@ -139,10 +225,22 @@ class atomic_ref {
       ::weft::detail::race_block_scope(object_);
     return ::weft::detail::atomic_at(object_);
   }
+  /// word(), for an atomic of `order` that may write: one that releases
+  /// has its scope's fence before it, for the race check.
+  ::std::atomic_ref<T> releasing(::std::memory_order order) const {
+    ::weft::detail::race_release_before_atomic(order, Scope);
+    return word();
+  }
+  static bool same_value(const T& a, const T& b) { return ::std::memcmp(&a, &b, sizeof(T)) == 0; }
+  static bool yield_unless(bool swapped) {
+    if (!swapped) [[unlikely]]
+      ::weft::detail::yield_after_failed_atomic();
+    return swapped;
+  }
 
   template <class Beats>
   T keep_if(T arg, ::std::memory_order order, Beats beats) const {
-    auto w = word();
+    auto w = releasing(order);
     T old = ::weft::detail::atomic_load(w, ::std::memory_order_relaxed);
     while (beats(arg, old) && !w.compare_exchange_weak(old, arg, order)) {
     }
@@ -159,6 +257,9 @@ class atomic {
  public:
   using value_type = T;
 
+  using difference_type = ::std::conditional_t<::std::is_pointer_v<T>, ::std::ptrdiff_t, T>;
+  static constexpr bool is_always_lock_free = ::std::atomic<T>::is_always_lock_free;
+
   atomic() noexcept = default;  // trivial, as a __shared__ variable's type must be
   constexpr atomic(T desired) noexcept : value_(desired) {}
   atomic(const atomic&) = delete;
@@ -166,6 +267,7 @@ class atomic {
 
   T operator=(T desired) noexcept { return ref() = desired; }
   operator T() const noexcept { return load(); }
+  bool is_lock_free() const noexcept { return ref().is_lock_free(); }
 
   void store(T desired, ::std::memory_order order = ::std::memory_order_seq_cst) noexcept {
     ref().store(desired, order);
@@ -181,10 +283,21 @@ class atomic {
                                ::std::memory_order order = ::std::memory_order_seq_cst) noexcept {
     return ref().compare_exchange_strong(expected, desired, order);
   }
-  T fetch_add(T arg, ::std::memory_order order = ::std::memory_order_seq_cst) noexcept {
+  bool compare_exchange_weak(T& expected, T desired, ::std::memory_order success,
+                             ::std::memory_order failure) noexcept {
+    return ref().compare_exchange_weak(expected, desired, success, failure);
+  }
+  bool compare_exchange_strong(T& expected, T desired, ::std::memory_order success,
+                               ::std::memory_order failure) noexcept {
+    return ref().compare_exchange_strong(expected, desired, success, failure);
+  }
+  void wait(T old, ::std::memory_order order = ::std::memory_order_seq_cst) const noexcept { ref().wait(old, order); }
+  void notify_one() noexcept {}
+  void notify_all() noexcept {}
+  T fetch_add(difference_type arg, ::std::memory_order order = ::std::memory_order_seq_cst) noexcept {
     return ref().fetch_add(arg, order);
   }
-  T fetch_sub(T arg, ::std::memory_order order = ::std::memory_order_seq_cst) noexcept {
+  T fetch_sub(difference_type arg, ::std::memory_order order = ::std::memory_order_seq_cst) noexcept {
     return ref().fetch_sub(arg, order);
   }
   T fetch_and(T arg, ::std::memory_order order = ::std::memory_order_seq_cst) noexcept {
@@ -202,8 +315,11 @@ class atomic {
   T fetch_max(T arg, ::std::memory_order order = ::std::memory_order_seq_cst) noexcept {
     return ref().fetch_max(arg, order);
   }
-  T operator+=(T arg) noexcept { return ref() += arg; }
-  T operator-=(T arg) noexcept { return ref() -= arg; }
+  T operator+=(difference_type arg) noexcept { return ref() += arg; }
+  T operator-=(difference_type arg) noexcept { return ref() -= arg; }
+  T operator&=(T arg) noexcept { return ref() &= arg; }
+  T operator|=(T arg) noexcept { return ref() |= arg; }
+  T operator^=(T arg) noexcept { return ref() ^= arg; }
   T operator++() noexcept { return ++ref(); }
   T operator++(int) noexcept { return ref()++; }
   T operator--() noexcept { return --ref(); }
