@@ -425,6 +425,68 @@ __global__ void system_fenced_counter(int* lock, int* counter) {
   atomicExch(lock, 0);
 }
 
+// libcu++'s atomics (cuda::std::atomic is a system-scope cuda::atomic):
+// a flag stored with release and loaded with acquire hands over what the
+// storing thread wrote before it, between blocks and within one; stored
+// relaxed, with no fence before it, it hands over nothing (CUDA's memory
+// model: the reader's read of `data` races with the write).
+#include <cuda/atomic>
+
+__global__ void std_atomic_between_blocks(int* data, cuda::std::atomic<int>* flag, int* out, bool release) {
+  if (blockIdx.x == 0) {
+    // race-line: std_atomic_between_blocks_write
+    data[0] = 42;
+    flag->store(1, release ? cuda::std::memory_order_release : cuda::std::memory_order_relaxed);
+  } else {
+    while (flag->load(cuda::std::memory_order_acquire) == 0) {
+    }
+    // race-line: std_atomic_between_blocks_read
+    out[0] = data[0];
+  }
+}
+__global__ void std_atomic_in_block(int* data, cuda::std::atomic<int>* flag, int* out, bool release) {
+  if (threadIdx.x == 0) {
+    // race-line: std_atomic_in_block_write
+    data[1] = 42;
+    flag->store(1, release ? cuda::std::memory_order_release : cuda::std::memory_order_relaxed);
+  } else if (threadIdx.x == blockDim.x - 1) {
+    while (flag->load(cuda::std::memory_order_acquire) == 0) {
+    }
+    // race-line: std_atomic_in_block_read
+    out[1] = data[1];
+  }
+}
+// The same through __device__ variables, the flag counting rounds.
+__device__ int std_atomic_device_data;
+__device__ cuda::std::atomic<int> std_atomic_device_flag;
+__global__ void std_atomic_device_variables(int round, int* out) {
+  if (blockIdx.x == 0) {
+    std_atomic_device_data = round;
+    std_atomic_device_flag.store(round, cuda::std::memory_order_release);
+  } else {
+    while (std_atomic_device_flag.load(cuda::std::memory_order_acquire) != round) {
+    }
+    out[2] = std_atomic_device_data;
+  }
+}
+// libcu++'s MessagePassing example: a release fence of device scope before
+// a relaxed test_and_set, and a relaxed wait followed by an acquire fence;
+// without the release fence, nothing orders the write before the read.
+__global__ void std_atomic_flag_fenced(int* data, cuda::std::atomic_flag* flag, int* out, bool fence) {
+  if (blockIdx.x == 0) {
+    // race-line: std_atomic_flag_fenced_write
+    data[2] = 42;
+    if (fence) cuda::atomic_thread_fence(cuda::memory_order_release, cuda::thread_scope_device);
+    flag->test_and_set(cuda::std::memory_order_relaxed);
+    flag->notify_one();
+  } else {
+    flag->wait(false, cuda::std::memory_order_relaxed);
+    cuda::atomic_thread_fence(cuda::memory_order_acquire, cuda::thread_scope_device);
+    // race-line: std_atomic_flag_fenced_read
+    out[3] = data[2];
+  }
+}
+
 static int failures = 0;
 
 static unsigned long long hazards() { return weft::detail::race_hazard_count().load(); }
@@ -490,6 +552,29 @@ int main() {
   cudaMemset(words, 0, 64 * sizeof(int));
   expect("lock_with_fence", false, [&] { locked_counter<<<2, 64>>>(words, words + 1, true); });
   expect("lock_with_system_fence", false, [&] { system_fenced_counter<<<2, 64>>>(words, words + 1); });
+  // libcu++'s atomics: release and acquire (silent), relaxed (reported).
+  auto* std_flag = reinterpret_cast<cuda::std::atomic<int>*>(words + 56);
+  auto* std_atomic_flag = reinterpret_cast<cuda::std::atomic_flag*>(words + 57);
+  auto std_atomic_case = [&](const char* name, bool racy, auto launch) {
+    cudaMemset(words + 56, 0, 2 * sizeof(int));
+    expect(name, racy, launch);
+  };
+  std_atomic_case("std_atomic_release_acquire_between_blocks", false,
+                  [&] { std_atomic_between_blocks<<<2, 1>>>(words, std_flag, out, true); });
+  std_atomic_case("std_atomic_relaxed_between_blocks", true,
+                  [&] { std_atomic_between_blocks<<<2, 1>>>(words, std_flag, out, false); });
+  std_atomic_case("std_atomic_release_acquire_in_block", false,
+                  [&] { std_atomic_in_block<<<1, 64>>>(words, std_flag, out, true); });
+  std_atomic_case("std_atomic_relaxed_in_block", true,
+                  [&] { std_atomic_in_block<<<1, 64>>>(words, std_flag, out, false); });
+  std_atomic_case("std_atomic_device_variables", false, [&] {
+    std_atomic_device_variables<<<2, 1>>>(1, out);
+    std_atomic_device_variables<<<2, 1>>>(2, out);
+  });
+  std_atomic_case("std_atomic_flag_with_fences", false,
+                  [&] { std_atomic_flag_fenced<<<2, 1>>>(words, std_atomic_flag, out, true); });
+  std_atomic_case("std_atomic_flag_without_release_fence", true,
+                  [&] { std_atomic_flag_fenced<<<2, 1>>>(words, std_atomic_flag, out, false); });
   expect("lock_without_fence", true, [&] { locked_counter<<<2, 64>>>(words, words + 1, false); });
   expect("shared_lock", false, [&] { shared_locked_counter<<<2, 64>>>(words + 8); });
   cudaMemset(words, 0, 64 * sizeof(int));
