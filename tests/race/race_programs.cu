@@ -553,6 +553,7 @@ int main() {
   expect("lock_with_fence", false, [&] { locked_counter<<<2, 64>>>(words, words + 1, true); });
   expect("lock_with_system_fence", false, [&] { system_fenced_counter<<<2, 64>>>(words, words + 1); });
   // libcu++'s atomics: release and acquire (silent), relaxed (reported).
+  int* std_data = words + 60;  // not words[0], the lock of the locked_counter cases
   auto* std_flag = reinterpret_cast<cuda::std::atomic<int>*>(words + 56);
   auto* std_atomic_flag = reinterpret_cast<cuda::std::atomic_flag*>(words + 57);
   auto std_atomic_case = [&](const char* name, bool racy, auto launch) {
@@ -560,21 +561,21 @@ int main() {
     expect(name, racy, launch);
   };
   std_atomic_case("std_atomic_release_acquire_between_blocks", false,
-                  [&] { std_atomic_between_blocks<<<2, 1>>>(words, std_flag, out, true); });
+                  [&] { std_atomic_between_blocks<<<2, 1>>>(std_data, std_flag, out, true); });
   std_atomic_case("std_atomic_relaxed_between_blocks", true,
-                  [&] { std_atomic_between_blocks<<<2, 1>>>(words, std_flag, out, false); });
+                  [&] { std_atomic_between_blocks<<<2, 1>>>(std_data, std_flag, out, false); });
   std_atomic_case("std_atomic_release_acquire_in_block", false,
-                  [&] { std_atomic_in_block<<<1, 64>>>(words, std_flag, out, true); });
+                  [&] { std_atomic_in_block<<<1, 64>>>(std_data, std_flag, out, true); });
   std_atomic_case("std_atomic_relaxed_in_block", true,
-                  [&] { std_atomic_in_block<<<1, 64>>>(words, std_flag, out, false); });
+                  [&] { std_atomic_in_block<<<1, 64>>>(std_data, std_flag, out, false); });
   std_atomic_case("std_atomic_device_variables", false, [&] {
     std_atomic_device_variables<<<2, 1>>>(1, out);
     std_atomic_device_variables<<<2, 1>>>(2, out);
   });
   std_atomic_case("std_atomic_flag_with_fences", false,
-                  [&] { std_atomic_flag_fenced<<<2, 1>>>(words, std_atomic_flag, out, true); });
+                  [&] { std_atomic_flag_fenced<<<2, 1>>>(std_data, std_atomic_flag, out, true); });
   std_atomic_case("std_atomic_flag_without_release_fence", true,
-                  [&] { std_atomic_flag_fenced<<<2, 1>>>(words, std_atomic_flag, out, false); });
+                  [&] { std_atomic_flag_fenced<<<2, 1>>>(std_data, std_atomic_flag, out, false); });
   expect("lock_without_fence", true, [&] { locked_counter<<<2, 64>>>(words, words + 1, false); });
   expect("shared_lock", false, [&] { shared_locked_counter<<<2, 64>>>(words + 8); });
   cudaMemset(words, 0, 64 * sizeof(int));

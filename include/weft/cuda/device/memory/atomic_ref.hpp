@@ -82,8 +82,10 @@ inline void race_release_before_atomic(::std::memory_order order, ::cuda::thread
 /// now and then (every 64th load on a worker), so that a spin on a flag
 /// that another thread of the block sets ends on fibers, as independent
 /// thread scheduling lets it end on a GPU; atomicCAS and atomicExch yield
-/// when they fail (atomic_functions.hpp), which a load cannot tell.
-inline void yield_now_and_then_after_load() {
+/// when they fail (atomic_functions.hpp), which a load cannot tell. Out of
+/// line in namespace weft: the race check must not trace the count, a
+/// thread-local that it would take for __shared__ memory.
+[[gnu::noinline]] inline void yield_now_and_then_after_load() {
   static thread_local unsigned loads = 0;
   if (++loads % 64 == 0 && running_block) [[unlikely]]
     yield_after_failed_atomic();
