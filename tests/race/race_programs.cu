@@ -449,11 +449,11 @@ __global__ void std_atomic_in_block(int* data, cuda::std::atomic<int>* flag, int
     // race-line: std_atomic_in_block_write
     data[1] = 42;
     flag->store(1, release ? cuda::std::memory_order_release : cuda::std::memory_order_relaxed);
-  } else if (threadIdx.x == blockDim.x - 1) {
+  } else {  // every other thread spins, each letting the others run now and then
     while (flag->load(cuda::std::memory_order_acquire) == 0) {
     }
     // race-line: std_atomic_in_block_read
-    out[1] = data[1];
+    if (threadIdx.x == blockDim.x - 1) out[1] = data[1];
   }
 }
 // The same through __device__ variables, the flag counting rounds.
