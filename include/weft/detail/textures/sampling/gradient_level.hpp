@@ -56,7 +56,7 @@ inline constexpr std::int16_t level_log2_fraction[256] = {
     194, 195, 195, 196, 197, 198, 199, 200, 200, 201, 202, 203, 204, 205, 205, 206, 207, 208, 209, 210, 210, 211,
     212, 213, 214, 214, 215, 216, 217, 218, 218, 219, 220, 221, 222, 222, 223, 224, 225, 226, 226, 227, 228, 229,
     229, 230, 231, 232, 233, 233, 234, 235, 236, 236, 237, 238, 239, 239, 240, 241, 242, 242, 243, 244, 245, 245,
-    246, 247, 248, 248, 249, 250, 251, 251, 252, 253, 253, 254, 255, 256};
+    246, 247, 248, 248, 249, 250, 251, 251, 252, 253, 253, 254, 255, 255};
 
 /// log2(length) in 256ths, as an H100 takes it: the exponent, and the
 /// table's fraction for the top 8 bits of the mantissa. A length of 0 (or
@@ -110,11 +110,20 @@ inline constexpr int gradient_component_bits = 10;
 /// The length of (x, y), approximated as an H100 does: the larger magnitude
 /// plus 11/32 of the smaller, that share truncated to 10 bits of the
 /// larger's order of magnitude.
+inline double shorter_share(double smaller) {
+  if (smaller == 0 || !std::isfinite(smaller)) return smaller * 11 / 32;
+  int exponent = 0;
+  std::frexp(smaller, &exponent);
+  double unit = std::ldexp(1.0, exponent - gradient_component_bits);
+  double mantissa = std::floor(smaller / unit);
+  return std::floor((11 * mantissa + 4) / 32) * unit;
+}
+
 inline double approximate_length(double x, double y) {
   double larger = std::fabs(x), smaller = std::fabs(y);
   if (smaller > larger) std::swap(larger, smaller);
   if (larger == 0) return 0;
-  return larger + truncate_below(smaller * 11 / 32, larger, gradient_component_bits);
+  return larger + truncate_below(shorter_share(smaller), larger, gradient_component_bits);
 }
 
 /// A component of a diagonal of the footprint, dx + dy or dx - dy, as it
@@ -123,9 +132,12 @@ inline double approximate_length(double x, double y) {
 inline double diagonal_component(double sum) {
   double kept = truncate_to_bits(sum, gradient_component_bits);
   double magnitude = std::fabs(kept);
-  if (magnitude == 0) return 0;
-  double scaled = round_below(magnitude / 2, magnitude, 12) + round_below(magnitude / 8, magnitude, 12) +
-                  round_below(magnitude / 16, magnitude, 12);
+  if (magnitude == 0 || !std::isfinite(magnitude)) return kept * 11 / 16;
+  int exponent = 0;
+  std::frexp(magnitude, &exponent);
+  double unit = std::ldexp(1.0, exponent - gradient_component_bits);
+  double mantissa = magnitude / unit;
+  double scaled = std::floor((11 * mantissa + 4) / 8) * unit / 2;
   return kept < 0 ? -scaled : scaled;
 }
 

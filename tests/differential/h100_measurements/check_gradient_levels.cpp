@@ -1,0 +1,182 @@
+// Counts the measured gradient fetches whose level weft's rule gives bit for
+// bit (issue 15): gradients.txt (tex2DGrad), gradients3d.txt (tex3DGrad and
+// texCubemapGrad), cubemap_gradients.txt and gradient_lengths.txt. Each
+// measured mipmap's level l holds l, point filtering within levels and
+// linear between them, so a result is the level the texture unit took, in
+// 256ths, after the clamps and the sharpened blend of maxAnisotropy.
+//   g++ -std=c++20 -O1 -Iinclude tests/differential/h100_measurements/check_gradient_levels.cpp -o /tmp/check
+//   /tmp/check tests/differential/h100_measurements [-v]
+#include <weft/detail/textures/sampling/gradient_level.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace weft::detail::textures;
+
+/// What a fetch returns, in 256ths, for a level of detail in 256ths:
+/// clamped to [0, last], its fraction sharpened when maxAnisotropy is above 1.
+int fetched_level(int level, unsigned max_anisotropy, int last) {
+  if (level < 0) level = 0;
+  if (level >= last * 256) return last * 256;
+  int whole = level / 256, fraction = level % 256;
+  return whole * 256 + sharpened_level_fraction(fraction, max_anisotropy);
+}
+
+int measured_level(const std::string& hex) {
+  return static_cast<int>(std::lround(std::strtod(hex.c_str(), nullptr) * 256));
+}
+
+float hex_float(const std::string& hex) { return std::strtof(hex.c_str(), nullptr); }
+
+struct tally {
+  std::map<std::string, std::pair<int, int>> by_group;  // group: (matching, all)
+  void add(const std::string& group, bool match) {
+    auto& t = by_group[group];
+    t.first += match;
+    t.second += 1;
+  }
+  void print(const char* file) const {
+    int match = 0, all = 0;
+    for (auto& [group, t] : by_group) {
+      std::printf("%s %s: %d of %d\n", file, group.c_str(), t.first, t.second);
+      match += t.first;
+      all += t.second;
+    }
+    std::printf("%s: %d of %d\n", file, match, all);
+  }
+};
+
+bool verbose = false;
+
+void report(const std::string& line, int measured, int computed) {
+  if (verbose && measured != computed)
+    std::printf("  miss %+d: %s (weft %d)\n", measured - computed, line.c_str(), computed);
+}
+
+void check_2d(const std::string& dir) {
+  std::ifstream in(dir + "/gradients.txt");
+  std::string line;
+  tally t;
+  while (std::getline(in, line)) {
+    std::istringstream words(line);
+    std::string kind, a, dx0, dx1, dy0, dy1, value;
+    if (!(words >> kind >> a >> dx0 >> dx1 >> dy0 >> dy1 >> value) || kind != "G") continue;
+    unsigned aniso = std::stoul(a);
+    const float dx[2] = {hex_float(dx0) * 1024, hex_float(dx1) * 1024},
+                dy[2] = {hex_float(dy0) * 1024, hex_float(dy1) * 1024};
+    int computed = fetched_level(level_from_footprint(dx, dy, aniso), aniso, 10), measured = measured_level(value);
+    report(line, measured, computed);
+    t.add("maxAnisotropy " + a, computed == measured);
+  }
+  t.print("gradients.txt");
+}
+
+void check_lengths(const std::string& dir) {
+  std::ifstream in(dir + "/gradient_lengths.txt");
+  std::string line;
+  // Only the first query of each sweep and each change are printed: the
+  // queries in between take the level printed last.
+  struct printed {
+    char part;
+    double a, b;
+    int level;
+  };
+  std::vector<printed> lines;
+  while (std::getline(in, line)) {
+    std::istringstream words(line);
+    std::string kind, part, a, b, value;
+    if (!(words >> kind >> part >> a >> b >> value) || kind != "S") continue;
+    lines.push_back({part[0], std::strtod(a.c_str(), nullptr), std::strtod(b.c_str(), nullptr), measured_level(value)});
+  }
+  struct query {
+    char part;
+    float a, b;
+  };
+  std::vector<query> queries;
+  for (float a : {1.0f, 1.5f, 1.2890625f, 1.90625f, 6.0f})
+    for (int i = 0; i <= 8192; ++i) queries.push_back({'B', a, a * i / 8192});
+  for (float b : {0.375f, 0.7109375f, 0.123046875f})
+    for (int i = 0; i <= 4096; ++i) queries.push_back({'A', 1.0f + i / 4096.0f, b});
+  tally t;
+  std::size_t next = 0;
+  int level = 0;
+  for (const query& q : queries) {
+    if (next < lines.size() && lines[next].part == q.part && lines[next].a == q.a && lines[next].b == q.b)
+      level = lines[next++].level;
+    const float dx[2] = {q.a, q.b}, dy[2] = {0, 0};
+    int computed = fetched_level(level_from_footprint(dx, dy, 0), 0, 10);
+    if (verbose && computed != level)
+      std::printf("  miss %+d: %c %a %a (weft %d)\n", level - computed, q.part, q.a, q.b, computed);
+    t.add(std::string("part ") + q.part, computed == level);
+  }
+  if (next != lines.size()) std::printf("gradient_lengths.txt: %zu of %zu lines placed\n", next, lines.size());
+  t.print("gradient_lengths.txt");
+}
+
+/// The cubemap rule, as texture_fetch_functions.hpp's
+/// cubemap_level_from_gradients applies it on faces of `side` texels.
+int cubemap_level(const float (&direction)[3], const float (&dx)[3], const float (&dy)[3], double side,
+                  unsigned aniso) {
+  double magnitude[3] = {std::fabs(direction[0]), std::fabs(direction[1]), std::fabs(direction[2])};
+  int major = magnitude[2] >= magnitude[1] && magnitude[2] >= magnitude[0] ? 2 : (magnitude[1] >= magnitude[0] ? 1 : 0);
+  int across[2] = {major == 0 ? 1 : 0, major == 2 ? 1 : 2};
+  auto face_texels = [&](const float(&gradient)[3], float(&texels)[2]) {
+    const double moved[3] = {direction[0] + gradient[0], direction[1] + gradient[1], direction[2] + gradient[2]};
+    for (int k = 0; k < 2; ++k) {
+      int a = across[k];
+      double change = moved[a] / std::fabs(moved[major]) - direction[a] / magnitude[major];
+      texels[k] = static_cast<float>(change * side / 2);
+    }
+  };
+  float texel_dx[2], texel_dy[2];
+  face_texels(dx, texel_dx);
+  face_texels(dy, texel_dy);
+  return level_from_footprint(texel_dx, texel_dy, aniso);
+}
+
+void check_3d(const std::string& dir, const char* file) {
+  std::ifstream in(dir + "/" + file);
+  std::string line;
+  tally t;
+  while (std::getline(in, line)) {
+    std::istringstream words(line);
+    std::string kind, a, x, y, z, dxw, dx0, dx1, dx2, dyw, dy0, dy1, dy2, eq, value;
+    if (!(words >> kind >> a >> x >> y >> z >> dxw >> dx0 >> dx1 >> dx2 >> dyw >> dy0 >> dy1 >> dy2 >> eq >> value))
+      continue;
+    unsigned aniso = std::stoul(a);
+    const float direction[3] = {hex_float(x), hex_float(y), hex_float(z)};
+    int computed, measured = measured_level(value);
+    if (kind == "3") {
+      const float dx[3] = {hex_float(dx0) * 256, hex_float(dx1) * 256, hex_float(dx2) * 256};
+      const float dy[3] = {hex_float(dy0) * 256, hex_float(dy1) * 256, hex_float(dy2) * 256};
+      computed = fetched_level(level_from_footprint(dx, dy), aniso, 8);
+    } else {
+      const float dx[3] = {hex_float(dx0), hex_float(dx1), hex_float(dx2)};
+      const float dy[3] = {hex_float(dy0), hex_float(dy1), hex_float(dy2)};
+      computed = fetched_level(cubemap_level(direction, dx, dy, 256, aniso), aniso, 8);
+    }
+    report(line, measured, computed);
+    t.add((kind == "3" ? "tex3DGrad maxAnisotropy " : "texCubemapGrad maxAnisotropy ") + a, computed == measured);
+  }
+  t.print(file);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string dir = argc > 1 ? argv[1] : "tests/differential/h100_measurements";
+  verbose = argc > 2 && std::strcmp(argv[2], "-v") == 0;
+  check_lengths(dir);
+  check_2d(dir);
+  check_3d(dir, "gradients3d.txt");
+  check_3d(dir, "cubemap_gradients.txt");
+}
