@@ -4,6 +4,8 @@
 // measured mipmap's level l holds l, point filtering within levels and
 // linear between them, so a result is the level the texture unit took, in
 // 256ths, after the clamps and the sharpened blend of maxAnisotropy.
+// and gradient_rules.txt (measure_gradient_rules.cu's sweeps, whose queries
+// are made again here as that program makes them).
 //   g++ -std=c++20 -O1 -Iinclude tests/differential/h100_measurements/check_gradient_levels.cpp -o /tmp/check
 //   /tmp/check tests/differential/h100_measurements [-v]
 #include <weft/detail/textures/sampling/gradient_level.hpp>
@@ -170,6 +172,137 @@ void check_3d(const std::string& dir, const char* file) {
   t.print(file);
 }
 
+/// A query of measure_gradient_rules.cu: direction (cubemaps) and gradients,
+/// as that program passes them (normalized coordinates).
+struct rule_query {
+  int sweep, index;
+  float direction[3], dx[3], dy[3];
+};
+
+std::vector<rule_query> diagonal_queries() {
+  std::vector<rule_query> s;
+  int id = 0;
+  const float k = 1.0f / 1024;
+  auto add = [&s](int sweep, int i, float dx0, float dx1, float dy0, float dy1) {
+    s.push_back({sweep, i, {0, 0, 0}, {dx0, dx1, 0}, {dy0, dy1, 0}});
+  };
+  for (float a : {1.0f, 1.5f, 1.2890625f, 1.90625f}) {
+    for (int i = 0; i <= 8192; ++i) {
+      float b = a * i / 8192;
+      add(id, i, a * k, b * k, a * k, b * k);
+    }
+    ++id;
+  }
+  for (float b : {0.375f, 0.7109375f, 0.123046875f}) {
+    for (int i = 0; i <= 4096; ++i) {
+      float a = 1.0f + i / 4096.0f;
+      add(id, i, a * k, b * k, a * k, b * k);
+    }
+    ++id;
+  }
+  for (float b : {0.375f, 0.7109375f}) {
+    for (int j = 0; j <= 2048; ++j) {
+      float a2 = 1.0f + j / 2048.0f;
+      add(id, j, 1.0f * k, b * k, a2 * k, b * k);
+    }
+    ++id;
+  }
+  for (int j = 0; j <= 8192; ++j) {
+    float b2 = 0.5f * j / 8192;
+    add(id, j, 1.0f * k, 0.5f * k, 1.0f * k, b2 * k);
+  }
+  return s;
+}
+
+std::vector<rule_query> volume_queries() {
+  std::vector<rule_query> s;
+  int id = 0;
+  const float k = 1.0f / 256;
+  auto add = [&s](int sweep, int i, float dx0, float dx1, float dx2) {
+    s.push_back({sweep, i, {0, 0, 0}, {dx0, dx1, dx2}, {0, 0, 0}});
+  };
+  for (float b : {0.375f, 0.7109375f, 0.5f, 0.90625f, 0.123046875f}) {
+    for (int i = 0; i <= 4096; ++i) {
+      float c = b * i / 4096;
+      add(id, i, k, b * k, c * k);
+    }
+    ++id;
+  }
+  for (float c : {0.1f, 0.2f, 0.3f, 0.0625f, 0.123046875f}) {
+    for (int i = 0; i <= 4096; ++i) {
+      float b = c + (1 - c) * i / 4096;
+      add(id, i, k, b * k, c * k);
+    }
+    ++id;
+  }
+  for (int i = 0; i <= 64; ++i)
+    for (int j = 0; j <= i; ++j) add(id, i * 65 + j, k, i / 64.0f * k, j / 64.0f * k);
+  return s;
+}
+
+std::vector<rule_query> crossing_queries() {
+  struct family {
+    float x, y, z, gx, gy, gz, reach;
+  };
+  const family families[] = {
+      {1, 0.5f, 0, 0, 1, 0, 2},     {1, 0.5f, 0, -1, 0, 0, 1.5f},
+      {1, 0.5f, 0, 1, 0, 0, 2},     {1, 0, 0, 0, 1, 0, 3},
+      {1, 0.5f, 0.25f, 0, 0, 1, 2}, {1, 0.5f, 0, 0, -1, 0, 3},
+      {1, 0.25f, 0, 0, 1, 0, 2},    {1, 0.3f, 0.2f, -1, 0.5f, 0, 1.5f},
+      {0.5f, 1, 0, 1, 0, 0, 2},     {1, 0.5f, 0, 0, 1, 1, 2},
+      {2, 1, 0, 0, 2, 0, 4},        {-1, 0.5f, 0.5f, 0, 0, -1, 2},
+  };
+  std::vector<rule_query> s;
+  int id = 0;
+  for (const family& f : families) {
+    for (int i = 0; i <= 2048; ++i) {
+      float g = f.reach * i / 2048;
+      s.push_back({id, i, {f.x, f.y, f.z}, {g * f.gx, g * f.gy, g * f.gz}, {0, 0, 0}});
+    }
+    ++id;
+  }
+  return s;
+}
+
+void check_rules(const std::string& dir) {
+  std::ifstream in(dir + "/gradient_rules.txt");
+  std::string line;
+  std::map<char, std::map<std::pair<int, int>, int>> printed;  // part -> (sweep, index) -> level
+  while (std::getline(in, line)) {
+    std::istringstream words(line);
+    std::string part, value, skip;
+    int sweep, index;
+    if (!(words >> part >> sweep >> index)) continue;
+    for (int k = 0; k < 9; ++k) words >> skip;
+    words >> value;
+    printed[part[0]][{sweep, index}] = measured_level(value);
+  }
+  auto check = [&](char part, const char* name, const std::vector<rule_query>& queries, auto level_of) {
+    tally t;
+    const auto& levels = printed[part];
+    int level = 0;
+    for (const rule_query& q : queries) {
+      auto found = levels.find({q.sweep, q.index});
+      if (found != levels.end()) level = found->second;
+      int computed = level_of(q);
+      if (verbose && computed != level)
+        std::printf("  miss %+d: %c %d %d (weft %d)\n", level - computed, part, q.sweep, q.index, computed);
+      t.add(std::string(name) + " sweep " + (q.sweep < 10 ? "0" : "") + std::to_string(q.sweep), computed == level);
+    }
+    t.print("gradient_rules.txt");
+  };
+  check('D', "tex2DGrad", diagonal_queries(), [](const rule_query& q) {
+    const float dx[2] = {q.dx[0] * 1024, q.dx[1] * 1024}, dy[2] = {q.dy[0] * 1024, q.dy[1] * 1024};
+    return fetched_level(level_from_footprint(dx, dy, 0), 0, 10);
+  });
+  check('T', "tex3DGrad", volume_queries(), [](const rule_query& q) {
+    const float dx[3] = {q.dx[0] * 256, q.dx[1] * 256, q.dx[2] * 256}, dy[3] = {0, 0, 0};
+    return fetched_level(level_from_footprint(dx, dy), 0, 8);
+  });
+  check('C', "texCubemapGrad", crossing_queries(),
+        [](const rule_query& q) { return fetched_level(cubemap_level(q.direction, q.dx, q.dy, 256, 0), 0, 8); });
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -179,4 +312,5 @@ int main(int argc, char** argv) {
   check_2d(dir);
   check_3d(dir, "gradients3d.txt");
   check_3d(dir, "cubemap_gradients.txt");
+  check_rules(dir);
 }
