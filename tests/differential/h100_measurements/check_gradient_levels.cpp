@@ -8,6 +8,7 @@
 // are made again here as that program makes them).
 //   g++ -std=c++20 -O1 -Iinclude tests/differential/h100_measurements/check_gradient_levels.cpp -o /tmp/check
 //   /tmp/check tests/differential/h100_measurements [-v]
+#include <weft/detail/textures/sampling/cubemap_gradient_level.hpp>
 #include <weft/detail/textures/sampling/gradient_level.hpp>
 
 #include <cmath>
@@ -124,25 +125,12 @@ void check_lengths(const std::string& dir) {
   t.print("gradient_lengths.txt");
 }
 
-/// The cubemap rule, as texture_fetch_functions.hpp's
-/// cubemap_level_from_gradients applies it on faces of `side` texels.
+/// The cubemap rule (cubemap_gradient_level.hpp) on faces of `side` texels.
 int cubemap_level(const float (&direction)[3], const float (&dx)[3], const float (&dy)[3], double side,
                   unsigned aniso) {
-  double magnitude[3] = {std::fabs(direction[0]), std::fabs(direction[1]), std::fabs(direction[2])};
-  int major = magnitude[2] >= magnitude[1] && magnitude[2] >= magnitude[0] ? 2 : (magnitude[1] >= magnitude[0] ? 1 : 0);
-  int across[2] = {major == 0 ? 1 : 0, major == 2 ? 1 : 2};
-  auto face_texels = [&](const float(&gradient)[3], float(&texels)[2]) {
-    const double moved[3] = {direction[0] + gradient[0], direction[1] + gradient[1], direction[2] + gradient[2]};
-    for (int k = 0; k < 2; ++k) {
-      int a = across[k];
-      double change = moved[a] / std::fabs(moved[major]) - direction[a] / magnitude[major];
-      texels[k] = static_cast<float>(change * side / 2);
-    }
-  };
-  float texel_dx[2], texel_dy[2];
-  face_texels(dx, texel_dx);
-  face_texels(dy, texel_dy);
-  return level_from_footprint(texel_dx, texel_dy, aniso);
+  const double d[3] = {direction[0], direction[1], direction[2]}, gx[3] = {dx[0], dx[1], dx[2]},
+               gy[3] = {dy[0], dy[1], dy[2]};
+  return cubemap_level_from_footprint(d, gx, gy, side, aniso);
 }
 
 void check_3d(const std::string& dir, const char* file) {
