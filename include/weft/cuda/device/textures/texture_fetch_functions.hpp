@@ -212,13 +212,6 @@ inline float cubemap_level_from_gradients(const texture_sampler& s, float x, flo
       cubemap_level_from_footprint(direction, gradient_x, gradient_y, s.levels[0].float_size[0], s.max_anisotropy);
   return static_cast<float>(level) / (1 << gradient_level_bits);
 }
-};
-float texel_dx[2], texel_dy[2];
-face_texels(dx, texel_dx);
-face_texels(dy, texel_dy);
-int level = level_from_footprint(texel_dx, texel_dy, s.max_anisotropy);
-return static_cast<float>(level) / (1 << gradient_level_bits);
-}
 
 }  // namespace weft::detail::textures
 
