@@ -14,7 +14,8 @@
 // far edge of the neighbouring face), and the third coordinate is taken on
 // the neighbouring face (over |N|). From (1, 0.5, 0) on 256-texel faces, a
 // gradient (0, 1, 0) reaches (1, 1.5, 0) on +y: 0.5 + (1 - 1/1.5) of a half
-// face, 106.7 texels, where the projection onto +x alone would say 128.
+// face, 106.7 texels, where the projection onto +x alone would say 128. Such
+// a footprint takes the major axis's level whatever maxAnisotropy is.
 //
 // Fitted on an H200 (the H100's texture unit): cubemap_gradients.txt,
 // gradients3d.txt and gradient_rules.txt's crossing sweeps
@@ -36,8 +37,9 @@ inline int cubemap_major_axis(const double (&v)[3]) {
 }
 
 /// The texels of level 0 (faces of `face_size`) that `gradient` moves the
-/// direction by, along the two axes across the direction's face.
-inline void cubemap_face_texels(const double (&direction)[3], const double (&gradient)[3], double face_size,
+/// direction by, along the two axes across the direction's face; true where
+/// direction + gradient lies on another face.
+inline bool cubemap_face_texels(const double (&direction)[3], const double (&gradient)[3], double face_size,
                                 float (&texels)[2]) {
   int major = cubemap_major_axis(direction);
   int across[2] = {major == 0 ? 1 : 0, major == 2 ? 1 : 2};
@@ -55,17 +57,22 @@ inline void cubemap_face_texels(const double (&direction)[3], const double (&gra
     double change = coordinate - direction[a] / major_magnitude;
     texels[k] = static_cast<float>(change * face_size / 2);
   }
+  return crosses;
 }
 
 /// The level of detail, in 256ths, of a cubemap fetch in direction (x, y, z)
 /// with gradients dx and dy, on faces of `face_size` texels at level 0,
-/// before the texture's bias and clamps.
+/// before the texture's bias and clamps. Where a gradient crosses onto
+/// another face, the H100 takes the major axis's level whatever
+/// maxAnisotropy is (no minor axis; the blend between levels is still
+/// sharpened): of gradients3d.txt's fetches with maxAnisotropy 2, 4 and 16,
+/// 80, 96 and 106 of 1500 miss so, 154, 171 and 185 with the minor axis.
 inline int cubemap_level_from_footprint(const double (&direction)[3], const double (&dx)[3], const double (&dy)[3],
                                         double face_size, unsigned max_anisotropy) {
   float texel_dx[2], texel_dy[2];
-  cubemap_face_texels(direction, dx, face_size, texel_dx);
-  cubemap_face_texels(direction, dy, face_size, texel_dy);
-  return level_from_footprint(texel_dx, texel_dy, max_anisotropy);
+  bool crosses = cubemap_face_texels(direction, dx, face_size, texel_dx);
+  crosses |= cubemap_face_texels(direction, dy, face_size, texel_dy);
+  return level_from_footprint(texel_dx, texel_dy, crosses ? 1 : max_anisotropy);
 }
 
 }  // namespace weft::detail::textures
