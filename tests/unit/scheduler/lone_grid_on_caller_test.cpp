@@ -9,8 +9,11 @@
 #include <doctest/doctest.h>
 #include <weft.hpp>
 
+#include <signal.h>
+
 #include <atomic>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <thread>
@@ -248,4 +251,30 @@ TEST_CASE("launch and a synchronous cudaMemcpy of its result in a loop: the copy
   }
   CHECK(all_seen);
   CHECK(cudaFree(value) == cudaSuccess);
+}
+
+namespace {
+[[noreturn]] void lone_grid_programs_own_handler(int) { std::_Exit(43); }
+}  // namespace
+
+TEST_CASE(
+    "a one-block kernel that faults, waited for by cudaStreamSynchronize after the program replaced weft's "
+    "SIGSEGV handler, fails its launch" *
+    doctest::skip(weft_test::under_thread_sanitizer)) {
+  // The waiting thread, which runs the block, installs weft's handler
+  // again first, as a worker does before a grid.
+  cudaStream_t stream = nullptr;
+  REQUIRE(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) == cudaSuccess);
+  struct sigaction own = {};
+  struct sigaction before = {};
+  own.sa_handler = lone_grid_programs_own_handler;  // ends the process with 43, failing the test
+  sigemptyset(&own.sa_mask);
+  REQUIRE(sigaction(SIGSEGV, &own, &before) == 0);
+  auto* wild = reinterpret_cast<int*>(std::uintptr_t{0x8000});
+  CHECK(weft::launch<lone_grid_wild_write>({1, 32, 0, stream}, wild) == cudaSuccess);
+  CHECK(cudaStreamSynchronize(stream) == cudaErrorIllegalAddress);
+  CHECK(contains(weft::fault_message(), "thread (3,0,0)"));
+  CHECK(cudaDeviceReset() == cudaSuccess);
+  REQUIRE(sigaction(SIGSEGV, &before, nullptr) == 0);
+  cudaGetLastError();
 }
