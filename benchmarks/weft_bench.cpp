@@ -923,9 +923,12 @@ bool bench_stackless_warp(const options& o) {
 // loop's mean per trip reported. A median leaves out the trips that a
 // preempted or sleeping thread stretches; a mean does not, so on a loaded
 // machine the second row is the higher (docs/performance.md, "Launch
-// latency").
+// latency"). Then the same loop ends with cudaStreamSynchronize, with an
+// event's record and cudaEventSynchronize, and with a cudaMemcpy of the
+// kernel's result instead.
 
 __global__ void NothingKernel() {}
+__global__ void StoreOne(int* out) { *out = 1; }
 
 bool bench_launch(const options& o) {
   const int round_trips = o.quick ? 200 : 5000;
@@ -955,6 +958,44 @@ bool bench_launch(const options& o) {
     by_address(round_trips / ported_runs, true);
     ported.push_back(time_once([&] { as_ported(round_trips / ported_runs); }) / (round_trips / ported_runs));
   }
+
+  // The same loop with the other waits a program writes after a launch:
+  // its stream's, an event recorded after it, and a copy of its result.
+  cudaStream_t own = nullptr;
+  cudaEvent_t recorded = nullptr;
+  int* result = nullptr;
+  ok &= check(cudaStreamCreateWithFlags(&own, cudaStreamNonBlocking), "launch");
+  ok &= check(cudaEventCreateWithFlags(&recorded, cudaEventDisableTiming), "launch");
+  ok &= check(cudaMalloc(&result, sizeof(int)), "launch");
+  const int wait_trips = round_trips / ported_runs;
+  auto loop_mean = [&](auto&& trip) {
+    std::vector<double> means;
+    for (int i = 0; i < wait_trips; ++i) trip();  // warming up
+    for (int r = 0; r < ported_runs; ++r)
+      means.push_back(time_once([&] {
+                        for (int i = 0; i < wait_trips; ++i) trip();
+                      }) /
+                      wait_trips);
+    return median(means) * 1e6;
+  };
+  double stream_mean = loop_mean([&] {
+    weft::launch<NothingKernel>(weft::launch_config{1, 1, 0, own});
+    ok &= check(cudaStreamSynchronize(own), "launch");
+  });
+  double event_mean = loop_mean([&] {
+    weft::launch<NothingKernel>(weft::launch_config{1, 1});
+    ok &= check(cudaEventRecord(recorded), "launch");
+    ok &= check(cudaEventSynchronize(recorded), "launch");
+  });
+  double copy_mean = loop_mean([&] {
+    int copied = 0;
+    weft::launch<StoreOne>(weft::launch_config{1, 1}, result);
+    ok &= check(cudaMemcpy(&copied, result, sizeof copied, cudaMemcpyDeviceToHost), "launch");
+    ok &= copied == 1;
+  });
+  cudaFree(result);
+  cudaEventDestroy(recorded);
+  cudaStreamDestroy(own);
 
   cudaStream_t stream;
   ok &= check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "launch");
@@ -994,6 +1035,9 @@ bool bench_launch(const options& o) {
               verdict(o, "target <= 1 us", ported_median <= 1).c_str());
   std::printf("  %-52s %10.2f us\n", "Kernel<<<1, 1>>>() as ported + sync, loop mean (best)",
               *std::min_element(ported.begin(), ported.end()) * 1e6);
+  std::printf("  %-52s %10.2f us\n", "... + cudaStreamSynchronize, loop mean (median)", stream_mean);
+  std::printf("  %-52s %10.2f us\n", "... + cudaEventRecord + Synchronize, loop mean (median)", event_mean);
+  std::printf("  %-52s %10.2f us\n", "... + cudaMemcpy of its result, loop mean (median)", copy_mean);
   std::printf("  %-52s %10.3f us  %s\n", "asynchronous launch enqueue (median run)", enqueue_median,
               verdict(o, "target <= 0.5 us", enqueue_median <= 0.5).c_str());
   return ok;
