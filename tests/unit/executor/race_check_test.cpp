@@ -585,14 +585,19 @@ TEST_CASE(
     worker.access(&words[word], 4, write, reinterpret_cast<const char*>(site) + 1);
   };
   // Tile `tile`'s threads arrive at its barrier (`barrier`, 64 expected),
-  // the last one completing the phase, as cuda::barrier does.
+  // the last one completing the phase, and their waits return, as
+  // cuda::barrier's arrive_and_wait does.
   auto tile_sync = [&](unsigned tile, const void* barrier, std::uint32_t phase) {
     for (unsigned t = 64 * tile; t < 64 * tile + 64; ++t) {
       weft::detail::threadIdx = uint3{t, 0, 0};
-      worker.barrier_arrival(barrier, phase, 1, 64);
+      worker.barrier_arrival(barrier, phase, 1, 64, true);
     }
-    worker.barrier_arrivals_completed(barrier, 64);
-    worker.barrier_phase_completed(barrier, 64);
+    worker.barrier_arrivals_completed(barrier);
+    worker.barrier_phase_completed(barrier, phase);
+    for (unsigned t = 64 * tile; t < 64 * tile + 64; ++t) {
+      weft::detail::threadIdx = uint3{t, 0, 0};
+      worker.barrier_waited(barrier, phase);
+    }
   };
   int tile_zero_barrier = 0, tile_one_barrier = 0;
   CHECK(race_test_block::hazards([&] {

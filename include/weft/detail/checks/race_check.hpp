@@ -19,9 +19,12 @@
 //     each thread has an epoch; a barrier that completes gives its
 //     threads an epoch above every epoch they had. A later access whose
 //     thread's epoch is higher than the earlier access's is ordered after it.
-//     A cuda::barrier phase of fewer threads than the block (a multi-warp
-//     tile's sync) orders its arrivals only, by their clocks (below), as a
-//     named barrier does.
+//     Any other phase of a cuda::barrier or a block pipeline's stage (a
+//     multi-warp tile's sync, a split arrive and wait, an arrive_and_drop,
+//     a pipeline's commit and release, a barrier in global memory that
+//     several blocks arrive at) orders exactly what CUDA orders: what each
+//     arrival did before arriving before what each wait that observes the
+//     phase's completion does after it, by the threads' clocks (below).
 //   - a warp collective (__syncwarp, shuffles, votes, tiles of a warp or
 //     less): each lane keeps a vector clock over its warp's 32 lanes; a
 //     collective joins the clocks of the lanes it names.
@@ -212,6 +215,33 @@ inline void race_join(race_clock& into, const race_clock& from) {
   }
   into = std::move(joined);
 }
+
+/// A phase of a barrier (a cuda::barrier's state, a block pipeline's stage)
+/// as the race check follows it: the arrivals of the phase in progress, and
+/// what the latest two completed phases released to the waits that
+/// observe them (race_worker::barrier_arrival and the hooks after it).
+struct race_barrier_phases {
+  std::uint64_t generation = 0;  // the block's, for a barrier in its __shared__ memory
+  std::uint32_t phase = 0;
+  std::uint32_t count = 0;     // arrivals counted so far (an arrival may count several)
+  std::uint32_t expected = 0;  // the phase's expected count, the droppers' arrivals included
+  // Every arrival so far parks at once until the phase completes
+  // (arrive_and_wait): if they are the whole block, the block epoch orders
+  // the phase, as a __syncthreads does.
+  bool all_wait_at_once = true;
+  bool by_clocks = false;  // the phase completing now orders by released, not by the epoch
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> arrivals;  // (race_thread_key, clock at arrival)
+  race_clock known;                                               // what the arrivals knew of others as they arrived
+  race_clock released;  // the completing phase's: arrivals, their knowledge, its completion function
+  struct completed_phase {
+    bool valid = false;
+    std::uint32_t phase = 0;
+    race_clock released;
+  };
+  // By phase modulo 2: a wait's token names the phase in progress or the
+  // one before (CUDA leaves any older one undefined).
+  std::array<completed_phase, 2> completed;
+};
 
 /// One traced access as the shadow keeps it, 16 bytes: its code address
 /// interned (race_sites), its block's synchronisation state as a handle
@@ -651,6 +681,15 @@ class race_launch {
     use(atomic_words_[block]);
   }
 
+  /// Calls `use` with the phases of the barrier at `barrier` in global
+  /// memory (a cuda::barrier of device scope that several blocks arrive at,
+  /// on several workers: under a lock).
+  template <class Use>
+  void with_barrier_phases(const void* barrier, Use use) {
+    std::lock_guard lock(barrier_phases_mutex_);
+    use(barrier_phases_[barrier]);
+  }
+
   /// The shadow of the page that holds `address`, shared with the other
   /// launches that use it (made when first asked for).
   [[gnu::noinline]] page& page_of(std::uintptr_t address) {
@@ -753,6 +792,8 @@ class race_launch {
   std::unordered_map<std::uintptr_t, page*> pages_;
   std::mutex atomic_words_mutex_;
   std::unordered_map<std::uint64_t, std::unordered_map<std::uintptr_t, race_clock>> atomic_words_;
+  std::mutex barrier_phases_mutex_;
+  std::unordered_map<const void*, race_barrier_phases> barrier_phases_;
   std::vector<std::atomic<std::uint32_t>> fences_;
   std::vector<std::atomic<std::uint32_t>> published_;  // per fence counter: its count at the last publishing atomic
 };
@@ -925,48 +966,115 @@ class race_worker {
       if (a.waits) race_join(known_of(a.thread), released);
   }
 
-  /// The calling thread arrived at `barrier` (a cuda::barrier's state),
-  /// counting `update` arrivals of phase `phase`, which expects `expected`.
-  /// A phase that fewer threads than the block's expect is a subset: its
-  /// arrivals are kept (with each thread's clock, which the arrival
-  /// releases), to order only those threads when it completes.
+  /// The calling thread arrived at `barrier` (a cuda::barrier's state, a
+  /// block pipeline's stage), counting `update` arrivals of phase `phase`,
+  /// which expects `expected` (a dropping thread's arrival included);
+  /// `waits_at_once`: it parks until the phase completes (arrive_and_wait),
+  /// else it goes on (arrive, arrive_and_drop, a pipeline's commit or
+  /// release) and is ordered only by a wait of its own. The arrival
+  /// releases the thread's clock, which it ticks, so that what it does
+  /// next is not released with it, and what it knows of others.
   [[gnu::noinline]] void barrier_arrival(const void* barrier, std::uint32_t phase, std::uint32_t update,
-                                         std::uint32_t expected) {
-    if (!launch_ || expected >= threads_) return;
+                                         std::uint32_t expected, bool waits_at_once) {
+    if (!launch_) return;
     unsigned thread = linear_thread_index(threadIdx, blockDim);
-    subset_phase& p = (*subset_phases_)[barrier];
-    if (p.generation != generation_ || p.phase != phase) p = {generation_, phase, 0, {}};
-    p.arrivals.push_back({thread, true, clocks_[thread]++});
-    p.count += update;
+    std::uint32_t clock = clocks_[thread]++;
+    const race_clock& knows = known_of(thread);
+    with_barrier_phases(barrier, [&](race_barrier_phases& p) {
+      if (p.count == 0 || p.phase != phase) {
+        p.phase = phase;
+        p.count = 0;
+        p.all_wait_at_once = true;
+        p.arrivals.clear();
+        p.known.clear();
+      }
+      p.arrivals.emplace_back(race_thread_key(block_, thread), clock);
+      if (!knows.empty()) race_join(p.known, knows);
+      p.count += update;
+      p.expected = expected;
+      p.all_wait_at_once = p.all_wait_at_once && waits_at_once;
+    });
   }
 
   /// Every arrival of `barrier`'s phase came, before its completion
-  /// function runs (on the last arrival's thread).
-  [[gnu::noinline]] void barrier_arrivals_completed(const void* barrier, std::uint32_t expected) {
-    if (subset_phase* p = subset_of(barrier, expected))
-      named_barrier_completed(p->arrivals);
-    else
-      block_synced();
+  /// function runs (on the last arrival's thread). A phase that the whole
+  /// block arrived at with arrive_and_wait orders the block by its epoch
+  /// (block_synced, cheap); any other phase seen whole by its arrivals'
+  /// clocks, joined here for its waits (barrier_waited).
+  [[gnu::noinline]] void barrier_arrivals_completed(const void* barrier) {
+    if (!launch_) return;
+    bool by_epoch = true;
+    bool local = in_shared_memory(barrier);
+    with_barrier_phases(barrier, [&](race_barrier_phases& p) {
+      p.by_clocks = false;
+      bool seen_whole = p.count != 0 && p.count == p.expected;
+      bool whole_block = local && p.all_wait_at_once && p.arrivals.size() == threads_;
+      if (seen_whole && !whole_block) {
+        // Arrivals sorted by key: one merge with what they knew.
+        std::sort(p.arrivals.begin(), p.arrivals.end());
+        race_clock arrivals;
+        arrivals.reserve(p.arrivals.size());
+        for (const auto& [key, clock] : p.arrivals)
+          if (!arrivals.empty() && arrivals.back().first == key)
+            arrivals.back().second = std::max(arrivals.back().second, clock);
+          else
+            arrivals.emplace_back(key, clock);
+        p.released = std::move(p.known);
+        race_join(p.released, arrivals);
+        p.by_clocks = true;
+        by_epoch = false;
+      }
+      p.count = 0;
+      p.arrivals.clear();
+      p.known.clear();
+    });
+    // A phase not seen whole (arrivals from outside the launch) orders the
+    // whole block, which can hide a race but never invent one.
+    if (by_epoch) block_synced();
   }
 
-  /// `barrier`'s phase completed (its completion function too): its waits
-  /// return after it. A subset's arrivals acquire what each did before
-  /// arriving, and what the completion function did; every other phase
-  /// orders the whole block (block_synced), as do phases whose arrivals
-  /// came from other blocks too or whose count the check cannot follow
-  /// (a pipeline's stages, an arrive_and_drop).
-  [[gnu::noinline]] void barrier_phase_completed(const void* barrier, std::uint32_t expected) {
-    subset_phase* p = subset_of(barrier, expected);
-    if (!p) {
+  /// `barrier`'s phase `phase` completed (its completion function too),
+  /// before any wait can observe it. A phase ordered by clocks keeps what
+  /// it released, with what the completion function did on the last
+  /// arrival's thread, for the waits that observe it (barrier_waited).
+  [[gnu::noinline]] void barrier_phase_completed(const void* barrier, std::uint32_t phase) {
+    if (!launch_) return;
+    unsigned last = linear_thread_index(threadIdx, blockDim);
+    bool by_epoch = true;
+    with_barrier_phases(barrier, [&](race_barrier_phases& p) {
+      if (!p.by_clocks) return;
+      p.by_clocks = false;
+      by_epoch = false;
+      race_join(p.released, known_of(last));
+      race_join(p.released, race_clock{{race_thread_key(block_, last), clocks_[last]++}});
+      race_barrier_phases::completed_phase& done = p.completed[phase % 2];
+      done.valid = true;
+      done.phase = phase;
+      done.released = std::move(p.released);
+      p.released.clear();
+    });
+    if (by_epoch)
       block_synced();
+    else
+      copies_.group_synced();
+  }
+
+  /// The calling thread's wait for `barrier`'s phase `phase` returned: it
+  /// acquires what the phase released (nothing to do for a phase the block
+  /// epoch ordered).
+  [[gnu::noinline]] void barrier_waited(const void* barrier, std::uint32_t phase) {
+    if (!launch_) return;
+    unsigned thread = linear_thread_index(threadIdx, blockDim);
+    auto acquire = [&](race_barrier_phases& p) {
+      const race_barrier_phases::completed_phase& done = p.completed[phase % 2];
+      if (done.valid && done.phase == phase) race_join(known_of(thread), done.released);
+    };
+    if (!in_shared_memory(barrier)) {
+      launch_->with_barrier_phases(barrier, acquire);
       return;
     }
-    unsigned last = linear_thread_index(threadIdx, blockDim);
-    race_clock released = known_of(last);  // what the completion function did, on the last arrival's thread
-    race_join(released, race_clock{{race_thread_key(block_, last), clocks_[last]++}});
-    for (const named_arrival& a : p->arrivals) race_join(known_of(a.thread), released);
-    subset_phases_->erase(barrier);
-    copies_.group_synced();
+    auto at = barrier_phases_->find(barrier);
+    if (at != barrier_phases_->end() && at->second.generation == generation_) acquire(at->second);
   }
 
   /// The calling CUDA thread made an atomic read-modify-write of the word
@@ -1406,25 +1514,29 @@ class race_worker {
     return known_[thread];
   }
 
-  // The arrivals so far of a phase of a barrier that a subset of the block
-  // uses (barrier_arrival).
-  struct subset_phase {
-    std::uint64_t generation = 0;
-    std::uint32_t phase = 0;
-    std::uint32_t count = 0;  // arrivals counted (an arrival may count several)
-    std::vector<named_arrival> arrivals;
-  };
+  // Whether `address` lies in the running block's __shared__ memory, where
+  // only its own threads reach it.
+  bool in_shared_memory(const void* address) const {
+    auto a = reinterpret_cast<std::uintptr_t>(address);
+    return (a >= tls_begin_ && a < tls_end_) || (a >= dynamic_begin_ && a < dynamic_end_);
+  }
 
-  // The arrivals kept for `barrier`'s phase, if they are all of it and a
-  // subset of the block; null otherwise.
-  subset_phase* subset_of(const void* barrier, std::uint32_t expected) {
-    auto at = subset_phases_->find(barrier);
-    if (at == subset_phases_->end()) return nullptr;
-    if (at->second.generation != generation_ || at->second.count != expected || expected >= threads_) {
-      subset_phases_->erase(at);
-      return nullptr;
+  // Calls `use` with the phases of the barrier at `barrier`: the worker's,
+  // for one in the block's __shared__ memory; else the launch's, which
+  // other blocks' workers arrive at too (a device-scope barrier in global
+  // memory).
+  template <class Use>
+  void with_barrier_phases(const void* barrier, Use use) {
+    if (!in_shared_memory(barrier)) {
+      launch_->with_barrier_phases(barrier, use);
+      return;
     }
-    return &at->second;
+    race_barrier_phases& p = (*barrier_phases_)[barrier];
+    if (p.generation != generation_) {
+      p = race_barrier_phases{};
+      p.generation = generation_;
+    }
+    use(p);
   }
 
   // Whether `thread` of the running block acquired a release that covers `earlier`.
@@ -1465,7 +1577,8 @@ class race_worker {
     } else {
       const race_block_state& then = launch_->states()[earlier.state()];
       if (then.block != block_)
-        return group_epoch_ > then.group_epoch || launch_->published_fences(then.block) > then.fences;
+        return group_epoch_ > then.group_epoch || launch_->published_fences(then.block) > then.fences ||
+               knows(thread, then.block, earlier);  // a barrier phase that both blocks' threads took part in
       if (earlier.thread() == thread || epoch_ > then.epoch) return true;
     }
     if (earlier.thread() / 32 == thread / 32 && lane_clock(thread, earlier.thread() % 32) >= earlier.lane_clock())
@@ -1643,12 +1756,13 @@ class race_worker {
   std::vector<std::uint64_t> known_generation_;
   std::unordered_map<std::uintptr_t, race_clock> shared_atomic_words_;  // this block's __shared__ atomic words
   const void* block_scope_atomic_ = nullptr;  // next_atomic_at_block_scope's, until that atomic
-  // By barrier (barrier_arrival). On the heap: the worker is thread-local,
-  // where __shared__ variables are, and the map's own members (a single
-  // bucket, its count) written by std::unordered_map's out-of-line code,
-  // which is traced, were taken for a kernel's __shared__ words.
-  std::unique_ptr<std::unordered_map<const void*, subset_phase>> subset_phases_ =
-      std::make_unique<std::unordered_map<const void*, subset_phase>>();
+  // The phases of the barriers in the block's __shared__ memory, by barrier
+  // (barrier_arrival). On the heap: the worker is thread-local, where
+  // __shared__ variables are, and the map's own members (a single bucket,
+  // its count) written by std::unordered_map's out-of-line code, which is
+  // traced, were taken for a kernel's __shared__ words.
+  std::unique_ptr<std::unordered_map<const void*, race_barrier_phases>> barrier_phases_ =
+      std::make_unique<std::unordered_map<const void*, race_barrier_phases>>();
   race_copies_in_flight copies_;                        // the block's asynchronous copies in flight
   std::uintptr_t private_begin_ = 0, private_end_ = 0;  // the last two gaps found (note_private)
   std::uintptr_t other_private_begin_ = 0, other_private_end_ = 0;
@@ -1681,6 +1795,29 @@ inline race_worker* race_worker::race_running_worker() { return race_running; }
 inline void race_let_go_before_waiting() {
   if constexpr (race_check_build)
     if (race_worker* worker = race_running) worker->let_go_of_pages();
+}
+
+// The hooks of a barrier's phases (cuda::barrier, a block pipeline's
+// stages, the block's split barrier: barrier_state in
+// cuda/device/async/barrier.hpp), for the race check. Out of line: a
+// stackless kernel's awaitables inline their callers into its traced body.
+
+/// The calling thread arrived at `barrier` (race_worker::barrier_arrival).
+[[gnu::noinline]] inline void race_barrier_arrival(const void* barrier, std::uint32_t phase, std::uint32_t update,
+                                                   std::uint32_t expected, bool waits_at_once) {
+  if (race_worker* worker = race_running) worker->barrier_arrival(barrier, phase, update, expected, waits_at_once);
+}
+/// The last arrival of `barrier`'s phase came, before its completion function.
+[[gnu::noinline]] inline void race_barrier_arrivals_completed(const void* barrier) {
+  if (race_worker* worker = race_running) worker->barrier_arrivals_completed(barrier);
+}
+/// `barrier`'s phase `phase` completed, before any waiter can see it.
+[[gnu::noinline]] inline void race_barrier_phase_completed(const void* barrier, std::uint32_t phase) {
+  if (race_worker* worker = race_running) worker->barrier_phase_completed(barrier, phase);
+}
+/// The calling thread's wait for `barrier`'s phase `phase` returned.
+[[gnu::noinline]] inline void race_barrier_waited(const void* barrier, std::uint32_t phase) {
+  if (race_worker* worker = race_running) worker->barrier_waited(barrier, phase);
 }
 
 inline race_worker& race_worker_of_this_thread() {
