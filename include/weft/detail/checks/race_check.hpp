@@ -845,6 +845,8 @@ class race_worker {
     if (known_generation_.size() < threads) known_generation_.resize(threads, 0);
     if (!shared_atomic_words_.empty()) shared_atomic_words_.clear();
     copies_.clear(threads);
+    knows_other_blocks_ = false;
+    block_known_.clear();
   }
 
   race_launch* launch() const { return launch_; }
@@ -900,10 +902,14 @@ class race_worker {
     ++epoch_;
     state_ = 0;
     copies_.group_synced();
+    if (knows_other_blocks_) [[unlikely]]
+      share_known_with_block();
   }
 
   /// The lanes of `warp` in `mask` met at a warp collective.
   [[gnu::noinline]] void warp_synced(unsigned warp, unsigned mask) {
+    if (knows_other_blocks_) [[unlikely]]
+      share_known_among(warp, mask);
     std::uint32_t* clocks = warp_clock(warp);
     std::array<std::uint32_t, 32> joined{};
     for (unsigned m = mask; m != 0; m &= m - 1) {
@@ -1067,7 +1073,11 @@ class race_worker {
     unsigned thread = linear_thread_index(threadIdx, blockDim);
     auto acquire = [&](race_barrier_phases& p) {
       const race_barrier_phases::completed_phase& done = p.completed[phase % 2];
-      if (done.valid && done.phase == phase) race_join(known_of(thread), done.released);
+      if (!done.valid || done.phase != phase) return;
+      race_join(known_of(thread), done.released);
+      if (!knows_other_blocks_)
+        knows_other_blocks_ = std::any_of(done.released.begin(), done.released.end(),
+                                          [&](const auto& entry) { return entry.first >> 10 != block_; });
     };
     if (!in_shared_memory(barrier)) {
       launch_->with_barrier_phases(barrier, acquire);
@@ -1541,8 +1551,26 @@ class race_worker {
 
   // Whether `thread` of the running block acquired a release that covers `earlier`.
   bool knows(unsigned thread, std::uint64_t block, const race_record& earlier) const {
-    return known_generation_[thread] == generation_ &&
-           race_covers(known_[thread], race_thread_key(block, earlier.thread()), earlier.release_clock());
+    std::uint64_t key = race_thread_key(block, earlier.thread());
+    return (known_generation_[thread] == generation_ && race_covers(known_[thread], key, earlier.release_clock())) ||
+           (knows_other_blocks_ && race_covers(block_known_, key, earlier.release_clock()));
+  }
+
+  // What threads of other blocks released to a thread of this one (a
+  // device-scope barrier's phase) reaches the block's other threads through
+  // its own barriers and warp collectives, as CUDA's happens-before is
+  // transitive: thread 0 waiting at a grid-wide barrier, then
+  // __syncthreads, orders the whole block after the other blocks'
+  // arrivals. Within the block, the epoch and the lanes' clocks order the
+  // same already; this is only kept once a thread knows another block's.
+  [[gnu::noinline]] void share_known_with_block() {
+    for (unsigned t = 0; t < threads_; ++t)
+      if (known_generation_[t] == generation_ && !known_[t].empty()) race_join(block_known_, known_[t]);
+  }
+  [[gnu::noinline]] void share_known_among(unsigned warp, unsigned mask) {
+    race_clock joined;
+    for (unsigned m = mask; m != 0; m &= m - 1) race_join(joined, known_of(32 * warp + __builtin_ctz(m)));
+    for (unsigned m = mask; m != 0; m &= m - 1) race_join(known_of(32 * warp + __builtin_ctz(m)), joined);
   }
 
   // Lane `lane`'s entry in the clock of `thread`'s lane.
@@ -1755,6 +1783,11 @@ class race_worker {
   std::vector<race_clock> known_;
   std::vector<std::uint64_t> known_generation_;
   std::unordered_map<std::uintptr_t, race_clock> shared_atomic_words_;  // this block's __shared__ atomic words
+  // Whether a thread of the block acquired a release of another block's
+  // thread (a device-scope barrier's phase), and what the block's barriers
+  // since shared of such knowledge (share_known_with_block).
+  bool knows_other_blocks_ = false;
+  race_clock block_known_;
   const void* block_scope_atomic_ = nullptr;  // next_atomic_at_block_scope's, until that atomic
   // The phases of the barriers in the block's __shared__ memory, by barrier
   // (barrier_arrival). On the heap: the worker is thread-local, where
