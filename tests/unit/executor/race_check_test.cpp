@@ -61,6 +61,13 @@ using weft::detail::race_worker;
 [[gnu::noinline]] void race_test_site_tile_zero_reads() { asm volatile(""); }
 [[gnu::noinline]] void race_test_site_tile_one_reads() { asm volatile(""); }
 [[gnu::noinline]] void race_test_site_tile_one_reads_early() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_split_writes() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_split_reads_before_wait() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_split_reads_after_wait() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_grid_barrier_writes() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_grid_barrier_waiter_reads() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_grid_barrier_bystander_reads() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_grid_barrier_synced_reads() { asm volatile(""); }
 
 // One block of 64 threads (two warps) whose dynamic shared buffer is
 // `words`; accesses are made as thread `t` at code address `site`.
@@ -615,6 +622,71 @@ TEST_CASE(
         }) == 1);
   worker.block_synced();  // __syncthreads orders both tiles
   CHECK(race_test_block::hazards([&] { access(64, 2, true, race_test_site_tile_one_reads); }) == 0);
+}
+
+TEST_CASE(
+    "race check: a thread that arrives at a barrier and waits later is ordered after the phase's other arrivals from "
+    "its wait, not from the phase's end") {
+  race_test_block b;
+  // A barrier in the block's __shared__ memory (its dynamic buffer), 2 expected.
+  const void* barrier = &b.words[60];
+  CHECK(race_test_block::hazards([&] {
+          b.access(0, 3, true, race_test_site_split_writes);
+          weft::detail::threadIdx = uint3{0, 0, 0};
+          b.worker.barrier_arrival(barrier, 0, 1, 2, true);  // thread 0: arrive_and_wait
+          weft::detail::threadIdx = uint3{40, 0, 0};
+          b.worker.barrier_arrival(barrier, 0, 1, 2, false);  // thread 40: arrive, the last arrival
+          b.worker.barrier_arrivals_completed(barrier);
+          b.worker.barrier_phase_completed(barrier, 0);
+        }) == 0);
+  CHECK(race_test_block::hazards([&] {
+          b.access(40, 3, false, race_test_site_split_reads_before_wait);  // the phase is over, thread 40 not waited
+        }) == 1);
+  CHECK(race_test_block::hazards([&] {
+          weft::detail::threadIdx = uint3{40, 0, 0};
+          b.worker.barrier_waited(barrier, 0);
+          b.access(40, 3, false, race_test_site_split_reads_after_wait);
+        }) == 0);
+}
+
+TEST_CASE(
+    "race check: a barrier in global memory that threads of two blocks arrive at orders the arrivals' accesses before "
+    "the waits across blocks, with what their blocks did before their barriers, and reaches a thread that did not "
+    "arrive only through its own block's barrier") {
+  auto listed_before = weft::detail::race_list_allocations;
+  weft::detail::race_list_allocations = race_test_global_allocation;
+  weft::detail::blockDim = dim3{64, 1, 1};
+  weft::detail::gridDim = dim3{2, 1, 1};
+  std::uint32_t* global = race_test_global_words().data();
+  const void* barrier = &global[1900];  // a cuda::barrier<cuda::thread_scope_device>, 2 expected
+  race_launch launch{dim3{2, 1, 1}, dim3{64, 1, 1}, 0, [] { return std::string("race_check_test"); }};
+  race_worker worker;
+  // Block 0's threads 0 and 1 write; after a __syncthreads, thread 0 arrives.
+  worker.start_block(&launch, 0, 64, nullptr, 0);
+  race_test_global_access(worker, 0, &global[1700], true, race_test_site_grid_barrier_writes);
+  race_test_global_access(worker, 1, &global[1701], true, race_test_site_grid_barrier_writes);
+  worker.block_synced();
+  weft::detail::threadIdx = uint3{0, 0, 0};
+  worker.barrier_arrival(barrier, 0, 1, 2, true);
+  worker.let_go_of_pages();
+  worker.start_block(&launch, 1, 64, nullptr, 0);  // block 1's thread 0 arrives last, completes and waits
+  weft::detail::threadIdx = uint3{0, 0, 0};
+  worker.barrier_arrival(barrier, 0, 1, 2, true);
+  worker.barrier_arrivals_completed(barrier);
+  worker.barrier_phase_completed(barrier, 0);
+  worker.barrier_waited(barrier, 0);
+  CHECK(race_test_block::hazards([&] {
+          race_test_global_access(worker, 0, &global[1700], false, race_test_site_grid_barrier_waiter_reads);
+        }) == 0);
+  CHECK(race_test_block::hazards([&] {
+          race_test_global_access(worker, 5, &global[1701], false, race_test_site_grid_barrier_bystander_reads);
+        }) == 1);
+  worker.block_synced();  // __syncthreads after thread 0's wait
+  CHECK(race_test_block::hazards([&] {
+          race_test_global_access(worker, 6, &global[1701], false, race_test_site_grid_barrier_synced_reads);
+        }) == 0);
+  worker.let_go_of_pages();
+  weft::detail::race_list_allocations = listed_before;
 }
 
 TEST_CASE("race check: a launch order knows the launches added and joined to it, and counts long-gone ones as known") {

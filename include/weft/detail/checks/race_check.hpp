@@ -184,6 +184,18 @@ using race_clock = std::vector<std::pair<std::uint64_t, std::uint32_t>>;
 /// threads).
 inline std::uint64_t race_thread_key(std::uint64_t block, std::uint32_t thread) { return block << 10 | thread; }
 
+/// A block of a launch, as a race_clock key whose value is the block's
+/// epoch: a barrier phase that a thread of another block arrives at
+/// releases, with the thread's own accesses, every access its block made
+/// before its last block barrier (__syncthreads, then one thread arrives
+/// at a grid-wide barrier).
+inline std::uint64_t race_block_key(std::uint64_t block) { return std::uint64_t{1} << 63 | block; }
+
+/// The block of a race_clock key.
+inline std::uint64_t race_block_of_key(std::uint64_t key) {
+  return key >> 63 ? key & ~(std::uint64_t{1} << 63) : key >> 10;
+}
+
 /// Whether `clock` covers `key`'s entry up to `value`.
 inline bool race_covers(const race_clock& clock, std::uint64_t key, std::uint32_t value) {
   auto at = std::lower_bound(clock.begin(), clock.end(), std::pair{key, std::uint32_t{0}});
@@ -995,6 +1007,7 @@ class race_worker {
         p.known.clear();
       }
       p.arrivals.emplace_back(race_thread_key(block_, thread), clock);
+      if (!in_shared_memory(barrier)) p.arrivals.emplace_back(race_block_key(block_), epoch_);
       if (!knows.empty()) race_join(p.known, knows);
       p.count += update;
       p.expected = expected;
@@ -1014,7 +1027,7 @@ class race_worker {
     with_barrier_phases(barrier, [&](race_barrier_phases& p) {
       p.by_clocks = false;
       bool seen_whole = p.count != 0 && p.count == p.expected;
-      bool whole_block = local && p.all_wait_at_once && p.arrivals.size() == threads_;
+      bool whole_block = local && p.all_wait_at_once && p.arrivals.size() == threads_;  // one entry per arrival
       if (seen_whole && !whole_block) {
         // Arrivals sorted by key: one merge with what they knew.
         std::sort(p.arrivals.begin(), p.arrivals.end());
@@ -1077,7 +1090,7 @@ class race_worker {
       race_join(known_of(thread), done.released);
       if (!knows_other_blocks_)
         knows_other_blocks_ = std::any_of(done.released.begin(), done.released.end(),
-                                          [&](const auto& entry) { return entry.first >> 10 != block_; });
+                                          [&](const auto& entry) { return race_block_of_key(entry.first) != block_; });
     };
     if (!in_shared_memory(barrier)) {
       launch_->with_barrier_phases(barrier, acquire);
@@ -1551,9 +1564,12 @@ class race_worker {
 
   // Whether `thread` of the running block acquired a release that covers `earlier`.
   bool knows(unsigned thread, std::uint64_t block, const race_record& earlier) const {
-    std::uint64_t key = race_thread_key(block, earlier.thread());
-    return (known_generation_[thread] == generation_ && race_covers(known_[thread], key, earlier.release_clock())) ||
-           (knows_other_blocks_ && race_covers(block_known_, key, earlier.release_clock()));
+    return knows(thread, race_thread_key(block, earlier.thread()), earlier.release_clock());
+  }
+  // Whether `thread` of the running block knows `key` up to `value`.
+  bool knows(unsigned thread, std::uint64_t key, std::uint32_t value) const {
+    return (known_generation_[thread] == generation_ && race_covers(known_[thread], key, value)) ||
+           (knows_other_blocks_ && race_covers(block_known_, key, value));
   }
 
   // What threads of other blocks released to a thread of this one (a
@@ -1606,7 +1622,8 @@ class race_worker {
       const race_block_state& then = launch_->states()[earlier.state()];
       if (then.block != block_)
         return group_epoch_ > then.group_epoch || launch_->published_fences(then.block) > then.fences ||
-               knows(thread, then.block, earlier);  // a barrier phase that both blocks' threads took part in
+               knows(thread, then.block, earlier) ||  // a barrier phase that both blocks' threads took part in
+               knows(thread, race_block_key(then.block), then.epoch + 1);  // ... after a barrier of the earlier block
       if (earlier.thread() == thread || epoch_ > then.epoch) return true;
     }
     if (earlier.thread() / 32 == thread / 32 && lane_clock(thread, earlier.thread() % 32) >= earlier.lane_clock())
