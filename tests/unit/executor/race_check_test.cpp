@@ -64,6 +64,9 @@ using weft::detail::race_worker;
 [[gnu::noinline]] void race_test_site_split_writes() { asm volatile(""); }
 [[gnu::noinline]] void race_test_site_split_reads_before_wait() { asm volatile(""); }
 [[gnu::noinline]] void race_test_site_split_reads_after_wait() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_dropper_writes() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_dropper_reads() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_waiter_reads_dropper() { asm volatile(""); }
 [[gnu::noinline]] void race_test_site_grid_barrier_writes() { asm volatile(""); }
 [[gnu::noinline]] void race_test_site_grid_barrier_waiter_reads() { asm volatile(""); }
 [[gnu::noinline]] void race_test_site_grid_barrier_bystander_reads() { asm volatile(""); }
@@ -597,9 +600,9 @@ TEST_CASE(
   auto tile_sync = [&](unsigned tile, const void* barrier, std::uint32_t phase) {
     for (unsigned t = 64 * tile; t < 64 * tile + 64; ++t) {
       weft::detail::threadIdx = uint3{t, 0, 0};
-      worker.barrier_arrival(barrier, phase, 1, 64, true);
+      worker.barrier_arrival(barrier, phase, 1, true);
     }
-    worker.barrier_arrivals_completed(barrier);
+    worker.barrier_arrivals_completed(barrier, phase);
     worker.barrier_phase_completed(barrier, phase);
     for (unsigned t = 64 * tile; t < 64 * tile + 64; ++t) {
       weft::detail::threadIdx = uint3{t, 0, 0};
@@ -633,10 +636,10 @@ TEST_CASE(
   CHECK(race_test_block::hazards([&] {
           b.access(0, 3, true, race_test_site_split_writes);
           weft::detail::threadIdx = uint3{0, 0, 0};
-          b.worker.barrier_arrival(barrier, 0, 1, 2, true);  // thread 0: arrive_and_wait
+          b.worker.barrier_arrival(barrier, 0, 1, true);  // thread 0: arrive_and_wait
           weft::detail::threadIdx = uint3{40, 0, 0};
-          b.worker.barrier_arrival(barrier, 0, 1, 2, false);  // thread 40: arrive, the last arrival
-          b.worker.barrier_arrivals_completed(barrier);
+          b.worker.barrier_arrival(barrier, 0, 1, false);  // thread 40: arrive, the last arrival
+          b.worker.barrier_arrivals_completed(barrier, 0);
           b.worker.barrier_phase_completed(barrier, 0);
         }) == 0);
   CHECK(race_test_block::hazards([&] {
@@ -647,6 +650,29 @@ TEST_CASE(
           b.worker.barrier_waited(barrier, 0);
           b.access(40, 3, false, race_test_site_split_reads_after_wait);
         }) == 0);
+}
+
+TEST_CASE("race check: a thread's arrive_and_drop counts for the phase it drops in, and orders nothing it does after") {
+  race_test_block b;
+  const void* barrier = &b.words[61];  // 3 expected: threads 0 and 1 wait, thread 2 drops
+  CHECK(race_test_block::hazards([&] {
+          b.access(0, 4, true, race_test_site_dropper_writes);
+          b.access(2, 5, true, race_test_site_dropper_writes);
+          for (unsigned t : {0u, 1u}) {
+            weft::detail::threadIdx = uint3{t, 0, 0};
+            b.worker.barrier_arrival(barrier, 0, 1, true);
+          }
+          weft::detail::threadIdx = uint3{2, 0, 0};
+          b.worker.barrier_arrival(barrier, 0, 1, false);  // the drop, the phase's last arrival
+          b.worker.barrier_arrivals_completed(barrier, 0);
+          b.worker.barrier_phase_completed(barrier, 0);
+          weft::detail::threadIdx = uint3{1, 0, 0};
+          b.worker.barrier_waited(barrier, 0);
+          b.access(1, 5, false, race_test_site_waiter_reads_dropper);  // before the drop: ordered
+        }) == 0);
+  CHECK(race_test_block::hazards([&] {
+          b.access(2, 4, false, race_test_site_dropper_reads);  // the dropper waits for nothing
+        }) == 1);
 }
 
 TEST_CASE(
@@ -667,12 +693,12 @@ TEST_CASE(
   race_test_global_access(worker, 1, &global[1701], true, race_test_site_grid_barrier_writes);
   worker.block_synced();
   weft::detail::threadIdx = uint3{0, 0, 0};
-  worker.barrier_arrival(barrier, 0, 1, 2, true);
+  worker.barrier_arrival(barrier, 0, 1, true);
   worker.let_go_of_pages();
   worker.start_block(&launch, 1, 64, nullptr, 0);  // block 1's thread 0 arrives last, completes and waits
   weft::detail::threadIdx = uint3{0, 0, 0};
-  worker.barrier_arrival(barrier, 0, 1, 2, true);
-  worker.barrier_arrivals_completed(barrier);
+  worker.barrier_arrival(barrier, 0, 1, true);
+  worker.barrier_arrivals_completed(barrier, 0);
   worker.barrier_phase_completed(barrier, 0);
   worker.barrier_waited(barrier, 0);
   CHECK(race_test_block::hazards([&] {

@@ -235,8 +235,7 @@ inline void race_join(race_clock& into, const race_clock& from) {
 struct race_barrier_phases {
   std::uint64_t generation = 0;  // the block's, for a barrier in its __shared__ memory
   std::uint32_t phase = 0;
-  std::uint32_t count = 0;     // arrivals counted so far (an arrival may count several)
-  std::uint32_t expected = 0;  // the phase's expected count, the droppers' arrivals included
+  std::uint32_t count = 0;  // arrivals counted so far (an arrival may count several)
   // Every arrival so far parks at once until the phase completes
   // (arrive_and_wait): if they are the whole block, the block epoch orders
   // the phase, as a __syncthreads does.
@@ -985,15 +984,14 @@ class race_worker {
   }
 
   /// The calling thread arrived at `barrier` (a cuda::barrier's state, a
-  /// block pipeline's stage), counting `update` arrivals of phase `phase`,
-  /// which expects `expected` (a dropping thread's arrival included);
-  /// `waits_at_once`: it parks until the phase completes (arrive_and_wait),
+  /// block pipeline's stage), counting `update` arrivals of phase `phase`
+  /// (a dropping thread's too); `waits_at_once`: it parks until the phase completes (arrive_and_wait),
   /// else it goes on (arrive, arrive_and_drop, a pipeline's commit or
   /// release) and is ordered only by a wait of its own. The arrival
   /// releases the thread's clock, which it ticks, so that what it does
   /// next is not released with it, and what it knows of others.
   [[gnu::noinline]] void barrier_arrival(const void* barrier, std::uint32_t phase, std::uint32_t update,
-                                         std::uint32_t expected, bool waits_at_once) {
+                                         bool waits_at_once) {
     if (!launch_) return;
     unsigned thread = linear_thread_index(threadIdx, blockDim);
     std::uint32_t clock = clocks_[thread]++;
@@ -1010,23 +1008,24 @@ class race_worker {
       if (!in_shared_memory(barrier)) p.arrivals.emplace_back(race_block_key(block_), epoch_);
       if (!knows.empty()) race_join(p.known, knows);
       p.count += update;
-      p.expected = expected;
       p.all_wait_at_once = p.all_wait_at_once && waits_at_once;
     });
   }
 
-  /// Every arrival of `barrier`'s phase came, before its completion
+  /// Every arrival of `barrier`'s phase `phase` came, before its completion
   /// function runs (on the last arrival's thread). A phase that the whole
   /// block arrived at with arrive_and_wait orders the block by its epoch
   /// (block_synced, cheap); any other phase seen whole by its arrivals'
   /// clocks, joined here for its waits (barrier_waited).
-  [[gnu::noinline]] void barrier_arrivals_completed(const void* barrier) {
+  [[gnu::noinline]] void barrier_arrivals_completed(const void* barrier, std::uint32_t phase) {
     if (!launch_) return;
     bool by_epoch = true;
     bool local = in_shared_memory(barrier);
     with_barrier_phases(barrier, [&](race_barrier_phases& p) {
       p.by_clocks = false;
-      bool seen_whole = p.count != 0 && p.count == p.expected;
+      // Every arrival of a launch is seen (a barrier's expected count
+      // cannot tell: a drop lowers it within the phase).
+      bool seen_whole = p.count != 0 && p.phase == phase;
       bool whole_block = local && p.all_wait_at_once && p.arrivals.size() == threads_;  // one entry per arrival
       if (seen_whole && !whole_block) {
         // Arrivals sorted by key: one merge with what they knew.
@@ -1047,8 +1046,9 @@ class race_worker {
       p.arrivals.clear();
       p.known.clear();
     });
-    // A phase not seen whole (arrivals from outside the launch) orders the
-    // whole block, which can hide a race but never invent one.
+    // A phase whose arrivals went unseen (made before the check ran, or
+    // the barrier initialised again) orders the whole block, which can hide
+    // a race but never invent one.
     if (by_epoch) block_synced();
   }
 
@@ -1854,12 +1854,12 @@ inline void race_let_go_before_waiting() {
 
 /// The calling thread arrived at `barrier` (race_worker::barrier_arrival).
 [[gnu::noinline]] inline void race_barrier_arrival(const void* barrier, std::uint32_t phase, std::uint32_t update,
-                                                   std::uint32_t expected, bool waits_at_once) {
-  if (race_worker* worker = race_running) worker->barrier_arrival(barrier, phase, update, expected, waits_at_once);
+                                                   bool waits_at_once) {
+  if (race_worker* worker = race_running) worker->barrier_arrival(barrier, phase, update, waits_at_once);
 }
 /// The last arrival of `barrier`'s phase came, before its completion function.
-[[gnu::noinline]] inline void race_barrier_arrivals_completed(const void* barrier) {
-  if (race_worker* worker = race_running) worker->barrier_arrivals_completed(barrier);
+[[gnu::noinline]] inline void race_barrier_arrivals_completed(const void* barrier, std::uint32_t phase) {
+  if (race_worker* worker = race_running) worker->barrier_arrivals_completed(barrier, phase);
 }
 /// `barrier`'s phase `phase` completed, before any waiter can see it.
 [[gnu::noinline]] inline void race_barrier_phase_completed(const void* barrier, std::uint32_t phase) {

@@ -130,7 +130,7 @@ class barrier_state {
       ::std::uint64_t next = w - static_cast<::std::uint64_t>(n) - (drop ? ::std::uint64_t{1} << count_bits : 0);
       if (atomic().compare_exchange_weak(w, next, ::std::memory_order_acq_rel, ::std::memory_order_acquire)) {
         if constexpr (race_check_build)
-          race_barrier_arrival(this, phase_of(w), static_cast<::std::uint32_t>(n), expected_of(w), waits_at_once);
+          race_barrier_arrival(this, phase_of(w), static_cast<::std::uint32_t>(n), waits_at_once);
         return {phase_of(w), pending_of(next) == 0};
       }
     }
@@ -140,7 +140,7 @@ class barrier_state {
   // before the completion function, which comes before the waits that
   // follow (complete()), as CUDA orders them.
   void arrivals_completed() const {
-    if constexpr (race_check_build) race_barrier_arrivals_completed(this);
+    if constexpr (race_check_build) race_barrier_arrivals_completed(this, phase_of(load()));
   }
 
   // The completion step's end: the next phase starts, expecting every thread
