@@ -66,6 +66,7 @@ using weft::detail::race_worker;
 [[gnu::noinline]] void race_test_site_split_reads_after_wait() { asm volatile(""); }
 [[gnu::noinline]] void race_test_site_dropper_writes() { asm volatile(""); }
 [[gnu::noinline]] void race_test_site_dropper_reads() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_completion_writes() { asm volatile(""); }
 [[gnu::noinline]] void race_test_site_waiter_reads_dropper() { asm volatile(""); }
 [[gnu::noinline]] void race_test_site_grid_barrier_writes() { asm volatile(""); }
 [[gnu::noinline]] void race_test_site_grid_barrier_waiter_reads() { asm volatile(""); }
@@ -658,6 +659,7 @@ TEST_CASE("race check: a thread's arrive_and_drop counts for the phase it drops 
   CHECK(race_test_block::hazards([&] {
           b.access(0, 4, true, race_test_site_dropper_writes);
           b.access(2, 5, true, race_test_site_dropper_writes);
+          b.access(0, 6, false, race_test_site_dropper_reads);
           for (unsigned t : {0u, 1u}) {
             weft::detail::threadIdx = uint3{t, 0, 0};
             b.worker.barrier_arrival(barrier, 0, 1, true);
@@ -665,10 +667,12 @@ TEST_CASE("race check: a thread's arrive_and_drop counts for the phase it drops 
           weft::detail::threadIdx = uint3{2, 0, 0};
           b.worker.barrier_arrival(barrier, 0, 1, false);  // the drop, the phase's last arrival
           b.worker.barrier_arrivals_completed(barrier, 0);
+          b.access(2, 6, true, race_test_site_completion_writes);  // the completion function, after every arrival
           b.worker.barrier_phase_completed(barrier, 0);
           weft::detail::threadIdx = uint3{1, 0, 0};
           b.worker.barrier_waited(barrier, 0);
           b.access(1, 5, false, race_test_site_waiter_reads_dropper);  // before the drop: ordered
+          b.access(1, 6, false, race_test_site_waiter_reads_dropper);  // the completion function's: ordered
         }) == 0);
   CHECK(race_test_block::hazards([&] {
           b.access(2, 4, false, race_test_site_dropper_reads);  // the dropper waits for nothing

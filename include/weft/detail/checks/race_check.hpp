@@ -244,6 +244,10 @@ struct race_barrier_phases {
   std::vector<std::pair<std::uint64_t, std::uint32_t>> arrivals;  // (race_thread_key, clock at arrival)
   race_clock known;                                               // what the arrivals knew of others as they arrived
   race_clock released;  // the completing phase's: arrivals, their knowledge, its completion function
+  // What the last arrival's thread knew before its completion function,
+  // which acquires the phase's arrivals (the thread itself goes on
+  // knowing only what it did, unless it waits).
+  race_clock completing_thread_knew;
   struct completed_phase {
     bool valid = false;
     std::uint32_t phase = 0;
@@ -1041,6 +1045,9 @@ class race_worker {
         race_join(p.released, arrivals);
         p.by_clocks = true;
         by_epoch = false;
+        race_clock& completing = known_of(linear_thread_index(threadIdx, blockDim));
+        p.completing_thread_knew = completing;
+        race_join(completing, p.released);
       }
       p.count = 0;
       p.arrivals.clear();
@@ -1066,6 +1073,8 @@ class race_worker {
       by_epoch = false;
       race_join(p.released, known_of(last));
       race_join(p.released, race_clock{{race_thread_key(block_, last), clocks_[last]++}});
+      known_of(last) = std::move(p.completing_thread_knew);
+      p.completing_thread_knew.clear();
       race_barrier_phases::completed_phase& done = p.completed[phase % 2];
       done.valid = true;
       done.phase = phase;
