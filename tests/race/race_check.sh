@@ -126,10 +126,12 @@ for executor in auto fibers; do
   expect "write by block \([01],0,0\) thread \(([0-9]|[12][0-9]|3[01]),0,0\) at .*$file:$device_barrier_write"
   expect "read  by block \([01],0,0\) thread \((3[2-9]|[45][0-9]|6[0-3]),0,0\) at .*$file:$device_barrier_bystander_read"
   # A thread that dropped out of a barrier waits for nothing: its read of
-  # another warp's word after the phase it dropped in is not ordered.
-  expect "read-after-write hazard in kernel 'dropping_warp\(int\*, bool\)' on __shared__ memory"
+  # another warp's word is not ordered (after that warp's write on fibers,
+  # before it stackless). (Clang may give the load after the drop no line:
+  # "?".)
+  expect "(read-after-write|write-after-read) hazard in kernel 'dropping_warp\(int\*, bool\)' on __shared__ memory"
   expect "write by block \([01],0,0\) thread \(0,0,0\) at .*$file:$dropping_warp_write"
-  expect "read  by block \([01],0,0\) thread \(63,0,0\) at .*$file:$dropping_warp_dropper_read"
+  expect "read  by block \([01],0,0\) thread \(63,0,0\) at .*$file:($dropping_warp_dropper_read|\?) in dropping_warp"
   # A pipeline's stage read by a consumer before its consumer_wait, and
   # overwritten by a producer that did not acquire it.
   expect "read-after-write hazard in kernel 'role_pipeline\(int\*, int, int\)' on __shared__ memory"

@@ -450,8 +450,10 @@ __global__ void device_barrier_exchange(cuda::barrier<cuda::thread_scope_device>
 // Warp 1 leaves a block barrier in its first phase (arrive_and_drop): its
 // arrival counts there, so warp 0 reads after that phase what warp 1 wrote
 // before dropping; it waits for nothing, so the last dropper's read of warp
-// 0's word (after the phase completed, on its own arrival) is ordered by
-// nothing. Later phases are warp 0's alone.
+// 0's word is ordered by nothing (on fibers it comes after the phase
+// completed, on its own arrival; stackless, thread 63 runs first after the
+// __syncthreads and reads before warp 0 writes). Later phases are warp 0's
+// alone.
 __global__ void dropping_warp(int* out, bool dropper_reads) {
   __shared__ cuda::barrier<cuda::thread_scope_block> bar;
   __shared__ int row[64];
@@ -463,7 +465,7 @@ __global__ void dropping_warp(int* out, bool dropper_reads) {
   if (threadIdx.x >= 32) {
     bar.arrive_and_drop();
     // race-line: dropping_warp_dropper_read
-    if (dropper_reads && threadIdx.x == blockDim.x - 1) out[blockIdx.x * 64 + threadIdx.x] = row[0];
+    if (dropper_reads && threadIdx.x == blockDim.x - 1) out[blockIdx.x * 64 + threadIdx.x] = row[63 - threadIdx.x];
     return;
   }
   bar.arrive_and_wait();
