@@ -610,15 +610,17 @@ TEST_CASE(
       worker.barrier_waited(barrier, phase);
     }
   };
-  int tile_zero_barrier = 0, tile_one_barrier = 0;
+  // The tiles' barriers, in the block's shared memory as the worker's are.
+  const void* tile_zero_barrier = &words[62];
+  const void* tile_one_barrier = &words[63];
   CHECK(race_test_block::hazards([&] {
           access(0, 1, true, race_test_site_tile_zero_writes);  // before tile 0's sync
-          tile_sync(0, &tile_zero_barrier, 0);
+          tile_sync(0, tile_zero_barrier, 0);
           access(63, 1, false, race_test_site_tile_zero_reads);  // within the tile: ordered
         }) == 0);
   CHECK(race_test_block::hazards([&] {
           access(5, 2, true, race_test_site_tile_zero_writes);  // after tile 0's sync
-          tile_sync(1, &tile_one_barrier, 0);
+          tile_sync(1, tile_one_barrier, 0);
           access(64, 2, false, race_test_site_tile_one_reads);  // no barrier in common: a hazard
         }) == 1);
   CHECK(race_test_block::hazards([&] {
@@ -697,10 +699,12 @@ TEST_CASE(
   race_test_global_access(worker, 1, &global[1701], true, race_test_site_grid_barrier_writes);
   worker.block_synced();
   weft::detail::threadIdx = uint3{0, 0, 0};
+  worker.barrier_arrival_begins(barrier);  // as barrier_state::arrive does
   worker.barrier_arrival(barrier, 0, 1, true);
   worker.let_go_of_pages();
   worker.start_block(&launch, 1, 64, nullptr, 0);  // block 1's thread 0 arrives last, completes and waits
   weft::detail::threadIdx = uint3{0, 0, 0};
+  worker.barrier_arrival_begins(barrier);
   worker.barrier_arrival(barrier, 0, 1, true);
   worker.barrier_arrivals_completed(barrier, 0);
   worker.barrier_phase_completed(barrier, 0);

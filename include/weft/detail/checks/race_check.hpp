@@ -704,6 +704,11 @@ class race_launch {
     std::lock_guard lock(barrier_phases_mutex_);
     use(barrier_phases_[barrier]);
   }
+  /// The same lock, held by an arrival from its change of the barrier's
+  /// state to its record (race_worker::barrier_arrival_begins), and the
+  /// phases under it.
+  std::mutex& barrier_phases_mutex() { return barrier_phases_mutex_; }
+  race_barrier_phases& barrier_phases_locked(const void* barrier) { return barrier_phases_[barrier]; }
 
   /// The shadow of the page that holds `address`, shared with the other
   /// launches that use it (made when first asked for).
@@ -1000,7 +1005,10 @@ class race_worker {
     unsigned thread = linear_thread_index(threadIdx, blockDim);
     std::uint32_t clock = clocks_[thread]++;
     const race_clock& knows = known_of(thread);
-    with_barrier_phases(barrier, [&](race_barrier_phases& p) {
+    bool local = in_shared_memory(barrier);
+    std::unique_lock<std::mutex> arriving;  // barrier_arrival_begins'
+    if (!local) arriving = std::unique_lock(launch_->barrier_phases_mutex(), std::adopt_lock);
+    auto record = [&](race_barrier_phases& p) {
       if (p.count == 0 || p.phase != phase) {
         p.phase = phase;
         p.count = 0;
@@ -1009,11 +1017,27 @@ class race_worker {
         p.known.clear();
       }
       p.arrivals.emplace_back(race_thread_key(block_, thread), clock);
-      if (!in_shared_memory(barrier)) p.arrivals.emplace_back(race_block_key(block_), epoch_);
+      if (!local) p.arrivals.emplace_back(race_block_key(block_), epoch_);
       if (!knows.empty()) race_join(p.known, knows);
       p.count += update;
       p.all_wait_at_once = p.all_wait_at_once && waits_at_once;
-    });
+    };
+    if (local)
+      with_barrier_phases(barrier, record);
+    else
+      record(launch_->barrier_phases_locked(barrier));
+  }
+
+  /// The calling thread is about to arrive at `barrier`. One in global
+  /// memory, which other blocks' workers arrive at, is locked from here to
+  /// the arrival's record (barrier_arrival), or to barrier_arrival_failed
+  /// if the state changed meanwhile: else the phase's last arrival, on
+  /// another worker, could complete it before an earlier one's record.
+  [[gnu::noinline]] void barrier_arrival_begins(const void* barrier) {
+    if (launch_ && !in_shared_memory(barrier)) launch_->barrier_phases_mutex().lock();
+  }
+  [[gnu::noinline]] void barrier_arrival_failed(const void* barrier) {
+    if (launch_ && !in_shared_memory(barrier)) launch_->barrier_phases_mutex().unlock();
   }
 
   /// Every arrival of `barrier`'s phase `phase` came, before its completion
@@ -1861,6 +1885,14 @@ inline void race_let_go_before_waiting() {
 // cuda/device/async/barrier.hpp), for the race check. Out of line: a
 // stackless kernel's awaitables inline their callers into its traced body.
 
+/// The calling thread is about to arrive at `barrier`, or did not
+/// (race_worker::barrier_arrival_begins).
+[[gnu::noinline]] inline void race_barrier_arrival_begins(const void* barrier) {
+  if (race_worker* worker = race_running) worker->barrier_arrival_begins(barrier);
+}
+[[gnu::noinline]] inline void race_barrier_arrival_failed(const void* barrier) {
+  if (race_worker* worker = race_running) worker->barrier_arrival_failed(barrier);
+}
 /// The calling thread arrived at `barrier` (race_worker::barrier_arrival).
 [[gnu::noinline]] inline void race_barrier_arrival(const void* barrier, std::uint32_t phase, std::uint32_t update,
                                                    bool waits_at_once) {

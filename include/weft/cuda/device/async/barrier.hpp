@@ -128,11 +128,15 @@ class barrier_state {
                      ": more arrivals than the barrier was initialised for");
       if (drop && expected_of(w) == 0) async_misuse(::std::string(call) + ": no thread left to drop");
       ::std::uint64_t next = w - static_cast<::std::uint64_t>(n) - (drop ? ::std::uint64_t{1} << count_bits : 0);
+      // The race check records the arrival; for a barrier that other
+      // blocks arrive at, under a lock taken before the state changes.
+      if constexpr (race_check_build) race_barrier_arrival_begins(this);
       if (atomic().compare_exchange_weak(w, next, ::std::memory_order_acq_rel, ::std::memory_order_acquire)) {
         if constexpr (race_check_build)
           race_barrier_arrival(this, phase_of(w), static_cast<::std::uint32_t>(n), waits_at_once);
         return {phase_of(w), pending_of(next) == 0};
       }
+      if constexpr (race_check_build) race_barrier_arrival_failed(this);
     }
   }
 
