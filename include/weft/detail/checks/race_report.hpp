@@ -115,6 +115,18 @@ inline void race_summary_at_exit() {
           break;
         }
       break;
+    case race_space::distributed_shared:
+      // A launch with clusters: a word of distributed_owner_'s block.
+      if (earlier.block == distributed_owner_ && now.block == distributed_owner_) {
+        where = "__shared__ memory";
+      } else {
+        dim3 g = launch_->grid();
+        append_format(where, "distributed __shared__ memory of block (%u,%u,%u)",
+                      static_cast<unsigned>(distributed_owner_ % g.x),
+                      static_cast<unsigned>(distributed_owner_ / g.x % g.y),
+                      static_cast<unsigned>(distributed_owner_ / g.x / g.y));
+      }
+      break;
     case race_space::static_global: {
       where = "global memory";
       Dl_info info{};
