@@ -127,6 +127,17 @@ for executor in auto fibers; do
   expect "write by kernel $writer block \\(0,0,0\\) thread \\(0,0,0\\) at .*$file:$stream_writer_write"
   expect "read  by kernel $reader block \\([01],0,0\\) thread \\([0-9]+,0,0\\) at .*$file:$stream_reader_read"
   expect "hazard between kernels '(nonblocking_writer\\(int\\*\\)|nonblocking_reader\\(int const\\*, int\\*\\))' and '(nonblocking_reader|nonblocking_writer)"
+  # Distributed shared memory (cluster.map_shared_rank): the owner block
+  # reading its bins without the final cluster.sync(), against the other
+  # block's atomicAdd into them (named at the kernel's line, not weft's);
+  # block 1's plain write into block 0's __shared__ word against block 0's
+  # read.
+  expect "(read-after-write|write-after-read) hazard in kernel 'cluster_bins\(int const\*, int\*, bool\)' on distributed __shared__ memory of block \([01],0,0\)"
+  expect "read  by block \([01],0,0\) thread \([0-9]+,0,0\) at .*$file:$cluster_bins_read in cluster_bins"
+  expect "write by block \([01],0,0\) thread \([0-9]+,0,0\) at .*$file:$cluster_bins_add in cluster_bins"
+  expect "(read-after-write|write-after-read) hazard in kernel 'cluster_remote_write\(int\*, int\)' on distributed __shared__ memory of block \(0,0,0\)"
+  expect "write by block \(1,0,0\) thread \(([0-9]|[12][0-9]|3[01]),0,0\) at .*$file:$cluster_remote_store in cluster_remote_write"
+  expect "read  by block \(0,0,0\) thread \(([0-9]|[12][0-9]|3[01]),0,0\) at .*$file:$cluster_owner_load in cluster_remote_write"
   expect "RACECHECK SUMMARY: [0-9]+ hazards displayed"
   # No kernel that is free of races is named.
   if grep -E "hazard in kernel '(count_with_atomics|count_with_atomics_stackless|write_word|read_word|last_block_sums|grid_exchange|blocks_write_own_words|shared_locked_counter|barrier_completion_count|named_handover|stream_writer|legacy_stream_step)" "$output"; then

@@ -436,6 +436,7 @@ __global__ void cluster_bins(const int* values, int* bins, bool final_sync) {
   cluster.sync();
   int value = values[blockIdx.x * blockDim.x + threadIdx.x];
   int* owner_bins = cluster.map_shared_rank(cluster_bin_counts, static_cast<unsigned>(value / 64) % 2);
+  // race-line: cluster_bins_add
   atomicAdd(owner_bins + value % 64, 1);
   if (final_sync) cluster.sync();
   // race-line: cluster_bins_read
@@ -446,8 +447,9 @@ __global__ void cluster_bins(const int* values, int* bins, bool final_sync) {
 }
 
 // A plain write into another block's __shared__ memory, which the owner
-// reads without a cluster.sync() between them (or with one: `synced`).
-__global__ void cluster_remote_write(int* out, bool synced) {
+// reads without a cluster.sync() between them (`order` 0), or after one (1)
+// or after the cluster's split barrier (2).
+__global__ void cluster_remote_write(int* out, int order) {
   __shared__ int cluster_remote_slots[32];
   cg::cluster_group cluster = cg::this_cluster();
   cluster_remote_slots[threadIdx.x] = 1;
@@ -456,7 +458,11 @@ __global__ void cluster_remote_write(int* out, bool synced) {
     // race-line: cluster_remote_store
     cluster.map_shared_rank(cluster_remote_slots, 0)[threadIdx.x] = 2;
   }
-  if (synced) cluster.sync();
+  if (order == 1) cluster.sync();
+  if (order == 2) {
+    auto token = cluster.barrier_arrive();
+    cluster.barrier_wait(std::move(token));
+  }
   // race-line: cluster_owner_load
   if (cluster.block_rank() == 0) out[threadIdx.x] = cluster_remote_slots[threadIdx.x];
   cluster.sync();
@@ -645,8 +651,9 @@ int main() {
          [&] { launch_cluster_of_two(cluster_bins, 64, cluster_values, cluster_counts, true); });
   expect("cluster_histogram_missing_sync", true,
          [&] { launch_cluster_of_two(cluster_bins, 64, cluster_values, cluster_counts, false); });
-  expect("cluster_remote_write_synced", false, [&] { launch_cluster_of_two(cluster_remote_write, 32, out, true); });
-  expect("cluster_remote_write", true, [&] { launch_cluster_of_two(cluster_remote_write, 32, out, false); });
+  expect("cluster_remote_write_synced", false, [&] { launch_cluster_of_two(cluster_remote_write, 32, out, 1); });
+  expect("cluster_remote_write_split_barrier", false, [&] { launch_cluster_of_two(cluster_remote_write, 32, out, 2); });
+  expect("cluster_remote_write", true, [&] { launch_cluster_of_two(cluster_remote_write, 32, out, 0); });
   std::printf("%s\n", failures == 0 ? "PASS" : "FAIL");
   return failures == 0 ? 0 : 1;
 }

@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <set>
@@ -35,12 +36,20 @@ namespace weft::detail {
   std::FILE* out = ::popen(command.c_str(), "r");
   if (!out) return fallback;
   char function[4096] = {}, line[4096] = {};
-  bool read = std::fgets(function, sizeof function, out) && std::fgets(line, sizeof line, out);
-  ::pclose(out);
   auto chomp = [](char* s) {
     for (char* c = s; *c; ++c)
       if (*c == '\n') *c = 0;
   };
+  bool read = std::fgets(function, sizeof function, out) && std::fgets(line, sizeof line, out);
+  // An atomic function's record is made inside weft's inlined code: the
+  // kernel's line is the first caller outside weft's headers.
+  char caller_function[4096] = {}, caller_line[4096] = {};
+  while (read && std::strstr(line, "/include/weft/") && std::fgets(caller_function, sizeof caller_function, out) &&
+         std::fgets(caller_line, sizeof caller_line, out)) {
+    std::memcpy(function, caller_function, sizeof function);
+    std::memcpy(line, caller_line, sizeof line);
+  }
+  ::pclose(out);
   chomp(function);
   chomp(line);
   if (!read || line[0] == '?') {
