@@ -483,6 +483,25 @@ static cudaError_t launch_cluster_of_two(Kernel kernel, unsigned threads, Args..
   return cudaLaunchKernelEx(&config, kernel, args...);
 }
 
+// Three readers of a __shared__ word, then a writer, with no barrier
+// between them: thread 0 (warp 0) reads (`older_read`), then lanes 1 and 2
+// of warp 1, which a __syncwarp orders before lane 3's write. The write
+// races with thread 0's read, the oldest of the three.
+__global__ void three_readers_then_writer(int* out, bool older_read) {
+  __shared__ int three_readers_word;
+  if (threadIdx.x == 0) three_readers_word = 1;
+  __syncthreads();
+  int seen = 0;
+  // race-line: three_readers_read
+  if ((threadIdx.x == 0 && older_read) || threadIdx.x == 33 || threadIdx.x == 34) seen = three_readers_word;
+  if (threadIdx.x >= 33 && threadIdx.x <= 35) {
+    __syncwarp(0xe);
+    // race-line: three_readers_write
+    if (threadIdx.x == 35) three_readers_word = 2;
+  }
+  out[threadIdx.x] = seen;
+}
+
 static int failures = 0;
 
 static unsigned long long hazards() { return weft::detail::race_hazard_count().load(); }
@@ -654,6 +673,8 @@ int main() {
   expect("cluster_remote_write_synced", false, [&] { launch_cluster_of_two(cluster_remote_write, 32, out, 1); });
   expect("cluster_remote_write_split_barrier", false, [&] { launch_cluster_of_two(cluster_remote_write, 32, out, 2); });
   expect("cluster_remote_write", true, [&] { launch_cluster_of_two(cluster_remote_write, 32, out, 0); });
+  expect("three_readers_then_writer_warp_ordered", false, [&] { three_readers_then_writer<<<1, 64>>>(out, false); });
+  expect("three_readers_then_writer", true, [&] { three_readers_then_writer<<<1, 64>>>(out, true); });
   std::printf("%s\n", failures == 0 ? "PASS" : "FAIL");
   return failures == 0 ? 0 : 1;
 }

@@ -1184,10 +1184,25 @@ class race_worker {
     if (cached_pc != pc) return false;
     race_record now(site, epoch_, thread, false, clocks_[thread], lane_clock(thread, thread % 32), launch_tag_);
     race_record& latest_read = *shared_shadow_.find(race_shadow::latest_reads, at);
-    if (latest_read.launch() == launch_tag_ && latest_read.thread() != thread)
-      shared_shadow_.make(race_shadow::earlier_reads, at).store(latest_read);
+    if (latest_read.launch() == launch_tag_ && latest_read.thread() != thread) {
+      race_record& earlier_read = *shared_shadow_.find(race_shadow::earlier_reads, at);
+      if (!keeps_other_warp(earlier_read, latest_read, thread, epoch_)) earlier_read.store(latest_read);
+    }
     latest_read.store(now);
     return true;
+  }
+
+  // Whether a read by `thread` in `state` that displaces `latest` keeps
+  // `earlier` instead of it: when `latest` is of the reader's warp and
+  // `earlier` of another warp, both since the last barrier. A write before
+  // the next barrier is then unordered with one of the two reads kept
+  // unless it is ordered after reads of two warps (through atomics), so
+  // that a write-after-read against a third, older reader goes unseen only
+  // when the reads kept are all of the writer's own warp.
+  [[gnu::always_inline]] bool keeps_other_warp(const race_record& earlier, const race_record& latest, unsigned thread,
+                                               std::uint32_t state) const {
+    return latest.thread() / 32 == thread / 32 && earlier.launch() == launch_tag_ && earlier.state() == state &&
+           earlier.thread() / 32 != thread / 32;
   }
 
   // What a global access of a streaming kernel needs is inlined into this
@@ -1669,7 +1684,8 @@ class race_worker {
       // launch's, if CUDA does not order that launch before this one.
       if (latest_read && latest_read->launch() == launch_tag_ &&
           (latest_read->thread() != thread ||
-           (by_state && latest_read->state() != state && launch_->states()[latest_read->state()].block != block_)))
+           (by_state && latest_read->state() != state && launch_->states()[latest_read->state()].block != block_)) &&
+          !(earlier_read && keeps_other_warp(*earlier_read, *latest_read, thread, state)))
         shadow.make(race_shadow::earlier_reads, at) = *latest_read;
       else if (!shared && latest_read && latest_read->launch() != 0 && latest_read->launch() != launch_tag_ &&
                unordered_launch(*checking_page_, *latest_read))
