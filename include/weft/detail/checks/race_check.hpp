@@ -1201,8 +1201,10 @@ class race_worker {
   // when the reads kept are all of the writer's own warp.
   [[gnu::always_inline]] bool keeps_other_warp(const race_record& earlier, const race_record& latest, unsigned thread,
                                                std::uint32_t state) const {
-    return latest.thread() / 32 == thread / 32 && earlier.launch() == launch_tag_ && earlier.state() == state &&
-           earlier.thread() / 32 != thread / 32;
+    // The warps first: a tiled matmul's reads of a row of its tile are all
+    // of one warp, and stop there.
+    return (latest.thread() ^ thread) < 32 && (earlier.thread() ^ thread) >= 32 && earlier.launch() == launch_tag_ &&
+           earlier.state() == state;
   }
 
   // What a global access of a streaming kernel needs is inlined into this
