@@ -29,7 +29,10 @@
 //     epoch; a write followed by a __threadfence() of its block, and then
 //     by an atomic of device or system scope of that block, is taken as
 //     published (fence-plus-flag: the flag itself is an atomic, which is
-//     not traced; a block-scope one orders its own block only).
+//     not traced; a block-scope one orders its own block only). In a
+//     launch with clusters, another block's __shared__ word that a thread
+//     reaches through cluster.map_shared_rank is checked in that block's
+//     shadow, an atomic on it as an atomic write (check_remote).
 //   - within a block, release and acquire through atomics (a lock of
 //     atomicCAS and atomicExch, a flag): an atomic read-modify-write
 //     acquires what threads of its block released to its word, and, made
