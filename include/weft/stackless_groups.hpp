@@ -331,6 +331,8 @@ inline stackless_function<> barrier_wait(const cooperative_groups::cluster_group
   if (!me.leader_taken) {
     me.leader_taken = true;
     me.cluster->barrier.wait(token.generation);
+    if constexpr (detail::race_check_build)
+      if (detail::race_running) detail::race_running->group_synced();
   }
   co_await syncthreads(where);
   me.leader_taken = false;

@@ -159,6 +159,22 @@ for executor in auto fibers; do
   expect "read-after-write hazard in kernel 'std_atomic_flag_fenced\(.*\)' on global memory"
   expect "write by block \(0,0,0\) thread \(0,0,0\) at .*$file:$std_atomic_flag_fenced_write"
   expect "read  by block \(1,0,0\) thread \(0,0,0\) at .*$file:$std_atomic_flag_fenced_read"
+  # Distributed shared memory (cluster.map_shared_rank): the owner block
+  # reading its bins without the final cluster.sync(), against the other
+  # block's atomicAdd into them (named at the kernel's line, not weft's);
+  # block 1's plain write into block 0's __shared__ word against block 0's
+  # read.
+  expect "(read-after-write|write-after-read) hazard in kernel 'cluster_bins\(int const\*, int\*, bool\)' on distributed __shared__ memory of block \([01],0,0\)"
+  expect "read  by block \([01],0,0\) thread \([0-9]+,0,0\) at .*$file:$cluster_bins_read in cluster_bins"
+  expect "write by block \([01],0,0\) thread \([0-9]+,0,0\) at .*$file:$cluster_bins_add in cluster_bins"
+  expect "(read-after-write|write-after-read) hazard in kernel 'cluster_remote_write\(int\*, int\)' on distributed __shared__ memory of block \(0,0,0\)"
+  expect "write by block \(1,0,0\) thread \(([0-9]|[12][0-9]|3[01]),0,0\) at .*$file:$cluster_remote_store in cluster_remote_write"
+  expect "read  by block \(0,0,0\) thread \(([0-9]|[12][0-9]|3[01]),0,0\) at .*$file:$cluster_owner_load in cluster_remote_write"
+  # A write-after-read against the oldest of three readers: the two later
+  # ones are of the writer's warp and a __syncwarp orders them before it.
+  expect "write-after-read hazard in kernel 'three_readers_then_writer\(int\*, bool\)' on __shared__ memory"
+  expect "read  by block \(0,0,0\) thread \(0,0,0\) at .*$file:$three_readers_read"
+  expect "write by block \(0,0,0\) thread \(35,0,0\) at .*$file:$three_readers_write"
   expect "RACECHECK SUMMARY: [0-9]+ hazards displayed"
   # No kernel that is free of races is named.
   if grep -E "hazard in kernel '(count_with_atomics|count_with_atomics_stackless|write_word|read_word|last_block_sums|grid_exchange|blocks_write_own_words|shared_locked_counter|barrier_completion_count|named_handover|stream_writer|legacy_stream_step|std_atomic_device_variables)" "$output"; then

@@ -575,6 +575,83 @@ __global__ void role_pipeline(int* out, int rounds, int bug) {
   out[blockIdx.x * 64 + threadIdx.x] = sum;
 }
 
+// Distributed shared memory: a cluster of two blocks whose threads add
+// into the owner block's __shared__ bins with atomics (the CUDA guide's
+// cluster histogram); the owner reads its bins after the final
+// cluster.sync(), or without it, racing with the other block's atomics.
+__global__ void cluster_bins(const int* values, int* bins, bool final_sync) {
+  __shared__ int cluster_bin_counts[64];
+  cg::cluster_group cluster = cg::this_cluster();
+  cluster_bin_counts[threadIdx.x] = 0;
+  cluster.sync();
+  int value = values[blockIdx.x * blockDim.x + threadIdx.x];
+  int* owner_bins = cluster.map_shared_rank(cluster_bin_counts, static_cast<unsigned>(value / 64) % 2);
+  // race-line: cluster_bins_add
+  atomicAdd(owner_bins + value % 64, 1);
+  if (final_sync) cluster.sync();
+  // race-line: cluster_bins_read
+  int count = cluster_bin_counts[threadIdx.x];
+  atomicAdd(&bins[cluster.block_rank() * 64 + threadIdx.x], count);
+  // Neither block leaves while the other may still add into its bins.
+  if (!final_sync) cluster.sync();
+}
+
+// A plain write into another block's __shared__ memory, which the owner
+// reads without a cluster.sync() between them (`order` 0), or after one (1)
+// or after the cluster's split barrier (2).
+__global__ void cluster_remote_write(int* out, int order) {
+  __shared__ int cluster_remote_slots[32];
+  cg::cluster_group cluster = cg::this_cluster();
+  cluster_remote_slots[threadIdx.x] = 1;
+  cluster.sync();
+  if (cluster.block_rank() == 1) {
+    // race-line: cluster_remote_store
+    cluster.map_shared_rank(cluster_remote_slots, 0)[threadIdx.x] = 2;
+  }
+  if (order == 1) cluster.sync();
+  if (order == 2) {
+    auto token = cluster.barrier_arrive();
+    cluster.barrier_wait(std::move(token));
+  }
+  // race-line: cluster_owner_load
+  if (cluster.block_rank() == 0) out[threadIdx.x] = cluster_remote_slots[threadIdx.x];
+  cluster.sync();
+}
+
+template <class Kernel, class... Args>
+static cudaError_t launch_cluster_of_two(Kernel kernel, unsigned threads, Args... args) {
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(2);
+  config.blockDim = dim3(threads);
+  cudaLaunchAttribute attribute[1];
+  attribute[0].id = cudaLaunchAttributeClusterDimension;
+  attribute[0].val.clusterDim.x = 2;
+  attribute[0].val.clusterDim.y = 1;
+  attribute[0].val.clusterDim.z = 1;
+  config.attrs = attribute;
+  config.numAttrs = 1;
+  return cudaLaunchKernelEx(&config, kernel, args...);
+}
+
+// Three readers of a __shared__ word, then a writer, with no barrier
+// between them: thread 0 (warp 0) reads (`older_read`), then lanes 1 and 2
+// of warp 1, which a __syncwarp orders before lane 3's write. The write
+// races with thread 0's read, the oldest of the three.
+__global__ void three_readers_then_writer(int* out, bool older_read) {
+  __shared__ int three_readers_word;
+  if (threadIdx.x == 0) three_readers_word = 1;
+  __syncthreads();
+  int seen = 0;
+  // race-line: three_readers_read
+  if ((threadIdx.x == 0 && older_read) || threadIdx.x == 33 || threadIdx.x == 34) seen = three_readers_word;
+  if (threadIdx.x >= 33 && threadIdx.x <= 35) {
+    __syncwarp(0xe);
+    // race-line: three_readers_write
+    if (threadIdx.x == 35) three_readers_word = 2;
+  }
+  out[threadIdx.x] = seen;
+}
+
 static int failures = 0;
 
 static unsigned long long hazards() { return weft::detail::race_hazard_count().load(); }
@@ -776,6 +853,21 @@ int main() {
     stream_writer<<<1, 32, 0, first>>>(shared_word);
     cudaGraphLaunch(graph_exec, first);
   });
+  int *cluster_values, *cluster_counts;
+  cudaMalloc(&cluster_values, 128 * sizeof(int));
+  cudaMalloc(&cluster_counts, 128 * sizeof(int));
+  std::vector<int> spread(128);
+  for (int i = 0; i < 128; ++i) spread[i] = (i * 37) % 128;
+  cudaMemcpy(cluster_values, spread.data(), 128 * sizeof(int), cudaMemcpyHostToDevice);
+  expect("cluster_histogram", false,
+         [&] { launch_cluster_of_two(cluster_bins, 64, cluster_values, cluster_counts, true); });
+  expect("cluster_histogram_missing_sync", true,
+         [&] { launch_cluster_of_two(cluster_bins, 64, cluster_values, cluster_counts, false); });
+  expect("cluster_remote_write_synced", false, [&] { launch_cluster_of_two(cluster_remote_write, 32, out, 1); });
+  expect("cluster_remote_write_split_barrier", false, [&] { launch_cluster_of_two(cluster_remote_write, 32, out, 2); });
+  expect("cluster_remote_write", true, [&] { launch_cluster_of_two(cluster_remote_write, 32, out, 0); });
+  expect("three_readers_then_writer_warp_ordered", false, [&] { three_readers_then_writer<<<1, 64>>>(out, false); });
+  expect("three_readers_then_writer", true, [&] { three_readers_then_writer<<<1, 64>>>(out, true); });
   std::printf("%s\n", failures == 0 ? "PASS" : "FAIL");
   return failures == 0 ? 0 : 1;
 }

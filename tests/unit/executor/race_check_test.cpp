@@ -790,3 +790,70 @@ TEST_CASE(
   worker.let_go_of_pages();
   weft::detail::race_list_allocations = listed_before;
 }
+
+namespace {
+
+[[gnu::noinline]] void race_test_site_cluster_owner_writes() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_cluster_peer_reads() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_cluster_owner_reads_bin() { asm volatile(""); }
+
+// Two blocks of a cluster on two race_workers (one OS thread here): block 0
+// owns `owner_words`, its dynamic buffer, which block 1 mapped
+// (cluster.map_shared_rank).
+struct race_test_cluster {
+  alignas(128) std::array<std::uint32_t, 64> owner_words{};
+  alignas(128) std::array<std::uint32_t, 64> peer_words{};
+  race_launch launch{dim3{2, 1, 1}, dim3{64, 1, 1}, 0, [] { return std::string("race_check_test"); }};
+  race_worker owner, peer;
+
+  race_test_cluster() {
+    weft::detail::blockDim = dim3{64, 1, 1};
+    weft::detail::gridDim = dim3{2, 1, 1};
+    launch.set_clustered();
+    owner.start_block(&launch, 0, 64, reinterpret_cast<std::byte*>(owner_words.data()), sizeof owner_words);
+    peer.start_block(&launch, 1, 64, reinterpret_cast<std::byte*>(peer_words.data()), sizeof peer_words);
+    // Its static __shared__ variables far away: only the dynamic buffer is used.
+    peer.cluster_block_mapped(0, std::uintptr_t{1} << 44, reinterpret_cast<std::uintptr_t>(owner_words.data()),
+                              sizeof owner_words);
+  }
+  void access(race_worker& worker, unsigned t, unsigned word, bool write, void (*site)()) {
+    weft::detail::threadIdx = uint3{t, 0, 0};
+    worker.access(&owner_words[word], 4, write, reinterpret_cast<const char*>(site) + 1);
+  }
+  void atomic(race_worker& worker, unsigned t, unsigned word) {
+    weft::detail::threadIdx = uint3{t, 0, 0};
+    worker.atomic_read_modify_write(&owner_words[word]);
+  }
+};
+
+}  // namespace
+
+TEST_CASE(
+    "race check: another block of the cluster reading a word of the owner's __shared__ memory races with "
+    "the owner's write unless a cluster sync comes between") {
+  race_test_cluster c;
+  CHECK(race_test_block::hazards([&] {
+          c.access(c.owner, 0, 0, true, race_test_site_cluster_owner_writes);
+          c.access(c.peer, 0, 0, false, race_test_site_cluster_peer_reads);
+        }) == 1);
+  CHECK(race_test_block::hazards([&] {
+          c.access(c.owner, 0, 1, true, race_test_site_cluster_owner_writes);
+          c.owner.group_synced();
+          c.peer.group_synced();
+          c.access(c.peer, 0, 1, false, race_test_site_cluster_peer_reads);
+        }) == 0);
+}
+
+TEST_CASE(
+    "race check: another block's atomics on the owner's __shared__ word race with the owner's plain read, "
+    "not with each other") {
+  race_test_cluster c;
+  CHECK(race_test_block::hazards([&] {
+          c.atomic(c.peer, 3, 2);
+          c.atomic(c.peer, 4, 2);
+        }) == 0);
+  CHECK(race_test_block::hazards([&] { c.access(c.owner, 5, 2, false, race_test_site_cluster_owner_reads_bin); }) == 1);
+  c.owner.group_synced();
+  c.peer.group_synced();
+  CHECK(race_test_block::hazards([&] { c.access(c.owner, 6, 2, false, race_test_site_cluster_owner_reads_bin); }) == 0);
+}

@@ -32,7 +32,10 @@
 //     epoch; a write followed by a __threadfence() of its block, and then
 //     by an atomic of device or system scope of that block, is taken as
 //     published (fence-plus-flag: the flag itself is an atomic, which is
-//     not traced; a block-scope one orders its own block only).
+//     not traced; a block-scope one orders its own block only). In a
+//     launch with clusters, another block's __shared__ word that a thread
+//     reaches through cluster.map_shared_rank is checked in that block's
+//     shadow, an atomic on it as an atomic write (check_remote).
 //   - within a block, release and acquire through atomics (a lock of
 //     atomicCAS and atomicExch, a flag): an atomic read-modify-write
 //     acquires what threads of its block released to its word, and, made
@@ -279,7 +282,7 @@ class race_record {
         rest_(thread | std::uint64_t{write} << 10 | std::uint64_t{std::min(release_clock, max_release_clock)} << 11 |
               std::uint64_t{std::min(lane_clock, max_lane_clock)} << 32 | std::uint64_t{launch} << 56) {}
 
-  std::uint32_t site() const { return static_cast<std::uint32_t>(site_and_state_); }
+  std::uint32_t site() const { return static_cast<std::uint32_t>(site_and_state_) & ~atomic_bit; }
   std::uint32_t state() const { return static_cast<std::uint32_t>(site_and_state_ >> 32); }
   unsigned thread() const { return rest_ & 1023; }
   bool write() const { return rest_ >> 10 & 1; }
@@ -287,6 +290,10 @@ class race_record {
   std::uint32_t lane_clock() const { return static_cast<std::uint32_t>(rest_ >> 32) & max_lane_clock; }
   std::uint32_t launch() const { return static_cast<std::uint32_t>(rest_ >> 56); }
   void forget() { rest_ &= ~(std::uint64_t{0xff} << 56); }
+  /// An atomic write (recorded on distributed shared memory only): it races
+  /// with plain accesses, never with another atomic.
+  bool atomic() const { return site_and_state_ & atomic_bit; }
+  void mark_atomic() { site_and_state_ |= atomic_bit; }
 
   /// Copies `from` in two 8-byte stores: a record is made in two registers,
   /// and a 16-byte copy of it through the stack stalled on a failed
@@ -299,6 +306,7 @@ class race_record {
   }
 
  private:
+  static constexpr std::uint32_t atomic_bit = 1u << 31;  // of the site (ids stay far below it)
   static constexpr std::uint32_t max_release_clock = (1u << 21) - 1;
   static constexpr std::uint32_t max_lane_clock = (1u << 24) - 1;
   std::uint64_t site_and_state_ = 0;
@@ -494,7 +502,7 @@ class race_shared_shadow {
 enum class race_kind { write_after_write, read_after_write, write_after_read };
 
 /// Where a word lies, for the report.
-enum class race_space { shared, dynamic_shared, global, static_global };
+enum class race_space { shared, dynamic_shared, global, static_global, distributed_shared };
 
 /// Address ranges [begin, end), sorted.
 using race_ranges = std::vector<std::pair<std::uintptr_t, std::uintptr_t>>;
@@ -565,6 +573,7 @@ struct race_launch_identity {
 };
 
 class race_launch;
+class race_worker;
 /// The launch whose blocks the calling worker is about to run.
 inline thread_local race_launch* race_launching = nullptr;
 
@@ -609,6 +618,24 @@ class race_launch {
     identity_->order.store(before, std::memory_order_release);
   }
   const race_launch_order* order() const { return before_; }
+
+  /// The launch has clusters of more than one block, whose threads may
+  /// reach each other's __shared__ memory (cluster.map_shared_rank): its
+  /// blocks' __shared__ records then name their block's state, and each
+  /// block's worker is found here by the blocks that map its memory.
+  void set_clustered() { clustered_ = true; }
+  bool clustered() const { return clustered_; }
+  void cluster_block_started(std::uint64_t block, race_worker* worker) {
+    std::lock_guard lock(cluster_mutex_);
+    cluster_workers_[block] = worker;
+  }
+  /// The worker that runs `block`, once its check has started; null before.
+  race_worker* cluster_worker(std::uint64_t block) {
+    std::lock_guard lock(cluster_mutex_);
+    auto at = cluster_workers_.find(block);
+    return at == cluster_workers_.end() ? nullptr : at->second;
+  }
+
   bool knows(const race_launch_identity& earlier) const {
     return !before_ || earlier.family == identity_->family || before_->knows(earlier.family);
   }
@@ -806,6 +833,9 @@ class race_launch {
   int device_;
   std::function<std::string()> kernel_name_;
   const race_launch_order* before_ = nullptr;
+  bool clustered_ = false;
+  std::mutex cluster_mutex_;
+  std::unordered_map<std::uint64_t, race_worker*> cluster_workers_;
   std::once_flag allocations_listed_;
   race_ranges allocations_;
   std::mutex pages_mutex_;
@@ -867,6 +897,10 @@ class race_worker {
     copies_.clear(threads);
     knows_other_blocks_ = false;
     block_known_.clear();
+    clustered_ = launch->clustered();
+    peer_count_ = 0;
+    // Last: the blocks that map this one's memory wait for it (check_remote).
+    if (clustered_) launch->cluster_block_started(block, this);
   }
 
   race_launch* launch() const { return launch_; }
@@ -1161,6 +1195,11 @@ class race_worker {
     if ((word >= tls_begin_ && word < tls_end_) || (word >= dynamic_begin_ && word < dynamic_end_)) {
       acquire_and_release(shared_atomic_words_);
     } else {
+      // Another block's __shared__ word: an atomic write there, checked
+      // against plain accesses (it synchronises as a global one, below).
+      if (peer_count_ != 0)
+        if (cluster_peer* peer = peer_of(word))
+          check_remote(*peer, word, true, reinterpret_cast<std::uintptr_t>(__builtin_return_address(0)), true);
       // A spin on a global flag may wait for a block that needs a page this
       // worker holds (a __shared__ one waits for this block only).
       if (held_count_ != 0) let_go_of_pages();
@@ -1168,6 +1207,22 @@ class race_worker {
       if (!block_scope) launch_->publish_fences(block_);
     }
     busy_ = false;
+  }
+
+  /// The running block mapped another block of its cluster, `block`, whose
+  /// __shared__ variables lie `tls_offset` bytes from this one's and whose
+  /// dynamic buffer is [dynamic, dynamic + dynamic_bytes)
+  /// (cluster.map_shared_rank): its threads' accesses there are checked
+  /// against that block's shadow from now on.
+  [[gnu::noinline]] void cluster_block_mapped(std::uint64_t block, std::uintptr_t tls_offset, std::uintptr_t dynamic,
+                                              std::size_t dynamic_bytes) {
+    if (!launch_ || !clustered_ || block == block_) return;
+    for (unsigned i = 0; i < peer_count_; ++i)
+      if (peers_[i].block == block) return;
+    if (peer_count_ == peers_.size()) return;  // more than a cluster holds
+    peers_[peer_count_++] = {block, tls_begin_ + tls_offset, tls_end_ + tls_offset, dynamic, dynamic + dynamic_bytes};
+    // The gaps found so far may hold its memory (note_private clips them).
+    private_begin_ = private_end_ = other_private_begin_ = other_private_end_ = 0;
   }
 
   /// The calling thread's next atomic is on `address` at block scope
@@ -1264,8 +1319,12 @@ class race_worker {
   template <bool write>
   [[gnu::noinline]] void check_shared_word_fully(std::uintptr_t word, const void* pc) {
     busy_ = true;
-    check<true>(shared_shadow_, (word - tls_begin_) / 4, word, race_space::shared, write,
-                reinterpret_cast<std::uintptr_t>(pc));
+    if (clustered_) [[unlikely]]
+      check_in_cluster(*this, block_, shared_shadow_, (word - tls_begin_) / 4, word, write,
+                       reinterpret_cast<std::uintptr_t>(pc), false);
+    else
+      check<true>(shared_shadow_, (word - tls_begin_) / 4, word, race_space::shared, write,
+                  reinterpret_cast<std::uintptr_t>(pc));
     busy_ = false;
   }
 
@@ -1292,10 +1351,27 @@ class race_worker {
     if (cached_pc != pc) return false;
     race_record now(site, epoch_, thread, false, clocks_[thread], lane_clock(thread, thread % 32), launch_tag_);
     race_record& latest_read = *shared_shadow_.find(race_shadow::latest_reads, at);
-    if (latest_read.launch() == launch_tag_ && latest_read.thread() != thread)
-      shared_shadow_.make(race_shadow::earlier_reads, at).store(latest_read);
+    if (latest_read.launch() == launch_tag_ && latest_read.thread() != thread) {
+      race_record& earlier_read = *shared_shadow_.find(race_shadow::earlier_reads, at);
+      if (!keeps_other_warp(earlier_read, latest_read, thread, epoch_)) earlier_read.store(latest_read);
+    }
     latest_read.store(now);
     return true;
+  }
+
+  // Whether a read by `thread` in `state` that displaces `latest` keeps
+  // `earlier` instead of it: when `latest` is of the reader's warp and
+  // `earlier` of another warp, both since the last barrier. A write before
+  // the next barrier is then unordered with one of the two reads kept
+  // unless it is ordered after reads of two warps (through atomics), so
+  // that a write-after-read against a third, older reader goes unseen only
+  // when the reads kept are all of the writer's own warp.
+  [[gnu::always_inline]] bool keeps_other_warp(const race_record& earlier, const race_record& latest, unsigned thread,
+                                               std::uint32_t state) const {
+    // The warps first: a tiled matmul's reads of a row of its tile are all
+    // of one warp, and stop there.
+    return (latest.thread() ^ thread) < 32 && (earlier.thread() ^ thread) >= 32 && earlier.launch() == launch_tag_ &&
+           earlier.state() == state;
   }
 
   // What a global access of a streaming kernel needs is inlined into this
@@ -1322,10 +1398,17 @@ class race_worker {
     if (word - cached.begin >= cached.end - cached.begin) [[unlikely]] {
       if (word >= tls_begin_ && word < tls_end_) {
         if (shared_shadow_.untraced((word - tls_begin_) / 4)) return true;
+        if (clustered_) [[unlikely]]
+          return check_in_cluster(*this, block_, shared_shadow_, (word - tls_begin_) / 4, word, write, pc, false);
         return check<true>(shared_shadow_, (word - tls_begin_) / 4, word, race_space::shared, write, pc);
       }
-      if (word >= dynamic_begin_ && word < dynamic_end_)
+      if (word >= dynamic_begin_ && word < dynamic_end_) {
+        if (clustered_) [[unlikely]]
+          return check_in_cluster(*this, block_, dynamic_shadow_, (word - dynamic_begin_) / 4, word, write, pc, false);
         return check<true>(dynamic_shadow_, (word - dynamic_begin_) / 4, word, race_space::dynamic_shared, write, pc);
+      }
+      if (peer_count_ != 0) [[unlikely]]
+        if (cluster_peer* peer = peer_of(word)) return check_remote(*peer, word, write, pc, false);
       // Else a thread's stack, or host memory weft does not know: private.
       if (!cache_global_page(word, cached)) return true;
     }
@@ -1493,15 +1576,71 @@ class race_worker {
     other_private_end_ = private_end_;
     private_begin_ = gap.begin;
     private_end_ = gap.end;
-    for (auto [begin, end] : {std::pair{tls_begin_, tls_end_}, std::pair{dynamic_begin_, dynamic_end_},
-                              std::pair{static_data_begin_, static_data_end_}}) {
-      if (begin == end) continue;
+    auto clip = [&](std::uintptr_t begin, std::uintptr_t end) {
+      if (begin == end) return;
       if (end <= word)
         private_begin_ = std::max(private_begin_, end);
       else if (begin > word)
         private_end_ = std::min(private_end_, begin);
+    };
+    for (auto [begin, end] : {std::pair{tls_begin_, tls_end_}, std::pair{dynamic_begin_, dynamic_end_},
+                              std::pair{static_data_begin_, static_data_end_}})
+      clip(begin, end);
+    for (unsigned i = 0; i < peer_count_; ++i) {
+      clip(peers_[i].tls_begin, peers_[i].tls_end);
+      clip(peers_[i].dynamic_begin, peers_[i].dynamic_end);
     }
   }
+
+  // Another block of the cluster, whose __shared__ memory the running block
+  // mapped (cluster_block_mapped), and its worker once found.
+  struct cluster_peer {
+    std::uint64_t block = 0;
+    std::uintptr_t tls_begin = 0, tls_end = 0, dynamic_begin = 0, dynamic_end = 0;
+    race_worker* worker = nullptr;
+  };
+
+  [[gnu::always_inline]] cluster_peer* peer_of(std::uintptr_t word) {
+    for (unsigned i = 0; i < peer_count_; ++i) {
+      cluster_peer& p = peers_[i];
+      if ((word >= p.tls_begin && word < p.tls_end) || (word >= p.dynamic_begin && word < p.dynamic_end)) return &p;
+    }
+    return nullptr;
+  }
+
+  // An access (`atomic`: an atomic function's write) to another block's
+  // __shared__ word: checked in that block's shadow, which its worker
+  // shares with the cluster's other workers under its lock.
+  [[gnu::noinline]] bool check_remote(cluster_peer& peer, std::uintptr_t word, bool write, std::uintptr_t pc,
+                                      bool atomic) {
+    if (!peer.worker) {
+      // Mapped, so started on its worker, whose check starts next.
+      if (held_count_ != 0) let_go_of_pages();
+      while (!(peer.worker = launch_->cluster_worker(peer.block))) std::this_thread::yield();
+    }
+    race_worker& owner = *peer.worker;
+    bool dynamic = word >= peer.dynamic_begin && word < peer.dynamic_end;
+    std::size_t at = (word - (dynamic ? peer.dynamic_begin : peer.tls_begin)) / 4;
+    race_shared_shadow& shadow = dynamic ? owner.dynamic_shadow_ : owner.shared_shadow_;
+    if (!dynamic && shadow.untraced(at)) return true;
+    return check_in_cluster(owner, peer.block, shadow, at, word, write, pc, atomic);
+  }
+
+  // A __shared__ word of `owner`'s block (this worker's own, or a peer's)
+  // in a launch with clusters: its records name their block's state, so
+  // that the other blocks' accesses are ordered by cluster syncs, and are
+  // stamped apart from a block without clusters (read_ordered's fast path,
+  // which keeps epochs, then never applies).
+  bool check_in_cluster(race_worker& owner, std::uint64_t owner_block, race_shared_shadow& shadow, std::size_t at,
+                        std::uintptr_t word, bool write, std::uintptr_t pc, bool atomic) {
+    while (owner.shadow_lock_.test_and_set(std::memory_order_acquire)) cpu_relax();
+    shadow.renew(at, owner.generation_ | clustered_stamp);
+    distributed_owner_ = owner_block;
+    bool ordered = check<true, true>(shadow, at, word, race_space::distributed_shared, write, pc, atomic);
+    owner.shadow_lock_.clear(std::memory_order_release);
+    return ordered;
+  }
+  static constexpr std::uint64_t clustered_stamp = std::uint64_t{1} << 63;
 
   // range_of's search, whose range it remembers.
   [[gnu::noinline]] address_range find_range(std::uintptr_t word) {
@@ -1664,16 +1803,23 @@ class race_worker {
     return knows(thread, block_, earlier);
   }
 
-  // `shared`: the shadow is the worker's, of __shared__ memory (stamped).
-  template <bool shared, class Shadow>
+  // `shared`: the shadow is a worker's, of __shared__ memory (stamped).
+  // `by_state`: its records name their block's state (a global word's, or
+  // in a launch with clusters a __shared__ word's: check_in_cluster, which
+  // stamps it), not the running block's epoch. `atomic`: an atomic
+  // function's write, which races with plain accesses only.
+  template <bool shared, bool by_state = !shared, class Shadow>
   [[gnu::always_inline]] bool check(Shadow& shadow, std::size_t at, std::uintptr_t word, race_space space, bool write,
-                                    std::uintptr_t pc) {
+                                    std::uintptr_t pc, bool atomic = false) {
+    constexpr bool epochs = !by_state;
     std::uint32_t state;
     if constexpr (shared) {
       // A holder that computes in __shared__ memory for a while lets go of
       // its global pages as soon as asked.
       if (held_count_ != 0 && let_go_->load(std::memory_order_relaxed)) [[unlikely]]
         let_go_of_pages();
+    }
+    if constexpr (epochs) {
       shadow.renew(at, generation_);
       state = epoch_;  // the block's own record: its epoch (ordered())
     } else {
@@ -1706,22 +1852,24 @@ class race_worker {
     }
     if (hazard) {
       // between two launches (above)
-    } else if (last_write && last_write->launch() == launch_tag_ && !ordered<shared>(*last_write, thread, state)) {
+    } else if (last_write && last_write->launch() == launch_tag_ && !(atomic && last_write->atomic()) &&
+               !ordered<epochs>(*last_write, thread, state)) {
       hazard = last_write;
       kind = write ? race_kind::write_after_write : race_kind::read_after_write;
     } else if (write && latest_read && latest_read->launch() == launch_tag_) {
-      if (!ordered<shared>(*latest_read, thread, state)) {
+      if (!ordered<epochs>(*latest_read, thread, state)) {
         hazard = latest_read;
         kind = race_kind::write_after_read;
       } else if (earlier_read && earlier_read->launch() == launch_tag_ &&
-                 !ordered<shared>(*earlier_read, thread, state)) {
+                 !ordered<epochs>(*earlier_read, thread, state)) {
         hazard = earlier_read;
         kind = race_kind::write_after_read;
       }
     }
     race_record now(site_of(pc), state, thread, write, clocks_[thread], lane_clock(thread, thread % 32), launch_tag_);
+    if (atomic) now.mark_atomic();
     if (hazard) [[unlikely]]
-      report(kind, other ? described_of(*hazard, *other) : described<shared>(*hazard), described<shared>(now), word,
+      report(kind, other ? described_of(*hazard, *other) : described<epochs>(*hazard), described<epochs>(now), word,
              space);
     if (write) {
       shadow.make(race_shadow::writes, at).store(now);
@@ -1732,7 +1880,8 @@ class race_worker {
       // launch's, if CUDA does not order that launch before this one.
       if (latest_read && latest_read->launch() == launch_tag_ &&
           (latest_read->thread() != thread ||
-           (!shared && latest_read->state() != state && launch_->states()[latest_read->state()].block != block_)))
+           (by_state && latest_read->state() != state && launch_->states()[latest_read->state()].block != block_)) &&
+          !(earlier_read && keeps_other_warp(*earlier_read, *latest_read, thread, state)))
         shadow.make(race_shadow::earlier_reads, at) = *latest_read;
       else if (!shared && latest_read && latest_read->launch() != 0 && latest_read->launch() != launch_tag_ &&
                unordered_launch(*checking_page_, *latest_read))
@@ -1838,6 +1987,15 @@ class race_worker {
   // since shared of such knowledge (share_known_with_block).
   bool knows_other_blocks_ = false;
   race_clock block_known_;
+  // A launch with clusters: the blocks whose __shared__ memory the running
+  // block mapped (a cluster has at most 16), the lock of this worker's
+  // shadows (its own block's threads and the cluster's others check there),
+  // and the block whose word check_in_cluster checks, for the report.
+  bool clustered_ = false;
+  std::array<cluster_peer, 16> peers_{};
+  unsigned peer_count_ = 0;
+  std::atomic_flag shadow_lock_ = ATOMIC_FLAG_INIT;
+  std::uint64_t distributed_owner_ = 0;
   const void* block_scope_atomic_ = nullptr;  // next_atomic_at_block_scope's, until that atomic
   // The phases of the barriers in the block's __shared__ memory, by barrier
   // (barrier_arrival). On the heap: the worker is thread-local, where

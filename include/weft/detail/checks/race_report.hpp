@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <set>
@@ -35,12 +36,20 @@ namespace weft::detail {
   std::FILE* out = ::popen(command.c_str(), "r");
   if (!out) return fallback;
   char function[4096] = {}, line[4096] = {};
-  bool read = std::fgets(function, sizeof function, out) && std::fgets(line, sizeof line, out);
-  ::pclose(out);
   auto chomp = [](char* s) {
     for (char* c = s; *c; ++c)
       if (*c == '\n') *c = 0;
   };
+  bool read = std::fgets(function, sizeof function, out) && std::fgets(line, sizeof line, out);
+  // An atomic function's record is made inside weft's inlined code: the
+  // kernel's line is the first caller outside weft's headers.
+  char caller_function[4096] = {}, caller_line[4096] = {};
+  while (read && std::strstr(line, "/include/weft/") && std::fgets(caller_function, sizeof caller_function, out) &&
+         std::fgets(caller_line, sizeof caller_line, out)) {
+    std::memcpy(function, caller_function, sizeof function);
+    std::memcpy(line, caller_line, sizeof line);
+  }
+  ::pclose(out);
   chomp(function);
   chomp(line);
   if (!read || line[0] == '?') {
@@ -114,6 +123,18 @@ inline void race_summary_at_exit() {
                         static_cast<unsigned long>(base));
           break;
         }
+      break;
+    case race_space::distributed_shared:
+      // A launch with clusters: a word of distributed_owner_'s block.
+      if (earlier.block == distributed_owner_ && now.block == distributed_owner_) {
+        where = "__shared__ memory";
+      } else {
+        dim3 g = launch_->grid();
+        append_format(where, "distributed __shared__ memory of block (%u,%u,%u)",
+                      static_cast<unsigned>(distributed_owner_ % g.x),
+                      static_cast<unsigned>(distributed_owner_ / g.x % g.y),
+                      static_cast<unsigned>(distributed_owner_ / g.x / g.y));
+      }
       break;
     case race_space::static_global: {
       where = "global memory";

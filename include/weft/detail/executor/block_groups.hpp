@@ -43,8 +43,9 @@ class cluster_state {
   block_group_barrier barrier;
 
   /// Block `rank` is about to run on the calling worker.
-  void started(unsigned rank, std::byte* dynamic_shared, std::size_t dynamic_bytes) {
+  void started(unsigned rank, std::uint64_t block, std::byte* dynamic_shared, std::size_t dynamic_bytes) {
     member& m = members_[rank];
+    m.block = block;
     m.anchor = &shared_memory_anchor;
     m.dynamic = dynamic_shared;
     m.dynamic_bytes = dynamic_bytes;
@@ -60,6 +61,13 @@ class cluster_state {
     if (!spin_until([&] { return target.started.load(std::memory_order_acquire); })) target.started.wait(false);
     const member& source = members_[from];
     auto* at = static_cast<const std::byte*>(p);
+    // The race check follows the calling block's accesses there.
+    if constexpr (race_check_build)
+      if (race_running && to != from)
+        race_running->cluster_block_mapped(
+            target.block,
+            reinterpret_cast<std::uintptr_t>(target.anchor) - reinterpret_cast<std::uintptr_t>(source.anchor),
+            reinterpret_cast<std::uintptr_t>(target.dynamic), target.dynamic_bytes);
     if (at >= source.dynamic && at < source.dynamic + source.dynamic_bytes)
       return target.dynamic + (at - source.dynamic);
     return target.anchor + (at - source.anchor);
@@ -84,6 +92,7 @@ class cluster_state {
  private:
   struct member {
     std::atomic<bool> started{false};
+    std::uint64_t block = 0;  // linear index in the grid
     std::byte* anchor = nullptr;
     std::byte* dynamic = nullptr;
     std::size_t dynamic_bytes = 0;
@@ -151,7 +160,7 @@ class block_groups {
       me.cluster = cluster.get();
       me.cluster_rank = static_cast<unsigned>(k % size);
       executor.reserve_dynamic_shared(dynamic_bytes);
-      cluster->started(me.cluster_rank, executor.dynamic_shared(), dynamic_bytes);
+      cluster->started(me.cluster_rank, block, executor.dynamic_shared(), dynamic_bytes);
     }
     running_membership = &me;
     run();

@@ -183,6 +183,7 @@ class grid_job : public command {
   // The race check's shadow of this launch's global memory (race_check.hpp).
   [[gnu::cold]] void make_race_launch() {
     race_ = std::make_unique<race_launch>(shape_.grid, shape_.block, shape_.device, [this] { return kernel_name(); });
+    if (volume(shape_.cluster) > 1) race_->set_clustered();
     // The order CUDA gives it among other launches, made as the grid is
     // linked into its stream (command_graph).
     launches_before = std::make_unique<race_launch_order>();

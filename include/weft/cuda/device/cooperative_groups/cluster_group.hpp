@@ -50,8 +50,13 @@ class cluster_group {
   void barrier_wait(arrival_token&& token, std::source_location where = std::source_location::current()) const {
     auto& me = weft::detail::groups::membership("this_cluster().barrier_wait()");
     if (!me.cluster) return __syncthreads(where);
-    weft::detail::groups::with_block_leader(
-        where, [&](weft::detail::group_membership& m) { m.cluster->barrier.wait(token.generation); });
+    weft::detail::groups::with_block_leader(where, [&](weft::detail::group_membership& m) {
+      m.cluster->barrier.wait(token.generation);
+      // Orders the block's accesses after those the cluster's blocks made
+      // before arriving (race_check.hpp), as cluster.sync() does.
+      if constexpr (weft::detail::race_check_build)
+        if (weft::detail::race_running) weft::detail::race_running->group_synced();
+    });
   }
   void barrier_wait(std::source_location where = std::source_location::current()) const {
     auto& me = weft::detail::groups::membership("this_cluster().barrier_wait()");
