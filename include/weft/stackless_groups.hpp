@@ -258,12 +258,12 @@ requires(detail::groups::is_label<Label>) stackless_function<cooperative_groups:
 
 /// co_await weft::sync(block): block.sync(), cg::sync(block), __syncthreads.
 inline detail::barrier_awaiter<detail::barrier_kind::sync> sync(const cooperative_groups::thread_block&,
-                                                                detail::call_site where = detail::current_call_site()) {
+                                                                detail::call_site where = __builtin_source_location()) {
   return {0, detail::to_source_location(where)};
 }
 /// The same at a source_location of the caller's choosing (weft::wait(block) passes its caller's).
-template <std::same_as<std::source_location> Where>
-detail::barrier_awaiter<detail::barrier_kind::sync> sync(const cooperative_groups::thread_block&, Where where) {
+inline detail::barrier_awaiter<detail::barrier_kind::sync> sync(const cooperative_groups::thread_block&,
+                                                                std::source_location where) {
   return {0, where};
 }
 

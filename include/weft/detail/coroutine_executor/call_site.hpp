@@ -7,33 +7,29 @@
 // every call site took 8 bytes more of each thread's frame and one more
 // store. libstdc++'s source_location is a pointer to a static record, which
 // __builtin_source_location() gives as a scalar that needs no frame: the
-// block reduction's frames 112 -> 96 bytes, its time per thread -15% (its
-// 256 frames then fit the first-level cache with the executor's lists:
-// docs/performance.md, log, 2026-11-29, h-P2). Elsewhere, the
-// source_location itself.
+// block reduction's frames 112 -> 96 bytes, 24 KiB for a block of 256
+// (docs/performance.md, log, 2026-11-29, h-P2). The awaitables write
+// `call_site where = __builtin_source_location()`: the builtin itself, as
+// std::source_location::current() is written, since only a default
+// argument written so gives the caller's line (one wrapped in a function
+// gives that function's default argument's own). An awaitable that takes a
+// std::source_location from its caller (a group function's) is another
+// overload.
 #pragma once
 
 #include <bit>
 #include <source_location>
+#include <type_traits>
 
 namespace weft::detail {
 
-#if defined(__GLIBCXX__)
+/// libstdc++'s std::source_location as its one pointer.
 using call_site = decltype(__builtin_source_location());
-
-/// Used as a default argument, the call site of the function it belongs to,
-/// as std::source_location::current() is.
-consteval call_site current_call_site(call_site here = __builtin_source_location()) { return here; }
+static_assert(sizeof(call_site) == sizeof(std::source_location) && std::is_trivially_copyable_v<std::source_location>,
+              "weft's stackless awaitables take their call site as libstdc++'s source_location pointer");
 
 inline std::source_location to_source_location(call_site site) noexcept {
   return std::bit_cast<std::source_location>(site);
 }
-#else
-using call_site = std::source_location;
-
-consteval call_site current_call_site(call_site here = std::source_location::current()) { return here; }
-
-inline std::source_location to_source_location(call_site site) noexcept { return site; }
-#endif
 
 }  // namespace weft::detail
