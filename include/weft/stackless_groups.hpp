@@ -31,6 +31,7 @@
 
 #include <array>
 #include <bit>
+#include <concepts>
 #include <coroutine>
 #include <cstdint>
 #include <cstring>
@@ -40,6 +41,7 @@
 
 #include "weft/cuda/device/cooperative_groups.hpp"
 #include "weft/detail/coroutine_executor/block_set_awaiter.hpp"
+#include "weft/detail/coroutine_executor/call_site.hpp"
 #include "weft/stackless_barrier.hpp"
 #include "weft/stackless_kernel.hpp"
 
@@ -123,6 +125,9 @@ T value_of(std::uint64_t word) {
   std::memcpy(bytes.data(), &word, sizeof(T));
   return std::bit_cast<T>(bytes);
 }
+
+/// __syncthreads for a group function, at its caller's call site.
+inline barrier_awaiter<barrier_kind::sync> block_barrier(std::source_location where) { return {0, where}; }
 
 /// One word's shuffle among `mask`: the fiber version's __shfl*_sync(mask,
 /// unsigned long long, b, width).
@@ -252,8 +257,13 @@ requires(detail::groups::is_label<Label>) stackless_function<cooperative_groups:
 // ---- sync ----
 
 /// co_await weft::sync(block): block.sync(), cg::sync(block), __syncthreads.
-inline detail::barrier_awaiter<detail::barrier_kind::sync> sync(
-    const cooperative_groups::thread_block&, std::source_location where = std::source_location::current()) {
+inline detail::barrier_awaiter<detail::barrier_kind::sync> sync(const cooperative_groups::thread_block&,
+                                                                detail::call_site where = __builtin_source_location()) {
+  return {0, detail::to_source_location(where)};
+}
+/// The same at a source_location of the caller's choosing (weft::wait(block) passes its caller's).
+inline detail::barrier_awaiter<detail::barrier_kind::sync> sync(const cooperative_groups::thread_block&,
+                                                                std::source_location where) {
   return {0, where};
 }
 
@@ -273,9 +283,9 @@ detail::barrier_phase_awaiter sync(const Group& g, std::source_location where = 
 inline stackless_function<> sync(cooperative_groups::thread_group g,
                                  std::source_location where = std::source_location::current()) {
   if (detail::groups::access::is_block(g))
-    co_await syncthreads(where);
+    co_await detail::stackless_groups::block_barrier(where);
   else
-    co_await syncwarp(detail::groups::access::mask(g), where);
+    co_await detail::warp_awaiter<void>{detail::warp_op::sync, detail::groups::access::mask(g), {}, where};
 }
 
 /// co_await weft::sync(grid): grid.sync(), cg::sync(grid), in a cooperative
@@ -304,15 +314,15 @@ inline stackless_function<cooperative_groups::cluster_group::arrival_token> barr
     const cooperative_groups::cluster_group&, std::source_location where = std::source_location::current()) {
   detail::group_membership& me = detail::groups::membership("this_cluster().barrier_arrive()");
   if (!me.cluster) {
-    co_await syncthreads(where);
+    co_await detail::stackless_groups::block_barrier(where);
     co_return {};
   }
-  co_await syncthreads(where);
+  co_await detail::stackless_groups::block_barrier(where);
   if (!me.leader_taken) {
     me.leader_taken = true;
     me.cluster_token = me.cluster->barrier.arrive(me.cluster_rank, detail::groups::running_block_name(), where);
   }
-  co_await syncthreads(where);
+  co_await detail::stackless_groups::block_barrier(where);
   me.leader_taken = false;
   co_return {me.cluster_token};
 }
@@ -326,7 +336,7 @@ inline stackless_function<> barrier_wait(const cooperative_groups::cluster_group
                                          cooperative_groups::cluster_group::arrival_token token,
                                          std::source_location where = std::source_location::current()) {
   detail::group_membership& me = detail::groups::membership("this_cluster().barrier_wait()");
-  co_await syncthreads(where);
+  co_await detail::stackless_groups::block_barrier(where);
   if (!me.cluster) co_return;
   if (!me.leader_taken) {
     me.leader_taken = true;
@@ -334,7 +344,7 @@ inline stackless_function<> barrier_wait(const cooperative_groups::cluster_group
     if constexpr (detail::race_check_build)
       if (detail::race_running) detail::race_running->group_synced();
   }
-  co_await syncthreads(where);
+  co_await detail::stackless_groups::block_barrier(where);
   me.leader_taken = false;
 }
 inline stackless_function<> barrier_wait(const cooperative_groups::cluster_group& cluster,

@@ -40,6 +40,7 @@
 
 #include "weft/detail/coroutine_executor/activemask_awaiter.hpp"
 #include "weft/detail/coroutine_executor/barrier_awaiter.hpp"
+#include "weft/detail/coroutine_executor/call_site.hpp"
 #include "weft/detail/coroutine_executor/stackless_function.hpp"
 #include "weft/detail/coroutine_executor/stackless_grid.hpp"
 #include "weft/detail/coroutine_executor/stackless_thread.hpp"
@@ -66,27 +67,27 @@ inline void run_on_fiber(stackless_kernel thread) { thread.finish_on_fiber(); }
 
 /// co_await weft::syncthreads(): __syncthreads for a stackless kernel.
 inline detail::barrier_awaiter<detail::barrier_kind::sync> syncthreads(
-    std::source_location where = std::source_location::current()) {
-  return {0, where};
+    detail::call_site where = __builtin_source_location()) {
+  return {0, detail::to_source_location(where)};
 }
 
 /// co_await weft::syncthreads_count(p): how many threads of the block passed
 /// a non-zero predicate (__syncthreads_count).
 inline detail::barrier_awaiter<detail::barrier_kind::count> syncthreads_count(
-    int predicate, std::source_location where = std::source_location::current()) {
-  return {predicate, where};
+    int predicate, detail::call_site where = __builtin_source_location()) {
+  return {predicate, detail::to_source_location(where)};
 }
 
 /// co_await weft::syncthreads_and(p): non-zero iff every thread's predicate is (__syncthreads_and).
 inline detail::barrier_awaiter<detail::barrier_kind::all> syncthreads_and(
-    int predicate, std::source_location where = std::source_location::current()) {
-  return {predicate, where};
+    int predicate, detail::call_site where = __builtin_source_location()) {
+  return {predicate, detail::to_source_location(where)};
 }
 
 /// co_await weft::syncthreads_or(p): non-zero iff any thread's predicate is (__syncthreads_or).
 inline detail::barrier_awaiter<detail::barrier_kind::any> syncthreads_or(
-    int predicate, std::source_location where = std::source_location::current()) {
-  return {predicate, where};
+    int predicate, detail::call_site where = __builtin_source_location()) {
+  return {predicate, detail::to_source_location(where)};
 }
 
 // ---- Warp collectives ----
@@ -117,32 +118,37 @@ template <warp_op Op, class Source>
 struct awaited_shuffle {
   template <warp_shuffle_type T>
   warp_awaiter<T> operator()(unsigned mask, T var, Source source, int width = 32,
-                             std::source_location where = std::source_location::current()) const {
+                             call_site where = __builtin_source_location()) const {
     check_shuffle_width(width);
-    return {Op, mask, {to_bits(var), static_cast<int>(source), width}, where};
+    return {Op, mask, {to_bits(var), static_cast<int>(source), width}, to_source_location(where)};
   }
 };
 
 /// A vote, giving `Result`.
 template <warp_op Op, class Result>
 struct awaited_vote {
-  warp_awaiter<Result> operator()(unsigned mask, int predicate,
-                                  std::source_location where = std::source_location::current()) const {
-    return {Op, mask, {predicate != 0}, where};
+  warp_awaiter<Result> operator()(unsigned mask, int predicate, call_site where = __builtin_source_location()) const {
+    return {Op, mask, {predicate != 0}, to_source_location(where)};
   }
 };
 
 /// A reduction of int (by `ForInt`) and of unsigned (by `ForUnsigned`);
 /// ints sign-extended, so that min and max compare them as signed (as on
-/// fibers).
+/// fibers). A cooperative group's reduce passes its own caller's
+/// source_location.
 template <warp_op ForInt, warp_op ForUnsigned>
 struct awaited_reduction {
-  warp_awaiter<int> operator()(unsigned mask, int value,
-                               std::source_location where = std::source_location::current()) const {
-    return {ForInt, mask, {static_cast<std::uint64_t>(static_cast<std::int64_t>(value))}, where};
+  warp_awaiter<int> operator()(unsigned mask, int value, call_site where = __builtin_source_location()) const {
+    return (*this)(mask, value, to_source_location(where));
   }
   warp_awaiter<unsigned> operator()(unsigned mask, unsigned value,
-                                    std::source_location where = std::source_location::current()) const {
+                                    call_site where = __builtin_source_location()) const {
+    return (*this)(mask, value, to_source_location(where));
+  }
+  warp_awaiter<int> operator()(unsigned mask, int value, std::source_location where) const {
+    return {ForInt, mask, {static_cast<std::uint64_t>(static_cast<std::int64_t>(value))}, where};
+  }
+  warp_awaiter<unsigned> operator()(unsigned mask, unsigned value, std::source_location where) const {
     return {ForUnsigned, mask, {value}, where};
   }
 };
@@ -151,7 +157,10 @@ struct awaited_reduction {
 template <warp_op Op>
 struct awaited_bitwise_reduction {
   warp_awaiter<unsigned> operator()(unsigned mask, unsigned value,
-                                    std::source_location where = std::source_location::current()) const {
+                                    call_site where = __builtin_source_location()) const {
+    return {Op, mask, {value}, to_source_location(where)};
+  }
+  warp_awaiter<unsigned> operator()(unsigned mask, unsigned value, std::source_location where) const {
     return {Op, mask, {value}, where};
   }
 };
@@ -159,8 +168,8 @@ struct awaited_bitwise_reduction {
 
 /// co_await weft::syncwarp(mask): __syncwarp.
 inline detail::warp_awaiter<void> syncwarp(unsigned mask = 0xffffffffu,
-                                           std::source_location where = std::source_location::current()) {
-  return {detail::warp_op::sync, mask, {}, where};
+                                           detail::call_site where = __builtin_source_location()) {
+  return {detail::warp_op::sync, mask, {}, detail::to_source_location(where)};
 }
 
 /// co_await weft::activemask(): __activemask, the lanes of the caller's warp
@@ -190,16 +199,16 @@ inline constexpr detail::awaited_vote<detail::warp_op::ballot, unsigned> ballot_
 /// co_await weft::match_any_sync(mask, value): the lanes of mask whose value has the caller's bits (__match_any_sync).
 template <detail::warp_shuffle_type T>
 detail::warp_awaiter<unsigned> match_any_sync(unsigned mask, T value,
-                                              std::source_location where = std::source_location::current()) {
-  return {detail::warp_op::match_any, mask, {detail::to_bits(value)}, where};
+                                              detail::call_site where = __builtin_source_location()) {
+  return {detail::warp_op::match_any, mask, {detail::to_bits(value)}, detail::to_source_location(where)};
 }
 
 /// co_await weft::match_all_sync(mask, value, &pred): mask if every lane's value has the same bits, else 0;
 /// *pred says which (__match_all_sync). `pred` must outlive the co_await.
 template <detail::warp_shuffle_type T>
 detail::match_all_awaiter match_all_sync(unsigned mask, T value, int* pred,
-                                         std::source_location where = std::source_location::current()) {
-  return {mask, detail::to_bits(value), where, pred};
+                                         detail::call_site where = __builtin_source_location()) {
+  return {mask, detail::to_bits(value), detail::to_source_location(where), pred};
 }
 
 /// co_await weft::reduce_add_sync(mask, v) and the other reductions: __reduce_*_sync (sm_80 and later), for

@@ -4,9 +4,9 @@
 // On the stackless executor the awaiting thread arrives and suspends; the
 // executor resumes it once the round's other threads have arrived or
 // exited. On the fiber executor (the same kernel under WEFT_EXECUTOR=fibers)
-// the awaiter does not suspend the coroutine: it waits at the fiber barrier,
-// which parks the fiber, so the two executors share the barrier's rules and
-// reports.
+// it suspends too, and its fiber's run loop waits at the fiber barrier,
+// which parks the fiber, then resumes it, so the two executors share the
+// barrier's rules and reports.
 #pragma once
 
 #include <coroutine>
@@ -31,30 +31,32 @@ class barrier_awaiter {
     if constexpr (counting) operands_.predicate = predicate;
   }
 
-  // The stackless test inlines into the kernel's body; the fiber path is
-  // a call, so that GCC does not keep await_ready itself out of line for
-  // its throw (a call and a reload per barrier).
-  bool await_ready() {
-    if (running_stackless_block) [[likely]]
-      return false;
-    int result = wait_on_fiber(predicate(), where_);
-    if constexpr (counting) operands_.result = result;
-    return true;
-  }
+  // The thread suspends on either executor. On fibers it leaves the wait
+  // to its fiber's run loop (stackless_thread::finish_on_fiber), which
+  // waits at the fiber barrier and resumes it: the kernel's coroutine then
+  // makes no call here that returns into it, so it keeps its frame in no
+  // register that a call preserves, a push and a pop fewer on every resume
+  // (the block reduction -10%: docs/performance.md, log, 2026-11-29, h-P2).
+  bool await_ready() const noexcept { return false; }
 
   // Only a stackless kernel's thread, in its body or in a stackless function
   // it awaits, can await it: another coroutine type does not compile.
   template <stackless_promise Promise>
   void await_suspend(std::coroutine_handle<Promise>) noexcept {
+    stackless_block_executor* block = running_stackless_block;
+    if (!block) [[unlikely]] {
+      pending_fiber_wait = {&wait_on_fiber, this};
+      return;
+    }
     if constexpr (race_check_build) {
       if constexpr (counting)
         arrive_untraced(operands_.predicate, where_, &operands_.result);
       else
         arrive_untraced(0, where_, nullptr);
     } else if constexpr (counting) {
-      running_stackless_block->arrive(Kind, operands_.predicate, where_, &operands_.result);
+      block->arrive(Kind, operands_.predicate, where_, &operands_.result);
     } else {
-      running_stackless_block->arrive(Kind, 0, where_, nullptr);
+      block->arrive(Kind, 0, where_, nullptr);
     }
   }
 
@@ -80,10 +82,13 @@ class barrier_awaiter {
       return 0;
   }
 
-  [[gnu::noinline]] static int wait_on_fiber(int predicate, std::source_location where) {
+  // The fiber executor's barrier, for the suspended thread's run loop.
+  static void wait_on_fiber(void* suspended) {
+    barrier_awaiter& self = *static_cast<barrier_awaiter*>(suspended);
     block_executor* block = running_block;
     if (!block) throw std::logic_error("a barrier can only be awaited inside a kernel");
-    return block->arrive_and_wait(Kind, predicate, where);
+    int result = block->arrive_and_wait(Kind, self.predicate(), self.where_);
+    if constexpr (counting) self.operands_.result = result;
   }
 
   // In a race-check build the arrival is a call: inlined into the kernel's

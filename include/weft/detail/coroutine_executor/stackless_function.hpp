@@ -29,8 +29,10 @@
 // takes no new memory per call (frame_arena.hpp).
 //
 // On the fiber executor the same code runs inside the thread's fiber: the
-// awaiters wait there without suspending, so every call returns to its
-// caller's await_suspend.
+// awaiters wait there without suspending, but for a block barrier, which
+// suspends the chain as on the stackless executor and leaves the wait to
+// the fiber's run loop (stackless_thread::finish_on_fiber), which resumes
+// the innermost frame.
 #pragma once
 
 #include <concepts>

@@ -10,10 +10,11 @@
 //
 // The same kernel also runs on the fiber executor (WEFT_EXECUTOR=fibers,
 // and where the stackless one does not go: stackless_grid.hpp). There a
-// barrier parks the fiber inside the awaiter and the coroutine never
-// suspends but at its end; its frame comes from the heap, and it keeps what
-// escaped it (in a thread-local) for the runner loop, which reports it as
-// for any kernel.
+// block barrier suspends the coroutine and its fiber's run loop parks the
+// fiber at the fiber barrier, then resumes it (finish_on_fiber); the other
+// awaitables park the fiber inside the awaiter, without suspending. Its
+// frame comes from the heap, and it keeps what escaped it (in a
+// thread-local) for the runner loop, which reports it as for any kernel.
 #pragma once
 
 #include <algorithm>
@@ -22,7 +23,9 @@
 #include <cstddef>
 #include <exception>
 #include <new>
+#include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "weft/detail/coroutine_executor/frame_arena.hpp"
@@ -31,6 +34,17 @@
 #include "weft/detail/executor/block_reports.hpp"
 
 namespace weft::detail {
+
+/// On the fiber executor, the wait that a stackless thread's awaiter left
+/// for the thread's run loop (stackless_thread::finish_on_fiber) as the
+/// thread suspended: `wait(awaiter)`, the awaiter's own, which writes its
+/// result into the awaiter. A thread-local, not a member of each frame:
+/// the loop reads it as the resume returns, on the same fiber.
+struct fiber_wait {
+  void (*wait)(void* awaiter) = nullptr;
+  void* awaiter = nullptr;
+};
+inline thread_local fiber_wait pending_fiber_wait;
 
 class stackless_thread {
  public:
@@ -78,9 +92,24 @@ class stackless_thread {
   /// The thread's coroutine, while it waits at a barrier (stackless executor).
   std::coroutine_handle<> handle() const noexcept { return handle_; }
 
-  /// On the fiber executor, once the call has returned (the coroutine is at
-  /// its end): frees the frame and rethrows what escaped the thread.
+  /// On the fiber executor, once the call has returned: runs the thread to
+  /// its end, waiting on the fiber for each awaiter that suspended it (a
+  /// barrier's) and resuming it where it waits, then frees the frame and
+  /// rethrows what escaped the thread. A wait that throws (a launch that
+  /// fails) destroys the thread where it waits, so that its destructors
+  /// run, and propagates.
   void finish_on_fiber() {
+    while (!handle_.done()) {
+      fiber_wait next = std::exchange(pending_fiber_wait, {});
+      try {
+        if (!next.wait) throw std::logic_error("a stackless thread suspended with nothing to wait for");
+        next.wait(next.awaiter);
+      } catch (...) {
+        handle_.destroy();
+        throw;
+      }
+      handle_.promise().resume_at.resume();
+    }
     std::exception_ptr escaped = std::move(escaped_on_fiber);
     escaped_on_fiber = nullptr;
     handle_.destroy();
