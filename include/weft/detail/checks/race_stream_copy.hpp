@@ -48,8 +48,16 @@ class race_stream_copy {
   race_launch& launch() { return launch_; }
 
   /// Checks the copy's accesses against the records of commands that CUDA
-  /// does not order with it, and records them; on the thread that runs it.
-  void run() { race_worker_of_this_thread().trace_command(launch_, spans_, site_); }
+  /// does not order with it, and records them; on the thread that runs it,
+  /// which may be a worker in the middle of a block (a kernel's trigger of
+  /// programmatic launch completion lets a copy start): a worker of its
+  /// own, and the block's worker first lets go of its pages.
+  void run() {
+    if (race_worker* running = race_running) running->let_go_of_pages();
+    static thread_local std::unique_ptr<race_worker> worker;  // on the heap: the TLS block is __shared__ memory's
+    if (!worker) worker = std::make_unique<race_worker>();
+    worker->trace_command(launch_, spans_, site_);
+  }
   /// Its bytes have moved: its records stay for the commands that CUDA
   /// does not order after it.
   void finish() { launch_.finish(true); }
