@@ -40,12 +40,13 @@
 //     Between blocks, the fence-plus-flag rule above orders the same.
 //   - a cuda::barrier's completion function: after every arrival of its
 //     phase, before every wait that returns (an epoch of its own).
-//   - between launches: CUDA's stream and event order, host
-//     synchronisation, the legacy stream's implicit synchronisation and a
-//     graph's edges (race_launch_order). The global shadow is the
-//     process's: a record of another launch that is not ordered before the
-//     running one is a hazard between the two kernels, whether weft ran
-//     them one after the other or at the same time.
+//   - between launches, copies and sets: CUDA's stream and event order,
+//     host synchronisation, the legacy stream's implicit synchronisation
+//     and a graph's edges (race_launch_order). The global shadow is the
+//     process's: a record of another launch, copy or set
+//     (race_stream_copy.hpp) that is not ordered before the running one is
+//     a hazard between the two, whether weft ran them one after the other
+//     or at the same time.
 //   - an asynchronous copy (memcpy_async's forms) is its issuing thread's
 //     read of the source and write of the destination at the issue, and
 //     in flight until the barrier phase, pipeline stage or wait that
@@ -514,8 +515,8 @@ inline bool race_untraced(const void* (*address)(), std::size_t bytes) {
 }
 
 /// What outlives a launch in the global shadow, for the launches that meet
-/// its records: whom CUDA orders it by (its serial, or for a launch made by
-/// a kernel, its host-launched ancestor's: family), its tag, its shape and
+/// its records: whom CUDA orders it by (its place, race_chains, or for a
+/// launch made by a kernel, its host-launched ancestor's: family), its tag, its shape and
 /// name for a report, and its blocks' states, which its records name.
 struct race_launch_identity {
   std::uint64_t serial = 0;
