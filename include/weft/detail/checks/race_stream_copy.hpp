@@ -151,6 +151,15 @@ inline void race_worker::record_command_words(race_launch::page& page, std::uint
   for (std::uint32_t tag = 1; tag < 256 && !others; ++tag)
     if (tag != launch_tag_ && (page.tagged[tag / 64] >> (tag % 64) & 1))
       others = unordered_launch(page, race_record(0, 0, 0, false, 0, 0, tag)) != nullptr;
+  if (!others) {  // the copy's records, stored as they are: a fill
+    std::size_t first = begin % race_launch::page::bytes / 4, count = (end - begin + 3) / 4;
+    race_record* made = &page.words.make(now.write() ? race_shadow::writes : race_shadow::latest_reads, first);
+    for (std::size_t i = 0; i < count; ++i) made[i].store(now);
+    if (now.write())
+      for (race_shadow::part reads : {race_shadow::latest_reads, race_shadow::earlier_reads})
+        if (race_record* r = page.words.find(reads, first)) std::fill(r, r + count, race_record{});
+    return;
+  }
   bool reported = false;  // once per page: a large copy over a kernel's output meets it at every word
   for (std::uintptr_t word = begin; word < end; word += 4) {
     std::size_t at = word % race_launch::page::bytes / 4;
@@ -158,9 +167,9 @@ inline void race_worker::record_command_words(race_launch::page& page, std::uint
     race_record* latest_read = page.words.find(race_shadow::latest_reads, at);
     race_record* earlier_read = page.words.find(race_shadow::earlier_reads, at);
     auto unordered = [&](race_record* r) -> race_launch_identity* {
-      return others && r && r->launch() != launch_tag_ && r->launch() != 0 ? unordered_launch(page, *r) : nullptr;
+      return r && r->launch() != launch_tag_ && r->launch() != 0 ? unordered_launch(page, *r) : nullptr;
     };
-    if (others && !reported) {
+    if (!reported) {
       const race_record* hazard = nullptr;
       race_kind kind{};
       race_launch_identity* other = nullptr;
