@@ -36,6 +36,7 @@
 #include <numeric>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "suite/suite.hpp"
@@ -496,33 +497,49 @@ struct weft_switch {
   }
 };
 
+// Where a ring's fibers live. Stacks are mapped as weft maps them (64 KiB and
+// a guard page each), so their tops share a page offset unless staggered:
+// fiber i's top moved down by (i mod 61) x 64 bytes, as weft's block
+// executor does. `line_aligned` moves every top down a little further, so
+// that the frame each switch saves starts a cache line (one line per fiber,
+// not two); `packed` puts four 1 KiB stacks to a page (64 pages for 256
+// fibers instead of 256), to tell what the first-level TLB costs apart from
+// what the cache does (docs/performance.md, "What is slow, and why").
+enum class ring_layout { same_offset, staggered, line_aligned, packed };
+
 // A ring of fcontexts on their own stacks, each jumping straight to the next:
 // the pattern in which a completed barrier resumes a block's parked threads.
-// Stacks are mapped as weft maps them (64 KiB and a guard page), so their
-// tops share a page offset unless `staggered` moves fiber i's top down by
-// (i mod 61) x 64 bytes, as weft's block executor does.
 template <class Switch>
 class fcontext_ring {
   using fcontext_t = typename Switch::fcontext_t;
   using transfer_t = typename Switch::transfer_t;
 
  public:
-  fcontext_ring(unsigned count, bool staggered) {
+  fcontext_ring(unsigned count, ring_layout layout, std::size_t extra_offset = 0) {
     self = this;
     contexts_.resize(count);
+    bool packed = layout == ring_layout::packed;
+    char* packed_stacks = nullptr;
+    if (packed) packed_stacks = static_cast<char*>(map(count * packed_stride + guard));
     for (unsigned i = 0; i < count; ++i) {
-      void* p = ::mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-      if (p == MAP_FAILED) throw std::bad_alloc();
-      ::mprotect(p, guard, PROT_NONE);
-      mappings_.push_back(p);
-      std::size_t stagger = staggered ? i % 61 * 64 : 0;
-      fcontext_t c = Switch::make(static_cast<char*>(p) + mapped - stagger, usable - stagger, entry);
+      char* top;
+      std::size_t size;
+      if (packed) {
+        top = packed_stacks + guard + (i + 1) * packed_stride;
+        size = packed_stride - 64;
+      } else {
+        char* p = static_cast<char*>(map(mapped));
+        std::size_t stagger = layout == ring_layout::same_offset ? 0 : i % 61 * 64;
+        top = p + mapped - stagger;
+        size = usable - stagger;
+      }
+      fcontext_t c = Switch::make(top - extra_offset, size - extra_offset, entry);
       contexts_[i] = Switch::jump(c, reinterpret_cast<void*>(std::uintptr_t{i})).fctx;  // parked
     }
   }
   // The fibers stay parked in their loops for good; their stacks hold nothing to destroy.
   ~fcontext_ring() {
-    for (void* p : mappings_) ::munmap(p, mapped);
+    for (auto [p, length] : mappings_) ::munmap(p, length);
   }
 
   /// Makes about `switches` jumps around the ring, going on where the last call stopped.
@@ -533,10 +550,24 @@ class fcontext_ring {
     next_ = (last_ + 1) % contexts_.size();
   }
 
+  /// How far past a cache line's start a fiber's saved frame lies, once the
+  /// ring has gone round: the same for every fiber, whose tops differ by
+  /// whole lines and which all park in the same loop.
+  std::size_t frame_line_offset() const { return reinterpret_cast<std::uintptr_t>(contexts_[next_]) % 64; }
+
  private:
   static constexpr std::size_t guard = 4096, usable = 64 * 1024, mapped = usable + guard;
+  static constexpr std::size_t packed_stride = 1024 + 64;  // four to a page, staggered by a line
   static inline void* const from_host = reinterpret_cast<void*>(1);
   static inline fcontext_ring* self = nullptr;
+
+  void* map(std::size_t length) {
+    void* p = ::mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) throw std::bad_alloc();
+    ::mprotect(p, guard, PROT_NONE);
+    mappings_.push_back({p, length});
+    return p;
+  }
 
   static void entry(transfer_t t) {
     fcontext_ring& r = *self;
@@ -561,15 +592,26 @@ class fcontext_ring {
   }
 
   std::vector<fcontext_t> contexts_;
-  std::vector<void*> mappings_;
+  std::vector<std::pair<void*, std::size_t>> mappings_;
   fcontext_t host_ = nullptr;
   long remaining_ = 0;
   std::size_t last_ = 0, next_ = 0;
 };
 
+// Times a ring. A line-aligned ring first goes round once as laid out to
+// find where its frames fall, then is laid out again that much lower (a
+// stack top must stay 16-byte aligned: a frame 8 bytes off a line cannot be
+// moved onto one, and the row then says so with a negative time).
 template <class Switch = boost_switch>
-timing ring_switches(unsigned count, bool staggered, long switches, int repeat) {
-  fcontext_ring<Switch> ring(count, staggered);
+timing ring_switches(unsigned count, ring_layout layout, long switches, int repeat) {
+  std::size_t extra = 0;
+  if (layout == ring_layout::line_aligned || layout == ring_layout::packed) {
+    fcontext_ring<Switch> probe(count, layout == ring_layout::packed ? layout : ring_layout::staggered);
+    probe.run(2 * count + 1);
+    extra = probe.frame_line_offset();
+    if (extra % 16 != 0) return {-1, -1};
+  }
+  fcontext_ring<Switch> ring(count, layout == ring_layout::line_aligned ? ring_layout::staggered : layout, extra);
   return measure(repeat, [&] { ring.run(switches); });
 }
 
@@ -588,7 +630,9 @@ timing fiber_switches(long round_trips, int repeat) {
 bool bench_barrier(const options& o) {
   const int threads = 256;
   const int iterations = o.quick ? 100 : 1000;
-  const long switches = o.quick ? 200000 : 2000000;
+  // Short runs, many of them: a run of a few milliseconds on a shared
+  // machine is often cut by the scheduler, and the best run is the one read.
+  const long switches = o.quick ? 20000 : 200000;
   const int repeat = 3 * o.repeat;  // each run is short, and the subtraction needs a steady baseline
   unsigned saved_workers = weft::worker_count();
   weft::set_worker_count(1);
@@ -617,17 +661,26 @@ bool bench_barrier(const options& o) {
 
   std::printf("\n  raw context switches, for comparison (ns per switch)                       median     best run\n");
   auto show = [](const char* name, timing s, long count) {
-    std::printf("  %-70s %9.2f %12.2f\n", name, s.median * 1e9 / count, s.best * 1e9 / count);
+    if (s.best < 0)
+      std::printf("  %-70s %22s\n", name, "(frames 8 bytes off a line)");
+    else
+      std::printf("  %-70s %9.2f %12.2f\n", name, s.median * 1e9 / count, s.best * 1e9 / count);
   };
   show("boost::context::fiber::resume, 2 fibers ping-ponging", fiber_switches(switches / 2, repeat), switches);
-  show("jump_fcontext, ring of 2 fibers on 64 KiB mmap'ed stacks", ring_switches(2, false, switches, repeat), switches);
-  show("jump_fcontext, ring of 256, all stack tops at one page offset", ring_switches(threads, false, switches, repeat),
+  using enum ring_layout;
+  show("jump_fcontext, ring of 2 fibers on 64 KiB mmap'ed stacks", ring_switches(2, same_offset, switches, repeat),
        switches);
+  show("jump_fcontext, ring of 256, all stack tops at one page offset",
+       ring_switches(threads, same_offset, switches, repeat), switches);
   show("jump_fcontext, ring of 256, tops staggered (i mod 61) x 64 B as weft's",
-       ring_switches(threads, true, switches, repeat), switches);
-  show("weft's switch, ring of 2 fibers", ring_switches<weft_switch>(2, false, switches, repeat), switches);
+       ring_switches(threads, staggered, switches, repeat), switches);
+  show("weft's switch, ring of 2 fibers", ring_switches<weft_switch>(2, same_offset, switches, repeat), switches);
   show("weft's switch, ring of 256, tops staggered (i mod 61) x 64 B as weft's",
-       ring_switches<weft_switch>(threads, true, switches, repeat), switches);
+       ring_switches<weft_switch>(threads, staggered, switches, repeat), switches);
+  show("  the same, each saved frame on one cache line, not two",
+       ring_switches<weft_switch>(threads, line_aligned, switches, repeat), switches);
+  show("  the same, and 1 KiB stacks four to a page: 64 pages, not 256",
+       ring_switches<weft_switch>(threads, packed, switches, repeat), switches);
   return ok;
 }
 
@@ -870,9 +923,12 @@ bool bench_stackless_warp(const options& o) {
 // loop's mean per trip reported. A median leaves out the trips that a
 // preempted or sleeping thread stretches; a mean does not, so on a loaded
 // machine the second row is the higher (docs/performance.md, "Launch
-// latency").
+// latency"). Then the same loop ends with cudaStreamSynchronize, with an
+// event's record and cudaEventSynchronize, and with a cudaMemcpy of the
+// kernel's result instead.
 
 __global__ void NothingKernel() {}
+__global__ void StoreOne(int* out) { *out = 1; }
 
 bool bench_launch(const options& o) {
   const int round_trips = o.quick ? 200 : 5000;
@@ -902,6 +958,44 @@ bool bench_launch(const options& o) {
     by_address(round_trips / ported_runs, true);
     ported.push_back(time_once([&] { as_ported(round_trips / ported_runs); }) / (round_trips / ported_runs));
   }
+
+  // The same loop with the other waits a program writes after a launch:
+  // its stream's, an event recorded after it, and a copy of its result.
+  cudaStream_t own = nullptr;
+  cudaEvent_t recorded = nullptr;
+  int* result = nullptr;
+  ok &= check(cudaStreamCreateWithFlags(&own, cudaStreamNonBlocking), "launch");
+  ok &= check(cudaEventCreateWithFlags(&recorded, cudaEventDisableTiming), "launch");
+  ok &= check(cudaMalloc(&result, sizeof(int)), "launch");
+  const int wait_trips = round_trips / ported_runs;
+  auto loop_mean = [&](auto&& trip) {
+    std::vector<double> means;
+    for (int i = 0; i < wait_trips; ++i) trip();  // warming up
+    for (int r = 0; r < ported_runs; ++r)
+      means.push_back(time_once([&] {
+                        for (int i = 0; i < wait_trips; ++i) trip();
+                      }) /
+                      wait_trips);
+    return median(means) * 1e6;
+  };
+  double stream_mean = loop_mean([&] {
+    weft::launch<NothingKernel>(weft::launch_config{1, 1, 0, own});
+    ok &= check(cudaStreamSynchronize(own), "launch");
+  });
+  double event_mean = loop_mean([&] {
+    weft::launch<NothingKernel>(weft::launch_config{1, 1});
+    ok &= check(cudaEventRecord(recorded), "launch");
+    ok &= check(cudaEventSynchronize(recorded), "launch");
+  });
+  double copy_mean = loop_mean([&] {
+    int copied = 0;
+    weft::launch<StoreOne>(weft::launch_config{1, 1}, result);
+    ok &= check(cudaMemcpy(&copied, result, sizeof copied, cudaMemcpyDeviceToHost), "launch");
+    ok &= copied == 1;
+  });
+  cudaFree(result);
+  cudaEventDestroy(recorded);
+  cudaStreamDestroy(own);
 
   cudaStream_t stream;
   ok &= check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "launch");
@@ -941,6 +1035,9 @@ bool bench_launch(const options& o) {
               verdict(o, "target <= 1 us", ported_median <= 1).c_str());
   std::printf("  %-52s %10.2f us\n", "Kernel<<<1, 1>>>() as ported + sync, loop mean (best)",
               *std::min_element(ported.begin(), ported.end()) * 1e6);
+  std::printf("  %-52s %10.2f us\n", "... + cudaStreamSynchronize, loop mean (median)", stream_mean);
+  std::printf("  %-52s %10.2f us\n", "... + cudaEventRecord + Synchronize, loop mean (median)", event_mean);
+  std::printf("  %-52s %10.2f us\n", "... + cudaMemcpy of its result, loop mean (median)", copy_mean);
   std::printf("  %-52s %10.3f us  %s\n", "asynchronous launch enqueue (median run)", enqueue_median,
               verdict(o, "target <= 0.5 us", enqueue_median <= 0.5).c_str());
   return ok;

@@ -41,7 +41,7 @@ struct barrier_access {
   }
   template <class Barrier>
   static std::uint32_t arrive(Barrier& bar, const char* call) {
-    return bar.arrive_as(1, false, call);
+    return bar.arrive_as(1, false, call, true);  // arrive_and_wait's arrival
   }
   template <class Token>
   static std::uint32_t phase(const Token& token) {
@@ -74,7 +74,11 @@ class barrier_phase_awaiter {
     running_stackless_block->park_on_object(thread_coroutine(waiting), state_, call_, describe_, where_);
   }
 
-  void await_resume() const noexcept {}
+  void await_resume() const noexcept {
+    // On fibers, barrier_state::wait told the race check already.
+    if constexpr (race_check_build)
+      if (state_ && running_stackless_block) race_barrier_waited(state_, phase_ & barrier_state::phase_mask);
+  }
 
  private:
   const barrier_state* state_;

@@ -25,7 +25,7 @@ fi
 port=$(find "$binary_dir" -path '*race_programs.weft-port*' -name 'race_programs.cu.cpp' | head -1)
 failed=0
 for kernel in tiled_matmul block_sum warp_neighbours shuffle_neighbours named_handover named_bystander \
-  named_inline_handover named_inline_bystander named_write_after_arrive; do
+  named_inline_handover named_inline_bystander named_write_after_arrive dropping_warp role_pipeline; do
   if ! grep -qE "weft::stackless_kernel $kernel\(" "$port"; then
     echo "race_check: weft-port did not make $kernel a stackless kernel ($port)"
     failed=1
@@ -119,6 +119,26 @@ for executor in auto fibers; do
   expect "read  by block \([0-9]+,0,0\) thread \([0-9]+,0,0\) at .*$file:$primitive_staged_early_read"
   expect "read-after-write hazard in kernel 'group_staged\(.*\)' on __shared__ memory"
   expect "write by block \([0-9]+,0,0\) thread \([0-9]+,0,0\) at .*$file:$group_staged_copy $copy_in_flight"
+  # A device-scope barrier's phase orders its arrivals across blocks, not
+  # warp 1, which never arrived: its read of the other block's word races
+  # with that block's write (in either order, as the blocks run at once).
+  expect "(read-after-write|write-after-read) hazard in kernel 'device_barrier_exchange\(.*\)' on global memory"
+  expect "write by block \([01],0,0\) thread \(([0-9]|[12][0-9]|3[01]),0,0\) at .*$file:$device_barrier_write"
+  expect "read  by block \([01],0,0\) thread \((3[2-9]|[45][0-9]|6[0-3]),0,0\) at .*$file:$device_barrier_bystander_read"
+  # A thread that dropped out of a barrier waits for nothing: its read of
+  # another warp's word is not ordered (after that warp's write on fibers,
+  # before it stackless). (Clang may give the load after the drop no line:
+  # "?".)
+  expect "(read-after-write|write-after-read) hazard in kernel 'dropping_warp\(int\*, bool\)' on __shared__ memory"
+  expect "write by block \([01],0,0\) thread \(0,0,0\) at .*$file:$dropping_warp_write"
+  expect "read  by block \([01],0,0\) thread \(63,0,0\) at .*$file:($dropping_warp_dropper_read|\?) in dropping_warp"
+  # A pipeline's stage read by a consumer before its consumer_wait, and
+  # overwritten by a producer that did not acquire it.
+  expect "read-after-write hazard in kernel 'role_pipeline\(int\*, int, int\)' on __shared__ memory"
+  expect "write by block \([01],0,0\) thread \(([0-9]|[12][0-9]|3[01]),0,0\) at .*$file:$role_pipeline_write"
+  expect "read  by block \([01],0,0\) thread \((3[2-9]|[45][0-9]|6[0-3]),0,0\) at .*$file:$role_pipeline_early_read"
+  expect "write by block \([01],0,0\) thread \(([0-9]|[12][0-9]|3[01]),0,0\) at .*$file:$role_pipeline_overwrite"
+  expect "read  by block \([01],0,0\) thread \((3[2-9]|[45][0-9]|6[0-3]),0,0\) at .*$file:$role_pipeline_read"
   # Kernels of two streams that no event, host synchronisation or legacy
   # stream orders: both kernels named, each thread with its kernel (weft
   # may have run either first, or both at once).

@@ -461,6 +461,94 @@ __global__ void far_writer(int* word) {
 __global__ void far_reader(const int* word, int* out) { out[threadIdx.x] = *word; }
 __global__ void far_step() {}
 
+// A cuda::barrier of device scope in global memory, which warp 0 of each of
+// two blocks arrives at: its phase orders each arrival's write before what
+// the waits that observe the phase do, in either block. Warp 1 never
+// arrives: its read of the other block's word is ordered by nothing, unless
+// a __syncthreads after warp 0's wait passes the order on.
+__global__ void init_device_barrier(cuda::barrier<cuda::thread_scope_device>* bar, int expected) {
+  init(bar, expected);
+}
+__global__ void device_barrier_exchange(cuda::barrier<cuda::thread_scope_device>* bar, int* slots, int* out,
+                                        bool bystander_syncs) {
+  int lane = threadIdx.x % 32;
+  if (threadIdx.x < 32) {
+    // race-line: device_barrier_write
+    slots[blockIdx.x * 32 + lane] = static_cast<int>(blockIdx.x) + 1;
+    bar->arrive_and_wait();
+    out[blockIdx.x * 64 + threadIdx.x] = slots[(1 - blockIdx.x) * 32 + lane];
+  }
+  if (bystander_syncs) __syncthreads();
+  // race-line: device_barrier_bystander_read
+  if (threadIdx.x >= 32) out[blockIdx.x * 64 + threadIdx.x] = slots[(1 - blockIdx.x) * 32 + lane];
+}
+
+// Warp 1 leaves a block barrier in its first phase (arrive_and_drop): its
+// arrival counts there, so warp 0 reads after that phase what warp 1 wrote
+// before dropping; it waits for nothing, so the last dropper's read of warp
+// 0's word is ordered by nothing (on fibers it comes after the phase
+// completed, on its own arrival; stackless, thread 63 runs first after the
+// __syncthreads and reads before warp 0 writes). Later phases are warp 0's
+// alone.
+__global__ void dropping_warp(int* out, bool dropper_reads) {
+  __shared__ cuda::barrier<cuda::thread_scope_block> bar;
+  __shared__ int row[64];
+  __shared__ int again[32];
+  if (threadIdx.x == 0) init(&bar, blockDim.x);
+  __syncthreads();
+  // race-line: dropping_warp_write
+  row[threadIdx.x] = threadIdx.x;
+  if (threadIdx.x >= 32) {
+    bar.arrive_and_drop();
+    // race-line: dropping_warp_dropper_read
+    if (dropper_reads && threadIdx.x == blockDim.x - 1) out[blockIdx.x * 64 + threadIdx.x] = row[63 - threadIdx.x];
+    return;
+  }
+  bar.arrive_and_wait();
+  again[threadIdx.x] = row[threadIdx.x + 32];
+  bar.arrive_and_wait();
+  out[blockIdx.x * 64 + threadIdx.x] = again[31 - threadIdx.x];
+}
+
+// A block pipeline of two stages with roles: warp 0 produces (plain stores
+// into the stage), warp 1 consumes. A stage's commit orders the producers'
+// writes before the consumers' consumer_wait for it; a release orders the
+// consumers' reads before the producers' next producer_acquire of it.
+enum pipeline_stage_bug { stages_in_order, stage_read_before_wait, stage_overwritten_before_release };
+__global__ void role_pipeline(int* out, int rounds, int bug) {
+  __shared__ int stage[2][32];
+  __shared__ cuda::pipeline_shared_state<cuda::thread_scope_block, 2> state;
+  cg::thread_block block = cg::this_thread_block();
+  bool producer = threadIdx.x < 32;
+  int lane = threadIdx.x % 32;
+  cuda::pipeline<cuda::thread_scope_block> pipe =
+      cuda::make_pipeline(block, &state, producer ? cuda::pipeline_role::producer : cuda::pipeline_role::consumer);
+  int sum = 0;
+  for (int r = 0; r < rounds; ++r) {
+    if (producer && bug == stage_overwritten_before_release) {
+      // race-line: role_pipeline_overwrite
+      stage[r % 2][lane] = r;  // without producer_acquire
+      pipe.producer_commit();
+    } else if (producer) {
+      pipe.producer_acquire();
+      // race-line: role_pipeline_write
+      stage[r % 2][lane] = r;
+      pipe.producer_commit();
+    } else if (bug == stage_read_before_wait) {
+      // race-line: role_pipeline_early_read
+      sum += stage[r % 2][31 - lane];
+      pipe.consumer_wait();
+      pipe.consumer_release();
+    } else {
+      pipe.consumer_wait();
+      // race-line: role_pipeline_read
+      sum += stage[r % 2][31 - lane];
+      pipe.consumer_release();
+    }
+  }
+  out[blockIdx.x * 64 + threadIdx.x] = sum;
+}
+
 static int failures = 0;
 
 static unsigned long long hazards() { return weft::detail::race_hazard_count().load(); }
@@ -565,6 +653,25 @@ int main() {
   expect("group_staged", false, [&] { group_staged<<<2, COPY_TILE>>>(staged_in, staged_out, no_copy_bug); });
   expect("group_staged_read_before_wait", true,
          [&] { group_staged<<<2, COPY_TILE>>>(staged_in, staged_out, read_before_wait); });
+
+  // A barrier of device scope, arrived at by warp 0 of each block; barrier
+  // phases a thread drops out of; a pipeline's stages with roles.
+  cuda::barrier<cuda::thread_scope_device>* device_barrier;
+  cudaMalloc(&device_barrier, sizeof *device_barrier);
+  expect("device_barrier_between_blocks", false, [&] {
+    init_device_barrier<<<1, 1>>>(device_barrier, 64);
+    device_barrier_exchange<<<2, 64>>>(device_barrier, staged, out, true);
+  });
+  expect("device_barrier_bystander", true, [&] {
+    init_device_barrier<<<1, 1>>>(device_barrier, 64);
+    device_barrier_exchange<<<2, 64>>>(device_barrier, staged, out, false);
+  });
+  expect("barrier_dropped_out", false, [&] { dropping_warp<<<2, 64>>>(out, false); });
+  expect("barrier_dropper_reads", true, [&] { dropping_warp<<<2, 64>>>(out, true); });
+  expect("pipeline_roles", false, [&] { role_pipeline<<<2, 64>>>(out, 6, stages_in_order); });
+  expect("pipeline_roles_read_before_wait", true, [&] { role_pipeline<<<2, 64>>>(out, 6, stage_read_before_wait); });
+  expect("pipeline_roles_overwritten_before_release", true,
+         [&] { role_pipeline<<<2, 64>>>(out, 6, stage_overwritten_before_release); });
 
   // Launches in different streams.
   cudaStream_t first, second, first_nonblocking, second_nonblocking;

@@ -62,6 +62,17 @@ using weft::detail::race_worker;
 [[gnu::noinline]] void race_test_site_tile_zero_reads() { asm volatile(""); }
 [[gnu::noinline]] void race_test_site_tile_one_reads() { asm volatile(""); }
 [[gnu::noinline]] void race_test_site_tile_one_reads_early() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_split_writes() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_split_reads_before_wait() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_split_reads_after_wait() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_dropper_writes() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_dropper_reads() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_completion_writes() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_waiter_reads_dropper() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_grid_barrier_writes() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_grid_barrier_waiter_reads() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_grid_barrier_bystander_reads() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_grid_barrier_synced_reads() { asm volatile(""); }
 
 [[gnu::noinline]] void race_test_site_chain_first_writes() { asm volatile(""); }
 [[gnu::noinline]] void race_test_site_chain_second_reads() { asm volatile(""); }
@@ -594,24 +605,31 @@ TEST_CASE(
     worker.access(&words[word], 4, write, reinterpret_cast<const char*>(site) + 1);
   };
   // Tile `tile`'s threads arrive at its barrier (`barrier`, 64 expected),
-  // the last one completing the phase, as cuda::barrier does.
+  // the last one completing the phase, and their waits return, as
+  // cuda::barrier's arrive_and_wait does.
   auto tile_sync = [&](unsigned tile, const void* barrier, std::uint32_t phase) {
     for (unsigned t = 64 * tile; t < 64 * tile + 64; ++t) {
       weft::detail::threadIdx = uint3{t, 0, 0};
-      worker.barrier_arrival(barrier, phase, 1, 64);
+      worker.barrier_arrival(barrier, phase, 1, true);
     }
-    worker.barrier_arrivals_completed(barrier, 64);
-    worker.barrier_phase_completed(barrier, 64);
+    worker.barrier_arrivals_completed(barrier, phase);
+    worker.barrier_phase_completed(barrier, phase);
+    for (unsigned t = 64 * tile; t < 64 * tile + 64; ++t) {
+      weft::detail::threadIdx = uint3{t, 0, 0};
+      worker.barrier_waited(barrier, phase);
+    }
   };
-  int tile_zero_barrier = 0, tile_one_barrier = 0;
+  // The tiles' barriers, in the block's shared memory as the worker's are.
+  const void* tile_zero_barrier = &words[62];
+  const void* tile_one_barrier = &words[63];
   CHECK(race_test_block::hazards([&] {
           access(0, 1, true, race_test_site_tile_zero_writes);  // before tile 0's sync
-          tile_sync(0, &tile_zero_barrier, 0);
+          tile_sync(0, tile_zero_barrier, 0);
           access(63, 1, false, race_test_site_tile_zero_reads);  // within the tile: ordered
         }) == 0);
   CHECK(race_test_block::hazards([&] {
           access(5, 2, true, race_test_site_tile_zero_writes);  // after tile 0's sync
-          tile_sync(1, &tile_one_barrier, 0);
+          tile_sync(1, tile_one_barrier, 0);
           access(64, 2, false, race_test_site_tile_one_reads);  // no barrier in common: a hazard
         }) == 1);
   CHECK(race_test_block::hazards([&] {
@@ -667,6 +685,99 @@ TEST_CASE("race check: a command ordered after a chain's last command continues 
   std::uint64_t joined = race_chains::place(after_both);
   CHECK((race_launch_order::chain_of(joined) == race_launch_order::chain_of(first) ||
          race_launch_order::chain_of(joined) == race_launch_order::chain_of(beside)));
+}
+
+TEST_CASE(
+    "race check: a thread that arrives at a barrier and waits later is ordered after the phase's other arrivals from "
+    "its wait, not from the phase's end") {
+  race_test_block b;
+  // A barrier in the block's __shared__ memory (its dynamic buffer), 2 expected.
+  const void* barrier = &b.words[60];
+  CHECK(race_test_block::hazards([&] {
+          b.access(0, 3, true, race_test_site_split_writes);
+          weft::detail::threadIdx = uint3{0, 0, 0};
+          b.worker.barrier_arrival(barrier, 0, 1, true);  // thread 0: arrive_and_wait
+          weft::detail::threadIdx = uint3{40, 0, 0};
+          b.worker.barrier_arrival(barrier, 0, 1, false);  // thread 40: arrive, the last arrival
+          b.worker.barrier_arrivals_completed(barrier, 0);
+          b.worker.barrier_phase_completed(barrier, 0);
+        }) == 0);
+  CHECK(race_test_block::hazards([&] {
+          b.access(40, 3, false, race_test_site_split_reads_before_wait);  // the phase is over, thread 40 not waited
+        }) == 1);
+  CHECK(race_test_block::hazards([&] {
+          weft::detail::threadIdx = uint3{40, 0, 0};
+          b.worker.barrier_waited(barrier, 0);
+          b.access(40, 3, false, race_test_site_split_reads_after_wait);
+        }) == 0);
+}
+
+TEST_CASE("race check: a thread's arrive_and_drop counts for the phase it drops in, and orders nothing it does after") {
+  race_test_block b;
+  const void* barrier = &b.words[61];  // 3 expected: threads 0 and 1 wait, thread 2 drops
+  CHECK(race_test_block::hazards([&] {
+          b.access(0, 4, true, race_test_site_dropper_writes);
+          b.access(2, 5, true, race_test_site_dropper_writes);
+          b.access(0, 6, false, race_test_site_dropper_reads);
+          for (unsigned t : {0u, 1u}) {
+            weft::detail::threadIdx = uint3{t, 0, 0};
+            b.worker.barrier_arrival(barrier, 0, 1, true);
+          }
+          weft::detail::threadIdx = uint3{2, 0, 0};
+          b.worker.barrier_arrival(barrier, 0, 1, false);  // the drop, the phase's last arrival
+          b.worker.barrier_arrivals_completed(barrier, 0);
+          b.access(2, 6, true, race_test_site_completion_writes);  // the completion function, after every arrival
+          b.worker.barrier_phase_completed(barrier, 0);
+          weft::detail::threadIdx = uint3{1, 0, 0};
+          b.worker.barrier_waited(barrier, 0);
+          b.access(1, 5, false, race_test_site_waiter_reads_dropper);  // before the drop: ordered
+          b.access(1, 6, false, race_test_site_waiter_reads_dropper);  // the completion function's: ordered
+        }) == 0);
+  CHECK(race_test_block::hazards([&] {
+          b.access(2, 4, false, race_test_site_dropper_reads);  // the dropper waits for nothing
+        }) == 1);
+}
+
+TEST_CASE(
+    "race check: a barrier in global memory that threads of two blocks arrive at orders the arrivals' accesses before "
+    "the waits across blocks, with what their blocks did before their barriers, and reaches a thread that did not "
+    "arrive only through its own block's barrier") {
+  auto listed_before = weft::detail::race_list_allocations;
+  weft::detail::race_list_allocations = race_test_global_allocation;
+  weft::detail::blockDim = dim3{64, 1, 1};
+  weft::detail::gridDim = dim3{2, 1, 1};
+  std::uint32_t* global = race_test_global_words().data();
+  const void* barrier = &global[1900];  // a cuda::barrier<cuda::thread_scope_device>, 2 expected
+  race_launch launch{dim3{2, 1, 1}, dim3{64, 1, 1}, 0, [] { return std::string("race_check_test"); }};
+  race_worker worker;
+  // Block 0's threads 0 and 1 write; after a __syncthreads, thread 0 arrives.
+  worker.start_block(&launch, 0, 64, nullptr, 0);
+  race_test_global_access(worker, 0, &global[1700], true, race_test_site_grid_barrier_writes);
+  race_test_global_access(worker, 1, &global[1701], true, race_test_site_grid_barrier_writes);
+  worker.block_synced();
+  weft::detail::threadIdx = uint3{0, 0, 0};
+  worker.barrier_arrival_begins(barrier);  // as barrier_state::arrive does
+  worker.barrier_arrival(barrier, 0, 1, true);
+  worker.let_go_of_pages();
+  worker.start_block(&launch, 1, 64, nullptr, 0);  // block 1's thread 0 arrives last, completes and waits
+  weft::detail::threadIdx = uint3{0, 0, 0};
+  worker.barrier_arrival_begins(barrier);
+  worker.barrier_arrival(barrier, 0, 1, true);
+  worker.barrier_arrivals_completed(barrier, 0);
+  worker.barrier_phase_completed(barrier, 0);
+  worker.barrier_waited(barrier, 0);
+  CHECK(race_test_block::hazards([&] {
+          race_test_global_access(worker, 0, &global[1700], false, race_test_site_grid_barrier_waiter_reads);
+        }) == 0);
+  CHECK(race_test_block::hazards([&] {
+          race_test_global_access(worker, 5, &global[1701], false, race_test_site_grid_barrier_bystander_reads);
+        }) == 1);
+  worker.block_synced();  // __syncthreads after thread 0's wait
+  CHECK(race_test_block::hazards([&] {
+          race_test_global_access(worker, 6, &global[1701], false, race_test_site_grid_barrier_synced_reads);
+        }) == 0);
+  worker.let_go_of_pages();
+  weft::detail::race_list_allocations = listed_before;
 }
 
 TEST_CASE(

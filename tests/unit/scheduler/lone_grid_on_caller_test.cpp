@@ -3,12 +3,17 @@
 // run_on_caller, called by cudaDeviceSynchronize): a launch-and-synchronise
 // round trip then needs no second thread. The block must behave as it would
 // on an SM worker. The first tests make a grid outside any pool, so that the
-// test's own thread is certain to be the one that runs it.
+// test's own thread is certain to be the one that runs it. A thread that
+// waits for one stream, event or copy (runtime::wait_for) runs only the
+// grid that its wait needs.
 #include <doctest/doctest.h>
 #include <weft.hpp>
 
+#include <signal.h>
+
 #include <atomic>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <thread>
@@ -25,6 +30,7 @@ using weft::detail::command_graph;
 using weft::detail::grid_job;
 using weft::detail::kernel_grid;
 using weft::detail::launch_shape;
+using weft::detail::marker;
 using weft::detail::sm_pool;
 
 // What the block saw.
@@ -154,4 +160,121 @@ TEST_CASE("the waiting thread leaves a one-block grid to the workers while one o
   }
   cudaStreamDestroy(held);
   cudaStreamDestroy(other);
+}
+
+TEST_CASE("a thread waiting for one command takes only the lone grid that the command is or directly follows") {
+  // A pool without workers, so that nothing else claims the grid.
+  sm_pool pool(0);
+  lone_grid_seen seen;
+  unsubmitted_grid<lone_grid_note, lone_grid_seen*> grid(32, &seen);
+  auto after_grid = std::make_shared<marker>("after the grid");
+  grid.graph.enqueue(grid.graph.legacy_stream(), after_grid);
+  auto other_stream = grid.graph.create_stream(cudaStreamNonBlocking, 0);
+  auto unrelated = std::make_shared<marker>("in another stream");
+  grid.graph.enqueue(*other_stream, unrelated);
+  pool.submit(std::static_pointer_cast<grid_job>(grid.submitted));
+
+  CHECK_FALSE(pool.take_lone_grid(unrelated.get()));
+  CHECK_FALSE(after_grid->done());
+  std::shared_ptr<grid_job> taken = pool.take_lone_grid(after_grid.get());
+  REQUIRE(taken);
+  CHECK(taken.get() == grid.submitted.get());
+  CHECK_FALSE(pool.take_lone_grid(after_grid.get()));  // taken once
+  sm_pool::run_on_caller(*taken);
+  pool.caller_done();
+  CHECK(seen.threads.load() == 32);
+  CHECK(seen.thread == std::this_thread::get_id());
+  CHECK(after_grid->done());
+  CHECK(grid.graph.idle());
+}
+
+namespace {
+
+// Where each of a loop's kernels ran.
+struct lone_grid_threads {
+  std::thread::id ran_on[200];
+};
+
+__global__ void lone_grid_record_thread(lone_grid_threads* where, int i) {
+  where->ran_on[i] = std::this_thread::get_id();
+}
+
+// How many of `where`'s first `count` kernels ran on the calling thread.
+int lone_grid_count_on_caller(const lone_grid_threads& where, int count) {
+  int on_caller = 0;
+  for (int i = 0; i < count; ++i) on_caller += where.ran_on[i] == std::this_thread::get_id();
+  return on_caller;
+}
+
+}  // namespace
+
+// A worker may still take a grid before the waiting thread asks for it;
+// without the waiting thread's help none of these would run on it.
+TEST_CASE("launch and cudaStreamSynchronize in a loop: the stream's kernel runs on the waiting thread") {
+  cudaStream_t stream = nullptr;
+  REQUIRE(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) == cudaSuccess);
+  auto where = std::make_unique<lone_grid_threads>();
+  for (int i = 0; i < 200; ++i) {
+    REQUIRE(weft::launch<lone_grid_record_thread>({1, 1, 0, stream}, where.get(), i) == cudaSuccess);
+    REQUIRE(cudaStreamSynchronize(stream) == cudaSuccess);
+    REQUIRE(where->ran_on[i] != std::thread::id());
+  }
+  CHECK(lone_grid_count_on_caller(*where, 200) > 0);
+  CHECK(cudaStreamDestroy(stream) == cudaSuccess);
+}
+
+TEST_CASE("launch, cudaEventRecord and cudaEventSynchronize in a loop: the kernel runs on the waiting thread") {
+  cudaEvent_t done = nullptr;
+  REQUIRE(cudaEventCreate(&done) == cudaSuccess);
+  auto where = std::make_unique<lone_grid_threads>();
+  for (int i = 0; i < 200; ++i) {
+    REQUIRE(weft::launch<lone_grid_record_thread>({1, 1}, where.get(), i) == cudaSuccess);
+    REQUIRE(cudaEventRecord(done) == cudaSuccess);
+    REQUIRE(cudaEventSynchronize(done) == cudaSuccess);
+    REQUIRE(where->ran_on[i] != std::thread::id());
+  }
+  CHECK(lone_grid_count_on_caller(*where, 200) > 0);
+  CHECK(cudaEventDestroy(done) == cudaSuccess);
+}
+
+__global__ void lone_grid_store(int* out, int value) { *out = value; }
+
+TEST_CASE("launch and a synchronous cudaMemcpy of its result in a loop: the copy sees the kernel's write") {
+  int* value = nullptr;
+  REQUIRE(cudaMalloc(&value, sizeof(int)) == cudaSuccess);
+  bool all_seen = true;
+  for (int i = 0; i < 200 && all_seen; ++i) {
+    REQUIRE(weft::launch<lone_grid_store>({1, 1}, value, i) == cudaSuccess);
+    int copied = -1;
+    REQUIRE(cudaMemcpy(&copied, value, sizeof(int), cudaMemcpyDeviceToHost) == cudaSuccess);
+    all_seen = copied == i;
+  }
+  CHECK(all_seen);
+  CHECK(cudaFree(value) == cudaSuccess);
+}
+
+namespace {
+[[noreturn]] void lone_grid_programs_own_handler(int) { std::_Exit(43); }
+}  // namespace
+
+TEST_CASE(
+    "a one-block kernel that faults, waited for by cudaStreamSynchronize after the program replaced weft's "
+    "SIGSEGV handler, fails its launch" *
+    doctest::skip(weft_test::under_thread_sanitizer)) {
+  // The waiting thread, which runs the block, installs weft's handler
+  // again first, as a worker does before a grid.
+  cudaStream_t stream = nullptr;
+  REQUIRE(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) == cudaSuccess);
+  struct sigaction own = {};
+  struct sigaction before = {};
+  own.sa_handler = lone_grid_programs_own_handler;  // ends the process with 43, failing the test
+  sigemptyset(&own.sa_mask);
+  REQUIRE(sigaction(SIGSEGV, &own, &before) == 0);
+  auto* wild = reinterpret_cast<int*>(std::uintptr_t{0x8000});
+  CHECK(weft::launch<lone_grid_wild_write>({1, 32, 0, stream}, wild) == cudaSuccess);
+  CHECK(cudaStreamSynchronize(stream) == cudaErrorIllegalAddress);
+  CHECK(contains(weft::fault_message(), "thread (3,0,0)"));
+  CHECK(cudaDeviceReset() == cudaSuccess);
+  REQUIRE(sigaction(SIGSEGV, &before, nullptr) == 0);
+  cudaGetLastError();
 }

@@ -9,6 +9,7 @@
 //   returning it.
 #pragma once
 
+#include <atomic>
 #include <cstdio>
 #include <memory>
 #include <mutex>
@@ -33,16 +34,14 @@ class device_fault {
   /// The first fault wins; later ones are consequences of it.
   void raise(cudaError_t code, std::string message) {
     std::lock_guard lock(mutex_);
-    if (code_ != cudaSuccess) return;
-    code_ = code;
+    if (code_.load(std::memory_order_relaxed) != cudaSuccess) return;
     message_ = std::move(message);
+    code_.store(code, std::memory_order_release);
     std::fprintf(stderr, "weft: %s\n", message_.c_str());
   }
 
-  cudaError_t code() const {
-    std::lock_guard lock(mutex_);
-    return code_;
-  }
+  /// Read without the lock: every launch and synchronisation asks.
+  cudaError_t code() const { return code_.load(std::memory_order_acquire); }
 
   std::string message() const {
     std::lock_guard lock(mutex_);
@@ -51,13 +50,13 @@ class device_fault {
 
   void clear() {
     std::lock_guard lock(mutex_);
-    code_ = cudaSuccess;
+    code_.store(cudaSuccess, std::memory_order_release);
     message_.clear();
   }
 
  private:
   mutable std::mutex mutex_;
-  cudaError_t code_ = cudaSuccess;
+  std::atomic<cudaError_t> code_{cudaSuccess};
   std::string message_;
 };
 

@@ -19,9 +19,12 @@
 //     each thread has an epoch; a barrier that completes gives its
 //     threads an epoch above every epoch they had. A later access whose
 //     thread's epoch is higher than the earlier access's is ordered after it.
-//     A cuda::barrier phase of fewer threads than the block (a multi-warp
-//     tile's sync) orders its arrivals only, by their clocks (below), as a
-//     named barrier does.
+//     Any other phase of a cuda::barrier or a block pipeline's stage (a
+//     multi-warp tile's sync, a split arrive and wait, an arrive_and_drop,
+//     a pipeline's commit and release, a barrier in global memory that
+//     several blocks arrive at) orders exactly what CUDA orders: what each
+//     arrival did before arriving before what each wait that observes the
+//     phase's completion does after it, by the threads' clocks (below).
 //   - a warp collective (__syncwarp, shuffles, votes, tiles of a warp or
 //     less): each lane keeps a vector clock over its warp's 32 lanes; a
 //     collective joins the clocks of the lanes it names.
@@ -182,6 +185,18 @@ using race_clock = std::vector<std::pair<std::uint64_t, std::uint32_t>>;
 /// threads).
 inline std::uint64_t race_thread_key(std::uint64_t block, std::uint32_t thread) { return block << 10 | thread; }
 
+/// A block of a launch, as a race_clock key whose value is the block's
+/// epoch: a barrier phase that a thread of another block arrives at
+/// releases, with the thread's own accesses, every access its block made
+/// before its last block barrier (__syncthreads, then one thread arrives
+/// at a grid-wide barrier).
+inline std::uint64_t race_block_key(std::uint64_t block) { return std::uint64_t{1} << 63 | block; }
+
+/// The block of a race_clock key.
+inline std::uint64_t race_block_of_key(std::uint64_t key) {
+  return key >> 63 ? key & ~(std::uint64_t{1} << 63) : key >> 10;
+}
+
 /// Whether `clock` covers `key`'s entry up to `value`.
 inline bool race_covers(const race_clock& clock, std::uint64_t key, std::uint32_t value) {
   auto at = std::lower_bound(clock.begin(), clock.end(), std::pair{key, std::uint32_t{0}});
@@ -213,6 +228,36 @@ inline void race_join(race_clock& into, const race_clock& from) {
   }
   into = std::move(joined);
 }
+
+/// A phase of a barrier (a cuda::barrier's state, a block pipeline's stage)
+/// as the race check follows it: the arrivals of the phase in progress, and
+/// what the latest two completed phases released to the waits that
+/// observe them (race_worker::barrier_arrival and the hooks after it).
+struct race_barrier_phases {
+  std::uint64_t generation = 0;  // the block's, for a barrier in its __shared__ memory
+  std::uint32_t phase = 0;
+  std::uint32_t count = 0;  // arrivals counted so far (an arrival may count several)
+  // Every arrival so far parks at once until the phase completes
+  // (arrive_and_wait): if they are the whole block, the block epoch orders
+  // the phase, as a __syncthreads does.
+  bool all_wait_at_once = true;
+  bool by_clocks = false;  // the phase completing now orders by released, not by the epoch
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> arrivals;  // (race_thread_key, clock at arrival)
+  race_clock known;                                               // what the arrivals knew of others as they arrived
+  race_clock released;  // the completing phase's: arrivals, their knowledge, its completion function
+  // What the last arrival's thread knew before its completion function,
+  // which acquires the phase's arrivals (the thread itself goes on
+  // knowing only what it did, unless it waits).
+  race_clock completing_thread_knew;
+  struct completed_phase {
+    bool valid = false;
+    std::uint32_t phase = 0;
+    race_clock released;
+  };
+  // By phase modulo 2: a wait's token names the phase in progress or the
+  // one before (CUDA leaves any older one undefined).
+  std::array<completed_phase, 2> completed;
+};
 
 /// One traced access as the shadow keeps it, 16 bytes: its code address
 /// interned (race_sites), its block's synchronisation state as a handle
@@ -711,6 +756,20 @@ class race_launch {
     use(atomic_words_[block]);
   }
 
+  /// Calls `use` with the phases of the barrier at `barrier` in global
+  /// memory (a cuda::barrier of device scope that several blocks arrive at,
+  /// on several workers: under a lock).
+  template <class Use>
+  void with_barrier_phases(const void* barrier, Use use) {
+    std::lock_guard lock(barrier_phases_mutex_);
+    use(barrier_phases_[barrier]);
+  }
+  /// The same lock, held by an arrival from its change of the barrier's
+  /// state to its record (race_worker::barrier_arrival_begins), and the
+  /// phases under it.
+  std::mutex& barrier_phases_mutex() { return barrier_phases_mutex_; }
+  race_barrier_phases& barrier_phases_locked(const void* barrier) { return barrier_phases_[barrier]; }
+
   /// The shadow of the page that holds `address`, shared with the other
   /// launches that use it (made when first asked for).
   [[gnu::noinline]] page& page_of(std::uintptr_t address) {
@@ -814,6 +873,8 @@ class race_launch {
   std::unordered_map<std::uintptr_t, page*> pages_;
   std::mutex atomic_words_mutex_;
   std::unordered_map<std::uint64_t, std::unordered_map<std::uintptr_t, race_clock>> atomic_words_;
+  std::mutex barrier_phases_mutex_;
+  std::unordered_map<const void*, race_barrier_phases> barrier_phases_;
   std::vector<std::atomic<std::uint32_t>> fences_;
   std::vector<std::atomic<std::uint32_t>> published_;  // per fence counter: its count at the last publishing atomic
 };
@@ -865,6 +926,8 @@ class race_worker {
     if (known_generation_.size() < threads) known_generation_.resize(threads, 0);
     if (!shared_atomic_words_.empty()) shared_atomic_words_.clear();
     copies_.clear(threads);
+    knows_other_blocks_ = false;
+    block_known_.clear();
   }
 
   race_launch* launch() const { return launch_; }
@@ -925,10 +988,14 @@ class race_worker {
     ++epoch_;
     state_ = 0;
     copies_.group_synced();
+    if (knows_other_blocks_) [[unlikely]]
+      share_known_with_block();
   }
 
   /// The lanes of `warp` in `mask` met at a warp collective.
   [[gnu::noinline]] void warp_synced(unsigned warp, unsigned mask) {
+    if (knows_other_blocks_) [[unlikely]]
+      share_known_among(warp, mask);
     std::uint32_t* clocks = warp_clock(warp);
     std::array<std::uint32_t, 32> joined{};
     for (unsigned m = mask; m != 0; m &= m - 1) {
@@ -991,48 +1058,145 @@ class race_worker {
       if (a.waits) race_join(known_of(a.thread), released);
   }
 
-  /// The calling thread arrived at `barrier` (a cuda::barrier's state),
-  /// counting `update` arrivals of phase `phase`, which expects `expected`.
-  /// A phase that fewer threads than the block's expect is a subset: its
-  /// arrivals are kept (with each thread's clock, which the arrival
-  /// releases), to order only those threads when it completes.
+  /// The calling thread arrived at `barrier` (a cuda::barrier's state, a
+  /// block pipeline's stage), counting `update` arrivals of phase `phase`
+  /// (a dropping thread's too); `waits_at_once`: it parks until the phase completes (arrive_and_wait),
+  /// else it goes on (arrive, arrive_and_drop, a pipeline's commit or
+  /// release) and is ordered only by a wait of its own. The arrival
+  /// releases the thread's clock, which it ticks, so that what it does
+  /// next is not released with it, and what it knows of others.
   [[gnu::noinline]] void barrier_arrival(const void* barrier, std::uint32_t phase, std::uint32_t update,
-                                         std::uint32_t expected) {
-    if (!launch_ || expected >= threads_) return;
+                                         bool waits_at_once) {
+    if (!launch_) return;
     unsigned thread = linear_thread_index(threadIdx, blockDim);
-    subset_phase& p = (*subset_phases_)[barrier];
-    if (p.generation != generation_ || p.phase != phase) p = {generation_, phase, 0, {}};
-    p.arrivals.push_back({thread, true, clocks_[thread]++});
-    p.count += update;
-  }
-
-  /// Every arrival of `barrier`'s phase came, before its completion
-  /// function runs (on the last arrival's thread).
-  [[gnu::noinline]] void barrier_arrivals_completed(const void* barrier, std::uint32_t expected) {
-    if (subset_phase* p = subset_of(barrier, expected))
-      named_barrier_completed(p->arrivals);
+    std::uint32_t clock = clocks_[thread]++;
+    const race_clock& knows = known_of(thread);
+    bool local = in_shared_memory(barrier);
+    std::unique_lock<std::mutex> arriving;  // barrier_arrival_begins'
+    if (!local) arriving = std::unique_lock(launch_->barrier_phases_mutex(), std::adopt_lock);
+    auto record = [&](race_barrier_phases& p) {
+      if (p.count == 0 || p.phase != phase) {
+        p.phase = phase;
+        p.count = 0;
+        p.all_wait_at_once = true;
+        p.arrivals.clear();
+        p.known.clear();
+      }
+      p.arrivals.emplace_back(race_thread_key(block_, thread), clock);
+      if (!local) p.arrivals.emplace_back(race_block_key(block_), epoch_);
+      if (!knows.empty()) race_join(p.known, knows);
+      p.count += update;
+      p.all_wait_at_once = p.all_wait_at_once && waits_at_once;
+    };
+    if (local)
+      with_barrier_phases(barrier, record);
     else
-      block_synced();
+      record(launch_->barrier_phases_locked(barrier));
   }
 
-  /// `barrier`'s phase completed (its completion function too): its waits
-  /// return after it. A subset's arrivals acquire what each did before
-  /// arriving, and what the completion function did; every other phase
-  /// orders the whole block (block_synced), as do phases whose arrivals
-  /// came from other blocks too or whose count the check cannot follow
-  /// (a pipeline's stages, an arrive_and_drop).
-  [[gnu::noinline]] void barrier_phase_completed(const void* barrier, std::uint32_t expected) {
-    subset_phase* p = subset_of(barrier, expected);
-    if (!p) {
+  /// The calling thread is about to arrive at `barrier`. One in global
+  /// memory, which other blocks' workers arrive at, is locked from here to
+  /// the arrival's record (barrier_arrival), or to barrier_arrival_failed
+  /// if the state changed meanwhile: else the phase's last arrival, on
+  /// another worker, could complete it before an earlier one's record.
+  [[gnu::noinline]] void barrier_arrival_begins(const void* barrier) {
+    if (launch_ && !in_shared_memory(barrier)) launch_->barrier_phases_mutex().lock();
+  }
+  [[gnu::noinline]] void barrier_arrival_failed(const void* barrier) {
+    if (launch_ && !in_shared_memory(barrier)) launch_->barrier_phases_mutex().unlock();
+  }
+
+  /// Every arrival of `barrier`'s phase `phase` came, before its completion
+  /// function runs (on the last arrival's thread). A phase that the whole
+  /// block arrived at with arrive_and_wait orders the block by its epoch
+  /// (block_synced, cheap); any other phase seen whole by its arrivals'
+  /// clocks, joined here for its waits (barrier_waited).
+  [[gnu::noinline]] void barrier_arrivals_completed(const void* barrier, std::uint32_t phase) {
+    if (!launch_) return;
+    bool by_epoch = true;
+    bool local = in_shared_memory(barrier);
+    with_barrier_phases(barrier, [&](race_barrier_phases& p) {
+      p.by_clocks = false;
+      // Every arrival of a launch is seen (a barrier's expected count
+      // cannot tell: a drop lowers it within the phase).
+      bool seen_whole = p.count != 0 && p.phase == phase;
+      bool whole_block = local && p.all_wait_at_once && p.arrivals.size() == threads_;  // one entry per arrival
+      if (seen_whole && !whole_block) {
+        // Arrivals sorted by key: one merge with what they knew.
+        std::sort(p.arrivals.begin(), p.arrivals.end());
+        race_clock arrivals;
+        arrivals.reserve(p.arrivals.size());
+        for (const auto& [key, clock] : p.arrivals)
+          if (!arrivals.empty() && arrivals.back().first == key)
+            arrivals.back().second = std::max(arrivals.back().second, clock);
+          else
+            arrivals.emplace_back(key, clock);
+        p.released = std::move(p.known);
+        race_join(p.released, arrivals);
+        p.by_clocks = true;
+        by_epoch = false;
+        race_clock& completing = known_of(linear_thread_index(threadIdx, blockDim));
+        p.completing_thread_knew = completing;
+        race_join(completing, p.released);
+      }
+      p.count = 0;
+      p.arrivals.clear();
+      p.known.clear();
+    });
+    // A phase whose arrivals went unseen (made before the check ran, or
+    // the barrier initialised again) orders the whole block, which can hide
+    // a race but never invent one.
+    if (by_epoch) block_synced();
+  }
+
+  /// `barrier`'s phase `phase` completed (its completion function too),
+  /// before any wait can observe it. A phase ordered by clocks keeps what
+  /// it released, with what the completion function did on the last
+  /// arrival's thread, for the waits that observe it (barrier_waited).
+  [[gnu::noinline]] void barrier_phase_completed(const void* barrier, std::uint32_t phase) {
+    if (!launch_) return;
+    unsigned last = linear_thread_index(threadIdx, blockDim);
+    bool by_epoch = true;
+    with_barrier_phases(barrier, [&](race_barrier_phases& p) {
+      if (!p.by_clocks) return;
+      p.by_clocks = false;
+      by_epoch = false;
+      race_join(p.released, known_of(last));
+      race_join(p.released, race_clock{{race_thread_key(block_, last), clocks_[last]++}});
+      known_of(last) = std::move(p.completing_thread_knew);
+      p.completing_thread_knew.clear();
+      race_barrier_phases::completed_phase& done = p.completed[phase % 2];
+      done.valid = true;
+      done.phase = phase;
+      done.released = std::move(p.released);
+      p.released.clear();
+    });
+    if (by_epoch)
       block_synced();
+    else
+      copies_.group_synced();
+  }
+
+  /// The calling thread's wait for `barrier`'s phase `phase` returned: it
+  /// acquires what the phase released (nothing to do for a phase the block
+  /// epoch ordered).
+  [[gnu::noinline]] void barrier_waited(const void* barrier, std::uint32_t phase) {
+    if (!launch_) return;
+    unsigned thread = linear_thread_index(threadIdx, blockDim);
+    auto acquire = [&](race_barrier_phases& p) {
+      const race_barrier_phases::completed_phase& done = p.completed[phase % 2];
+      if (!done.valid || done.phase != phase) return;
+      race_join(known_of(thread), done.released);
+      if (!knows_other_blocks_)
+        knows_other_blocks_ = std::any_of(done.released.begin(), done.released.end(),
+                                          [&](const auto& entry) { return race_block_of_key(entry.first) != block_; });
+    };
+    if (!in_shared_memory(barrier)) {
+      launch_->with_barrier_phases(barrier, acquire);
       return;
     }
-    unsigned last = linear_thread_index(threadIdx, blockDim);
-    race_clock released = known_of(last);  // what the completion function did, on the last arrival's thread
-    race_join(released, race_clock{{race_thread_key(block_, last), clocks_[last]++}});
-    for (const named_arrival& a : p->arrivals) race_join(known_of(a.thread), released);
-    subset_phases_->erase(barrier);
-    copies_.group_synced();
+    auto at = barrier_phases_->find(barrier);
+    if (at != barrier_phases_->end() && at->second.generation == generation_) acquire(at->second);
   }
 
   /// The calling CUDA thread made an atomic read-modify-write of the word
@@ -1467,31 +1631,56 @@ class race_worker {
     return known_[thread];
   }
 
-  // The arrivals so far of a phase of a barrier that a subset of the block
-  // uses (barrier_arrival).
-  struct subset_phase {
-    std::uint64_t generation = 0;
-    std::uint32_t phase = 0;
-    std::uint32_t count = 0;  // arrivals counted (an arrival may count several)
-    std::vector<named_arrival> arrivals;
-  };
+  // Whether `address` lies in the running block's __shared__ memory, where
+  // only its own threads reach it.
+  bool in_shared_memory(const void* address) const {
+    auto a = reinterpret_cast<std::uintptr_t>(address);
+    return (a >= tls_begin_ && a < tls_end_) || (a >= dynamic_begin_ && a < dynamic_end_);
+  }
 
-  // The arrivals kept for `barrier`'s phase, if they are all of it and a
-  // subset of the block; null otherwise.
-  subset_phase* subset_of(const void* barrier, std::uint32_t expected) {
-    auto at = subset_phases_->find(barrier);
-    if (at == subset_phases_->end()) return nullptr;
-    if (at->second.generation != generation_ || at->second.count != expected || expected >= threads_) {
-      subset_phases_->erase(at);
-      return nullptr;
+  // Calls `use` with the phases of the barrier at `barrier`: the worker's,
+  // for one in the block's __shared__ memory; else the launch's, which
+  // other blocks' workers arrive at too (a device-scope barrier in global
+  // memory).
+  template <class Use>
+  void with_barrier_phases(const void* barrier, Use use) {
+    if (!in_shared_memory(barrier)) {
+      launch_->with_barrier_phases(barrier, use);
+      return;
     }
-    return &at->second;
+    race_barrier_phases& p = (*barrier_phases_)[barrier];
+    if (p.generation != generation_) {
+      p = race_barrier_phases{};
+      p.generation = generation_;
+    }
+    use(p);
   }
 
   // Whether `thread` of the running block acquired a release that covers `earlier`.
   bool knows(unsigned thread, std::uint64_t block, const race_record& earlier) const {
-    return known_generation_[thread] == generation_ &&
-           race_covers(known_[thread], race_thread_key(block, earlier.thread()), earlier.release_clock());
+    return knows(thread, race_thread_key(block, earlier.thread()), earlier.release_clock());
+  }
+  // Whether `thread` of the running block knows `key` up to `value`.
+  bool knows(unsigned thread, std::uint64_t key, std::uint32_t value) const {
+    return (known_generation_[thread] == generation_ && race_covers(known_[thread], key, value)) ||
+           (knows_other_blocks_ && race_covers(block_known_, key, value));
+  }
+
+  // What threads of other blocks released to a thread of this one (a
+  // device-scope barrier's phase) reaches the block's other threads through
+  // its own barriers and warp collectives, as CUDA's happens-before is
+  // transitive: thread 0 waiting at a grid-wide barrier, then
+  // __syncthreads, orders the whole block after the other blocks'
+  // arrivals. Within the block, the epoch and the lanes' clocks order the
+  // same already; this is only kept once a thread knows another block's.
+  [[gnu::noinline]] void share_known_with_block() {
+    for (unsigned t = 0; t < threads_; ++t)
+      if (known_generation_[t] == generation_ && !known_[t].empty()) race_join(block_known_, known_[t]);
+  }
+  [[gnu::noinline]] void share_known_among(unsigned warp, unsigned mask) {
+    race_clock joined;
+    for (unsigned m = mask; m != 0; m &= m - 1) race_join(joined, known_of(32 * warp + __builtin_ctz(m)));
+    for (unsigned m = mask; m != 0; m &= m - 1) race_join(known_of(32 * warp + __builtin_ctz(m)), joined);
   }
 
   // Lane `lane`'s entry in the clock of `thread`'s lane.
@@ -1526,7 +1715,9 @@ class race_worker {
     } else {
       const race_block_state& then = launch_->states()[earlier.state()];
       if (then.block != block_)
-        return group_epoch_ > then.group_epoch || launch_->published_fences(then.block) > then.fences;
+        return group_epoch_ > then.group_epoch || launch_->published_fences(then.block) > then.fences ||
+               knows(thread, then.block, earlier) ||  // a barrier phase that both blocks' threads took part in
+               knows(thread, race_block_key(then.block), then.epoch + 1);  // ... after a barrier of the earlier block
       if (earlier.thread() == thread || epoch_ > then.epoch) return true;
     }
     if (earlier.thread() / 32 == thread / 32 && lane_clock(thread, earlier.thread() % 32) >= earlier.lane_clock())
@@ -1705,13 +1896,19 @@ class race_worker {
   std::vector<race_clock> known_;
   std::vector<std::uint64_t> known_generation_;
   std::unordered_map<std::uintptr_t, race_clock> shared_atomic_words_;  // this block's __shared__ atomic words
+  // Whether a thread of the block acquired a release of another block's
+  // thread (a device-scope barrier's phase), and what the block's barriers
+  // since shared of such knowledge (share_known_with_block).
+  bool knows_other_blocks_ = false;
+  race_clock block_known_;
   const void* block_scope_atomic_ = nullptr;  // next_atomic_at_block_scope's, until that atomic
-  // By barrier (barrier_arrival). On the heap: the worker is thread-local,
-  // where __shared__ variables are, and the map's own members (a single
-  // bucket, its count) written by std::unordered_map's out-of-line code,
-  // which is traced, were taken for a kernel's __shared__ words.
-  std::unique_ptr<std::unordered_map<const void*, subset_phase>> subset_phases_ =
-      std::make_unique<std::unordered_map<const void*, subset_phase>>();
+  // The phases of the barriers in the block's __shared__ memory, by barrier
+  // (barrier_arrival). On the heap: the worker is thread-local, where
+  // __shared__ variables are, and the map's own members (a single bucket,
+  // its count) written by std::unordered_map's out-of-line code, which is
+  // traced, were taken for a kernel's __shared__ words.
+  std::unique_ptr<std::unordered_map<const void*, race_barrier_phases>> barrier_phases_ =
+      std::make_unique<std::unordered_map<const void*, race_barrier_phases>>();
   race_copies_in_flight copies_;                        // the block's asynchronous copies in flight
   std::uintptr_t private_begin_ = 0, private_end_ = 0;  // the last two gaps found (note_private)
   std::uintptr_t other_private_begin_ = 0, other_private_end_ = 0;
@@ -1744,6 +1941,37 @@ inline race_worker* race_worker::race_running_worker() { return race_running; }
 inline void race_let_go_before_waiting() {
   if constexpr (race_check_build)
     if (race_worker* worker = race_running) worker->let_go_of_pages();
+}
+
+// The hooks of a barrier's phases (cuda::barrier, a block pipeline's
+// stages, the block's split barrier: barrier_state in
+// cuda/device/async/barrier.hpp), for the race check. Out of line: a
+// stackless kernel's awaitables inline their callers into its traced body.
+
+/// The calling thread is about to arrive at `barrier`, or did not
+/// (race_worker::barrier_arrival_begins).
+[[gnu::noinline]] inline void race_barrier_arrival_begins(const void* barrier) {
+  if (race_worker* worker = race_running) worker->barrier_arrival_begins(barrier);
+}
+[[gnu::noinline]] inline void race_barrier_arrival_failed(const void* barrier) {
+  if (race_worker* worker = race_running) worker->barrier_arrival_failed(barrier);
+}
+/// The calling thread arrived at `barrier` (race_worker::barrier_arrival).
+[[gnu::noinline]] inline void race_barrier_arrival(const void* barrier, std::uint32_t phase, std::uint32_t update,
+                                                   bool waits_at_once) {
+  if (race_worker* worker = race_running) worker->barrier_arrival(barrier, phase, update, waits_at_once);
+}
+/// The last arrival of `barrier`'s phase came, before its completion function.
+[[gnu::noinline]] inline void race_barrier_arrivals_completed(const void* barrier, std::uint32_t phase) {
+  if (race_worker* worker = race_running) worker->barrier_arrivals_completed(barrier, phase);
+}
+/// `barrier`'s phase `phase` completed, before any waiter can see it.
+[[gnu::noinline]] inline void race_barrier_phase_completed(const void* barrier, std::uint32_t phase) {
+  if (race_worker* worker = race_running) worker->barrier_phase_completed(barrier, phase);
+}
+/// The calling thread's wait for `barrier`'s phase `phase` returned.
+[[gnu::noinline]] inline void race_barrier_waited(const void* barrier, std::uint32_t phase) {
+  if (race_worker* worker = race_running) worker->barrier_waited(barrier, phase);
 }
 
 inline race_worker& race_worker_of_this_thread() {

@@ -53,7 +53,8 @@ class command : public std::enable_shared_from_this<command> {
   command_kind kind() const { return kind_; }
   bool done() const { return done_.load(std::memory_order_acquire); }
 
-  /// When the command completed (for event timing); valid once done().
+  /// When the command completed, for event timing and the timeline: valid
+  /// once done(), for a marker, or any command while WEFT_TRACE records.
   std::chrono::steady_clock::time_point completed_at() const { return completed_at_; }
 
   /// What the command is, for the timeline trace: "kernel 'saxpy' <<<...>>>".

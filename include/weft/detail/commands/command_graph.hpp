@@ -130,20 +130,24 @@ class command_graph {
                bool programmatic = false) {
     std::vector<std::shared_ptr<command>> elsewhere;
     if (also && also->graph_ && also->graph_ != this) elsewhere.push_back(also);
-    link_in(std::move(c), s.id, s.priority, elsewhere, [&](command& c) {
+    // The command it replaces as the stream's last is let go after the
+    // mutex, and after `c` has started: freeing a finished grid is most of
+    // what an empty kernel's enqueue would otherwise do under the lock.
+    std::shared_ptr<command> replaced;
+    link_in(std::move(c), s.id, s.priority, elsewhere, [&](const std::shared_ptr<command>& c) {
       if (programmatic && s.last && s.last->kind() == command_kind::grid)
-        link(port_locked(*s.last, completion_port::programmatic), c);
+        link(port_locked(*s.last, completion_port::programmatic), *c);
       else
-        link(s.last, c);
-      if (also && also->graph_ == this) link(also, c);
+        link(s.last, *c);
+      if (also && also->graph_ == this) link(also, *c);
       if (s.legacy) {
         prune_streams();
         for (auto& other : streams_)
-          if (other->blocking()) link(other->last, c);
+          if (other->blocking()) link(other->last, *c);
       } else if (s.blocking()) {
-        link(legacy_->last, c);
+        link(legacy_->last, *c);
       }
-      s.last = c.shared_from_this();
+      replaced = std::exchange(s.last, c);
     });
   }
 
@@ -168,15 +172,15 @@ class command_graph {
     std::vector<std::shared_ptr<command>> elsewhere;
     for (const auto& b : before)
       if (b->graph_ && b->graph_ != this) elsewhere.push_back(b);
-    link_in(std::move(c), stream_id, priority, elsewhere, [&](command& c) {
+    link_in(std::move(c), stream_id, priority, elsewhere, [&](const std::shared_ptr<command>& c) {
       for (std::size_t i = 0; i < before.size(); ++i) {
         const auto& b = before[i];
         if (b->graph_ && b->graph_ != this) continue;
         int port = i < at_port.size() ? at_port[i] : 0;
         if (port != 0 && b->kind() == command_kind::grid)
-          link(port_locked(*b, static_cast<completion_port>(port)), c);
+          link(port_locked(*b, static_cast<completion_port>(port)), *c);
         else
-          link(b, c);
+          link(b, *c);
       }
     });
   }
@@ -274,6 +278,15 @@ class command_graph {
     }
   }
 
+  /// Whether `c` is `before`, or waits for it with no command between them:
+  /// a host thread waiting for `c` may run `before` itself (sm_pool::take_lone_grid).
+  static bool directly_after(const command& before, const command& c) {
+    if (&before == &c) return true;
+    std::lock_guard lock(before.graph_->mutex_);
+    return std::any_of(before.successors_.begin(), before.successors_.end(),
+                       [&](const std::shared_ptr<command>& s) { return s.get() == &c; });
+  }
+
   /// The command the stream ends with now, or null when it has none pending.
   std::shared_ptr<command> last_pending(CUstream_st& s) {
     std::lock_guard lock(mutex_);
@@ -337,7 +350,7 @@ class command_graph {
       std::lock_guard lock(mutex_);
       outstanding_.fetch_add(1, std::memory_order_relaxed);
       if constexpr (race_check_build) learn_from_host(*c, elsewhere);
-      link_locked(*c);
+      link_locked(c);
       if constexpr (race_check_build) {
         if (c->race_serial == race_launch_order::unplaced) {
           c->race_serial = race_chains::place(*c->launches_before);
@@ -352,7 +365,7 @@ class command_graph {
       std::lock_guard lock(b->graph_->mutex_);
       link(b, *c);
     }
-    if (c->pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) start({std::move(c)});
+    if (c->pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) start(std::move(c));
   }
 
   // The race check: `after` is ordered after `before` and all that it
@@ -516,7 +529,10 @@ class command_graph {
     std::vector<std::function<void()>> continuations;
     {
       std::lock_guard lock(graph.mutex_);
-      c.completed_at_ = std::chrono::steady_clock::now();
+      // Read only where it is asked for, as it costs a few percent of an
+      // empty kernel's round trip: an event's record (a marker) for
+      // cudaEventElapsedTime, and every command on the timeline.
+      if (c.kind() == command_kind::marker || trace::enabled) c.completed_at_ = std::chrono::steady_clock::now();
       c.done_.store(true, std::memory_order_release);
       successors.swap(c.successors_);
       continuations.swap(c.continuations_);
@@ -537,27 +553,35 @@ class command_graph {
   // complete at once make more ready, handled by the same loop rather than
   // by recursion.
   static void start(std::vector<std::shared_ptr<command>> ready) {
-    for (std::size_t i = 0; i < ready.size(); ++i) {
-      std::shared_ptr<command> c = std::move(ready[i]);
-      trace::started(c.get());
-      if (c->when_started) std::exchange(c->when_started, nullptr)();
-      switch (c->kind()) {
-        case command_kind::grid:
-          c->graph_->submit_grid_(std::move(c));
-          break;
-        case command_kind::host_function:
-          c->graph_->post_host_function(std::move(c));
-          break;
-        case command_kind::host_task:
-          c->run_on_host();
-          finish(*c, ready);
-          break;
-        case command_kind::marker:
-          // A graph launch's end waits for the launches its kernels made.
-          if (deferred_for_launches(*c)) break;
-          finish(*c, ready);
-          break;
-      }
+    for (std::size_t i = 0; i < ready.size(); ++i) start_one(std::move(ready[i]), ready);
+  }
+  // The same for one command, as an enqueue starts it: no vector is
+  // allocated unless starting it makes others ready.
+  static void start(std::shared_ptr<command> first) {
+    std::vector<std::shared_ptr<command>> ready;
+    start_one(std::move(first), ready);
+    for (std::size_t i = 0; i < ready.size(); ++i) start_one(std::move(ready[i]), ready);
+  }
+  // Starts `c`; what its completion makes ready is appended to `ready`.
+  static void start_one(std::shared_ptr<command> c, std::vector<std::shared_ptr<command>>& ready) {
+    trace::started(c.get());
+    if (c->when_started) std::exchange(c->when_started, nullptr)();
+    switch (c->kind()) {
+      case command_kind::grid:
+        c->graph_->submit_grid_(std::move(c));
+        break;
+      case command_kind::host_function:
+        c->graph_->post_host_function(std::move(c));
+        break;
+      case command_kind::host_task:
+        c->run_on_host();
+        finish(*c, ready);
+        break;
+      case command_kind::marker:
+        // A graph launch's end waits for the launches its kernels made.
+        if (deferred_for_launches(*c)) break;
+        finish(*c, ready);
+        break;
     }
   }
 

@@ -25,6 +25,7 @@
 #include "weft/detail/base/text_format.hpp"
 #include "weft/detail/checks/race_check.hpp"
 #include "weft/detail/commands/command_graph.hpp"
+#include "weft/detail/coroutine_executor/running_stackless_block.hpp"
 #include "weft/detail/runtime/allocation_registry.hpp"
 #include "weft/detail/runtime/kernel_attributes.hpp"
 #include "weft/detail/scheduler/sm_pool.hpp"
@@ -108,21 +109,18 @@ class runtime {
   /// of one block that the device has to itself runs on the waiting thread,
   /// if no worker has begun it (sm_pool::take_lone_grid).
   void synchronize() {
-    // Not from a kernel or a callback, which must not run another block.
-    bool may_run_blocks = !running_block && !in_host_function;
-    while (may_run_blocks && !commands_.idle()) {
-      std::shared_ptr<grid_job> lone;
-      sm_pool* pool = nullptr;  // waits for caller_done before it is destroyed
-      {
-        std::lock_guard lock(pool_mutex_);
-        if (pool_) lone = pool_->take_lone_grid();
-        pool = pool_.get();
-      }
-      if (!lone) break;
-      sm_pool::run_on_caller(*lone);
-      pool->caller_done();
-    }
+    bool ran = true;
+    while (ran && !commands_.idle()) ran = run_lone_grid(nullptr);
     commands_.wait_all();
+  }
+
+  /// Waits for `c`, a command of this device: a stream's last, an event's
+  /// record, a synchronous copy. The grid of one block that `c` is, or
+  /// directly follows, runs on the waiting thread under the same rule.
+  void wait_for(const command& c) {
+    bool ran = true;
+    while (ran && !c.done()) ran = run_lone_grid(&c);
+    command_graph::wait(c);
   }
 
   unsigned worker_count() {
@@ -151,7 +149,9 @@ class runtime {
     stack_bytes_.store(round_up(std::max(bytes, min_stack_bytes), page_size()), std::memory_order_relaxed);
   }
 
+  /// Asked at every launch; a program that sets no attribute pays no lock.
   kernel_attributes attributes(const void* kernel) {
+    if (!any_attributes_.load(std::memory_order_acquire)) return {};
     std::lock_guard lock(attributes_mutex_);
     auto it = attributes_.find(kernel);
     return it == attributes_.end() ? kernel_attributes{} : it->second;
@@ -160,6 +160,7 @@ class runtime {
   void set_attributes(const void* kernel, kernel_attributes a) {
     std::lock_guard lock(attributes_mutex_);
     attributes_[kernel] = a;
+    any_attributes_.store(true, std::memory_order_release);
   }
 
   /// Changes one of a kernel's attributes, keeping the others.
@@ -168,6 +169,7 @@ class runtime {
     std::lock_guard lock(attributes_mutex_);
     auto [it, added] = attributes_.try_emplace(kernel);
     change(it->second);
+    any_attributes_.store(true, std::memory_order_release);
   }
 
   allocation_registry& memory() { return memory_; }
@@ -214,6 +216,24 @@ class runtime {
     fault(device);
   }
 
+  // Runs on the calling host thread the grid take_lone_grid gives it, if
+  // any; false if none. Not from a kernel or a callback, which must not run
+  // another block.
+  bool run_lone_grid(const command* awaited) {
+    if (running_block || running_stackless_block || in_host_function) return false;
+    std::shared_ptr<grid_job> lone;
+    sm_pool* pool = nullptr;  // waits for caller_done before it is destroyed
+    {
+      std::lock_guard lock(pool_mutex_);
+      if (pool_) lone = pool_->take_lone_grid(awaited);
+      pool = pool_.get();
+    }
+    if (!lone) return false;
+    sm_pool::run_on_caller(*lone);
+    pool->caller_done();
+    return true;
+  }
+
   void submit(std::shared_ptr<command> grid) {
     std::lock_guard lock(pool_mutex_);
     if (!pool_) pool_ = std::make_unique<sm_pool>(worker_count_);
@@ -229,6 +249,7 @@ class runtime {
   std::atomic<std::size_t> stack_bytes_{default_stack_bytes};
   std::mutex attributes_mutex_;
   std::map<const void*, kernel_attributes> attributes_;
+  std::atomic<bool> any_attributes_{false};  // attributes_ has ever had an entry
 };
 
 }  // namespace weft::detail

@@ -77,7 +77,8 @@ class sm_pool {
   ~sm_pool() {
     {
       std::unique_lock lock(mutex_);
-      callers_done_.wait(lock, [&] { return callers_ == 0; });
+      draining_.store(true);
+      callers_done_.wait(lock, [&] { return callers_.load() == 0; });
       stopping_ = true;
     }
     work_ready_.notify_all();
@@ -125,34 +126,45 @@ class sm_pool {
     if (!spinning_.load() && completing_on_worker != this) work_ready_.notify_all();
   }
 
-  /// For a host thread about to wait for the device: the grid it may run
-  /// itself instead, claimed, or null. Only a grid of one block, alone in
-  /// the pool while no worker or other host thread runs a block, so that
-  /// the program sees what a worker running it would show (no more blocks
-  /// side by side, and no grid of many blocks spread over one more thread
-  /// than the worker count); the caller would only have waited meanwhile,
-  /// and handing the block to a worker and its completion back costs two
-  /// wake-ups when the machine's cores are busy. Not while the timeline
-  /// records, whose rows are the workers. The caller runs it with
-  /// run_on_caller, then calls caller_done; the pool outlives the run.
-  std::shared_ptr<grid_job> take_lone_grid() {
+  /// For a host thread about to wait: the grid it may run itself instead,
+  /// claimed, or null. Only a grid of one block, alone in the pool while no
+  /// worker or other host thread runs a block, so that the program sees
+  /// what a worker running it would show (no more blocks side by side, and
+  /// no grid of many blocks spread over one more thread than the worker
+  /// count); the caller would only have waited meanwhile, and handing the
+  /// block to a worker and its completion back costs two wake-ups when the
+  /// machine's cores are busy. With `awaited` (a stream's or an event's
+  /// synchronisation, a synchronous copy), only a grid that is `awaited` or
+  /// that `awaited` directly follows: the caller must not take on work its
+  /// wait does not need, which might wait for the caller itself (a kernel
+  /// of another stream that spins until the host writes a flag). Not while
+  /// the timeline records, whose rows are the workers. The caller runs it
+  /// with run_on_caller, then calls caller_done; the pool outlives the run.
+  std::shared_ptr<grid_job> take_lone_grid(const command* awaited = nullptr) {
     if (active_count_.load(std::memory_order_acquire) != 1 || trace::enabled) return nullptr;
     std::lock_guard lock(mutex_);
-    if (active_.size() != 1 || running_ != 0 || callers_ != 0 || stopping_) return nullptr;
+    if (active_.size() != 1 || running_ != 0 || callers_.load(std::memory_order_relaxed) != 0 || stopping_)
+      return nullptr;
     const std::shared_ptr<grid_job>& job = active_.front();
     if (job->block_count() != 1 || job->gang_size() != 1) return nullptr;
+    if (awaited && !command_graph::directly_after(*job, *awaited)) return nullptr;
     if (job->claim().first != 0) return nullptr;  // a worker has it
     std::shared_ptr<grid_job> taken = std::move(active_.front());
     active_.clear();
     active_count_.store(0, std::memory_order_release);
-    ++callers_;
+    callers_.fetch_add(1, std::memory_order_relaxed);
     return taken;
   }
 
-  /// The host thread that took a grid with take_lone_grid has run it.
+  /// The host thread that took a grid with take_lone_grid has run it. No
+  /// lock unless the pool is being destroyed and may wait for this call:
+  /// both sides use sequentially consistent accesses, so that either the
+  /// destructor sees the count at zero or this call sees it waiting.
   void caller_done() {
-    std::lock_guard lock(mutex_);
-    if (--callers_ == 0) callers_done_.notify_all();
+    if (callers_.fetch_sub(1) == 1 && draining_.load()) {
+      std::lock_guard lock(mutex_);
+      callers_done_.notify_all();
+    }
   }
 
   /// Runs on the calling host thread a grid that take_lone_grid gave it,
@@ -358,9 +370,10 @@ class sm_pool {
   // The pool whose worker is completing a grid on this thread, between its
   // blocks (not while a kernel runs, which may launch grids it waits for).
   static inline thread_local const sm_pool* completing_on_worker = nullptr;
-  unsigned sleeping_ = 0;  // workers waiting on work_ready_
-  unsigned running_ = 0;   // workers between taking a grid and looking for the next
-  unsigned callers_ = 0;   // host threads running a grid of take_lone_grid's
+  unsigned sleeping_ = 0;              // workers waiting on work_ready_
+  unsigned running_ = 0;               // workers between taking a grid and looking for the next
+  std::atomic<unsigned> callers_{0};   // host threads running a grid of take_lone_grid's
+  std::atomic<bool> draining_{false};  // the destructor waits for callers_ to reach zero
   std::condition_variable callers_done_;
   bool stopping_ = false;
   std::vector<std::thread> workers_;

@@ -98,9 +98,10 @@ inline cudaError_t perform(placement where, std::string what, std::function<void
       task =
           std::make_shared<race_traced_host_task>(std::move(what), stream->device, std::move(work), std::move(traced));
   if (!task) task = std::make_shared<host_task>(std::move(what), stream->device, std::move(work));
-  runtime::get(stream->device).commands().enqueue(*stream, task);
+  runtime& device = runtime::get(stream->device);
+  device.commands().enqueue(*stream, task);
   if (where.asynchronous) return cudaSuccess;
-  command_graph::wait(*task);
+  device.wait_for(*task);
   return record(fault(stream->device).code());
 }
 

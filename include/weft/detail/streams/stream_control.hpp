@@ -46,15 +46,16 @@ inline bool stream_done(CUstream_st& s) {
 }
 
 /// Waits for the stream's work (the legacy stream's: and that of every
-/// blocking stream before it); returns the device's fault, if any.
+/// blocking stream before it); returns the device's fault, if any. A last
+/// kernel of one block may run on the calling thread (runtime::wait_for).
 inline cudaError_t synchronize_stream(CUstream_st& s) {
-  auto& commands = runtime::get(s.device).commands();
+  runtime& device = runtime::get(s.device);
   if (s.legacy) {
     auto point = std::make_shared<marker>("synchronize");
-    commands.enqueue(s, point);
-    command_graph::wait(*point);
-  } else if (auto last = commands.last_pending(s)) {
-    command_graph::wait(*last);
+    device.commands().enqueue(s, point);
+    device.wait_for(*point);
+  } else if (auto last = device.commands().last_pending(s)) {
+    device.wait_for(*last);
   }
   return fault(s.device).code();
 }

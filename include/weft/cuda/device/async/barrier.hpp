@@ -107,7 +107,10 @@ class barrier_state {
   ::std::uint64_t load() const { return atomic().load(::std::memory_order_acquire); }
   ::std::uint32_t phase() const { return phase_of(load()); }
 
-  arrival arrive(::std::ptrdiff_t n, bool drop, const char* call) {
+  // `waits_at_once`: the caller parks until the phase completes
+  // (arrive_and_wait), which lets the race check order a whole block's
+  // phase by its epoch.
+  arrival arrive(::std::ptrdiff_t n, bool drop, const char* call, bool waits_at_once = false) {
     if (n < 1 || n > max_count)
       async_misuse(::std::string(call) + ": an update of " + ::std::to_string(n) + ", outside 1.." +
                    ::std::to_string(max_count));
@@ -125,8 +128,15 @@ class barrier_state {
                      ": more arrivals than the barrier was initialised for");
       if (drop && expected_of(w) == 0) async_misuse(::std::string(call) + ": no thread left to drop");
       ::std::uint64_t next = w - static_cast<::std::uint64_t>(n) - (drop ? ::std::uint64_t{1} << count_bits : 0);
-      if (atomic().compare_exchange_weak(w, next, ::std::memory_order_acq_rel, ::std::memory_order_acquire))
+      // The race check records the arrival; for a barrier that other
+      // blocks arrive at, under a lock taken before the state changes.
+      if constexpr (race_check_build) race_barrier_arrival_begins(this);
+      if (atomic().compare_exchange_weak(w, next, ::std::memory_order_acq_rel, ::std::memory_order_acquire)) {
+        if constexpr (race_check_build)
+          race_barrier_arrival(this, phase_of(w), static_cast<::std::uint32_t>(n), waits_at_once);
         return {phase_of(w), pending_of(next) == 0};
+      }
+      if constexpr (race_check_build) race_barrier_arrival_failed(this);
     }
   }
 
@@ -134,16 +144,23 @@ class barrier_state {
   // before the completion function, which comes before the waits that
   // follow (complete()), as CUDA orders them.
   void arrivals_completed() const {
-    if constexpr (race_check_build)
-      if (race_running) race_running->barrier_arrivals_completed(this, expected_of(load()));
+    if constexpr (race_check_build) race_barrier_arrivals_completed(this, phase_of(load()));
   }
 
   // The completion step's end: the next phase starts, expecting every thread
   // that has not dropped out, and the waiters of this block are woken.
   void complete() {
-    ::std::uint32_t expected = 0;
+    // A completed phase orders its arrivals before the waits that observe
+    // it (for the race check, as a block barrier does, or by its arrivals'
+    // clocks: made known here, before a waiter of another block can see
+    // the phase change), and completes the asynchronous copies committed
+    // to it.
+    if constexpr (race_check_build) {
+      race_barrier_phase_completed(this, phase_of(load()));
+      race_copies_complete(this);
+    }
     for (::std::uint64_t w = load();;) {
-      expected = expected_of(w);
+      ::std::uint32_t expected = expected_of(w);
       ::std::uint64_t next = make(phase_of(w) + 1, expected, expected);
       if (atomic().compare_exchange_weak(w, next, ::std::memory_order_acq_rel, ::std::memory_order_acquire)) break;
     }
@@ -151,21 +168,15 @@ class barrier_state {
       block->wake_all(this);
     else if (running_stackless_block)
       wake_stackless_waiters(this);
-    // A completed phase orders its arrivals before the waits that follow
-    // (for the race check, as a block barrier does, or among its arrivals
-    // only where they were a subset of the block), and completes the
-    // asynchronous copies committed to it.
-    if constexpr (race_check_build)
-      if (race_running) {
-        race_running->barrier_phase_completed(this, expected);
-        race_copies_complete(this);
-      }
   }
 
   // Arrival with no completion function.
   ::std::uint32_t arrive_and_complete(::std::ptrdiff_t n, bool drop, const char* call) {
     arrival a = arrive(n, drop, call);
-    if (a.completes) complete();
+    if (a.completes) {
+      arrivals_completed();
+      complete();
+    }
     return a.phase;
   }
 
@@ -196,17 +207,20 @@ class barrier_state {
   void wait(::std::uint32_t phase, bool within_block, const char* call, ::std::string (*describe)(const void*),
             ::std::source_location where) const {
     phase &= phase_mask;
-    if (phase_of(load()) != phase) return;
-    // A stackless thread waits only where it co_awaits
-    // (weft/stackless_barrier.hpp); spinning here would keep the threads
-    // that complete the phase from running.
-    if (running_stackless_block) refuse_blocking_call(call);
-    block_executor* block = running_block;
-    if (block && within_block) {
-      while (phase_of(load()) == phase) block->wait_on(this, call, describe, where);
-      return;
+    if (phase_of(load()) == phase) {
+      // A stackless thread waits only where it co_awaits
+      // (weft/stackless_barrier.hpp); spinning here would keep the threads
+      // that complete the phase from running.
+      if (running_stackless_block) refuse_blocking_call(call);
+      block_executor* block = running_block;
+      if (block && within_block)
+        while (phase_of(load()) == phase) block->wait_on(this, call, describe, where);
+      else
+        spin_while_phase(phase, block, call, describe, where);
     }
-    spin_while_phase(phase, block, call, describe, where);
+    // The wait observed the phase's completion: it acquires what the
+    // phase's arrivals released (race check).
+    if constexpr (race_check_build) race_barrier_waited(this, phase);
   }
 
   // "cuda::barrier 0x7f.. in phase 2: 3 of 64 arrivals missing"
@@ -334,7 +348,7 @@ class barrier {
   }
 
   void arrive_and_wait(::std::source_location where = ::std::source_location::current()) {
-    ::std::uint32_t phase = arrive_as(1, false, "cuda::barrier::arrive_and_wait");
+    ::std::uint32_t phase = arrive_as(1, false, "cuda::barrier::arrive_and_wait", true);
     state_.wait(phase, ::weft::detail::completed_within_block<Scope>(), "cuda::barrier::arrive_and_wait",
                 ::weft::detail::barrier_state::describe_state, where);
   }
@@ -343,14 +357,8 @@ class barrier {
   void arrive_and_drop() { arrive_as(1, true, "cuda::barrier::arrive_and_drop"); }
 
  private:
-  ::std::uint32_t arrive_as(::std::ptrdiff_t update, bool drop, const char* call) {
-    auto arrival = state_.arrive(update, drop, call);
-    // The race check keeps the arrivals of a phase that fewer threads than
-    // the block expect (a multi-warp tile's sync), to order those only.
-    if constexpr (::weft::detail::race_check_build)
-      if (auto* race = ::weft::detail::race_running)
-        race->barrier_arrival(&state_, arrival.phase, static_cast<::std::uint32_t>(update),
-                              ::weft::detail::barrier_state::expected_of(state_.load()));
+  ::std::uint32_t arrive_as(::std::ptrdiff_t update, bool drop, const char* call, bool waits_at_once = false) {
+    auto arrival = state_.arrive(update, drop, call, waits_at_once);
     if (arrival.completes) {
       state_.arrivals_completed();
       completion_();  // before any waiter is released, as CUDA orders it

@@ -22,6 +22,7 @@
 #include "weft/cuda/runtime/textures/texture_types.hpp"
 #include "weft/cuda/vector_types.hpp"
 #include "weft/detail/textures/sampling/anisotropic_sampling.hpp"
+#include "weft/detail/textures/sampling/cubemap_gradient_level.hpp"
 #include "weft/detail/textures/sampling/register_preserving_call.hpp"
 #include "weft/detail/textures/sampling/seamless_cubemap.hpp"
 #include "weft/detail/textures/sampling/texel_values.hpp"
@@ -204,35 +205,11 @@ inline texel_words fetch_cubemap(cudaTextureObject_t object, float x, float y, f
 }
 
 /// The level of detail of a cubemap fetch with gradients, as an H100 takes
-/// it: the 2D rule (level_from_footprint, maxAnisotropy included) on the
-/// face's texels that each gradient moves the direction by, a difference of
-/// the projections of (x, y, z) + gradient and (x, y, z) onto the face of
-/// (x, y, z) (coordinate / major axis, times half the face's size). So a
-/// gradient's component along the major axis counts away from the face's
-/// centre, and a long gradient counts less than its derivative would. Fitted
-/// on an H200 (h100_measurements/gradients3d.txt, cubemap_gradients.txt):
-/// every fetch whose direction plus gradient stays on the face, to within
-/// 2/256 of a level; where it crosses onto another face the H100 takes a
-/// rule not found.
+/// it (cubemap_gradient_level.hpp), in levels.
 inline float cubemap_level_from_gradients(const texture_sampler& s, float x, float y, float z, float4 dx, float4 dy) {
-  const double direction[3] = {x, y, z};
-  double magnitude[3] = {std::fabs(direction[0]), std::fabs(direction[1]), std::fabs(direction[2])};
-  // The major axis as cubemap_face picks it: ties to z over y over x.
-  int major = magnitude[2] >= magnitude[1] && magnitude[2] >= magnitude[0] ? 2 : (magnitude[1] >= magnitude[0] ? 1 : 0);
-  int across[2] = {major == 0 ? 1 : 0, major == 2 ? 1 : 2};
-  double half_size = static_cast<double>(s.levels[0].float_size[0]) / 2;
-  auto face_texels = [&](const float4& gradient, float(&texels)[2]) {
-    const double moved[3] = {direction[0] + gradient.x, direction[1] + gradient.y, direction[2] + gradient.z};
-    for (int k = 0; k < 2; ++k) {
-      int a = across[k];
-      double change = moved[a] / std::fabs(moved[major]) - direction[a] / magnitude[major];
-      texels[k] = static_cast<float>(change * half_size);
-    }
-  };
-  float texel_dx[2], texel_dy[2];
-  face_texels(dx, texel_dx);
-  face_texels(dy, texel_dy);
-  int level = level_from_footprint(texel_dx, texel_dy, s.max_anisotropy);
+  const double direction[3] = {x, y, z}, gradient_x[3] = {dx.x, dx.y, dx.z}, gradient_y[3] = {dy.x, dy.y, dy.z};
+  int level =
+      cubemap_level_from_footprint(direction, gradient_x, gradient_y, s.levels[0].float_size[0], s.max_anisotropy);
   return static_cast<float>(level) / (1 << gradient_level_bits);
 }
 

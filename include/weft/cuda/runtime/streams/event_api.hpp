@@ -101,7 +101,7 @@ inline cudaError_t cudaEventSynchronize(cudaEvent_t event) {
   if (!live_event(event)) return record(cudaErrorInvalidResourceHandle);
   if (cudaError_t e = check_event_wait(event)) return e;
   if (cudaError_t e = check_unsafe_call()) return e;
-  if (auto point = event->recorded()) command_graph::wait(*point);
+  if (auto point = event->recorded()) runtime::get(event->device).wait_for(*point);
   memory_pools::instance().release_above_thresholds();
   return record(fault(event->device).code());
 }

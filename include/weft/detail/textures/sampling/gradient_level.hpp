@@ -56,7 +56,7 @@ inline constexpr std::int16_t level_log2_fraction[256] = {
     194, 195, 195, 196, 197, 198, 199, 200, 200, 201, 202, 203, 204, 205, 205, 206, 207, 208, 209, 210, 210, 211,
     212, 213, 214, 214, 215, 216, 217, 218, 218, 219, 220, 221, 222, 222, 223, 224, 225, 226, 226, 227, 228, 229,
     229, 230, 231, 232, 233, 233, 234, 235, 236, 236, 237, 238, 239, 239, 240, 241, 242, 242, 243, 244, 245, 245,
-    246, 247, 248, 248, 249, 250, 251, 251, 252, 253, 253, 254, 255, 256};
+    246, 247, 248, 248, 249, 250, 251, 251, 252, 253, 253, 254, 255, 255};
 
 /// log2(length) in 256ths, as an H100 takes it: the exponent, and the
 /// table's fraction for the top 8 bits of the mantissa. A length of 0 (or
@@ -107,33 +107,74 @@ inline double round_below(double v, double scale, int bits) {
 /// A gradient component as the level computation holds it.
 inline constexpr int gradient_component_bits = 10;
 
+/// The unit of the last of `bits` significant bits of a magnitude v > 0.
+inline double unit_of_bits(double v, int bits) {
+  int exponent = 0;
+  std::frexp(v, &exponent);
+  return std::ldexp(1.0, exponent - bits);
+}
+
+/// The share of the shorter component s in an approximate length: 11/32 of
+/// s, as the H100 multiplies its 10-bit mantissa m (s = m units):
+/// (11 m + 4) >> 5 units, so that a share whose fraction is 7/8 of a unit or
+/// more counts a unit more (gradient_lengths.txt: 53256 of 53256 fetches).
+inline double shorter_share(double smaller) {
+  if (smaller == 0 || !std::isfinite(smaller)) return smaller * 11 / 32;
+  double unit = unit_of_bits(smaller, gradient_component_bits);
+  double mantissa = std::floor(smaller / unit);
+  return std::floor((11 * mantissa + 4) / 32) * unit;
+}
+
 /// The length of (x, y), approximated as an H100 does: the larger magnitude
-/// plus 11/32 of the smaller, that share truncated to 10 bits of the
+/// plus the shorter's share (above), that share truncated to 10 bits of the
 /// larger's order of magnitude.
 inline double approximate_length(double x, double y) {
   double larger = std::fabs(x), smaller = std::fabs(y);
   if (smaller > larger) std::swap(larger, smaller);
   if (larger == 0) return 0;
-  return larger + truncate_below(smaller * 11 / 32, larger, gradient_component_bits);
+  return larger + truncate_below(shorter_share(smaller), larger, gradient_component_bits);
 }
 
-/// A component of a diagonal of the footprint, dx + dy or dx - dy, as it
-/// enters the major axis: kept to 10 bits, then scaled by 11/16 as
-/// 1/2 + 1/8 + 1/16, each part rounded to 12 bits of its order of magnitude.
+/// A component of a diagonal of the footprint, dx + dy or dx - dy, scaled by
+/// 11/16: kept to 10 bits (m units), then (11 m + 4) >> 3 half units, 11/16
+/// rounded half up to 11 bits. It gives the diagonal's direction; its length
+/// is diagonal_length's.
 inline double diagonal_component(double sum) {
   double kept = truncate_to_bits(sum, gradient_component_bits);
   double magnitude = std::fabs(kept);
-  if (magnitude == 0) return 0;
-  double scaled = round_below(magnitude / 2, magnitude, 12) + round_below(magnitude / 8, magnitude, 12) +
-                  round_below(magnitude / 16, magnitude, 12);
+  if (magnitude == 0 || !std::isfinite(magnitude)) return kept * 11 / 16;
+  double unit = unit_of_bits(magnitude, gradient_component_bits);
+  double scaled = std::floor((11 * (magnitude / unit) + 4) / 8) * unit / 2;
   return kept < 0 ? -scaled : scaled;
+}
+
+/// The approximate length of a diagonal (x, y) = dx + dy or dx - dy, scaled
+/// by 11/16, as an H100 computes it: the longer component scaled as
+/// diagonal_component scales it, plus 121/512 (11/16 of 11/32) of the
+/// shorter one's 10-bit mantissa m, (121 m + 32) >> 9 units, that share
+/// truncated to 10 bits of the former (gradient_rules.txt: every one of
+/// 57354 fetches with dx = dy or nearly, where 11/32 of the scaled shorter
+/// component missed 571).
+inline double diagonal_length(double x, double y) {
+  double larger = std::fabs(truncate_to_bits(x, gradient_component_bits));
+  double smaller = std::fabs(truncate_to_bits(y, gradient_component_bits));
+  if (smaller > larger) std::swap(larger, smaller);
+  if (larger == 0 || !std::isfinite(larger)) return larger * 11 / 16;
+  double scaled = std::fabs(diagonal_component(larger));
+  if (smaller == 0) return scaled;
+  double unit = unit_of_bits(smaller, gradient_component_bits);
+  double share = std::floor((121 * (smaller / unit) + 32) / 512) * unit;
+  return scaled + truncate_below(share, scaled, gradient_component_bits);
 }
 
 /// The length of (x, y, z) as an H100 approximates it for a 3D footprint:
 /// the largest magnitude plus 11/32 of the middle one and 1/4 of the
-/// smallest, those shares summed and truncated to 10 bits of the largest's
-/// order of magnitude (fitted to tex3DGrad on an H200, the same texture
-/// unit: h100_measurements/gradients3d.txt). With z = 0 it is the 2D
+/// smallest, as (11 m + 8 n + 4) >> 5 units of the middle one's 10-bit
+/// mantissa m, n the smallest in those units (truncated), that sum
+/// truncated to 10 bits of the largest's order of magnitude (fitted to
+/// tex3DGrad on an H200, the same texture unit: gradients3d.txt and
+/// gradient_rules.txt, whose sweeps of (1, b, c) it misses at 145 of 43115
+/// fetches, 403 with the exact shares). With z = 0 it is the 2D
 /// approximation above.
 inline double approximate_length(double x, double y, double z) {
   double largest = std::fabs(x), middle = std::fabs(y), smallest = std::fabs(z);
@@ -141,7 +182,10 @@ inline double approximate_length(double x, double y, double z) {
   if (smallest > largest) std::swap(smallest, largest);
   if (smallest > middle) std::swap(smallest, middle);
   if (largest == 0) return 0;
-  return largest + truncate_below(middle * 11 / 32 + smallest / 4, largest, gradient_component_bits);
+  if (middle == 0) return largest;
+  double unit = unit_of_bits(middle, gradient_component_bits);
+  double shares = std::floor((11 * std::floor(middle / unit) + 8 * std::floor(smallest / unit) + 4) / 32) * unit;
+  return largest + truncate_below(shares, largest, gradient_component_bits);
 }
 
 /// The level of detail, in 256ths, of a 3D footprint with gradients dx and
@@ -150,17 +194,36 @@ inline double approximate_length(double x, double y, double z) {
 /// the 3D approximate length. maxAnisotropy changes no 3D level (the H200
 /// took the major axis's level for 2, 4 and 16 alike); it only sharpens the
 /// blend between levels, as in 2D (sharpened_level_fraction).
+/// The approximate length of a 3D diagonal (dx + dy or dx - dy) scaled by
+/// 11/16: as in 2D (diagonal_length above), the largest component scaled,
+/// plus 11/16 of the other two's shares, (121 m + 88 n + 32) >> 9 units of
+/// the middle one's 10-bit mantissa m, n the smallest in those units
+/// (88 = 11/16 of 8/32; no other factor near it comes close on
+/// gradients3d.txt).
+inline double diagonal_length(double x, double y, double z) {
+  double largest = std::fabs(truncate_to_bits(x, gradient_component_bits));
+  double middle = std::fabs(truncate_to_bits(y, gradient_component_bits));
+  double smallest = std::fabs(truncate_to_bits(z, gradient_component_bits));
+  if (middle > largest) std::swap(middle, largest);
+  if (smallest > largest) std::swap(smallest, largest);
+  if (smallest > middle) std::swap(smallest, middle);
+  if (largest == 0 || !std::isfinite(largest)) return largest * 11 / 16;
+  double scaled = std::fabs(diagonal_component(largest));
+  if (middle == 0) return scaled;
+  double unit = unit_of_bits(middle, gradient_component_bits);
+  double shares = std::floor((121 * (middle / unit) + 88 * std::floor(smallest / unit) + 32) / 512) * unit;
+  return scaled + truncate_below(shares, scaled, gradient_component_bits);
+}
+
 inline int level_from_footprint(const float (&dx)[3], const float (&dy)[3]) {
-  double p[3], q[3], sum[3], difference[3];
+  double p[3], q[3];
   for (int d = 0; d < 3; ++d) {
     p[d] = truncate_to_bits(dx[d], gradient_component_bits);
     q[d] = truncate_to_bits(dy[d], gradient_component_bits);
-    sum[d] = diagonal_component(p[d] + q[d]);
-    difference[d] = diagonal_component(p[d] - q[d]);
   }
   double major = std::fmax(approximate_length(p[0], p[1], p[2]), approximate_length(q[0], q[1], q[2]));
-  major = std::fmax(major, approximate_length(sum[0], sum[1], sum[2]));
-  major = std::fmax(major, approximate_length(difference[0], difference[1], difference[2]));
+  major = std::fmax(major, diagonal_length(p[0] + q[0], p[1] + q[1], p[2] + q[2]));
+  major = std::fmax(major, diagonal_length(p[0] - q[0], p[1] - q[1], p[2] - q[2]));
   if (!(major == major)) major = 0;  // NaN gradients: the lowest level, as for zero
   return fixed_level_log2(major);
 }
@@ -180,8 +243,13 @@ inline footprint_major_axis major_axis_of_footprint(const double (&p)[2], const 
     if (length > major.length || !(major.length == major.length)) major = {x, y, length};  // as fmax: NaN loses
   };
   consider(q[0], q[1]);
-  consider(diagonal_component(p[0] + q[0]), diagonal_component(p[1] + q[1]));
-  consider(diagonal_component(p[0] - q[0]), diagonal_component(p[1] - q[1]));
+  auto consider_diagonal = [&major](double x, double y) {
+    double length = diagonal_length(x, y);
+    if (length > major.length || !(major.length == major.length))
+      major = {diagonal_component(x), diagonal_component(y), length};
+  };
+  consider_diagonal(p[0] + q[0], p[1] + q[1]);
+  consider_diagonal(p[0] - q[0], p[1] - q[1]);
   if (!(major.length == major.length)) major = {0, 0, 0};  // NaN gradients: the lowest level, as for zero
   return major;
 }

@@ -92,3 +92,32 @@ TEST_CASE("texCubemapGrad's level: the face texels that direction + gradient mov
   }
   CHECK(cudaDestroyTextureObject(t) == cudaSuccess);
 }
+
+TEST_CASE("texCubemapGrad's level across a face edge: the face unfolded onto its neighbour") {
+  // Measured on an H200 (h100_measurements/gradient_rules.txt). From
+  // (1, 0.5, 0), dx = (0, 1, 0) reaches (1, 1.5, 0) on +y: 0.5 of a half
+  // face to the edge and 1 - 1/1.5 beyond it, 106.7 texels (6.734375; the
+  // projection onto +x alone would say 128 texels, level 7). dx = (-0.75,
+  // 0, 0) reaches (0.25, 0.5, 0): 1 + (1 - 0.5) = 1.5 past the centre's 0.5,
+  // 128 texels. From (1, 0.5, 0.25), dx = (0, 0, 1) reaches +z, where y
+  // is read over z too: 6.9765625.
+  const std::vector<cubemap_gradient_measurement> measured = {
+      {{1, 0x1p-1f, 0}, {0, 1, 0}, {0, 0, 0}, 0x1.afp+2f},
+      {{1, 0x1p-1f, 0}, {-0x1.8p-1f, 0, 0}, {0, 0, 0}, 0x1.cp+2f},
+      {{1, 0x1p-1f, 0x1p-2f}, {0, 0, 1}, {0, 0, 0}, 0x1.be8p+2f},
+  };
+  level_numbered_cubemap cubemap;
+  cudaTextureObject_t t = cubemap.texture();
+  device_buffer<cubemap_gradient_measurement> at(measured);
+  const cubemap_gradient_measurement* m = at.p;
+  auto got = run_fetches<float>(static_cast<int>(measured.size()), [=](int i) {
+    const cubemap_gradient_measurement& q = m[i];
+    return texCubemapGrad<float>(t, q.direction[0], q.direction[1], q.direction[2],
+                                 make_float4(q.dx[0], q.dx[1], q.dx[2], 0), make_float4(q.dy[0], q.dy[1], q.dy[2], 0));
+  });
+  for (std::size_t i = 0; i < measured.size(); ++i) {
+    CAPTURE(i);
+    CHECK(got[i] == measured[i].level);
+  }
+  CHECK(cudaDestroyTextureObject(t) == cudaSuccess);
+}

@@ -119,6 +119,20 @@ TEST_CASE("tex2DGrad's level of detail off the axes: the longest of four approxi
         3 * 256 + 196);
 }
 
+TEST_CASE("tex2DGrad's approximate lengths round the shorter component's share as an H200 does") {
+  // Measured on an H200 (h100_measurements/gradient_lengths.txt and
+  // gradient_rules.txt). dx = (1, 1210/8192) texels: 11/32 of the shorter
+  // component is 25.996/512, but its mantissa's (11 m + 4) >> 5 counts
+  // 26/512, level 19/256 (18 by the exact share).
+  CHECK(gradient_level_in_256ths({0, {0x1p-10f, 0x1.2e8p-13f}, {0, 0}, 0}) == 19);
+  // dx = dy = (1, 2030/8192): the diagonal, 11/16 of (2, 0.4956), is the
+  // major axis; its shorter share (121 m + 32) >> 9 gives 147/256, where
+  // 11/32 of the scaled component, rounded, would give 148.
+  CHECK(gradient_level_in_256ths({0, {0x1p-10f, 0x1.fb8p-13f}, {0x1p-10f, 0x1.fb8p-13f}, 0}) == 147);
+  // A length just below 2 stays below level 1: the log table's last entry.
+  CHECK(textures::fixed_level_log2(1.998046875) == 255);
+}
+
 TEST_CASE("with maxAnisotropy above 1, the level of the minor axis, at most log2(maxAnisotropy) below the major's") {
   // The example above (major axis 3.73046875, area 48.1 texels, so a minor
   // axis of 1.859375): with maxAnisotropy 2 the major axis over 2 (2.73,

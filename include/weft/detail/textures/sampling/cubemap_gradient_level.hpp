@@ -1,0 +1,78 @@
+// The level of detail of a cubemap fetch with gradients (texCubemapGrad,
+// texCubemapLayeredGrad), as an H100 takes it: the 2D rule
+// (gradient_level.hpp, maxAnisotropy included) on the face texels each
+// gradient moves the direction by. That move is a difference, not a
+// derivative: the direction plus the gradient and the direction itself,
+// each as a coordinate of the direction's face (the other two components
+// over the major one), subtracted, times half the face's size. So at a
+// face's centre a gradient along the major axis changes nothing, while off
+// the centre it moves the face coordinate.
+//
+// Where direction + gradient lies on another face (its largest component is
+// another axis N), the face is unfolded across the edge they share: the
+// coordinate along N goes on past the edge, 1 + (1 - major / |N|) (2 at the
+// far edge of the neighbouring face), and the third coordinate is taken on
+// the neighbouring face (over |N|). From (1, 0.5, 0) on 256-texel faces, a
+// gradient (0, 1, 0) reaches (1, 1.5, 0) on +y: 0.5 + (1 - 1/1.5) of a half
+// face, 106.7 texels, where the projection onto +x alone would say 128. Such
+// a footprint takes the major axis's level whatever maxAnisotropy is.
+//
+// Fitted on an H200 (the H100's texture unit): cubemap_gradients.txt,
+// gradients3d.txt and gradient_rules.txt's crossing sweeps
+// (tests/differential/h100_measurements/check_gradient_levels.cpp counts
+// them).
+#pragma once
+
+#include <cmath>
+
+#include "weft/detail/textures/sampling/gradient_level.hpp"
+
+namespace weft::detail::textures {
+
+/// The axis of the largest magnitude, ties going to z over y over x, as
+/// cubemap_face picks a face.
+inline int cubemap_major_axis(const double (&v)[3]) {
+  double x = std::fabs(v[0]), y = std::fabs(v[1]), z = std::fabs(v[2]);
+  return z >= y && z >= x ? 2 : (y >= x ? 1 : 0);
+}
+
+/// The texels of level 0 (faces of `face_size`) that `gradient` moves the
+/// direction by, along the two axes across the direction's face; true where
+/// direction + gradient lies on another face.
+inline bool cubemap_face_texels(const double (&direction)[3], const double (&gradient)[3], double face_size,
+                                float (&texels)[2]) {
+  int major = cubemap_major_axis(direction);
+  int across[2] = {major == 0 ? 1 : 0, major == 2 ? 1 : 2};
+  double major_magnitude = std::fabs(direction[major]);
+  const double moved[3] = {direction[0] + gradient[0], direction[1] + gradient[1], direction[2] + gradient[2]};
+  int moved_major = cubemap_major_axis(moved);
+  // A move onto the opposite face keeps the direction's face (not unfolded).
+  bool crosses = moved_major != major;
+  double over = crosses ? std::fabs(moved[moved_major]) : std::fabs(moved[major]);
+  double toward_face = direction[major] < 0 ? -moved[major] : moved[major];
+  for (int k = 0; k < 2; ++k) {
+    int a = across[k];
+    double coordinate = moved[a] / over;
+    if (crosses && a == moved_major) coordinate = std::copysign(2 - toward_face / over, moved[a]);
+    double change = coordinate - direction[a] / major_magnitude;
+    texels[k] = static_cast<float>(change * face_size / 2);
+  }
+  return crosses;
+}
+
+/// The level of detail, in 256ths, of a cubemap fetch in direction (x, y, z)
+/// with gradients dx and dy, on faces of `face_size` texels at level 0,
+/// before the texture's bias and clamps. Where a gradient crosses onto
+/// another face, the H100 takes the major axis's level whatever
+/// maxAnisotropy is (no minor axis; the blend between levels is still
+/// sharpened): of gradients3d.txt's fetches with maxAnisotropy 2, 4 and 16,
+/// 80, 96 and 106 of 1500 miss so, 154, 171 and 185 with the minor axis.
+inline int cubemap_level_from_footprint(const double (&direction)[3], const double (&dx)[3], const double (&dy)[3],
+                                        double face_size, unsigned max_anisotropy) {
+  float texel_dx[2], texel_dy[2];
+  bool crosses = cubemap_face_texels(direction, dx, face_size, texel_dx);
+  crosses |= cubemap_face_texels(direction, dy, face_size, texel_dy);
+  return level_from_footprint(texel_dx, texel_dy, crosses ? 1 : max_anisotropy);
+}
+
+}  // namespace weft::detail::textures
