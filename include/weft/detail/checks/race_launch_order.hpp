@@ -28,8 +28,20 @@ class race_launch_order {
 
   /// Whether the command at `place` is in the set.
   bool knows(std::uint64_t place) const {
-    auto at = find(chain_of(place));
-    return at != tips_.end() && at->first == chain_of(place) && at->second >= position_of(place);
+    // A loop, not std::lower_bound: this runs inside the race check's
+    // callback (look_up_launch), where a standard algorithm the compiler
+    // left out of line (at -O1) is traced code, a callback within it.
+    std::uint32_t chain = chain_of(place);
+    const std::pair<std::uint32_t, std::uint32_t>* tips = tips_.data();
+    std::size_t low = 0, high = tips_.size();
+    while (low < high) {
+      std::size_t middle = low + (high - low) / 2;
+      if (tips[middle].first < chain)
+        low = middle + 1;
+      else
+        high = middle;
+    }
+    return low < tips_.size() && tips[low].first == chain && tips[low].second >= position_of(place);
   }
 
   /// Adds a command and what comes before it in its chain; says whether it was new.
