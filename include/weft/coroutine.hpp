@@ -70,7 +70,12 @@ class completion_awaiter {
         *c, [h, queue = through.shared_from_this(), device = current_device] { queue->post(h, device); });
   }
 
-  cudaError_t await_resume() const { return error_ ? error_ : record(fault(device_).code()); }
+  cudaError_t await_resume() const {
+    // The host has seen the work done: for the race check, what it
+    // enqueues from now on is ordered after it, as after a synchronisation.
+    if (pending_) command_graph::host_learns(*pending_);
+    return error_ ? error_ : record(fault(device_).code());
+  }
 
  protected:
   bool ready() const { return error_ || !pending_; }
@@ -125,7 +130,10 @@ class [[nodiscard]] event_completion : public detail::completion_awaiter {
       return true;
     }
     device_ = event_->device;
-    if (auto point = event_->recorded(); point && !point->done()) pending_ = std::move(point);
+    if (auto point = event_->recorded(); point && !point->done())
+      pending_ = std::move(point);
+    else if (point)
+      command_graph::host_learns(*point);  // done already: as a query that found it done
     return ready();
   }
 

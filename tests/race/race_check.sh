@@ -175,9 +175,29 @@ for executor in auto fibers; do
   expect "write-after-read hazard in kernel 'three_readers_then_writer\(int\*, bool\)' on __shared__ memory"
   expect "read  by block \(0,0,0\) thread \(0,0,0\) at .*$file:$three_readers_read"
   expect "write by block \(0,0,0\) thread \(35,0,0\) at .*$file:$three_readers_write"
+  # A kernel and a copy or set of another stream: the kernel with its
+  # thread and line, the copy by its call and stream.
+  copy_reader="kernel 'copy_reader\\(int const\\*, int\\*\\)'" copy="cudaMemcpyAsync \\(stream 0x[0-9a-f]+\\)"
+  expect "(read-after-write|write-after-read) hazard between ($copy_reader and $copy|$copy and $copy_reader) \\(commands that stream and event order do not order\\) on global memory \\(byte [0-9]+ of the 128-byte allocation at 0x"
+  expect "read  by $copy_reader block \\(0,0,0\\) thread \\([0-9]+,0,0\\) at .*$file:$copy_reader_read"
+  expect "write by $copy\$"
+  set_reader="kernel 'set_reader\\(int const\\*, int\\*\\)'" set="cudaMemsetAsync \\(stream 0x[0-9a-f]+\\)"
+  expect "(read-after-write|write-after-read) hazard between ($set_reader and $set|$set and $set_reader) \\(commands that"
+  expect "read  by $set_reader block \\(0,0,0\\) thread \\([0-9]+,0,0\\) at .*$file:$set_reader_read"
+  expect "write by $set\$"
+  expect "write by kernel 'copy_source_writer\\(int\\*\\)' block \\(0,0,0\\) thread \\([0-9]+,0,0\\) at .*$file:$copy_source_writer_write"
+  expect "read  by $copy\$"
+  # The first and third of three launches, though the second, ordered
+  # after the first, read the word between them; and two launches 1100
+  # launches apart.
+  expect "read-after-write hazard between kernels 'chain_writer\\(int\\*\\)' and 'chain_reader\\(int const\\*, int\\*\\)'"
+  expect "write by kernel 'chain_writer\\(int\\*\\)' block \\(0,0,0\\) thread \\(0,0,0\\) at .*$file:$chain_writer_write"
+  expect "read  by kernel 'chain_reader\\(int const\\*, int\\*\\)' block \\(0,0,0\\) thread \\([0-9]+,0,0\\) at .*$file:$chain_reader_read"
+  expect "(read-after-write|write-after-read) hazard between kernels '(far_writer\\(int\\*\\)|far_reader\\(int const\\*, int\\*\\))' and '(far_reader|far_writer)"
+  expect "write by kernel 'far_writer\\(int\\*\\)' block \\(0,0,0\\) thread \\(0,0,0\\) at .*$file:$far_writer_write"
   expect "RACECHECK SUMMARY: [0-9]+ hazards displayed"
   # No kernel that is free of races is named.
-  if grep -E "hazard in kernel '(count_with_atomics|count_with_atomics_stackless|write_word|read_word|last_block_sums|grid_exchange|blocks_write_own_words|shared_locked_counter|barrier_completion_count|named_handover|stream_writer|legacy_stream_step|std_atomic_device_variables)" "$output"; then
+  if grep -E "hazard in kernel '(count_with_atomics|count_with_atomics_stackless|write_word|read_word|last_block_sums|grid_exchange|blocks_write_own_words|shared_locked_counter|barrier_completion_count|named_handover|stream_writer|legacy_stream_step|std_atomic_device_variables|far_step)" "$output"; then
     echo "race_check: a kernel without races was reported (WEFT_EXECUTOR=$executor, above)"
     failed=1
   fi

@@ -7,7 +7,9 @@
 
 #include <cuda/barrier>
 
+#include <atomic>
 #include <cstdio>
+#include <thread>
 #include <vector>
 
 #include <weft/stackless_kernel.hpp>
@@ -486,6 +488,39 @@ __global__ void std_atomic_flag_fenced(int* data, cuda::std::atomic_flag* flag, 
     out[3] = data[2];
   }
 }
+// A kernel and a copy or set in two streams: a copy engine runs beside the
+// kernels of other streams, so only stream order, an event or the host
+// orders them (cudaMemcpyAsync, cudaMemsetAsync).
+__global__ void copy_reader(const int* from, int* out) {
+  // race-line: copy_reader_read
+  out[threadIdx.x] = from[threadIdx.x];
+}
+__global__ void set_reader(const int* from, int* out) {
+  // race-line: set_reader_read
+  out[threadIdx.x] = from[threadIdx.x];
+}
+__global__ void copy_source_writer(int* to) {
+  // race-line: copy_source_writer_write
+  to[threadIdx.x] = threadIdx.x;
+}
+
+// Three launches, the second ordered after the first, the third after
+// neither: the first and the third race whatever the second did between
+// them. And two launches more than 1024 launches apart, in streams that
+// nothing orders.
+__global__ void chain_writer(int* word) {
+  // race-line: chain_writer_write
+  if (threadIdx.x == 0) *word = 4;
+}
+// race-line: chain_reader_read
+__global__ void chain_reader(const int* word, int* out) { out[threadIdx.x] = *word; }
+__global__ void far_writer(int* word) {
+  // race-line: far_writer_write
+  if (threadIdx.x == 0) *word = 5;
+}
+// race-line: far_reader_read
+__global__ void far_reader(const int* word, int* out) { out[threadIdx.x] = *word; }
+__global__ void far_step() {}
 
 // A cuda::barrier of device scope in global memory, which warp 0 of each of
 // two blocks arrives at: its phase orders each arrival's write before what
@@ -868,6 +903,62 @@ int main() {
   expect("cluster_remote_write", true, [&] { launch_cluster_of_two(cluster_remote_write, 32, out, 0); });
   expect("three_readers_then_writer_warp_ordered", false, [&] { three_readers_then_writer<<<1, 64>>>(out, false); });
   expect("three_readers_then_writer", true, [&] { three_readers_then_writer<<<1, 64>>>(out, true); });
+
+  // Copies and sets against kernels in other streams.
+  int* copied;
+  cudaMalloc(&copied, 32 * sizeof(int));
+  static int host_values[32] = {};
+  expect("copy_beside_kernel_in_nonblocking_streams", true, [&] {
+    copy_reader<<<1, 32, 0, first_nonblocking>>>(copied, out);
+    cudaMemcpyAsync(copied, host_values, sizeof host_values, cudaMemcpyHostToDevice, second_nonblocking);
+  });
+  expect("copy_after_kernel_with_event", false, [&] {
+    copy_reader<<<1, 32, 0, first_nonblocking>>>(copied, out);
+    cudaEventRecord(written, first_nonblocking);
+    cudaStreamWaitEvent(second_nonblocking, written, 0);
+    cudaMemcpyAsync(copied, host_values, sizeof host_values, cudaMemcpyHostToDevice, second_nonblocking);
+  });
+  expect("set_beside_kernel_in_nonblocking_streams", true, [&] {
+    set_reader<<<1, 32, 0, first_nonblocking>>>(copied, out);
+    cudaMemsetAsync(copied, 0, 32 * sizeof(int), second_nonblocking);
+  });
+  expect("set_after_kernel_with_event", false, [&] {
+    set_reader<<<1, 32, 0, first_nonblocking>>>(copied, out);
+    cudaEventRecord(written, first_nonblocking);
+    cudaStreamWaitEvent(second_nonblocking, written, 0);
+    cudaMemsetAsync(copied, 0, 32 * sizeof(int), second_nonblocking);
+  });
+  expect("copies_after_kernel_in_one_stream", false, [&] {
+    copy_reader<<<1, 32, 0, first_nonblocking>>>(copied, out);
+    cudaMemcpyAsync(copied, host_values, sizeof host_values, cudaMemcpyHostToDevice, first_nonblocking);
+    cudaMemsetAsync(copied, 0, 32 * sizeof(int), first_nonblocking);
+    cudaMemcpyAsync(out, copied, 32 * sizeof(int), cudaMemcpyDeviceToDevice, first_nonblocking);
+  });
+  expect("copy_source_beside_kernel", true, [&] {
+    copy_source_writer<<<1, 32, 0, first_nonblocking>>>(copied);
+    cudaMemcpyAsync(out, copied, 32 * sizeof(int), cudaMemcpyDeviceToDevice, second_nonblocking);
+  });
+
+  // The third launch is enqueued once the second has run (a host function
+  // after it says so, which orders nothing in CUDA).
+  cudaStream_t third_nonblocking;
+  cudaStreamCreateWithFlags(&third_nonblocking, cudaStreamNonBlocking);
+  std::atomic<bool> second_done{false};
+  expect("third_launch_unordered_with_the_first", true, [&] {
+    chain_writer<<<1, 32, 0, first_nonblocking>>>(copied);
+    cudaEventRecord(written, first_nonblocking);
+    cudaStreamWaitEvent(second_nonblocking, written, 0);
+    chain_reader<<<1, 32, 0, second_nonblocking>>>(copied, out);
+    cudaLaunchHostFunc(
+        second_nonblocking, [](void* done) { static_cast<std::atomic<bool>*>(done)->store(true); }, &second_done);
+    while (!second_done.load()) std::this_thread::yield();
+    chain_reader<<<1, 32, 0, third_nonblocking>>>(copied, out + 32);
+  });
+  expect("launches_far_apart_in_unordered_streams", true, [&] {
+    far_writer<<<1, 32, 0, first_nonblocking>>>(copied);
+    for (int i = 0; i < 1100; ++i) far_step<<<1, 1, 0, second_nonblocking>>>();
+    far_reader<<<1, 32, 0, second_nonblocking>>>(copied, out);
+  });
   std::printf("%s\n", failures == 0 ? "PASS" : "FAIL");
   return failures == 0 ? 0 : 1;
 }

@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -73,6 +74,11 @@ using weft::detail::race_worker;
 [[gnu::noinline]] void race_test_site_grid_barrier_bystander_reads() { asm volatile(""); }
 [[gnu::noinline]] void race_test_site_grid_barrier_synced_reads() { asm volatile(""); }
 
+[[gnu::noinline]] void race_test_site_chain_first_writes() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_chain_second_reads() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_chain_third_reads() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_copy_kernel_writes() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_copy_kernel_reads() { asm volatile(""); }
 // One block of 64 threads (two warps) whose dynamic shared buffer is
 // `words`; accesses are made as thread `t` at code address `site`.
 struct race_test_block {
@@ -333,21 +339,24 @@ TEST_CASE(
   auto name = [] { return std::string("race_check_test"); };
   race_worker worker;
   std::uint64_t first_serial = 0;
+  std::uint32_t first_tag = 0;
   {
     race_launch first{dim3{2, 1, 1}, dim3{64, 1, 1}, 0, name};
     first_serial = first.serial;
     worker.start_block(&first, 0, 64, nullptr, 0);
+    first_tag = first.identity()->tag;
     race_test_global_access(worker, 0, &global[7], true, race_test_site_t);
     worker.let_go_of_pages();
   }
   // Launches that touch no memory, until the next one's tag is the first's.
   while (true) {
     race_launch idle{dim3{1, 1, 1}, dim3{1, 1, 1}, 0, name};
+    worker.start_block(&idle, 0, 1, nullptr, 0);  // takes a tag, given back as it finishes
     if (idle.serial + 1 == first_serial + 255) break;
   }
   race_launch later{dim3{2, 1, 1}, dim3{64, 1, 1}, 0, name};
-  REQUIRE(weft::detail::race_launch_tag(later.serial) == weft::detail::race_launch_tag(first_serial));
   worker.start_block(&later, 1, 64, nullptr, 0);
+  REQUIRE(later.identity()->tag == first_tag);
   CHECK(race_test_block::hazards([&] {
           race_test_global_access(worker, 5, &global[7], false, race_test_site_u);  // the first launch's write
         }) == 0);
@@ -630,6 +639,54 @@ TEST_CASE(
   CHECK(race_test_block::hazards([&] { access(64, 2, true, race_test_site_tile_one_reads); }) == 0);
 }
 
+TEST_CASE("race check: a launch order knows, per chain, the commands up to the last it was told of, however long ago") {
+  using weft::detail::race_launch_order;
+  auto at = [](std::uint64_t chain, std::uint64_t position) { return chain << 32 | position; };
+  race_launch_order order;
+  CHECK_FALSE(order.knows(at(0, 1)));
+  order.add(at(0, 3));
+  order.add(at(5, 1));
+  CHECK(order.knows(at(0, 1)));  // before the third on its chain
+  CHECK(order.knows(at(0, 3)));
+  CHECK_FALSE(order.knows(at(0, 4)));
+  CHECK(order.knows(at(5, 1)));
+  CHECK_FALSE(order.knows(at(2, 1)));
+  race_launch_order other;
+  other.add(at(2, 7));
+  other.add(at(0, 2));
+  CHECK(order.join(other));
+  CHECK(order.knows(at(2, 7)));
+  CHECK(order.knows(at(0, 3)));    // the join keeps the later of the two
+  CHECK_FALSE(order.join(other));  // nothing new
+  // 5000 commands later on one chain, the first is still told apart from
+  // another chain's: no window.
+  race_launch_order far;
+  far.add(at(0, 5000));
+  CHECK(far.knows(at(0, 1)));
+  CHECK_FALSE(far.knows(at(1, 1)));
+}
+
+TEST_CASE("race check: a command ordered after a chain's last command continues that chain, others start one") {
+  using weft::detail::race_chains;
+  using weft::detail::race_launch_order;
+  race_launch_order nothing;
+  std::uint64_t first = race_chains::place(nothing);
+  race_launch_order after_first;
+  after_first.add(first);
+  std::uint64_t second = race_chains::place(after_first);
+  CHECK(race_launch_order::chain_of(second) == race_launch_order::chain_of(first));
+  CHECK(race_launch_order::position_of(second) == race_launch_order::position_of(first) + 1);
+  // Also after the first, but not after the second: a chain of its own.
+  std::uint64_t beside = race_chains::place(after_first);
+  CHECK(race_launch_order::chain_of(beside) != race_launch_order::chain_of(first));
+  race_launch_order after_both = after_first;
+  after_both.add(second);
+  after_both.add(beside);
+  std::uint64_t joined = race_chains::place(after_both);
+  CHECK((race_launch_order::chain_of(joined) == race_launch_order::chain_of(first) ||
+         race_launch_order::chain_of(joined) == race_launch_order::chain_of(beside)));
+}
+
 TEST_CASE(
     "race check: a thread that arrives at a barrier and waits later is ordered after the phase's other arrivals from "
     "its wait, not from the phase's end") {
@@ -721,30 +778,6 @@ TEST_CASE(
         }) == 0);
   worker.let_go_of_pages();
   weft::detail::race_list_allocations = listed_before;
-}
-
-TEST_CASE("race check: a launch order knows the launches added and joined to it, and counts long-gone ones as known") {
-  weft::detail::race_launch_order order;
-  CHECK_FALSE(order.knows(1));
-  order.add(1);
-  order.add(200);  // ages move across words of the window
-  CHECK(order.knows(1));
-  CHECK(order.knows(200));
-  CHECK_FALSE(order.knows(100));
-  CHECK_FALSE(order.knows(201));  // newer than any it heard of
-  weft::detail::race_launch_order older;
-  older.add(150);
-  order.join(older);
-  CHECK(order.knows(150));
-  CHECK_FALSE(order.knows(149));
-  weft::detail::race_launch_order newer;
-  newer.add(2000);
-  newer.add(1990);
-  order.join(newer);
-  CHECK(order.knows(1990));
-  CHECK(order.knows(2000));
-  CHECK_FALSE(order.knows(1989));
-  CHECK(order.knows(1));  // 1999 launches old: past the window
 }
 
 TEST_CASE(
@@ -856,4 +889,94 @@ TEST_CASE(
   c.owner.group_synced();
   c.peer.group_synced();
   CHECK(race_test_block::hazards([&] { c.access(c.owner, 6, 2, false, race_test_site_cluster_owner_reads_bin); }) == 0);
+}
+
+TEST_CASE(
+    "race check: a launch ordered after an earlier one keeps its records for a third launch that is not ordered "
+    "after it") {
+  auto listed_before = weft::detail::race_list_allocations;
+  weft::detail::race_list_allocations = race_test_global_allocation;
+  weft::detail::blockDim = dim3{64, 1, 1};
+  weft::detail::gridDim = dim3{1, 1, 1};
+  std::uint32_t* global = race_test_global_words().data();
+  auto name = [] { return std::string("race_check_test"); };
+  race_worker worker;
+  weft::detail::race_launch_order nothing_before;
+  race_launch first{dim3{1, 1, 1}, dim3{64, 1, 1}, 0, name};
+  first.order_after(&nothing_before);
+  worker.start_block(&first, 0, 64, nullptr, 0);
+  race_test_global_access(worker, 0, &global[700], true, race_test_site_chain_first_writes);
+  worker.let_go_of_pages();
+  first.finish(true);
+
+  weft::detail::race_launch_order after_first;
+  after_first.add(first.family());
+  race_launch second{dim3{1, 1, 1}, dim3{64, 1, 1}, 0, name};
+  second.order_after(&after_first);
+  worker.start_block(&second, 0, 64, nullptr, 0);
+  CHECK(race_test_block::hazards(
+            [&] { race_test_global_access(worker, 1, &global[700], false, race_test_site_chain_second_reads); }) == 0);
+  worker.let_go_of_pages();
+  second.finish(true);
+
+  race_launch third{dim3{1, 1, 1}, dim3{64, 1, 1}, 0, name};
+  third.order_after(&nothing_before);
+  worker.start_block(&third, 0, 64, nullptr, 0);
+  CHECK(race_test_block::hazards([&] {
+          race_test_global_access(worker, 2, &global[700], false, race_test_site_chain_third_reads);
+        }) == 1);  // the first launch's write
+  worker.let_go_of_pages();
+  weft::detail::race_list_allocations = listed_before;
+}
+
+TEST_CASE(
+    "race check: a copy or set races with the launches that CUDA does not order with it, on the words it reads or "
+    "writes, and not with those it does") {
+  auto listed_before = weft::detail::race_list_allocations;
+  weft::detail::race_list_allocations = race_test_global_allocation;
+  weft::detail::blockDim = dim3{64, 1, 1};
+  weft::detail::gridDim = dim3{1, 1, 1};
+  std::uint32_t* global = race_test_global_words().data();
+  auto name = [] { return std::string("race_check_test"); };
+  race_worker worker;
+  weft::detail::race_launch_order nothing_before;
+  race_launch writer{dim3{1, 1, 1}, dim3{64, 1, 1}, 0, name};
+  writer.order_after(&nothing_before);
+  worker.start_block(&writer, 0, 64, nullptr, 0);
+  race_test_global_access(worker, 0, &global[900], true, race_test_site_copy_kernel_writes);
+  worker.let_go_of_pages();
+  writer.finish(true);
+
+  // A copy from words the kernel wrote, in a stream that nothing orders
+  // after it: a read-after-write hazard.
+  auto unordered_copy =
+      std::make_shared<weft::detail::race_stream_copy>(0, "cudaMemcpyAsync", reinterpret_cast<const void*>(0x10));
+  unordered_copy->launch().order_after(&nothing_before);
+  unordered_copy->reads(&global[896], 64);
+  unordered_copy->writes(&global[1500], 64);
+  CHECK(race_test_block::hazards([&] { unordered_copy->run(); }) == 1);
+  unordered_copy->finish();
+
+  // A set of the word after events on both: nothing.
+  weft::detail::race_launch_order after_writer;
+  after_writer.add(writer.family());
+  after_writer.add(unordered_copy->launch().family());
+  auto ordered_set =
+      std::make_shared<weft::detail::race_stream_copy>(0, "cudaMemsetAsync", reinterpret_cast<const void*>(0x20));
+  ordered_set->launch().order_after(&after_writer);
+  ordered_set->writes(&global[900], 4);
+  CHECK(race_test_block::hazards([&] { ordered_set->run(); }) == 0);
+  ordered_set->finish();
+
+  // A kernel that nothing orders after the copy reads what the copy wrote.
+  race_launch reader{dim3{1, 1, 1}, dim3{64, 1, 1}, 0, name};
+  reader.order_after(&nothing_before);
+  worker.start_block(&reader, 0, 64, nullptr, 0);
+  CHECK(race_test_block::hazards(
+            [&] { race_test_global_access(worker, 3, &global[1503], false, race_test_site_copy_kernel_reads); }) == 1);
+  CHECK(race_test_block::hazards([&] {
+          race_test_global_access(worker, 3, &global[1600], false, race_test_site_copy_kernel_reads);
+        }) == 0);  // past the copy's bytes
+  worker.let_go_of_pages();
+  weft::detail::race_list_allocations = listed_before;
 }

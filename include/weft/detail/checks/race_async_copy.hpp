@@ -67,6 +67,15 @@ class race_copy_sites {
     }
     return tag | at->second;
   }
+  /// A made-up code address whose line reads `text` (a stream's copies and
+  /// sets: race_stream_copy.hpp).
+  static std::uintptr_t named(const std::string& text) {
+    race_copy_sites& s = instance();
+    std::lock_guard lock(s.mutex_);
+    auto [at, added] = s.named_.try_emplace(text, s.lines_.size());
+    if (added) s.lines_.push_back(text);
+    return tag | at->second;
+  }
   static bool is_site(std::uintptr_t pc) { return (pc & tag) != 0; }
   static std::string line(std::uintptr_t pc) {
     race_copy_sites& s = instance();
@@ -82,6 +91,7 @@ class race_copy_sites {
   }
   std::mutex mutex_;
   std::map<std::tuple<const char*, unsigned, unsigned, const char*>, std::size_t> ids_;
+  std::map<std::string, std::size_t> named_;
   std::vector<std::string> lines_;
 };
 

@@ -46,12 +46,13 @@
 //     Between blocks, the fence-plus-flag rule above orders the same.
 //   - a cuda::barrier's completion function: after every arrival of its
 //     phase, before every wait that returns (an epoch of its own).
-//   - between launches: CUDA's stream and event order, host
-//     synchronisation, the legacy stream's implicit synchronisation and a
-//     graph's edges (race_launch_order). The global shadow is the
-//     process's: a record of another launch that is not ordered before the
-//     running one is a hazard between the two kernels, whether weft ran
-//     them one after the other or at the same time.
+//   - between launches, copies and sets: CUDA's stream and event order,
+//     host synchronisation, the legacy stream's implicit synchronisation
+//     and a graph's edges (race_launch_order). The global shadow is the
+//     process's: a record of another launch, copy or set
+//     (race_stream_copy.hpp) that is not ordered before the running one is
+//     a hazard between the two, whether weft ran them one after the other
+//     or at the same time.
 //   - an asynchronous copy (memcpy_async's forms) is its issuing thread's
 //     read of the source and write of the destination at the issue, and
 //     in flight until the barrier phase, pipeline stage or wait that
@@ -274,7 +275,7 @@ class race_record {
   // The clocks are clamped: a lower clock is covered sooner, which can hide
   // a race after two million fences of one thread or 16 million warp
   // collectives of one lane, never invent one. `launch` is the tag of the
-  // launch that made it (race_launch_tag): the others' records are stale,
+  // launch that made it (race_launch_tags): the others' records are stale,
   // as good as none; 0 is no access.
   [[gnu::always_inline]] race_record(std::uint32_t site, std::uint32_t state, unsigned thread, bool write,
                                      std::uint32_t release_clock, std::uint32_t lane_clock, std::uint32_t launch)
@@ -313,10 +314,43 @@ class race_record {
   std::uint64_t rest_ = 0;  // thread (10 bits), write (1), release clock (21); lane clock (24), launch (8)
 };
 
-/// A launch's tag in the records it makes: 1 to 255, so that the records of
-/// 254 launches before it differ (a shadow page that comes back from older
-/// launches than that is cleared).
-inline std::uint32_t race_launch_tag(std::uint64_t serial) { return static_cast<std::uint32_t>(serial % 255 + 1); }
+/// The tags that launches (and copies and sets) give their records: 1 to
+/// 255, each taken by a launch as its first block starts and given back
+/// when it finishes, the one given back longest ago first, so that no two
+/// running launches share one while fewer than 255 run (past
+/// that, a tag goes to two: a page that both use is checked for the first
+/// only, race_worker::own). A finished launch's records keep its tag, and
+/// the launch 254 launches later that takes it again forgets them in the
+/// pages it touches (race_worker::own).
+class race_launch_tags {
+ public:
+  static std::uint32_t take() {
+    race_launch_tags& t = instance();
+    std::lock_guard lock(t.mutex_);
+    if (t.free_.empty()) return static_cast<std::uint32_t>(t.shared_++ % 255 + 1);
+    std::uint32_t tag = t.free_.front();
+    t.free_.pop_front();
+    return tag;
+  }
+  static void give_back(std::uint32_t tag) {
+    race_launch_tags& t = instance();
+    std::lock_guard lock(t.mutex_);
+    if (std::find(t.free_.begin(), t.free_.end(), tag) == t.free_.end()) t.free_.push_back(tag);
+  }
+
+ private:
+  race_launch_tags() {
+    for (std::uint32_t tag = 1; tag < 256; ++tag) free_.push_back(tag);
+  }
+  // Never destroyed: a launch may finish during static destruction.
+  static race_launch_tags& instance() {
+    static auto* tags = new race_launch_tags;
+    return *tags;
+  }
+  std::mutex mutex_;
+  std::deque<std::uint32_t> free_;
+  std::uint64_t shared_ = 0;
+};
 
 /// Where a block stood in the synchronisation of its block and grid when a
 /// record was made.
@@ -534,15 +568,16 @@ inline bool race_untraced(const void* (*address)(), std::size_t bytes) {
 }
 
 /// What outlives a launch in the global shadow, for the launches that meet
-/// its records: whom CUDA orders it by (its serial, or for a launch made by
-/// a kernel, its host-launched ancestor's: family), its tag, its shape and
+/// its records: whom CUDA orders it by (its place, race_chains, or for a
+/// launch made by a kernel, its host-launched ancestor's: family), its tag, its shape and
 /// name for a report, and its blocks' states, which its records name.
 struct race_launch_identity {
   std::uint64_t serial = 0;
   std::uint64_t family = 0;
-  std::uint32_t tag = 0;
+  std::atomic<std::uint32_t> tag{0};  // 0 until its first block starts (race_launch::tag)
   dim3 grid, block;
   std::atomic<bool> finished{false};
+  bool command = false;  // a copy or set (race_stream_copy.hpp), not a kernel
   race_block_states states;
   // The launches CUDA orders before it: its command's while it runs, its
   // own copy once it has finished; none (a unit test's launch): all.
@@ -574,6 +609,7 @@ struct race_launch_identity {
 
 class race_launch;
 class race_worker;
+struct race_command_span;
 /// The launch whose blocks the calling worker is about to run.
 inline thread_local race_launch* race_launching = nullptr;
 
@@ -590,9 +626,9 @@ class race_launch {
         fences_(static_cast<std::size_t>(std::min<std::uint64_t>(volume(grid), max_fence_counters))),
         published_(fences_.size()) {
     identity_->serial = serial;
-    // A launch from device code is ordered as its host-launched ancestor.
-    identity_->family = race_launching ? race_launching->family() : serial;
-    identity_->tag = race_launch_tag(serial);
+    // A launch from device code is ordered as its host-launched ancestor;
+    // one linked into a stream is placed there (place), others stand alone.
+    identity_->family = race_launching ? race_launching->family() : race_chains::place_alone(serial);
     identity_->grid = grid;
     identity_->block = block;
     identity_->naming = kernel_name_;
@@ -608,6 +644,19 @@ class race_launch {
   std::string kernel_name() const { return kernel_name_(); }
   std::uint64_t family() const { return identity_->family; }
   race_launch_identity* identity() const { return identity_.get(); }
+  /// The tag of its records (race_launch_tags), taken as its first block
+  /// starts, so that launches enqueued far ahead of their turn hold none.
+  std::uint32_t tag() {
+    std::uint32_t taken = identity_->tag.load(std::memory_order_acquire);
+    if (taken != 0) return taken;
+    std::uint32_t mine = race_launch_tags::take();
+    if (identity_->tag.compare_exchange_strong(taken, mine, std::memory_order_acq_rel)) return mine;
+    race_launch_tags::give_back(mine);
+    return taken;
+  }
+  /// Its place among the commands CUDA orders (race_chains), given as its
+  /// command is linked in, before any block runs.
+  void place(std::uint64_t place) { identity_->family = place; }
   std::shared_ptr<race_launch_identity> shared_identity() const { return identity_; }
 
   /// The launches CUDA orders before this one (the command's, read while
@@ -678,10 +727,21 @@ class race_launch {
       identity_->order.store(&identity_->kept_order, std::memory_order_release);
     }
     identity_->finished.store(true, std::memory_order_release);
+    if (std::uint32_t tag = identity_->tag.load(std::memory_order_acquire)) race_launch_tags::give_back(tag);
     for (auto& [index, p] : pages_) shadow_pages::release(*p);
     pages_.clear();
   }
   ~race_launch() { finish(false); }
+
+  /// A copy or set is done with the page that holds `address` before it
+  /// finishes (race_stream_copy.hpp): it joins the retained pages now.
+  void done_with_page(std::uintptr_t address) {
+    std::lock_guard lock(pages_mutex_);
+    auto at = pages_.find(address / page::bytes);
+    if (at == pages_.end()) return;
+    shadow_pages::release(*at->second);
+    pages_.erase(at);
+  }
 
   /// The launch's blocks' synchronisation states, which its records name.
   race_block_states& states() { return identity_->states; }
@@ -789,16 +849,17 @@ class race_launch {
       static auto* pages = new shadow_pages;
       return *pages;
     }
-    // A page for a new address: a spare one, the one retained longest, or
-    // a new one. Its records stay, stale without an owner.
-    std::unique_ptr<page> reusable(std::vector<std::shared_ptr<race_launch_identity>>& dropped) {
+    // A page for a new address: a spare one (evicted past the retained
+    // pages' limit), or a new one; a retained page stays until that limit
+    // evicts it, so that a launch or copy that touches new memory does not
+    // take the records of one it may race with. A spare page's records
+    // stay, stale without an owner.
+    std::unique_ptr<page> reusable(std::vector<std::shared_ptr<race_launch_identity>>&) {
       if (!spare_.empty()) {
         std::unique_ptr<page> p = std::move(spare_.back());
         spare_.pop_back();
         return p;
       }
-      while (!retained_.empty())
-        if (std::unique_ptr<page> p = evict_oldest(dropped)) return p;
       return std::make_unique<page>();
     }
     // Takes the page retained longest out of the map, if no launch took it
@@ -868,13 +929,13 @@ class race_worker {
       launch_serial_ = launch->serial;
       ranges_ = {};
       pages_.fill({});
+      ordered_by_tag_.fill(nullptr);
     }
     launch_ = launch;
     block_ = block;
     state_ = 0;
-    launch_tag_ = race_launch_tag(launch->serial);
+    launch_tag_ = launch->tag();
     identity_ = launch->identity();
-    ordered_page_ = nullptr;
     // The dynamic shared buffer may have moved into a gap.
     private_begin_ = private_end_ = other_private_begin_ = other_private_end_ = 0;
     fences_ = &launch->fence_counter(block);
@@ -904,6 +965,11 @@ class race_worker {
   }
 
   race_launch* launch() const { return launch_; }
+
+  /// A copy or set in a stream (race_stream_copy.hpp): checks and records
+  /// its spans' words in the global shadow, on the calling thread, between
+  /// blocks.
+  void trace_command(race_launch& command, const std::vector<race_command_span>& spans, std::uintptr_t pc);
 
   /// Unlocks the global shadow pages this worker holds. Each worker keeps
   /// the pages it locked across its accesses (a vector add's three arrays'
@@ -1491,28 +1557,23 @@ class race_worker {
   }
 
   // A record in `page` made by another launch: the launch, if CUDA does
-  // not order it before the running one (else the record is forgotten:
-  // stale, as good as none). A launch meets another's records once per
-  // word, a streaming kernel those of the launch before it in its stream
-  // at every word: the last launch found ordered, by page and tag, is
-  // remembered.
-  [[gnu::always_inline]] race_launch_identity* unordered_launch(race_launch::page& page, race_record& r) {
-    if (r.launch() == ordered_tag_ && &page == ordered_page_) {
-      r.forget();
-      return nullptr;
-    }
+  // not order it before the running one, else null. The record stays
+  // either way: a third launch that CUDA does not order after its launch
+  // still meets it. A launch meets another's records at every access to
+  // their words, a streaming kernel those of the launch before it in its
+  // stream: the launches found ordered are remembered by tag (a page's
+  // owner of a tag is compared; a launch freed and another made at its
+  // address meanwhile can only hide a race).
+  [[gnu::always_inline]] race_launch_identity* unordered_launch(race_launch::page& page, const race_record& r) {
+    if (page.owners[r.launch()].get() == ordered_by_tag_[r.launch()]) return nullptr;
     return look_up_launch(page, r);
   }
-  [[gnu::noinline]] race_launch_identity* look_up_launch(race_launch::page& page, race_record& r) {
+  [[gnu::noinline]] race_launch_identity* look_up_launch(race_launch::page& page, const race_record& r) {
     // Either order will do: a kernel that programmatic dependent launch
     // lets start early runs beside the one it follows.
     race_launch_identity* other = page.owners[r.launch()].get();
     if (other && !launch_->knows(*other) && !other->follows(launch_->family())) return other;
-    if (other) {
-      ordered_page_ = &page;
-      ordered_tag_ = r.launch();
-    }
-    r.forget();
+    ordered_by_tag_[r.launch()] = other;  // a record without an owner is stale
     return nullptr;
   }
 
@@ -1893,6 +1954,8 @@ class race_worker {
 
   void report(race_kind kind, const race_access& earlier, const race_access& now, std::uintptr_t word,
               race_space space);
+  void record_command_words(race_launch::page& page, std::uintptr_t begin, std::uintptr_t end, const race_record& now,
+                            const race_access& copy, race_space space);
 
   // The calling thread's block of static thread-local storage (the
   // executable's PT_TLS segment), where __shared__ variables live.
@@ -1968,8 +2031,8 @@ class race_worker {
   std::uint32_t launch_tag_ = 0;
   const race_launch_identity* identity_ = nullptr;  // the running launch's
   race_launch::page* checking_page_ = nullptr;      // the global page of the access being checked
-  race_launch::page* ordered_page_ = nullptr;       // where a launch ordered before this one was found last
-  std::uint32_t ordered_tag_ = 0;                   // that launch's tag
+  // By tag, the launches found ordered before this one (unordered_launch).
+  std::array<const race_launch_identity*, 256> ordered_by_tag_{};
   // Code addresses' numbers, direct-mapped: 256 entries missed often
   // enough in a stackless tiled matmul (its coroutine's resume function
   // alone has 84 callbacks) that race_sites::id, under its lock, was 8 %.
@@ -2077,3 +2140,4 @@ inline race_worker& race_worker_of_this_thread() {
 }  // namespace weft::detail
 
 #include "weft/detail/checks/race_report.hpp"
+#include "weft/detail/checks/race_stream_copy.hpp"

@@ -1,80 +1,145 @@
-// Part of the race check (race_check.hpp): which kernel launches CUDA
-// orders before a command (its stream's earlier work, an event it waits
-// for, the legacy default stream's implicit synchronisation, a graph's
-// edges, what the host synchronised with before enqueuing it), so that two
-// launches' accesses to one global word are checked against each other
-// unless that order separates them, whatever order weft ran them in.
+// Part of the race check (race_check.hpp): which kernel launches, copies and
+// sets CUDA orders before a command (its stream's earlier work, an event it
+// waits for, the legacy default stream's implicit synchronisation, a
+// graph's edges, what the host synchronised with before enqueuing it), so
+// that two commands' accesses to one global word are checked against each
+// other unless that order separates them, whatever order weft ran them in.
 #pragma once
 
 #include <algorithm>
-#include <array>
 #include <cstdint>
 #include <mutex>
+#include <utility>
+#include <vector>
 
 namespace weft::detail {
 
-/// A set of launches by their race-check serial, kept as a window over the
-/// latest ones: a launch more than `window` serials older than the newest
-/// the set has heard of counts as ordered before (its records are long gone
-/// from the shadow, or can only hide a race, never invent one).
+/// A set of traced commands (launches, copies, sets), closed under CUDA's
+/// order, as a vector clock over chains. Each command has a place: a chain
+/// (the high 32 bits) and its position in it (the low 32, from 1), where
+/// CUDA orders every command of a chain before the next one
+/// (race_chains::place). A set that holds a command holds all that come
+/// before it in its chain, so it keeps, per chain, the last position it
+/// holds: exact however many launches apart two commands are.
 class race_launch_order {
  public:
-  static constexpr std::uint64_t window = 1024;
+  /// A command's place before race_chains::place has given it one.
+  static constexpr std::uint64_t unplaced = ~std::uint64_t{0};
 
-  /// Whether the launch with serial `serial` is in the set.
-  bool knows(std::uint64_t serial) const {
-    if (serial > newest_) return false;
-    std::uint64_t age = newest_ - serial;
-    return age >= window || (bits_[age / 64] >> (age % 64) & 1);
+  /// Whether the command at `place` is in the set.
+  bool knows(std::uint64_t place) const {
+    // A loop, not std::lower_bound: this runs inside the race check's
+    // callback (look_up_launch), where a standard algorithm the compiler
+    // left out of line (at -O1) is traced code, a callback within it.
+    std::uint32_t chain = chain_of(place);
+    const std::pair<std::uint32_t, std::uint32_t>* tips = tips_.data();
+    std::size_t low = 0, high = tips_.size();
+    while (low < high) {
+      std::size_t middle = low + (high - low) / 2;
+      if (tips[middle].first < chain)
+        low = middle + 1;
+      else
+        high = middle;
+    }
+    return low < tips_.size() && tips[low].first == chain && tips[low].second >= position_of(place);
   }
 
-  /// Adds a launch; says whether it was new.
-  bool add(std::uint64_t serial) {
-    if (serial == 0 || knows(serial)) return false;
-    advance_to(std::max(serial, newest_));
-    std::uint64_t age = newest_ - serial;
-    bits_[age / 64] |= std::uint64_t{1} << (age % 64);
+  /// Adds a command and what comes before it in its chain; says whether it was new.
+  bool add(std::uint64_t place) {
+    if (place == 0 || place == unplaced) return false;
+    auto at = find(chain_of(place));
+    if (at != tips_.end() && at->first == chain_of(place)) {
+      if (at->second >= position_of(place)) return false;
+      at->second = position_of(place);
+      return true;
+    }
+    tips_.insert(at, {chain_of(place), position_of(place)});
     return true;
   }
 
-  /// Adds the launches of `other`; says whether any was new.
+  /// Adds the commands of `other`; says whether any was new.
   bool join(const race_launch_order& other) {
-    bool grew = other.newest_ > newest_;
-    if (grew) advance_to(other.newest_);
-    std::uint64_t shift = newest_ - other.newest_;
-    if (shift >= window) return grew;
-    // Other's bit at age a is this window's bit at age a + shift.
-    std::uint64_t words = shift / 64, bits = shift % 64;
-    for (std::size_t i = bits_.size(); i-- > words;) {
-      std::uint64_t from = other.bits_[i - words] << bits;
-      if (bits != 0 && i > words) from |= other.bits_[i - words - 1] >> (64 - bits);
-      grew |= (from & ~bits_[i]) != 0;
-      bits_[i] |= from;
+    // Most joins add nothing (a stream's next command, the host's order):
+    // no merge, no allocation.
+    if (std::all_of(other.tips_.begin(), other.tips_.end(),
+                    [&](const auto& tip) { return knows(std::uint64_t{tip.first} << 32 | tip.second); }))
+      return false;
+    bool grew = false;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> joined;
+    joined.reserve(tips_.size() + other.tips_.size());
+    auto a = tips_.cbegin();
+    auto b = other.tips_.cbegin();
+    while (a != tips_.cend() || b != other.tips_.cend()) {
+      if (b == other.tips_.cend() || (a != tips_.cend() && a->first < b->first)) {
+        joined.push_back(*a++);
+      } else if (a == tips_.cend() || b->first < a->first) {
+        joined.push_back(*b++);
+        grew = true;
+      } else {
+        grew |= b->second > a->second;
+        joined.emplace_back(a->first, std::max(a->second, b->second));
+        ++a;
+        ++b;
+      }
     }
+    if (grew) tips_ = std::move(joined);
     return grew;
   }
 
+  /// How many chains the set knows of.
+  std::size_t chains() const { return tips_.size(); }
+
+  static std::uint32_t chain_of(std::uint64_t place) { return static_cast<std::uint32_t>(place >> 32); }
+  static std::uint32_t position_of(std::uint64_t place) { return static_cast<std::uint32_t>(place); }
+
  private:
-  // Ages grow by `by`: bit a moves to a + by; those past the window count
-  // as known from then on.
-  void advance_to(std::uint64_t serial) {
-    std::uint64_t by = serial - newest_;
-    if (by == 0) return;
-    newest_ = serial;
-    if (by >= window) {
-      bits_.fill(0);
-      return;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>>::iterator find(std::uint32_t chain) {
+    return std::lower_bound(tips_.begin(), tips_.end(), std::pair{chain, std::uint32_t{0}});
+  }
+  std::vector<std::pair<std::uint32_t, std::uint32_t>>::const_iterator find(std::uint32_t chain) const {
+    return std::lower_bound(tips_.begin(), tips_.end(), std::pair{chain, std::uint32_t{0}});
+  }
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> tips_;  // (chain, last position known), by chain
+};
+
+/// The chains that commands' places lie on, for the process: a command
+/// that CUDA orders after a chain's last command (its set knows it) takes
+/// the next position there, else it starts a chain. So commands of one
+/// stream share a chain, and there are as many chains as commands that ever
+/// ran side by side, not as many as were launched: a set holds a pair per
+/// chain it knows.
+class race_chains {
+ public:
+  /// The place of a command that CUDA orders after the commands of
+  /// `before` (and nothing else it has been placed after).
+  static std::uint64_t place(const race_launch_order& before) {
+    race_chains& c = instance();
+    std::lock_guard lock(c.mutex_);
+    for (std::size_t chain = 0; chain < c.last_.size(); ++chain) {
+      std::uint64_t last = std::uint64_t{chain} << 32 | c.last_[chain];
+      if (c.last_[chain] != ~std::uint32_t{0} && before.knows(last)) {
+        ++c.last_[chain];
+        return last + 1;
+      }
     }
-    std::uint64_t words = by / 64, bits = by % 64;
-    for (std::size_t i = bits_.size(); i-- > 0;) {
-      std::uint64_t moved = i >= words ? bits_[i - words] << bits : 0;
-      if (bits != 0 && i > words) moved |= bits_[i - words - 1] >> (64 - bits);
-      bits_[i] = moved;
-    }
+    c.last_.push_back(1);
+    return (std::uint64_t{c.last_.size() - 1} << 32) | 1;
   }
 
-  std::uint64_t newest_ = 0;
-  std::array<std::uint64_t, window / 64> bits_{};
+  /// A place of its own, on a chain of its own, for a launch that is not
+  /// linked into a stream (weft's unit tests'): the top half of the chains.
+  static std::uint64_t place_alone(std::uint64_t serial) {
+    return (std::uint64_t{0x80000000u | static_cast<std::uint32_t>(serial & 0x7fffffff)} << 32) | 1;
+  }
+
+ private:
+  // Never destroyed: a command may be enqueued during static destruction.
+  static race_chains& instance() {
+    static auto* chains = new race_chains;
+    return *chains;
+  }
+  std::mutex mutex_;
+  std::vector<std::uint32_t> last_;  // per chain, the position of its last command
 };
 
 /// What the host has synchronised with (cudaDeviceSynchronize,
@@ -85,11 +150,11 @@ class race_launch_order {
 /// go unseen, none is invented).
 class race_host_order {
  public:
-  static void learn(const race_launch_order* before, std::uint64_t serial) {
+  static void learn(const race_launch_order* before, std::uint64_t place) {
     race_host_order& h = instance();
     std::lock_guard lock(h.mutex_);
     if (before) h.known_.join(*before);
-    h.known_.add(serial);
+    h.known_.add(place);
   }
   static void teach(race_launch_order& order) {
     race_host_order& h = instance();

@@ -155,7 +155,13 @@ inline void race_summary_at_exit() {
     if (!a.launch) return launch_->kernel_name();
     return a.launch->kernel_name();
   };
-  if (earlier.launch)
+  // A copy or set (race_stream_copy.hpp) is named by its call and stream.
+  auto is_command = [&](const race_access& a) { return a.launch && a.launch->command; };
+  auto party = [&](const race_access& a) { return is_command(a) ? kernel_of(a) : "kernel '" + kernel_of(a) + "'"; };
+  if (is_command(earlier) || is_command(now))
+    text += " hazard between " + party(earlier) + " and " + party(now) + " (commands that stream and event order " +
+            "do not order) on ";
+  else if (earlier.launch)
     text += " hazard between kernels '" + kernel_of(earlier) + "' and '" + kernel_of(now) + "' (launches that " +
             "stream and event order do not order) on ";
   else
@@ -166,7 +172,8 @@ inline void race_summary_at_exit() {
     std::string l = "  ";
     l += a.write ? "write" : "read ";
     l += " by ";
-    if (earlier.launch) l += "kernel '" + kernel_of(a) + "' ";
+    if (is_command(a)) return l + kernel_of(a) + "\n";
+    if (earlier.launch || now.launch) l += "kernel '" + kernel_of(a) + "' ";
     l += a.launch ? race_describe_thread(a.block, a.thread, a.launch->grid, a.launch->block)
                   : race_describe_thread(a.block, a.thread, launch_->grid(), launch_->block());
     l += " at " + line_of(a.pc) + "\n";

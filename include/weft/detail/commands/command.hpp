@@ -90,10 +90,14 @@ class command : public std::enable_shared_from_this<command> {
   std::function<void()> when_started;
 
   /// In a race-check build, the kernel launches CUDA orders before this
-  /// command (made when first linked; null elsewhere), and the serial by
-  /// which later commands know this one if it is a launch (0 if not).
+  /// command (made when first linked; null elsewhere), and the place by
+  /// which later commands know this one if it is traced, a launch, copy or
+  /// set (0 if not).
   std::unique_ptr<race_launch_order> launches_before;
   std::uint64_t race_serial = 0;
+  /// A traced command whose race_serial was race_launch_order::unplaced has
+  /// just been given its place (race_chains), as it was linked in.
+  virtual void race_placed() {}
 
   /// Runs a host task or host function; grids and markers do nothing here.
   virtual void run_on_host() {}

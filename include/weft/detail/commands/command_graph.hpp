@@ -352,6 +352,10 @@ class command_graph {
       if constexpr (race_check_build) learn_from_host(*c, elsewhere);
       link_locked(c);
       if constexpr (race_check_build) {
+        if (c->race_serial == race_launch_order::unplaced) {
+          c->race_serial = race_chains::place(*c->launches_before);
+          c->race_placed();
+        }
         enqueued_order_.join(*c->launches_before);
         enqueued_order_.add(c->race_serial);
         teach_successors(*c);

@@ -69,6 +69,24 @@ inline void fault_unmapped_graph_memory(int device, const std::string& what) {
                           "stream reached it (its allocation node had not run, or it was freed)");
 }
 
+/// The race check's trace of a copy of box `b` (race_stream_copy.hpp): its
+/// rows, read from the source and written to the destination; null, and
+/// nothing worked out, in other builds.
+inline std::shared_ptr<race_stream_copy> race_trace_box(const row_box& b, placement where) {
+  if constexpr (!race_check_build) {
+    return nullptr;
+  } else {
+    auto traced =
+        race_trace_copy(device_of(where), where.asynchronous ? "cudaMemcpyAsync" : "cudaMemcpy", where.stream);
+    for (std::size_t z = 0; z < b.depth; ++z)
+      for (std::size_t y = 0; y < b.height; ++y) {
+        traced->reads(static_cast<const char*>(b.src) + z * b.src_slice + y * b.src_pitch, b.width);
+        traced->writes(static_cast<char*>(b.dst) + z * b.dst_slice + y * b.dst_pitch, b.width);
+      }
+    return traced;
+  }
+}
+
 /// `reserved`: memory a copy may name before earlier work in stream order
 /// maps it (graph memory allocated in the program's view,
 /// is_device_or_allocated_graph_range).
@@ -86,20 +104,28 @@ inline cudaError_t copy_box(const row_box& b, cudaMemcpyKind kind, placement whe
   if (b.width == 0 || b.height == 0 || b.depth == 0) return cudaSuccess;
   std::string what = "copy of " + std::to_string(b.width * b.height * b.depth) + " bytes";
   if (where.asynchronous) {
-    if (mapped == cudaSuccess) return perform(where, std::move(what), [b] { copy_rows(b); });
-    return perform(where, what, [b, kind, what, device = device_of(where)] {
-      if (check_copy(b, kind) == cudaSuccess)
-        copy_rows(b);
-      else
-        fault_unmapped_graph_memory(device, what);
-    });
+    if (mapped == cudaSuccess)
+      return perform(
+          where, std::move(what), [b] { copy_rows(b); }, race_trace_box(b, where));
+    return perform(
+        where, what,
+        [b, kind, what, device = device_of(where)] {
+          if (check_copy(b, kind) == cudaSuccess)
+            copy_rows(b);
+          else
+            fault_unmapped_graph_memory(device, what);
+        },
+        race_trace_box(b, where));
   }
   // The caller still waits: the copy is refused as at the call.
   auto refused = std::make_shared<cudaError_t>(cudaSuccess);
-  cudaError_t e = perform(where, std::move(what), [b, kind, refused] {
-    *refused = check_copy(b, kind);
-    if (*refused == cudaSuccess) copy_rows(b);
-  });
+  cudaError_t e = perform(
+      where, std::move(what),
+      [b, kind, refused] {
+        *refused = check_copy(b, kind);
+        if (*refused == cudaSuccess) copy_rows(b);
+      },
+      race_trace_box(b, where));
   return e == cudaSuccess && *refused != cudaSuccess ? record(*refused) : e;
 }
 
@@ -120,20 +146,36 @@ inline cudaError_t set_box(void* p, std::size_t pitch, std::size_t slice, int va
       for (std::size_t y = 0; y < height; ++y) std::memset(static_cast<char*>(p) + z * slice + y * pitch, value, width);
   };
   std::string what = "set of " + std::to_string(width * height * depth) + " bytes";
-  if (mapped) return perform(where, std::move(what), set_rows);
+  auto traced = [&]() -> std::shared_ptr<race_stream_copy> {
+    if constexpr (!race_check_build) {
+      return nullptr;
+    } else {
+      auto t = race_trace_copy(device_of(where), where.asynchronous ? "cudaMemsetAsync" : "cudaMemset", where.stream);
+      for (std::size_t z = 0; z < depth; ++z)
+        for (std::size_t y = 0; y < height; ++y) t->writes(static_cast<char*>(p) + z * slice + y * pitch, width);
+      return t;
+    }
+  };
+  if (mapped) return perform(where, std::move(what), set_rows, traced());
   // Graph memory not mapped yet, checked again when its turn comes (copy_box).
   if (where.asynchronous)
-    return perform(where, what, [=, device = device_of(where)] {
-      if (is_device_range(p, span))
-        set_rows();
-      else
-        fault_unmapped_graph_memory(device, what);
-    });
+    return perform(
+        where, what,
+        [=, device = device_of(where)] {
+          if (is_device_range(p, span))
+            set_rows();
+          else
+            fault_unmapped_graph_memory(device, what);
+        },
+        traced());
   auto refused = std::make_shared<bool>(false);
-  cudaError_t e = perform(where, std::move(what), [=] {
-    *refused = !is_device_range(p, span);
-    if (!*refused) set_rows();
-  });
+  cudaError_t e = perform(
+      where, std::move(what),
+      [=] {
+        *refused = !is_device_range(p, span);
+        if (!*refused) set_rows();
+      },
+      traced());
   return e == cudaSuccess && *refused ? record(cudaErrorInvalidValue) : e;
 }
 
@@ -174,7 +216,20 @@ inline cudaError_t copy_symbol(void* symbol, void* other_dst, const void* other_
   if (cudaError_t e = check_symbol_copy(symbol, other_dst, other_src, count, kind, to_symbol, size, offset, dst, src))
     return record(e);
   if (count == 0) return cudaSuccess;
-  return perform(where, "symbol copy of " + std::to_string(count) + " bytes", [=] { std::memmove(dst, src, count); });
+  auto traced = [&]() -> std::shared_ptr<race_stream_copy> {
+    if constexpr (!race_check_build) {
+      return nullptr;
+    } else {
+      const char* call = to_symbol ? (where.asynchronous ? "cudaMemcpyToSymbolAsync" : "cudaMemcpyToSymbol")
+                                   : (where.asynchronous ? "cudaMemcpyFromSymbolAsync" : "cudaMemcpyFromSymbol");
+      auto t = race_trace_copy(device_of(where), call, where.stream);
+      t->reads(src, count);
+      t->writes(dst, count);
+      return t;
+    }
+  };
+  return perform(
+      where, "symbol copy of " + std::to_string(count) + " bytes", [=] { std::memmove(dst, src, count); }, traced());
 }
 
 inline cudaError_t check_peer_copy(void* dst, int dstDevice, const void* src, int srcDevice, std::size_t count) {
@@ -208,8 +263,19 @@ inline cudaError_t copy_peer_async(void* dst, int dst_device, const void* src, i
                                    cudaStream_t stream) {
   if (cudaError_t e = check_peer_copy(dst, dst_device, src, src_device, count)) return e;
   if (count == 0) return cudaSuccess;
-  return perform(asynchronous_on(stream), "peer copy of " + std::to_string(count) + " bytes",
-                 [=] { std::memmove(dst, src, count); });
+  auto traced = [&]() -> std::shared_ptr<race_stream_copy> {
+    if constexpr (!race_check_build) {
+      return nullptr;
+    } else {
+      auto t = race_trace_copy(dst_device, "cudaMemcpyPeerAsync", stream);
+      t->reads(src, count);
+      t->writes(dst, count);
+      return t;
+    }
+  };
+  return perform(
+      asynchronous_on(stream), "peer copy of " + std::to_string(count) + " bytes",
+      [=] { std::memmove(dst, src, count); }, traced());
 }
 
 }  // namespace weft::detail

@@ -165,6 +165,8 @@ class grid_job : public command {
   /// When the pool took the grid, for WEFT_WORKER_STATS (worker_tally.hpp).
   std::int64_t submitted_ns = 0;
 
+  void race_placed() override { race_->place(race_serial); }
+
   /// Counts finished blocks; true when they were the grid's last ones.
   bool finish_blocks(std::uint64_t count) {
     bool last = finished_blocks_.fetch_add(count, std::memory_order_acq_rel) + count == block_count_;
@@ -188,7 +190,9 @@ class grid_job : public command {
     // linked into its stream (command_graph).
     launches_before = std::make_unique<race_launch_order>();
     race_->order_after(launches_before.get());
-    race_serial = race_->family();
+    // A launch from a kernel is placed as its parent; one from the host when
+    // it is linked in (race_placed).
+    race_serial = race_launching ? race_->family() : race_launch_order::unplaced;
     race_summary_at_exit();
   }
 

@@ -7,11 +7,13 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/error_state.hpp"
+#include "weft/detail/checks/race_stream_copy.hpp"
 #include "weft/detail/commands/command.hpp"
 #include "weft/detail/commands/command_graph.hpp"
 #include "weft/detail/executor/block_executor.hpp"
@@ -21,7 +23,7 @@
 
 namespace weft::detail {
 
-class host_task final : public command {
+class host_task : public command {
  public:
   host_task(std::string what, int device, std::function<void()> work)
       : command(command_kind::host_task), what_(std::move(what)), device_(device), work_(std::move(work)) {}
@@ -37,6 +39,29 @@ class host_task final : public command {
   std::string what_;
   int device_;
   std::function<void()> work_;
+};
+
+/// A copy or set that the race check traces (race_stream_copy.hpp): its
+/// accesses are checked as it runs, against the commands that CUDA does not
+/// order with it, which its place, given as it is linked in, tells apart.
+class race_traced_host_task final : public host_task {
+ public:
+  race_traced_host_task(std::string what, int device, std::function<void()> work,
+                        std::shared_ptr<race_stream_copy> traced)
+      : host_task(std::move(what), device, std::move(work)), traced_(std::move(traced)) {
+    launches_before = std::make_unique<race_launch_order>();
+    traced_->launch().order_after(launches_before.get());
+    race_serial = race_launch_order::unplaced;
+  }
+  void race_placed() override { traced_->launch().place(race_serial); }
+  void run_on_host() override {
+    traced_->run();
+    host_task::run_on_host();
+    traced_->finish();
+  }
+
+ private:
+  std::shared_ptr<race_stream_copy> traced_;
 };
 
 /// A callback (cudaStreamAddCallback, cudaLaunchHostFunc): runs on the
@@ -60,12 +85,19 @@ struct placement {
 inline constexpr placement synchronous{};
 inline placement asynchronous_on(cudaStream_t stream) { return {stream, true}; }
 
-/// Enqueues `work` (already validated) as `where` says.
-inline cudaError_t perform(placement where, std::string what, std::function<void()> work) {
+/// Enqueues `work` (already validated) as `where` says; `traced`: its
+/// accesses, for the race check (null in other builds).
+inline cudaError_t perform(placement where, std::string what, std::function<void()> work,
+                           std::shared_ptr<race_stream_copy> traced = nullptr) {
   if (cudaError_t e = check_caller(!where.asynchronous)) return e;
   CUstream_st* stream = resolve_stream(where.stream);
   if (!stream) return record(cudaErrorInvalidResourceHandle);
-  auto task = std::make_shared<host_task>(std::move(what), stream->device, std::move(work));
+  std::shared_ptr<host_task> task;
+  if constexpr (race_check_build)
+    if (traced)
+      task =
+          std::make_shared<race_traced_host_task>(std::move(what), stream->device, std::move(work), std::move(traced));
+  if (!task) task = std::make_shared<host_task>(std::move(what), stream->device, std::move(work));
   runtime& device = runtime::get(stream->device);
   device.commands().enqueue(*stream, task);
   if (where.asynchronous) return cudaSuccess;
