@@ -45,7 +45,10 @@ class barrier_awaiter {
   void await_suspend(std::coroutine_handle<Promise>) noexcept {
     stackless_block_executor* block = running_stackless_block;
     if (!block) [[unlikely]] {
-      pending_fiber_wait = {&wait_on_fiber, this};
+      if constexpr (race_check_build)
+        leave_fiber_wait_untraced({&wait_on_fiber, this});
+      else
+        pending_fiber_wait = {&wait_on_fiber, this};
       return;
     }
     if constexpr (race_check_build) {

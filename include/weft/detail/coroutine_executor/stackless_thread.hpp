@@ -46,6 +46,12 @@ struct fiber_wait {
 };
 inline thread_local fiber_wait pending_fiber_wait;
 
+/// Leaves `wait` for the run loop. An awaiter inlined into a kernel calls
+/// this in a race-check build, where the store, made in the kernel's own
+/// code, would be traced as an access to `__shared__` memory (a
+/// thread-local too); weft's own functions are not traced.
+[[gnu::noinline]] inline void leave_fiber_wait_untraced(fiber_wait wait) noexcept { pending_fiber_wait = wait; }
+
 class stackless_thread {
  public:
   struct promise_type {
