@@ -5,6 +5,7 @@
 #include <weft.hpp>
 
 #include <cstdio>
+#include <thread>
 
 __global__ void gdb_probe_kernel(int* out, dim3 shape, cudaError_t code) {
   unsigned t = threadIdx.x;
@@ -21,9 +22,12 @@ int main() {
   int* out = nullptr;
   cudaMalloc(&out, 64 * sizeof(int));
   weft::launch({1, 64}, gdb_probe_kernel, out, dim3(5), cudaErrorIllegalAddress);
-  // Not cudaDeviceSynchronize, which may run a lone block on this thread
-  // (sm_pool::take_lone_grid): check_gdb.sh expects it on an SM worker.
-  cudaError_t status = cudaStreamSynchronize(nullptr);
+  // Polled, not waited for: a host thread that waits for a one-block grid
+  // (cudaDeviceSynchronize, cudaStreamSynchronize, an event, a copy) may run
+  // it itself (sm_pool::take_lone_grid), and check_gdb.sh expects the block
+  // on an SM worker and this thread running none.
+  cudaError_t status;
+  while ((status = cudaStreamQuery(nullptr)) == cudaErrorNotReady) std::this_thread::yield();
   std::printf("gdb_probe done: %s\n", cudaGetErrorName(status));
   cudaFree(out);
   return 0;
