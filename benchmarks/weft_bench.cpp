@@ -1026,19 +1026,19 @@ bool bench_launch(const options& o) {
       "\nlaunch: empty kernel <<<1, 1>>>, %d round trips each way (alternating runs of %d); %d launches enqueued "
       "behind a held stream, %d runs\n",
       round_trips, round_trips / ported_runs, enqueued, o.repeat);
-  std::printf("  %-52s %10.2f us  %s\n", "launch + cudaDeviceSynchronize (median)", trip_median,
+  std::printf("  %-56s %6.2f us  %s\n", "launch + cudaDeviceSynchronize (median)", trip_median,
               verdict(o, "target <= 3 us", trip_median <= 3).c_str());
-  std::printf("  %-52s %10.2f us\n", "launch + cudaDeviceSynchronize (fastest)",
+  std::printf("  %-56s %6.2f us\n", "launch + cudaDeviceSynchronize (fastest)",
               *std::min_element(trip.begin(), trip.end()) * 1e6);
-  std::printf("  %-52s %10.2f us\n", "launch + cudaDeviceSynchronize (mean of the same)", trip_mean);
-  std::printf("  %-52s %10.2f us  %s\n", "Kernel<<<1, 1>>>() as ported + sync, loop mean (median)", ported_median,
+  std::printf("  %-56s %6.2f us\n", "launch + cudaDeviceSynchronize (mean of the same)", trip_mean);
+  std::printf("  %-56s %6.2f us  %s\n", "Kernel<<<1, 1>>>() as ported + sync, loop mean (median)", ported_median,
               verdict(o, "target <= 1 us", ported_median <= 1).c_str());
-  std::printf("  %-52s %10.2f us\n", "Kernel<<<1, 1>>>() as ported + sync, loop mean (best)",
+  std::printf("  %-56s %6.2f us\n", "Kernel<<<1, 1>>>() as ported + sync, loop mean (best)",
               *std::min_element(ported.begin(), ported.end()) * 1e6);
-  std::printf("  %-52s %10.2f us\n", "... + cudaStreamSynchronize, loop mean (median)", stream_mean);
-  std::printf("  %-52s %10.2f us\n", "... + cudaEventRecord + Synchronize, loop mean (median)", event_mean);
-  std::printf("  %-52s %10.2f us\n", "... + cudaMemcpy of its result, loop mean (median)", copy_mean);
-  std::printf("  %-52s %10.3f us  %s\n", "asynchronous launch enqueue (median run)", enqueue_median,
+  std::printf("  %-56s %6.2f us\n", "... + cudaStreamSynchronize, loop mean (median)", stream_mean);
+  std::printf("  %-56s %6.2f us\n", "... + cudaEventRecord + Synchronize, loop mean (median)", event_mean);
+  std::printf("  %-56s %6.2f us\n", "... + cudaMemcpy of its result, loop mean (median)", copy_mean);
+  std::printf("  %-56s %6.3f us  %s\n", "asynchronous launch enqueue (median run)", enqueue_median,
               verdict(o, "target <= 0.5 us", enqueue_median <= 0.5).c_str());
   return ok;
 }
