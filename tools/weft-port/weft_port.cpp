@@ -862,6 +862,9 @@ class porter {
   // may be called unqualified, unless the file defines a function of that name.
   bool groups_namespace_used_ = false;
   std::set<std::string, std::less<>> file_function_names_;
+  // Variables declared volatile or atomic outside the file's functions
+  // (`__device__ volatile int flag;`): a loop whose condition reads one spins.
+  std::map<std::string, std::string_view, std::less<>> namespace_scope_flags_;  // name: "volatile" or "atomic"
   bool uses_groups_ = false;
   bool uses_barriers_ = false;        // a converted kernel awaits a block-scope cuda::barrier
   bool uses_pipelines_ = false;       // ... or a block's cuda::pipeline
@@ -1952,7 +1955,7 @@ class porter {
     bool named_barrier = false;            // waits at a named barrier (inline PTX)
     std::vector<std::size_t> named_waits;  // the `asm` tokens of those it awaits (weft/stackless_named_barriers.hpp)
     bool returns_value = false;
-    bool spins = false;  // a loop with an empty body, or one that tests an atomic: it waits for another thread
+    std::string spin;  // where and how it spins ("line 12: ..."), waiting for another thread; "" if it does not
     bool has_lambda = false;
   };
 
@@ -1969,6 +1972,12 @@ class porter {
     pipeline_groups.insert(groups.begin(), groups.end());
     std::set<std::string, std::less<>> block_pipelines =
         block_pipeline_variables(params ? *params : from, to, pipeline_groups);
+    std::set<std::size_t> flag_declared;
+    std::map<std::string, std::string_view, std::less<>> flags = namespace_scope_flags_;
+    for (auto [k, what] : flag_declarations(params ? *params : from, to)) {
+      flag_declared.insert(k);
+      flags[std::string(text(k))] = what;
+    }
     std::vector<std::pair<std::size_t, std::size_t>> lambdas;
     auto in_lambda = [&](std::size_t i) {
       return std::any_of(lambdas.begin(), lambdas.end(), [&](auto r) { return i > r.first && i < r.second; });
@@ -1986,19 +1995,13 @@ class porter {
             if (auto end = match_forward(b)) lambdas.emplace_back(b, *end);
         }
       }
-      if (is(i, "while") || is(i, "for")) {
-        // `while (flag == 0);`, `for (;;) {}` or a loop on an atomic: on a GPU
-        // another thread of the block sets what it waits for; a coroutine
-        // would never let it run.
-        if (is(i + 1, "(")) {
-          if (auto close = match_forward(i + 1)) {
-            for (std::size_t k = i + 2; k < *close; ++k)
-              if (is_identifier(k) && text(k).starts_with("atomic")) f.spins = true;
-            if (is(*close + 1, ";") && !(is(i, "while") && i > 0 && is(i - 1, "}"))) f.spins = true;
-            if (is(*close + 1, "{") && is(*close + 2, "}")) f.spins = true;
-          }
-        }
-      }
+      // On a GPU another thread of the block sets what a spin waits for; a
+      // coroutine runs each thread to its next barrier, so that thread would
+      // never run.
+      if ((is(i, "while") || is(i, "for")) && is(i + 1, "(") && f.spin.empty())
+        if (auto close = match_forward(i + 1))
+          if (std::string how = loop_spin(i, *close, flags); !how.empty())
+            f.spin = "line " + std::to_string(t_[i].line) + ": " + how;
       if (t_[i].k != kind::identifier) continue;
       std::string_view name = text(i);
       if (auto op = asm_opcode(i); op && named_barrier_function(*op)) {
@@ -2181,6 +2184,18 @@ class porter {
         if (!is(i + 1, ";")) f.returns_value = true;
         continue;
       }
+      // An atomic's wait (groups', barriers' and pipelines' are above)
+      // blocks until another thread changes the value.
+      if (member && name == "wait" && is(i + 1, "(")) {
+        if (f.spin.empty())
+          f.spin = "line " + std::to_string(t_[i].line) + ": calls .wait(), which waits for another thread";
+        continue;
+      }
+      // An atomic flag's members other than wait, as an atomic's, never wait.
+      static constexpr std::string_view flag_members[] = {"test", "test_and_set", "clear", "notify_one", "notify_all"};
+      if (member && is(i + 1, "(") && one_of(flag_members, name)) continue;
+      // `cuda::atomic_ref<int> ref(word);` declares ref: no call.
+      if (flag_declared.contains(i)) continue;
       // A call: `f(`, `f<T>(`; `obj.f(` and `ns::f(` by their last name.
       std::size_t after = i + 1;
       if (is(after, "<"))
@@ -2192,6 +2207,115 @@ class porter {
     }
     f.has_lambda = !lambdas.empty();
     return f;
+  }
+
+  // ---- spins ----
+
+  // The name tokens of the variables declared in tokens [from, to) that a
+  // loop may spin on, each with "volatile" or "atomic": `volatile` ones, and
+  // those of an atomic type (cuda::std::atomic<T>, cuda::atomic_ref<T, S>,
+  // cuda::std::atomic_flag, cuda::std::atomic_int, ...), which another
+  // thread's write changes.
+  std::vector<std::pair<std::size_t, std::string_view>> flag_declarations(std::size_t from, std::size_t to) const {
+    std::vector<std::pair<std::size_t, std::string_view>> out;
+    auto ends_declarator = [&](std::size_t j) {
+      return is(j, ";") || is(j, ",") || is(j, ")") || is(j, "=") || is(j, "[") || is(j, "{") || is(j, "(");
+    };
+    for (std::size_t i = from; i < to && i < t_.size(); ++i) {
+      if (!is_identifier(i)) continue;
+      std::string_view name = text(i);
+      if (name == "atomic" || name == "atomic_ref" || name == "atomic_flag" ||
+          (name.starts_with("atomic_") && !is(call_parenthesis(i), "("))) {  // atomic_int, not atomic_load(
+        std::size_t j = i + 1;
+        if (is(j, "<")) {
+          auto close = angle_forward(j);
+          if (!close) continue;
+          j = *close + 1;
+        }
+        while (is(j, "*") || is(j, "&") || is(j, "const") || is(j, "volatile") || is(j, "__restrict__")) ++j;
+        if (is_identifier(j) && !is_keyword(j) && ends_declarator(j + 1)) out.emplace_back(j, "atomic");
+      } else if (name == "volatile") {
+        // The rest of the type and the declarator: `volatile unsigned int* const flag`; a cast,
+        // `(volatile int*)p`, declares nothing.
+        std::size_t last = i, j = i + 1;
+        for (; j < to; ++j) {
+          if (is(j, "<")) {
+            auto close = angle_forward(j);
+            if (!close) break;
+            last = j = *close;
+          } else if (is_identifier(j) || is(j, "::") || is(j, "*") || is(j, "&")) {
+            last = j;
+          } else {
+            break;
+          }
+        }
+        if (last > i && is_identifier(last) && !is_keyword(last) && !is_not_a_call(text(last)) && ends_declarator(j))
+          out.emplace_back(last, "volatile");
+      }
+    }
+    return out;
+  }
+
+  // How the loop at `loop` (`while` or `for`, its header's `)` at `close`)
+  // waits for another thread: its body does nothing, or what it tests each
+  // round calls an atomic's reading member or an atomic function, or reads
+  // a volatile or atomic variable of `flags` (name: "volatile" or "atomic");
+  // an endless loop's body, the same but for the atomic functions that take
+  // work (`atomicAdd`). "" if it does not seem to wait: `for (int i = 0; i <
+  // n; ++i)`, or `while ((i = next.fetch_add(1)) < n)`, which takes work.
+  std::string loop_spin(std::size_t loop, std::size_t close,
+                        const std::map<std::string, std::string_view, std::less<>>& flags) const {
+    bool do_while = false;  // `do { ... } while (...);`
+    if (is(loop, "while") && loop > 0 && is(loop - 1, "}"))
+      if (auto open = match_backward(loop - 1); open && *open > 0 && is(*open - 1, "do")) do_while = true;
+    if ((is(close + 1, ";") && !do_while) || (is(close + 1, "{") && is(close + 2, "}")))
+      return "a loop with an empty body";
+    // What each round evaluates again: a while's condition, a for's
+    // condition and increment (not its initialisation; a range-for none).
+    std::size_t first = loop + 2, condition_end = close;
+    if (is(loop, "for")) {
+      first = close;
+      int depth = 0;
+      for (std::size_t k = loop + 2; k < close; ++k) {
+        if (is_opener(k)) ++depth;
+        if (is_closer(k)) --depth;
+        if (depth == 0 && is(k, ";")) {
+          if (first != close) {
+            condition_end = k;
+            break;
+          }
+          first = k + 1;
+        }
+      }
+      if (first == close) return "";  // a range-for
+    }
+    // An endless loop (`for (;;)`, `while (true)`, `while (1)`) waits on
+    // what its body tests before it breaks.
+    bool endless = first == condition_end || (first + 1 == condition_end && (is(first, "true") || is(first, "1")));
+    std::size_t last = close;
+    if (endless && is(close + 1, "{"))
+      if (auto end = match_forward(close + 1)) first = close + 2, last = *end;
+    static constexpr std::string_view polls[] = {
+        "load", "test_and_set", "test", "compare_exchange_weak", "compare_exchange_strong", "exchange", "wait"};
+    std::string where = endless ? "an endless loop whose body " : "a loop whose condition ";
+    for (std::size_t k = first; k < last; ++k) {
+      if (!is_identifier(k)) continue;
+      std::string_view name = text(k);
+      bool member = is(k - 1, ".") || is(k - 1, "->");
+      if (member && is(k + 1, "(") && one_of(polls, name)) return where + "calls ." + std::string(name) + "()";
+      if (!member && name.starts_with("atomic") && !endless) return where + "names " + std::string(name);
+      if (!member && (name == "atomicCAS" || name == "atomicExch")) return where + "calls " + std::string(name);
+      if (name == "volatile") return where + "reads through a volatile cast";
+    }
+    // A variable read as a whole (`while (!ready)`, `while (*flag == 0)`);
+    // an atomic's other members (fetch_add, store) read nothing to wait on.
+    for (std::size_t k = first; k < last; ++k) {
+      if (!is_identifier(k) || is(k - 1, ".") || is(k - 1, "->") || is(k - 1, "::") || is(k + 1, "::")) continue;
+      auto flag = flags.find(text(k));
+      if (flag == flags.end() || (flag->second == "atomic" && (is(k + 1, ".") || is(k + 1, "->")))) continue;
+      return where + "reads the " + std::string(flag->second) + " " + std::string(text(k));
+    }
+    return "";
   }
 
   // ---- cooperative groups in stackless kernels ----
@@ -2561,7 +2685,7 @@ class porter {
       for (entity& e : entities) {
         if (!e.never_waits) continue;
         bool ok = e.facts.waits.empty() && e.facts.group_waits.empty() && e.facts.named_waits.empty() &&
-                  !e.facts.waits_in_lambda && e.facts.refusal.empty() && !e.facts.spins;
+                  !e.facts.waits_in_lambda && e.facts.refusal.empty() && e.facts.spin.empty();
         for (const std::string& call : e.facts.calls)
           ok = ok && (call == e.name || resolves_to_never_waiting(call, entities));
         if (!ok) e.never_waits = false, changed = true;
@@ -2715,7 +2839,10 @@ class porter {
     // GCC 12 warns about a coroutine frame that holds a lambda (-Wsubobject-linkage).
     if (f.has_lambda) return "holds a lambda";
     if (f.returns_value) return "returns an expression";
-    if (f.spins) return "spins in a loop on a flag or an atomic (another thread of the block must run meanwhile)";
+    if (!f.spin.empty())
+      return "spins (" + f.spin +
+             "): another thread of the block must run meanwhile, which a stackless thread "
+             "never lets happen";
     // CUDA shuffles and matches __half and __nv_bfloat16 too; the awaitables do not yet.
     bool shuffles = std::any_of(f.waits.begin(), f.waits.end(), [&](std::size_t w) {
       return text(w).starts_with("__shfl") || text(w).starts_with("__match");
@@ -2782,6 +2909,10 @@ class porter {
     groups_namespace_used_ = uses_groups_namespace();
     auto functions = function_definitions();
     for (const function_definition& d : functions) file_function_names_.insert(d.name);
+    for (auto [k, what] : flag_declarations(0, t_.size()))
+      if (std::none_of(functions.begin(), functions.end(),
+                       [&](const function_definition& d) { return k > d.name_token && k < d.close; }))
+        namespace_scope_flags_[std::string(text(k))] = what;
     find_functions_that_never_wait(functions, macro_definitions());
     if (convert_stackless) find_awaitable_functions(functions);
     std::vector<std::string> awaited;  // the awaitable functions converted kernels call
@@ -3086,8 +3217,8 @@ class porter {
         why = "it waits inside a lambda";
       else if (a.facts.has_lambda)
         why = "it holds a lambda";
-      else if (a.facts.spins)
-        why = "it spins in a loop on a flag or an atomic";
+      else if (!a.facts.spin.empty())
+        why = "it spins (" + a.facts.spin + ")";
       for (const construct& c : constructs_)
         if ((c.kind == construct_kind::arch || c.kind == construct_kind::dual_body) && c.begin < t_[d.close].end &&
             c.end > t_[d.open].begin && why.empty())
