@@ -2188,7 +2188,8 @@ class porter {
       // blocks until another thread changes the value.
       if (member && name == "wait" && is(i + 1, "(")) {
         if (f.spin.empty())
-          f.spin = "line " + std::to_string(t_[i].line) + ": calls .wait(), which waits for another thread";
+          f.spin = "line " + std::to_string(t_[i].line) +
+                   ": calls .wait(), an atomic's or a barrier's wait for another thread";
         continue;
       }
       // An atomic flag's members other than wait, as an atomic's, never wait.

@@ -179,7 +179,7 @@ __global__ void volatile_in_the_body(int* data, int* out) {
   __syncthreads();
   if (threadIdx.x < 32) {
     volatile int* s = sums;
-    for (int offset = 16; offset > 0; offset /= 2) s[threadIdx.x] += s[threadIdx.x + offset];
+    for (int offset = 16; offset > 0; offset /= 2) s[threadIdx.x] = s[threadIdx.x] + s[threadIdx.x + offset];
   }
   __syncthreads();
   out[threadIdx.x] = sums[0];
