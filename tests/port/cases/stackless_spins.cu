@@ -125,6 +125,14 @@ __global__ void volatile_device_variable(int* out) {
     out[threadIdx.x] += 1;
   }
 }
+__global__ void empty_loop_after_a_block(int* flag, int* out) {
+  __syncthreads();
+  if (out[0] == 0) {
+    out[1] = 1;
+  }
+  while (flag[0] == 0)
+    ;
+}
 __global__ void nanosleep_backoff(int* flag, int* out) {
   __syncthreads();
   while (flag[0] == 0) {
@@ -172,6 +180,18 @@ __global__ void work_queue(cuda::std::atomic<int>* next, int* out, int n) {
     out[i] = i;
   }
   for (int j = next->load(); j < n; ++j) out[j] += 1;
+}
+__global__ void endless_work_queue(int* next, int* out, int n) {
+  __syncthreads();
+  while (true) {
+    int i = atomicAdd(next, 1);
+    if (i >= n) break;
+    out[i] = i;
+  }
+}
+__global__ void named_as_another_kernels_flag(int* out, int vflag) {
+  __syncthreads();
+  for (int i = 0; i < vflag; ++i) out[i] = i;
 }
 __global__ void volatile_in_the_body(int* data, int* out) {
   __shared__ int sums[64];

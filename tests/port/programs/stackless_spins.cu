@@ -6,9 +6,9 @@
 // weft-port must keep each of these kernels on fibers (docs/porting.md,
 // "Stackless kernels"). A kernel converted by mistake hangs, and the test's
 // timeout fails it.
+#include <cstdio>
 #include <cuda/atomic>
 #include <cuda/std/atomic>
-#include <cstdio>
 
 constexpr int threads = 64;
 
