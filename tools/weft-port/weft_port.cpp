@@ -605,7 +605,8 @@ struct known_kernels {
   // macros defined there whose bodies never wait, those that may, the type
   // names, and whether an operator, constructor or member function waits.
   std::set<std::string, std::less<>> never_wait, may_wait, type_names;
-  std::set<std::string, std::less<>> wait_themselves;  // of may_wait: a barrier or collective in the body
+  std::set<std::string, std::less<>> wait_themselves;     // of may_wait: a barrier or collective in the body
+  std::map<std::string, std::string, std::less<>> spins;  // of may_wait: where and how its body spins
   bool a_member_waits = false;
   bool includes_half = false;  // #include <cuda_fp16.h> or <cuda_bf16.h>
 
@@ -613,6 +614,7 @@ struct known_kernels {
     never_wait.insert(other.never_wait.begin(), other.never_wait.end());
     may_wait.insert(other.may_wait.begin(), other.may_wait.end());
     wait_themselves.insert(other.wait_themselves.begin(), other.wait_themselves.end());
+    spins.insert(other.spins.begin(), other.spins.end());
     type_names.insert(other.type_names.begin(), other.type_names.end());
     a_member_waits |= other.a_member_waits;
     includes_half |= other.includes_half;
@@ -2697,6 +2699,7 @@ class porter {
       if (!e.facts.waits.empty() || !e.facts.group_waits.empty() || !e.facts.named_waits.empty() ||
           e.facts.waits_in_lambda)
         known_.wait_themselves.insert(e.name);
+      if (!e.facts.spin.empty()) known_.spins.emplace(e.name, e.facts.spin);
       // An operator, constructor or member function that waits may be called
       // where no call is spelled (`a + b`, `T x;`): then no kernel converts.
       if (e.member && !e.facts.waits.empty()) known_.a_member_waits = true;
@@ -2821,10 +2824,15 @@ class porter {
                        "`, which waits and is not a __device__ function of this file (only those are made awaitable)";
         break;
       }
-      if (unseen_call.empty())
-        unseen_call = known_.may_wait.contains(call)
-                          ? "calls `" + call + "`, which may wait (it calls what weft-port cannot see)"
-                          : "calls `" + call + "`, which weft-port cannot see (declared elsewhere)";
+      if (unseen_call.empty()) {
+        if (auto spin = known_.spins.find(call); spin != known_.spins.end())
+          unseen_call = "calls `" + call + "`, which spins (" + spin->second +
+                        "): another thread of the block must run meanwhile";
+        else
+          unseen_call = known_.may_wait.contains(call)
+                            ? "calls `" + call + "`, which may wait (it calls what weft-port cannot see)"
+                            : "calls `" + call + "`, which weft-port cannot see (declared elsewhere)";
+      }
     }
     if (!waiting_call.empty()) return waiting_call;
     if (f.waits.empty() && f.group_waits.empty() && f.named_waits.empty() && !awaits_a_function && !f.waits_in_lambda)

@@ -4,6 +4,7 @@
 // what it tests each round calls an atomic's load, test_and_set, test,
 // compare_exchange_weak/strong, exchange or wait, an atomic function, or
 // reads a volatile or atomic variable; an endless loop, if its body does.
+// So does a kernel that calls a __device__ function that spins.
 // Kernels that use atomics without waiting on them still convert. Run with
 // --explain (stackless_spins.expected-stderr).
 #include <cuda/atomic>
@@ -13,6 +14,11 @@ __device__ volatile int go;
 __device__ cuda::std::atomic<int> arrivals;
 
 __device__ void work(int* out) { out[threadIdx.x] += 1; }
+__device__ void wait_for(cuda::std::atomic<int>* f) {
+  while (f->load() == 0) {
+    __threadfence_block();
+  }
+}
 
 // Stay on fibers: the reasons --explain gives.
 __global__ void lock_by_test_and_set(cuda::std::atomic_flag* lock, int* out) {
@@ -132,6 +138,11 @@ __global__ void empty_loop_after_a_block(int* flag, int* out) {
   }
   while (flag[0] == 0)
     ;
+}
+__global__ void calls_a_spinning_function(cuda::std::atomic<int>* f, int* out) {
+  __syncthreads();
+  wait_for(f);
+  out[threadIdx.x] = 1;
 }
 __global__ void nanosleep_backoff(int* flag, int* out) {
   __syncthreads();
