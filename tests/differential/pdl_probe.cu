@@ -44,9 +44,9 @@ __global__ void primary(volatile int* flag, int* saw, int* data, int trigger, lo
 }
 
 // One thread stores the flag and the value seen, as a real kernel would:
-// the warp's 32 stores of one word would race under CUDA's memory model
-// (volatile stores included, for the race check, which cannot tell them
-// from plain ones: docs/debugging.md, "Race check").
+// 32 threads' plain stores of one word race under CUDA's memory model, and
+// the race check, which cannot tell volatile stores from plain ones, would
+// report the flag's too (docs/debugging.md, "Race check").
 __global__ void secondary(volatile int* flag, const int* data, int* seen) {
   if (threadIdx.x == 0) *flag = 1;
   cudaGridDependencySynchronize();
