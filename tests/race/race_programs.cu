@@ -991,7 +991,8 @@ int main() {
     cudaEventRecord(joined, second_nonblocking);
     if (event) cudaStreamWaitEvent(first_nonblocking, joined, 0);
     cudaMemcpyAsync(copied, staged, 32 * sizeof(int), cudaMemcpyDeviceToDevice, first_nonblocking);
-    if (!event) cudaStreamWaitEvent(first_nonblocking, joined, 0);  // joined after the copy: the capture must end joined
+    // Without the event, joined after the copy: a capture must end joined.
+    if (!event) cudaStreamWaitEvent(first_nonblocking, joined, 0);
     cudaStreamEndCapture(first_nonblocking, &graph);
     cudaGraphExec_t exec;
     cudaGraphInstantiate(&exec, graph, 0);
