@@ -187,6 +187,17 @@ for executor in auto fibers; do
   expect "write by $set\$"
   expect "write by kernel 'copy_source_writer\\(int\\*\\)' block \\(0,0,0\\) thread \\([0-9]+,0,0\\) at .*$file:$copy_source_writer_write"
   expect "read  by $copy\$"
+  # A graph's memset node and a kernel node with no edge between them, and
+  # a captured copy and a kernel of another captured stream with no event
+  # between them: the node by its kind, the kernel with its thread and line.
+  set_node_reader="kernel 'graph_set_reader\\(int const\\*, int\\*\\)'" set_node="graph memset node"
+  expect "(read-after-write|write-after-read) hazard between ($set_node_reader and $set_node|$set_node and $set_node_reader) \\(commands that stream and event order do not order\\) on global memory \\(byte [0-9]+ of the 128-byte allocation at 0x"
+  expect "read  by $set_node_reader block \\(0,0,0\\) thread \\([0-9]+,0,0\\) at .*$file:$graph_set_reader_read"
+  expect "write by $set_node\$"
+  copy_node_reader="kernel 'graph_copy_reader\\(int const\\*, int\\*\\)'" copy_node="graph memcpy node"
+  expect "(read-after-write|write-after-read) hazard between ($copy_node_reader and $copy_node|$copy_node and $copy_node_reader) \\(commands that"
+  expect "read  by $copy_node_reader block \\(0,0,0\\) thread \\([0-9]+,0,0\\) at .*$file:$graph_copy_reader_read"
+  expect "write by $copy_node\$"
   # The first and third of three launches, though the second, ordered
   # after the first, read the word between them; and two launches 1100
   # launches apart.

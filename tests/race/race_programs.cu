@@ -503,6 +503,19 @@ __global__ void copy_source_writer(int* to) {
   // race-line: copy_source_writer_write
   to[threadIdx.x] = threadIdx.x;
 }
+// A graph's memset and memcpy nodes, which its edges order with its
+// kernel nodes as they order kernels: a memset node and a kernel node that
+// reads what it sets, with no edge between them, race; so do a copy and a
+// kernel captured in two streams of one capture that no event joins
+// between them.
+__global__ void graph_set_reader(const int* from, int* out) {
+  // race-line: graph_set_reader_read
+  out[threadIdx.x] = from[threadIdx.x];
+}
+__global__ void graph_copy_reader(const int* from, int* out) {
+  // race-line: graph_copy_reader_read
+  out[threadIdx.x] = from[threadIdx.x];
+}
 
 // Three launches, the second ordered after the first, the third after
 // neither: the first and the third race whatever the second did between
@@ -938,6 +951,65 @@ int main() {
     copy_source_writer<<<1, 32, 0, first_nonblocking>>>(copied);
     cudaMemcpyAsync(out, copied, 32 * sizeof(int), cudaMemcpyDeviceToDevice, second_nonblocking);
   });
+
+  // A graph's memset node and a kernel node reading what it sets, without
+  // and with an edge between them; a copy captured in one stream and a
+  // kernel reading its destination captured in another, forked from the
+  // first, without and with an event from the kernel to the copy.
+  auto set_and_read_graph = [&](bool edge) {
+    cudaGraph_t graph;
+    cudaGraphCreate(&graph, 0);
+    cudaMemsetParams set = {};
+    set.dst = copied;
+    set.value = 7;
+    set.elementSize = sizeof(int);
+    set.width = 32;
+    set.height = 1;
+    cudaGraphNode_t set_node, read_node;
+    cudaGraphAddMemsetNode(&set_node, graph, nullptr, 0, &set);
+    void* args[] = {&copied, &out};
+    cudaKernelNodeParams read = {};
+    read.func = (void*)graph_set_reader;
+    read.gridDim = dim3(1);
+    read.blockDim = dim3(32);
+    read.kernelParams = args;
+    cudaGraphAddKernelNode(&read_node, graph, edge ? &set_node : nullptr, edge ? 1 : 0, &read);
+    cudaGraphExec_t exec;
+    cudaGraphInstantiate(&exec, graph, 0);
+    cudaGraphDestroy(graph);
+    return exec;
+  };
+  cudaEvent_t forked, joined;
+  cudaEventCreateWithFlags(&forked, cudaEventDisableTiming);
+  cudaEventCreateWithFlags(&joined, cudaEventDisableTiming);
+  auto copy_and_read_graph = [&](bool event) {
+    cudaGraph_t graph;
+    cudaStreamBeginCapture(first_nonblocking, cudaStreamCaptureModeGlobal);
+    cudaEventRecord(forked, first_nonblocking);
+    cudaStreamWaitEvent(second_nonblocking, forked, 0);
+    graph_copy_reader<<<1, 32, 0, second_nonblocking>>>(copied, out);
+    cudaEventRecord(joined, second_nonblocking);
+    if (event) cudaStreamWaitEvent(first_nonblocking, joined, 0);
+    cudaMemcpyAsync(copied, staged, 32 * sizeof(int), cudaMemcpyDeviceToDevice, first_nonblocking);
+    // Without the event, joined after the copy: a capture must end joined.
+    if (!event) cudaStreamWaitEvent(first_nonblocking, joined, 0);
+    cudaStreamEndCapture(first_nonblocking, &graph);
+    cudaGraphExec_t exec;
+    cudaGraphInstantiate(&exec, graph, 0);
+    cudaGraphDestroy(graph);
+    return exec;
+  };
+  cudaGraphExec_t set_without_edge = set_and_read_graph(false), set_with_edge = set_and_read_graph(true);
+  cudaGraphExec_t copy_without_event = copy_and_read_graph(false), copy_with_event = copy_and_read_graph(true);
+  expect("graph_memset_node_and_kernel_node_with_edge", false,
+         [&] { cudaGraphLaunch(set_with_edge, first_nonblocking); });
+  expect("graph_memset_node_and_kernel_node_without_edge", true,
+         [&] { cudaGraphLaunch(set_without_edge, first_nonblocking); });
+  expect("captured_copy_and_kernel_with_event", false, [&] { cudaGraphLaunch(copy_with_event, first_nonblocking); });
+  expect("captured_copy_and_kernel_without_event", true,
+         [&] { cudaGraphLaunch(copy_without_event, first_nonblocking); });
+  for (cudaGraphExec_t exec : {set_without_edge, set_with_edge, copy_without_event, copy_with_event})
+    cudaGraphExecDestroy(exec);
 
   // The third launch is enqueued once the second has run (a host function
   // after it says so, which orders nothing in CUDA).

@@ -35,7 +35,10 @@ class race_stream_copy {
   /// `call`: the CUDA function ("cudaMemcpyAsync"), `stream` its stream's
   /// handle (null: the default stream), as reports name it.
   race_stream_copy(int device, const char* call, const void* stream)
-      : name_(name_of(call, stream)),
+      : race_stream_copy(device, name_of(call, stream)) {}
+  /// `name`: what reports call it ("graph memset node").
+  race_stream_copy(int device, std::string name)
+      : name_(std::move(name)),
         site_(race_copy_sites::named(name_)),
         launch_(dim3{1, 1, 1}, dim3{1, 1, 1}, device, [name = name_] { return name; }) {
     launch_.identity()->command = true;

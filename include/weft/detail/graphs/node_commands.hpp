@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "weft/detail/commands/event.hpp"
 #include "weft/detail/graphs/graph_memory.hpp"
 #include "weft/detail/graphs/graph_model.hpp"
+#include "weft/detail/memory/memory_copies.hpp"
 #include "weft/detail/runtime/runtime.hpp"
 #include "weft/detail/streams/host_task.hpp"
 
@@ -50,21 +52,36 @@ inline std::shared_ptr<command> node_command(const kernel_work& w, node_launch a
   return grid;
 }
 
+/// A memcpy or memset node's command, which moves the bytes of `rows`
+/// (`node` names it in race reports). In a race-check build the check
+/// traces it as a stream's copy or set (race_stream_copy.hpp), ordered by
+/// the graph's edges as its kernels are: against a kernel node or another
+/// copy that no path of edges orders with it, it races.
+inline std::shared_ptr<command> graph_copy_command(std::string what, int device, std::function<void()> work,
+                                                   const row_box& rows, const char* node) {
+  if constexpr (race_check_build)
+    return std::make_shared<race_traced_host_task>(
+        std::move(what), device, std::move(work),
+        race_trace_rows(std::make_shared<race_stream_copy>(device, node), rows));
+  else
+    return std::make_shared<host_task>(std::move(what), device, std::move(work));
+}
+
 inline std::shared_ptr<command> node_command(const copy_work& w, node_launch at) {
   row_box b = w.box();
-  return std::make_shared<host_task>(
-      "graph copy of " + std::to_string(b.width * b.height * b.depth) + " bytes", at.rt.ordinal(), [b] {
-        if (b.width == 0) return;
-        for (std::size_t z = 0; z < b.depth; ++z)
-          for (std::size_t y = 0; y < b.height; ++y)
-            std::memmove(static_cast<char*>(b.dst) + z * b.dst_slice + y * b.dst_pitch,
-                         static_cast<const char*>(b.src) + z * b.src_slice + y * b.src_pitch, b.width);
-      });
+  return graph_copy_command(
+      "graph copy of " + std::to_string(b.width * b.height * b.depth) + " bytes", at.rt.ordinal(),
+      [b] {
+        if (b.width != 0) copy_rows(b);
+      },
+      b, "graph memcpy node");
 }
 
 inline std::shared_ptr<command> node_command(const set_work& w, node_launch at) {
-  return std::make_shared<host_task>("graph set of " + std::to_string(w.width * w.element_size * w.height) + " bytes",
-                                     at.rt.ordinal(), [w] { set_elements(w); });
+  std::size_t row = w.width * w.element_size;
+  return graph_copy_command(
+      "graph set of " + std::to_string(row * w.height) + " bytes", at.rt.ordinal(), [w] { set_elements(w); },
+      {w.dst, w.pitch, w.pitch * w.height, nullptr, 0, 0, row, w.height, 1}, "graph memset node");
 }
 
 inline std::shared_ptr<command> node_command(const host_work& w, node_launch) {

@@ -69,22 +69,25 @@ inline void fault_unmapped_graph_memory(int device, const std::string& what) {
                           "stream reached it (its allocation node had not run, or it was freed)");
 }
 
-/// The race check's trace of a copy of box `b` (race_stream_copy.hpp): its
-/// rows, read from the source and written to the destination; null, and
-/// nothing worked out, in other builds.
-inline std::shared_ptr<race_stream_copy> race_trace_box(const row_box& b, placement where) {
-  if constexpr (!race_check_build) {
+/// Box `b`'s rows added to the race check's trace of a copy or set
+/// (race_stream_copy.hpp): written at the destination and, for a copy, read
+/// at the source (a set's box has none). For race-check builds.
+inline std::shared_ptr<race_stream_copy> race_trace_rows(std::shared_ptr<race_stream_copy> traced, const row_box& b) {
+  for (std::size_t z = 0; z < b.depth; ++z)
+    for (std::size_t y = 0; y < b.height; ++y) {
+      if (b.src) traced->reads(static_cast<const char*>(b.src) + z * b.src_slice + y * b.src_pitch, b.width);
+      traced->writes(static_cast<char*>(b.dst) + z * b.dst_slice + y * b.dst_pitch, b.width);
+    }
+  return traced;
+}
+
+/// The race check's trace of `call`, a copy or set of box `b` into
+/// `where`'s stream; null, and nothing worked out, in other builds.
+inline std::shared_ptr<race_stream_copy> race_trace_box(const row_box& b, placement where, const char* call) {
+  if constexpr (!race_check_build)
     return nullptr;
-  } else {
-    auto traced =
-        race_trace_copy(device_of(where), where.asynchronous ? "cudaMemcpyAsync" : "cudaMemcpy", where.stream);
-    for (std::size_t z = 0; z < b.depth; ++z)
-      for (std::size_t y = 0; y < b.height; ++y) {
-        traced->reads(static_cast<const char*>(b.src) + z * b.src_slice + y * b.src_pitch, b.width);
-        traced->writes(static_cast<char*>(b.dst) + z * b.dst_slice + y * b.dst_pitch, b.width);
-      }
-    return traced;
-  }
+  else
+    return race_trace_rows(race_trace_copy(device_of(where), call, where.stream), b);
 }
 
 /// `reserved`: memory a copy may name before earlier work in stream order
@@ -106,7 +109,7 @@ inline cudaError_t copy_box(const row_box& b, cudaMemcpyKind kind, placement whe
   if (where.asynchronous) {
     if (mapped == cudaSuccess)
       return perform(
-          where, std::move(what), [b] { copy_rows(b); }, race_trace_box(b, where));
+          where, std::move(what), [b] { copy_rows(b); }, race_trace_box(b, where, "cudaMemcpyAsync"));
     return perform(
         where, what,
         [b, kind, what, device = device_of(where)] {
@@ -115,7 +118,7 @@ inline cudaError_t copy_box(const row_box& b, cudaMemcpyKind kind, placement whe
           else
             fault_unmapped_graph_memory(device, what);
         },
-        race_trace_box(b, where));
+        race_trace_box(b, where, "cudaMemcpyAsync"));
   }
   // The caller still waits: the copy is refused as at the call.
   auto refused = std::make_shared<cudaError_t>(cudaSuccess);
@@ -125,7 +128,7 @@ inline cudaError_t copy_box(const row_box& b, cudaMemcpyKind kind, placement whe
         *refused = check_copy(b, kind);
         if (*refused == cudaSuccess) copy_rows(b);
       },
-      race_trace_box(b, where));
+      race_trace_box(b, where, "cudaMemcpy"));
   return e == cudaSuccess && *refused != cudaSuccess ? record(*refused) : e;
 }
 
@@ -146,15 +149,9 @@ inline cudaError_t set_box(void* p, std::size_t pitch, std::size_t slice, int va
       for (std::size_t y = 0; y < height; ++y) std::memset(static_cast<char*>(p) + z * slice + y * pitch, value, width);
   };
   std::string what = "set of " + std::to_string(width * height * depth) + " bytes";
-  auto traced = [&]() -> std::shared_ptr<race_stream_copy> {
-    if constexpr (!race_check_build) {
-      return nullptr;
-    } else {
-      auto t = race_trace_copy(device_of(where), where.asynchronous ? "cudaMemsetAsync" : "cudaMemset", where.stream);
-      for (std::size_t z = 0; z < depth; ++z)
-        for (std::size_t y = 0; y < height; ++y) t->writes(static_cast<char*>(p) + z * slice + y * pitch, width);
-      return t;
-    }
+  auto traced = [&] {
+    return race_trace_box({p, pitch, slice, nullptr, 0, 0, width, height, depth}, where,
+                          where.asynchronous ? "cudaMemsetAsync" : "cudaMemset");
   };
   if (mapped) return perform(where, std::move(what), set_rows, traced());
   // Graph memory not mapped yet, checked again when its turn comes (copy_box).
