@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # ctest's race_check.racecheck_probe: builds tests/race/racecheck_probe.cu
-# with Clang and WEFT_SANITIZE=race (Release, as race_check.sh does), runs
+# with Clang and WEFT_SANITIZE=race (at -O1, as race_silent.sh does: the
+# level at which weft's own code, such as a std::vector of a named barrier's
+# arrivals, stays out of line where the ignore list must keep it), runs
 # it on both executors and fails unless its output is the H200's and its
 # reports, as "kernel kind line line" (the earlier access's line first), are
 # those of racecheck_probe.weft.txt (docs/debugging.md, "Against
@@ -13,7 +15,7 @@ source "$source_dir/tests/clang/find_clang.sh"
 here=$source_dir/tests/race
 
 cmake -S "$here/project" -B "$binary_dir" -DWEFT_SOURCE_DIR="$source_dir" -DCMAKE_CXX_COMPILER="$compiler" \
-  -DCMAKE_BUILD_TYPE=Release -DWEFT_SANITIZE=race -DWEFT_RACE_PROGRAMS=race/racecheck_probe > /dev/null
+  -DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_FLAGS=-O1 -DWEFT_SANITIZE=race -DWEFT_RACE_PROGRAMS=race/racecheck_probe > /dev/null
 if ! cmake --build "$binary_dir" --target race.racecheck_probe -j"$(nproc)" > "$binary_dir/build.log" 2>&1; then
   cat "$binary_dir/build.log"
   exit 1
