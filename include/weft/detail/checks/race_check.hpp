@@ -23,8 +23,9 @@
 //     multi-warp tile's sync, a split arrive and wait, an arrive_and_drop,
 //     a pipeline's commit and release, a barrier in global memory that
 //     several blocks arrive at) orders exactly what CUDA orders: what each
-//     arrival did before arriving before what each wait that observes the
-//     phase's completion does after it, by the threads' clocks (below).
+//     arrival did before arriving (with what warp collectives ordered
+//     before it) before what each wait that observes the phase's
+//     completion does after it, by the threads' clocks (below).
 //   - a warp collective (__syncwarp, shuffles, votes, tiles of a warp or
 //     less): each lane keeps a vector clock over its warp's 32 lanes; a
 //     collective joins the clocks of the lanes it names.
@@ -35,7 +36,10 @@
 //     not traced; a block-scope one orders its own block only). In a
 //     launch with clusters, another block's __shared__ word that a thread
 //     reaches through cluster.map_shared_rank is checked in that block's
-//     shadow, an atomic on it as an atomic write (check_remote).
+//     shadow, an atomic on it as an atomic write (check_remote), as is an
+//     atomic on the block's own __shared__ word; a cuda::barrier in
+//     __shared__ memory, which other blocks may arrive at, keeps its phases
+//     in the launch (block_local).
 //   - within a block, release and acquire through atomics (a lock of
 //     atomicCAS and atomicExch, a flag): an atomic read-modify-write
 //     acquires what threads of its block released to its word, and, made
