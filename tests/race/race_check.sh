@@ -164,7 +164,9 @@ for executor in auto fibers; do
   # block's atomicAdd into them (named at the kernel's line, not weft's);
   # block 1's plain write into block 0's __shared__ word against block 0's
   # read.
-  expect "(read-after-write|write-after-read) hazard in kernel 'cluster_bins\(int const\*, int\*, bool\)' on distributed __shared__ memory of block \([01],0,0\)"
+  # (The pair of lines may be met first between the owner's own atomicAdd
+  # and read, which a launch with clusters also records: "__shared__".)
+  expect "(read-after-write|write-after-read) hazard in kernel 'cluster_bins\(int const\*, int\*, bool\)' on (distributed __shared__ memory of block \([01],0,0\)|__shared__ memory)"
   expect "read  by block \([01],0,0\) thread \([0-9]+,0,0\) at .*$file:$cluster_bins_read in cluster_bins"
   expect "write by block \([01],0,0\) thread \([0-9]+,0,0\) at .*$file:$cluster_bins_add in cluster_bins"
   expect "(read-after-write|write-after-read) hazard in kernel 'cluster_remote_write\(int\*, int\)' on distributed __shared__ memory of block \(0,0,0\)"
@@ -175,6 +177,27 @@ for executor in auto fibers; do
   expect "write-after-read hazard in kernel 'three_readers_then_writer\(int\*, bool\)' on __shared__ memory"
   expect "read  by block \(0,0,0\) thread \(0,0,0\) at .*$file:$three_readers_read"
   expect "write by block \(0,0,0\) thread \(35,0,0\) at .*$file:$three_readers_write"
+  # A cuda::barrier in block 0's __shared__ memory that block 1 arrives at
+  # through cluster.map_shared_rank: block 1's write after its arrival
+  # races with block 0's read after its wait.
+  expect "(read-after-write|write-after-read) hazard in kernel 'cluster_barrier_handover\(int\*, bool\)' on distributed __shared__ memory of block \(0,0,0\)"
+  expect "write by block \(1,0,0\) thread \(([0-9]|[12][0-9]|3[01]),0,0\) at .*$file:$cluster_handover_late_write in cluster_barrier_handover"
+  expect "read  by block \(0,0,0\) thread \(([0-9]|[1-5][0-9]|6[0-3]),0,0\) at .*$file:$cluster_handover_read in cluster_barrier_handover"
+  # Block 0's atomicAdd on its own __shared__ word, in a launch with
+  # clusters, against block 1's plain read of it with no cluster.sync().
+  expect "(read-after-write|write-after-read) hazard in kernel 'cluster_owner_atomics\(int\*, bool\)' on distributed __shared__ memory of block \(0,0,0\)"
+  expect "write by block \(0,0,0\) thread \(([0-9]|[12][0-9]|3[01]),0,0\) at .*$file:$cluster_owner_atomic_add in cluster_owner_atomics"
+  expect "read  by block \(1,0,0\) thread \(([0-9]|[12][0-9]|3[01]),0,0\) at .*$file:$cluster_peer_counter_read in cluster_owner_atomics"
+  # Lane 1's write, not ordered before lane 0's arrival at a device-scope
+  # barrier by a __syncwarp, against the other block's read after its wait.
+  expect "(read-after-write|write-after-read) hazard in kernel 'lane_then_device_barrier\(.*\)' on global memory"
+  expect "write by block \([01],0,0\) thread \(1,0,0\) at .*$file:$lane_barrier_write"
+  expect "read  by block \([01],0,0\) thread \(0,0,0\) at .*$file:$lane_barrier_read"
+  # A device-scope pipeline's consumer (block 1) reading a stage before its
+  # consumer_wait, against the producers (block 0).
+  expect "(read-after-write|write-after-read) hazard in kernel 'device_pipeline_handover\(.*\)' on global memory"
+  expect "write by block \(0,0,0\) thread \(([0-9]|[12][0-9]|3[01]),0,0\) at .*$file:$device_pipeline_write"
+  expect "read  by block \(1,0,0\) thread \(([0-9]|[12][0-9]|3[01]),0,0\) at .*$file:$device_pipeline_early_read"
   # A kernel and a copy or set of another stream: the kernel with its
   # thread and line, the copy by its call and stream.
   copy_reader="kernel 'copy_reader\\(int const\\*, int\\*\\)'" copy="cudaMemcpyAsync \\(stream 0x[0-9a-f]+\\)"

@@ -681,6 +681,107 @@ static cudaError_t launch_cluster_of_two(Kernel kernel, unsigned threads, Args..
   return cudaLaunchKernelEx(&config, kernel, args...);
 }
 
+// A cuda::barrier of device scope in a block's __shared__ memory (block 0
+// of a cluster of two) that the other block's warp 0 arrives at through
+// cluster.map_shared_rank, after writing into block 0's slots: the phase
+// orders those writes before what block 0's threads do after their wait.
+// Written after the arrival (`write_after_arriving`), they race with block
+// 0's reads.
+__global__ void cluster_barrier_handover(int* out, bool write_after_arriving) {
+  __shared__ cuda::barrier<cuda::thread_scope_device> cluster_handover_bar;
+  __shared__ int cluster_handover_slots[32];
+  cg::cluster_group cluster = cg::this_cluster();
+  if (threadIdx.x == 0) init(&cluster_handover_bar, blockDim.x + 32);  // block 0's threads, block 1's warp 0
+  if (threadIdx.x < 32) cluster_handover_slots[threadIdx.x] = 0;
+  cluster.sync();
+  if (cluster.block_rank() == 1 && threadIdx.x < 32) {
+    cuda::barrier<cuda::thread_scope_device>* bar = cluster.map_shared_rank(&cluster_handover_bar, 0);
+    int* slots = cluster.map_shared_rank(cluster_handover_slots, 0);
+    if (!write_after_arriving) slots[threadIdx.x] = static_cast<int>(threadIdx.x) + 1;
+    auto token = bar->arrive();
+    (void)token;
+    // race-line: cluster_handover_late_write
+    if (write_after_arriving) slots[threadIdx.x] = static_cast<int>(threadIdx.x) + 1;
+  }
+  if (cluster.block_rank() == 0) {
+    cluster_handover_bar.arrive_and_wait();
+    // race-line: cluster_handover_read
+    out[threadIdx.x] = cluster_handover_slots[threadIdx.x % 32];
+  }
+  // Block 0's memory outlives block 1's accesses to it.
+  cluster.sync();
+}
+
+// Block 0's atomics on its own __shared__ counter, which block 1 reads
+// through cluster.map_shared_rank after a cluster.sync() (`synced`), or
+// with nothing between them.
+__global__ void cluster_owner_atomics(int* out, bool synced) {
+  __shared__ int cluster_owner_counter;
+  cg::cluster_group cluster = cg::this_cluster();
+  if (threadIdx.x == 0) cluster_owner_counter = 0;
+  cluster.sync();
+  // race-line: cluster_owner_atomic_add
+  if (cluster.block_rank() == 0) atomicAdd(&cluster_owner_counter, 1);
+  if (synced) cluster.sync();
+  // race-line: cluster_peer_counter_read
+  if (cluster.block_rank() == 1) out[threadIdx.x] = *cluster.map_shared_rank(&cluster_owner_counter, 0);
+  cluster.sync();
+}
+
+// A cuda::barrier of device scope in global memory that only thread 0 of
+// each of two blocks arrives at, after lane 1 wrote its block's slot and a
+// __syncwarp of lanes 0 and 1 (`syncwarp`): the arrival releases what the
+// __syncwarp ordered before it, so each thread 0 reads the other block's
+// slot after its wait. Without the __syncwarp, lane 1's write is ordered
+// by nothing.
+__global__ void lane_then_device_barrier(cuda::barrier<cuda::thread_scope_device>* bar, int* slots, int* out,
+                                         bool syncwarp) {
+  // race-line: lane_barrier_write
+  if (threadIdx.x == 1) slots[blockIdx.x] = static_cast<int>(blockIdx.x) + 1;
+  if (syncwarp && threadIdx.x < 2) __syncwarp(0x3);
+  if (threadIdx.x == 0) {
+    bar->arrive_and_wait();
+    // race-line: lane_barrier_read
+    out[blockIdx.x] = slots[1 - blockIdx.x];
+  }
+}
+
+// A cuda::pipeline of device scope, its shared state in global memory:
+// block 0's threads produce into two stages in global memory, block 1's
+// consume (a cooperative launch: make_pipeline syncs the grid). Every
+// producer's commit of a stage orders its write before the consumers'
+// consumer_wait for it, and every consumer's release its read before the
+// producers' next producer_acquire of it; a consumer that reads the stage
+// before its consumer_wait (`read_before_wait`) races with the producers.
+__global__ void device_pipeline_handover(cuda::pipeline_shared_state<cuda::thread_scope_device, 2>* state, int* stages,
+                                         int* out, int rounds, bool read_before_wait) {
+  cg::grid_group grid = cg::this_grid();
+  bool producer = blockIdx.x == 0;
+  cuda::pipeline<cuda::thread_scope_device> pipe =
+      cuda::make_pipeline(grid, state, producer ? cuda::pipeline_role::producer : cuda::pipeline_role::consumer);
+  int lane = threadIdx.x % 32;
+  int sum = 0;
+  for (int r = 0; r < rounds; ++r) {
+    int* stage = stages + (r % 2) * 32;
+    if (producer) {
+      pipe.producer_acquire();
+      // race-line: device_pipeline_write
+      stage[lane] = r;
+      pipe.producer_commit();
+    } else if (read_before_wait) {
+      // race-line: device_pipeline_early_read
+      sum += stage[31 - lane];
+      pipe.consumer_wait();
+      pipe.consumer_release();
+    } else {
+      pipe.consumer_wait();
+      sum += stage[31 - lane];
+      pipe.consumer_release();
+    }
+  }
+  out[blockIdx.x * 32 + threadIdx.x] = sum;
+}
+
 // Three readers of a __shared__ word, then a writer, with no barrier
 // between them: thread 0 (warp 0) reads (`older_read`), then lanes 1 and 2
 // of warp 1, which a __syncwarp orders before lane 3's write. The write
@@ -914,6 +1015,32 @@ int main() {
   expect("cluster_remote_write_synced", false, [&] { launch_cluster_of_two(cluster_remote_write, 32, out, 1); });
   expect("cluster_remote_write_split_barrier", false, [&] { launch_cluster_of_two(cluster_remote_write, 32, out, 2); });
   expect("cluster_remote_write", true, [&] { launch_cluster_of_two(cluster_remote_write, 32, out, 0); });
+  expect("cluster_barrier_handover", false, [&] { launch_cluster_of_two(cluster_barrier_handover, 64, out, false); });
+  expect("cluster_barrier_write_after_arriving", true,
+         [&] { launch_cluster_of_two(cluster_barrier_handover, 64, out, true); });
+  expect("cluster_owner_atomics_synced", false, [&] { launch_cluster_of_two(cluster_owner_atomics, 32, out, true); });
+  expect("cluster_owner_atomics", true, [&] { launch_cluster_of_two(cluster_owner_atomics, 32, out, false); });
+  int* lane_slots;
+  cudaMalloc(&lane_slots, 2 * sizeof(int));
+  expect("lane_then_device_barrier", false, [&] {
+    init_device_barrier<<<1, 1>>>(device_barrier, 2);
+    lane_then_device_barrier<<<2, 32>>>(device_barrier, lane_slots, out, true);
+  });
+  expect("lane_then_device_barrier_without_syncwarp", true, [&] {
+    init_device_barrier<<<1, 1>>>(device_barrier, 2);
+    lane_then_device_barrier<<<2, 32>>>(device_barrier, lane_slots, out, false);
+  });
+  cuda::pipeline_shared_state<cuda::thread_scope_device, 2>* device_pipeline_state;
+  cudaMalloc(&device_pipeline_state, sizeof *device_pipeline_state);
+  int* pipeline_stages;
+  cudaMalloc(&pipeline_stages, 2 * 32 * sizeof(int));
+  auto device_pipeline_case = [&](bool read_before_wait) {
+    int rounds = 6;
+    void* args[] = {&device_pipeline_state, &pipeline_stages, &out, &rounds, &read_before_wait};
+    cudaLaunchCooperativeKernel(reinterpret_cast<void*>(device_pipeline_handover), dim3(2), dim3(32), args);
+  };
+  expect("device_pipeline", false, [&] { device_pipeline_case(false); });
+  expect("device_pipeline_read_before_wait", true, [&] { device_pipeline_case(true); });
   expect("three_readers_then_writer_warp_ordered", false, [&] { three_readers_then_writer<<<1, 64>>>(out, false); });
   expect("three_readers_then_writer", true, [&] { three_readers_then_writer<<<1, 64>>>(out, true); });
 

@@ -780,6 +780,56 @@ TEST_CASE(
   weft::detail::race_list_allocations = listed_before;
 }
 
+namespace {
+
+[[gnu::noinline]] void race_test_site_lane_writes() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_lane_waiter_reads() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_lane_unsynced_reads() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_lane_late_reads() { asm volatile(""); }
+
+}  // namespace
+
+TEST_CASE(
+    "race check: an arrival at a barrier in global memory releases to the other block what a warp collective "
+    "ordered before it, not a lane's accesses after that collective nor a lane it did not name") {
+  auto listed_before = weft::detail::race_list_allocations;
+  weft::detail::race_list_allocations = race_test_global_allocation;
+  weft::detail::blockDim = dim3{64, 1, 1};
+  weft::detail::gridDim = dim3{2, 1, 1};
+  std::uint32_t* global = race_test_global_words().data();
+  const void* barrier = &global[1910];  // a cuda::barrier<cuda::thread_scope_device>, 2 expected
+  race_launch launch{dim3{2, 1, 1}, dim3{64, 1, 1}, 0, [] { return std::string("race_check_test"); }};
+  race_worker worker;
+  // Block 0: lanes 1 and 2 write; __syncwarp(0x3); lane 1 writes again;
+  // lane 0 arrives.
+  worker.start_block(&launch, 0, 64, nullptr, 0);
+  race_test_global_access(worker, 1, &global[1720], true, race_test_site_lane_writes);
+  race_test_global_access(worker, 2, &global[1721], true, race_test_site_lane_writes);
+  worker.warp_synced(0, 0x3);
+  race_test_global_access(worker, 1, &global[1722], true, race_test_site_lane_writes);
+  weft::detail::threadIdx = uint3{0, 0, 0};
+  worker.barrier_arrival_begins(barrier);
+  worker.barrier_arrival(barrier, 0, 1, true);
+  worker.let_go_of_pages();
+  // Block 1's thread 0 arrives last, completes the phase and waits.
+  worker.start_block(&launch, 1, 64, nullptr, 0);
+  weft::detail::threadIdx = uint3{0, 0, 0};
+  worker.barrier_arrival_begins(barrier);
+  worker.barrier_arrival(barrier, 0, 1, true);
+  worker.barrier_arrivals_completed(barrier, 0);
+  worker.barrier_phase_completed(barrier, 0);
+  worker.barrier_waited(barrier, 0);
+  CHECK(race_test_block::hazards(
+            [&] { race_test_global_access(worker, 0, &global[1720], false, race_test_site_lane_waiter_reads); }) == 0);
+  CHECK(race_test_block::hazards([&] {
+          race_test_global_access(worker, 0, &global[1721], false, race_test_site_lane_unsynced_reads);
+        }) == 1);
+  CHECK(race_test_block::hazards(
+            [&] { race_test_global_access(worker, 0, &global[1722], false, race_test_site_lane_late_reads); }) == 1);
+  worker.let_go_of_pages();
+  weft::detail::race_list_allocations = listed_before;
+}
+
 TEST_CASE(
     "race check: a launch races with the records of a finished launch that CUDA does not order before it, not with "
     "those of one it does") {
@@ -889,6 +939,63 @@ TEST_CASE(
   c.owner.group_synced();
   c.peer.group_synced();
   CHECK(race_test_block::hazards([&] { c.access(c.owner, 6, 2, false, race_test_site_cluster_owner_reads_bin); }) == 0);
+}
+
+namespace {
+
+[[gnu::noinline]] void race_test_site_cluster_owner_atomic() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_cluster_peer_reads_counter() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_cluster_peer_writes_before_arriving() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_cluster_peer_writes_after_arriving() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_cluster_owner_reads_after_wait() { asm volatile(""); }
+
+}  // namespace
+
+TEST_CASE(
+    "race check: in a launch with clusters, the owner's atomics on its own __shared__ word race with another "
+    "block's plain read; without clusters, atomics stay untraced") {
+  race_test_cluster c;
+  CHECK(race_test_block::hazards([&] {
+          weft::detail::threadIdx = uint3{3, 0, 0};
+          c.owner.atomic_read_modify_write(&c.owner_words[5]);
+          c.access(c.peer, 0, 5, false, race_test_site_cluster_peer_reads_counter);
+        }) == 1);
+  CHECK(race_test_block::hazards([&] {
+          weft::detail::threadIdx = uint3{4, 0, 0};
+          c.owner.atomic_read_modify_write(&c.owner_words[6]);
+          c.owner.group_synced();
+          c.peer.group_synced();
+          c.access(c.peer, 0, 6, false, race_test_site_cluster_peer_reads_counter);
+        }) == 0);
+  race_test_block b;
+  CHECK(race_test_block::hazards([&] {
+          b.atomic(3, 5);
+          b.access(4, 5, false, race_test_site_cluster_peer_reads_counter);
+        }) == 0);
+}
+
+TEST_CASE(
+    "race check: a barrier in a block's __shared__ memory that another block of the cluster arrives at orders that "
+    "block's accesses before the arrival before the owner's wait, not those after it") {
+  race_test_cluster c;
+  const void* barrier = &c.owner_words[60];  // a cuda::barrier the owner's thread 0 and the peer's thread 0 expect
+  weft::detail::threadIdx = uint3{0, 0, 0};
+  c.access(c.peer, 0, 10, true, race_test_site_cluster_peer_writes_before_arriving);
+  weft::detail::threadIdx = uint3{0, 0, 0};
+  c.peer.barrier_arrival_begins(barrier);
+  c.peer.barrier_arrival(barrier, 0, 1, false);
+  c.access(c.peer, 0, 11, true, race_test_site_cluster_peer_writes_after_arriving);
+  // The owner's thread 0 arrives last, completes the phase and waits.
+  weft::detail::threadIdx = uint3{0, 0, 0};
+  c.owner.barrier_arrival_begins(barrier);
+  c.owner.barrier_arrival(barrier, 0, 1, true);
+  c.owner.barrier_arrivals_completed(barrier, 0);
+  c.owner.barrier_phase_completed(barrier, 0);
+  c.owner.barrier_waited(barrier, 0);
+  CHECK(race_test_block::hazards(
+            [&] { c.access(c.owner, 0, 10, false, race_test_site_cluster_owner_reads_after_wait); }) == 0);
+  CHECK(race_test_block::hazards(
+            [&] { c.access(c.owner, 0, 11, false, race_test_site_cluster_owner_reads_after_wait); }) == 1);
 }
 
 TEST_CASE(

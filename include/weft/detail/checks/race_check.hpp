@@ -23,8 +23,9 @@
 //     multi-warp tile's sync, a split arrive and wait, an arrive_and_drop,
 //     a pipeline's commit and release, a barrier in global memory that
 //     several blocks arrive at) orders exactly what CUDA orders: what each
-//     arrival did before arriving before what each wait that observes the
-//     phase's completion does after it, by the threads' clocks (below).
+//     arrival did before arriving (with what warp collectives ordered
+//     before it) before what each wait that observes the phase's
+//     completion does after it, by the threads' clocks (below).
 //   - a warp collective (__syncwarp, shuffles, votes, tiles of a warp or
 //     less): each lane keeps a vector clock over its warp's 32 lanes; a
 //     collective joins the clocks of the lanes it names.
@@ -35,7 +36,10 @@
 //     not traced; a block-scope one orders its own block only). In a
 //     launch with clusters, another block's __shared__ word that a thread
 //     reaches through cluster.map_shared_rank is checked in that block's
-//     shadow, an atomic on it as an atomic write (check_remote).
+//     shadow, an atomic on it as an atomic write (check_remote), as is an
+//     atomic on the block's own __shared__ word; a cuda::barrier in
+//     __shared__ memory, which other blocks may arrive at, keeps its phases
+//     in the launch (block_local).
 //   - within a block, release and acquire through atomics (a lock of
 //     atomicCAS and atomicExch, a flag): an atomic read-modify-write
 //     acquires what threads of its block released to its word, and, made
@@ -195,9 +199,18 @@ inline std::uint64_t race_thread_key(std::uint64_t block, std::uint32_t thread) 
 /// at a grid-wide barrier).
 inline std::uint64_t race_block_key(std::uint64_t block) { return std::uint64_t{1} << 63 | block; }
 
+/// A lane of a warp of a launch, as a race_clock key whose value is the
+/// lane's own warp clock (race_record::lane_clock): what a warp collective
+/// showed another lane of that lane's accesses, which that lane's arrival
+/// at a barrier releases with its own (lane 1 writes, __syncwarp, lane 0
+/// arrives at a barrier that another block waits for).
+inline std::uint64_t race_lane_key(std::uint64_t block, std::uint32_t thread) {
+  return std::uint64_t{1} << 62 | block << 10 | thread;
+}
+
 /// The block of a race_clock key.
 inline std::uint64_t race_block_of_key(std::uint64_t key) {
-  return key >> 63 ? key & ~(std::uint64_t{1} << 63) : key >> 10;
+  return key >> 63 ? key & ~(std::uint64_t{1} << 63) : (key & ~(std::uint64_t{1} << 62)) >> 10;
 }
 
 /// Whether `clock` covers `key`'s entry up to `value`.
@@ -237,11 +250,15 @@ inline void race_join(race_clock& into, const race_clock& from) {
 /// what the latest two completed phases released to the waits that
 /// observe them (race_worker::barrier_arrival and the hooks after it).
 struct race_barrier_phases {
-  std::uint64_t generation = 0;  // the block's, for a barrier in its __shared__ memory
+  // The block's, for a barrier in its __shared__ memory; in a launch with
+  // clusters, the owner block's number plus one (race_worker::barrier_owner).
+  std::uint64_t generation = 0;
   std::uint32_t phase = 0;
-  std::uint32_t count = 0;  // arrivals counted so far (an arrival may count several)
+  std::uint32_t count = 0;             // arrivals counted so far (an arrival may count several)
+  std::uint32_t arriving_threads = 0;  // the threads that arrived so far, one each
   // Every arrival so far parks at once until the phase completes
-  // (arrive_and_wait): if they are the whole block, the block epoch orders
+  // (arrive_and_wait), and all are of the block whose __shared__ memory
+  // holds the barrier: if they are the whole block, the block epoch orders
   // the phase, as a __syncthreads does.
   bool all_wait_at_once = true;
   bool by_clocks = false;  // the phase completing now orders by released, not by the epoch
@@ -1098,34 +1115,45 @@ class race_worker {
   /// else it goes on (arrive, arrive_and_drop, a pipeline's commit or
   /// release) and is ordered only by a wait of its own. The arrival
   /// releases the thread's clock, which it ticks, so that what it does
-  /// next is not released with it, and what it knows of others.
+  /// next is not released with it, what it knows of others, and what warp
+  /// collectives showed it of its warp's other lanes (their lanes' clocks).
   [[gnu::noinline]] void barrier_arrival(const void* barrier, std::uint32_t phase, std::uint32_t update,
                                          bool waits_at_once) {
     if (!launch_) return;
     unsigned thread = linear_thread_index(threadIdx, blockDim);
     std::uint32_t clock = clocks_[thread]++;
     const race_clock& knows = known_of(thread);
-    bool local = in_shared_memory(barrier);
+    bool local = block_local(barrier);
     std::unique_lock<std::mutex> arriving;  // barrier_arrival_begins'
     if (!local) arriving = std::unique_lock(launch_->barrier_phases_mutex(), std::adopt_lock);
+    bool owners_thread = local || in_shared_memory(barrier);
     auto record = [&](race_barrier_phases& p) {
       if (p.count == 0 || p.phase != phase) {
         p.phase = phase;
         p.count = 0;
+        p.arriving_threads = 0;
         p.all_wait_at_once = true;
         p.arrivals.clear();
         p.known.clear();
       }
       p.arrivals.emplace_back(race_thread_key(block_, thread), clock);
       if (!local) p.arrivals.emplace_back(race_block_key(block_), epoch_);
+      // The thread's own lane's accesses are its clock's (above): its lane
+      // clock covers those after the arrival too.
+      unsigned warp_first = thread - thread % 32;
+      for (unsigned lane = 0; lane < 32; ++lane)
+        if (lane != thread % 32)
+          if (std::uint32_t seen = lane_clock(thread, lane))
+            p.arrivals.emplace_back(race_lane_key(block_, warp_first + lane), seen);
       if (!knows.empty()) race_join(p.known, knows);
       p.count += update;
-      p.all_wait_at_once = p.all_wait_at_once && waits_at_once;
+      ++p.arriving_threads;
+      p.all_wait_at_once = p.all_wait_at_once && waits_at_once && owners_thread;
     };
     if (local)
       with_barrier_phases(barrier, record);
     else
-      record(launch_->barrier_phases_locked(barrier));
+      record(owned_phases(launch_->barrier_phases_locked(barrier), barrier_owner(barrier)));
   }
 
   /// The calling thread is about to arrive at `barrier`. One in global
@@ -1134,10 +1162,10 @@ class race_worker {
   /// if the state changed meanwhile: else the phase's last arrival, on
   /// another worker, could complete it before an earlier one's record.
   [[gnu::noinline]] void barrier_arrival_begins(const void* barrier) {
-    if (launch_ && !in_shared_memory(barrier)) launch_->barrier_phases_mutex().lock();
+    if (launch_ && !block_local(barrier)) launch_->barrier_phases_mutex().lock();
   }
   [[gnu::noinline]] void barrier_arrival_failed(const void* barrier) {
-    if (launch_ && !in_shared_memory(barrier)) launch_->barrier_phases_mutex().unlock();
+    if (launch_ && !block_local(barrier)) launch_->barrier_phases_mutex().unlock();
   }
 
   /// Every arrival of `barrier`'s phase `phase` came, before its completion
@@ -1148,13 +1176,13 @@ class race_worker {
   [[gnu::noinline]] void barrier_arrivals_completed(const void* barrier, std::uint32_t phase) {
     if (!launch_) return;
     bool by_epoch = true;
-    bool local = in_shared_memory(barrier);
+    bool owners = in_shared_memory(barrier);
     with_barrier_phases(barrier, [&](race_barrier_phases& p) {
       p.by_clocks = false;
       // Every arrival of a launch is seen (a barrier's expected count
       // cannot tell: a drop lowers it within the phase).
       bool seen_whole = p.count != 0 && p.phase == phase;
-      bool whole_block = local && p.all_wait_at_once && p.arrivals.size() == threads_;  // one entry per arrival
+      bool whole_block = owners && p.all_wait_at_once && p.arriving_threads == threads_;
       if (seen_whole && !whole_block) {
         // Arrivals sorted by key: one merge with what they knew.
         std::sort(p.arrivals.begin(), p.arrivals.end());
@@ -1174,6 +1202,7 @@ class race_worker {
         race_join(completing, p.released);
       }
       p.count = 0;
+      p.arriving_threads = 0;
       p.arrivals.clear();
       p.known.clear();
     });
@@ -1225,8 +1254,8 @@ class race_worker {
         knows_other_blocks_ = std::any_of(done.released.begin(), done.released.end(),
                                           [&](const auto& entry) { return race_block_of_key(entry.first) != block_; });
     };
-    if (!in_shared_memory(barrier)) {
-      launch_->with_barrier_phases(barrier, acquire);
+    if (!block_local(barrier)) {
+      with_barrier_phases(barrier, acquire);
       return;
     }
     auto at = barrier_phases_->find(barrier);
@@ -1259,6 +1288,11 @@ class race_worker {
       race_join(released, race_clock{{race_thread_key(block_, thread), fenced_at_[thread]}});
     };
     if ((word >= tls_begin_ && word < tls_end_) || (word >= dynamic_begin_ && word < dynamic_end_)) {
+      // In a launch with clusters, other blocks reach the word too: an
+      // atomic write there, checked against plain accesses, as another
+      // block's atomic on it is (below).
+      if (clustered_) [[unlikely]]
+        atomic_on_own_shared_word(word, reinterpret_cast<std::uintptr_t>(__builtin_return_address(0)));
       acquire_and_release(shared_atomic_words_);
     } else {
       // Another block's __shared__ word: an atomic write there, checked
@@ -1273,6 +1307,17 @@ class race_worker {
       if (!block_scope) launch_->publish_fences(block_);
     }
     busy_ = false;
+  }
+
+  /// An atomic function on `word`, the running block's own __shared__ word,
+  /// in a launch with clusters (atomic_read_modify_write).
+  [[gnu::noinline]] void atomic_on_own_shared_word(std::uintptr_t word, std::uintptr_t pc) {
+    if (word >= tls_begin_ && word < tls_end_) {
+      if (!shared_shadow_.untraced((word - tls_begin_) / 4))
+        check_in_cluster(*this, block_, shared_shadow_, (word - tls_begin_) / 4, word, true, pc, true);
+    } else {
+      check_in_cluster(*this, block_, dynamic_shadow_, (word - dynamic_begin_) / 4, word, true, pc, true);
+    }
   }
 
   /// The running block mapped another block of its cluster, `block`, whose
@@ -1777,14 +1822,38 @@ class race_worker {
     return (a >= tls_begin_ && a < tls_end_) || (a >= dynamic_begin_ && a < dynamic_end_);
   }
 
+  // Whether only the running block's threads can reach `barrier`: it lies
+  // in the block's __shared__ memory, and the launch has no clusters (whose
+  // other blocks may arrive at it through cluster.map_shared_rank).
+  bool block_local(const void* barrier) const { return !clustered_ && in_shared_memory(barrier); }
+
+  // The block whose __shared__ memory holds `barrier`, plus one; 0 for
+  // global memory. A launch's later block on the same worker has its
+  // barriers at the same addresses: its phases start afresh.
+  std::uint64_t barrier_owner(const void* barrier) {
+    if (in_shared_memory(barrier)) return block_ + 1;
+    if (peer_count_ != 0)
+      if (cluster_peer* peer = peer_of(reinterpret_cast<std::uintptr_t>(barrier))) return peer->block + 1;
+    return 0;
+  }
+  static race_barrier_phases& owned_phases(race_barrier_phases& p, std::uint64_t owner) {
+    if (p.generation != owner) {
+      p = race_barrier_phases{};
+      p.generation = owner;
+    }
+    return p;
+  }
+
   // Calls `use` with the phases of the barrier at `barrier`: the worker's,
-  // for one in the block's __shared__ memory; else the launch's, which
-  // other blocks' workers arrive at too (a device-scope barrier in global
-  // memory).
+  // for one that only the block's threads reach (block_local); else the
+  // launch's, which other blocks' workers arrive at too (a device-scope
+  // barrier in global memory, or one in a block's __shared__ memory in a
+  // launch with clusters).
   template <class Use>
   void with_barrier_phases(const void* barrier, Use use) {
-    if (!in_shared_memory(barrier)) {
-      launch_->with_barrier_phases(barrier, use);
+    if (!block_local(barrier)) {
+      std::uint64_t owner = barrier_owner(barrier);
+      launch_->with_barrier_phases(barrier, [&](race_barrier_phases& p) { use(owned_phases(p, owner)); });
       return;
     }
     race_barrier_phases& p = (*barrier_phases_)[barrier];
@@ -1856,12 +1925,15 @@ class race_worker {
       if (then.block != block_)
         return group_epoch_ > then.group_epoch || launch_->published_fences(then.block) > then.fences ||
                knows(thread, then.block, earlier) ||  // a barrier phase that both blocks' threads took part in
-               knows(thread, race_block_key(then.block), then.epoch + 1);  // ... after a barrier of the earlier block
+               knows(thread, race_block_key(then.block), then.epoch + 1) ||  // ... after a barrier of the earlier block
+               knows(thread, race_lane_key(then.block, earlier.thread()),
+                     earlier.lane_clock());  // ... or a warp collective
       if (earlier.thread() == thread || epoch_ > then.epoch) return true;
     }
     if (earlier.thread() / 32 == thread / 32 && lane_clock(thread, earlier.thread() % 32) >= earlier.lane_clock())
       return true;
-    return knows(thread, block_, earlier);
+    return knows(thread, block_, earlier) ||
+           knows(thread, race_lane_key(block_, earlier.thread()), earlier.lane_clock());
   }
 
   // `shared`: the shadow is a worker's, of __shared__ memory (stamped).
