@@ -949,8 +949,13 @@ class race_worker {
     dynamic_begin_ = reinterpret_cast<std::uintptr_t>(dynamic_shared);
     dynamic_end_ = dynamic_begin_ + dynamic_bytes;
     if (dynamic_shadow_.size() < dynamic_bytes / 4 + 1) dynamic_shadow_.resize(dynamic_bytes / 4 + 1);
-    clocks_.assign(threads, 1);
-    fenced_at_.assign(threads, 0);
+    // Filled here, where the compiler inlines the loop: vector::assign's
+    // out-of-line loop is traced (a callback per element, 2.6 % of a vector
+    // add's launch).
+    clocks_.resize(threads);
+    std::fill(clocks_.begin(), clocks_.end(), 1u);
+    fenced_at_.resize(threads);
+    std::fill(fenced_at_.begin(), fenced_at_.end(), 0u);
     // What each thread knows is stale by its generation: nothing to clear.
     if (known_.size() < threads) known_.resize(threads);
     if (known_generation_.size() < threads) known_generation_.resize(threads, 0);
@@ -1298,12 +1303,14 @@ class race_worker {
 
   /// A traced load or store of `size` bytes at `address`, made by the code
   /// at `pc`. Inlined into each callback: most of a small kernel's traced
-  /// loads are of threadIdx and its kin, which are weft's own (one compare
-  /// where they lie side by side, as they do in an executable), and of its
-  /// stack, private memory in the gap between allocations found last.
+  /// loads are of threadIdx and its kin, which are weft's own (a compare
+  /// and a bit's test), and of its stack, private memory in the gap
+  /// between allocations found last.
   [[gnu::always_inline]] void access(const void* address, unsigned size, bool write, const void* pc) {
     std::uintptr_t a = reinterpret_cast<std::uintptr_t>(address);
-    if (a - builtins_begin_ < builtins_bytes_) return;
+    // A built-in variable is one object: an access that starts in it stays in it.
+    if (std::uintptr_t b = a - builtins_begin_; b < builtins_bytes_ && builtin_words_[b / 256] >> (b / 4 % 64) & 1)
+      return;
     if (a >= private_begin_ && a + size <= private_end_) return;
     if (a >= other_private_begin_ && a + size <= other_private_end_) return;
     if (busy_) return;  // the detector's own accesses, if it was instrumented
@@ -1440,9 +1447,71 @@ class race_worker {
            earlier.state() == state;
   }
 
-  // What a global access of a streaming kernel needs is inlined into this
-  // one call.
+  // A global access: most of a streaming kernel's take global_word_ordered's
+  // path, the others the full check.
   [[gnu::noinline]] void check_access(std::uintptr_t a, unsigned size, bool write, const void* pc) {
+    busy_ = true;  // before it looks at the pages it holds (on_page_request)
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    bool checked = write ? global_word_ordered<true>(a, size, reinterpret_cast<std::uintptr_t>(pc))
+                         : global_word_ordered<false>(a, size, reinterpret_cast<std::uintptr_t>(pc));
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    busy_ = false;
+    if (!checked) check_access_fully(a, size, write, pc);
+  }
+
+  // check()'s path for an access to one word of a global page that this
+  // worker holds and the launch owns, whose records are all of launches
+  // CUDA orders before this one (found so by look_up_launch before) or none:
+  // a streaming kernel's every access from its second launch on (its
+  // inputs' records are the copies' and the launch before's reads, its
+  // output's the launch before's write). No hazard, and the access's record
+  // replaces those exactly as check() would replace them: a write's the
+  // word's records, a read's its latest read (the one before it, ordered,
+  // is not kept). Nothing here calls out, so it needs a few registers and
+  // no stack frame: in the full check, its saving and restoring of six
+  // registers and its branches for the records of the running launch were
+  // a third of a vector add's 164 instructions per access. False, having
+  // changed nothing, where check() must decide or make a part of the page.
+  template <bool write>
+  [[gnu::always_inline]] bool global_word_ordered(std::uintptr_t a, unsigned size, std::uintptr_t pc) {
+    if ((a & 3) + size > 4) return false;
+    std::uintptr_t word = a & ~std::uintptr_t{3};
+    const cached_page& cached = pages_[word / race_launch::page::bytes % pages_.size()];
+    if (word - cached.begin >= cached.end - cached.begin) return false;
+    race_launch::page& page = *cached.page;
+    if (page.holder.load(std::memory_order_relaxed) != holder_ || holder_->asked.load(std::memory_order_relaxed))
+      return false;
+    if (page.owners[launch_tag_].get() != identity_ || state_ == 0) return false;
+    auto [cached_pc, site] = site_entry(pc);
+    if (cached_pc != pc) return false;
+    std::size_t at = word % race_launch::page::bytes / 4;
+    race_record* last_write = page.words.find(race_shadow::writes, at);
+    race_record* latest_read = page.words.find(race_shadow::latest_reads, at);
+    race_record* earlier_read = page.words.find(race_shadow::earlier_reads, at);
+    auto ordered_before = [&](const race_record* r) {
+      if (!r) return true;
+      std::uint32_t tag = r->launch();
+      return tag == 0 || (tag != launch_tag_ && page.owners[tag].get() == ordered_by_tag_[tag]);
+    };
+    if (!ordered_before(last_write) || !ordered_before(latest_read)) return false;
+    if constexpr (write)
+      if (!last_write || !ordered_before(earlier_read)) return false;
+    if constexpr (!write)
+      if (!latest_read) return false;
+    unsigned thread = linear_thread_index(threadIdx, blockDim);
+    race_record now(site, state_, thread, write, clocks_[thread], lane_clock(thread, thread % 32), launch_tag_);
+    if constexpr (write) {
+      last_write->store(now);
+      if (latest_read) latest_read->forget();
+      if (earlier_read) earlier_read->forget();
+    } else {
+      latest_read->store(now);
+    }
+    return true;
+  }
+
+  // What a global access needs is inlined into this one call.
+  [[gnu::noinline]] void check_access_fully(std::uintptr_t a, unsigned size, bool write, const void* pc) {
     busy_ = true;  // before the pages it holds change (on_page_request)
     std::atomic_signal_fence(std::memory_order_seq_cst);
     std::uintptr_t first = a & ~std::uintptr_t{3}, last = (a + size - 1) & ~std::uintptr_t{3};
@@ -1996,17 +2065,25 @@ class race_worker {
                                                             {&blockIdx, sizeof blockIdx},
                                                             {&blockDim, sizeof blockDim},
                                                             {&gridDim, sizeof gridDim}};
-    std::uintptr_t first = ~std::uintptr_t{0}, end = 0, bytes = 0;
+    std::uintptr_t first = ~std::uintptr_t{0}, end = 0;
     for (auto [p, size] : builtins) {
       ignore(p, size);
       first = std::min(first, reinterpret_cast<std::uintptr_t>(p));
       end = std::max(end, reinterpret_cast<std::uintptr_t>(p) + size);
-      bytes += size;
     }
-    // Side by side, with nothing else between them: access()'s shortcut.
-    if (end - first == bytes) {
+    // access()'s shortcut, by their words in the span from the first to the
+    // last: the linker need not put them side by side (Clang 16's Release
+    // build of weft_bench puts the two that start zeroed, threadIdx and
+    // blockIdx, among other zeroed thread-locals, 0x350 bytes after
+    // blockDim and gridDim).
+    first &= ~std::uintptr_t{3};
+    if (end - first <= 4 * 64 * builtin_words_.size()) {
       builtins_begin_ = first;
-      builtins_bytes_ = bytes;
+      builtins_bytes_ = end - first;
+      for (auto [p, size] : builtins)
+        for (std::uintptr_t w = reinterpret_cast<std::uintptr_t>(p) & ~std::uintptr_t{3};
+             w < reinterpret_cast<std::uintptr_t>(p) + size; w += 4)
+          builtin_words_[(w - first) / 256] |= std::uint64_t{1} << ((w - first) / 4 % 64);
     }
     for (const race_untraced_thread_local& t : race_untraced_thread_locals()) ignore(t.address(), t.bytes);
   }
@@ -2070,8 +2147,11 @@ class race_worker {
   race_copies_in_flight copies_;                        // the block's asynchronous copies in flight
   std::uintptr_t private_begin_ = 0, private_end_ = 0;  // the last two gaps found (note_private)
   std::uintptr_t other_private_begin_ = 0, other_private_end_ = 0;
-  std::uintptr_t builtins_begin_ = 0, builtins_bytes_ = 0;  // threadIdx, blockIdx, blockDim, gridDim
-  std::array<address_range, 8> ranges_{};                   // the launch's, most recently found first
+  // threadIdx, blockIdx, blockDim and gridDim: the span of their words, and
+  // which of its words are theirs (a bit per word, from builtins_begin_).
+  std::uintptr_t builtins_begin_ = 0, builtins_bytes_ = 0;
+  std::array<std::uint64_t, 16> builtin_words_{};
+  std::array<address_range, 8> ranges_{};  // the launch's, most recently found first
   // The launch's shadow pages that this worker used, by page index
   // (direct-mapped): most accesses skip classifying their address and
   // page_of's mutex and hash table.
