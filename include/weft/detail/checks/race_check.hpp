@@ -1303,14 +1303,12 @@ class race_worker {
 
   /// A traced load or store of `size` bytes at `address`, made by the code
   /// at `pc`. Inlined into each callback: most of a small kernel's traced
-  /// loads are of threadIdx and its kin, which are weft's own (a compare
-  /// and a bit's test), and of its stack, private memory in the gap
-  /// between allocations found last.
+  /// loads are of threadIdx and its kin, which are weft's own (one compare
+  /// where they lie side by side), and of its stack, private memory in the
+  /// gap between allocations found last.
   [[gnu::always_inline]] void access(const void* address, unsigned size, bool write, const void* pc) {
     std::uintptr_t a = reinterpret_cast<std::uintptr_t>(address);
-    // A built-in variable is one object: an access that starts in it stays in it.
-    if (std::uintptr_t b = a - builtins_begin_; b < builtins_bytes_ && builtin_words_[b / 256] >> (b / 4 % 64) & 1)
-      return;
+    if (a - builtins_begin_ < builtins_bytes_) return;
     if (a >= private_begin_ && a + size <= private_end_) return;
     if (a >= other_private_begin_ && a + size <= other_private_end_) return;
     if (busy_) return;  // the detector's own accesses, if it was instrumented
@@ -1467,11 +1465,11 @@ class race_worker {
   // output's the launch before's write). No hazard, and the access's record
   // replaces those exactly as check() would replace them: a write's the
   // word's records, a read's its latest read (the one before it, ordered,
-  // is not kept). Nothing here calls out, so it needs a few registers and
-  // no stack frame: in the full check, its saving and restoring of six
-  // registers and its branches for the records of the running launch were
-  // a third of a vector add's 164 instructions per access. False, having
-  // changed nothing, where check() must decide or make a part of the page.
+  // is not kept). Nothing here calls out or makes a stack frame:
+  // a vector add's check_access took 164 instructions per access through
+  // the full check, 106 with this path (callgrind, 2^14 floats, one
+  // worker). False, having changed nothing, where check() must decide or
+  // make a part of the page.
   template <bool write>
   [[gnu::always_inline]] bool global_word_ordered(std::uintptr_t a, unsigned size, std::uintptr_t pc) {
     if ((a & 3) + size > 4) return false;
@@ -2065,25 +2063,22 @@ class race_worker {
                                                             {&blockIdx, sizeof blockIdx},
                                                             {&blockDim, sizeof blockDim},
                                                             {&gridDim, sizeof gridDim}};
-    std::uintptr_t first = ~std::uintptr_t{0}, end = 0;
+    std::uintptr_t first = ~std::uintptr_t{0}, end = 0, bytes = 0;
     for (auto [p, size] : builtins) {
       ignore(p, size);
       first = std::min(first, reinterpret_cast<std::uintptr_t>(p));
       end = std::max(end, reinterpret_cast<std::uintptr_t>(p) + size);
+      bytes += size;
     }
-    // access()'s shortcut, by their words in the span from the first to the
-    // last: the linker need not put them side by side (Clang 16's Release
-    // build of weft_bench puts the two that start zeroed, threadIdx and
-    // blockIdx, among other zeroed thread-locals, 0x350 bytes after
-    // blockDim and gridDim).
-    first &= ~std::uintptr_t{3};
-    if (end - first <= 4 * 64 * builtin_words_.size()) {
+    // Side by side, with nothing else between them: access()'s shortcut.
+    // (Not always so: Clang 16's Release build of weft_bench puts threadIdx
+    // and blockIdx, which start zeroed, 0x350 bytes after blockDim and
+    // gridDim. A shortcut by a bitmap of their words made vector add 10 %
+    // cheaper there and the kernels with barriers 2-14 % dearer: the
+    // docs/debugging.md log, 2026-11-29, "the race check's streaming path".)
+    if (end - first == bytes) {
       builtins_begin_ = first;
-      builtins_bytes_ = end - first;
-      for (auto [p, size] : builtins)
-        for (std::uintptr_t w = reinterpret_cast<std::uintptr_t>(p) & ~std::uintptr_t{3};
-             w < reinterpret_cast<std::uintptr_t>(p) + size; w += 4)
-          builtin_words_[(w - first) / 256] |= std::uint64_t{1} << ((w - first) / 4 % 64);
+      builtins_bytes_ = bytes;
     }
     for (const race_untraced_thread_local& t : race_untraced_thread_locals()) ignore(t.address(), t.bytes);
   }
@@ -2147,11 +2142,8 @@ class race_worker {
   race_copies_in_flight copies_;                        // the block's asynchronous copies in flight
   std::uintptr_t private_begin_ = 0, private_end_ = 0;  // the last two gaps found (note_private)
   std::uintptr_t other_private_begin_ = 0, other_private_end_ = 0;
-  // threadIdx, blockIdx, blockDim and gridDim: the span of their words, and
-  // which of its words are theirs (a bit per word, from builtins_begin_).
-  std::uintptr_t builtins_begin_ = 0, builtins_bytes_ = 0;
-  std::array<std::uint64_t, 16> builtin_words_{};
-  std::array<address_range, 8> ranges_{};  // the launch's, most recently found first
+  std::uintptr_t builtins_begin_ = 0, builtins_bytes_ = 0;  // threadIdx, blockIdx, blockDim, gridDim
+  std::array<address_range, 8> ranges_{};                   // the launch's, most recently found first
   // The launch's shadow pages that this worker used, by page index
   // (direct-mapped): most accesses skip classifying their address and
   // page_of's mutex and hash table.
