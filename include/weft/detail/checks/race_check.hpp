@@ -2073,9 +2073,10 @@ class race_worker {
     // Side by side, with nothing else between them: access()'s shortcut.
     // (Not always so: Clang 16's Release build of weft_bench puts threadIdx
     // and blockIdx, which start zeroed, 0x350 bytes after blockDim and
-    // gridDim. A shortcut by a bitmap of their words made vector add 10 %
-    // cheaper there and the kernels with barriers 2-14 % dearer: the
-    // docs/debugging.md log, 2026-11-29, "the race check's streaming path".)
+    // gridDim. A shortcut by a bitmap of their words made vector add about
+    // 10 % cheaper there and several kernels with barriers up to 17 %
+    // dearer: the docs/debugging.md log, 2026-11-29, "the race check's
+    // streaming path".)
     if (end - first == bytes) {
       builtins_begin_ = first;
       builtins_bytes_ = bytes;
