@@ -23,7 +23,10 @@
 # JOBS (parallel compiles, default 2), MODES (a subset of the modes above, in
 # quotes; normal is always run, as the reference), EXTRA_ASAN_OPTIONS (added
 # to the address mode's ASAN_OPTIONS, e.g. detect_stack_use_after_return=0),
-# WEFT_WORKERS as for any weft program.
+# WEFT_WORKERS as for any weft program. RACE_BEFORE: the weft_bench of
+# another race-check build (another commit's, built as this script builds
+# its own), run as the mode race_before in the same rounds, to compare two
+# versions of the check.
 set -eu
 source_dir=$(cd "$(dirname "$0")/../.." && pwd)
 root=${1:-/tmp/weft-debug-modes}
@@ -33,6 +36,7 @@ cxx=${CXX:-clang++-16}
 build_type=${BUILD_TYPE:-Release}
 jobs=${JOBS:-2}
 modes="normal $(printf '%s\n' ${MODES:-forward random address race} | grep -vx normal | tr '\n' ' ')"
+[ -n "${RACE_BEFORE:-}" ] && modes="$modes race_before"
 
 builds=normal
 case " $modes " in *" address "*) builds="$builds address" ;; esac
@@ -64,6 +68,7 @@ while [ "$round" -le "$rounds" ]; do
       random) run="env WEFT_SCHEDULE=random:1 $root/normal/benchmarks/weft_bench" ;;
       address) run="env -u WEFT_SCHEDULE ASAN_OPTIONS=$asan $root/address/benchmarks/weft_bench" ;;
       race) run="env -u WEFT_SCHEDULE $root/race/benchmarks/weft_bench" ;;
+      race_before) run="env -u WEFT_SCHEDULE $RACE_BEFORE" ;;
     esac
     # One repetition per round: the rounds are the repetitions, interleaved.
     $run suite --suite-rows --repeat 1 "$@" 2>"$root.$mode.stderr" |

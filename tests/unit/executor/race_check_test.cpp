@@ -1087,3 +1087,60 @@ TEST_CASE(
   worker.let_go_of_pages();
   weft::detail::race_list_allocations = listed_before;
 }
+
+namespace {
+[[gnu::noinline]] void race_test_site_stream_first_writes() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_stream_warm_reads() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_stream_reads() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_stream_writes() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_stream_reads_written() { asm volatile(""); }
+}  // namespace
+
+TEST_CASE(
+    "race check: in a launch after another, an access whose word holds only the earlier launch's records is still "
+    "recorded, so that another thread's unordered access to it is a hazard") {
+  auto listed_before = weft::detail::race_list_allocations;
+  weft::detail::race_list_allocations = race_test_global_allocation;
+  weft::detail::blockDim = dim3{64, 1, 1};
+  weft::detail::gridDim = dim3{1, 1, 1};
+  std::uint32_t* global = race_test_global_words().data();
+  race_worker worker;
+  // The first launch writes the words, and finishes: a launch without a
+  // stream order (a unit test's) comes after it.
+  {
+    race_launch first{dim3{1, 1, 1}, dim3{64, 1, 1}, 0, [] { return std::string("race_check_test"); }};
+    worker.start_block(&first, 0, 64, nullptr, 0);
+    for (unsigned w = 1700; w < 1720; ++w)
+      race_test_global_access(worker, w % 64, &global[w], true, race_test_site_stream_first_writes);
+    worker.let_go_of_pages();
+    first.finish(true);
+  }
+  race_launch second{dim3{1, 1, 1}, dim3{64, 1, 1}, 0, [] { return std::string("race_check_test"); }};
+  worker.start_block(&second, 0, 64, nullptr, 0);
+  CHECK(race_test_block::hazards([&] {
+          // The second launch meets the first's records (found ordered
+          // before it) and, where only such records lie, takes the short
+          // path (global_word_ordered) for the words after the first; each
+          // word's access is its only one so far, so none of them races.
+          for (unsigned w = 1700; w < 1705; ++w)
+            race_test_global_access(worker, 2, &global[w], false, race_test_site_stream_warm_reads);
+          for (unsigned w = 1705; w < 1710; ++w)
+            race_test_global_access(worker, 3, &global[w], true, race_test_site_stream_writes);
+        }) == 0);
+  // Thread 4 writes a word that thread 2 read: a write-after-read hazard,
+  // unordered as nothing synchronises the two.
+  CHECK(race_test_block::hazards(
+            [&] { race_test_global_access(worker, 4, &global[1703], true, race_test_site_stream_reads); }) == 1);
+  // Thread 5 reads a word that thread 3 wrote: a read-after-write hazard.
+  CHECK(race_test_block::hazards([&] {
+          race_test_global_access(worker, 5, &global[1707], false, race_test_site_stream_reads_written);
+        }) == 1);
+  // A barrier orders them: the same accesses by other threads are silent.
+  worker.block_synced();
+  CHECK(race_test_block::hazards([&] {
+          race_test_global_access(worker, 6, &global[1702], true, race_test_site_stream_reads);
+          race_test_global_access(worker, 7, &global[1708], false, race_test_site_stream_reads_written);
+        }) == 0);
+  worker.let_go_of_pages();
+  weft::detail::race_list_allocations = listed_before;
+}
