@@ -10,9 +10,10 @@
 // thread-local storage and dynamic shared buffer) and of the launch's global
 // memory (weft allocations and the program's own static data), the last
 // write and up to two reads since, each with the CUDA thread that made it
-// and where that thread stood in the block's synchronisation. Two accesses
-// of different CUDA threads to one word, one a write, race unless something
-// CUDA defines orders them:
+// and where that thread stood in the block's synchronisation, and which of
+// the word's bytes it touched. Two accesses of different CUDA threads to a
+// byte of one word, one a write, race unless something CUDA defines orders
+// them:
 //
 //   - a block-wide barrier (__syncthreads and its variants, the barriers
 //     around a grid or cluster sync, a completed phase of a cuda::barrier):
