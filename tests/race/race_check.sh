@@ -229,9 +229,22 @@ for executor in auto fibers; do
   expect "read  by kernel 'chain_reader\\(int const\\*, int\\*\\)' block \\(0,0,0\\) thread \\([0-9]+,0,0\\) at .*$file:$chain_reader_read"
   expect "(read-after-write|write-after-read) hazard between kernels '(far_writer\\(int\\*\\)|far_reader\\(int const\\*, int\\*\\))' and '(far_reader|far_writer)"
   expect "write by kernel 'far_writer\\(int\\*\\)' block \\(0,0,0\\) thread \\(0,0,0\\) at .*$file:$far_writer_write"
+  # Two threads writing one byte, and a byte against its whole word, in
+  # global and __shared__ memory (adjacent bytes and shorts are silent:
+  # race_programs counts each case's hazards).
+  expect "write-after-write hazard in kernel 'adjacent_bytes\\(unsigned char\\*, bool\\)' on global memory"
+  expect "write by block \\(0,0,0\\) thread \\([0-9]+,0,0\\) at .*$file:$adjacent_bytes_write"
+  expect "write-after-write hazard in kernel 'adjacent_shared_bytes\\(unsigned char\\*, bool\\)' on __shared__ memory"
+  expect "write by block \\(0,0,0\\) thread \\([0-9]+,0,0\\) at .*$file:$adjacent_shared_bytes_write"
+  expect "(read-after-write|write-after-read) hazard in kernel 'byte_then_word\\(.*\\)' on global memory"
+  expect "write by block \\(0,0,0\\) thread \\(1,0,0\\) at .*$file:$byte_then_word_write"
+  expect "read  by block \\(0,0,0\\) thread \\(32,0,0\\) at .*$file:$byte_then_word_read"
+  expect "(read-after-write|write-after-read) hazard in kernel 'byte_then_shared_word\\(int\\*\\)' on __shared__ memory"
+  expect "write by block \\(0,0,0\\) thread \\(1,0,0\\) at .*$file:$byte_then_shared_word_write"
+  expect "read  by block \\(0,0,0\\) thread \\(32,0,0\\) at .*$file:$byte_then_shared_word_read"
   expect "RACECHECK SUMMARY: [0-9]+ hazards displayed"
   # No kernel that is free of races is named.
-  if grep -E "hazard in kernel '(count_with_atomics|count_with_atomics_stackless|write_word|read_word|last_block_sums|grid_exchange|blocks_write_own_words|shared_locked_counter|barrier_completion_count|named_handover|stream_writer|legacy_stream_step|std_atomic_device_variables|far_step)" "$output"; then
+  if grep -E "hazard in kernel '(count_with_atomics|count_with_atomics_stackless|write_word|read_word|last_block_sums|grid_exchange|blocks_write_own_words|shared_locked_counter|barrier_completion_count|named_handover|stream_writer|legacy_stream_step|std_atomic_device_variables|far_step|adjacent_shorts)" "$output"; then
     echo "race_check: a kernel without races was reported (WEFT_EXECUTOR=$executor, above)"
     failed=1
   fi

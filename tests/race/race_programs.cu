@@ -801,6 +801,54 @@ __global__ void three_readers_then_writer(int* out, bool older_read) {
   out[threadIdx.x] = seen;
 }
 
+// Neighbouring threads write adjacent bytes of one word (an image kernel's
+// `unsigned char out[i]`): no race, the bytes do not overlap. With
+// `same_byte`, threads 2k and 2k+1 write one byte: a race.
+__global__ void adjacent_bytes(unsigned char* out, bool same_byte) {
+  unsigned i = same_byte ? threadIdx.x / 2 : threadIdx.x;
+  // race-line: adjacent_bytes_write
+  out[i] = static_cast<unsigned char>(threadIdx.x);
+}
+
+// The same in __shared__ memory, then copied out after a barrier.
+__global__ void adjacent_shared_bytes(unsigned char* out, bool same_byte) {
+  __shared__ unsigned char staged_bytes[64];
+  unsigned i = same_byte ? threadIdx.x / 2 : threadIdx.x;
+  // race-line: adjacent_shared_bytes_write
+  staged_bytes[i] = static_cast<unsigned char>(threadIdx.x);
+  __syncthreads();
+  out[threadIdx.x] = staged_bytes[threadIdx.x];
+}
+
+// Adjacent shorts, in global and in dynamic __shared__ memory: two to a
+// word, no race.
+__global__ void adjacent_shorts(short* out) {
+  extern __shared__ short staged_shorts[];
+  staged_shorts[threadIdx.x] = static_cast<short>(threadIdx.x);
+  __syncthreads();
+  out[threadIdx.x] = staged_shorts[threadIdx.x ^ 1];
+}
+
+// Thread 1 writes byte 1 of a global word that thread 32 reads whole, with
+// nothing between them: a race (`bytes` and `word` are one address).
+__global__ void byte_then_word(unsigned char* bytes, const int* word, int* out) {
+  // race-line: byte_then_word_write
+  if (threadIdx.x == 1) bytes[1] = 7;
+  // race-line: byte_then_word_read
+  if (threadIdx.x == 32) out[0] = *word;
+}
+
+// The same in __shared__ memory.
+__global__ void byte_then_shared_word(int* out) {
+  __shared__ int whole_word;
+  if (threadIdx.x == 0) whole_word = 0;
+  __syncthreads();
+  // race-line: byte_then_shared_word_write
+  if (threadIdx.x == 1) reinterpret_cast<unsigned char*>(&whole_word)[1] = 7;
+  // race-line: byte_then_shared_word_read
+  if (threadIdx.x == 32) out[0] = whole_word;
+}
+
 static int failures = 0;
 
 static unsigned long long hazards() { return weft::detail::race_hazard_count().load(); }
@@ -1158,6 +1206,20 @@ int main() {
     for (int i = 0; i < 1100; ++i) far_step<<<1, 1, 0, second_nonblocking>>>();
     far_reader<<<1, 32, 0, second_nonblocking>>>(copied, out);
   });
+  // Different bytes of one word do not race; one byte, or a byte and the
+  // whole word, do.
+  unsigned char* bytes;
+  cudaMalloc(&bytes, 64);
+  expect("adjacent_bytes", false, [&] { adjacent_bytes<<<1, 64>>>(bytes, false); });
+  expect("adjacent_bytes_one_byte", true, [&] { adjacent_bytes<<<1, 64>>>(bytes, true); });
+  expect("adjacent_shared_bytes", false, [&] { adjacent_shared_bytes<<<1, 64>>>(bytes, false); });
+  expect("adjacent_shared_bytes_one_byte", true, [&] { adjacent_shared_bytes<<<1, 64>>>(bytes, true); });
+  expect("adjacent_shorts", false,
+         [&] { adjacent_shorts<<<1, 32, 32 * sizeof(short)>>>(reinterpret_cast<short*>(bytes)); });
+  expect("byte_then_word", true,
+         [&] { byte_then_word<<<1, 64>>>(bytes + 32, reinterpret_cast<const int*>(bytes + 32), out); });
+  expect("byte_then_shared_word", true, [&] { byte_then_shared_word<<<1, 64>>>(out); });
+  cudaFree(bytes);
   std::printf("%s\n", failures == 0 ? "PASS" : "FAIL");
   return failures == 0 ? 0 : 1;
 }

@@ -1144,3 +1144,55 @@ TEST_CASE(
   worker.let_go_of_pages();
   weft::detail::race_list_allocations = listed_before;
 }
+
+namespace {
+[[gnu::noinline]] void race_test_site_byte_writes() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_same_byte_writes() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_whole_word_reads() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_global_byte_writes() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_global_same_byte_writes() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_global_whole_word_reads() { asm volatile(""); }
+
+// Thread `t` accesses `size` bytes at `p`, as the callback of that size does.
+void race_test_bytes_access(race_worker& worker, unsigned t, const void* p, unsigned size, bool write, void (*site)()) {
+  weft::detail::threadIdx = uint3{t, 0, 0};
+  worker.access(p, size, write, reinterpret_cast<const char*>(site) + 1);
+}
+}  // namespace
+
+TEST_CASE(
+    "race check: threads that write different bytes of a word do not race; one byte twice, or a byte and the "
+    "word, do") {
+  race_test_block b;
+  auto* bytes = reinterpret_cast<unsigned char*>(&b.words[40]);
+  CHECK(race_test_block::hazards([&] {
+          for (unsigned t = 0; t < 4; ++t)  // four threads, a byte each
+            race_test_bytes_access(b.worker, t, bytes + t, 1, true, race_test_site_byte_writes);
+          race_test_bytes_access(b.worker, 4, bytes + 4, 2, true, race_test_site_byte_writes);  // shorts
+          race_test_bytes_access(b.worker, 5, bytes + 6, 2, true, race_test_site_byte_writes);
+        }) == 0);
+  CHECK(race_test_block::hazards([&] {
+          race_test_bytes_access(b.worker, 6, bytes + 3, 1, true, race_test_site_same_byte_writes);  // thread 3's byte
+        }) == 1);
+  CHECK(race_test_block::hazards([&] {
+          race_test_bytes_access(b.worker, 7, bytes + 4, 4, false, race_test_site_whole_word_reads);  // thread 5's half
+        }) == 1);
+
+  auto listed_before = weft::detail::race_list_allocations;
+  weft::detail::race_list_allocations = race_test_global_allocation;
+  auto* global = reinterpret_cast<unsigned char*>(&race_test_global_words()[1950]);
+  race_launch launch{dim3{1, 1, 1}, dim3{64, 1, 1}, 0, [] { return std::string("race_check_test"); }};
+  race_worker worker;
+  worker.start_block(&launch, 0, 64, nullptr, 0);
+  CHECK(race_test_block::hazards([&] {
+          for (unsigned t = 0; t < 4; ++t)
+            race_test_bytes_access(worker, t, global + t, 1, true, race_test_site_global_byte_writes);
+        }) == 0);
+  CHECK(race_test_block::hazards([&] {
+          race_test_bytes_access(worker, 8, global + 3, 1, true, race_test_site_global_same_byte_writes);
+        }) == 1);
+  CHECK(race_test_block::hazards(
+            [&] { race_test_bytes_access(worker, 9, global, 4, false, race_test_site_global_whole_word_reads); }) == 1);
+  worker.let_go_of_pages();
+  weft::detail::race_list_allocations = listed_before;
+}

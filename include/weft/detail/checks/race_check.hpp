@@ -10,9 +10,10 @@
 // thread-local storage and dynamic shared buffer) and of the launch's global
 // memory (weft allocations and the program's own static data), the last
 // write and up to two reads since, each with the CUDA thread that made it
-// and where that thread stood in the block's synchronisation. Two accesses
-// of different CUDA threads to one word, one a write, race unless something
-// CUDA defines orders them:
+// and where that thread stood in the block's synchronisation, and which of
+// the word's bytes it touched. Two accesses of different CUDA threads to a
+// byte of one word, one a write, race unless something CUDA defines orders
+// them:
 //
 //   - a block-wide barrier (__syncthreads and its variants, the barriers
 //     around a grid or cluster sync, a completed phase of a cuda::barrier):
@@ -284,8 +285,10 @@ struct race_barrier_phases {
 /// into the launch's table (race_block_states: the same for all of a
 /// block's accesses until one of its threads synchronises; for a
 /// __shared__ word, whose records are all its block's, the block's epoch
-/// itself), and what is the thread's own. A streaming kernel's shadow traffic and a large program's
-/// memory are what this size is for: a word's three records were 120 bytes.
+/// itself), what is the thread's own, and which of the word's bytes the
+/// access left alone. A streaming kernel's shadow traffic and a large
+/// program's memory are what this size is for: a word's three records were
+/// 120 bytes.
 class race_record {
  public:
   race_record() = default;
@@ -293,14 +296,17 @@ class race_record {
   // a race after two million fences of one thread or 16 million warp
   // collectives of one lane, never invent one. `launch` is the tag of the
   // launch that made it (race_launch_tags): the others' records are stale,
-  // as good as none; 0 is no access.
+  // as good as none; 0 is no access. `untouched`: the word's bytes that the
+  // access left alone, one bit each (race_untouched_bytes), 0 for the
+  // whole word, so that a 4-byte access's record is made as before.
   [[gnu::always_inline]] race_record(std::uint32_t site, std::uint32_t state, unsigned thread, bool write,
-                                     std::uint32_t release_clock, std::uint32_t lane_clock, std::uint32_t launch)
-      : site_and_state_(site | std::uint64_t{state} << 32),
+                                     std::uint32_t release_clock, std::uint32_t lane_clock, std::uint32_t launch,
+                                     std::uint32_t untouched = 0)
+      : site_and_state_(site | untouched << untouched_shift | std::uint64_t{state} << 32),
         rest_(thread | std::uint64_t{write} << 10 | std::uint64_t{std::min(release_clock, max_release_clock)} << 11 |
               std::uint64_t{std::min(lane_clock, max_lane_clock)} << 32 | std::uint64_t{launch} << 56) {}
 
-  std::uint32_t site() const { return static_cast<std::uint32_t>(site_and_state_) & ~atomic_bit; }
+  std::uint32_t site() const { return static_cast<std::uint32_t>(site_and_state_) & max_site; }
   std::uint32_t state() const { return static_cast<std::uint32_t>(site_and_state_ >> 32); }
   unsigned thread() const { return rest_ & 1023; }
   bool write() const { return rest_ >> 10 & 1; }
@@ -312,6 +318,12 @@ class race_record {
   /// with plain accesses, never with another atomic.
   bool atomic() const { return site_and_state_ & atomic_bit; }
   void mark_atomic() { site_and_state_ |= atomic_bit; }
+  /// Whether this access and one that left `untouched` of the word alone
+  /// touched a byte in common: two accesses to different bytes of a word
+  /// (neighbouring threads' `char` or `short` elements) never race.
+  [[gnu::always_inline]] bool overlaps(std::uint32_t untouched) const {
+    return (static_cast<std::uint32_t>(site_and_state_) >> untouched_shift | untouched) != 0xf;
+  }
 
   /// Copies `from` in two 8-byte stores: a record is made in two registers,
   /// and a 16-byte copy of it through the stack stalled on a failed
@@ -324,7 +336,15 @@ class race_record {
   }
 
  private:
-  static constexpr std::uint32_t atomic_bit = 1u << 31;  // of the site (ids stay far below it)
+  // The site's bits: 27, then the untouched bytes' 4 and the atomic bit.
+  // 2^27 sites would take gigabytes of code (race_sites::id clamps).
+  static constexpr std::uint32_t untouched_shift = 27;
+  static constexpr std::uint32_t atomic_bit = 1u << 31;
+
+ public:
+  static constexpr std::uint32_t max_site = (1u << untouched_shift) - 1;
+
+ private:
   static constexpr std::uint32_t max_release_clock = (1u << 21) - 1;
   static constexpr std::uint32_t max_lane_clock = (1u << 24) - 1;
   std::uint64_t site_and_state_ = 0;
@@ -428,6 +448,24 @@ class race_block_states {
   std::array<std::atomic<race_block_state*>, 23> chunks_{};
 };
 
+/// The bytes of the 4-byte word at `word` that an access of `size` bytes at
+/// `a` leaves alone, one bit each (bit 0 the lowest address): 0 where it
+/// covers the word, as 4-, 8- and 16-byte accesses mostly do.
+[[gnu::always_inline]] inline std::uint32_t race_untouched_bytes(std::uintptr_t word, std::uintptr_t a, unsigned size) {
+  unsigned begin = a > word ? static_cast<unsigned>(a - word) : 0;
+  unsigned end = a + size < word + 4 ? static_cast<unsigned>(a + size - word) : 4;
+  return 0xfu & ~((1u << end) - (1u << begin));
+}
+
+/// The same for an access that lies in one word: a branch that 4-byte
+/// accesses, the most, take at once (race_untouched_bytes's arithmetic
+/// made a global access 15 % dearer).
+[[gnu::always_inline]] inline std::uint32_t race_untouched_bytes_in_word(std::uintptr_t a, unsigned size) {
+  if (size >= 4) [[likely]]
+    return 0;
+  return 0xfu ^ ((1u << size) - 1) << (a & 3);
+}
+
 /// The code addresses of traced accesses, each given a number once for the
 /// process (records keep the number; a worker caches the ones it met).
 class race_sites {
@@ -435,9 +473,11 @@ class race_sites {
   static std::uint32_t id(std::uintptr_t pc) {
     race_sites& s = instance();
     std::lock_guard lock(s.mutex_);
-    auto [at, added] = s.ids_.try_emplace(pc, static_cast<std::uint32_t>(s.pcs_.size()));
-    if (added) s.pcs_.push_back(pc);
-    return at->second;
+    if (auto known = s.ids_.find(pc); known != s.ids_.end()) return known->second;
+    if (s.pcs_.size() > race_record::max_site) return 0;  // no site: the report names no line
+    s.ids_.emplace(pc, static_cast<std::uint32_t>(s.pcs_.size()));
+    s.pcs_.push_back(pc);
+    return static_cast<std::uint32_t>(s.pcs_.size() - 1);
   }
   static std::uintptr_t pc(std::uint32_t id) {
     race_sites& s = instance();
@@ -1363,10 +1403,11 @@ class race_worker {
       if ((a & 3) + size <= 4) {
         // One word of the static TLS block: a __shared__ variable's, or weft's own.
         if (shared_shadow_.untraced((a - tls_begin_) / 4)) return;
+        std::uintptr_t word = a & ~std::uintptr_t{3};
         if (write)  // a constant where access() is inlined into a callback
-          check_shared_word<true>(a & ~std::uintptr_t{3}, pc);
+          check_shared_word<true>(word, pc, race_untouched_bytes_in_word(a, size));
         else
-          check_shared_word<false>(a & ~std::uintptr_t{3}, pc);
+          check_shared_word<false>(word, pc, race_untouched_bytes_in_word(a, size));
         return;
       }
       // Weft's own pointers and counters (a stackless kernel's body reads
@@ -1426,21 +1467,21 @@ class race_worker {
   // store's branches; most loads take read_ordered's path, which needs no
   // stack frame.
   template <bool write>
-  [[gnu::noinline]] void check_shared_word(std::uintptr_t word, const void* pc) {
+  [[gnu::noinline]] void check_shared_word(std::uintptr_t word, const void* pc, std::uint32_t untouched) {
     if constexpr (!write)
-      if (read_ordered((word - tls_begin_) / 4, reinterpret_cast<std::uintptr_t>(pc))) return;
-    check_shared_word_fully<write>(word, pc);
+      if (read_ordered((word - tls_begin_) / 4, reinterpret_cast<std::uintptr_t>(pc), untouched)) return;
+    check_shared_word_fully<write>(word, pc, untouched);
   }
 
   template <bool write>
-  [[gnu::noinline]] void check_shared_word_fully(std::uintptr_t word, const void* pc) {
+  [[gnu::noinline]] void check_shared_word_fully(std::uintptr_t word, const void* pc, std::uint32_t untouched) {
     busy_ = true;
     if (clustered_) [[unlikely]]
       check_in_cluster(*this, block_, shared_shadow_, (word - tls_begin_) / 4, word, write,
-                       reinterpret_cast<std::uintptr_t>(pc), false);
+                       reinterpret_cast<std::uintptr_t>(pc), false, untouched);
     else
       check<true>(shared_shadow_, (word - tls_begin_) / 4, word, race_space::shared, write,
-                  reinterpret_cast<std::uintptr_t>(pc));
+                  reinterpret_cast<std::uintptr_t>(pc), false, untouched);
     busy_ = false;
   }
 
@@ -1456,7 +1497,7 @@ class race_worker {
   // must decide: the word's records are a block's before, the write is of
   // this epoch and another thread's, the load's site is not cached yet, or
   // another worker asked for the pages this one holds.
-  [[gnu::always_inline]] bool read_ordered(std::size_t at, std::uintptr_t pc) {
+  [[gnu::always_inline]] bool read_ordered(std::size_t at, std::uintptr_t pc, std::uint32_t untouched) {
     if (held_count_ != 0 && let_go_->load(std::memory_order_relaxed)) return false;
     if (!shared_shadow_.current(at, generation_)) return false;
     unsigned thread = linear_thread_index(threadIdx, blockDim);
@@ -1465,7 +1506,8 @@ class race_worker {
       return false;
     auto [cached_pc, site] = site_entry(pc);
     if (cached_pc != pc) return false;
-    race_record now(site, epoch_, thread, false, clocks_[thread], lane_clock(thread, thread % 32), launch_tag_);
+    race_record now(site, epoch_, thread, false, clocks_[thread], lane_clock(thread, thread % 32), launch_tag_,
+                    untouched);
     race_record& latest_read = *shared_shadow_.find(race_shadow::latest_reads, at);
     if (latest_read.launch() == launch_tag_ && latest_read.thread() != thread) {
       race_record& earlier_read = *shared_shadow_.find(race_shadow::earlier_reads, at);
@@ -1542,7 +1584,8 @@ class race_worker {
     if constexpr (!write)
       if (!latest_read) return false;
     unsigned thread = linear_thread_index(threadIdx, blockDim);
-    race_record now(site, state_, thread, write, clocks_[thread], lane_clock(thread, thread % 32), launch_tag_);
+    race_record now(site, state_, thread, write, clocks_[thread], lane_clock(thread, thread % 32), launch_tag_,
+                    race_untouched_bytes_in_word(a, size));
     if constexpr (write) {
       last_write->store(now);
       if (latest_read) latest_read->forget();
@@ -1559,17 +1602,17 @@ class race_worker {
     std::atomic_signal_fence(std::memory_order_seq_cst);
     std::uintptr_t first = a & ~std::uintptr_t{3}, last = (a + size - 1) & ~std::uintptr_t{3};
     if (first == last)  // most accesses: a path of its own, without the loop's bookkeeping
-      access_word(first, write, reinterpret_cast<std::uintptr_t>(pc));
+      access_word(first, write, reinterpret_cast<std::uintptr_t>(pc), race_untouched_bytes_in_word(a, size));
     else
       for (std::uintptr_t w = first; w <= last; w += 4)
-        if (!access_word(w, write, reinterpret_cast<std::uintptr_t>(pc))) break;
+        if (!access_word(w, write, reinterpret_cast<std::uintptr_t>(pc), race_untouched_bytes(w, a, size))) break;
     std::atomic_signal_fence(std::memory_order_seq_cst);
     busy_ = false;
   }
 
   // Returns false once a hazard was found, so that an 8- or 16-byte access
   // reports once.
-  [[gnu::always_inline]] bool access_word(std::uintptr_t word, bool write, std::uintptr_t pc) {
+  [[gnu::always_inline]] bool access_word(std::uintptr_t word, bool write, std::uintptr_t pc, std::uint32_t untouched) {
     // A global word of a page this worker used lately, in the allocation it
     // found there: one compare, where classifying the word takes a dozen.
     cached_page& cached = pages_[word / race_launch::page::bytes % pages_.size()];
@@ -1577,16 +1620,20 @@ class race_worker {
       if (word >= tls_begin_ && word < tls_end_) {
         if (shared_shadow_.untraced((word - tls_begin_) / 4)) return true;
         if (clustered_) [[unlikely]]
-          return check_in_cluster(*this, block_, shared_shadow_, (word - tls_begin_) / 4, word, write, pc, false);
-        return check<true>(shared_shadow_, (word - tls_begin_) / 4, word, race_space::shared, write, pc);
+          return check_in_cluster(*this, block_, shared_shadow_, (word - tls_begin_) / 4, word, write, pc, false,
+                                  untouched);
+        return check<true>(shared_shadow_, (word - tls_begin_) / 4, word, race_space::shared, write, pc, false,
+                           untouched);
       }
       if (word >= dynamic_begin_ && word < dynamic_end_) {
         if (clustered_) [[unlikely]]
-          return check_in_cluster(*this, block_, dynamic_shadow_, (word - dynamic_begin_) / 4, word, write, pc, false);
-        return check<true>(dynamic_shadow_, (word - dynamic_begin_) / 4, word, race_space::dynamic_shared, write, pc);
+          return check_in_cluster(*this, block_, dynamic_shadow_, (word - dynamic_begin_) / 4, word, write, pc, false,
+                                  untouched);
+        return check<true>(dynamic_shadow_, (word - dynamic_begin_) / 4, word, race_space::dynamic_shared, write, pc,
+                           false, untouched);
       }
       if (peer_count_ != 0) [[unlikely]]
-        if (cluster_peer* peer = peer_of(word)) return check_remote(*peer, word, write, pc, false);
+        if (cluster_peer* peer = peer_of(word)) return check_remote(*peer, word, write, pc, false, untouched);
       // Else a thread's stack, or host memory weft does not know: private.
       if (!cache_global_page(word, cached)) return true;
     }
@@ -1599,7 +1646,8 @@ class race_worker {
       if (!own(page)) return true;
     }
     checking_page_ = &page;
-    return check<false>(page.words, word % race_launch::page::bytes / 4, word, cached.space, write, pc);
+    return check<false>(page.words, word % race_launch::page::bytes / 4, word, cached.space, write, pc, false,
+                        untouched);
   }
 
   // Locks `page` for this worker, to keep until let_go_of_pages. Never
@@ -1785,7 +1833,7 @@ class race_worker {
   // __shared__ word: checked in that block's shadow, which its worker
   // shares with the cluster's other workers under its lock.
   [[gnu::noinline]] bool check_remote(cluster_peer& peer, std::uintptr_t word, bool write, std::uintptr_t pc,
-                                      bool atomic) {
+                                      bool atomic, std::uint32_t untouched = 0) {
     if (!peer.worker) {
       // Mapped, so started on its worker, whose check starts next.
       if (held_count_ != 0) let_go_of_pages();
@@ -1796,7 +1844,7 @@ class race_worker {
     std::size_t at = (word - (dynamic ? peer.dynamic_begin : peer.tls_begin)) / 4;
     race_shared_shadow& shadow = dynamic ? owner.dynamic_shadow_ : owner.shared_shadow_;
     if (!dynamic && shadow.untraced(at)) return true;
-    return check_in_cluster(owner, peer.block, shadow, at, word, write, pc, atomic);
+    return check_in_cluster(owner, peer.block, shadow, at, word, write, pc, atomic, untouched);
   }
 
   // A __shared__ word of `owner`'s block (this worker's own, or a peer's)
@@ -1805,11 +1853,11 @@ class race_worker {
   // stamped apart from a block without clusters (read_ordered's fast path,
   // which keeps epochs, then never applies).
   bool check_in_cluster(race_worker& owner, std::uint64_t owner_block, race_shared_shadow& shadow, std::size_t at,
-                        std::uintptr_t word, bool write, std::uintptr_t pc, bool atomic) {
+                        std::uintptr_t word, bool write, std::uintptr_t pc, bool atomic, std::uint32_t untouched = 0) {
     while (owner.shadow_lock_.test_and_set(std::memory_order_acquire)) cpu_relax();
     shadow.renew(at, owner.generation_ | clustered_stamp);
     distributed_owner_ = owner_block;
-    bool ordered = check<true, true>(shadow, at, word, race_space::distributed_shared, write, pc, atomic);
+    bool ordered = check<true, true>(shadow, at, word, race_space::distributed_shared, write, pc, atomic, untouched);
     owner.shadow_lock_.clear(std::memory_order_release);
     return ordered;
   }
@@ -2007,10 +2055,14 @@ class race_worker {
   // `by_state`: its records name their block's state (a global word's, or
   // in a launch with clusters a __shared__ word's: check_in_cluster, which
   // stamps it), not the running block's epoch. `atomic`: an atomic
-  // function's write, which races with plain accesses only.
+  // function's write, which races with plain accesses only. `untouched`:
+  // the word's bytes the access left alone (race_untouched_bytes); a record
+  // of other bytes only is no hazard, asked only of a record found
+  // unordered. A record replaced here keeps no trace of its bytes: a race
+  // with a byte that only the replaced record touched goes unseen.
   template <bool shared, bool by_state = !shared, class Shadow>
   [[gnu::always_inline]] bool check(Shadow& shadow, std::size_t at, std::uintptr_t word, race_space space, bool write,
-                                    std::uintptr_t pc, bool atomic = false) {
+                                    std::uintptr_t pc, bool atomic = false, std::uint32_t untouched = 0) {
     constexpr bool epochs = !by_state;
     std::uint32_t state;
     if constexpr (shared) {
@@ -2039,13 +2091,16 @@ class race_worker {
       // orders that launch before this one. Tags first: most records are
       // this launch's, or none.
       auto foreign = [&](const race_record* r) { return r && r->launch() != launch_tag_ && r->launch() != 0; };
-      if (foreign(last_write) && (other = unordered_launch(*checking_page_, *last_write))) {
+      if (foreign(last_write) && last_write->overlaps(untouched) &&
+          (other = unordered_launch(*checking_page_, *last_write))) {
         hazard = last_write;
         kind = write ? race_kind::write_after_write : race_kind::read_after_write;
-      } else if (write && foreign(latest_read) && (other = unordered_launch(*checking_page_, *latest_read))) {
+      } else if (write && foreign(latest_read) && latest_read->overlaps(untouched) &&
+                 (other = unordered_launch(*checking_page_, *latest_read))) {
         hazard = latest_read;
         kind = race_kind::write_after_read;
-      } else if (write && foreign(earlier_read) && (other = unordered_launch(*checking_page_, *earlier_read))) {
+      } else if (write && foreign(earlier_read) && earlier_read->overlaps(untouched) &&
+                 (other = unordered_launch(*checking_page_, *earlier_read))) {
         hazard = earlier_read;
         kind = race_kind::write_after_read;
       }
@@ -2053,20 +2108,21 @@ class race_worker {
     if (hazard) {
       // between two launches (above)
     } else if (last_write && last_write->launch() == launch_tag_ && !(atomic && last_write->atomic()) &&
-               !ordered<epochs>(*last_write, thread, state)) {
+               !ordered<epochs>(*last_write, thread, state) && last_write->overlaps(untouched)) {
       hazard = last_write;
       kind = write ? race_kind::write_after_write : race_kind::read_after_write;
     } else if (write && latest_read && latest_read->launch() == launch_tag_) {
-      if (!ordered<epochs>(*latest_read, thread, state)) {
+      if (!ordered<epochs>(*latest_read, thread, state) && latest_read->overlaps(untouched)) {
         hazard = latest_read;
         kind = race_kind::write_after_read;
       } else if (earlier_read && earlier_read->launch() == launch_tag_ &&
-                 !ordered<epochs>(*earlier_read, thread, state)) {
+                 !ordered<epochs>(*earlier_read, thread, state) && earlier_read->overlaps(untouched)) {
         hazard = earlier_read;
         kind = race_kind::write_after_read;
       }
     }
-    race_record now(site_of(pc), state, thread, write, clocks_[thread], lane_clock(thread, thread % 32), launch_tag_);
+    race_record now(site_of(pc), state, thread, write, clocks_[thread], lane_clock(thread, thread % 32), launch_tag_,
+                    untouched);
     if (atomic) now.mark_atomic();
     if (hazard) [[unlikely]]
       report(kind, other ? described_of(*hazard, *other) : described<epochs>(*hazard), described<epochs>(now), word,
