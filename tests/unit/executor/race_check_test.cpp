@@ -123,6 +123,18 @@ weft::detail::race_ranges race_test_global_allocation(int) {
   return {{begin, begin + race_test_global_words().size() * 4}};
 }
 
+// For a case's duration, the race check finds its allocations with `list`
+// (by default race_test_global_words, as a cudaMalloc'd allocation).
+struct race_test_global_allocations_listed {
+  decltype(weft::detail::race_list_allocations) before = weft::detail::race_list_allocations;
+  explicit race_test_global_allocations_listed(decltype(before) list = race_test_global_allocation) {
+    weft::detail::race_list_allocations = list;
+  }
+  ~race_test_global_allocations_listed() { weft::detail::race_list_allocations = before; }
+  race_test_global_allocations_listed(const race_test_global_allocations_listed&) = delete;
+  race_test_global_allocations_listed& operator=(const race_test_global_allocations_listed&) = delete;
+};
+
 // Thread `t` of the block `worker` runs makes an access at `p`.
 void race_test_global_access(race_worker& worker, unsigned t, const std::uint32_t* p, bool write, void (*site)()) {
   weft::detail::threadIdx = uint3{t, 0, 0};
@@ -150,8 +162,7 @@ weft::detail::race_ranges race_test_split_page_allocations(int) {
 // block 1's read.
 unsigned long long race_test_scoped_lock_between_blocks(bool block_scope, bool device_fence, unsigned data,
                                                         void (*read_site)()) {
-  auto listed_before = weft::detail::race_list_allocations;
-  weft::detail::race_list_allocations = race_test_global_allocation;
+  race_test_global_allocations_listed listed;
   weft::detail::blockDim = dim3{64, 1, 1};
   weft::detail::gridDim = dim3{2, 1, 1};
   std::uint32_t* global = race_test_global_words().data();
@@ -178,7 +189,6 @@ unsigned long long race_test_scoped_lock_between_blocks(bool block_scope, bool d
     race_test_global_access(worker, 0, &global[data], false, read_site);
   });
   worker.let_go_of_pages();
-  weft::detail::race_list_allocations = listed_before;
   return found;
 }
 
@@ -286,8 +296,7 @@ TEST_CASE("race check: an atomic with no fence before it releases nothing") {
 TEST_CASE(
     "race check: global words race between blocks of a launch, not with an earlier launch's records, and memory "
     "outside weft's allocations is not checked") {
-  auto listed_before = weft::detail::race_list_allocations;
-  weft::detail::race_list_allocations = race_test_global_allocation;
+  race_test_global_allocations_listed listed;
   weft::detail::blockDim = dim3{64, 1, 1};
   weft::detail::gridDim = dim3{2, 1, 1};
   std::uint32_t* global = race_test_global_words().data();
@@ -325,14 +334,12 @@ TEST_CASE(
             race_test_global_access(worker, 3, &global[5], true, race_test_site_h);  // block 1's write, this launch
           }) == 1);
   }
-  weft::detail::race_list_allocations = listed_before;
 }
 
 TEST_CASE(
     "race check: a shadow page that comes back to a launch 255 launches later forgets the records of the one "
     "whose tag the new launch has") {
-  auto listed_before = weft::detail::race_list_allocations;
-  weft::detail::race_list_allocations = race_test_global_allocation;
+  race_test_global_allocations_listed listed;
   weft::detail::blockDim = dim3{64, 1, 1};
   weft::detail::gridDim = dim3{2, 1, 1};
   std::uint32_t* global = race_test_global_words().data();
@@ -364,7 +371,6 @@ TEST_CASE(
   CHECK(race_test_block::hazards([&] {
           race_test_global_access(worker, 0, &global[7], true, race_test_site_t);  // block 1's read, this launch
         }) == 1);
-  weft::detail::race_list_allocations = listed_before;
 }
 
 TEST_CASE("race check: a write races the earlier of two readers, and a new block's word forgets the last one's reads") {
@@ -385,8 +391,7 @@ TEST_CASE("race check: a write races the earlier of two readers, and a new block
 }
 
 TEST_CASE("race check: of a page shared by two allocations, the words of each are checked and the gap between is not") {
-  auto listed_before = weft::detail::race_list_allocations;
-  weft::detail::race_list_allocations = race_test_split_page_allocations;
+  race_test_global_allocations_listed listed(race_test_split_page_allocations);
   weft::detail::blockDim = dim3{64, 1, 1};
   weft::detail::gridDim = dim3{2, 1, 1};
   std::uint32_t* page = race_test_split_page();
@@ -407,14 +412,12 @@ TEST_CASE("race check: of a page shared by two allocations, the words of each ar
           race_test_global_access(worker, 0, &page[200], true, race_test_site_p);  // the second allocation's
           race_test_global_access(worker, 0, &page[100], true, race_test_site_s);
         }) == 1);
-  weft::detail::race_list_allocations = listed_before;
 }
 
 TEST_CASE(
     "race check: a worker that holds a global shadow page lets go when another worker asks for it, and the other's "
     "access is checked") {
-  auto listed_before = weft::detail::race_list_allocations;
-  weft::detail::race_list_allocations = race_test_global_allocation;
+  race_test_global_allocations_listed listed;
   weft::detail::blockDim = dim3{64, 1, 1};
   weft::detail::gridDim = dim3{2, 1, 1};
   std::uint32_t* global = race_test_global_words().data();
@@ -444,7 +447,6 @@ TEST_CASE(
           other.join();
         }) == 1);
   holder.let_go_of_pages();
-  weft::detail::race_list_allocations = listed_before;
 }
 
 namespace {
@@ -532,8 +534,7 @@ TEST_CASE(
 TEST_CASE(
     "race check: a worker that holds a global shadow page and spins on memory the check does not see is interrupted "
     "to let go, and the other's access is checked") {
-  auto listed_before = weft::detail::race_list_allocations;
-  weft::detail::race_list_allocations = race_test_global_allocation;
+  race_test_global_allocations_listed listed;
   weft::detail::blockDim = dim3{64, 1, 1};
   weft::detail::gridDim = dim3{2, 1, 1};
   std::uint32_t* global = race_test_global_words().data();
@@ -566,7 +567,6 @@ TEST_CASE(
         }) == 1);
   weft::detail::race_running = nullptr;
   holder.let_go_of_pages();
-  weft::detail::race_list_allocations = listed_before;
 }
 
 TEST_CASE(
@@ -742,8 +742,7 @@ TEST_CASE(
     "race check: a barrier in global memory that threads of two blocks arrive at orders the arrivals' accesses before "
     "the waits across blocks, with what their blocks did before their barriers, and reaches a thread that did not "
     "arrive only through its own block's barrier") {
-  auto listed_before = weft::detail::race_list_allocations;
-  weft::detail::race_list_allocations = race_test_global_allocation;
+  race_test_global_allocations_listed listed;
   weft::detail::blockDim = dim3{64, 1, 1};
   weft::detail::gridDim = dim3{2, 1, 1};
   std::uint32_t* global = race_test_global_words().data();
@@ -777,7 +776,6 @@ TEST_CASE(
           race_test_global_access(worker, 6, &global[1701], false, race_test_site_grid_barrier_synced_reads);
         }) == 0);
   worker.let_go_of_pages();
-  weft::detail::race_list_allocations = listed_before;
 }
 
 namespace {
@@ -792,8 +790,7 @@ namespace {
 TEST_CASE(
     "race check: an arrival at a barrier in global memory releases to the other block what a warp collective "
     "ordered before it, not a lane's accesses after that collective nor a lane it did not name") {
-  auto listed_before = weft::detail::race_list_allocations;
-  weft::detail::race_list_allocations = race_test_global_allocation;
+  race_test_global_allocations_listed listed;
   weft::detail::blockDim = dim3{64, 1, 1};
   weft::detail::gridDim = dim3{2, 1, 1};
   std::uint32_t* global = race_test_global_words().data();
@@ -827,14 +824,12 @@ TEST_CASE(
   CHECK(race_test_block::hazards(
             [&] { race_test_global_access(worker, 0, &global[1722], false, race_test_site_lane_late_reads); }) == 1);
   worker.let_go_of_pages();
-  weft::detail::race_list_allocations = listed_before;
 }
 
 TEST_CASE(
     "race check: a launch races with the records of a finished launch that CUDA does not order before it, not with "
     "those of one it does") {
-  auto listed_before = weft::detail::race_list_allocations;
-  weft::detail::race_list_allocations = race_test_global_allocation;
+  race_test_global_allocations_listed listed;
   weft::detail::blockDim = dim3{64, 1, 1};
   weft::detail::gridDim = dim3{1, 1, 1};
   std::uint32_t* global = race_test_global_words().data();
@@ -871,7 +866,6 @@ TEST_CASE(
   CHECK(race_test_block::hazards([&] { race_test_global_access(worker, 5, &global[300], true, race_test_site_z); }) ==
         1);  // after the unordered launch's read
   worker.let_go_of_pages();
-  weft::detail::race_list_allocations = listed_before;
 }
 
 namespace {
@@ -1001,8 +995,7 @@ TEST_CASE(
 TEST_CASE(
     "race check: a launch ordered after an earlier one keeps its records for a third launch that is not ordered "
     "after it") {
-  auto listed_before = weft::detail::race_list_allocations;
-  weft::detail::race_list_allocations = race_test_global_allocation;
+  race_test_global_allocations_listed listed;
   weft::detail::blockDim = dim3{64, 1, 1};
   weft::detail::gridDim = dim3{1, 1, 1};
   std::uint32_t* global = race_test_global_words().data();
@@ -1033,14 +1026,12 @@ TEST_CASE(
           race_test_global_access(worker, 2, &global[700], false, race_test_site_chain_third_reads);
         }) == 1);  // the first launch's write
   worker.let_go_of_pages();
-  weft::detail::race_list_allocations = listed_before;
 }
 
 TEST_CASE(
     "race check: a copy or set races with the launches that CUDA does not order with it, on the words it reads or "
     "writes, and not with those it does") {
-  auto listed_before = weft::detail::race_list_allocations;
-  weft::detail::race_list_allocations = race_test_global_allocation;
+  race_test_global_allocations_listed listed;
   weft::detail::blockDim = dim3{64, 1, 1};
   weft::detail::gridDim = dim3{1, 1, 1};
   std::uint32_t* global = race_test_global_words().data();
@@ -1085,7 +1076,6 @@ TEST_CASE(
           race_test_global_access(worker, 3, &global[1600], false, race_test_site_copy_kernel_reads);
         }) == 0);  // past the copy's bytes
   worker.let_go_of_pages();
-  weft::detail::race_list_allocations = listed_before;
 }
 
 namespace {
@@ -1099,8 +1089,7 @@ namespace {
 TEST_CASE(
     "race check: in a launch after another, an access whose word holds only the earlier launch's records is still "
     "recorded, so that another thread's unordered access to it is a hazard") {
-  auto listed_before = weft::detail::race_list_allocations;
-  weft::detail::race_list_allocations = race_test_global_allocation;
+  race_test_global_allocations_listed listed;
   weft::detail::blockDim = dim3{64, 1, 1};
   weft::detail::gridDim = dim3{1, 1, 1};
   std::uint32_t* global = race_test_global_words().data();
@@ -1142,7 +1131,6 @@ TEST_CASE(
           race_test_global_access(worker, 7, &global[1708], false, race_test_site_stream_reads_written);
         }) == 0);
   worker.let_go_of_pages();
-  weft::detail::race_list_allocations = listed_before;
 }
 
 namespace {
@@ -1178,8 +1166,7 @@ TEST_CASE(
           race_test_bytes_access(b.worker, 7, bytes + 4, 4, false, race_test_site_whole_word_reads);  // thread 5's half
         }) == 1);
 
-  auto listed_before = weft::detail::race_list_allocations;
-  weft::detail::race_list_allocations = race_test_global_allocation;
+  race_test_global_allocations_listed listed;
   auto* global = reinterpret_cast<unsigned char*>(&race_test_global_words()[1950]);
   race_launch launch{dim3{1, 1, 1}, dim3{64, 1, 1}, 0, [] { return std::string("race_check_test"); }};
   race_worker worker;
@@ -1194,5 +1181,4 @@ TEST_CASE(
   CHECK(race_test_block::hazards(
             [&] { race_test_bytes_access(worker, 9, global, 4, false, race_test_site_global_whole_word_reads); }) == 1);
   worker.let_go_of_pages();
-  weft::detail::race_list_allocations = listed_before;
 }
