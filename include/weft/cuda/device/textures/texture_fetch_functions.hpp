@@ -103,17 +103,20 @@ T texel_as(const texel_words& w) {
 }
 
 /// What handle 0 reads: one texel of zeros. A GPU's fetch through a null
-/// handle returns without a fault, so weft's must not crash either.
+/// handle returns without a fault, so weft's must not crash either. Its
+/// codec is named, not looked up by format: every program includes this
+/// and makes the null sampler before main, and the look-up would compile
+/// every format's routines into programs that use no texture.
 inline texture_sampler make_null_sampler() {
+  using zeros_codec = texel_codec<std::uint32_t, 4, texel_conversion::integer>;
   static const std::byte zeros[16] = {};
   texture_sampler s{};
-  texel_layout layout{channel_encoding::unsigned_integer, 4, 32};
-  s.routines = find_texel_routines(layout, false, false);
+  s.routines = &routines_of<zeros_codec>;
   s.shape = texture_shape::linear;
   s.address[0] = s.address[1] = s.address[2] = address_mode::clamp;
   s.layers = 1;
   s.levels.push_back({zeros, {0, 0, 0}, 0, {1, 1, 1}, {1.0f, 1.0f, 1.0f}});
-  choose_fetch_routines(s, layout, false, false);
+  choose_fetch_routines(s, fetch_routines_of<zeros_codec>());
   return s;
 }
 

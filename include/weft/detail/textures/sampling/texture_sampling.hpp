@@ -418,20 +418,24 @@ texel_words sample_plain_point(const texture_sampler& s, texture_coordinates<Dim
   return sample<Dims>(s, at, 0);
 }
 
+/// What a codec offers the fetches: how many channels a point fetch may copy
+/// as words, and its 2D linear fetch (null where it returns no floats).
+struct codec_fetch_routines {
+  int raw_word_channels;
+  fetch_2d_routine linear_2d;
+};
+
+template <class Codec>
+codec_fetch_routines fetch_routines_of() {
+  fetch_2d_routine linear = nullptr;
+  if constexpr (Codec::returns_float) linear = &linear_2d_for<Codec>;
+  return {raw_word_channels<Codec>(), linear};
+}
+
 /// Chooses what the sampler's fetches run, once it is complete (levels,
-/// layers, filter, coordinates and routines set) for texels of `layout`
-/// read as `normalized_float` and `srgb` say: the point path's copy of
-/// words, and the 2D fetch routine.
-inline void choose_fetch_routines(texture_sampler& s, const texel_layout& layout, bool normalized_float, bool srgb) {
-  struct chosen {
-    int raw_word_channels;
-    fetch_2d_routine linear_2d;
-  };
-  auto c = visit_texel_codec(layout, normalized_float, srgb, []<class Codec>() -> chosen {
-    fetch_2d_routine linear = nullptr;
-    if constexpr (Codec::returns_float) linear = &linear_2d_for<Codec>;
-    return {raw_word_channels<Codec>(), linear};
-  });
+/// layers, filter, coordinates and routines set) for texels whose codec
+/// offers `c`: the point path's copy of words, and the 2D fetch routine.
+inline void choose_fetch_routines(texture_sampler& s, codec_fetch_routines c) {
   bool one_level_one_layer = s.level_count() == 1 && s.layers == 1;
   s.raw_word_channels = static_cast<std::size_t>(c.raw_word_channels);
   bool clamps =
@@ -459,6 +463,14 @@ inline void choose_fetch_routines(texture_sampler& s, const texel_layout& layout
     }
   }
   s.fetch_2d = one_level_one_layer && s.linear_filter && c.linear_2d ? c.linear_2d : &sample_2d;
+}
+
+/// The same for texels of `layout` read as `normalized_float` and `srgb`
+/// say. It names every codec's routines, so only what makes texture objects
+/// calls it: a program that makes none compiles none of them.
+inline void choose_fetch_routines(texture_sampler& s, const texel_layout& layout, bool normalized_float, bool srgb) {
+  choose_fetch_routines(
+      s, visit_texel_codec(layout, normalized_float, srgb, []<class Codec>() { return fetch_routines_of<Codec>(); }));
 }
 
 /// tex2Dgather: channel `component` of the four texels a linear fetch at

@@ -98,6 +98,21 @@ bool same(float4 a, float4 b) { return a.x == b.x && a.y == b.y && a.z == b.z &&
 
 }  // namespace
 
+TEST_CASE("a fetch through texture handle 0 returns zeros, in every form, and does not fault") {
+  cudaTextureObject_t none = 0;
+  auto floats = run_fetches<float>(4, [=](int i) {
+    float x = static_cast<float>(i) * 7.5f - 3.0f;
+    return tex1Dfetch<float>(none, i * 1000) + tex1D<float>(none, x) + tex2D<float>(none, x, -x) +
+           tex3D<float>(none, x, x, x) + tex2DLod<float>(none, x, x, 2.0f);
+  });
+  for (float f : floats) CHECK(bits(f) == 0u);
+  auto vectors = run_fetches<float4>(4, [=](int i) { return tex2D<float4>(none, static_cast<float>(i), 0.5f); });
+  for (float4 v : vectors) CHECK(same(v, float4{0, 0, 0, 0}));
+  auto integers = run_fetches<int>(4, [=](int i) { return tex1Dfetch<int>(none, i) | tex2D<int>(none, 1.5f, 2.5f); });
+  for (int v : integers) CHECK(v == 0);
+  CHECK(cudaGetLastError() == cudaSuccess);
+}
+
 TEST_CASE("point filtering takes texel floor(x), clamped to the edge") {
   pitched_floats t;
   auto got = fetch_2d(
