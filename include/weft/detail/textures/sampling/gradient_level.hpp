@@ -184,7 +184,8 @@ inline double approximate_length(double x, double y, double z) {
   if (largest == 0) return 0;
   if (middle == 0) return largest;
   double unit = unit_of_bits(middle, gradient_component_bits);
-  double shares = std::floor((11 * std::floor(middle / unit) + 8 * std::floor(smallest / unit) + 4) / 32) * unit;
+  double middle_share = truncate_to_bits(11 * std::floor(middle / unit) + 4, gradient_component_bits);
+  double shares = std::floor((middle_share + 8 * std::floor(smallest / unit)) / 32) * unit;
   return largest + truncate_below(shares, largest, gradient_component_bits);
 }
 
