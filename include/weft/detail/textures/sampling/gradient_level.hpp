@@ -163,7 +163,7 @@ inline double diagonal_length(double x, double y) {
   double scaled = std::fabs(diagonal_component(larger));
   if (smaller == 0) return scaled;
   double unit = unit_of_bits(smaller, gradient_component_bits);
-  double share = std::floor((121 * (smaller / unit) + 32) / 512) * unit;
+  double share = std::floor((121 * (smaller / unit) + 32) / 256) * unit / 2;
   return scaled + truncate_below(share, scaled, gradient_component_bits);
 }
 
