@@ -19,6 +19,7 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace {
@@ -356,6 +357,60 @@ void check_rules2(const std::string& dir) {
   t.print("gradient_rules2.txt");
 }
 
+/// measure_gradient_rules3.cu's output: for each (m, n), the eight levels of
+/// dx = dy = (L, b, c) texels, L = L0 + i/512; printed where they change.
+void check_rules3(const std::string& dir) {
+  std::ifstream in(dir + "/gradient_rules3.txt");
+  std::string line;
+  std::map<std::tuple<char, int, int>, std::map<int, std::vector<int>>> printed;  // (part, pass, m) -> n -> levels
+  while (std::getline(in, line)) {
+    std::istringstream words(line);
+    std::string kind;
+    int pass, m, n = 0;
+    words >> kind;
+    if (kind != "D" && kind != "V") continue;
+    words >> pass >> m;
+    if (kind == "V") words >> n;
+    std::vector<int> levels(8);
+    for (int& level : levels) words >> level;
+    printed[{kind[0], pass, m}][n] = levels;
+  }
+  tally t;
+  auto check = [&](char part, int pass, int e, int step, bool volume) {
+    double unit = 1.0 / (512 << e);
+    for (int m = 512; m <= 1016; m += step) {
+      const auto& sweep = printed[{part, pass, m}];
+      std::vector<int> measured;
+      double b = m * unit, l0 = e == 0 ? b : 1.0;
+      for (int n = 0; n <= (volume ? m : 0); ++n) {
+        auto found = sweep.find(n);
+        if (found != sweep.end()) measured = found->second;
+        for (int i = 0; i < 8; ++i) {
+          int computed;
+          float big = float(float((l0 + i / 512.0) / (volume ? 256 : 1024)) * (volume ? 256 : 1024));
+          float middle = float(float(b / (volume ? 256 : 1024)) * (volume ? 256 : 1024));
+          if (volume) {
+            float small = float(float(n * unit / 256) * 256);
+            const float g[3] = {big, middle, small};
+            computed = fetched_level(level_from_footprint(g, g), 0, 8);
+          } else {
+            const float g[2] = {big, middle};
+            computed = fetched_level(level_from_footprint(g, g, 0), 0, 10);
+          }
+          int level = measured.empty() ? -1 : measured[i];
+          if (verbose && computed != level)
+            std::printf("  miss %+d: %c %d %d %d %d (weft %d)\n", level - computed, part, pass, m, n, i, computed);
+          t.add(std::string(1, part) + " pass " + std::to_string(pass), computed == level);
+        }
+      }
+    }
+  };
+  for (int e = 0; e < 3; ++e) check('D', e, e, 1, false);
+  const int shapes[3][2] = {{0, 8}, {1, 8}, {2, 16}};
+  for (int pass = 0; pass < 3; ++pass) check('V', pass, shapes[pass][0], shapes[pass][1], true);
+  t.print("gradient_rules3.txt");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -367,4 +422,5 @@ int main(int argc, char** argv) {
   check_3d(dir, "cubemap_gradients.txt");
   check_rules(dir);
   check_rules2(dir);
+  check_rules3(dir);
 }

@@ -212,7 +212,9 @@ inline double diagonal_length(double x, double y, double z) {
   double scaled = std::fabs(diagonal_component(largest));
   if (middle == 0) return scaled;
   double unit = unit_of_bits(middle, gradient_component_bits);
-  double shares = std::floor((121 * (middle / unit) + 88 * std::floor(smallest / unit) + 32) / 512) * unit;
+  double middle_share = truncate_to_bits(121 * (middle / unit) + 32, gradient_component_bits) / 512;
+  double smallest_share = std::fabs(diagonal_component(smallest)) / unit / 4;
+  double shares = std::floor((middle_share + smallest_share) * 2) * unit / 2;
   return scaled + truncate_below(shares, scaled, gradient_component_bits);
 }
 
