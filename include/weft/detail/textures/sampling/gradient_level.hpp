@@ -151,10 +151,12 @@ inline double diagonal_component(double sum) {
 /// The approximate length of a diagonal (x, y) = dx + dy or dx - dy, scaled
 /// by 11/16, as an H100 computes it: the longer component scaled as
 /// diagonal_component scales it, plus 121/512 (11/16 of 11/32) of the
-/// shorter one's 10-bit mantissa m, (121 m + 32) >> 9 units, that share
-/// truncated to 10 bits of the former (gradient_rules.txt: every one of
-/// 57354 fetches with dx = dy or nearly, where 11/32 of the scaled shorter
-/// component missed 571).
+/// shorter one's 10-bit mantissa m, (121 m + 32) >> 8 half units (the
+/// scaled longer component's grid too), that share truncated to 10 bits of
+/// the former (gradient_rules.txt: every one of 57354 fetches with dx = dy
+/// or nearly, where 11/32 of the scaled shorter component missed 571; the
+/// share in whole units missed 17 of gradients.txt's isotropic 3000 and 7
+/// more of gradient_rules2.txt's 12000 random diagonals than now).
 inline double diagonal_length(double x, double y) {
   double larger = std::fabs(truncate_to_bits(x, gradient_component_bits));
   double smaller = std::fabs(truncate_to_bits(y, gradient_component_bits));
@@ -169,12 +171,15 @@ inline double diagonal_length(double x, double y) {
 
 /// The length of (x, y, z) as an H100 approximates it for a 3D footprint:
 /// the largest magnitude plus 11/32 of the middle one and 1/4 of the
-/// smallest, as (11 m + 8 n + 4) >> 5 units of the middle one's 10-bit
-/// mantissa m, n the smallest in those units (truncated), that sum
-/// truncated to 10 bits of the largest's order of magnitude (fitted to
-/// tex3DGrad on an H200, the same texture unit: gradients3d.txt and
-/// gradient_rules.txt, whose sweeps of (1, b, c) it misses at 145 of 43115
-/// fetches, 403 with the exact shares). With z = 0 it is the 2D
+/// smallest: 11 m + 4, m the middle one's 10-bit mantissa, kept to 10
+/// significant bits (past 2^13 it loses its low bits), plus 8 n, n the
+/// smallest in the middle one's units (truncated), over 32 units; that
+/// share truncated to 10 bits of the largest's order of magnitude (fitted
+/// to tex3DGrad on an H200, the same texture unit: every one of the
+/// 1,372,928 shares of gradient_rules2.txt, read to 1/512 through four
+/// largest components; gradient_rules.txt's sweeps of (1, b, c) miss 9 of
+/// 43115, where b or c lie within 1/1000 of a unit below the grid, 145
+/// with 11 m + 8 n + 4 summed whole). With z = 0 it is the 2D
 /// approximation above.
 inline double approximate_length(double x, double y, double z) {
   double largest = std::fabs(x), middle = std::fabs(y), smallest = std::fabs(z);
@@ -197,10 +202,14 @@ inline double approximate_length(double x, double y, double z) {
 /// blend between levels, as in 2D (sharpened_level_fraction).
 /// The approximate length of a 3D diagonal (dx + dy or dx - dy) scaled by
 /// 11/16: as in 2D (diagonal_length above), the largest component scaled,
-/// plus 11/16 of the other two's shares, (121 m + 88 n + 32) >> 9 units of
-/// the middle one's 10-bit mantissa m, n the smallest in those units
-/// (88 = 11/16 of 8/32; no other factor near it comes close on
-/// gradients3d.txt).
+/// plus the middle one's share, 121 m + 32 (m its 10-bit mantissa) kept to
+/// 10 significant bits, over 512 units, and a quarter of the smallest
+/// component scaled by 11/16 in its own grid (diagonal_component), the two
+/// summed and floored to half units of the middle one (every one of the
+/// 978176 fetches of gradient_rules3.txt's sweeps, of which 88 n added to
+/// 121 m + 32 missed 24212 in whole units and 11475 in half units: the
+/// smallest's rounding in its own grid acts as a factor a little above
+/// 11/64).
 inline double diagonal_length(double x, double y, double z) {
   double largest = std::fabs(truncate_to_bits(x, gradient_component_bits));
   double middle = std::fabs(truncate_to_bits(y, gradient_component_bits));
