@@ -142,6 +142,21 @@ TEST_CASE("a diagonal's shorter component adds its share in half units, as the l
   CHECK(textures::level_from_footprint(dx, dy, 0) == 298);
 }
 
+TEST_CASE("a diagonal adds its components with the smaller cut to the larger's 11th bit, toward zero") {
+  // Measured on an H100 (gradients.txt, maxAnisotropy 0): dx + dy has
+  // y = 0.2749 - 16.0 texels; 0.2749 cut to 1/64 (the 11th bit of 16) is
+  // 0.265625, so the sum is -15.734375 where the exact one is -15.7251, and
+  // the diagonal's level 1151/256 (1150 with the exact sum).
+  const float dx[2] = {-0x1.1a35bp-6f * 1024, 0x1.19d822p-12f * 1024};
+  const float dy[2] = {-0x1.3add1p-7f * 1024, -0x1.00162ep-6f * 1024};
+  CHECK(textures::level_from_footprint(dx, dy, 0) == 1151);
+  // tex3DGrad's diagonals too (gradients3d.txt, 256^3 texels): 761/256,
+  // 760 with the exact sums.
+  const float dx3[3] = {-0x1.19c66cp-6f * 256, -0x1.215bb4p-8f * 256, 0x1.4f3aeap-6f * 256};
+  const float dy3[3] = {0x1.293f74p-9f * 256, -0x1.0cd90ap-6f * 256, 0x1.b3437p-7f * 256};
+  CHECK(textures::level_from_footprint(dx3, dy3) == 0x1.7c8p+1 * 256);
+}
+
 TEST_CASE("tex3DGrad's shares: 11 m + 4 of the middle component kept to 10 bits before the smallest's 8 n") {
   // Measured on an H200 (gradient_rules2.txt, T): dx = (748, 748, 3) / 512
   // texels. 11 m + 4 = 8232 is past 2^13, so kept to 10 bits it is 8224;
