@@ -19,6 +19,7 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace {
@@ -291,6 +292,125 @@ void check_rules(const std::string& dir) {
         [](const rule_query& q) { return fetched_level(cubemap_level(q.direction, q.dx, q.dy, 256, 0), 0, 8); });
 }
 
+/// measure_gradient_rules2.cu's output: E and F/G lines carry their
+/// queries; T lines are the four levels of each (m, n) where they change.
+void check_rules2(const std::string& dir) {
+  std::ifstream in(dir + "/gradient_rules2.txt");
+  std::string line;
+  tally t;
+  std::map<std::pair<int, int>, std::map<int, std::vector<int>>> volume;  // (pass, m) -> n -> levels
+  while (std::getline(in, line)) {
+    std::istringstream words(line);
+    std::string kind;
+    words >> kind;
+    if (kind == "E" || kind == "F" || kind == "G") {
+      std::string how, skip, dx0, dx1, dy0, dy1, value;
+      if (kind != "E") words >> how;
+      words >> skip;
+      if (how == "s") words >> skip;
+      words >> dx0 >> dx1 >> dy0 >> dy1 >> value;
+      const float dx[2] = {hex_float(dx0) * 1024, hex_float(dx1) * 1024},
+                  dy[2] = {hex_float(dy0) * 1024, hex_float(dy1) * 1024};
+      unsigned aniso = kind == "E" ? 0 : 16;
+      int bias = kind == "G" ? 128 : 0;
+      int computed = fetched_level(level_from_footprint(dx, dy, aniso) + bias, aniso, 10);
+      int measured = measured_level(value);
+      report(line, measured, computed);
+      std::string group = kind == "E" ? "E diagonals" : kind + (how == "r" ? " random" : " swept (changes)");
+      t.add(group, computed == measured);
+    } else if (kind == "T") {
+      int pass, m, n;
+      std::vector<int> levels(4);
+      words >> pass >> m >> n >> levels[0] >> levels[1] >> levels[2] >> levels[3];
+      volume[{pass, m}][n] = levels;
+    }
+  }
+  struct pass_shape {
+    int e, step;
+    double h;
+  };
+  const pass_shape passes[] = {{0, 4, 0}, {1, 4, 0}, {2, 4, 0}, {1, 16, 0.5}, {3, 16, 0}};
+  for (int pass = 0; pass < 5; ++pass) {
+    const pass_shape& ps = passes[pass];
+    double unit = 1.0 / (512 << ps.e);
+    for (int m = 512; m <= 1020; m += ps.step) {
+      const auto& printed = volume[{pass, m}];
+      std::vector<int> measured;
+      double b = m * unit, l0 = ps.e == 0 ? b : 1.0;
+      for (int n = 0; n <= m; ++n) {
+        auto found = printed.find(n);
+        if (found != printed.end()) measured = found->second;
+        for (int i = 0; i < 4; ++i) {
+          const float k = 1.0f / 256;
+          const float dx[3] = {float((l0 + i / 512.0) * k) * 256, float(b * k) * 256,
+                               float((n + ps.h) * unit * k) * 256},
+                      dy[3] = {0, 0, 0};
+          int computed = fetched_level(level_from_footprint(dx, dy), 0, 8);
+          int level = measured.empty() ? -1 : measured[i];
+          if (verbose && computed != level)
+            std::printf("  miss %+d: T %d %d %d %d (weft %d)\n", level - computed, pass, m, n, i, computed);
+          t.add("T pass " + std::to_string(pass), computed == level);
+        }
+      }
+    }
+  }
+  t.print("gradient_rules2.txt");
+}
+
+/// measure_gradient_rules3.cu's output: for each (m, n), the eight levels of
+/// dx = dy = (L, b, c) texels, L = L0 + i/512; printed where they change.
+void check_rules3(const std::string& dir) {
+  std::ifstream in(dir + "/gradient_rules3.txt");
+  std::string line;
+  std::map<std::tuple<char, int, int>, std::map<int, std::vector<int>>> printed;  // (part, pass, m) -> n -> levels
+  while (std::getline(in, line)) {
+    std::istringstream words(line);
+    std::string kind;
+    int pass, m, n = 0;
+    words >> kind;
+    if (kind != "D" && kind != "V") continue;
+    words >> pass >> m;
+    if (kind == "V") words >> n;
+    std::vector<int> levels(8);
+    for (int& level : levels) words >> level;
+    printed[{kind[0], pass, m}][n] = levels;
+  }
+  tally t;
+  auto check = [&](char part, int pass, int e, int step, bool volume) {
+    double unit = 1.0 / (512 << e);
+    for (int m = 512; m <= 1016; m += step) {
+      const auto& sweep = printed[{part, pass, m}];
+      std::vector<int> measured;
+      double b = m * unit, l0 = e == 0 ? b : 1.0;
+      for (int n = 0; n <= (volume ? m : 0); ++n) {
+        auto found = sweep.find(n);
+        if (found != sweep.end()) measured = found->second;
+        for (int i = 0; i < 8; ++i) {
+          int computed;
+          float big = float(float((l0 + i / 512.0) / (volume ? 256 : 1024)) * (volume ? 256 : 1024));
+          float middle = float(float(b / (volume ? 256 : 1024)) * (volume ? 256 : 1024));
+          if (volume) {
+            float small = float(float(n * unit / 256) * 256);
+            const float g[3] = {big, middle, small};
+            computed = fetched_level(level_from_footprint(g, g), 0, 8);
+          } else {
+            const float g[2] = {big, middle};
+            computed = fetched_level(level_from_footprint(g, g, 0), 0, 10);
+          }
+          int level = measured.empty() ? -1 : measured[i];
+          if (verbose && computed != level)
+            std::printf("  miss %+d: %c %d %d %d %d (weft %d)\n", level - computed, part, pass, m, n, i, computed);
+          t.add(std::string(1, part) + " pass " + std::to_string(pass), computed == level);
+        }
+      }
+    }
+  };
+  for (int e = 0; e < 3; ++e) check('D', e, e, 1, false);
+  const int shapes[3][2] = {{0, 8}, {1, 8}, {2, 16}};
+  for (int pass = 0; pass < 3; ++pass) check('V', pass, shapes[pass][0], shapes[pass][1], true);
+  t.print("gradient_rules3.txt");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -301,4 +421,6 @@ int main(int argc, char** argv) {
   check_3d(dir, "gradients3d.txt");
   check_3d(dir, "cubemap_gradients.txt");
   check_rules(dir);
+  check_rules2(dir);
+  check_rules3(dir);
 }

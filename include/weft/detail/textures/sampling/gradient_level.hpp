@@ -135,6 +135,20 @@ inline double approximate_length(double x, double y) {
   return larger + truncate_below(shorter_share(smaller), larger, gradient_component_bits);
 }
 
+/// A component of a diagonal, a + b (each already kept to 10 bits), as the
+/// H100 adds them: the operand of smaller magnitude is first cut, toward
+/// zero, to the grid of the larger one's 11th significant bit, so that a
+/// sum of opposite signs can come out a little longer than the exact one
+/// (gradients.txt's isotropic fetches and gradient_rules2.txt's random
+/// diagonals: every one, where the exact sum missed 3 of 1500 and 21 of
+/// 12000).
+inline double diagonal_sum(double a, double b) {
+  if (a == 0 || b == 0 || !std::isfinite(a) || !std::isfinite(b)) return a + b;
+  if (std::fabs(b) > std::fabs(a)) std::swap(a, b);
+  double unit = unit_of_bits(std::fabs(a), gradient_component_bits + 1);
+  return a + std::trunc(b / unit) * unit;
+}
+
 /// A component of a diagonal of the footprint, dx + dy or dx - dy, scaled by
 /// 11/16: kept to 10 bits (m units), then (11 m + 4) >> 3 half units, 11/16
 /// rounded half up to 11 bits. It gives the diagonal's direction; its length
@@ -151,10 +165,12 @@ inline double diagonal_component(double sum) {
 /// The approximate length of a diagonal (x, y) = dx + dy or dx - dy, scaled
 /// by 11/16, as an H100 computes it: the longer component scaled as
 /// diagonal_component scales it, plus 121/512 (11/16 of 11/32) of the
-/// shorter one's 10-bit mantissa m, (121 m + 32) >> 9 units, that share
-/// truncated to 10 bits of the former (gradient_rules.txt: every one of
-/// 57354 fetches with dx = dy or nearly, where 11/32 of the scaled shorter
-/// component missed 571).
+/// shorter one's 10-bit mantissa m, (121 m + 32) >> 8 half units (the
+/// scaled longer component's grid too), that share truncated to 10 bits of
+/// the former (gradient_rules.txt: every one of 57354 fetches with dx = dy
+/// or nearly, where 11/32 of the scaled shorter component missed 571; the
+/// share in whole units missed 17 of gradients.txt's isotropic 3000 and 7
+/// more of gradient_rules2.txt's 12000 random diagonals than now).
 inline double diagonal_length(double x, double y) {
   double larger = std::fabs(truncate_to_bits(x, gradient_component_bits));
   double smaller = std::fabs(truncate_to_bits(y, gradient_component_bits));
@@ -163,18 +179,21 @@ inline double diagonal_length(double x, double y) {
   double scaled = std::fabs(diagonal_component(larger));
   if (smaller == 0) return scaled;
   double unit = unit_of_bits(smaller, gradient_component_bits);
-  double share = std::floor((121 * (smaller / unit) + 32) / 512) * unit;
+  double share = std::floor((121 * (smaller / unit) + 32) / 256) * unit / 2;
   return scaled + truncate_below(share, scaled, gradient_component_bits);
 }
 
 /// The length of (x, y, z) as an H100 approximates it for a 3D footprint:
 /// the largest magnitude plus 11/32 of the middle one and 1/4 of the
-/// smallest, as (11 m + 8 n + 4) >> 5 units of the middle one's 10-bit
-/// mantissa m, n the smallest in those units (truncated), that sum
-/// truncated to 10 bits of the largest's order of magnitude (fitted to
-/// tex3DGrad on an H200, the same texture unit: gradients3d.txt and
-/// gradient_rules.txt, whose sweeps of (1, b, c) it misses at 145 of 43115
-/// fetches, 403 with the exact shares). With z = 0 it is the 2D
+/// smallest: 11 m + 4, m the middle one's 10-bit mantissa, kept to 10
+/// significant bits (past 2^13 it loses its low bits), plus 8 n, n the
+/// smallest in the middle one's units (truncated), over 32 units; that
+/// share truncated to 10 bits of the largest's order of magnitude (fitted
+/// to tex3DGrad on an H200, the same texture unit: every one of the
+/// 1,372,928 shares of gradient_rules2.txt, read to 1/512 through four
+/// largest components; gradient_rules.txt's sweeps of (1, b, c) miss 9 of
+/// 43115, where b or c lie within 1/1000 of a unit below the grid, 145
+/// with 11 m + 8 n + 4 summed whole). With z = 0 it is the 2D
 /// approximation above.
 inline double approximate_length(double x, double y, double z) {
   double largest = std::fabs(x), middle = std::fabs(y), smallest = std::fabs(z);
@@ -184,7 +203,8 @@ inline double approximate_length(double x, double y, double z) {
   if (largest == 0) return 0;
   if (middle == 0) return largest;
   double unit = unit_of_bits(middle, gradient_component_bits);
-  double shares = std::floor((11 * std::floor(middle / unit) + 8 * std::floor(smallest / unit) + 4) / 32) * unit;
+  double middle_share = truncate_to_bits(11 * std::floor(middle / unit) + 4, gradient_component_bits);
+  double shares = std::floor((middle_share + 8 * std::floor(smallest / unit)) / 32) * unit;
   return largest + truncate_below(shares, largest, gradient_component_bits);
 }
 
@@ -196,10 +216,14 @@ inline double approximate_length(double x, double y, double z) {
 /// blend between levels, as in 2D (sharpened_level_fraction).
 /// The approximate length of a 3D diagonal (dx + dy or dx - dy) scaled by
 /// 11/16: as in 2D (diagonal_length above), the largest component scaled,
-/// plus 11/16 of the other two's shares, (121 m + 88 n + 32) >> 9 units of
-/// the middle one's 10-bit mantissa m, n the smallest in those units
-/// (88 = 11/16 of 8/32; no other factor near it comes close on
-/// gradients3d.txt).
+/// plus the middle one's share, 121 m + 32 (m its 10-bit mantissa) kept to
+/// 10 significant bits, over 512 units, and a quarter of the smallest
+/// component scaled by 11/16 in its own grid (diagonal_component), the two
+/// summed and floored to half units of the middle one (every one of the
+/// 978176 fetches of gradient_rules3.txt's sweeps, of which 88 n added to
+/// 121 m + 32 missed 44388 in whole units and 32276 in half units: the
+/// smallest's rounding in its own grid acts as a factor a little above
+/// 11/64).
 inline double diagonal_length(double x, double y, double z) {
   double largest = std::fabs(truncate_to_bits(x, gradient_component_bits));
   double middle = std::fabs(truncate_to_bits(y, gradient_component_bits));
@@ -211,7 +235,9 @@ inline double diagonal_length(double x, double y, double z) {
   double scaled = std::fabs(diagonal_component(largest));
   if (middle == 0) return scaled;
   double unit = unit_of_bits(middle, gradient_component_bits);
-  double shares = std::floor((121 * (middle / unit) + 88 * std::floor(smallest / unit) + 32) / 512) * unit;
+  double middle_share = truncate_to_bits(121 * (middle / unit) + 32, gradient_component_bits) / 512;
+  double smallest_share = std::fabs(diagonal_component(smallest)) / unit / 4;
+  double shares = std::floor((middle_share + smallest_share) * 2) * unit / 2;
   return scaled + truncate_below(shares, scaled, gradient_component_bits);
 }
 
@@ -222,8 +248,10 @@ inline int level_from_footprint(const float (&dx)[3], const float (&dy)[3]) {
     q[d] = truncate_to_bits(dy[d], gradient_component_bits);
   }
   double major = std::fmax(approximate_length(p[0], p[1], p[2]), approximate_length(q[0], q[1], q[2]));
-  major = std::fmax(major, diagonal_length(p[0] + q[0], p[1] + q[1], p[2] + q[2]));
-  major = std::fmax(major, diagonal_length(p[0] - q[0], p[1] - q[1], p[2] - q[2]));
+  major =
+      std::fmax(major, diagonal_length(diagonal_sum(p[0], q[0]), diagonal_sum(p[1], q[1]), diagonal_sum(p[2], q[2])));
+  major = std::fmax(major,
+                    diagonal_length(diagonal_sum(p[0], -q[0]), diagonal_sum(p[1], -q[1]), diagonal_sum(p[2], -q[2])));
   if (!(major == major)) major = 0;  // NaN gradients: the lowest level, as for zero
   return fixed_level_log2(major);
 }
@@ -248,8 +276,8 @@ inline footprint_major_axis major_axis_of_footprint(const double (&p)[2], const 
     if (length > major.length || !(major.length == major.length))
       major = {diagonal_component(x), diagonal_component(y), length};
   };
-  consider_diagonal(p[0] + q[0], p[1] + q[1]);
-  consider_diagonal(p[0] - q[0], p[1] - q[1]);
+  consider_diagonal(diagonal_sum(p[0], q[0]), diagonal_sum(p[1], q[1]));
+  consider_diagonal(diagonal_sum(p[0], -q[0]), diagonal_sum(p[1], -q[1]));
   if (!(major.length == major.length)) major = {0, 0, 0};  // NaN gradients: the lowest level, as for zero
   return major;
 }

@@ -133,6 +133,54 @@ TEST_CASE("tex2DGrad's approximate lengths round the shorter component's share a
   CHECK(textures::fixed_level_log2(1.998046875) == 255);
 }
 
+TEST_CASE("a diagonal's shorter component adds its share in half units, as the longer one's scaled length has") {
+  // Measured on an H100 (gradients.txt, maxAnisotropy 0): dx + dy =
+  // (0.2661, 0.1318) texels, its shorter share (121 m + 32) >> 8 half units
+  // brings the diagonal to level 298/256; in whole units it gave 296.
+  const float dx[2] = {0x1.4870dcp-10f * 1024, 0x1.2c9298p-10f * 1024};
+  const float dy[2] = {-0x1.d3e598p-11f * 1024, -0x1.5364f4p-10f * 1024};
+  CHECK(textures::level_from_footprint(dx, dy, 0) == 298);
+}
+
+TEST_CASE("a diagonal adds its components with the smaller cut to the larger's 11th bit, toward zero") {
+  // Measured on an H100 (gradients.txt, maxAnisotropy 0): dx + dy has
+  // y = 0.2749 - 16.0 texels; 0.2749 cut to 1/64 (the 11th bit of 16) is
+  // 0.265625, so the sum is -15.734375 where the exact one is -15.7251, and
+  // the diagonal's level 1151/256 (1150 with the exact sum).
+  const float dx[2] = {-0x1.1a35bp-6f * 1024, 0x1.19d822p-12f * 1024};
+  const float dy[2] = {-0x1.3add1p-7f * 1024, -0x1.00162ep-6f * 1024};
+  CHECK(textures::level_from_footprint(dx, dy, 0) == 1151);
+  // tex3DGrad's diagonals too (gradients3d.txt, 256^3 texels): 761/256,
+  // 760 with the exact sums.
+  const float dx3[3] = {-0x1.19c66cp-6f * 256, -0x1.215bb4p-8f * 256, 0x1.4f3aeap-6f * 256};
+  const float dy3[3] = {0x1.293f74p-9f * 256, -0x1.0cd90ap-6f * 256, 0x1.b3437p-7f * 256};
+  CHECK(textures::level_from_footprint(dx3, dy3) == 0x1.7c8p+1 * 256);
+}
+
+TEST_CASE("tex3DGrad's shares: 11 m + 4 of the middle component kept to 10 bits before the smallest's 8 n") {
+  // Measured on an H200 (gradient_rules2.txt, T): dx = (748, 748, 3) / 512
+  // texels. 11 m + 4 = 8232 is past 2^13, so kept to 10 bits it is 8224;
+  // with 8 n = 24 the share is 257/512, level 249/256 (258/512 and 250 if
+  // the sum were taken whole).
+  const float dx[3] = {748.0f / 512, 748.0f / 512, 3.0f / 512}, dy[3] = {0, 0, 0};
+  CHECK(textures::level_from_footprint(dx, dy) == 249);
+}
+
+TEST_CASE("tex3DGrad's diagonals: a quarter of the smallest component scaled by 11/16 in its own grid") {
+  // Measured on an H200 (gradient_rules3.txt, V): dx = dy = (513, 512, 3) /
+  // 512 texels, so the diagonal 2 (513, 512, 3) / 512 is the major axis.
+  // The smallest, 3/256, scaled by 11/16 in its own 10-bit grid and
+  // quartered, adds 0.52 of a unit (1/256) of the middle's grid to the
+  // middle's 121: 243 half units once floored, level 228/256 (227 with the
+  // shares summed in whole units).
+  const float g[3] = {513.0f / 512, 1, 3.0f / 512};
+  CHECK(textures::level_from_footprint(g, g) == 228);
+  // A measured fetch (gradients3d.txt, maxAnisotropy 0, 256^3 texels).
+  const float dx[3] = {-0x1.00d736p-3f * 256, 0x1.d8f18cp-4f * 256, -0x1.536868p-3f * 256};
+  const float dy[3] = {0x1.bfbefcp-3f * 256, 0x1.df6b2ep-4f * 256, 0x1.69042ap-3f * 256};
+  CHECK(textures::level_from_footprint(dx, dy) == 0x1.96p+2 * 256);
+}
+
 TEST_CASE("with maxAnisotropy above 1, the level of the minor axis, at most log2(maxAnisotropy) below the major's") {
   // The example above (major axis 3.73046875, area 48.1 texels, so a minor
   // axis of 1.859375): with maxAnisotropy 2 the major axis over 2 (2.73,
