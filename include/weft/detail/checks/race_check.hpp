@@ -1393,12 +1393,22 @@ class race_worker {
   /// gap between allocations found last.
   [[gnu::always_inline]] void access(const void* address, unsigned size, bool write, const void* pc) {
     std::uintptr_t a = reinterpret_cast<std::uintptr_t>(address);
-    if (a - builtins_begin_ < builtins_bytes_) return;
+    if (a - builtins_begin_ < builtins_bytes_ || a - other_builtins_begin_ < other_builtins_bytes_) return;
     if (a >= private_begin_ && a + size <= private_end_) return;
     if (a >= other_private_begin_ && a + size <= other_private_end_) return;
     if (busy_) return;  // the detector's own accesses, if it was instrumented
+    // A tail call, as every call here is: the callback then needs no
+    // register saved, and a private access or a built-in variable's returns
+    // without touching the stack.
     if (!copies_.empty()) [[unlikely]]
-      check_copies_in_flight(a, size, write, pc);
+      return access_beside_copies(a, size, write, pc);
+    check_traced(a, size, write, pc);
+  }
+
+ private:
+  // access()'s part after its filters: a __shared__ word, weft's own
+  // thread-locals, or a global access.
+  [[gnu::always_inline]] void check_traced(std::uintptr_t a, unsigned size, bool write, const void* pc) {
     if (a >= tls_begin_ && a < tls_end_) {
       if ((a & 3) + size <= 4) {
         // One word of the static TLS block: a __shared__ variable's, or weft's own.
@@ -1419,6 +1429,13 @@ class race_worker {
     check_access(a, size, write, pc);
   }
 
+  // An access while the block has asynchronous copies in flight.
+  [[gnu::noinline]] void access_beside_copies(std::uintptr_t a, unsigned size, bool write, const void* pc) {
+    check_copies_in_flight(a, size, write, pc);
+    check_traced(a, size, write, pc);
+  }
+
+ public:
   /// The calling thread issued an asynchronous copy (race_async_copy.hpp):
   /// checked now as its read of the source and write of the destination,
   /// and in flight until what `copy` names completes it.
@@ -2191,24 +2208,29 @@ class race_worker {
                                                             {&blockIdx, sizeof blockIdx},
                                                             {&blockDim, sizeof blockDim},
                                                             {&gridDim, sizeof gridDim}};
-    std::uintptr_t first = ~std::uintptr_t{0}, end = 0, bytes = 0;
-    for (auto [p, size] : builtins) {
-      ignore(p, size);
-      first = std::min(first, reinterpret_cast<std::uintptr_t>(p));
-      end = std::max(end, reinterpret_cast<std::uintptr_t>(p) + size);
-      bytes += size;
+    for (auto [p, size] : builtins) ignore(p, size);
+    // access()'s shortcut: the four as at most two runs of adjacent
+    // variables, one compare each. Clang 16's Release build of weft_bench
+    // puts threadIdx and blockIdx, which start zeroed (.tbss), 0x350 bytes
+    // after blockDim and gridDim (.tdata), so that one run covered only
+    // one pair and the others' loads, three per thread of a vector add,
+    // took the callback's long way (45 instructions each).
+    std::array<std::pair<std::uintptr_t, std::uintptr_t>, 4> spans;
+    for (std::size_t i = 0; i < spans.size(); ++i) {
+      auto begin = reinterpret_cast<std::uintptr_t>(builtins[i].first);
+      spans[i] = {begin, begin + builtins[i].second};
     }
-    // Side by side, with nothing else between them: access()'s shortcut.
-    // (Not always so: Clang 16's Release build of weft_bench puts threadIdx
-    // and blockIdx, which start zeroed, 0x350 bytes after blockDim and
-    // gridDim. A shortcut by a bitmap of their words made vector add about
-    // 10 % cheaper there and several kernels with barriers up to 17 %
-    // dearer: the docs/debugging.md log, 2026-11-29, "the race check's
-    // streaming path".)
-    if (end - first == bytes) {
-      builtins_begin_ = first;
-      builtins_bytes_ = bytes;
-    }
+    std::sort(spans.begin(), spans.end());
+    std::vector<std::pair<std::uintptr_t, std::uintptr_t>> runs;
+    for (auto [begin, end] : spans)
+      if (!runs.empty() && runs.back().second == begin)
+        runs.back().second = end;
+      else
+        runs.push_back({begin, end});
+    // More runs than two (another thread-local between them): the others
+    // take the long way, which finds them untraced all the same.
+    if (runs.size() >= 1) builtins_begin_ = runs[0].first, builtins_bytes_ = runs[0].second - runs[0].first;
+    if (runs.size() >= 2) other_builtins_begin_ = runs[1].first, other_builtins_bytes_ = runs[1].second - runs[1].first;
     for (const race_untraced_thread_local& t : race_untraced_thread_locals()) ignore(t.address(), t.bytes);
   }
 
@@ -2271,8 +2293,10 @@ class race_worker {
   race_copies_in_flight copies_;                        // the block's asynchronous copies in flight
   std::uintptr_t private_begin_ = 0, private_end_ = 0;  // the last two gaps found (note_private)
   std::uintptr_t other_private_begin_ = 0, other_private_end_ = 0;
-  std::uintptr_t builtins_begin_ = 0, builtins_bytes_ = 0;  // threadIdx, blockIdx, blockDim, gridDim
-  std::array<address_range, 8> ranges_{};                   // the launch's, most recently found first
+  // threadIdx, blockIdx, blockDim, gridDim: two runs of adjacent ones
+  std::uintptr_t builtins_begin_ = 0, builtins_bytes_ = 0;
+  std::uintptr_t other_builtins_begin_ = 0, other_builtins_bytes_ = 0;
+  std::array<address_range, 8> ranges_{};  // the launch's, most recently found first
   // The launch's shadow pages that this worker used, by page index
   // (direct-mapped): most accesses skip classifying their address and
   // page_of's mutex and hash table.
