@@ -523,6 +523,14 @@ class race_shadow {
           if (stale[records[w].launch()]) records[w].forget();
   }
 
+  /// The bytes of its parts made so far.
+  std::size_t bytes() const {
+    std::size_t made = 0;
+    for (const auto& records : parts_)
+      if (records) made += words_ * sizeof(race_record);
+    return made;
+  }
+
   /// The word's record of `which`, or null where that part was never made.
   [[gnu::always_inline]] race_record* find(part which, std::size_t word) {
     race_record* records = parts_[which].get();
@@ -826,6 +834,7 @@ class race_launch {
     std::uintptr_t index = 0;
     unsigned users = 0;
     bool retained = false;
+    std::size_t retained_bytes = 0;  // its size when it was retained
   };
 
   /// Calls `use` with the releases that threads of `block` made through
@@ -866,10 +875,13 @@ class race_launch {
  private:
   // The process's global shadow pages, by page of memory. A page that no
   // running launch uses is retained, records and all, for the launches
-  // that CUDA does not order after the ones that made them, up to 672
-  // (about 32 MiB); past that, and when a new page is wanted, the one
-  // retained longest goes to the new address (its records are then
-  // stale: a race can go unseen, none is invented).
+  // that CUDA does not order after the ones that made them, up to 128 MiB
+  // of shadow (8192 pages of a streaming kernel, which make one of the
+  // three parts each, 2730 pages with all three); past that, the one
+  // retained longest is evicted, and is the first to go to a new address
+  // (its records are then stale: a race can go unseen, none is invented).
+  // The limit was 672 pages: a vector add over 2^20 floats (3072 pages)
+  // then made and zeroed 2400 pages at every launch.
   class shadow_pages {
    public:
     static page& take(std::uintptr_t index) {
@@ -890,15 +902,17 @@ class race_launch {
       std::lock_guard lock(s.mutex_);
       if (--p.users != 0 || p.retained) return;
       p.retained = true;
+      p.retained_bytes = sizeof(page) + p.words.bytes();
+      s.retained_bytes_ += p.retained_bytes;
       s.retained_.push_back(p.index);
-      while (s.retained_.size() > max_retained_pages) {
+      while (s.retained_bytes_ > max_retained_bytes) {
         std::unique_ptr<page> evicted = s.evict_oldest(dropped);
         if (evicted && s.spare_.size() < max_spare_pages) s.spare_.push_back(std::move(evicted));
       }
     }
 
    private:
-    static constexpr std::size_t max_retained_pages = 672;
+    static constexpr std::size_t max_retained_bytes = std::size_t{128} << 20;
     static constexpr std::size_t max_spare_pages = 64;
     // Never destroyed: a launch kept alive to the end (by a graph, say) may
     // give its pages back during static destruction.
@@ -926,6 +940,7 @@ class race_launch {
       retained_.pop_front();
       auto at = pages_.find(index);
       at->second->retained = false;
+      retained_bytes_ -= at->second->retained_bytes;
       if (at->second->users != 0) return nullptr;
       std::unique_ptr<page> p = std::move(at->second);
       pages_.erase(at);
@@ -936,6 +951,7 @@ class race_launch {
     std::mutex mutex_;
     std::unordered_map<std::uintptr_t, std::unique_ptr<page>> pages_;
     std::deque<std::uintptr_t> retained_;
+    std::size_t retained_bytes_ = 0;
     std::vector<std::unique_ptr<page>> spare_;
   };
 
@@ -1053,6 +1069,7 @@ class race_worker {
       held_[i]->locked.clear(std::memory_order_release);
     }
     held_count_ = 0;
+    ++holding_;  // every cached page's `ready` is stale now
     let_go_->store(false, std::memory_order_relaxed);
     std::atomic_signal_fence(std::memory_order_seq_cst);
     busy_ = was_busy;
@@ -1580,10 +1597,8 @@ class race_worker {
     std::uintptr_t word = a & ~std::uintptr_t{3};
     const cached_page& cached = pages_[word / race_launch::page::bytes % pages_.size()];
     if (word - cached.begin >= cached.end - cached.begin) return false;
+    if (cached.ready != holding_ || let_go_->load(std::memory_order_relaxed) || state_ == 0) return false;
     race_launch::page& page = *cached.page;
-    if (page.holder.load(std::memory_order_relaxed) != holder_ || holder_->asked.load(std::memory_order_relaxed))
-      return false;
-    if (page.owners[launch_tag_].get() != identity_ || state_ == 0) return false;
     auto [cached_pc, site] = site_entry(pc);
     if (cached_pc != pc) return false;
     std::size_t at = word % race_launch::page::bytes / 4;
@@ -1662,6 +1677,7 @@ class race_worker {
     if (page.owners[launch_tag_].get() != identity_) [[unlikely]] {
       if (!own(page)) return true;
     }
+    cached.ready = holding_;
     checking_page_ = &page;
     return check<false>(page.words, word % race_launch::page::bytes / 4, word, cached.space, write, pc, false,
                         untouched);
@@ -1768,6 +1784,11 @@ class race_worker {
     std::uintptr_t index = ~std::uintptr_t{0};
     race_launch::page* page = nullptr;
     race_space space = race_space::global;
+    // Equal to the worker's `holding_` while it holds the page and the
+    // running launch owns its tag there: global_word_ordered's one compare,
+    // where it read the page's holder and owner (neither changes before
+    // the worker lets go of its pages).
+    std::uint64_t ready = 0;
   };
 
   // If `word` is global memory (a weft allocation or the program's static
@@ -1786,6 +1807,7 @@ class race_worker {
     if (cached.index != index) {
       cached.index = index;
       cached.page = &launch_->page_of(word);
+      cached.ready = 0;  // another page: access_word holds and owns it first
     }
     cached.begin = std::max(global.begin, index * race_launch::page::bytes);
     cached.end = std::min(global.end, (index + 1) * race_launch::page::bytes);
@@ -2209,28 +2231,40 @@ class race_worker {
                                                             {&blockDim, sizeof blockDim},
                                                             {&gridDim, sizeof gridDim}};
     for (auto [p, size] : builtins) ignore(p, size);
-    // access()'s shortcut: the four as at most two runs of adjacent
-    // variables, one compare each. Clang 16's Release build of weft_bench
-    // puts threadIdx and blockIdx, which start zeroed (.tbss), 0x350 bytes
-    // after blockDim and gridDim (.tdata), so that one run covered only
-    // one pair and the others' loads, three per thread of a vector add,
-    // took the callback's long way (45 instructions each).
-    std::array<std::pair<std::uintptr_t, std::uintptr_t>, 4> spans;
+    // access()'s shortcut: the two runs of adjacent ones that kernels read
+    // most, one compare each. Clang 16 puts threadIdx and blockIdx, which
+    // start zeroed (.tbss), apart from blockDim and gridDim (.tdata):
+    // 0x350 bytes after them in its Release build of weft_bench, with
+    // weft's own thread-locals between blockDim and gridDim in a small
+    // program. With one run, a vector add's loads of the others, three per
+    // thread, took the callback's long way (45 instructions each); a load
+    // outside both runs still does, and finds the variable untraced.
+    struct run {
+      std::uintptr_t begin, end;
+      unsigned reads;  // how often kernels read its variables, roughly
+    };
+    std::array<run, 4> spans;
+    const unsigned reads[] = {4, 3, 2, 1};  // threadIdx, blockIdx, blockDim, gridDim
     for (std::size_t i = 0; i < spans.size(); ++i) {
       auto begin = reinterpret_cast<std::uintptr_t>(builtins[i].first);
-      spans[i] = {begin, begin + builtins[i].second};
+      spans[i] = {begin, begin + builtins[i].second, reads[i]};
     }
-    std::sort(spans.begin(), spans.end());
-    std::vector<std::pair<std::uintptr_t, std::uintptr_t>> runs;
-    for (auto [begin, end] : spans)
-      if (!runs.empty() && runs.back().second == begin)
-        runs.back().second = end;
-      else
-        runs.push_back({begin, end});
-    // More runs than two (another thread-local between them): the others
-    // take the long way, which finds them untraced all the same.
-    if (runs.size() >= 1) builtins_begin_ = runs[0].first, builtins_bytes_ = runs[0].second - runs[0].first;
-    if (runs.size() >= 2) other_builtins_begin_ = runs[1].first, other_builtins_bytes_ = runs[1].second - runs[1].first;
+    std::sort(spans.begin(), spans.end(), [](const run& x, const run& y) { return x.begin < y.begin; });
+    std::vector<run> runs;
+    for (const run& s : spans)
+      if (!runs.empty() && runs.back().end == s.begin) {
+        runs.back().end = s.end;
+        runs.back().reads += s.reads;
+      } else {
+        runs.push_back(s);
+      }
+    std::sort(runs.begin(), runs.end(), [](const run& x, const run& y) { return x.reads > y.reads; });
+    builtins_begin_ = runs[0].begin;
+    builtins_bytes_ = runs[0].end - runs[0].begin;
+    if (runs.size() >= 2) {
+      other_builtins_begin_ = runs[1].begin;
+      other_builtins_bytes_ = runs[1].end - runs[1].begin;
+    }
     for (const race_untraced_thread_local& t : race_untraced_thread_locals()) ignore(t.address(), t.bytes);
   }
 
@@ -2307,6 +2341,7 @@ class race_worker {
   // just as the worker's thread ends).
   std::array<race_launch::page*, 16> held_{};
   unsigned held_count_ = 0;
+  std::uint64_t holding_ = 1;  // counts let_go_of_pages' calls (cached_page::ready)
   race_page_holder* holder_ = race_page_holder::for_this_thread();
   std::atomic<bool>* let_go_ = &holder_->asked;
   static race_worker* race_running_worker();
