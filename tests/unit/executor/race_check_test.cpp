@@ -58,6 +58,8 @@ using weft::detail::race_worker;
 [[gnu::noinline]] void race_test_site_scoped_device_scope_reads() { asm volatile(""); }
 [[gnu::noinline]] void race_test_site_scoped_block_fence_reads() { asm volatile(""); }
 [[gnu::noinline]] void race_test_site_scoped_same_block_reads() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_retained_first_writes() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_retained_third_reads() { asm volatile(""); }
 [[gnu::noinline]] void race_test_site_tile_zero_writes() { asm volatile(""); }
 [[gnu::noinline]] void race_test_site_tile_zero_reads() { asm volatile(""); }
 [[gnu::noinline]] void race_test_site_tile_one_reads() { asm volatile(""); }
@@ -1180,5 +1182,54 @@ TEST_CASE(
         }) == 1);
   CHECK(race_test_block::hazards(
             [&] { race_test_bytes_access(worker, 9, global, 4, false, race_test_site_global_whole_word_reads); }) == 1);
+  worker.let_go_of_pages();
+}
+
+// A thousand pages that a later launch writes (a vector add of 2^20 floats
+// uses 3072) must not push an earlier launch's records out of the shadow
+// before a launch that CUDA does not order after it reads them: with 672
+// pages retained, the read was silent.
+namespace {
+std::uint32_t* race_test_thousand_pages() {
+  static auto* memory = static_cast<std::uint32_t*>(std::aligned_alloc(4096, 1001 * 4096));
+  return memory;
+}
+weft::detail::race_ranges race_test_thousand_pages_allocation(int) {
+  auto begin = reinterpret_cast<std::uintptr_t>(race_test_thousand_pages());
+  return {{begin, begin + 1001 * 4096}};
+}
+}  // namespace
+
+TEST_CASE(
+    "race check: a launch's records outlive the thousand pages a later launch writes, for a launch not ordered after "
+    "it") {
+  race_test_global_allocations_listed listed(race_test_thousand_pages_allocation);
+  weft::detail::blockDim = dim3{64, 1, 1};
+  weft::detail::gridDim = dim3{1, 1, 1};
+  std::uint32_t* memory = race_test_thousand_pages();
+  auto name = [] { return std::string("race_check_test"); };
+  race_worker worker;
+  weft::detail::race_launch_order nothing_before;
+  race_launch first{dim3{1, 1, 1}, dim3{64, 1, 1}, 0, name};
+  first.order_after(&nothing_before);
+  worker.start_block(&first, 0, 64, nullptr, 0);
+  race_test_global_access(worker, 0, &memory[0], true, race_test_site_retained_first_writes);
+  worker.let_go_of_pages();
+  first.finish(true);
+
+  race_launch second{dim3{1, 1, 1}, dim3{64, 1, 1}, 0, name};
+  second.order_after(&nothing_before);
+  worker.start_block(&second, 0, 64, nullptr, 0);
+  for (std::size_t page = 1; page < 1001; ++page)
+    race_test_global_access(worker, 1, &memory[page * 1024], true, race_test_site_h);
+  worker.let_go_of_pages();
+  second.finish(true);
+
+  race_launch third{dim3{1, 1, 1}, dim3{64, 1, 1}, 0, name};
+  third.order_after(&nothing_before);
+  worker.start_block(&third, 0, 64, nullptr, 0);
+  CHECK(race_test_block::hazards([&] {
+          race_test_global_access(worker, 2, &memory[0], false, race_test_site_retained_third_reads);
+        }) == 1);  // the first launch's write
   worker.let_go_of_pages();
 }

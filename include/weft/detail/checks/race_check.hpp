@@ -523,6 +523,14 @@ class race_shadow {
           if (stale[records[w].launch()]) records[w].forget();
   }
 
+  /// The bytes of its parts made so far.
+  std::size_t bytes() const {
+    std::size_t made = 0;
+    for (const auto& records : parts_)
+      if (records) made += words_ * sizeof(race_record);
+    return made;
+  }
+
   /// The word's record of `which`, or null where that part was never made.
   [[gnu::always_inline]] race_record* find(part which, std::size_t word) {
     race_record* records = parts_[which].get();
@@ -826,6 +834,7 @@ class race_launch {
     std::uintptr_t index = 0;
     unsigned users = 0;
     bool retained = false;
+    std::size_t retained_bytes = 0;  // its size when it was retained
   };
 
   /// Calls `use` with the releases that threads of `block` made through
@@ -866,10 +875,13 @@ class race_launch {
  private:
   // The process's global shadow pages, by page of memory. A page that no
   // running launch uses is retained, records and all, for the launches
-  // that CUDA does not order after the ones that made them, up to 672
-  // (about 32 MiB); past that, and when a new page is wanted, the one
-  // retained longest goes to the new address (its records are then
-  // stale: a race can go unseen, none is invented).
+  // that CUDA does not order after the ones that made them, up to 128 MiB
+  // of shadow (about 6500 pages of a streaming kernel, which make one of
+  // the three parts each, 2500 with all three); past that, the one
+  // retained longest is evicted, and is the first to go to a new address
+  // (its records are then stale: a race can go unseen, none is invented).
+  // The limit was 672 pages: a vector add over 2^20 floats (3072 pages)
+  // then made and zeroed 2400 pages at every launch.
   class shadow_pages {
    public:
     static page& take(std::uintptr_t index) {
@@ -890,15 +902,17 @@ class race_launch {
       std::lock_guard lock(s.mutex_);
       if (--p.users != 0 || p.retained) return;
       p.retained = true;
+      p.retained_bytes = sizeof(page) + p.words.bytes();
+      s.retained_bytes_ += p.retained_bytes;
       s.retained_.push_back(p.index);
-      while (s.retained_.size() > max_retained_pages) {
+      while (s.retained_bytes_ > max_retained_bytes) {
         std::unique_ptr<page> evicted = s.evict_oldest(dropped);
         if (evicted && s.spare_.size() < max_spare_pages) s.spare_.push_back(std::move(evicted));
       }
     }
 
    private:
-    static constexpr std::size_t max_retained_pages = 672;
+    static constexpr std::size_t max_retained_bytes = std::size_t{128} << 20;
     static constexpr std::size_t max_spare_pages = 64;
     // Never destroyed: a launch kept alive to the end (by a graph, say) may
     // give its pages back during static destruction.
@@ -926,6 +940,7 @@ class race_launch {
       retained_.pop_front();
       auto at = pages_.find(index);
       at->second->retained = false;
+      retained_bytes_ -= at->second->retained_bytes;
       if (at->second->users != 0) return nullptr;
       std::unique_ptr<page> p = std::move(at->second);
       pages_.erase(at);
@@ -936,6 +951,7 @@ class race_launch {
     std::mutex mutex_;
     std::unordered_map<std::uintptr_t, std::unique_ptr<page>> pages_;
     std::deque<std::uintptr_t> retained_;
+    std::size_t retained_bytes_ = 0;
     std::vector<std::unique_ptr<page>> spare_;
   };
 
@@ -1053,6 +1069,7 @@ class race_worker {
       held_[i]->locked.clear(std::memory_order_release);
     }
     held_count_ = 0;
+    ++holding_;  // every cached page's `ready` is stale now
     let_go_->store(false, std::memory_order_relaxed);
     std::atomic_signal_fence(std::memory_order_seq_cst);
     busy_ = was_busy;
@@ -1396,9 +1413,23 @@ class race_worker {
     if (a - builtins_begin_ < builtins_bytes_) return;
     if (a >= private_begin_ && a + size <= private_end_) return;
     if (a >= other_private_begin_ && a + size <= other_private_end_) return;
+    // After the private ranges: a stackless kernel's loads and stores of
+    // its frames, most of its callbacks, cost 3-5 % more with this compare
+    // before them (measure.sh, 2026-11-30).
+    if (a - other_builtins_begin_ < other_builtins_bytes_) return;
     if (busy_) return;  // the detector's own accesses, if it was instrumented
+    // A tail call, as every call here is: the callback then needs no
+    // register saved, and a private access or a built-in variable's returns
+    // without touching the stack.
     if (!copies_.empty()) [[unlikely]]
-      check_copies_in_flight(a, size, write, pc);
+      return access_beside_copies(a, size, write, pc);
+    check_traced(a, size, write, pc);
+  }
+
+ private:
+  // access()'s part after its filters: a __shared__ word, weft's own
+  // thread-locals, or a global access.
+  [[gnu::always_inline]] void check_traced(std::uintptr_t a, unsigned size, bool write, const void* pc) {
     if (a >= tls_begin_ && a < tls_end_) {
       if ((a & 3) + size <= 4) {
         // One word of the static TLS block: a __shared__ variable's, or weft's own.
@@ -1419,6 +1450,13 @@ class race_worker {
     check_access(a, size, write, pc);
   }
 
+  // An access while the block has asynchronous copies in flight.
+  [[gnu::noinline]] void access_beside_copies(std::uintptr_t a, unsigned size, bool write, const void* pc) {
+    check_copies_in_flight(a, size, write, pc);
+    check_traced(a, size, write, pc);
+  }
+
+ public:
   /// The calling thread issued an asynchronous copy (race_async_copy.hpp):
   /// checked now as its read of the source and write of the destination,
   /// and in flight until what `copy` names completes it.
@@ -1563,10 +1601,8 @@ class race_worker {
     std::uintptr_t word = a & ~std::uintptr_t{3};
     const cached_page& cached = pages_[word / race_launch::page::bytes % pages_.size()];
     if (word - cached.begin >= cached.end - cached.begin) return false;
+    if (cached.ready != holding_ || let_go_->load(std::memory_order_relaxed) || state_ == 0) return false;
     race_launch::page& page = *cached.page;
-    if (page.holder.load(std::memory_order_relaxed) != holder_ || holder_->asked.load(std::memory_order_relaxed))
-      return false;
-    if (page.owners[launch_tag_].get() != identity_ || state_ == 0) return false;
     auto [cached_pc, site] = site_entry(pc);
     if (cached_pc != pc) return false;
     std::size_t at = word % race_launch::page::bytes / 4;
@@ -1645,6 +1681,7 @@ class race_worker {
     if (page.owners[launch_tag_].get() != identity_) [[unlikely]] {
       if (!own(page)) return true;
     }
+    cached.ready = holding_;
     checking_page_ = &page;
     return check<false>(page.words, word % race_launch::page::bytes / 4, word, cached.space, write, pc, false,
                         untouched);
@@ -1751,6 +1788,11 @@ class race_worker {
     std::uintptr_t index = ~std::uintptr_t{0};
     race_launch::page* page = nullptr;
     race_space space = race_space::global;
+    // Equal to the worker's `holding_` while it holds the page and the
+    // running launch owns its tag there: global_word_ordered's one compare,
+    // where it read the page's holder and owner (neither changes before
+    // the worker lets go of its pages).
+    std::uint64_t ready = 0;
   };
 
   // If `word` is global memory (a weft allocation or the program's static
@@ -1769,6 +1811,7 @@ class race_worker {
     if (cached.index != index) {
       cached.index = index;
       cached.page = &launch_->page_of(word);
+      cached.ready = 0;  // another page: access_word holds and owns it first
     }
     cached.begin = std::max(global.begin, index * race_launch::page::bytes);
     cached.end = std::min(global.end, (index + 1) * race_launch::page::bytes);
@@ -2191,23 +2234,40 @@ class race_worker {
                                                             {&blockIdx, sizeof blockIdx},
                                                             {&blockDim, sizeof blockDim},
                                                             {&gridDim, sizeof gridDim}};
-    std::uintptr_t first = ~std::uintptr_t{0}, end = 0, bytes = 0;
-    for (auto [p, size] : builtins) {
-      ignore(p, size);
-      first = std::min(first, reinterpret_cast<std::uintptr_t>(p));
-      end = std::max(end, reinterpret_cast<std::uintptr_t>(p) + size);
-      bytes += size;
+    for (auto [p, size] : builtins) ignore(p, size);
+    // access()'s shortcut: the two runs of adjacent ones that kernels read
+    // most, one compare each. Clang 16 puts threadIdx and blockIdx, which
+    // start zeroed (.tbss), apart from blockDim and gridDim (.tdata):
+    // 0x350 bytes after them in its Release build of weft_bench, with
+    // weft's own thread-locals between blockDim and gridDim in a small
+    // program. With one run, a vector add's loads of the others, three per
+    // thread, took the callback's long way (45 instructions each); a load
+    // outside both runs still does, and finds the variable untraced.
+    struct run {
+      std::uintptr_t begin, end;
+      unsigned reads;  // how often kernels read its variables, roughly
+    };
+    std::array<run, 4> spans;
+    const unsigned reads[] = {4, 3, 2, 1};  // threadIdx, blockIdx, blockDim, gridDim
+    for (std::size_t i = 0; i < spans.size(); ++i) {
+      auto begin = reinterpret_cast<std::uintptr_t>(builtins[i].first);
+      spans[i] = {begin, begin + builtins[i].second, reads[i]};
     }
-    // Side by side, with nothing else between them: access()'s shortcut.
-    // (Not always so: Clang 16's Release build of weft_bench puts threadIdx
-    // and blockIdx, which start zeroed, 0x350 bytes after blockDim and
-    // gridDim. A shortcut by a bitmap of their words made vector add about
-    // 10 % cheaper there and several kernels with barriers up to 17 %
-    // dearer: the docs/debugging.md log, 2026-11-29, "the race check's
-    // streaming path".)
-    if (end - first == bytes) {
-      builtins_begin_ = first;
-      builtins_bytes_ = bytes;
+    std::sort(spans.begin(), spans.end(), [](const run& x, const run& y) { return x.begin < y.begin; });
+    std::vector<run> runs;
+    for (const run& s : spans)
+      if (!runs.empty() && runs.back().end == s.begin) {
+        runs.back().end = s.end;
+        runs.back().reads += s.reads;
+      } else {
+        runs.push_back(s);
+      }
+    std::sort(runs.begin(), runs.end(), [](const run& x, const run& y) { return x.reads > y.reads; });
+    builtins_begin_ = runs[0].begin;
+    builtins_bytes_ = runs[0].end - runs[0].begin;
+    if (runs.size() >= 2) {
+      other_builtins_begin_ = runs[1].begin;
+      other_builtins_bytes_ = runs[1].end - runs[1].begin;
     }
     for (const race_untraced_thread_local& t : race_untraced_thread_locals()) ignore(t.address(), t.bytes);
   }
@@ -2271,8 +2331,10 @@ class race_worker {
   race_copies_in_flight copies_;                        // the block's asynchronous copies in flight
   std::uintptr_t private_begin_ = 0, private_end_ = 0;  // the last two gaps found (note_private)
   std::uintptr_t other_private_begin_ = 0, other_private_end_ = 0;
-  std::uintptr_t builtins_begin_ = 0, builtins_bytes_ = 0;  // threadIdx, blockIdx, blockDim, gridDim
-  std::array<address_range, 8> ranges_{};                   // the launch's, most recently found first
+  // threadIdx, blockIdx, blockDim, gridDim: two runs of adjacent ones
+  std::uintptr_t builtins_begin_ = 0, builtins_bytes_ = 0;
+  std::uintptr_t other_builtins_begin_ = 0, other_builtins_bytes_ = 0;
+  std::array<address_range, 8> ranges_{};  // the launch's, most recently found first
   // The launch's shadow pages that this worker used, by page index
   // (direct-mapped): most accesses skip classifying their address and
   // page_of's mutex and hash table.
@@ -2283,6 +2345,7 @@ class race_worker {
   // just as the worker's thread ends).
   std::array<race_launch::page*, 16> held_{};
   unsigned held_count_ = 0;
+  std::uint64_t holding_ = 1;  // counts let_go_of_pages' calls (cached_page::ready)
   race_page_holder* holder_ = race_page_holder::for_this_thread();
   std::atomic<bool>* let_go_ = &holder_->asked;
   static race_worker* race_running_worker();
