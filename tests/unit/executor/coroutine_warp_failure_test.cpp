@@ -99,24 +99,3 @@ TEST_CASE("a stackless lane in a warp group while its warp waits at the block ba
                  "; warp 0 lanes 0 (thread (0,0,0) first) wait at __syncwarp (" + coroutine_warp_site(line)));
   CHECK(contains(failure.report, "; 0 of 64 threads exited"));
 }
-
-// The refused lane here is one that a completed group released, refused in
-// a stackless function it awaits: destroyed where it waits, its function's
-// frame and the kernel's with it, as the first lane to arrive is. The lane
-// that completed the group (31) runs on first, so it waits with lanes 0-4.
-weft::stackless_function<int> coroutine_warp_refused_in_function(int v) {
-  stackless_frame_guard g;
-  unsigned mask = threadIdx.x == 5 ? 0x1u : ~0u;
-  co_return v + co_await weft::shfl_down_sync(mask, v, 1);
-}
-
-TEST_CASE("a stackless lane refused after a completed warp group, inside a stackless function, fails as on fibers") {
-  auto kernel = []() -> weft::stackless_kernel {
-    stackless_frame_guard g;
-    int v = co_await weft::shfl_xor_sync(~0u, static_cast<int>(threadIdx.x), 1);
-    v = co_await coroutine_warp_refused_in_function(v);
-  };
-  auto failure = coroutine_warp_failure_on_both(kernel, 64);
-  CHECK(contains(failure.report, "thread (5,0,0): warp 0: lane 5 calls __shfl_down_sync ("));
-  CHECK(contains(failure.report, "with mask 0x00000001 while lanes 0-4,31 wait at __shfl_down_sync ("));
-}

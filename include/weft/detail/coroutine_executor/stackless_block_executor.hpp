@@ -136,29 +136,27 @@ class stackless_block_executor {
     }
   }
 
-  /// A lane arrives at a warp collective (warp_awaiter.hpp) as it
-  /// suspends: parked in the group until that completes and writes its
-  /// result to `result`, or, if its arrival completes the group, with its
-  /// result in `result` already and marked to be resumed at once, before
-  /// the lanes it released (carry_on). (Where it resumes is the thread's
-  /// entry in threads_, written once as it starts.) A mask that cannot
-  /// complete fails the block with the fiber executor's report, and the
-  /// lane is destroyed where it waits (refused). Like the
+  /// A lane arrives at a warp collective (warp_awaiter.hpp): true if its
+  /// arrival completes the group, whose results are then ready (the lane's
+  /// in `result`), false if it is to suspend, parked in the group until
+  /// that completes and writes its result to `result`. (Where it resumes is
+  /// the thread's entry in threads_, written once as it starts.) Throws the
+  /// fiber executor's report for a mask that cannot complete. Like the
   /// block loop (run_block), it touches only the executor's memory: in an
   /// ASan build it is not instrumented, nor is arrive_elsewhere, whose
   /// `flatten` has Clang inline what it calls (the vectors' accessors,
   /// join_group, complete_group) uninstrumented too, where they would
   /// otherwise stay calls; GCC keeps them calls (docs/debugging.md, "What
   /// each mode costs").
-  [[gnu::no_sanitize_address]] void warp_arrive(warp_op op, unsigned mask, const warp_operand& operand,
-                                                std::source_location where, std::uint64_t& result) noexcept;
+  [[gnu::no_sanitize_address]] bool warp_arrive(warp_op op, unsigned mask, const warp_operand& operand,
+                                                std::source_location where, std::uint64_t& result);
 
   /// The running thread waits at __activemask (activemask_awaiter.hpp) and
   /// is about to suspend; its mask is to be written to `*mask` once no other
   /// thread of the block can run (converge).
   void park_at_activemask(std::coroutine_handle<> handle, std::source_location where, unsigned* mask) {
     converging_.push_back({{handle, threadIdx, running_id_}, where, mask});
-    parked_now_ = parked;
+    parked_now_ = true;
   }
 
   /// The running thread waits on a synchronisation object of CUDA's library
@@ -169,7 +167,7 @@ class stackless_block_executor {
   void park_on_object(std::coroutine_handle<> handle, const void* object, const char* what,
                       std::string (*describe)(const void*), std::source_location where) {
     on_objects_.push_back({{handle, threadIdx, running_id_}, object, what, describe, where});
-    parked_now_ = parked;
+    parked_now_ = true;
   }
 
   /// Makes the threads parked on `object` ready, in the order they parked:
@@ -274,28 +272,15 @@ class stackless_block_executor {
         running_id_ = threads[lane].id;
       }
       resume(threads[lane]);
-      if (parked_now_ != parked) [[unlikely]]
-        if (!carry_on(threads_[warp * 32 + lane])) return m;  // the address not kept across the resume
-      parked_now_ = not_parked;
+      if (!parked_now_) [[unlikely]]
+        return m;
+      parked_now_ = false;
     }
     return 0;
   }
   // Resumes a waiting thread where it waits: in its own body, or in a
   // stackless function it awaits (defined in stackless_thread.hpp).
   [[gnu::no_sanitize_address]] static void resume(const waiting_thread& thread);
-  // The thread that just suspended completed a warp group (carries_on):
-  // it runs on, before the lanes it released, as if it had not suspended
-  // (it suspends so that the kernel's coroutine makes no call at a warp
-  // collective that returns into it: warp_awaiter.hpp), as long as it
-  // completes groups. Whether it then parked (in a group, at __activemask
-  // or on an object).
-  [[gnu::no_sanitize_address, gnu::noinline]] bool carry_on(const waiting_thread& thread) {
-    while (parked_now_ == carries_on) {
-      parked_now_ = not_parked;
-      resume(thread);
-    }
-    return parked_now_ == parked;
-  }
   void start_warps();
   // Queues the thread of linear id `id`, released by something other than
   // a warp group (__activemask, a synchronisation object), to run next:
@@ -304,10 +289,9 @@ class stackless_block_executor {
     warps_[id / 32].result_into[id % 32] = &no_result_;
     ready_.push_back({id / 32, 1u << (id % 32)});
   }
-  [[gnu::no_sanitize_address, gnu::flatten]] void arrive_elsewhere(warp_op op, unsigned mask,
+  [[gnu::no_sanitize_address, gnu::flatten]] bool arrive_elsewhere(warp_op op, unsigned mask,
                                                                    const warp_operand& operand,
-                                                                   std::source_location where,
-                                                                   std::uint64_t& result) noexcept;
+                                                                   std::source_location where, std::uint64_t& result);
   warp_group* join_group(warp_op op, unsigned mask, unsigned warp, unsigned lane, std::source_location where);
   void complete_group(unsigned warp, warp_group& g, unsigned caller_bit);
   // warp_arrive's refusals, out of line so that its `flatten` leaves the
@@ -447,14 +431,7 @@ class stackless_block_executor {
   std::vector<object_waiter> on_objects_;
   unsigned running_id_ = 0;    // the running thread's linear id
   bool linear_block_ = false;  // blockDim.y and .z are 1: threadIdx.x is the linear id
-  // How the thread that just suspended did: not in a group, at __activemask
-  // or on an object (at the block barrier, or it returned or threw: the
-  // barrier's count tells), parked in one of those, it completed a warp
-  // group and runs on at once (carry_on), or its warp collective was
-  // refused, which failed the block: it is destroyed where it waits, as if
-  // the refusal had been thrown at its co_await.
-  enum park_state : unsigned char { not_parked, parked, carries_on, refused };
-  park_state parked_now_ = not_parked;
+  bool parked_now_ = false;    // the thread that just suspended did so in a group, at __activemask or on an object
 };
 
 template <class StartThread>
@@ -540,19 +517,11 @@ void stackless_block_executor::run_block(StartThread& start) {
   // Where the thread that just ran went; false if it failed the block.
   // (A lambda does not take its function's attributes: it is given them.)
   auto file = [&](const waiting_thread& thread, unsigned arrivals_before) __attribute__((no_sanitize_address)) {
-    if (parked_now_ >= carries_on) [[unlikely]] {
-      if (parked_now_ == carries_on) carry_on(thread);  // changes no count of arrivals before it runs on
-      if (parked_now_ == refused) {
-        parked_now_ = not_parked;
-        thread.handle.destroy();
-        return false;
-      }
-    }
     last_arrived = arrivals_ != arrivals_before;
     if (last_arrived) {
       next[kept++] = thread;
-    } else if (parked_now_ != not_parked) {
-      parked_now_ = not_parked;
+    } else if (parked_now_) {
+      parked_now_ = false;
     } else if (failure_) [[unlikely]] {
       return false;
     } else {
@@ -707,7 +676,7 @@ inline void stackless_block_executor::start_warps() {
     warps_[w].group_count = 0;
     warps_[w].exited = 0;
   }
-  parked_now_ = not_parked;
+  parked_now_ = false;
   converging_.clear();
   on_objects_.clear();
 }
@@ -723,8 +692,8 @@ inline void stackless_block_executor::start_warps() {
 // value, its lane and width, just stored as two 4-byte fields, were loaded
 // back as one 8-byte register for the call on every arrival, a load that
 // no store can forward (a 5-step shuffle reduction 55 -> 42 ns per thread).
-inline void stackless_block_executor::warp_arrive(warp_op op, unsigned mask, const warp_operand& operand,
-                                                  std::source_location where, std::uint64_t& result) noexcept {
+inline bool stackless_block_executor::warp_arrive(warp_op op, unsigned mask, const warp_operand& operand,
+                                                  std::source_location where, std::uint64_t& result) {
   unsigned self = running_id_, lane = self % 32;
   warp_state& w = warps_[self / 32];
   mask &= w.block_lanes;
@@ -734,42 +703,32 @@ inline void stackless_block_executor::warp_arrive(warp_op op, unsigned mask, con
     first.arrived = arrived;
     w.exchange.stage(lane, operand);
     w.result_into[lane] = &result;
-    parked_now_ = parked;
-    return;
+    parked_now_ = true;
+    return false;
   }
-  arrive_elsewhere(op, mask, operand, where, result);
+  return arrive_elsewhere(op, mask, operand, where, result);
 }
 
 // The rest of warp_arrive: the lane's group is not the first open one, or
-// there is none, or the lane completes it. A mask that cannot complete
-// fails the block with the fiber executor's report: caught here, not thrown
-// into the kernel's coroutine, whose frame would otherwise stay in a
-// register that a call preserves for the unwinding (a push and a pop on
-// every resume).
-[[gnu::noinline]] inline void stackless_block_executor::arrive_elsewhere(warp_op op, unsigned mask,
+// there is none, or the lane completes it. Throws the fiber executor's
+// report for a mask that cannot complete.
+[[gnu::noinline]] inline bool stackless_block_executor::arrive_elsewhere(warp_op op, unsigned mask,
                                                                          const warp_operand& operand,
                                                                          std::source_location where,
-                                                                         std::uint64_t& result) noexcept {
+                                                                         std::uint64_t& result) {
   unsigned self = running_id_, warp = self / 32, lane = self % 32, lane_bit = 1u << lane;
   warp_state& w = warps_[warp];
   w.exchange.stage(lane, operand);
-  warp_group* group;
-  try {
-    group = join_group(op, mask, warp, lane, where);
-  } catch (...) {
-    fail_running_thread(std::current_exception());
-    parked_now_ = refused;
-    return;
-  }
+  warp_group* group = join_group(op, mask, warp, lane, where);
   group->arrived |= lane_bit;
   if (group->arrived != mask) {
     w.result_into[lane] = &result;
-    parked_now_ = parked;
-    return;
+    parked_now_ = true;
+    return false;
   }
   complete_group(warp, *group, lane_bit);
   result = w.exchange.result[lane];
-  parked_now_ = carries_on;
+  return true;
 }
 
 // The open group of the lane's mask, or a new one; throws the fiber
@@ -932,7 +891,7 @@ inline void stackless_block_executor::fail_from_signal(const signal_fault& fault
   ready_head_ = 0;
   for (warp_state& w : warps_) w.group_count = 0;
   on_objects_.clear();
-  parked_now_ = not_parked;
+  parked_now_ = false;
   fail(reports::describe_thread(threadIdx) + ": " + describe_signal_fault(fault), launch_error(fault));
 }
 
