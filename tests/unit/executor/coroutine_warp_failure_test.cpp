@@ -99,3 +99,13 @@ TEST_CASE("a stackless lane in a warp group while its warp waits at the block ba
                  "; warp 0 lanes 0 (thread (0,0,0) first) wait at __syncwarp (" + coroutine_warp_site(line)));
   CHECK(contains(failure.report, "; 0 of 64 threads exited"));
 }
+
+TEST_CASE("a stackless shuffle with a width that is not a power of two fails as on fibers") {
+  auto kernel = []() -> weft::stackless_kernel {
+    stackless_frame_guard g;
+    int width = threadIdx.x == 3 ? 12 : 32;
+    co_await weft::shfl_xor_sync(~0u, 1, 1, width);
+  };
+  auto failure = coroutine_warp_failure_on_both(kernel, 32);
+  CHECK(contains(failure.report, "thread (3,0,0): shuffle width 12 is not a power of two from 1 to 32"));
+}
