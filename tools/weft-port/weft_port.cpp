@@ -2205,6 +2205,10 @@ class porter {
         if (auto close = angle_forward(after)) after = *close + 1;
       if (!is(after, "(")) continue;
       if (is_not_a_call(name) || is_keyword(i)) continue;
+      // `float2 v(a, b);`, `Tile t(p, n);`: a type's name before it makes
+      // `v` a variable initialised directly, not a function called.
+      static constexpr std::string_view type_words[] = {"int", "char", "float", "double", "auto", "const", "volatile"};
+      if (i > 0 && is_identifier(i - 1) && (!is_keyword(i - 1) || one_of(type_words, text(i - 1)))) continue;
       f.calls.emplace_back(name);
       f.call_tokens.push_back(i);
     }
@@ -2259,6 +2263,30 @@ class porter {
     return out;
   }
 
+  // The `do` of `do body while (...);` whose `while` is at `loop`: before
+  // it a braced body, or one statement (`do ++n; while (...);`).
+  std::optional<std::size_t> do_of(std::size_t loop) const {
+    if (!is(loop, "while") || loop == 0) return std::nullopt;
+    std::size_t k = loop - 1;
+    if (is(k, "}")) {
+      auto open = match_backward(k);
+      if (open && *open > 0 && is(*open - 1, "do")) return *open - 1;
+      return std::nullopt;
+    }
+    if (!is(k, ";")) return std::nullopt;
+    while (k > 0) {
+      --k;
+      if (is(k, "do")) return k;
+      if (is(k, ";") || is(k, "{") || is(k, "}")) return std::nullopt;
+      if (is(k, ")") || is(k, "]")) {
+        auto open = match_backward(k);
+        if (!open) return std::nullopt;
+        k = *open;
+      }
+    }
+    return std::nullopt;
+  }
+
   // How the loop at `loop` (`while` or `for`, its header's `)` at `close`)
   // waits for another thread: its body does nothing, or what it tests each
   // round calls an atomic's reading member or an atomic function, or reads
@@ -2268,11 +2296,9 @@ class porter {
   // n; ++i)`, or `while ((i = next.fetch_add(1)) < n)`, which takes work.
   std::string loop_spin(std::size_t loop, std::size_t close,
                         const std::map<std::string, std::string_view, std::less<>>& flags) const {
-    bool do_while = false;  // `do { ... } while (...);`
-    if (is(loop, "while") && loop > 0 && is(loop - 1, "}"))
-      if (auto open = match_backward(loop - 1); open && *open > 0 && is(*open - 1, "do")) do_while = true;
-    if ((is(close + 1, ";") && !do_while) || (is(close + 1, "{") && is(close + 2, "}")))
-      return "a loop with an empty body";
+    std::size_t body = close + 1;
+    if (auto d = do_of(loop)) body = *d + 1;
+    if (is(body, ";") || (is(body, "{") && is(body + 1, "}"))) return "a loop with an empty body";
     // What each round evaluates again: a while's condition, a for's
     // condition and increment (not its initialisation; a range-for none).
     std::size_t first = loop + 2, condition_end = close;
