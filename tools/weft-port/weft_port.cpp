@@ -2320,10 +2320,10 @@ class porter {
     }
     // An endless loop (`for (;;)`, `while (true)`, `while (1)`) waits on
     // what its body tests before it breaks.
-    bool endless = first == condition_end || (first + 1 == condition_end && (is(first, "true") || is(first, "1")));
+    bool endless = first == condition_end || (first + 1 == condition_end && (is(first, "true") || text(first) == "1"));
     std::size_t last = close;
-    if (endless && is(close + 1, "{"))
-      if (auto end = match_forward(close + 1)) first = close + 2, last = *end;
+    if (endless && is(body, "{"))
+      if (auto end = match_forward(body)) first = body + 1, last = *end;
     static constexpr std::string_view polls[] = {
         "load", "test_and_set", "test", "compare_exchange_weak", "compare_exchange_strong", "exchange", "wait"};
     std::string where = endless ? "an endless loop whose body " : "a loop whose condition ";

@@ -1,7 +1,8 @@
 // `do statement; while (condition);`, a body without braces, is one loop,
 // not a statement then a `while` with an empty body: a kernel with one
 // converts unless what the loop tests waits for another thread. A do-while
-// whose body is empty (`do ; while`, `do {} while`) spins. Run with
+// whose body is empty (`do ; while`, `do {} while`) spins, and an endless
+// one (`while (true)`, `while (1)`) spins on what its body tests. Run with
 // --explain (stackless_do_while.expected-stderr).
 #include <cuda/std/atomic>
 
@@ -43,4 +44,19 @@ __global__ void one_statement_on_an_atomic(cuda::std::atomic<int>* ready, int* o
 __global__ void atomic_function_tested(int* count, int* out) {
   __syncthreads();
   do out[threadIdx.x] += 1; while (atomicAdd(count, 0) < 64);
+}
+__global__ void endless_cas(int* lock, int* out) {
+  __syncthreads();
+  do {
+    if (atomicCAS(lock, 0, 1) == 0) break;
+    out[threadIdx.x] += 1;
+  } while (true);
+}
+__global__ void endless_exchange(cuda::std::atomic<int>* lock, int* out) {
+  __syncthreads();
+  do {
+    if (lock->exchange(1) == 0) break;
+    out[threadIdx.x] += 1;
+  } while (1);
+  lock->store(0);
 }

@@ -99,6 +99,13 @@ __global__ void endless_cas(int* lock, int* out) {
     out[threadIdx.x] += 1;
   }
 }
+__global__ void endless_while_1(int* lock, int* out) {
+  __syncthreads();
+  while (1) {
+    if (atomicExch(lock, 1) == 0) break;
+    out[threadIdx.x] += 1;
+  }
+}
 __global__ void atomic_wait(cuda::std::atomic<int>* f, int* out) {
   __syncthreads();
   f->wait(0, cuda::std::memory_order_acquire);
