@@ -2207,8 +2207,13 @@ class porter {
       if (is_not_a_call(name) || is_keyword(i)) continue;
       // `float2 v(a, b);`, `Tile t(p, n);`: a type's name before it makes
       // `v` a variable initialised directly, not a function called.
+      // Operators spelt as words (`k xor f(x)`) call, as `k ^ f(x)` does.
       static constexpr std::string_view type_words[] = {"int", "char", "float", "double", "auto", "const", "volatile"};
-      if (i > 0 && is_identifier(i - 1) && (!is_keyword(i - 1) || one_of(type_words, text(i - 1)))) continue;
+      static constexpr std::string_view operator_words[] = {"xor",    "bitand", "bitor", "compl",
+                                                            "not_eq", "and_eq", "or_eq", "xor_eq"};
+      if (i > 0 && is_identifier(i - 1) && !one_of(operator_words, text(i - 1)) &&
+          (!is_keyword(i - 1) || one_of(type_words, text(i - 1))))
+        continue;
       f.calls.emplace_back(name);
       f.call_tokens.push_back(i);
     }

@@ -1,7 +1,8 @@
 // A variable initialised directly, `T name(args);`, is a declaration, not a
 // call of a function `name`: kernels that declare one still convert, with
 // a type of CUDA's, of the file's own or of C++'s. A call written after a
-// keyword (`else wait_for(...)`), or after a declaration, is still a call.
+// keyword (`else wait_for(...)`), an operator spelt as a word (`k xor
+// mix(k)`) or a declaration is still a call.
 // Run with --explain (stackless_direct_init.expected-stderr).
 #include <cuda/std/atomic>
 
@@ -18,6 +19,7 @@ __device__ void wait_for(cuda::std::atomic<int>* f) {
   }
 }
 __device__ float blend(float2 v);  // defined in another file
+__device__ int mix(int k);         // defined in another file
 
 // Convert: declarations only.
 __global__ void vector_type(const float* a, const float* b, float* out) {
@@ -56,4 +58,9 @@ __global__ void call_after_a_declaration(const float* a, float* out) {
   float2 v(a[0], a[1]);
   __syncthreads();
   out[threadIdx.x] = blend(v);
+}
+__global__ void call_after_an_operator_word(int* out) {
+  int k(out[0]);
+  __syncthreads();
+  out[threadIdx.x] = k xor mix(k);
 }
