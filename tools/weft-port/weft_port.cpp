@@ -2323,8 +2323,8 @@ class porter {
       }
       if (first == close) return "";  // a range-for
     }
-    // An endless loop (`for (;;)`, `while (true)`, `while (1)`) waits on
-    // what its body tests before it breaks.
+    // An endless loop (`for (;;)`, `while (true)`, `while (1)`, `do { ... }
+    // while (true);`) waits on what its body tests before it breaks.
     bool endless = first == condition_end || (first + 1 == condition_end && (is(first, "true") || text(first) == "1"));
     std::size_t last = close;
     if (endless && is(body, "{"))
