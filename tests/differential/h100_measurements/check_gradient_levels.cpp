@@ -5,7 +5,8 @@
 // linear between them, so a result is the level the texture unit took, in
 // 256ths, after the clamps and the sharpened blend of maxAnisotropy.
 // and gradient_rules.txt (measure_gradient_rules.cu's sweeps, whose queries
-// are made again here as that program makes them).
+// are made again here as that program makes them), gradient_rules2.txt,
+// gradient_rules3.txt and minor_axis.txt.
 //   g++ -std=c++20 -O1 -Iinclude tests/differential/h100_measurements/check_gradient_levels.cpp -o /tmp/check
 //   /tmp/check tests/differential/h100_measurements [-v]
 #include <weft/detail/textures/sampling/cubemap_gradient_level.hpp>
@@ -411,6 +412,30 @@ void check_rules3(const std::string& dir) {
   t.print("gradient_rules3.txt");
 }
 
+/// measure_minor_axis.cu's output: axis-aligned footprints dx = (a, 0),
+/// dy = (0, b), maxAnisotropy 16, each fetched with mipmapLevelBias 0 and
+/// 0.5; a line matches when both values do.
+void check_minor_axis(const std::string& dir) {
+  std::ifstream in(dir + "/minor_axis.txt");
+  std::string line;
+  tally t;
+  while (std::getline(in, line)) {
+    std::istringstream words(line);
+    std::string part, fixed, octave, n, s, a, b, value0, value1;
+    if (!(words >> part >> fixed >> octave >> n >> s >> a >> b >> value0 >> value1)) continue;
+    const float dx[2] = {hex_float(a) * 1024, 0}, dy[2] = {0, hex_float(b) * 1024};
+    int level = level_from_footprint(dx, dy, 16);
+    int computed0 = fetched_level(level, 16, 10), computed1 = fetched_level(level + 128, 16, 10);
+    int measured0 = measured_level(value0), measured1 = measured_level(value1);
+    bool match = computed0 == measured0 && computed1 == measured1;
+    if (verbose && !match)
+      std::printf("  miss %+d %+d: %s (weft %d %d)\n", measured0 - computed0, measured1 - computed1, line.c_str(),
+                  computed0, computed1);
+    t.add(part + " " + fixed, match);
+  }
+  t.print("minor_axis.txt");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -423,4 +448,5 @@ int main(int argc, char** argv) {
   check_rules(dir);
   check_rules2(dir);
   check_rules3(dir);
+  check_minor_axis(dir);
 }
