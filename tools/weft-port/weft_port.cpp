@@ -4159,11 +4159,13 @@ int usage(std::ostream& os, int code) {
         "--depfile writes a Makefile rule naming every file read, for the build to port again when one\n"
         "changes.\n"
         "Kernels whose barriers, warp collectives and cooperative-group waits sit in their own bodies, or in\n"
-        "__device__ functions of the file (given an awaitable version), become stackless kernels\n"
+        "__device__ functions of the file (given an awaitable version), become stackless kernels, in INPUT\n"
+        "and in the headers only it includes (where no other file names the kernel)\n"
         "(weft::stackless_kernel, co_await weft::syncthreads(), ...; docs/porting.md, \"Stackless kernels\"),\n"
         "unless --no-stackless. --explain says for each kernel whether it converted, and if not why.\n"
         "--program-source FILE (repeatable) names another source of the same program: a kernel that\n"
-        "one of them names stays as it is, as it may be declared there with `void`.\n";
+        "one of them names, or one in a header that one of them includes, stays as it is, as it may be\n"
+        "declared there with `void`.\n";
   return code;
 }
 
