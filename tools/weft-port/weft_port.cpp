@@ -4221,6 +4221,10 @@ class program_porter {
     }
     program_file& main = port(input, o_.input, true);
     if (failed_) return std::nullopt;
+    // Which headers the other sources include decides what converts: a
+    // change to one of those must port the input again.
+    for (const fs::path& file : elsewhere_)
+      if (std::find(read_.begin(), read_.end(), file) == read_.end()) read_.push_back(file);
     if (writes_headers_)
       for (auto& [source, file] : files_)
         if (&file != &main && file.ported && !write_if_changed(port_path(source), file.text)) return std::nullopt;
@@ -4276,8 +4280,9 @@ class program_porter {
     p.convert_stackless = o_.stackless && ((is_main && !header) || header_of_this_unit);
     if (o_.stackless && !p.convert_stackless)
       p.not_converted_here =
-          header ? "defined in a header that another source of the program includes too"
-                 : "defined in an included .cu (only the ported .cu's own kernels and its own headers' convert)";
+          is_main  ? "defined in a header given as the input (only a .cu's kernels and its own headers' convert)"
+          : header ? "defined in a header that another source of the program includes too"
+                   : "defined in an included .cu (only the ported .cu's own kernels and its own headers' convert)";
     if (p.convert_stackless) p.outside_names = names_in(o_.program_sources);
     if (p.convert_stackless && !is_main) {
       p.in_header = true;
