@@ -688,6 +688,11 @@ class porter {
   bool convert_stackless = false;
   std::string not_converted_here;  // why not, where --explain asks about a file that is not converted
   std::set<std::string, std::less<>> outside_names;
+  // A header whose kernels convert (see program_porter::port): the names of
+  // the other files of the ported .cu's translation unit, and no awaitable
+  // functions or C-linkage bodies, which would follow the header's last line.
+  bool in_header = false;
+  std::set<std::string, std::less<>> names_in_other_files;
 
   // A kernel defined in this file, and why it stays on fibers ("" if converted).
   struct stackless_verdict {
@@ -2872,6 +2877,9 @@ class porter {
     // linkage does not mangle: the stackless body gets C++ linkage and a
     // name of its own, and the C-named kernel forwards each parameter to it.
     bool c_linkage = has_c_linkage(d.name_token);
+    if (c_linkage && in_header)
+      return "has C linkage (extern \"C\") in a header: its stackless body and registration would follow the "
+             "header's last line";
     if (c_linkage && !forwarded_parameters(d.name_token))
       return "has C linkage (extern \"C\") and a parameter without a name, which its C-named kernel cannot forward "
              "to the stackless body";
@@ -2907,6 +2915,8 @@ class porter {
     }
     if (included_kernel_names_.contains(d.name)) return "declared in an included file, whose declaration says `void`";
     if (outside_names.contains(d.name)) return "named in another source of the program";
+    if (names_in_other_files.contains(d.name))
+      return "named in another file of the ported .cu (a header's kernel converts where only its own header names it)";
     for (const function_definition& g : functions)
       if (g.kernel && g.name == d.name && g.open != d.open) return "overloaded";
     // Every other use of its name: a declaration, a launch weft-port writes
@@ -3237,9 +3247,13 @@ class porter {
       awaitable_function a{d.name, d, facts_of(d.open + 1, d.close, d.name_token + 1), {}, {}, false};
       std::string why;
       auto head = d.member ? std::nullopt : head_of_function(d.name_token);
-      if (std::count_if(functions.begin(), functions.end(),
-                        [&](const function_definition& g) { return g.name == d.name; }) > 1 ||
-          awaitable_why_not_.contains(d.name))
+      if (in_header)
+        why =
+            "it is defined in a header (its awaitable version, after the header's last line, would be outside its "
+            "include guard)";
+      else if (std::count_if(functions.begin(), functions.end(),
+                             [&](const function_definition& g) { return g.name == d.name; }) > 1 ||
+               awaitable_why_not_.contains(d.name))
         why = "it is overloaded";
       else if (d.member)
         why = "it is a member function";
@@ -4145,11 +4159,13 @@ int usage(std::ostream& os, int code) {
         "--depfile writes a Makefile rule naming every file read, for the build to port again when one\n"
         "changes.\n"
         "Kernels whose barriers, warp collectives and cooperative-group waits sit in their own bodies, or in\n"
-        "__device__ functions of the file (given an awaitable version), become stackless kernels\n"
+        "__device__ functions of the file (given an awaitable version), become stackless kernels, in INPUT\n"
+        "and in the headers only it includes (where no other file names the kernel)\n"
         "(weft::stackless_kernel, co_await weft::syncthreads(), ...; docs/porting.md, \"Stackless kernels\"),\n"
         "unless --no-stackless. --explain says for each kernel whether it converted, and if not why.\n"
         "--program-source FILE (repeatable) names another source of the same program: a kernel that\n"
-        "one of them names stays as it is, as it may be declared there with `void`.\n";
+        "one of them names, or one in a header that one of them includes, stays as it is, as it may be\n"
+        "declared there with `void`.\n";
   return code;
 }
 
@@ -4198,8 +4214,17 @@ class program_porter {
   // The input's port, or nullopt after the errors are reported.
   std::optional<std::string> run() {
     fs::path input = fs::absolute(o_.input).lexically_normal();
+    if (o_.stackless) {
+      include_closure(input, translation_unit_);
+      for (const std::string& other : o_.program_sources)
+        include_closure(fs::absolute(other).lexically_normal(), elsewhere_);
+    }
     program_file& main = port(input, o_.input, true);
     if (failed_) return std::nullopt;
+    // Which headers the other sources include decides what converts: a
+    // change to one of those must port the input again.
+    for (const fs::path& file : elsewhere_)
+      if (std::find(read_.begin(), read_.end(), file) == read_.end()) read_.push_back(file);
     if (writes_headers_)
       for (auto& [source, file] : files_)
         if (&file != &main && file.ported && !write_if_changed(port_path(source), file.text)) return std::nullopt;
@@ -4214,6 +4239,9 @@ class program_porter {
   std::map<fs::path, program_file> files_;
   std::vector<fs::path> read_;  // every file read, in order, for the depfile
   bool failed_ = false;
+  // The files the input includes with #include "...", transitively, itself
+  // among them; and those the program's other sources include so.
+  std::set<fs::path> translation_unit_, elsewhere_;
 
   // Where the port of an included file goes: at its place below the source
   // root, `..` spelled `__` so that the ports stay below the port root.
@@ -4244,12 +4272,25 @@ class program_porter {
 
     porter p(body, quote_path(name));
     bool header = is_header(name);
-    // Only the input's own kernels are converted: a header's or an included
-    // .cu's may be declared or launched by files this port cannot see.
-    p.convert_stackless = o_.stackless && is_main && !header;
+    // The input's kernels convert, and those of a header that no other source
+    // of the program includes: only this port writes that header's port, and
+    // a kernel no other file names cannot be declared `void` or taken by
+    // address elsewhere. Another source's header, or an included .cu, may be.
+    bool header_of_this_unit = header && !is_main && !elsewhere_.contains(source);
+    p.convert_stackless = o_.stackless && ((is_main && !header) || header_of_this_unit);
     if (o_.stackless && !p.convert_stackless)
-      p.not_converted_here = "defined in an included file (only the ported .cu's own kernels convert)";
-    if (p.convert_stackless) p.outside_names = names_in_program_sources();
+      p.not_converted_here =
+          is_main  ? "defined in a header given as the input (only a .cu's kernels and its own headers' convert)"
+          : header ? "defined in a header that another source of the program includes too"
+                   : "defined in an included .cu (only the ported .cu's own kernels and its own headers' convert)";
+    if (p.convert_stackless) p.outside_names = names_in(o_.program_sources);
+    if (p.convert_stackless && !is_main) {
+      p.in_header = true;
+      std::vector<std::string> others;
+      for (const fs::path& file : translation_unit_)
+        if (file != source) others.push_back(file.string());
+      p.names_in_other_files = names_in(others);
+    }
     // A .cu that another includes registers its kernels under names of its own.
     if (!is_main && !header) {
       p.registration_tag = fs::path(name).stem().string() + "_";
@@ -4360,16 +4401,30 @@ class program_porter {
     return f;
   }
 
-  // The identifiers of the program's other sources (--program-source).
-  std::set<std::string, std::less<>> names_in_program_sources() const {
+  // The identifiers of the given files, such as the program's other sources (--program-source).
+  static std::set<std::string, std::less<>> names_in(const std::vector<std::string>& paths) {
     std::set<std::string, std::less<>> out;
-    for (const std::string& path : o_.program_sources) {
+    for (const std::string& path : paths) {
       std::ifstream in(path, std::ios::binary);
       std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
       for (const token& t : scanner(text).run())
         if (t.k == kind::identifier) out.insert(text.substr(t.begin, t.end - t.begin));
     }
     return out;
+  }
+
+  // Adds `source` and what it includes with #include "..." (found beside the
+  // file that includes it, as port() finds it), transitively, to `files`.
+  static void include_closure(const fs::path& source, std::set<fs::path>& files) {
+    if (!files.insert(source).second) return;
+    std::ifstream in(source, std::ios::binary);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    porter p(text, source.string());
+    for (const quoted_include& include : p.quoted_includes()) {
+      fs::path child = (source.parent_path() / include.path).lexically_normal();
+      std::error_code error;
+      if (fs::is_regular_file(child, error)) include_closure(child, files);
+    }
   }
 
   // Writes through a temporary file, so that a build that ports two files
