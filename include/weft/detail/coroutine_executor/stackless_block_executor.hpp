@@ -259,19 +259,23 @@ class stackless_block_executor {
   template <bool Linear>
   [[gnu::no_sanitize_address, gnu::noinline]] unsigned resume_lanes(unsigned warp, unsigned lanes) {
     warp_state& w = warps_[warp];
-    const waiting_thread* threads = threads_.data() + warp * 32;
+    // The lane's thread found by its id, not from a pointer to the warp's
+    // first: GCC kept both that pointer and the warp's first id, and spilled
+    // the thread-local's offset to the stack, loaded back for every lane.
+    unsigned first_id = warp * 32;
+    const waiting_thread* threads = threads_.data();
     for (unsigned m = lanes; m != 0; m &= m - 1) {
-      unsigned lane = static_cast<unsigned>(std::countr_zero(m));
+      unsigned lane = static_cast<unsigned>(std::countr_zero(m)), id = first_id + lane;
       *w.result_into[lane] = w.exchange.result[lane];
+      const waiting_thread& thread = threads[id];
       if constexpr (Linear) {
-        unsigned id = warp * 32 + lane;
         threadIdx.x = id;
         running_id_ = id;
       } else {
-        threadIdx = threads[lane].index;
-        running_id_ = threads[lane].id;
+        threadIdx = thread.index;
+        running_id_ = thread.id;
       }
-      resume(threads[lane]);
+      resume(thread);
       if (!parked_now_) [[unlikely]]
         return m;
       parked_now_ = false;
