@@ -282,11 +282,6 @@ class block_executor {
                                             std::source_location where) const;
   void complete_group(unsigned warp, warp_group& g, unsigned caller_bit);
   unsigned make_ready(unsigned warp, unsigned lanes);
-  // After the warp's first open group opened or closed.
-  void note_first_group(unsigned warp) {
-    const warp_group& first = groups_[warp * 32];
-    first_group_key_[warp] = group_count_[warp] != 0 ? warp_group_key(first.mask, first.op) : no_warp_group_key;
-  }
 
   // ---- Failing and abandoning a block, and the reports: block_executor_faults.hpp ----
   [[gnu::cold]] void fail(const std::string& message, cudaError_t code = cudaErrorLaunchFailure);
@@ -361,9 +356,6 @@ class block_executor {
   // the lanes parked in them.
   std::vector<warp_group> groups_;
   std::vector<unsigned> group_count_;
-  // Per warp, its first open group's warp_group_key (no_warp_group_key while
-  // none is open), refreshed as that group opens or closes (note_first_group).
-  std::vector<std::uint64_t> first_group_key_;
   std::vector<warp_exchange> exchange_;
   unsigned warp_parked_ = 0;          // lanes parked in groups or at __activemask
   thread_list converging_;            // threads parked at __activemask

@@ -210,7 +210,6 @@ inline void block_executor::replay_threads(unsigned start, unsigned last) {
   blockIdx = block;
   if (permuted_) draw_schedule();  // the block's own start order, not that of the block start_next_block named
   std::fill(group_count_.begin(), group_count_.end(), 0);
-  std::fill(first_group_key_.begin(), first_group_key_.end(), no_warp_group_key);
   warp_parked_ = 0;
   next_unstarted_ = start;
   next_index_ = unflatten(start, block_dim_);
@@ -231,7 +230,6 @@ inline void block_executor::unwind_parked_threads() {
       for (unsigned lanes = groups_[w * 32 + g].arrived; lanes != 0; lanes &= lanes - 1)
         parked.push_back(w * 32 + static_cast<unsigned>(std::countr_zero(lanes)));
     group_count_[w] = 0;
-    first_group_key_[w] = no_warp_group_key;
   }
   warp_parked_ = 0;
   ready_.clear();

@@ -212,11 +212,9 @@ inline void block_executor::start(const block_range& blocks) {
   unsigned warps = (thread_count_ + 31) / 32;
   if (groups_.size() < warps * 32) groups_.resize(warps * 32);
   if (group_count_.size() < warps) group_count_.resize(warps);
-  if (first_group_key_.size() < warps) first_group_key_.resize(warps);
   if (live_parked_.size() < warps) live_parked_.resize(warps);
   if (exchange_.size() < warps) exchange_.resize(warps);
   std::fill(group_count_.begin(), group_count_.end(), 0);
-  std::fill(first_group_key_.begin(), first_group_key_.end(), no_warp_group_key);
   warp_parked_ = 0;
   next_block_ = blocks.first;
   end_block_ = blocks.end;

@@ -28,25 +28,20 @@ inline warp_result block_executor::warp_collective(warp_op op, unsigned mask, wa
   if (me.parked_in != blocks_started() || abandoning_) [[unlikely]]
     first_arrival(me, self);
   unsigned warp = self / 32, lane = self % 32, lane_bit = 1u << lane;
+  // Lanes past the block's end do not exist: a mask that names them (the
+  // full mask in a partial last warp, or a 32-thread tile's collectives)
+  // means the lanes that do, as on an H100, where they read as inactive
+  // lanes (tests/differential/partial_warp_probe.expected).
+  mask &= lanes_in_block(thread_count_, warp);
   warp_exchange& exchange = exchange_[warp];
   exchange.stage(lane, operand);
-  warp_group* group = &groups_[warp * 32];
-  // Most often the lane joins the warp's first open group, whose mask and
-  // collective are its own: one compare (warp_group_key).
-  if (first_group_key_[warp] != warp_group_key(mask, op)) [[unlikely]] {
-    // Lanes past the block's end do not exist: a mask that names them (the
-    // full mask in a partial last warp, or a 32-thread tile's collectives)
-    // means the lanes that do, as on an H100, where they read as inactive
-    // lanes (tests/differential/partial_warp_probe.expected).
-    mask &= lanes_in_block(thread_count_, warp);
-    group = find_warp_group(&groups_[warp * 32], group_count_[warp], mask);
-    if (!group) {
-      if (const warp_group* blocked = blocking_warp_group(&groups_[warp * 32], group_count_[warp], mask, lane_bit))
-        throw kernel_fault{cudaErrorLaunchFailure, mismatch(warp, *blocked, op, mask, lane_bit, where)};
-      group = open_group(warp, op, mask, lane_bit, where);  // checks the mask
-    } else if (group->op != op) [[unlikely]] {
-      throw kernel_fault{cudaErrorLaunchFailure, mismatch(warp, *group, op, mask, lane_bit, where)};
-    }
+  warp_group* group = find_warp_group(&groups_[warp * 32], group_count_[warp], mask);
+  if (!group) [[unlikely]] {
+    if (const warp_group* blocked = blocking_warp_group(&groups_[warp * 32], group_count_[warp], mask, lane_bit))
+      throw kernel_fault{cudaErrorLaunchFailure, mismatch(warp, *blocked, op, mask, lane_bit, where)};
+    group = open_group(warp, op, mask, lane_bit, where);  // checks the mask
+  } else if (group->op != op) [[unlikely]] {
+    throw kernel_fault{cudaErrorLaunchFailure, mismatch(warp, *group, op, mask, lane_bit, where)};
   }
   group->arrived |= lane_bit;
   if (group->arrived == mask) {
@@ -68,7 +63,6 @@ inline void block_executor::complete_group(unsigned warp, warp_group& g, unsigne
   unsigned waiters = g.arrived & ~caller_bit;  // the caller is not parked: it carries on
   warp_parked_ -= make_ready(warp, waiters);
   g = groups_[warp * 32 + --group_count_[warp]];  // close: the last open group takes its place
-  if (&g == &groups_[warp * 32]) note_first_group(warp);
 }
 
 // Makes the lanes of `warp` in `lanes` ready, in lane order; returns how many.
@@ -93,7 +87,6 @@ warp_group* block_executor::open_group(unsigned warp, warp_op op, unsigned mask,
     refuse_group(warp, op, mask, lane_bit, where);
   warp_group& g = groups_[warp * 32 + group_count_[warp]++];
   g = {mask, 0, op, where};
-  if (group_count_[warp] == 1) note_first_group(warp);
   return &g;
 }
 

@@ -6,7 +6,6 @@
 #pragma once
 
 #include <bit>
-#include <cstdint>
 #include <source_location>
 #include <string>
 
@@ -24,18 +23,6 @@ struct warp_group {
   warp_op op{};
   std::source_location where{};
 };
-
-/// A group's mask and collective in one word, kept for each warp's first
-/// open group by both executors, so that an arriving lane tells whether
-/// that group is its own with one compare instead of four (a group open,
-/// its mask, its collective, and the lane's mask trimmed to the block's
-/// lanes first: a group's mask is trimmed already, so a mask equal to it
-/// needs no trimming).
-inline std::uint64_t warp_group_key(unsigned mask, warp_op op) {
-  return mask | static_cast<std::uint64_t>(op) << 32;
-}
-/// The key while a warp has no open group: no mask and collective give it.
-inline constexpr std::uint64_t no_warp_group_key = ~std::uint64_t{0};
 
 /// Of a warp's `count` open groups at `groups`, the one with this mask.
 inline warp_group* find_warp_group(warp_group* groups, unsigned count, unsigned mask) {
