@@ -400,9 +400,7 @@ class stackless_block_executor {
   // instead of four (a group open, its mask, its collective, the mask
   // trimmed to the block's lanes: a group's mask is trimmed already, so an
   // untrimmed mask that equals it needs no trimming).
-  static std::uint64_t group_key(unsigned mask, warp_op op) {
-    return mask | static_cast<std::uint64_t>(op) << 32;
-  }
+  static std::uint64_t group_key(unsigned mask, warp_op op) { return mask | static_cast<std::uint64_t>(op) << 32; }
   static constexpr std::uint64_t no_group_key = ~std::uint64_t{0};  // no mask and collective give it
   // A warp's collectives, as the fiber executor keeps them, in one place so
   // that an arrival finds all it touches from one address: the open
@@ -704,10 +702,11 @@ inline void stackless_block_executor::start_warps() {
 // as on the fiber executor (and on an H100). Inline, only the common case:
 // the lane joins the warp's first open group (a whole-warp collective
 // opens only one) without completing it, and parks; whether the group is
-// the lane's is one compare of its mask and collective (group_key). Opening a group,
-// finding another, and completing one are arrive_elsewhere's, a call, so
-// that the kernel's coroutine keeps nothing in registers across it (each
-// register it saves is a push and a pop on every resume of the thread).
+// the lane's is one compare of its mask and collective (group_key).
+// Opening a group, finding another, and completing one are
+// arrive_elsewhere's, a call, so that the kernel's coroutine keeps nothing
+// in registers across it (each register it saves is a push and a pop on
+// every resume of the thread).
 // The operand comes by reference, from the awaiter in the frame: passed by
 // value, its lane and width, just stored as two 4-byte fields, were loaded
 // back as one 8-byte register for the call on every arrival, a load that
