@@ -90,6 +90,21 @@ weft::stackless_kernel coroutine_split_warp(int* out) {
   out[threadIdx.x] = v;
 }
 
+// Halves of a warp that shuffle in groups open at the same time: after the
+// whole warp's __syncwarp, lane 31 opens its half's first group before the
+// lower half's lanes open theirs; lane 30 then closes it while a lower
+// half's group is open, which takes the closed group's place as the warp's
+// first, and lane 30 goes on to its half's next shuffle. So the arrival's
+// test of the first open group (its mask and collective in one word) must
+// follow the group that took that place. Each lane ends with its half's sum.
+weft::stackless_kernel coroutine_halves_in_turn(int* out) {
+  unsigned lane = threadIdx.x % 32, half = lane < 16 ? 0x0000ffffu : 0xffff0000u;
+  int v = static_cast<int>(threadIdx.x);
+  co_await weft::syncwarp();
+  for (int b = 1; b < 16; b *= 2) v += co_await weft::shfl_xor_sync(half, v, b);
+  out[threadIdx.x] = v;
+}
+
 // A block of 48 threads: its second warp has 16 lanes, which the full mask
 // means. Warp sums meet in shared memory across a block barrier.
 weft::stackless_kernel coroutine_partial_warp_sum(int* out) {
@@ -203,6 +218,20 @@ TEST_CASE("stackless lanes in different branches shuffle among their own masks, 
   });
   CHECK(on_coroutines == on_fibers);
   for (unsigned t = 0; t < threads; ++t) CHECK(on_coroutines[t] == static_cast<int>(t ^ 2) * 10);
+}
+
+TEST_CASE("stackless halves of a warp whose shuffle groups open and close in turn each meet their own, as on fibers") {
+  constexpr unsigned threads = 64;
+  auto [on_coroutines, on_fibers] = on_both_executors([&] {
+    device_buffer<int> d_out(threads);
+    REQUIRE(weft::launch<coroutine_halves_in_turn>(1, threads, d_out.p) == cudaSuccess);
+    return d_out.to_host();
+  });
+  CHECK(on_coroutines == on_fibers);
+  for (unsigned t = 0; t < threads; ++t) {
+    unsigned first = t / 16 * 16;
+    CHECK(on_coroutines[t] == static_cast<int>(16 * first + 120));  // first + (first + 1) + ... + (first + 15)
+  }
 }
 
 TEST_CASE("a stackless partial warp's full mask means the lanes that exist; warp and block syncs mix") {

@@ -259,19 +259,23 @@ class stackless_block_executor {
   template <bool Linear>
   [[gnu::no_sanitize_address, gnu::noinline]] unsigned resume_lanes(unsigned warp, unsigned lanes) {
     warp_state& w = warps_[warp];
-    const waiting_thread* threads = threads_.data() + warp * 32;
+    // The lane's thread found by its id, not from a pointer to the warp's
+    // first: GCC kept both that pointer and the warp's first id, and spilled
+    // the thread-local's offset to the stack, loaded back for every lane.
+    unsigned first_id = warp * 32;
+    const waiting_thread* threads = threads_.data();
     for (unsigned m = lanes; m != 0; m &= m - 1) {
-      unsigned lane = static_cast<unsigned>(std::countr_zero(m));
+      unsigned lane = static_cast<unsigned>(std::countr_zero(m)), id = first_id + lane;
       *w.result_into[lane] = w.exchange.result[lane];
+      const waiting_thread& thread = threads[id];
       if constexpr (Linear) {
-        unsigned id = warp * 32 + lane;
         threadIdx.x = id;
         running_id_ = id;
       } else {
-        threadIdx = threads[lane].index;
-        running_id_ = threads[lane].id;
+        threadIdx = thread.index;
+        running_id_ = thread.id;
       }
-      resume(threads[lane]);
+      resume(thread);
       if (!parked_now_) [[unlikely]]
         return m;
       parked_now_ = false;
@@ -391,6 +395,13 @@ class stackless_block_executor {
   // says why).
   std::vector<int*> barrier_result_into_;
   block_failure failure_;
+  // A group's mask and collective in one word, so that the inline arrival
+  // tells whether it joins the warp's first open group with one compare
+  // instead of four (a group open, its mask, its collective, the mask
+  // trimmed to the block's lanes: a group's mask is trimmed already, so an
+  // untrimmed mask that equals it needs no trimming).
+  static std::uint64_t group_key(unsigned mask, warp_op op) { return mask | static_cast<std::uint64_t>(op) << 32; }
+  static constexpr std::uint64_t no_group_key = ~std::uint64_t{0};  // no mask and collective give it
   // A warp's collectives, as the fiber executor keeps them, in one place so
   // that an arrival finds all it touches from one address: the open
   // groups, up to 32 (groups[i] for i < group_count; the first beside the
@@ -398,6 +409,7 @@ class stackless_block_executor {
   // partial last warp) and those that have exited, where each parked lane
   // takes its result, and the exchange of operands and results.
   struct warp_state {
+    std::uint64_t first_key = no_group_key;  // groups[0]'s group_key, no_group_key while none is open
     unsigned group_count = 0;
     unsigned block_lanes = 0;
     unsigned exited = 0;
@@ -406,6 +418,10 @@ class stackless_block_executor {
     warp_exchange exchange;
   };
   std::vector<warp_state> warps_;
+  // After groups[0] opened or closed.
+  static void note_first_group(warp_state& w) {
+    w.first_key = w.group_count != 0 ? group_key(w.groups[0].mask, w.groups[0].op) : no_group_key;
+  }
   // Per thread (linear id) its coroutine and index, written as it starts;
   // the lanes released by completed groups, to run next
   // (ready_[ready_head_...]).
@@ -674,6 +690,7 @@ inline void stackless_block_executor::start_warps() {
   unsigned warps = (thread_count_ + 31) / 32;
   for (unsigned w = 0; w < warps; ++w) {
     warps_[w].group_count = 0;
+    warps_[w].first_key = no_group_key;
     warps_[w].exited = 0;
   }
   parked_now_ = false;
@@ -684,10 +701,12 @@ inline void stackless_block_executor::start_warps() {
 // A mask that names lanes past the block's end means the lanes that do,
 // as on the fiber executor (and on an H100). Inline, only the common case:
 // the lane joins the warp's first open group (a whole-warp collective
-// opens only one) without completing it, and parks. Opening a group,
-// finding another, and completing one are arrive_elsewhere's, a call, so
-// that the kernel's coroutine keeps nothing in registers across it (each
-// register it saves is a push and a pop on every resume of the thread).
+// opens only one) without completing it, and parks; whether the group is
+// the lane's is one compare of its mask and collective (group_key).
+// Opening a group, finding another, and completing one are
+// arrive_elsewhere's, a call, so that the kernel's coroutine keeps nothing
+// in registers across it (each register it saves is a push and a pop on
+// every resume of the thread).
 // The operand comes by reference, from the awaiter in the frame: passed by
 // value, its lane and width, just stored as two 4-byte fields, were loaded
 // back as one 8-byte register for the call on every arrival, a load that
@@ -696,17 +715,16 @@ inline bool stackless_block_executor::warp_arrive(warp_op op, unsigned mask, con
                                                   std::source_location where, std::uint64_t& result) {
   unsigned self = running_id_, lane = self % 32;
   warp_state& w = warps_[self / 32];
-  mask &= w.block_lanes;
   warp_group& first = w.groups[0];
   unsigned arrived = first.arrived | 1u << lane;
-  if (w.group_count != 0 && first.mask == mask && first.op == op && arrived != mask) [[likely]] {
+  if (w.first_key == group_key(mask, op) && arrived != mask) [[likely]] {
     first.arrived = arrived;
     w.exchange.stage(lane, operand);
     w.result_into[lane] = &result;
     parked_now_ = true;
     return false;
   }
-  return arrive_elsewhere(op, mask, operand, where, result);
+  return arrive_elsewhere(op, mask & w.block_lanes, operand, where, result);
 }
 
 // The rest of warp_arrive: the lane's group is not the first open one, or
@@ -747,6 +765,7 @@ inline warp_group* stackless_block_executor::join_group(warp_op op, unsigned mas
       refuse_mask(warp, op, mask, lane, mask & w.exited, where);
     group = &w.groups[w.group_count++];
     *group = {mask, 0, op, where};
+    if (w.group_count == 1) note_first_group(w);
   } else if (group->op != op) [[unlikely]] {
     refuse_group_mismatch(warp, *group, op, mask, lane, where);
   }
@@ -765,7 +784,9 @@ inline void stackless_block_executor::complete_group(unsigned warp, warp_group& 
     if (race_running) race_running->warp_synced(warp, g.mask);
   unsigned waiters = g.arrived & ~caller_bit;
   if (waiters != 0) ready_.push_back({warp, waiters});
+  bool first = &g == &w.groups[0];
   g = w.groups[--w.group_count];  // close: the last open group takes its place
+  if (first) note_first_group(w);
 }
 
 inline bool stackless_block_executor::lanes_parked_in_groups() const {
@@ -811,6 +832,7 @@ inline void stackless_block_executor::destroy_parked() {
       for (unsigned m = warps_[w].groups[i].arrived; m != 0; m &= m - 1)
         threads_[w * 32 + std::countr_zero(m)].handle.destroy();
     warps_[w].group_count = 0;
+    warps_[w].first_key = no_group_key;
   }
   // Whatever those destructors woke is destroyed too: nothing runs again.
   ready_.clear();
@@ -889,7 +911,10 @@ inline void stackless_block_executor::fail(const std::string& message, cudaError
 inline void stackless_block_executor::fail_from_signal(const signal_fault& fault) {
   ready_.clear();
   ready_head_ = 0;
-  for (warp_state& w : warps_) w.group_count = 0;
+  for (warp_state& w : warps_) {
+    w.group_count = 0;
+    w.first_key = no_group_key;
+  }
   on_objects_.clear();
   parked_now_ = false;
   fail(reports::describe_thread(threadIdx) + ": " + describe_signal_fault(fault), launch_error(fault));

@@ -68,11 +68,16 @@ struct warp_exchange {
   std::uint8_t source[32];  // a shuffle's lane or delta operand, modulo 32
   std::uint8_t width[32];   // a shuffle's segment width
 
-  /// A lane arriving at a collective leaves its operand here.
+  /// A lane arriving at a collective leaves its operand here. Each field
+  /// is read before any store: a byte store may alias `o`, and GCC then
+  /// loaded the width back from memory after it instead of storing the
+  /// constant 32 it had just written there.
   void stage(unsigned lane, const warp_operand& o) {
-    operand[lane] = o.value;
-    source[lane] = static_cast<std::uint8_t>(o.lane & 31);
-    width[lane] = static_cast<std::uint8_t>(o.width);
+    std::uint64_t value = o.value;
+    int b = o.lane, w = o.width;
+    operand[lane] = value;
+    source[lane] = static_cast<std::uint8_t>(b & 31);
+    width[lane] = static_cast<std::uint8_t>(w);
   }
 };
 
