@@ -2217,8 +2217,7 @@ class race_worker {
         kind = race_kind::write_after_read;
       }
     }
-    race_record now(site_of(pc), state, thread, write, clocks_[thread], lane_clock(thread, thread % 32), launch_tag_,
-                    untouched);
+    race_record now(site_of(pc), state, untouched, thread_half(thread, write));
     if (atomic) now.mark_atomic();
     if (hazard) [[unlikely]]
       report(kind, other ? described_of(*hazard, *other) : described<epochs>(*hazard), described<epochs>(now), word,
