@@ -1813,7 +1813,7 @@ class race_worker {
     // that), which global_word_ordered then takes without looking up the
     // page's owner of the tag. Only the holder changes a page's owners,
     // and it makes its own launch the owner of its tag before `ready`.
-    std::array<std::uint32_t, 2> ordered_tags{};
+    std::array<std::uint8_t, 2> ordered_tags{};
   };
 
   // Whether `r` (of the cached page's words; null: none) is of a launch
@@ -1830,7 +1830,7 @@ class race_worker {
   [[gnu::always_inline]] bool tag_ordered_before(cached_page& cached, std::uint32_t tag) {
     if (tag == launch_tag_ || cached.page->owners[tag].get() != ordered_by_tag_[tag]) return false;
     cached.ordered_tags[1] = cached.ordered_tags[0];
-    cached.ordered_tags[0] = tag;
+    cached.ordered_tags[0] = static_cast<std::uint8_t>(tag);
     return true;
   }
 
