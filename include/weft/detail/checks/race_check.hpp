@@ -1303,7 +1303,6 @@ class race_worker {
       if (!p.by_clocks) return;
       p.by_clocks = false;
       by_epoch = false;
-      plain_clocks_ = false;
       race_join(p.released, known_of(last));
       race_join(p.released, race_clock{{race_thread_key(block_, last), clocks_[last]++}});
       known_of(last) = std::move(p.completing_thread_knew);
@@ -1314,6 +1313,10 @@ class race_worker {
       done.released = std::move(p.released);
       p.released.clear();
     });
+    // Not in the lambda above: Clang may keep it out of line, outside the
+    // ignore list's names, and its stores to this worker (thread-local, as
+    // __shared__ variables are) were traced as the kernel's.
+    if (!by_epoch) plain_clocks_ = false;
     if (by_epoch)
       block_synced();
     else
