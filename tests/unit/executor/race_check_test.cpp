@@ -1233,3 +1233,123 @@ TEST_CASE(
         }) == 1);  // the first launch's write
   worker.let_go_of_pages();
 }
+
+namespace {
+[[gnu::noinline]] void race_test_site_ticked_first_writes() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_ticked_writes() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_ticked_reads_released() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_ticked_reads_after_release() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_reused_tag_first_writes() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_reused_tag_reads() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_reused_tag_writes() { asm volatile(""); }
+}  // namespace
+
+TEST_CASE(
+    "race check: on the short path of a launch after another, a write that a thread makes after its fence and "
+    "atomic is not released by them: the thread that acquired them and reads the word races with it") {
+  race_test_global_allocations_listed listed;
+  weft::detail::blockDim = dim3{64, 1, 1};
+  weft::detail::gridDim = dim3{1, 1, 1};
+  std::uint32_t* global = race_test_global_words().data();
+  std::uint32_t* flag = &global[1739];
+  race_worker worker;
+  {
+    race_launch first{dim3{1, 1, 1}, dim3{64, 1, 1}, 0, [] { return std::string("race_check_test"); }};
+    worker.start_block(&first, 0, 64, nullptr, 0);
+    for (unsigned w = 1730; w < 1739; ++w)
+      race_test_global_access(worker, 1, &global[w], true, race_test_site_ticked_first_writes);
+    worker.let_go_of_pages();
+    first.finish(true);
+  }
+  race_launch second{dim3{1, 1, 1}, dim3{64, 1, 1}, 0, [] { return std::string("race_check_test"); }};
+  worker.start_block(&second, 0, 64, nullptr, 0);
+  auto atomic = [&](unsigned t) {
+    weft::detail::threadIdx = uint3{t, 0, 0};
+    worker.atomic_read_modify_write(flag);
+  };
+  CHECK(race_test_block::hazards([&] {
+          // Each word's first access in this launch, all at one site: the
+          // short path (global_word_ordered) from the second on.
+          race_test_global_access(worker, 2, &global[1730], true, race_test_site_ticked_writes);
+          race_test_global_access(worker, 0, &global[1731], true, race_test_site_ticked_writes);
+          // Thread 0 releases what it did so far: __threadfence(), an atomic.
+          weft::detail::threadIdx = uint3{0, 0, 0};
+          worker.thread_fenced();
+          atomic(0);
+          // The atomic let go of the pages: this write takes them again
+          // (the full check), the next one is on the short path.
+          race_test_global_access(worker, 0, &global[1733], true, race_test_site_ticked_writes);
+          race_test_global_access(worker, 0, &global[1732], true, race_test_site_ticked_writes);
+          atomic(40);  // thread 40 acquires thread 0's release
+          race_test_global_access(worker, 40, &global[1731], false, race_test_site_ticked_reads_released);
+        }) == 0);
+  // Thread 0's write after its release: thread 40 did not acquire it.
+  CHECK(race_test_block::hazards([&] {
+          race_test_global_access(worker, 40, &global[1732], false, race_test_site_ticked_reads_after_release);
+        }) == 1);
+  worker.let_go_of_pages();
+}
+
+TEST_CASE(
+    "race check: a launch tag found ordered in a page is asked again once the worker took the page back, when a "
+    "launch that CUDA does not order before the reader may have taken the tag meanwhile") {
+  race_test_global_allocations_listed listed;
+  weft::detail::blockDim = dim3{64, 1, 1};
+  weft::detail::gridDim = dim3{1, 1, 1};
+  std::uint32_t* global = race_test_global_words().data();
+  auto name = [] { return std::string("race_check_test"); };
+  race_worker reader_worker, writer_worker;
+  weft::detail::race_launch_order nothing_before;
+  // The first launch writes the words and finishes; its tag goes back.
+  auto first = std::make_unique<race_launch>(dim3{1, 1, 1}, dim3{64, 1, 1}, 0, name);
+  first->order_after(&nothing_before);
+  writer_worker.start_block(first.get(), 0, 64, nullptr, 0);
+  for (unsigned w = 1750; w < 1760; ++w)
+    race_test_global_access(writer_worker, 1, &global[w], true, race_test_site_reused_tag_first_writes);
+  writer_worker.let_go_of_pages();
+  std::uint32_t first_tag = first->tag();
+  first->finish(true);
+
+  // The reader, ordered after the first launch: its second read of the
+  // page, on the short path, finds the first launch's tag ordered there.
+  weft::detail::race_launch_order after_first;
+  after_first.add(first->family());
+  race_launch reader{dim3{1, 1, 1}, dim3{64, 1, 1}, 0, name};
+  reader.order_after(&after_first);
+  reader_worker.start_block(&reader, 0, 64, nullptr, 0);
+  CHECK(race_test_block::hazards([&] {
+          race_test_global_access(reader_worker, 2, &global[1750], false, race_test_site_reused_tag_reads);
+          race_test_global_access(reader_worker, 2, &global[1751], false, race_test_site_reused_tag_reads);
+        }) == 0);
+  reader_worker.let_go_of_pages();
+
+  // A launch in another stream, unordered with the reader, takes the first
+  // launch's tag (the launches between hold the tags before it) and writes.
+  std::vector<std::unique_ptr<race_launch>> holding;
+  std::unique_ptr<race_launch> writer;
+  while (!writer) {
+    auto next = std::make_unique<race_launch>(dim3{1, 1, 1}, dim3{64, 1, 1}, 0, name);
+    next->order_after(&nothing_before);
+    if (next->tag() == first_tag)
+      writer = std::move(next);
+    else
+      holding.push_back(std::move(next));
+    REQUIRE(holding.size() < 256);
+  }
+  writer_worker.start_block(writer.get(), 0, 64, nullptr, 0);
+  race_test_global_access(writer_worker, 3, &global[1753], true, race_test_site_reused_tag_writes);
+  writer_worker.let_go_of_pages();
+
+  // The reader takes the page again (a full check), then reads the
+  // writer's word on the short path: the tag's owner is not the one found
+  // ordered before, and the read races with the write.
+  CHECK(race_test_block::hazards([&] {
+          race_test_global_access(reader_worker, 2, &global[1752], false, race_test_site_reused_tag_reads);
+        }) == 0);
+  CHECK(race_test_block::hazards([&] {
+          race_test_global_access(reader_worker, 2, &global[1753], false, race_test_site_reused_tag_reads);
+        }) == 1);
+  reader_worker.let_go_of_pages();
+  writer->finish(true);
+  reader.finish(true);
+}

@@ -302,9 +302,21 @@ class race_record {
   [[gnu::always_inline]] race_record(std::uint32_t site, std::uint32_t state, unsigned thread, bool write,
                                      std::uint32_t release_clock, std::uint32_t lane_clock, std::uint32_t launch,
                                      std::uint32_t untouched = 0)
-      : site_and_state_(site | untouched << untouched_shift | std::uint64_t{state} << 32),
-        rest_(thread | std::uint64_t{write} << 10 | std::uint64_t{std::min(release_clock, max_release_clock)} << 11 |
-              std::uint64_t{std::min(lane_clock, max_lane_clock)} << 32 | std::uint64_t{launch} << 56) {}
+      : race_record(site, state, untouched, thread_half(thread, write, release_clock, lane_clock, launch)) {}
+
+  /// The half of a record that says who made it (thread, write, clocks,
+  /// launch), as the constructor above makes it: a worker makes it once
+  /// for all of a block's threads while their clocks are untouched
+  /// (race_worker::thread_half).
+  [[gnu::always_inline]] static std::uint64_t thread_half(unsigned thread, bool write, std::uint32_t release_clock,
+                                                          std::uint32_t lane_clock, std::uint32_t launch) {
+    return thread | std::uint64_t{write} << 10 | std::uint64_t{std::min(release_clock, max_release_clock)} << 11 |
+           std::uint64_t{std::min(lane_clock, max_lane_clock)} << 32 | std::uint64_t{launch} << 56;
+  }
+  /// A record of `site` in `state` from its thread_half.
+  [[gnu::always_inline]] race_record(std::uint32_t site, std::uint32_t state, std::uint32_t untouched,
+                                     std::uint64_t thread_half)
+      : site_and_state_(site | untouched << untouched_shift | std::uint64_t{state} << 32), rest_(thread_half) {}
 
   std::uint32_t site() const { return static_cast<std::uint32_t>(site_and_state_) & max_site; }
   std::uint32_t state() const { return static_cast<std::uint32_t>(site_and_state_ >> 32); }
@@ -1027,6 +1039,8 @@ class race_worker {
     // add's launch).
     clocks_.resize(threads);
     std::fill(clocks_.begin(), clocks_.end(), 1u);
+    plain_clocks_ = true;
+    plain_thread_half_ = race_record::thread_half(0, false, 1, lane_clock_untouched, launch_tag_);
     fenced_at_.resize(threads);
     std::fill(fenced_at_.begin(), fenced_at_.end(), 0u);
     // What each thread knows is stale by its generation: nothing to clear.
@@ -1143,6 +1157,7 @@ class race_worker {
   [[gnu::noinline]] void thread_fenced() {
     if (held_count_ != 0) let_go_of_pages();
     unsigned thread = linear_thread_index(threadIdx, blockDim);
+    plain_clocks_ = false;
     fenced_at_[thread] = clocks_[thread]++;
   }
 
@@ -1152,6 +1167,7 @@ class race_worker {
   /// goes on at once) is not released with it.
   [[gnu::noinline]] std::uint32_t named_barrier_arrival(unsigned thread) {
     if (!launch_) return 0;
+    plain_clocks_ = false;
     return clocks_[thread]++;
   }
 
@@ -1183,6 +1199,7 @@ class race_worker {
                                          bool waits_at_once) {
     if (!launch_) return;
     unsigned thread = linear_thread_index(threadIdx, blockDim);
+    plain_clocks_ = false;
     std::uint32_t clock = clocks_[thread]++;
     const race_clock& knows = known_of(thread);
     bool local = block_local(barrier);
@@ -1296,6 +1313,10 @@ class race_worker {
       done.released = std::move(p.released);
       p.released.clear();
     });
+    // Not in the lambda above: Clang may keep it out of line, outside the
+    // ignore list's names, and its stores to this worker (thread-local, as
+    // __shared__ variables are) were traced as the kernel's.
+    if (!by_epoch) plain_clocks_ = false;
     if (by_epoch)
       block_synced();
     else
@@ -1544,8 +1565,7 @@ class race_worker {
       return false;
     auto [cached_pc, site] = site_entry(pc);
     if (cached_pc != pc) return false;
-    race_record now(site, epoch_, thread, false, clocks_[thread], lane_clock(thread, thread % 32), launch_tag_,
-                    untouched);
+    race_record now(site, epoch_, untouched, thread_half(thread, false));
     race_record& latest_read = *shared_shadow_.find(race_shadow::latest_reads, at);
     if (latest_read.launch() == launch_tag_ && latest_read.thread() != thread) {
       race_record& earlier_read = *shared_shadow_.find(race_shadow::earlier_reads, at);
@@ -1599,7 +1619,7 @@ class race_worker {
   [[gnu::always_inline]] bool global_word_ordered(std::uintptr_t a, unsigned size, std::uintptr_t pc) {
     if ((a & 3) + size > 4) return false;
     std::uintptr_t word = a & ~std::uintptr_t{3};
-    const cached_page& cached = pages_[word / race_launch::page::bytes % pages_.size()];
+    cached_page& cached = pages_[word / race_launch::page::bytes % pages_.size()];
     if (word - cached.begin >= cached.end - cached.begin) return false;
     if (cached.ready != holding_ || let_go_->load(std::memory_order_relaxed) || state_ == 0) return false;
     race_launch::page& page = *cached.page;
@@ -1609,19 +1629,13 @@ class race_worker {
     race_record* last_write = page.words.find(race_shadow::writes, at);
     race_record* latest_read = page.words.find(race_shadow::latest_reads, at);
     race_record* earlier_read = page.words.find(race_shadow::earlier_reads, at);
-    auto ordered_before = [&](const race_record* r) {
-      if (!r) return true;
-      std::uint32_t tag = r->launch();
-      return tag == 0 || (tag != launch_tag_ && page.owners[tag].get() == ordered_by_tag_[tag]);
-    };
-    if (!ordered_before(last_write) || !ordered_before(latest_read)) return false;
+    if (!ordered_before(cached, last_write) || !ordered_before(cached, latest_read)) return false;
     if constexpr (write)
-      if (!last_write || !ordered_before(earlier_read)) return false;
+      if (!last_write || !ordered_before(cached, earlier_read)) return false;
     if constexpr (!write)
       if (!latest_read) return false;
     unsigned thread = linear_thread_index(threadIdx, blockDim);
-    race_record now(site, state_, thread, write, clocks_[thread], lane_clock(thread, thread % 32), launch_tag_,
-                    race_untouched_bytes_in_word(a, size));
+    race_record now(site, state_, race_untouched_bytes_in_word(a, size), thread_half(thread, write));
     if constexpr (write) {
       last_write->store(now);
       if (latest_read) latest_read->forget();
@@ -1681,7 +1695,10 @@ class race_worker {
     if (page.owners[launch_tag_].get() != identity_) [[unlikely]] {
       if (!own(page)) return true;
     }
-    cached.ready = holding_;
+    if (cached.ready != holding_) {
+      cached.ready = holding_;
+      cached.ordered_tags = {};
+    }
     checking_page_ = &page;
     return check<false>(page.words, word % race_launch::page::bytes / 4, word, cached.space, write, pc, false,
                         untouched);
@@ -1793,7 +1810,32 @@ class race_worker {
     // where it read the page's holder and owner (neither changes before
     // the worker lets go of its pages).
     std::uint64_t ready = 0;
+    // While `ready`: two launch tags whose records in the page are of
+    // launches ordered before the running one (a streaming kernel's
+    // words hold those of the copy or launch before and of the one before
+    // that), which global_word_ordered then takes without looking up the
+    // page's owner of the tag. Only the holder changes a page's owners,
+    // and it makes its own launch the owner of its tag before `ready`.
+    std::array<std::uint8_t, 2> ordered_tags{};
   };
+
+  // Whether `r` (of the cached page's words; null: none) is of a launch
+  // that CUDA orders before the running one, or of none.
+  [[gnu::always_inline]] bool ordered_before(cached_page& cached, const race_record* r) {
+    if (!r) return true;
+    std::uint32_t tag = r->launch();
+    if (tag == 0 || tag == cached.ordered_tags[0] || tag == cached.ordered_tags[1]) [[likely]]
+      return true;
+    return tag_ordered_before(cached, tag);
+  }
+  // The same for a tag that the page's entry does not have yet: the tag's
+  // owner in the page is a launch found ordered before (look_up_launch).
+  [[gnu::always_inline]] bool tag_ordered_before(cached_page& cached, std::uint32_t tag) {
+    if (tag == launch_tag_ || cached.page->owners[tag].get() != ordered_by_tag_[tag]) return false;
+    cached.ordered_tags[1] = cached.ordered_tags[0];
+    cached.ordered_tags[0] = static_cast<std::uint8_t>(tag);
+    return true;
+  }
 
   // If `word` is global memory (a weft allocation or the program's static
   // data), makes `cached` its page's entry and says true.
@@ -2052,11 +2094,25 @@ class race_worker {
   // Lane `lane`'s entry in the clock of `thread`'s lane.
   [[gnu::always_inline]] std::uint32_t lane_clock(unsigned thread, unsigned lane) const {
     unsigned warp = thread / 32;
-    if (warp_clock_generation_[warp] != generation_) return (thread % 32 == lane) ? 1 : 0;
+    if (warp_clock_generation_[warp] != generation_) return (thread % 32 == lane) ? lane_clock_untouched : 0;
     return warp_clocks_[static_cast<std::size_t>(warp) * 1024 + 32 * (thread % 32) + lane];
+  }
+  static constexpr std::uint32_t lane_clock_untouched = 1;  // a lane's own, before any warp collective
+
+  // race_record::thread_half for an access by `thread` now. Until a thread
+  // of the block ticks its clock (a fence, an arrival) or meets a warp
+  // collective, every thread's clocks are 1: the half is then the same
+  // for all but the thread's number and the write bit, made at the
+  // block's start, where looking up and clamping both clocks was a fifth
+  // of a streaming kernel's global access.
+  [[gnu::always_inline]] std::uint64_t thread_half(unsigned thread, bool write) const {
+    if (plain_clocks_) [[likely]]
+      return plain_thread_half_ | thread | std::uint64_t{write} << 10;
+    return race_record::thread_half(thread, write, clocks_[thread], lane_clock(thread, thread % 32), launch_tag_);
   }
 
   std::uint32_t* warp_clock(unsigned warp) {
+    plain_clocks_ = false;  // its caller changes the clocks
     std::uint32_t* clocks = &warp_clocks_[static_cast<std::size_t>(warp) * 1024];
     if (warp_clock_generation_[warp] != generation_) {
       warp_clock_generation_[warp] = generation_;
@@ -2164,8 +2220,7 @@ class race_worker {
         kind = race_kind::write_after_read;
       }
     }
-    race_record now(site_of(pc), state, thread, write, clocks_[thread], lane_clock(thread, thread % 32), launch_tag_,
-                    untouched);
+    race_record now(site_of(pc), state, untouched, thread_half(thread, write));
     if (atomic) now.mark_atomic();
     if (hazard) [[unlikely]]
       report(kind, other ? described_of(*hazard, *other) : described<epochs>(*hazard), described<epochs>(now), word,
@@ -2303,6 +2358,10 @@ class race_worker {
   // none yet), and what it knows of other threads.
   std::vector<std::uint32_t> clocks_;
   std::vector<std::uint32_t> fenced_at_;
+  // No thread's clock or lane clock has changed since the block started
+  // (thread_half), and the record half they all share then.
+  bool plain_clocks_ = false;
+  std::uint64_t plain_thread_half_ = 0;
   std::vector<race_clock> known_;
   std::vector<std::uint64_t> known_generation_;
   std::unordered_map<std::uintptr_t, race_clock> shared_atomic_words_;  // this block's __shared__ atomic words
