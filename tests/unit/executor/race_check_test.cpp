@@ -81,6 +81,10 @@ using weft::detail::race_worker;
 [[gnu::noinline]] void race_test_site_chain_third_reads() { asm volatile(""); }
 [[gnu::noinline]] void race_test_site_copy_kernel_writes() { asm volatile(""); }
 [[gnu::noinline]] void race_test_site_copy_kernel_reads() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_stale_warp_writes() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_stale_warp_reads_32() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_stale_warp_reads_64() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_stale_warp_reads_warp_1() { asm volatile(""); }
 // One block of 64 threads (two warps) whose dynamic shared buffer is
 // `words`; accesses are made as thread `t` at code address `site`.
 struct race_test_block {
@@ -244,6 +248,54 @@ TEST_CASE("race check: a warp collective orders the lanes it names, and only the
   CHECK(race_test_block::hazards([&] {
           b.access(32, 7, false, race_test_site_e);  // warp 1 is not ordered by warp 0's collectives
         }) == 1);
+}
+
+TEST_CASE("race check: a warp collective of the block before on the same worker orders nothing in the next") {
+  race_test_block b;
+  race_launch two_blocks{dim3{2, 1, 1}, dim3{64, 1, 1}, 0, [] { return std::string("race_check_test"); }};
+  weft::detail::gridDim = dim3{2, 1, 1};
+  auto* shared = reinterpret_cast<std::byte*>(b.words.data());
+  // Block 0: lane 1 learns lane 0's clocks at a collective, in both warps.
+  b.worker.start_block(&two_blocks, 0, 64, shared, sizeof b.words);
+  CHECK(race_test_block::hazards([&] {
+          b.access(0, 8, true, race_test_site_a);
+          b.access(32, 9, true, race_test_site_a);
+          b.worker.warp_synced(0, 0x3u);
+          b.worker.warp_synced(1, 0x3u);
+          b.access(1, 8, false, race_test_site_b);
+          b.access(33, 9, false, race_test_site_b);
+        }) == 0);
+  // Block 1 on the same worker, one warp, then two again: its threads'
+  // clocks start over, and what block 0's lanes learnt must not order them.
+  for (unsigned threads : {32u, 64u}) {
+    CAPTURE(threads);
+    b.worker.start_block(&two_blocks, 1, threads, shared, sizeof b.words);
+    CHECK(race_test_block::hazards([&] {
+            b.access(0, 10, true, race_test_site_stale_warp_writes);
+            b.access(1, 10, false,
+                     threads == 32 ? race_test_site_stale_warp_reads_32 : race_test_site_stale_warp_reads_64);
+          }) == 1);
+  }
+  CHECK(race_test_block::hazards([&] {
+          b.access(32, 11, true, race_test_site_stale_warp_writes);
+          b.access(33, 11, false, race_test_site_stale_warp_reads_warp_1);
+        }) == 1);
+  weft::detail::gridDim = dim3{1, 1, 1};
+}
+
+TEST_CASE("race check: a launch's block states are kept across the table's chunks") {
+  weft::detail::race_block_states states;
+  // Past the first chunks' boundaries (64, 192, 448, ...) and a few thousand on.
+  constexpr std::uint32_t count = 5000;
+  for (std::uint32_t i = 1; i <= count; ++i)
+    REQUIRE(states.add({.block = i, .epoch = i * 3, .group_epoch = i * 5, .fences = i * 7}) == i);
+  for (std::uint32_t i = 1; i <= count; ++i) {
+    const auto& state = states[i];
+    REQUIRE(state.block == i);
+    REQUIRE(state.epoch == i * 3);
+    REQUIRE(state.group_epoch == i * 5);
+    REQUIRE(state.fences == i * 7);
+  }
 }
 
 TEST_CASE(

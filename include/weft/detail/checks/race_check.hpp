@@ -448,16 +448,19 @@ class race_block_states {
   }
 
  private:
-  // Chunks double in size, the first of 1024 states (24 KiB), so that a
-  // short launch allocates little and the largest needs no more than 23.
-  static constexpr std::uint32_t first_chunk = 1024;
+  // Chunks double in size, the first of 64 states (1.5 KiB), so that a
+  // short launch allocates little and the largest needs no more than 26.
+  // (A first chunk of 1024, 24 KiB zeroed and page-faulted per launch, was
+  // 3 % of a vector add's launch at 2^14 threads, which adds 64 states.)
+  static constexpr unsigned first_chunk_log2 = 6;
+  static constexpr std::uint32_t first_chunk = 1u << first_chunk_log2;
   static std::pair<unsigned, std::uint32_t> place(std::uint32_t id) {
     std::uint64_t n = std::uint64_t{id} + first_chunk;
     unsigned top = static_cast<unsigned>(std::bit_width(n)) - 1;
-    return {top - 10, static_cast<std::uint32_t>(n - (std::uint64_t{1} << top))};
+    return {top - first_chunk_log2, static_cast<std::uint32_t>(n - (std::uint64_t{1} << top))};
   }
   std::atomic<std::uint64_t> next_{1};  // 0 is no state
-  std::array<std::atomic<race_block_state*>, 23> chunks_{};
+  std::array<std::atomic<race_block_state*>, 33 - first_chunk_log2> chunks_{};
 };
 
 /// The bytes of the 4-byte word at `word` that an access of `size` bytes at
@@ -1029,8 +1032,13 @@ class race_worker {
     epoch_ = 0;
     group_epoch_ = 0;
     unsigned warps = (threads + 31) / 32;
-    warp_clocks_.resize(static_cast<std::size_t>(warps) * 32 * 32);
-    warp_clock_generation_.assign(warps, 0);
+    // A warp's clocks are stale by its generation, as what each thread
+    // knows is (below): nothing to clear, and the vectors only grow (an
+    // assign per block, an out-of-line traced loop, was 2 % of a vector
+    // add's launch at 2^14 threads).
+    if (warp_clocks_.size() < static_cast<std::size_t>(warps) * 32 * 32)
+      warp_clocks_.resize(static_cast<std::size_t>(warps) * 32 * 32);
+    if (warp_clock_generation_.size() < warps) warp_clock_generation_.resize(warps, 0);
     dynamic_begin_ = reinterpret_cast<std::uintptr_t>(dynamic_shared);
     dynamic_end_ = dynamic_begin_ + dynamic_bytes;
     if (dynamic_shadow_.size() < dynamic_bytes / 4 + 1) dynamic_shadow_.resize(dynamic_bytes / 4 + 1);

@@ -78,7 +78,7 @@ inline std::string demangle(const char* symbol) {
 /// The function's name where the executable exports it (weft's CMake target
 /// links with -rdynamic for this), else the kernel's C++ type.
 template <class Kernel>
-std::string kernel_name(const Kernel& kernel) {
+std::string kernel_name_looked_up(const Kernel& kernel) {
   if constexpr (std::is_pointer_v<Kernel> || is_global_function<Kernel>) {
     const void* address = function_address(kernel);
     Dl_info info{};
@@ -99,6 +99,20 @@ std::string kernel_name(const Kernel& kernel) {
     return body == std::string::npos ? both : both.substr(0, body);
   }
   return type;
+}
+
+/// kernel_name_looked_up, once per kernel known by its type: the race check
+/// names every launch that leaves records (dladdr and demangling, 1 % of a
+/// vector add's launch at 2^14 threads). A function pointer is looked up
+/// each time.
+template <class Kernel>
+std::string kernel_name(const Kernel& kernel) {
+  if constexpr (std::is_pointer_v<Kernel>) {
+    return kernel_name_looked_up(kernel);
+  } else {
+    static const std::string name = kernel_name_looked_up(kernel);
+    return name;
+  }
 }
 
 }  // namespace weft::detail
