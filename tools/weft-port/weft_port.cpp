@@ -29,13 +29,14 @@
 //     __device__ functions that wait, which then get an awaitable version
 //     `weft_port_awaitable_NAME` after the last line: see
 //     find_stackless_kernels; --no-stackless turns it off; a kernel of C
-//     linkage gets a stackless body of C++ linkage that it forwards to,
-//     `weft_port_stackless_NAME`: see c_linkage_body)
+//     linkage, or one whose name is used as a value, stays a void kernel
+//     that forwards to a stackless body of C++ linkage,
+//     `weft_port_stackless_NAME`: see void_kernel_body)
 //
 // and, after the last line of a source file (not a header), registers every
 // non-template __global__ function declared at namespace scope (but the
 // stackless ones, which are launched by name only), with its
-// __cluster_dims__ if it has them (a converted kernel of C linkage as
+// __cluster_dims__ if it has them (a converted kernel that stays void as
 // weft::register_kernel<&k, &weft_port_stackless_k>()):
 //
 //   static const bool weft_port_kernel_N = weft::register_kernel<&ns::kernel>();
@@ -749,7 +750,7 @@ class porter {
   // The registrations written after the last line (see the top of the file).
   std::string registrations() const {
     std::string out;
-    std::set<std::string, std::less<>> c_linkage_registered;
+    std::set<std::string, std::less<>> void_kernels_registered;
     for (std::size_t k = 0; k < kernels_.size(); ++k) {
       const kernel_decl& d = kernels_[k];
       // A kernel the file itself writes stackless is weft's native API, not
@@ -758,10 +759,11 @@ class porter {
       std::size_t colons = d.name.rfind("::");
       std::string n = registration_tag + std::to_string(k);
       std::string bare = colons == std::string::npos ? d.name : d.name.substr(colons + 2);
-      if (c_linkage_converted_.contains(bare)) {
-        // C linkage: k stays void, its launches by address run the stackless
-        // body. C has no overloads: a prototype spelled otherwise is k again.
-        if (!c_linkage_registered.insert(d.name).second) continue;
+      if (void_kernels_converted_.contains(bare)) {
+        // k stays void, its launches by address run the stackless body. C has
+        // no overloads, and an overloaded kernel stays on fibers: a prototype
+        // spelled otherwise is k again.
+        if (!void_kernels_registered.insert(d.name).second) continue;
         std::string body =
             d.name.substr(0, colons == std::string::npos ? 0 : colons + 2) + "weft_port_stackless_" + bare;
         out += "[[maybe_unused]] static const bool weft_port_kernel_" + n + " = weft::register_kernel<&" + d.name +
@@ -860,8 +862,10 @@ class porter {
   std::vector<scope_info> scope_;
   std::vector<std::pair<std::string_view, unsigned>> qualifier_macros_;
   std::size_t rewrites_ = 0;
-  std::set<std::string, std::less<>> converted_;            // the kernels made stackless
-  std::set<std::string, std::less<>> c_linkage_converted_;  // those of them of C linkage
+  std::set<std::string, std::less<>> converted_;  // the kernels made stackless
+  // Those of them that stay void kernels forwarding to a stackless body:
+  // kernels of C linkage and kernels whose name is used as a value.
+  std::set<std::string, std::less<>> void_kernels_converted_;
   std::set<std::string, std::less<>> included_kernel_names_;
   std::set<std::string, std::less<>> types_;          // type names known here (find_functions_that_never_wait)
   std::set<std::string, std::less<>> group_aliases_;  // `namespace cg = cooperative_groups;`
@@ -2828,10 +2832,13 @@ class porter {
   }
 
   // Why the kernel defined by `d` cannot run stackless; "" if it can. Fills
-  // `voids` with the tokens its definition's and declarations' `void` is at.
+  // `voids` with the tokens its definition's and declarations' `void` is at,
+  // and sets `keeps_void_kernel` if its name must keep naming a void kernel
+  // that forwards to the stackless body (see void_kernel_body).
   std::string why_not_stackless(const function_definition& d, const body_facts& f,
-                                const std::vector<function_definition>& functions,
-                                std::vector<std::size_t>& voids) const {
+                                const std::vector<function_definition>& functions, std::vector<std::size_t>& voids,
+                                bool& keeps_void_kernel) const {
+    keeps_void_kernel = false;
     auto v = void_before(d.name_token);
     if (!v) return "its return type is not spelled `void` right before its name";
     voids.push_back(*v);
@@ -2911,6 +2918,7 @@ class porter {
           if (k.name == d.name && k.default_arguments)
             return "has C linkage (extern \"C\") and default arguments, which a launch through its pointer cannot "
                    "supply";
+      keeps_void_kernel = true;
       return "";
     }
     if (included_kernel_names_.contains(d.name)) return "declared in an included file, whose declaration says `void`";
@@ -2920,7 +2928,8 @@ class porter {
     for (const function_definition& g : functions)
       if (g.kernel && g.name == d.name && g.open != d.open) return "overloaded";
     // Every other use of its name: a declaration, a launch weft-port writes
-    // as weft::launch<k>, or an attribute call.
+    // as weft::launch<k>, an attribute call, or a use as a value.
+    bool used_as_value = false;
     for (std::size_t i = 0; i < t_.size(); ++i) {
       if (!is(i, d.name) || (i >= d.name_token && i <= d.close)) continue;
       if (t_[i].define != 0) return "named in a macro";
@@ -2949,8 +2958,32 @@ class porter {
           continue;
         }
       }
-      return "its name is used as a value (a pointer, a (void*) cast, a call), which needs a void kernel";
+      used_as_value = true;
     }
+    if (!used_as_value) return "";
+    // A pointer, a (void*) cast or a call needs a void kernel: k stays one,
+    // forwarding to the stackless body as a kernel of C linkage does, and
+    // its prototypes keep their `void`.
+    constexpr std::string_view as_value = "its name is used as a value (a pointer, a (void*) cast, a call)";
+    if (known_.templates.contains(d.name))
+      return std::string(as_value) +
+             " and it is a template: its void kernel would need registering for each "
+             "instantiation";
+    if (in_header)
+      return std::string(as_value) +
+             " in a header: its stackless body and registration would follow the header's "
+             "last line";
+    for (const kernel_decl& k : kernels_)
+      if ((k.name == d.name || k.name.ends_with("::" + d.name)) && k.default_arguments)
+        return std::string(as_value) +
+               " and it has default arguments, which a launch through its pointer cannot "
+               "supply";
+    if (!forwarded_parameters(d.name_token))
+      return std::string(as_value) +
+             " and it has a parameter without a name, which its void kernel cannot forward "
+             "to the stackless body";
+    voids.resize(1);
+    keeps_void_kernel = true;
     return "";
   }
 
@@ -2975,7 +3008,8 @@ class porter {
       }
       body_facts f = facts_of(d.open + 1, d.close, d.name_token + 1);
       std::vector<std::size_t> voids;
-      std::string why = why_not_stackless(d, f, functions, voids);
+      bool keeps_void_kernel = false;
+      std::string why = why_not_stackless(d, f, functions, voids, keeps_void_kernel);
       stackless_verdicts.push_back({d.name, t_[d.name_token].line, why});
       if (!why.empty()) continue;
       converted_.insert(d.name);
@@ -2986,7 +3020,7 @@ class porter {
       for (construct& c : constructs_) await_named_barrier(f, c);
       std::map<std::size_t, token_edit> edits = await_edits(f);
       for (std::size_t v : voids) edits[v].text = "weft::stackless_kernel";
-      if (has_c_linkage(d.name_token)) c_linkage_body(d, edits);
+      if (keeps_void_kernel) void_kernel_body(d, edits);
       for (const auto& [i, e] : edits)
         constructs_.push_back(replacement(i, e.before + (e.text ? *e.text : std::string(text(i))) + e.after));
       for (std::size_t c = 0; c < f.calls.size(); ++c)
@@ -3088,9 +3122,16 @@ class porter {
     return std::pair{join(name + 2, *close, nullptr), names};
   }
 
-  // The edits that give the C-linkage kernel `d` its stackless body of C++
-  // linkage and its forwarding C-named kernel (above).
-  void c_linkage_body(const function_definition& d, std::map<std::size_t, token_edit>& edits) {
+  // A kernel of C++ linkage whose name is used as a value gets the same
+  // pair, its void kernel declared as its definition was:
+  //   static __global__ weft::stackless_kernel weft_port_stackless_k(int* x) { ... }
+  //   static __global__ void k(int* x) { weft::run_on_fiber(weft_port_stackless_k(x)); }
+  // so that (void*)k, &k, tables of pointers and attribute queries still
+  // find a void kernel, and launches through them run the stackless body.
+
+  // The edits that give the kernel `d` its stackless body (of C++ linkage)
+  // and its forwarding void kernel (above).
+  void void_kernel_body(const function_definition& d, std::map<std::size_t, token_edit>& edits) {
     std::string name(text(d.name_token));
     std::string body = "weft_port_stackless_" + name;
     edits[d.name_token].text = body;
@@ -3103,14 +3144,18 @@ class porter {
           text(start + 1) == "\"C\"")
         c_literal = start + 1;
     }
+    bool c_linkage = has_c_linkage(d.name_token);
     if (c_literal)
       edits[*c_literal].text = "\"C++\"";
-    else
+    else if (c_linkage)
       edits[start].before = "extern \"C++\" " + edits[start].before;
+    // The void kernel's head: C linkage's, or the definition's own
+    // (`static`, `__launch_bounds__(...)` and all).
+    std::string head = c_linkage ? "extern \"C\" __global__ void" : join(start, d.name_token, nullptr);
     auto [parameters, names] = *forwarded_parameters(d.name_token);
-    edits[d.close].after += " extern \"C\" __global__ void " + name + "(" + parameters + ") { weft::run_on_fiber(" +
-                            body + "(" + names + ")); }";
-    c_linkage_converted_.insert(name);
+    edits[d.close].after +=
+        " " + head + " " + name + "(" + parameters + ") { weft::run_on_fiber(" + body + "(" + names + ")); }";
+    void_kernels_converted_.insert(name);
     // Launches by name pass k as a value: weft::launch<k>, or a lambda that
     // calls k (a prototype spelled differently reads as an overload), would
     // call k's own body, on fibers.

@@ -59,7 +59,7 @@ __global__ void block_sums(float* data) {
   data[threadIdx.x] = blocks::block_sum(data[threadIdx.x], scratch) / 2;
 }
 
-// Stays on fibers, and so does the plain lane_sum it calls.
+// Its name is used as a value: stackless behind a void kernel of that name.
 __global__ void by_address(int* out) { out[threadIdx.x] = lane_sum(out[threadIdx.x]); }
 
 // Overloaded, recursive, or calling what cannot be seen: their callers stay on fibers.

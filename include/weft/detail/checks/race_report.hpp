@@ -62,6 +62,10 @@ namespace weft::detail {
   // The function, unless it is weft's or the standard library's frame
   // around a kernel inlined into it (the report names the kernel anyway).
   std::string name = function;
+  // weft-port's stackless body of a kernel that stays void (C linkage, or
+  // its name used as a value) is the user's kernel under another name.
+  constexpr std::string_view ported_body = "weft_port_stackless_";
+  if (name.starts_with(ported_body)) name.erase(0, ported_body.size());
   if (name[0] != '?' && name.find("weft") == std::string::npos && name.find("std::") == std::string::npos)
     (text += " in ") += name;
   return text;
