@@ -52,6 +52,21 @@ weft::stackless_kernel memcheck_stackless_write_past(int* p, int n) {
   co_await weft::syncthreads();
 }
 
+// The same from a kernel whose name weft-port saw used as a value: it stays
+// void and runs a stackless body of weft-port's naming in its place
+// (docs/porting.md); the report names the kernel the user wrote.
+constexpr unsigned memcheck_named_line = __LINE__ + 4;
+weft::stackless_kernel weft_port_stackless_memcheck_named_write_past(int* p, int n) {
+  p[threadIdx.x] = 0;
+  co_await weft::syncthreads();
+  if (blockIdx.x == 1 && threadIdx.x == 5) p[n] = 1;
+}
+__global__ void memcheck_named_write_past(int* p, int n) {
+  weft::run_on_fiber(weft_port_stackless_memcheck_named_write_past(p, n));
+}
+[[maybe_unused]] const bool memcheck_named_registered =
+    weft::register_kernel<&memcheck_named_write_past, &weft_port_stackless_memcheck_named_write_past>();
+
 constexpr unsigned memcheck_atomic_line = __LINE__ + 2;
 __global__ void memcheck_atomic_past(int* p, int n) {
   if (threadIdx.x == 9) atomicAdd(p + n, 1);
@@ -255,6 +270,14 @@ void memcheck_stackless() {
   int* p = nullptr;
   cudaMalloc(&p, 100 * sizeof(int));
   weft::launch<memcheck_stackless_write_past>(2, 64, p, 100);
+  memcheck_finish("sync");
+}
+
+constexpr unsigned memcheck_named_malloc_line = __LINE__ + 3;
+void memcheck_named() {
+  int* p = nullptr;
+  cudaMalloc(&p, 100 * sizeof(int));
+  weft::launch(2, 64, memcheck_named_write_past, p, 100);
   memcheck_finish("sync");
 }
 
@@ -492,6 +515,7 @@ constexpr memcheck_scenario memcheck_scenarios[] = {
     {"atomicAdd", memcheck_atomic},
     {"operator new", memcheck_program_new},
     {"stackless kernel", memcheck_stackless},
+    {"stackless body of a void kernel", memcheck_named},
     {"cudaMallocManaged", memcheck_cudaMallocManaged},
     {"cudaMallocHost", memcheck_cudaMallocHost},
     {"cudaHostAlloc", memcheck_cudaHostAlloc},
@@ -647,6 +671,17 @@ TEST_CASE("memory check: a write past an allocation by a stackless kernel's thre
   memcheck_check_access(memcheck_run_child("stackless kernel"), "__global__ write of size 4 bytes",
                         "memcheck_stackless_write_past", "thread (5,0,0) in block (1,0,0)", memcheck_stackless_line,
                         "is 0 bytes past a 400-byte allocation made by cudaMalloc at ", memcheck_stackless_malloc_line);
+}
+
+TEST_CASE("memory check: a stackless body standing for a void kernel is named as the kernel") {
+  if (memcheck_skipped()) return;
+  memcheck_outcome child = memcheck_run_child("stackless body of a void kernel");
+  memcheck_check_access(child, "__global__ write of size 4 bytes", "memcheck_named_write_past(int*, int)",
+                        "thread (5,0,0) in block (1,0,0)", memcheck_named_line,
+                        "is 0 bytes past a 400-byte allocation made by cudaMalloc at ", memcheck_named_malloc_line);
+  INFO(child.output);
+  CHECK(memcheck_followed_by(child.output, "=========     at ", " in memcheck_named_write_past"));
+  CHECK_FALSE(memcheck_followed_by(child.output, "=========     at ", "weft_port_stackless_"));
 }
 
 TEST_CASE("memory check: memory the program allocated itself is named by the line that allocated it") {

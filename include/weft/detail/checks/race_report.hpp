@@ -15,6 +15,7 @@
 #include <dlfcn.h>
 
 #include "weft/detail/base/text_format.hpp"
+#include "weft/detail/checks/ported_kernel_name.hpp"
 #include "weft/detail/checks/race_check.hpp"
 
 namespace weft::detail {
@@ -61,11 +62,7 @@ namespace weft::detail {
   if (auto cut = text.find(" ("); cut != std::string::npos) text.resize(cut);
   // The function, unless it is weft's or the standard library's frame
   // around a kernel inlined into it (the report names the kernel anyway).
-  std::string name = function;
-  // weft-port's stackless body of a kernel that stays void (C linkage, or
-  // its name used as a value) is the user's kernel under another name.
-  constexpr std::string_view ported_body = "weft_port_stackless_";
-  if (name.starts_with(ported_body)) name.erase(0, ported_body.size());
+  std::string name = user_function_name(function);
   if (name[0] != '?' && name.find("weft") == std::string::npos && name.find("std::") == std::string::npos)
     (text += " in ") += name;
   return text;

@@ -41,6 +41,7 @@
 #include <string_view>
 
 #include "weft/detail/base/text_format.hpp"
+#include "weft/detail/checks/ported_kernel_name.hpp"
 #include "weft/detail/checks/shared_guards.hpp"
 #include "weft/detail/coroutine_executor/stackless_block_executor.hpp"
 #include "weft/detail/executor/block_executor.hpp"
@@ -362,7 +363,7 @@ inline void on_error() {
 
   const source_frame site = program_site();
   std::string at = site.place.empty() ? std::string("an unknown line") : site.place;
-  const std::string& function = site.function;
+  const std::string function = user_function_name(site.function);
 
   const uint3 thread = threadIdx;
   const uint3 in_block = blockIdx;
