@@ -109,3 +109,23 @@ TEST_CASE("a stackless shuffle with a width that is not a power of two fails as 
   auto failure = coroutine_warp_failure_on_both(kernel, 32);
   CHECK(contains(failure.report, "thread (3,0,0): shuffle width 12 is not a power of two from 1 to 32"));
 }
+
+// The lanes a group released run one after another, each that parks handing
+// over to the next (stackless_block_executor::next_released_lane): an odd
+// lane handed over to exits there, and must be counted as exited as the
+// lanes after it run on, so that the even lanes' last whole-warp
+// collective is refused for naming them.
+TEST_CASE("stackless lanes that exit after a shuffle while the others shuffle on count as exited, as on fibers") {
+  auto kernel = []() -> weft::stackless_kernel {
+    stackless_frame_guard g;
+    co_await weft::syncwarp();
+    if (threadIdx.x % 2 == 1) co_return;
+    co_await weft::syncwarp(0x55555555u);
+    co_await weft::syncwarp();
+  };
+  auto failure = coroutine_warp_failure_on_both(kernel, 32);
+  CHECK(contains(failure.report, "thread (30,0,0): __syncwarp ("));
+  CHECK(contains(
+      failure.report,
+      "with mask 0xffffffff: the mask names lanes 1,3,5,7,9,11,13,15,17,19,21,23,25,27,29,31, which have exited"));
+}

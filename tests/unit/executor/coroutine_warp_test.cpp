@@ -144,6 +144,27 @@ weft::stackless_kernel coroutine_warp_in_3d_block(unsigned* out) {
   mine[2] = threadIdx.x + 100 * threadIdx.y + 10000 * threadIdx.z;
 }
 
+// Many whole-warp shuffles in a block of 1024 threads, each lane reading
+// another lane every step: each thread's sum of what it read, and how often
+// it resumed with another thread's index. A lane that parks hands over to
+// the next lane its group released (stackless_block_executor::
+// next_released_lane), which must then run as itself with its own result;
+// built at -O0, where the hand-over is not a tail call, the chains of
+// hand-overs must stay short enough for the worker's stack.
+constexpr unsigned coroutine_many_steps = 200;
+
+weft::stackless_kernel coroutine_many_shuffle_steps(long long* out) {
+  unsigned t = threadIdx.x, lane = t % 32;
+  long long sum = 0, wrong_index = 0;
+  for (unsigned step = 0; step < coroutine_many_steps; ++step) {
+    int source = static_cast<int>((lane * 5 + step) % 32);
+    sum += co_await weft::shfl_sync(~0u, static_cast<int>(t * 3 + step), source);
+    wrong_index += threadIdx.x != t;
+  }
+  out[2 * t] = sum;
+  out[2 * t + 1] = wrong_index;
+}
+
 }  // namespace
 
 TEST_CASE("a stackless warp shuffle reduction equals the fibers' and the host's") {
@@ -273,5 +294,24 @@ TEST_CASE("stackless lanes of a three-dimensional block resume with their own in
     CHECK(r[0] == (t ^ 1) * 10);
     CHECK(r[1] == (t < 32 ? 31 * 32 / 2 * 10 : (32 + 47) * 16 / 2 * 10));
     CHECK(r[2] == t % 8 + 100 * (t / 8 % 3) + 10000 * (t / 24));
+  }
+}
+
+TEST_CASE(
+    "a 1024-thread stackless block's lanes shuffle 200 times, each with its own index and results, as on fibers") {
+  constexpr unsigned threads = 1024;
+  auto [on_coroutines, on_fibers] = on_both_executors([&] {
+    device_buffer<long long> d_out(2 * threads);
+    REQUIRE(weft::launch<coroutine_many_shuffle_steps>(1, threads, d_out.p) == cudaSuccess);
+    return d_out.to_host();
+  });
+  CHECK(on_coroutines == on_fibers);
+  for (unsigned t = 0; t < threads; ++t) {
+    long long expected = 0;
+    for (unsigned step = 0; step < coroutine_many_steps; ++step)
+      expected += (t - t % 32 + (t % 32 * 5 + step) % 32) * 3 + step;
+    INFO("thread " << t);
+    CHECK(on_coroutines[2 * t] == expected);
+    CHECK(on_coroutines[2 * t + 1] == 0);
   }
 }

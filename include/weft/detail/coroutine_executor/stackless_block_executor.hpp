@@ -151,6 +151,19 @@ class stackless_block_executor {
   [[gnu::no_sanitize_address]] bool warp_arrive(warp_op op, unsigned mask, const warp_operand& operand,
                                                 std::source_location where, std::uint64_t& result);
 
+  /// A lane that warp_arrive parked is suspending (warp_awaiter.hpp): the
+  /// coroutine to resume in its place, by symmetric transfer. While the
+  /// executor runs the lanes that one completed group released
+  /// (resume_lanes), that is the next of them, given its identity and its
+  /// result here, as resume_lanes would; otherwise, or when none is left,
+  /// none (a no-op coroutine): the suspension returns to the executor's
+  /// loop. So the loop resumes a warp's released lanes once per group, not
+  /// once per lane, and the lanes run in the same order. A chain of
+  /// transfers never outgrows one group's lanes (31 at most): where the
+  /// compiler does not make the transfer a tail call (GCC below -O2), each
+  /// link is a native frame, which that bound keeps to a few KiB.
+  [[gnu::no_sanitize_address]] std::coroutine_handle<> next_released_lane() noexcept;
+
   /// The running thread waits at __activemask (activemask_awaiter.hpp) and
   /// is about to suspend; its mask is to be written to `*mask` once no other
   /// thread of the block can run (converge).
@@ -256,6 +269,11 @@ class stackless_block_executor {
   // returned or failed) on, 0 if every lane parked. Its own loop, which
   // keeps only the lanes, the warp's state and its threads across a resume,
   // and (Linear, as resume_in_order) sets a lane's identity from its id.
+  // The lanes left are the executor's (released_lanes_), not the loop's:
+  // a lane that parks hands over to the next of them itself
+  // (next_released_lane), and the resume returns here only once the chain
+  // of lanes it started ends, with the last lane it ran (running_id_)
+  // parked with none left, or not parked.
   template <bool Linear>
   [[gnu::no_sanitize_address, gnu::noinline]] unsigned resume_lanes(unsigned warp, unsigned lanes) {
     warp_state& w = warps_[warp];
@@ -264,8 +282,11 @@ class stackless_block_executor {
     // the thread-local's offset to the stack, loaded back for every lane.
     unsigned first_id = warp * 32;
     const waiting_thread* threads = threads_.data();
-    for (unsigned m = lanes; m != 0; m &= m - 1) {
-      unsigned lane = static_cast<unsigned>(std::countr_zero(m)), id = first_id + lane;
+    released_warp_ = warp;
+    released_lanes_ = lanes;
+    while (released_lanes_ != 0) {
+      unsigned lane = static_cast<unsigned>(std::countr_zero(released_lanes_)), id = first_id + lane;
+      released_lanes_ &= released_lanes_ - 1;
       *w.result_into[lane] = w.exchange.result[lane];
       const waiting_thread& thread = threads[id];
       if constexpr (Linear) {
@@ -276,8 +297,12 @@ class stackless_block_executor {
         running_id_ = thread.id;
       }
       resume(thread);
-      if (!parked_now_) [[unlikely]]
-        return m;
+      if (!parked_now_) [[unlikely]] {
+        // The lane the chain ended with, then those after it.
+        unsigned left = 1u << (running_id_ % 32) | released_lanes_;
+        released_lanes_ = 0;
+        return left;
+      }
       parked_now_ = false;
     }
     return 0;
@@ -428,6 +453,10 @@ class stackless_block_executor {
   std::vector<waiting_thread> threads_;
   std::vector<ready_lanes> ready_;
   std::size_t ready_head_ = 0;
+  // While resume_lanes runs a group's released lanes: their warp and those
+  // not resumed yet, which next_released_lane hands over to; 0 otherwise.
+  unsigned released_warp_ = 0;
+  unsigned released_lanes_ = 0;
   std::uint64_t no_result_ = 0;  // where queue_without_result's lanes take a result
   // The threads waiting at __activemask, in the order they arrived.
   struct converging_thread {
@@ -694,6 +723,7 @@ inline void stackless_block_executor::start_warps() {
     warps_[w].exited = 0;
   }
   parked_now_ = false;
+  released_lanes_ = 0;
   converging_.clear();
   on_objects_.clear();
 }
@@ -917,6 +947,7 @@ inline void stackless_block_executor::fail_from_signal(const signal_fault& fault
   }
   on_objects_.clear();
   parked_now_ = false;
+  released_lanes_ = 0;
   fail(reports::describe_thread(threadIdx) + ": " + describe_signal_fault(fault), launch_error(fault));
 }
 
