@@ -165,6 +165,20 @@ weft::stackless_kernel coroutine_many_shuffle_steps(long long* out) {
   out[2 * t + 1] = wrong_index;
 }
 
+// One warp passing values round 10000 times. Each hand-over from a lane
+// that parks to the next is a native call where the compiler makes no tail
+// call (GCC below -O2), about 64 bytes of stack at -O0: a chain of
+// hand-overs that ran on from one group's lanes into the next group's
+// would reach 310000 calls, past a worker's 8 MiB stack.
+constexpr unsigned coroutine_long_run_steps = 10000;
+
+weft::stackless_kernel coroutine_long_shuffle_run(int* out) {
+  int v = static_cast<int>(threadIdx.x);
+  for (unsigned step = 0; step < coroutine_long_run_steps; ++step)
+    v = co_await weft::shfl_sync(~0u, v, static_cast<int>((threadIdx.x + 1) % 32));
+  out[threadIdx.x] = v;
+}
+
 }  // namespace
 
 TEST_CASE("a stackless warp shuffle reduction equals the fibers' and the host's") {
@@ -314,4 +328,14 @@ TEST_CASE(
     CHECK(on_coroutines[2 * t] == expected);
     CHECK(on_coroutines[2 * t + 1] == 0);
   }
+}
+
+TEST_CASE("a stackless warp passes values round 10000 times without its hand-overs outgrowing the stack") {
+  auto [on_coroutines, on_fibers] = on_both_executors([&] {
+    device_buffer<int> d_out(32);
+    REQUIRE(weft::launch<coroutine_long_shuffle_run>(1, 32, d_out.p) == cudaSuccess);
+    return d_out.to_host();
+  });
+  CHECK(on_coroutines == on_fibers);
+  for (unsigned t = 0; t < 32; ++t) CHECK(on_coroutines[t] == static_cast<int>((t + coroutine_long_run_steps) % 32));
 }
