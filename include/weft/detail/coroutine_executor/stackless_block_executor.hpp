@@ -139,7 +139,8 @@ class stackless_block_executor {
   /// A lane arrives at a warp collective (warp_awaiter.hpp): true if its
   /// arrival completes the group, whose results are then ready (the lane's
   /// in `result`), false if it is to suspend, parked in the group until
-  /// that completes and writes its result to `result`. (Where it resumes is
+  /// that completes and writes its result to `result` (the awaiter then
+  /// asks next_released_lane what runs next, which also notes the park). (Where it resumes is
   /// the thread's entry in threads_, written once as it starts.) Throws the
   /// fiber executor's report for a mask that cannot complete. Like the
   /// block loop (run_block), it touches only the executor's memory: in an
@@ -157,7 +158,7 @@ class stackless_block_executor {
   /// (resume_lanes), that is the next of them, given its identity and its
   /// result here, as resume_lanes would; otherwise, or when none is left,
   /// none (a no-op coroutine): the suspension returns to the executor's
-  /// loop. So the loop resumes a warp's released lanes once per group, not
+  /// loop, told that the lane parked (parked_now_). So the loop resumes a warp's released lanes once per group, not
   /// once per lane, and the lanes run in the same order. A chain of
   /// transfers never outgrows one group's lanes (31 at most): where the
   /// compiler does not make the transfer a tail call (GCC below -O2), each
@@ -282,7 +283,9 @@ class stackless_block_executor {
     // the thread-local's offset to the stack, loaded back for every lane.
     unsigned first_id = warp * 32;
     const waiting_thread* threads = threads_.data();
-    released_warp_ = warp;
+    released_ = &w;
+    released_first_id_ = first_id;
+    released_threads_ = threads + first_id;
     released_lanes_ = lanes;
     while (released_lanes_ != 0) {
       unsigned lane = static_cast<unsigned>(std::countr_zero(released_lanes_)), id = first_id + lane;
@@ -453,10 +456,13 @@ class stackless_block_executor {
   std::vector<waiting_thread> threads_;
   std::vector<ready_lanes> ready_;
   std::size_t ready_head_ = 0;
-  // While resume_lanes runs a group's released lanes: their warp and those
-  // not resumed yet, which next_released_lane hands over to; 0 otherwise.
-  unsigned released_warp_ = 0;
+  // While resume_lanes runs a group's released lanes: those not resumed
+  // yet (0 otherwise), which next_released_lane hands over to, their warp's
+  // state, its first thread's id and its threads.
   unsigned released_lanes_ = 0;
+  unsigned released_first_id_ = 0;
+  warp_state* released_ = nullptr;
+  const waiting_thread* released_threads_ = nullptr;
   std::uint64_t no_result_ = 0;  // where queue_without_result's lanes take a result
   // The threads waiting at __activemask, in the order they arrived.
   struct converging_thread {
@@ -751,7 +757,6 @@ inline bool stackless_block_executor::warp_arrive(warp_op op, unsigned mask, con
     first.arrived = arrived;
     w.exchange.stage(lane, operand);
     w.result_into[lane] = &result;
-    parked_now_ = true;
     return false;
   }
   return arrive_elsewhere(op, mask & w.block_lanes, operand, where, result);
@@ -771,7 +776,6 @@ inline bool stackless_block_executor::warp_arrive(warp_op op, unsigned mask, con
   group->arrived |= lane_bit;
   if (group->arrived != mask) {
     w.result_into[lane] = &result;
-    parked_now_ = true;
     return false;
   }
   complete_group(warp, *group, lane_bit);

@@ -144,13 +144,14 @@ inline std::coroutine_handle<> resume_point(std::coroutine_handle<> thread) noex
 inline void stackless_block_executor::resume(const waiting_thread& thread) { resume_point(thread.handle).resume(); }
 
 inline std::coroutine_handle<> stackless_block_executor::next_released_lane() noexcept {
-  if (released_lanes_ == 0) return std::noop_coroutine();
-  unsigned lane = static_cast<unsigned>(std::countr_zero(released_lanes_)), id = released_warp_ * 32 + lane;
+  if (released_lanes_ == 0) {
+    parked_now_ = true;
+    return std::noop_coroutine();
+  }
+  unsigned lane = static_cast<unsigned>(std::countr_zero(released_lanes_)), id = released_first_id_ + lane;
   released_lanes_ &= released_lanes_ - 1;
-  parked_now_ = false;  // the lane that parked is filed by its group; the next one runs
-  warp_state& w = warps_[released_warp_];
-  *w.result_into[lane] = w.exchange.result[lane];
-  const waiting_thread& thread = threads_[id];
+  *released_->result_into[lane] = released_->exchange.result[lane];
+  const waiting_thread& thread = released_threads_[lane];
   if (linear_block_)
     threadIdx.x = id;
   else
