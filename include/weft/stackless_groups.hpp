@@ -57,11 +57,9 @@ class finished_awaiter {
  public:
   finished_awaiter(Awaiter inner, Finish finish) : inner_(std::move(inner)), finish_(std::move(finish)) {}
   bool await_ready() { return inner_.await_ready(); }
-  // The inner awaiter's hand-over, if it gives one (a warp collective's
-  // lane hands over to the next lane to run: warp_awaiter.hpp), is kept.
   template <stackless_promise Promise>
-  auto await_suspend(std::coroutine_handle<Promise> waiting) noexcept {
-    return inner_.await_suspend(waiting);
+  void await_suspend(std::coroutine_handle<Promise> waiting) noexcept {
+    inner_.await_suspend(waiting);
   }
   auto await_resume() { return finish_(inner_.await_resume()); }
 

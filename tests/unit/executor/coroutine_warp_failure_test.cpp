@@ -110,11 +110,12 @@ TEST_CASE("a stackless shuffle with a width that is not a power of two fails as 
   CHECK(contains(failure.report, "thread (3,0,0): shuffle width 12 is not a power of two from 1 to 32"));
 }
 
-// The lanes a group released run one after another, each that parks handing
-// over to the next (stackless_block_executor::next_released_lane): an odd
-// lane handed over to exits there, and must be counted as exited as the
-// lanes after it run on, so that the even lanes' last whole-warp
-// collective is refused for naming them.
+// The lanes a group released run one after another: the odd ones exit as
+// they resume, between even lanes that park again, and must be counted as
+// exited while the lanes after them run on, so that the even lanes' last
+// whole-warp collective is refused for naming them. (A lane resumed by the
+// lane before it, in the hand-over tried in docs/performance.md's log,
+// 2026-11-30, h-S3, was not, when the park flag was left set.)
 TEST_CASE("stackless lanes that exit after a shuffle while the others shuffle on count as exited, as on fibers") {
   auto kernel = []() -> weft::stackless_kernel {
     stackless_frame_guard g;

@@ -146,11 +146,10 @@ weft::stackless_kernel coroutine_warp_in_3d_block(unsigned* out) {
 
 // Many whole-warp shuffles in a block of 1024 threads, each lane reading
 // another lane every step: each thread's sum of what it read, and how often
-// it resumed with another thread's index. A lane that parks hands over to
-// the next lane its group released (stackless_block_executor::
-// next_released_lane), which must then run as itself with its own result;
-// built at -O0, where the hand-over is not a tail call, the chains of
-// hand-overs must stay short enough for the worker's stack.
+// it resumed with another thread's index. Whatever resumes a released lane
+// (the executor's loop; or, in a design tried and dropped, the lane before
+// it by symmetric transfer: docs/performance.md, log, 2026-11-30, h-S3)
+// must give it its own identity and result.
 constexpr unsigned coroutine_many_steps = 200;
 
 weft::stackless_kernel coroutine_many_shuffle_steps(long long* out) {
@@ -165,11 +164,12 @@ weft::stackless_kernel coroutine_many_shuffle_steps(long long* out) {
   out[2 * t + 1] = wrong_index;
 }
 
-// One warp passing values round 10000 times. Each hand-over from a lane
-// that parks to the next is a native call where the compiler makes no tail
-// call (GCC below -O2), about 64 bytes of stack at -O0: a chain of
-// hand-overs that ran on from one group's lanes into the next group's
-// would reach 310000 calls, past a worker's 8 MiB stack.
+// One warp passing values round 10000 times: resuming its lanes must not
+// grow the native stack with the number of shuffles. A lane handing over to
+// the next by symmetric transfer is a native call where the compiler makes
+// no tail call (GCC below -O2), about 64 bytes at -O0: a chain of such
+// hand-overs running through later groups reached 310000 calls and
+// overflowed a worker's 8 MiB stack at -O0 (the same log entry).
 constexpr unsigned coroutine_long_run_steps = 10000;
 
 weft::stackless_kernel coroutine_long_shuffle_run(int* out) {
@@ -330,7 +330,7 @@ TEST_CASE(
   }
 }
 
-TEST_CASE("a stackless warp passes values round 10000 times without its hand-overs outgrowing the stack") {
+TEST_CASE("a stackless warp passes values round 10000 times without its resumes growing the native stack") {
   auto [on_coroutines, on_fibers] = on_both_executors([&] {
     device_buffer<int> d_out(32);
     REQUIRE(weft::launch<coroutine_long_shuffle_run>(1, 32, d_out.p) == cudaSuccess);

@@ -139,8 +139,7 @@ class stackless_block_executor {
   /// A lane arrives at a warp collective (warp_awaiter.hpp): true if its
   /// arrival completes the group, whose results are then ready (the lane's
   /// in `result`), false if it is to suspend, parked in the group until
-  /// that completes and writes its result to `result` (the awaiter then
-  /// asks next_released_lane what runs next, which also notes the park). (Where it resumes is
+  /// that completes and writes its result to `result`. (Where it resumes is
   /// the thread's entry in threads_, written once as it starts.) Throws the
   /// fiber executor's report for a mask that cannot complete. Like the
   /// block loop (run_block), it touches only the executor's memory: in an
@@ -151,19 +150,6 @@ class stackless_block_executor {
   /// each mode costs").
   [[gnu::no_sanitize_address]] bool warp_arrive(warp_op op, unsigned mask, const warp_operand& operand,
                                                 std::source_location where, std::uint64_t& result);
-
-  /// A lane that warp_arrive parked is suspending (warp_awaiter.hpp): the
-  /// coroutine to resume in its place, by symmetric transfer. While the
-  /// executor runs the lanes that one completed group released
-  /// (resume_lanes), that is the next of them, given its identity and its
-  /// result here, as resume_lanes would; otherwise, or when none is left,
-  /// none (a no-op coroutine): the suspension returns to the executor's
-  /// loop, told that the lane parked (parked_now_). So the loop resumes a warp's released lanes once per group, not
-  /// once per lane, and the lanes run in the same order. A chain of
-  /// transfers never outgrows one group's lanes (31 at most): where the
-  /// compiler does not make the transfer a tail call (GCC below -O2), each
-  /// link is a native frame, which that bound keeps to a few KiB.
-  [[gnu::no_sanitize_address]] std::coroutine_handle<> next_released_lane() noexcept;
 
   /// The running thread waits at __activemask (activemask_awaiter.hpp) and
   /// is about to suspend; its mask is to be written to `*mask` once no other
@@ -270,11 +256,6 @@ class stackless_block_executor {
   // returned or failed) on, 0 if every lane parked. Its own loop, which
   // keeps only the lanes, the warp's state and its threads across a resume,
   // and (Linear, as resume_in_order) sets a lane's identity from its id.
-  // The lanes left are the executor's (released_lanes_), not the loop's:
-  // a lane that parks hands over to the next of them itself
-  // (next_released_lane), and the resume returns here only once the chain
-  // of lanes it started ends, with the last lane it ran (running_id_)
-  // parked with none left, or not parked.
   template <bool Linear>
   [[gnu::no_sanitize_address, gnu::noinline]] unsigned resume_lanes(unsigned warp, unsigned lanes) {
     warp_state& w = warps_[warp];
@@ -283,13 +264,8 @@ class stackless_block_executor {
     // the thread-local's offset to the stack, loaded back for every lane.
     unsigned first_id = warp * 32;
     const waiting_thread* threads = threads_.data();
-    released_ = &w;
-    released_first_id_ = first_id;
-    released_threads_ = threads + first_id;
-    released_lanes_ = lanes;
-    while (released_lanes_ != 0) {
-      unsigned lane = static_cast<unsigned>(std::countr_zero(released_lanes_)), id = first_id + lane;
-      released_lanes_ &= released_lanes_ - 1;
+    for (unsigned m = lanes; m != 0; m &= m - 1) {
+      unsigned lane = static_cast<unsigned>(std::countr_zero(m)), id = first_id + lane;
       *w.result_into[lane] = w.exchange.result[lane];
       const waiting_thread& thread = threads[id];
       if constexpr (Linear) {
@@ -300,12 +276,8 @@ class stackless_block_executor {
         running_id_ = thread.id;
       }
       resume(thread);
-      if (!parked_now_) [[unlikely]] {
-        // The lane the chain ended with, then those after it.
-        unsigned left = 1u << (running_id_ % 32) | released_lanes_;
-        released_lanes_ = 0;
-        return left;
-      }
+      if (!parked_now_) [[unlikely]]
+        return m;
       parked_now_ = false;
     }
     return 0;
@@ -456,13 +428,6 @@ class stackless_block_executor {
   std::vector<waiting_thread> threads_;
   std::vector<ready_lanes> ready_;
   std::size_t ready_head_ = 0;
-  // While resume_lanes runs a group's released lanes: those not resumed
-  // yet (0 otherwise), which next_released_lane hands over to, their warp's
-  // state, its first thread's id and its threads.
-  unsigned released_lanes_ = 0;
-  unsigned released_first_id_ = 0;
-  warp_state* released_ = nullptr;
-  const waiting_thread* released_threads_ = nullptr;
   std::uint64_t no_result_ = 0;  // where queue_without_result's lanes take a result
   // The threads waiting at __activemask, in the order they arrived.
   struct converging_thread {
@@ -729,7 +694,6 @@ inline void stackless_block_executor::start_warps() {
     warps_[w].exited = 0;
   }
   parked_now_ = false;
-  released_lanes_ = 0;
   converging_.clear();
   on_objects_.clear();
 }
@@ -757,6 +721,7 @@ inline bool stackless_block_executor::warp_arrive(warp_op op, unsigned mask, con
     first.arrived = arrived;
     w.exchange.stage(lane, operand);
     w.result_into[lane] = &result;
+    parked_now_ = true;
     return false;
   }
   return arrive_elsewhere(op, mask & w.block_lanes, operand, where, result);
@@ -776,6 +741,7 @@ inline bool stackless_block_executor::warp_arrive(warp_op op, unsigned mask, con
   group->arrived |= lane_bit;
   if (group->arrived != mask) {
     w.result_into[lane] = &result;
+    parked_now_ = true;
     return false;
   }
   complete_group(warp, *group, lane_bit);
@@ -951,7 +917,6 @@ inline void stackless_block_executor::fail_from_signal(const signal_fault& fault
   }
   on_objects_.clear();
   parked_now_ = false;
-  released_lanes_ = 0;
   fail(reports::describe_thread(threadIdx) + ": " + describe_signal_fault(fault), launch_error(fault));
 }
 

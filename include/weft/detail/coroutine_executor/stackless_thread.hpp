@@ -135,29 +135,10 @@ class stackless_thread {
   std::coroutine_handle<promise_type> handle_;
 };
 
-// Where a waiting thread resumes: its own frame, or that of the innermost
-// stackless function it awaits.
-inline std::coroutine_handle<> resume_point(std::coroutine_handle<> thread) noexcept {
-  return std::coroutine_handle<stackless_thread::promise_type>::from_address(thread.address()).promise().resume_at;
-}
-
-inline void stackless_block_executor::resume(const waiting_thread& thread) { resume_point(thread.handle).resume(); }
-
-inline std::coroutine_handle<> stackless_block_executor::next_released_lane() noexcept {
-  if (released_lanes_ == 0) {
-    parked_now_ = true;
-    return std::noop_coroutine();
-  }
-  unsigned lane = static_cast<unsigned>(std::countr_zero(released_lanes_)), id = released_first_id_ + lane;
-  released_lanes_ &= released_lanes_ - 1;
-  *released_->result_into[lane] = released_->exchange.result[lane];
-  const waiting_thread& thread = released_threads_[lane];
-  if (linear_block_)
-    threadIdx.x = id;
-  else
-    threadIdx = thread.index;
-  running_id_ = id;
-  return resume_point(thread.handle);
+inline void stackless_block_executor::resume(const waiting_thread& thread) {
+  std::coroutine_handle<stackless_thread::promise_type>::from_address(thread.handle.address())
+      .promise()
+      .resume_at.resume();
 }
 
 inline barrier_arrival stackless_block_executor::arrival_of(unsigned id) const {

@@ -36,8 +36,7 @@ class warp_awaiter {
 
   // On the stackless executor the arrival is all the waiting there is: a
   // lane that does not complete its group is parked by warp_arrive itself,
-  // and await_suspend only hands over to the lane to run next. On fibers
-  // the lane never suspends: warp_collective waits on the fiber.
+  // so await_suspend has nothing left to do.
   bool await_ready() {
     if (stackless_block_executor* block = running_stackless_block) [[likely]] {
       if constexpr (race_check_build)
@@ -53,15 +52,8 @@ class warp_awaiter {
 
   // Only a stackless kernel's thread, in its body or in a stackless function
   // it awaits, can await it: another coroutine type does not compile.
-  // The lane to run next, released by the same group, if the executor is
-  // running such lanes (stackless_block_executor::next_released_lane).
   template <stackless_promise Promise>
-  std::coroutine_handle<> await_suspend(std::coroutine_handle<Promise>) noexcept {
-    if constexpr (race_check_build)
-      return next_untraced(*running_stackless_block);
-    else
-      return running_stackless_block->next_released_lane();
-  }
+  void await_suspend(std::coroutine_handle<Promise>) noexcept {}
 
   // The result is the awaiter's own, written as the lane resumes, not read
   // from the warp's exchange here: GCC 12 may call await_resume late, after
@@ -79,10 +71,6 @@ class warp_awaiter {
                                                 warp_operand operand, std::source_location where,
                                                 std::uint64_t& result) {
     return block.warp_arrive(op, mask, operand, where, result);
-  }
-
-  [[gnu::noinline]] static std::coroutine_handle<> next_untraced(stackless_block_executor& block) noexcept {
-    return block.next_released_lane();
   }
 
   warp_op op_;
