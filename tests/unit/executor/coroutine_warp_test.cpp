@@ -144,6 +144,41 @@ weft::stackless_kernel coroutine_warp_in_3d_block(unsigned* out) {
   mine[2] = threadIdx.x + 100 * threadIdx.y + 10000 * threadIdx.z;
 }
 
+// Many whole-warp shuffles in a block of 1024 threads, each lane reading
+// another lane every step: each thread's sum of what it read, and how often
+// it resumed with another thread's index. Whatever resumes a released lane
+// (the executor's loop; or, in a design tried and dropped, the lane before
+// it by symmetric transfer: docs/performance.md, log, 2026-11-30, h-S3)
+// must give it its own identity and result.
+constexpr unsigned coroutine_many_steps = 200;
+
+weft::stackless_kernel coroutine_many_shuffle_steps(long long* out) {
+  unsigned t = threadIdx.x, lane = t % 32;
+  long long sum = 0, wrong_index = 0;
+  for (unsigned step = 0; step < coroutine_many_steps; ++step) {
+    int source = static_cast<int>((lane * 5 + step) % 32);
+    sum += co_await weft::shfl_sync(~0u, static_cast<int>(t * 3 + step), source);
+    wrong_index += threadIdx.x != t;
+  }
+  out[2 * t] = sum;
+  out[2 * t + 1] = wrong_index;
+}
+
+// One warp passing values round 10000 times: resuming its lanes must not
+// grow the native stack with the number of shuffles. A lane handing over to
+// the next by symmetric transfer is a native call where the compiler makes
+// no tail call (GCC below -O2), about 64 bytes at -O0: a chain of such
+// hand-overs running through later groups reached 310000 calls and
+// overflowed a worker's 8 MiB stack at -O0 (the same log entry).
+constexpr unsigned coroutine_long_run_steps = 10000;
+
+weft::stackless_kernel coroutine_long_shuffle_run(int* out) {
+  int v = static_cast<int>(threadIdx.x);
+  for (unsigned step = 0; step < coroutine_long_run_steps; ++step)
+    v = co_await weft::shfl_sync(~0u, v, static_cast<int>((threadIdx.x + 1) % 32));
+  out[threadIdx.x] = v;
+}
+
 }  // namespace
 
 TEST_CASE("a stackless warp shuffle reduction equals the fibers' and the host's") {
@@ -274,4 +309,33 @@ TEST_CASE("stackless lanes of a three-dimensional block resume with their own in
     CHECK(r[1] == (t < 32 ? 31 * 32 / 2 * 10 : (32 + 47) * 16 / 2 * 10));
     CHECK(r[2] == t % 8 + 100 * (t / 8 % 3) + 10000 * (t / 24));
   }
+}
+
+TEST_CASE(
+    "a 1024-thread stackless block's lanes shuffle 200 times, each with its own index and results, as on fibers") {
+  constexpr unsigned threads = 1024;
+  auto [on_coroutines, on_fibers] = on_both_executors([&] {
+    device_buffer<long long> d_out(2 * threads);
+    REQUIRE(weft::launch<coroutine_many_shuffle_steps>(1, threads, d_out.p) == cudaSuccess);
+    return d_out.to_host();
+  });
+  CHECK(on_coroutines == on_fibers);
+  for (unsigned t = 0; t < threads; ++t) {
+    long long expected = 0;
+    for (unsigned step = 0; step < coroutine_many_steps; ++step)
+      expected += (t - t % 32 + (t % 32 * 5 + step) % 32) * 3 + step;
+    INFO("thread " << t);
+    CHECK(on_coroutines[2 * t] == expected);
+    CHECK(on_coroutines[2 * t + 1] == 0);
+  }
+}
+
+TEST_CASE("a stackless warp passes values round 10000 times without its resumes growing the native stack") {
+  auto [on_coroutines, on_fibers] = on_both_executors([&] {
+    device_buffer<int> d_out(32);
+    REQUIRE(weft::launch<coroutine_long_shuffle_run>(1, 32, d_out.p) == cudaSuccess);
+    return d_out.to_host();
+  });
+  CHECK(on_coroutines == on_fibers);
+  for (unsigned t = 0; t < 32; ++t) CHECK(on_coroutines[t] == static_cast<int>((t + coroutine_long_run_steps) % 32));
 }
