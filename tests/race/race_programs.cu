@@ -1038,8 +1038,8 @@ int main() {
   });
   // A graph's edge orders its kernels, and a graph launch orders them
   // before and after what its stream holds around it.
-  cudaGraph_t graph;
-  cudaGraphExec_t graph_exec;
+  cudaGraph_t graph = nullptr;  // set by a capture that succeeds
+  cudaGraphExec_t graph_exec = nullptr;
   cudaStreamBeginCapture(second, cudaStreamCaptureModeGlobal);
   stream_writer<<<1, 32, 0, second>>>(shared_word);
   stream_reader<<<2, 32, 0, second>>>(shared_word, out);
@@ -1132,7 +1132,7 @@ int main() {
   // kernel reading its destination captured in another, forked from the
   // first, without and with an event from the kernel to the copy.
   auto set_and_read_graph = [&](bool edge) {
-    cudaGraph_t graph;
+    cudaGraph_t graph = nullptr;
     cudaGraphCreate(&graph, 0);
     cudaMemsetParams set = {};
     set.dst = copied;
@@ -1158,7 +1158,7 @@ int main() {
   cudaEventCreateWithFlags(&forked, cudaEventDisableTiming);
   cudaEventCreateWithFlags(&joined, cudaEventDisableTiming);
   auto copy_and_read_graph = [&](bool event) {
-    cudaGraph_t graph;
+    cudaGraph_t graph = nullptr;
     cudaStreamBeginCapture(first_nonblocking, cudaStreamCaptureModeGlobal);
     cudaEventRecord(forked, first_nonblocking);
     cudaStreamWaitEvent(second_nonblocking, forked, 0);
