@@ -694,6 +694,44 @@ class porter {
   // functions or C-linkage bodies, which would follow the header's last line.
   bool in_header = false;
   std::set<std::string, std::less<>> names_in_other_files;
+  // Those files' names (as #line directives spell them) and texts: a kernel
+  // one of them names still converts where that file only launches it (see
+  // why_uses_need_void).
+  std::vector<std::pair<std::string, std::string>> other_files;
+
+  // Why this file's uses of `name`, a kernel of a header it includes (which
+  // `header` describes), need that kernel to stay void; "" where each use is a
+  // launch that names it at compile time (`k<<<...>>>`, `k<32, 6><<<...>>>`),
+  // which weft::launch<k> makes a call of whatever k returns, as for a
+  // kernel of the .cu itself, or a runtime call that takes a stackless
+  // kernel as any (cudaFuncGetAttributes(&a, k), ...).
+  std::string why_uses_need_void(std::string_view name, const known_kernels& header) {
+    know(header);
+    try {
+      classify_scopes();
+      find_constructs();
+    } catch (const port_failure&) {
+      return "weft-port cannot read it";
+    }
+    for (std::size_t i = 0; i < t_.size(); ++i) {
+      if (!is(i, name)) continue;
+      std::string where = " (line " + std::to_string(t_[i].line) + ")";
+      if (t_[i].define != 0) return "named in a macro" + where;
+      auto launch = std::find_if(constructs_.begin(), constructs_.end(), [&](const construct& c) {
+        return c.kind == construct_kind::launch && c.begin <= t_[i].begin && t_[i].end <= c.kernel_end;
+      });
+      if (launch != constructs_.end()) {
+        if (launch->kernel_as != launch_kernel::compiled)
+          return "launched as a value or a lambda (template arguments deduced, or default arguments)" + where;
+        continue;
+      }
+      // A void-pointer cast launches by address, which finds only registered
+      // kernels: a header's are registered by no file.
+      if (as_void_pointer(i).first == i && passed_to_runtime_call(i)) continue;
+      return "named other than in a launch" + where;
+    }
+    return "";
+  }
 
   // A kernel defined in this file, and why it stays on fibers ("" if converted).
   struct stackless_verdict {
@@ -2924,7 +2962,12 @@ class porter {
     if (included_kernel_names_.contains(d.name)) return "declared in an included file, whose declaration says `void`";
     if (outside_names.contains(d.name)) return "named in another source of the program";
     if (names_in_other_files.contains(d.name))
-      return "named in another file of the ported .cu (a header's kernel converts where only its own header names it)";
+      for (const auto& [file, text] : other_files) {
+        porter other(text, "\"" + file + "\"");
+        if (std::string why = other.why_uses_need_void(d.name, kernels()); !why.empty())
+          return "named in " + file + ", another file of the ported .cu, " + why +
+                 " (a header's kernel converts where the other files only launch it by name)";
+      }
     for (const function_definition& g : functions)
       if (g.kernel && g.name == d.name && g.open != d.open) return "overloaded";
     // Every other use of its name: a declaration, a launch weft-port writes
@@ -4335,6 +4378,11 @@ class program_porter {
       for (const fs::path& file : translation_unit_)
         if (file != source) others.push_back(file.string());
       p.names_in_other_files = names_in(others);
+      for (const std::string& other : others) {
+        std::ifstream in(other, std::ios::binary);
+        p.other_files.emplace_back(fs::path(other).lexically_relative(source.parent_path()).generic_string(),
+                                   std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()));
+      }
     }
     // A .cu that another includes registers its kernels under names of its own.
     if (!is_main && !header) {
