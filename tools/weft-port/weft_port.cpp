@@ -3392,9 +3392,9 @@ class porter {
       auto head = d.member ? std::nullopt : head_of_function(d.name_token);
       if (in_header && !awaitables_fit_in_header())
         why =
-            "it is defined in a header whose last line is an #endif that closes no include guard weft-port knows "
-            "(#ifndef NAME, #define NAME): its awaitable version, after the header's last line or before that "
-            "#endif, could be outside the guard";
+            "it is defined in a header without #pragma once whose last line is an #endif that closes no include "
+            "guard weft-port knows (#ifndef NAME, #define NAME): its awaitable version, after the header's last "
+            "line or before that #endif, could be outside the guard";
       else if (std::count_if(functions.begin(), functions.end(),
                              [&](const function_definition& g) { return g.name == d.name; }) > 1 ||
                awaitable_why_not_.contains(d.name))
@@ -3600,15 +3600,21 @@ class porter {
   }
 
   // Whether a header's awaitable versions can be written inside its include
-  // guard: before the guard's #endif, or after the last line of a file that
-  // does not end with an #endif (`#pragma once`, or no guard, where a second
-  // inclusion would define the plain functions twice too).
+  // guard: before the guard's #endif, or after the last line of a file with
+  // `#pragma once` or that does not end with an #endif (no guard, where a
+  // second inclusion would define the plain functions twice too).
   bool awaitables_fit_in_header() const {
-    return include_guard_end() || t_.empty() || t_.back().k != kind::directive ||
-           [&] {
-             std::string_view d = src_.substr(t_.back().begin, t_.back().end - t_.back().begin);
-             return directive_name(d, directive_tokens(d)) != "endif";
-           }();
+    if (include_guard_end() || t_.empty()) return true;
+    for (const token& t : t_) {
+      if (t.k != kind::directive) continue;
+      std::string_view d = src_.substr(t.begin, t.end - t.begin);
+      auto tokens = directive_tokens(d);
+      if (directive_name(d, tokens) == "pragma" && tokens.size() > 2 &&
+          d.substr(tokens[2].begin, tokens[2].end - tokens[2].begin) == "once")
+        return true;
+    }
+    std::string_view last = src_.substr(t_.back().begin, t_.back().end - t_.back().begin);
+    return t_.back().k != kind::directive || directive_name(last, directive_tokens(last)) != "endif";
   }
 
   // The awaitable versions' definitions, written after the file's last line.
