@@ -1,7 +1,6 @@
 // The kernels of main.cu, in a header that only main.cu includes: main.cu
 // launches each by name, the template with its arguments, and one also
-// through a table of pointers and by address (cudaLaunchKernel((void*)k)),
-// and includes it twice.
+// through a table of pointers, and includes it twice.
 #ifndef STACKLESS_HEADER_LAUNCHED_KERNELS_CUH
 #define STACKLESS_HEADER_LAUNCHED_KERNELS_CUH
 
