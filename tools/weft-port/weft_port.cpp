@@ -579,6 +579,12 @@ struct extern_shared {
 #endif
 )";
 
+// `k` of `ns::k`.
+std::string bare_name(std::string_view qualified) {
+  std::size_t colons = qualified.rfind("::");
+  return std::string(colons == std::string_view::npos ? qualified : qualified.substr(colons + 2));
+}
+
 // How a rewritten launch passes its kernel (see porter::kernel_form).
 enum class launch_kernel { value, compiled, deduced };
 
@@ -610,6 +616,10 @@ struct known_kernels {
   std::map<std::string, std::string, std::less<>> spins;  // of may_wait: where and how its body spins
   bool a_member_waits = false;
   bool includes_half = false;  // #include <cuda_fp16.h> or <cuda_bf16.h>
+  // Kernels of an included header that stay void kernels forwarding to a
+  // stackless body (see porter::void_kernel_body): the .cu registers them,
+  // a header's registrations being outside its include guard.
+  std::vector<kernel_decl> void_converted;
 
   void add(const known_kernels& other) {
     never_wait.insert(other.never_wait.begin(), other.never_wait.end());
@@ -619,6 +629,7 @@ struct known_kernels {
     type_names.insert(other.type_names.begin(), other.type_names.end());
     a_member_waits |= other.a_member_waits;
     includes_half |= other.includes_half;
+    void_converted.insert(void_converted.end(), other.void_converted.begin(), other.void_converted.end());
     kernels.insert(kernels.end(), other.kernels.begin(), other.kernels.end());
     templates.insert(other.templates.begin(), other.templates.end());
     for (const auto& [name, count] : other.template_parameters)
@@ -672,6 +683,9 @@ class porter {
   bool uses_extern_shared_helper = false;
   // Distinguishes the registrations of a .cu that another .cu includes.
   std::string registration_tag;
+  // The ported .cu registers its headers' void kernels that forward to a
+  // stackless body (known_kernels::void_converted) too.
+  bool registers_headers_void_kernels = false;
 
   // The kernels of the files this one includes, known before run().
   void know(const known_kernels& included) {
@@ -694,6 +708,51 @@ class porter {
   // functions or C-linkage bodies, which would follow the header's last line.
   bool in_header = false;
   std::set<std::string, std::less<>> names_in_other_files;
+  // Those files' names (as #line directives spell them) and texts: a kernel
+  // one of them names still converts where that file only launches it (see
+  // why_uses_need_void).
+  std::vector<std::pair<std::string, std::string>> other_files;
+  // Whether the ported file is a .cu, which registers the header's void
+  // kernels that forward to a stackless body (registers_headers_void_kernels).
+  bool includer_registers = false;
+
+  // How this file uses `name`, a kernel of a header it includes (which
+  // `header` describes): `refusal` says what keeps that kernel on fibers ("" if
+  // nothing does), `as_value` whether the kernel must stay a void kernel that
+  // forwards to its stackless body (see void_kernel_body), which this file's
+  // port then registers. A launch that names the kernel at compile time
+  // (`k<<<...>>>`, `k<32, 6><<<...>>>`) becomes weft::launch<k>, a call of
+  // whatever k returns, as for the .cu's own kernels; a runtime call that
+  // takes a stackless kernel as any (cudaFuncGetAttributes(&a, k), ...) too.
+  struct included_kernel_uses {
+    std::string refusal;
+    bool as_value = false;
+  };
+  included_kernel_uses uses_of_included_kernel(std::string_view name, const known_kernels& header) {
+    know(header);
+    try {
+      classify_scopes();
+      find_constructs();
+    } catch (const port_failure&) {
+      return {"where weft-port cannot read it"};
+    }
+    included_kernel_uses out;
+    for (std::size_t i = 0; i < t_.size(); ++i) {
+      if (!is(i, name)) continue;
+      std::string where = " (line " + std::to_string(t_[i].line) + ")";
+      if (t_[i].define != 0) return {"in a macro" + where};
+      auto launch = std::find_if(constructs_.begin(), constructs_.end(), [&](const construct& c) {
+        return c.kind == construct_kind::launch && c.begin <= t_[i].begin && t_[i].end <= c.kernel_end;
+      });
+      if (launch != constructs_.end() && launch->kernel_as == launch_kernel::deduced)
+        return {"in a launch that leaves template arguments to deduction or default arguments out" + where};
+      if (launch != constructs_.end() && launch->kernel_as == launch_kernel::compiled) continue;
+      // A void-pointer cast launches by address, which finds the void kernel registered.
+      if (launch == constructs_.end() && as_void_pointer(i).first == i && passed_to_runtime_call(i)) continue;
+      out.as_value = true;
+    }
+    return out;
+  }
 
   // A kernel defined in this file, and why it stays on fibers ("" if converted).
   struct stackless_verdict {
@@ -708,6 +767,8 @@ class porter {
   known_kernels kernels() const {
     known_kernels out = known_;
     out.kernels.insert(out.kernels.end(), kernels_.begin(), kernels_.end());
+    for (const kernel_decl& d : kernels_)
+      if (void_kernels_converted_.contains(bare_name(d.name))) out.void_converted.push_back(d);
     return out;
   }
 
@@ -759,18 +820,16 @@ class porter {
       std::size_t colons = d.name.rfind("::");
       std::string n = registration_tag + std::to_string(k);
       std::string bare = colons == std::string::npos ? d.name : d.name.substr(colons + 2);
+      // A prototype of a header's kernel that forwards to a stackless body:
+      // registered with its body below.
+      if (registers_headers_void_kernels && std::any_of(known_.void_converted.begin(), known_.void_converted.end(),
+                                                        [&](const kernel_decl& v) { return v.name == d.name; }))
+        continue;
       if (void_kernels_converted_.contains(bare)) {
         // k stays void, its launches by address run the stackless body. C has
         // no overloads, and an overloaded kernel stays on fibers: a prototype
         // spelled otherwise is k again.
-        if (!void_kernels_registered.insert(d.name).second) continue;
-        std::string body =
-            d.name.substr(0, colons == std::string::npos ? 0 : colons + 2) + "weft_port_stackless_" + bare;
-        out += "[[maybe_unused]] static const bool weft_port_kernel_" + n + " = weft::register_kernel<&" + d.name +
-               ", &" + body + ">();\n";
-        if (!d.cluster_dims.empty())
-          out += "[[maybe_unused]] static const bool weft_port_cluster_" + n +
-                 " = weft::detail::register_cluster_dims(&" + d.name + ", " + d.cluster_dims + ");\n";
+        if (void_kernels_registered.insert(d.name).second) out += void_kernel_registration(d, n);
         continue;
       }
       if (converted_.contains(bare)) {
@@ -794,6 +853,23 @@ class porter {
         out += "[[maybe_unused]] static const bool weft_port_cluster_" + n + " = weft::detail::register_cluster_dims(" +
                address + ", " + d.cluster_dims + ");\n";
     }
+    if (registers_headers_void_kernels)
+      for (std::size_t k = 0; k < known_.void_converted.size(); ++k)
+        if (void_kernels_registered.insert(known_.void_converted[k].name).second)
+          out += void_kernel_registration(known_.void_converted[k], "header_" + std::to_string(k));
+    return out;
+  }
+
+  // weft::register_kernel<&k, &weft_port_stackless_k>(), and k's __cluster_dims__.
+  static std::string void_kernel_registration(const kernel_decl& d, const std::string& n) {
+    std::size_t colons = d.name.rfind("::");
+    std::string body =
+        d.name.substr(0, colons == std::string::npos ? 0 : colons + 2) + "weft_port_stackless_" + bare_name(d.name);
+    std::string out = "[[maybe_unused]] static const bool weft_port_kernel_" + n + " = weft::register_kernel<&" +
+                      d.name + ", &" + body + ">();\n";
+    if (!d.cluster_dims.empty())
+      out += "[[maybe_unused]] static const bool weft_port_cluster_" + n + " = weft::detail::register_cluster_dims(&" +
+             d.name + ", " + d.cluster_dims + ");\n";
     return out;
   }
 
@@ -802,6 +878,7 @@ class porter {
     std::size_t include_rewrites = constructs_.size();
     classify_scopes();
     find_constructs();
+    pass_included_void_kernels_as_values();
     find_arch_tests();
     find_device_clock_calls();
     find_inline_ptx();
@@ -818,6 +895,8 @@ class porter {
   // The awaitable versions of the __device__ functions that wait, which
   // converted kernels call, written after the last line (see find_awaitable_functions).
   const std::string& awaitable_functions() const { return awaitable_functions_; }
+  // Where the #endif of the file's include guard is, if it has one (see include_guard_end).
+  std::optional<std::pair<std::size_t, int>> guard_end() const { return include_guard_end(); }
   bool uses_groups() const { return uses_groups_; }
   bool uses_barriers() const { return uses_barriers_; }
   bool uses_pipelines() const { return uses_pipelines_; }
@@ -2923,8 +3002,16 @@ class porter {
     }
     if (included_kernel_names_.contains(d.name)) return "declared in an included file, whose declaration says `void`";
     if (outside_names.contains(d.name)) return "named in another source of the program";
+    // Where the ported .cu or another of its headers names a header's kernel,
+    // it launches it by name, or uses it as a value through the void kernel.
+    bool used_elsewhere_as_value = false;
     if (names_in_other_files.contains(d.name))
-      return "named in another file of the ported .cu (a header's kernel converts where only its own header names it)";
+      for (const auto& [file, text] : other_files) {
+        porter other(text, "\"" + file + "\"");
+        auto uses = other.uses_of_included_kernel(d.name, kernels());
+        if (!uses.refusal.empty()) return file + " names it " + uses.refusal;
+        used_elsewhere_as_value |= uses.as_value;
+      }
     for (const function_definition& g : functions)
       if (g.kernel && g.name == d.name && g.open != d.open) return "overloaded";
     // Every other use of its name: a declaration, a launch weft-port writes
@@ -2960,7 +3047,7 @@ class porter {
       }
       used_as_value = true;
     }
-    if (!used_as_value) return "";
+    if (!used_as_value && !used_elsewhere_as_value) return "";
     // A pointer, a (void*) cast or a call needs a void kernel: k stays one,
     // forwarding to the stackless body as a kernel of C linkage does, and
     // its prototypes keep their `void`.
@@ -2969,10 +3056,8 @@ class porter {
       return std::string(as_value) +
              " and it is a template: its void kernel would need registering for each "
              "instantiation";
-    if (in_header)
-      return std::string(as_value) +
-             " in a header: its stackless body and registration would follow the header's "
-             "last line";
+    if (in_header && !includer_registers)
+      return std::string(as_value) + " in a header, and the input is a header: no .cu's port registers its void kernel";
     for (const kernel_decl& k : kernels_)
       if ((k.name == d.name || k.name.ends_with("::" + d.name)) && k.default_arguments)
         return std::string(as_value) +
@@ -2985,6 +3070,19 @@ class porter {
     voids.resize(1);
     keeps_void_kernel = true;
     return "";
+  }
+
+  // A launch by name of a header's kernel that stays a void kernel forwarding
+  // to its stackless body passes it as a value: launched by address, it is
+  // found registered with its body; weft::launch<k> would call k on fibers.
+  void pass_included_void_kernels_as_values() {
+    for (const kernel_decl& d : known_.void_converted) {
+      std::string name = bare_name(d.name);
+      for (construct& c : constructs_)
+        if (c.kind == construct_kind::launch && c.kernel_as != launch_kernel::value)
+          for (std::size_t i = 0; i < t_.size() && t_[i].begin < c.kernel_end; ++i)
+            if (t_[i].begin >= c.begin && t_[i].end <= c.kernel_end && is(i, name)) c.kernel_as = launch_kernel::value;
+    }
   }
 
   void find_stackless_kernels() {
@@ -3292,10 +3390,11 @@ class porter {
       awaitable_function a{d.name, d, facts_of(d.open + 1, d.close, d.name_token + 1), {}, {}, false};
       std::string why;
       auto head = d.member ? std::nullopt : head_of_function(d.name_token);
-      if (in_header)
+      if (in_header && !awaitables_fit_in_header())
         why =
-            "it is defined in a header (its awaitable version, after the header's last line, would be outside its "
-            "include guard)";
+            "it is defined in a header without #pragma once whose last line is an #endif that closes no include "
+            "guard weft-port knows (#ifndef NAME, #define NAME): its awaitable version, after the header's last "
+            "line or before that #endif, could be outside the guard";
       else if (std::count_if(functions.begin(), functions.end(),
                              [&](const function_definition& g) { return g.name == d.name; }) > 1 ||
                awaitable_why_not_.contains(d.name))
@@ -3468,6 +3567,54 @@ class porter {
       }
     }
     return open;
+  }
+
+  // The #endif that closes the include guard of a file that begins `#ifndef
+  // NAME` `#define NAME` and ends with it: a header's awaitable versions go
+  // before it, inside the guard. Its byte offset and line.
+  std::optional<std::pair<std::size_t, int>> include_guard_end() const {
+    auto directive = [&](std::size_t i, std::string_view want) -> std::optional<std::string_view> {
+      if (i >= t_.size() || t_[i].k != kind::directive) return std::nullopt;
+      std::string_view d = src_.substr(t_[i].begin, t_[i].end - t_[i].begin);
+      auto tokens = directive_tokens(d);
+      if (directive_name(d, tokens) != want) return std::nullopt;
+      return tokens.size() > 2 && tokens[2].identifier ? d.substr(tokens[2].begin, tokens[2].end - tokens[2].begin)
+                                                       : std::string_view();
+    };
+    if (t_.size() < 3 || !directive(t_.size() - 1, "endif")) return std::nullopt;
+    auto guard = directive(0, "ifndef");
+    // `#define NAME` is tokens of its own (see the constructor).
+    if (!guard || guard->empty() || t_.size() < 5 || t_[1].define == 0 || !is(1, "#") || !is(2, "define") ||
+        text(3) != *guard)
+      return std::nullopt;
+    // The #ifndef must be the one the last #endif closes.
+    int depth = 0;
+    for (std::size_t i = 0; i + 1 < t_.size(); ++i) {
+      if (t_[i].k != kind::directive || t_[i].define != 0) continue;
+      std::string_view d = src_.substr(t_[i].begin, t_[i].end - t_[i].begin);
+      std::string_view name = directive_name(d, directive_tokens(d));
+      if (name == "if" || name == "ifdef" || name == "ifndef") ++depth;
+      if (name == "endif" && --depth == 0) return std::nullopt;
+    }
+    return std::pair{t_.back().begin, t_.back().line};
+  }
+
+  // Whether a header's awaitable versions can be written inside its include
+  // guard: before the guard's #endif, or after the last line of a file with
+  // `#pragma once` or that does not end with an #endif (no guard, where a
+  // second inclusion would define the plain functions twice too).
+  bool awaitables_fit_in_header() const {
+    if (include_guard_end() || t_.empty()) return true;
+    for (const token& t : t_) {
+      if (t.k != kind::directive) continue;
+      std::string_view d = src_.substr(t.begin, t.end - t.begin);
+      auto tokens = directive_tokens(d);
+      if (directive_name(d, tokens) == "pragma" && tokens.size() > 2 &&
+          d.substr(tokens[2].begin, tokens[2].end - tokens[2].begin) == "once")
+        return true;
+    }
+    std::string_view last = src_.substr(t_.back().begin, t_.back().end - t_.back().begin);
+    return t_.back().k != kind::directive || directive_name(last, directive_tokens(last)) != "endif";
   }
 
   // The awaitable versions' definitions, written after the file's last line.
@@ -4205,7 +4352,7 @@ int usage(std::ostream& os, int code) {
         "changes.\n"
         "Kernels whose barriers, warp collectives and cooperative-group waits sit in their own bodies, or in\n"
         "__device__ functions of the file (given an awaitable version), become stackless kernels, in INPUT\n"
-        "and in the headers only it includes (where no other file names the kernel)\n"
+        "and in the headers only it includes\n"
         "(weft::stackless_kernel, co_await weft::syncthreads(), ...; docs/porting.md, \"Stackless kernels\"),\n"
         "unless --no-stackless. --explain says for each kernel whether it converted, and if not why.\n"
         "--program-source FILE (repeatable) names another source of the same program: a kernel that\n"
@@ -4319,8 +4466,9 @@ class program_porter {
     bool header = is_header(name);
     // The input's kernels convert, and those of a header that no other source
     // of the program includes: only this port writes that header's port, and
-    // a kernel no other file names cannot be declared `void` or taken by
-    // address elsewhere. Another source's header, or an included .cu, may be.
+    // only the files this port reads can name its kernels (which
+    // why_not_stackless checks). Another source's header, or an included .cu,
+    // may be declared `void` or taken by address elsewhere.
     bool header_of_this_unit = header && !is_main && !elsewhere_.contains(source);
     p.convert_stackless = o_.stackless && ((is_main && !header) || header_of_this_unit);
     if (o_.stackless && !p.convert_stackless)
@@ -4335,8 +4483,15 @@ class program_porter {
       for (const fs::path& file : translation_unit_)
         if (file != source) others.push_back(file.string());
       p.names_in_other_files = names_in(others);
+      for (const std::string& other : others) {
+        std::ifstream in(other, std::ios::binary);
+        p.other_files.emplace_back(fs::path(other).lexically_relative(source.parent_path()).generic_string(),
+                                   std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()));
+      }
     }
     // A .cu that another includes registers its kernels under names of its own.
+    p.registers_headers_void_kernels = is_main && !header;
+    p.includer_registers = !is_header(o_.input);
     if (!is_main && !header) {
       p.registration_tag = fs::path(name).stem().string() + "_";
       for (char& c : p.registration_tag)
@@ -4417,8 +4572,40 @@ class program_porter {
     if (p.uses_extern_shared_helper) out += extern_shared_helper;
     // The next line is the input's line 1.
     out += "#line 1 " + quote_path(name) + "\n";
-    out += rewritten;
-    if (!p.awaitable_functions().empty()) {
+    // A header's awaitable versions go inside its include guard, before the
+    // #endif that closes it (the file's last directive, so the last line of
+    // the port that starts with `#` and `endif`), numbered as its own line.
+    std::optional<std::pair<std::size_t, int>> guard_end;
+    if (header && !p.awaitable_functions().empty()) guard_end = p.guard_end();
+    std::size_t endif_at = std::string::npos;
+    for (std::size_t at = rewritten.size(); guard_end && at-- > 0;) {
+      if (at > 0 && rewritten[at - 1] != '\n') continue;
+      std::size_t hash = rewritten.find_first_not_of(" \t", at);
+      if (hash == std::string::npos || rewritten[hash] != '#') continue;
+      std::size_t word = rewritten.find_first_not_of(" \t", hash + 1);
+      if (word != std::string::npos && rewritten.compare(word, 5, "endif") == 0) {
+        endif_at = at;
+        break;
+      }
+    }
+    if (guard_end && endif_at == std::string::npos) {
+      std::cerr << "weft-port: internal error: the port of " << name << " lost its include guard's #endif\n";
+      failed_ = true;
+      return f;
+    }
+    if (endif_at != std::string::npos) {
+      out += rewritten.substr(0, endif_at);
+      out +=
+          "// weft-port: the awaitable versions of the __device__ functions above that wait, which its stackless\n"
+          "// kernels call (each body at its own lines), inside the include guard.\n" +
+          p.awaitable_functions();
+      if (!out.ends_with('\n')) out += '\n';
+      out += "#line " + std::to_string(guard_end->second) + " " + quote_path(name) + "\n";
+      out += rewritten.substr(endif_at);
+    } else {
+      out += rewritten;
+    }
+    if (endif_at == std::string::npos && !p.awaitable_functions().empty()) {
       if (!out.ends_with('\n')) out += '\n';
       // The line after the input's last, as the compiler numbers it.
       std::size_t after_input =

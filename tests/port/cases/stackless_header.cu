@@ -1,5 +1,5 @@
 // Kernels defined in headers that only this .cu includes convert as its own
-// do, where no other file names them (stackless_header.cuh); a header that
+// do, where no other source names them (stackless_header.cuh); a header that
 // another source of the program includes too keeps its kernels on fibers
 // (stackless_header_shared.cuh, included by stackless_header_other.cpp).
 // The case runs with --explain --program-source stackless_header_other.cpp.

@@ -24,7 +24,7 @@ static void reverse_rows(float* data, int w, int h) {
   reverse_tile<32, 6><<<blocks, threads>>>(data, data, w, h);
 }
 
-// Stays: the .cu launches it, and only the header's own names are proven.
+// Converts: the .cu launches it by name, as it launches its own kernels.
 __global__ void launched_from_the_cu(int* values) {
   __shared__ int tile[32];
   tile[threadIdx.x] = values[threadIdx.x];
@@ -32,7 +32,7 @@ __global__ void launched_from_the_cu(int* values) {
   values[threadIdx.x] = tile[31 - threadIdx.x];
 }
 
-// Stays: a header's __device__ functions are not made awaitable.
+// Converts: its waiting helper is made awaitable (after the last line: no guard).
 __device__ void wait_for_the_block() { __syncthreads(); }
 
 __global__ void calls_a_waiting_helper(int* values) {
