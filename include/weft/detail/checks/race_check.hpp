@@ -1442,15 +1442,15 @@ class race_worker {
   [[gnu::always_inline]] void access(const void* address, unsigned size, bool write, const void* pc) {
     std::uintptr_t a = reinterpret_cast<std::uintptr_t>(address);
     if (a - builtins_begin_ < builtins_bytes_) return;
-    if (a >= private_begin_ && a + size <= private_end_) return;
-    if (a >= other_private_begin_ && a + size <= other_private_end_) return;
     // A global page that the worker holds and the launch owns, before the
-    // other filters: no __shared__ word or built-in variable lies in a weft
-    // allocation or the program's static data, so they would let the access
-    // through. After the private ranges: a stackless kernel's loads and
-    // stores of its frames, most of its callbacks, cost 3-9 % more with
-    // this look-up before them (measure.sh, 2026-11-30). A tail call, as
-    // every call here is: the callback then needs no register saved.
+    // other filters: no private range, __shared__ word or built-in variable
+    // lies in a weft allocation or the program's static data, so they would
+    // let the access through. Before the private ranges: after them, a
+    // streaming kernel's global access cost 6-10 % more, where a stackless
+    // kernel's accesses to its frames cost 0-9 % more with the look-up
+    // before them (vector add at 2^20 floats, measure.sh --quick;
+    // 2026-11-30). A tail call, as every call here is: the callback then
+    // needs no register saved.
     cached_page& cached = pages_[a / race_launch::page::bytes % pages_.size()];
     if (a - cached.begin < cached.end - cached.begin && cached.ready == holding_) [[likely]] {
       // `size` and `write` are constants where this is inlined into a callback.
@@ -1465,8 +1465,10 @@ class race_worker {
   }
 
  private:
-  // access()'s filters past the private ranges and the ready pages.
+  // access()'s filters past the built-in variables and the ready pages.
   [[gnu::always_inline]] void access_filtered(std::uintptr_t a, unsigned size, bool write, const void* pc) {
+    if (a >= private_begin_ && a + size <= private_end_) return;
+    if (a >= other_private_begin_ && a + size <= other_private_end_) return;
     // After the private ranges: a stackless kernel's loads and stores of
     // its frames, most of its callbacks, cost 3-5 % more with this compare
     // before them (measure.sh, 2026-11-30).
