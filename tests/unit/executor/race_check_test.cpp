@@ -1405,3 +1405,84 @@ TEST_CASE(
   writer->finish(true);
   reader.finish(true);
 }
+
+namespace {
+[[gnu::noinline]] void race_test_site_ready_first_writes() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_ready_byte_writes() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_ready_same_byte_writes() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_freed_writes() { asm volatile(""); }
+weft::detail::race_ranges race_test_no_allocations(int) { return {}; }
+}  // namespace
+
+// A page that the worker holds and the launch owns is checked before the
+// other filters, and a word there whose records are all of launches
+// ordered before takes the short path at once (race_worker::
+// access_ready_page): a byte written there must leave the word's other
+// bytes to other threads, as on the full check.
+TEST_CASE(
+    "race check: on a ready global page, threads that write different bytes of a word an earlier launch wrote do not "
+    "race; one byte twice does") {
+  race_test_global_allocations_listed listed;
+  weft::detail::blockDim = dim3{64, 1, 1};
+  weft::detail::gridDim = dim3{1, 1, 1};
+  std::uint32_t* global = race_test_global_words().data();
+  auto name = [] { return std::string("race_check_test"); };
+  race_worker worker;
+  race_launch first{dim3{1, 1, 1}, dim3{64, 1, 1}, 0, name};
+  worker.start_block(&first, 0, 64, nullptr, 0);
+  for (unsigned w = 1800; w < 1804; ++w)
+    race_test_global_access(worker, 0, &global[w], true, race_test_site_ready_first_writes);
+  worker.let_go_of_pages();
+  first.finish(true);
+
+  // The second launch (ordered after every other, as a launch without an
+  // order is): its first byte write, at a word of its own, holds the page
+  // and knows the site; the next, to word 1802, takes the short path.
+  race_launch second{dim3{1, 1, 1}, dim3{64, 1, 1}, 0, name};
+  worker.start_block(&second, 0, 64, nullptr, 0);
+  auto* bytes = reinterpret_cast<unsigned char*>(&global[1802]);
+  CHECK(race_test_block::hazards([&] {
+          race_test_bytes_access(worker, 3, &global[1800], 1, true, race_test_site_ready_byte_writes);
+          race_test_bytes_access(worker, 0, bytes, 1, true, race_test_site_ready_byte_writes);
+          race_test_bytes_access(worker, 1, bytes + 1, 1, true, race_test_site_ready_byte_writes);
+          race_test_bytes_access(worker, 2, bytes + 2, 2, true, race_test_site_ready_byte_writes);
+        }) == 0);
+  CHECK(race_test_block::hazards([&] {
+          race_test_bytes_access(worker, 4, bytes + 3, 1, true, race_test_site_ready_same_byte_writes);  // thread 2's
+        }) == 1);
+  worker.let_go_of_pages();
+  second.finish(true);
+}
+
+// The worker's cache of global pages is the launch's: an allocation freed
+// after a launch (its memory handed out again, as the host's) is memory
+// weft does not know in the next, private to each thread, however ready
+// its page was.
+TEST_CASE("race check: a global page held in one launch is not taken for global memory in the next once freed") {
+  weft::detail::blockDim = dim3{64, 1, 1};
+  weft::detail::gridDim = dim3{1, 1, 1};
+  std::uint32_t* global = race_test_global_words().data();
+  auto name = [] { return std::string("race_check_test"); };
+  race_worker worker;
+  {
+    race_test_global_allocations_listed listed;
+    race_launch first{dim3{1, 1, 1}, dim3{64, 1, 1}, 0, name};
+    worker.start_block(&first, 0, 64, nullptr, 0);
+    race_test_global_access(worker, 0, &global[1810], true, race_test_site_freed_writes);
+    race_test_global_access(worker, 0, &global[1811], true, race_test_site_freed_writes);
+    worker.let_go_of_pages();
+    first.finish(true);
+  }
+  race_test_global_allocations_listed freed(race_test_no_allocations);
+  weft::detail::race_launch_order nothing_before;
+  race_launch second{dim3{1, 1, 1}, dim3{64, 1, 1}, 0, name};
+  second.order_after(&nothing_before);  // not ordered after the first either
+  worker.start_block(&second, 0, 64, nullptr, 0);
+  CHECK(race_test_block::hazards([&] {
+          race_test_global_access(worker, 1, &global[1811], true, race_test_site_freed_writes);
+          race_test_global_access(worker, 2, &global[1811], true, race_test_site_freed_writes);
+          race_test_global_access(worker, 3, &global[1810], false, race_test_site_freed_writes);
+        }) == 0);
+  worker.let_go_of_pages();
+  second.finish(true);
+}
