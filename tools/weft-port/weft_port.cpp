@@ -37,7 +37,10 @@
 // non-template __global__ function declared at namespace scope (but the
 // stackless ones, which are launched by name only), with its
 // __cluster_dims__ if it has them (a converted kernel that stays void as
-// weft::register_kernel<&k, &weft_port_stackless_k>()):
+// weft::register_kernel<&k, &weft_port_stackless_k>()), and the .cu's port
+// also those that its headers define (known_kernels::header_kernels: not
+// those only declared there, nor inside an #if, nor behind an #include
+// inside one, which the port cannot tell the compiler takes):
 //
 //   static const bool weft_port_kernel_N = weft::register_kernel<&ns::kernel>();
 //   static const bool weft_port_cluster_N = weft::detail::register_cluster_dims(&ns::kernel, 2, 1, 1);
