@@ -37,7 +37,10 @@
 // non-template __global__ function declared at namespace scope (but the
 // stackless ones, which are launched by name only), with its
 // __cluster_dims__ if it has them (a converted kernel that stays void as
-// weft::register_kernel<&k, &weft_port_stackless_k>()):
+// weft::register_kernel<&k, &weft_port_stackless_k>()), and the .cu's port
+// also those that its headers define (known_kernels::header_kernels: not
+// those only declared there, nor inside an #if, nor behind an #include
+// inside one, which the port cannot tell the compiler takes):
 //
 //   static const bool weft_port_kernel_N = weft::register_kernel<&ns::kernel>();
 //   static const bool weft_port_cluster_N = weft::detail::register_cluster_dims(&ns::kernel, 2, 1, 1);
@@ -595,6 +598,9 @@ struct kernel_decl {
   std::string cluster_dims;  // __cluster_dims__'s arguments, padded to three; empty if none
   bool default_arguments;    // a launch may leave some arguments out
   bool returns_void = true;  // false: written as a stackless kernel (weft::stackless_kernel)
+  bool defined = false;      // a definition, not only a declaration
+  bool conditional = false;  // inside an #if other than the include guard (see porter::inside_conditional)
+  int line = 0;
 };
 
 // The kernels a file declares, and those of the files it includes: how its
@@ -620,6 +626,10 @@ struct known_kernels {
   // stackless body (see porter::void_kernel_body): the .cu registers them,
   // a header's registrations being outside its include guard.
   std::vector<kernel_decl> void_converted;
+  // Kernels that the headers define (templates and those inside an #if
+  // aside), which the .cu that includes them registers after its last line,
+  // as nvcc's generated code registers every kernel of the translation unit.
+  std::vector<kernel_decl> header_kernels;
 
   void add(const known_kernels& other) {
     never_wait.insert(other.never_wait.begin(), other.never_wait.end());
@@ -630,6 +640,7 @@ struct known_kernels {
     a_member_waits |= other.a_member_waits;
     includes_half |= other.includes_half;
     void_converted.insert(void_converted.end(), other.void_converted.begin(), other.void_converted.end());
+    header_kernels.insert(header_kernels.end(), other.header_kernels.begin(), other.header_kernels.end());
     kernels.insert(kernels.end(), other.kernels.begin(), other.kernels.end());
     templates.insert(other.templates.begin(), other.templates.end());
     for (const auto& [name, count] : other.template_parameters)
@@ -643,6 +654,7 @@ struct quoted_include {
   std::string path;
   std::size_t begin, end;
   int line;
+  bool conditional;  // inside an #if other than the include guard
 };
 
 // Where a token is, as nvcc's two passes would compile it.
@@ -686,6 +698,9 @@ class porter {
   // The ported .cu registers its headers' void kernels that forward to a
   // stackless body (known_kernels::void_converted) too.
   bool registers_headers_void_kernels = false;
+  // The file is a header: the .cu that includes it registers its kernels
+  // (known_kernels::header_kernels).
+  bool is_header_file = false;
 
   // The kernels of the files this one includes, known before run().
   void know(const known_kernels& included) {
@@ -763,19 +778,27 @@ class porter {
   std::vector<stackless_verdict> stackless_verdicts;
   bool converted_kernels() const { return !converted_.empty(); }
 
+  // The kernels this file itself declares.
+  const std::vector<kernel_decl>& kernels_declared() const { return kernels_; }
+
   // The kernels this file declares, and those it knew from its includes.
   known_kernels kernels() const {
     known_kernels out = known_;
     out.kernels.insert(out.kernels.end(), kernels_.begin(), kernels_.end());
-    for (const kernel_decl& d : kernels_)
+    for (const kernel_decl& d : kernels_) {
       if (void_kernels_converted_.contains(bare_name(d.name))) out.void_converted.push_back(d);
+      // A prototype's kernel is registered where it is defined; one inside an
+      // #if, by a pass that may not compile it, is left to the user.
+      if (is_header_file && d.returns_void && d.defined && !d.conditional) out.header_kernels.push_back(d);
+    }
     return out;
   }
 
   // The `#include "..."` lines (outside macro definitions).
   std::vector<quoted_include> quoted_includes() const {
     std::vector<quoted_include> out;
-    for (const token& t : t_) {
+    for (std::size_t i = 0; i < t_.size(); ++i) {
+      const token& t = t_[i];
       if (t.k != kind::directive || t.define != 0) continue;
       std::string_view d = src_.substr(t.begin, t.end - t.begin);
       auto tokens = directive_tokens(d);
@@ -784,7 +807,8 @@ class porter {
       if (open == std::string_view::npos || d[open] != '"') continue;
       std::size_t close = d.find('"', open + 1);
       if (close == std::string_view::npos) continue;
-      out.push_back({std::string(d.substr(open + 1, close - open - 1)), t.begin + open, t.begin + close + 1, t.line});
+      out.push_back({std::string(d.substr(open + 1, close - open - 1)), t.begin + open, t.begin + close + 1, t.line,
+                     inside_conditional(i)});
     }
     return out;
   }
@@ -842,21 +866,41 @@ class porter {
                  " = weft::detail::register_cluster_dims(&" + d.name + ", " + d.cluster_dims + ");\n";
         continue;
       }
-      // An overloaded name needs the parameter types to pick one.
-      bool overloaded = std::any_of(kernels_.begin(), kernels_.end(), [&](const kernel_decl& e) {
-        return e.name == d.name && e.signature != d.signature;
-      });
-      std::string address = overloaded ? "static_cast<void (*)(" + d.signature + ")>(&" + d.name + ")" : "&" + d.name;
-      out +=
-          "[[maybe_unused]] static const bool weft_port_kernel_" + n + " = weft::register_kernel<" + address + ">();\n";
-      if (!d.cluster_dims.empty())
-        out += "[[maybe_unused]] static const bool weft_port_cluster_" + n + " = weft::detail::register_cluster_dims(" +
-               address + ", " + d.cluster_dims + ");\n";
+      out += fiber_kernel_registration(d, n);
     }
-    if (registers_headers_void_kernels)
-      for (std::size_t k = 0; k < known_.void_converted.size(); ++k)
-        if (void_kernels_registered.insert(known_.void_converted[k].name).second)
-          out += void_kernel_registration(known_.void_converted[k], "header_" + std::to_string(k));
+    if (!registers_headers_void_kernels) return out;
+    for (std::size_t k = 0; k < known_.void_converted.size(); ++k)
+      if (void_kernels_registered.insert(known_.void_converted[k].name).second)
+        out += void_kernel_registration(known_.void_converted[k], "header_" + std::to_string(k));
+    // The headers' other kernels, but those registered above: the .cu's own
+    // declarations, and a header that two of the .cu's files include.
+    std::set<std::string, std::less<>> registered;
+    for (const kernel_decl& d : kernels_)
+      if (d.returns_void) registered.insert(d.name + "(" + d.signature + ")");
+    for (std::size_t k = 0; k < known_.header_kernels.size(); ++k) {
+      const kernel_decl& d = known_.header_kernels[k];
+      if (void_kernels_registered.contains(d.name) || !registered.insert(d.name + "(" + d.signature + ")").second)
+        continue;
+      out += fiber_kernel_registration(d, "included_" + std::to_string(k));
+    }
+    return out;
+  }
+
+  // weft::register_kernel<&k>(), and k's __cluster_dims__, for a kernel the
+  // file or its headers define (on fibers, or made stackless by its header's port).
+  std::string fiber_kernel_registration(const kernel_decl& d, const std::string& n) const {
+    // An overloaded name needs the parameter types to pick one (an
+    // overloaded kernel stays on fibers, so its type is void's).
+    auto other_signature = [&](const kernel_decl& e) { return e.name == d.name && e.signature != d.signature; };
+    bool overloaded = std::any_of(kernels_.begin(), kernels_.end(), other_signature) ||
+                      (registers_headers_void_kernels &&
+                       std::any_of(known_.header_kernels.begin(), known_.header_kernels.end(), other_signature));
+    std::string address = overloaded ? "static_cast<void (*)(" + d.signature + ")>(&" + d.name + ")" : "&" + d.name;
+    std::string out =
+        "[[maybe_unused]] static const bool weft_port_kernel_" + n + " = weft::register_kernel<" + address + ">();\n";
+    if (!d.cluster_dims.empty())
+      out += "[[maybe_unused]] static const bool weft_port_cluster_" + n + " = weft::detail::register_cluster_dims(" +
+             address + ", " + d.cluster_dims + ");\n";
     return out;
   }
 
@@ -3838,6 +3882,11 @@ class porter {
     bool returns_void = false;
     for (std::size_t r = at + 1; r + 1 < k; ++r) returns_void = returns_void || is(r, "void");
     kernels_.push_back({qualified + std::string(text(k - 1)), signature(k, *close), cluster, defaults, returns_void});
+    std::size_t after = *close + 1;
+    while (after < t_.size() && !is(after, "{") && !is(after, ";")) ++after;
+    kernels_.back().defined = after < t_.size() && is(after, "{");
+    kernels_.back().conditional = inside_conditional(at);
+    kernels_.back().line = t_[at].line;
   }
 
   // Whether a parameter list gives a parameter a default argument.
@@ -4492,6 +4541,7 @@ class program_porter {
     // A .cu that another includes registers its kernels under names of its own.
     p.registers_headers_void_kernels = is_main && !header;
     p.includer_registers = !is_header(o_.input);
+    p.is_header_file = header;
     if (!is_main && !header) {
       p.registration_tag = fs::path(name).stem().string() + "_";
       for (char& c : p.registration_tag)
@@ -4505,7 +4555,19 @@ class program_porter {
       std::string child_name = (fs::path(name).parent_path() / include.path).lexically_normal().generic_string();
       program_file& c = port(child, child_name, false);
       if (c.in_progress) continue;  // it includes itself, through others
-      p.know(c.kernels);
+      if (include.conditional && !c.kernels.header_kernels.empty()) {
+        // Whether the #if takes the #include is the compiler's to know: a
+        // registration of a kernel it leaves out would not compile.
+        known_kernels kernels = c.kernels;
+        if (o_.explain && !is_header(o_.input))
+          for (const kernel_decl& d : kernels.header_kernels)
+            std::cerr << name << ":" << include.line << ": note: kernel `" << d.name
+                      << "` is not registered for launches by address: its header's #include is inside an #if\n";
+        kernels.header_kernels.clear();
+        p.know(kernels);
+      } else {
+        p.know(c.kernels);
+      }
       includes_port |= c.ported;
       if (!writes_headers_) continue;
       // The port of an #include line must read the port of the file it
@@ -4531,6 +4593,12 @@ class program_porter {
       for (const auto& v : p.stackless_verdicts)
         std::cerr << name << ":" << v.line << ": note: kernel `" << v.kernel << "` "
                   << (v.why_not.empty() ? "runs stackless" : "stays on fibers: " + v.why_not) << "\n";
+    if (o_.explain && header && !is_main && !is_header(o_.input))
+      for (const kernel_decl& d : p.kernels_declared())
+        if (d.returns_void && d.defined && d.conditional)
+          std::cerr << name << ":" << d.line << ": note: kernel `" << d.name
+                    << "` is not registered for launches by address: it is inside an #if, which the .cu's "
+                       "registrations after its last line cannot test\n";
     for (const diagnostic& d : p.diagnostics) {
       std::cerr << name << ":" << d.line << ": " << (d.error ? "error: " : "warning: ") << d.what << "\n";
       failed |= d.error;

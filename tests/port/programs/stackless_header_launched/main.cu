@@ -1,6 +1,6 @@
 // Launches the kernels of kernels.cuh and scan.cuh, headers that only this
 // file includes: by name, a template with its arguments, and
-// reorders::rotate_blocks also through a table of pointers;
+// reorders::rotate_blocks also through a table of pointers and by address;
 // center_blocks and warp_scan call waiting helpers of their headers.
 // Checks each against the host. Built twice: as ported
 // (port_stackless_header_launched, whose kernels weft-port converts) and
@@ -68,15 +68,20 @@ int main() {
   }
   printf("center_blocks: %d %d %d\n", result[0], result[threads], result[n - 1]);
 
-  // Not by address (cudaLaunchKernel((void*)k, ...)): on fibers nothing
-  // registers a header's kernel for that (docs/porting.md, "The porting step").
-  static const char* const ways[] = {"by name", "through the table"};
-  for (int way = 0; way < 2; ++way) {
+  // By address too: the .cu's port registers its headers' kernels (on
+  // fibers as the plain kernel, stackless as the void kernel).
+  static const char* const ways[] = {"by name", "through the table", "by address"};
+  for (int way = 0; way < 3; ++way) {
     upload();
-    if (way == 0)
+    if (way == 0) {
       reorders::rotate_blocks<<<blocks, threads>>>(data);
-    else
+    } else if (way == 1) {
       rotations[0]<<<blocks, threads>>>(data);
+    } else {
+      void* args[] = {&data};
+      ok = ok && cudaLaunchKernel((void*)reorders::rotate_blocks, dim3(blocks), dim3(threads), args, 0, nullptr) ==
+                     cudaSuccess;
+    }
     download();
     for (int i = 0; i < n; ++i) ok = ok && result[i] == host[i / threads * threads + (i % threads + 1) % threads];
     printf("rotate_blocks %s: %d %d %d\n", ways[way], result[0], result[threads], result[n - 1]);
