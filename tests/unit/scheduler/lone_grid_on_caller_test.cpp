@@ -12,6 +12,7 @@
 #include <signal.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
@@ -206,6 +207,15 @@ int lone_grid_count_on_caller(const lone_grid_threads& where, int count) {
   return on_caller;
 }
 
+// In a tight loop the one worker that polls for spin_time after its last
+// block may take every launch first (as correct, and as fast), so the loops
+// below wait before each launch until the workers sleep: a sleeping
+// worker's wake-up is slower than the launch's return and the wait's call,
+// and the waiting thread's taking the grid is then what the tests see (in a
+// sanitizer build under load too, where the tight loop once had the worker
+// win all 200 times).
+void lone_grid_let_workers_sleep() { std::this_thread::sleep_for(std::chrono::milliseconds(1)); }
+
 }  // namespace
 
 // A worker may still take a grid before the waiting thread asks for it;
@@ -215,6 +225,7 @@ TEST_CASE("launch and cudaStreamSynchronize in a loop: the stream's kernel runs 
   REQUIRE(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) == cudaSuccess);
   auto where = std::make_unique<lone_grid_threads>();
   for (int i = 0; i < 200; ++i) {
+    lone_grid_let_workers_sleep();
     REQUIRE(weft::launch<lone_grid_record_thread>({1, 1, 0, stream}, where.get(), i) == cudaSuccess);
     REQUIRE(cudaStreamSynchronize(stream) == cudaSuccess);
     REQUIRE(where->ran_on[i] != std::thread::id());
@@ -228,6 +239,7 @@ TEST_CASE("launch, cudaEventRecord and cudaEventSynchronize in a loop: the kerne
   REQUIRE(cudaEventCreate(&done) == cudaSuccess);
   auto where = std::make_unique<lone_grid_threads>();
   for (int i = 0; i < 200; ++i) {
+    lone_grid_let_workers_sleep();
     REQUIRE(weft::launch<lone_grid_record_thread>({1, 1}, where.get(), i) == cudaSuccess);
     REQUIRE(cudaEventRecord(done) == cudaSuccess);
     REQUIRE(cudaEventSynchronize(done) == cudaSuccess);
