@@ -211,9 +211,9 @@ int lone_grid_count_on_caller(const lone_grid_threads& where, int count) {
 // block may take every launch first (as correct, and as fast), so the loops
 // below wait before each launch until the workers sleep: a sleeping
 // worker's wake-up is slower than the launch's return and the wait's call,
-// and the waiting thread's taking the grid is then what the tests see (in a
-// sanitizer build under load too, where the tight loop once had the worker
-// win all 200 times).
+// and the waiting thread's taking the grid is then what the tests see (on a
+// busy machine too, where the tight loop once had the worker win all 200
+// times).
 void lone_grid_let_workers_sleep() { std::this_thread::sleep_for(std::chrono::milliseconds(1)); }
 
 }  // namespace
