@@ -841,9 +841,8 @@ class porter {
       // A kernel the file itself writes stackless is weft's native API, not
       // CUDA's: nothing launches it by address as nvcc's registration would.
       if (!d.returns_void) continue;
-      std::size_t colons = d.name.rfind("::");
       std::string n = registration_tag + std::to_string(k);
-      std::string bare = colons == std::string::npos ? d.name : d.name.substr(colons + 2);
+      std::string bare = bare_name(d.name);
       // A prototype of a header's kernel that forwards to a stackless body:
       // registered with its body below.
       if (registers_headers_void_kernels && std::any_of(known_.void_converted.begin(), known_.void_converted.end(),
@@ -856,17 +855,9 @@ class porter {
         if (void_kernels_registered.insert(d.name).second) out += void_kernel_registration(d, n);
         continue;
       }
-      if (converted_.contains(bare)) {
-        // Made stackless: launched by address as it was (a cooperative
-        // launch, say), its __cluster_dims__ shaping its launches.
-        out += "[[maybe_unused]] static const bool weft_port_kernel_" + n + " = weft::register_kernel<&" + d.name +
-               ">();\n";
-        if (!d.cluster_dims.empty())
-          out += "[[maybe_unused]] static const bool weft_port_cluster_" + n +
-                 " = weft::detail::register_cluster_dims(&" + d.name + ", " + d.cluster_dims + ");\n";
-        continue;
-      }
-      out += fiber_kernel_registration(d, n);
+      // On fibers, or made stackless (launched by address as it was, a
+      // cooperative launch say, its __cluster_dims__ shaping its launches).
+      out += kernel_registration(d, n);
     }
     if (!registers_headers_void_kernels) return out;
     for (std::size_t k = 0; k < known_.void_converted.size(); ++k)
@@ -881,14 +872,14 @@ class porter {
       const kernel_decl& d = known_.header_kernels[k];
       if (void_kernels_registered.contains(d.name) || !registered.insert(d.name + "(" + d.signature + ")").second)
         continue;
-      out += fiber_kernel_registration(d, "included_" + std::to_string(k));
+      out += kernel_registration(d, "included_" + std::to_string(k));
     }
     return out;
   }
 
   // weft::register_kernel<&k>(), and k's __cluster_dims__, for a kernel the
   // file or its headers define (on fibers, or made stackless by its header's port).
-  std::string fiber_kernel_registration(const kernel_decl& d, const std::string& n) const {
+  std::string kernel_registration(const kernel_decl& d, const std::string& n) const {
     // An overloaded name needs the parameter types to pick one (an
     // overloaded kernel stays on fibers, so its type is void's).
     auto other_signature = [&](const kernel_decl& e) { return e.name == d.name && e.signature != d.signature; };
@@ -896,12 +887,7 @@ class porter {
                       (registers_headers_void_kernels &&
                        std::any_of(known_.header_kernels.begin(), known_.header_kernels.end(), other_signature));
     std::string address = overloaded ? "static_cast<void (*)(" + d.signature + ")>(&" + d.name + ")" : "&" + d.name;
-    std::string out =
-        "[[maybe_unused]] static const bool weft_port_kernel_" + n + " = weft::register_kernel<" + address + ">();\n";
-    if (!d.cluster_dims.empty())
-      out += "[[maybe_unused]] static const bool weft_port_cluster_" + n + " = weft::detail::register_cluster_dims(" +
-             address + ", " + d.cluster_dims + ");\n";
-    return out;
+    return registration_lines(n, address, address, d.cluster_dims);
   }
 
   // weft::register_kernel<&k, &weft_port_stackless_k>(), and k's __cluster_dims__.
@@ -909,11 +895,17 @@ class porter {
     std::size_t colons = d.name.rfind("::");
     std::string body =
         d.name.substr(0, colons == std::string::npos ? 0 : colons + 2) + "weft_port_stackless_" + bare_name(d.name);
-    std::string out = "[[maybe_unused]] static const bool weft_port_kernel_" + n + " = weft::register_kernel<&" +
-                      d.name + ", &" + body + ">();\n";
-    if (!d.cluster_dims.empty())
-      out += "[[maybe_unused]] static const bool weft_port_cluster_" + n + " = weft::detail::register_cluster_dims(&" +
-             d.name + ", " + d.cluster_dims + ");\n";
+    return registration_lines(n, "&" + d.name + ", &" + body, "&" + d.name, d.cluster_dims);
+  }
+
+  // The registration statements written after a file's last line, `n` their tag.
+  static std::string registration_lines(const std::string& n, const std::string& kernel_arguments,
+                                        const std::string& address, const std::string& cluster_dims) {
+    std::string out = "[[maybe_unused]] static const bool weft_port_kernel_" + n + " = weft::register_kernel<" +
+                      kernel_arguments + ">();\n";
+    if (!cluster_dims.empty())
+      out += "[[maybe_unused]] static const bool weft_port_cluster_" + n + " = weft::detail::register_cluster_dims(" +
+             address + ", " + cluster_dims + ");\n";
     return out;
   }
 
