@@ -780,6 +780,10 @@ class porter {
 
   // The kernels this file itself declares.
   const std::vector<kernel_decl>& kernels_declared() const { return kernels_; }
+  bool knows_header_kernel(const kernel_decl& d) const {
+    return std::any_of(known_.header_kernels.begin(), known_.header_kernels.end(),
+                       [&](const kernel_decl& e) { return e.name == d.name && e.signature == d.signature; });
+  }
 
   // The kernels this file declares, and those it knew from its includes.
   known_kernels kernels() const {
@@ -4540,6 +4544,9 @@ class program_porter {
         if (!is_ident_char(c)) c = '_';
     }
     bool includes_port = false;
+    // Header kernels behind a conditional #include: --explain says so once
+    // every #include is read, as another header may include theirs unconditionally.
+    std::vector<std::pair<int, kernel_decl>> left_out;
     for (const quoted_include& include : p.quoted_includes()) {
       fs::path child = (source.parent_path() / include.path).lexically_normal();
       std::error_code error;
@@ -4551,10 +4558,7 @@ class program_porter {
         // Whether the #if takes the #include is the compiler's to know: a
         // registration of a kernel it leaves out would not compile.
         known_kernels kernels = c.kernels;
-        if (o_.explain && !is_header(o_.input))
-          for (const kernel_decl& d : kernels.header_kernels)
-            std::cerr << name << ":" << include.line << ": note: kernel `" << d.name
-                      << "` is not registered for launches by address: its header's #include is inside an #if\n";
+        for (const kernel_decl& d : kernels.header_kernels) left_out.push_back({include.line, d});
         kernels.header_kernels.clear();
         p.know(kernels);
       } else {
@@ -4573,6 +4577,12 @@ class program_porter {
         p.replace_include(include, quote_path(child.generic_string()));
       }
     }
+
+    if (o_.explain && !is_header(o_.input))
+      for (const auto& [line, d] : left_out)
+        if (!p.knows_header_kernel(d))
+          std::cerr << name << ":" << line << ": note: kernel `" << d.name
+                    << "` is not registered for launches by address: its header's #include is inside an #if\n";
 
     std::string rewritten;
     try {

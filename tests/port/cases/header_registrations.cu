@@ -4,6 +4,7 @@
 #include "header_registrations_nested.cuh"
 #ifdef HEADER_REGISTRATIONS_OPTIONAL
 #include "header_registrations_optional.cuh"
+#include "header_registrations_nested.cuh"  // registered: included above too
 #endif
 
 __global__ void declared_again(int* p);
