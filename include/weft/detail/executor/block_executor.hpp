@@ -273,6 +273,8 @@ class block_executor {
   // ---- Warp collectives: block_executor_warps.hpp ----
   bool converge(unsigned caller);
   unsigned exited_lanes(unsigned warp, unsigned self) const;
+  warp_group* find_or_open_group(unsigned warp, warp_op op, unsigned mask, unsigned lane_bit,
+                                 std::source_location where);
   [[gnu::noinline]] inline warp_group* open_group(unsigned warp, warp_op op, unsigned mask, unsigned lane_bit,
                                                   std::source_location where);
   [[gnu::noinline, gnu::cold]] inline std::string mismatch(unsigned warp, const warp_group& g, warp_op op,

@@ -48,7 +48,9 @@ inline int block_executor::arrive_and_wait(barrier_kind kind, int predicate, std
 /// in a warp group has not arrived: the barrier waits for it (and if its
 /// group can never complete, the block ends in a reported deadlock).
 inline bool block_executor::all_arrived() const {
-  return next_unstarted_ == thread_count_ && ready_count() == 0 && warp_parked_ == 0 && on_objects_.empty();
+  // The ready list first: in a barrier's round it is what says no to every
+  // arrival but the last few (the others have started since the first round).
+  return ready_count() == 0 && next_unstarted_ == thread_count_ && warp_parked_ == 0 && on_objects_.empty();
 }
 
 // Every thread that has not exited waits at the barrier. Releases them,

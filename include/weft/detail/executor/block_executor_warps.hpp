@@ -28,13 +28,38 @@ inline warp_result block_executor::warp_collective(warp_op op, unsigned mask, wa
   if (me.parked_in != blocks_started() || abandoning_) [[unlikely]]
     first_arrival(me, self);
   unsigned warp = self / 32, lane = self % 32, lane_bit = 1u << lane;
+  warp_exchange& exchange = exchange_[warp];
+  exchange.stage(lane, operand);
+  warp_group* group = &groups_[warp * 32];
+  // A converged warp, the common case: every lane calls with the full mask
+  // and finds the group a lane of it opened first, at the warp's first
+  // place. Its mask says the warp is whole (in a partial warp, the group's
+  // mask lacks the missing lanes), so the general search below would find
+  // this very group: what it skips is the search and the block's bounds.
+  if (!(mask == ~0u && group_count_[warp] != 0 && group->mask == ~0u)) [[unlikely]]
+    group = find_or_open_group(warp, op, mask, lane_bit, where);
+  else if (group->op != op) [[unlikely]]
+    throw kernel_fault{cudaErrorLaunchFailure, mismatch(warp, *group, op, mask, lane_bit, where)};
+  group->arrived |= lane_bit;
+  if (group->arrived == group->mask) {
+    complete_group(warp, *group, lane_bit);
+  } else {
+    ++warp_parked_;
+    park(me);
+  }
+  std::uint64_t result = exchange.result[lane];
+  return {result, result != 0};  // the predicate is match_all's: its result is 0 or the (non-empty) mask
+}
+
+// The group of `mask` that the caller joins: the open one of its mask, or
+// a new one. Refuses a mask that can never complete.
+inline warp_group* block_executor::find_or_open_group(unsigned warp, warp_op op, unsigned mask, unsigned lane_bit,
+                                                      std::source_location where) {
   // Lanes past the block's end do not exist: a mask that names them (the
   // full mask in a partial last warp, or a 32-thread tile's collectives)
   // means the lanes that do, as on an H100, where they read as inactive
   // lanes (tests/differential/partial_warp_probe.expected).
   mask &= lanes_in_block(thread_count_, warp);
-  warp_exchange& exchange = exchange_[warp];
-  exchange.stage(lane, operand);
   warp_group* group = find_warp_group(&groups_[warp * 32], group_count_[warp], mask);
   if (!group) [[unlikely]] {
     if (const warp_group* blocked = blocking_warp_group(&groups_[warp * 32], group_count_[warp], mask, lane_bit))
@@ -43,15 +68,7 @@ inline warp_result block_executor::warp_collective(warp_op op, unsigned mask, wa
   } else if (group->op != op) [[unlikely]] {
     throw kernel_fault{cudaErrorLaunchFailure, mismatch(warp, *group, op, mask, lane_bit, where)};
   }
-  group->arrived |= lane_bit;
-  if (group->arrived == mask) {
-    complete_group(warp, *group, lane_bit);
-  } else {
-    ++warp_parked_;
-    park(me);
-  }
-  std::uint64_t result = exchange.result[lane];
-  return {result, result != 0};  // the predicate is match_all's: its result is 0 or the (non-empty) mask
+  return group;
 }
 
 // Run by the last lane to arrive: every lane's result into its slot, the

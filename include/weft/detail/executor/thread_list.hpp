@@ -23,6 +23,18 @@ class thread_list {
   /// again for every id.
   unsigned push_bits(unsigned first, unsigned bits) {
     unsigned* out = ids_.data() + size_;
+    unsigned missing = ~bits;
+    if ((missing & (missing - 1)) == 0) {
+      // All 32 but at most one, as when a converged warp's last lane
+      // releases the others: two runs of consecutive ids, which GCC writes
+      // with vector stores, where the loop below takes a bit at a time.
+      unsigned skipped = missing == 0 ? 32 : static_cast<unsigned>(std::countr_zero(missing));
+      for (unsigned i = 0; i < skipped; ++i) out[i] = first + i;
+      for (unsigned i = skipped + 1; i < 32; ++i) out[i - 1] = first + i;
+      unsigned count = missing == 0 ? 32 : 31;
+      size_ += count;
+      return count;
+    }
     unsigned count = 0;
     for (; bits != 0; bits &= bits - 1) out[count++] = first + static_cast<unsigned>(std::countr_zero(bits));
     size_ += count;
