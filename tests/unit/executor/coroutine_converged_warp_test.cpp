@@ -29,23 +29,25 @@ constexpr unsigned converged_steps = 64;
 
 weft::stackless_kernel converged_reads_of_resumed_lanes(long long* out) {
   unsigned lane = threadIdx.x % 32;
-  long long v = threadIdx.x, mix = 0;
+  long long v = threadIdx.x;
+  unsigned long long mix = 0;  // wraps
   for (unsigned step = 0; step < converged_steps; ++step) {
     long long up = co_await weft::shfl_up_sync(~0u, v, step % 7 + 1);
     long long across = co_await weft::shfl_xor_sync(~0u, v, step % 31 + 1);
     long long last = co_await weft::shfl_sync(~0u, v, 31);
     long long down = co_await weft::shfl_down_sync(~0u, v, step % 5 + 1);
     v = (up * 3 + across * 5 + last * 7 + down * 11 + lane) % 1000003;
-    mix = mix * 31 + v;
+    mix = mix * 31 + static_cast<unsigned long long>(v);
   }
-  out[threadIdx.x] = mix;
+  out[threadIdx.x] = static_cast<long long>(mix);
 }
 
 // The same on the host: a warp's values step by step.
 std::vector<long long> converged_expected(unsigned threads) {
   std::vector<long long> out(threads);
   for (unsigned base = 0; base < threads; base += 32) {
-    long long v[32], mix[32] = {};
+    long long v[32];
+    unsigned long long mix[32] = {};
     for (unsigned l = 0; l < 32; ++l) v[l] = base + l;
     for (unsigned step = 0; step < converged_steps; ++step) {
       long long next[32];
@@ -57,10 +59,10 @@ std::vector<long long> converged_expected(unsigned threads) {
       }
       for (unsigned l = 0; l < 32; ++l) {
         v[l] = next[l];
-        mix[l] = mix[l] * 31 + v[l];
+        mix[l] = mix[l] * 31 + static_cast<unsigned long long>(v[l]);
       }
     }
-    for (unsigned l = 0; l < 32; ++l) out[base + l] = mix[l];
+    for (unsigned l = 0; l < 32; ++l) out[base + l] = static_cast<long long>(mix[l]);
   }
   return out;
 }
