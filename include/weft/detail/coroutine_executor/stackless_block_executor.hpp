@@ -36,6 +36,20 @@
 // group needs exited or waits at the block barrier): the block fails with
 // the fiber executor's report.
 //
+// A whole-warp shuffle of width 32 in a warp whose 32 lanes are live and
+// have no other group open is a converged step, the fast path of the
+// common case (a reduction, a scan): a lane deposits its operand and the
+// lane it reads, and counts itself; the last to arrive releases the others,
+// and each lane reads its source's deposit as it resumes, with no group to
+// find and no pass over the warp's results. Deposits alternate between two
+// halves, step by step, since a resumed lane deposits its next operand
+// before the lanes after it have read this step's. The step's collective
+// stays the warp's until another arrives, so that the next step's first
+// lane arrives inline too. Anything that does not fit (another collective
+// or mask, a width, an exit) turns an open step into the group it would
+// have been (demote_converged), and the general path goes on from there
+// with the same results and reports.
+//
 // __activemask (co_await weft::activemask(), activemask_awaiter.hpp) waits,
 // as on fibers, until no other thread of the block can run: at the round's
 // end, the threads there get the lanes of their warp waiting at the same
@@ -212,9 +226,13 @@ class stackless_block_executor {
   // Lanes of one warp that a completed warp group (or __activemask)
   // released, to run in lane order: one entry per group, not a copy of
   // each lane's waiting_thread.
+  // `converged`: the deposits that a converged step's lanes read their
+  // results from; null for a group's lanes, which take theirs from the
+  // exchange.
   struct ready_lanes {
     unsigned warp;
     unsigned lanes;
+    const std::uint64_t* converged = nullptr;
   };
 
   // The loop that runs a block's threads, and what it calls per thread
@@ -256,8 +274,11 @@ class stackless_block_executor {
   // returned or failed) on, 0 if every lane parked. Its own loop, which
   // keeps only the lanes, the warp's state and its threads across a resume,
   // and (Linear, as resume_in_order) sets a lane's identity from its id.
-  template <bool Linear>
-  [[gnu::no_sanitize_address, gnu::noinline]] unsigned resume_lanes(unsigned warp, unsigned lanes) {
+  // A converged step's lanes (`converged`: its deposits) read their
+  // results from their sources' deposits instead.
+  template <bool Linear, bool Converged>
+  [[gnu::no_sanitize_address, gnu::noinline]] unsigned resume_lanes(unsigned warp, unsigned lanes,
+                                                                    const std::uint64_t* converged) {
     warp_state& w = warps_[warp];
     // The lane's thread found by its id, not from a pointer to the warp's
     // first: GCC kept both that pointer and the warp's first id, and spilled
@@ -266,7 +287,10 @@ class stackless_block_executor {
     const waiting_thread* threads = threads_.data();
     for (unsigned m = lanes; m != 0; m &= m - 1) {
       unsigned lane = static_cast<unsigned>(std::countr_zero(m)), id = first_id + lane;
-      *w.result_into[lane] = w.exchange.result[lane];
+      if constexpr (Converged)
+        *w.result_into[lane] = converged[w.converged_source[lane]];
+      else
+        *w.result_into[lane] = w.exchange.result[lane];
       const waiting_thread& thread = threads[id];
       if constexpr (Linear) {
         threadIdx.x = id;
@@ -297,6 +321,33 @@ class stackless_block_executor {
                                                                    const warp_operand& operand,
                                                                    std::source_location where, std::uint64_t& result);
   warp_group* join_group(warp_op op, unsigned mask, unsigned warp, unsigned lane, std::source_location where);
+  // Converged steps (the fast path: the file's head comment).
+  static constexpr bool converged_shuffle(warp_op op) {
+    return op == warp_op::shfl || op == warp_op::shfl_up || op == warp_op::shfl_down || op == warp_op::shfl_xor;
+  }
+  struct warp_state;
+  // The lane's deposit and the lane it reads: shuffle_source's rules for
+  // width 32, as conditional moves (GCC made up and down a branch on the
+  // lane, which a reduction's steps take one way or the other lane by lane).
+  static void deposit_converged(warp_state& w, warp_op op, unsigned lane, const warp_operand& operand) {
+    std::uint64_t value = operand.value;
+    unsigned b = static_cast<unsigned>(operand.lane) & 31, source = b;
+    if (op == warp_op::shfl_down) {
+      unsigned down = lane + b;  // past lane 31: the lane's own
+      source = __builtin_expect_with_probability(down < 32, 1, 0.5) ? down : lane;
+    } else if (op == warp_op::shfl_up) {
+      source = __builtin_expect_with_probability(lane >= b, 1, 0.5) ? lane - b : lane;
+    } else if (op == warp_op::shfl_xor) {
+      source = lane ^ b;
+    }
+    w.converged_deposits[lane] = value;
+    w.converged_source[lane] = static_cast<std::uint8_t>(source);
+  }
+  bool complete_converged(unsigned warp, unsigned lane, std::uint64_t& result);
+  bool open_converged(warp_state& w, warp_op op, unsigned mask, const warp_operand& operand, unsigned lane,
+                      std::source_location where, std::uint64_t& result);
+  void demote_converged(warp_state& w);
+  void demote_converged_steps();
   void complete_group(unsigned warp, warp_group& g, unsigned caller_bit);
   // warp_arrive's refusals, out of line so that its `flatten` leaves the
   // reports' text alone.
@@ -416,6 +467,17 @@ class stackless_block_executor {
     warp_group groups[32];
     std::uint64_t* result_into[32];
     warp_exchange exchange;
+    // The converged step: the group_key of its collective (no_group_key
+    // while the warp has none; it stays set, with no lane arrived, from one
+    // step to the next), the lanes that arrived, where the first did, the
+    // half of converged_operand it fills (set as a block starts), and each
+    // lane's source lane.
+    std::uint64_t converged_key = no_group_key;
+    unsigned converged_arrived = 0;
+    std::uint64_t* converged_deposits = nullptr;
+    std::source_location converged_where{};
+    std::uint8_t converged_source[32];
+    std::uint64_t converged_operand[2][32];
   };
   std::vector<warp_state> warps_;
   // After groups[0] opened or closed.
@@ -541,7 +603,11 @@ void stackless_block_executor::run_block(StartThread& start) {
     } else if (failure_) [[unlikely]] {
       return false;
     } else {
-      warps_[thread.id / 32].exited |= 1u << (thread.id % 32);
+      warp_state& w = warps_[thread.id / 32];
+      w.exited |= 1u << (thread.id % 32);
+      // No converged step opens in a warp with a lane gone (one that lanes
+      // wait in already stays: it is that of a group the lane left).
+      if (w.converged_arrived == 0) w.converged_key = no_group_key;
     }
     return true;
   };
@@ -556,13 +622,18 @@ void stackless_block_executor::run_block(StartThread& start) {
       ready_lanes entry = ready_[ready_head_++];
       for (unsigned m = entry.lanes;; m &= m - 1) {
         unsigned before = arrivals_;
-        m = linear_block_ ? resume_lanes<true>(entry.warp, m) : resume_lanes<false>(entry.warp, m);
+        if (entry.converged)
+          m = linear_block_ ? resume_lanes<true, true>(entry.warp, m, entry.converged)
+                            : resume_lanes<false, true>(entry.warp, m, entry.converged);
+        else
+          m = linear_block_ ? resume_lanes<true, false>(entry.warp, m, nullptr)
+                            : resume_lanes<false, false>(entry.warp, m, nullptr);
         if (m == 0) [[likely]] {  // every lane parked again, as released lanes most often do
           last_arrived = false;
           break;
         }
         if (!file(threads_[entry.warp * 32 + static_cast<unsigned>(std::countr_zero(m))], before)) [[unlikely]] {
-          ready_[--ready_head_] = {entry.warp, m & (m - 1)};  // the lanes after it, for abandon
+          ready_[--ready_head_] = {entry.warp, m & (m - 1), entry.converged};  // the lanes after it, for abandon
           return false;
         }
         if ((m & (m - 1)) == 0) break;
@@ -622,6 +693,7 @@ void stackless_block_executor::run_block(StartThread& start) {
       }
       continue;
     }
+    demote_converged_steps();
     if (lanes_parked_in_groups() || !on_objects_.empty()) [[unlikely]] {
       fail(stall_report(next, kept));
       abandon(nullptr, nullptr);
@@ -692,6 +764,10 @@ inline void stackless_block_executor::start_warps() {
     warps_[w].group_count = 0;
     warps_[w].first_key = no_group_key;
     warps_[w].exited = 0;
+    warps_[w].converged_key = no_group_key;
+    warps_[w].converged_arrived = 0;
+    // The warp's state may have moved since the last block (warps_ grew).
+    warps_[w].converged_deposits = warps_[w].converged_operand[0];
   }
   parked_now_ = false;
   converging_.clear();
@@ -715,6 +791,18 @@ inline bool stackless_block_executor::warp_arrive(warp_op op, unsigned mask, con
                                                   std::source_location where, std::uint64_t& result) {
   unsigned self = running_id_, lane = self % 32;
   warp_state& w = warps_[self / 32];
+  if (converged_shuffle(op) && w.converged_key == group_key(mask, op) && operand.width == 32) [[likely]] {
+    unsigned before = w.converged_arrived, arrived = before | 1u << lane;
+    if (before == 0) w.converged_where = where;
+    deposit_converged(w, op, lane, operand);
+    w.result_into[lane] = &result;
+    if (arrived != ~0u) [[likely]] {
+      w.converged_arrived = arrived;
+      parked_now_ = true;
+      return false;
+    }
+    return complete_converged(self / 32, lane, result);
+  }
   warp_group& first = w.groups[0];
   unsigned arrived = first.arrived | 1u << lane;
   if (w.first_key == group_key(mask, op) && arrived != mask) [[likely]] {
@@ -736,6 +824,8 @@ inline bool stackless_block_executor::warp_arrive(warp_op op, unsigned mask, con
                                                                          std::uint64_t& result) {
   unsigned self = running_id_, warp = self / 32, lane = self % 32, lane_bit = 1u << lane;
   warp_state& w = warps_[warp];
+  if (w.converged_key != no_group_key) demote_converged(w);
+  if (w.group_count == 0 && open_converged(w, op, mask, operand, lane, where, result)) return false;
   w.exchange.stage(lane, operand);
   warp_group* group = join_group(op, mask, warp, lane, where);
   group->arrived |= lane_bit;
@@ -789,6 +879,68 @@ inline void stackless_block_executor::complete_group(unsigned warp, warp_group& 
   if (first) note_first_group(w);
 }
 
+// Run by the last lane to arrive at a converged step: the others resume
+// with the deposits of this step's half, the next step fills the other.
+[[gnu::noinline]] inline bool stackless_block_executor::complete_converged(unsigned warp, unsigned lane,
+                                                                           std::uint64_t& result) {
+  warp_state& w = warps_[warp];
+  std::uint64_t* deposits = w.converged_deposits;
+  if constexpr (race_check_build)
+    if (race_running) race_running->warp_synced(warp, ~0u);
+  w.converged_arrived = 0;
+  w.converged_deposits = deposits == w.converged_operand[0] ? w.converged_operand[1] : w.converged_operand[0];
+  ready_.push_back({warp, ~(1u << lane), deposits});
+  result = deposits[w.converged_source[lane]];
+  return true;
+}
+
+// The lane is the first to arrive at a collective in a warp with no group
+// open: it opens a converged step if the step can be one (a shuffle of the
+// whole warp, width 32, every lane live), and parks in it.
+inline bool stackless_block_executor::open_converged(warp_state& w, warp_op op, unsigned mask,
+                                                     const warp_operand& operand, unsigned lane,
+                                                     std::source_location where, std::uint64_t& result) {
+  if (!converged_shuffle(op) || mask != ~0u || operand.width != 32 || w.exited != 0) return false;
+  w.converged_key = group_key(mask, op);
+  w.converged_where = where;
+  w.converged_arrived = 1u << lane;
+  deposit_converged(w, op, lane, operand);
+  w.result_into[lane] = &result;
+  parked_now_ = true;
+  return true;
+}
+
+// The warp's converged step ends: the lanes that wait in it become the
+// group they would have joined on the general path, which goes on from
+// there (a lane that does not fit the step, a stall at the round's end, a
+// failed block). Each lane's lane or delta operand is written back as one
+// that reads the source it chose, which with the whole warp and width 32
+// gives each lane the same result.
+inline void stackless_block_executor::demote_converged(warp_state& w) {
+  if (unsigned arrived = w.converged_arrived) {
+    warp_op op = static_cast<warp_op>(w.converged_key >> 32);
+    const std::uint64_t* deposits = w.converged_deposits;
+    for (unsigned m = arrived; m != 0; m &= m - 1) {
+      unsigned lane = static_cast<unsigned>(std::countr_zero(m)), source = w.converged_source[lane], b = source;
+      if (op == warp_op::shfl_down) b = (source - lane) & 31;
+      if (op == warp_op::shfl_up) b = (lane - source) & 31;
+      if (op == warp_op::shfl_xor) b = lane ^ source;
+      w.exchange.stage(lane, {deposits[lane], static_cast<int>(b), 32});
+    }
+    w.groups[0] = {~0u, arrived, op, w.converged_where};
+    w.group_count = 1;
+    note_first_group(w);
+  }
+  w.converged_key = no_group_key;
+  w.converged_arrived = 0;
+}
+
+inline void stackless_block_executor::demote_converged_steps() {
+  unsigned warps = (thread_count_ + 31) / 32;
+  for (unsigned w = 0; w < warps; ++w)
+    if (warps_[w].converged_arrived != 0) demote_converged(warps_[w]);
+}
+
 inline bool stackless_block_executor::lanes_parked_in_groups() const {
   unsigned warps = (thread_count_ + 31) / 32;
   for (unsigned w = 0; w < warps; ++w)
@@ -826,6 +978,7 @@ inline void stackless_block_executor::destroy_parked() {
   std::vector<object_waiter> on_objects = std::move(on_objects_);
   on_objects_.clear();
   for (const object_waiter& w : on_objects) w.thread.handle.destroy();
+  demote_converged_steps();
   unsigned warps = (thread_count_ + 31) / 32;
   for (unsigned w = 0; w < warps; ++w) {
     for (unsigned i = 0; i < warps_[w].group_count; ++i)
@@ -914,6 +1067,8 @@ inline void stackless_block_executor::fail_from_signal(const signal_fault& fault
   for (warp_state& w : warps_) {
     w.group_count = 0;
     w.first_key = no_group_key;
+    w.converged_key = no_group_key;
+    w.converged_arrived = 0;
   }
   on_objects_.clear();
   parked_now_ = false;
