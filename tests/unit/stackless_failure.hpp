@@ -10,6 +10,8 @@
 #include <doctest/doctest.h>
 #include <weft.hpp>
 
+#include "stackless_scope.hpp"
+
 #include <atomic>
 #include <regex>
 #include <string>
@@ -42,6 +44,21 @@ stackless_failure stackless_failure_of(Launch launch) {
                             stackless_frame_guard::made == stackless_frame_guard::destroyed};
   CHECK(cudaDeviceReset() == cudaSuccess);
   return failure;
+}
+
+/// Launches `kernel` as one block of `threads` on each executor and checks
+/// that both fail alike, with cudaErrorLaunchFailure and every guard
+/// destroyed; returns the coroutine executor's failure.
+template <class Kernel>
+stackless_failure block_failure_on_both_executors(Kernel kernel, unsigned threads) {
+  auto [on_coroutines, on_fibers] =
+      on_both_executors([&] { return stackless_failure_of([&] { return weft::launch(1, threads, kernel); }); });
+  INFO("coroutines: " << on_coroutines.report);
+  INFO("fibers:     " << on_fibers.report);
+  CHECK(on_coroutines == on_fibers);
+  CHECK(on_coroutines.code == cudaErrorLaunchFailure);
+  CHECK(on_coroutines.guards_balanced);
+  return on_coroutines;
 }
 
 /// A report with its addresses (a cuda::barrier's, a frame's) written

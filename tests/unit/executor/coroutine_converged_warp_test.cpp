@@ -96,18 +96,6 @@ weft::stackless_kernel converged_and_general_in_turn(int* out) {
   mine[6] = co_await weft::shfl_up_sync(~0u, v, 16);
 }
 
-template <class Kernel>
-stackless_failure converged_failure_on_both(Kernel kernel, unsigned threads) {
-  auto [on_coroutines, on_fibers] =
-      on_both_executors([&] { return stackless_failure_of([&] { return weft::launch(1, threads, kernel); }); });
-  INFO("coroutines: " << on_coroutines.report);
-  INFO("fibers:     " << on_fibers.report);
-  CHECK(on_coroutines == on_fibers);
-  CHECK(on_coroutines.code == cudaErrorLaunchFailure);
-  CHECK(on_coroutines.guards_balanced);
-  return on_coroutines;
-}
-
 std::string converged_site(int line) { return std::string(__FILE__) + ":" + std::to_string(line); }
 
 }  // namespace
@@ -159,7 +147,7 @@ TEST_CASE("a whole-warp stackless shuffle after a lane exits between converged s
     co_await weft::shfl_down_sync(~0u, v, 1);
   };
   constexpr int line = __LINE__ - 2;
-  auto failure = converged_failure_on_both(kernel, 64);
+  auto failure = block_failure_on_both_executors(kernel, 64);
   CHECK(contains(failure.report, "thread (31,0,0): __shfl_down_sync (" + converged_site(line)));
   CHECK(contains(failure.report, "in warp 0 with mask 0xffffffff: the mask names lane 9, which has exited"));
 }
@@ -174,7 +162,7 @@ TEST_CASE("a converged stackless shuffle left waiting for a lane that exits fail
     co_await weft::shfl_xor_sync(~0u, v, 1);
   };
   constexpr int line = __LINE__ - 2;
-  auto failure = converged_failure_on_both(kernel, 64);
+  auto failure = block_failure_on_both_executors(kernel, 64);
   CHECK(contains(failure.report, "block (0,0,0), __shfl_xor_sync (" + converged_site(line)));
   CHECK(contains(failure.report, "in warp 1 with mask 0xffffffff: lanes 0-7,9-31 wait for lane 8, which has exited"));
 }
@@ -191,7 +179,7 @@ TEST_CASE("a converged stackless shuffle while a lane waits at the block barrier
       co_await weft::shfl_up_sync(~0u, 2, 1);
   };
   constexpr int line = __LINE__ - 2;
-  auto failure = converged_failure_on_both(kernel, 32);
+  auto failure = block_failure_on_both_executors(kernel, 32);
   CHECK(contains(failure.report, "deadlock: no thread of the block can make progress; thread (31,0,0) wait at"));
   CHECK(contains(failure.report,
                  "; warp 0 lanes 0-30 (thread (0,0,0) first) wait at __shfl_up_sync (" + converged_site(line)));
@@ -207,7 +195,7 @@ TEST_CASE("a lane that calls another shuffle into a converged stackless step fai
     else
       co_await weft::shfl_xor_sync(~0u, 1, 1);
   };
-  auto failure = converged_failure_on_both(kernel, 32);
+  auto failure = block_failure_on_both_executors(kernel, 32);
   CHECK(contains(failure.report, "thread (20,0,0)"));
   CHECK(contains(failure.report, "lanes of one group call different collectives"));
 }

@@ -18,18 +18,6 @@
 
 namespace {
 
-template <class Kernel>
-stackless_failure coroutine_warp_failure_on_both(Kernel kernel, unsigned threads) {
-  auto [on_coroutines, on_fibers] =
-      on_both_executors([&] { return stackless_failure_of([&] { return weft::launch(1, threads, kernel); }); });
-  INFO("coroutines: " << on_coroutines.report);
-  INFO("fibers:     " << on_fibers.report);
-  CHECK(on_coroutines == on_fibers);
-  CHECK(on_coroutines.code == cudaErrorLaunchFailure);
-  CHECK(on_coroutines.guards_balanced);
-  return on_coroutines;
-}
-
 std::string coroutine_warp_site(int line) { return std::string(__FILE__) + ":" + std::to_string(line); }
 
 }  // namespace
@@ -40,7 +28,7 @@ TEST_CASE("a stackless warp collective whose mask omits the caller fails as on f
     co_await weft::shfl_sync(0x2u, 1, 1);
   };
   constexpr int line = __LINE__ - 2;
-  auto failure = coroutine_warp_failure_on_both(kernel, 32);
+  auto failure = block_failure_on_both_executors(kernel, 32);
   CHECK(contains(failure.report, "block (0,0,0), thread (0,0,0): __shfl_sync (" + coroutine_warp_site(line)));
   CHECK(contains(failure.report, "in warp 0 with mask 0x00000002: the mask omits the calling lane 0"));
 }
@@ -51,7 +39,7 @@ TEST_CASE("a stackless warp collective whose mask names exited lanes fails as on
     if (threadIdx.x < 16) co_return;
     co_await weft::syncwarp();
   };
-  auto failure = coroutine_warp_failure_on_both(kernel, 32);
+  auto failure = block_failure_on_both_executors(kernel, 32);
   CHECK(contains(failure.report, "thread (16,0,0): __syncwarp ("));
   CHECK(contains(failure.report, "with mask 0xffffffff: the mask names lanes 0-15, which have exited"));
 }
@@ -63,7 +51,7 @@ TEST_CASE("a stackless warp group left waiting for lanes that exit fails as on f
     co_await weft::ballot_sync(~0u, 1);
   };
   constexpr int line = __LINE__ - 2;
-  auto failure = coroutine_warp_failure_on_both(kernel, 32);
+  auto failure = block_failure_on_both_executors(kernel, 32);
   CHECK(contains(failure.report, "block (0,0,0), __ballot_sync (" + coroutine_warp_site(line)));
   CHECK(contains(failure.report, "lanes 0-19 wait for lanes 20-31, which have exited"));
   CHECK(contains(failure.report, "; 12 of 32 threads exited"));
@@ -77,7 +65,7 @@ TEST_CASE("stackless lanes that meet at different warp collectives fail as on fi
     else
       co_await weft::ballot_sync(~0u, 1);
   };
-  auto failure = coroutine_warp_failure_on_both(kernel, 32);
+  auto failure = block_failure_on_both_executors(kernel, 32);
   CHECK(contains(failure.report, "thread (1,0,0)"));
   CHECK(contains(failure.report, "lanes of one group call different collectives"));
 }
@@ -91,7 +79,7 @@ TEST_CASE("a stackless lane in a warp group while its warp waits at the block ba
       co_await weft::syncthreads();
   };
   constexpr int line = __LINE__ - 4;
-  auto failure = coroutine_warp_failure_on_both(kernel, 64);
+  auto failure = block_failure_on_both_executors(kernel, 64);
   CHECK(contains(failure.report,
                  "deadlock: no thread of the block can make progress; thread (1,0,0) to thread "
                  "(63,0,0) wait at __syncthreads ("));
@@ -106,7 +94,7 @@ TEST_CASE("a stackless shuffle with a width that is not a power of two fails as 
     int width = threadIdx.x == 3 ? 12 : 32;
     co_await weft::shfl_xor_sync(~0u, 1, 1, width);
   };
-  auto failure = coroutine_warp_failure_on_both(kernel, 32);
+  auto failure = block_failure_on_both_executors(kernel, 32);
   CHECK(contains(failure.report, "thread (3,0,0): shuffle width 12 is not a power of two from 1 to 32"));
 }
 
@@ -124,7 +112,7 @@ TEST_CASE("stackless lanes that exit after a shuffle while the others shuffle on
     co_await weft::syncwarp(0x55555555u);
     co_await weft::syncwarp();
   };
-  auto failure = coroutine_warp_failure_on_both(kernel, 32);
+  auto failure = block_failure_on_both_executors(kernel, 32);
   CHECK(contains(failure.report, "thread (30,0,0): __syncwarp ("));
   CHECK(contains(
       failure.report,
