@@ -517,6 +517,9 @@ thread_local std::array<std::uint32_t, 64> race_test_tile{};
 [[gnu::noinline]] void race_test_tile_restore() { asm volatile(""); }
 [[gnu::noinline]] void race_test_tile_early_load() { asm volatile(""); }
 [[gnu::noinline]] void race_test_tile_lane_store() { asm volatile(""); }
+[[gnu::noinline]] void race_test_tile_other_warp_load() { asm volatile(""); }
+[[gnu::noinline]] void race_test_tile_own_warp_load() { asm volatile(""); }
+[[gnu::noinline]] void race_test_tile_after_warp_store() { asm volatile(""); }
 
 // Thread `t` of the block `worker` runs accesses word `word` of race_test_tile.
 void race_test_tile_access(race_worker& worker, unsigned t, unsigned word, bool write, void (*site)()) {
@@ -564,6 +567,24 @@ TEST_CASE("race check: loads of a __shared__ variable after a barrier keep the w
           race_test_tile_access(b.worker, 5, 0, false, race_test_tile_load);
           race_test_tile_access(b.worker, 6, 1, true, race_test_tile_store);
         }) == 0);
+}
+
+TEST_CASE(
+    "race check: loads of a __shared__ variable by one warp after another warp's keep that warp's read for the next "
+    "write") {
+  race_test_block b;
+  CHECK(race_test_block::hazards([&] {
+          race_test_tile_access(b.worker, 0, 4, true, race_test_tile_store);
+          b.worker.block_synced();
+          race_test_tile_access(b.worker, 40, 4, false, race_test_tile_other_warp_load);  // warp 1
+          race_test_tile_access(b.worker, 1, 4, false, race_test_tile_own_warp_load);     // warp 0: thread 40's kept
+          race_test_tile_access(b.worker, 2, 4, false, race_test_tile_own_warp_load);     // thread 40's still kept
+          b.worker.warp_synced(0, 0x7u);  // orders lanes 0 to 2 of warp 0, not thread 40
+        }) == 0);
+  // Thread 1's read is ordered before it, thread 2's is its own; thread
+  // 40's is not: a write-after-read, found only if its read was kept.
+  CHECK(race_test_block::hazards(
+            [&] { race_test_tile_access(b.worker, 2, 4, true, race_test_tile_after_warp_store); }) == 1);
 }
 
 TEST_CASE(
