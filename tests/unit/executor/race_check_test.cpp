@@ -520,6 +520,7 @@ thread_local std::array<std::uint32_t, 64> race_test_tile{};
 [[gnu::noinline]] void race_test_tile_other_warp_load() { asm volatile(""); }
 [[gnu::noinline]] void race_test_tile_own_warp_load() { asm volatile(""); }
 [[gnu::noinline]] void race_test_tile_after_warp_store() { asm volatile(""); }
+[[gnu::noinline]] void race_test_tile_unordered_load() { asm volatile(""); }
 
 // Thread `t` of the block `worker` runs accesses word `word` of race_test_tile.
 void race_test_tile_access(race_worker& worker, unsigned t, unsigned word, bool write, void (*site)()) {
@@ -570,9 +571,20 @@ TEST_CASE("race check: loads of a __shared__ variable after a barrier keep the w
 }
 
 TEST_CASE(
-    "race check: loads of a __shared__ variable by one warp after another warp's keep that warp's read for the next "
-    "write") {
+    "race check: loads of a __shared__ variable on the common path (their sites seen before) find another thread's "
+    "write of this epoch, and keep another warp's read for the next write") {
   race_test_block b;
+  // Each load's site seen once: the loads below take read_ordered's path,
+  // which decides on the word's summary.
+  CHECK(
+      race_test_block::hazards([&] {
+        for (auto site : {race_test_tile_other_warp_load, race_test_tile_own_warp_load, race_test_tile_unordered_load})
+          race_test_tile_access(b.worker, 0, 8, false, site);
+      }) == 0);
+  CHECK(race_test_block::hazards([&] {
+          race_test_tile_access(b.worker, 0, 5, true, race_test_tile_store);
+          race_test_tile_access(b.worker, 1, 5, false, race_test_tile_unordered_load);  // no barrier between
+        }) == 1);
   CHECK(race_test_block::hazards([&] {
           race_test_tile_access(b.worker, 0, 4, true, race_test_tile_store);
           b.worker.block_synced();
