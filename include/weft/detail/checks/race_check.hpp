@@ -94,7 +94,6 @@
 #include <string>
 #include <thread>
 #include <tuple>
-#include <type_traits>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -567,73 +566,51 @@ class race_shadow {
 
 /// The shadow of a block's __shared__ memory (the static TLS block's words,
 /// or the dynamic buffer's), reused by the worker's blocks without
-/// clearing. Per 4-byte word, two arrays: a hot summary (32 bytes, two
-/// words to a cache line) with what the common load's ordering test
-/// branches on: the generation of the block that made the word's records
-/// (another's are stale, as good as none), whether the word is weft's own
-/// thread-local, untraced, and each record's thread and epoch; and the
-/// same three full records as race_shadow's (48 bytes), which a report
-/// needs and the common load only writes. A tiled matmul's check is mostly
-/// the loads of its tiles: with one 64-byte line a word, the tiles' shadow
-/// (512 words, 32 KiB) filled the core's first-level cache, and the loads
-/// waited on it; their summaries take 16 KiB.
+/// clearing: per 4-byte word, in one cache line, the generation of the
+/// block that made its records (another's are stale, as good as none), the
+/// same three records as race_shadow's, and whether the word is weft's own
+/// thread-local, untraced. A tiled matmul's check is mostly this: a
+/// __shared__ access reads its word's flag, stamp and records from one
+/// line, where five arrays were five.
 class race_shared_shadow {
  public:
-  explicit race_shared_shadow(std::size_t words) : hot_(words), records_(words) {}
+  explicit race_shared_shadow(std::size_t words) : words_(words) {}
 
-  std::size_t size() const { return hot_.size(); }
+  std::size_t size() const { return words_.size(); }
   // Only between blocks: the records of the blocks before are stale anyway.
-  void resize(std::size_t words) {
-    hot_.resize(words);
-    records_.resize(words);
-  }
+  void resize(std::size_t words) { words_.resize(words); }
 
-  [[gnu::always_inline]] bool untraced(std::size_t word) const { return hot_[word].untraced; }
-  void set_untraced(std::size_t word) { hot_[word].untraced = true; }
+  [[gnu::always_inline]] bool untraced(std::size_t word) const { return words_[word].untraced; }
+  void set_untraced(std::size_t word) { words_[word].untraced = true; }
 
   /// Whether the word's records are of `generation`.
   [[gnu::always_inline]] bool current(std::size_t word, std::uint64_t generation) const {
-    return hot_[word].generation == generation;
+    return words_[word].generation == generation;
   }
 
   /// Forgets the word's records unless they are of `generation`.
   [[gnu::always_inline]] void renew(std::size_t word, std::uint64_t generation) {
-    summary& h = hot_[word];
-    if (h.generation == generation) return;
-    h.generation = generation;
-    for (race_record& r : records_[word]) r.forget();
-    h.thread.fill(no_thread);
+    shadow_word& w = words_[word];
+    if (w.generation == generation) return;
+    w.generation = generation;
+    for (race_record& r : w.records) r.forget();
   }
 
   /// The word's record of `which` (never null: check() takes either shadow).
-  /// A caller that changes records calls summarise after.
-  [[gnu::always_inline]] race_record* find(race_shadow::part which, std::size_t word) { return &records_[word][which]; }
-  [[gnu::always_inline]] race_record& make(race_shadow::part which, std::size_t word) { return records_[word][which]; }
-  /// Brings the word's summary up to its records.
-  [[gnu::always_inline]] void summarise(std::size_t word) {
-    summary& h = hot_[word];
-    for (unsigned part = 0; part < 3; ++part) {
-      const race_record& r = records_[word][part];
-      h.thread[part] = r.launch() != 0 ? static_cast<std::uint16_t>(r.thread()) : no_thread;
-      h.state[part] = r.state();
-    }
+  [[gnu::always_inline]] race_record* find(race_shadow::part which, std::size_t word) {
+    return &words_[word].records[which];
+  }
+  [[gnu::always_inline]] race_record& make(race_shadow::part which, std::size_t word) {
+    return words_[word].records[which];
   }
 
-  /// The summary of a word whose records are of the running block's
-  /// generation (current): each record's thread (no_thread for none) and
-  /// state (the epoch), by race_shadow::part.
-  static constexpr std::uint16_t no_thread = 0xffff;
-  struct alignas(32) summary {
+ private:
+  struct alignas(64) shadow_word {
     std::uint64_t generation = 0;
-    std::array<std::uint32_t, 3> state{};
-    std::array<std::uint16_t, 3> thread{no_thread, no_thread, no_thread};
+    std::array<race_record, 3> records;  // by race_shadow::part
     bool untraced = false;
   };
-  [[gnu::always_inline]] summary& hot(std::size_t word) { return hot_[word]; }
-
- private:
-  std::vector<summary> hot_;
-  std::vector<std::array<race_record, 3>> records_;  // by race_shadow::part
+  std::vector<shadow_word> words_;
 };
 
 enum class race_kind { write_after_write, read_after_write, write_after_read };
@@ -1640,31 +1617,20 @@ class race_worker {
   // another worker asked for the pages this one holds.
   [[gnu::always_inline]] bool read_ordered(std::size_t at, std::uintptr_t pc, std::uint32_t untouched) {
     if (held_count_ != 0 && let_go_->load(std::memory_order_relaxed)) return false;
-    // Only the summary is read to decide; the records are written.
-    race_shared_shadow::summary& h = shared_shadow_.hot(at);
-    if (h.generation != generation_) return false;
+    if (!shared_shadow_.current(at, generation_)) return false;
     unsigned thread = linear_thread_index(threadIdx, blockDim);
-    std::uint16_t writer = h.thread[race_shadow::writes];
-    if (writer != race_shared_shadow::no_thread && writer != thread && epoch_ <= h.state[race_shadow::writes])
+    const race_record& last_write = *shared_shadow_.find(race_shadow::writes, at);
+    if (last_write.launch() == launch_tag_ && last_write.thread() != thread && epoch_ <= last_write.state())
       return false;
     auto [cached_pc, site] = site_entry(pc);
     if (cached_pc != pc) return false;
     race_record now(site, epoch_, untouched, thread_half(thread, false));
-    std::uint16_t latest = h.thread[race_shadow::latest_reads];
-    if (latest != race_shared_shadow::no_thread && latest != thread) {
-      std::uint16_t earlier = h.thread[race_shadow::earlier_reads];
-      // keeps_other_warp's test, on the summary
-      bool keeps = (latest ^ thread) < 32 && earlier != race_shared_shadow::no_thread && (earlier ^ thread) >= 32 &&
-                   h.state[race_shadow::earlier_reads] == epoch_;
-      if (!keeps) {
-        shared_shadow_.make(race_shadow::earlier_reads, at).store(*shared_shadow_.find(race_shadow::latest_reads, at));
-        h.thread[race_shadow::earlier_reads] = latest;
-        h.state[race_shadow::earlier_reads] = h.state[race_shadow::latest_reads];
-      }
+    race_record& latest_read = *shared_shadow_.find(race_shadow::latest_reads, at);
+    if (latest_read.launch() == launch_tag_ && latest_read.thread() != thread) {
+      race_record& earlier_read = *shared_shadow_.find(race_shadow::earlier_reads, at);
+      if (!keeps_other_warp(earlier_read, latest_read, thread, epoch_)) earlier_read.store(latest_read);
     }
-    shared_shadow_.make(race_shadow::latest_reads, at).store(now);
-    h.thread[race_shadow::latest_reads] = static_cast<std::uint16_t>(thread);
-    h.state[race_shadow::latest_reads] = epoch_;
+    latest_read.store(now);
     return true;
   }
 
@@ -2345,7 +2311,6 @@ class race_worker {
         shadow.make(race_shadow::earlier_reads, at) = *latest_read;
       shadow.make(race_shadow::latest_reads, at).store(now);
     }
-    if constexpr (std::is_same_v<Shadow, race_shared_shadow>) shadow.summarise(at);
     return hazard == nullptr;
   }
 
