@@ -574,8 +574,10 @@ TEST_CASE(
     "race check: loads of a __shared__ variable on the common path (their sites seen before) find another thread's "
     "write of this epoch, and keep another warp's read for the next write") {
   race_test_block b;
-  // Each load's site seen once: the loads below take read_ordered's path,
-  // which decides on the word's summary.
+  // Each load's site seen once, so that the loads below take
+  // read_ordered's path (a load whose site is not cached yet takes the full
+  // check, as the case above's do): a change to that path, or to the
+  // shadow it reads, is checked here.
   CHECK(
       race_test_block::hazards([&] {
         for (auto site : {race_test_tile_other_warp_load, race_test_tile_own_warp_load, race_test_tile_unordered_load})
