@@ -517,6 +517,10 @@ thread_local std::array<std::uint32_t, 64> race_test_tile{};
 [[gnu::noinline]] void race_test_tile_restore() { asm volatile(""); }
 [[gnu::noinline]] void race_test_tile_early_load() { asm volatile(""); }
 [[gnu::noinline]] void race_test_tile_lane_store() { asm volatile(""); }
+[[gnu::noinline]] void race_test_tile_other_warp_load() { asm volatile(""); }
+[[gnu::noinline]] void race_test_tile_own_warp_load() { asm volatile(""); }
+[[gnu::noinline]] void race_test_tile_after_warp_store() { asm volatile(""); }
+[[gnu::noinline]] void race_test_tile_unordered_load() { asm volatile(""); }
 
 // Thread `t` of the block `worker` runs accesses word `word` of race_test_tile.
 void race_test_tile_access(race_worker& worker, unsigned t, unsigned word, bool write, void (*site)()) {
@@ -564,6 +568,37 @@ TEST_CASE("race check: loads of a __shared__ variable after a barrier keep the w
           race_test_tile_access(b.worker, 5, 0, false, race_test_tile_load);
           race_test_tile_access(b.worker, 6, 1, true, race_test_tile_store);
         }) == 0);
+}
+
+TEST_CASE(
+    "race check: loads of a __shared__ variable on the common path (their sites seen before) find another thread's "
+    "write of this epoch, and keep another warp's read for the next write") {
+  race_test_block b;
+  // Each load's site seen once, so that the loads below take
+  // read_ordered's path (a load whose site is not cached yet takes the full
+  // check, as the case above's do): a change to that path, or to the
+  // shadow it reads, is checked here.
+  CHECK(
+      race_test_block::hazards([&] {
+        for (auto site : {race_test_tile_other_warp_load, race_test_tile_own_warp_load, race_test_tile_unordered_load})
+          race_test_tile_access(b.worker, 0, 8, false, site);
+      }) == 0);
+  CHECK(race_test_block::hazards([&] {
+          race_test_tile_access(b.worker, 0, 5, true, race_test_tile_store);
+          race_test_tile_access(b.worker, 1, 5, false, race_test_tile_unordered_load);  // no barrier between
+        }) == 1);
+  CHECK(race_test_block::hazards([&] {
+          race_test_tile_access(b.worker, 0, 4, true, race_test_tile_store);
+          b.worker.block_synced();
+          race_test_tile_access(b.worker, 40, 4, false, race_test_tile_other_warp_load);  // warp 1
+          race_test_tile_access(b.worker, 1, 4, false, race_test_tile_own_warp_load);     // warp 0: thread 40's kept
+          race_test_tile_access(b.worker, 2, 4, false, race_test_tile_own_warp_load);     // thread 40's still kept
+          b.worker.warp_synced(0, 0x7u);  // orders lanes 0 to 2 of warp 0, not thread 40
+        }) == 0);
+  // Thread 1's read is ordered before it, thread 2's is its own; thread
+  // 40's is not: a write-after-read, found only if its read was kept.
+  CHECK(race_test_block::hazards(
+            [&] { race_test_tile_access(b.worker, 2, 4, true, race_test_tile_after_warp_store); }) == 1);
 }
 
 TEST_CASE(
