@@ -27,45 +27,45 @@ constexpr unsigned sub_mask = 0x8000ffffu;  // lanes 0-15 and 31
 // lanes at the other; then the full mask again.
 __global__ void switching_paths_kernel(int* out) {
   unsigned lane = threadIdx.x % 32;
-  int v = static_cast<int>(threadIdx.x);
+  unsigned v = threadIdx.x;  // unsigned: the mix wraps, as signed arithmetic must not
   for (int r = 0; r < rounds; ++r) {
     v += __shfl_down_sync(0xffffffff, v, 1 + r % 4);
-    if (lane < 16 || lane == 31) v += __shfl_xor_sync(sub_mask, v, 1) * 3;
+    if (lane < 16 || lane == 31) v += __shfl_xor_sync(sub_mask, v, 1) * 3u;
     int from = static_cast<int>((lane + 7 + r) % 32);
     if (lane % 2)
-      v += __shfl_sync(0xffffffff, v, from) * 5;
+      v += __shfl_sync(0xffffffff, v, from) * 5u;
     else
-      v -= __shfl_sync(0xffffffff, v, from) * 2;
+      v -= __shfl_sync(0xffffffff, v, from) * 2u;
     v ^= __shfl_up_sync(0xffffffff, v, 3);
   }
-  out[threadIdx.x] = v;
+  out[threadIdx.x] = static_cast<int>(v);
 }
 
 // The same steps for one warp of `lanes` lanes (all of them, or a partial
 // last warp), lane by lane, as CUDA defines them.
 std::vector<int> switching_paths_expected(unsigned first, unsigned lanes) {
-  std::vector<int> v(lanes);
-  for (unsigned l = 0; l < lanes; ++l) v[l] = static_cast<int>(first + l);
+  std::vector<unsigned> v(lanes);
+  for (unsigned l = 0; l < lanes; ++l) v[l] = first + l;
   for (int r = 0; r < rounds; ++r) {
-    std::vector<int> w = v;
+    std::vector<unsigned> w = v;
     unsigned delta = 1 + r % 4;
     // Past the warp's end a lane reads its own value; past the block's end
     // (in a partial warp) a lane outside the mask, which gives 0.
     for (unsigned l = 0; l < lanes; ++l) w[l] = v[l] + (l + delta >= 32 ? v[l] : l + delta < lanes ? v[l + delta] : 0);
     v = w;
     for (unsigned l = 0; l < lanes; ++l)
-      if (sub_mask >> l & 1) w[l] = v[l] + (sub_mask >> (l ^ 1) & 1 && (l ^ 1) < lanes ? v[l ^ 1] : 0) * 3;
+      if (sub_mask >> l & 1) w[l] = v[l] + (sub_mask >> (l ^ 1) & 1 && (l ^ 1) < lanes ? v[l ^ 1] : 0) * 3u;
     v = w;
     for (unsigned l = 0; l < lanes; ++l) {
       unsigned from = (l + 7 + r) % 32;
-      int source = from < lanes ? v[from] : 0;  // a lane past the block's end reads as outside the mask: 0
-      w[l] = l % 2 ? v[l] + source * 5 : v[l] - source * 2;
+      unsigned source = from < lanes ? v[from] : 0;  // a lane past the block's end reads as outside the mask: 0
+      w[l] = l % 2 ? v[l] + source * 5u : v[l] - source * 2u;
     }
     v = w;
     for (unsigned l = 0; l < lanes; ++l) w[l] = v[l] ^ (l >= 3 ? v[l - 3] : v[l]);
     v = w;
   }
-  return v;
+  return {v.begin(), v.end()};
 }
 
 void check_switching_paths(unsigned threads) {
