@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
@@ -139,6 +140,19 @@ struct race_test_global_allocations_listed {
   ~race_test_global_allocations_listed() { weft::detail::race_list_allocations = before; }
   race_test_global_allocations_listed(const race_test_global_allocations_listed&) = delete;
   race_test_global_allocations_listed& operator=(const race_test_global_allocations_listed&) = delete;
+};
+
+// A worker that runs blocks of 64 threads of launches named
+// "race_check_test" over race_test_global_words, listed as an allocation.
+struct race_test_one_block_launches {
+  race_test_global_allocations_listed listed;
+  std::uint32_t* global = race_test_global_words().data();
+  std::function<std::string()> name = [] { return std::string("race_check_test"); };
+  race_worker worker;
+  race_test_one_block_launches() {
+    weft::detail::blockDim = dim3{64, 1, 1};
+    weft::detail::gridDim = dim3{1, 1, 1};
+  }
 };
 
 // Thread `t` of the block `worker` runs makes an access at `p`.
@@ -915,15 +929,10 @@ TEST_CASE(
   worker.let_go_of_pages();
 }
 
-TEST_CASE(
+TEST_CASE_FIXTURE(
+    race_test_one_block_launches,
     "race check: a launch races with the records of a finished launch that CUDA does not order before it, not with "
     "those of one it does") {
-  race_test_global_allocations_listed listed;
-  weft::detail::blockDim = dim3{64, 1, 1};
-  weft::detail::gridDim = dim3{1, 1, 1};
-  std::uint32_t* global = race_test_global_words().data();
-  auto name = [] { return std::string("race_check_test"); };
-  race_worker worker;
   race_launch writer{dim3{1, 1, 1}, dim3{64, 1, 1}, 0, name};
   weft::detail::race_launch_order nothing_before;
   writer.order_after(&nothing_before);
@@ -1081,15 +1090,10 @@ TEST_CASE(
             [&] { c.access(c.owner, 0, 11, false, race_test_site_cluster_owner_reads_after_wait); }) == 1);
 }
 
-TEST_CASE(
+TEST_CASE_FIXTURE(
+    race_test_one_block_launches,
     "race check: a launch ordered after an earlier one keeps its records for a third launch that is not ordered "
     "after it") {
-  race_test_global_allocations_listed listed;
-  weft::detail::blockDim = dim3{64, 1, 1};
-  weft::detail::gridDim = dim3{1, 1, 1};
-  std::uint32_t* global = race_test_global_words().data();
-  auto name = [] { return std::string("race_check_test"); };
-  race_worker worker;
   weft::detail::race_launch_order nothing_before;
   race_launch first{dim3{1, 1, 1}, dim3{64, 1, 1}, 0, name};
   first.order_after(&nothing_before);
@@ -1117,15 +1121,10 @@ TEST_CASE(
   worker.let_go_of_pages();
 }
 
-TEST_CASE(
+TEST_CASE_FIXTURE(
+    race_test_one_block_launches,
     "race check: a copy or set races with the launches that CUDA does not order with it, on the words it reads or "
     "writes, and not with those it does") {
-  race_test_global_allocations_listed listed;
-  weft::detail::blockDim = dim3{64, 1, 1};
-  weft::detail::gridDim = dim3{1, 1, 1};
-  std::uint32_t* global = race_test_global_words().data();
-  auto name = [] { return std::string("race_check_test"); };
-  race_worker worker;
   weft::detail::race_launch_order nothing_before;
   race_launch writer{dim3{1, 1, 1}, dim3{64, 1, 1}, 0, name};
   writer.order_after(&nothing_before);
@@ -1454,15 +1453,10 @@ weft::detail::race_ranges race_test_no_allocations(int) { return {}; }
 // ordered before takes the short path at once (race_worker::
 // access_ready_page): a byte written there must leave the word's other
 // bytes to other threads, as on the full check.
-TEST_CASE(
+TEST_CASE_FIXTURE(
+    race_test_one_block_launches,
     "race check: on a ready global page, threads that write different bytes of a word an earlier launch wrote do not "
     "race; one byte twice does") {
-  race_test_global_allocations_listed listed;
-  weft::detail::blockDim = dim3{64, 1, 1};
-  weft::detail::gridDim = dim3{1, 1, 1};
-  std::uint32_t* global = race_test_global_words().data();
-  auto name = [] { return std::string("race_check_test"); };
-  race_worker worker;
   race_launch first{dim3{1, 1, 1}, dim3{64, 1, 1}, 0, name};
   worker.start_block(&first, 0, 64, nullptr, 0);
   for (unsigned w = 1800; w < 1804; ++w)
