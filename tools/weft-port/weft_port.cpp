@@ -3412,9 +3412,10 @@ class porter {
     bool simple = true;             // every declarator `name` or `name = init`, the type before the first
   };
   declaration declaration_at(std::size_t from, std::size_t to) const {
-    static constexpr std::string_view not_declarations[] = {"return",    "delete",   "throw", "goto",     "case",
-                                                            "co_return", "co_await", "break", "continue", "sizeof",
-                                                            "new",       "typeid",   "else",  "default"};
+    static constexpr std::string_view not_declarations[] = {
+        "return",   "delete", "throw",  "goto",   "case",    "co_return",    "co_await", "break",
+        "continue", "sizeof", "new",    "typeid", "else",    "default",      "do",       "if",
+        "for",      "while",  "switch", "using",  "typedef", "static_assert"};
     declaration d;
     if (!is_identifier(from) || one_of(not_declarations, text(from))) return d;
     // The first name: the last identifier before `=`, `;`, `,`, `[`, `(`, `{` at depth 0.
@@ -3842,8 +3843,8 @@ class porter {
       plan.edits[regions[r].first].before = open + " " + plan.edits[regions[r].first].before;
       plan.edits[regions[r].last].after += " return weft::region_go; });";
     }
-    for (std::size_t b : barriers)
-      for (std::size_t k = b; k < b + 4; ++k) plan.edits[k].text = "";
+    // The threads' order for the next regions (region_threads::barrier).
+    for (std::size_t b : barriers) plan.edits[b].text = "weft_threads.barrier";
     for (const local& l : declared) {
       if (!crossing.contains(l.name) || l.token != l.decl.names.front()) continue;
       bool initialized =

@@ -12,7 +12,8 @@
 //     auto weft_threads = weft_block.threads<weft_locals>();
 //     weft_threads.each([&](weft_locals& weft_l) -> weft::region_step {
 //       auto& t = weft_l.t; t = threadIdx.x; ...; return weft::region_go; });
-//     weft_threads.each(...);  // after the barrier
+//     weft_threads.barrier();  // the kernel's __syncthreads();
+//     weft_threads.each(...);
 //   }
 //
 // A region that returns region_exit ends its thread (its `return;`): the
@@ -73,7 +74,13 @@ class region_block {
   unsigned count_;
   bool linear_;
   bool any_exited_ = false;
-  unsigned char* exited_;  // per thread (linear id): 1 once it returned
+  unsigned char* exited_;     // per thread (linear id): 1 once it returned
+  unsigned start_ = 0;        // the linear id of the thread each() runs first
+  bool ran_ = false;          // since the last barrier: a region ran a thread,
+  unsigned last_ = 0;         // this one last,
+  bool last_arrived_ = true;  // which did not return
+
+  uint3 index_of(unsigned t) const { return {t % block_.x, t / block_.x % block_.y, t / (block_.x * block_.y)}; }
 };
 
 template <class Locals>
@@ -92,27 +99,79 @@ class region_threads {
   ~region_threads() { block_.arena_.release(locals_); }
 
   /// Runs `region(locals)` for each thread of the block that has not
-  /// returned, in the order of their linear ids, with threadIdx naming it.
+  /// returned, with threadIdx naming it, in the block's order of the
+  /// moment (barrier()).
   template <class Region>
   void each(Region&& region) {
     region_block& b = block_;
+    const unsigned count = b.count_, start = b.start_;
+    bool arrived = true, ran = false;  // of the thread that ran last
+    unsigned last = start;
+    auto run = [&](unsigned t) __attribute__((always_inline)) {
+      arrived = region(locals_[t]) == region_step::go;
+      if (!arrived) [[unlikely]]
+        exit(t);
+      last = t;
+      ran = true;
+    };
     if (b.linear_ && !b.any_exited_) {
-      threadIdx = {0, 0, 0};
-      for (unsigned t = 0; t < b.count_; ++t) {
+      threadIdx = {start, 0, 0};
+      for (unsigned t = start; t < count; ++t) {
         threadIdx.x = t;
-        if (region(locals_[t]) == region_step::exit) [[unlikely]]
-          exit(t);
+        run(t);
       }
-      return;
-    }
-    unsigned t = 0;
-    for (unsigned z = 0; z < b.block_.z; ++z)
-      for (unsigned y = 0; y < b.block_.y; ++y)
-        for (unsigned x = 0; x < b.block_.x; ++x, ++t) {
-          if (b.exited_[t]) continue;
-          threadIdx = {x, y, z};
-          if (region(locals_[t]) == region_step::exit) exit(t);
+      for (unsigned t = 0; t < start; ++t) {
+        threadIdx.x = t;
+        run(t);
+      }
+    } else {
+      uint3 index = b.index_of(start);
+      for (unsigned i = 0, t = start; i < count; ++i) {
+        if (!b.exited_[t]) {
+          threadIdx = index;
+          run(t);
         }
+        if (++t == count) {
+          t = 0;
+          index = {0, 0, 0};
+        } else if (++index.x == b.block_.x) {
+          index.x = 0;
+          if (++index.y == b.block_.y) {
+            index.y = 0;
+            ++index.z;
+          }
+        }
+      }
+    }
+    if (ran) {
+      b.ran_ = true;
+      b.last_ = last;
+      b.last_arrived_ = arrived;
+    }
+  }
+
+  /// Every thread that has not returned is at the barrier (its
+  /// `__syncthreads();`): the next regions run the threads in the stackless
+  /// executor's order (stackless_block_executor::run_block), so that a
+  /// kernel whose result depends on the order (a race, the first thread to
+  /// fail) gives the same where a region is a whole stretch between
+  /// barriers: the thread whose arrival completed the barrier first, then
+  /// the others in the order they arrived. That is the block's order
+  /// rotated, starting at start_.
+  void barrier() {
+    region_block& b = block_;
+    if (!b.ran_) {  // no region ran since the last barrier: the threads arrived in order
+      for (unsigned i = 1; i <= b.count_; ++i) {
+        unsigned t = (b.start_ + b.count_ - i) % b.count_;
+        if (!b.exited_[t]) {
+          b.start_ = t;
+          break;
+        }
+      }
+    } else if (b.last_arrived_) {
+      b.start_ = b.last_;
+    }
+    b.ran_ = false;
   }
 
  private:
