@@ -3518,6 +3518,11 @@ class porter {
       if (is_identifier(k)) {
         std::string_view word = text(k);
         if (word == "true" || word == "false") continue;
+        // A cast's type: `(int)gridDim.x`.
+        static constexpr std::string_view cast_words[] = {"unsigned", "signed", "int",   "long",
+                                                          "short",    "char",   "float", "double"};
+        if (one_of(cast_words, word) && is(k + 1, ")")) continue;
+        if (one_of(cast_words, word) && one_of(cast_words, text(k + 1))) continue;
         if (is(k + 1, "(")) return "calls `" + std::string(word) + "`";
         if (is(k + 1, "[") || is(k + 1, "->")) return "reads memory through `" + std::string(word) + "`";
         if (one_of(builtins, word)) {
@@ -3526,6 +3531,7 @@ class porter {
           k += 2;
           continue;
         }
+        if (word == "threadIdx") return "uses `threadIdx`";
         if (is(k + 1, ".")) return "reads a member of `" + std::string(word) + "`";
         if (word == loop_variable) continue;
         if (params.contains(word)) {
