@@ -12,6 +12,11 @@
 // (block_set_awaiter.hpp). So does a launch the race check watches: the
 // executor tells the check what the fiber executor tells it (which CUDA
 // thread runs, barriers and warp collectives completed).
+//
+// Where the stackless executor runs a kernel that weft-port gave a region
+// version (region_block.hpp), it runs that instead, unless
+// WEFT_EXECUTOR=stackless: a block as loops over its threads between
+// barriers. Not in a race-check build.
 #pragma once
 
 #include <atomic>
