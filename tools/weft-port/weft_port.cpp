@@ -3597,7 +3597,9 @@ class porter {
     for (std::size_t k = d.open + 1; k < d.close; ++k) {
       if (t_[k].k == kind::directive) return refuse(line_of(k) + "a preprocessor directive in its body");
       if (is(k, "goto") || is(k, "asm") || is(k, "__asm__") || is(k, "try") || is(k, "co_await") || is(k, "static") ||
-          is(k, "thread_local") || is(k, "cooperative_groups") || group_aliases_.contains(text(k)))
+          is(k, "thread_local") || is(k, "cooperative_groups") || group_aliases_.contains(text(k)) ||
+          // A type the body declares could be named by a later region, which does not see it.
+          is(k, "typedef") || is(k, "using") || is(k, "struct") || is(k, "class") || is(k, "union") || is(k, "enum"))
         return refuse(line_of(k) + "it uses `" + std::string(text(k)) + "`");
     }
 
@@ -3804,6 +3806,16 @@ class porter {
         std::size_t end = *statement_end(k, regions[r].last + 1);
         declaration dl = declaration_at(k, end);
         for (std::size_t n : dl.names) declared.push_back({std::string(text(n)), "", r, k, end, n, dl});
+        // A declaration weft-port cannot read (`int (*f)(int)`, `auto [a, b]`)
+        // might name what a later region uses: no region version.
+        static constexpr std::string_view declaration_words[] = {
+            "auto",  "decltype", "const", "volatile", "unsigned", "signed", "int",     "long",
+            "short", "char",     "float", "double",   "bool",     "void",   "alignas", "register"};
+        if (dl.names.empty() && one_of(declaration_words, text(k)))
+          return refuse(line_of(k) + "a declaration weft-port cannot read");
+        for (std::size_t j = k; j <= end; ++j)
+          if (is(j, "__shared__"))
+            return refuse(line_of(j) + "a `__shared__` declaration inside a statement (only at the top of the body)");
         k = end + 1;
       }
     }

@@ -90,3 +90,28 @@ __global__ void changed_global(int* data) {
 __global__ void counting_barrier(int* data) {
   data[0] = __syncthreads_count(data[threadIdx.x] > 0);
 }
+
+// A local type alias, which a later region would not see.
+__global__ void local_alias(float* data) {
+  using real = float;
+  real x = data[threadIdx.x];
+  __syncthreads();
+  data[threadIdx.x] = x;
+}
+
+// A declaration weft-port cannot read.
+__global__ void decltype_local(int* data) {
+  decltype(data[0] + 1) v = data[threadIdx.x];
+  __syncthreads();
+  data[threadIdx.x] = v;
+}
+
+// A __shared__ array declared inside a statement.
+__global__ void nested_shared(int* data) {
+  if (blockDim.x == 32) {
+    __shared__ int tile[32];
+    tile[threadIdx.x] = data[threadIdx.x];
+    data[threadIdx.x] = tile[31 - threadIdx.x];
+  }
+  __syncthreads();
+}
