@@ -3408,8 +3408,7 @@ class porter {
   struct declaration {
     std::vector<std::size_t> type;
     std::vector<std::size_t> names;
-    std::vector<std::size_t> ends;  // each declarator's last token
-    bool simple = true;             // every declarator `name` or `name = init`, the type before the first
+    bool simple = true;  // every declarator `name` or `name = init`, the type before the first
   };
   declaration declaration_at(std::size_t from, std::size_t to) const {
     static constexpr std::string_view not_declarations[] = {
@@ -3448,7 +3447,6 @@ class porter {
         if (n >= j || !is_identifier(n)) return {};
         if (n != first) d.simple = false;
         d.names.push_back(n);
-        d.ends.push_back(j - 1);
         if (!(n + 1 == j || is(n + 1, "="))) d.simple = false;
         first = j + 1;
       }
@@ -3644,7 +3642,6 @@ class porter {
     struct region {
       std::size_t first, last;  // tokens
       std::size_t scope_end;    // the `}` that ends the level
-      bool in_loop;
     };
     std::vector<region> regions;
     std::set<std::string, std::less<>> loop_variables;
@@ -3689,7 +3686,7 @@ class porter {
       std::optional<std::size_t> open_region;
       std::size_t last = from;
       auto close_region = [&] {
-        if (open_region) regions.push_back({*open_region, last, to, in_loop});
+        if (open_region) regions.push_back({*open_region, last, to});
         open_region.reset();
       };
       for (std::size_t k = from; k < to;) {
