@@ -3356,7 +3356,13 @@ class porter {
   bool changed_at(std::size_t k) const {
     static constexpr std::string_view assignments[] = {
         "=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "++", "--", "<<=", ">>="};
-    if (one_of(assignments, operator_at(k + 1))) return true;
+    std::string after = operator_at(k + 1);
+    if (after == "++" || after == "--") return true;
+    // `*p = v` writes where p points, not p (a unary `*`: no operand before it).
+    bool dereferenced =
+        k >= 1 && is(k - 1, "*") &&
+        (k < 2 || !(is_identifier(k - 2) || t_[k - 2].k == kind::number || is(k - 2, ")") || is(k - 2, "]")));
+    if (one_of(assignments, after) && !dereferenced) return true;
     if (k >= 2 && (operator_at(k - 2) == "++" || operator_at(k - 2) == "--")) return true;
     // `&x` but not `&p[i]`, `&p->m` (an element's address: p itself stays).
     return k >= 1 && is(k - 1, "&") && !(k >= 2 && is(k - 2, "&") && adjacent(k - 2)) && !is(k + 1, "[") &&

@@ -19,6 +19,19 @@ __global__ void block_sum(const float* in, float* sums) {
   if (t == 0) sums[blockIdx.x] = partial[0];
 }
 
+// The same into one total: `*total = ...` writes where the parameter
+// points, which leaves the parameter as it was.
+__global__ void grid_total(const float* in, float* total) {
+  __shared__ float partial[block_threads];
+  partial[threadIdx.x] = in[blockIdx.x * blockDim.x + threadIdx.x];
+  __syncthreads();
+  if (threadIdx.x == 0 && blockIdx.x == 0) {
+    float sum = 0;
+    for (int i = 0; i < block_threads; ++i) sum += partial[i];
+    *total = sum;
+  }
+}
+
 // Tiled matmul: a loop bound from a parameter the kernel never changes and
 // a macro; several declarators in one declaration; a local that every
 // region but its own uses.

@@ -50,6 +50,13 @@ __global__ void parameter_changed(int* data, int n) {
   data[threadIdx.x] = n;
 }
 
+// The kernel moves its pointer parameter, which the block's threads would share.
+__global__ void pointer_parameter_moved(int* data) {
+  *data++ = threadIdx.x;
+  __syncthreads();
+  data[threadIdx.x] = 1;
+}
+
 // The bound reads memory.
 __global__ void bound_from_memory(int* data, const int* bound) {
   for (int i = 0; i < *bound; ++i) {
