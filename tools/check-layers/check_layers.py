@@ -56,7 +56,7 @@ LAYERS = [
     # registries or copy engines, which live in detail/.
     # weft/cuda/driver/ (the driver API, <cuda.h>) is part of it, beside
     # weft/cuda/runtime/; weft.hpp does not include it.
-    ("surface", ["weft/cuda/", "weft/cuda/driver/", "weft/launch.hpp", "weft/launch_by_address.hpp", "weft/device.hpp", "weft/shared_memory.hpp", "weft/coroutine.hpp", "weft/index_ranges.hpp", "weft/stackless_kernel.hpp", "weft/stackless_groups.hpp", "weft/stackless_barrier.hpp", "weft/stackless_pipeline.hpp", "weft/stackless_named_barriers.hpp"]),
+    ("surface", ["weft/cuda/", "weft/cuda/driver/", "weft/launch.hpp", "weft/launch_by_address.hpp", "weft/device.hpp", "weft/shared_memory.hpp", "weft/coroutine.hpp", "weft/index_ranges.hpp", "weft/stackless_kernel.hpp", "weft/stackless_groups.hpp", "weft/stackless_barrier.hpp", "weft/stackless_pipeline.hpp", "weft/stackless_named_barriers.hpp", "weft/region_kernel.hpp"]),
     # weft.hpp, and the part of it that host code sees (<cuda_runtime.h>).
     ("umbrella", ["weft.hpp", "weft/host_view.hpp"]),
     ("compat", ["weft/compat/"]),

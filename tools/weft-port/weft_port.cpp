@@ -70,6 +70,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <iterator>
 #include <limits>
@@ -774,6 +775,7 @@ class porter {
     std::string kernel;
     int line;
     std::string why_not;
+    std::string no_regions = {};  // for a converted kernel: why it has no region version, "" if it has one
   };
   std::vector<stackless_verdict> stackless_verdicts;
   bool converted_kernels() const { return !converted_.empty(); }
@@ -935,6 +937,8 @@ class porter {
   // The awaitable versions of the __device__ functions that wait, which
   // converted kernels call, written after the last line (see find_awaitable_functions).
   const std::string& awaitable_functions() const { return awaitable_functions_; }
+  // The region versions of kernels, written after the last line (see plan_regions).
+  const std::string& region_versions() const { return region_versions_; }
   // Where the #endif of the file's include guard is, if it has one (see include_guard_end).
   std::optional<std::pair<std::size_t, int>> guard_end() const { return include_guard_end(); }
   bool uses_groups() const { return uses_groups_; }
@@ -1004,6 +1008,7 @@ class porter {
   std::set<std::size_t> ported_named_barriers_;
   mutable const std::vector<construct>* rendering_ = &constructs_;  // what render() rewrites
   std::string awaitable_functions_;
+  std::string region_versions_;  // the region versions of the file's kernels (see plan_regions)
   mutable std::size_t added_lines_ = 0;
 
   // ---- token tests ----
@@ -3151,6 +3156,15 @@ class porter {
       stackless_verdicts.push_back({d.name, t_[d.name_token].line, why});
       if (!why.empty()) continue;
       converted_.insert(d.name);
+      // Planned and written before the stackless edits join constructs_:
+      // the region version is rendered from the kernel as written.
+      region_plan regions;
+      if (keeps_void_kernel)
+        regions.why_not = "it keeps a void kernel that forwards to its body";
+      else
+        regions = plan_regions(d, f);
+      stackless_verdicts.back().no_regions = regions.why_not;
+      if (regions.why_not.empty()) region_versions_ += render_region_version(d, regions);
       if (f.awaits_group) uses_groups_ = true;
       if (f.awaits_barrier) uses_barriers_ = true;
       if (f.awaits_pipeline) uses_pipelines_ = true;
@@ -3301,6 +3315,607 @@ class porter {
       if (c.kind == construct_kind::launch && c.kernel_as != launch_kernel::value)
         for (std::size_t i = 0; i < t_.size() && t_[i].begin < c.kernel_end; ++i)
           if (t_[i].begin >= c.begin && t_[i].end <= c.kernel_end && is(i, name)) c.kernel_as = launch_kernel::value;
+  }
+
+  // ---- region versions ----
+  //
+  // A stackless kernel whose only waits are `__syncthreads();` statements
+  // that every thread of a block reaches together also gets a region
+  // version, `weft_port_regions_NAME`, written after the last line: the body
+  // split at those barriers into regions, each a loop over the block's
+  // threads (weft/region_kernel.hpp), so that a barrier costs the end of a
+  // loop. Together means provably: each barrier sits at the top of the body
+  // or of the body of a `for` whose init, condition and step are the same
+  // for every thread of the block (literals, blockDim, gridDim, blockIdx,
+  // parameters the kernel never changes, names it does not declare, and
+  // the loop's own variable, changed only by the step). The locals that
+  // live across a barrier move to a per-thread struct, if their types are
+  // ones weft-port can spell; a kernel that does not fit keeps its
+  // stackless version only, and --explain says why.
+
+  // The C++ operator that starts at token i, made of adjacent punctuators
+  // (the scanner splits `+=` into `+` `=`): "" if token i is not one.
+  std::string operator_at(std::size_t i) const {
+    static constexpr std::string_view three[] = {"<<=", ">>="};
+    static constexpr std::string_view two[] = {
+        "++", "--", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "==", "!=", "<=", ">=", "&&", "||", "<<", ">>"};
+    if (i >= t_.size() || t_[i].k != kind::punct) return "";
+    std::string op(text(i));
+    if (op.size() != 1) return op;
+    if (adjacent(i) && t_[i + 1].k == kind::punct) {
+      std::string pair = op + std::string(text(i + 1));
+      if (adjacent(i + 1) && t_[i + 2].k == kind::punct && one_of(three, pair + std::string(text(i + 2))))
+        return pair + std::string(text(i + 2));
+      if (one_of(two, pair)) return pair;
+    }
+    return op;
+  }
+
+  // Whether the name at token k may be changed there: assigned, incremented,
+  // or its address taken (then anything may change it).
+  bool changed_at(std::size_t k) const {
+    static constexpr std::string_view assignments[] = {
+        "=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "++", "--", "<<=", ">>="};
+    std::string after = operator_at(k + 1);
+    if (after == "++" || after == "--") return true;
+    // `*p = v` writes where p points, not p (a unary `*`: no operand before it).
+    bool dereferenced =
+        k >= 1 && is(k - 1, "*") &&
+        (k < 2 || !(is_identifier(k - 2) || t_[k - 2].k == kind::number || is(k - 2, ")") || is(k - 2, "]")));
+    if (one_of(assignments, after) && !dereferenced) return true;
+    if (k >= 2 && (operator_at(k - 2) == "++" || operator_at(k - 2) == "--")) return true;
+    // `&x` but not `&p[i]`, `&p->m` (an element's address: p itself stays).
+    return k >= 1 && is(k - 1, "&") && !(k >= 2 && is(k - 2, "&") && adjacent(k - 2)) && !is(k + 1, "[") &&
+           !is(k + 1, "->");
+  }
+
+  // Token k names a variable (not a member: `.x`, `->x`).
+  bool names_variable(std::size_t k) const {
+    return is_identifier(k) && !(k > 0 && (is(k - 1, ".") || is(k - 1, "->") || is(k - 1, "::")));
+  }
+
+  // The statement that starts at token i, up to `end`: its last token.
+  std::optional<std::size_t> statement_end(std::size_t i, std::size_t end) const {
+    if (i >= end) return std::nullopt;
+    if (is(i, "{")) return match_forward(i);
+    if (is(i, "if") || is(i, "for") || is(i, "while") || is(i, "switch")) {
+      if (!is(i + 1, "(")) return std::nullopt;
+      auto close = match_forward(i + 1);
+      if (!close) return std::nullopt;
+      auto body_end = statement_end(*close + 1, end);
+      if (!body_end) return std::nullopt;
+      if (is(i, "if") && is(*body_end + 1, "else")) return statement_end(*body_end + 2, end);
+      return body_end;
+    }
+    if (is(i, "do")) {
+      auto body_end = statement_end(i + 1, end);
+      if (!body_end || !is(*body_end + 1, "while") || !is(*body_end + 2, "(")) return std::nullopt;
+      auto close = match_forward(*body_end + 2);
+      if (!close || !is(*close + 1, ";")) return std::nullopt;
+      return *close + 1;
+    }
+    for (std::size_t k = i; k < end; ++k) {
+      if (t_[k].k == kind::directive) return std::nullopt;
+      if (is(k, ";")) return k;
+      if (is_opener(k)) {
+        auto close = match_forward(k);
+        if (!close) return std::nullopt;
+        k = *close;
+      } else if (is_closer(k)) {
+        return std::nullopt;
+      }
+    }
+    return std::nullopt;
+  }
+
+  // A declaration statement [from, to] (its `;`): the type's tokens and each
+  // declarator's name token and whether it has an initializer `= ...`; empty
+  // `names` if the statement does not look like a declaration.
+  struct declaration {
+    std::vector<std::size_t> type;
+    std::vector<std::size_t> names;
+    bool simple = true;  // every declarator `name` or `name = init`, the type before the first
+  };
+  declaration declaration_at(std::size_t from, std::size_t to) const {
+    static constexpr std::string_view not_declarations[] = {
+        "return",   "delete", "throw",  "goto",   "case",    "co_return",    "co_await", "break",
+        "continue", "sizeof", "new",    "typeid", "else",    "default",      "do",       "if",
+        "for",      "while",  "switch", "using",  "typedef", "static_assert"};
+    declaration d;
+    if (!is_identifier(from) || one_of(not_declarations, text(from))) return d;
+    // The first name: the last identifier before `=`, `;`, `,`, `[`, `(`, `{` at depth 0.
+    std::size_t k = from;
+    while (k < to && !is(k, "=") && !is(k, ",") && !is(k, "[") && !is(k, "(") && !is(k, "{") && !is(k, ";")) {
+      if (is(k, "<")) {  // a template argument list: skipped whole
+        auto close = angle_forward(k);
+        if (!close) return d;
+        k = *close;
+      }
+      ++k;
+    }
+    if (k == from || !is_identifier(k - 1) || k - 1 == from) return d;
+    std::size_t name = k - 1;
+    std::size_t before = name - 1;
+    if (!is_identifier(before) && !is(before, "*") && !is(before, "&") && !is(before, ">")) return d;
+    for (std::size_t j = from; j < name; ++j) d.type.push_back(j);
+    // The declarators: split at top-level commas.
+    std::size_t first = name;
+    for (std::size_t j = name; j <= to; ++j) {
+      if (is_opener(j)) {
+        auto close = match_forward(j);
+        if (!close) return {};
+        j = *close;
+        continue;
+      }
+      if (is(j, ",") || j == to) {
+        std::size_t n = first;
+        while (n < j && (is(n, "*") || is(n, "&") || is(n, "const"))) ++n;
+        if (n >= j || !is_identifier(n)) return {};
+        if (n != first) d.simple = false;
+        d.names.push_back(n);
+        if (!(n + 1 == j || is(n + 1, "="))) d.simple = false;
+        first = j + 1;
+      }
+    }
+    return d;
+  }
+
+  // Whether a local of this type may move to the per-thread struct (it
+  // default-constructs trivially and weft-port can spell it): builtin
+  // arithmetic types, size_t and intN_t, CUDA's vector types, pointers to
+  // anything spelled with names. Its struct member's spelling, top-level
+  // const dropped, or "" if it may not.
+  std::string movable_type(const std::vector<std::size_t>& type) const {
+    static constexpr std::string_view arithmetic[] = {
+        "unsigned", "signed",   "int",       "long",      "short",    "char",       "float",   "double",
+        "bool",     "size_t",   "ptrdiff_t", "int8_t",    "int16_t",  "int32_t",    "int64_t", "uint8_t",
+        "uint16_t", "uint32_t", "uint64_t",  "uintptr_t", "intptr_t", "std::size_t"};
+    static constexpr std::string_view vectors[] = {
+        "char1",     "char2",     "char3",      "char4",      "uchar1",  "uchar2",  "uchar3",  "uchar4",
+        "short1",    "short2",    "short3",     "short4",     "ushort1", "ushort2", "ushort3", "ushort4",
+        "int1",      "int2",      "int3",       "int4",       "uint1",   "uint2",   "uint3",   "uint4",
+        "float1",    "float2",    "float3",     "float4",     "long1",   "long2",   "ulong1",  "ulong2",
+        "longlong1", "longlong2", "ulonglong1", "ulonglong2", "double1", "double2"};
+    if (type.empty()) return "";
+    bool pointer = is(type.back(), "*");
+    std::string out;
+    bool named = false;
+    for (std::size_t j = 0; j < type.size(); ++j) {
+      std::size_t k = type[j];
+      if (is(k, "const")) {
+        if (j + 1 < type.size() && !pointer) continue;                           // top level: dropped
+        if (j + 1 == type.size() || (j > 0 && is(type[j - 1], "*"))) return "";  // `T* const`
+        if (!pointer) continue;
+      } else if (is(k, "*")) {
+        if (!named) return "";
+      } else if (is(k, "::")) {
+        if (!pointer) return "";
+      } else if (is_identifier(k)) {
+        std::string_view word = text(k);
+        if (word == "auto" || word == "volatile" || word == "static" || word == "extern" || word == "constexpr" ||
+            word == "thread_local" || word == "register" || word == "__shared__" || word == "__restrict__")
+          return "";
+        if (!pointer && !one_of(arithmetic, word) && !one_of(vectors, word) && word != "std") return "";
+        named = true;
+      } else {
+        return "";
+      }
+      if (!out.empty() && !(is(k, "*") || is(k, "::") || (j > 0 && is(type[j - 1], "::")))) out += ' ';
+      out += text(k);
+    }
+    return named ? out : "";
+  }
+
+  // Whether tokens [from, to) are an expression every thread of the block
+  // computes alike: see the section's head. `loop_variable` (or "") may be
+  // read; the kernel's parameters `params` are never changed (checked
+  // before), and `locals` are the names the body declares.
+  std::string uniform_expression(std::size_t from, std::size_t to, std::string_view loop_variable,
+                                 const std::set<std::string, std::less<>>& params,
+                                 const std::map<std::string, std::string, std::less<>>& param_types,
+                                 const std::set<std::string, std::less<>>& locals,
+                                 const std::set<std::string, std::less<>>& changed) const {
+    static constexpr std::string_view builtins[] = {"blockDim", "gridDim", "blockIdx"};
+    for (std::size_t k = from; k < to; ++k) {
+      if (t_[k].k == kind::number) continue;
+      if (t_[k].k == kind::literal || t_[k].k == kind::directive) return "a literal that is not a number";
+      if (is_identifier(k)) {
+        std::string_view word = text(k);
+        if (word == "true" || word == "false") continue;
+        // A cast's type: `(int)gridDim.x`.
+        static constexpr std::string_view cast_words[] = {"unsigned", "signed", "int",   "long",
+                                                          "short",    "char",   "float", "double"};
+        if (one_of(cast_words, word) && is(k + 1, ")")) continue;
+        if (one_of(cast_words, word) && one_of(cast_words, text(k + 1))) continue;
+        if (is(k + 1, "(")) return "calls `" + std::string(word) + "`";
+        if (is(k + 1, "[") || is(k + 1, "->")) return "reads memory through `" + std::string(word) + "`";
+        if (one_of(builtins, word)) {
+          if (!is(k + 1, ".") || !(is(k + 2, "x") || is(k + 2, "y") || is(k + 2, "z")))
+            return "uses `" + std::string(word) + "` other than as .x, .y or .z";
+          k += 2;
+          continue;
+        }
+        if (word == "threadIdx") return "uses `threadIdx`";
+        if (is(k + 1, ".")) return "reads a member of `" + std::string(word) + "`";
+        if (word == loop_variable) continue;
+        if (params.contains(word)) {
+          if (param_types.at(std::string(word)).find_first_of("*&[") != std::string::npos)
+            return "uses the pointer or reference parameter `" + std::string(word) + "`";
+          continue;
+        }
+        if (locals.contains(word)) return "uses the local `" + std::string(word) + "`, which may differ by thread";
+        if (is_keyword(k) || word == "threadIdx") return "uses `" + std::string(word) + "`";
+        if (changed.contains(word)) return "uses `" + std::string(word) + "`, which the kernel changes";
+        continue;  // a constant, a macro, an enumerator: the same for every thread
+      }
+      std::string op = operator_at(k);
+      static constexpr std::string_view refused[] = {
+          "=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "++", "--", "<<=", ">>=", "[", "{", ".", "->", "::"};
+      if (one_of(refused, op)) return "`" + op + "`";
+      // A unary `*` or `&` reads memory or takes an address: binary only.
+      if ((op == "*" || op == "&") &&
+          (k == from || !(is_identifier(k - 1) || t_[k - 1].k == kind::number || is(k - 1, ")"))))
+        return "a unary `" + op + "`";
+      k += op.size() - 1;
+    }
+    return "";
+  }
+
+  struct region_plan {
+    std::string why_not;  // "" if the kernel gets a region version
+    std::map<std::size_t, token_edit> edits;
+    std::vector<std::pair<std::string, std::string>> locals;  // those across a barrier: name, member type
+    std::string parameters;                                   // the kernel's, without default arguments
+  };
+
+  region_plan plan_regions(const function_definition& d, const body_facts& f) const {
+    region_plan plan;
+    auto refuse = [&](std::string why) {
+      plan.why_not = std::move(why);
+      plan.edits.clear();
+      return plan;
+    };
+    auto line_of = [&](std::size_t k) { return "line " + std::to_string(t_[k].line) + ": "; };
+    if (is_header_file) return refuse("it is defined in a header (region versions are written for a .cu's kernels)");
+    if (void_kernels_converted_.contains(d.name)) return refuse("it keeps a void kernel that forwards to its body");
+    if (!f.group_waits.empty() || !f.named_waits.empty() || f.awaits_barrier || f.awaits_pipeline)
+      return refuse("it waits other than at __syncthreads()");
+    if (f.has_lambda || f.waits_in_lambda) return refuse("it holds a lambda");
+    for (std::size_t c = 0; c < f.calls.size(); ++c)
+      if (awaitable_call(f, c)) return refuse("it calls `" + f.calls[c] + "`, which waits");
+    // Not a template (a first version: its instances' types are not spelled).
+    std::size_t start = d.name_token;
+    while (start > 0 && !is(start - 1, ";") && !is(start - 1, "}") && !is(start - 1, "{") &&
+           t_[start - 1].k != kind::directive)
+      --start;
+    for (std::size_t k = start; k < d.name_token; ++k)
+      if (is(k, "template")) return refuse("it is a template");
+    std::set<std::size_t> barriers;
+    for (std::size_t w : f.waits) {
+      if (!is(w, "__syncthreads") || !is(w + 1, "(") || !is(w + 2, ")") || !is(w + 3, ";") ||
+          (w > 0 && is(w - 1, "::")))
+        return refuse(line_of(w) + "it waits other than at a `__syncthreads();` statement");
+      barriers.insert(w);
+    }
+    if (barriers.empty()) return refuse("it has no barrier");
+    for (std::size_t k = d.open + 1; k < d.close; ++k) {
+      if (t_[k].k == kind::directive) return refuse(line_of(k) + "a preprocessor directive in its body");
+      if (is(k, "goto") || is(k, "asm") || is(k, "__asm__") || is(k, "try") || is(k, "co_await") || is(k, "static") ||
+          is(k, "thread_local") || is(k, "cooperative_groups") || group_aliases_.contains(text(k)) ||
+          // A type the body declares could be named by a later region, which does not see it.
+          is(k, "typedef") || is(k, "using") || is(k, "struct") || is(k, "class") || is(k, "union") || is(k, "enum"))
+        return refuse(line_of(k) + "it uses `" + std::string(text(k)) + "`");
+    }
+
+    // The parameters: names and types, none ever changed.
+    std::set<std::string, std::less<>> params;
+    std::map<std::string, std::string, std::less<>> param_types;
+    auto rparen = match_forward(d.name_token + 1);
+    if (!is(d.name_token + 1, "(") || !rparen) return refuse("its parameter list is not where weft-port looks");
+    std::string param_list;
+    for (auto [first, end] : top_level_arguments(d.name_token + 1, *rparen)) {
+      std::size_t k = first;
+      while (k < end && !is(k, "=")) {
+        if (is_opener(k))
+          if (auto close = match_forward(k)) k = *close;
+        ++k;
+      }
+      param_list += (param_list.empty() ? "" : ", ") + join(first, k, nullptr);
+      if (k == first || !is_identifier(k - 1)) {
+        if (k - first == 1 && is(first, "void")) continue;
+        return refuse("a parameter without a name");
+      }
+      std::string name(text(k - 1));
+      params.insert(name);
+      param_types[name] = join(first, k - 1, nullptr);
+    }
+    std::set<std::string, std::less<>> changed;  // names the body may change
+    for (std::size_t k = d.open + 1; k < d.close; ++k) {
+      if (!names_variable(k)) continue;
+      if (changed_at(k)) changed.insert(std::string(text(k)));
+      if (params.contains(text(k))) {
+        if (changed_at(k)) return refuse(line_of(k) + "it changes its parameter `" + std::string(text(k)) + "`");
+        // Passed whole to a call, which might take it by reference.
+        bool whole = (is(k - 1, "(") || is(k - 1, ",")) && (is(k + 1, ")") || is(k + 1, ","));
+        if (whole) return refuse(line_of(k) + "it passes its parameter `" + std::string(text(k)) + "` to a call");
+      }
+    }
+
+    // The statements, level by level: a level is the body or the body of a
+    // `for` that holds a barrier; its statements are regions' statements,
+    // barriers, such loops, and __shared__ declarations (which stay outside
+    // the regions, so that every region sees them).
+    struct region {
+      std::size_t first, last;  // tokens
+      std::size_t scope_end;    // the `}` that ends the level
+    };
+    std::vector<region> regions;
+    std::set<std::string, std::less<>> loop_variables;
+    std::set<std::string, std::less<>> locals;  // every name the body declares, at any depth
+    std::string why;
+    auto holds_barrier = [&](std::size_t from, std::size_t to) {
+      auto it = barriers.lower_bound(from);
+      return it != barriers.end() && *it <= to;
+    };
+    // Every declaration anywhere: their names are locals (not uniform).
+    std::function<void(std::size_t, std::size_t)> collect = [&](std::size_t from, std::size_t to) {
+      for (std::size_t k = from; k < to;) {
+        auto end = statement_end(k, to);
+        if (!end) return;
+        if (is(k, "{")) {
+          collect(k + 1, *end);
+        } else if (is(k, "if") || is(k, "for") || is(k, "while") || is(k, "switch")) {
+          auto close = *match_forward(k + 1);
+          if (is(k, "for")) {
+            if (auto semicolon = statement_end(k + 2, close + 1); semicolon && is(*semicolon, ";")) {
+              declaration dl = declaration_at(k + 2, *semicolon);
+              for (std::size_t n : dl.names) locals.insert(std::string(text(n)));
+            }
+          } else {
+            declaration dl = declaration_at(k + 2, close);  // `if (int x = ...)`
+            for (std::size_t n : dl.names) locals.insert(std::string(text(n)));
+          }
+          auto body_end = *statement_end(close + 1, to);
+          collect(close + 1, body_end + 1);
+          if (is(k, "if") && is(body_end + 1, "else")) collect(body_end + 2, *end + 1);
+        } else if (is(k, "do")) {
+          collect(k + 1, *end + 1);
+        } else {
+          declaration dl = declaration_at(k, *end);
+          for (std::size_t n : dl.names) locals.insert(std::string(text(n)));
+        }
+        k = *end + 1;
+      }
+    };
+    collect(d.open + 1, d.close);
+    std::function<bool(std::size_t, std::size_t, bool)> walk = [&](std::size_t from, std::size_t to, bool in_loop) {
+      std::optional<std::size_t> open_region;
+      std::size_t last = from;
+      auto close_region = [&] {
+        if (open_region) regions.push_back({*open_region, last, to});
+        open_region.reset();
+      };
+      for (std::size_t k = from; k < to;) {
+        auto end = statement_end(k, to);
+        if (!end) {
+          why = line_of(k) + "a statement weft-port cannot follow";
+          return false;
+        }
+        if (barriers.contains(k)) {
+          close_region();
+        } else if (is(k, "__shared__") || (is(k, "extern") && is(k + 1, "__shared__"))) {
+          close_region();
+        } else if (holds_barrier(k, *end)) {
+          if (!is(k, "for")) {
+            why = line_of(k) + "a barrier inside `" + std::string(text(k)) +
+                  "` (only at the top of the body or of a `for` whose bounds every thread shares)";
+            return false;
+          }
+          close_region();
+          std::size_t close = *match_forward(k + 1);
+          auto init_end = statement_end(k + 2, close);
+          if (!init_end || !is(*init_end, ";")) {
+            why = line_of(k) + "a barrier loop whose init is not a declaration";
+            return false;
+          }
+          declaration v = declaration_at(k + 2, *init_end);
+          if (v.names.size() != 1 || !v.simple || !is(v.names[0] + 1, "=") || movable_type(v.type).empty() ||
+              is(v.type.back(), "*")) {
+            why = line_of(k) + "a barrier loop whose init is not one arithmetic variable's declaration";
+            return false;
+          }
+          std::string variable(text(v.names[0]));
+          std::size_t condition_end = k + 2;
+          for (std::size_t j = *init_end + 1; j < close; ++j)
+            if (is(j, ";")) condition_end = j;
+          if (condition_end <= *init_end) {
+            why = line_of(k) + "a barrier loop weft-port cannot follow";
+            return false;
+          }
+          std::string not_uniform =
+              uniform_expression(v.names[0] + 2, *init_end, "", params, param_types, locals, changed);
+          if (not_uniform.empty())
+            not_uniform =
+                uniform_expression(*init_end + 1, condition_end, variable, params, param_types, locals, changed);
+          // The step changes the variable only: `++v`, `v++`, `v op= e`.
+          std::size_t s = condition_end + 1;
+          if (not_uniform.empty()) {
+            std::string op = operator_at(s);
+            if ((op == "++" || op == "--") && is(s + 2, variable) && s + 3 == close) {
+            } else if (is(s, variable) && (operator_at(s + 1) == "++" || operator_at(s + 1) == "--") &&
+                       s + 3 == close) {
+            } else if (is(s, variable) && !operator_at(s + 1).empty() && operator_at(s + 1).back() == '=' &&
+                       operator_at(s + 1) != "==") {
+              not_uniform = uniform_expression(s + 1 + operator_at(s + 1).size(), close, variable, params, param_types,
+                                               locals, changed);
+            } else {
+              not_uniform = "a step other than the variable's own";
+            }
+          }
+          if (!not_uniform.empty()) {
+            why = line_of(k) + "a barrier loop that may differ by thread: " + not_uniform;
+            return false;
+          }
+          if (!is(close + 1, "{")) {
+            why = line_of(k) + "a barrier loop without braces";
+            return false;
+          }
+          std::size_t body_close = *end;
+          for (std::size_t j = close + 1; j < body_close; ++j) {
+            if (is(j, variable) && names_variable(j) && changed_at(j)) {
+              why = line_of(j) + "the barrier loop's body changes `" + variable + "`";
+              return false;
+            }
+            if (is(j, "break") || is(j, "continue")) {
+              why = line_of(j) + "`" + std::string(text(j)) + "` in a barrier loop";
+              return false;
+            }
+          }
+          if (!loop_variables.insert(variable).second) {
+            why = line_of(k) + "two barrier loops of `" + variable + "`";
+            return false;
+          }
+          if (!walk(close + 2, body_close, true)) return false;
+        } else {
+          if (!open_region) open_region = k;
+          last = *end;
+          // A `break` or `continue` that would leave a region.
+          if (in_loop)
+            for (std::size_t j = k; j <= *end; ++j)
+              if (is(j, "break") || is(j, "continue")) {
+                why = line_of(j) + "`" + std::string(text(j)) + "` in a barrier loop";
+                return false;
+              }
+        }
+        k = *end + 1;
+      }
+      close_region();
+      return true;
+    };
+    if (!walk(d.open + 1, d.close, false)) return refuse(why);
+
+    // The locals each region declares at its top, and the names it uses.
+    struct local {
+      std::string name, type;
+      std::size_t region, statement, last, token;
+      declaration decl;
+    };
+    std::vector<local> declared;
+    std::vector<std::set<std::string, std::less<>>> used(regions.size());
+    for (std::size_t r = 0; r < regions.size(); ++r) {
+      for (std::size_t k = regions[r].first; k <= regions[r].last; ++k)
+        if (names_variable(k)) used[r].insert(std::string(text(k)));
+      for (std::size_t k = regions[r].first; k <= regions[r].last;) {
+        std::size_t end = *statement_end(k, regions[r].last + 1);
+        declaration dl = declaration_at(k, end);
+        for (std::size_t n : dl.names) declared.push_back({std::string(text(n)), "", r, k, end, n, dl});
+        // A declaration weft-port cannot read (`int (*f)(int)`, `auto [a, b]`)
+        // might name what a later region uses: no region version.
+        static constexpr std::string_view declaration_words[] = {
+            "auto",  "decltype", "const", "volatile", "unsigned", "signed", "int",     "long",
+            "short", "char",     "float", "double",   "bool",     "void",   "alignas", "register"};
+        if (dl.names.empty() && one_of(declaration_words, text(k)))
+          return refuse(line_of(k) + "a declaration weft-port cannot read");
+        for (std::size_t j = k; j <= end; ++j)
+          if (is(j, "__shared__"))
+            return refuse(line_of(j) + "a `__shared__` declaration inside a statement (only at the top of the body)");
+        k = end + 1;
+      }
+    }
+    std::set<std::string, std::less<>> crossing;
+    for (local& l : declared) {
+      bool crosses = false;
+      for (std::size_t r = 0; r < regions.size(); ++r)
+        if (r != l.region && used[r].contains(l.name)) crosses = true;
+      if (!crosses) continue;
+      if (!l.decl.simple || (l.decl.names.size() > 1 && is(l.decl.type.back(), "*")))
+        return refuse(line_of(l.token) + "`" + l.name + "` lives across a barrier, declared as weft-port cannot move");
+      l.type = movable_type(l.decl.type);
+      if (l.type.empty())
+        return refuse(line_of(l.token) + "`" + l.name + "` lives across a barrier, and its type `" +
+                      join(l.decl.type.front(), l.decl.type.back() + 1, nullptr) +
+                      "` is not one weft-port moves (arithmetic, vector, pointer)");
+      if (!crossing.insert(l.name).second || loop_variables.contains(l.name) || params.contains(l.name))
+        return refuse(line_of(l.token) + "`" + l.name + "` is declared twice");
+      // Every use where the declaration is seen: after it, within its level.
+      for (std::size_t k = d.open + 1; k < d.close; ++k)
+        if (is(k, l.name) && names_variable(k) && k != l.token && (k < l.token || k > regions[l.region].scope_end))
+          return refuse(line_of(k) + "`" + l.name + "` names something else outside its declaration's reach");
+    }
+    for (const local& l : declared)
+      if (crossing.contains(l.name) &&
+          std::count_if(declared.begin(), declared.end(), [&](const local& o) { return o.name == l.name; }) > 1)
+        return refuse(line_of(l.token) + "`" + l.name + "` is declared twice");
+
+    // The edits: regions opened and closed, barriers dropped, the moved
+    // declarations made assignments, `return` ending the thread.
+    std::string head = " struct weft_locals {";
+    for (const local& l : declared)
+      if (crossing.contains(l.name)) {
+        head += " " + l.type + " " + l.name + ";";
+        plan.locals.push_back({l.name, l.type});
+      }
+    head += " }; auto weft_threads = weft_block.threads<weft_locals>();";
+    plan.edits[d.open].after += head;
+    for (std::size_t r = 0; r < regions.size(); ++r) {
+      std::string open = " weft_threads.each([&]([[maybe_unused]] weft_locals& weft_l) -> weft::region_step {";
+      for (const auto& [name, type] : plan.locals)
+        if (used[r].contains(name)) open += " auto& " + name + " = weft_l." + name + ";";
+      plan.edits[regions[r].first].before = open + " " + plan.edits[regions[r].first].before;
+      plan.edits[regions[r].last].after += " return weft::region_go; });";
+    }
+    // The threads' order for the next regions (region_threads::barrier).
+    for (std::size_t b : barriers) plan.edits[b].text = "weft_threads.barrier";
+    for (const local& l : declared) {
+      if (!crossing.contains(l.name) || l.token != l.decl.names.front()) continue;
+      bool initialized =
+          std::any_of(l.decl.names.begin(), l.decl.names.end(), [&](std::size_t n) { return is(n + 1, "="); });
+      if (!initialized) {  // only bare declarators: nothing left to run but `;`
+        for (std::size_t k = l.statement; k < l.last; ++k) plan.edits[k].text = "";
+        continue;
+      }
+      for (std::size_t k : l.decl.type) plan.edits[k].text = "";
+      for (std::size_t n : l.decl.names)
+        if (!is(n + 1, "=")) plan.edits[n].before += "(void)";
+    }
+    for (std::size_t r : f.returns) plan.edits[r].text = "return weft::region_exit";
+    // Nothing else rewrites these tokens (a launch in a kernel, say): else
+    // the edits could not both apply.
+    for (const construct& c : constructs_)
+      if (c.begin >= t_[d.open].begin && c.end <= t_[d.close].end)
+        for (const auto& [k, e] : plan.edits)
+          if (t_[k].begin >= c.begin && t_[k].end <= c.end)
+            return refuse(line_of(k) + "weft-port rewrites this statement otherwise");
+    plan.why_not.clear();
+    plan.parameters = param_list;
+    return plan;
+  }
+
+  // The region version's text, written after the last line: the body as
+  // planned, at the kernel's lines, and its registration.
+  std::string render_region_version(const function_definition& d, const region_plan& plan) const {
+    std::vector<construct> list;
+    for (const construct& c : constructs_)
+      if (c.begin >= t_[d.open].begin && c.end <= t_[d.close].end) list.push_back(c);
+    for (const auto& [i, e] : plan.edits)
+      list.push_back(replacement(i, e.before + (e.text ? *e.text : std::string(text(i))) + e.after));
+    std::sort(list.begin(), list.end(), [](const construct& x, const construct& y) {
+      return x.begin < y.begin || (x.begin == y.begin && x.end > y.end);
+    });
+    std::string out;
+    std::vector<std::string> namespaces = namespaces_around(d.name_token);
+    for (const std::string& n : namespaces) out += n + "\n";
+    out += "#line " + std::to_string(t_[d.open].line) + " " + file_ + "\n";
+    out += "void weft_port_regions_" + d.name + "(weft::region_block& weft_block" +
+           (plan.parameters.empty() ? "" : ", " + plan.parameters) + ") ";
+    const std::vector<construct>* saved = rendering_;
+    rendering_ = &list;
+    out += render(t_[d.open].begin, t_[d.close].end, std::nullopt);
+    rendering_ = saved;
+    out += "\n[[maybe_unused]] static const bool weft_port_regions_registered_" + d.name +
+           " = weft::register_region_version<&" + d.name + ", &weft_port_regions_" + d.name + ">();\n";
+    for (std::size_t n = 0; n < namespaces.size(); ++n) out += "}\n";
+    return out;
   }
 
   // ---- __device__ functions that wait, made awaitable ----
@@ -4594,7 +5209,10 @@ class program_porter {
     if (o_.explain)
       for (const auto& v : p.stackless_verdicts)
         std::cerr << name << ":" << v.line << ": note: kernel `" << v.kernel << "` "
-                  << (v.why_not.empty() ? "runs stackless" : "stays on fibers: " + v.why_not) << "\n";
+                  << (!v.why_not.empty()     ? "stays on fibers: " + v.why_not
+                      : v.no_regions.empty() ? "runs stackless, with a region version"
+                                             : "runs stackless (no region version: " + v.no_regions + ")")
+                  << "\n";
     if (o_.explain && header && !is_main && !is_header(o_.input))
       for (const kernel_decl& d : p.kernels_declared())
         if (d.returns_void && d.defined && d.conditional)
@@ -4635,6 +5253,7 @@ class program_porter {
     std::string out = "#include <weft.hpp>\n#include <weft/compat/cuda_runtime.h>\n";
     if (is_main && !header) out += cuda_compiler_macros;
     if (p.converted_kernels()) out += "#include <weft/stackless_kernel.hpp>\n";
+    if (!p.region_versions().empty()) out += "#include <weft/region_kernel.hpp>\n";
     if (p.uses_groups()) out += "#include <weft/stackless_groups.hpp>\n";
     if (p.uses_barriers()) out += "#include <weft/stackless_barrier.hpp>\n";
     if (p.uses_pipelines()) out += "#include <weft/stackless_pipeline.hpp>\n";
@@ -4675,16 +5294,25 @@ class program_porter {
     } else {
       out += rewritten;
     }
-    if (endif_at == std::string::npos && !p.awaitable_functions().empty()) {
+    bool appends_awaitables = endif_at == std::string::npos && !p.awaitable_functions().empty();
+    if (appends_awaitables || !p.region_versions().empty()) {
       if (!out.ends_with('\n')) out += '\n';
       // The line after the input's last, as the compiler numbers it.
       std::size_t after_input =
           std::count(body.begin(), body.end(), '\n') + (body.empty() || body.ends_with('\n') ? 1 : 2);
       std::size_t appended_from = out.size();
-      out +=
-          "// weft-port: the awaitable versions of the __device__ functions above that wait, which its stackless\n"
-          "// kernels call (each body at its own lines).\n" +
-          p.awaitable_functions();
+      if (appends_awaitables)
+        out +=
+            "// weft-port: the awaitable versions of the __device__ functions above that wait, which its stackless\n"
+            "// kernels call (each body at its own lines).\n" +
+            p.awaitable_functions();
+      if (!out.ends_with('\n')) out += '\n';
+      if (!p.region_versions().empty())
+        out +=
+            "// weft-port: region versions of the stackless kernels whose barriers every thread reaches together:\n"
+            "// a loop over the block's threads between barriers (weft/region_kernel.hpp; each body at its own "
+            "lines).\n" +
+            p.region_versions();
       if (!out.ends_with('\n')) out += '\n';
       // The bodies' #line directives put them at the input's lines; what
       // follows is numbered again as if they had not moved it: past the

@@ -82,6 +82,7 @@
 #include "weft/detail/checks/race_check.hpp"
 #include "weft/detail/checks/shared_guards.hpp"
 #include "weft/detail/coroutine_executor/frame_arena.hpp"
+#include "weft/detail/coroutine_executor/region_block.hpp"
 #include "weft/detail/coroutine_executor/running_stackless_block.hpp"
 #include "weft/detail/executor/block_executor.hpp"
 #include "weft/detail/executor/block_group_barrier.hpp"
@@ -114,6 +115,15 @@ class stackless_block_executor {
   template <class StartThread>
   [[gnu::no_sanitize_address]] block_failure run(StartThread& start, const block_range& blocks, block_executor& host,
                                                  std::size_t dynamic_shared_bytes);
+
+  /// Runs blocks [first, end) of a grid as regions (region_block.hpp):
+  /// `run_block(block)` runs the kernel's region version for one block.
+  /// The same reports as run's: an exception that escapes a region fails
+  /// the block naming the thread that threw (threadIdx still names it), a
+  /// fault lands here as it does for a stackless block.
+  template <class RunBlock>
+  block_failure run_regions(RunBlock& run_block, const block_range& blocks, block_executor& host,
+                            std::size_t dynamic_shared_bytes);
 
   /// How many blocks the worker has started, this one included (the host's
   /// count): a block's identity for state kept per block on the worker.
@@ -306,6 +316,11 @@ class stackless_block_executor {
     }
     return 0;
   }
+  // What run and run_regions share: the grid's state and the worker's
+  // (running_stackless_block, ...), the fault landing, the loop over blocks.
+  template <class RunBlock>
+  [[gnu::no_sanitize_address]] block_failure run_grid(const RunBlock& run_one_block, const block_range& blocks,
+                                                      block_executor& host, std::size_t dynamic_shared_bytes);
   // Resumes a waiting thread where it waits: in its own body, or in a
   // stackless function it awaits (defined in stackless_thread.hpp).
   [[gnu::no_sanitize_address]] static void resume(const waiting_thread& thread);
@@ -515,6 +530,27 @@ class stackless_block_executor {
 template <class StartThread>
 block_failure stackless_block_executor::run(StartThread& start, const block_range& blocks, block_executor& host,
                                             std::size_t dynamic_shared_bytes) {
+  return run_grid([&] { run_block(start); }, blocks, host, dynamic_shared_bytes);
+}
+
+template <class RunBlock>
+block_failure stackless_block_executor::run_regions(RunBlock& run_block, const block_range& blocks,
+                                                    block_executor& host, std::size_t dynamic_shared_bytes) {
+  auto block_as_regions = [&] {
+    frames_.start_block();
+    try {
+      region_block block(frames_, blockDim);
+      run_block(block);
+    } catch (...) {
+      fail_running_thread(std::current_exception());
+    }
+  };
+  return run_grid(block_as_regions, blocks, host, dynamic_shared_bytes);
+}
+
+template <class RunBlock>
+block_failure stackless_block_executor::run_grid(const RunBlock& run_one_block, const block_range& blocks,
+                                                 block_executor& host, std::size_t dynamic_shared_bytes) {
   host.reserve_dynamic_shared(dynamic_shared_bytes);
   gridDim = blocks.grid;
   blockDim = blocks.block;
@@ -549,7 +585,7 @@ block_failure stackless_block_executor::run(StartThread& start, const block_rang
       blockIdx = unflatten(block, blocks.grid);
       host.count_block_run_elsewhere();
       if constexpr (race_check_build) start_race_check(block, host);
-      run_block(start);
+      run_one_block();
     }
   } else {
     fail_from_signal(landing.fault);

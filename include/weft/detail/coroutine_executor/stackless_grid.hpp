@@ -12,6 +12,11 @@
 // (block_set_awaiter.hpp). So does a launch the race check watches: the
 // executor tells the check what the fiber executor tells it (which CUDA
 // thread runs, barriers and warp collectives completed).
+//
+// Where the stackless executor runs a kernel that weft-port gave a region
+// version (region_block.hpp), it runs that instead, unless
+// WEFT_EXECUTOR=stackless: a block as loops over its threads between
+// barriers. Not in a race-check build.
 #pragma once
 
 #include <atomic>
@@ -23,23 +28,50 @@
 #include <utility>
 
 #include "weft/detail/checks/race_check.hpp"
+#include "weft/detail/coroutine_executor/region_block.hpp"
 #include "weft/detail/coroutine_executor/stackless_block_executor.hpp"
 #include "weft/detail/coroutine_executor/stackless_thread.hpp"
 #include "weft/detail/executor/block_executor.hpp"
 
 namespace weft::detail {
 
+/// WEFT_EXECUTOR: auto (or unset), stackless (no region versions) or fibers.
+enum class executor_setting { automatic, stackless, fibers };
+inline executor_setting executor_setting_from_environment() {
+  const char* text = std::getenv("WEFT_EXECUTOR");
+  if (!text || *text == '\0' || std::strcmp(text, "auto") == 0) return executor_setting::automatic;
+  if (std::strcmp(text, "stackless") == 0) return executor_setting::stackless;
+  if (std::strcmp(text, "fibers") == 0) return executor_setting::fibers;
+  std::fprintf(stderr, "weft: ignoring WEFT_EXECUTOR=%s (expected auto, stackless or fibers)\n", text);
+  return executor_setting::automatic;
+}
+
 /// Whether stackless kernels may run on the stackless executor: unless
 /// WEFT_EXECUTOR=fibers. Tests switch it to run a kernel both ways.
 inline std::atomic<bool>& stackless_executor_enabled() {
-  static std::atomic<bool> enabled = [] {
-    const char* text = std::getenv("WEFT_EXECUTOR");
-    if (!text || *text == '\0' || std::strcmp(text, "auto") == 0) return true;
-    if (std::strcmp(text, "fibers") == 0) return false;
-    std::fprintf(stderr, "weft: ignoring WEFT_EXECUTOR=%s (expected auto or fibers)\n", text);
-    return true;
-  }();
+  static std::atomic<bool> enabled = executor_setting_from_environment() != executor_setting::fibers;
   return enabled;
+}
+
+/// Whether a stackless kernel with a region version (region_block.hpp) runs
+/// that where the stackless executor would run the kernel: unless
+/// WEFT_EXECUTOR=stackless or fibers. Tests and benchmarks switch it to
+/// compare the two.
+inline std::atomic<bool>& region_versions_enabled() {
+  static std::atomic<bool> enabled = executor_setting_from_environment() == executor_setting::automatic;
+  return enabled;
+}
+
+/// The region version registered for a kernel launched as `Kernel`, or null:
+/// only a __global__ function known at compile time (scheduler's
+/// global_function, whose `function` names it) can have one. (weft-port
+/// writes none for a kernel of C linkage, whose launches run another body.)
+template <class Kernel>
+auto registered_region_version() {
+  if constexpr (requires { region_version_of<Kernel::function>; })
+    return region_version_of<Kernel::function>;
+  else
+    return nullptr;
 }
 
 /// The worker's stackless executor, made when it first runs a stackless
@@ -87,6 +119,22 @@ block_failure run_stackless_kernel(block_executor& executor, const block_range& 
   // copy the by-value parameters into their frames; it outlives them.
   Kernel own_kernel = kernel;
   Arguments own_arguments = arguments;
+  // Its region version, where it has one: weft-port wrote it only for a
+  // kernel whose threads meet at every barrier and that never changes its
+  // parameters, so the block's threads share one copy of them. Not in a
+  // race-check build, which watches each thread's accesses between the
+  // barriers the stackless executor reports.
+  if constexpr (!race_check_build) {
+    auto regions = registered_region_version<Kernel>();
+    if constexpr (!std::is_null_pointer_v<decltype(regions)>) {
+      if (regions && region_versions_enabled().load(std::memory_order_relaxed)) {
+        auto run_block = [&](region_block& block) {
+          std::apply([&](auto&... each) { regions(block, each...); }, own_arguments);
+        };
+        return stackless_executor_of_this_worker().run_regions(run_block, blocks, executor, dynamic_shared_bytes);
+      }
+    }
+  }
   // In a race-check build, out of line and traced (call_kernel): the body
   // up to the thread's first co_await runs in this call.
   auto start = [&] { return call_kernel(own_kernel, own_arguments); };

@@ -1,0 +1,200 @@
+// A block run as regions: the region version of a stackless kernel, which
+// weft-port writes for a kernel whose only waits are `__syncthreads();`
+// statements that every thread of a block provably reaches together
+// (docs/architecture.md, "Region versions"). Its body is split at those
+// barriers into regions; each region is a loop over the block's threads,
+// with threadIdx set for each, so that a barrier is the end of a loop
+// instead of a suspension and a resume per thread: PoCL's way of running a
+// work-group.
+//
+//   void weft_port_regions_k(weft::region_block& weft_block, float* out) {
+//     struct weft_locals { unsigned t; };  // the locals that live across a barrier
+//     auto weft_threads = weft_block.threads<weft_locals>();
+//     weft_threads.each([&](weft_locals& weft_l) -> weft::region_step {
+//       auto& t = weft_l.t; t = threadIdx.x; ...; return weft::region_go; });
+//     weft_threads.barrier();  // the kernel's __syncthreads();
+//     weft_threads.each(...);
+//   }
+//
+// A region that returns region_exit ends its thread (its `return;`): the
+// later regions skip it, which is a barrier's rule for exited threads
+// (sm_70 and later: they count as arrived). The per-thread locals come
+// from the worker's frame arena, as a stackless block's frames do; they are
+// trivial, so a block that fails leaves nothing to destroy. The stackless
+// executor runs such blocks (run_regions) with its own reports and fault
+// landing; stackless_grid.hpp chooses the region version where it may.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <new>
+#include <type_traits>
+
+#include "weft/detail/base/builtin_variables.hpp"
+#include "weft/detail/coroutine_executor/frame_arena.hpp"
+
+namespace weft::detail {
+
+/// What a region returns for the thread it ran: go on to the next region,
+/// or the thread returned.
+enum class region_step : unsigned char { go, exit };
+
+template <class Locals>
+class region_threads;
+
+/// One block's threads as the regions see them: how many, which exited.
+class region_block {
+ public:
+  region_block(frame_arena& arena, dim3 block)
+      : arena_(arena),
+        block_(block),
+        count_(block.x * block.y * block.z),
+        linear_(block.y == 1 && block.z == 1),
+        exited_(static_cast<unsigned char*>(arena.allocate(count_))) {
+    std::memset(exited_, 0, count_);
+  }
+  region_block(const region_block&) = delete;
+  region_block& operator=(const region_block&) = delete;
+  ~region_block() { arena_.release(exited_); }
+
+  /// The block's per-thread copies of the locals that live across a
+  /// barrier, and the loop that runs a region over the threads.
+  template <class Locals>
+  region_threads<Locals> threads() {
+    return region_threads<Locals>(*this);
+  }
+
+ private:
+  template <class Locals>
+  friend class region_threads;
+
+  frame_arena& arena_;
+  dim3 block_;
+  unsigned count_;
+  bool linear_;
+  bool any_exited_ = false;
+  unsigned char* exited_;     // per thread (linear id): 1 once it returned
+  unsigned start_ = 0;        // the linear id of the thread each() runs first
+  bool ran_ = false;          // since the last barrier: a region ran a thread,
+  unsigned last_ = 0;         // this one last,
+  bool last_arrived_ = true;  // which did not return
+
+  uint3 index_of(unsigned t) const { return {t % block_.x, t / block_.x % block_.y, t / (block_.x * block_.y)}; }
+};
+
+template <class Locals>
+class region_threads {
+  // Not constructed, not destroyed: what weft-port moves here is a builtin
+  // arithmetic type, a CUDA vector type or a pointer, whose value before its
+  // declaration runs is indeterminate in the kernel too.
+  static_assert(std::is_trivially_default_constructible_v<Locals> && std::is_trivially_destructible_v<Locals>);
+  static_assert(alignof(Locals) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__, "the frame arena's alignment");
+
+ public:
+  explicit region_threads(region_block& block)
+      : block_(block), locals_(static_cast<Locals*>(block.arena_.allocate(sizeof(Locals) * block.count_))) {}
+  region_threads(const region_threads&) = delete;
+  region_threads& operator=(const region_threads&) = delete;
+  ~region_threads() { block_.arena_.release(locals_); }
+
+  /// Runs `region(locals)` for each thread of the block that has not
+  /// returned, with threadIdx naming it, in the block's order of the
+  /// moment (barrier()).
+  template <class Region>
+  void each(Region&& region) {
+    region_block& b = block_;
+    const unsigned count = b.count_, start = b.start_;
+    bool arrived = true, ran = false;  // of the thread that ran last
+    unsigned last = start;
+    auto run = [&](unsigned t) __attribute__((always_inline)) {
+      arrived = region(locals_[t]) == region_step::go;
+      if (!arrived) [[unlikely]]
+        exit(t);
+      last = t;
+      ran = true;
+    };
+    if (b.linear_ && !b.any_exited_) {
+      threadIdx = {start, 0, 0};
+      for (unsigned t = start; t < count; ++t) {
+        threadIdx.x = t;
+        run(t);
+      }
+      for (unsigned t = 0; t < start; ++t) {
+        threadIdx.x = t;
+        run(t);
+      }
+    } else {
+      uint3 index = b.index_of(start);
+      for (unsigned i = 0, t = start; i < count; ++i) {
+        if (!b.exited_[t]) {
+          threadIdx = index;
+          run(t);
+        }
+        if (++t == count) {
+          t = 0;
+          index = {0, 0, 0};
+        } else if (++index.x == b.block_.x) {
+          index.x = 0;
+          if (++index.y == b.block_.y) {
+            index.y = 0;
+            ++index.z;
+          }
+        }
+      }
+    }
+    if (ran) {
+      b.ran_ = true;
+      b.last_ = last;
+      b.last_arrived_ = arrived;
+    }
+  }
+
+  /// Every thread that has not returned is at the barrier (its
+  /// `__syncthreads();`): the next regions run the threads in the stackless
+  /// executor's order (stackless_block_executor::run_block), so that a
+  /// kernel whose result depends on the order (a race, the first thread to
+  /// fail) gives the same where a region is a whole stretch between
+  /// barriers: the thread whose arrival completed the barrier first, then
+  /// the others in the order they arrived. That is the block's order
+  /// rotated, starting at start_.
+  void barrier() {
+    region_block& b = block_;
+    if (!b.ran_) {  // no region ran since the last barrier: the threads arrived in order
+      for (unsigned i = 1; i <= b.count_; ++i) {
+        unsigned t = (b.start_ + b.count_ - i) % b.count_;
+        if (!b.exited_[t]) {
+          b.start_ = t;
+          break;
+        }
+      }
+    } else if (b.last_arrived_) {
+      b.start_ = b.last_;
+    }
+    b.ran_ = false;
+  }
+
+ private:
+  void exit(unsigned t) {
+    block_.exited_[t] = 1;
+    block_.any_exited_ = true;
+  }
+
+  region_block& block_;
+  Locals* locals_;
+};
+
+/// The region version's type for a stackless kernel `Result (*)(Params...)`.
+template <class Kernel>
+struct region_function;
+template <class Result, class... Params>
+struct region_function<Result (*)(Params...)> {
+  using type = void (*)(region_block&, Params...);
+};
+
+/// The region version registered for the kernel `Kernel` (its address):
+/// set once, as the program starts, by weft::register_region_version.
+template <auto Kernel>
+inline typename region_function<decltype(Kernel)>::type region_version_of = nullptr;
+
+}  // namespace weft::detail

@@ -1,0 +1,37 @@
+// Region versions of stackless kernels: what weft-port writes beside a
+// stackless kernel whose barriers every thread of a block provably reaches
+// together, so that a block runs as a loop over its threads per stretch
+// between barriers (docs/architecture.md, "Region versions";
+// docs/porting.md, "Stackless kernels"). The port writes and registers
+// them; a program does not write them by hand. WEFT_EXECUTOR=stackless runs
+// the stackless kernels instead, for comparison.
+#pragma once
+
+#include <type_traits>
+
+#include "weft/detail/coroutine_executor/region_block.hpp"
+#include "weft/detail/coroutine_executor/stackless_grid.hpp"
+#include "weft/detail/coroutine_executor/stackless_thread.hpp"
+
+namespace weft {
+
+/// A block's threads, as a region version's first parameter sees them.
+using region_block = detail::region_block;
+
+/// What a region returns for its thread: region_go, or region_exit where the
+/// kernel's `return;` ended it.
+using region_step = detail::region_step;
+inline constexpr region_step region_go = region_step::go;
+inline constexpr region_step region_exit = region_step::exit;
+
+/// Makes `Regions`, `void (weft::region_block&, Params...)`, run the blocks
+/// of the stackless kernel `Kernel`, `weft::stackless_kernel (Params...)`,
+/// wherever the stackless executor would run them. Returns true.
+template <auto Kernel, auto Regions>
+requires std::is_same_v<decltype(Regions), typename detail::region_function<decltype(Kernel)>::type>
+bool register_region_version() {
+  detail::region_version_of<Kernel> = Regions;
+  return true;
+}
+
+}  // namespace weft

@@ -1,0 +1,85 @@
+// Stackless kernels that also get a region version (weft/region_kernel.hpp):
+// each barrier a `__syncthreads();` statement at the top of the body or of
+// a `for` whose bounds every thread of the block shares. The case runs with
+// --explain (regions.expected-stderr); regions_refused.cu has the shapes
+// that keep the stackless version only.
+#define TILE 16
+constexpr int block_threads = 128;
+
+// A halving tree: `t` lives across the barriers, the loop's bounds are blockDim's.
+__global__ void block_sum(const float* in, float* sums) {
+  __shared__ float partial[block_threads];
+  unsigned t = threadIdx.x;
+  partial[t] = in[blockIdx.x * blockDim.x + t];
+  __syncthreads();
+  for (unsigned stride = blockDim.x / 2; stride > 0; stride /= 2) {
+    if (t < stride) partial[t] += partial[t + stride];
+    __syncthreads();
+  }
+  if (t == 0) sums[blockIdx.x] = partial[0];
+}
+
+// The same into one total: `*total = ...` writes where the parameter
+// points, which leaves the parameter as it was.
+__global__ void grid_total(const float* in, float* total) {
+  __shared__ float partial[block_threads];
+  partial[threadIdx.x] = in[blockIdx.x * blockDim.x + threadIdx.x];
+  __syncthreads();
+  if (threadIdx.x == 0 && blockIdx.x == 0) {
+    float sum = 0;
+    for (int i = 0; i < block_threads; ++i) sum += partial[i];
+    *total = sum;
+  }
+}
+
+// Tiled matmul: a loop bound from a parameter the kernel never changes and
+// a macro; several declarators in one declaration; a local that every
+// region but its own uses.
+__global__ void tiled_matmul(const float* a, const float* b, float* c, int n) {
+  __shared__ float as[TILE][TILE], bs[TILE][TILE];
+  int tx = threadIdx.x, ty = threadIdx.y;
+  int row = blockIdx.y * TILE + ty, col = blockIdx.x * TILE + tx;
+  float sum = 0;
+  for (int m = 0; m < n / TILE; ++m) {
+    as[ty][tx] = a[row * n + m * TILE + tx];
+    bs[ty][tx] = b[(m * TILE + ty) * n + col];
+    __syncthreads();
+    for (int e = 0; e < TILE; ++e) sum += as[ty][e] * bs[e][tx];
+    __syncthreads();
+  }
+  c[row * n + col] = sum;
+}
+
+// An early return before the barrier ends the thread (its later regions
+// skip it); a const local, a pointer local and a local declared without a
+// value move to the per-thread struct; a local used in one region stays there.
+__global__ void rotate_active(const int* in, int* out, int active) {
+  extern __shared__ int ring[];
+  const int t = threadIdx.x;
+  if (t >= active) return;
+  const int* source = in + blockIdx.x * blockDim.x;
+  int kept;
+  kept = source[t];
+  ring[t] = kept;
+  __syncthreads();
+  int next = ring[(t + 1) % active];
+  out[blockIdx.x * blockDim.x + t] = next + kept + (source == in);
+}
+
+// A barrier first, two in a row, and a loop over the grid that a step of
+// gridDim keeps the same for every thread.
+__global__ void grid_rounds(int* counts, int rounds) {
+  __syncthreads();
+  __syncthreads();
+  for (int r = 0; r < rounds * (int)gridDim.x; r += gridDim.x) {
+    atomicAdd(&counts[threadIdx.x], 1);
+    __syncthreads();
+  }
+}
+
+void host(float* f, int* p) {
+  block_sum<<<4, block_threads>>>(f, f);
+  tiled_matmul<<<dim3(2, 2), dim3(TILE, TILE)>>>(f, f, f, 2 * TILE);
+  rotate_active<<<2, 64, 64 * sizeof(int)>>>(p, p, 50);
+  grid_rounds<<<3, 32>>>(p, 2);
+}

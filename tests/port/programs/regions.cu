@@ -1,0 +1,153 @@
+// Kernels that weft-port gives region versions (a loop over the block's
+// threads between barriers), checked against the host. Built twice: as
+// ported (port_regions: region versions, or with WEFT_EXECUTOR=stackless
+// the stackless kernels) and with NO_STACKLESS (port_regions_fibers); all
+// three print the same lines and PASS.
+#include <cstdio>
+#include <vector>
+
+#define TILE 16
+constexpr int threads = 128;
+
+__global__ void block_sum(const int* in, int* sums) {
+  __shared__ int partial[threads];
+  unsigned t = threadIdx.x;
+  partial[t] = in[blockIdx.x * blockDim.x + t];
+  __syncthreads();
+  for (unsigned stride = blockDim.x / 2; stride > 0; stride /= 2) {
+    if (t < stride) partial[t] += partial[t + stride];
+    __syncthreads();
+  }
+  if (t == 0) sums[blockIdx.x] = partial[0];
+}
+
+__global__ void tiled_matmul(const float* a, const float* b, float* c, int n) {
+  __shared__ float as[TILE][TILE], bs[TILE][TILE];
+  int tx = threadIdx.x, ty = threadIdx.y;
+  int row = blockIdx.y * TILE + ty, col = blockIdx.x * TILE + tx;
+  float sum = 0;
+  for (int m = 0; m < n / TILE; ++m) {
+    as[ty][tx] = a[row * n + m * TILE + tx];
+    bs[ty][tx] = b[(m * TILE + ty) * n + col];
+    __syncthreads();
+    for (int e = 0; e < TILE; ++e) sum += as[ty][e] * bs[e][tx];
+    __syncthreads();
+  }
+  c[row * n + col] = sum;
+}
+
+// Threads past `active` return before the barrier, which the others pass.
+__global__ void rotate_active(const int* in, int* out, int active) {
+  extern __shared__ int ring[];
+  const int t = threadIdx.x;
+  if (t >= active) return;
+  const int* source = in + blockIdx.x * blockDim.x;
+  int kept;
+  kept = source[t];
+  ring[t] = kept;
+  __syncthreads();
+  int next = ring[(t + 1) % active];
+  out[blockIdx.x * blockDim.x + t] = next * 1000 + kept;
+}
+
+// Hillis-Steele inclusive scan, double-buffered.
+__global__ void scan(const int* in, int* out) {
+  __shared__ int buffer[2][threads];
+  int t = threadIdx.x, i = blockIdx.x * blockDim.x + t;
+  int current = 0;
+  buffer[current][t] = in[i];
+  __syncthreads();
+  for (int offset = 1; offset < threads; offset *= 2) {
+    int value = buffer[current][t];
+    if (t >= offset) value += buffer[current][t - offset];
+    buffer[1 - current][t] = value;
+    current = 1 - current;
+    __syncthreads();
+  }
+  out[i] = buffer[current][t];
+}
+
+// A 2D block whose second row returns early but for its first four threads.
+__global__ void rows_reversed(int* data) {
+  __shared__ int tile[2][8];
+  int x = threadIdx.x, y = threadIdx.y;
+  tile[y][x] = data[y * 8 + x];
+  if (y == 1 && x >= 4) return;
+  __syncthreads();
+  data[y * 8 + x] = tile[1 - y][7 - x];
+}
+
+int main() {
+  bool pass = true;
+  int* ints = nullptr;
+  int* out = nullptr;
+  cudaMallocManaged(&ints, 8 * threads * sizeof(int));
+  cudaMallocManaged(&out, 8 * threads * sizeof(int));
+  for (int i = 0; i < 8 * threads; ++i) ints[i] = (i * 37) % 101 - 50;
+
+  block_sum<<<8, threads>>>(ints, out);
+  cudaDeviceSynchronize();
+  for (int b = 0; b < 8; ++b) {
+    int expected = 0;
+    for (int t = 0; t < threads; ++t) expected += ints[b * threads + t];
+    pass = pass && out[b] == expected;
+    printf("sum %d: %d\n", b, out[b]);
+  }
+
+  const int n = 2 * TILE;
+  float *a = nullptr, *b = nullptr, *c = nullptr;
+  cudaMallocManaged(&a, n * n * sizeof(float));
+  cudaMallocManaged(&b, n * n * sizeof(float));
+  cudaMallocManaged(&c, n * n * sizeof(float));
+  for (int i = 0; i < n * n; ++i) {
+    a[i] = static_cast<float>(i % 7);
+    b[i] = static_cast<float>(i % 5) - 2;
+  }
+  tiled_matmul<<<dim3(n / TILE, n / TILE), dim3(TILE, TILE)>>>(a, b, c, n);
+  cudaDeviceSynchronize();
+  float trace = 0;
+  for (int r = 0; r < n; ++r)
+    for (int col = 0; col < n; ++col) {
+      float expected = 0;
+      for (int k = 0; k < n; ++k) expected += a[r * n + k] * b[k * n + col];
+      pass = pass && c[r * n + col] == expected;
+      if (r == col) trace += c[r * n + col];
+    }
+  printf("matmul trace: %g\n", trace);
+
+  for (int i = 0; i < 2 * 64; ++i) out[i] = -1;
+  rotate_active<<<2, 64, 64 * sizeof(int)>>>(ints, out, 50);
+  cudaDeviceSynchronize();
+  for (int blk = 0; blk < 2; ++blk)
+    for (int t = 0; t < 64; ++t) {
+      int expected = t < 50 ? ints[blk * 64 + (t + 1) % 50] * 1000 + ints[blk * 64 + t] : -1;
+      pass = pass && out[blk * 64 + t] == expected;
+    }
+  printf("rotate: %d %d %d\n", out[0], out[49], out[50]);
+
+  scan<<<8, threads>>>(ints, out);
+  cudaDeviceSynchronize();
+  for (int blk = 0; blk < 8; ++blk) {
+    int running = 0;
+    for (int t = 0; t < threads; ++t) {
+      running += ints[blk * threads + t];
+      pass = pass && out[blk * threads + t] == running;
+    }
+  }
+  printf("scan: %d %d\n", out[threads - 1], out[8 * threads - 1]);
+
+  for (int i = 0; i < 16; ++i) out[i] = i;
+  rows_reversed<<<1, dim3(8, 2)>>>(out);
+  cudaDeviceSynchronize();
+  for (int i = 0; i < 16; ++i) {
+    int y = i / 8, x = i % 8;
+    int expected = (y == 1 && x >= 4) ? i : (1 - y) * 8 + (7 - x);
+    pass = pass && out[i] == expected;
+    printf("%d ", out[i]);
+  }
+  printf("\n");
+
+  pass = pass && cudaGetLastError() == cudaSuccess;
+  printf("%s\n", pass ? "PASS" : "FAIL");
+  return pass ? 0 : 1;
+}

@@ -1,0 +1,314 @@
+// Region versions (weft/region_kernel.hpp): a stackless kernel's blocks run
+// as loops over their threads between barriers, where weft-port wrote and
+// registered one. The region versions here are written as weft-port writes
+// them (tests/port/cases/regions.expected); each is checked against its
+// stackless kernel run with region versions off (WEFT_EXECUTOR=stackless)
+// and on fibers: the same results, the same order of threads after each
+// barrier, the same reports for an exception and a fault.
+#include <doctest/doctest.h>
+#include <weft.hpp>
+#include <weft/region_kernel.hpp>
+#include <weft/stackless_kernel.hpp>
+
+#include "sanitizer_checks.hpp"
+#include "stackless_failure.hpp"
+#include "stackless_scope.hpp"
+#include "text_checks.hpp"
+
+#include <atomic>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace {
+
+// How many blocks the region versions below ran: whether they were chosen.
+std::atomic<int> region_blocks_run{0};
+
+// Region versions on or off (WEFT_EXECUTOR=stackless) for a scope.
+class region_scope {
+ public:
+  explicit region_scope(bool on) : saved_(weft::detail::region_versions_enabled().load()) {
+    weft::detail::region_versions_enabled() = on;
+  }
+  region_scope(const region_scope&) = delete;
+  region_scope& operator=(const region_scope&) = delete;
+  ~region_scope() { weft::detail::region_versions_enabled() = saved_; }
+
+ private:
+  bool saved_;
+};
+
+// A block sum with a thread's index kept across the barriers, and threads
+// past `active` returning before the first barrier.
+weft::stackless_kernel region_test_sum(const int* in, int* out, unsigned active) {
+  __shared__ int partial[64];
+  unsigned t = threadIdx.x;
+  partial[t] = 0;
+  if (t >= active) co_return;
+  partial[t] = in[blockIdx.x * blockDim.x + t];
+  co_await weft::syncthreads();
+  for (unsigned stride = blockDim.x / 2; stride > 0; stride /= 2) {
+    if (t < stride && t + stride < active) partial[t] += partial[t + stride];
+    co_await weft::syncthreads();
+  }
+  if (t == 0) out[blockIdx.x] = partial[0];
+}
+
+void region_test_sum_regions(weft::region_block& weft_block, const int* in, int* out, unsigned active) {
+  ++region_blocks_run;
+  struct weft_locals {
+    unsigned t;
+  };
+  auto weft_threads = weft_block.threads<weft_locals>();
+  __shared__ int partial[64];
+  weft_threads.each([&](weft_locals& weft_l) -> weft::region_step {
+    auto& t = weft_l.t;
+    t = threadIdx.x;
+    partial[t] = 0;
+    if (t >= active) return weft::region_exit;
+    partial[t] = in[blockIdx.x * blockDim.x + t];
+    return weft::region_go;
+  });
+  weft_threads.barrier();
+  for (unsigned stride = blockDim.x / 2; stride > 0; stride /= 2) {
+    weft_threads.each([&](weft_locals& weft_l) -> weft::region_step {
+      auto& t = weft_l.t;
+      if (t < stride && t + stride < active) partial[t] += partial[t + stride];
+      return weft::region_go;
+    });
+    weft_threads.barrier();
+  }
+  weft_threads.each([&](weft_locals& weft_l) -> weft::region_step {
+    auto& t = weft_l.t;
+    if (t == 0) out[blockIdx.x] = partial[0];
+    return weft::region_go;
+  });
+}
+[[maybe_unused]] const bool region_test_sum_registered =
+    weft::register_region_version<&region_test_sum, &region_test_sum_regions>();
+
+// Each thread writes down when it runs: after a barrier that starts the
+// body, after two barriers with nothing between them, after the thread that
+// ran last returned, and after another returned. The log is the order the
+// threads ran in.
+weft::stackless_kernel region_test_order(int* log, int* next) {
+  co_await weft::syncthreads();
+  log[(*next)++] = static_cast<int>(threadIdx.y * blockDim.x + threadIdx.x);
+  co_await weft::syncthreads();
+  co_await weft::syncthreads();
+  log[(*next)++] = static_cast<int>(threadIdx.y * blockDim.x + threadIdx.x);
+  if (threadIdx.y * blockDim.x + threadIdx.x == blockDim.x * blockDim.y - 4) co_return;
+  co_await weft::syncthreads();
+  log[(*next)++] = static_cast<int>(threadIdx.y * blockDim.x + threadIdx.x);
+  if (threadIdx.y * blockDim.x + threadIdx.x == blockDim.x * blockDim.y - 6) co_return;
+  co_await weft::syncthreads();
+  log[(*next)++] = static_cast<int>(threadIdx.y * blockDim.x + threadIdx.x);
+}
+
+void region_test_order_regions(weft::region_block& weft_block, int* log, int* next) {
+  ++region_blocks_run;
+  struct weft_locals {};
+  auto weft_threads = weft_block.threads<weft_locals>();
+  weft_threads.barrier();
+  weft_threads.each([&](weft_locals&) -> weft::region_step {
+    log[(*next)++] = static_cast<int>(threadIdx.y * blockDim.x + threadIdx.x);
+    return weft::region_go;
+  });
+  weft_threads.barrier();
+  weft_threads.barrier();
+  weft_threads.each([&](weft_locals&) -> weft::region_step {
+    log[(*next)++] = static_cast<int>(threadIdx.y * blockDim.x + threadIdx.x);
+    if (threadIdx.y * blockDim.x + threadIdx.x == blockDim.x * blockDim.y - 4) return weft::region_exit;
+    return weft::region_go;
+  });
+  weft_threads.barrier();
+  weft_threads.each([&](weft_locals&) -> weft::region_step {
+    log[(*next)++] = static_cast<int>(threadIdx.y * blockDim.x + threadIdx.x);
+    if (threadIdx.y * blockDim.x + threadIdx.x == blockDim.x * blockDim.y - 6) return weft::region_exit;
+    return weft::region_go;
+  });
+  weft_threads.barrier();
+  weft_threads.each([&](weft_locals&) -> weft::region_step {
+    log[(*next)++] = static_cast<int>(threadIdx.y * blockDim.x + threadIdx.x);
+    return weft::region_go;
+  });
+}
+[[maybe_unused]] const bool region_test_order_registered =
+    weft::register_region_version<&region_test_order, &region_test_order_regions>();
+
+// Thread 5 of block (2,0,0) throws between two barriers.
+weft::stackless_kernel region_test_throwing() {
+  co_await weft::syncthreads();
+  if (blockIdx.x == 2 && threadIdx.x == 5) throw std::runtime_error("thread five gave up");
+  co_await weft::syncthreads();
+}
+
+void region_test_throwing_regions(weft::region_block& weft_block) {
+  ++region_blocks_run;
+  struct weft_locals {};
+  auto weft_threads = weft_block.threads<weft_locals>();
+  weft_threads.barrier();
+  weft_threads.each([&](weft_locals&) -> weft::region_step {
+    if (blockIdx.x == 2 && threadIdx.x == 5) throw std::runtime_error("thread five gave up");
+    return weft::region_go;
+  });
+  weft_threads.barrier();
+}
+[[maybe_unused]] const bool region_test_throwing_registered =
+    weft::register_region_version<&region_test_throwing, &region_test_throwing_regions>();
+
+__attribute__((no_sanitize("integer-divide-by-zero"))) weft::stackless_kernel region_test_dividing(const int* divisors,
+                                                                                                   int* quotients) {
+  co_await weft::syncthreads();
+  quotients[threadIdx.x] = 1000 / divisors[threadIdx.x];
+}
+
+__attribute__((no_sanitize("integer-divide-by-zero"))) void region_test_dividing_regions(weft::region_block& weft_block,
+                                                                                         const int* divisors,
+                                                                                         int* quotients) {
+  ++region_blocks_run;
+  struct weft_locals {};
+  auto weft_threads = weft_block.threads<weft_locals>();
+  weft_threads.barrier();
+  weft_threads.each([&](weft_locals&) __attribute__((no_sanitize("integer-divide-by-zero")))->weft::region_step {
+    quotients[threadIdx.x] = 1000 / divisors[threadIdx.x];
+    return weft::region_go;
+  });
+}
+[[maybe_unused]] const bool region_test_dividing_registered =
+    weft::register_region_version<&region_test_dividing, &region_test_dividing_regions>();
+
+struct region_test_run {
+  std::vector<int> values;
+  int blocks_as_regions;
+  bool operator==(const region_test_run&) const = default;
+};
+
+// Runs `launch(device_values)` with `count` ints on the device, under the
+// choice of executor: what it left there, and how many blocks ran as regions.
+template <class Launch>
+region_test_run run_with(bool regions, stackless_executor executor, std::size_t count, Launch launch) {
+  stackless_scope scope(executor);
+  region_scope region_choice(regions);
+  int* values = nullptr;
+  REQUIRE(cudaMalloc(&values, count * sizeof(int)) == cudaSuccess);
+  REQUIRE(cudaMemset(values, 0, count * sizeof(int)) == cudaSuccess);
+  int before = region_blocks_run;
+  REQUIRE(launch(values) == cudaSuccess);
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  region_test_run run{std::vector<int>(count), region_blocks_run - before};
+  REQUIRE(cudaMemcpy(run.values.data(), values, count * sizeof(int), cudaMemcpyDeviceToHost) == cudaSuccess);
+  CHECK(cudaFree(values) == cudaSuccess);
+  return run;
+}
+
+}  // namespace
+
+TEST_CASE("a stackless kernel's region version runs its blocks, unless WEFT_EXECUTOR is stackless or fibers") {
+  constexpr unsigned blocks = 4, threads = 64;
+  std::vector<int> in(blocks * threads);
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<int>(i % 7) + 1;
+  int* device_in = nullptr;
+  REQUIRE(cudaMalloc(&device_in, in.size() * sizeof(int)) == cudaSuccess);
+  REQUIRE(cudaMemcpy(device_in, in.data(), in.size() * sizeof(int), cudaMemcpyHostToDevice) == cudaSuccess);
+  for (unsigned active : {64u, 50u, 1u}) {
+    CAPTURE(active);
+    auto launch = [&](int* out) { return weft::launch<region_test_sum>(blocks, threads, device_in, out, active); };
+    region_test_run regions = run_with(true, stackless_executor::coroutines, blocks, launch);
+    region_test_run stackless = run_with(false, stackless_executor::coroutines, blocks, launch);
+    region_test_run fibers = run_with(true, stackless_executor::fibers, blocks, launch);
+    CHECK(regions.blocks_as_regions == static_cast<int>(blocks));
+    CHECK(stackless.blocks_as_regions == 0);
+    CHECK(fibers.blocks_as_regions == 0);
+    for (unsigned b = 0; b < blocks; ++b) {
+      int expected = 0;
+      for (unsigned t = 0; t < active; ++t) expected += in[b * threads + t];
+      CHECK(regions.values[b] == expected);
+    }
+    CHECK(regions.values == stackless.values);
+    CHECK(regions.values == fibers.values);
+  }
+  CHECK(cudaFree(device_in) == cudaSuccess);
+}
+
+TEST_CASE("a region version runs the threads in the stackless executor's order after each barrier") {
+  for (dim3 block : {dim3(8), dim3(4, 3)}) {
+    CAPTURE(block.y);
+    constexpr std::size_t slots = 64;
+    auto launch = [&](int* log) { return weft::launch<region_test_order>(1, block, log, log + slots - 1); };
+    region_test_run regions = run_with(true, stackless_executor::coroutines, slots, launch);
+    region_test_run stackless = run_with(false, stackless_executor::coroutines, slots, launch);
+    region_test_run fibers = run_with(true, stackless_executor::fibers, slots, launch);
+    CHECK(regions.blocks_as_regions == 1);
+    CHECK(stackless.blocks_as_regions == 0);
+    CHECK(regions.values == stackless.values);
+    CHECK(regions.values == fibers.values);
+    // 8 threads: after the first barrier 7 0 1 ... 6 (7 arrived last);
+    // after the next two 5 6 7 0 ... 4 (the empty stretch between them
+    // moves 5 to the front), and 4, the last to run, returns: no thread
+    // completes that barrier, so the order stays, 5 6 7 0 1 2 3, and 2
+    // returns; then 3, which arrived last: 3 5 6 7 0 1.
+    if (block.y == 1)
+      CHECK(std::vector<int>(regions.values.begin(), regions.values.begin() + 29) ==
+            std::vector<int>{7, 0, 1, 2, 3, 4, 5, 6, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 3, 5, 6, 7, 0, 1});
+  }
+}
+
+TEST_CASE("an exception escaping a region fails the launch as the stackless kernel's thread does") {
+  auto failure = [](bool regions) {
+    stackless_scope scope(stackless_executor::coroutines);
+    region_scope region_choice(regions);
+    int before = region_blocks_run;
+    stackless_failure f = stackless_failure_of([] { return weft::launch<region_test_throwing>(4, 32); });
+    return std::pair{f, region_blocks_run - before};
+  };
+  auto [regions, blocks_as_regions] = failure(true);
+  auto [stackless, none] = failure(false);
+  INFO(regions.report);
+  CHECK(blocks_as_regions > 0);
+  CHECK(none == 0);
+  CHECK(regions.code == cudaErrorLaunchFailure);
+  CHECK(regions.report == stackless.report);
+  CHECK(contains(regions.report, "region_test_throwing"));
+  CHECK(contains(regions.report, "block (2,0,0), thread (5,0,0): uncaught exception: thread five gave up"));
+}
+
+#if defined(__x86_64__)
+TEST_CASE("an integer division by zero in a region fails the launch as in the stackless kernel" *
+          doctest::skip(weft_test::under_thread_sanitizer)) {
+  auto failure = [](bool regions) {
+    stackless_scope scope(stackless_executor::coroutines);
+    region_scope region_choice(regions);
+    int* divisors = nullptr;
+    int* quotients = nullptr;
+    REQUIRE(cudaMallocManaged(&divisors, 8 * sizeof(int)) == cudaSuccess);
+    REQUIRE(cudaMalloc(&quotients, 8 * sizeof(int)) == cudaSuccess);
+    for (int i = 0; i < 8; ++i) divisors[i] = i == 6 ? 0 : i + 1;
+    int before = region_blocks_run;
+    stackless_failure f =
+        stackless_failure_of([&] { return weft::launch<region_test_dividing>(1, 8, divisors, quotients); });
+    // The faulting instruction's address differs between the two versions.
+    return std::pair{f.report.substr(0, f.report.find(" by the instruction at ")), region_blocks_run - before};
+  };
+  auto [regions, blocks_as_regions] = failure(true);
+  auto [stackless, none] = failure(false);
+  INFO(regions);
+  CHECK(blocks_as_regions == 1);
+  CHECK(none == 0);
+  CHECK(regions == stackless);
+  CHECK(contains(regions, "failed in block (0,0,0), thread (6,0,0): integer division by zero"));
+
+  // The worker runs the next launch's regions as if nothing had happened.
+  int* quotients = nullptr;
+  int* divisors = nullptr;
+  REQUIRE(cudaMallocManaged(&divisors, 8 * sizeof(int)) == cudaSuccess);
+  REQUIRE(cudaMallocManaged(&quotients, 8 * sizeof(int)) == cudaSuccess);
+  for (int i = 0; i < 8; ++i) divisors[i] = i + 1;
+  REQUIRE(weft::launch<region_test_dividing>(1, 8, divisors, quotients) == cudaSuccess);
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  CHECK(quotients[7] == 125);
+  CHECK(cudaFree(divisors) == cudaSuccess);
+  CHECK(cudaFree(quotients) == cudaSuccess);
+}
+#endif
