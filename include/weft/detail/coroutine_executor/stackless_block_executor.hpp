@@ -245,27 +245,65 @@ class stackless_block_executor {
   template <class StartThread>
   [[gnu::no_sanitize_address]] void run_block(StartThread& start);
   // A round's resumes while every thread arrives at the barrier in the
-  // order it runs: how many did (the thread at the returned place, if any,
-  // did not, or released lanes). In a block of one dimension (Linear) a
-  // thread's index is its linear id, and threadIdx.y and .z stay 0: one
-  // load and two stores set the thread's identity, not three of each.
+  // order it runs, then while every thread after those exits (a kernel's
+  // last round, or threads past a bound that leave after a barrier):
+  // where that stopped (the thread there, if any, is resumed but not
+  // filed: it did something else, or released lanes) and how many arrived
+  // (the first `arrived` of the list, which stay where they are). In a
+  // block of one dimension (Linear) a thread's index is its linear id, and
+  // threadIdx.y and .z stay 0: one load and two stores set the thread's
+  // identity, not three of each.
+  struct in_order {
+    unsigned stopped;
+    unsigned arrived;
+  };
   template <bool Linear>
-  [[gnu::no_sanitize_address]] unsigned resume_in_order(const waiting_thread* waiting, unsigned count) {
+  [[gnu::no_sanitize_address]] void set_running(const waiting_thread& thread) {
+    if constexpr (Linear) {
+      unsigned id = thread.id;
+      threadIdx.x = id;
+      running_id_ = id;
+    } else {
+      threadIdx = thread.index;
+      running_id_ = thread.id;
+    }
+  }
+  template <bool Linear>
+  [[gnu::no_sanitize_address]] in_order resume_in_order(const waiting_thread* waiting, unsigned count) {
     unsigned r = 0;
     for (; r < count; ++r) {
-      if constexpr (Linear) {
-        unsigned id = waiting[r].id;
-        threadIdx.x = id;
-        running_id_ = id;
-      } else {
-        threadIdx = waiting[r].index;
-        running_id_ = waiting[r].id;
-      }
+      set_running<Linear>(waiting[r]);
       resume(waiting[r]);
       if (arrivals_ != r + 1 || !ready_.empty()) [[unlikely]]
         break;
     }
-    return r;
+    // The thread at r exited (what file() tells from these): the threads
+    // after it exit too, most often. Its own loop, which keeps only the
+    // list, the place in it and the arrivals across a resume.
+    unsigned arrived = r;
+    if (r == count || arrivals_ != arrived || exit_unusual()) return {r, arrived};
+    note_exited(waiting[r].id);
+    for (++r; r < count; ++r) {
+      set_running<Linear>(waiting[r]);
+      resume(waiting[r]);
+      if (arrivals_ != arrived || exit_unusual()) [[unlikely]]
+        break;
+      note_exited(waiting[r].id);
+    }
+    return {r, arrived};
+  }
+  // A thread that neither arrived nor parked has exited, unless it failed
+  // the block; one that released lanes is filed where they run (file(),
+  // run_ready in run_block).
+  bool exit_unusual() const { return parked_now_ || failure_ || !ready_.empty(); }
+  // The thread of linear id `id` has exited: it counts as arrived at every
+  // barrier and group from now on.
+  void note_exited(unsigned id) {
+    warp_state& w = warps_[id / 32];
+    w.exited |= 1u << (id % 32);
+    // No converged step opens in a warp with a lane gone (one that lanes
+    // wait in already stays: it is that of a group the lane left).
+    if (w.converged_arrived == 0) w.converged_key = no_group_key;
   }
   // Resumes the lanes `lanes` of `warp`, released by a completed group (or
   // queued without a result), in lane order, each with its result copied
@@ -603,11 +641,7 @@ void stackless_block_executor::run_block(StartThread& start) {
     } else if (failure_) [[unlikely]] {
       return false;
     } else {
-      warp_state& w = warps_[thread.id / 32];
-      w.exited |= 1u << (thread.id % 32);
-      // No converged step opens in a warp with a lane gone (one that lanes
-      // wait in already stays: it is that of a group the lane left).
-      if (w.converged_arrived == 0) w.converged_key = no_group_key;
+      note_exited(thread.id);
     }
     return true;
   };
@@ -723,17 +757,21 @@ void stackless_block_executor::run_block(StartThread& start) {
     if (waiting != lists_[waiting_list].data()) {
       // Its own loop, which keeps little across the resume (the list, the
       // count, the place in it): the round started with no arrival, so the
-      // thread at r arrived in order if arrivals_ is now r + 1.
-      r = linear_block_ ? resume_in_order<true>(waiting, count) : resume_in_order<false>(waiting, count);
-      if (r == count) {  // every thread arrived, in order: the list stays where it is
+      // thread at r arrived in order if arrivals_ is now r + 1, and one
+      // after those exited if arrivals_ did not change and nothing else
+      // happened.
+      in_order resumed =
+          linear_block_ ? resume_in_order<true>(waiting, count) : resume_in_order<false>(waiting, count);
+      r = resumed.stopped;
+      if (r == count) {  // the list stays where it is, less the threads that exited after the last arrival
         next = waiting;
-        kept = count;
-        last_arrived = true;
+        kept = resumed.arrived;
+        last_arrived = resumed.arrived == count;
         continue;
       }
-      std::copy(waiting, waiting + r, next);
-      kept = r;
-      if (!file(waiting[r], r) || (!ready_.empty() && !run_ready())) [[unlikely]] {
+      std::copy(waiting, waiting + resumed.arrived, next);
+      kept = resumed.arrived;
+      if (!file(waiting[r], resumed.arrived) || (!ready_.empty() && !run_ready())) [[unlikely]] {
         abandon(waiting + r + 1, waiting + count);
         return;
       }
