@@ -126,7 +126,7 @@ class stackless_block_executor {
   /// written down.
   void arrive(barrier_kind kind, int predicate, std::source_location where, int* result) noexcept {
     if (kind != barrier_kind::sync) barrier_result_into_[running_id_] = result;
-    ++arrivals_;
+    ++arrivals_and_ready_;
     predicate_count_ += predicate != 0;
     // Last: nothing of the executor is used after the call, so the kernel's
     // coroutine need not keep it in a register that the call preserves
@@ -274,28 +274,28 @@ class stackless_block_executor {
     for (; r < count; ++r) {
       set_running<Linear>(waiting[r]);
       resume(waiting[r]);
-      if (arrivals_ != r + 1 || !ready_.empty()) [[unlikely]]
+      if (arrivals_and_ready_ != r + 1) [[unlikely]]  // another arrival count, or lanes to run
         break;
     }
     // The thread at r exited (what file() tells from these): the threads
     // after it exit too, most often. Its own loop, which keeps only the
     // list, the place in it and the arrivals across a resume.
     unsigned arrived = r;
-    if (r == count || arrivals_ != arrived || exit_unusual()) return {r, arrived};
+    if (r == count || arrivals_and_ready_ != arrived || exit_unusual()) return {r, arrived};
     note_exited(waiting[r].id);
     for (++r; r < count; ++r) {
       set_running<Linear>(waiting[r]);
       resume(waiting[r]);
-      if (arrivals_ != arrived || exit_unusual()) [[unlikely]]
+      if (arrivals_and_ready_ != arrived || exit_unusual()) [[unlikely]]
         break;
       note_exited(waiting[r].id);
     }
     return {r, arrived};
   }
   // A thread that neither arrived nor parked has exited, unless it failed
-  // the block; one that released lanes is filed where they run (file(),
-  // run_ready in run_block).
-  bool exit_unusual() const { return parked_now_ || failure_ || !ready_.empty(); }
+  // the block (whether it released lanes, which file() and run_ready in
+  // run_block see to, is asked with the arrivals: arrivals_and_ready_).
+  bool exit_unusual() const { return parked_now_ || failure_; }
   // The thread of linear id `id` has exited: it counts as arrived at every
   // barrier and group from now on.
   void note_exited(unsigned id) {
@@ -353,7 +353,7 @@ class stackless_block_executor {
   // what run_ready delivers to it from the exchange goes nowhere.
   void queue_without_result(unsigned id) {
     warps_[id / 32].result_into[id % 32] = &no_result_;
-    ready_.push_back({id / 32, 1u << (id % 32)});
+    push_ready({id / 32, 1u << (id % 32)});
   }
   [[gnu::no_sanitize_address, gnu::flatten]] bool arrive_elsewhere(warp_op op, unsigned mask,
                                                                    const warp_operand& operand,
@@ -432,7 +432,7 @@ class stackless_block_executor {
   // is a divergence unless the two name one call site (the same file, line
   // and column in other bytes).
   [[gnu::cold, gnu::noinline]] void note_other_arrival(barrier_kind kind, std::source_location where) noexcept {
-    if (arrivals_ == 1) {
+    if (arrivals() == 1) {
       phase_kind_ = kind;
       phase_where_ = where;
       phase_key_ = arrival_key(kind, where);
@@ -445,7 +445,7 @@ class stackless_block_executor {
   barrier_arrival arrival_of(unsigned id) const;
   // A round starts with no arrival.
   void start_round() noexcept {
-    arrivals_ = 0;
+    arrivals_and_ready_ &= lanes_ready;
     predicate_count_ = 0;
     phase_key_ = no_phase_key;
     other_arrivals_.clear();
@@ -462,7 +462,13 @@ class stackless_block_executor {
   std::vector<waiting_thread> lists_[2];
   // The barrier the running round's threads arrive at: the first
   // arrival's, against which the others are checked.
-  unsigned arrivals_ = 0;
+  // The round's arrivals at its barrier (the low 32 bits) and, above them,
+  // whether released lanes wait in ready_ (lanes_ready): one word, so that
+  // the loop of a round whose threads arrive in order asks both with one
+  // compare.
+  std::uint64_t arrivals_and_ready_ = 0;
+  static constexpr std::uint64_t lanes_ready = std::uint64_t{1} << 32;
+  unsigned arrivals() const { return static_cast<unsigned>(arrivals_and_ready_); }
   unsigned predicate_count_ = 0;
   barrier_kind phase_kind_{};
   std::source_location phase_where_{};
@@ -528,6 +534,15 @@ class stackless_block_executor {
   std::vector<waiting_thread> threads_;
   std::vector<ready_lanes> ready_;
   std::size_t ready_head_ = 0;
+  void push_ready(const ready_lanes& lanes) {
+    ready_.push_back(lanes);
+    arrivals_and_ready_ |= lanes_ready;
+  }
+  void clear_ready() {
+    ready_.clear();
+    ready_head_ = 0;
+    arrivals_and_ready_ &= ~lanes_ready;
+  }
   std::uint64_t no_result_ = 0;  // where queue_without_result's lanes take a result
   // The threads waiting at __activemask, in the order they arrived.
   struct converging_thread {
@@ -606,7 +621,7 @@ block_failure stackless_block_executor::run(StartThread& start, const block_rang
   return std::move(failure_);
 }
 
-// A thread that suspended at the barrier bumped arrivals_; one that
+// A thread that suspended at the barrier counted itself in arrivals_and_ready_; one that
 // suspended in a warp group set parked_now_; one that returned (or threw)
 // did neither. Those compares per thread are all the loop asks of a thread.
 //
@@ -633,7 +648,7 @@ void stackless_block_executor::run_block(StartThread& start) {
   // Where the thread that just ran went; false if it failed the block.
   // (A lambda does not take its function's attributes: it is given them.)
   auto file = [&](const waiting_thread& thread, unsigned arrivals_before) __attribute__((no_sanitize_address)) {
-    last_arrived = arrivals_ != arrivals_before;
+    last_arrived = arrivals() != arrivals_before;
     if (last_arrived) {
       next[kept++] = thread;
     } else if (parked_now_) {
@@ -655,7 +670,7 @@ void stackless_block_executor::run_block(StartThread& start) {
     while (ready_head_ != ready_.size()) {
       ready_lanes entry = ready_[ready_head_++];
       for (unsigned m = entry.lanes;; m &= m - 1) {
-        unsigned before = arrivals_;
+        unsigned before = arrivals();
         if (entry.converged)
           m = linear_block_ ? resume_lanes<true, true>(entry.warp, m, entry.converged)
                             : resume_lanes<false, true>(entry.warp, m, entry.converged);
@@ -673,8 +688,7 @@ void stackless_block_executor::run_block(StartThread& start) {
         if ((m & (m - 1)) == 0) break;
       }
     }
-    ready_.clear();
-    ready_head_ = 0;
+    clear_ready();
     return true;
   };
   auto abandon = [&](const waiting_thread* rest, const waiting_thread* rest_end) {
@@ -683,15 +697,14 @@ void stackless_block_executor::run_block(StartThread& start) {
     for (std::size_t i = ready_head_; i < ready_.size(); ++i)
       for (unsigned m = ready_[i].lanes; m != 0; m &= m - 1)
         threads_[ready_[i].warp * 32 + static_cast<unsigned>(std::countr_zero(m))].handle.destroy();
-    ready_.clear();
-    ready_head_ = 0;
+    clear_ready();
     destroy_parked();
   };
   uint3 index{0, 0, 0};
   for (unsigned t = 0; t < thread_count_; ++t) {
     threadIdx = index;
     running_id_ = t;
-    unsigned before = arrivals_;
+    unsigned before = arrivals();
     std::coroutine_handle<> handle;
     try {
       handle = start().handle();
@@ -757,8 +770,8 @@ void stackless_block_executor::run_block(StartThread& start) {
     if (waiting != lists_[waiting_list].data()) {
       // Its own loop, which keeps little across the resume (the list, the
       // count, the place in it): the round started with no arrival, so the
-      // thread at r arrived in order if arrivals_ is now r + 1, and one
-      // after those exited if arrivals_ did not change and nothing else
+      // thread at r arrived in order if the word is now r + 1, and one
+      // after those exited if it did not change and nothing else
       // happened.
       in_order resumed =
           linear_block_ ? resume_in_order<true>(waiting, count) : resume_in_order<false>(waiting, count);
@@ -783,7 +796,7 @@ void stackless_block_executor::run_block(StartThread& start) {
       const waiting_thread& thread = waiting[r];
       threadIdx = thread.index;
       running_id_ = thread.id;
-      unsigned before = arrivals_;
+      unsigned before = arrivals();
       resume(thread);
       if (!file(thread, before) || (!ready_.empty() && !run_ready())) [[unlikely]] {
         abandon(waiting + r + 1, waiting + count);
@@ -911,7 +924,7 @@ inline void stackless_block_executor::complete_group(unsigned warp, warp_group& 
   if constexpr (race_check_build)
     if (race_running) race_running->warp_synced(warp, g.mask);
   unsigned waiters = g.arrived & ~caller_bit;
-  if (waiters != 0) ready_.push_back({warp, waiters});
+  if (waiters != 0) push_ready({warp, waiters});
   bool first = &g == &w.groups[0];
   g = w.groups[--w.group_count];  // close: the last open group takes its place
   if (first) note_first_group(w);
@@ -927,7 +940,7 @@ inline void stackless_block_executor::complete_group(unsigned warp, warp_group& 
     if (race_running) race_running->warp_synced(warp, ~0u);
   w.converged_arrived = 0;
   w.converged_deposits = deposits == w.converged_operand[0] ? w.converged_operand[1] : w.converged_operand[0];
-  ready_.push_back({warp, ~(1u << lane), deposits});
+  push_ready({warp, ~(1u << lane), deposits});
   result = deposits[w.converged_source[lane]];
   return true;
 }
@@ -1026,8 +1039,7 @@ inline void stackless_block_executor::destroy_parked() {
     warps_[w].first_key = no_group_key;
   }
   // Whatever those destructors woke is destroyed too: nothing runs again.
-  ready_.clear();
-  ready_head_ = 0;
+  clear_ready();
 }
 
 // Every thread that has not exited waits at the barrier: it completes,
@@ -1042,7 +1054,7 @@ inline bool stackless_block_executor::complete_barrier(const waiting_thread* wai
   if constexpr (race_check_build)
     if (race_running) race_running->block_synced();
   if (phase_kind_ != barrier_kind::sync) {
-    int result = barrier_result(phase_kind_, predicate_count_, arrivals_);
+    int result = barrier_result(phase_kind_, predicate_count_, arrivals());
     for (unsigned r = 0; r < count; ++r) *barrier_result_into_[waiting[r].id] = result;
   }
   start_round();
@@ -1100,8 +1112,7 @@ inline void stackless_block_executor::fail(const std::string& message, cudaError
 // fiber executor drops a faulting fiber's stack (the arena's next block
 // reuses their memory; a frame the arena could not hold stays allocated).
 inline void stackless_block_executor::fail_from_signal(const signal_fault& fault) {
-  ready_.clear();
-  ready_head_ = 0;
+  clear_ready();
   for (warp_state& w : warps_) {
     w.group_count = 0;
     w.first_key = no_group_key;
