@@ -268,6 +268,32 @@ class stackless_block_executor {
       running_id_ = thread.id;
     }
   }
+  // The first round's starts, in a block of one dimension, while every
+  // thread arrives at the barrier in the order it starts: how many did (the
+  // thread at the returned place, if any, is started and listed in
+  // threads_, but not filed). Those that did are listed in `next` too.
+  template <class StartThread>
+  [[gnu::no_sanitize_address]] unsigned start_in_order(StartThread& start, waiting_thread* next) {
+    threadIdx = {0, 0, 0};
+    unsigned t = 0;
+    for (; t < thread_count_; ++t) {
+      threadIdx.x = t;
+      running_id_ = t;
+      std::coroutine_handle<> handle;
+      try {
+        handle = start().handle();
+      } catch (...) {  // no room for its frame: the body has not run
+        fail_running_thread(std::current_exception());
+      }
+      // Stored from the local (run_block says why).
+      const waiting_thread started{handle, {t, 0, 0}, t};
+      threads_[t] = started;
+      if (arrivals_and_ready_ != t + 1) [[unlikely]]  // another arrival count, or lanes to run
+        break;
+      next[t] = started;
+    }
+    return t;
+  }
   template <bool Linear>
   [[gnu::no_sanitize_address]] in_order resume_in_order(const waiting_thread* waiting, unsigned count) {
     unsigned r = 0;
@@ -701,7 +727,20 @@ void stackless_block_executor::run_block(StartThread& start) {
     destroy_parked();
   };
   uint3 index{0, 0, 0};
-  for (unsigned t = 0; t < thread_count_; ++t) {
+  unsigned t = 0;
+  if (linear_block_) {
+    t = start_in_order(start, next);
+    kept = t;
+    last_arrived = t != 0;
+    if (t != thread_count_) {  // the thread at t is started, not filed
+      if (!file(threads_[t], t) || (!ready_.empty() && !run_ready())) [[unlikely]] {
+        abandon(nullptr, nullptr);
+        return;
+      }
+      index.x = ++t;
+    }
+  }
+  for (; t < thread_count_; ++t) {
     threadIdx = index;
     running_id_ = t;
     unsigned before = arrivals();
@@ -773,8 +812,7 @@ void stackless_block_executor::run_block(StartThread& start) {
       // thread at r arrived in order if the word is now r + 1, and one
       // after those exited if it did not change and nothing else
       // happened.
-      in_order resumed =
-          linear_block_ ? resume_in_order<true>(waiting, count) : resume_in_order<false>(waiting, count);
+      in_order resumed = linear_block_ ? resume_in_order<true>(waiting, count) : resume_in_order<false>(waiting, count);
       r = resumed.stopped;
       if (r == count) {  // the list stays where it is, less the threads that exited after the last arrival
         next = waiting;
