@@ -154,6 +154,26 @@ weft::stackless_kernel exit_then_full_shuffle_kernel() {
   if (t == 255) co_await weft::shfl_sync(~0u, 1, 0);
 }
 
+// Threads 40 to 47 exit before the first barrier, after 0 to 39 arrived in
+// the order they started (the first round's own loop, start_in_order):
+// thread 63's whole-warp shuffle after it names lanes 8 to 15, which exited.
+weft::stackless_kernel start_exit_then_full_shuffle_kernel() {
+  unsigned t = threadIdx.x;
+  if (t >= 40 && t < 48) co_return;
+  co_await weft::syncthreads();
+  if (t == 63) co_await weft::shfl_sync(~0u, 1, 0);
+}
+
+// Where each thread of a block stands: a one-dimensional block's threads
+// are given threadIdx.x alone, their .y and .z left at 0 from the block's
+// start, whatever block the worker ran before.
+weft::stackless_kernel thread_index_kernel(uint3* before, uint3* after) {
+  unsigned t = (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
+  before[t] = threadIdx;
+  co_await weft::syncthreads();
+  after[t] = threadIdx;
+}
+
 }  // namespace
 
 TEST_CASE("stackless threads that exit after the round's arrivals count and run as on fibers") {
@@ -185,4 +205,32 @@ TEST_CASE("a stackless thread that throws after threads exited fails its block a
 TEST_CASE("a stackless lane's whole-warp shuffle after its warp's lanes exited in order is refused as on fibers") {
   stackless_failure failure = block_failure_on_both_executors(&exit_then_full_shuffle_kernel, exit_round_threads);
   CHECK(contains(failure.report, "thread (255,0,0)"));
+}
+
+TEST_CASE("a stackless lane's whole-warp shuffle after lanes exited before the first barrier is refused as on fibers") {
+  stackless_failure failure = block_failure_on_both_executors(&start_exit_then_full_shuffle_kernel, 64);
+  CHECK(contains(failure.report, "thread (63,0,0)"));
+  CHECK(contains(failure.report, "lanes 8-15, which have exited"));
+}
+
+TEST_CASE(
+    "a one-dimensional stackless block after a three-dimensional one on the worker sees threadIdx.y and .z at 0") {
+  stackless_scope scope(stackless_executor::coroutines);
+  unsigned saved_workers = weft::worker_count();
+  weft::set_worker_count(1);
+  device_buffer<uint3> before(64), after(64);
+  REQUIRE(weft::launch<thread_index_kernel>(1, dim3(4, 4, 4), before.p, after.p) == cudaSuccess);
+  REQUIRE(weft::launch<thread_index_kernel>(1, 64, before.p, after.p) == cudaSuccess);
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  weft::set_worker_count(saved_workers);
+  std::vector<uint3> at_start = before.to_host(), at_barrier = after.to_host();
+  for (unsigned t = 0; t < 64; ++t) {
+    INFO("thread " << t);
+    CHECK(at_start[t].x == t);
+    CHECK(at_start[t].y == 0);
+    CHECK(at_start[t].z == 0);
+    CHECK(at_barrier[t].x == t);
+    CHECK(at_barrier[t].y == 0);
+    CHECK(at_barrier[t].z == 0);
+  }
 }
