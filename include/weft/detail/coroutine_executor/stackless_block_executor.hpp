@@ -486,8 +486,6 @@ class stackless_block_executor {
   // block and list_front_room more in front (see run_block).
   static constexpr unsigned list_front_room = 32;
   std::vector<waiting_thread> lists_[2];
-  // The barrier the running round's threads arrive at: the first
-  // arrival's, against which the others are checked.
   // The round's arrivals at its barrier (the low 32 bits) and, above them,
   // whether released lanes wait in ready_ (lanes_ready): one word, so that
   // the loop of a round whose threads arrive in order asks both with one
@@ -495,6 +493,8 @@ class stackless_block_executor {
   std::uint64_t arrivals_and_ready_ = 0;
   static constexpr std::uint64_t lanes_ready = std::uint64_t{1} << 32;
   unsigned arrivals() const { return static_cast<unsigned>(arrivals_and_ready_); }
+  // The barrier the running round's threads arrive at: the first
+  // arrival's, against which the others are checked.
   unsigned predicate_count_ = 0;
   barrier_kind phase_kind_{};
   std::source_location phase_where_{};
@@ -647,9 +647,10 @@ block_failure stackless_block_executor::run(StartThread& start, const block_rang
   return std::move(failure_);
 }
 
-// A thread that suspended at the barrier counted itself in arrivals_and_ready_; one that
-// suspended in a warp group set parked_now_; one that returned (or threw)
-// did neither. Those compares per thread are all the loop asks of a thread.
+// A thread that suspended at the barrier counted its arrival
+// (arrivals_and_ready_); one that suspended in a warp group set
+// parked_now_; one that returned (or threw) did neither. Those compares
+// per thread are all the loop asks of a thread.
 //
 // The order is the fiber executor's, so that a kernel whose result depends
 // on it (a race, the first thread to fail) gives the same on both: threads
