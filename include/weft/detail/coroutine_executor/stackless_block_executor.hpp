@@ -136,7 +136,7 @@ class stackless_block_executor {
   /// written down.
   void arrive(barrier_kind kind, int predicate, std::source_location where, int* result) noexcept {
     if (kind != barrier_kind::sync) barrier_result_into_[running_id_] = result;
-    ++arrivals_;
+    ++arrivals_and_ready_;
     predicate_count_ += predicate != 0;
     // Last: nothing of the executor is used after the call, so the kernel's
     // coroutine need not keep it in a register that the call preserves
@@ -255,27 +255,91 @@ class stackless_block_executor {
   template <class StartThread>
   [[gnu::no_sanitize_address]] void run_block(StartThread& start);
   // A round's resumes while every thread arrives at the barrier in the
-  // order it runs: how many did (the thread at the returned place, if any,
-  // did not, or released lanes). In a block of one dimension (Linear) a
-  // thread's index is its linear id, and threadIdx.y and .z stay 0: one
-  // load and two stores set the thread's identity, not three of each.
+  // order it runs, then while every thread after those exits (a kernel's
+  // last round, or threads past a bound that leave after a barrier):
+  // where that stopped (the thread there, if any, is resumed but not
+  // filed: it did something else, or released lanes) and how many arrived
+  // (the first `arrived` of the list, which stay where they are). In a
+  // block of one dimension (Linear) a thread's index is its linear id, and
+  // threadIdx.y and .z stay 0: one load and two stores set the thread's
+  // identity, not three of each.
+  struct in_order {
+    unsigned stopped;
+    unsigned arrived;
+  };
   template <bool Linear>
-  [[gnu::no_sanitize_address]] unsigned resume_in_order(const waiting_thread* waiting, unsigned count) {
+  [[gnu::no_sanitize_address]] void set_running(const waiting_thread& thread) {
+    if constexpr (Linear) {
+      unsigned id = thread.id;
+      threadIdx.x = id;
+      running_id_ = id;
+    } else {
+      threadIdx = thread.index;
+      running_id_ = thread.id;
+    }
+  }
+  // The first round's starts, in a block of one dimension, while every
+  // thread arrives at the barrier in the order it starts: how many did (the
+  // thread at the returned place, if any, is started and listed in
+  // threads_, but not filed). Those that did are listed in `next` too.
+  template <class StartThread>
+  [[gnu::no_sanitize_address]] unsigned start_in_order(StartThread& start, waiting_thread* next) {
+    threadIdx = {0, 0, 0};
+    unsigned t = 0;
+    for (; t < thread_count_; ++t) {
+      threadIdx.x = t;
+      running_id_ = t;
+      std::coroutine_handle<> handle;
+      try {
+        handle = start().handle();
+      } catch (...) {  // no room for its frame: the body has not run
+        fail_running_thread(std::current_exception());
+      }
+      // Stored from the local (run_block says why).
+      const waiting_thread started{handle, {t, 0, 0}, t};
+      threads_[t] = started;
+      if (arrivals_and_ready_ != t + 1) [[unlikely]]  // another arrival count, or lanes to run
+        break;
+      next[t] = started;
+    }
+    return t;
+  }
+  template <bool Linear>
+  [[gnu::no_sanitize_address]] in_order resume_in_order(const waiting_thread* waiting, unsigned count) {
     unsigned r = 0;
     for (; r < count; ++r) {
-      if constexpr (Linear) {
-        unsigned id = waiting[r].id;
-        threadIdx.x = id;
-        running_id_ = id;
-      } else {
-        threadIdx = waiting[r].index;
-        running_id_ = waiting[r].id;
-      }
+      set_running<Linear>(waiting[r]);
       resume(waiting[r]);
-      if (arrivals_ != r + 1 || !ready_.empty()) [[unlikely]]
+      if (arrivals_and_ready_ != r + 1) [[unlikely]]  // another arrival count, or lanes to run
         break;
     }
-    return r;
+    // The thread at r exited (what file() tells from these): the threads
+    // after it exit too, most often. Its own loop, which keeps only the
+    // list, the place in it and the arrivals across a resume.
+    unsigned arrived = r;
+    if (r == count || arrivals_and_ready_ != arrived || exit_unusual()) return {r, arrived};
+    note_exited(waiting[r].id);
+    for (++r; r < count; ++r) {
+      set_running<Linear>(waiting[r]);
+      resume(waiting[r]);
+      if (arrivals_and_ready_ != arrived || exit_unusual()) [[unlikely]]
+        break;
+      note_exited(waiting[r].id);
+    }
+    return {r, arrived};
+  }
+  // A thread that neither arrived nor parked has exited, unless it failed
+  // the block (whether it released lanes, which file() and run_ready in
+  // run_block see to, is asked with the arrivals: arrivals_and_ready_).
+  bool exit_unusual() const { return parked_now_ || failure_; }
+  // The thread of linear id `id` has exited: it counts as arrived at every
+  // barrier and group from now on.
+  void note_exited(unsigned id) {
+    warp_state& w = warps_[id / 32];
+    w.exited |= 1u << (id % 32);
+    // No converged step opens in a warp with a lane gone (one that lanes
+    // wait in already stays: it is that of a group the lane left).
+    if (w.converged_arrived == 0) w.converged_key = no_group_key;
   }
   // Resumes the lanes `lanes` of `warp`, released by a completed group (or
   // queued without a result), in lane order, each with its result copied
@@ -330,7 +394,7 @@ class stackless_block_executor {
   // what run_ready delivers to it from the exchange goes nowhere.
   void queue_without_result(unsigned id) {
     warps_[id / 32].result_into[id % 32] = &no_result_;
-    ready_.push_back({id / 32, 1u << (id % 32)});
+    push_ready({id / 32, 1u << (id % 32)});
   }
   [[gnu::no_sanitize_address, gnu::flatten]] bool arrive_elsewhere(warp_op op, unsigned mask,
                                                                    const warp_operand& operand,
@@ -409,7 +473,7 @@ class stackless_block_executor {
   // is a divergence unless the two name one call site (the same file, line
   // and column in other bytes).
   [[gnu::cold, gnu::noinline]] void note_other_arrival(barrier_kind kind, std::source_location where) noexcept {
-    if (arrivals_ == 1) {
+    if (arrivals() == 1) {
       phase_kind_ = kind;
       phase_where_ = where;
       phase_key_ = arrival_key(kind, where);
@@ -422,7 +486,7 @@ class stackless_block_executor {
   barrier_arrival arrival_of(unsigned id) const;
   // A round starts with no arrival.
   void start_round() noexcept {
-    arrivals_ = 0;
+    arrivals_and_ready_ &= lanes_ready;
     predicate_count_ = 0;
     phase_key_ = no_phase_key;
     other_arrivals_.clear();
@@ -437,9 +501,15 @@ class stackless_block_executor {
   // block and list_front_room more in front (see run_block).
   static constexpr unsigned list_front_room = 32;
   std::vector<waiting_thread> lists_[2];
+  // The round's arrivals at its barrier (the low 32 bits) and, above them,
+  // whether released lanes wait in ready_ (lanes_ready): one word, so that
+  // the loop of a round whose threads arrive in order asks both with one
+  // compare.
+  std::uint64_t arrivals_and_ready_ = 0;
+  static constexpr std::uint64_t lanes_ready = std::uint64_t{1} << 32;
+  unsigned arrivals() const { return static_cast<unsigned>(arrivals_and_ready_); }
   // The barrier the running round's threads arrive at: the first
   // arrival's, against which the others are checked.
-  unsigned arrivals_ = 0;
   unsigned predicate_count_ = 0;
   barrier_kind phase_kind_{};
   std::source_location phase_where_{};
@@ -505,6 +575,15 @@ class stackless_block_executor {
   std::vector<waiting_thread> threads_;
   std::vector<ready_lanes> ready_;
   std::size_t ready_head_ = 0;
+  void push_ready(const ready_lanes& lanes) {
+    ready_.push_back(lanes);
+    arrivals_and_ready_ |= lanes_ready;
+  }
+  void clear_ready() {
+    ready_.clear();
+    ready_head_ = 0;
+    arrivals_and_ready_ &= ~lanes_ready;
+  }
   std::uint64_t no_result_ = 0;  // where queue_without_result's lanes take a result
   // The threads waiting at __activemask, in the order they arrived.
   struct converging_thread {
@@ -604,9 +683,10 @@ block_failure stackless_block_executor::run_grid(const RunBlock& run_one_block, 
   return std::move(failure_);
 }
 
-// A thread that suspended at the barrier bumped arrivals_; one that
-// suspended in a warp group set parked_now_; one that returned (or threw)
-// did neither. Those compares per thread are all the loop asks of a thread.
+// A thread that suspended at the barrier counted its arrival
+// (arrivals_and_ready_); one that suspended in a warp group set
+// parked_now_; one that returned (or threw) did neither. Those compares
+// per thread are all the loop asks of a thread.
 //
 // The order is the fiber executor's, so that a kernel whose result depends
 // on it (a race, the first thread to fail) gives the same on both: threads
@@ -631,7 +711,7 @@ void stackless_block_executor::run_block(StartThread& start) {
   // Where the thread that just ran went; false if it failed the block.
   // (A lambda does not take its function's attributes: it is given them.)
   auto file = [&](const waiting_thread& thread, unsigned arrivals_before) __attribute__((no_sanitize_address)) {
-    last_arrived = arrivals_ != arrivals_before;
+    last_arrived = arrivals() != arrivals_before;
     if (last_arrived) {
       next[kept++] = thread;
     } else if (parked_now_) {
@@ -639,11 +719,7 @@ void stackless_block_executor::run_block(StartThread& start) {
     } else if (failure_) [[unlikely]] {
       return false;
     } else {
-      warp_state& w = warps_[thread.id / 32];
-      w.exited |= 1u << (thread.id % 32);
-      // No converged step opens in a warp with a lane gone (one that lanes
-      // wait in already stays: it is that of a group the lane left).
-      if (w.converged_arrived == 0) w.converged_key = no_group_key;
+      note_exited(thread.id);
     }
     return true;
   };
@@ -657,7 +733,7 @@ void stackless_block_executor::run_block(StartThread& start) {
     while (ready_head_ != ready_.size()) {
       ready_lanes entry = ready_[ready_head_++];
       for (unsigned m = entry.lanes;; m &= m - 1) {
-        unsigned before = arrivals_;
+        unsigned before = arrivals();
         if (entry.converged)
           m = linear_block_ ? resume_lanes<true, true>(entry.warp, m, entry.converged)
                             : resume_lanes<false, true>(entry.warp, m, entry.converged);
@@ -675,8 +751,7 @@ void stackless_block_executor::run_block(StartThread& start) {
         if ((m & (m - 1)) == 0) break;
       }
     }
-    ready_.clear();
-    ready_head_ = 0;
+    clear_ready();
     return true;
   };
   auto abandon = [&](const waiting_thread* rest, const waiting_thread* rest_end) {
@@ -685,15 +760,27 @@ void stackless_block_executor::run_block(StartThread& start) {
     for (std::size_t i = ready_head_; i < ready_.size(); ++i)
       for (unsigned m = ready_[i].lanes; m != 0; m &= m - 1)
         threads_[ready_[i].warp * 32 + static_cast<unsigned>(std::countr_zero(m))].handle.destroy();
-    ready_.clear();
-    ready_head_ = 0;
+    clear_ready();
     destroy_parked();
   };
   uint3 index{0, 0, 0};
-  for (unsigned t = 0; t < thread_count_; ++t) {
+  unsigned t = 0;
+  if (linear_block_) {
+    t = start_in_order(start, next);
+    kept = t;
+    last_arrived = t != 0;
+    if (t != thread_count_) {  // the thread at t is started, not filed
+      if (!file(threads_[t], t) || (!ready_.empty() && !run_ready())) [[unlikely]] {
+        abandon(nullptr, nullptr);
+        return;
+      }
+      index.x = ++t;
+    }
+  }
+  for (; t < thread_count_; ++t) {
     threadIdx = index;
     running_id_ = t;
-    unsigned before = arrivals_;
+    unsigned before = arrivals();
     std::coroutine_handle<> handle;
     try {
       handle = start().handle();
@@ -759,17 +846,20 @@ void stackless_block_executor::run_block(StartThread& start) {
     if (waiting != lists_[waiting_list].data()) {
       // Its own loop, which keeps little across the resume (the list, the
       // count, the place in it): the round started with no arrival, so the
-      // thread at r arrived in order if arrivals_ is now r + 1.
-      r = linear_block_ ? resume_in_order<true>(waiting, count) : resume_in_order<false>(waiting, count);
-      if (r == count) {  // every thread arrived, in order: the list stays where it is
+      // thread at r arrived in order if the word is now r + 1, and one
+      // after those exited if it did not change and nothing else
+      // happened.
+      in_order resumed = linear_block_ ? resume_in_order<true>(waiting, count) : resume_in_order<false>(waiting, count);
+      r = resumed.stopped;
+      if (r == count) {  // the list stays where it is, less the threads that exited after the last arrival
         next = waiting;
-        kept = count;
-        last_arrived = true;
+        kept = resumed.arrived;
+        last_arrived = resumed.arrived == count;
         continue;
       }
-      std::copy(waiting, waiting + r, next);
-      kept = r;
-      if (!file(waiting[r], r) || (!ready_.empty() && !run_ready())) [[unlikely]] {
+      std::copy(waiting, waiting + resumed.arrived, next);
+      kept = resumed.arrived;
+      if (!file(waiting[r], resumed.arrived) || (!ready_.empty() && !run_ready())) [[unlikely]] {
         abandon(waiting + r + 1, waiting + count);
         return;
       }
@@ -781,7 +871,7 @@ void stackless_block_executor::run_block(StartThread& start) {
       const waiting_thread& thread = waiting[r];
       threadIdx = thread.index;
       running_id_ = thread.id;
-      unsigned before = arrivals_;
+      unsigned before = arrivals();
       resume(thread);
       if (!file(thread, before) || (!ready_.empty() && !run_ready())) [[unlikely]] {
         abandon(waiting + r + 1, waiting + count);
@@ -909,7 +999,7 @@ inline void stackless_block_executor::complete_group(unsigned warp, warp_group& 
   if constexpr (race_check_build)
     if (race_running) race_running->warp_synced(warp, g.mask);
   unsigned waiters = g.arrived & ~caller_bit;
-  if (waiters != 0) ready_.push_back({warp, waiters});
+  if (waiters != 0) push_ready({warp, waiters});
   bool first = &g == &w.groups[0];
   g = w.groups[--w.group_count];  // close: the last open group takes its place
   if (first) note_first_group(w);
@@ -925,7 +1015,7 @@ inline void stackless_block_executor::complete_group(unsigned warp, warp_group& 
     if (race_running) race_running->warp_synced(warp, ~0u);
   w.converged_arrived = 0;
   w.converged_deposits = deposits == w.converged_operand[0] ? w.converged_operand[1] : w.converged_operand[0];
-  ready_.push_back({warp, ~(1u << lane), deposits});
+  push_ready({warp, ~(1u << lane), deposits});
   result = deposits[w.converged_source[lane]];
   return true;
 }
@@ -1024,8 +1114,7 @@ inline void stackless_block_executor::destroy_parked() {
     warps_[w].first_key = no_group_key;
   }
   // Whatever those destructors woke is destroyed too: nothing runs again.
-  ready_.clear();
-  ready_head_ = 0;
+  clear_ready();
 }
 
 // Every thread that has not exited waits at the barrier: it completes,
@@ -1040,7 +1129,7 @@ inline bool stackless_block_executor::complete_barrier(const waiting_thread* wai
   if constexpr (race_check_build)
     if (race_running) race_running->block_synced();
   if (phase_kind_ != barrier_kind::sync) {
-    int result = barrier_result(phase_kind_, predicate_count_, arrivals_);
+    int result = barrier_result(phase_kind_, predicate_count_, arrivals());
     for (unsigned r = 0; r < count; ++r) *barrier_result_into_[waiting[r].id] = result;
   }
   start_round();
@@ -1098,8 +1187,7 @@ inline void stackless_block_executor::fail(const std::string& message, cudaError
 // fiber executor drops a faulting fiber's stack (the arena's next block
 // reuses their memory; a frame the arena could not hold stays allocated).
 inline void stackless_block_executor::fail_from_signal(const signal_fault& fault) {
-  ready_.clear();
-  ready_head_ = 0;
+  clear_ready();
   for (warp_state& w : warps_) {
     w.group_count = 0;
     w.first_key = no_group_key;
