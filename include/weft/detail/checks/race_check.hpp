@@ -1050,6 +1050,8 @@ class race_worker {
     clocks_.resize(threads);
     std::fill(clocks_.begin(), clocks_.end(), 1u);
     plain_clocks_ = true;
+    // The executors set blockDim before a block starts.
+    streaming_block_ = blockDim.y == 1 && blockDim.z == 1 && blockDim.x == threads;
     plain_thread_half_ = race_record::thread_half(0, false, 1, lane_clock_untouched, launch_tag_);
     fenced_at_.resize(threads);
     std::fill(fenced_at_.begin(), fenced_at_.end(), 0u);
@@ -1452,8 +1454,21 @@ class race_worker {
     // 2026-11-30). A tail call, as every call here is: the callback then
     // needs no register saved.
     cached_page& cached = pages_[a / race_launch::page::bytes % pages_.size()];
+    // `size` and `write` are constants where this is inlined into a callback.
+    if (size == 4 && a - cached.begin < cached.end - cached.begin) [[likely]] {
+      if (write ? streamed_word<true>(cached, a, pc) : streamed_word<false>(cached, a, pc)) [[likely]]
+        return;
+      // Out of line: the path above then needs no register saved.
+      return write ? access_unstreamed<true>(a, pc) : access_unstreamed<false>(a, pc);
+    }
+    access_past_builtins(a, size, write, pc);
+  }
+
+ private:
+  // access()'s part past the built-in variables and streamed_word.
+  [[gnu::always_inline]] void access_past_builtins(std::uintptr_t a, unsigned size, bool write, const void* pc) {
+    cached_page& cached = pages_[a / race_launch::page::bytes % pages_.size()];
     if (a - cached.begin < cached.end - cached.begin && cached.ready == holding_) [[likely]] {
-      // `size` and `write` are constants where this is inlined into a callback.
       if (size == 4)
         return write ? access_ready_page<true, 4>(cached, a, pc) : access_ready_page<false, 4>(cached, a, pc);
       if (size == 2)
@@ -1464,7 +1479,11 @@ class race_worker {
     access_filtered(a, size, write, pc);
   }
 
- private:
+  template <bool write>
+  [[gnu::noinline]] void access_unstreamed(std::uintptr_t a, const void* pc) {
+    access_past_builtins(a, 4, write, pc);
+  }
+
   // access()'s filters past the built-in variables and the ready pages.
   [[gnu::always_inline]] void access_filtered(std::uintptr_t a, unsigned size, bool write, const void* pc) {
     if (a >= private_begin_ && a + size <= private_end_) return;
@@ -1480,6 +1499,79 @@ class race_worker {
     if (!copies_.empty()) [[unlikely]]
       return access_beside_copies(a, size, write, pc);
     check_traced(a, size, write, pc);
+  }
+
+  // A streaming kernel's global access, inlined into its callback: one
+  // aligned word of a ready page, in a block whose threads' clocks are all
+  // untouched and whose threadIdx.x is the thread's number, with no copy in
+  // flight, whose records are none or of the launches that the page's entry
+  // already found ordered before this one. The word's records then change
+  // as word_ordered changes them. False, having changed nothing, for
+  // access_ready_page's path, which decides the rest: there, a call and
+  // the tests it repeats made a global load about 100 instructions.
+  template <bool write>
+  [[gnu::always_inline]] bool streamed_word(cached_page& cached, std::uintptr_t a, const void* pc) {
+    if ((a & 3) != 0 || busy_ || !streaming_block_ || !plain_clocks_ || state_ == 0) return false;
+    busy_ = true;
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    bool done = cached.ready == holding_ && copies_.empty() && !let_go_->load(std::memory_order_relaxed) &&
+                streamed_word_ordered<write>(cached, a, reinterpret_cast<std::uintptr_t>(pc));
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    busy_ = false;
+    return done;
+  }
+
+  // None, a record of no access (tag 0), or one of a launch that the page's
+  // entry found ordered before this one.
+  [[gnu::always_inline]] static bool streamed_known(const cached_page& cached, const race_record* r) {
+    if (!r) return true;
+    // A byte compared with the entry's bytes in memory: no register more.
+    auto tag = static_cast<std::uint8_t>(r->launch());
+    if (tag == 0) [[likely]]
+      return true;
+    if (tag == cached.ordered_tags[0]) [[likely]]
+      return true;
+    return tag == cached.ordered_tags[1];
+  }
+
+  template <bool write>
+  [[gnu::always_inline]] bool streamed_word_ordered(cached_page& cached, std::uintptr_t a, std::uintptr_t pc) {
+    std::size_t at = a % race_launch::page::bytes / 4;
+    race_shadow& words = cached.page->words;
+    // One record at a time, and the site last, so that the callback needs
+    // no register saved.
+    if constexpr (write) {
+      race_record* last_write = words.find(race_shadow::writes, at);
+      if (!last_write) [[unlikely]]
+        return false;
+      if (!streamed_known(cached, last_write)) [[unlikely]]
+        return false;
+      if (!streamed_known(cached, words.find(race_shadow::latest_reads, at))) [[unlikely]]
+        return false;
+      if (!streamed_known(cached, words.find(race_shadow::earlier_reads, at))) [[unlikely]]
+        return false;
+      auto [cached_pc, site] = site_entry(pc);
+      if (cached_pc != pc) [[unlikely]]
+        return false;
+      // The reads are forgotten first, each found again: their records'
+      // addresses kept over the site's look-up took two registers more.
+      for (auto part : {race_shadow::latest_reads, race_shadow::earlier_reads})
+        if (race_record* read = words.find(part, at)) read->forget();
+      last_write->store(race_record(site, state_, 0, plain_thread_half_ | threadIdx.x | std::uint64_t{1} << 10));
+    } else {
+      race_record* latest_read = words.find(race_shadow::latest_reads, at);
+      if (!latest_read) [[unlikely]]
+        return false;
+      if (!streamed_known(cached, latest_read)) [[unlikely]]
+        return false;
+      if (!streamed_known(cached, words.find(race_shadow::writes, at))) [[unlikely]]
+        return false;
+      auto [cached_pc, site] = site_entry(pc);
+      if (cached_pc != pc) [[unlikely]]
+        return false;
+      latest_read->store(race_record(site, state_, 0, plain_thread_half_ | threadIdx.x));
+    }
+    return true;
   }
 
   // An access to a page of `cached`, which is ready (the worker holds it
@@ -2431,6 +2523,8 @@ class race_worker {
   // (thread_half), and the record half they all share then.
   bool plain_clocks_ = false;
   std::uint64_t plain_thread_half_ = 0;
+  // The block is one-dimensional: threadIdx.x is a thread's number (streamed_word).
+  bool streaming_block_ = false;
   std::vector<race_clock> known_;
   std::vector<std::uint64_t> known_generation_;
   std::unordered_map<std::uintptr_t, race_clock> shared_atomic_words_;  // this block's __shared__ atomic words
