@@ -1489,10 +1489,16 @@ class race_worker {
     // `size` and `write` are constants where this is inlined into a callback.
     if (size == 4) {
       if (a - cached.begin < cached.end - cached.begin) [[likely]] {
-        if (write ? streamed_word<true>(cached, a, pc) : streamed_word<false>(cached, a, pc)) [[likely]]
+        streamed result = write ? streamed_word<true>(cached, a, pc) : streamed_word<false>(cached, a, pc);
+        if (result == streamed::checked) [[likely]]
           return;
         // Out of line: the path above then needs no register saved.
-        return write ? access_unstreamed<true>(a, pc) : access_unstreamed<false>(a, pc);
+        if (result == streamed::declined)
+          return write ? access_unstreamed<true>(a, pc) : access_unstreamed<false>(a, pc);
+        // A block that does not stream (a fence, a warp collective...): the
+        // ready page's path as before, not the look-up again.
+        if (cached.ready == holding_)
+          return write ? access_ready_page<true, 4>(cached, a, pc) : access_ready_page<false, 4>(cached, a, pc);
       }
       return access_filtered(a, size, write, pc);
     }
@@ -1540,19 +1546,26 @@ class race_worker {
   // aligned word of a ready page while the block streams (streamed_ready_),
   // whose records are none or of the launches that the page's entry
   // already found ordered before this one. The word's records then change
-  // as word_ordered changes them. False, having changed nothing, for
-  // access_ready_page's path, which decides the rest: there, a call and
-  // the tests it repeats made a global load about 100 instructions.
+  // as word_ordered changes them. Where it declines, having changed
+  // nothing, access_ready_page's path decides: there, a call and the tests
+  // it repeats made a global load about 100 instructions. `not_streaming`:
+  // the block does not stream (or the page is not ready, or the access is
+  // unaligned), and the callback goes the ready page's way at once.
+  enum class streamed { checked, declined, not_streaming };
   template <bool write>
-  [[gnu::always_inline]] bool streamed_word(cached_page& cached, std::uintptr_t a, const void* pc) {
-    if ((a & 3) != 0 || busy_) return false;
+  [[gnu::always_inline]] streamed streamed_word(cached_page& cached, std::uintptr_t a, const void* pc) {
+    if ((a & 3) != 0 || busy_) return streamed::not_streaming;
     busy_ = true;
     std::atomic_signal_fence(std::memory_order_seq_cst);
-    bool done = cached.ready == streamed_ready_ && !let_go_->load(std::memory_order_relaxed) &&
-                streamed_word_ordered<write>(cached, a, reinterpret_cast<std::uintptr_t>(pc));
+    streamed result = streamed::not_streaming;
+    if (cached.ready == streamed_ready_)
+      result = !let_go_->load(std::memory_order_relaxed) &&
+                       streamed_word_ordered<write>(cached, a, reinterpret_cast<std::uintptr_t>(pc))
+                   ? streamed::checked
+                   : streamed::declined;
     std::atomic_signal_fence(std::memory_order_seq_cst);
     busy_ = false;
-    return done;
+    return result;
   }
 
   // pages_[a / race_launch::page::bytes % pages_.size()], as a shift and a
