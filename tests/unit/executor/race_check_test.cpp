@@ -1515,3 +1515,92 @@ TEST_CASE("race check: a global page held in one launch is not taken for global 
   worker.let_go_of_pages();
   second.finish(true);
 }
+
+namespace {
+[[gnu::noinline]] void race_test_site_streamed_first_writes() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_streamed_writes() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_streamed_reads() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_streamed_reads_other() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_streamed_reads_before_barrier() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_streamed_reads_after_barrier() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_streamed_reads_2d() { asm volatile(""); }
+
+// A launch that wrote words 1100 to 1163, then a second one, ordered after
+// it, whose thread 0 writes word 1100 (holding the page, making the block's
+// state and knowing the site) and thread 1 word 1101 (the ready page's
+// path, after which the block streams): the words from 1102 on are then
+// checked inline in the callback (race_worker::streamed_word).
+struct race_test_streaming_launch : race_test_one_block_launches {
+  race_launch first{dim3{1, 1, 1}, dim3{64, 1, 1}, 0, name};
+  race_launch second{dim3{1, 1, 1}, dim3{64, 1, 1}, 0, name};
+  race_test_streaming_launch() {
+    worker.start_block(&first, 0, 64, nullptr, 0);
+    for (unsigned w = 1100; w < 1164; ++w)
+      race_test_global_access(worker, 0, &global[w], true, race_test_site_streamed_first_writes);
+    worker.let_go_of_pages();
+    first.finish(true);
+    worker.start_block(&second, 0, 64, nullptr, 0);
+    for (unsigned t = 0; t < 2; ++t)
+      race_test_global_access(worker, t, &global[1100 + t], true, race_test_site_streamed_writes);
+  }
+  ~race_test_streaming_launch() {
+    worker.let_go_of_pages();
+    second.finish(true);
+  }
+};
+}  // namespace
+
+TEST_CASE_FIXTURE(race_test_streaming_launch,
+                  "race check: a streamed global write is recorded as its thread's, so that another thread's read of "
+                  "the word races it and the writer's own read does not") {
+  CHECK(race_test_block::hazards([&] {
+          race_test_global_access(worker, 2, &global[1102], true, race_test_site_streamed_writes);
+          race_test_global_access(worker, 3, &global[1103], false,
+                                  race_test_site_streamed_reads);  // the first launch's
+          race_test_global_access(worker, 2, &global[1102], false, race_test_site_streamed_reads);
+        }) == 0);
+  CHECK(race_test_block::hazards([&] {
+          race_test_global_access(worker, 5, &global[1102], false, race_test_site_streamed_reads_other);
+        }) == 1);
+}
+
+TEST_CASE_FIXTURE(race_test_streaming_launch,
+                  "race check: after a barrier a streamed block's global accesses are of the barrier's new epoch") {
+  race_test_global_access(worker, 2, &global[1102], true, race_test_site_streamed_writes);
+  worker.block_synced();
+  // Both after the barrier: a hazard, whichever path the write took.
+  race_test_global_access(worker, 3, &global[1103], true, race_test_site_streamed_writes);
+  race_test_global_access(worker, 4, &global[1104], true, race_test_site_streamed_writes);
+  CHECK(race_test_block::hazards([&] {
+          race_test_global_access(worker, 6, &global[1104], false, race_test_site_streamed_reads_after_barrier);
+        }) == 1);
+  // Thread 2's write, before the barrier, is ordered before this read.
+  CHECK(race_test_block::hazards([&] {
+          race_test_global_access(worker, 6, &global[1102], false, race_test_site_streamed_reads_before_barrier);
+        }) == 0);
+}
+
+TEST_CASE_FIXTURE(race_test_one_block_launches,
+                  "race check: in a block of two dimensions a streamed global write is recorded as its thread's "
+                  "linear index, not its threadIdx.x") {
+  weft::detail::blockDim = dim3{8, 8, 1};
+  auto access = [&](unsigned x, unsigned y, unsigned word, bool write, void (*site)()) {
+    weft::detail::threadIdx = uint3{x, y, 0};
+    worker.access(&global[word], 4, write, reinterpret_cast<const char*>(site) + 1);
+  };
+  race_launch first{dim3{1, 1, 1}, dim3{8, 8, 1}, 0, name};
+  worker.start_block(&first, 0, 64, nullptr, 0);
+  for (unsigned w = 1120; w < 1130; ++w) access(0, 0, w, true, race_test_site_streamed_first_writes);
+  worker.let_go_of_pages();
+  first.finish(true);
+  race_launch second{dim3{1, 1, 1}, dim3{8, 8, 1}, 0, name};
+  worker.start_block(&second, 0, 64, nullptr, 0);
+  access(0, 0, 1120, true, race_test_site_streamed_writes);
+  access(1, 0, 1121, true, race_test_site_streamed_writes);
+  access(1, 1, 1122, true, race_test_site_streamed_writes);  // thread 9
+  // Thread 1 reads thread 9's word: a hazard.
+  CHECK(race_test_block::hazards([&] { access(1, 0, 1122, false, race_test_site_streamed_reads_2d); }) == 1);
+  worker.let_go_of_pages();
+  second.finish(true);
+  weft::detail::blockDim = dim3{64, 1, 1};
+}

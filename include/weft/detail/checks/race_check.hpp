@@ -83,6 +83,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <deque>
 #include <functional>
 #include <iterator>
@@ -325,7 +326,27 @@ class race_record {
   std::uint32_t release_clock() const { return static_cast<std::uint32_t>(rest_ >> 11) & max_release_clock; }
   std::uint32_t lane_clock() const { return static_cast<std::uint32_t>(rest_ >> 32) & max_lane_clock; }
   std::uint32_t launch() const { return static_cast<std::uint32_t>(rest_ >> 56); }
+  /// launch(), read as the one byte it is where that is the record's last:
+  /// a compare of that byte needs no constant in a register.
+  std::uint8_t launch_byte() const {
+    if constexpr (std::endian::native == std::endian::little) {
+      std::uint8_t tag;
+      std::memcpy(&tag, reinterpret_cast<const unsigned char*>(&rest_) + 7, 1);
+      return tag;
+    } else {
+      return static_cast<std::uint8_t>(launch());
+    }
+  }
   void forget() { rest_ &= ~(std::uint64_t{0xff} << 56); }
+  /// forget() as a store of the byte launch_byte() reads.
+  void forget_byte() {
+    if constexpr (std::endian::native == std::endian::little) {
+      unsigned char none = 0;
+      std::memcpy(reinterpret_cast<unsigned char*>(&rest_) + 7, &none, 1);
+    } else {
+      forget();
+    }
+  }
   /// An atomic write (recorded on distributed shared memory only): it races
   /// with plain accesses, never with another atomic.
   bool atomic() const { return site_and_state_ & atomic_bit; }
@@ -1024,6 +1045,7 @@ class race_worker {
     launch_ = launch;
     block_ = block;
     state_ = 0;
+    stop_streaming();
     launch_tag_ = launch->tag();
     identity_ = launch->identity();
     // The dynamic shared buffer may have moved into a gap.
@@ -1050,6 +1072,8 @@ class race_worker {
     clocks_.resize(threads);
     std::fill(clocks_.begin(), clocks_.end(), 1u);
     plain_clocks_ = true;
+    // The executors set blockDim before a block starts.
+    streaming_block_ = blockDim.y == 1 && blockDim.z == 1 && blockDim.x == threads;
     plain_thread_half_ = race_record::thread_half(0, false, 1, lane_clock_untouched, launch_tag_);
     fenced_at_.resize(threads);
     std::fill(fenced_at_.begin(), fenced_at_.end(), 0u);
@@ -1094,6 +1118,7 @@ class race_worker {
     }
     held_count_ = 0;
     ++holding_;  // every cached page's `ready` is stale now
+    stop_streaming();
     let_go_->store(false, std::memory_order_relaxed);
     std::atomic_signal_fence(std::memory_order_seq_cst);
     busy_ = was_busy;
@@ -1124,6 +1149,7 @@ class race_worker {
     if (let_go_->load(std::memory_order_relaxed)) let_go_of_pages();
     ++epoch_;
     state_ = 0;
+    stop_streaming();
     copies_.group_synced();
     if (knows_other_blocks_) [[unlikely]]
       share_known_with_block();
@@ -1151,6 +1177,7 @@ class race_worker {
   [[gnu::noinline]] void group_synced() {
     ++group_epoch_;
     state_ = 0;
+    stop_streaming();
   }
 
   /// A thread of the block called __threadfence().
@@ -1158,6 +1185,7 @@ class race_worker {
     if (held_count_ != 0) let_go_of_pages();
     if (launch_) launch_->fence(block_);
     state_ = 0;
+    stop_streaming();
     thread_fenced();
   }
 
@@ -1168,6 +1196,7 @@ class race_worker {
     if (held_count_ != 0) let_go_of_pages();
     unsigned thread = linear_thread_index(threadIdx, blockDim);
     plain_clocks_ = false;
+    stop_streaming();
     fenced_at_[thread] = clocks_[thread]++;
   }
 
@@ -1178,6 +1207,7 @@ class race_worker {
   [[gnu::noinline]] std::uint32_t named_barrier_arrival(unsigned thread) {
     if (!launch_) return 0;
     plain_clocks_ = false;
+    stop_streaming();
     return clocks_[thread]++;
   }
 
@@ -1210,6 +1240,7 @@ class race_worker {
     if (!launch_) return;
     unsigned thread = linear_thread_index(threadIdx, blockDim);
     plain_clocks_ = false;
+    stop_streaming();
     std::uint32_t clock = clocks_[thread]++;
     const race_clock& knows = known_of(thread);
     bool local = block_local(barrier);
@@ -1326,7 +1357,10 @@ class race_worker {
     // Not in the lambda above: Clang may keep it out of line, outside the
     // ignore list's names, and its stores to this worker (thread-local, as
     // __shared__ variables are) were traced as the kernel's.
-    if (!by_epoch) plain_clocks_ = false;
+    if (!by_epoch) {
+      plain_clocks_ = false;
+      stop_streaming();
+    }
     if (by_epoch)
       block_synced();
     else
@@ -1451,9 +1485,31 @@ class race_worker {
     // before them (vector add at 2^20 floats, measure.sh --quick;
     // 2026-11-30). A tail call, as every call here is: the callback then
     // needs no register saved.
+    cached_page& cached = cached_entry(a);
+    // `size` and `write` are constants where this is inlined into a callback.
+    if (size == 4) {
+      if (a - cached.begin < cached.end - cached.begin) [[likely]] {
+        streamed result = write ? streamed_word<true>(cached, a, pc) : streamed_word<false>(cached, a, pc);
+        if (result == streamed::checked) [[likely]]
+          return;
+        // Out of line: the path above then needs no register saved.
+        if (result == streamed::declined)
+          return write ? access_unstreamed<true>(a, pc) : access_unstreamed<false>(a, pc);
+        // A block that does not stream (a fence, a warp collective...): the
+        // ready page's path as before, not the look-up again.
+        if (cached.ready == holding_)
+          return write ? access_ready_page<true, 4>(cached, a, pc) : access_ready_page<false, 4>(cached, a, pc);
+      }
+      return access_filtered(a, size, write, pc);
+    }
+    access_past_builtins(a, size, write, pc);
+  }
+
+ private:
+  // access()'s part past the built-in variables and streamed_word.
+  [[gnu::always_inline]] void access_past_builtins(std::uintptr_t a, unsigned size, bool write, const void* pc) {
     cached_page& cached = pages_[a / race_launch::page::bytes % pages_.size()];
     if (a - cached.begin < cached.end - cached.begin && cached.ready == holding_) [[likely]] {
-      // `size` and `write` are constants where this is inlined into a callback.
       if (size == 4)
         return write ? access_ready_page<true, 4>(cached, a, pc) : access_ready_page<false, 4>(cached, a, pc);
       if (size == 2)
@@ -1464,7 +1520,11 @@ class race_worker {
     access_filtered(a, size, write, pc);
   }
 
- private:
+  template <bool write>
+  [[gnu::noinline]] void access_unstreamed(std::uintptr_t a, const void* pc) {
+    access_past_builtins(a, 4, write, pc);
+  }
+
   // access()'s filters past the built-in variables and the ready pages.
   [[gnu::always_inline]] void access_filtered(std::uintptr_t a, unsigned size, bool write, const void* pc) {
     if (a >= private_begin_ && a + size <= private_end_) return;
@@ -1482,6 +1542,116 @@ class race_worker {
     check_traced(a, size, write, pc);
   }
 
+  // A streaming kernel's global access, inlined into its callback: one
+  // aligned word of a ready page while the block streams (streamed_ready_),
+  // whose records are none or of the launches that the page's entry
+  // already found ordered before this one. The word's records then change
+  // as word_ordered changes them. Where it declines, having changed
+  // nothing, access_ready_page's path decides: there, a call and the tests
+  // it repeats made a global load about 100 instructions. `not_streaming`:
+  // the block does not stream (or the page is not ready, or the access is
+  // unaligned), and the callback goes the ready page's way at once.
+  enum class streamed { checked, declined, not_streaming };
+  template <bool write>
+  [[gnu::always_inline]] streamed streamed_word(cached_page& cached, std::uintptr_t a, const void* pc) {
+    if ((a & 3) != 0 || busy_) return streamed::not_streaming;
+    busy_ = true;
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    streamed result = streamed::not_streaming;
+    if (cached.ready == streamed_ready_)
+      result = !let_go_->load(std::memory_order_relaxed) &&
+                       streamed_word_ordered<write>(cached, a, reinterpret_cast<std::uintptr_t>(pc))
+                   ? streamed::checked
+                   : streamed::declined;
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    busy_ = false;
+    return result;
+  }
+
+  // pages_[a / race_launch::page::bytes % pages_.size()], as a shift and a
+  // mask of the entry's offset, where the index's shift, mask and
+  // multiplication took a register more in the callbacks.
+  [[gnu::always_inline]] cached_page& cached_entry(std::uintptr_t a) {
+    constexpr std::size_t entries = std::tuple_size_v<decltype(pages_)>;
+    static_assert(std::has_single_bit(entries) && std::has_single_bit(sizeof(cached_page)) &&
+                  race_launch::page::bytes % sizeof(cached_page) == 0);
+    std::uintptr_t offset = a / (race_launch::page::bytes / sizeof(cached_page)) & (entries - 1) * sizeof(cached_page);
+    auto* entry = reinterpret_cast<cached_page*>(reinterpret_cast<char*>(pages_.data()) + offset);
+    asm("" : "+r"(entry));  // one register, not the worker's and the offset's
+    return *entry;
+  }
+
+  // Whatever streamed_word relies on may change: a fence, a barrier, a
+  // copy issued, the pages let go of, a new block.
+  void stop_streaming() { streamed_ready_ = not_streaming; }
+
+  // None, a record of no access (tag 0), or one of a launch that the page's
+  // entry found ordered before this one.
+  [[gnu::always_inline]] static bool streamed_known(const cached_page& cached, const race_record* r) {
+    if (!r) return true;
+    // A byte compared with the entry's bytes in memory: no register more.
+    std::uint8_t tag = r->launch_byte();
+    if (tag == 0) [[likely]]
+      return true;
+    if (tag == cached.ordered_tags[0]) [[likely]]
+      return true;
+    return tag == cached.ordered_tags[1];
+  }
+
+  // The number of `pc` from the worker's cache of sites, kept as the
+  // page's streamed site; false where the cache does not have it.
+  [[gnu::always_inline]] bool streamed_site_of(cached_page& cached, std::uintptr_t pc, std::uint32_t& site) {
+    auto [cached_pc, cached_site] = site_entry(pc);
+    if (cached_pc != pc) return false;
+    cached.streamed_pc = pc;
+    cached.streamed_site = site = cached_site;
+    return true;
+  }
+
+  template <bool write>
+  [[gnu::always_inline]] bool streamed_word_ordered(cached_page& cached, std::uintptr_t a, std::uintptr_t pc) {
+    std::size_t at = a % race_launch::page::bytes / 4;
+    race_shadow& words = cached.page->words;
+    // One record at a time, and the site last, so that the callback needs
+    // no register saved.
+    if constexpr (write) {
+      race_record* last_write = words.find(race_shadow::writes, at);
+      if (!last_write) [[unlikely]]
+        return false;
+      if (!streamed_known(cached, last_write)) [[unlikely]]
+        return false;
+      if (!streamed_known(cached, words.find(race_shadow::latest_reads, at))) [[unlikely]]
+        return false;
+      if (!streamed_known(cached, words.find(race_shadow::earlier_reads, at))) [[unlikely]]
+        return false;
+      std::uint32_t site = cached.streamed_site;
+      if (cached.streamed_pc != pc) [[unlikely]] {
+        if (!streamed_site_of(cached, pc, site)) return false;
+      }
+      // The reads are forgotten first, each found again: their records'
+      // addresses kept over the site's look-up took a register more.
+      race_shadow* again = &words;
+      asm("" : "+r"(again));
+      for (auto part : {race_shadow::latest_reads, race_shadow::earlier_reads})
+        if (race_record* read = again->find(part, at)) read->forget_byte();
+      last_write->store(race_record(site, state_, 0, plain_thread_half_ | threadIdx.x | std::uint64_t{1} << 10));
+    } else {
+      race_record* latest_read = words.find(race_shadow::latest_reads, at);
+      if (!latest_read) [[unlikely]]
+        return false;
+      if (!streamed_known(cached, latest_read)) [[unlikely]]
+        return false;
+      if (!streamed_known(cached, words.find(race_shadow::writes, at))) [[unlikely]]
+        return false;
+      std::uint32_t site = cached.streamed_site;
+      if (cached.streamed_pc != pc) [[unlikely]] {
+        if (!streamed_site_of(cached, pc, site)) return false;
+      }
+      latest_read->store(race_record(site, state_, 0, plain_thread_half_ | threadIdx.x));
+    }
+    return true;
+  }
+
   // An access to a page of `cached`, which is ready (the worker holds it
   // and the launch owns its tag there, cached_page::ready): most of a
   // streaming kernel's take word_ordered's path and end here, with the
@@ -1495,6 +1665,9 @@ class race_worker {
       std::atomic_signal_fence(std::memory_order_seq_cst);
       bool done = cached.ready == holding_ && copies_.empty() &&
                   word_ordered<write>(cached, a, size, reinterpret_cast<std::uintptr_t>(pc));
+      // The block streams again (after its start, a barrier, a fence...)
+      // from the first access that word_ordered took: its state is made.
+      if (done && streaming_block_ && plain_clocks_) streamed_ready_ = holding_;
       std::atomic_signal_fence(std::memory_order_seq_cst);
       busy_ = false;
       if (done) [[likely]]
@@ -1546,6 +1719,7 @@ class race_worker {
     auto* site = reinterpret_cast<const void*>(copy.site);
     if (source_bytes) access(source, static_cast<unsigned>(source_bytes), false, site);
     if (destination_bytes) access(destination, static_cast<unsigned>(destination_bytes), true, site);
+    stop_streaming();
     copies_.add(copy, reinterpret_cast<std::uintptr_t>(destination), destination_bytes,
                 reinterpret_cast<std::uintptr_t>(source), source_bytes);
   }
@@ -1886,6 +2060,12 @@ class race_worker {
     // page's owner of the tag. Only the holder changes a page's owners,
     // and it makes its own launch the owner of its tag before `ready`.
     std::array<std::uint8_t, 2> ordered_tags{};
+    // The code address that streamed_word met last on the page, and its
+    // number (race_sites): a streaming kernel's page is read or written by
+    // one load or store, whose number is then one compare away, where the
+    // worker's cache of sites took nine instructions.
+    std::uint32_t streamed_site = 0;
+    std::uintptr_t streamed_pc = 0;
   };
 
   // Whether `r` (of the cached page's words; null: none) is of a launch
@@ -2182,6 +2362,7 @@ class race_worker {
 
   std::uint32_t* warp_clock(unsigned warp) {
     plain_clocks_ = false;  // its caller changes the clocks
+    stop_streaming();
     std::uint32_t* clocks = &warp_clocks_[static_cast<std::size_t>(warp) * 1024];
     if (warp_clock_generation_[warp] != generation_) {
       warp_clock_generation_[warp] = generation_;
@@ -2431,6 +2612,16 @@ class race_worker {
   // (thread_half), and the record half they all share then.
   bool plain_clocks_ = false;
   std::uint64_t plain_thread_half_ = 0;
+  // The block is one-dimensional: threadIdx.x is a thread's number (streamed_word).
+  bool streaming_block_ = false;
+  // Equal to holding_ while streamed_word may check an access to a ready
+  // page (cached_page::ready): the block is one-dimensional, its threads'
+  // clocks untouched, its state made, no copy in flight. Never a page's
+  // `ready` once any of these may have changed (stop_streaming), until
+  // access_ready_page finds them so again: one compare, where testing each
+  // was ten instructions of every streamed access.
+  std::uint64_t streamed_ready_ = not_streaming;
+  static constexpr std::uint64_t not_streaming = ~std::uint64_t{0};
   std::vector<race_clock> known_;
   std::vector<std::uint64_t> known_generation_;
   std::unordered_map<std::uintptr_t, race_clock> shared_atomic_words_;  // this block's __shared__ atomic words

@@ -111,6 +111,7 @@ inline void race_worker::trace_command(race_launch& command, const std::vector<r
   launch_serial_ = 0;  // the next block starts afresh
   block_ = 0;
   state_ = 0;
+  stop_streaming();
   epoch_ = 0;
   group_epoch_ = 0;
   fences_ = &command.fence_counter(0);
