@@ -37,13 +37,17 @@ namespace weft::detail {
 
 /// WEFT_EXECUTOR: auto (or unset), stackless (no region versions) or fibers.
 enum class executor_setting { automatic, stackless, fibers };
+/// Read once, so that an unknown value is reported once.
 inline executor_setting executor_setting_from_environment() {
-  const char* text = std::getenv("WEFT_EXECUTOR");
-  if (!text || *text == '\0' || std::strcmp(text, "auto") == 0) return executor_setting::automatic;
-  if (std::strcmp(text, "stackless") == 0) return executor_setting::stackless;
-  if (std::strcmp(text, "fibers") == 0) return executor_setting::fibers;
-  std::fprintf(stderr, "weft: ignoring WEFT_EXECUTOR=%s (expected auto, stackless or fibers)\n", text);
-  return executor_setting::automatic;
+  static const executor_setting setting = [] {
+    const char* text = std::getenv("WEFT_EXECUTOR");
+    if (!text || *text == '\0' || std::strcmp(text, "auto") == 0) return executor_setting::automatic;
+    if (std::strcmp(text, "stackless") == 0) return executor_setting::stackless;
+    if (std::strcmp(text, "fibers") == 0) return executor_setting::fibers;
+    std::fprintf(stderr, "weft: ignoring WEFT_EXECUTOR=%s (expected auto, stackless or fibers)\n", text);
+    return executor_setting::automatic;
+  }();
+  return setting;
 }
 
 /// Whether stackless kernels may run on the stackless executor: unless
