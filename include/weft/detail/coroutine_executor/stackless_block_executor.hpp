@@ -134,7 +134,9 @@ class stackless_block_executor {
   /// when it is the round's barrier: where each thread waits is then the
   /// round's, and only an arrival elsewhere (or the round's first) is
   /// written down.
-  void arrive(barrier_kind kind, int predicate, std::source_location where, int* result) noexcept {
+  // Always inline (barrier_awaiter.hpp says why).
+  [[gnu::always_inline]] void arrive(barrier_kind kind, int predicate, std::source_location where,
+                                     int* result) noexcept {
     if (kind != barrier_kind::sync) barrier_result_into_[running_id_] = result;
     ++arrivals_and_ready_;
     predicate_count_ += predicate != 0;
