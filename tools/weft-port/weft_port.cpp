@@ -3158,11 +3158,10 @@ class porter {
       converted_.insert(d.name);
       // Planned and written before the stackless edits join constructs_:
       // the region version is rendered from the kernel as written.
-      region_plan regions;
-      if (keeps_void_kernel)
-        regions.why_not = "it keeps a void kernel that forwards to its body";
-      else
-        regions = plan_regions(d, f);
+      // (A void kernel that forwards to its body, kept for launches by
+      // address, registers the region version under its own address, which
+      // those launches look up: weft::register_kernel<&k, &body>.)
+      region_plan regions = plan_regions(d, f);
       stackless_verdicts.back().no_regions = regions.why_not;
       if (regions.why_not.empty()) region_versions_ += render_region_version(d, regions);
       if (f.awaits_group) uses_groups_ = true;
@@ -3467,9 +3466,11 @@ class porter {
   // const dropped, or "" if it may not.
   std::string movable_type(const std::vector<std::size_t>& type) const {
     static constexpr std::string_view arithmetic[] = {
-        "unsigned", "signed",   "int",       "long",      "short",    "char",       "float",   "double",
-        "bool",     "size_t",   "ptrdiff_t", "int8_t",    "int16_t",  "int32_t",    "int64_t", "uint8_t",
-        "uint16_t", "uint32_t", "uint64_t",  "uintptr_t", "intptr_t", "std::size_t"};
+        "unsigned", "signed", "int", "long", "short", "char", "float", "double", "bool", "size_t", "ptrdiff_t",
+        "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t", "uintptr_t",
+        "intptr_t", "std::size_t",
+        // glibc's <sys/types.h> names (`uint` is unsigned int), which CUDA programs use as builtins
+        "uint", "ushort", "ulong"};
     static constexpr std::string_view vectors[] = {
         "char1",     "char2",     "char3",      "char4",      "uchar1",  "uchar2",  "uchar3",  "uchar4",
         "short1",    "short2",    "short3",     "short4",     "ushort1", "ushort2", "ushort3", "ushort4",
@@ -3561,6 +3562,63 @@ class porter {
     return "";
   }
 
+  // The block barrier statement whose awaited group call is named at token
+  // w: `cg::sync(block);` or `block.sync();`, `block` one of `blocks` (the
+  // block's group, cooperative_groups::thread_block, which only ever names
+  // the caller's block): its first token and its `;`.
+  std::optional<std::pair<std::size_t, std::size_t>> block_sync_statement(
+      std::size_t w, const std::set<std::string, std::less<>>& blocks) const {
+    if (!is(w, "sync") || w < 2) return std::nullopt;
+    auto statement_start = [&](std::size_t k) { return is(k - 1, ";") || is(k - 1, "{") || is(k - 1, "}"); };
+    if (is(w - 1, ".") && is_identifier(w - 2) && blocks.contains(text(w - 2)) && is(w + 1, "(") && is(w + 2, ")") &&
+        is(w + 3, ";") && statement_start(w - 2))
+      return std::pair{w - 2, w + 3};
+    std::size_t start = is(w - 1, "::") && is_groups_namespace(w - 2) ? w - 2 : w;
+    if (is(w + 1, "(") && is_identifier(w + 2) && blocks.contains(text(w + 2)) && is(w + 3, ")") && is(w + 4, ";") &&
+        statement_start(start) && !is(w - 1, ".") && !is(w - 1, "->"))
+      return std::pair{start, w + 4};
+    return std::nullopt;
+  }
+
+  // The declaration of the block's group at token k, `cg::thread_block
+  // block = cg::this_thread_block();` (or `auto block = ...`, `const`
+  // allowed): its name token and its `;`.
+  std::optional<std::pair<std::size_t, std::size_t>> block_declaration_at(std::size_t k) const {
+    auto groups_name = [&](std::size_t& j, std::string_view name) {
+      if (is_groups_namespace(j) && is(j + 1, "::") && is(j + 2, name)) {
+        j += 3;
+        return true;
+      }
+      if (groups_namespace_used_ && is(j, name) && !is(j - 1, "::")) {
+        j += 1;
+        return true;
+      }
+      return false;
+    };
+    std::size_t j = k;
+    if (is(j, "const")) ++j;
+    if (is(j, "auto"))
+      ++j;
+    else if (!groups_name(j, "thread_block"))
+      return std::nullopt;
+    if (is(j, "const")) ++j;
+    std::size_t name = j;
+    if (!is_identifier(name) || !is(name + 1, "=")) return std::nullopt;
+    j = name + 2;
+    if (!groups_name(j, "this_thread_block") || !is(j, "(") || !is(j + 1, ")") || !is(j + 2, ";")) return std::nullopt;
+    return std::pair{name, j + 2};
+  }
+
+  // Whether token k is a `#pragma unroll` line, which a region version keeps
+  // before its loop.
+  bool unroll_pragma(std::size_t k) const {
+    if (k >= t_.size() || t_[k].k != kind::directive || t_[k].define != 0) return false;
+    std::string_view d = src_.substr(t_[k].begin, t_[k].end - t_[k].begin);
+    auto tokens = directive_tokens(d);
+    return directive_name(d, tokens) == "pragma" && tokens.size() >= 3 &&
+           d.substr(tokens[2].begin, tokens[2].end - tokens[2].begin) == "unroll";
+  }
+
   struct region_plan {
     std::string why_not;  // "" if the kernel gets a region version
     std::map<std::size_t, token_edit> edits;
@@ -3577,9 +3635,8 @@ class porter {
     };
     auto line_of = [&](std::size_t k) { return "line " + std::to_string(t_[k].line) + ": "; };
     if (is_header_file) return refuse("it is defined in a header (region versions are written for a .cu's kernels)");
-    if (void_kernels_converted_.contains(d.name)) return refuse("it keeps a void kernel that forwards to its body");
-    if (!f.group_waits.empty() || !f.named_waits.empty() || f.awaits_barrier || f.awaits_pipeline)
-      return refuse("it waits other than at __syncthreads()");
+    if (!f.named_waits.empty() || f.awaits_barrier || f.awaits_pipeline)
+      return refuse("it waits other than at a block barrier (a named barrier, a cuda::barrier, a pipeline)");
     if (f.has_lambda || f.waits_in_lambda) return refuse("it holds a lambda");
     for (std::size_t c = 0; c < f.calls.size(); ++c)
       if (awaitable_call(f, c)) return refuse("it calls `" + f.calls[c] + "`, which waits");
@@ -3590,18 +3647,48 @@ class porter {
       --start;
     for (std::size_t k = start; k < d.name_token; ++k)
       if (is(k, "template")) return refuse("it is a template");
-    std::set<std::size_t> barriers;
+    // The block's barriers: each statement's first token and its `;`.
+    std::map<std::size_t, std::size_t> barriers;
+    std::set<std::string, std::less<>> blocks = block_variables(d.name_token + 1, d.close);
     for (std::size_t w : f.waits) {
       if (!is(w, "__syncthreads") || !is(w + 1, "(") || !is(w + 2, ")") || !is(w + 3, ";") ||
           (w > 0 && is(w - 1, "::")))
-        return refuse(line_of(w) + "it waits other than at a `__syncthreads();` statement");
-      barriers.insert(w);
+        return refuse(line_of(w) + "it waits other than at a block barrier statement (`__syncthreads();`, " +
+                      "`cg::sync(block);`, `block.sync();`)");
+      barriers[w] = w + 3;
+    }
+    for (std::size_t w : f.group_waits) {
+      auto barrier = block_sync_statement(w, blocks);
+      if (!barrier)
+        return refuse(line_of(w) + "it waits other than at a block barrier statement (`__syncthreads();`, " +
+                      "`cg::sync(block);`, `block.sync();`)");
+      barriers.insert(*barrier);
     }
     if (barriers.empty()) return refuse("it has no barrier");
+    // The declarations of the block's group, `cg::thread_block block =
+    // cg::this_thread_block();`, stay outside the regions, as __shared__
+    // ones do: every thread's is the same block.
+    std::map<std::size_t, std::size_t> block_declarations;
+    for (std::size_t k = d.open + 1; k < d.close; ++k)
+      if (is(k - 1, ";") || is(k - 1, "{") || is(k - 1, "}"))
+        if (auto declared = block_declaration_at(k); declared && blocks.contains(text(declared->first)))
+          block_declarations[k] = declared->second;
+    // Cooperative groups' names are allowed only in those and the barriers.
+    auto in_block_statement = [&](std::size_t k) {
+      for (const auto* list : {&barriers, &block_declarations}) {
+        auto it = list->upper_bound(k);
+        if (it != list->begin() && k <= std::prev(it)->second) return true;
+      }
+      return false;
+    };
     for (std::size_t k = d.open + 1; k < d.close; ++k) {
-      if (t_[k].k == kind::directive) return refuse(line_of(k) + "a preprocessor directive in its body");
+      if (t_[k].k == kind::directive && !unroll_pragma(k))
+        return refuse(line_of(k) + "a preprocessor directive other than `#pragma unroll` in its body");
+      if ((is(k, "cooperative_groups") || group_aliases_.contains(text(k))) && !in_block_statement(k))
+        return refuse(line_of(k) + "it uses `" + std::string(text(k)) +
+                      "` other than to name its block and wait at the block's barrier");
       if (is(k, "goto") || is(k, "asm") || is(k, "__asm__") || is(k, "try") || is(k, "co_await") || is(k, "static") ||
-          is(k, "thread_local") || is(k, "cooperative_groups") || group_aliases_.contains(text(k)) ||
+          is(k, "thread_local") ||
           // A type the body declares could be named by a later region, which does not see it.
           is(k, "typedef") || is(k, "using") || is(k, "struct") || is(k, "class") || is(k, "union") || is(k, "enum"))
         return refuse(line_of(k) + "it uses `" + std::string(text(k)) + "`");
@@ -3655,11 +3742,15 @@ class porter {
     std::string why;
     auto holds_barrier = [&](std::size_t from, std::size_t to) {
       auto it = barriers.lower_bound(from);
-      return it != barriers.end() && *it <= to;
+      return it != barriers.end() && it->first <= to;
     };
     // Every declaration anywhere: their names are locals (not uniform).
     std::function<void(std::size_t, std::size_t)> collect = [&](std::size_t from, std::size_t to) {
       for (std::size_t k = from; k < to;) {
+        if (unroll_pragma(k)) {
+          ++k;
+          continue;
+        }
         auto end = statement_end(k, to);
         if (!end) return;
         if (is(k, "{")) {
@@ -3696,14 +3787,27 @@ class porter {
         open_region.reset();
       };
       for (std::size_t k = from; k < to;) {
+        // `#pragma unroll` stays with the loop after it: in its region, or
+        // before a barrier loop, outside the regions.
+        std::optional<std::size_t> pragma;
+        if (unroll_pragma(k)) pragma = k++;
         auto end = statement_end(k, to);
         if (!end) {
           why = line_of(k) + "a statement weft-port cannot follow";
           return false;
         }
+        if (pragma) {
+          bool barrier_loop = is(k, "for") && holds_barrier(k, *end);
+          if (!(is(k, "for") || is(k, "while") || is(k, "do")) || (!barrier_loop && holds_barrier(k, *end))) {
+            why = line_of(*pragma) + "a `#pragma unroll` before something other than a loop";
+            return false;
+          }
+          if (!barrier_loop && !open_region) open_region = *pragma;
+        }
         if (barriers.contains(k)) {
           close_region();
-        } else if (is(k, "__shared__") || (is(k, "extern") && is(k + 1, "__shared__"))) {
+        } else if (is(k, "__shared__") || (is(k, "extern") && is(k + 1, "__shared__")) ||
+                   block_declarations.contains(k)) {
           close_region();
         } else if (holds_barrier(k, *end)) {
           if (!is(k, "for")) {
@@ -3806,6 +3910,10 @@ class porter {
       for (std::size_t k = regions[r].first; k <= regions[r].last; ++k)
         if (names_variable(k)) used[r].insert(std::string(text(k)));
       for (std::size_t k = regions[r].first; k <= regions[r].last;) {
+        if (unroll_pragma(k)) {
+          ++k;
+          continue;
+        }
         std::size_t end = *statement_end(k, regions[r].last + 1);
         declaration dl = declaration_at(k, end);
         for (std::size_t n : dl.names) declared.push_back({std::string(text(n)), "", r, k, end, n, dl});
@@ -3861,11 +3969,17 @@ class porter {
       std::string open = " weft_threads.each([&]([[maybe_unused]] weft_locals& weft_l) -> weft::region_step {";
       for (const auto& [name, type] : plan.locals)
         if (used[r].contains(name)) open += " auto& " + name + " = weft_l." + name + ";";
-      plan.edits[regions[r].first].before = open + " " + plan.edits[regions[r].first].before;
+      if (unroll_pragma(regions[r].first))  // a directive starts its line: opened at the end of the one before
+        plan.edits[regions[r].first - 1].after += open;
+      else
+        plan.edits[regions[r].first].before = open + " " + plan.edits[regions[r].first].before;
       plan.edits[regions[r].last].after += " return weft::region_go; });";
     }
     // The threads' order for the next regions (region_threads::barrier).
-    for (std::size_t b : barriers) plan.edits[b].text = "weft_threads.barrier";
+    for (auto [b, semicolon] : barriers) {
+      plan.edits[b].text = "weft_threads.barrier()";
+      for (std::size_t k = b + 1; k < semicolon; ++k) plan.edits[k].text = "";
+    }
     for (const local& l : declared) {
       if (!crossing.contains(l.name) || l.token != l.decl.names.front()) continue;
       bool initialized =

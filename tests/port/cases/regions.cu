@@ -2,7 +2,10 @@
 // each barrier a `__syncthreads();` statement at the top of the body or of
 // a `for` whose bounds every thread of the block shares. The case runs with
 // --explain (regions.expected-stderr); regions_refused.cu has the shapes
-// that keep the stackless version only.
+// that keep the stackless version only. Cooperative groups' block barriers
+// (`cg::sync(block);`, `block.sync();`) count as `__syncthreads();`.
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
 #define TILE 16
 constexpr int block_threads = 128;
 
@@ -77,9 +80,43 @@ __global__ void grid_rounds(int* counts, int rounds) {
   }
 }
 
+// The block's barrier through cooperative groups: its group declared from
+// this_thread_block() stays outside the regions (every thread's is the
+// same block), `cg::sync(cta);` and `cta.sync();` are barriers, a `uint`
+// (glibc's unsigned int) lives across them, `#pragma unroll` stays before
+// its loop in a region and before a barrier loop.
+__global__ void group_barriers(const int* in, int* out) {
+  cg::thread_block cta = cg::this_thread_block();
+  __shared__ int tile[block_threads];
+  uint t = cta.thread_rank();
+  tile[t] = in[t];
+  cg::sync(cta);
+#pragma unroll
+  for (int i = 0; i < 4; ++i) tile[t] += i;
+  cta.sync();
+#pragma unroll
+  for (uint stride = blockDim.x / 2; stride > 0; stride >>= 1) {
+    if (t < stride) tile[t] += tile[t + stride];
+    cg::sync(cta);
+  }
+  if (t == 0) out[blockIdx.x] = tile[0];
+}
+
+// A kernel whose name is used as a value keeps a void kernel that forwards
+// to its stackless body; the region version is registered under the void
+// kernel's address, which launches by address look up.
+__global__ void by_address(int* data) {
+  __shared__ int copy[32];
+  copy[threadIdx.x] = data[threadIdx.x];
+  __syncthreads();
+  data[threadIdx.x] = copy[31 - threadIdx.x];
+}
+void* by_address_pointer = (void*)by_address;
+
 void host(float* f, int* p) {
   block_sum<<<4, block_threads>>>(f, f);
   tiled_matmul<<<dim3(2, 2), dim3(TILE, TILE)>>>(f, f, f, 2 * TILE);
   rotate_active<<<2, 64, 64 * sizeof(int)>>>(p, p, 50);
   grid_rounds<<<3, 32>>>(p, 2);
+  group_barriers<<<2, block_threads>>>(p, p);
 }

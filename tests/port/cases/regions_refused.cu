@@ -1,6 +1,8 @@
 // Stackless kernels that keep their stackless version only, without a region
 // version: each breaks one rule of the transformation (regions.cu has those
 // that keep them), and --explain says which (regions_refused.expected-stderr).
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
 __device__ int counter;
 
 // The loop's bound differs by thread: threads reach different barriers.
@@ -93,7 +95,7 @@ __global__ void changed_global(int* data) {
   data[0] = 1;
 }
 
-// Other waits than __syncthreads();
+// Other waits than a block barrier statement.
 __global__ void counting_barrier(int* data) {
   data[0] = __syncthreads_count(data[threadIdx.x] > 0);
 }
@@ -121,4 +123,47 @@ __global__ void nested_shared(int* data) {
     data[threadIdx.x] = tile[31 - threadIdx.x];
   }
   __syncthreads();
+}
+
+// A tile's barrier: not the block's.
+__global__ void tile_barrier(int* data) {
+  cg::thread_block cta = cg::this_thread_block();
+  cg::thread_block_tile<32> warp = cg::tiled_partition<32>(cta);
+  data[threadIdx.x] += 1;
+  warp.sync();
+  data[threadIdx.x] += 1;
+}
+
+// A group that may be a tile: thread_group names any group.
+__global__ void group_barrier(int* data) {
+  cg::thread_group g = cg::this_thread_block();
+  data[threadIdx.x] += 1;
+  cg::sync(g);
+  data[threadIdx.x] += 1;
+}
+
+// The block's barrier inside an expression, not a statement of its own.
+__global__ void barrier_in_expression(int* data) {
+  cg::thread_block cta = cg::this_thread_block();
+  data[threadIdx.x] += 1;
+  (void)(cta.sync(), 0);
+  data[threadIdx.x] += 1;
+}
+
+// Another directive in the body.
+__global__ void directive_in_body(int* data) {
+  data[threadIdx.x] += 1;
+#if TILE_WIDTH
+  data[threadIdx.x] += 2;
+#endif
+  __syncthreads();
+  data[threadIdx.x] += 1;
+}
+
+// Cooperative groups used for more than the block and its barrier.
+__global__ void tile_rank(int* data) {
+  cg::thread_block cta = cg::this_thread_block();
+  data[threadIdx.x] = cg::tiled_partition<32>(cta).thread_rank();
+  cg::sync(cta);
+  data[threadIdx.x] += 1;
 }

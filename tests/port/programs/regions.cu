@@ -1,10 +1,14 @@
 // Kernels that weft-port gives region versions (a loop over the block's
-// threads between barriers), checked against the host. Built twice: as
+// threads between barriers), checked against the host: `__syncthreads();`
+// and cooperative groups' block barriers, launches by name and by address. Built twice: as
 // ported (port_regions: region versions, or with WEFT_EXECUTOR=stackless
 // the stackless kernels) and with NO_STACKLESS (port_regions_fibers); all
 // three print the same lines and PASS.
+#include <cooperative_groups.h>
 #include <cstdio>
 #include <vector>
+
+namespace cg = cooperative_groups;
 
 #define TILE 16
 constexpr int threads = 128;
@@ -77,6 +81,30 @@ __global__ void rows_reversed(int* data) {
   data[y * 8 + x] = tile[1 - y][7 - x];
 }
 
+// The block's barrier through cooperative groups; a `uint` across it.
+__global__ void group_sum(const int* in, int* sums) {
+  cg::thread_block cta = cg::this_thread_block();
+  __shared__ int partial[threads];
+  uint t = cta.thread_rank();
+  partial[t] = in[blockIdx.x * blockDim.x + t];
+  cg::sync(cta);
+  for (uint stride = blockDim.x / 2; stride > 0; stride >>= 1) {
+    if (t < stride) partial[t] += partial[t + stride];
+    cta.sync();
+  }
+  if (t == 0) sums[blockIdx.x] = partial[0];
+}
+
+// Launched by address: a void kernel that forwards to its stackless body,
+// its region version registered under the void kernel's address.
+__global__ void reverse_blocks(int* data) {
+  __shared__ int copy[threads];
+  unsigned t = threadIdx.x, base = blockIdx.x * blockDim.x;
+  copy[t] = data[base + t];
+  __syncthreads();
+  data[base + t] = copy[blockDim.x - 1 - t];
+}
+
 int main() {
   bool pass = true;
   int* ints = nullptr;
@@ -146,6 +174,23 @@ int main() {
     printf("%d ", out[i]);
   }
   printf("\n");
+
+  group_sum<<<8, threads>>>(ints, out);
+  cudaDeviceSynchronize();
+  for (int blk = 0; blk < 8; ++blk) {
+    int expected = 0;
+    for (int t = 0; t < threads; ++t) expected += ints[blk * threads + t];
+    pass = pass && out[blk] == expected;
+  }
+  printf("group sums: %d %d\n", out[0], out[7]);
+
+  for (int i = 0; i < 8 * threads; ++i) out[i] = ints[i];
+  void* args[] = {&out};
+  pass = pass && cudaLaunchKernel((const void*)reverse_blocks, dim3(8), dim3(threads), args, 0, 0) == cudaSuccess;
+  cudaDeviceSynchronize();
+  for (int i = 0; i < 8 * threads; ++i)
+    pass = pass && out[i] == ints[i / threads * threads + threads - 1 - i % threads];
+  printf("reversed: %d %d\n", out[0], out[8 * threads - 1]);
 
   pass = pass && cudaGetLastError() == cudaSuccess;
   printf("%s\n", pass ? "PASS" : "FAIL");

@@ -179,6 +179,17 @@ __attribute__((no_sanitize("integer-divide-by-zero"))) void region_test_dividing
 [[maybe_unused]] const bool region_test_dividing_registered =
     weft::register_region_version<&region_test_dividing, &region_test_dividing_regions>();
 
+// A kernel whose name weft-port finds used as a value stays a void kernel
+// that forwards to its stackless body (weft::register_kernel<&k, &body>);
+// its region version is registered under the void kernel's address, which
+// a launch by address looks up.
+void region_test_sum_by_address(const int* in, int* out, unsigned active) {
+  weft::run_on_fiber(region_test_sum(in, out, active));
+}
+[[maybe_unused]] const bool region_test_sum_by_address_registered =
+    weft::register_kernel<&region_test_sum_by_address, &region_test_sum>() &&
+    weft::register_region_version<&region_test_sum_by_address, &region_test_sum_regions>();
+
 struct region_test_run {
   std::vector<int> values;
   int blocks_as_regions;
@@ -229,6 +240,35 @@ TEST_CASE("a stackless kernel's region version runs its blocks, unless WEFT_EXEC
     CHECK(regions.values == stackless.values);
     CHECK(regions.values == fibers.values);
   }
+  CHECK(cudaFree(device_in) == cudaSuccess);
+}
+
+TEST_CASE("a void kernel forwarding to a stackless body runs its region version when launched by address") {
+  constexpr unsigned blocks = 3, threads = 64;
+  std::vector<int> in(blocks * threads);
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<int>(i % 5) + 2;
+  int* device_in = nullptr;
+  REQUIRE(cudaMalloc(&device_in, in.size() * sizeof(int)) == cudaSuccess);
+  REQUIRE(cudaMemcpy(device_in, in.data(), in.size() * sizeof(int), cudaMemcpyHostToDevice) == cudaSuccess);
+  unsigned active = 50;
+  auto launch = [&](int* out) {
+    void* args[] = {&device_in, &out, &active};
+    return cudaLaunchKernel(reinterpret_cast<const void*>(&region_test_sum_by_address), dim3(blocks), dim3(threads),
+                            args, 0, nullptr);
+  };
+  region_test_run regions = run_with(true, stackless_executor::coroutines, blocks, launch);
+  region_test_run stackless = run_with(false, stackless_executor::coroutines, blocks, launch);
+  region_test_run fibers = run_with(true, stackless_executor::fibers, blocks, launch);
+  CHECK(regions.blocks_as_regions == static_cast<int>(blocks));
+  CHECK(stackless.blocks_as_regions == 0);
+  CHECK(fibers.blocks_as_regions == 0);
+  for (unsigned b = 0; b < blocks; ++b) {
+    int expected = 0;
+    for (unsigned t = 0; t < active; ++t) expected += in[b * threads + t];
+    CHECK(regions.values[b] == expected);
+  }
+  CHECK(regions.values == stackless.values);
+  CHECK(regions.values == fibers.values);
   CHECK(cudaFree(device_in) == cudaSuccess);
 }
 
