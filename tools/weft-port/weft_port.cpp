@@ -3368,6 +3368,30 @@ class porter {
            !is(k + 1, "->");
   }
 
+  // Whether a member or element of the value named at token k may be
+  // changed there: `c.value += 1`, `c.items[i] = v`, `&c.value` (a struct
+  // parameter's, which the block's threads would otherwise share).
+  bool member_changed_at(std::size_t k) const {
+    std::size_t j = k + 1;
+    bool member = false;
+    while (true) {
+      if (is(j, ".") && is_identifier(j + 1)) {
+        j += 2;
+        member = true;
+      } else if (member && is(j, "[")) {
+        auto close = match_forward(j);
+        if (!close) return true;
+        j = *close + 1;
+      } else {
+        break;
+      }
+    }
+    if (!member) return false;
+    bool prefix = k >= 2 && (operator_at(k - 2) == "++" || operator_at(k - 2) == "--");
+    bool address = k >= 1 && is(k - 1, "&") && !(k >= 2 && is(k - 2, "&") && adjacent(k - 2));
+    return prefix || address || changed_at(j - 1);
+  }
+
   // Token k names a variable (not a member: `.x`, `->x`).
   bool names_variable(std::size_t k) const {
     return is_identifier(k) && !(k > 0 && (is(k - 1, ".") || is(k - 1, "->") || is(k - 1, "::")));
@@ -3694,12 +3718,18 @@ class porter {
         return refuse(line_of(k) + "it uses `" + std::string(text(k)) + "`");
     }
 
-    // The parameters: names and types, none ever changed.
+    // The parameters: names and types. Those the body changes become each
+    // thread's own, as in CUDA: per-thread locals set from the parameter
+    // (renamed weft_param_NAME) as the first region starts; the others the
+    // block's threads share.
     std::set<std::string, std::less<>> params;
     std::map<std::string, std::string, std::less<>> param_types;
+    struct parameter {
+      std::size_t first, end, name;  // its tokens, default argument excluded, and its name's
+    };
+    std::vector<parameter> parameters;
     auto rparen = match_forward(d.name_token + 1);
     if (!is(d.name_token + 1, "(") || !rparen) return refuse("its parameter list is not where weft-port looks");
-    std::string param_list;
     for (auto [first, end] : top_level_arguments(d.name_token + 1, *rparen)) {
       std::size_t k = first;
       while (k < end && !is(k, "=")) {
@@ -3707,7 +3737,6 @@ class porter {
           if (auto close = match_forward(k)) k = *close;
         ++k;
       }
-      param_list += (param_list.empty() ? "" : ", ") + join(first, k, nullptr);
       if (k == first || !is_identifier(k - 1)) {
         if (k - first == 1 && is(first, "void")) continue;
         return refuse("a parameter without a name");
@@ -3715,17 +3744,33 @@ class porter {
       std::string name(text(k - 1));
       params.insert(name);
       param_types[name] = join(first, k - 1, nullptr);
+      parameters.push_back({first, k, k - 1});
     }
     std::set<std::string, std::less<>> changed;  // names the body may change
-    for (std::size_t k = d.open + 1; k < d.close; ++k) {
-      if (!names_variable(k)) continue;
-      if (changed_at(k)) changed.insert(std::string(text(k)));
-      if (params.contains(text(k))) {
-        if (changed_at(k)) return refuse(line_of(k) + "it changes its parameter `" + std::string(text(k)) + "`");
-        // Passed whole to a call, which might take it by reference.
-        bool whole = (is(k - 1, "(") || is(k - 1, ",")) && (is(k + 1, ")") || is(k + 1, ","));
-        if (whole) return refuse(line_of(k) + "it passes its parameter `" + std::string(text(k)) + "` to a call");
+    for (std::size_t k = d.open + 1; k < d.close; ++k)
+      if (names_variable(k) && (changed_at(k) || member_changed_at(k))) changed.insert(std::string(text(k)));
+    std::vector<std::pair<std::string, std::string>> own_params;  // changed: name, member type
+    std::string param_list;
+    for (const parameter& p : parameters) {
+      std::string name(text(p.name));
+      std::string spelled = join(p.first, p.end, nullptr);
+      if (changed.contains(name)) {
+        std::vector<std::size_t> type;
+        for (std::size_t j = p.first; j < p.name; ++j) type.push_back(j);
+        std::string member = movable_type(type);
+        if (member.empty())
+          return refuse("it changes its parameter `" + name + "`, whose type `" + param_types[name] +
+                        "` is not one weft-port moves (arithmetic, vector, pointer)");
+        own_params.emplace_back(name, member);
+        spelled = join(p.first, p.name, nullptr) + " weft_param_" + name;
       }
+      param_list += (param_list.empty() ? "" : ", ") + spelled;
+    }
+    for (std::size_t k = d.open + 1; k < d.close; ++k) {
+      if (!names_variable(k) || !params.contains(text(k)) || changed.contains(text(k))) continue;
+      // Passed whole to a call, which might take it by reference.
+      bool whole = (is(k - 1, "(") || is(k - 1, ",")) && (is(k + 1, ")") || is(k + 1, ","));
+      if (whole) return refuse(line_of(k) + "it passes its parameter `" + std::string(text(k)) + "` to a call");
     }
 
     // The statements, level by level: a level is the body or the body of a
@@ -3955,9 +4000,27 @@ class porter {
           std::count_if(declared.begin(), declared.end(), [&](const local& o) { return o.name == l.name; }) > 1)
         return refuse(line_of(l.token) + "`" + l.name + "` is declared twice");
 
+    // The parameters the body changes: each thread's copy is set as the
+    // first region starts, which must come before any barrier loop; they
+    // are used in regions only.
+    if (!own_params.empty()) {
+      if (regions.empty() || regions.front().scope_end != d.close)
+        return refuse("it changes its parameter `" + own_params.front().first +
+                      "`, and its first region is inside a barrier loop");
+      for (std::size_t k = d.open + 1; k < d.close; ++k)
+        if (names_variable(k) && changed.contains(text(k)) && params.contains(text(k)) &&
+            std::none_of(regions.begin(), regions.end(), [&](const region& r) { return k >= r.first && k <= r.last; }))
+          return refuse(line_of(k) + "it changes its parameter `" + std::string(text(k)) + "`, used outside a region");
+      for (const auto& [name, type] : own_params) used.front().insert(name);
+    }
+
     // The edits: regions opened and closed, barriers dropped, the moved
     // declarations made assignments, `return` ending the thread.
     std::string head = " struct weft_locals {";
+    for (const auto& [name, type] : own_params) {
+      head += " " + type + " " + name + ";";
+      plan.locals.push_back({name, type});
+    }
     for (const local& l : declared)
       if (crossing.contains(l.name)) {
         head += " " + l.type + " " + l.name + ";";
@@ -3969,6 +4032,8 @@ class porter {
       std::string open = " weft_threads.each([&]([[maybe_unused]] weft_locals& weft_l) -> weft::region_step {";
       for (const auto& [name, type] : plan.locals)
         if (used[r].contains(name)) open += " auto& " + name + " = weft_l." + name + ";";
+      if (r == 0)
+        for (const auto& [name, type] : own_params) open += " " + name + " = weft_param_" + name + ";";
       if (unroll_pragma(regions[r].first))  // a directive starts its line: opened at the end of the one before
         plan.edits[regions[r].first - 1].after += open;
       else

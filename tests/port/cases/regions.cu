@@ -113,10 +113,30 @@ __global__ void by_address(int* data) {
 }
 void* by_address_pointer = (void*)by_address;
 
+// Parameters the kernel changes are each thread's own: per-thread locals
+// set from the parameter (renamed) as the first region starts.
+__global__ void advanced_pointers(const float* in, float* out, int shift) {
+  __shared__ float tile[block_threads];
+  in += blockIdx.x * blockDim.x;
+  out += blockIdx.x * blockDim.x;
+  shift %= block_threads;
+  tile[threadIdx.x] = in[threadIdx.x];
+  __syncthreads();
+  out[threadIdx.x] = tile[(threadIdx.x + shift) % blockDim.x];
+}
+
+// A value parameter changed by thread: each thread's own.
+__global__ void parameter_by_thread(int* data, int n) {
+  n += threadIdx.x;
+  __syncthreads();
+  data[threadIdx.x] = n;
+}
+
 void host(float* f, int* p) {
   block_sum<<<4, block_threads>>>(f, f);
   tiled_matmul<<<dim3(2, 2), dim3(TILE, TILE)>>>(f, f, f, 2 * TILE);
   rotate_active<<<2, 64, 64 * sizeof(int)>>>(p, p, 50);
   grid_rounds<<<3, 32>>>(p, 2);
   group_barriers<<<2, block_threads>>>(p, p);
+  advanced_pointers<<<2, block_threads>>>(f, f, 3);
 }

@@ -45,20 +45,6 @@ __global__ void variable_changed(int* data, int n) {
   }
 }
 
-// The kernel changes its parameter, which the block's threads would share.
-__global__ void parameter_changed(int* data, int n) {
-  n += threadIdx.x;
-  __syncthreads();
-  data[threadIdx.x] = n;
-}
-
-// The kernel moves its pointer parameter, which the block's threads would share.
-__global__ void pointer_parameter_moved(int* data) {
-  *data++ = threadIdx.x;
-  __syncthreads();
-  data[threadIdx.x] = 1;
-}
-
 // The bound reads memory.
 __global__ void bound_from_memory(int* data, const int* bound) {
   for (int i = 0; i < *bound; ++i) {
@@ -166,4 +152,24 @@ __global__ void tile_rank(int* data) {
   data[threadIdx.x] = cg::tiled_partition<32>(cta).thread_rank();
   cg::sync(cta);
   data[threadIdx.x] += 1;
+}
+
+// A changed parameter is each thread's own, but not where a barrier loop's
+// bound reads it.
+__global__ void changed_parameter_bound(int* data, int n) {
+  n -= 1;
+  for (int i = 0; i < n; ++i) {
+    data[threadIdx.x] += i;
+    __syncthreads();
+  }
+}
+
+// A changed parameter of a type weft-port does not move.
+struct counter_of {
+  int value;
+};
+__global__ void changed_struct_parameter(int* data, counter_of c) {
+  c.value += 1;
+  __syncthreads();
+  data[threadIdx.x] = c.value;
 }

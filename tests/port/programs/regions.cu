@@ -1,6 +1,7 @@
 // Kernels that weft-port gives region versions (a loop over the block's
 // threads between barriers), checked against the host: `__syncthreads();`
-// and cooperative groups' block barriers, launches by name and by address. Built twice: as
+// and cooperative groups' block barriers, launches by name and by address,
+// parameters that each thread changes. Built twice: as
 // ported (port_regions: region versions, or with WEFT_EXECUTOR=stackless
 // the stackless kernels) and with NO_STACKLESS (port_regions_fibers); all
 // three print the same lines and PASS.
@@ -105,6 +106,16 @@ __global__ void reverse_blocks(int* data) {
   data[base + t] = copy[blockDim.x - 1 - t];
 }
 
+// Parameters each thread changes: each thread's own copy.
+__global__ void own_parameters(int* data, int n) {
+  __shared__ int values[threads];
+  data += blockIdx.x * blockDim.x;
+  n += threadIdx.x;
+  values[threadIdx.x] = n;
+  __syncthreads();
+  data[threadIdx.x] = values[blockDim.x - 1 - threadIdx.x] + n;
+}
+
 int main() {
   bool pass = true;
   int* ints = nullptr;
@@ -191,6 +202,11 @@ int main() {
   for (int i = 0; i < 8 * threads; ++i)
     pass = pass && out[i] == ints[i / threads * threads + threads - 1 - i % threads];
   printf("reversed: %d %d\n", out[0], out[8 * threads - 1]);
+
+  own_parameters<<<8, threads>>>(out, 5);
+  cudaDeviceSynchronize();
+  for (int i = 0; i < 8 * threads; ++i) pass = pass && out[i] == 2 * 5 + threads - 1;
+  printf("own parameters: %d %d\n", out[0], out[8 * threads - 1]);
 
   pass = pass && cudaGetLastError() == cudaSuccess;
   printf("%s\n", pass ? "PASS" : "FAIL");
