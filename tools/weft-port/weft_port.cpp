@@ -3164,12 +3164,25 @@ class porter {
       region_plan regions = plan_regions(d, f);
       stackless_verdicts.back().no_regions = regions.why_not;
       if (regions.why_not.empty()) region_versions_ += render_region_version(d, regions);
+      std::map<std::size_t, token_edit> edits;
+      if (regions.why_not.empty() && regions.templated) {
+        // A kernel template's instances register their region versions
+        // through the registration's instance, which its body names.
+        std::size_t head = d.name_token;
+        while (!is(head, "template")) --head;
+        edits[head].before = regions.template_head + " extern const bool weft_port_regions_registered_" + d.name + "; ";
+        edits[d.open].after = " (void)weft_port_regions_registered_" + d.name + regions.template_arguments + ";";
+      }
       if (f.awaits_group) uses_groups_ = true;
       if (f.awaits_barrier) uses_barriers_ = true;
       if (f.awaits_pipeline) uses_pipelines_ = true;
       if (!f.named_waits.empty()) uses_named_barriers_ = true;
       for (construct& c : constructs_) await_named_barrier(f, c);
-      std::map<std::size_t, token_edit> edits = await_edits(f);
+      for (auto& [i, e] : await_edits(f)) {
+        edits[i].before += e.before;
+        if (e.text) edits[i].text = e.text;
+        edits[i].after += e.after;
+      }
       for (std::size_t v : voids) edits[v].text = "weft::stackless_kernel";
       if (keeps_void_kernel) void_kernel_body(d, edits);
       for (const auto& [i, e] : edits)
@@ -3648,6 +3661,10 @@ class porter {
     std::map<std::size_t, token_edit> edits;
     std::vector<std::pair<std::string, std::string>> locals;  // those across a barrier: name, member type
     std::string parameters;                                   // the kernel's, without default arguments
+    bool templated = false;                                   // a kernel template's:
+    std::string template_head;                                // `template <class T, int N>`
+    std::string template_arguments;                           // `<T, N>`
+    std::vector<std::string> type_locals;  // the template's type parameters that locals have as their type
   };
 
   region_plan plan_regions(const function_definition& d, const body_facts& f) const {
@@ -3664,13 +3681,52 @@ class porter {
     if (f.has_lambda || f.waits_in_lambda) return refuse("it holds a lambda");
     for (std::size_t c = 0; c < f.calls.size(); ++c)
       if (awaitable_call(f, c)) return refuse("it calls `" + f.calls[c] + "`, which waits");
-    // Not a template (a first version: its instances' types are not spelled).
+    // A template's region version is a template of the same parameters
+    // (their defaults dropped), registered for each instance that the
+    // program instantiates: see render_region_version.
     std::size_t start = d.name_token;
     while (start > 0 && !is(start - 1, ";") && !is(start - 1, "}") && !is(start - 1, "{") &&
            t_[start - 1].k != kind::directive)
       --start;
-    for (std::size_t k = start; k < d.name_token; ++k)
-      if (is(k, "template")) return refuse("it is a template");
+    std::set<std::string, std::less<>> type_parameters;
+    for (std::size_t k = start; k < d.name_token; ++k) {
+      if (!is(k, "template")) continue;
+      if (plan.templated) return refuse("it is a member of a class template");
+      auto close = is(k + 1, "<") ? angle_forward(k + 1) : std::nullopt;
+      if (!close) return refuse("a template head weft-port cannot read");
+      std::string head, arguments;
+      for (auto [first, end] : top_level_arguments(k + 1, *close)) {
+        std::size_t stop = first;
+        while (stop < end && !is(stop, "=")) ++stop;
+        if (stop == first || !is_identifier(stop - 1) || stop - 1 == first)
+          return refuse("a template parameter without a name");
+        for (std::size_t j = first; j < stop; ++j)
+          if (is(j, ".") || is(j, "<") || is(j, "template"))
+            return refuse("a template parameter weft-port does not spell (a pack, a template template parameter)");
+        std::string name(text(stop - 1));
+        if (is(first, "class") || is(first, "typename")) type_parameters.insert(name);
+        head += (head.empty() ? "" : ", ") + join(first, stop, nullptr);
+        arguments += (arguments.empty() ? "" : ", ") + name;
+      }
+      plan.templated = true;
+      plan.template_head = "template <" + head + ">";
+      plan.template_arguments = "<" + arguments + ">";
+    }
+    // A local's type as the per-thread struct spells it, or "": also a type
+    // parameter of the template (`T`, `const T`), whose instances are
+    // registered only where it is trivial (render_region_version).
+    auto movable_or_type_parameter = [&](const std::vector<std::size_t>& type) {
+      std::string spelled = movable_type(type);
+      if (!spelled.empty()) return spelled;
+      std::size_t j = !type.empty() && is(type.front(), "const") ? 1 : 0;
+      if (type.size() == j + 1 && type_parameters.contains(text(type[j]))) {
+        std::string name(text(type[j]));
+        if (std::find(plan.type_locals.begin(), plan.type_locals.end(), name) == plan.type_locals.end())
+          plan.type_locals.push_back(name);
+        return name;
+      }
+      return std::string();
+    };
     // The block's barriers: each statement's first token and its `;`.
     std::map<std::size_t, std::size_t> barriers;
     std::set<std::string, std::less<>> blocks = block_variables(d.name_token + 1, d.close);
@@ -3757,7 +3813,7 @@ class porter {
       if (changed.contains(name)) {
         std::vector<std::size_t> type;
         for (std::size_t j = p.first; j < p.name; ++j) type.push_back(j);
-        std::string member = movable_type(type);
+        std::string member = movable_or_type_parameter(type);
         if (member.empty())
           return refuse("it changes its parameter `" + name + "`, whose type `" + param_types[name] +
                         "` is not one weft-port moves (arithmetic, vector, pointer)");
@@ -3983,7 +4039,7 @@ class porter {
       if (!crosses) continue;
       if (!l.decl.simple || (l.decl.names.size() > 1 && is(l.decl.type.back(), "*")))
         return refuse(line_of(l.token) + "`" + l.name + "` lives across a barrier, declared as weft-port cannot move");
-      l.type = movable_type(l.decl.type);
+      l.type = movable_or_type_parameter(l.decl.type);
       if (l.type.empty())
         return refuse(line_of(l.token) + "`" + l.name + "` lives across a barrier, and its type `" +
                       join(l.decl.type.front(), l.decl.type.back() + 1, nullptr) +
@@ -4085,14 +4141,33 @@ class porter {
     std::vector<std::string> namespaces = namespaces_around(d.name_token);
     for (const std::string& n : namespaces) out += n + "\n";
     out += "#line " + std::to_string(t_[d.open].line) + " " + file_ + "\n";
+    if (plan.templated) out += plan.template_head + " ";
     out += "void weft_port_regions_" + d.name + "(weft::region_block& weft_block" +
            (plan.parameters.empty() ? "" : ", " + plan.parameters) + ") ";
     const std::vector<construct>* saved = rendering_;
     rendering_ = &list;
     out += render(t_[d.open].begin, t_[d.close].end, std::nullopt);
     rendering_ = saved;
-    out += "\n[[maybe_unused]] static const bool weft_port_regions_registered_" + d.name +
-           " = weft::register_region_version<&" + d.name + ", &weft_port_regions_" + d.name + ">();\n";
+    if (!plan.templated) {
+      out += "\n[[maybe_unused]] static const bool weft_port_regions_registered_" + d.name +
+             " = weft::register_region_version<&" + d.name + ", &weft_port_regions_" + d.name + ">();\n";
+    } else {
+      // Declared before the kernel, whose stackless body names it: each
+      // instance of the kernel the program makes instantiates it, which
+      // registers the instance's region version as the program starts.
+      // Where a local's type is a type parameter, only for trivial types.
+      std::string instance = d.name + plan.template_arguments;
+      std::string registration =
+          "weft::register_region_version<&" + instance + ", &weft_port_regions_" + instance + ">()";
+      std::string trivial;
+      for (const std::string& type : plan.type_locals)
+        trivial += (trivial.empty() ? "" : " && ") + ("std::is_trivially_default_constructible_v<" + type +
+                                                      "> && std::is_trivially_destructible_v<" + type + ">");
+      if (!trivial.empty())
+        registration = "[] { if constexpr (" + trivial + ") return " + registration + "; else return false; }()";
+      out += "\n" + plan.template_head + " const bool weft_port_regions_registered_" + d.name + " = " + registration +
+             ";\n";
+    }
     for (std::size_t n = 0; n < namespaces.size(); ++n) out += "}\n";
     return out;
   }

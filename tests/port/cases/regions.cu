@@ -132,6 +132,23 @@ __global__ void parameter_by_thread(int* data, int n) {
   data[threadIdx.x] = n;
 }
 
+// A kernel template: its region version is a template of the same
+// parameters (defaults dropped), registered for each instance the program
+// makes, which the stackless body names; a local whose type is a type
+// parameter moves, and the instance registers only where it is trivial.
+template <class T, unsigned int block_size = block_threads>
+__global__ void template_sum(const T* in, T* out) {
+  __shared__ T partial[block_size];
+  T mine = in[blockIdx.x * block_size + threadIdx.x];
+  partial[threadIdx.x] = mine;
+  __syncthreads();
+  for (unsigned stride = block_size / 2; stride > 0; stride /= 2) {
+    if (threadIdx.x < stride) partial[threadIdx.x] = mine = mine + partial[threadIdx.x + stride];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) out[blockIdx.x] = mine;
+}
+
 void host(float* f, int* p) {
   block_sum<<<4, block_threads>>>(f, f);
   tiled_matmul<<<dim3(2, 2), dim3(TILE, TILE)>>>(f, f, f, 2 * TILE);
@@ -139,4 +156,5 @@ void host(float* f, int* p) {
   grid_rounds<<<3, 32>>>(p, 2);
   group_barriers<<<2, block_threads>>>(p, p);
   advanced_pointers<<<2, block_threads>>>(f, f, 3);
+  template_sum<float, 64><<<2, 64>>>(f, f);
 }

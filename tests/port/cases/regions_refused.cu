@@ -173,3 +173,11 @@ __global__ void changed_struct_parameter(int* data, counter_of c) {
   __syncthreads();
   data[threadIdx.x] = c.value;
 }
+
+// A template parameter pack, which weft-port does not spell.
+template <int... offsets>
+__global__ void offsets_pack(int* data) {
+  data[threadIdx.x] += (offsets + ...);
+  __syncthreads();
+  data[threadIdx.x] += 1;
+}

@@ -1,7 +1,7 @@
 // Kernels that weft-port gives region versions (a loop over the block's
 // threads between barriers), checked against the host: `__syncthreads();`
 // and cooperative groups' block barriers, launches by name and by address,
-// parameters that each thread changes. Built twice: as
+// parameters that each thread changes, a kernel template. Built twice: as
 // ported (port_regions: region versions, or with WEFT_EXECUTOR=stackless
 // the stackless kernels) and with NO_STACKLESS (port_regions_fibers); all
 // three print the same lines and PASS.
@@ -116,6 +116,21 @@ __global__ void own_parameters(int* data, int n) {
   data[threadIdx.x] = values[blockDim.x - 1 - threadIdx.x] + n;
 }
 
+// A kernel template: each instance the program launches registers its
+// region version.
+template <class T, int size>
+__global__ void template_sum(const T* in, T* sums) {
+  __shared__ T partial[size];
+  T mine = in[blockIdx.x * size + threadIdx.x];
+  partial[threadIdx.x] = mine;
+  __syncthreads();
+  for (int stride = size / 2; stride > 0; stride /= 2) {
+    if (threadIdx.x < stride) partial[threadIdx.x] = mine = mine + partial[threadIdx.x + stride];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) sums[blockIdx.x] = mine;
+}
+
 int main() {
   bool pass = true;
   int* ints = nullptr;
@@ -207,6 +222,23 @@ int main() {
   cudaDeviceSynchronize();
   for (int i = 0; i < 8 * threads; ++i) pass = pass && out[i] == 2 * 5 + threads - 1;
   printf("own parameters: %d %d\n", out[0], out[8 * threads - 1]);
+
+  template_sum<int, threads><<<8, threads>>>(ints, out);
+  cudaDeviceSynchronize();
+  for (int blk = 0; blk < 8; ++blk) {
+    int expected = 0;
+    for (int t = 0; t < threads; ++t) expected += ints[blk * threads + t];
+    pass = pass && out[blk] == expected;
+  }
+  for (int i = 0; i < 64; ++i) a[i] = 0.5f * static_cast<float>(i % 9);
+  template_sum<float, 32><<<2, 32>>>(a, c);
+  cudaDeviceSynchronize();
+  for (int blk = 0; blk < 2; ++blk) {
+    float expected = 0;
+    for (int t = 0; t < 32; ++t) expected += a[blk * 32 + t];
+    pass = pass && c[blk] == expected;
+  }
+  printf("template sums: %d %d %g %g\n", out[0], out[7], c[0], c[1]);
 
   pass = pass && cudaGetLastError() == cudaSuccess;
   printf("%s\n", pass ? "PASS" : "FAIL");
