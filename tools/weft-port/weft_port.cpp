@@ -3405,6 +3405,66 @@ class porter {
     return prefix || address || changed_at(j - 1);
   }
 
+  // Whether token k, a whole argument of a call, is passed by value: to one
+  // of CUDA's functions that never waits (never_waits: math, atomics,
+  // textures, intrinsics, none of which changes an argument passed by name),
+  // to a function of the file whose every definition takes that parameter
+  // by value or const reference, or to a macro of the file that assigns
+  // nothing, takes no address and calls only CUDA's functions.
+  bool passed_by_value(std::size_t k) const {
+    std::size_t open = k;
+    for (int depth = 0; open-- > 0;) {
+      if (is_closer(open)) {
+        ++depth;
+      } else if (is_opener(open)) {
+        if (depth == 0) break;
+        --depth;
+      }
+      if (is(open, ";") || is(open, "{") || is(open, "}")) return false;
+    }
+    if (open == 0 || open >= k || !is(open, "(")) return false;
+    std::size_t name = open - 1;
+    if (is(name, ">"))
+      if (auto angle = match_angle_backward(name); angle && *angle > 0) name = *angle - 1;
+    if (!is_identifier(name) || is(name, "forward") || is(name, "atomic_ref")) return false;
+    if (name > 0 && (is(name - 1, ".") || is(name - 1, "->"))) return false;
+    if (never_waits(text(name))) return true;
+    std::size_t argument = 0;
+    auto close = match_forward(open);
+    if (!close) return false;
+    for (auto [first, end] : top_level_arguments(open, *close)) {
+      if (k >= first && k < end) break;
+      ++argument;
+    }
+    bool found = false;
+    for (const function_definition& g : function_definitions()) {
+      if (g.name != text(name) || g.kernel || !is(g.name_token + 1, "(")) continue;
+      auto parameters_end = match_forward(g.name_token + 1);
+      if (!parameters_end) return false;
+      auto parameters = top_level_arguments(g.name_token + 1, *parameters_end);
+      if (argument >= parameters.size()) return false;
+      bool by_reference = false, constant = false;
+      for (std::size_t j = parameters[argument].first; j < parameters[argument].second; ++j) {
+        if (is(j, "&")) by_reference = true;
+        if (is(j, "const") && !by_reference) constant = true;
+      }
+      if (by_reference && !constant) return false;
+      found = true;
+    }
+    if (found) return true;
+    for (const macro_definition& m : macro_definitions()) {
+      if (m.name != text(name)) continue;
+      static constexpr std::string_view changes[] = {
+          "=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "++", "--", "<<=", ">>=", "&"};
+      for (std::size_t j = m.from; j < m.to; ++j) {
+        if (one_of(changes, operator_at(j))) return false;
+        if (is_identifier(j) && is(j + 1, "(") && !never_waits(text(j))) return false;
+      }
+      found = true;
+    }
+    return found;
+  }
+
   // Token k names a variable (not a member: `.x`, `->x`).
   bool names_variable(std::size_t k) const {
     return is_identifier(k) && !(k > 0 && (is(k - 1, ".") || is(k - 1, "->") || is(k - 1, "::")));
@@ -3548,7 +3608,7 @@ class porter {
   // computes alike: see the section's head. `loop_variable` (or "") may be
   // read; the kernel's parameters `params` are never changed (checked
   // before), and `locals` are the names the body declares.
-  std::string uniform_expression(std::size_t from, std::size_t to, std::string_view loop_variable,
+  std::string uniform_expression(std::size_t from, std::size_t to, const std::set<std::string, std::less<>>& uniform,
                                  const std::set<std::string, std::less<>>& params,
                                  const std::map<std::string, std::string, std::less<>>& param_types,
                                  const std::set<std::string, std::less<>>& locals,
@@ -3575,7 +3635,7 @@ class porter {
         }
         if (word == "threadIdx") return "uses `threadIdx`";
         if (is(k + 1, ".")) return "reads a member of `" + std::string(word) + "`";
-        if (word == loop_variable) continue;
+        if (uniform.contains(word)) continue;
         if (params.contains(word)) {
           if (param_types.at(std::string(word)).find_first_of("*&[") != std::string::npos)
             return "uses the pointer or reference parameter `" + std::string(word) + "`";
@@ -3675,7 +3735,9 @@ class porter {
       return plan;
     };
     auto line_of = [&](std::size_t k) { return "line " + std::to_string(t_[k].line) + ": "; };
-    if (is_header_file) return refuse("it is defined in a header (region versions are written for a .cu's kernels)");
+    // A header's go inside its include guard, as its awaitable functions do.
+    if (is_header_file && !awaitables_fit_in_header())
+      return refuse("it is defined in a header that ends with an #endif other than its include guard's");
     if (!f.named_waits.empty() || f.awaits_barrier || f.awaits_pipeline)
       return refuse("it waits other than at a block barrier (a named barrier, a cuda::barrier, a pipeline)");
     if (f.has_lambda || f.waits_in_lambda) return refuse("it holds a lambda");
@@ -3824,9 +3886,11 @@ class porter {
     }
     for (std::size_t k = d.open + 1; k < d.close; ++k) {
       if (!names_variable(k) || !params.contains(text(k)) || changed.contains(text(k))) continue;
-      // Passed whole to a call, which might take it by reference.
+      // Passed whole to a call, which might take it by reference (and
+      // change what the block's threads share), unless it takes a value.
       bool whole = (is(k - 1, "(") || is(k - 1, ",")) && (is(k + 1, ")") || is(k + 1, ","));
-      if (whole) return refuse(line_of(k) + "it passes its parameter `" + std::string(text(k)) + "` to a call");
+      if (whole && !passed_by_value(k))
+        return refuse(line_of(k) + "it passes its parameter `" + std::string(text(k)) + "` to a call");
     }
 
     // The statements, level by level: a level is the body or the body of a
@@ -3840,6 +3904,8 @@ class porter {
     std::vector<region> regions;
     std::set<std::string, std::less<>> loop_variables;
     std::set<std::string, std::less<>> locals;  // every name the body declares, at any depth
+    std::map<std::string, int, std::less<>> declarations;  // how many times
+    std::set<std::size_t> declarators;                      // their names' tokens
     std::string why;
     auto holds_barrier = [&](std::size_t from, std::size_t to) {
       auto it = barriers.lower_bound(from);
@@ -3861,11 +3927,11 @@ class porter {
           if (is(k, "for")) {
             if (auto semicolon = statement_end(k + 2, close + 1); semicolon && is(*semicolon, ";")) {
               declaration dl = declaration_at(k + 2, *semicolon);
-              for (std::size_t n : dl.names) locals.insert(std::string(text(n)));
+              for (std::size_t n : dl.names) locals.insert(std::string(text(n))), ++declarations[std::string(text(n))], declarators.insert(n);
             }
           } else {
             declaration dl = declaration_at(k + 2, close);  // `if (int x = ...)`
-            for (std::size_t n : dl.names) locals.insert(std::string(text(n)));
+            for (std::size_t n : dl.names) locals.insert(std::string(text(n))), ++declarations[std::string(text(n))], declarators.insert(n);
           }
           auto body_end = *statement_end(close + 1, to);
           collect(close + 1, body_end + 1);
@@ -3874,12 +3940,61 @@ class porter {
           collect(k + 1, *end + 1);
         } else {
           declaration dl = declaration_at(k, *end);
-          for (std::size_t n : dl.names) locals.insert(std::string(text(n)));
+          for (std::size_t n : dl.names) locals.insert(std::string(text(n))), ++declarations[std::string(text(n))], declarators.insert(n);
         }
         k = *end + 1;
       }
     };
     collect(d.open + 1, d.close);
+    // What every thread of the block has alike where the walk is: the
+    // enclosing barrier loops' variables, and the locals declared from such
+    // values and kept outside the regions (below).
+    std::set<std::string, std::less<>> uniform;
+    // The names barrier loops' heads read, and those their declarations
+    // read in turn: a declaration of such names, from values every thread
+    // shares, at the top of the body or of a barrier loop's, runs once for
+    // the block, outside the regions, where the heads see it.
+    std::set<std::string, std::less<>> heads_read;
+    for (std::size_t k = d.open + 1; k < d.close; ++k)
+      if (is(k, "for") && is(k + 1, "(")) {
+        auto close = match_forward(k + 1);
+        auto stop = statement_end(k, d.close);
+        if (close && stop && holds_barrier(k, *stop))
+          for (std::size_t j = k + 2; j < *close; ++j)
+            if (names_variable(j)) heads_read.insert(std::string(text(j)));
+      }
+    for (bool grew = true; grew;) {
+      grew = false;
+      for (std::size_t k = d.open + 1; k < d.close; ++k) {
+        if (!(is(k - 1, ";") || is(k - 1, "{") || is(k - 1, "}"))) continue;
+        auto stop = statement_end(k, d.close);
+        if (!stop) continue;
+        declaration dl = declaration_at(k, *stop);
+        if (std::none_of(dl.names.begin(), dl.names.end(),
+                         [&](std::size_t n) { return heads_read.contains(text(n)); }))
+          continue;
+        for (std::size_t j = k; j < *stop; ++j)
+          if (names_variable(j) && heads_read.insert(std::string(text(j))).second) grew = true;
+      }
+    }
+    auto shared_declaration = [&](std::size_t k, std::size_t stop) {
+      declaration dl = declaration_at(k, stop);
+      if (dl.names.empty() || !dl.simple || movable_type(dl.type).empty()) return false;
+      for (std::size_t n = 0; n < dl.names.size(); ++n) {
+        std::string name(text(dl.names[n]));
+        std::size_t init_to = n + 1 < dl.names.size() ? dl.names[n + 1] - 1 : stop;
+        bool assigned = false;  // after its declaration
+        for (std::size_t j = d.open + 1; j < d.close && !assigned; ++j)
+          assigned = is(j, name) && names_variable(j) && !declarators.contains(j) &&
+                     (changed_at(j) || member_changed_at(j));
+        if (!heads_read.contains(name) || !is(dl.names[n] + 1, "=") || declarations[name] != 1 || assigned ||
+            params.contains(name) ||
+            !uniform_expression(dl.names[n] + 2, init_to, uniform, params, param_types, locals, changed).empty())
+          return false;
+      }
+      for (std::size_t n : dl.names) uniform.insert(std::string(text(n)));
+      return true;
+    };
     std::function<bool(std::size_t, std::size_t, bool)> walk = [&](std::size_t from, std::size_t to, bool in_loop) {
       std::optional<std::size_t> open_region;
       std::size_t last = from;
@@ -3908,8 +4023,15 @@ class porter {
         if (barriers.contains(k)) {
           close_region();
         } else if (is(k, "__shared__") || (is(k, "extern") && is(k + 1, "__shared__")) ||
-                   block_declarations.contains(k)) {
+                   block_declarations.contains(k) || (!pragma && shared_declaration(k, *end))) {
           close_region();
+        } else if (is(k, "{") && holds_barrier(k, *end)) {
+          // A block of its own: its statements are a level, as a barrier
+          // loop's body is.
+          close_region();
+          std::set<std::string, std::less<>> saved = uniform;
+          if (!walk(k + 1, *end, in_loop)) return false;
+          uniform = std::move(saved);
         } else if (holds_barrier(k, *end)) {
           if (!is(k, "for")) {
             why = line_of(k) + "a barrier inside `" + std::string(text(k)) +
@@ -3924,12 +4046,12 @@ class porter {
             return false;
           }
           declaration v = declaration_at(k + 2, *init_end);
-          if (v.names.size() != 1 || !v.simple || !is(v.names[0] + 1, "=") || movable_type(v.type).empty() ||
-              is(v.type.back(), "*")) {
-            why = line_of(k) + "a barrier loop whose init is not one arithmetic variable's declaration";
+          bool declares = !v.names.empty() && v.simple && movable_type(v.type) != "" && !is(v.type.back(), "*");
+          for (std::size_t n : v.names) declares = declares && is(n + 1, "=");
+          if (!declares) {
+            why = line_of(k) + "a barrier loop whose init is not a declaration of arithmetic variables";
             return false;
           }
-          std::string variable(text(v.names[0]));
           std::size_t condition_end = k + 2;
           for (std::size_t j = *init_end + 1; j < close; ++j)
             if (is(j, ";")) condition_end = j;
@@ -3937,24 +4059,43 @@ class porter {
             why = line_of(k) + "a barrier loop weft-port cannot follow";
             return false;
           }
-          std::string not_uniform =
-              uniform_expression(v.names[0] + 2, *init_end, "", params, param_types, locals, changed);
+          // Each init from what every thread shares (and the loop variables
+          // of the barrier loops around this one).
+          std::set<std::string, std::less<>> own;
+          std::string not_uniform;
+          for (std::size_t n = 0; n < v.names.size() && not_uniform.empty(); ++n) {
+            std::size_t init_to = n + 1 < v.names.size() ? v.names[n + 1] - 1 : *init_end;
+            not_uniform = uniform_expression(v.names[n] + 2, init_to, uniform, params, param_types, locals, changed);
+            own.insert(std::string(text(v.names[n])));
+          }
+          std::set<std::string, std::less<>> inside = uniform;
+          inside.insert(own.begin(), own.end());
           if (not_uniform.empty())
             not_uniform =
-                uniform_expression(*init_end + 1, condition_end, variable, params, param_types, locals, changed);
-          // The step changes the variable only: `++v`, `v++`, `v op= e`.
-          std::size_t s = condition_end + 1;
-          if (not_uniform.empty()) {
-            std::string op = operator_at(s);
-            if ((op == "++" || op == "--") && is(s + 2, variable) && s + 3 == close) {
-            } else if (is(s, variable) && (operator_at(s + 1) == "++" || operator_at(s + 1) == "--") &&
-                       s + 3 == close) {
-            } else if (is(s, variable) && !operator_at(s + 1).empty() && operator_at(s + 1).back() == '=' &&
-                       operator_at(s + 1) != "==") {
-              not_uniform = uniform_expression(s + 1 + operator_at(s + 1).size(), close, variable, params, param_types,
+                uniform_expression(*init_end + 1, condition_end, inside, params, param_types, locals, changed);
+          // The step changes the variables only, each its own way: `++v`,
+          // `v++`, `v op= e`, several joined by commas.
+          std::vector<std::pair<std::size_t, std::size_t>> steps;
+          for (std::size_t from_step = condition_end + 1, j = from_step; j <= close; ++j) {
+            if (is_opener(j)) {
+              if (auto c = match_forward(j); c && *c < close) j = *c;
+            } else if (is(j, ",") || j == close) {
+              steps.emplace_back(from_step, j);
+              from_step = j + 1;
+            }
+          }
+          for (auto [s0, s1] : steps) {
+            if (!not_uniform.empty()) break;
+            std::string op = operator_at(s0);
+            if ((op == "++" || op == "--") && s0 + 3 == s1 && own.contains(text(s0 + 2))) {
+            } else if (own.contains(text(s0)) && (operator_at(s0 + 1) == "++" || operator_at(s0 + 1) == "--") &&
+                       s0 + 3 == s1) {
+            } else if (own.contains(text(s0)) && !operator_at(s0 + 1).empty() && operator_at(s0 + 1).back() == '=' &&
+                       operator_at(s0 + 1) != "==") {
+              not_uniform = uniform_expression(s0 + 1 + operator_at(s0 + 1).size(), s1, inside, params, param_types,
                                                locals, changed);
             } else {
-              not_uniform = "a step other than the variable's own";
+              not_uniform = "a step other than the variables' own";
             }
           }
           if (!not_uniform.empty()) {
@@ -3967,8 +4108,8 @@ class porter {
           }
           std::size_t body_close = *end;
           for (std::size_t j = close + 1; j < body_close; ++j) {
-            if (is(j, variable) && names_variable(j) && changed_at(j)) {
-              why = line_of(j) + "the barrier loop's body changes `" + variable + "`";
+            if (names_variable(j) && own.contains(text(j)) && changed_at(j)) {
+              why = line_of(j) + "the barrier loop's body changes `" + std::string(text(j)) + "`";
               return false;
             }
             if (is(j, "break") || is(j, "continue")) {
@@ -3976,11 +4117,15 @@ class porter {
               return false;
             }
           }
-          if (!loop_variables.insert(variable).second) {
-            why = line_of(k) + "two barrier loops of `" + variable + "`";
-            return false;
-          }
+          for (const std::string& variable : own)
+            if (!loop_variables.insert(variable).second) {
+              why = line_of(k) + "two barrier loops of `" + variable + "`";
+              return false;
+            }
+          std::set<std::string, std::less<>> saved = uniform;
+          uniform = inside;
           if (!walk(close + 2, body_close, true)) return false;
+          uniform = std::move(saved);
         } else {
           if (!open_region) open_region = k;
           last = *end;
@@ -5519,7 +5664,7 @@ class program_porter {
     // #endif that closes it (the file's last directive, so the last line of
     // the port that starts with `#` and `endif`), numbered as its own line.
     std::optional<std::pair<std::size_t, int>> guard_end;
-    if (header && !p.awaitable_functions().empty()) guard_end = p.guard_end();
+    if (header && (!p.awaitable_functions().empty() || !p.region_versions().empty())) guard_end = p.guard_end();
     std::size_t endif_at = std::string::npos;
     for (std::size_t at = rewritten.size(); guard_end && at-- > 0;) {
       if (at > 0 && rewritten[at - 1] != '\n') continue;
@@ -5538,10 +5683,18 @@ class program_porter {
     }
     if (endif_at != std::string::npos) {
       out += rewritten.substr(0, endif_at);
-      out +=
-          "// weft-port: the awaitable versions of the __device__ functions above that wait, which its stackless\n"
-          "// kernels call (each body at its own lines), inside the include guard.\n" +
-          p.awaitable_functions();
+      if (!p.awaitable_functions().empty())
+        out +=
+            "// weft-port: the awaitable versions of the __device__ functions above that wait, which its stackless\n"
+            "// kernels call (each body at its own lines), inside the include guard.\n" +
+            p.awaitable_functions();
+      if (!out.ends_with('\n')) out += '\n';
+      if (!p.region_versions().empty())
+        out +=
+            "// weft-port: region versions of the stackless kernels whose barriers every thread reaches together:\n"
+            "// a loop over the block's threads between barriers (weft/region_kernel.hpp; each body at its own "
+            "lines), inside the include guard.\n" +
+            p.region_versions();
       if (!out.ends_with('\n')) out += '\n';
       out += "#line " + std::to_string(guard_end->second) + " " + quote_path(name) + "\n";
       out += rewritten.substr(endif_at);
@@ -5549,7 +5702,8 @@ class program_porter {
       out += rewritten;
     }
     bool appends_awaitables = endif_at == std::string::npos && !p.awaitable_functions().empty();
-    if (appends_awaitables || !p.region_versions().empty()) {
+    bool appends_regions = endif_at == std::string::npos && !p.region_versions().empty();
+    if (appends_awaitables || appends_regions) {
       if (!out.ends_with('\n')) out += '\n';
       // The line after the input's last, as the compiler numbers it.
       std::size_t after_input =
@@ -5561,7 +5715,7 @@ class program_porter {
             "// kernels call (each body at its own lines).\n" +
             p.awaitable_functions();
       if (!out.ends_with('\n')) out += '\n';
-      if (!p.region_versions().empty())
+      if (appends_regions)
         out +=
             "// weft-port: region versions of the stackless kernels whose barriers every thread reaches together:\n"
             "// a loop over the block's threads between barriers (weft/region_kernel.hpp; each body at its own "

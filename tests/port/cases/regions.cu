@@ -149,6 +149,34 @@ __global__ void template_sum(const T* in, T* out) {
   if (threadIdx.x == 0) out[blockIdx.x] = mine;
 }
 
+// Locals declared from values every thread shares and read by a barrier
+// loop's head run once for the block, outside the regions; a loop of two
+// variables; an inner loop's bound from the outer loop's variable; a block
+// of its own with a barrier; a parameter passed to CUDA's `min` and to a
+// function of the file that takes a value.
+__device__ int clamped(int v, int limit) { return v < limit ? v : limit; }
+__global__ void shared_bounds(const float* a, float* c, int width) {
+  __shared__ float tile[TILE];
+  int first = blockIdx.x * width;
+  int last = first + width - 1;
+  float sum = 0;
+  for (int i = first, j = 0; i <= last; i += TILE, ++j) {
+    tile[threadIdx.x] = a[i + threadIdx.x] + j;
+    __syncthreads();
+    for (int stride = TILE / 2; stride >= 1 && stride <= i - first + TILE; stride /= 2) {
+      if ((int)threadIdx.x < stride) tile[threadIdx.x] += tile[threadIdx.x + stride];
+      __syncthreads();
+    }
+    sum += tile[0];
+    __syncthreads();
+  }
+  {
+    float mine = sum;
+    __syncthreads();
+    c[blockIdx.x * TILE + threadIdx.x] = mine + min(width, 4) + clamped(width, 8);
+  }
+}
+
 void host(float* f, int* p) {
   block_sum<<<4, block_threads>>>(f, f);
   tiled_matmul<<<dim3(2, 2), dim3(TILE, TILE)>>>(f, f, f, 2 * TILE);
@@ -157,4 +185,5 @@ void host(float* f, int* p) {
   group_barriers<<<2, block_threads>>>(p, p);
   advanced_pointers<<<2, block_threads>>>(f, f, 3);
   template_sum<float, 64><<<2, 64>>>(f, f);
+  shared_bounds<<<2, TILE>>>(f, f, 2 * TILE);
 }

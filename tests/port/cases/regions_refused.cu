@@ -181,3 +181,21 @@ __global__ void offsets_pack(int* data) {
   __syncthreads();
   data[threadIdx.x] += 1;
 }
+
+// A parameter passed to a function of the file that takes a reference.
+__device__ void bump(int& v) { v += 1; }
+__global__ void parameter_by_reference(int* data, int n) {
+  bump(n);
+  __syncthreads();
+  data[threadIdx.x] = n;
+}
+
+// A local that a barrier loop's head reads, changed after its declaration.
+__global__ void changed_bound(int* data) {
+  int first = blockIdx.x;
+  first += 1;
+  for (int i = first; i < 8; ++i) {
+    data[threadIdx.x] += i;
+    __syncthreads();
+  }
+}

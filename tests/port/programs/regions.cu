@@ -124,7 +124,7 @@ __global__ void template_sum(const T* in, T* sums) {
   T mine = in[blockIdx.x * size + threadIdx.x];
   partial[threadIdx.x] = mine;
   __syncthreads();
-  for (int stride = size / 2; stride > 0; stride /= 2) {
+  for (unsigned stride = size / 2; stride > 0; stride /= 2) {
     if (threadIdx.x < stride) partial[threadIdx.x] = mine = mine + partial[threadIdx.x + stride];
     __syncthreads();
   }
