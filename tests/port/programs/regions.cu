@@ -1,7 +1,8 @@
 // Kernels that weft-port gives region versions (a loop over the block's
 // threads between barriers), checked against the host: `__syncthreads();`
 // and cooperative groups' block barriers, launches by name and by address,
-// parameters that each thread changes, a kernel template. Built twice: as
+// parameters that each thread changes, a kernel template, locals every
+// thread shares read by barrier loops' heads. Built twice: as
 // ported (port_regions: region versions, or with WEFT_EXECUTOR=stackless
 // the stackless kernels) and with NO_STACKLESS (port_regions_fibers); all
 // three print the same lines and PASS.
@@ -131,6 +132,31 @@ __global__ void template_sum(const T* in, T* sums) {
   if (threadIdx.x == 0) sums[blockIdx.x] = mine;
 }
 
+// Locals every thread shares (kept outside the regions), a loop of two
+// variables, an inner bound from the outer loop's variable, a block of its
+// own with a barrier, a parameter passed to CUDA's min.
+__global__ void strided_sums(const int* in, int* out, int width) {
+  __shared__ int tile[threads];
+  int first = blockIdx.x * width;
+  int last = first + width - 1;
+  int sum = 0;
+  for (int i = first, step = 0; i <= last; i += threads, ++step) {
+    tile[threadIdx.x] = in[i + threadIdx.x] * (step + 1);
+    __syncthreads();
+    for (int stride = threads / 2; stride >= 1 && stride <= i - first + threads; stride /= 2) {
+      if ((int)threadIdx.x < stride) tile[threadIdx.x] += tile[threadIdx.x + stride];
+      __syncthreads();
+    }
+    sum += tile[0];
+    __syncthreads();
+  }
+  {
+    int mine = sum;
+    __syncthreads();
+    out[blockIdx.x * threads + threadIdx.x] = mine + min(width, 4);
+  }
+}
+
 int main() {
   bool pass = true;
   int* ints = nullptr;
@@ -239,6 +265,16 @@ int main() {
     pass = pass && c[blk] == expected;
   }
   printf("template sums: %d %d %g %g\n", out[0], out[7], c[0], c[1]);
+
+  strided_sums<<<2, threads>>>(ints, out, 2 * threads);
+  cudaDeviceSynchronize();
+  for (int blk = 0; blk < 2; ++blk) {
+    int expected = 4;
+    for (int r = 0; r < 2; ++r)
+      for (int t = 0; t < threads; ++t) expected += (r + 1) * ints[blk * 2 * threads + r * threads + t];
+    for (int t = 0; t < threads; ++t) pass = pass && out[blk * threads + t] == expected;
+  }
+  printf("strided sums: %d %d\n", out[0], out[threads]);
 
   pass = pass && cudaGetLastError() == cudaSuccess;
   printf("%s\n", pass ? "PASS" : "FAIL");
