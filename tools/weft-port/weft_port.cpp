@@ -3170,7 +3170,8 @@ class porter {
         // through the registration's instance, which its body names.
         std::size_t head = d.name_token;
         while (!is(head, "template")) --head;
-        edits[head].before = regions.template_head + " extern const bool weft_port_regions_registered_" + d.name + "; ";
+        edits[head].before = "namespace { " + regions.template_head +
+                             " extern const bool weft_port_regions_registered_" + d.name + "; } ";
         edits[d.open].after = " (void)weft_port_regions_registered_" + d.name + regions.template_arguments + ";";
       }
       if (f.awaits_group) uses_groups_ = true;
@@ -3331,19 +3332,23 @@ class porter {
 
   // ---- region versions ----
   //
-  // A stackless kernel whose only waits are `__syncthreads();` statements
-  // that every thread of a block reaches together also gets a region
-  // version, `weft_port_regions_NAME`, written after the last line: the body
-  // split at those barriers into regions, each a loop over the block's
-  // threads (weft/region_kernel.hpp), so that a barrier costs the end of a
-  // loop. Together means provably: each barrier sits at the top of the body
-  // or of the body of a `for` whose init, condition and step are the same
-  // for every thread of the block (literals, blockDim, gridDim, blockIdx,
-  // parameters the kernel never changes, names it does not declare, and
-  // the loop's own variable, changed only by the step). The locals that
-  // live across a barrier move to a per-thread struct, if their types are
-  // ones weft-port can spell; a kernel that does not fit keeps its
-  // stackless version only, and --explain says why.
+  // A stackless kernel whose only waits are block barrier statements
+  // (`__syncthreads();`, `cg::sync(block);`, `block.sync();`) that every
+  // thread of a block reaches together also gets a region version,
+  // `weft_port_regions_NAME`, written after the last line (a header's
+  // inside its include guard): the body split at those barriers into
+  // regions, each a loop over the block's threads (weft/region_kernel.hpp),
+  // so that a barrier costs the end of a loop. Together means provably: each
+  // barrier sits at the top of the body, of a block so placed, or of the
+  // body of a `for` whose init, condition and step are the same for every
+  // thread of the block (literals, blockDim, gridDim, blockIdx, template
+  // parameters, parameters the kernel never changes, names it does not
+  // declare, the enclosing barrier loops' variables, locals declared once
+  // from such values, which then run outside the regions, and the loop's
+  // own variables, changed only by the step). The locals that live across a
+  // barrier, and the parameters the kernel changes, move to a per-thread
+  // struct, if their types are ones weft-port can spell; a kernel that does
+  // not fit keeps its stackless version only, and --explain says why.
 
   // The C++ operator that starts at token i, made of adjacent punctuators
   // (the scanner splits `+=` into `+` `=`): "" if token i is not one.
@@ -3903,9 +3908,9 @@ class porter {
     };
     std::vector<region> regions;
     std::set<std::string, std::less<>> loop_variables;
-    std::set<std::string, std::less<>> locals;  // every name the body declares, at any depth
+    std::set<std::string, std::less<>> locals;             // every name the body declares, at any depth
     std::map<std::string, int, std::less<>> declarations;  // how many times
-    std::set<std::size_t> declarators;                      // their names' tokens
+    std::set<std::size_t> declarators;                     // their names' tokens
     std::string why;
     auto holds_barrier = [&](std::size_t from, std::size_t to) {
       auto it = barriers.lower_bound(from);
@@ -3927,11 +3932,13 @@ class porter {
           if (is(k, "for")) {
             if (auto semicolon = statement_end(k + 2, close + 1); semicolon && is(*semicolon, ";")) {
               declaration dl = declaration_at(k + 2, *semicolon);
-              for (std::size_t n : dl.names) locals.insert(std::string(text(n))), ++declarations[std::string(text(n))], declarators.insert(n);
+              for (std::size_t n : dl.names)
+                locals.insert(std::string(text(n))), ++declarations[std::string(text(n))], declarators.insert(n);
             }
           } else {
             declaration dl = declaration_at(k + 2, close);  // `if (int x = ...)`
-            for (std::size_t n : dl.names) locals.insert(std::string(text(n))), ++declarations[std::string(text(n))], declarators.insert(n);
+            for (std::size_t n : dl.names)
+              locals.insert(std::string(text(n))), ++declarations[std::string(text(n))], declarators.insert(n);
           }
           auto body_end = *statement_end(close + 1, to);
           collect(close + 1, body_end + 1);
@@ -3940,7 +3947,8 @@ class porter {
           collect(k + 1, *end + 1);
         } else {
           declaration dl = declaration_at(k, *end);
-          for (std::size_t n : dl.names) locals.insert(std::string(text(n))), ++declarations[std::string(text(n))], declarators.insert(n);
+          for (std::size_t n : dl.names)
+            locals.insert(std::string(text(n))), ++declarations[std::string(text(n))], declarators.insert(n);
         }
         k = *end + 1;
       }
@@ -3970,8 +3978,7 @@ class porter {
         auto stop = statement_end(k, d.close);
         if (!stop) continue;
         declaration dl = declaration_at(k, *stop);
-        if (std::none_of(dl.names.begin(), dl.names.end(),
-                         [&](std::size_t n) { return heads_read.contains(text(n)); }))
+        if (std::none_of(dl.names.begin(), dl.names.end(), [&](std::size_t n) { return heads_read.contains(text(n)); }))
           continue;
         for (std::size_t j = k; j < *stop; ++j)
           if (names_variable(j) && heads_read.insert(std::string(text(j))).second) grew = true;
@@ -3983,10 +3990,12 @@ class porter {
       for (std::size_t n = 0; n < dl.names.size(); ++n) {
         std::string name(text(dl.names[n]));
         std::size_t init_to = n + 1 < dl.names.size() ? dl.names[n + 1] - 1 : stop;
-        bool assigned = false;  // after its declaration
+        bool assigned = false;  // after its declaration, or passed to what may change it
         for (std::size_t j = d.open + 1; j < d.close && !assigned; ++j)
-          assigned = is(j, name) && names_variable(j) && !declarators.contains(j) &&
-                     (changed_at(j) || member_changed_at(j));
+          assigned =
+              is(j, name) && names_variable(j) && !declarators.contains(j) &&
+              (changed_at(j) || member_changed_at(j) ||
+               ((is(j - 1, "(") || is(j - 1, ",")) && (is(j + 1, ")") || is(j + 1, ",")) && !passed_by_value(j)));
         if (!heads_read.contains(name) || !is(dl.names[n] + 1, "=") || declarations[name] != 1 || assigned ||
             params.contains(name) ||
             !uniform_expression(dl.names[n] + 2, init_to, uniform, params, param_types, locals, changed).empty())
@@ -4287,7 +4296,9 @@ class porter {
     for (const std::string& n : namespaces) out += n + "\n";
     out += "#line " + std::to_string(t_[d.open].line) + " " + file_ + "\n";
     if (plan.templated) out += plan.template_head + " ";
-    out += "void weft_port_regions_" + d.name + "(weft::region_block& weft_block" +
+    // Of internal linkage, as its registration: a header's, or a static
+    // kernel's of the same name in another .cu, would otherwise clash.
+    out += "static void weft_port_regions_" + d.name + "(weft::region_block& weft_block" +
            (plan.parameters.empty() ? "" : ", " + plan.parameters) + ") ";
     const std::vector<construct>* saved = rendering_;
     rendering_ = &list;
@@ -4310,8 +4321,8 @@ class porter {
                                                       "> && std::is_trivially_destructible_v<" + type + ">");
       if (!trivial.empty())
         registration = "[] { if constexpr (" + trivial + ") return " + registration + "; else return false; }()";
-      out += "\n" + plan.template_head + " const bool weft_port_regions_registered_" + d.name + " = " + registration +
-             ";\n";
+      out += "\nnamespace { " + plan.template_head + " const bool weft_port_regions_registered_" + d.name + " = " +
+             registration + "; }\n";
     }
     for (std::size_t n = 0; n < namespaces.size(); ++n) out += "}\n";
     return out;
