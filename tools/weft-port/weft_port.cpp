@@ -3170,9 +3170,9 @@ class porter {
         // through the registration's instance, which its body names.
         std::size_t head = d.name_token;
         while (!is(head, "template")) --head;
-        edits[head].before = "namespace { " + regions.template_head +
-                             " extern const bool weft_port_regions_registered_" + d.name + "; } ";
-        edits[d.open].after = " (void)weft_port_regions_registered_" + d.name + regions.template_arguments + ";";
+        std::string type = "weft_port_regions_registration_" + d.name;
+        edits[head].before = "namespace { " + regions.template_head + " struct " + type + "; } ";
+        edits[d.open].after = " (void)&" + type + regions.template_arguments + "::registered;";
       }
       if (f.awaits_group) uses_groups_ = true;
       if (f.awaits_barrier) uses_barriers_ = true;
@@ -4308,10 +4308,13 @@ class porter {
       out += "\n[[maybe_unused]] static const bool weft_port_regions_registered_" + d.name +
              " = weft::register_region_version<&" + d.name + ", &weft_port_regions_" + d.name + ">();\n";
     } else {
-      // Declared before the kernel, whose stackless body names it: each
-      // instance of the kernel the program makes instantiates it, which
-      // registers the instance's region version as the program starts.
-      // Where a local's type is a type parameter, only for trivial types.
+      // A class template declared before the kernel, whose stackless body
+      // takes the address of its static member: each instance of the kernel
+      // the program makes instantiates the member, whose initialization
+      // registers the instance's region version as the program starts (GCC
+      // does not instantiate a variable template declared `extern` before
+      // such a use and defined after it). Where a local's type is a type
+      // parameter, only for trivial types.
       std::string instance = d.name + plan.template_arguments;
       std::string registration =
           "weft::register_region_version<&" + instance + ", &weft_port_regions_" + instance + ">()";
@@ -4321,8 +4324,10 @@ class porter {
                                                       "> && std::is_trivially_destructible_v<" + type + ">");
       if (!trivial.empty())
         registration = "[] { if constexpr (" + trivial + ") return " + registration + "; else return false; }()";
-      out += "\nnamespace { " + plan.template_head + " const bool weft_port_regions_registered_" + d.name + " = " +
-             registration + "; }\n";
+      std::string type = "weft_port_regions_registration_" + d.name;
+      out += "\nnamespace { " + plan.template_head + " struct " + type + " { static const bool registered; }; " +
+             plan.template_head + " const bool " + type + plan.template_arguments + "::registered = " + registration +
+             "; }\n";
     }
     for (std::size_t n = 0; n < namespaces.size(); ++n) out += "}\n";
     return out;

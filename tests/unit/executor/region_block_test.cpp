@@ -190,6 +190,65 @@ void region_test_sum_by_address(const int* in, int* out, unsigned active) {
     weft::register_kernel<&region_test_sum_by_address, &region_test_sum>() &&
     weft::register_region_version<&region_test_sum_by_address, &region_test_sum_regions>();
 
+// A kernel template's region version, registered for each instance the
+// program makes as weft-port writes it: the stackless kernel takes the
+// address of a static member of a class template declared before it and
+// defined after, whose initialization registers the instance.
+template <class T, int size>
+struct region_test_template_registration;
+
+template <class T, int size>
+weft::stackless_kernel region_test_template_sum(const T* in, T* out) {
+  (void)&region_test_template_registration<T, size>::registered;
+  __shared__ T partial[size];
+  T mine = in[blockIdx.x * size + threadIdx.x];
+  partial[threadIdx.x] = mine;
+  co_await weft::syncthreads();
+  for (unsigned stride = size / 2; stride > 0; stride /= 2) {
+    if (threadIdx.x < stride) partial[threadIdx.x] = mine = mine + partial[threadIdx.x + stride];
+    co_await weft::syncthreads();
+  }
+  if (threadIdx.x == 0) out[blockIdx.x] = mine;
+}
+
+template <class T, int size>
+void region_test_template_sum_regions(weft::region_block& weft_block, const T* in, T* out) {
+  ++region_blocks_run;
+  struct weft_locals {
+    T mine;
+  };
+  auto weft_threads = weft_block.threads<weft_locals>();
+  __shared__ T partial[size];
+  weft_threads.each([&](weft_locals& weft_l) -> weft::region_step {
+    auto& mine = weft_l.mine;
+    mine = in[blockIdx.x * size + threadIdx.x];
+    partial[threadIdx.x] = mine;
+    return weft::region_go;
+  });
+  weft_threads.barrier();
+  for (unsigned stride = size / 2; stride > 0; stride /= 2) {
+    weft_threads.each([&](weft_locals& weft_l) -> weft::region_step {
+      auto& mine = weft_l.mine;
+      if (threadIdx.x < stride) partial[threadIdx.x] = mine = mine + partial[threadIdx.x + stride];
+      return weft::region_go;
+    });
+    weft_threads.barrier();
+  }
+  weft_threads.each([&](weft_locals& weft_l) -> weft::region_step {
+    auto& mine = weft_l.mine;
+    if (threadIdx.x == 0) out[blockIdx.x] = mine;
+    return weft::region_go;
+  });
+}
+
+template <class T, int size>
+struct region_test_template_registration {
+  static const bool registered;
+};
+template <class T, int size>
+const bool region_test_template_registration<T, size>::registered =
+    weft::register_region_version<&region_test_template_sum<T, size>, &region_test_template_sum_regions<T, size>>();
+
 struct region_test_run {
   std::vector<int> values;
   int blocks_as_regions;
@@ -269,6 +328,33 @@ TEST_CASE("a void kernel forwarding to a stackless body runs its region version 
   }
   CHECK(regions.values == stackless.values);
   CHECK(regions.values == fibers.values);
+  CHECK(cudaFree(device_in) == cudaSuccess);
+}
+
+TEST_CASE("each instance of a kernel template that the program launches runs its region version") {
+  constexpr unsigned blocks = 3, threads = 64;
+  std::vector<int> in(blocks * threads);
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<int>(i % 11) - 3;
+  int* device_in = nullptr;
+  REQUIRE(cudaMalloc(&device_in, in.size() * sizeof(int)) == cudaSuccess);
+  REQUIRE(cudaMemcpy(device_in, in.data(), in.size() * sizeof(int), cudaMemcpyHostToDevice) == cudaSuccess);
+  for (unsigned size : {64u, 32u}) {
+    CAPTURE(size);
+    auto launch = [&](int* out) {
+      return size == 64 ? weft::launch<region_test_template_sum<int, 64>>(blocks, 64, device_in, out)
+                        : weft::launch<region_test_template_sum<int, 32>>(blocks, 32, device_in, out);
+    };
+    region_test_run regions = run_with(true, stackless_executor::coroutines, blocks, launch);
+    region_test_run stackless = run_with(false, stackless_executor::coroutines, blocks, launch);
+    CHECK(regions.blocks_as_regions == static_cast<int>(blocks));
+    CHECK(stackless.blocks_as_regions == 0);
+    for (unsigned b = 0; b < blocks; ++b) {
+      int expected = 0;
+      for (unsigned t = 0; t < size; ++t) expected += in[b * size + t];
+      CHECK(regions.values[b] == expected);
+    }
+    CHECK(regions.values == stackless.values);
+  }
   CHECK(cudaFree(device_in) == cudaSuccess);
 }
 
