@@ -3158,19 +3158,32 @@ class porter {
       converted_.insert(d.name);
       // Planned and written before the stackless edits join constructs_:
       // the region version is rendered from the kernel as written.
-      region_plan regions;
-      if (keeps_void_kernel)
-        regions.why_not = "it keeps a void kernel that forwards to its body";
-      else
-        regions = plan_regions(d, f);
+      // (A void kernel that forwards to its body, kept for launches by
+      // address, registers the region version under its own address, which
+      // those launches look up: weft::register_kernel<&k, &body>.)
+      region_plan regions = plan_regions(d, f);
       stackless_verdicts.back().no_regions = regions.why_not;
       if (regions.why_not.empty()) region_versions_ += render_region_version(d, regions);
+      std::map<std::size_t, token_edit> edits;
+      if (regions.why_not.empty() && regions.templated) {
+        // A kernel template's instances register their region versions
+        // through the registration's instance, which its body names.
+        std::size_t head = d.name_token;
+        while (!is(head, "template")) --head;
+        std::string type = "weft_port_regions_registration_" + d.name;
+        edits[head].before = "namespace { " + regions.template_head + " struct " + type + "; } ";
+        edits[d.open].after = " (void)&" + type + regions.template_arguments + "::registered;";
+      }
       if (f.awaits_group) uses_groups_ = true;
       if (f.awaits_barrier) uses_barriers_ = true;
       if (f.awaits_pipeline) uses_pipelines_ = true;
       if (!f.named_waits.empty()) uses_named_barriers_ = true;
       for (construct& c : constructs_) await_named_barrier(f, c);
-      std::map<std::size_t, token_edit> edits = await_edits(f);
+      for (auto& [i, e] : await_edits(f)) {
+        edits[i].before += e.before;
+        if (e.text) edits[i].text = e.text;
+        edits[i].after += e.after;
+      }
       for (std::size_t v : voids) edits[v].text = "weft::stackless_kernel";
       if (keeps_void_kernel) void_kernel_body(d, edits);
       for (const auto& [i, e] : edits)
@@ -3319,19 +3332,23 @@ class porter {
 
   // ---- region versions ----
   //
-  // A stackless kernel whose only waits are `__syncthreads();` statements
-  // that every thread of a block reaches together also gets a region
-  // version, `weft_port_regions_NAME`, written after the last line: the body
-  // split at those barriers into regions, each a loop over the block's
-  // threads (weft/region_kernel.hpp), so that a barrier costs the end of a
-  // loop. Together means provably: each barrier sits at the top of the body
-  // or of the body of a `for` whose init, condition and step are the same
-  // for every thread of the block (literals, blockDim, gridDim, blockIdx,
-  // parameters the kernel never changes, names it does not declare, and
-  // the loop's own variable, changed only by the step). The locals that
-  // live across a barrier move to a per-thread struct, if their types are
-  // ones weft-port can spell; a kernel that does not fit keeps its
-  // stackless version only, and --explain says why.
+  // A stackless kernel whose only waits are block barrier statements
+  // (`__syncthreads();`, `cg::sync(block);`, `block.sync();`) that every
+  // thread of a block reaches together also gets a region version,
+  // `weft_port_regions_NAME`, written after the last line (a header's
+  // inside its include guard): the body split at those barriers into
+  // regions, each a loop over the block's threads (weft/region_kernel.hpp),
+  // so that a barrier costs the end of a loop. Together means provably: each
+  // barrier sits at the top of the body, of a block so placed, or of the
+  // body of a `for` whose init, condition and step are the same for every
+  // thread of the block (literals, blockDim, gridDim, blockIdx, template
+  // parameters, parameters the kernel never changes, names it does not
+  // declare, the enclosing barrier loops' variables, locals declared once
+  // from such values, which then run outside the regions, and the loop's
+  // own variables, changed only by the step). The locals that live across a
+  // barrier, and the parameters the kernel changes, move to a per-thread
+  // struct, if their types are ones weft-port can spell; a kernel that does
+  // not fit keeps its stackless version only, and --explain says why.
 
   // The C++ operator that starts at token i, made of adjacent punctuators
   // (the scanner splits `+=` into `+` `=`): "" if token i is not one.
@@ -3367,6 +3384,90 @@ class porter {
     // `&x` but not `&p[i]`, `&p->m` (an element's address: p itself stays).
     return k >= 1 && is(k - 1, "&") && !(k >= 2 && is(k - 2, "&") && adjacent(k - 2)) && !is(k + 1, "[") &&
            !is(k + 1, "->");
+  }
+
+  // Whether a member or element of the value named at token k may be
+  // changed there: `c.value += 1`, `c.items[i] = v`, `&c.value` (a struct
+  // parameter's, which the block's threads would otherwise share).
+  bool member_changed_at(std::size_t k) const {
+    std::size_t j = k + 1;
+    bool member = false;
+    while (true) {
+      if (is(j, ".") && is_identifier(j + 1)) {
+        j += 2;
+        member = true;
+      } else if (member && is(j, "[")) {
+        auto close = match_forward(j);
+        if (!close) return true;
+        j = *close + 1;
+      } else {
+        break;
+      }
+    }
+    if (!member) return false;
+    bool prefix = k >= 2 && (operator_at(k - 2) == "++" || operator_at(k - 2) == "--");
+    bool address = k >= 1 && is(k - 1, "&") && !(k >= 2 && is(k - 2, "&") && adjacent(k - 2));
+    return prefix || address || changed_at(j - 1);
+  }
+
+  // Whether token k, a whole argument of a call, is passed by value: to one
+  // of CUDA's functions that never waits (never_waits: math, atomics,
+  // textures, intrinsics, none of which changes an argument passed by name),
+  // to a function of the file whose every definition takes that parameter
+  // by value or const reference, or to a macro of the file that assigns
+  // nothing, takes no address and calls only CUDA's functions.
+  bool passed_by_value(std::size_t k) const {
+    std::size_t open = k;
+    for (int depth = 0; open-- > 0;) {
+      if (is_closer(open)) {
+        ++depth;
+      } else if (is_opener(open)) {
+        if (depth == 0) break;
+        --depth;
+      }
+      if (is(open, ";") || is(open, "{") || is(open, "}")) return false;
+    }
+    if (open == 0 || open >= k || !is(open, "(")) return false;
+    std::size_t name = open - 1;
+    if (is(name, ">"))
+      if (auto angle = match_angle_backward(name); angle && *angle > 0) name = *angle - 1;
+    if (!is_identifier(name) || is(name, "forward") || is(name, "atomic_ref")) return false;
+    if (name > 0 && (is(name - 1, ".") || is(name - 1, "->"))) return false;
+    if (never_waits(text(name))) return true;
+    std::size_t argument = 0;
+    auto close = match_forward(open);
+    if (!close) return false;
+    for (auto [first, end] : top_level_arguments(open, *close)) {
+      if (k >= first && k < end) break;
+      ++argument;
+    }
+    bool found = false;
+    for (const function_definition& g : function_definitions()) {
+      if (g.name != text(name) || g.kernel || !is(g.name_token + 1, "(")) continue;
+      auto parameters_end = match_forward(g.name_token + 1);
+      if (!parameters_end) return false;
+      auto parameters = top_level_arguments(g.name_token + 1, *parameters_end);
+      if (argument >= parameters.size()) return false;
+      bool by_reference = false, constant = false;
+      for (std::size_t j = parameters[argument].first; j < parameters[argument].second; ++j) {
+        if (is(j, "&")) by_reference = true;
+        if (is(j, "const") && !by_reference) constant = true;
+      }
+      if (by_reference && !constant) return false;
+      found = true;
+    }
+    if (found) return true;
+    for (const macro_definition& m : macro_definitions()) {
+      if (m.name != text(name)) continue;
+      static constexpr std::string_view changes[] = {
+          "=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "++", "--", "<<=", ">>=", "&"};
+      for (std::size_t j = m.from; j < m.to; ++j) {
+        if (one_of(changes, operator_at(j))) return false;
+        if (is_identifier(j) && is(j + 1, "(") && !never_waits(text(j))) return false;
+      }
+      found = true;
+    }
+    return found;
   }
 
   // Token k names a variable (not a member: `.x`, `->x`).
@@ -3467,9 +3568,11 @@ class porter {
   // const dropped, or "" if it may not.
   std::string movable_type(const std::vector<std::size_t>& type) const {
     static constexpr std::string_view arithmetic[] = {
-        "unsigned", "signed",   "int",       "long",      "short",    "char",       "float",   "double",
-        "bool",     "size_t",   "ptrdiff_t", "int8_t",    "int16_t",  "int32_t",    "int64_t", "uint8_t",
-        "uint16_t", "uint32_t", "uint64_t",  "uintptr_t", "intptr_t", "std::size_t"};
+        "unsigned", "signed", "int", "long", "short", "char", "float", "double", "bool", "size_t", "ptrdiff_t",
+        "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t", "uintptr_t",
+        "intptr_t", "std::size_t",
+        // glibc's <sys/types.h> names (`uint` is unsigned int), which CUDA programs use as builtins
+        "uint", "ushort", "ulong"};
     static constexpr std::string_view vectors[] = {
         "char1",     "char2",     "char3",      "char4",      "uchar1",  "uchar2",  "uchar3",  "uchar4",
         "short1",    "short2",    "short3",     "short4",     "ushort1", "ushort2", "ushort3", "ushort4",
@@ -3510,7 +3613,7 @@ class porter {
   // computes alike: see the section's head. `loop_variable` (or "") may be
   // read; the kernel's parameters `params` are never changed (checked
   // before), and `locals` are the names the body declares.
-  std::string uniform_expression(std::size_t from, std::size_t to, std::string_view loop_variable,
+  std::string uniform_expression(std::size_t from, std::size_t to, const std::set<std::string, std::less<>>& uniform,
                                  const std::set<std::string, std::less<>>& params,
                                  const std::map<std::string, std::string, std::less<>>& param_types,
                                  const std::set<std::string, std::less<>>& locals,
@@ -3537,7 +3640,7 @@ class porter {
         }
         if (word == "threadIdx") return "uses `threadIdx`";
         if (is(k + 1, ".")) return "reads a member of `" + std::string(word) + "`";
-        if (word == loop_variable) continue;
+        if (uniform.contains(word)) continue;
         if (params.contains(word)) {
           if (param_types.at(std::string(word)).find_first_of("*&[") != std::string::npos)
             return "uses the pointer or reference parameter `" + std::string(word) + "`";
@@ -3561,11 +3664,72 @@ class porter {
     return "";
   }
 
+  // The block barrier statement whose awaited group call is named at token
+  // w: `cg::sync(block);` or `block.sync();`, `block` one of `blocks` (the
+  // block's group, cooperative_groups::thread_block, which only ever names
+  // the caller's block): its first token and its `;`.
+  std::optional<std::pair<std::size_t, std::size_t>> block_sync_statement(
+      std::size_t w, const std::set<std::string, std::less<>>& blocks) const {
+    if (!is(w, "sync") || w < 2) return std::nullopt;
+    auto statement_start = [&](std::size_t k) { return is(k - 1, ";") || is(k - 1, "{") || is(k - 1, "}"); };
+    if (is(w - 1, ".") && is_identifier(w - 2) && blocks.contains(text(w - 2)) && is(w + 1, "(") && is(w + 2, ")") &&
+        is(w + 3, ";") && statement_start(w - 2))
+      return std::pair{w - 2, w + 3};
+    std::size_t start = is(w - 1, "::") && is_groups_namespace(w - 2) ? w - 2 : w;
+    if (is(w + 1, "(") && is_identifier(w + 2) && blocks.contains(text(w + 2)) && is(w + 3, ")") && is(w + 4, ";") &&
+        statement_start(start) && !is(w - 1, ".") && !is(w - 1, "->"))
+      return std::pair{start, w + 4};
+    return std::nullopt;
+  }
+
+  // The declaration of the block's group at token k, `cg::thread_block
+  // block = cg::this_thread_block();` (or `auto block = ...`, `const`
+  // allowed): its name token and its `;`.
+  std::optional<std::pair<std::size_t, std::size_t>> block_declaration_at(std::size_t k) const {
+    auto groups_name = [&](std::size_t& j, std::string_view name) {
+      if (is_groups_namespace(j) && is(j + 1, "::") && is(j + 2, name)) {
+        j += 3;
+        return true;
+      }
+      if (groups_namespace_used_ && is(j, name) && !is(j - 1, "::")) {
+        j += 1;
+        return true;
+      }
+      return false;
+    };
+    std::size_t j = k;
+    if (is(j, "const")) ++j;
+    if (is(j, "auto"))
+      ++j;
+    else if (!groups_name(j, "thread_block"))
+      return std::nullopt;
+    if (is(j, "const")) ++j;
+    std::size_t name = j;
+    if (!is_identifier(name) || !is(name + 1, "=")) return std::nullopt;
+    j = name + 2;
+    if (!groups_name(j, "this_thread_block") || !is(j, "(") || !is(j + 1, ")") || !is(j + 2, ";")) return std::nullopt;
+    return std::pair{name, j + 2};
+  }
+
+  // Whether token k is a `#pragma unroll` line, which a region version keeps
+  // before its loop.
+  bool unroll_pragma(std::size_t k) const {
+    if (k >= t_.size() || t_[k].k != kind::directive || t_[k].define != 0) return false;
+    std::string_view d = src_.substr(t_[k].begin, t_[k].end - t_[k].begin);
+    auto tokens = directive_tokens(d);
+    return directive_name(d, tokens) == "pragma" && tokens.size() >= 3 &&
+           d.substr(tokens[2].begin, tokens[2].end - tokens[2].begin) == "unroll";
+  }
+
   struct region_plan {
     std::string why_not;  // "" if the kernel gets a region version
     std::map<std::size_t, token_edit> edits;
     std::vector<std::pair<std::string, std::string>> locals;  // those across a barrier: name, member type
     std::string parameters;                                   // the kernel's, without default arguments
+    bool templated = false;                                   // a kernel template's:
+    std::string template_head;                                // `template <class T, int N>`
+    std::string template_arguments;                           // `<T, N>`
+    std::vector<std::string> type_locals;  // the template's type parameters that locals have as their type
   };
 
   region_plan plan_regions(const function_definition& d, const body_facts& f) const {
@@ -3576,43 +3740,119 @@ class porter {
       return plan;
     };
     auto line_of = [&](std::size_t k) { return "line " + std::to_string(t_[k].line) + ": "; };
-    if (is_header_file) return refuse("it is defined in a header (region versions are written for a .cu's kernels)");
-    if (void_kernels_converted_.contains(d.name)) return refuse("it keeps a void kernel that forwards to its body");
-    if (!f.group_waits.empty() || !f.named_waits.empty() || f.awaits_barrier || f.awaits_pipeline)
-      return refuse("it waits other than at __syncthreads()");
+    // A header's go inside its include guard, as its awaitable functions do.
+    if (is_header_file && !awaitables_fit_in_header())
+      return refuse("it is defined in a header that ends with an #endif other than its include guard's");
+    if (!f.named_waits.empty() || f.awaits_barrier || f.awaits_pipeline)
+      return refuse("it waits other than at a block barrier (a named barrier, a cuda::barrier, a pipeline)");
     if (f.has_lambda || f.waits_in_lambda) return refuse("it holds a lambda");
     for (std::size_t c = 0; c < f.calls.size(); ++c)
       if (awaitable_call(f, c)) return refuse("it calls `" + f.calls[c] + "`, which waits");
-    // Not a template (a first version: its instances' types are not spelled).
+    // A template's region version is a template of the same parameters
+    // (their defaults dropped), registered for each instance that the
+    // program instantiates: see render_region_version.
     std::size_t start = d.name_token;
     while (start > 0 && !is(start - 1, ";") && !is(start - 1, "}") && !is(start - 1, "{") &&
            t_[start - 1].k != kind::directive)
       --start;
-    for (std::size_t k = start; k < d.name_token; ++k)
-      if (is(k, "template")) return refuse("it is a template");
-    std::set<std::size_t> barriers;
+    std::set<std::string, std::less<>> type_parameters;
+    for (std::size_t k = start; k < d.name_token; ++k) {
+      if (!is(k, "template")) continue;
+      if (plan.templated) return refuse("it is a member of a class template");
+      auto close = is(k + 1, "<") ? angle_forward(k + 1) : std::nullopt;
+      if (!close) return refuse("a template head weft-port cannot read");
+      std::string head, arguments;
+      for (auto [first, end] : top_level_arguments(k + 1, *close)) {
+        std::size_t stop = first;
+        while (stop < end && !is(stop, "=")) ++stop;
+        if (stop == first || !is_identifier(stop - 1) || stop - 1 == first)
+          return refuse("a template parameter without a name");
+        for (std::size_t j = first; j < stop; ++j)
+          if (is(j, ".") || is(j, "<") || is(j, "template"))
+            return refuse("a template parameter weft-port does not spell (a pack, a template template parameter)");
+        std::string name(text(stop - 1));
+        if (is(first, "class") || is(first, "typename")) type_parameters.insert(name);
+        head += (head.empty() ? "" : ", ") + join(first, stop, nullptr);
+        arguments += (arguments.empty() ? "" : ", ") + name;
+      }
+      plan.templated = true;
+      plan.template_head = "template <" + head + ">";
+      plan.template_arguments = "<" + arguments + ">";
+    }
+    // A local's type as the per-thread struct spells it, or "": also a type
+    // parameter of the template (`T`, `const T`), whose instances are
+    // registered only where it is trivial (render_region_version).
+    auto movable_or_type_parameter = [&](const std::vector<std::size_t>& type) {
+      std::string spelled = movable_type(type);
+      if (!spelled.empty()) return spelled;
+      std::size_t j = !type.empty() && is(type.front(), "const") ? 1 : 0;
+      if (type.size() == j + 1 && type_parameters.contains(text(type[j]))) {
+        std::string name(text(type[j]));
+        if (std::find(plan.type_locals.begin(), plan.type_locals.end(), name) == plan.type_locals.end())
+          plan.type_locals.push_back(name);
+        return name;
+      }
+      return std::string();
+    };
+    // The block's barriers: each statement's first token and its `;`.
+    std::map<std::size_t, std::size_t> barriers;
+    std::set<std::string, std::less<>> blocks = block_variables(d.name_token + 1, d.close);
     for (std::size_t w : f.waits) {
       if (!is(w, "__syncthreads") || !is(w + 1, "(") || !is(w + 2, ")") || !is(w + 3, ";") ||
           (w > 0 && is(w - 1, "::")))
-        return refuse(line_of(w) + "it waits other than at a `__syncthreads();` statement");
-      barriers.insert(w);
+        return refuse(line_of(w) + "it waits other than at a block barrier statement (`__syncthreads();`, " +
+                      "`cg::sync(block);`, `block.sync();`)");
+      barriers[w] = w + 3;
+    }
+    for (std::size_t w : f.group_waits) {
+      auto barrier = block_sync_statement(w, blocks);
+      if (!barrier)
+        return refuse(line_of(w) + "it waits other than at a block barrier statement (`__syncthreads();`, " +
+                      "`cg::sync(block);`, `block.sync();`)");
+      barriers.insert(*barrier);
     }
     if (barriers.empty()) return refuse("it has no barrier");
+    // The declarations of the block's group, `cg::thread_block block =
+    // cg::this_thread_block();`, stay outside the regions, as __shared__
+    // ones do: every thread's is the same block.
+    std::map<std::size_t, std::size_t> block_declarations;
+    for (std::size_t k = d.open + 1; k < d.close; ++k)
+      if (is(k - 1, ";") || is(k - 1, "{") || is(k - 1, "}"))
+        if (auto declared = block_declaration_at(k); declared && blocks.contains(text(declared->first)))
+          block_declarations[k] = declared->second;
+    // Cooperative groups' names are allowed only in those and the barriers.
+    auto in_block_statement = [&](std::size_t k) {
+      for (const auto* list : {&barriers, &block_declarations}) {
+        auto it = list->upper_bound(k);
+        if (it != list->begin() && k <= std::prev(it)->second) return true;
+      }
+      return false;
+    };
     for (std::size_t k = d.open + 1; k < d.close; ++k) {
-      if (t_[k].k == kind::directive) return refuse(line_of(k) + "a preprocessor directive in its body");
+      if (t_[k].k == kind::directive && !unroll_pragma(k))
+        return refuse(line_of(k) + "a preprocessor directive other than `#pragma unroll` in its body");
+      if ((is(k, "cooperative_groups") || group_aliases_.contains(text(k))) && !in_block_statement(k))
+        return refuse(line_of(k) + "it uses `" + std::string(text(k)) +
+                      "` other than to name its block and wait at the block's barrier");
       if (is(k, "goto") || is(k, "asm") || is(k, "__asm__") || is(k, "try") || is(k, "co_await") || is(k, "static") ||
-          is(k, "thread_local") || is(k, "cooperative_groups") || group_aliases_.contains(text(k)) ||
+          is(k, "thread_local") ||
           // A type the body declares could be named by a later region, which does not see it.
           is(k, "typedef") || is(k, "using") || is(k, "struct") || is(k, "class") || is(k, "union") || is(k, "enum"))
         return refuse(line_of(k) + "it uses `" + std::string(text(k)) + "`");
     }
 
-    // The parameters: names and types, none ever changed.
+    // The parameters: names and types. Those the body changes become each
+    // thread's own, as in CUDA: per-thread locals set from the parameter
+    // (renamed weft_param_NAME) as the first region starts; the others the
+    // block's threads share.
     std::set<std::string, std::less<>> params;
     std::map<std::string, std::string, std::less<>> param_types;
+    struct parameter {
+      std::size_t first, end, name;  // its tokens, default argument excluded, and its name's
+    };
+    std::vector<parameter> parameters;
     auto rparen = match_forward(d.name_token + 1);
     if (!is(d.name_token + 1, "(") || !rparen) return refuse("its parameter list is not where weft-port looks");
-    std::string param_list;
     for (auto [first, end] : top_level_arguments(d.name_token + 1, *rparen)) {
       std::size_t k = first;
       while (k < end && !is(k, "=")) {
@@ -3620,7 +3860,6 @@ class porter {
           if (auto close = match_forward(k)) k = *close;
         ++k;
       }
-      param_list += (param_list.empty() ? "" : ", ") + join(first, k, nullptr);
       if (k == first || !is_identifier(k - 1)) {
         if (k - first == 1 && is(first, "void")) continue;
         return refuse("a parameter without a name");
@@ -3628,17 +3867,35 @@ class porter {
       std::string name(text(k - 1));
       params.insert(name);
       param_types[name] = join(first, k - 1, nullptr);
+      parameters.push_back({first, k, k - 1});
     }
     std::set<std::string, std::less<>> changed;  // names the body may change
-    for (std::size_t k = d.open + 1; k < d.close; ++k) {
-      if (!names_variable(k)) continue;
-      if (changed_at(k)) changed.insert(std::string(text(k)));
-      if (params.contains(text(k))) {
-        if (changed_at(k)) return refuse(line_of(k) + "it changes its parameter `" + std::string(text(k)) + "`");
-        // Passed whole to a call, which might take it by reference.
-        bool whole = (is(k - 1, "(") || is(k - 1, ",")) && (is(k + 1, ")") || is(k + 1, ","));
-        if (whole) return refuse(line_of(k) + "it passes its parameter `" + std::string(text(k)) + "` to a call");
+    for (std::size_t k = d.open + 1; k < d.close; ++k)
+      if (names_variable(k) && (changed_at(k) || member_changed_at(k))) changed.insert(std::string(text(k)));
+    std::vector<std::pair<std::string, std::string>> own_params;  // changed: name, member type
+    std::string param_list;
+    for (const parameter& p : parameters) {
+      std::string name(text(p.name));
+      std::string spelled = join(p.first, p.end, nullptr);
+      if (changed.contains(name)) {
+        std::vector<std::size_t> type;
+        for (std::size_t j = p.first; j < p.name; ++j) type.push_back(j);
+        std::string member = movable_or_type_parameter(type);
+        if (member.empty())
+          return refuse("it changes its parameter `" + name + "`, whose type `" + param_types[name] +
+                        "` is not one weft-port moves (arithmetic, vector, pointer)");
+        own_params.emplace_back(name, member);
+        spelled = join(p.first, p.name, nullptr) + " weft_param_" + name;
       }
+      param_list += (param_list.empty() ? "" : ", ") + spelled;
+    }
+    for (std::size_t k = d.open + 1; k < d.close; ++k) {
+      if (!names_variable(k) || !params.contains(text(k)) || changed.contains(text(k))) continue;
+      // Passed whole to a call, which might take it by reference (and
+      // change what the block's threads share), unless it takes a value.
+      bool whole = (is(k - 1, "(") || is(k - 1, ",")) && (is(k + 1, ")") || is(k + 1, ","));
+      if (whole && !passed_by_value(k))
+        return refuse(line_of(k) + "it passes its parameter `" + std::string(text(k)) + "` to a call");
     }
 
     // The statements, level by level: a level is the body or the body of a
@@ -3651,15 +3908,21 @@ class porter {
     };
     std::vector<region> regions;
     std::set<std::string, std::less<>> loop_variables;
-    std::set<std::string, std::less<>> locals;  // every name the body declares, at any depth
+    std::set<std::string, std::less<>> locals;             // every name the body declares, at any depth
+    std::map<std::string, int, std::less<>> declarations;  // how many times
+    std::set<std::size_t> declarators;                     // their names' tokens
     std::string why;
     auto holds_barrier = [&](std::size_t from, std::size_t to) {
       auto it = barriers.lower_bound(from);
-      return it != barriers.end() && *it <= to;
+      return it != barriers.end() && it->first <= to;
     };
     // Every declaration anywhere: their names are locals (not uniform).
     std::function<void(std::size_t, std::size_t)> collect = [&](std::size_t from, std::size_t to) {
       for (std::size_t k = from; k < to;) {
+        if (unroll_pragma(k)) {
+          ++k;
+          continue;
+        }
         auto end = statement_end(k, to);
         if (!end) return;
         if (is(k, "{")) {
@@ -3669,11 +3932,13 @@ class porter {
           if (is(k, "for")) {
             if (auto semicolon = statement_end(k + 2, close + 1); semicolon && is(*semicolon, ";")) {
               declaration dl = declaration_at(k + 2, *semicolon);
-              for (std::size_t n : dl.names) locals.insert(std::string(text(n)));
+              for (std::size_t n : dl.names)
+                locals.insert(std::string(text(n))), ++declarations[std::string(text(n))], declarators.insert(n);
             }
           } else {
             declaration dl = declaration_at(k + 2, close);  // `if (int x = ...)`
-            for (std::size_t n : dl.names) locals.insert(std::string(text(n)));
+            for (std::size_t n : dl.names)
+              locals.insert(std::string(text(n))), ++declarations[std::string(text(n))], declarators.insert(n);
           }
           auto body_end = *statement_end(close + 1, to);
           collect(close + 1, body_end + 1);
@@ -3682,12 +3947,63 @@ class porter {
           collect(k + 1, *end + 1);
         } else {
           declaration dl = declaration_at(k, *end);
-          for (std::size_t n : dl.names) locals.insert(std::string(text(n)));
+          for (std::size_t n : dl.names)
+            locals.insert(std::string(text(n))), ++declarations[std::string(text(n))], declarators.insert(n);
         }
         k = *end + 1;
       }
     };
     collect(d.open + 1, d.close);
+    // What every thread of the block has alike where the walk is: the
+    // enclosing barrier loops' variables, and the locals declared from such
+    // values and kept outside the regions (below).
+    std::set<std::string, std::less<>> uniform;
+    // The names barrier loops' heads read, and those their declarations
+    // read in turn: a declaration of such names, from values every thread
+    // shares, at the top of the body or of a barrier loop's, runs once for
+    // the block, outside the regions, where the heads see it.
+    std::set<std::string, std::less<>> heads_read;
+    for (std::size_t k = d.open + 1; k < d.close; ++k)
+      if (is(k, "for") && is(k + 1, "(")) {
+        auto close = match_forward(k + 1);
+        auto stop = statement_end(k, d.close);
+        if (close && stop && holds_barrier(k, *stop))
+          for (std::size_t j = k + 2; j < *close; ++j)
+            if (names_variable(j)) heads_read.insert(std::string(text(j)));
+      }
+    for (bool grew = true; grew;) {
+      grew = false;
+      for (std::size_t k = d.open + 1; k < d.close; ++k) {
+        if (!(is(k - 1, ";") || is(k - 1, "{") || is(k - 1, "}"))) continue;
+        auto stop = statement_end(k, d.close);
+        if (!stop) continue;
+        declaration dl = declaration_at(k, *stop);
+        if (std::none_of(dl.names.begin(), dl.names.end(), [&](std::size_t n) { return heads_read.contains(text(n)); }))
+          continue;
+        for (std::size_t j = k; j < *stop; ++j)
+          if (names_variable(j) && heads_read.insert(std::string(text(j))).second) grew = true;
+      }
+    }
+    auto shared_declaration = [&](std::size_t k, std::size_t stop) {
+      declaration dl = declaration_at(k, stop);
+      if (dl.names.empty() || !dl.simple || movable_type(dl.type).empty()) return false;
+      for (std::size_t n = 0; n < dl.names.size(); ++n) {
+        std::string name(text(dl.names[n]));
+        std::size_t init_to = n + 1 < dl.names.size() ? dl.names[n + 1] - 1 : stop;
+        bool assigned = false;  // after its declaration, or passed to what may change it
+        for (std::size_t j = d.open + 1; j < d.close && !assigned; ++j)
+          assigned =
+              is(j, name) && names_variable(j) && !declarators.contains(j) &&
+              (changed_at(j) || member_changed_at(j) ||
+               ((is(j - 1, "(") || is(j - 1, ",")) && (is(j + 1, ")") || is(j + 1, ",")) && !passed_by_value(j)));
+        if (!heads_read.contains(name) || !is(dl.names[n] + 1, "=") || declarations[name] != 1 || assigned ||
+            params.contains(name) ||
+            !uniform_expression(dl.names[n] + 2, init_to, uniform, params, param_types, locals, changed).empty())
+          return false;
+      }
+      for (std::size_t n : dl.names) uniform.insert(std::string(text(n)));
+      return true;
+    };
     std::function<bool(std::size_t, std::size_t, bool)> walk = [&](std::size_t from, std::size_t to, bool in_loop) {
       std::optional<std::size_t> open_region;
       std::size_t last = from;
@@ -3696,15 +4012,35 @@ class porter {
         open_region.reset();
       };
       for (std::size_t k = from; k < to;) {
+        // `#pragma unroll` stays with the loop after it: in its region, or
+        // before a barrier loop, outside the regions.
+        std::optional<std::size_t> pragma;
+        if (unroll_pragma(k)) pragma = k++;
         auto end = statement_end(k, to);
         if (!end) {
           why = line_of(k) + "a statement weft-port cannot follow";
           return false;
         }
+        if (pragma) {
+          bool barrier_loop = is(k, "for") && holds_barrier(k, *end);
+          if (!(is(k, "for") || is(k, "while") || is(k, "do")) || (!barrier_loop && holds_barrier(k, *end))) {
+            why = line_of(*pragma) + "a `#pragma unroll` before something other than a loop";
+            return false;
+          }
+          if (!barrier_loop && !open_region) open_region = *pragma;
+        }
         if (barriers.contains(k)) {
           close_region();
-        } else if (is(k, "__shared__") || (is(k, "extern") && is(k + 1, "__shared__"))) {
+        } else if (is(k, "__shared__") || (is(k, "extern") && is(k + 1, "__shared__")) ||
+                   block_declarations.contains(k) || (!pragma && shared_declaration(k, *end))) {
           close_region();
+        } else if (is(k, "{") && holds_barrier(k, *end)) {
+          // A block of its own: its statements are a level, as a barrier
+          // loop's body is.
+          close_region();
+          std::set<std::string, std::less<>> saved = uniform;
+          if (!walk(k + 1, *end, in_loop)) return false;
+          uniform = std::move(saved);
         } else if (holds_barrier(k, *end)) {
           if (!is(k, "for")) {
             why = line_of(k) + "a barrier inside `" + std::string(text(k)) +
@@ -3719,12 +4055,12 @@ class porter {
             return false;
           }
           declaration v = declaration_at(k + 2, *init_end);
-          if (v.names.size() != 1 || !v.simple || !is(v.names[0] + 1, "=") || movable_type(v.type).empty() ||
-              is(v.type.back(), "*")) {
-            why = line_of(k) + "a barrier loop whose init is not one arithmetic variable's declaration";
+          bool declares = !v.names.empty() && v.simple && movable_type(v.type) != "" && !is(v.type.back(), "*");
+          for (std::size_t n : v.names) declares = declares && is(n + 1, "=");
+          if (!declares) {
+            why = line_of(k) + "a barrier loop whose init is not a declaration of arithmetic variables";
             return false;
           }
-          std::string variable(text(v.names[0]));
           std::size_t condition_end = k + 2;
           for (std::size_t j = *init_end + 1; j < close; ++j)
             if (is(j, ";")) condition_end = j;
@@ -3732,24 +4068,43 @@ class porter {
             why = line_of(k) + "a barrier loop weft-port cannot follow";
             return false;
           }
-          std::string not_uniform =
-              uniform_expression(v.names[0] + 2, *init_end, "", params, param_types, locals, changed);
+          // Each init from what every thread shares (and the loop variables
+          // of the barrier loops around this one).
+          std::set<std::string, std::less<>> own;
+          std::string not_uniform;
+          for (std::size_t n = 0; n < v.names.size() && not_uniform.empty(); ++n) {
+            std::size_t init_to = n + 1 < v.names.size() ? v.names[n + 1] - 1 : *init_end;
+            not_uniform = uniform_expression(v.names[n] + 2, init_to, uniform, params, param_types, locals, changed);
+            own.insert(std::string(text(v.names[n])));
+          }
+          std::set<std::string, std::less<>> inside = uniform;
+          inside.insert(own.begin(), own.end());
           if (not_uniform.empty())
             not_uniform =
-                uniform_expression(*init_end + 1, condition_end, variable, params, param_types, locals, changed);
-          // The step changes the variable only: `++v`, `v++`, `v op= e`.
-          std::size_t s = condition_end + 1;
-          if (not_uniform.empty()) {
-            std::string op = operator_at(s);
-            if ((op == "++" || op == "--") && is(s + 2, variable) && s + 3 == close) {
-            } else if (is(s, variable) && (operator_at(s + 1) == "++" || operator_at(s + 1) == "--") &&
-                       s + 3 == close) {
-            } else if (is(s, variable) && !operator_at(s + 1).empty() && operator_at(s + 1).back() == '=' &&
-                       operator_at(s + 1) != "==") {
-              not_uniform = uniform_expression(s + 1 + operator_at(s + 1).size(), close, variable, params, param_types,
+                uniform_expression(*init_end + 1, condition_end, inside, params, param_types, locals, changed);
+          // The step changes the variables only, each its own way: `++v`,
+          // `v++`, `v op= e`, several joined by commas.
+          std::vector<std::pair<std::size_t, std::size_t>> steps;
+          for (std::size_t from_step = condition_end + 1, j = from_step; j <= close; ++j) {
+            if (is_opener(j)) {
+              if (auto c = match_forward(j); c && *c < close) j = *c;
+            } else if (is(j, ",") || j == close) {
+              steps.emplace_back(from_step, j);
+              from_step = j + 1;
+            }
+          }
+          for (auto [s0, s1] : steps) {
+            if (!not_uniform.empty()) break;
+            std::string op = operator_at(s0);
+            if ((op == "++" || op == "--") && s0 + 3 == s1 && own.contains(text(s0 + 2))) {
+            } else if (own.contains(text(s0)) && (operator_at(s0 + 1) == "++" || operator_at(s0 + 1) == "--") &&
+                       s0 + 3 == s1) {
+            } else if (own.contains(text(s0)) && !operator_at(s0 + 1).empty() && operator_at(s0 + 1).back() == '=' &&
+                       operator_at(s0 + 1) != "==") {
+              not_uniform = uniform_expression(s0 + 1 + operator_at(s0 + 1).size(), s1, inside, params, param_types,
                                                locals, changed);
             } else {
-              not_uniform = "a step other than the variable's own";
+              not_uniform = "a step other than the variables' own";
             }
           }
           if (!not_uniform.empty()) {
@@ -3762,8 +4117,8 @@ class porter {
           }
           std::size_t body_close = *end;
           for (std::size_t j = close + 1; j < body_close; ++j) {
-            if (is(j, variable) && names_variable(j) && changed_at(j)) {
-              why = line_of(j) + "the barrier loop's body changes `" + variable + "`";
+            if (names_variable(j) && own.contains(text(j)) && changed_at(j)) {
+              why = line_of(j) + "the barrier loop's body changes `" + std::string(text(j)) + "`";
               return false;
             }
             if (is(j, "break") || is(j, "continue")) {
@@ -3771,11 +4126,15 @@ class porter {
               return false;
             }
           }
-          if (!loop_variables.insert(variable).second) {
-            why = line_of(k) + "two barrier loops of `" + variable + "`";
-            return false;
-          }
+          for (const std::string& variable : own)
+            if (!loop_variables.insert(variable).second) {
+              why = line_of(k) + "two barrier loops of `" + variable + "`";
+              return false;
+            }
+          std::set<std::string, std::less<>> saved = uniform;
+          uniform = inside;
           if (!walk(close + 2, body_close, true)) return false;
+          uniform = std::move(saved);
         } else {
           if (!open_region) open_region = k;
           last = *end;
@@ -3806,6 +4165,10 @@ class porter {
       for (std::size_t k = regions[r].first; k <= regions[r].last; ++k)
         if (names_variable(k)) used[r].insert(std::string(text(k)));
       for (std::size_t k = regions[r].first; k <= regions[r].last;) {
+        if (unroll_pragma(k)) {
+          ++k;
+          continue;
+        }
         std::size_t end = *statement_end(k, regions[r].last + 1);
         declaration dl = declaration_at(k, end);
         for (std::size_t n : dl.names) declared.push_back({std::string(text(n)), "", r, k, end, n, dl});
@@ -3830,7 +4193,7 @@ class porter {
       if (!crosses) continue;
       if (!l.decl.simple || (l.decl.names.size() > 1 && is(l.decl.type.back(), "*")))
         return refuse(line_of(l.token) + "`" + l.name + "` lives across a barrier, declared as weft-port cannot move");
-      l.type = movable_type(l.decl.type);
+      l.type = movable_or_type_parameter(l.decl.type);
       if (l.type.empty())
         return refuse(line_of(l.token) + "`" + l.name + "` lives across a barrier, and its type `" +
                       join(l.decl.type.front(), l.decl.type.back() + 1, nullptr) +
@@ -3847,9 +4210,27 @@ class porter {
           std::count_if(declared.begin(), declared.end(), [&](const local& o) { return o.name == l.name; }) > 1)
         return refuse(line_of(l.token) + "`" + l.name + "` is declared twice");
 
+    // The parameters the body changes: each thread's copy is set as the
+    // first region starts, which must come before any barrier loop; they
+    // are used in regions only.
+    if (!own_params.empty()) {
+      if (regions.empty() || regions.front().scope_end != d.close)
+        return refuse("it changes its parameter `" + own_params.front().first +
+                      "`, and its first region is inside a barrier loop");
+      for (std::size_t k = d.open + 1; k < d.close; ++k)
+        if (names_variable(k) && changed.contains(text(k)) && params.contains(text(k)) &&
+            std::none_of(regions.begin(), regions.end(), [&](const region& r) { return k >= r.first && k <= r.last; }))
+          return refuse(line_of(k) + "it changes its parameter `" + std::string(text(k)) + "`, used outside a region");
+      for (const auto& [name, type] : own_params) used.front().insert(name);
+    }
+
     // The edits: regions opened and closed, barriers dropped, the moved
     // declarations made assignments, `return` ending the thread.
     std::string head = " struct weft_locals {";
+    for (const auto& [name, type] : own_params) {
+      head += " " + type + " " + name + ";";
+      plan.locals.push_back({name, type});
+    }
     for (const local& l : declared)
       if (crossing.contains(l.name)) {
         head += " " + l.type + " " + l.name + ";";
@@ -3861,11 +4242,19 @@ class porter {
       std::string open = " weft_threads.each([&]([[maybe_unused]] weft_locals& weft_l) -> weft::region_step {";
       for (const auto& [name, type] : plan.locals)
         if (used[r].contains(name)) open += " auto& " + name + " = weft_l." + name + ";";
-      plan.edits[regions[r].first].before = open + " " + plan.edits[regions[r].first].before;
+      if (r == 0)
+        for (const auto& [name, type] : own_params) open += " " + name + " = weft_param_" + name + ";";
+      if (unroll_pragma(regions[r].first))  // a directive starts its line: opened at the end of the one before
+        plan.edits[regions[r].first - 1].after += open;
+      else
+        plan.edits[regions[r].first].before = open + " " + plan.edits[regions[r].first].before;
       plan.edits[regions[r].last].after += " return weft::region_go; });";
     }
     // The threads' order for the next regions (region_threads::barrier).
-    for (std::size_t b : barriers) plan.edits[b].text = "weft_threads.barrier";
+    for (auto [b, semicolon] : barriers) {
+      plan.edits[b].text = "weft_threads.barrier()";
+      for (std::size_t k = b + 1; k < semicolon; ++k) plan.edits[k].text = "";
+    }
     for (const local& l : declared) {
       if (!crossing.contains(l.name) || l.token != l.decl.names.front()) continue;
       bool initialized =
@@ -3906,14 +4295,40 @@ class porter {
     std::vector<std::string> namespaces = namespaces_around(d.name_token);
     for (const std::string& n : namespaces) out += n + "\n";
     out += "#line " + std::to_string(t_[d.open].line) + " " + file_ + "\n";
-    out += "void weft_port_regions_" + d.name + "(weft::region_block& weft_block" +
+    if (plan.templated) out += plan.template_head + " ";
+    // Of internal linkage, as its registration: a header's, or a static
+    // kernel's of the same name in another .cu, would otherwise clash.
+    out += "static void weft_port_regions_" + d.name + "(weft::region_block& weft_block" +
            (plan.parameters.empty() ? "" : ", " + plan.parameters) + ") ";
     const std::vector<construct>* saved = rendering_;
     rendering_ = &list;
     out += render(t_[d.open].begin, t_[d.close].end, std::nullopt);
     rendering_ = saved;
-    out += "\n[[maybe_unused]] static const bool weft_port_regions_registered_" + d.name +
-           " = weft::register_region_version<&" + d.name + ", &weft_port_regions_" + d.name + ">();\n";
+    if (!plan.templated) {
+      out += "\n[[maybe_unused]] static const bool weft_port_regions_registered_" + d.name +
+             " = weft::register_region_version<&" + d.name + ", &weft_port_regions_" + d.name + ">();\n";
+    } else {
+      // A class template declared before the kernel, whose stackless body
+      // takes the address of its static member: each instance of the kernel
+      // the program makes instantiates the member, whose initialization
+      // registers the instance's region version as the program starts (GCC
+      // does not instantiate a variable template declared `extern` before
+      // such a use and defined after it). Where a local's type is a type
+      // parameter, only for trivial types.
+      std::string instance = d.name + plan.template_arguments;
+      std::string registration =
+          "weft::register_region_version<&" + instance + ", &weft_port_regions_" + instance + ">()";
+      std::string trivial;
+      for (const std::string& type : plan.type_locals)
+        trivial += (trivial.empty() ? "" : " && ") + ("std::is_trivially_default_constructible_v<" + type +
+                                                      "> && std::is_trivially_destructible_v<" + type + ">");
+      if (!trivial.empty())
+        registration = "[] { if constexpr (" + trivial + ") return " + registration + "; else return false; }()";
+      std::string type = "weft_port_regions_registration_" + d.name;
+      out += "\nnamespace { " + plan.template_head + " struct " + type + " { static const bool registered; }; " +
+             plan.template_head + " const bool " + type + plan.template_arguments + "::registered = " + registration +
+             "; }\n";
+    }
     for (std::size_t n = 0; n < namespaces.size(); ++n) out += "}\n";
     return out;
   }
@@ -5265,7 +5680,7 @@ class program_porter {
     // #endif that closes it (the file's last directive, so the last line of
     // the port that starts with `#` and `endif`), numbered as its own line.
     std::optional<std::pair<std::size_t, int>> guard_end;
-    if (header && !p.awaitable_functions().empty()) guard_end = p.guard_end();
+    if (header && (!p.awaitable_functions().empty() || !p.region_versions().empty())) guard_end = p.guard_end();
     std::size_t endif_at = std::string::npos;
     for (std::size_t at = rewritten.size(); guard_end && at-- > 0;) {
       if (at > 0 && rewritten[at - 1] != '\n') continue;
@@ -5284,10 +5699,18 @@ class program_porter {
     }
     if (endif_at != std::string::npos) {
       out += rewritten.substr(0, endif_at);
-      out +=
-          "// weft-port: the awaitable versions of the __device__ functions above that wait, which its stackless\n"
-          "// kernels call (each body at its own lines), inside the include guard.\n" +
-          p.awaitable_functions();
+      if (!p.awaitable_functions().empty())
+        out +=
+            "// weft-port: the awaitable versions of the __device__ functions above that wait, which its stackless\n"
+            "// kernels call (each body at its own lines), inside the include guard.\n" +
+            p.awaitable_functions();
+      if (!out.ends_with('\n')) out += '\n';
+      if (!p.region_versions().empty())
+        out +=
+            "// weft-port: region versions of the stackless kernels whose barriers every thread reaches together:\n"
+            "// a loop over the block's threads between barriers (weft/region_kernel.hpp; each body at its own "
+            "lines), inside the include guard.\n" +
+            p.region_versions();
       if (!out.ends_with('\n')) out += '\n';
       out += "#line " + std::to_string(guard_end->second) + " " + quote_path(name) + "\n";
       out += rewritten.substr(endif_at);
@@ -5295,7 +5718,8 @@ class program_porter {
       out += rewritten;
     }
     bool appends_awaitables = endif_at == std::string::npos && !p.awaitable_functions().empty();
-    if (appends_awaitables || !p.region_versions().empty()) {
+    bool appends_regions = endif_at == std::string::npos && !p.region_versions().empty();
+    if (appends_awaitables || appends_regions) {
       if (!out.ends_with('\n')) out += '\n';
       // The line after the input's last, as the compiler numbers it.
       std::size_t after_input =
@@ -5307,7 +5731,7 @@ class program_porter {
             "// kernels call (each body at its own lines).\n" +
             p.awaitable_functions();
       if (!out.ends_with('\n')) out += '\n';
-      if (!p.region_versions().empty())
+      if (appends_regions)
         out +=
             "// weft-port: region versions of the stackless kernels whose barriers every thread reaches together:\n"
             "// a loop over the block's threads between barriers (weft/region_kernel.hpp; each body at its own "

@@ -2,7 +2,10 @@
 // each barrier a `__syncthreads();` statement at the top of the body or of
 // a `for` whose bounds every thread of the block shares. The case runs with
 // --explain (regions.expected-stderr); regions_refused.cu has the shapes
-// that keep the stackless version only.
+// that keep the stackless version only. Cooperative groups' block barriers
+// (`cg::sync(block);`, `block.sync();`) count as `__syncthreads();`.
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
 #define TILE 16
 constexpr int block_threads = 128;
 
@@ -77,9 +80,110 @@ __global__ void grid_rounds(int* counts, int rounds) {
   }
 }
 
+// The block's barrier through cooperative groups: its group declared from
+// this_thread_block() stays outside the regions (every thread's is the
+// same block), `cg::sync(cta);` and `cta.sync();` are barriers, a `uint`
+// (glibc's unsigned int) lives across them, `#pragma unroll` stays before
+// its loop in a region and before a barrier loop.
+__global__ void group_barriers(const int* in, int* out) {
+  cg::thread_block cta = cg::this_thread_block();
+  __shared__ int tile[block_threads];
+  uint t = cta.thread_rank();
+  tile[t] = in[t];
+  cg::sync(cta);
+#pragma unroll
+  for (int i = 0; i < 4; ++i) tile[t] += i;
+  cta.sync();
+#pragma unroll
+  for (uint stride = blockDim.x / 2; stride > 0; stride >>= 1) {
+    if (t < stride) tile[t] += tile[t + stride];
+    cg::sync(cta);
+  }
+  if (t == 0) out[blockIdx.x] = tile[0];
+}
+
+// A kernel whose name is used as a value keeps a void kernel that forwards
+// to its stackless body; the region version is registered under the void
+// kernel's address, which launches by address look up.
+__global__ void by_address(int* data) {
+  __shared__ int copy[32];
+  copy[threadIdx.x] = data[threadIdx.x];
+  __syncthreads();
+  data[threadIdx.x] = copy[31 - threadIdx.x];
+}
+void* by_address_pointer = (void*)by_address;
+
+// Parameters the kernel changes are each thread's own: per-thread locals
+// set from the parameter (renamed) as the first region starts.
+__global__ void advanced_pointers(const float* in, float* out, int shift) {
+  __shared__ float tile[block_threads];
+  in += blockIdx.x * blockDim.x;
+  out += blockIdx.x * blockDim.x;
+  shift %= block_threads;
+  tile[threadIdx.x] = in[threadIdx.x];
+  __syncthreads();
+  out[threadIdx.x] = tile[(threadIdx.x + shift) % blockDim.x];
+}
+
+// A value parameter changed by thread: each thread's own.
+__global__ void parameter_by_thread(int* data, int n) {
+  n += threadIdx.x;
+  __syncthreads();
+  data[threadIdx.x] = n;
+}
+
+// A kernel template: its region version is a template of the same
+// parameters (defaults dropped), registered for each instance the program
+// makes, which the stackless body names; a local whose type is a type
+// parameter moves, and the instance registers only where it is trivial.
+template <class T, unsigned int block_size = block_threads>
+__global__ void template_sum(const T* in, T* out) {
+  __shared__ T partial[block_size];
+  T mine = in[blockIdx.x * block_size + threadIdx.x];
+  partial[threadIdx.x] = mine;
+  __syncthreads();
+  for (unsigned stride = block_size / 2; stride > 0; stride /= 2) {
+    if (threadIdx.x < stride) partial[threadIdx.x] = mine = mine + partial[threadIdx.x + stride];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) out[blockIdx.x] = mine;
+}
+
+// Locals declared from values every thread shares and read by a barrier
+// loop's head run once for the block, outside the regions; a loop of two
+// variables; an inner loop's bound from the outer loop's variable; a block
+// of its own with a barrier; a parameter passed to CUDA's `min` and to a
+// function of the file that takes a value.
+__device__ int clamped(int v, int limit) { return v < limit ? v : limit; }
+__global__ void shared_bounds(const float* a, float* c, int width) {
+  __shared__ float tile[TILE];
+  int first = blockIdx.x * width;
+  int last = first + width - 1;
+  float sum = 0;
+  for (int i = first, j = 0; i <= last; i += TILE, ++j) {
+    tile[threadIdx.x] = a[i + threadIdx.x] + j;
+    __syncthreads();
+    for (int stride = TILE / 2; stride >= 1 && stride <= i - first + TILE; stride /= 2) {
+      if ((int)threadIdx.x < stride) tile[threadIdx.x] += tile[threadIdx.x + stride];
+      __syncthreads();
+    }
+    sum += tile[0];
+    __syncthreads();
+  }
+  {
+    float mine = sum;
+    __syncthreads();
+    c[blockIdx.x * TILE + threadIdx.x] = mine + min(width, 4) + clamped(width, 8);
+  }
+}
+
 void host(float* f, int* p) {
   block_sum<<<4, block_threads>>>(f, f);
   tiled_matmul<<<dim3(2, 2), dim3(TILE, TILE)>>>(f, f, f, 2 * TILE);
   rotate_active<<<2, 64, 64 * sizeof(int)>>>(p, p, 50);
   grid_rounds<<<3, 32>>>(p, 2);
+  group_barriers<<<2, block_threads>>>(p, p);
+  advanced_pointers<<<2, block_threads>>>(f, f, 3);
+  template_sum<float, 64><<<2, 64>>>(f, f);
+  shared_bounds<<<2, TILE>>>(f, f, 2 * TILE);
 }

@@ -1,6 +1,8 @@
 // Stackless kernels that keep their stackless version only, without a region
 // version: each breaks one rule of the transformation (regions.cu has those
 // that keep them), and --explain says which (regions_refused.expected-stderr).
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
 __device__ int counter;
 
 // The loop's bound differs by thread: threads reach different barriers.
@@ -43,20 +45,6 @@ __global__ void variable_changed(int* data, int n) {
   }
 }
 
-// The kernel changes its parameter, which the block's threads would share.
-__global__ void parameter_changed(int* data, int n) {
-  n += threadIdx.x;
-  __syncthreads();
-  data[threadIdx.x] = n;
-}
-
-// The kernel moves its pointer parameter, which the block's threads would share.
-__global__ void pointer_parameter_moved(int* data) {
-  *data++ = threadIdx.x;
-  __syncthreads();
-  data[threadIdx.x] = 1;
-}
-
 // The bound reads memory.
 __global__ void bound_from_memory(int* data, const int* bound) {
   for (int i = 0; i < *bound; ++i) {
@@ -93,7 +81,7 @@ __global__ void changed_global(int* data) {
   data[0] = 1;
 }
 
-// Other waits than __syncthreads();
+// Other waits than a block barrier statement.
 __global__ void counting_barrier(int* data) {
   data[0] = __syncthreads_count(data[threadIdx.x] > 0);
 }
@@ -121,4 +109,93 @@ __global__ void nested_shared(int* data) {
     data[threadIdx.x] = tile[31 - threadIdx.x];
   }
   __syncthreads();
+}
+
+// A tile's barrier: not the block's.
+__global__ void tile_barrier(int* data) {
+  cg::thread_block cta = cg::this_thread_block();
+  cg::thread_block_tile<32> warp = cg::tiled_partition<32>(cta);
+  data[threadIdx.x] += 1;
+  warp.sync();
+  data[threadIdx.x] += 1;
+}
+
+// A group that may be a tile: thread_group names any group.
+__global__ void group_barrier(int* data) {
+  cg::thread_group g = cg::this_thread_block();
+  data[threadIdx.x] += 1;
+  cg::sync(g);
+  data[threadIdx.x] += 1;
+}
+
+// The block's barrier inside an expression, not a statement of its own.
+__global__ void barrier_in_expression(int* data) {
+  cg::thread_block cta = cg::this_thread_block();
+  data[threadIdx.x] += 1;
+  (void)(cta.sync(), 0);
+  data[threadIdx.x] += 1;
+}
+
+// Another directive in the body.
+__global__ void directive_in_body(int* data) {
+  data[threadIdx.x] += 1;
+#if TILE_WIDTH
+  data[threadIdx.x] += 2;
+#endif
+  __syncthreads();
+  data[threadIdx.x] += 1;
+}
+
+// Cooperative groups used for more than the block and its barrier.
+__global__ void tile_rank(int* data) {
+  cg::thread_block cta = cg::this_thread_block();
+  data[threadIdx.x] = cg::tiled_partition<32>(cta).thread_rank();
+  cg::sync(cta);
+  data[threadIdx.x] += 1;
+}
+
+// A changed parameter is each thread's own, but not where a barrier loop's
+// bound reads it.
+__global__ void changed_parameter_bound(int* data, int n) {
+  n -= 1;
+  for (int i = 0; i < n; ++i) {
+    data[threadIdx.x] += i;
+    __syncthreads();
+  }
+}
+
+// A changed parameter of a type weft-port does not move.
+struct counter_of {
+  int value;
+};
+__global__ void changed_struct_parameter(int* data, counter_of c) {
+  c.value += 1;
+  __syncthreads();
+  data[threadIdx.x] = c.value;
+}
+
+// A template parameter pack, which weft-port does not spell.
+template <int... offsets>
+__global__ void offsets_pack(int* data) {
+  data[threadIdx.x] += (offsets + ...);
+  __syncthreads();
+  data[threadIdx.x] += 1;
+}
+
+// A parameter passed to a function of the file that takes a reference.
+__device__ void bump(int& v) { v += 1; }
+__global__ void parameter_by_reference(int* data, int n) {
+  bump(n);
+  __syncthreads();
+  data[threadIdx.x] = n;
+}
+
+// A local that a barrier loop's head reads, changed after its declaration.
+__global__ void changed_bound(int* data) {
+  int first = blockIdx.x;
+  first += 1;
+  for (int i = first; i < 8; ++i) {
+    data[threadIdx.x] += i;
+    __syncthreads();
+  }
 }

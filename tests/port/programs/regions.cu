@@ -1,10 +1,16 @@
 // Kernels that weft-port gives region versions (a loop over the block's
-// threads between barriers), checked against the host. Built twice: as
+// threads between barriers), checked against the host: `__syncthreads();`
+// and cooperative groups' block barriers, launches by name and by address,
+// parameters that each thread changes, a kernel template, locals every
+// thread shares read by barrier loops' heads. Built twice: as
 // ported (port_regions: region versions, or with WEFT_EXECUTOR=stackless
 // the stackless kernels) and with NO_STACKLESS (port_regions_fibers); all
 // three print the same lines and PASS.
+#include <cooperative_groups.h>
 #include <cstdio>
 #include <vector>
+
+namespace cg = cooperative_groups;
 
 #define TILE 16
 constexpr int threads = 128;
@@ -77,6 +83,80 @@ __global__ void rows_reversed(int* data) {
   data[y * 8 + x] = tile[1 - y][7 - x];
 }
 
+// The block's barrier through cooperative groups; a `uint` across it.
+__global__ void group_sum(const int* in, int* sums) {
+  cg::thread_block cta = cg::this_thread_block();
+  __shared__ int partial[threads];
+  uint t = cta.thread_rank();
+  partial[t] = in[blockIdx.x * blockDim.x + t];
+  cg::sync(cta);
+  for (uint stride = blockDim.x / 2; stride > 0; stride >>= 1) {
+    if (t < stride) partial[t] += partial[t + stride];
+    cta.sync();
+  }
+  if (t == 0) sums[blockIdx.x] = partial[0];
+}
+
+// Launched by address: a void kernel that forwards to its stackless body,
+// its region version registered under the void kernel's address.
+__global__ void reverse_blocks(int* data) {
+  __shared__ int copy[threads];
+  unsigned t = threadIdx.x, base = blockIdx.x * blockDim.x;
+  copy[t] = data[base + t];
+  __syncthreads();
+  data[base + t] = copy[blockDim.x - 1 - t];
+}
+
+// Parameters each thread changes: each thread's own copy.
+__global__ void own_parameters(int* data, int n) {
+  __shared__ int values[threads];
+  data += blockIdx.x * blockDim.x;
+  n += threadIdx.x;
+  values[threadIdx.x] = n;
+  __syncthreads();
+  data[threadIdx.x] = values[blockDim.x - 1 - threadIdx.x] + n;
+}
+
+// A kernel template: each instance the program launches registers its
+// region version.
+template <class T, int size>
+__global__ void template_sum(const T* in, T* sums) {
+  __shared__ T partial[size];
+  T mine = in[blockIdx.x * size + threadIdx.x];
+  partial[threadIdx.x] = mine;
+  __syncthreads();
+  for (unsigned stride = size / 2; stride > 0; stride /= 2) {
+    if (threadIdx.x < stride) partial[threadIdx.x] = mine = mine + partial[threadIdx.x + stride];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) sums[blockIdx.x] = mine;
+}
+
+// Locals every thread shares (kept outside the regions), a loop of two
+// variables, an inner bound from the outer loop's variable, a block of its
+// own with a barrier, a parameter passed to CUDA's min.
+__global__ void strided_sums(const int* in, int* out, int width) {
+  __shared__ int tile[threads];
+  int first = blockIdx.x * width;
+  int last = first + width - 1;
+  int sum = 0;
+  for (int i = first, step = 0; i <= last; i += threads, ++step) {
+    tile[threadIdx.x] = in[i + threadIdx.x] * (step + 1);
+    __syncthreads();
+    for (int stride = threads / 2; stride >= 1 && stride <= i - first + threads; stride /= 2) {
+      if ((int)threadIdx.x < stride) tile[threadIdx.x] += tile[threadIdx.x + stride];
+      __syncthreads();
+    }
+    sum += tile[0];
+    __syncthreads();
+  }
+  {
+    int mine = sum;
+    __syncthreads();
+    out[blockIdx.x * threads + threadIdx.x] = mine + min(width, 4);
+  }
+}
+
 int main() {
   bool pass = true;
   int* ints = nullptr;
@@ -146,6 +226,55 @@ int main() {
     printf("%d ", out[i]);
   }
   printf("\n");
+
+  group_sum<<<8, threads>>>(ints, out);
+  cudaDeviceSynchronize();
+  for (int blk = 0; blk < 8; ++blk) {
+    int expected = 0;
+    for (int t = 0; t < threads; ++t) expected += ints[blk * threads + t];
+    pass = pass && out[blk] == expected;
+  }
+  printf("group sums: %d %d\n", out[0], out[7]);
+
+  for (int i = 0; i < 8 * threads; ++i) out[i] = ints[i];
+  void* args[] = {&out};
+  pass = pass && cudaLaunchKernel((const void*)reverse_blocks, dim3(8), dim3(threads), args, 0, 0) == cudaSuccess;
+  cudaDeviceSynchronize();
+  for (int i = 0; i < 8 * threads; ++i)
+    pass = pass && out[i] == ints[i / threads * threads + threads - 1 - i % threads];
+  printf("reversed: %d %d\n", out[0], out[8 * threads - 1]);
+
+  own_parameters<<<8, threads>>>(out, 5);
+  cudaDeviceSynchronize();
+  for (int i = 0; i < 8 * threads; ++i) pass = pass && out[i] == 2 * 5 + threads - 1;
+  printf("own parameters: %d %d\n", out[0], out[8 * threads - 1]);
+
+  template_sum<int, threads><<<8, threads>>>(ints, out);
+  cudaDeviceSynchronize();
+  for (int blk = 0; blk < 8; ++blk) {
+    int expected = 0;
+    for (int t = 0; t < threads; ++t) expected += ints[blk * threads + t];
+    pass = pass && out[blk] == expected;
+  }
+  for (int i = 0; i < 64; ++i) a[i] = 0.5f * static_cast<float>(i % 9);
+  template_sum<float, 32><<<2, 32>>>(a, c);
+  cudaDeviceSynchronize();
+  for (int blk = 0; blk < 2; ++blk) {
+    float expected = 0;
+    for (int t = 0; t < 32; ++t) expected += a[blk * 32 + t];
+    pass = pass && c[blk] == expected;
+  }
+  printf("template sums: %d %d %g %g\n", out[0], out[7], c[0], c[1]);
+
+  strided_sums<<<2, threads>>>(ints, out, 2 * threads);
+  cudaDeviceSynchronize();
+  for (int blk = 0; blk < 2; ++blk) {
+    int expected = 4;
+    for (int r = 0; r < 2; ++r)
+      for (int t = 0; t < threads; ++t) expected += (r + 1) * ints[blk * 2 * threads + r * threads + t];
+    for (int t = 0; t < threads; ++t) pass = pass && out[blk * threads + t] == expected;
+  }
+  printf("strided sums: %d %d\n", out[0], out[threads]);
 
   pass = pass && cudaGetLastError() == cudaSuccess;
   printf("%s\n", pass ? "PASS" : "FAIL");

@@ -179,6 +179,76 @@ __attribute__((no_sanitize("integer-divide-by-zero"))) void region_test_dividing
 [[maybe_unused]] const bool region_test_dividing_registered =
     weft::register_region_version<&region_test_dividing, &region_test_dividing_regions>();
 
+// A kernel whose name weft-port finds used as a value stays a void kernel
+// that forwards to its stackless body (weft::register_kernel<&k, &body>);
+// its region version is registered under the void kernel's address, which
+// a launch by address looks up.
+void region_test_sum_by_address(const int* in, int* out, unsigned active) {
+  weft::run_on_fiber(region_test_sum(in, out, active));
+}
+[[maybe_unused]] const bool region_test_sum_by_address_registered =
+    weft::register_kernel<&region_test_sum_by_address, &region_test_sum>() &&
+    weft::register_region_version<&region_test_sum_by_address, &region_test_sum_regions>();
+
+// A kernel template's region version, registered for each instance the
+// program makes as weft-port writes it: the stackless kernel takes the
+// address of a static member of a class template declared before it and
+// defined after, whose initialization registers the instance.
+template <class T, int size>
+struct region_test_template_registration;
+
+template <class T, int size>
+weft::stackless_kernel region_test_template_sum(const T* in, T* out) {
+  (void)&region_test_template_registration<T, size>::registered;
+  __shared__ T partial[size];
+  T mine = in[blockIdx.x * size + threadIdx.x];
+  partial[threadIdx.x] = mine;
+  co_await weft::syncthreads();
+  for (unsigned stride = size / 2; stride > 0; stride /= 2) {
+    if (threadIdx.x < stride) partial[threadIdx.x] = mine = mine + partial[threadIdx.x + stride];
+    co_await weft::syncthreads();
+  }
+  if (threadIdx.x == 0) out[blockIdx.x] = mine;
+}
+
+template <class T, int size>
+void region_test_template_sum_regions(weft::region_block& weft_block, const T* in, T* out) {
+  ++region_blocks_run;
+  struct weft_locals {
+    T mine;
+  };
+  auto weft_threads = weft_block.threads<weft_locals>();
+  __shared__ T partial[size];
+  weft_threads.each([&](weft_locals& weft_l) -> weft::region_step {
+    auto& mine = weft_l.mine;
+    mine = in[blockIdx.x * size + threadIdx.x];
+    partial[threadIdx.x] = mine;
+    return weft::region_go;
+  });
+  weft_threads.barrier();
+  for (unsigned stride = size / 2; stride > 0; stride /= 2) {
+    weft_threads.each([&](weft_locals& weft_l) -> weft::region_step {
+      auto& mine = weft_l.mine;
+      if (threadIdx.x < stride) partial[threadIdx.x] = mine = mine + partial[threadIdx.x + stride];
+      return weft::region_go;
+    });
+    weft_threads.barrier();
+  }
+  weft_threads.each([&](weft_locals& weft_l) -> weft::region_step {
+    auto& mine = weft_l.mine;
+    if (threadIdx.x == 0) out[blockIdx.x] = mine;
+    return weft::region_go;
+  });
+}
+
+template <class T, int size>
+struct region_test_template_registration {
+  static const bool registered;
+};
+template <class T, int size>
+const bool region_test_template_registration<T, size>::registered =
+    weft::register_region_version<&region_test_template_sum<T, size>, &region_test_template_sum_regions<T, size>>();
+
 struct region_test_run {
   std::vector<int> values;
   int blocks_as_regions;
@@ -228,6 +298,62 @@ TEST_CASE("a stackless kernel's region version runs its blocks, unless WEFT_EXEC
     }
     CHECK(regions.values == stackless.values);
     CHECK(regions.values == fibers.values);
+  }
+  CHECK(cudaFree(device_in) == cudaSuccess);
+}
+
+TEST_CASE("a void kernel forwarding to a stackless body runs its region version when launched by address") {
+  constexpr unsigned blocks = 3, threads = 64;
+  std::vector<int> in(blocks * threads);
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<int>(i % 5) + 2;
+  int* device_in = nullptr;
+  REQUIRE(cudaMalloc(&device_in, in.size() * sizeof(int)) == cudaSuccess);
+  REQUIRE(cudaMemcpy(device_in, in.data(), in.size() * sizeof(int), cudaMemcpyHostToDevice) == cudaSuccess);
+  unsigned active = 50;
+  auto launch = [&](int* out) {
+    void* args[] = {&device_in, &out, &active};
+    return cudaLaunchKernel(reinterpret_cast<const void*>(&region_test_sum_by_address), dim3(blocks), dim3(threads),
+                            args, 0, nullptr);
+  };
+  region_test_run regions = run_with(true, stackless_executor::coroutines, blocks, launch);
+  region_test_run stackless = run_with(false, stackless_executor::coroutines, blocks, launch);
+  region_test_run fibers = run_with(true, stackless_executor::fibers, blocks, launch);
+  CHECK(regions.blocks_as_regions == static_cast<int>(blocks));
+  CHECK(stackless.blocks_as_regions == 0);
+  CHECK(fibers.blocks_as_regions == 0);
+  for (unsigned b = 0; b < blocks; ++b) {
+    int expected = 0;
+    for (unsigned t = 0; t < active; ++t) expected += in[b * threads + t];
+    CHECK(regions.values[b] == expected);
+  }
+  CHECK(regions.values == stackless.values);
+  CHECK(regions.values == fibers.values);
+  CHECK(cudaFree(device_in) == cudaSuccess);
+}
+
+TEST_CASE("each instance of a kernel template that the program launches runs its region version") {
+  constexpr unsigned blocks = 3, threads = 64;
+  std::vector<int> in(blocks * threads);
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<int>(i % 11) - 3;
+  int* device_in = nullptr;
+  REQUIRE(cudaMalloc(&device_in, in.size() * sizeof(int)) == cudaSuccess);
+  REQUIRE(cudaMemcpy(device_in, in.data(), in.size() * sizeof(int), cudaMemcpyHostToDevice) == cudaSuccess);
+  for (unsigned size : {64u, 32u}) {
+    CAPTURE(size);
+    auto launch = [&](int* out) {
+      return size == 64 ? weft::launch<region_test_template_sum<int, 64>>(blocks, 64, device_in, out)
+                        : weft::launch<region_test_template_sum<int, 32>>(blocks, 32, device_in, out);
+    };
+    region_test_run regions = run_with(true, stackless_executor::coroutines, blocks, launch);
+    region_test_run stackless = run_with(false, stackless_executor::coroutines, blocks, launch);
+    CHECK(regions.blocks_as_regions == static_cast<int>(blocks));
+    CHECK(stackless.blocks_as_regions == 0);
+    for (unsigned b = 0; b < blocks; ++b) {
+      int expected = 0;
+      for (unsigned t = 0; t < size; ++t) expected += in[b * size + t];
+      CHECK(regions.values[b] == expected);
+    }
+    CHECK(regions.values == stackless.values);
   }
   CHECK(cudaFree(device_in) == cudaSuccess);
 }

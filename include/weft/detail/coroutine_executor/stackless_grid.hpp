@@ -68,8 +68,10 @@ inline std::atomic<bool>& region_versions_enabled() {
 
 /// The region version registered for a kernel launched as `Kernel`, or null:
 /// only a __global__ function known at compile time (scheduler's
-/// global_function, whose `function` names it) can have one. (weft-port
-/// writes none for a kernel of C linkage, whose launches run another body.)
+/// global_function, whose `function` names it) can have one. (A kernel of C
+/// linkage, or one kept as a `void` kernel that forwards to its stackless
+/// body, has it registered under the `void` kernel's address, which is
+/// `function` for its launches by address.)
 template <class Kernel>
 auto registered_region_version() {
   if constexpr (requires { region_version_of<Kernel::function>; })
