@@ -1470,12 +1470,22 @@ class race_worker {
 
   /// A traced load or store of `size` bytes at `address`, made by the code
   /// at `pc`. Inlined into each callback: most of a small kernel's traced
-  /// loads are of threadIdx and its kin, which are weft's own (one compare
-  /// where they lie side by side), of its stack, private memory in the
-  /// gap between allocations found last, and of global pages it holds.
+  /// loads are of threadIdx and its kin, which are weft's own, of its stack,
+  /// private memory in the gap between allocations found last, and of
+  /// global pages it holds.
   [[gnu::always_inline]] void access(const void* address, unsigned size, bool write, const void* pc) {
     std::uintptr_t a = reinterpret_cast<std::uintptr_t>(address);
-    if (a - builtins_begin_ < builtins_bytes_) return;
+    // The static TLS block: the built-in variables and weft's other
+    // thread-locals, untraced, or a __shared__ variable. Its word's flag,
+    // wherever the linker put the variable: Clang 16 places the four
+    // built-in variables by first use, apart from each other in weft_bench
+    // (threadIdx and blockIdx in .tbss with other thread-locals between
+    // them, blockDim and gridDim in .tdata), and a compare of one or two
+    // runs of adjacent ones left the others about 35 instructions each.
+    if (a - tls_begin_ < tls_bytes_) {
+      if ((a & 3) + size <= 4 && shared_shadow_.untraced((a - tls_begin_) / 4)) return;
+      return write ? access_static_tls<true>(a, size, pc) : access_static_tls<false>(a, size, pc);
+    }
     // A global page that the worker holds and the launch owns, before the
     // other filters: no private range, __shared__ word or built-in variable
     // lies in a weft allocation or the program's static data, so they would
@@ -1506,7 +1516,7 @@ class race_worker {
   }
 
  private:
-  // access()'s part past the built-in variables and streamed_word.
+  // access()'s part past the static TLS block and streamed_word.
   [[gnu::always_inline]] void access_past_builtins(std::uintptr_t a, unsigned size, bool write, const void* pc) {
     cached_page& cached = pages_[a / race_launch::page::bytes % pages_.size()];
     if (a - cached.begin < cached.end - cached.begin && cached.ready == holding_) [[likely]] {
@@ -1525,14 +1535,21 @@ class race_worker {
     access_past_builtins(a, 4, write, pc);
   }
 
+  // A __shared__ variable's access (or one of weft's thread-locals that
+  // spans words): access_filtered's path without the ranges that the static
+  // TLS block never lies in.
+  template <bool write>
+  [[gnu::noinline]] void access_static_tls(std::uintptr_t a, unsigned size, const void* pc) {
+    if (busy_) return;  // the detector's own accesses, if it was instrumented
+    if (!copies_.empty()) [[unlikely]]
+      return access_beside_copies(a, size, write, pc);
+    check_traced(a, size, write, pc);
+  }
+
   // access()'s filters past the built-in variables and the ready pages.
   [[gnu::always_inline]] void access_filtered(std::uintptr_t a, unsigned size, bool write, const void* pc) {
     if (a >= private_begin_ && a + size <= private_end_) return;
     if (a >= other_private_begin_ && a + size <= other_private_end_) return;
-    // After the private ranges: a stackless kernel's loads and stores of
-    // its frames, most of its callbacks, cost 3-5 % more with this compare
-    // before them (measure.sh, 2026-11-30).
-    if (a - other_builtins_begin_ < other_builtins_bytes_) return;
     if (busy_) return;  // the detector's own accesses, if it was instrumented
     // A tail call, as every call here is: the callback then needs no
     // register saved, and a private access or a built-in variable's returns
@@ -2527,6 +2544,7 @@ class race_worker {
         &f);
     tls_begin_ = f.tls;
     tls_end_ = f.tls + f.tls_bytes;
+    tls_bytes_ = f.tls_bytes;
     static_data_begin_ = f.data;
     static_data_end_ = f.data_end;
     shared_shadow_ = race_shared_shadow(f.tls_bytes / 4 + 1);
@@ -2540,40 +2558,6 @@ class race_worker {
                                                             {&blockDim, sizeof blockDim},
                                                             {&gridDim, sizeof gridDim}};
     for (auto [p, size] : builtins) ignore(p, size);
-    // access()'s shortcut: the two runs of adjacent ones that kernels read
-    // most, one compare each. Clang 16 puts threadIdx and blockIdx, which
-    // start zeroed (.tbss), apart from blockDim and gridDim (.tdata):
-    // 0x350 bytes after them in its Release build of weft_bench, with
-    // weft's own thread-locals between blockDim and gridDim in a small
-    // program. With one run, a vector add's loads of the others, three per
-    // thread, took the callback's long way (45 instructions each); a load
-    // outside both runs still does, and finds the variable untraced.
-    struct run {
-      std::uintptr_t begin, end;
-      unsigned reads;  // how often kernels read its variables, roughly
-    };
-    std::array<run, 4> spans;
-    const unsigned reads[] = {4, 3, 2, 1};  // threadIdx, blockIdx, blockDim, gridDim
-    for (std::size_t i = 0; i < spans.size(); ++i) {
-      auto begin = reinterpret_cast<std::uintptr_t>(builtins[i].first);
-      spans[i] = {begin, begin + builtins[i].second, reads[i]};
-    }
-    std::sort(spans.begin(), spans.end(), [](const run& x, const run& y) { return x.begin < y.begin; });
-    std::vector<run> runs;
-    for (const run& s : spans)
-      if (!runs.empty() && runs.back().end == s.begin) {
-        runs.back().end = s.end;
-        runs.back().reads += s.reads;
-      } else {
-        runs.push_back(s);
-      }
-    std::sort(runs.begin(), runs.end(), [](const run& x, const run& y) { return x.reads > y.reads; });
-    builtins_begin_ = runs[0].begin;
-    builtins_bytes_ = runs[0].end - runs[0].begin;
-    if (runs.size() >= 2) {
-      other_builtins_begin_ = runs[1].begin;
-      other_builtins_bytes_ = runs[1].end - runs[1].begin;
-    }
     for (const race_untraced_thread_local& t : race_untraced_thread_locals()) ignore(t.address(), t.bytes);
   }
 
@@ -2650,9 +2634,7 @@ class race_worker {
   race_copies_in_flight copies_;                        // the block's asynchronous copies in flight
   std::uintptr_t private_begin_ = 0, private_end_ = 0;  // the last two gaps found (note_private)
   std::uintptr_t other_private_begin_ = 0, other_private_end_ = 0;
-  // threadIdx, blockIdx, blockDim, gridDim: two runs of adjacent ones
-  std::uintptr_t builtins_begin_ = 0, builtins_bytes_ = 0;
-  std::uintptr_t other_builtins_begin_ = 0, other_builtins_bytes_ = 0;
+  std::uintptr_t tls_bytes_ = 0;  // tls_end_ - tls_begin_: access()'s first compare
   std::array<address_range, 8> ranges_{};  // the launch's, most recently found first
   // The launch's shadow pages that this worker used, by page index
   // (direct-mapped): most accesses skip classifying their address and
