@@ -640,8 +640,8 @@ TEST_CASE(
   race_test_block b;
   // The built-in variables: weft's, never a hazard (two threads' stores
   // with nothing between would be one on a __shared__ word).
-  const std::array<const void*, 4> builtins{&weft::detail::threadIdx, &weft::detail::blockIdx,
-                                            &weft::detail::blockDim, &weft::detail::gridDim};
+  const std::array<const void*, 4> builtins{&weft::detail::threadIdx, &weft::detail::blockIdx, &weft::detail::blockDim,
+                                            &weft::detail::gridDim};
   CHECK(race_test_block::hazards([&] {
           for (unsigned t : {0u, 1u})
             for (const void* variable : builtins)
@@ -1584,6 +1584,7 @@ namespace {
 [[gnu::noinline]] void race_test_site_streamed_reads_other() { asm volatile(""); }
 [[gnu::noinline]] void race_test_site_streamed_reads_before_barrier() { asm volatile(""); }
 [[gnu::noinline]] void race_test_site_streamed_reads_after_barrier() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_streamed_reads_streamed_write() { asm volatile(""); }
 [[gnu::noinline]] void race_test_site_streamed_reads_2d() { asm volatile(""); }
 
 // A launch that wrote words 1100 to 1163, then a second one, ordered after
@@ -1632,8 +1633,15 @@ TEST_CASE_FIXTURE(race_test_streaming_launch,
   // Both after the barrier: a hazard, whichever path the write took.
   race_test_global_access(worker, 3, &global[1103], true, race_test_site_streamed_writes);
   race_test_global_access(worker, 4, &global[1104], true, race_test_site_streamed_writes);
+  // Thread 5's the streamed path's (thread 4's, the ready page's, made the
+  // block stream again): its record must carry the new epoch's state too.
+  race_test_global_access(worker, 5, &global[1105], true, race_test_site_streamed_writes);
   CHECK(race_test_block::hazards([&] {
           race_test_global_access(worker, 6, &global[1104], false, race_test_site_streamed_reads_after_barrier);
+        }) == 1);
+  // (A read of another site: each pair of sites is reported once.)
+  CHECK(race_test_block::hazards([&] {
+          race_test_global_access(worker, 7, &global[1105], false, race_test_site_streamed_reads_streamed_write);
         }) == 1);
   // Thread 2's write, before the barrier, is ordered before this read.
   CHECK(race_test_block::hazards([&] {

@@ -314,6 +314,18 @@ class race_record {
     return thread | std::uint64_t{write} << 10 | std::uint64_t{std::min(release_clock, max_release_clock)} << 11 |
            std::uint64_t{std::min(lane_clock, max_lane_clock)} << 32 | std::uint64_t{launch} << 56;
   }
+  /// The half of a record that holds `state`, for of_halves.
+  [[gnu::always_inline]] static std::uint64_t state_half(std::uint32_t state) { return std::uint64_t{state} << 32; }
+  /// A record of `site` of a whole word in the state of `state_half`, from
+  /// its thread_half: the constructor below, with the state's shift made
+  /// once for many records.
+  [[gnu::always_inline]] static race_record of_halves(std::uint32_t site, std::uint64_t state_half,
+                                                      std::uint64_t thread_half) {
+    race_record r;
+    r.site_and_state_ = site | state_half;
+    r.rest_ = thread_half;
+    return r;
+  }
   /// A record of `site` in `state` from its thread_half.
   [[gnu::always_inline]] race_record(std::uint32_t site, std::uint32_t state, std::uint32_t untouched,
                                      std::uint64_t thread_half)
@@ -571,6 +583,15 @@ class race_shadow {
   [[gnu::always_inline]] race_record* find(part which, std::size_t word) {
     race_record* records = parts_[which].get();
     return records ? records + word : nullptr;
+  }
+  /// find() of the word at `offset` bytes into the page (a multiple of 4):
+  /// its record's offset is 4 times that, a scaled address, where the
+  /// word's number took a shift and a mask more (the compiler folds
+  /// offset / 4 * 16 back into them).
+  [[gnu::always_inline]] race_record* find_at_offset(part which, std::size_t offset) {
+    static_assert(sizeof(race_record) == 16);
+    race_record* records = parts_[which].get();
+    return records ? reinterpret_cast<race_record*>(reinterpret_cast<char*>(records) + offset * 4) : nullptr;
   }
   /// The word's record of `which`, for writing.
   [[gnu::always_inline]] race_record& make(part which, std::size_t word) {
@@ -1483,7 +1504,15 @@ class race_worker {
     // them, blockDim and gridDim in .tdata), and a compare of one or two
     // runs of adjacent ones left the others about 35 instructions each.
     if (a - tls_begin_ < tls_bytes_) {
-      if ((a & 3) + size <= 4 && shared_shadow_.untraced((a - tls_begin_) / 4)) return;
+      if ((a & 3) + size <= 4) {
+        if (shared_shadow_.untraced((a - tls_begin_) / 4)) return;
+        // A __shared__ word: its check at once (a tiled matmul's loads).
+        if (!busy_ && copies_.empty()) [[likely]] {
+          std::uintptr_t word = a & ~std::uintptr_t{3};
+          std::uint32_t untouched = race_untouched_bytes_in_word(a, size);
+          return write ? check_shared_word<true>(word, pc, untouched) : check_shared_word<false>(word, pc, untouched);
+        }
+      }
       return write ? access_static_tls<true>(a, size, pc) : access_static_tls<false>(a, size, pc);
     }
     // A global page that the worker holds and the launch owns, before the
@@ -1498,7 +1527,7 @@ class race_worker {
     cached_page& cached = cached_entry(a);
     // `size` and `write` are constants where this is inlined into a callback.
     if (size == 4) {
-      if (a - cached.begin < cached.end - cached.begin) [[likely]] {
+      if (a - cached.begin < cached.bytes) [[likely]] {
         streamed result = write ? streamed_word<true>(cached, a, pc) : streamed_word<false>(cached, a, pc);
         if (result == streamed::checked) [[likely]]
           return;
@@ -1519,7 +1548,7 @@ class race_worker {
   // access()'s part past the static TLS block and streamed_word.
   [[gnu::always_inline]] void access_past_builtins(std::uintptr_t a, unsigned size, bool write, const void* pc) {
     cached_page& cached = pages_[a / race_launch::page::bytes % pages_.size()];
-    if (a - cached.begin < cached.end - cached.begin && cached.ready == holding_) [[likely]] {
+    if (a - cached.begin < cached.bytes && cached.ready == holding_) [[likely]] {
       if (size == 4)
         return write ? access_ready_page<true, 4>(cached, a, pc) : access_ready_page<false, 4>(cached, a, pc);
       if (size == 2)
@@ -1535,9 +1564,9 @@ class race_worker {
     access_past_builtins(a, 4, write, pc);
   }
 
-  // A __shared__ variable's access (or one of weft's thread-locals that
-  // spans words): access_filtered's path without the ranges that the static
-  // TLS block never lies in.
+  // An access to the static TLS block that spans words, or one while the
+  // block has copies in flight: access_filtered's path without the ranges
+  // that the block never lies in.
   template <bool write>
   [[gnu::noinline]] void access_static_tls(std::uintptr_t a, unsigned size, const void* pc) {
     if (busy_) return;  // the detector's own accesses, if it was instrumented
@@ -1627,19 +1656,19 @@ class race_worker {
 
   template <bool write>
   [[gnu::always_inline]] bool streamed_word_ordered(cached_page& cached, std::uintptr_t a, std::uintptr_t pc) {
-    std::size_t at = a % race_launch::page::bytes / 4;
+    std::size_t at = a % race_launch::page::bytes;  // aligned: streamed_word
     race_shadow& words = cached.page->words;
     // One record at a time, and the site last, so that the callback needs
     // no register saved.
     if constexpr (write) {
-      race_record* last_write = words.find(race_shadow::writes, at);
+      race_record* last_write = words.find_at_offset(race_shadow::writes, at);
       if (!last_write) [[unlikely]]
         return false;
       if (!streamed_known(cached, last_write)) [[unlikely]]
         return false;
-      if (!streamed_known(cached, words.find(race_shadow::latest_reads, at))) [[unlikely]]
+      if (!streamed_known(cached, words.find_at_offset(race_shadow::latest_reads, at))) [[unlikely]]
         return false;
-      if (!streamed_known(cached, words.find(race_shadow::earlier_reads, at))) [[unlikely]]
+      if (!streamed_known(cached, words.find_at_offset(race_shadow::earlier_reads, at))) [[unlikely]]
         return false;
       std::uint32_t site = cached.streamed_site;
       if (cached.streamed_pc != pc) [[unlikely]] {
@@ -1650,21 +1679,22 @@ class race_worker {
       race_shadow* again = &words;
       asm("" : "+r"(again));
       for (auto part : {race_shadow::latest_reads, race_shadow::earlier_reads})
-        if (race_record* read = again->find(part, at)) read->forget_byte();
-      last_write->store(race_record(site, state_, 0, plain_thread_half_ | threadIdx.x | std::uint64_t{1} << 10));
+        if (race_record* read = again->find_at_offset(part, at)) read->forget_byte();
+      last_write->store(race_record::of_halves(site, streamed_state_half_,
+                                               plain_thread_half_ | threadIdx.x | std::uint64_t{1} << 10));
     } else {
-      race_record* latest_read = words.find(race_shadow::latest_reads, at);
+      race_record* latest_read = words.find_at_offset(race_shadow::latest_reads, at);
       if (!latest_read) [[unlikely]]
         return false;
       if (!streamed_known(cached, latest_read)) [[unlikely]]
         return false;
-      if (!streamed_known(cached, words.find(race_shadow::writes, at))) [[unlikely]]
+      if (!streamed_known(cached, words.find_at_offset(race_shadow::writes, at))) [[unlikely]]
         return false;
       std::uint32_t site = cached.streamed_site;
       if (cached.streamed_pc != pc) [[unlikely]] {
         if (!streamed_site_of(cached, pc, site)) return false;
       }
-      latest_read->store(race_record(site, state_, 0, plain_thread_half_ | threadIdx.x));
+      latest_read->store(race_record::of_halves(site, streamed_state_half_, plain_thread_half_ | threadIdx.x));
     }
     return true;
   }
@@ -1684,7 +1714,10 @@ class race_worker {
                   word_ordered<write>(cached, a, size, reinterpret_cast<std::uintptr_t>(pc));
       // The block streams again (after its start, a barrier, a fence...)
       // from the first access that word_ordered took: its state is made.
-      if (done && streaming_block_ && plain_clocks_) streamed_ready_ = holding_;
+      if (done && streaming_block_ && plain_clocks_) {
+        streamed_ready_ = holding_;
+        streamed_state_half_ = race_record::state_half(state_);
+      }
       std::atomic_signal_fence(std::memory_order_seq_cst);
       busy_ = false;
       if (done) [[likely]]
@@ -1870,7 +1903,7 @@ class race_worker {
     if ((a & 3) + size > 4) return false;
     std::uintptr_t word = a & ~std::uintptr_t{3};
     cached_page& cached = pages_[word / race_launch::page::bytes % pages_.size()];
-    if (word - cached.begin >= cached.end - cached.begin) return false;
+    if (word - cached.begin >= cached.bytes) return false;
     if (cached.ready != holding_) return false;
     return word_ordered<write>(cached, a, size, pc);
   }
@@ -1925,7 +1958,7 @@ class race_worker {
     // A global word of a page this worker used lately, in the allocation it
     // found there: one compare, where classifying the word takes a dozen.
     cached_page& cached = pages_[word / race_launch::page::bytes % pages_.size()];
-    if (word - cached.begin >= cached.end - cached.begin) [[unlikely]] {
+    if (word - cached.begin >= cached.bytes) [[unlikely]] {
       if (word >= tls_begin_ && word < tls_end_) {
         if (shared_shadow_.untraced((word - tls_begin_) / 4)) return true;
         if (clustered_) [[unlikely]]
@@ -2061,7 +2094,9 @@ class race_worker {
   // program's static data), as a worker remembers them.
   // 64 bytes: access() finds its entry with a shift.
   struct alignas(64) cached_page {
-    std::uintptr_t begin = 0, end = 0;
+    // The page's part of its allocation: [begin, begin + bytes), one
+    // compare of the address's offset (`end` took two instructions more).
+    std::uintptr_t begin = 0, bytes = 0;
     std::uintptr_t index = ~std::uintptr_t{0};
     race_launch::page* page = nullptr;
     race_space space = race_space::global;
@@ -2122,7 +2157,7 @@ class race_worker {
       cached.ready = 0;  // another page: access_word holds and owns it first
     }
     cached.begin = std::max(global.begin, index * race_launch::page::bytes);
-    cached.end = std::min(global.end, (index + 1) * race_launch::page::bytes);
+    cached.bytes = std::min(global.end, (index + 1) * race_launch::page::bytes) - cached.begin;
     cached.space = space;
     return true;
   }
@@ -2605,6 +2640,7 @@ class race_worker {
   // access_ready_page finds them so again: one compare, where testing each
   // was ten instructions of every streamed access.
   std::uint64_t streamed_ready_ = not_streaming;
+  std::uint64_t streamed_state_half_ = 0;  // state_'s record half while streamed_ready_ (state_ is unchanged then)
   static constexpr std::uint64_t not_streaming = ~std::uint64_t{0};
   std::vector<race_clock> known_;
   std::vector<std::uint64_t> known_generation_;
@@ -2634,7 +2670,7 @@ class race_worker {
   race_copies_in_flight copies_;                        // the block's asynchronous copies in flight
   std::uintptr_t private_begin_ = 0, private_end_ = 0;  // the last two gaps found (note_private)
   std::uintptr_t other_private_begin_ = 0, other_private_end_ = 0;
-  std::uintptr_t tls_bytes_ = 0;  // tls_end_ - tls_begin_: access()'s first compare
+  std::uintptr_t tls_bytes_ = 0;           // tls_end_ - tls_begin_: access()'s first compare
   std::array<address_range, 8> ranges_{};  // the launch's, most recently found first
   // The launch's shadow pages that this worker used, by page index
   // (direct-mapped): most accesses skip classifying their address and
