@@ -1498,11 +1498,11 @@ class race_worker {
     std::uintptr_t a = reinterpret_cast<std::uintptr_t>(address);
     // The static TLS block: the built-in variables and weft's other
     // thread-locals, untraced, or a __shared__ variable. Its word's flag,
-    // wherever the linker put the variable: Clang 16 places the four
-    // built-in variables by first use, apart from each other in weft_bench
-    // (threadIdx and blockIdx in .tbss with other thread-locals between
-    // them, blockDim and gridDim in .tdata), and a compare of one or two
-    // runs of adjacent ones left the others about 35 instructions each.
+    // wherever the linker put the variable: Clang 16 does not keep the
+    // four built-in variables together (in weft_bench threadIdx and
+    // blockIdx lie in .tbss with other thread-locals between them,
+    // blockDim and gridDim in .tdata), and a compare of one or two runs of
+    // adjacent ones left the others 35-45 instructions each.
     if (a - tls_begin_ < tls_bytes_) {
       if ((a & 3) + size <= 4) {
         if (shared_shadow_.untraced((a - tls_begin_) / 4)) return;
