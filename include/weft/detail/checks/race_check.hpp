@@ -1582,14 +1582,14 @@ class race_worker {
     check_traced(a, size, write, pc);
   }
 
-  // access()'s filters past the built-in variables and the ready pages.
+  // access()'s filters past the static TLS block and the ready pages.
   [[gnu::always_inline]] void access_filtered(std::uintptr_t a, unsigned size, bool write, const void* pc) {
     if (a >= private_begin_ && a + size <= private_end_) return;
     if (a >= other_private_begin_ && a + size <= other_private_end_) return;
     if (busy_) return;  // the detector's own accesses, if it was instrumented
     // A tail call, as every call here is: the callback then needs no
-    // register saved, and a private access or a built-in variable's returns
-    // without touching the stack.
+    // register saved, and a private access returns without touching the
+    // stack.
     if (!copies_.empty()) [[unlikely]]
       return access_beside_copies(a, size, write, pc);
     check_traced(a, size, write, pc);
