@@ -7,6 +7,9 @@
 #   normal    the default build, WEFT_SCHEDULE unset
 #   forward   the same binary, WEFT_SCHEDULE=forward (the default, spelled)
 #   random    the same binary, WEFT_SCHEDULE=random:1
+#   stackless the same binary, WEFT_EXECUTOR=stackless: the kernels that
+#             have a region version run as their stackless kernels, as
+#             in the race check, which does not run region versions
 #   address   -DWEFT_SANITIZE=address  (the memory check)
 #   race      -DWEFT_SANITIZE=race     (the race check)
 #
@@ -66,6 +69,7 @@ while [ "$round" -le "$rounds" ]; do
       normal) run="env -u WEFT_SCHEDULE $root/normal/benchmarks/weft_bench" ;;
       forward) run="env WEFT_SCHEDULE=forward $root/normal/benchmarks/weft_bench" ;;
       random) run="env WEFT_SCHEDULE=random:1 $root/normal/benchmarks/weft_bench" ;;
+      stackless) run="env -u WEFT_SCHEDULE WEFT_EXECUTOR=stackless $root/normal/benchmarks/weft_bench" ;;
       address) run="env -u WEFT_SCHEDULE ASAN_OPTIONS=$asan $root/address/benchmarks/weft_bench" ;;
       race) run="env -u WEFT_SCHEDULE $root/race/benchmarks/weft_bench" ;;
       race_before) run="env -u WEFT_SCHEDULE $RACE_BEFORE" ;;

@@ -97,6 +97,39 @@ TEST_CASE("race check: reading a copy's destination before the barrier phase it 
         }) == 1);
 }
 
+namespace {
+
+// A __shared__ variable as weft keeps one (a thread-local of the static TLS
+// block), where async_copy_test_block's tile is the dynamic buffer: the
+// race check takes its accesses another way.
+thread_local std::array<std::uint32_t, 8> async_copy_test_static_tile{};
+
+[[gnu::noinline]] void async_copy_test_site_word() { asm volatile(""); }
+[[gnu::noinline]] void async_copy_test_site_two_words() { asm volatile(""); }
+[[gnu::noinline]] void async_copy_test_site_after_wait() { asm volatile(""); }
+
+}  // namespace
+
+TEST_CASE("race check: reading a __shared__ variable that a copy in flight writes is a race, one word or two") {
+  async_copy_test_block b;
+  int barrier = 0;
+  race_copy by_barrier{.wait = race_copy_wait::barrier, .barrier = &barrier};
+  weft::detail::threadIdx = uint3{6, 0, 0};
+  weft::detail::race_copy_async(async_copy_test_static_tile.data(), &b.source[40], 16, 0, by_barrier,
+                                "cuda::memcpy_async", std::source_location::current());
+  CHECK(async_copy_test_block::hazards(
+            [&] { b.access(6, &async_copy_test_static_tile[1], false, async_copy_test_site_word); }) == 1);
+  CHECK(async_copy_test_block::hazards([&] {
+          b.worker.access(&async_copy_test_static_tile[2], 8, false,
+                          reinterpret_cast<const char*>(async_copy_test_site_two_words) + 1);
+        }) == 1);
+  CHECK(async_copy_test_block::hazards([&] {
+          b.worker.block_synced();
+          weft::detail::race_copies_complete(&barrier);
+          b.access(6, &async_copy_test_static_tile[3], false, async_copy_test_site_after_wait);
+        }) == 0);
+}
+
 TEST_CASE("race check: overwriting a copy's source or destination in flight is a race, reading its source is not") {
   async_copy_test_block b;
   int barrier = 0;

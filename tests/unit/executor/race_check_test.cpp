@@ -615,6 +615,68 @@ TEST_CASE(
             [&] { race_test_tile_access(b.worker, 2, 4, true, race_test_tile_after_warp_store); }) == 1);
 }
 
+namespace {
+
+// A __shared__ array whose first word the race check takes for weft's own
+// thread-local (race_untraced, as weft's headers register theirs), so that
+// an access may span an untraced word and a __shared__ one.
+thread_local std::array<std::uint32_t, 4> race_test_beside_untraced{};
+const bool race_test_beside_untraced_registered = weft::detail::race_untraced(
+    []() -> const void* { return race_test_beside_untraced.data(); }, sizeof(std::uint32_t));
+
+[[gnu::noinline]] void race_test_site_builtin_store() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_narrow_store() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_narrow_load() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_spanning_store() { asm volatile(""); }
+
+const char* race_test_pc(void (*site)()) { return reinterpret_cast<const char*>(site) + 1; }
+
+}  // namespace
+
+TEST_CASE(
+    "race check: a block's threads may read and write threadIdx, blockIdx, blockDim and gridDim with accesses of any "
+    "size, wherever the linker put them; a __shared__ word's accesses of 1, 2 and 8 bytes are checked") {
+  REQUIRE(race_test_beside_untraced_registered);
+  race_test_block b;
+  // The built-in variables: weft's, never a hazard (two threads' stores
+  // with nothing between would be one on a __shared__ word).
+  const std::array<const void*, 4> builtins{&weft::detail::threadIdx, &weft::detail::blockIdx, &weft::detail::blockDim,
+                                            &weft::detail::gridDim};
+  CHECK(race_test_block::hazards([&] {
+          for (unsigned t : {0u, 1u})
+            for (const void* variable : builtins)
+              for (unsigned offset = 0; offset < sizeof(uint3); ++offset)
+                for (unsigned size : {1u, 2u, 4u, 8u})
+                  if (offset + size <= sizeof(uint3)) {
+                    weft::detail::threadIdx = uint3{t, 0, 0};
+                    b.worker.access(static_cast<const char*>(variable) + offset, size, true,
+                                    race_test_pc(race_test_site_builtin_store));
+                  }
+        }) == 0);
+  // A byte store and another thread's two-byte load of the same __shared__
+  // byte: a read-after-write hazard; of the word's other bytes, none.
+  CHECK(race_test_block::hazards([&] {
+          weft::detail::threadIdx = uint3{0, 0, 0};
+          b.worker.access(reinterpret_cast<const char*>(&race_test_tile[20]) + 1, 1, true,
+                          race_test_pc(race_test_site_narrow_store));
+          weft::detail::threadIdx = uint3{1, 0, 0};
+          b.worker.access(reinterpret_cast<const char*>(&race_test_tile[20]) + 2, 2, false,
+                          race_test_pc(race_test_site_narrow_load));
+        }) == 0);
+  CHECK(race_test_block::hazards([&] {
+          weft::detail::threadIdx = uint3{1, 0, 0};
+          b.worker.access(&race_test_tile[20], 2, false, race_test_pc(race_test_site_narrow_load));
+        }) == 1);
+  // An 8-byte store that starts on an untraced word and ends on a __shared__
+  // one, by two threads: a write-after-write hazard on the second word.
+  CHECK(race_test_block::hazards([&] {
+          for (unsigned t : {2u, 3u}) {
+            weft::detail::threadIdx = uint3{t, 0, 0};
+            b.worker.access(race_test_beside_untraced.data(), 8, true, race_test_pc(race_test_site_spanning_store));
+          }
+        }) == 1);
+}
+
 TEST_CASE(
     "race check: a named barrier orders what its arrivals did before arriving before what its waiters do after it, "
     "not what a bar.arrive thread does after arriving") {
@@ -1035,7 +1097,6 @@ TEST_CASE(
 
 namespace {
 
-[[gnu::noinline]] void race_test_site_cluster_owner_atomic() { asm volatile(""); }
 [[gnu::noinline]] void race_test_site_cluster_peer_reads_counter() { asm volatile(""); }
 [[gnu::noinline]] void race_test_site_cluster_peer_writes_before_arriving() { asm volatile(""); }
 [[gnu::noinline]] void race_test_site_cluster_peer_writes_after_arriving() { asm volatile(""); }
@@ -1523,6 +1584,7 @@ namespace {
 [[gnu::noinline]] void race_test_site_streamed_reads_other() { asm volatile(""); }
 [[gnu::noinline]] void race_test_site_streamed_reads_before_barrier() { asm volatile(""); }
 [[gnu::noinline]] void race_test_site_streamed_reads_after_barrier() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_streamed_reads_streamed_write() { asm volatile(""); }
 [[gnu::noinline]] void race_test_site_streamed_reads_2d() { asm volatile(""); }
 
 // A launch that wrote words 1100 to 1163, then a second one, ordered after
@@ -1571,8 +1633,15 @@ TEST_CASE_FIXTURE(race_test_streaming_launch,
   // Both after the barrier: a hazard, whichever path the write took.
   race_test_global_access(worker, 3, &global[1103], true, race_test_site_streamed_writes);
   race_test_global_access(worker, 4, &global[1104], true, race_test_site_streamed_writes);
+  // Thread 5's the streamed path's (thread 4's, the ready page's, made the
+  // block stream again): its record must carry the new epoch's state too.
+  race_test_global_access(worker, 5, &global[1105], true, race_test_site_streamed_writes);
   CHECK(race_test_block::hazards([&] {
           race_test_global_access(worker, 6, &global[1104], false, race_test_site_streamed_reads_after_barrier);
+        }) == 1);
+  // (A read of another site: each pair of sites is reported once.)
+  CHECK(race_test_block::hazards([&] {
+          race_test_global_access(worker, 7, &global[1105], false, race_test_site_streamed_reads_streamed_write);
         }) == 1);
   // Thread 2's write, before the barrier, is ordered before this read.
   CHECK(race_test_block::hazards([&] {

@@ -314,6 +314,18 @@ class race_record {
     return thread | std::uint64_t{write} << 10 | std::uint64_t{std::min(release_clock, max_release_clock)} << 11 |
            std::uint64_t{std::min(lane_clock, max_lane_clock)} << 32 | std::uint64_t{launch} << 56;
   }
+  /// The half of a record that holds `state`, for of_halves.
+  [[gnu::always_inline]] static std::uint64_t state_half(std::uint32_t state) { return std::uint64_t{state} << 32; }
+  /// A record of `site` of a whole word in the state of `state_half`, from
+  /// its thread_half: the constructor below, with the state's shift made
+  /// once for many records.
+  [[gnu::always_inline]] static race_record of_halves(std::uint32_t site, std::uint64_t state_half,
+                                                      std::uint64_t thread_half) {
+    race_record r;
+    r.site_and_state_ = site | state_half;
+    r.rest_ = thread_half;
+    return r;
+  }
   /// A record of `site` in `state` from its thread_half.
   [[gnu::always_inline]] race_record(std::uint32_t site, std::uint32_t state, std::uint32_t untouched,
                                      std::uint64_t thread_half)
@@ -571,6 +583,15 @@ class race_shadow {
   [[gnu::always_inline]] race_record* find(part which, std::size_t word) {
     race_record* records = parts_[which].get();
     return records ? records + word : nullptr;
+  }
+  /// find() of the word at `offset` bytes into the page (a multiple of 4):
+  /// its record's offset is 4 times that, a scaled address, where the
+  /// word's number took a shift and a mask more (the compiler folds
+  /// offset / 4 * 16 back into them).
+  [[gnu::always_inline]] race_record* find_at_offset(part which, std::size_t offset) {
+    static_assert(sizeof(race_record) == 16);
+    race_record* records = parts_[which].get();
+    return records ? reinterpret_cast<race_record*>(reinterpret_cast<char*>(records) + offset * 4) : nullptr;
   }
   /// The word's record of `which`, for writing.
   [[gnu::always_inline]] race_record& make(part which, std::size_t word) {
@@ -1470,12 +1491,37 @@ class race_worker {
 
   /// A traced load or store of `size` bytes at `address`, made by the code
   /// at `pc`. Inlined into each callback: most of a small kernel's traced
-  /// loads are of threadIdx and its kin, which are weft's own (one compare
-  /// where they lie side by side), of its stack, private memory in the
-  /// gap between allocations found last, and of global pages it holds.
+  /// loads are of threadIdx and its kin, which are weft's own, of its stack,
+  /// private memory in the gap between allocations found last, and of
+  /// global pages it holds.
   [[gnu::always_inline]] void access(const void* address, unsigned size, bool write, const void* pc) {
     std::uintptr_t a = reinterpret_cast<std::uintptr_t>(address);
-    if (a - builtins_begin_ < builtins_bytes_) return;
+    // The static TLS block: the built-in variables and weft's other
+    // thread-locals, untraced, or a __shared__ variable. Its word's flag,
+    // wherever the linker put the variable: Clang 16 does not keep the
+    // four built-in variables together (in weft_bench threadIdx and
+    // blockIdx lie in .tbss with other thread-locals between them,
+    // blockDim and gridDim in .tdata), and a compare of one or two runs of
+    // adjacent ones left the others 35-45 instructions each.
+    if (a - tls_begin_ < tls_bytes_) {
+      if ((a & 3) + size <= 4) {
+        if (shared_shadow_.untraced((a - tls_begin_) / 4)) return;
+        // A __shared__ word: its check at once (a tiled matmul's loads).
+        if (!busy_ && copies_.empty()) [[likely]] {
+          std::uintptr_t word = a & ~std::uintptr_t{3};
+          std::uint32_t untouched = race_untouched_bytes_in_word(a, size);
+          return write ? check_shared_word<true>(word, pc, untouched) : check_shared_word<false>(word, pc, untouched);
+        }
+      } else if (size == 8 && a + size <= tls_end_ && shared_shadow_.untraced((a - tls_begin_) / 4) &&
+                 shared_shadow_.untraced((a + size - 1 - tls_begin_) / 4)) {
+        // Weft's own pointers, which a stackless kernel's body reads (its
+        // executor's, its frame arena's): untraced, as check_traced finds
+        // them, without the call there (a block reduction's most frequent
+        // callback).
+        return;
+      }
+      return write ? access_static_tls<true>(a, size, pc) : access_static_tls<false>(a, size, pc);
+    }
     // A global page that the worker holds and the launch owns, before the
     // other filters: no private range, __shared__ word or built-in variable
     // lies in a weft allocation or the program's static data, so they would
@@ -1488,7 +1534,7 @@ class race_worker {
     cached_page& cached = cached_entry(a);
     // `size` and `write` are constants where this is inlined into a callback.
     if (size == 4) {
-      if (a - cached.begin < cached.end - cached.begin) [[likely]] {
+      if (a - cached.begin < cached.bytes) [[likely]] {
         streamed result = write ? streamed_word<true>(cached, a, pc) : streamed_word<false>(cached, a, pc);
         if (result == streamed::checked) [[likely]]
           return;
@@ -1506,10 +1552,10 @@ class race_worker {
   }
 
  private:
-  // access()'s part past the built-in variables and streamed_word.
+  // access()'s part past the static TLS block and streamed_word.
   [[gnu::always_inline]] void access_past_builtins(std::uintptr_t a, unsigned size, bool write, const void* pc) {
     cached_page& cached = pages_[a / race_launch::page::bytes % pages_.size()];
-    if (a - cached.begin < cached.end - cached.begin && cached.ready == holding_) [[likely]] {
+    if (a - cached.begin < cached.bytes && cached.ready == holding_) [[likely]] {
       if (size == 4)
         return write ? access_ready_page<true, 4>(cached, a, pc) : access_ready_page<false, 4>(cached, a, pc);
       if (size == 2)
@@ -1525,18 +1571,25 @@ class race_worker {
     access_past_builtins(a, 4, write, pc);
   }
 
-  // access()'s filters past the built-in variables and the ready pages.
+  // An access to the static TLS block that spans words, or one while the
+  // block has copies in flight: access_filtered's path without the ranges
+  // that the block never lies in.
+  template <bool write>
+  [[gnu::noinline]] void access_static_tls(std::uintptr_t a, unsigned size, const void* pc) {
+    if (busy_) return;  // the detector's own accesses, if it was instrumented
+    if (!copies_.empty()) [[unlikely]]
+      return access_beside_copies(a, size, write, pc);
+    check_traced(a, size, write, pc);
+  }
+
+  // access()'s filters past the static TLS block and the ready pages.
   [[gnu::always_inline]] void access_filtered(std::uintptr_t a, unsigned size, bool write, const void* pc) {
     if (a >= private_begin_ && a + size <= private_end_) return;
     if (a >= other_private_begin_ && a + size <= other_private_end_) return;
-    // After the private ranges: a stackless kernel's loads and stores of
-    // its frames, most of its callbacks, cost 3-5 % more with this compare
-    // before them (measure.sh, 2026-11-30).
-    if (a - other_builtins_begin_ < other_builtins_bytes_) return;
     if (busy_) return;  // the detector's own accesses, if it was instrumented
     // A tail call, as every call here is: the callback then needs no
-    // register saved, and a private access or a built-in variable's returns
-    // without touching the stack.
+    // register saved, and a private access returns without touching the
+    // stack.
     if (!copies_.empty()) [[unlikely]]
       return access_beside_copies(a, size, write, pc);
     check_traced(a, size, write, pc);
@@ -1610,19 +1663,19 @@ class race_worker {
 
   template <bool write>
   [[gnu::always_inline]] bool streamed_word_ordered(cached_page& cached, std::uintptr_t a, std::uintptr_t pc) {
-    std::size_t at = a % race_launch::page::bytes / 4;
+    std::size_t at = a % race_launch::page::bytes;  // aligned: streamed_word
     race_shadow& words = cached.page->words;
     // One record at a time, and the site last, so that the callback needs
     // no register saved.
     if constexpr (write) {
-      race_record* last_write = words.find(race_shadow::writes, at);
+      race_record* last_write = words.find_at_offset(race_shadow::writes, at);
       if (!last_write) [[unlikely]]
         return false;
       if (!streamed_known(cached, last_write)) [[unlikely]]
         return false;
-      if (!streamed_known(cached, words.find(race_shadow::latest_reads, at))) [[unlikely]]
+      if (!streamed_known(cached, words.find_at_offset(race_shadow::latest_reads, at))) [[unlikely]]
         return false;
-      if (!streamed_known(cached, words.find(race_shadow::earlier_reads, at))) [[unlikely]]
+      if (!streamed_known(cached, words.find_at_offset(race_shadow::earlier_reads, at))) [[unlikely]]
         return false;
       std::uint32_t site = cached.streamed_site;
       if (cached.streamed_pc != pc) [[unlikely]] {
@@ -1633,21 +1686,22 @@ class race_worker {
       race_shadow* again = &words;
       asm("" : "+r"(again));
       for (auto part : {race_shadow::latest_reads, race_shadow::earlier_reads})
-        if (race_record* read = again->find(part, at)) read->forget_byte();
-      last_write->store(race_record(site, state_, 0, plain_thread_half_ | threadIdx.x | std::uint64_t{1} << 10));
+        if (race_record* read = again->find_at_offset(part, at)) read->forget_byte();
+      last_write->store(race_record::of_halves(site, streamed_state_half_,
+                                               plain_thread_half_ | threadIdx.x | std::uint64_t{1} << 10));
     } else {
-      race_record* latest_read = words.find(race_shadow::latest_reads, at);
+      race_record* latest_read = words.find_at_offset(race_shadow::latest_reads, at);
       if (!latest_read) [[unlikely]]
         return false;
       if (!streamed_known(cached, latest_read)) [[unlikely]]
         return false;
-      if (!streamed_known(cached, words.find(race_shadow::writes, at))) [[unlikely]]
+      if (!streamed_known(cached, words.find_at_offset(race_shadow::writes, at))) [[unlikely]]
         return false;
       std::uint32_t site = cached.streamed_site;
       if (cached.streamed_pc != pc) [[unlikely]] {
         if (!streamed_site_of(cached, pc, site)) return false;
       }
-      latest_read->store(race_record(site, state_, 0, plain_thread_half_ | threadIdx.x));
+      latest_read->store(race_record::of_halves(site, streamed_state_half_, plain_thread_half_ | threadIdx.x));
     }
     return true;
   }
@@ -1667,7 +1721,10 @@ class race_worker {
                   word_ordered<write>(cached, a, size, reinterpret_cast<std::uintptr_t>(pc));
       // The block streams again (after its start, a barrier, a fence...)
       // from the first access that word_ordered took: its state is made.
-      if (done && streaming_block_ && plain_clocks_) streamed_ready_ = holding_;
+      if (done && streaming_block_ && plain_clocks_) {
+        streamed_ready_ = holding_;
+        streamed_state_half_ = race_record::state_half(state_);
+      }
       std::atomic_signal_fence(std::memory_order_seq_cst);
       busy_ = false;
       if (done) [[likely]]
@@ -1853,7 +1910,7 @@ class race_worker {
     if ((a & 3) + size > 4) return false;
     std::uintptr_t word = a & ~std::uintptr_t{3};
     cached_page& cached = pages_[word / race_launch::page::bytes % pages_.size()];
-    if (word - cached.begin >= cached.end - cached.begin) return false;
+    if (word - cached.begin >= cached.bytes) return false;
     if (cached.ready != holding_) return false;
     return word_ordered<write>(cached, a, size, pc);
   }
@@ -1908,7 +1965,7 @@ class race_worker {
     // A global word of a page this worker used lately, in the allocation it
     // found there: one compare, where classifying the word takes a dozen.
     cached_page& cached = pages_[word / race_launch::page::bytes % pages_.size()];
-    if (word - cached.begin >= cached.end - cached.begin) [[unlikely]] {
+    if (word - cached.begin >= cached.bytes) [[unlikely]] {
       if (word >= tls_begin_ && word < tls_end_) {
         if (shared_shadow_.untraced((word - tls_begin_) / 4)) return true;
         if (clustered_) [[unlikely]]
@@ -2044,7 +2101,9 @@ class race_worker {
   // program's static data), as a worker remembers them.
   // 64 bytes: access() finds its entry with a shift.
   struct alignas(64) cached_page {
-    std::uintptr_t begin = 0, end = 0;
+    // The page's part of its allocation: [begin, begin + bytes), one
+    // compare of the address's offset (`end` took two instructions more).
+    std::uintptr_t begin = 0, bytes = 0;
     std::uintptr_t index = ~std::uintptr_t{0};
     race_launch::page* page = nullptr;
     race_space space = race_space::global;
@@ -2105,7 +2164,7 @@ class race_worker {
       cached.ready = 0;  // another page: access_word holds and owns it first
     }
     cached.begin = std::max(global.begin, index * race_launch::page::bytes);
-    cached.end = std::min(global.end, (index + 1) * race_launch::page::bytes);
+    cached.bytes = std::min(global.end, (index + 1) * race_launch::page::bytes) - cached.begin;
     cached.space = space;
     return true;
   }
@@ -2527,6 +2586,7 @@ class race_worker {
         &f);
     tls_begin_ = f.tls;
     tls_end_ = f.tls + f.tls_bytes;
+    tls_bytes_ = f.tls_bytes;
     static_data_begin_ = f.data;
     static_data_end_ = f.data_end;
     shared_shadow_ = race_shared_shadow(f.tls_bytes / 4 + 1);
@@ -2540,40 +2600,6 @@ class race_worker {
                                                             {&blockDim, sizeof blockDim},
                                                             {&gridDim, sizeof gridDim}};
     for (auto [p, size] : builtins) ignore(p, size);
-    // access()'s shortcut: the two runs of adjacent ones that kernels read
-    // most, one compare each. Clang 16 puts threadIdx and blockIdx, which
-    // start zeroed (.tbss), apart from blockDim and gridDim (.tdata):
-    // 0x350 bytes after them in its Release build of weft_bench, with
-    // weft's own thread-locals between blockDim and gridDim in a small
-    // program. With one run, a vector add's loads of the others, three per
-    // thread, took the callback's long way (45 instructions each); a load
-    // outside both runs still does, and finds the variable untraced.
-    struct run {
-      std::uintptr_t begin, end;
-      unsigned reads;  // how often kernels read its variables, roughly
-    };
-    std::array<run, 4> spans;
-    const unsigned reads[] = {4, 3, 2, 1};  // threadIdx, blockIdx, blockDim, gridDim
-    for (std::size_t i = 0; i < spans.size(); ++i) {
-      auto begin = reinterpret_cast<std::uintptr_t>(builtins[i].first);
-      spans[i] = {begin, begin + builtins[i].second, reads[i]};
-    }
-    std::sort(spans.begin(), spans.end(), [](const run& x, const run& y) { return x.begin < y.begin; });
-    std::vector<run> runs;
-    for (const run& s : spans)
-      if (!runs.empty() && runs.back().end == s.begin) {
-        runs.back().end = s.end;
-        runs.back().reads += s.reads;
-      } else {
-        runs.push_back(s);
-      }
-    std::sort(runs.begin(), runs.end(), [](const run& x, const run& y) { return x.reads > y.reads; });
-    builtins_begin_ = runs[0].begin;
-    builtins_bytes_ = runs[0].end - runs[0].begin;
-    if (runs.size() >= 2) {
-      other_builtins_begin_ = runs[1].begin;
-      other_builtins_bytes_ = runs[1].end - runs[1].begin;
-    }
     for (const race_untraced_thread_local& t : race_untraced_thread_locals()) ignore(t.address(), t.bytes);
   }
 
@@ -2621,6 +2647,7 @@ class race_worker {
   // access_ready_page finds them so again: one compare, where testing each
   // was ten instructions of every streamed access.
   std::uint64_t streamed_ready_ = not_streaming;
+  std::uint64_t streamed_state_half_ = 0;  // state_'s record half while streamed_ready_ (state_ is unchanged then)
   static constexpr std::uint64_t not_streaming = ~std::uint64_t{0};
   std::vector<race_clock> known_;
   std::vector<std::uint64_t> known_generation_;
@@ -2650,9 +2677,7 @@ class race_worker {
   race_copies_in_flight copies_;                        // the block's asynchronous copies in flight
   std::uintptr_t private_begin_ = 0, private_end_ = 0;  // the last two gaps found (note_private)
   std::uintptr_t other_private_begin_ = 0, other_private_end_ = 0;
-  // threadIdx, blockIdx, blockDim, gridDim: two runs of adjacent ones
-  std::uintptr_t builtins_begin_ = 0, builtins_bytes_ = 0;
-  std::uintptr_t other_builtins_begin_ = 0, other_builtins_bytes_ = 0;
+  std::uintptr_t tls_bytes_ = 0;           // tls_end_ - tls_begin_: access()'s first compare
   std::array<address_range, 8> ranges_{};  // the launch's, most recently found first
   // The launch's shadow pages that this worker used, by page index
   // (direct-mapped): most accesses skip classifying their address and
