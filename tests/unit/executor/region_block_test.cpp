@@ -273,6 +273,28 @@ region_test_run run_with(bool regions, stackless_executor executor, std::size_t 
   return run;
 }
 
+// Runs `launch` as regions, as the stackless kernel and on fibers, and
+// checks that each of the `blocks` blocks (`threads` inputs of `in` each)
+// left the sum of its first `active` inputs, the same in all three runs,
+// and that only the first ran as regions.
+template <class Launch>
+void check_block_sums_three_ways(Launch launch, const std::vector<int>& in, unsigned blocks, unsigned threads,
+                                 unsigned active) {
+  region_test_run regions = run_with(true, stackless_executor::coroutines, blocks, launch);
+  region_test_run stackless = run_with(false, stackless_executor::coroutines, blocks, launch);
+  region_test_run fibers = run_with(true, stackless_executor::fibers, blocks, launch);
+  CHECK(regions.blocks_as_regions == static_cast<int>(blocks));
+  CHECK(stackless.blocks_as_regions == 0);
+  CHECK(fibers.blocks_as_regions == 0);
+  for (unsigned b = 0; b < blocks; ++b) {
+    int expected = 0;
+    for (unsigned t = 0; t < active; ++t) expected += in[b * threads + t];
+    CHECK(regions.values[b] == expected);
+  }
+  CHECK(regions.values == stackless.values);
+  CHECK(regions.values == fibers.values);
+}
+
 }  // namespace
 
 TEST_CASE("a stackless kernel's region version runs its blocks, unless WEFT_EXECUTOR is stackless or fibers") {
@@ -285,19 +307,7 @@ TEST_CASE("a stackless kernel's region version runs its blocks, unless WEFT_EXEC
   for (unsigned active : {64u, 50u, 1u}) {
     CAPTURE(active);
     auto launch = [&](int* out) { return weft::launch<region_test_sum>(blocks, threads, device_in, out, active); };
-    region_test_run regions = run_with(true, stackless_executor::coroutines, blocks, launch);
-    region_test_run stackless = run_with(false, stackless_executor::coroutines, blocks, launch);
-    region_test_run fibers = run_with(true, stackless_executor::fibers, blocks, launch);
-    CHECK(regions.blocks_as_regions == static_cast<int>(blocks));
-    CHECK(stackless.blocks_as_regions == 0);
-    CHECK(fibers.blocks_as_regions == 0);
-    for (unsigned b = 0; b < blocks; ++b) {
-      int expected = 0;
-      for (unsigned t = 0; t < active; ++t) expected += in[b * threads + t];
-      CHECK(regions.values[b] == expected);
-    }
-    CHECK(regions.values == stackless.values);
-    CHECK(regions.values == fibers.values);
+    check_block_sums_three_ways(launch, in, blocks, threads, active);
   }
   CHECK(cudaFree(device_in) == cudaSuccess);
 }
@@ -315,19 +325,7 @@ TEST_CASE("a void kernel forwarding to a stackless body runs its region version 
     return cudaLaunchKernel(reinterpret_cast<const void*>(&region_test_sum_by_address), dim3(blocks), dim3(threads),
                             args, 0, nullptr);
   };
-  region_test_run regions = run_with(true, stackless_executor::coroutines, blocks, launch);
-  region_test_run stackless = run_with(false, stackless_executor::coroutines, blocks, launch);
-  region_test_run fibers = run_with(true, stackless_executor::fibers, blocks, launch);
-  CHECK(regions.blocks_as_regions == static_cast<int>(blocks));
-  CHECK(stackless.blocks_as_regions == 0);
-  CHECK(fibers.blocks_as_regions == 0);
-  for (unsigned b = 0; b < blocks; ++b) {
-    int expected = 0;
-    for (unsigned t = 0; t < active; ++t) expected += in[b * threads + t];
-    CHECK(regions.values[b] == expected);
-  }
-  CHECK(regions.values == stackless.values);
-  CHECK(regions.values == fibers.values);
+  check_block_sums_three_ways(launch, in, blocks, threads, active);
   CHECK(cudaFree(device_in) == cudaSuccess);
 }
 
@@ -344,16 +342,7 @@ TEST_CASE("each instance of a kernel template that the program launches runs its
       return size == 64 ? weft::launch<region_test_template_sum<int, 64>>(blocks, 64, device_in, out)
                         : weft::launch<region_test_template_sum<int, 32>>(blocks, 32, device_in, out);
     };
-    region_test_run regions = run_with(true, stackless_executor::coroutines, blocks, launch);
-    region_test_run stackless = run_with(false, stackless_executor::coroutines, blocks, launch);
-    CHECK(regions.blocks_as_regions == static_cast<int>(blocks));
-    CHECK(stackless.blocks_as_regions == 0);
-    for (unsigned b = 0; b < blocks; ++b) {
-      int expected = 0;
-      for (unsigned t = 0; t < size; ++t) expected += in[b * size + t];
-      CHECK(regions.values[b] == expected);
-    }
-    CHECK(regions.values == stackless.values);
+    check_block_sums_three_ways(launch, in, blocks, size, size);
   }
   CHECK(cudaFree(device_in) == cudaSuccess);
 }
