@@ -141,7 +141,9 @@ function(weft_add_cuda_executable name)
       COMMAND ${CMAKE_COMMAND} -E make_directory ${output_directory}
       COMMAND weft::port ${input} -o ${output} --source-root ${CMAKE_CURRENT_SOURCE_DIR} --port-root
               ${CMAKE_CURRENT_BINARY_DIR}/${name}.weft-port --depfile ${output}.d ${stackless_options}
-      DEPENDS ${input} ${program_sources} weft::port
+      # The tool's file too: an imported weft-port (an installed one, or
+      # WEFT_PORT_EXECUTABLE) gives no target dependency.
+      DEPENDS ${input} ${program_sources} weft::port $<TARGET_FILE:weft::port>
       DEPFILE ${output}.d
       COMMENT "Porting ${source} for weft"
       VERBATIM)

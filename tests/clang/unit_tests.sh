@@ -18,6 +18,8 @@
 # every test. docs/debugging.md ("In CI") has the measurements and the
 # command for the whole suite under the sanitizers (WEFT_SANITIZER_TESTS=all).
 # Usage: unit_tests.sh SOURCE_DIR BINARY_DIR
+# WEFT_PORT_EXECUTABLE in the environment (ctest sets it to the main build's):
+# that weft-port instead of building one in BINARY_DIR.
 set -euo pipefail
 source_dir=$1
 binary_dir=$2
@@ -32,7 +34,8 @@ echo "building $tests_target with $compiler ($("$compiler" -dumpversion)), ASan 
 # and cheaper to compile than -O2 (docs/debugging.md, "Sanitizer builds").
 cmake -S "$source_dir" -B "$binary_dir" -DCMAKE_CXX_COMPILER="$compiler" -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_CXX_FLAGS_RELEASE="-O1 -gline-tables-only -DNDEBUG" -DCMAKE_CXX_FLAGS="-fno-sanitize-recover=undefined" \
-  -DWEFT_SANITIZE="address;undefined" -DWEFT_BUILD_EXAMPLES=OFF -DWEFT_BUILD_BENCHMARKS=OFF > /dev/null
+  -DWEFT_SANITIZE="address;undefined" -DWEFT_BUILD_EXAMPLES=OFF -DWEFT_BUILD_BENCHMARKS=OFF \
+  ${WEFT_PORT_EXECUTABLE:+"-DWEFT_PORT_EXECUTABLE=$WEFT_PORT_EXECUTABLE"} > /dev/null
 log=$binary_dir/build.log
 start=$SECONDS
 # weft_all_headers compiles every header of weft in one translation unit

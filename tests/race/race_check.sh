@@ -7,6 +7,8 @@
 # space, and nothing else.
 # Skipped (exit 77) where no Clang 16 or later is installed.
 # Usage: race_check.sh SOURCE_DIR BINARY_DIR
+# WEFT_PORT_EXECUTABLE in the environment (ctest sets it to the main build's):
+# that weft-port instead of building one in BINARY_DIR.
 set -euo pipefail
 source_dir=$1
 binary_dir=$2
@@ -14,7 +16,7 @@ binary_dir=$2
 source "$source_dir/tests/clang/find_clang.sh"
 
 cmake -S "$source_dir/tests/race/project" -B "$binary_dir" -DWEFT_SOURCE_DIR="$source_dir" \
-  -DCMAKE_CXX_COMPILER="$compiler" -DCMAKE_BUILD_TYPE=Release -DWEFT_SANITIZE=race > /dev/null
+  -DCMAKE_CXX_COMPILER="$compiler" -DCMAKE_BUILD_TYPE=Release -DWEFT_SANITIZE=race ${WEFT_PORT_EXECUTABLE:+"-DWEFT_PORT_EXECUTABLE=$WEFT_PORT_EXECUTABLE"} > /dev/null
 log=$binary_dir/build.log
 if ! cmake --build "$binary_dir" --target race_programs -j"$(nproc)" > "$log" 2>&1; then
   cat "$log"

@@ -11,6 +11,8 @@
 # Usage: race_silent.sh SOURCE_DIR BINARY_DIR [FOLDER/NAME ... | all]
 #   FOLDER/NAME: examples/matmul_shared, teaching/reduction,
 #   differential/warp_probe, ...; `all`: every one of them.
+# WEFT_PORT_EXECUTABLE in the environment (ctest sets it to the main build's):
+# that weft-port instead of building one in BINARY_DIR.
 set -euo pipefail
 source_dir=$1
 binary_dir=$2
@@ -40,7 +42,7 @@ list=$(IFS=";" && echo "${programs[*]}")
 # -O1: kernels at -O0 make every local variable a traced access.
 cmake -S "$source_dir/tests/race/project" -B "$binary_dir" -DWEFT_SOURCE_DIR="$source_dir" \
   -DCMAKE_CXX_COMPILER="$compiler" -DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_FLAGS=-O1 -DWEFT_SANITIZE=race \
-  -DWEFT_RACE_PROGRAMS="$list" > /dev/null
+  -DWEFT_RACE_PROGRAMS="$list" ${WEFT_PORT_EXECUTABLE:+"-DWEFT_PORT_EXECUTABLE=$WEFT_PORT_EXECUTABLE"} > /dev/null
 targets=()
 for program in "${programs[@]}"; do targets+=("${program//\//.}"); done
 log=$binary_dir/build.log

@@ -8,6 +8,8 @@
 # those of racecheck_probe.weft.txt (docs/debugging.md, "Against
 # compute-sanitizer"). Skipped (exit 77) where no Clang 16 or later is installed.
 # Usage: racecheck_probe_check.sh SOURCE_DIR BINARY_DIR
+# WEFT_PORT_EXECUTABLE in the environment (ctest sets it to the main build's):
+# that weft-port instead of building one in BINARY_DIR.
 set -euo pipefail
 source_dir=$1
 binary_dir=$2
@@ -15,7 +17,8 @@ source "$source_dir/tests/clang/find_clang.sh"
 here=$source_dir/tests/race
 
 cmake -S "$here/project" -B "$binary_dir" -DWEFT_SOURCE_DIR="$source_dir" -DCMAKE_CXX_COMPILER="$compiler" \
-  -DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_FLAGS=-O1 -DWEFT_SANITIZE=race -DWEFT_RACE_PROGRAMS=race/racecheck_probe > /dev/null
+  -DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_FLAGS=-O1 -DWEFT_SANITIZE=race -DWEFT_RACE_PROGRAMS=race/racecheck_probe \
+  ${WEFT_PORT_EXECUTABLE:+"-DWEFT_PORT_EXECUTABLE=$WEFT_PORT_EXECUTABLE"} > /dev/null
 if ! cmake --build "$binary_dir" --target race.racecheck_probe -j"$(nproc)" > "$binary_dir/build.log" 2>&1; then
   cat "$binary_dir/build.log"
   exit 1
