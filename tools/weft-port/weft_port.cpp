@@ -3595,6 +3595,11 @@ class porter {
         if (!pointer) return "";
       } else if (is_identifier(k)) {
         std::string_view word = text(k);
+        // What a pointer points at may be volatile (`volatile uint* s_Data`); the pointer itself not.
+        if (word == "volatile" && pointer && j + 1 < type.size() && !is(type[j - (j > 0 ? 1 : 0)], "*")) {
+          out += (out.empty() ? "" : " ") + std::string(word);
+          continue;
+        }
         if (word == "auto" || word == "volatile" || word == "static" || word == "extern" || word == "constexpr" ||
             word == "thread_local" || word == "register" || word == "__shared__" || word == "__restrict__")
           return "";
@@ -3723,6 +3728,7 @@ class porter {
 
   struct region_plan {
     std::string why_not;  // "" if the kernel gets a region version
+    std::string text;     // an inlined call's: the callee's body as the caller's region version runs it
     std::map<std::size_t, token_edit> edits;
     std::vector<std::pair<std::string, std::string>> locals;  // those across a barrier: name, member type
     std::string parameters;                                   // the kernel's, without default arguments
@@ -3732,8 +3738,46 @@ class porter {
     std::vector<std::string> type_locals;  // the template's type parameters that locals have as their type
   };
 
-  region_plan plan_regions(const function_definition& d, const body_facts& f) const {
+  // A region version runs a call of a __device__ function of the file that
+  // waits inlined: where the call is a statement of its own, `x = f(...);`,
+  // `T x = f(...);` or `return f(...) ...;` at a place a barrier may be, the
+  // callee's body is planned as the kernel's is and spliced in, in a block
+  // of its own (its names stay as written, bound to per-thread members of
+  // their own names), at its own lines.
+  struct awaitable_function;
+  struct region_instance {
+    std::string prefix;  // its members' names start so: weft_inlinedN_
+    std::string result;  // the callee's result type as written there, "" for void
+    std::vector<std::size_t> result_tokens;
+    std::map<std::string, std::vector<std::size_t>, std::less<>> type_arguments;  // type parameter: the caller's tokens
+    std::string front;  // what its block declares first: template parameters, shared parameters
+    std::vector<std::pair<std::string, std::vector<std::size_t>>> thread_parameters;  // each thread's own: name, type
+    std::set<std::string, std::less<>> shared_parameters;  // of value type, the same for every thread
+    std::map<std::string, std::string, std::less<>> shared_types;
+    std::set<std::string, std::less<>> blocks;               // parameters that name the block's group
+    std::set<std::string, std::less<>> template_names;       // its template parameters, declared in its block
+    std::set<std::string, std::less<>> same_template_names;  // those the caller's of the same name set
+    int caller_line = 0;                                     // where the caller goes on
+    bool returns_before_end = false;                         // out: a later region must skip a thread that returned
+  };
+  // What a kernel's plan shares with the calls it inlines.
+  struct region_inlining {
+    std::vector<std::pair<std::string, std::string>> members;  // the inlined calls' per-thread members: name, type
+    std::size_t count = 0;
+    std::vector<std::string> open_calls;                 // the callees being inlined, outermost first
+    std::set<std::string, std::less<>> outer_names;      // what the bodies around an inlined call declare
+    std::set<std::string, std::less<>> with_shared;      // callees inlined that declare __shared__ memory
+    std::set<std::string, std::less<>> type_parameters;  // the kernel template's
+    std::set<std::string, std::less<>> template_names;   // the kernel template's parameters, which none may redeclare
+    std::vector<std::string> namespaces;                 // around the kernel
+  };
+
+  region_plan plan_regions(const function_definition& d, const body_facts& f, region_instance* instance = nullptr,
+                           region_inlining* shared_inlining = nullptr) const {
     region_plan plan;
+    region_inlining own_inlining;
+    region_inlining& inlining = shared_inlining ? *shared_inlining : own_inlining;
+    if (!instance) inlining.namespaces = namespaces_around(d.name_token);
     auto refuse = [&](std::string why) {
       plan.why_not = std::move(why);
       plan.edits.clear();
@@ -3741,13 +3785,15 @@ class porter {
     };
     auto line_of = [&](std::size_t k) { return "line " + std::to_string(t_[k].line) + ": "; };
     // A header's go inside its include guard, as its awaitable functions do.
-    if (is_header_file && !awaitables_fit_in_header())
+    if (!instance && is_header_file && !awaitables_fit_in_header())
       return refuse("it is defined in a header that ends with an #endif other than its include guard's");
     if (!f.named_waits.empty() || f.awaits_barrier || f.awaits_pipeline)
       return refuse("it waits other than at a block barrier (a named barrier, a cuda::barrier, a pipeline)");
     if (f.has_lambda || f.waits_in_lambda) return refuse("it holds a lambda");
+    // The calls it inlines: each waiting call's name token.
+    std::set<std::size_t> waiting_calls;
     for (std::size_t c = 0; c < f.calls.size(); ++c)
-      if (awaitable_call(f, c)) return refuse("it calls `" + f.calls[c] + "`, which waits");
+      if (awaitable_call(f, c)) waiting_calls.insert(f.call_tokens[c]);
     // A template's region version is a template of the same parameters
     // (their defaults dropped), registered for each instance that the
     // program instantiates: see render_region_version.
@@ -3756,7 +3802,7 @@ class porter {
            t_[start - 1].k != kind::directive)
       --start;
     std::set<std::string, std::less<>> type_parameters;
-    for (std::size_t k = start; k < d.name_token; ++k) {
+    for (std::size_t k = start; k < d.name_token && !instance; ++k) {
       if (!is(k, "template")) continue;
       if (plan.templated) return refuse("it is a member of a class template");
       auto close = is(k + 1, "<") ? angle_forward(k + 1) : std::nullopt;
@@ -3772,6 +3818,7 @@ class porter {
             return refuse("a template parameter weft-port does not spell (a pack, a template template parameter)");
         std::string name(text(stop - 1));
         if (is(first, "class") || is(first, "typename")) type_parameters.insert(name);
+        inlining.template_names.insert(name);
         head += (head.empty() ? "" : ", ") + join(first, stop, nullptr);
         arguments += (arguments.empty() ? "" : ", ") + name;
       }
@@ -3782,7 +3829,26 @@ class porter {
     // A local's type as the per-thread struct spells it, or "": also a type
     // parameter of the template (`T`, `const T`), whose instances are
     // registered only where it is trivial (render_region_version).
-    auto movable_or_type_parameter = [&](const std::vector<std::size_t>& type) {
+    if (instance)
+      type_parameters = inlining.type_parameters;
+    else
+      inlining.type_parameters = type_parameters;
+    // An inlined callee's types name its template parameters: the caller's
+    // arguments stand for them.
+    auto substituted = [&](const std::vector<std::size_t>& written) {
+      std::vector<std::size_t> out;
+      for (std::size_t k : written) {
+        if (instance)
+          if (auto it = instance->type_arguments.find(text(k)); it != instance->type_arguments.end()) {
+            out.insert(out.end(), it->second.begin(), it->second.end());
+            continue;
+          }
+        out.push_back(k);
+      }
+      return out;
+    };
+    auto movable_or_type_parameter = [&](const std::vector<std::size_t>& written) {
+      std::vector<std::size_t> type = substituted(written);
       std::string spelled = movable_type(type);
       if (!spelled.empty()) return spelled;
       std::size_t j = !type.empty() && is(type.front(), "const") ? 1 : 0;
@@ -3797,6 +3863,7 @@ class porter {
     // The block's barriers: each statement's first token and its `;`.
     std::map<std::size_t, std::size_t> barriers;
     std::set<std::string, std::less<>> blocks = block_variables(d.name_token + 1, d.close);
+    if (instance) blocks.insert(instance->blocks.begin(), instance->blocks.end());
     for (std::size_t w : f.waits) {
       if (!is(w, "__syncthreads") || !is(w + 1, "(") || !is(w + 2, ")") || !is(w + 3, ";") ||
           (w > 0 && is(w - 1, "::")))
@@ -3811,7 +3878,7 @@ class porter {
                       "`cg::sync(block);`, `block.sync();`)");
       barriers.insert(*barrier);
     }
-    if (barriers.empty()) return refuse("it has no barrier");
+    if (barriers.empty() && waiting_calls.empty()) return refuse("it has no barrier");
     // The declarations of the block's group, `cg::thread_block block =
     // cg::this_thread_block();`, stay outside the regions, as __shared__
     // ones do: every thread's is the same block.
@@ -3853,7 +3920,14 @@ class porter {
     std::vector<parameter> parameters;
     auto rparen = match_forward(d.name_token + 1);
     if (!is(d.name_token + 1, "(") || !rparen) return refuse("its parameter list is not where weft-port looks");
-    for (auto [first, end] : top_level_arguments(d.name_token + 1, *rparen)) {
+    // An inlined callee's parameters the caller has bound: those the same
+    // for every thread in its block, the others each thread's own member.
+    if (instance) {
+      params = instance->shared_parameters;
+      param_types = instance->shared_types;
+    }
+    for (auto [first, end] : instance ? std::vector<std::pair<std::size_t, std::size_t>>()
+                                      : top_level_arguments(d.name_token + 1, *rparen)) {
       std::size_t k = first;
       while (k < end && !is(k, "=")) {
         if (is_opener(k))
@@ -3903,8 +3977,9 @@ class porter {
     // barriers, such loops, and __shared__ declarations (which stay outside
     // the regions, so that every region sees them).
     struct region {
-      std::size_t first, last;  // tokens
-      std::size_t scope_end;    // the `}` that ends the level
+      std::size_t first, last;                            // tokens
+      std::size_t scope_end;                              // the `}` that ends the level
+      std::optional<std::size_t> args_of = std::nullopt;  // the inlined call whose arguments it binds
     };
     std::vector<region> regions;
     std::set<std::string, std::less<>> loop_variables;
@@ -3914,7 +3989,8 @@ class porter {
     std::string why;
     auto holds_barrier = [&](std::size_t from, std::size_t to) {
       auto it = barriers.lower_bound(from);
-      return it != barriers.end() && it->first <= to;
+      auto call = waiting_calls.lower_bound(from);
+      return (it != barriers.end() && it->first <= to) || (call != waiting_calls.end() && *call <= to);
     };
     // Every declaration anywhere: their names are locals (not uniform).
     std::function<void(std::size_t, std::size_t)> collect = [&](std::size_t from, std::size_t to) {
@@ -3954,6 +4030,28 @@ class porter {
       }
     };
     collect(d.open + 1, d.close);
+    // An inlined callee's own parameters are locals that may differ by
+    // thread. Its block is inside the caller's: a name it does not declare
+    // must not be one the caller declares, which would hide what it names.
+    if (instance) {
+      std::set<std::string, std::less<>> own = locals;
+      own.insert(params.begin(), params.end());
+      own.insert(blocks.begin(), blocks.end());
+      own.insert(instance->template_names.begin(), instance->template_names.end());
+      std::set<std::string, std::less<>> declared_here = own;
+      own.insert(instance->same_template_names.begin(), instance->same_template_names.end());
+      for (const auto& [name, type] : instance->thread_parameters) {
+        locals.insert(name), ++declarations[name];
+        own.insert(name);
+      }
+      for (std::size_t k = d.open + 1; k < d.close; ++k)
+        if (names_variable(k) && !is_keyword(k) && !own.contains(text(k)) && inlining.outer_names.contains(text(k)))
+          return refuse(line_of(k) + "it names `" + std::string(text(k)) +
+                        "`, which the code around the call declares too");
+      for (const std::string& name : declared_here)
+        if (inlining.template_names.contains(name))
+          return refuse("it declares `" + name + "`, a template parameter's name of the kernel");
+    }
     // What every thread of the block has alike where the walk is: the
     // enclosing barrier loops' variables, and the locals declared from such
     // values and kept outside the regions (below).
@@ -3986,7 +4084,7 @@ class porter {
     }
     auto shared_declaration = [&](std::size_t k, std::size_t stop) {
       declaration dl = declaration_at(k, stop);
-      if (dl.names.empty() || !dl.simple || movable_type(dl.type).empty()) return false;
+      if (dl.names.empty() || !dl.simple || movable_type(substituted(dl.type)).empty()) return false;
       for (std::size_t n = 0; n < dl.names.size(); ++n) {
         std::string name(text(dl.names[n]));
         std::size_t init_to = n + 1 < dl.names.size() ? dl.names[n + 1] - 1 : stop;
@@ -4002,6 +4100,200 @@ class porter {
           return false;
       }
       for (std::size_t n : dl.names) uniform.insert(std::string(text(n)));
+      return true;
+    };
+    // The calls inlined, as the walk meets them; each has a region of its
+    // own before the callee's, which binds its arguments (`args_region`).
+    struct inlined_call {
+      std::size_t statement, end, call, rparen, args_region;
+      bool whole;  // the statement is the call alone: nothing of it runs after the callee
+      region_instance instance;
+      region_plan plan;
+      std::vector<std::pair<std::string, std::pair<std::size_t, std::size_t>>> thread_arguments;  // name, tokens
+    };
+    std::vector<inlined_call> inlined;
+    std::vector<std::pair<std::size_t, std::size_t>> barrier_loops;  // `for` to the body's `}`
+    // The waiting call of statement [k, end] if the region version can
+    // inline it there: `f(...);`, `x = f(...) ...;`, `T x = f(...) ...;` or
+    // `return f(...) ...;`, the call evaluated first.
+    auto inlinable_call = [&](std::size_t k, std::size_t end) -> std::optional<std::size_t> {
+      auto it = waiting_calls.lower_bound(k);
+      if (it == waiting_calls.end() || *it > end || (std::next(it) != waiting_calls.end() && *std::next(it) <= end))
+        return std::nullopt;
+      std::size_t at = k;
+      if (is(k, "return")) {
+        at = k + 1;
+      } else if (is_identifier(k) && operator_at(k + 1) == "=") {
+        at = k + 2;
+      } else if (declaration dl = declaration_at(k, end);
+                 dl.names.size() == 1 && dl.simple && is(dl.names[0] + 1, "=")) {
+        at = dl.names[0] + 2;
+      }
+      if (*it != at) return std::nullopt;
+      return at;
+    };
+    // Plans the callee of the waiting call `c` of statement [k, end] as an
+    // instance of its own; `uniform` is what every thread has alike there.
+    auto inline_call = [&](std::size_t k, std::size_t end, std::size_t c, std::size_t level_end) -> bool {
+      std::string name(text(c));
+      auto fail = [&](const std::string& reason) {
+        why = line_of(c) + "inlining `" + name + "`: " + reason;
+        return false;
+      };
+      auto callee = std::find_if(awaitables_.begin(), awaitables_.end(),
+                                 [&](const awaitable_function& a) { return a.name == name; });
+      if (callee == awaitables_.end() || callee->definition.member) return fail("weft-port cannot see its body");
+      if (std::find(inlining.open_calls.begin(), inlining.open_calls.end(), name) != inlining.open_calls.end())
+        return fail("it is recursive");
+      if (namespaces_around(callee->definition.name_token) != inlining.namespaces)
+        return fail("it is in another namespace than the kernel");
+      if (c > 0 && (is(c - 1, "::") || is(c - 1, ".") || is(c - 1, "->"))) return fail("a qualified call");
+      const function_definition& cd = callee->definition;
+      const function_head& head = callee->head;
+      inlined_call ic{k, end, c, 0, 0, false, {}, {}, {}};
+      region_instance& in = ic.instance;
+      in.prefix = "weft_inlined" + std::to_string(++inlining.count) + "_";
+      in.result = head.result == "void" ? "" : head.result;
+      in.result_tokens = head.result_tokens;
+      in.caller_line = t_[k].line;
+      std::size_t lparen = c + 1;
+      std::vector<std::pair<std::size_t, std::size_t>> template_arguments;
+      if (is(lparen, "<")) {
+        auto close = angle_forward(lparen);
+        if (!close) return fail("template arguments weft-port cannot read");
+        template_arguments = top_level_arguments(lparen, *close);
+        lparen = *close + 1;
+      }
+      auto rparen = match_forward(lparen);
+      if (!rparen) return fail("arguments weft-port cannot read");
+      ic.rparen = *rparen;
+      ic.whole = k == c && *rparen + 1 == end;
+      if (in.result.empty() && !ic.whole) return fail("its result, void, is used");
+      // Its template parameters, set from the explicit arguments.
+      std::vector<std::size_t> head_tokens;
+      std::size_t start = cd.name_token;
+      while (start > 0 && !is(start - 1, ";") && !is(start - 1, "}") && !is(start - 1, "{") &&
+             t_[start - 1].k != kind::directive && t_[start - 1].define == 0)
+        --start;
+      std::vector<std::pair<std::size_t, std::size_t>> template_parameters;
+      if (is(start, "template")) {
+        auto close = is(start + 1, "<") ? angle_forward(start + 1) : std::nullopt;
+        if (!close) return fail("a template head weft-port cannot read");
+        template_parameters = top_level_arguments(start + 1, *close);
+      }
+      if (template_parameters.size() != template_arguments.size())
+        return fail("its template arguments are deduced or defaulted");
+      std::set<std::string, std::less<>> template_parameter_names;
+      for (auto [first, end_] : template_parameters) {
+        std::size_t stop = first;
+        while (stop < end_ && !is(stop, "=")) ++stop;
+        if (stop == first || !is_identifier(stop - 1) || stop - 1 == first)
+          return fail("a template parameter without a name");
+        template_parameter_names.insert(std::string(text(stop - 1)));
+      }
+      for (std::size_t i = 0; i < template_parameters.size(); ++i) {
+        auto [first, end_] = template_parameters[i];
+        auto [a0, a1] = template_arguments[i];
+        std::size_t stop = first;
+        while (stop < end_ && !is(stop, "=")) ++stop;
+        std::string parameter(text(stop - 1));
+        bool same = a1 == a0 + 1 && is(a0, parameter);
+        for (std::size_t j = a0; j < a1; ++j)
+          if (!same && is_identifier(j) && template_parameter_names.contains(text(j)))
+            return fail("a template argument names a template parameter of its own");
+        // The same name as the caller's: it names the same, declared nowhere again.
+        (same ? in.same_template_names : in.template_names).insert(parameter);
+        if (is(first, "class") || is(first, "typename")) {
+          std::vector<std::size_t> tokens;
+          for (std::size_t j = a0; j < a1; ++j) tokens.push_back(j);
+          in.type_arguments[parameter] = substituted(tokens);
+          if (!same) in.front += " using " + parameter + " = " + join(a0, a1, nullptr) + ";";
+        } else if (!same) {
+          in.front += " constexpr " + join(first, stop, nullptr) + " = (" + join(a0, a1, nullptr) + ");";
+        }
+      }
+      // Its parameters: the block's group, the same for every thread (read
+      // by its barrier loops' heads), or each thread's own.
+      auto parameters = top_level_arguments(head.lparen, head.rparen);
+      if (parameters.size() == 1 && parameters[0].second == parameters[0].first + 1 && is(parameters[0].first, "void"))
+        parameters.clear();
+      auto arguments = top_level_arguments(lparen, *rparen);
+      if (arguments.size() != parameters.size()) return fail("it leaves default arguments to the callee");
+      std::string temporaries, bindings;
+      for (std::size_t i = 0; i < parameters.size(); ++i) {
+        auto [first, stop] = parameters[i];
+        auto [a0, a1] = arguments[i];
+        for (std::size_t j = first; j < stop; ++j)
+          if (is(j, "=")) stop = j;
+        if (stop - first < 2 || !is_identifier(stop - 1) || is_keyword(stop - 1)) {
+          ic.thread_arguments.push_back({"", {a0, a1}});  // unnamed: evaluated, and dropped
+          continue;
+        }
+        std::string parameter(text(stop - 1));
+        std::string argument = join(a0, a1, nullptr);
+        bool block = false, reference = false, pointer = false;
+        for (std::size_t j = first; j < stop - 1; ++j) {
+          block |= is(j, "thread_block");
+          reference |= is(j, "&") || is(j, "[") || is(j, "volatile");
+          pointer |= is(j, "*");
+        }
+        if (block) {
+          bool named = a1 == a0 + 1 && blocks.contains(text(a0));
+          std::size_t j = a0;
+          if (is_groups_namespace(j) && is(j + 1, "::")) j += 2;
+          if (!named && !(is(j, "this_thread_block") && is(j + 1, "(") && is(j + 2, ")") && j + 3 == a1))
+            return fail("its group parameter `" + parameter + "` is passed other than the block");
+          in.blocks.insert(parameter);
+          temporaries += " auto&& " + in.prefix + parameter + " = " + argument + ";";
+          bindings += " [[maybe_unused]] auto& " + parameter + " = " + in.prefix + parameter + ";";
+          continue;
+        }
+        if (reference && !pointer) return fail("it takes `" + parameter + "` by reference");
+        bool written = false;
+        for (std::size_t j = cd.open + 1; j < cd.close && !written; ++j)
+          written = is(j, parameter) && names_variable(j) &&
+                    (changed_at(j) || member_changed_at(j) ||
+                     ((is(j - 1, "(") || is(j - 1, ",")) && (is(j + 1, ")") || is(j + 1, ",")) && !passed_by_value(j)));
+        if (!pointer && !reference && !written &&
+            uniform_expression(a0, a1, uniform, params, param_types, locals, changed).empty()) {
+          in.shared_parameters.insert(parameter);
+          in.shared_types[parameter] = join(first, stop - 1, nullptr);
+          temporaries += " " + join(first, stop - 1, nullptr) + " " + in.prefix + parameter + " = (" + argument + ");";
+          bindings += " [[maybe_unused]] const auto& " + parameter + " = " + in.prefix + parameter + ";";
+          continue;
+        }
+        std::vector<std::size_t> type;
+        for (std::size_t j = first; j < stop - 1; ++j) type.push_back(j);
+        // `T* const v`: each thread's copy is set once, as the callee's block starts.
+        if (type.size() > 1 && is(type.back(), "const") && is(type[type.size() - 2], "*")) type.pop_back();
+        in.thread_parameters.emplace_back(parameter, type);
+        ic.thread_arguments.push_back({parameter, {a0, a1}});
+      }
+      in.front += temporaries + bindings;
+      // What the bodies around it declare: the callee must name none of it.
+      std::set<std::string, std::less<>> saved_outer = inlining.outer_names;
+      inlining.outer_names.insert(locals.begin(), locals.end());
+      inlining.outer_names.insert(params.begin(), params.end());
+      inlining.outer_names.insert(blocks.begin(), blocks.end());
+      inlining.outer_names.insert(inlining.template_names.begin(), inlining.template_names.end());
+      bool declares_shared = false;
+      for (std::size_t j = cd.open + 1; j < cd.close; ++j) declares_shared |= is(j, "__shared__");
+      if (declares_shared && !inlining.with_shared.insert(name).second)
+        return fail("it declares `__shared__` memory and is called twice, which would make it two");
+      inlining.open_calls.push_back(name);
+      ic.plan = plan_regions(cd, callee->facts, &in, &inlining);
+      inlining.open_calls.pop_back();
+      inlining.outer_names = std::move(saved_outer);
+      if (!ic.plan.why_not.empty()) {
+        why = line_of(c) + "inlining `" + name + "`: " + ic.plan.why_not;
+        return false;
+      }
+      for (const std::string& t : ic.plan.type_locals)
+        if (std::find(plan.type_locals.begin(), plan.type_locals.end(), t) == plan.type_locals.end())
+          plan.type_locals.push_back(t);
+      ic.args_region = regions.size();
+      regions.push_back({lparen, *rparen, level_end, inlined.size()});
+      inlined.push_back(std::move(ic));
       return true;
     };
     std::function<bool(std::size_t, std::size_t, bool)> walk = [&](std::size_t from, std::size_t to, bool in_loop) {
@@ -4034,6 +4326,16 @@ class porter {
         } else if (is(k, "__shared__") || (is(k, "extern") && is(k + 1, "__shared__")) ||
                    block_declarations.contains(k) || (!pragma && shared_declaration(k, *end))) {
           close_region();
+        } else if (auto call = inlinable_call(k, *end); call && !pragma) {
+          // The callee's body runs where the call is, after a region that
+          // binds its arguments; what the statement does with the result
+          // opens the next region.
+          close_region();
+          if (!inline_call(k, *end, *call, to)) return false;
+          if (!inlined.back().whole) {
+            open_region = k;
+            last = *end;
+          }
         } else if (is(k, "{") && holds_barrier(k, *end)) {
           // A block of its own: its statements are a level, as a barrier
           // loop's body is.
@@ -4042,6 +4344,14 @@ class porter {
           if (!walk(k + 1, *end, in_loop)) return false;
           uniform = std::move(saved);
         } else if (holds_barrier(k, *end)) {
+          auto call = waiting_calls.lower_bound(k);
+          if (!is(k, "for") && !is(k, "if") && !is(k, "while") && !is(k, "do") && !is(k, "switch") &&
+              call != waiting_calls.end() && *call <= *end) {
+            why = line_of(*call) + "a call of `" + std::string(text(*call)) +
+                  "`, which waits, inside an expression (inlined only as `f(...);`, `x = f(...)...;`, " +
+                  "`T x = f(...)...;` or `return f(...)...;`)";
+            return false;
+          }
           if (!is(k, "for")) {
             why = line_of(k) + "a barrier inside `" + std::string(text(k)) +
                   "` (only at the top of the body or of a `for` whose bounds every thread shares)";
@@ -4055,7 +4365,8 @@ class porter {
             return false;
           }
           declaration v = declaration_at(k + 2, *init_end);
-          bool declares = !v.names.empty() && v.simple && movable_type(v.type) != "" && !is(v.type.back(), "*");
+          bool declares =
+              !v.names.empty() && v.simple && movable_type(substituted(v.type)) != "" && !is(v.type.back(), "*");
           for (std::size_t n : v.names) declares = declares && is(n + 1, "=");
           if (!declares) {
             why = line_of(k) + "a barrier loop whose init is not a declaration of arithmetic variables";
@@ -4131,6 +4442,7 @@ class porter {
               why = line_of(k) + "two barrier loops of `" + variable + "`";
               return false;
             }
+          barrier_loops.emplace_back(k, body_close);
           std::set<std::string, std::less<>> saved = uniform;
           uniform = inside;
           if (!walk(close + 2, body_close, true)) return false;
@@ -4161,9 +4473,15 @@ class porter {
     };
     std::vector<local> declared;
     std::vector<std::set<std::string, std::less<>>> used(regions.size());
+    auto in_inlined_call = [&](std::size_t k) {
+      return std::any_of(inlined.begin(), inlined.end(),
+                         [&](const inlined_call& ic) { return k >= ic.call && k <= ic.rparen; });
+    };
     for (std::size_t r = 0; r < regions.size(); ++r) {
+      // An inlined call's arguments are read by its own region only.
       for (std::size_t k = regions[r].first; k <= regions[r].last; ++k)
-        if (names_variable(k)) used[r].insert(std::string(text(k)));
+        if (names_variable(k) && (regions[r].args_of || !in_inlined_call(k))) used[r].insert(std::string(text(k)));
+      if (regions[r].args_of) continue;
       for (std::size_t k = regions[r].first; k <= regions[r].last;) {
         if (unroll_pragma(k)) {
           ++k;
@@ -4198,7 +4516,11 @@ class porter {
         return refuse(line_of(l.token) + "`" + l.name + "` lives across a barrier, and its type `" +
                       join(l.decl.type.front(), l.decl.type.back() + 1, nullptr) +
                       "` is not one weft-port moves (arithmetic, vector, pointer)");
-      if (!crossing.insert(l.name).second || loop_variables.contains(l.name) || params.contains(l.name))
+      bool thread_parameter =
+          instance && std::any_of(instance->thread_parameters.begin(), instance->thread_parameters.end(),
+                                  [&](const auto& p) { return p.first == l.name; });
+      if (!crossing.insert(l.name).second || loop_variables.contains(l.name) || params.contains(l.name) ||
+          thread_parameter)
         return refuse(line_of(l.token) + "`" + l.name + "` is declared twice");
       // Every use where the declaration is seen: after it, within its level.
       for (std::size_t k = d.open + 1; k < d.close; ++k)
@@ -4224,31 +4546,113 @@ class porter {
       for (const auto& [name, type] : own_params) used.front().insert(name);
     }
 
-    // The edits: regions opened and closed, barriers dropped, the moved
-    // declarations made assignments, `return` ending the thread.
-    std::string head = " struct weft_locals {";
-    for (const auto& [name, type] : own_params) {
-      head += " " + type + " " + name + ";";
-      plan.locals.push_back({name, type});
+    // A bare declaration (`int sum;`) that moves leaves nothing of it to
+    // run: its region does not bind the name for it.
+    for (const local& l : declared) {
+      if (!crossing.contains(l.name) ||
+          std::any_of(l.decl.names.begin(), l.decl.names.end(), [&](std::size_t n) { return is(n + 1, "="); }))
+        continue;
+      bool elsewhere = false;
+      for (std::size_t k = regions[l.region].first; k <= regions[l.region].last && !elsewhere; ++k)
+        elsewhere = k != l.token && is(k, l.name) && names_variable(k) && !in_inlined_call(k);
+      if (!elsewhere) used[l.region].erase(l.name);
     }
-    for (const local& l : declared)
-      if (crossing.contains(l.name)) {
-        head += " " + l.type + " " + l.name + ";";
-        plan.locals.push_back({l.name, l.type});
+
+    // A callee's returns come after its last barrier, outside its barrier
+    // loops: a thread that returned earlier would miss a barrier the others
+    // wait at. A later region skips the thread that returned.
+    std::optional<std::size_t> first_return;
+    if (instance) {
+      for (std::size_t r : f.returns) {
+        bool before_barrier =
+            std::any_of(barriers.begin(), barriers.end(), [&](auto b) { return b.first > r; }) ||
+            std::any_of(inlined.begin(), inlined.end(), [&](const inlined_call& ic) { return ic.statement > r; }) ||
+            std::any_of(barrier_loops.begin(), barrier_loops.end(),
+                        [&](auto loop) { return r > loop.first && r < loop.second; });
+        if (before_barrier) return refuse(line_of(r) + "a `return` before a barrier, which its thread would miss");
+        if (!first_return || r < *first_return) first_return = r;
       }
-    head += " }; auto weft_threads = weft_block.threads<weft_locals>();";
-    plan.edits[d.open].after += head;
-    for (std::size_t r = 0; r < regions.size(); ++r) {
+      instance->returns_before_end = first_return && std::any_of(regions.begin(), regions.end(), [&](const region& g) {
+                                       return !g.args_of && g.first > *first_return;
+                                     });
+    }
+
+    // The per-thread members: the kernel's by their names, an inlined
+    // callee's by its prefix (its block binds them to their names).
+    std::string prefix = instance ? instance->prefix : "";
+    std::vector<std::pair<std::string, std::string>> bound = own_params;  // name, member type
+    if (instance)
+      for (const auto& [name, type] : instance->thread_parameters) {
+        std::string member = movable_or_type_parameter(type);
+        if (member.empty())
+          return refuse("its parameter `" + name + "`, whose type `" + join(type.front(), type.back() + 1, nullptr) +
+                        "` is not one weft-port moves (arithmetic, vector, pointer)");
+        bound.emplace_back(name, member);
+      }
+    for (const local& l : declared)
+      if (crossing.contains(l.name)) bound.emplace_back(l.name, l.type);
+    if (instance && !instance->result.empty()) {
+      std::string member = movable_or_type_parameter(instance->result_tokens);
+      if (member.empty())
+        return refuse("its result type `" + instance->result +
+                      "` is not one weft-port moves (arithmetic, vector, pointer)");
+      inlining.members.emplace_back(prefix + "result", member);
+    }
+    if (instance && instance->returns_before_end) inlining.members.emplace_back(prefix + "returned", "bool");
+    for (const auto& [name, type] : bound)
+      if (instance) inlining.members.emplace_back(prefix + name, type);
+
+    // The edits: regions opened and closed, barriers dropped, the moved
+    // declarations made assignments, `return` ending the thread (the
+    // kernel's) or the callee's block for its thread (an inlined callee's).
+    if (!instance) {
+      std::string head = " struct weft_locals {";
+      for (const auto& [name, type] : bound) {
+        head += " " + type + " " + name + ";";
+        plan.locals.push_back({name, type});
+      }
+      for (const auto& [name, type] : inlining.members) head += " " + type + " " + name + ";";
+      head += " }; auto weft_threads = weft_block.threads<weft_locals>();";
+      plan.edits[d.open].after += head;
+    } else {
+      plan.edits[d.open].after += instance->front;
+    }
+    auto open_text = [&](std::size_t r) {
       std::string open = " weft_threads.each([&]([[maybe_unused]] weft_locals& weft_l) -> weft::region_step {";
-      for (const auto& [name, type] : plan.locals)
-        if (used[r].contains(name)) open += " auto& " + name + " = weft_l." + name + ";";
+      for (const auto& [name, type] : bound)
+        if (used[r].contains(name)) open += " auto& " + name + " = weft_l." + prefix + name + ";";
       if (r == 0)
         for (const auto& [name, type] : own_params) open += " " + name + " = weft_param_" + name + ";";
+      if (instance && instance->returns_before_end && regions[r].first > *first_return)
+        open += " if (weft_l." + prefix + "returned) return weft::region_go;";
+      return open;
+    };
+    for (std::size_t r = 0; r < regions.size(); ++r) {
+      if (regions[r].args_of) continue;
+      std::string open = open_text(r);
       if (unroll_pragma(regions[r].first))  // a directive starts its line: opened at the end of the one before
         plan.edits[regions[r].first - 1].after += open;
       else
         plan.edits[regions[r].first].before = open + " " + plan.edits[regions[r].first].before;
       plan.edits[regions[r].last].after += " return weft::region_go; });";
+    }
+    // An inlined call: a region that binds the callee's parameters, the
+    // callee's block, then the statement with the result in the call's place.
+    for (const inlined_call& ic : inlined) {
+      std::string text = open_text(ic.args_region);
+      for (const auto& [name, tokens] : ic.thread_arguments)
+        text += name.empty() ? " (void)(" + join(tokens.first, tokens.second, nullptr) + ");"
+                             : " weft_l." + ic.instance.prefix + name + " = (" +
+                                   join(tokens.first, tokens.second, nullptr) + ");";
+      if (ic.instance.returns_before_end) text += " weft_l." + ic.instance.prefix + "returned = false;";
+      text += " return weft::region_go; });" + ic.plan.text;
+      plan.edits[ic.statement].before = text + plan.edits[ic.statement].before;
+      if (ic.whole) {
+        for (std::size_t k = ic.statement; k <= ic.end; ++k) plan.edits[k].text = "";
+      } else {
+        plan.edits[ic.call].text = "weft_l." + ic.instance.prefix + "result";
+        for (std::size_t k = ic.call + 1; k <= ic.rparen; ++k) plan.edits[k].text = "";
+      }
     }
     // The threads' order for the next regions (region_threads::barrier).
     for (auto [b, semicolon] : barriers) {
@@ -4267,7 +4671,26 @@ class porter {
       for (std::size_t n : l.decl.names)
         if (!is(n + 1, "=")) plan.edits[n].before += "(void)";
     }
-    for (std::size_t r : f.returns) plan.edits[r].text = "return weft::region_exit";
+    if (!instance) {
+      for (std::size_t r : f.returns) plan.edits[r].text = "return weft::region_exit";
+    } else {
+      // `return e;` sets the result as the callee's type converts it.
+      std::string returned = instance->returns_before_end ? " weft_l." + prefix + "returned = true," : "";
+      for (std::size_t r : f.returns) {
+        auto semicolon = statement_end(r, d.close);
+        if (!semicolon) return refuse(line_of(r) + "a `return` weft-port cannot follow");
+        if (*semicolon == r + 1) {
+          plan.edits[r].text =
+              returned.empty() ? "return weft::region_go" : "return (" + returned + " weft::region_go)";
+        } else if (instance->result.empty()) {
+          plan.edits[r].text = "return ((void)(";
+          plan.edits[*semicolon].text = ")," + returned + " weft::region_go);";
+        } else {
+          plan.edits[r].text = "return (weft_l." + prefix + "result = static_cast<" + instance->result + ">(";
+          plan.edits[*semicolon].text = ")," + returned + " weft::region_go);";
+        }
+      }
+    }
     // Nothing else rewrites these tokens (a launch in a kernel, say): else
     // the edits could not both apply.
     for (const construct& c : constructs_)
@@ -4277,6 +4700,23 @@ class porter {
             return refuse(line_of(k) + "weft-port rewrites this statement otherwise");
     plan.why_not.clear();
     plan.parameters = param_list;
+    if (instance) {
+      // The callee's block at its own lines, then the caller's again.
+      std::vector<construct> list;
+      for (const construct& c : constructs_)
+        if (c.begin >= t_[d.open].begin && c.end <= t_[d.close].end) list.push_back(c);
+      for (const auto& [i, e] : plan.edits)
+        list.push_back(replacement(i, e.before + (e.text ? *e.text : std::string(text(i))) + e.after));
+      std::sort(list.begin(), list.end(), [](const construct& x, const construct& y) {
+        return x.begin < y.begin || (x.begin == y.begin && x.end > y.end);
+      });
+      const std::vector<construct>* saved = rendering_;
+      rendering_ = &list;
+      plan.text = "\n#line " + std::to_string(t_[d.open].line) + " " + file_ + "\n" +
+                  render(t_[d.open].begin, t_[d.close].end, std::nullopt) + "\n#line " +
+                  std::to_string(instance->caller_line) + " " + file_ + "\n";
+      rendering_ = saved;
+    }
     return plan;
   }
 
@@ -4349,6 +4789,7 @@ class porter {
     std::string template_header;  // `template <class T>`, or ""
     bool is_static = false;
     std::string result;  // the return type as written, "void" included
+    std::vector<std::size_t> result_tokens;
     std::size_t lparen = 0, rparen = 0;
   };
 
@@ -4409,6 +4850,7 @@ class porter {
     }
     if (!device || result.empty()) return std::nullopt;
     h.result = join(result.front(), name_token, &result);
+    h.result_tokens = result;
     auto rparen = match_forward(name_token + 1);
     if (!rparen) return std::nullopt;
     for (std::size_t j = name_token + 1; j < *rparen; ++j)

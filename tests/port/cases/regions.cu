@@ -177,6 +177,76 @@ __global__ void shared_bounds(const float* a, float* c, int width) {
   }
 }
 
+// Calls of __device__ functions that wait, inlined: each callee's body in
+// a block of its own at its own lines, after a region that binds its
+// parameters (those every thread shares, read by its barrier loops' heads,
+// in the block itself). A scan whose barriers sit in a loop, its result
+// returned through a second function into a local.
+__device__ int inclusive_scan(int value, volatile int* buffer, int size, cg::thread_block cta) {
+  int pos = 2 * threadIdx.x - (threadIdx.x & (size - 1));
+  buffer[pos] = value;
+  for (int offset = 1; offset < size; offset <<= 1) {
+    cg::sync(cta);
+    int t = buffer[pos] + buffer[pos - offset];
+    cg::sync(cta);
+    buffer[pos] = t;
+  }
+  return buffer[pos];
+}
+__device__ int exclusive_scan(int value, volatile int* buffer, int size, cg::thread_block cta) {
+  return inclusive_scan(value, buffer, size, cta) - value;
+}
+__global__ void inlined_scan(const int* in, int* out, int size) {
+  cg::thread_block cta = cg::this_thread_block();
+  __shared__ int buffer[2 * block_threads];
+  int pos = blockIdx.x * blockDim.x + threadIdx.x;
+  int scanned = exclusive_scan(in[pos], buffer, size, cta);
+  out[pos] = scanned;
+}
+
+// A callee that returns early after its last barrier (the next region
+// skips the thread that returned), assigned to a local; a thread that
+// exits in the kernel before the call; a void callee called as a statement.
+__device__ int neighbour_sum(int* stage, int t, int value) {
+  {
+    stage[t] = value;
+    __syncthreads();
+    if (t == 0) return stage[0];
+  }
+  return stage[t] + stage[t - 1];
+}
+__device__ void store_twice(int* out, int at, int value) {
+  __syncthreads();
+  out[at] = 2 * value;
+}
+__global__ void inlined_early_returns(const int* in, int* out, int active) {
+  __shared__ int stage[block_threads];
+  int t = threadIdx.x;
+  if (t >= active) return;
+  int sum;
+  sum = neighbour_sum(stage, t, in[t]);
+  store_twice(out, t, sum);
+}
+
+// A template callee with explicit arguments (its parameters declared in
+// its block, its types' members spelled with the arguments), a macro that
+// names its __shared__ array, a pointer parameter that is `const` itself.
+#define CELL(i) cells[i]
+template <int width, typename index>
+__device__ void tile_copy(float* const out, const float* in, index n) {
+  __shared__ float cells[width];
+  for (index i = 0; i < n; i += width) {
+    index mine = i + threadIdx.x;
+    CELL(threadIdx.x) = in[mine];
+    __syncthreads();
+    out[mine] = CELL(width - 1 - threadIdx.x);
+    __syncthreads();
+  }
+}
+__global__ void inlined_template(float* out, const float* in, unsigned long n) {
+  tile_copy<TILE, unsigned long>(out, in, n);
+}
+
 void host(float* f, int* p) {
   block_sum<<<4, block_threads>>>(f, f);
   tiled_matmul<<<dim3(2, 2), dim3(TILE, TILE)>>>(f, f, f, 2 * TILE);

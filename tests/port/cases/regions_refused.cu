@@ -199,3 +199,47 @@ __global__ void changed_bound(int* data) {
     __syncthreads();
   }
 }
+
+// Calls of __device__ functions that wait, not inlined: a return before
+// the callee's barrier (its thread would miss it); a call inside an
+// expression; a callee that takes a reference; a callee that names what the
+// kernel declares too (inlined, the kernel's would hide it); a callee with
+// __shared__ memory called twice (inlined twice, it would be two arrays).
+__device__ int returns_early(int* stage, int t) {
+  if (t == 0) return 0;
+  __syncthreads();
+  return stage[t];
+}
+__global__ void return_before_barrier(int* data) {
+  int v = returns_early(data, threadIdx.x);
+  data[threadIdx.x] = v;
+}
+__global__ void call_in_expression(int* data) { data[threadIdx.x] = returns_early(data, threadIdx.x) + 1; }
+__device__ void add_after_barrier(int& total, int v) {
+  __syncthreads();
+  total += v;
+}
+__global__ void reference_parameter(int* data) {
+  int total = 0;
+  add_after_barrier(total, data[threadIdx.x]);
+  data[threadIdx.x] = total;
+}
+__device__ int scale = 3;
+__device__ int scaled_after_barrier(int v) {
+  __syncthreads();
+  return v * scale;
+}
+__global__ void hidden_name(int* data, int scale) {
+  int v = scaled_after_barrier(data[threadIdx.x]);
+  data[threadIdx.x] = v + scale;
+}
+__device__ void shared_swap(int* data) {
+  __shared__ int copy[32];
+  copy[threadIdx.x] = data[threadIdx.x];
+  __syncthreads();
+  data[threadIdx.x] = copy[31 - threadIdx.x];
+}
+__global__ void shared_twice(int* data) {
+  shared_swap(data);
+  shared_swap(data);
+}

@@ -157,6 +157,64 @@ __global__ void strided_sums(const int* in, int* out, int width) {
   }
 }
 
+// Calls of __device__ functions that wait, inlined into the region
+// version: a scan whose barriers sit in a loop bounded by a parameter
+// every thread shares, its result returned through a second function
+// (`return f(...) - value;`) into a local (`int x = f(...);`).
+__device__ int inclusive_scan(int value, volatile int* buffer, int size, cg::thread_block cta) {
+  int pos = 2 * threadIdx.x - (threadIdx.x & (size - 1));
+  buffer[pos] = 0;
+  pos += size;
+  buffer[pos] = value;
+  for (int offset = 1; offset < size; offset <<= 1) {
+    cg::sync(cta);
+    int t = buffer[pos] + buffer[pos - offset];
+    cg::sync(cta);
+    buffer[pos] = t;
+  }
+  return buffer[pos];
+}
+
+__device__ int exclusive_scan(int value, volatile int* buffer, int size, cg::thread_block cta) {
+  return inclusive_scan(value, buffer, size, cta) - value;
+}
+
+__global__ void inlined_scan(const int* in, int* out, int size) {
+  cg::thread_block cta = cg::this_thread_block();
+  __shared__ int buffer[2 * threads];
+  int pos = blockIdx.x * blockDim.x + threadIdx.x;
+  int value = in[pos];
+  int scanned = exclusive_scan(value, buffer, size, cta);
+  out[pos] = scanned;
+}
+
+// A callee that returns early, after its last barrier, inside a block of
+// its own: the next region skips the thread that returned. Threads past
+// `active` exit in the kernel before the call; a void callee called as a
+// statement.
+__device__ int neighbour_sum(int* stage, int t, int value) {
+  {
+    stage[t] = value;
+    __syncthreads();
+    if (t == 0) return stage[0] * 100;
+  }
+  return stage[t] + stage[t - 1];
+}
+
+__device__ void store_twice(int* out, int at, int value) {
+  __syncthreads();
+  out[at] = 2 * value;
+}
+
+__global__ void inlined_early_returns(const int* in, int* out, int active) {
+  __shared__ int stage[threads];
+  int t = threadIdx.x;
+  if (t >= active) return;
+  int sum;
+  sum = neighbour_sum(stage, t, in[blockIdx.x * blockDim.x + t]);
+  store_twice(out, blockIdx.x * blockDim.x + t, sum);
+}
+
 int main() {
   bool pass = true;
   int* ints = nullptr;
@@ -275,6 +333,28 @@ int main() {
     for (int t = 0; t < threads; ++t) pass = pass && out[blk * threads + t] == expected;
   }
   printf("strided sums: %d %d\n", out[0], out[threads]);
+
+  inlined_scan<<<8, threads>>>(ints, out, threads);
+  cudaDeviceSynchronize();
+  for (int blk = 0; blk < 8; ++blk) {
+    int running = 0;
+    for (int t = 0; t < threads; ++t) {
+      pass = pass && out[blk * threads + t] == running;
+      running += ints[blk * threads + t];
+    }
+  }
+  printf("inlined scan: %d %d\n", out[threads - 1], out[8 * threads - 1]);
+
+  for (int i = 0; i < 2 * threads; ++i) out[i] = -1;
+  inlined_early_returns<<<2, threads>>>(ints, out, 100);
+  cudaDeviceSynchronize();
+  for (int blk = 0; blk < 2; ++blk)
+    for (int t = 0; t < threads; ++t) {
+      const int* v = ints + blk * threads;
+      int expected = t >= 100 ? -1 : 2 * (t == 0 ? v[0] * 100 : v[t] + v[t - 1]);
+      pass = pass && out[blk * threads + t] == expected;
+    }
+  printf("inlined early returns: %d %d %d %d\n", out[0], out[1], out[99], out[100]);
 
   pass = pass && cudaGetLastError() == cudaSuccess;
   printf("%s\n", pass ? "PASS" : "FAIL");
