@@ -8,8 +8,7 @@
 #   forward   the same binary, WEFT_SCHEDULE=forward (the default, spelled)
 #   random    the same binary, WEFT_SCHEDULE=random:1
 #   stackless the same binary, WEFT_EXECUTOR=stackless: the kernels that
-#             have a region version run as their stackless kernels, as
-#             in the race check, which does not run region versions
+#             have a region version run as their stackless kernels
 #   address   -DWEFT_SANITIZE=address  (the memory check)
 #   race      -DWEFT_SANITIZE=race     (the race check)
 #

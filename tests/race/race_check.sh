@@ -34,6 +34,15 @@ for kernel in tiled_matmul block_sum warp_neighbours shuffle_neighbours named_ha
   fi
 done
 
+# The region_* kernels get region versions, which run in a race-check build.
+for kernel in region_matmul region_matmul_one_barrier region_block_sum region_block_sum_one_barrier region_handover \
+  region_global_neighbours region_every_thread_writes; do
+  if ! grep -qF "weft::register_region_version<&$kernel, " "$port"; then
+    echo "race_check: weft-port wrote no region version for $kernel ($port)"
+    failed=1
+  fi
+done
+
 # Named barriers written inline in a kernel are awaited in the kernel's own
 # coroutine, not through a stackless function.
 if ! grep -qF "co_await weft::bar_arrive(1, 64);" "$port"; then
@@ -244,6 +253,33 @@ for executor in auto fibers; do
   expect "(read-after-write|write-after-read) hazard in kernel 'byte_then_shared_word\\(int\\*\\)' on __shared__ memory"
   expect "write by block \\(0,0,0\\) thread \\(1,0,0\\) at .*$file:$byte_then_shared_word_write"
   expect "read  by block \\(0,0,0\\) thread \\(32,0,0\\) at .*$file:$byte_then_shared_word_read"
+  # Kernels with region versions: the tiled matmul without its second
+  # barrier (the pairs differ from the stackless kernel's: race_programs.cu
+  # says why), the reduction without its barrier between steps, and each
+  # thread reading its neighbour's global word.
+  expect "hazard in kernel 'region_matmul_one_barrier\(.*\)' on __shared__ memory"
+  expect "write by block \(0,0,0\) thread \([0-9]+,[0-9]+,0\) at .*$file:($region_matmul_write_a|$region_matmul_write_b) in region_matmul_one_barrier\("
+  expect "read  by block \(0,0,0\) thread \([0-9]+,[0-9]+,0\) at .*$file:$region_matmul_read in region_matmul_one_barrier\("
+  expect "write-after-read hazard in kernel 'region_block_sum_one_barrier\(float const\*, float\*\)' on __shared__ memory"
+  expect "read  by block \(0,0,0\) thread \(0,0,0\) at .*$file:$region_block_sum_step in region_block_sum_one_barrier\("
+  expect "write by block \(0,0,0\) thread \(1,0,0\) at .*$file:$region_block_sum_step in region_block_sum_one_barrier\("
+  expect "write-after-read hazard in kernel 'region_global_neighbours\(int\*\)' on global memory \(byte 0 of the 512-byte allocation"
+  expect "read  by block \(0,0,0\) thread \(63,0,0\) at .*$file:$region_global_read in region_global_neighbours\("
+  expect "write by block \(0,0,0\) thread \(0,0,0\) at .*$file:$region_global_write in region_global_neighbours\("
+  # Every thread writing one word: the region version's loop keeps each
+  # thread's store (without its compiler fences, Clang kept one, the last).
+  expect "write-after-write hazard in kernel 'region_every_thread_writes\(float\*\)' on __shared__ memory"
+  expect "write by block \(0,0,0\) thread \(1,0,0\) at .*$file:$region_every_thread_write in region_every_thread_writes\("
+  if [[ $executor == auto ]]; then
+    # Run as region versions: the lines are in the kernel's own name, not in
+    # its coroutine's (`[clone .resume]`).
+    expect "at .*$file:$region_block_sum_step in region_block_sum_one_barrier\(float const\*, float\*\)\$"
+    expect "at .*$file:$region_global_write in region_global_neighbours\(int\*\)\$"
+  fi
+  if grep -E "hazard in kernel '(region_matmul|region_block_sum|region_handover)\(" "$output"; then
+    echo "race_check: a region version without races was reported (WEFT_EXECUTOR=$executor, above)"
+    failed=1
+  fi
   expect "RACECHECK SUMMARY: [0-9]+ hazards displayed"
   # No kernel that is free of races is named.
   if grep -E "hazard in kernel '(count_with_atomics|count_with_atomics_stackless|write_word|read_word|last_block_sums|grid_exchange|blocks_write_own_words|shared_locked_counter|barrier_completion_count|named_handover|stream_writer|legacy_stream_step|std_atomic_device_variables|far_step|adjacent_shorts)" "$output"; then
@@ -251,4 +287,25 @@ for executor in auto fibers; do
     failed=1
   fi
 done
+
+# The region versions' reports, within one stretch between barriers, are
+# the stackless kernels' (WEFT_EXECUTOR=stackless), with the same threads.
+# A report is three lines; addresses differ from run to run.
+region_reports() {
+  local kernels='region_(block_sum_one_barrier|global_neighbours|every_thread_writes)'
+  awk -v header="^weft racecheck: .* kernel '$kernels\\(" '$0 ~ header { n = 3 } n > 0 { print; n-- }' "$1" |
+    sed -E 's/0x[0-9a-f]+/0x/g; s/ \[clone \.resume\]$//'
+}
+stackless_output=$binary_dir/race_programs.stackless_regions.output
+status=0
+WEFT_WORKERS=2 WEFT_EXECUTOR=stackless "$binary_dir/race_programs" regions > "$stackless_output" 2>&1 || status=$?
+if ((status != 0)); then
+  cat "$stackless_output"
+  exit 1
+fi
+if [[ -z $(region_reports "$stackless_output") ]] ||
+  ! diff <(region_reports "$binary_dir/race_programs.auto.output") <(region_reports "$stackless_output"); then
+  echo "race_check: the region versions' reports (<) are not the stackless kernels' (>, $stackless_output)"
+  failed=1
+fi
 exit $failed

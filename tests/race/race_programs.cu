@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <cstdio>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -849,6 +850,119 @@ __global__ void byte_then_shared_word(int* out) {
   if (threadIdx.x == 32) out[0] = whole_word;
 }
 
+// Kernels that weft-port gives a region version (every barrier a statement
+// that every thread reaches), which runs in a race-check build as in any
+// other: its reports must be the stackless kernel's (race_check.sh compares
+// a run with WEFT_EXECUTOR=stackless) where the race lies within one stretch
+// between barriers. One block each where racy, so that the pair of threads
+// reported first does not depend on the workers' timing.
+
+// The tiled matmul of C's first tile, over two tiles: silent with both
+// barriers. With the second left out, the next tile's writes race with
+// this tile's reads: a stretch across the loop's back edge, which the
+// region version runs as two loops over the threads (every thread's reads,
+// then every thread's writes), where the stackless kernel runs each
+// thread's reads and writes together. Both orders are a GPU's, and both
+// report the race on these lines, but not the same pairs: the region
+// version only writes after reads, the stackless kernel reads after another
+// thread's write as well.
+__global__ void region_matmul(const float* A, const float* B, float* C, int n) {
+  __shared__ float region_As[TILE][TILE];
+  __shared__ float region_Bs[TILE][TILE];
+  int row = blockIdx.y * TILE + threadIdx.y, col = blockIdx.x * TILE + threadIdx.x;
+  float sum = 0;
+  for (int t = 0; t < n / TILE; ++t) {
+    region_As[threadIdx.y][threadIdx.x] = A[row * n + t * TILE + threadIdx.x];
+    region_Bs[threadIdx.y][threadIdx.x] = B[(t * TILE + threadIdx.y) * n + col];
+    __syncthreads();
+    for (int k = 0; k < TILE; ++k) sum += region_As[threadIdx.y][k] * region_Bs[k][threadIdx.x];
+    __syncthreads();
+  }
+  C[row * n + col] = sum;
+}
+__global__ void region_matmul_one_barrier(const float* A, const float* B, float* C, int n) {
+  __shared__ float region_racy_As[TILE][TILE];
+  __shared__ float region_racy_Bs[TILE][TILE];
+  int row = blockIdx.y * TILE + threadIdx.y, col = blockIdx.x * TILE + threadIdx.x;
+  float sum = 0;
+  for (int t = 0; t < n / TILE; ++t) {
+    // race-line: region_matmul_write_a
+    region_racy_As[threadIdx.y][threadIdx.x] = A[row * n + t * TILE + threadIdx.x];
+    // race-line: region_matmul_write_b
+    region_racy_Bs[threadIdx.y][threadIdx.x] = B[(t * TILE + threadIdx.y) * n + col];
+    __syncthreads();
+    // Not unrolled: each load's own instruction would be looked up for the
+    // report (addr2line, 0.3 s each), all on this line.
+#pragma unroll 1
+    // race-line: region_matmul_read
+    for (int k = 0; k < TILE; ++k) sum += region_racy_As[threadIdx.y][k] * region_racy_Bs[k][threadIdx.x];
+  }
+  C[row * n + col] = sum;
+}
+
+// The tree reduction with a barrier after every step: silent.
+__global__ void region_block_sum(const float* in, float* out) {
+  __shared__ float region_partial[256];
+  unsigned t = threadIdx.x;
+  region_partial[t] = in[blockIdx.x * blockDim.x + t];
+  __syncthreads();
+  for (unsigned s = blockDim.x / 2; s > 0; s /= 2) {
+    if (t < s) region_partial[t] += region_partial[t + s];
+    __syncthreads();
+  }
+  if (t == 0) out[blockIdx.x] = region_partial[0];
+}
+
+// The same without the barrier between steps: thread 1's write of its word
+// races with thread 0's read of it, one step later.
+__global__ void region_block_sum_one_barrier(const float* in, float* out) {
+  __shared__ float region_racy_partial[256];
+  unsigned t = threadIdx.x;
+  region_racy_partial[t] = in[blockIdx.x * blockDim.x + t];
+  __syncthreads();
+  for (unsigned s = blockDim.x / 2; s > 0; s /= 2) {
+    // race-line: region_block_sum_step
+    if (t < s) region_racy_partial[t] += region_racy_partial[t + s];
+  }
+  if (t == 0) out[blockIdx.x] = region_racy_partial[0];
+}
+
+// Thread 0's write, read by the others after a barrier, and written again
+// by thread 47 after the next: the barriers order each pair. Threads from
+// 48 on return before the first barrier, which the others pass without them.
+__global__ void region_handover(int* out) {
+  __shared__ int region_word;
+  if (threadIdx.x >= 48) return;
+  if (threadIdx.x == 0) region_word = 42;
+  __syncthreads();
+  out[threadIdx.x] = region_word;
+  __syncthreads();
+  if (threadIdx.x == 47) region_word = 7;
+}
+
+// Each thread writes its global word, then reads its neighbour's in the
+// same stretch between barriers: thread 0 reads word 1 before thread 1
+// writes it, thread 63 reads word 0 after thread 0 wrote it.
+__global__ void region_global_neighbours(int* out) {
+  __shared__ int region_staged[64];
+  region_staged[threadIdx.x] = static_cast<int>(threadIdx.x);
+  __syncthreads();
+  // race-line: region_global_write
+  out[threadIdx.x] = region_staged[threadIdx.x];
+  // race-line: region_global_read
+  out[64 + threadIdx.x] = out[(threadIdx.x + 1) % 64];
+}
+
+// Every thread writes one __shared__ word, a write-after-write race however
+// the compiler arranges the region version's loop over the threads.
+__global__ void region_every_thread_writes(float* out) {
+  __shared__ float region_last_writer;
+  // race-line: region_every_thread_write
+  region_last_writer = static_cast<float>(threadIdx.x);
+  __syncthreads();
+  out[threadIdx.x] = region_last_writer;
+}
+
 static int failures = 0;
 
 static unsigned long long hazards() { return weft::detail::race_hazard_count().load(); }
@@ -864,7 +978,54 @@ static void expect(const char* name, bool racy, Launch launch) {
   if (!ok) ++failures;
 }
 
-int main() {
+// The cases of the kernels with region versions. `race_programs regions`
+// runs only those whose reports race_check.sh compares with the stackless
+// kernels' (`compared_only`): each new line of a report costs an addr2line.
+static void region_cases(bool compared_only) {
+  const int n = 2 * TILE;
+  float *A, *B, *C, *sums;
+  cudaMalloc(&A, n * n * sizeof(float));
+  cudaMalloc(&B, n * n * sizeof(float));
+  cudaMalloc(&C, n * n * sizeof(float));
+  cudaMalloc(&sums, 4 * sizeof(float));
+  std::vector<float> ones(n * n, 1.0f);
+  cudaMemcpy(A, ones.data(), n * n * sizeof(float), cudaMemcpyHostToDevice);
+  cudaMemcpy(B, ones.data(), n * n * sizeof(float), cudaMemcpyHostToDevice);
+  int* out;
+  cudaMalloc(&out, 128 * sizeof(int));
+  if (!compared_only) {
+    expect("region_matmul", false, [&] { region_matmul<<<1, dim3(TILE, TILE)>>>(A, B, C, n); });
+    float first = 0;
+    cudaMemcpy(&first, C, sizeof first, cudaMemcpyDeviceToHost);
+    if (first != n) {
+      std::printf("region_matmul: C[0] is %g, not %d\n", first, n);
+      ++failures;
+    }
+    expect("region_matmul_one_barrier", true, [&] { region_matmul_one_barrier<<<1, dim3(TILE, TILE)>>>(A, B, C, n); });
+    expect("region_block_sum", false, [&] { region_block_sum<<<4, 256>>>(A, sums); });
+    float sum = 0;
+    cudaMemcpy(&sum, sums + 3, sizeof sum, cudaMemcpyDeviceToHost);
+    if (sum != 256) {
+      std::printf("region_block_sum: sum 3 is %g, not 256\n", sum);
+      ++failures;
+    }
+    expect("region_handover", false, [&] { region_handover<<<1, 64>>>(out); });
+  }
+  expect("region_block_sum_one_barrier", true, [&] { region_block_sum_one_barrier<<<1, 256>>>(A, sums + 1); });
+  expect("region_global_neighbours", true, [&] { region_global_neighbours<<<1, 64>>>(out); });
+  expect("region_every_thread_writes", true,
+         [&] { region_every_thread_writes<<<1, 64>>>(reinterpret_cast<float*>(out)); });
+  for (void* p : {static_cast<void*>(A), static_cast<void*>(B), static_cast<void*>(C), static_cast<void*>(sums),
+                  static_cast<void*>(out)})
+    cudaFree(p);
+}
+
+int main(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "regions") {
+    region_cases(true);
+    std::printf("%s\n", failures == 0 ? "PASS" : "FAIL");
+    return failures == 0 ? 0 : 1;
+  }
   const int n = 64;
   float *A, *B, *C;
   cudaMalloc(&A, n * n * sizeof(float));
@@ -1220,6 +1381,7 @@ int main() {
          [&] { byte_then_word<<<1, 64>>>(bytes + 32, reinterpret_cast<const int*>(bytes + 32), out); });
   expect("byte_then_shared_word", true, [&] { byte_then_shared_word<<<1, 64>>>(out); });
   cudaFree(bytes);
+  region_cases(false);
   std::printf("%s\n", failures == 0 ? "PASS" : "FAIL");
   return failures == 0 ? 0 : 1;
 }

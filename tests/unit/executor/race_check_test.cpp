@@ -1673,3 +1673,17 @@ TEST_CASE_FIXTURE(race_test_one_block_launches,
   second.finish(true);
   weft::detail::blockDim = dim3{64, 1, 1};
 }
+
+TEST_CASE("race check: a line of a region version is reported in its kernel's name, as in the stackless kernel") {
+  using weft::detail::user_function_name;
+  CHECK(user_function_name("weft_port_regions_block_sum(weft::detail::region_block&, float const*, float*)") ==
+        "block_sum(float const*, float*)");
+  CHECK(user_function_name("ns::weft_port_regions_k(weft::detail::region_block&, int*)::{lambda(ns::weft_port_regions_"
+                           "k(weft::detail::region_block&, int*)::weft_locals&)#1}::operator()(ns::weft_port_regions_"
+                           "k(weft::detail::region_block&, int*)::weft_locals&) const") == "ns::k(int*)");
+  CHECK(user_function_name("weft_port_regions_scale<float>(weft::detail::region_block&, float*)") ==
+        "scale<float>(float*)");
+  CHECK(user_function_name("weft_port_regions_k(weft::detail::region_block&)") == "k()");
+  CHECK(user_function_name("ns::weft_port_stackless_k(int*)") == "ns::k(int*)");
+  CHECK(user_function_name("k(int*) [clone .resume]") == "k(int*) [clone .resume]");
+}

@@ -2740,6 +2740,13 @@ inline void race_let_go_before_waiting() {
   if (race_worker* worker = race_running) worker->barrier_waited(barrier, phase);
 }
 
+/// Every thread of the running block that has not returned passed a block
+/// barrier (race_worker::block_synced): a region version's barrier
+/// (region_block.hpp), whose loops the executor does not see.
+[[gnu::noinline]] inline void race_block_synced() {
+  if (race_worker* worker = race_running) worker->block_synced();
+}
+
 inline race_worker& race_worker_of_this_thread() {
   static thread_local race_worker worker;
   return worker;

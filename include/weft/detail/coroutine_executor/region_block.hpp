@@ -25,6 +25,7 @@
 // landing; stackless_grid.hpp chooses the region version where it may.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -32,6 +33,7 @@
 #include <type_traits>
 
 #include "weft/detail/base/builtin_variables.hpp"
+#include "weft/detail/checks/race_check.hpp"
 #include "weft/detail/coroutine_executor/frame_arena.hpp"
 
 namespace weft::detail {
@@ -101,14 +103,24 @@ class region_threads {
   /// Runs `region(locals)` for each thread of the block that has not
   /// returned, with threadIdx naming it, in the block's order of the
   /// moment (barrier()).
+  // Always inline: in a race-check build the regions are then traced as
+  // the region version's own code (race_check.hpp), never left in a copy
+  // of this loop, which is weft's and untraced, however large they are.
   template <class Region>
-  void each(Region&& region) {
+  [[gnu::always_inline]] void each(Region&& region) {
     region_block& b = block_;
     const unsigned count = b.count_, start = b.start_;
     bool arrived = true, ran = false;  // of the thread that ran last
     unsigned last = start;
     auto run = [&](unsigned t) __attribute__((always_inline)) {
+      // The race check's callbacks read threadIdx from memory, and take a
+      // thread's loads and stores one by one: each thread's accesses stay
+      // between its threadIdx and the next's, none merged with another
+      // thread's (a store every thread makes, kept once after the loop,
+      // would hide their race).
+      if constexpr (race_check_build) std::atomic_signal_fence(std::memory_order_seq_cst);
       arrived = region(locals_[t]) == region_step::go;
+      if constexpr (race_check_build) std::atomic_signal_fence(std::memory_order_seq_cst);
       if (!arrived) [[unlikely]]
         exit(t);
       last = t;
@@ -160,6 +172,9 @@ class region_threads {
   /// rotated, starting at start_.
   void barrier() {
     region_block& b = block_;
+    // For the race check, a block barrier that every thread passed, as
+    // the stackless executor's (complete_barrier).
+    if constexpr (race_check_build) race_block_synced();
     if (!b.ran_) {  // no region ran since the last barrier: the threads arrived in order
       for (unsigned i = 1; i <= b.count_; ++i) {
         unsigned t = (b.start_ + b.count_ - i) % b.count_;

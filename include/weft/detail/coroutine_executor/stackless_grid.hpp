@@ -16,7 +16,9 @@
 // Where the stackless executor runs a kernel that weft-port gave a region
 // version (region_block.hpp), it runs that instead, unless
 // WEFT_EXECUTOR=stackless: a block as loops over its threads between
-// barriers. Not in a race-check build.
+// barriers. In a race-check build too: the loops set threadIdx for each
+// thread, whose accesses the region version's traced code makes, and a
+// region barrier tells the check the block synchronised.
 #pragma once
 
 #include <atomic>
@@ -127,18 +129,14 @@ block_failure run_stackless_kernel(block_executor& executor, const block_range& 
   Arguments own_arguments = arguments;
   // Its region version, where it has one: weft-port wrote it only for a
   // kernel whose threads meet at every barrier and that never changes its
-  // parameters, so the block's threads share one copy of them. Not in a
-  // race-check build, which watches each thread's accesses between the
-  // barriers the stackless executor reports.
-  if constexpr (!race_check_build) {
-    auto regions = registered_region_version<Kernel>();
-    if constexpr (!std::is_null_pointer_v<decltype(regions)>) {
-      if (regions && region_versions_enabled().load(std::memory_order_relaxed)) {
-        auto run_block = [&](region_block& block) {
-          std::apply([&](auto&... each) { regions(block, each...); }, own_arguments);
-        };
-        return stackless_executor_of_this_worker().run_regions(run_block, blocks, executor, dynamic_shared_bytes);
-      }
+  // parameters, so the block's threads share one copy of them.
+  auto regions = registered_region_version<Kernel>();
+  if constexpr (!std::is_null_pointer_v<decltype(regions)>) {
+    if (regions && region_versions_enabled().load(std::memory_order_relaxed)) {
+      auto run_block = [&](region_block& block) {
+        std::apply([&](auto&... each) { regions(block, each...); }, own_arguments);
+      };
+      return stackless_executor_of_this_worker().run_regions(run_block, blocks, executor, dynamic_shared_bytes);
     }
   }
   // In a race-check build, out of line and traced (call_kernel): the body
