@@ -4702,14 +4702,7 @@ class porter {
     plan.parameters = param_list;
     if (instance) {
       // The callee's block at its own lines, then the caller's again.
-      std::vector<construct> list;
-      for (const construct& c : constructs_)
-        if (c.begin >= t_[d.open].begin && c.end <= t_[d.close].end) list.push_back(c);
-      for (const auto& [i, e] : plan.edits)
-        list.push_back(replacement(i, e.before + (e.text ? *e.text : std::string(text(i))) + e.after));
-      std::sort(list.begin(), list.end(), [](const construct& x, const construct& y) {
-        return x.begin < y.begin || (x.begin == y.begin && x.end > y.end);
-      });
+      std::vector<construct> list = region_constructs(d, plan);
       const std::vector<construct>* saved = rendering_;
       rendering_ = &list;
       plan.text = "\n#line " + std::to_string(t_[d.open].line) + " " + file_ + "\n" +
@@ -4720,9 +4713,9 @@ class porter {
     return plan;
   }
 
-  // The region version's text, written after the last line: the body as
-  // planned, at the kernel's lines, and its registration.
-  std::string render_region_version(const function_definition& d, const region_plan& plan) const {
+  // What renders a body as its region plan has it: the file's constructs
+  // inside the body and the plan's edits, in the order render takes them.
+  std::vector<construct> region_constructs(const function_definition& d, const region_plan& plan) const {
     std::vector<construct> list;
     for (const construct& c : constructs_)
       if (c.begin >= t_[d.open].begin && c.end <= t_[d.close].end) list.push_back(c);
@@ -4731,6 +4724,13 @@ class porter {
     std::sort(list.begin(), list.end(), [](const construct& x, const construct& y) {
       return x.begin < y.begin || (x.begin == y.begin && x.end > y.end);
     });
+    return list;
+  }
+
+  // The region version's text, written after the last line: the body as
+  // planned, at the kernel's lines, and its registration.
+  std::string render_region_version(const function_definition& d, const region_plan& plan) const {
+    std::vector<construct> list = region_constructs(d, plan);
     std::string out;
     std::vector<std::string> namespaces = namespaces_around(d.name_token);
     for (const std::string& n : namespaces) out += n + "\n";
