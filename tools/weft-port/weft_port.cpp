@@ -3770,6 +3770,7 @@ class porter {
     std::set<std::string, std::less<>> type_parameters;  // the kernel template's
     std::set<std::string, std::less<>> template_names;   // the kernel template's parameters, which none may redeclare
     std::vector<std::string> namespaces;                 // around the kernel
+    bool shuffles = false;                               // the kernel's or a callee's shuffles are split
   };
 
   region_plan plan_regions(const function_definition& d, const body_facts& f, region_instance* instance = nullptr,
@@ -3871,11 +3872,8 @@ class porter {
     for (std::size_t w : f.waits) {
       auto awaitable = awaitable_for(text(w));
       if (!awaitable || !awaitable->starts_with("shfl") || (w > 0 && is(w - 1, "::"))) continue;
-      if (instance) return refuse(line_of(w) + "a warp shuffle in a callee (split only in the kernel's own body)");
-      if (!f.returns.empty())
-        return refuse(line_of(*std::min_element(f.returns.begin(), f.returns.end())) +
-                      "a `return` in a kernel with warp shuffles, which every lane must reach");
       shuffle_calls.insert(w);
+      inlining.shuffles = true;
     }
     for (std::size_t w : f.waits) {
       if (shuffle_calls.contains(w)) continue;
@@ -4182,7 +4180,8 @@ class porter {
       shuffles.push_back({k, c, *rparen, regions.size(), *awaitable_for(text(c)), args[1], args[2], width});
       return true;
     };
-    std::vector<std::pair<std::size_t, std::size_t>> barrier_loops;  // `for` to the body's `}`
+    std::vector<std::pair<std::size_t, std::size_t>> barrier_loops;    // `for` to the body's `}`
+    std::vector<std::pair<std::size_t, std::size_t>> braceless_loops;  // a barrier loop's `)` and its body's `;`
     // The waiting call of statement [k, end] if the region version can
     // inline it there: `f(...);`, `x = f(...) ...;`, `T x = f(...) ...;` or
     // `return f(...) ...;`, the call evaluated first.
@@ -4503,11 +4502,13 @@ class porter {
             why = line_of(k) + "a barrier loop that may differ by thread: " + not_uniform;
             return false;
           }
-          if (!is(close + 1, "{")) {
-            why = line_of(k) + "a barrier loop without braces";
+          // A body without braces gets them: its regions are statements.
+          bool braced = is(close + 1, "{");
+          if (!braced && !declaration_at(close + 1, *end).names.empty()) {
+            why = line_of(k) + "a barrier loop whose body, without braces, is a declaration";
             return false;
           }
-          std::size_t body_close = *end;
+          std::size_t body_close = braced ? *end : *end + 1;
           for (std::size_t j = close + 1; j < body_close; ++j) {
             if (names_variable(j) && own.contains(text(j)) && changed_at(j)) {
               why = line_of(j) + "the barrier loop's body changes `" + std::string(text(j)) + "`";
@@ -4526,7 +4527,8 @@ class porter {
           barrier_loops.emplace_back(k, body_close);
           std::set<std::string, std::less<>> saved = uniform;
           uniform = inside;
-          if (!walk(close + 2, body_close, true)) return false;
+          if (!braced) braceless_loops.emplace_back(close, *end);
+          if (!walk(braced ? close + 2 : close + 1, body_close, true)) return false;
           uniform = std::move(saved);
         } else {
           if (!open_region) open_region = k;
@@ -4545,6 +4547,11 @@ class porter {
       return true;
     };
     if (!walk(d.open + 1, d.close, false)) return refuse(why);
+    // A lane that exited before a shuffle is an error the stackless executor
+    // reports: every lane must reach the shuffles, its own and its callees'.
+    if (!instance && inlining.shuffles && !f.returns.empty())
+      return refuse(line_of(*std::min_element(f.returns.begin(), f.returns.end())) +
+                    "a `return` in a kernel with warp shuffles, which every lane must reach");
 
     // The locals each region declares at its top, and the names it uses.
     struct local {
@@ -4647,6 +4654,7 @@ class porter {
       for (std::size_t r : f.returns) {
         bool before_barrier =
             std::any_of(barriers.begin(), barriers.end(), [&](auto b) { return b.first > r; }) ||
+            std::any_of(shuffles.begin(), shuffles.end(), [&](const split_shuffle& h) { return h.call > r; }) ||
             std::any_of(inlined.begin(), inlined.end(), [&](const inlined_call& ic) { return ic.statement > r; }) ||
             std::any_of(barrier_loops.begin(), barrier_loops.end(),
                         [&](auto loop) { return r > loop.first && r < loop.second; });
@@ -4694,7 +4702,7 @@ class porter {
       }
       for (const auto& [name, type] : inlining.members) head += " " + type + " " + name + ";";
       head += " }; auto weft_threads = weft_block.threads<weft_locals>();";
-      if (!shuffles.empty()) head += " weft::region_exchange weft_exchange(weft_block);";
+      if (inlining.shuffles) head += " weft::region_exchange weft_exchange(weft_block);";
       plan.edits[d.open].after += head;
     } else {
       plan.edits[d.open].after += instance->front;
@@ -4748,6 +4756,10 @@ class porter {
                                 ", weft_threads.thread_of(weft_l), static_cast<unsigned>(" +
                                 join(s.lane.first, s.lane.second, nullptr) + "), " + s.width + ")";
       for (std::size_t k = s.call + 1; k <= s.rparen; ++k) plan.edits[k].text = "";
+    }
+    for (auto [close, semicolon] : braceless_loops) {
+      plan.edits[close].after += " {";
+      plan.edits[semicolon].after += " }";
     }
     // The threads' order for the next regions (region_threads::barrier).
     for (auto [b, semicolon] : barriers) {

@@ -272,6 +272,7 @@ __global__ void shuffle_in_warp_branch(int* data) {
   data[threadIdx.x] = v;
 }
 __device__ int shuffled_total(int v) {
+  if (v == 0) return 0;
   for (int offset = 16; offset > 0; offset /= 2) {
     v += __shfl_xor_sync(0xffffffff, v, offset);
   }

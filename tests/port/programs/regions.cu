@@ -268,6 +268,21 @@ __global__ void double_lead(const double* in, double* out) {
   out[i] = in[i] * 1000 + lead;
 }
 
+// A callee's shuffles in a loop without braces, inlined: a segment sum by
+// xor within 8 lanes, then each lane's own sum minus the lowest lane's of
+// its segment.
+__device__ int segment_sum(int v) {
+  for (int mask = 4; mask > 0; mask /= 2) v += __shfl_xor_sync(0xffffffff, v, mask, 8);
+  return v;
+}
+
+__global__ void inlined_shuffles(const int* in, int* out) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int sum = segment_sum(in[i]);
+  int lowest = __shfl_sync(0xffffffff, in[i], 0, 8);
+  out[i] = sum * 1000 + lowest;
+}
+
 int main() {
   bool pass = true;
   int* ints = nullptr;
@@ -460,6 +475,15 @@ int main() {
   for (int i = 0; i < threads; ++i)
     pass = pass && double_out[i] == doubles[i] * 1000 + doubles[i - i % 32 + 31] / 3;
   printf("double lead: %.17g %.17g\n", double_out[0], double_out[threads - 1]);
+
+  inlined_shuffles<<<2, threads>>>(ints, out);
+  cudaDeviceSynchronize();
+  for (int i = 0; i < 2 * threads; ++i) {
+    int segment = 0;
+    for (int j = i - i % 8; j < i - i % 8 + 8; ++j) segment += ints[j];
+    pass = pass && out[i] == segment * 1000 + ints[i - i % 8];
+  }
+  printf("inlined shuffles: %d %d\n", out[0], out[2 * threads - 1]);
 
   pass = pass && cudaGetLastError() == cudaSuccess;
   printf("%s\n", pass ? "PASS" : "FAIL");
