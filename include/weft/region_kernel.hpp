@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "weft/detail/coroutine_executor/region_block.hpp"
+#include "weft/detail/coroutine_executor/region_exchange.hpp"
 #include "weft/detail/coroutine_executor/stackless_grid.hpp"
 #include "weft/detail/coroutine_executor/stackless_thread.hpp"
 
@@ -17,6 +18,13 @@ namespace weft {
 
 /// A block's threads, as a region version's first parameter sees them.
 using region_block = detail::region_block;
+
+/// The block's operands at a warp shuffle that weft-port split.
+using region_exchange = detail::region_exchange;
+inline constexpr detail::warp_op region_shfl = detail::warp_op::shfl;
+inline constexpr detail::warp_op region_shfl_up = detail::warp_op::shfl_up;
+inline constexpr detail::warp_op region_shfl_down = detail::warp_op::shfl_down;
+inline constexpr detail::warp_op region_shfl_xor = detail::warp_op::shfl_xor;
 
 /// What a region returns for its thread: region_go, or region_exit where the
 /// kernel's `return;` ended it.

@@ -3770,6 +3770,7 @@ class porter {
     std::set<std::string, std::less<>> type_parameters;  // the kernel template's
     std::set<std::string, std::less<>> template_names;   // the kernel template's parameters, which none may redeclare
     std::vector<std::string> namespaces;                 // around the kernel
+    bool shuffles = false;                               // the kernel's or a callee's shuffles are split
   };
 
   region_plan plan_regions(const function_definition& d, const body_facts& f, region_instance* instance = nullptr,
@@ -3864,7 +3865,18 @@ class porter {
     std::map<std::size_t, std::size_t> barriers;
     std::set<std::string, std::less<>> blocks = block_variables(d.name_token + 1, d.close);
     if (instance) blocks.insert(instance->blocks.begin(), instance->blocks.end());
+    // The warp shuffles it splits (weft/region_kernel.hpp, region_exchange):
+    // their call tokens, each checked where the walk meets its statement.
+    // Every lane must reach each: the kernel's own, none after a `return`.
+    std::set<std::size_t> shuffle_calls;
     for (std::size_t w : f.waits) {
+      auto awaitable = awaitable_for(text(w));
+      if (!awaitable || !awaitable->starts_with("shfl") || (w > 0 && is(w - 1, "::"))) continue;
+      shuffle_calls.insert(w);
+      inlining.shuffles = true;
+    }
+    for (std::size_t w : f.waits) {
+      if (shuffle_calls.contains(w)) continue;
       if (!is(w, "__syncthreads") || !is(w + 1, "(") || !is(w + 2, ")") || !is(w + 3, ";") ||
           (w > 0 && is(w - 1, "::")))
         return refuse(line_of(w) + "it waits other than at a block barrier statement (`__syncthreads();`, " +
@@ -3878,7 +3890,7 @@ class porter {
                       "`cg::sync(block);`, `block.sync();`)");
       barriers.insert(*barrier);
     }
-    if (barriers.empty() && waiting_calls.empty()) return refuse("it has no barrier");
+    if (barriers.empty() && waiting_calls.empty() && shuffle_calls.empty()) return refuse("it has no barrier");
     // The declarations of the block's group, `cg::thread_block block =
     // cg::this_thread_block();`, stay outside the regions, as __shared__
     // ones do: every thread's is the same block.
@@ -3977,9 +3989,10 @@ class porter {
     // barriers, such loops, and __shared__ declarations (which stay outside
     // the regions, so that every region sees them).
     struct region {
-      std::size_t first, last;                            // tokens
-      std::size_t scope_end;                              // the `}` that ends the level
-      std::optional<std::size_t> args_of = std::nullopt;  // the inlined call whose arguments it binds
+      std::size_t first, last;                               // tokens
+      std::size_t scope_end;                                 // the `}` that ends the level
+      std::optional<std::size_t> args_of = std::nullopt;     // the inlined call whose arguments it binds
+      std::optional<std::size_t> shuffle_of = std::nullopt;  // the split shuffle whose operand it leaves
     };
     std::vector<region> regions;
     std::set<std::string, std::less<>> loop_variables;
@@ -3990,7 +4003,9 @@ class porter {
     auto holds_barrier = [&](std::size_t from, std::size_t to) {
       auto it = barriers.lower_bound(from);
       auto call = waiting_calls.lower_bound(from);
-      return (it != barriers.end() && it->first <= to) || (call != waiting_calls.end() && *call <= to);
+      auto shuffle = shuffle_calls.lower_bound(from);
+      return (it != barriers.end() && it->first <= to) || (call != waiting_calls.end() && *call <= to) ||
+             (shuffle != shuffle_calls.end() && *shuffle <= to);
     };
     // Every declaration anywhere: their names are locals (not uniform).
     std::function<void(std::size_t, std::size_t)> collect = [&](std::size_t from, std::size_t to) {
@@ -4112,7 +4127,61 @@ class porter {
       std::vector<std::pair<std::string, std::pair<std::size_t, std::size_t>>> thread_arguments;  // name, tokens
     };
     std::vector<inlined_call> inlined;
-    std::vector<std::pair<std::size_t, std::size_t>> barrier_loops;  // `for` to the body's `}`
+    // The shuffles split: the region before leaves each thread's operand in
+    // the exchange (`operand_region`), the statement reads its source lane's.
+    struct split_shuffle {
+      std::size_t statement, call, rparen, operand_region;
+      std::string_view op;
+      std::pair<std::size_t, std::size_t> operand, lane;
+      std::string width;
+    };
+    std::vector<split_shuffle> shuffles;
+    // The shuffle of statement [k, end] if the region version can split it:
+    // `v = __shfl*_sync(0xffffffff, e, b[, width]);`, `v op= ...;` or
+    // `T v = ...;`, the full mask and a power-of-two width as literals.
+    auto split_shuffle_at = [&](std::size_t k, std::size_t end) -> bool {
+      auto it = shuffle_calls.lower_bound(k);
+      std::size_t c = *it;
+      auto forms = [&] {
+        why = line_of(c) + "a warp shuffle other than as `v = __shfl*_sync(...);`, `v op= __shfl*_sync(...);` or " +
+              "`T v = __shfl*_sync(...);`";
+        return false;
+      };
+      if (std::next(it) != shuffle_calls.end() && *std::next(it) <= end) return forms();
+      std::size_t at = k;
+      std::string op = operator_at(k + 1);
+      if (is_identifier(k) && !op.empty() && op.back() == '=' && op != "==" && op != "!=" && op != "<=" && op != ">=") {
+        at = k + 1 + op.size();
+      } else if (declaration dl = declaration_at(k, end);
+                 dl.names.size() == 1 && dl.simple && is(dl.names[0] + 1, "=")) {
+        at = dl.names[0] + 2;
+      }
+      auto rparen = is(c + 1, "(") ? match_forward(c + 1) : std::nullopt;
+      if (c != at || !rparen || *rparen + 1 != end || !is(end, ";")) return forms();
+      auto args = top_level_arguments(c + 1, *rparen);
+      std::string mask = args.empty() ? "" : join(args[0].first, args[0].second, nullptr);
+      std::transform(mask.begin(), mask.end(), mask.begin(), [](unsigned char ch) { return std::tolower(ch); });
+      if (args.size() < 3 || args.size() > 4 || (mask != "0xffffffff" && mask != "0xffffffffu")) {
+        why = line_of(c) + "a warp shuffle whose mask is not the literal full mask `0xffffffff`";
+        return false;
+      }
+      std::string width = "32";
+      if (args.size() == 4) {
+        width = join(args[3].first, args[3].second, nullptr);
+        bool power = args[3].second == args[3].first + 1 && t_[args[3].first].k == kind::number &&
+                     (width == "1" || width == "2" || width == "4" || width == "8" || width == "16" || width == "32");
+        if (!power) {
+          why = line_of(c) + "a warp shuffle whose width is not a literal power of two up to 32";
+          return false;
+        }
+      }
+      auto waiting = waiting_calls.lower_bound(c);
+      if (waiting != waiting_calls.end() && *waiting < *rparen) return forms();
+      shuffles.push_back({k, c, *rparen, regions.size(), *awaitable_for(text(c)), args[1], args[2], width});
+      return true;
+    };
+    std::vector<std::pair<std::size_t, std::size_t>> barrier_loops;    // `for` to the body's `}`
+    std::vector<std::pair<std::size_t, std::size_t>> braceless_loops;  // a barrier loop's `)` and its body's `;`
     // The waiting call of statement [k, end] if the region version can
     // inline it there: `f(...);`, `x = f(...) ...;`, `T x = f(...) ...;` or
     // `return f(...) ...;`, the call evaluated first.
@@ -4326,6 +4395,17 @@ class porter {
         } else if (is(k, "__shared__") || (is(k, "extern") && is(k + 1, "__shared__")) ||
                    block_declarations.contains(k) || (!pragma && shared_declaration(k, *end))) {
           close_region();
+        } else if (auto shuffle = shuffle_calls.lower_bound(k);
+                   !pragma && shuffle != shuffle_calls.end() && *shuffle <= *end && !is(k, "for") && !is(k, "if") &&
+                   !is(k, "while") && !is(k, "do") && !is(k, "switch") && !is(k, "{")) {
+          // Its operand is left in the exchange as the region before it
+          // ends; the statement opens the next region.
+          close_region();
+          if (!split_shuffle_at(k, *end)) return false;
+          regions.push_back({shuffles.back().operand.first, shuffles.back().operand.second - 1, to, std::nullopt,
+                             shuffles.size() - 1});
+          open_region = k;
+          last = *end;
         } else if (auto call = inlinable_call(k, *end); call && !pragma) {
           // The callee's body runs where the call is, after a region that
           // binds its arguments; what the statement does with the result
@@ -4422,11 +4502,13 @@ class porter {
             why = line_of(k) + "a barrier loop that may differ by thread: " + not_uniform;
             return false;
           }
-          if (!is(close + 1, "{")) {
-            why = line_of(k) + "a barrier loop without braces";
+          // A body without braces gets them: its regions are statements.
+          bool braced = is(close + 1, "{");
+          if (!braced && !declaration_at(close + 1, *end).names.empty()) {
+            why = line_of(k) + "a barrier loop whose body, without braces, is a declaration";
             return false;
           }
-          std::size_t body_close = *end;
+          std::size_t body_close = braced ? *end : *end + 1;
           for (std::size_t j = close + 1; j < body_close; ++j) {
             if (names_variable(j) && own.contains(text(j)) && changed_at(j)) {
               why = line_of(j) + "the barrier loop's body changes `" + std::string(text(j)) + "`";
@@ -4445,7 +4527,8 @@ class porter {
           barrier_loops.emplace_back(k, body_close);
           std::set<std::string, std::less<>> saved = uniform;
           uniform = inside;
-          if (!walk(close + 2, body_close, true)) return false;
+          if (!braced) braceless_loops.emplace_back(close, *end);
+          if (!walk(braced ? close + 2 : close + 1, body_close, true)) return false;
           uniform = std::move(saved);
         } else {
           if (!open_region) open_region = k;
@@ -4464,6 +4547,11 @@ class porter {
       return true;
     };
     if (!walk(d.open + 1, d.close, false)) return refuse(why);
+    // A lane that exited before a shuffle is an error the stackless executor
+    // reports: every lane must reach the shuffles, its own and its callees'.
+    if (!instance && inlining.shuffles && !f.returns.empty())
+      return refuse(line_of(*std::min_element(f.returns.begin(), f.returns.end())) +
+                    "a `return` in a kernel with warp shuffles, which every lane must reach");
 
     // The locals each region declares at its top, and the names it uses.
     struct local {
@@ -4481,7 +4569,7 @@ class porter {
       // An inlined call's arguments are read by its own region only.
       for (std::size_t k = regions[r].first; k <= regions[r].last; ++k)
         if (names_variable(k) && (regions[r].args_of || !in_inlined_call(k))) used[r].insert(std::string(text(k)));
-      if (regions[r].args_of) continue;
+      if (regions[r].args_of || regions[r].shuffle_of) continue;
       for (std::size_t k = regions[r].first; k <= regions[r].last;) {
         if (unroll_pragma(k)) {
           ++k;
@@ -4566,6 +4654,7 @@ class porter {
       for (std::size_t r : f.returns) {
         bool before_barrier =
             std::any_of(barriers.begin(), barriers.end(), [&](auto b) { return b.first > r; }) ||
+            std::any_of(shuffles.begin(), shuffles.end(), [&](const split_shuffle& h) { return h.call > r; }) ||
             std::any_of(inlined.begin(), inlined.end(), [&](const inlined_call& ic) { return ic.statement > r; }) ||
             std::any_of(barrier_loops.begin(), barrier_loops.end(),
                         [&](auto loop) { return r > loop.first && r < loop.second; });
@@ -4613,6 +4702,7 @@ class porter {
       }
       for (const auto& [name, type] : inlining.members) head += " " + type + " " + name + ";";
       head += " }; auto weft_threads = weft_block.threads<weft_locals>();";
+      if (inlining.shuffles) head += " weft::region_exchange weft_exchange(weft_block);";
       plan.edits[d.open].after += head;
     } else {
       plan.edits[d.open].after += instance->front;
@@ -4628,7 +4718,7 @@ class porter {
       return open;
     };
     for (std::size_t r = 0; r < regions.size(); ++r) {
-      if (regions[r].args_of) continue;
+      if (regions[r].args_of || regions[r].shuffle_of) continue;
       std::string open = open_text(r);
       if (unroll_pragma(regions[r].first))  // a directive starts its line: opened at the end of the one before
         plan.edits[regions[r].first - 1].after += open;
@@ -4653,6 +4743,23 @@ class porter {
         plan.edits[ic.call].text = "weft_l." + ic.instance.prefix + "result";
         for (std::size_t k = ic.call + 1; k <= ic.rparen; ++k) plan.edits[k].text = "";
       }
+    }
+    // A split shuffle: a region that leaves the operand, then the statement
+    // with the source lane's value in the call's place.
+    for (const split_shuffle& s : shuffles) {
+      std::string operand = join(s.operand.first, s.operand.second, nullptr);
+      plan.edits[s.statement].before = open_text(s.operand_region) +
+                                       " weft_exchange.put(weft_threads.thread_of(weft_l), +(" + operand +
+                                       ")); return weft::region_go; });" + plan.edits[s.statement].before;
+      plan.edits[s.call].text = "weft_exchange.get<decltype(+(" + operand + "))>(weft::region_" +
+                                std::string(s.op.substr(0, s.op.size() - 5)) +
+                                ", weft_threads.thread_of(weft_l), static_cast<unsigned>(" +
+                                join(s.lane.first, s.lane.second, nullptr) + "), " + s.width + ")";
+      for (std::size_t k = s.call + 1; k <= s.rparen; ++k) plan.edits[k].text = "";
+    }
+    for (auto [close, semicolon] : braceless_loops) {
+      plan.edits[close].after += " {";
+      plan.edits[semicolon].after += " }";
     }
     // The threads' order for the next regions (region_threads::barrier).
     for (auto [b, semicolon] : barriers) {

@@ -247,6 +247,27 @@ __global__ void inlined_template(float* out, const float* in, unsigned long n) {
   tile_copy<TILE, unsigned long>(out, in, n);
 }
 
+// Warp shuffles as statements where a barrier could stand: each a split.
+__global__ void shuffle_statements(const float* in, double* out) {
+  float v = in[threadIdx.x];
+  for (int offset = 16; offset > 0; offset /= 2) {
+    v += __shfl_down_sync(0xffffffff, v, offset);
+  }
+  __syncthreads();
+  double spread = __shfl_xor_sync(0xFFFFFFFFu, (double)v, 1, 8);
+  out[threadIdx.x] = spread;
+}
+
+// A callee's shuffles, in a loop without braces, inlined and split.
+__device__ float warp_sum(float v) {
+  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffff, v, offset);
+  return v;
+}
+__global__ void inlined_shuffles(const float* in, float* out) {
+  float total = warp_sum(in[threadIdx.x]);
+  out[threadIdx.x] = total;
+}
+
 void host(float* f, int* p) {
   block_sum<<<4, block_threads>>>(f, f);
   tiled_matmul<<<dim3(2, 2), dim3(TILE, TILE)>>>(f, f, f, 2 * TILE);

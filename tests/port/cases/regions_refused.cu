@@ -243,3 +243,42 @@ __global__ void shared_twice(int* data) {
   shared_swap(data);
   shared_swap(data);
 }
+__global__ void shuffle_partial_mask(int* data) {
+  int v = data[threadIdx.x];
+  v += __shfl_down_sync(0x0000ffff, v, 1);
+  data[threadIdx.x] = v;
+}
+__global__ void shuffle_active_mask(int* data) {
+  int v = data[threadIdx.x];
+  v += __shfl_down_sync(__activemask(), v, 1);
+  data[threadIdx.x] = v;
+}
+__global__ void shuffle_variable_width(int* data) {
+  int v = data[threadIdx.x], width = blockDim.x / 4;
+  v += __shfl_xor_sync(0xffffffff, v, 1, width);
+  data[threadIdx.x] = v;
+}
+__global__ void shuffle_in_expression(int* data) {
+  data[threadIdx.x] = 2 * __shfl_sync(0xffffffff, data[threadIdx.x], 0);
+}
+__global__ void shuffle_after_return(int* data, int n) {
+  if (threadIdx.x >= n) return;
+  int v = __shfl_sync(0xffffffff, data[threadIdx.x], 0);
+  data[threadIdx.x] = v;
+}
+__global__ void shuffle_in_warp_branch(int* data) {
+  int v = data[threadIdx.x];
+  if (threadIdx.x < 32) v = __shfl_down_sync(0xffffffff, v, 1);
+  data[threadIdx.x] = v;
+}
+__device__ int shuffled_total(int v) {
+  if (v == 0) return 0;
+  for (int offset = 16; offset > 0; offset /= 2) {
+    v += __shfl_xor_sync(0xffffffff, v, offset);
+  }
+  return v;
+}
+__global__ void shuffle_in_callee(int* data) {
+  int total = shuffled_total(data[threadIdx.x]);
+  data[threadIdx.x] = total;
+}

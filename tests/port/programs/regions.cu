@@ -215,6 +215,74 @@ __global__ void inlined_early_returns(const int* in, int* out, int active) {
   store_twice(out, blockIdx.x * blockDim.x + t, sum);
 }
 
+// Warp shuffles as statements where a barrier could stand: each splits
+// the block's loop there. Warp sums by shuffles down (a 48-thread block's
+// second warp is partial: the full mask means its 16 lanes), then the
+// warps' sums meet in shared memory.
+__global__ void shuffle_reduce(const int* in, int* lanes, int* sums) {
+  __shared__ int warp_sums[threads / 32];
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int value = in[i];
+  for (int offset = 16; offset > 0; offset /= 2) {
+    value += __shfl_down_sync(0xffffffff, value, offset);
+  }
+  lanes[i] = value;
+  if (threadIdx.x % 32 == 0) warp_sums[threadIdx.x / 32] = value;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    int sum = 0;
+    for (unsigned w = 0; w < (blockDim.x + 31) / 32; ++w) sum += warp_sums[w];
+    sums[blockIdx.x] = sum;
+  }
+}
+
+// An inclusive scan of each warp by shuffles up, the lanes below `offset`
+// keeping their own.
+__global__ void shuffle_scan(const int* in, int* out) {
+  int lane = threadIdx.x % 32;
+  int value = in[blockIdx.x * blockDim.x + threadIdx.x];
+  for (int offset = 1; offset < 32; offset *= 2) {
+    int below = __shfl_up_sync(0xffffffff, value, offset);
+    if (lane >= offset) value += below;
+  }
+  out[blockIdx.x * blockDim.x + threadIdx.x] = value;
+}
+
+// Segments of 16 lanes. An xor past a segment's end reads the lane's own
+// value (so the lower half-warp's sum comes doubled); one below its start
+// reads there (the upper's: both halves' sum). Then lane 3 of each segment.
+__global__ void half_warp_sums(const float* in, float* out) {
+  float total = in[blockIdx.x * blockDim.x + threadIdx.x];
+  for (int mask = 16; mask > 0; mask /= 2) {
+    total += __shfl_xor_sync(0xFFFFFFFFu, total, mask, 16);
+  }
+  float third = __shfl_sync(0xffffffff, total + threadIdx.x % 16, 3, 16);
+  out[blockIdx.x * blockDim.x + threadIdx.x] = third;
+}
+
+// A double operand: every bit of it comes across.
+__global__ void double_lead(const double* in, double* out) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  double lead;
+  lead = __shfl_sync(0xffffffff, in[i] / 3, 31);
+  out[i] = in[i] * 1000 + lead;
+}
+
+// A callee's shuffles in a loop without braces, inlined: a segment sum by
+// xor within 8 lanes, then each lane's own sum minus the lowest lane's of
+// its segment.
+__device__ int segment_sum(int v) {
+  for (int mask = 4; mask > 0; mask /= 2) v += __shfl_xor_sync(0xffffffff, v, mask, 8);
+  return v;
+}
+
+__global__ void inlined_shuffles(const int* in, int* out) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int sum = segment_sum(in[i]);
+  int lowest = __shfl_sync(0xffffffff, in[i], 0, 8);
+  out[i] = sum * 1000 + lowest;
+}
+
 int main() {
   bool pass = true;
   int* ints = nullptr;
@@ -355,6 +423,67 @@ int main() {
       pass = pass && out[blk * threads + t] == expected;
     }
   printf("inlined early returns: %d %d %d %d\n", out[0], out[1], out[99], out[100]);
+
+  shuffle_reduce<<<3, threads>>>(ints, out + 3, out);
+  shuffle_reduce<<<1, 48>>>(ints, out + 3 + 3 * threads, out + 3 + 3 * threads + 48);
+  cudaDeviceSynchronize();
+  for (int blk = 0; blk < 3; ++blk) {
+    int expected = 0;
+    for (int t = 0; t < threads; ++t) expected += ints[blk * threads + t];
+    pass = pass && out[blk] == expected;
+    for (int w = 0; w < threads / 32; ++w) {
+      int warp = 0;
+      for (int lane = 0; lane < 32; ++lane) warp += ints[blk * threads + w * 32 + lane];
+      pass = pass && out[3 + blk * threads + w * 32] == warp;
+    }
+  }
+  int partial = 0, lanes_checksum = 0;
+  for (int t = 0; t < 48; ++t) partial += ints[t];
+  for (int t = 0; t < 3 * threads + 48; ++t) lanes_checksum = lanes_checksum * 31 + out[3 + t];
+  pass = pass && out[3 + 3 * threads + 48] == partial;
+  printf("shuffle sums: %d %d %d, partial warp %d, lanes %d\n", out[0], out[1], out[2], out[3 + 3 * threads + 48],
+         lanes_checksum);
+
+  shuffle_scan<<<2, threads>>>(ints, out);
+  cudaDeviceSynchronize();
+  for (int i = 0; i < 2 * threads; ++i) {
+    int expected = 0;
+    for (int j = i - i % 32; j <= i; ++j) expected += ints[j];
+    pass = pass && out[i] == expected;
+  }
+  printf("shuffle scan: %d %d %d\n", out[0], out[31], out[2 * threads - 1]);
+
+  for (int i = 0; i < 64; ++i) a[i] = 0.25f * static_cast<float>(i % 13);
+  half_warp_sums<<<1, 64>>>(a, c);
+  cudaDeviceSynchronize();
+  for (int i = 0; i < 64; ++i) {
+    float lower = 0, upper = 0;
+    for (int j = 0; j < 16; ++j) {
+      lower += a[i - i % 32 + j];
+      upper += a[i - i % 32 + 16 + j];
+    }
+    pass = pass && c[i] == (i % 32 < 16 ? 2 * lower : lower + upper) + 3;
+  }
+  printf("half-warp sums: %g %g %g\n", c[0], c[16], c[63]);
+
+  double *doubles = nullptr, *double_out = nullptr;
+  cudaMallocManaged(&doubles, threads * sizeof(double));
+  cudaMallocManaged(&double_out, threads * sizeof(double));
+  for (int i = 0; i < threads; ++i) doubles[i] = 1.0 + i / 7.0;
+  double_lead<<<2, threads / 2>>>(doubles, double_out);
+  cudaDeviceSynchronize();
+  for (int i = 0; i < threads; ++i)
+    pass = pass && double_out[i] == doubles[i] * 1000 + doubles[i - i % 32 + 31] / 3;
+  printf("double lead: %.17g %.17g\n", double_out[0], double_out[threads - 1]);
+
+  inlined_shuffles<<<2, threads>>>(ints, out);
+  cudaDeviceSynchronize();
+  for (int i = 0; i < 2 * threads; ++i) {
+    int segment = 0;
+    for (int j = i - i % 8; j < i - i % 8 + 8; ++j) segment += ints[j];
+    pass = pass && out[i] == segment * 1000 + ints[i - i % 8];
+  }
+  printf("inlined shuffles: %d %d\n", out[0], out[2 * threads - 1]);
 
   pass = pass && cudaGetLastError() == cudaSuccess;
   printf("%s\n", pass ? "PASS" : "FAIL");

@@ -88,6 +88,52 @@ void region_test_sum_regions(weft::region_block& weft_block, const int* in, int*
 [[maybe_unused]] const bool region_test_sum_registered =
     weft::register_region_version<&region_test_sum, &region_test_sum_regions>();
 
+// Shuffles as weft-port splits them, in blocks of 8 x 3 x 2 threads: the
+// second warp is partial (16 lanes, numbered across y and z). Up by 3 in
+// segments of 8 lanes; down by 20, which a lane of the partial warp reads
+// past its end (0, the executors' value for a lane outside the mask).
+weft::stackless_kernel region_test_shuffles(int* out) {
+  unsigned t = (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
+  int value = static_cast<int>(t * t % 97) + 1;
+  int below = co_await weft::shfl_up_sync(0xffffffffu, value, 3, 8);
+  int next = co_await weft::shfl_down_sync(0xffffffffu, value, 20);
+  out[blockIdx.x * 48 + t] = below * 1000 + next;
+}
+
+void region_test_shuffles_regions(weft::region_block& weft_block, int* out) {
+  ++region_blocks_run;
+  struct weft_locals {
+    unsigned t;
+    int value;
+    int below;
+  };
+  auto weft_threads = weft_block.threads<weft_locals>();
+  weft::region_exchange weft_exchange(weft_block);
+  weft_threads.each([&](weft_locals& weft_l) -> weft::region_step {
+    auto& t = weft_l.t;
+    auto& value = weft_l.value;
+    t = (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
+    value = static_cast<int>(t * t % 97) + 1;
+    return weft::region_go;
+  });
+  weft_threads.each([&](weft_locals& weft_l) -> weft::region_step {
+    weft_exchange.put(weft_threads.thread_of(weft_l), +(weft_l.value));
+    return weft::region_go;
+  });
+  weft_threads.each([&](weft_locals& weft_l) -> weft::region_step {
+    weft_l.below = weft_exchange.get<int>(weft::region_shfl_up, weft_threads.thread_of(weft_l), 3u, 8);
+    weft_exchange.put(weft_threads.thread_of(weft_l), +(weft_l.value));
+    return weft::region_go;
+  });
+  weft_threads.each([&](weft_locals& weft_l) -> weft::region_step {
+    int next = weft_exchange.get<int>(weft::region_shfl_down, weft_threads.thread_of(weft_l), 20u, 32);
+    out[blockIdx.x * 48 + weft_l.t] = weft_l.below * 1000 + next;
+    return weft::region_go;
+  });
+}
+[[maybe_unused]] const bool region_test_shuffles_registered =
+    weft::register_region_version<&region_test_shuffles, &region_test_shuffles_regions>();
+
 // Each thread writes down when it runs: after a barrier that starts the
 // body, after two barriers with nothing between them, after the thread that
 // ran last returned, and after another returned. The log is the order the
@@ -368,6 +414,23 @@ TEST_CASE("a region version runs the threads in the stackless executor's order a
       CHECK(std::vector<int>(regions.values.begin(), regions.values.begin() + 29) ==
             std::vector<int>{7, 0, 1, 2, 3, 4, 5, 6, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 3, 5, 6, 7, 0, 1});
   }
+}
+
+TEST_CASE("a region version's split shuffles read the source lanes the stackless kernel's shuffles read") {
+  constexpr std::size_t slots = 2 * 48;
+  auto launch = [&](int* out) { return weft::launch<region_test_shuffles>(2, dim3(8, 3, 2), out); };
+  region_test_run regions = run_with(true, stackless_executor::coroutines, slots, launch);
+  region_test_run stackless = run_with(false, stackless_executor::coroutines, slots, launch);
+  CHECK(regions.blocks_as_regions == 2);
+  CHECK(stackless.blocks_as_regions == 0);
+  CHECK(regions.values == stackless.values);
+  auto value = [](int t) { return t * t % 97 + 1; };
+  // Lane 12 of the first warp: up 3 in its segment (8-15) reads lane 9,
+  // down 20 reads lane 32, past the warp: its own. Lane 33 (lane 1 of the
+  // partial warp): up 3 leaves its segment (own), down 20 reads lane 21 of
+  // 16 (0).
+  CHECK(regions.values[12] == value(9) * 1000 + value(12));
+  CHECK(regions.values[33] == value(33) * 1000);
 }
 
 TEST_CASE("an exception escaping a region fails the launch as the stackless kernel's thread does") {

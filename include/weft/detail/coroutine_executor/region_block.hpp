@@ -67,6 +67,9 @@ class region_block {
     return region_threads<Locals>(*this);
   }
 
+  frame_arena& arena() const { return arena_; }
+  unsigned thread_count() const { return count_; }
+
  private:
   template <class Locals>
   friend class region_threads;
@@ -161,6 +164,9 @@ class region_threads {
       b.last_arrived_ = arrived;
     }
   }
+
+  /// The linear id of the thread whose locals are `locals`.
+  unsigned thread_of(const Locals& locals) const { return static_cast<unsigned>(&locals - locals_); }
 
   /// Every thread that has not returned is at the barrier (its
   /// `__syncthreads();`): the next regions run the threads in the stackless
