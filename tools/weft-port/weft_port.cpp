@@ -4691,6 +4691,9 @@ class porter {
     for (const auto& [name, type] : bound)
       if (instance) inlining.members.emplace_back(prefix + name, type);
 
+    // A block's group that the regions no longer name (its `sync()` became
+    // the region barrier) would be an unused variable to -Wall.
+    for (const auto& [k, end] : block_declarations) plan.edits[k].before.insert(0, "[[maybe_unused]] ");
     // The edits: regions opened and closed, barriers dropped, the moved
     // declarations made assignments, `return` ending the thread (the
     // kernel's) or the callee's block for its thread (an inlined callee's).
