@@ -472,8 +472,7 @@ int main() {
   for (int i = 0; i < threads; ++i) doubles[i] = 1.0 + i / 7.0;
   double_lead<<<2, threads / 2>>>(doubles, double_out);
   cudaDeviceSynchronize();
-  for (int i = 0; i < threads; ++i)
-    pass = pass && double_out[i] == doubles[i] * 1000 + doubles[i - i % 32 + 31] / 3;
+  for (int i = 0; i < threads; ++i) pass = pass && double_out[i] == doubles[i] * 1000 + doubles[i - i % 32 + 31] / 3;
   printf("double lead: %.17g %.17g\n", double_out[0], double_out[threads - 1]);
 
   inlined_shuffles<<<2, threads>>>(ints, out);
