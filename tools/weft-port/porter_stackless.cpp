@@ -1,5 +1,4 @@
-// porter: stackless kernels (which kernels convert, and how), spins, cooperative groups, kernels of C linkage (see
-// porter.hpp).
+// porter: stackless kernels, which convert and how; spins, cooperative groups, kernels of C linkage (see porter.hpp).
 #include "one_of.hpp"
 #include "porter.hpp"
 
