@@ -722,7 +722,8 @@ class porter {
                                  const std::set<std::string, std::less<>>& params,
                                  const std::map<std::string, std::string, std::less<>>& param_types,
                                  const std::set<std::string, std::less<>>& locals,
-                                 const std::set<std::string, std::less<>>& changed) const;
+                                 const std::set<std::string, std::less<>>& changed,
+                                 const std::set<std::size_t>* warp_uniform_tokens = nullptr) const;
 
   // The block barrier statement whose awaited group call is named at token
   // w: `cg::sync(block);` or `block.sync();`, `block` one of `blocks` (the
@@ -740,6 +741,15 @@ class porter {
   // before its loop.
   bool unroll_pragma(std::size_t k) const;
 
+  // Whether the identifier at token k, a shuffle's mask in the function d,
+  // names a constant whose value is the full mask: the file declares that
+  // name once, of an integral type of 32 bits or more (a narrower unsigned
+  // one would cut the mask), `= 0xffffffff;`, `const` or `constexpr` at
+  // namespace scope around d, or at the top of d's body before the shuffle,
+  // `const` or never changed after; and no macro of the file names it.
+  // `__activemask()` is a call, never this.
+  bool names_full_mask(std::size_t k, const function_definition& d) const;
+
   struct region_plan {
     std::string why_not;  // "" if the kernel gets a region version
     std::string text;     // an inlined call's: the callee's body as the caller's region version runs it
@@ -750,6 +760,7 @@ class porter {
     std::string template_head;                                // `template <class T, int N>`
     std::string template_arguments;                           // `<T, N>`
     std::vector<std::string> type_locals;  // the template's type parameters that locals have as their type
+    bool warps_in_rows = false;            // a warp's `if` tests threadIdx.x / 32 (region_warps_in_rows)
   };
 
   // A region version runs a call of a __device__ function of the file that
@@ -773,6 +784,7 @@ class porter {
     std::set<std::string, std::less<>> same_template_names;  // those the caller's of the same name set
     int caller_line = 0;                                     // where the caller goes on
     bool returns_before_end = false;                         // out: a later region must skip a thread that returned
+    std::vector<std::string> guards;  // the warps' `if`s around the call: their flags, which its regions test
   };
   // What a kernel's plan shares with the calls it inlines.
   struct region_inlining {
@@ -785,6 +797,7 @@ class porter {
     std::set<std::string, std::less<>> template_names;   // the kernel template's parameters, which none may redeclare
     std::vector<std::string> namespaces;                 // around the kernel
     bool shuffles = false;                               // the kernel's or a callee's shuffles are split
+    bool warps_in_rows = false;                          // a warp's `if` tests threadIdx.x / 32
   };
 
   region_plan plan_regions(const function_definition& d, const body_facts& f, region_instance* instance = nullptr,

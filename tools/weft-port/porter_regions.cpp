@@ -257,10 +257,11 @@ std::string porter::uniform_expression(std::size_t from, std::size_t to,
                                        const std::set<std::string, std::less<>>& params,
                                        const std::map<std::string, std::string, std::less<>>& param_types,
                                        const std::set<std::string, std::less<>>& locals,
-                                       const std::set<std::string, std::less<>>& changed) const {
+                                       const std::set<std::string, std::less<>>& changed,
+                                       const std::set<std::size_t>* warp_uniform_tokens) const {
   static constexpr std::string_view builtins[] = {"blockDim", "gridDim", "blockIdx"};
   for (std::size_t k = from; k < to; ++k) {
-    if (t_[k].k == kind::number) continue;
+    if (t_[k].k == kind::number || (warp_uniform_tokens && warp_uniform_tokens->contains(k))) continue;
     if (t_[k].k == kind::literal || t_[k].k == kind::directive) return "a literal that is not a number";
     if (is_identifier(k)) {
       std::string_view word = text(k);
@@ -350,6 +351,59 @@ bool porter::unroll_pragma(std::size_t k) const {
   auto tokens = directive_tokens(d);
   return directive_name(d, tokens) == "pragma" && tokens.size() >= 3 &&
          d.substr(tokens[2].begin, tokens[2].end - tokens[2].begin) == "unroll";
+}
+
+bool porter::names_full_mask(std::size_t k, const function_definition& d) const {
+  static constexpr std::string_view types[] = {"unsigned",  "signed",   "int",     "long",   "uint",      "uint32_t",
+                                               "int32_t",   "uint64_t", "int64_t", "size_t", "auto",      "const",
+                                               "constexpr", "static",   "inline",  "std",    "__device__"};
+  if (!names_variable(k) || is_keyword(k)) return false;
+  std::string_view name = text(k);
+  std::optional<std::size_t> declarator;
+  for (std::size_t j = 0; j < t_.size(); ++j) {
+    if (!is(j, name)) continue;
+    if (t_[j].define != 0) return false;
+    if (j == 0 || !names_variable(j)) continue;
+    bool declares = (is_identifier(j - 1) && !is(j - 1, "return") && !is(j - 1, "case")) || is(j - 1, "*") ||
+                    is(j - 1, "&") || is(j - 1, ">");
+    if (!declares) continue;
+    if (declarator) return false;
+    declarator = j;
+  }
+  if (!declarator) return false;
+  std::size_t n = *declarator;
+  std::string value = n + 2 < t_.size() ? std::string(text(n + 2)) : "";
+  std::transform(value.begin(), value.end(), value.begin(), [](unsigned char ch) { return std::tolower(ch); });
+  if (!is(n + 1, "=") || t_[n + 2].k != kind::number || (value != "0xffffffff" && value != "0xffffffffu") ||
+      !is(n + 3, ";"))
+    return false;
+  std::size_t start = n;
+  bool constant = false;
+  while (start > 0 && !is(start - 1, ";") && !is(start - 1, "{") && !is(start - 1, "}") &&
+         t_[start - 1].k != kind::directive) {
+    --start;
+    if (!(is(start, "::") || (is_identifier(start) && one_of(types, text(start))))) return false;
+    constant |= is(start, "const") || is(start, "constexpr");
+  }
+  if (start == n) return false;
+  std::vector<std::string> around = namespaces_around(n), kernel_around = namespaces_around(d.name_token);
+  if (n > d.open && n < d.close) {  // at the top of d's body (one brace deeper than d), before the shuffle
+    // Not `const`: then never changed after, nor passed where it might be
+    // (a shuffle takes its mask by value).
+    for (std::size_t j = n + 1; j < d.close && !constant; ++j) {
+      bool a_mask = is(j - 1, "(") && j >= 2 && text(j - 2).starts_with("__shfl") && text(j - 2).ends_with("_sync");
+      if (is(j, name) && names_variable(j) && !a_mask &&
+          (changed_at(j) ||
+           ((is(j - 1, "(") || is(j - 1, ",")) && (is(j + 1, ")") || is(j + 1, ",")) && !passed_by_value(j))))
+        return false;
+    }
+    return n < k && around.size() == kernel_around.size() + 1;
+  }
+  if (!constant) return false;
+  if (n > d.name_token || around.size() > kernel_around.size()) return false;
+  for (std::size_t i = 0; i < around.size(); ++i)
+    if (around[i].empty() || around[i] != kernel_around[i]) return false;
+  return true;
 }
 
 porter::region_plan porter::plan_regions(const function_definition& d, const body_facts& f, region_instance* instance,
@@ -469,6 +523,10 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
     barriers.insert(*barrier);
   }
   if (barriers.empty() && waiting_calls.empty() && shuffle_calls.empty()) return refuse("it has no barrier");
+  // Under a warp's `if` only the lanes of some warps run the callee: a
+  // block barrier there would wait for the others.
+  if (instance && !instance->guards.empty() && !barriers.empty())
+    return refuse(line_of(barriers.begin()->first) + "a barrier, in a call under a warp's `if`");
   // The declarations of the block's group, `cg::thread_block block =
   // cg::this_thread_block();`, stay outside the regions, as __shared__
   // ones do: every thread's is the same block.
@@ -571,9 +629,11 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
     std::size_t scope_end;                                 // the `}` that ends the level
     std::optional<std::size_t> args_of = std::nullopt;     // the inlined call whose arguments it binds
     std::optional<std::size_t> shuffle_of = std::nullopt;  // the split shuffle whose operand it leaves
+    std::string guard = "";                                // a warp's `if`: the flag its condition sets
+    std::vector<std::string> guards = {};                  // the warps' `if`s around it: their flags
   };
   std::vector<region> regions;
-  std::set<std::string, std::less<>> loop_variables;
+  std::set<std::string, std::less<>> loop_variables;     // every barrier loop's
   std::set<std::string, std::less<>> locals;             // every name the body declares, at any depth
   std::map<std::string, int, std::less<>> declarations;  // how many times
   std::set<std::size_t> declarators;                     // their names' tokens
@@ -704,6 +764,81 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
     std::vector<std::pair<std::string, std::pair<std::size_t, std::size_t>>> thread_arguments;  // name, tokens
   };
   std::vector<inlined_call> inlined;
+  // The warps' `if`s around the walk (their flags, set per thread by a
+  // region of their own from the condition): a region inside runs only
+  // the threads whose flags are all true.
+  std::vector<std::string> guard_stack = instance ? instance->guards : std::vector<std::string>();
+  // What every lane of a warp computes alike: what the block does, and
+  // `threadIdx.x / 32` (`/ warpSize`, `>> 5`), which is the warp's number
+  // where a warp's lanes share a row of the block (region_warps_in_rows),
+  // and the locals declared once from such values and never changed.
+  std::set<std::string, std::less<>> warp_locals, warp_locals_reading_x;
+  auto warp_uniform = [&](std::size_t from, std::size_t to, bool& reads_x) {
+    std::set<std::size_t> pieces;
+    for (std::size_t j = from; j < to; ++j) {
+      if (names_variable(j) && warp_locals.contains(text(j))) {
+        pieces.insert(j);
+        reads_x |= warp_locals_reading_x.contains(text(j));
+        continue;
+      }
+      if (!(is(j, "threadIdx") && is(j + 1, ".") && is(j + 2, "x"))) continue;
+      // Nothing around may bind tighter than the division or the shift:
+      // not `k * threadIdx.x / 32`, `-threadIdx.x / 32`, `(int)threadIdx.x
+      // / 32`, `a + threadIdx.x >> 5`, `threadIdx.x >> 5 + 1`. The operator
+      // before (its adjacent punctuators) must be one of these, or none
+      // after an opening bracket or at the start.
+      static constexpr std::string_view looser_than_shift[] = {
+          "=", "==", "!=", "<",  ">",  "<=", ">=", "&",  "|",  "^",  "&&",  "||", "?",
+          ":", ",",  "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="};
+      static constexpr std::string_view looser_after[] = {")", "]", ",", ";", "=", "!", "<",
+                                                          ">", "&", "|", "^", "?", ":"};
+      std::string before;
+      std::size_t p = j;
+      while (p > from && t_[p - 1].k == kind::punct && !is_opener(p - 1) && !is_closer(p - 1) &&
+             (p == j || adjacent(p - 1)))
+        before.insert(0, text(--p));
+      bool binary = p > from && (is_identifier(p - 1) || t_[p - 1].k == kind::number || is_closer(p - 1));
+      if (before.empty() && j > from && !is_opener(j - 1)) continue;
+      std::string op = operator_at(j + 3);
+      std::size_t operand = j + 3;  // the divisor's or the shift's token, after the operator's
+      for (std::size_t spelled = 0; operand < to && spelled < op.size(); ++operand) spelled += text(operand).size();
+      std::string_view divisor = operand < to ? text(operand) : "";
+      bool loose_before = before.empty() || one_of(looser_than_shift, before);
+      bool divided = op == "/" && (divisor == "32" || divisor == "32u" || divisor == "32U" || divisor == "warpSize") &&
+                     (loose_before || before == "<<" || before == ">>" || before == "+" || (before == "-" && binary));
+      bool shifted = op == ">>" && divisor == "5" && loose_before &&
+                     (operand + 1 == to || one_of(looser_after, text(operand + 1).substr(0, 1)));
+      if (!divided && !shifted) continue;
+      std::size_t last = operand;
+      for (std::size_t i = j; i <= last; ++i) pieces.insert(i);
+      reads_x = true;
+    }
+    return uniform_expression(from, to, uniform, params, param_types, locals, changed, &pieces);
+  };
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (std::size_t n : declarators) {
+      std::string name(text(n));
+      if (warp_locals.contains(name) || declarations[name] != 1 || params.contains(name) || !is(n + 1, "=")) continue;
+      bool assigned = false;  // after its declaration, or passed to what may change it
+      for (std::size_t j = d.open + 1; j < d.close && !assigned; ++j)
+        assigned = is(j, name) && names_variable(j) && !declarators.contains(j) &&
+                   (changed_at(j) || member_changed_at(j) ||
+                    ((is(j - 1, "(") || is(j - 1, ",")) && (is(j + 1, ")") || is(j + 1, ",")) && !passed_by_value(j)));
+      if (assigned) continue;
+      std::size_t stop = n + 2;
+      while (stop < d.close && !is(stop, ",") && !is(stop, ";") && !is(stop, ")")) {
+        if (is_opener(stop))
+          if (auto c = match_forward(stop)) stop = *c;
+        ++stop;
+      }
+      bool reads_x = false;
+      if (!warp_uniform(n + 2, stop, reads_x).empty()) continue;
+      warp_locals.insert(name);
+      if (reads_x) warp_locals_reading_x.insert(name);
+      grew = true;
+    }
+  }
   // The shuffles split: the region before leaves each thread's operand in
   // the exchange (`operand_region`), the statement reads its source lane's.
   struct split_shuffle {
@@ -711,6 +846,7 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
     std::string_view op;
     std::pair<std::size_t, std::size_t> operand, lane;
     std::string width;
+    std::string named_mask;  // the constant that names the full mask, or ""
   };
   std::vector<split_shuffle> shuffles;
   // The shuffle of statement [k, end] if the region version can split it:
@@ -737,8 +873,9 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
     auto args = top_level_arguments(c + 1, *rparen);
     std::string mask = args.empty() ? "" : join(args[0].first, args[0].second, nullptr);
     std::transform(mask.begin(), mask.end(), mask.begin(), [](unsigned char ch) { return std::tolower(ch); });
-    if (args.size() < 3 || args.size() > 4 || (mask != "0xffffffff" && mask != "0xffffffffu")) {
-      why = line_of(c) + "a warp shuffle whose mask is not the literal full mask `0xffffffff`";
+    bool named_full_mask = args.size() >= 3 && args[0].second == args[0].first + 1 && names_full_mask(args[0].first, d);
+    if (args.size() < 3 || args.size() > 4 || (mask != "0xffffffff" && mask != "0xffffffffu" && !named_full_mask)) {
+      why = line_of(c) + "a warp shuffle whose mask is neither the literal full mask `0xffffffff` nor a constant of it";
       return false;
     }
     std::string width = "32";
@@ -753,7 +890,8 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
     }
     auto waiting = waiting_calls.lower_bound(c);
     if (waiting != waiting_calls.end() && *waiting < *rparen) return forms();
-    shuffles.push_back({k, c, *rparen, regions.size(), *awaitable_for(text(c)), args[1], args[2], width});
+    shuffles.push_back({k, c, *rparen, regions.size(), *awaitable_for(text(c)), args[1], args[2], width,
+                        named_full_mask ? std::string(text(args[0].first)) : ""});
     return true;
   };
   std::vector<std::pair<std::size_t, std::size_t>> barrier_loops;    // `for` to the body's `}`
@@ -800,6 +938,7 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
     in.result = head.result == "void" ? "" : head.result;
     in.result_tokens = head.result_tokens;
     in.caller_line = t_[k].line;
+    in.guards = guard_stack;
     std::size_t lparen = c + 1;
     std::vector<std::pair<std::size_t, std::size_t>> template_arguments;
     if (is(lparen, "<")) {
@@ -937,6 +1076,7 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
         plan.type_locals.push_back(t);
     ic.args_region = regions.size();
     regions.push_back({lparen, *rparen, level_end, inlined.size()});
+    regions.back().guards = guard_stack;
     inlined.push_back(std::move(ic));
     return true;
   };
@@ -944,7 +1084,10 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
     std::optional<std::size_t> open_region;
     std::size_t last = from;
     auto close_region = [&] {
-      if (open_region) regions.push_back({*open_region, last, to});
+      if (open_region) {
+        regions.push_back({*open_region, last, to});
+        regions.back().guards = guard_stack;
+      }
       open_region.reset();
     };
     for (std::size_t k = from; k < to;) {
@@ -968,7 +1111,7 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
       if (barriers.contains(k)) {
         close_region();
       } else if (is(k, "__shared__") || (is(k, "extern") && is(k + 1, "__shared__")) ||
-                 block_declarations.contains(k) || (!pragma && shared_declaration(k, *end))) {
+                 block_declarations.contains(k) || (!pragma && guard_stack.empty() && shared_declaration(k, *end))) {
         close_region();
       } else if (auto shuffle = shuffle_calls.lower_bound(k);
                  !pragma && shuffle != shuffle_calls.end() && *shuffle <= *end && !is(k, "for") && !is(k, "if") &&
@@ -979,6 +1122,7 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
         if (!split_shuffle_at(k, *end)) return false;
         regions.push_back(
             {shuffles.back().operand.first, shuffles.back().operand.second - 1, to, std::nullopt, shuffles.size() - 1});
+        regions.back().guards = guard_stack;
         open_region = k;
         last = *end;
       } else if (auto call = inlinable_call(k, *end); call && !pragma) {
@@ -991,6 +1135,31 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
           open_region = k;
           last = *end;
         }
+      } else if (auto close = is(k, "if") && holds_barrier(k, *end) ? match_forward(k + 1) : std::nullopt;
+                 close && is(*close + 1, "{") && statement_end(*close + 1, to) == end &&
+                 (barriers.lower_bound(k) == barriers.end() || barriers.lower_bound(k)->first > *end)) {
+        // A warp's `if` around shuffles: a region sets each thread's flag
+        // from the condition where the `if` stood; the body's regions run
+        // the threads whose flag is true. Every lane of a warp must agree,
+        // so that a shuffle's lanes are all there: a condition of values
+        // the block shares and of the warp's number.
+        bool reads_x = false;
+        if (std::string not_uniform = warp_uniform(k + 2, *close, reads_x); !not_uniform.empty()) {
+          why = line_of(k) + "an `if` around a warp shuffle whose condition may differ within a warp: " + not_uniform;
+          return false;
+        }
+        close_region();
+        inlining.warps_in_rows |= reads_x;
+        std::string guard = "weft_if" + std::to_string(++inlining.count);
+        inlining.members.emplace_back(guard, "bool");
+        regions.push_back({k + 2, *close - 1, to});
+        regions.back().guard = guard;
+        regions.back().guards = guard_stack;
+        guard_stack.push_back(guard);
+        std::set<std::string, std::less<>> saved = uniform;
+        if (!walk(*close + 2, *end, in_loop)) return false;
+        uniform = std::move(saved);
+        guard_stack.pop_back();
       } else if (is(k, "{") && holds_barrier(k, *end)) {
         // A block of its own: its statements are a level, as a barrier
         // loop's body is.
@@ -1093,11 +1262,10 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
             return false;
           }
         }
-        for (const std::string& variable : own)
-          if (!loop_variables.insert(variable).second) {
-            why = line_of(k) + "two barrier loops of `" + variable + "`";
-            return false;
-          }
+        // Loops one after the other may reuse a name: each C++ loop keeps
+        // its own variable, which its regions capture. (One inside another
+        // of the same name changes it in the outer's body: refused above.)
+        loop_variables.insert(own.begin(), own.end());
         barrier_loops.emplace_back(k, body_close);
         std::set<std::string, std::less<>> saved = uniform;
         uniform = inside;
@@ -1143,7 +1311,7 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
     // An inlined call's arguments are read by its own region only.
     for (std::size_t k = regions[r].first; k <= regions[r].last; ++k)
       if (names_variable(k) && (regions[r].args_of || !in_inlined_call(k))) used[r].insert(std::string(text(k)));
-    if (regions[r].args_of || regions[r].shuffle_of) continue;
+    if (regions[r].args_of || regions[r].shuffle_of || !regions[r].guard.empty()) continue;
     for (std::size_t k = regions[r].first; k <= regions[r].last;) {
       if (unroll_pragma(k)) {
         ++k;
@@ -1165,11 +1333,22 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
       k = end + 1;
     }
   }
+  // A region that declares a name before any use of it has its own (two
+  // barrier loops' `uint pos = ...;`, each in its loop's region): its
+  // uses are not the other declaration's.
+  auto declares_its_own = [&](std::size_t r, const std::string& name) {
+    auto own =
+        std::find_if(declared.begin(), declared.end(), [&](const local& o) { return o.region == r && o.name == name; });
+    if (own == declared.end()) return false;
+    for (std::size_t k = regions[r].first; k < own->token; ++k)
+      if (is(k, name) && names_variable(k)) return false;
+    return true;
+  };
   std::set<std::string, std::less<>> crossing;
   for (local& l : declared) {
     bool crosses = false;
     for (std::size_t r = 0; r < regions.size(); ++r)
-      if (r != l.region && used[r].contains(l.name)) crosses = true;
+      if (r != l.region && used[r].contains(l.name) && !declares_its_own(r, l.name)) crosses = true;
     if (!crosses) continue;
     if (!l.decl.simple || (l.decl.names.size() > 1 && is(l.decl.type.back(), "*")))
       return refuse(line_of(l.token) + "`" + l.name + "` lives across a barrier, declared as weft-port cannot move");
@@ -1290,11 +1469,20 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
       if (used[r].contains(name)) open += " auto& " + name + " = weft_l." + prefix + name + ";";
     if (r == 0)
       for (const auto& [name, type] : own_params) open += " " + name + " = weft_param_" + name + ";";
+    for (const std::string& guard : regions[r].guards) open += " if (!weft_l." + guard + ") return weft::region_go;";
     if (instance && instance->returns_before_end && regions[r].first > *first_return)
       open += " if (weft_l." + prefix + "returned) return weft::region_go;";
     return open;
   };
   for (std::size_t r = 0; r < regions.size(); ++r) {
+    if (!regions[r].guard.empty()) {  // `if (c) {` -> `... weft_l.weft_ifN = static_cast<bool>(c); ... {`
+      std::size_t k = regions[r].first - 2;
+      plan.edits[k].before = open_text(r) + " weft_l." + regions[r].guard + " = static_cast<bool>(" +
+                             join(regions[r].first, regions[r].last + 1, nullptr) + "); return weft::region_go; });" +
+                             plan.edits[k].before;
+      for (std::size_t j = k; j <= regions[r].last + 1; ++j) plan.edits[j].text = "";
+      continue;
+    }
     if (regions[r].args_of || regions[r].shuffle_of) continue;
     std::string open = open_text(r);
     if (unroll_pragma(regions[r].first))  // a directive starts its line: opened at the end of the one before
@@ -1328,10 +1516,13 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
     plan.edits[s.statement].before = open_text(s.operand_region) +
                                      " weft_exchange.put(weft_threads.thread_of(weft_l), +(" + operand +
                                      ")); return weft::region_go; });" + plan.edits[s.statement].before;
-    plan.edits[s.call].text = "weft_exchange.get<decltype(+(" + operand + "))>(weft::region_" +
-                              std::string(s.op.substr(0, s.op.size() - 5)) +
-                              ", weft_threads.thread_of(weft_l), static_cast<unsigned>(" +
-                              join(s.lane.first, s.lane.second, nullptr) + "), " + s.width + ")";
+    // A kernel's constant that names the mask is still named: else -Wall
+    // would call it unused.
+    std::string get = "weft_exchange.get<decltype(+(" + operand + "))>(weft::region_" +
+                      std::string(s.op.substr(0, s.op.size() - 5)) +
+                      ", weft_threads.thread_of(weft_l), static_cast<unsigned>(" +
+                      join(s.lane.first, s.lane.second, nullptr) + "), " + s.width + ")";
+    plan.edits[s.call].text = s.named_mask.empty() ? get : "((void)" + s.named_mask + ", " + get + ")";
     for (std::size_t k = s.call + 1; k <= s.rparen; ++k) plan.edits[k].text = "";
   }
   for (auto [close, semicolon] : braceless_loops) {
@@ -1382,6 +1573,7 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
         if (t_[k].begin >= c.begin && t_[k].end <= c.end)
           return refuse(line_of(k) + "weft-port rewrites this statement otherwise");
   plan.why_not.clear();
+  plan.warps_in_rows = inlining.warps_in_rows;
   plan.parameters = param_list;
   if (instance) {
     // The callee's block at its own lines, then the caller's again.
@@ -1423,9 +1615,11 @@ std::string porter::render_region_version(const function_definition& d, const re
   rendering_ = &list;
   out += render(t_[d.open].begin, t_[d.close].end, std::nullopt);
   rendering_ = saved;
+  // A launch whose warps' lanes do not share threadIdx.x / 32 runs the stackless kernel.
+  std::string shape = plan.warps_in_rows ? ", weft::region_warps_in_rows" : "";
   if (!plan.templated) {
     out += "\n[[maybe_unused]] static const bool weft_port_regions_registered_" + d.name +
-           " = weft::register_region_version<&" + d.name + ", &weft_port_regions_" + d.name + ">();\n";
+           " = weft::register_region_version<&" + d.name + ", &weft_port_regions_" + d.name + shape + ">();\n";
   } else {
     // A class template declared before the kernel, whose stackless body
     // takes the address of its static member: each instance of the kernel
@@ -1436,7 +1630,7 @@ std::string porter::render_region_version(const function_definition& d, const re
     // parameter, only for trivial types.
     std::string instance = d.name + plan.template_arguments;
     std::string registration =
-        "weft::register_region_version<&" + instance + ", &weft_port_regions_" + instance + ">()";
+        "weft::register_region_version<&" + instance + ", &weft_port_regions_" + instance + shape + ">()";
     std::string trivial;
     for (const std::string& type : plan.type_locals)
       trivial += (trivial.empty() ? "" : " && ") + ("std::is_trivially_default_constructible_v<" + type +
