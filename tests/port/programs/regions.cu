@@ -2,7 +2,8 @@
 // threads between barriers), checked against the host: `__syncthreads();`
 // and cooperative groups' block barriers, launches by name and by address,
 // parameters that each thread changes, a kernel template, locals every
-// thread shares read by barrier loops' heads. Built twice: as
+// thread shares read by barrier loops' heads, warp shuffles (under a
+// warp's `if` too, with a named mask). Built twice: as
 // ported (port_regions: region versions, or with WEFT_EXECUTOR=stackless
 // the stackless kernels) and with NO_STACKLESS (port_regions_fibers); all
 // three print the same lines and PASS.
