@@ -73,8 +73,9 @@ class kept_symbolizer {
   std::optional<source_frames> at(std::uintptr_t offset) {
     if (!lines_process_ || !symbols_process_) return std::nullopt;
     auto frames = lines_process_->at(offset);
+    if (!frames) return std::nullopt;
     auto symbol = symbols_process_->at(offset);
-    if (!frames || !symbol) return std::nullopt;
+    if (!symbol) return std::nullopt;
     // Both have opened their copy by now: the files can go, so that
     // nothing is left behind however the program ends.
     remove_copies();
