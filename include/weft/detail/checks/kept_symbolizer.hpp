@@ -47,7 +47,9 @@ class kept_symbolizer {
     // its symbols.
     const char* without_symbols[] = {
         "objcopy", "--strip-all", "--keep-section=.debug_*", "-R", ".dynsym", file.c_str(), lines_.c_str(), nullptr};
-    const char* without_lines[] = {"objcopy", "--strip-debug", file.c_str(), symbols_.c_str(), nullptr};
+    // Not --strip-debug, which also drops the source files' symbols that
+    // addr2line names a line-less address's file by.
+    const char* without_lines[] = {"objcopy", "--remove-section=.debug_*", file.c_str(), symbols_.c_str(), nullptr};
     for (const char* const* copy : {without_symbols, without_lines}) {
       pid_t pid = spawn_helper(copy, -1);
       if (pid < 0 || !reap_helper(pid, symbolizer_patience)) {
@@ -79,6 +81,9 @@ class kept_symbolizer {
     // Both have opened their copy by now: the files can go, so that
     // nothing is left behind however the program ends.
     remove_copies();
+    // Where the debug information does not know the address, addr2line
+    // says what the symbols do: the function and its source file's symbol.
+    if (frames->size() == 1 && frames->front().second.starts_with("??")) return symbol;
     if (symbol->front().first != "??") frames->front().first = symbol->front().first;
     return frames;
   }
