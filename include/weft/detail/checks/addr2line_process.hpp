@@ -127,7 +127,10 @@ class addr2line_process {
     // ("??" and "??:0" after its address line) closes the first.
     std::string question;
     append_format(question, "0x%lx\n0xffffffffffffffff\n", static_cast<unsigned long>(offset));
-    if (::send(socket_, question.data(), question.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(question.size()))
+    // Never blocks: each answer is read before the next question, so the
+    // socket's buffer holds at most this one.
+    if (::send(socket_, question.data(), question.size(), MSG_NOSIGNAL | MSG_DONTWAIT) !=
+        static_cast<ssize_t>(question.size()))
       return fail();
     auto deadline = std::chrono::steady_clock::now() + symbolizer_patience;
     std::string line;
