@@ -14,7 +14,8 @@
 // names each address by its symbol only. So: one process over a copy
 // without symbols gives the frames, their lines and their DWARF names; one
 // over a copy without debug information gives the symbol, which replaces
-// the innermost frame's name, as a fresh addr2line's would be.
+// the innermost frame's name, as a fresh addr2line's would be (and the
+// whole answer where the debug information does not cover the address).
 #pragma once
 
 #include <sys/types.h>
