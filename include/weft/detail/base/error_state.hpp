@@ -17,6 +17,7 @@
 
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/devices.hpp"
+#include "weft/detail/base/forked_child.hpp"
 
 namespace weft::detail {
 
@@ -40,8 +41,12 @@ class device_fault {
     std::fprintf(stderr, "weft: %s\n", message_.c_str());
   }
 
-  /// Read without the lock: every launch and synchronisation asks.
-  cudaError_t code() const { return code_.load(std::memory_order_acquire); }
+  /// Read without the lock: every launch and synchronisation asks. A forked
+  /// child's devices all fail as uninitialised (forked_child.hpp).
+  cudaError_t code() const {
+    if (in_forked_child()) return forked_child_error();
+    return code_.load(std::memory_order_acquire);
+  }
 
   std::string message() const {
     std::lock_guard lock(mutex_);
