@@ -30,6 +30,10 @@ inline cudaError_t record(cudaError_t code) {
   return code;
 }
 
+/// cudaErrorInitializationError, recorded, in a process forked after weft
+/// started its threads (forked_child.hpp); a call asks before anything else.
+inline cudaError_t check_not_forked() { return in_forked_child() ? record(forked_child_error()) : cudaSuccess; }
+
 class device_fault {
  public:
   /// The first fault wins; later ones are consequences of it.

@@ -20,7 +20,7 @@ namespace weft::detail {
 /// and, for a call that `waits`, not from a kernel. Never in a forked child,
 /// before any lock is taken (forked_child.hpp).
 inline cudaError_t check_caller(bool waits) {
-  if (in_forked_child()) return record(forked_child_error());
+  if (cudaError_t e = check_not_forked()) return e;
   if (in_host_function || (waits && running_block)) return record(cudaErrorNotPermitted);
   return cudaSuccess;
 }

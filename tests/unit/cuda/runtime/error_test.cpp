@@ -160,6 +160,8 @@ int forked_child_calls() {
     return e == cudaErrorInitializationError && cudaGetLastError() == cudaErrorInitializationError &&
            cudaGetLastError() == cudaSuccess;
   };
+  int count = 0;
+  if (!refused(cudaGetDeviceCount(&count))) return step;
   void* p = nullptr;
   if (!refused(cudaMalloc(&p, 64))) return step;
   if (!refused(weft::launch(1, 32, [] {}))) return step;
