@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <iterator>
 
 #include "weft/detail/base/cuda_vocabulary.hpp"
 
@@ -42,6 +43,16 @@ inline void note_weft_threads_start() {
     return true;
   }();
   (void)registered;
+}
+
+/// Keeps what a forked child must not destroy (a device, a thread handle)
+/// reachable until the child ends, so that a leak checker at the child's
+/// exit does not report it. No lock: an atomic slot index.
+inline void leave_alone_in_forked_child(void* object) {
+  static void* kept[64];
+  static std::atomic<unsigned> count{0};
+  unsigned slot = count.fetch_add(1, std::memory_order_relaxed);
+  if (slot < std::size(kept)) kept[slot] = object;
 }
 
 /// The code of every device call in a forked child. Says why once, with

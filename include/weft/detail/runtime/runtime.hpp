@@ -142,7 +142,7 @@ class runtime {
     // Its workers may start the next grids, so not under the lock. A forked
     // child has none of them to stop.
     if (in_forked_child())
-      (void)old.release();
+      leave_alone_in_forked_child(old.release());
     else
       old.reset();
   }
@@ -208,7 +208,7 @@ class runtime {
     device_set(device_set&&) = default;
     ~device_set() {
       if (in_forked_child())
-        for (auto& d : devices) (void)d.release();
+        for (auto& d : devices) leave_alone_in_forked_child(d.release());
     }
   };
 

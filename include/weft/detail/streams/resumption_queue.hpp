@@ -100,7 +100,7 @@ class resumption_thread {
     // A forked child has no such thread, and the queue's lock may have been
     // held at the fork: the child leaves both alone.
     if (in_forked_child()) {
-      new std::thread(std::move(thread_));
+      leave_alone_in_forked_child(new std::thread(std::move(thread_)));
       return;
     }
     queue_->close();
