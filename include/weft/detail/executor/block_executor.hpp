@@ -254,6 +254,7 @@ class block_executor {
   [[gnu::no_sanitize_address]] void switch_to(fctx::fcontext_t target, switch_note note);
   template <bool inline_switch>
   [[gnu::no_sanitize_address]] fctx::transfer_t jump(fctx::fcontext_t target, switch_note& note);
+  [[gnu::no_sanitize_address]] fctx::transfer_t park_jump(fctx::fcontext_t target, fctx::fcontext_t& save_to);
   [[gnu::no_sanitize_address]] void arrived(fctx::transfer_t from);
   [[gnu::noinline]] inline void recycle(fiber_stack stack);
   void leave(fiber_stack own);  // never returns; not [[noreturn]]: see fiber_sanitizer.hpp
