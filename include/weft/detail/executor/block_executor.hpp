@@ -340,7 +340,7 @@ class block_executor {
   // Per warp, the lanes that have parked in this block and not exited: what
   // exited_lanes needs, without reading every lane's slot.
   std::vector<unsigned> live_parked_;
-  std::uint64_t switches_ = 0;  // counts parks, so a loop notices other fibers ran
+  std::uint64_t switches_ = 0;  // counts first parks in a block, so a loop notices that other fibers ran
   std::vector<thread_slot> slots_;
 
   // Barrier state: threads parked at the barrier, and those released but not

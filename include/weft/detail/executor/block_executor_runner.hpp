@@ -320,8 +320,9 @@ void block_executor::first_arrival(thread_slot& me, unsigned self) {
 // Suspends the calling thread until its barrier completes.
 inline void block_executor::park(thread_slot& me) { park_to(me, next_to_run()); }
 
+// No count of the switch here: a thread's first park in a block went
+// through first_arrival, whose count is what its runner loop looks for.
 inline void block_executor::park_to(thread_slot& me, fctx::fcontext_t target) {
-  ++switches_;
   arrived(park_jump(target, me.context));
   threadIdx = me.index;
   if (abandoning_) [[unlikely]]
