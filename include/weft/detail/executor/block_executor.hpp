@@ -123,7 +123,8 @@ class block_executor {
   /// makes the others ready and carries on. Lanes with other masks form
   /// other groups. A bad mask, or lanes that disagree on the collective or
   /// its mask, fail the block with a report naming warp, lanes and line.
-  warp_result warp_collective(warp_op op, unsigned mask, warp_operand operand, std::source_location where);
+  [[gnu::always_inline]] warp_result warp_collective(warp_op op, unsigned mask, warp_operand operand,
+                                                     std::source_location where);
 
   /// __activemask: the lanes of the caller's warp that are converged with it.
   /// weft has no program counter to compare, so it waits for them: the
