@@ -32,13 +32,23 @@ using region_step = detail::region_step;
 inline constexpr region_step region_go = region_step::go;
 inline constexpr region_step region_exit = region_step::exit;
 
+/// What a region version needs of a launch's blocks (detail::region_shape):
+/// region_warps_in_rows where its shuffles stand under an `if` that tests
+/// threadIdx.x / 32, which names the warp only where each warp lies in one
+/// row of the block; a launch of another shape runs the stackless kernel.
+using region_shape = detail::region_shape;
+inline constexpr region_shape region_any_block = region_shape::any;
+inline constexpr region_shape region_warps_in_rows = region_shape::warps_in_rows;
+
 /// Makes `Regions`, `void (weft::region_block&, Params...)`, run the blocks
 /// of the stackless kernel `Kernel`, `weft::stackless_kernel (Params...)`,
-/// wherever the stackless executor would run them. Returns true.
-template <auto Kernel, auto Regions>
+/// wherever the stackless executor would run them and their shape fits
+/// `Shape`. Returns true.
+template <auto Kernel, auto Regions, region_shape Shape = region_any_block>
 requires std::is_same_v<decltype(Regions), typename detail::region_function<decltype(Kernel)>::type>
 bool register_region_version() {
   detail::region_version_of<Kernel> = Regions;
+  detail::region_shape_of<Kernel> = Shape;
   return true;
 }
 

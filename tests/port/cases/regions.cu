@@ -268,6 +268,54 @@ __global__ void inlined_shuffles(const float* in, float* out) {
   out[threadIdx.x] = total;
 }
 
+// Masks named by constants of the full mask (the file's, the kernel's
+// own), and shuffles under warps' `if`s: a region sets each thread's flag
+// from the condition, the regions inside run the threads whose flag is
+// set; the registration asks for warps that lie in rows of the block.
+constexpr unsigned full_mask = 0xffffffffu;
+__global__ void warp_if(const float* in, float* out) {
+  const unsigned int all_lanes = 0xFFFFFFFF;
+  int lane = threadIdx.x % 32, warp = threadIdx.x / warpSize;
+  float v = in[blockIdx.x * blockDim.x + threadIdx.x];
+  __shared__ float sums[32];
+  v += __shfl_xor_sync(full_mask, v, 1);
+  if (lane == 0) sums[warp] = v;
+  __syncthreads();
+  if (warp == 0 && blockIdx.x > 0) {
+    float mine = sums[lane];
+    for (int offset = 16; offset > 0; offset /= 2) {
+      mine += __shfl_down_sync(all_lanes, mine, offset);
+    }
+    if ((threadIdx.x >> 5) == 0) {
+      mine = __shfl_sync(full_mask, mine, 0);
+    }
+    out[blockIdx.x] = mine;
+  }
+}
+
+// A kernel's own mask variable, never changed after its declaration.
+__global__ void unchanged_mask(int* data) {
+  unsigned int mask = 0xffffffff;
+  int v = data[threadIdx.x];
+  v += __shfl_xor_sync(mask, v, 16);
+  data[threadIdx.x] = v;
+}
+
+// Two barrier loops of one name, one after the other, each region
+// declaring its own `at` (neither lives across a barrier).
+__global__ void loops_of_one_name(int* data) {
+  for (int s = 1; s < 64; s *= 2) {
+    int at = threadIdx.x;
+    data[at] += s;
+    __syncthreads();
+  }
+  for (int s = 1; s < 64; s *= 2) {
+    int at = threadIdx.x ^ 1;
+    data[at] -= s;
+    __syncthreads();
+  }
+}
+
 void host(float* f, int* p) {
   block_sum<<<4, block_threads>>>(f, f);
   tiled_matmul<<<dim3(2, 2), dim3(TILE, TILE)>>>(f, f, f, 2 * TILE);

@@ -282,3 +282,112 @@ __global__ void shuffle_in_callee(int* data) {
   int total = shuffled_total(data[threadIdx.x]);
   data[threadIdx.x] = total;
 }
+constexpr unsigned low_lanes = 0x0000ffff;
+constexpr unsigned short narrow_mask = 0xffffffff;
+#define MACRO_MASK 0xffffffff
+__global__ void shuffle_masks(int* data) {
+  int v = data[threadIdx.x];
+  v += __shfl_down_sync(low_lanes, v, 1);
+  data[threadIdx.x] = v;
+}
+__global__ void shuffle_narrow_mask(int* data) {
+  int v = data[threadIdx.x];
+  v += __shfl_down_sync(narrow_mask, v, 1);
+  data[threadIdx.x] = v;
+}
+__global__ void shuffle_macro_mask(int* data) {
+  int v = data[threadIdx.x];
+  v += __shfl_down_sync(MACRO_MASK, v, 1);
+  data[threadIdx.x] = v;
+}
+__global__ void shuffle_variable_mask(int* data) {
+  unsigned mask = 0xffffffff;
+  int v = data[threadIdx.x];
+  if (v < 0) mask = 1;
+  v += __shfl_down_sync(mask, v, 1);
+  data[threadIdx.x] = v;
+}
+__global__ void shuffle_under_lane_if(int* data) {
+  int lane = threadIdx.x % 32, v = data[threadIdx.x];
+  if (lane < 16) {
+    v += __shfl_down_sync(0xffffffff, v, 1);
+  }
+  data[threadIdx.x] = v;
+}
+__global__ void shuffle_under_scaled_warp(int* data, int k) {
+  int v = data[threadIdx.x];
+  if (k * threadIdx.x / 32 == 1) {
+    v += __shfl_down_sync(0xffffffff, v, 1);
+  }
+  data[threadIdx.x] = v;
+}
+__global__ void shuffle_under_wider_shift(int* data) {
+  int v = data[threadIdx.x];
+  if ((threadIdx.x >> 5 - 1) == 1) {
+    v += __shfl_down_sync(0xffffffff, v, 1);
+  }
+  data[threadIdx.x] = v;
+}
+__global__ void shuffle_under_changed_warp(int* data) {
+  int warp = threadIdx.x / 32, v = data[threadIdx.x];
+  if (v < 0) warp = 0;
+  if (warp == 0) {
+    v += __shfl_down_sync(0xffffffff, v, 1);
+  }
+  data[threadIdx.x] = v;
+}
+__global__ void shuffle_under_if_else(int* data) {
+  int v = data[threadIdx.x];
+  if (threadIdx.x / 32 == 0) {
+    v += __shfl_down_sync(0xffffffff, v, 1);
+  } else {
+    v = 0;
+  }
+  data[threadIdx.x] = v;
+}
+__device__ int synced_total(int v) {
+  __syncthreads();
+  v += __shfl_down_sync(0xffffffff, v, 1);
+  return v;
+}
+__global__ void barrier_under_warp_if(int* data) {
+  int v = data[threadIdx.x];
+  if (threadIdx.x / 32 == 0) {
+    v = synced_total(v);
+  }
+  data[threadIdx.x] = v;
+}
+__global__ void nested_loops_of_one_name(int* data) {
+  for (int s = 1; s < 4; s *= 2) {
+    for (int s = 1; s < 4; s *= 2) {
+      data[threadIdx.x] += s;
+      __syncthreads();
+    }
+  }
+}
+__global__ void crossing_and_own(int* data) {
+  for (int s = 1; s < 4; s *= 2) {
+    int at = threadIdx.x;
+    __syncthreads();
+    data[at] += s;
+  }
+  for (int s = 1; s < 4; s *= 2) {
+    int at = threadIdx.x ^ 1;
+    data[at] -= s;
+    __syncthreads();
+  }
+}
+__global__ void shuffle_under_summed_shift(int* data, int k) {
+  int v = data[threadIdx.x];
+  if ((k + threadIdx.x >> 5) == 1) {
+    v += __shfl_down_sync(0xffffffff, v, 1);
+  }
+  data[threadIdx.x] = v;
+}
+__global__ void shuffle_under_negated_warp(int* data, int k) {
+  int v = data[threadIdx.x];
+  if (k == -threadIdx.x / 32) {
+    v += __shfl_down_sync(0xffffffff, v, 1);
+  }
+  data[threadIdx.x] = v;
+}

@@ -2,7 +2,8 @@
 // threads between barriers), checked against the host: `__syncthreads();`
 // and cooperative groups' block barriers, launches by name and by address,
 // parameters that each thread changes, a kernel template, locals every
-// thread shares read by barrier loops' heads. Built twice: as
+// thread shares read by barrier loops' heads, warp shuffles (under a
+// warp's `if` too, with a named mask). Built twice: as
 // ported (port_regions: region versions, or with WEFT_EXECUTOR=stackless
 // the stackless kernels) and with NO_STACKLESS (port_regions_fibers); all
 // three print the same lines and PASS.
@@ -283,6 +284,86 @@ __global__ void inlined_shuffles(const int* in, int* out) {
   out[i] = sum * 1000 + lowest;
 }
 
+// The benchmark suite's two-stage shuffle kernels as it writes them: the
+// mask a constant of the file, each warp reducing (or scanning) by
+// shuffles in a callee, then the first warp, under `if (warp == 0)`, the
+// warps' sums (totals) with the same callee.
+constexpr unsigned full_mask = 0xffffffffu;
+constexpr int warps = threads / 32;
+
+__device__ int warp_total(int value) {
+  for (int offset = 16; offset > 0; offset /= 2) value += __shfl_down_sync(full_mask, value, offset);
+  return value;
+}
+
+__global__ void two_stage_sum(const int* in, int* sums) {
+  __shared__ int warp_sums[warps];
+  int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  int value = warp_total(in[blockIdx.x * blockDim.x + threadIdx.x]);
+  if (lane == 0) warp_sums[warp] = value;
+  __syncthreads();
+  if (warp == 0) {
+    value = warp_total(lane < warps ? warp_sums[lane] : 0);
+    if (lane == 0) sums[blockIdx.x] = value;
+  }
+}
+
+__device__ int warp_prefix(int value, int lane) {
+  for (int offset = 1; offset < 32; offset *= 2) {
+    int below = __shfl_up_sync(full_mask, value, offset);
+    if (lane >= offset) value += below;
+  }
+  return value;
+}
+
+__global__ void two_stage_scan(const int* in, int* out) {
+  __shared__ int warp_totals[warps];
+  int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int value = warp_prefix(in[i], lane);
+  if (lane == 31) warp_totals[warp] = value;
+  __syncthreads();
+  if (warp == 0) {
+    int total = warp_prefix(lane < warps ? warp_totals[lane] : 0, lane);
+    if (lane < warps) warp_totals[lane] = total;
+  }
+  __syncthreads();
+  if (warp > 0) value += warp_totals[warp - 1];
+  out[i] = value;
+}
+
+// Two barrier loops of one name, one after the other, each declaring its
+// own `mine` (each row's sum, then its largest value), and in 64 x 2 blocks, whose rows are whole warps, a
+// row's second warp (`threadIdx.x >> 5`) swapping neighbours' values.
+__global__ void row_sum_and_max(int* data, int* rows) {
+  __shared__ int partial[2][64];
+  int i = blockIdx.x * 128 + threadIdx.y * 64 + threadIdx.x;
+  int value = data[i];
+  partial[threadIdx.y][threadIdx.x] = value;
+  __syncthreads();
+  for (unsigned s = 32; s > 0; s /= 2) {
+    int* mine = &partial[threadIdx.y][threadIdx.x];
+    if (threadIdx.x < s) *mine += mine[s];
+    __syncthreads();
+  }
+  int row_sum = partial[threadIdx.y][0];
+  __syncthreads();
+  partial[threadIdx.y][threadIdx.x] = value;
+  __syncthreads();
+  for (unsigned s = 32; s > 0; s /= 2) {
+    int* mine = &partial[threadIdx.y][threadIdx.x];
+    if (threadIdx.x < s) *mine = max(*mine, mine[s]);
+    __syncthreads();
+  }
+  int row_max = partial[threadIdx.y][0];
+  if ((threadIdx.x >> 5) == 1) {
+    value = __shfl_xor_sync(full_mask, value, 1);
+  }
+  data[i] = value;
+  if (threadIdx.x == 0)
+    rows[blockIdx.x * 4 + threadIdx.y * 2] = row_sum, rows[blockIdx.x * 4 + threadIdx.y * 2 + 1] = row_max;
+}
+
 int main() {
   bool pass = true;
   int* ints = nullptr;
@@ -483,6 +564,37 @@ int main() {
     pass = pass && out[i] == segment * 1000 + ints[i - i % 8];
   }
   printf("inlined shuffles: %d %d\n", out[0], out[2 * threads - 1]);
+
+  two_stage_sum<<<3, threads>>>(ints, out);
+  cudaDeviceSynchronize();
+  for (int blk = 0; blk < 3; ++blk) {
+    int expected = 0;
+    for (int t = 0; t < threads; ++t) expected += ints[blk * threads + t];
+    pass = pass && out[blk] == expected;
+  }
+  printf("two-stage sums: %d %d %d\n", out[0], out[1], out[2]);
+
+  two_stage_scan<<<2, threads>>>(ints, out);
+  cudaDeviceSynchronize();
+  for (int i = 0; i < 2 * threads; ++i) {
+    int expected = 0;
+    for (int j = i - i % threads; j <= i; ++j) expected += ints[j];
+    pass = pass && out[i] == expected;
+  }
+  printf("two-stage scan: %d %d %d\n", out[0], out[threads - 1], out[2 * threads - 1]);
+
+  for (int i = 0; i < 2 * threads; ++i) out[i] = ints[i];
+  int* rows = out + 2 * threads;
+  row_sum_and_max<<<2, dim3(64, 2)>>>(out, rows);
+  cudaDeviceSynchronize();
+  for (int i = 0; i < 2 * threads; ++i) {
+    int row = i - i % 64, sum = 0, largest = ints[row];
+    for (int j = row; j < row + 64; ++j) sum += ints[j], largest = ints[j] > largest ? ints[j] : largest;
+    pass = pass && out[i] == (i % 64 >= 32 ? ints[i ^ 1] : ints[i]);
+    pass = pass && rows[i / 64 * 2] == sum && rows[i / 64 * 2 + 1] == largest;
+  }
+  printf("row sums and largest: %d %d %d %d, values %d %d\n", rows[0], rows[1], rows[6], rows[7], out[32],
+         out[2 * threads - 1]);
 
   pass = pass && cudaGetLastError() == cudaSuccess;
   printf("%s\n", pass ? "PASS" : "FAIL");

@@ -134,6 +134,56 @@ void region_test_shuffles_regions(weft::region_block& weft_block, int* out) {
 [[maybe_unused]] const bool region_test_shuffles_registered =
     weft::register_region_version<&region_test_shuffles, &region_test_shuffles_regions>();
 
+// Shuffles under a warp's `if` that tests threadIdx.x / 32, as weft-port
+// splits them: the condition sets each thread's flag, and the regions in
+// the `if` run the threads whose flag is set. Only where each warp lies in
+// one row of the block do a warp's lanes agree; elsewhere (48 x 2) the
+// stackless kernel runs, and its shuffle fails the launch.
+weft::stackless_kernel region_test_warp_if(int* out) {
+  unsigned t = (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
+  int value = static_cast<int>(t % 13) + 1;
+  if (threadIdx.x / 32 == 0) {
+    value += co_await weft::shfl_down_sync(0xffffffffu, value, 1);
+  }
+  out[blockIdx.x * 128 + t] = value;
+}
+
+void region_test_warp_if_regions(weft::region_block& weft_block, int* out) {
+  ++region_blocks_run;
+  struct weft_locals {
+    unsigned t;
+    int value;
+    bool weft_if1;
+  };
+  auto weft_threads = weft_block.threads<weft_locals>();
+  weft::region_exchange weft_exchange(weft_block);
+  weft_threads.each([&](weft_locals& weft_l) -> weft::region_step {
+    weft_l.t = (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
+    weft_l.value = static_cast<int>(weft_l.t % 13) + 1;
+    return weft::region_go;
+  });
+  weft_threads.each([&](weft_locals& weft_l) -> weft::region_step {
+    weft_l.weft_if1 = static_cast<bool>(threadIdx.x / 32 == 0);
+    return weft::region_go;
+  });
+  weft_threads.each([&](weft_locals& weft_l) -> weft::region_step {
+    if (!weft_l.weft_if1) return weft::region_go;
+    weft_exchange.put(weft_threads.thread_of(weft_l), +(weft_l.value));
+    return weft::region_go;
+  });
+  weft_threads.each([&](weft_locals& weft_l) -> weft::region_step {
+    if (!weft_l.weft_if1) return weft::region_go;
+    weft_l.value += weft_exchange.get<int>(weft::region_shfl_down, weft_threads.thread_of(weft_l), 1u, 32);
+    return weft::region_go;
+  });
+  weft_threads.each([&](weft_locals& weft_l) -> weft::region_step {
+    out[blockIdx.x * 128 + weft_l.t] = weft_l.value;
+    return weft::region_go;
+  });
+}
+[[maybe_unused]] const bool region_test_warp_if_registered =
+    weft::register_region_version<&region_test_warp_if, &region_test_warp_if_regions, weft::region_warps_in_rows>();
+
 // Each thread writes down when it runs: after a barrier that starts the
 // body, after two barriers with nothing between them, after the thread that
 // ran last returned, and after another returned. The log is the order the
@@ -431,6 +481,40 @@ TEST_CASE("a region version's split shuffles read the source lanes the stackless
   // 16 (0).
   CHECK(regions.values[12] == value(9) * 1000 + value(12));
   CHECK(regions.values[33] == value(33) * 1000);
+}
+
+TEST_CASE("shuffles under a warp's if run as regions where each warp lies in a row, else as the stackless kernel") {
+  constexpr std::size_t slots = 2 * 128;
+  for (dim3 block : {dim3(64, 2), dim3(48), dim3(32, 2, 2)}) {
+    CAPTURE(block.x);
+    auto launch = [&](int* out) { return weft::launch<region_test_warp_if>(2, block, out); };
+    region_test_run regions = run_with(true, stackless_executor::coroutines, slots, launch);
+    region_test_run stackless = run_with(false, stackless_executor::coroutines, slots, launch);
+    CHECK(regions.blocks_as_regions == 2);
+    CHECK(regions.values == stackless.values);
+    // Thread 5 is in the first warp of a row: it adds thread 6's value.
+    CHECK(regions.values[5] == 6 + 7);
+  }
+  // 48 x 2: the second warp holds threads 32-47 of row 0 (threadIdx.x / 32
+  // is 1) and 0-15 of row 1 (0): the stackless kernel runs, and its lanes
+  // 16-31 shuffle with lanes 0-15, which have exited.
+  auto failure = [](bool regions) {
+    stackless_scope scope(stackless_executor::coroutines);
+    region_scope region_choice(regions);
+    int* out = nullptr;
+    REQUIRE(cudaMalloc(&out, slots * sizeof(int)) == cudaSuccess);
+    int before = region_blocks_run;
+    stackless_failure f = stackless_failure_of([&] { return weft::launch<region_test_warp_if>(1, dim3(48, 2), out); });
+    return std::pair{f, region_blocks_run - before};
+  };
+  auto [regions, blocks_as_regions] = failure(true);
+  auto [stackless, none] = failure(false);
+  INFO(regions.report);
+  CHECK(blocks_as_regions == 0);
+  CHECK(none == 0);
+  CHECK(regions.code == cudaErrorLaunchFailure);
+  CHECK(regions.report == stackless.report);
+  CHECK(contains(regions.report, "the mask names lanes 0-15, which have exited"));
 }
 
 TEST_CASE("an exception escaping a region fails the launch as the stackless kernel's thread does") {

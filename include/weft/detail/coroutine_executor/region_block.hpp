@@ -218,4 +218,20 @@ struct region_function<Result (*)(Params...)> {
 template <auto Kernel>
 inline typename region_function<decltype(Kernel)>::type region_version_of = nullptr;
 
+/// What a region version needs of a launch's blocks: nothing, or that each
+/// warp's lanes share threadIdx.x / 32 (and .y, .z), where weft-port split
+/// shuffles under a warp's `if` that tests it: a warp whose lanes disagree
+/// would shuffle with lanes that are not there.
+enum class region_shape : unsigned char { any, warps_in_rows };
+
+/// Whether every warp of a block of this shape lies in one row of it:
+/// blockDim.x a multiple of 32 (the rows are whole warps), or a block of
+/// one row. Else a warp's lanes can straddle two rows (48 x 2: lanes 32-47
+/// of row 0 and 0-15 of row 1), whose threadIdx.x / 32 differ.
+constexpr bool warps_lie_in_rows(dim3 block) { return block.x % 32 == 0 || (block.y == 1 && block.z == 1); }
+
+/// What the region version registered for `Kernel` needs of its blocks.
+template <auto Kernel>
+inline region_shape region_shape_of = region_shape::any;
+
 }  // namespace weft::detail

@@ -132,7 +132,8 @@ block_failure run_stackless_kernel(block_executor& executor, const block_range& 
   // parameters, so the block's threads share one copy of them.
   auto regions = registered_region_version<Kernel>();
   if constexpr (!std::is_null_pointer_v<decltype(regions)>) {
-    if (regions && region_versions_enabled().load(std::memory_order_relaxed)) {
+    if (regions && region_versions_enabled().load(std::memory_order_relaxed) &&
+        (region_shape_of<Kernel::function> == region_shape::any || warps_lie_in_rows(blocks.block))) {
       auto run_block = [&](region_block& block) {
         std::apply([&](auto&... each) { regions(block, each...); }, own_arguments);
       };
