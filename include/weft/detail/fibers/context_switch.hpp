@@ -204,6 +204,11 @@ inline constexpr bool switch_saves_context = true;
 
 inline constexpr bool switch_saves_context = false;
 
+// Declared, never defined, so that the executor can name it in a branch of
+// `if constexpr (switch_saves_context)` that this build discards (an entity
+// named only there need not be defined).
+fctx::transfer_t park_context_inline(fctx::fcontext_t to, fctx::fcontext_t* save_to);
+
 #endif
 
 #else
@@ -218,6 +223,11 @@ inline constexpr bool switch_saves_context = false;
 // Boost's switch cannot store the caller's context before it leaves: the
 // executor sends a note with each park instead.
 inline constexpr bool switch_saves_context = false;
+
+// Declared, never defined, so that the executor can name it in a branch of
+// `if constexpr (switch_saves_context)` that this build discards (an entity
+// named only there need not be defined).
+fctx::transfer_t park_context_inline(fctx::fcontext_t to, fctx::fcontext_t* save_to);
 
 #endif
 
