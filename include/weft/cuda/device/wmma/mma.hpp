@@ -149,8 +149,8 @@ void gather_factor(const Storage* lanes, P* tile) {
 }
 
 /// `count` (a multiple of 8) factor elements of type T widened as the
-/// tensor cores read them: half, bfloat16 and tf32 to float, 8-bit
-/// integers to int.
+/// tensor cores read them: half, bfloat16 and tf32 to float; 8-bit
+/// integers to float too, exactly (integer_product_rows).
 template <class T, class S, class P>
 void widen_tile(const S* in, P* out, int count) {
   if constexpr (std::is_same_v<T, __half>) {
@@ -167,7 +167,7 @@ void widen_tile(const S* in, P* out, int count) {
   } else {
     static_assert(std::is_same_v<T, signed char> || std::is_same_v<T, unsigned char>);
     for (int i = 0; i < count; i += 4)
-      store_vector(out + i, __builtin_convertvector(load_vector<vector_of<T, 4>>(in + i), ints4));
+      store_vector(out + i, __builtin_convertvector(load_vector<vector_of<T, 4>>(in + i), floats4));
   }
 }
 
@@ -234,12 +234,12 @@ const char* operation_name() {
 }
 
 /// D from the whole tiles of one call, for float and 8-bit integer factors:
-/// the lanes' fragments arranged by vector shuffles and widened, B turned
-/// so that a vector runs along n, rows of D computed in vectors, and D laid
-/// out lane by lane.
+/// the lanes' fragments arranged by vector shuffles and widened to float,
+/// B turned so that a vector runs along n, rows of D computed in vectors,
+/// and D laid out lane by lane.
 template <int m, int n, int k, class AT, class CT, class DT, int per_lane_a, int per_lane_b, int per_lane>
 void whole_tile_product(tile_set& t, bool satf) {
-  using P = typename product_type<AT>::type;
+  using P = float;
   using storage = typename element_traits<AT>::storage;
   auto* ta = reinterpret_cast<P*>(t.a);
   auto* tb = reinterpret_cast<P*>(t.b);
@@ -255,14 +255,26 @@ void whole_tile_product(tile_set& t, bool satf) {
     lanes_to_tile<nw::accumulator, m, n, per_lane>(lanes_c, placed);
     widen_halves(placed, tc, m * n);
   } else {
-    lanes_to_tile<nw::accumulator, m, n, per_lane>(lanes_c, reinterpret_cast<CT*>(tc));
+    lanes_to_tile<nw::accumulator, m, n, per_lane>(lanes_c, reinterpret_cast<CT*>(tc));  // int C stays int
   }
-  if constexpr (std::is_same_v<P, std::int32_t>) {
-    if (satf)
-      multiply_tiles_saturating<m, n, k>(ta, tb, tc);
-    else
-      multiply_tiles<m, n, k>(ta, tb, tc);
-    tile_to_lanes<m, n, per_lane>(reinterpret_cast<const DT*>(tc), lanes_d);
+  if constexpr (std::is_same_v<CT, int>) {
+    auto* sums = reinterpret_cast<float*>(t.d);
+    integer_product_sums<m, n, k>(widest_vector_isa(), ta, tb, sums);
+    auto* d_tile = reinterpret_cast<std::int32_t*>(tc);  // D over C, element by element
+    const auto* c_tile = d_tile;
+    if (satf) {
+      for (int i = 0; i < m * n; ++i)
+        d_tile[i] = static_cast<std::int32_t>(std::clamp<std::int64_t>(
+            std::int64_t{c_tile[i]} + static_cast<std::int64_t>(sums[i]), std::numeric_limits<std::int32_t>::min(),
+            std::numeric_limits<std::int32_t>::max()));
+    } else {
+      // Summed unsigned: C + the products wraps on overflow, as the GPU's
+      // 32-bit sums do.
+      for (int i = 0; i < m * n; i += 4)
+        store_vector(d_tile + i, load_vector<uints4>(c_tile + i) + std::bit_cast<uints4>(__builtin_convertvector(
+                                                                       load_vector<floats4>(sums + i), ints4)));
+    }
+    tile_to_lanes<m, n, per_lane>(reinterpret_cast<const DT*>(d_tile), lanes_d);
   } else if constexpr (std::is_same_v<DT, float>) {
     auto* rounded = reinterpret_cast<float*>(t.d);
     tensor_core_product<m, n, k, std::is_same_v<AT, __half>>(widest_vector_isa(), ta, tb, tc, rounded);

@@ -9,7 +9,8 @@
 // tensor_core_sum is that rule for one element, in double, for any terms;
 // tensor_core_rows computes whole rows of D in vectors, as wide as the CPU
 // has (vector_isa.hpp), sending the rare elements it cannot to
-// tensor_core_sum.
+// tensor_core_sum. 8-bit integer products are exact, and so are their sums
+// in float (integer_product_rows), to which C is then added in 32 bits.
 #pragma once
 
 #include <algorithm>
@@ -206,13 +207,47 @@ template <int m, int n, int k, bool products_normal, int width, class Out>
     }
 }
 
+/// The k products of each element of D for 8-bit integer factors (given as
+/// floats), `width` columns at a time: each product is below 2^16 in
+/// size and 16 of them below 2^20, so float sums them exactly, in any order.
+template <int m, int n, int k, int width>
+[[gnu::always_inline]] inline void integer_product_rows(const float* a, const float* b, float* sums) {
+  using floats = vector_of<float, width>;
+  static_assert(n % width == 0 && k <= 16);
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; j += width) {
+      floats sum{};
+      for (int kk = 0; kk < k; ++kk) {
+        floats row_b;
+        std::memcpy(&row_b, b + kk * n + j, sizeof row_b);
+        sum += (floats{} + a[i * k + kk]) * row_b;
+      }
+      std::memcpy(sums + i * n + j, &sum, sizeof sum);
+    }
+}
+
 // The instances per width (vector_isa.hpp): a row of 16 floats is one
 // AVX-512 vector. Narrow tiles use the widest vectors that fit a row.
 template <int m, int n, int k, bool products_normal, class Out>
 void tensor_core_rows_sse2(const float* a, const float* b, const float* c, Out* d) {
   tensor_core_rows<m, n, k, products_normal, 4>(a, b, c, d);
 }
+template <int m, int n, int k>
+void integer_product_rows_sse2(const float* a, const float* b, float* sums) {
+  integer_product_rows<m, n, k, 4>(a, b, sums);
+}
 #if defined(__x86_64__)
+template <int m, int n, int k>
+[[gnu::target("avx2")]] void integer_product_rows_avx2(const float* a, const float* b, float* sums) {
+  integer_product_rows<m, n, k, std::min(n, 8)>(a, b, sums);
+  __builtin_ia32_vzeroupper();
+}
+template <int m, int n, int k>
+[[gnu::target("avx512f,avx512dq,avx512vl,avx512bw")]] void integer_product_rows_avx512(const float* a, const float* b,
+                                                                                       float* sums) {
+  integer_product_rows<m, n, k, std::min(n, 16)>(a, b, sums);
+  __builtin_ia32_vzeroupper();
+}
 template <int m, int n, int k, bool products_normal, class Out>
 [[gnu::target("avx2")]] void tensor_core_rows_avx2(const float* a, const float* b, const float* c, Out* d) {
   tensor_core_rows<m, n, k, products_normal, std::min(n, 8)>(a, b, c, d);
@@ -235,6 +270,17 @@ void tensor_core_product(vector_isa isa, const float* a, const float* b, const f
 #endif
   (void)isa;
   tensor_core_rows_sse2<m, n, k, products_normal>(a, b, c, d);
+}
+
+/// integer_product_rows with the vectors `isa` names.
+template <int m, int n, int k>
+void integer_product_sums(vector_isa isa, const float* a, const float* b, float* sums) {
+#if defined(__x86_64__)
+  if (isa == vector_isa::avx512) return integer_product_rows_avx512<m, n, k>(a, b, sums);
+  if (isa == vector_isa::avx2) return integer_product_rows_avx2<m, n, k>(a, b, sums);
+#endif
+  (void)isa;
+  integer_product_rows_sse2<m, n, k>(a, b, sums);
 }
 
 }  // namespace weft::detail::wmma
