@@ -212,7 +212,7 @@ problem make_problem(kernel_kind kind, bool quick) {
       break;
     }
     case kernel_kind::nbody: {
-      p.n = quick ? 256 : 4096;
+      p.n = quick ? 256 : 16384;
       p.a = floats(std::size_t(p.n) * 4, 12);
       for (int i = 0; i < p.n; ++i) p.a[4 * i + 3] = 0.5f + 0.25f * p.a[4 * i + 3];  // masses in [0.25, 0.75)
       expect_floats(p, std::size_t(p.n) * 4);

@@ -77,7 +77,7 @@ DEVICE_SOURCE_NEEDS = [
     (INLINE_ASM.pattern, "inline PTX"),
 ]
 
-# What weft-port turns into a weft::ptx call (tools/weft-port, "inline PTX
+# What weft-port turns into a weft::ptx call (tools/weft-port/porter.hpp, "inline PTX
 # that reads a special register"): `mov` of one special register into %0.
 SUPPORTED_PTX = re.compile(
     r"\s*mov\.[usb](32|64)\s+%0\s*,\s*%%?(globaltimer(_lo|_hi)?|clock(64)?|laneid|n?warpid|n?smid|gridid"

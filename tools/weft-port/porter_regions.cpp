@@ -1,0 +1,1455 @@
+// porter: region versions of stackless kernels (see porter.hpp).
+#include "one_of.hpp"
+#include "porter.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cstddef>
+#include <functional>
+#include <iterator>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace weft_port_tool {
+
+std::string porter::operator_at(std::size_t i) const {
+  static constexpr std::string_view three[] = {"<<=", ">>="};
+  static constexpr std::string_view two[] = {
+      "++", "--", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "==", "!=", "<=", ">=", "&&", "||", "<<", ">>"};
+  if (i >= t_.size() || t_[i].k != kind::punct) return "";
+  std::string op(text(i));
+  if (op.size() != 1) return op;
+  if (adjacent(i) && t_[i + 1].k == kind::punct) {
+    std::string pair = op + std::string(text(i + 1));
+    if (adjacent(i + 1) && t_[i + 2].k == kind::punct && one_of(three, pair + std::string(text(i + 2))))
+      return pair + std::string(text(i + 2));
+    if (one_of(two, pair)) return pair;
+  }
+  return op;
+}
+
+bool porter::changed_at(std::size_t k) const {
+  static constexpr std::string_view assignments[] = {
+      "=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "++", "--", "<<=", ">>="};
+  std::string after = operator_at(k + 1);
+  if (after == "++" || after == "--") return true;
+  // `*p = v` writes where p points, not p (a unary `*`: no operand before it).
+  bool dereferenced =
+      k >= 1 && is(k - 1, "*") &&
+      (k < 2 || !(is_identifier(k - 2) || t_[k - 2].k == kind::number || is(k - 2, ")") || is(k - 2, "]")));
+  if (one_of(assignments, after) && !dereferenced) return true;
+  if (k >= 2 && (operator_at(k - 2) == "++" || operator_at(k - 2) == "--")) return true;
+  // `&x` but not `&p[i]`, `&p->m` (an element's address: p itself stays).
+  return k >= 1 && is(k - 1, "&") && !(k >= 2 && is(k - 2, "&") && adjacent(k - 2)) && !is(k + 1, "[") &&
+         !is(k + 1, "->");
+}
+
+bool porter::member_changed_at(std::size_t k) const {
+  std::size_t j = k + 1;
+  bool member = false;
+  while (true) {
+    if (is(j, ".") && is_identifier(j + 1)) {
+      j += 2;
+      member = true;
+    } else if (member && is(j, "[")) {
+      auto close = match_forward(j);
+      if (!close) return true;
+      j = *close + 1;
+    } else {
+      break;
+    }
+  }
+  if (!member) return false;
+  bool prefix = k >= 2 && (operator_at(k - 2) == "++" || operator_at(k - 2) == "--");
+  bool address = k >= 1 && is(k - 1, "&") && !(k >= 2 && is(k - 2, "&") && adjacent(k - 2));
+  return prefix || address || changed_at(j - 1);
+}
+
+bool porter::passed_by_value(std::size_t k) const {
+  std::size_t open = k;
+  for (int depth = 0; open-- > 0;) {
+    if (is_closer(open)) {
+      ++depth;
+    } else if (is_opener(open)) {
+      if (depth == 0) break;
+      --depth;
+    }
+    if (is(open, ";") || is(open, "{") || is(open, "}")) return false;
+  }
+  if (open == 0 || open >= k || !is(open, "(")) return false;
+  std::size_t name = open - 1;
+  if (is(name, ">"))
+    if (auto angle = match_angle_backward(name); angle && *angle > 0) name = *angle - 1;
+  if (!is_identifier(name) || is(name, "forward") || is(name, "atomic_ref")) return false;
+  if (name > 0 && (is(name - 1, ".") || is(name - 1, "->"))) return false;
+  if (never_waits(text(name))) return true;
+  std::size_t argument = 0;
+  auto close = match_forward(open);
+  if (!close) return false;
+  for (auto [first, end] : top_level_arguments(open, *close)) {
+    if (k >= first && k < end) break;
+    ++argument;
+  }
+  bool found = false;
+  for (const function_definition& g : function_definitions()) {
+    if (g.name != text(name) || g.kernel || !is(g.name_token + 1, "(")) continue;
+    auto parameters_end = match_forward(g.name_token + 1);
+    if (!parameters_end) return false;
+    auto parameters = top_level_arguments(g.name_token + 1, *parameters_end);
+    if (argument >= parameters.size()) return false;
+    bool by_reference = false, constant = false;
+    for (std::size_t j = parameters[argument].first; j < parameters[argument].second; ++j) {
+      if (is(j, "&")) by_reference = true;
+      if (is(j, "const") && !by_reference) constant = true;
+    }
+    if (by_reference && !constant) return false;
+    found = true;
+  }
+  if (found) return true;
+  for (const macro_definition& m : macro_definitions()) {
+    if (m.name != text(name)) continue;
+    static constexpr std::string_view changes[] = {
+        "=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "++", "--", "<<=", ">>=", "&"};
+    for (std::size_t j = m.from; j < m.to; ++j) {
+      if (one_of(changes, operator_at(j))) return false;
+      if (is_identifier(j) && is(j + 1, "(") && !never_waits(text(j))) return false;
+    }
+    found = true;
+  }
+  return found;
+}
+
+bool porter::names_variable(std::size_t k) const {
+  return is_identifier(k) && !(k > 0 && (is(k - 1, ".") || is(k - 1, "->") || is(k - 1, "::")));
+}
+
+std::optional<std::size_t> porter::statement_end(std::size_t i, std::size_t end) const {
+  if (i >= end) return std::nullopt;
+  if (is(i, "{")) return match_forward(i);
+  if (is(i, "if") || is(i, "for") || is(i, "while") || is(i, "switch")) {
+    if (!is(i + 1, "(")) return std::nullopt;
+    auto close = match_forward(i + 1);
+    if (!close) return std::nullopt;
+    auto body_end = statement_end(*close + 1, end);
+    if (!body_end) return std::nullopt;
+    if (is(i, "if") && is(*body_end + 1, "else")) return statement_end(*body_end + 2, end);
+    return body_end;
+  }
+  if (is(i, "do")) {
+    auto body_end = statement_end(i + 1, end);
+    if (!body_end || !is(*body_end + 1, "while") || !is(*body_end + 2, "(")) return std::nullopt;
+    auto close = match_forward(*body_end + 2);
+    if (!close || !is(*close + 1, ";")) return std::nullopt;
+    return *close + 1;
+  }
+  for (std::size_t k = i; k < end; ++k) {
+    if (t_[k].k == kind::directive) return std::nullopt;
+    if (is(k, ";")) return k;
+    if (is_opener(k)) {
+      auto close = match_forward(k);
+      if (!close) return std::nullopt;
+      k = *close;
+    } else if (is_closer(k)) {
+      return std::nullopt;
+    }
+  }
+  return std::nullopt;
+}
+
+porter::declaration porter::declaration_at(std::size_t from, std::size_t to) const {
+  static constexpr std::string_view not_declarations[] = {
+      "return",   "delete", "throw",  "goto",   "case",    "co_return",    "co_await", "break",
+      "continue", "sizeof", "new",    "typeid", "else",    "default",      "do",       "if",
+      "for",      "while",  "switch", "using",  "typedef", "static_assert"};
+  declaration d;
+  if (!is_identifier(from) || one_of(not_declarations, text(from))) return d;
+  // The first name: the last identifier before `=`, `;`, `,`, `[`, `(`, `{` at depth 0.
+  std::size_t k = from;
+  while (k < to && !is(k, "=") && !is(k, ",") && !is(k, "[") && !is(k, "(") && !is(k, "{") && !is(k, ";")) {
+    if (is(k, "<")) {  // a template argument list: skipped whole
+      auto close = angle_forward(k);
+      if (!close) return d;
+      k = *close;
+    }
+    ++k;
+  }
+  if (k == from || !is_identifier(k - 1) || k - 1 == from) return d;
+  std::size_t name = k - 1;
+  std::size_t before = name - 1;
+  if (!is_identifier(before) && !is(before, "*") && !is(before, "&") && !is(before, ">")) return d;
+  for (std::size_t j = from; j < name; ++j) d.type.push_back(j);
+  // The declarators: split at top-level commas.
+  std::size_t first = name;
+  for (std::size_t j = name; j <= to; ++j) {
+    if (is_opener(j)) {
+      auto close = match_forward(j);
+      if (!close) return {};
+      j = *close;
+      continue;
+    }
+    if (is(j, ",") || j == to) {
+      std::size_t n = first;
+      while (n < j && (is(n, "*") || is(n, "&") || is(n, "const"))) ++n;
+      if (n >= j || !is_identifier(n)) return {};
+      if (n != first) d.simple = false;
+      d.names.push_back(n);
+      if (!(n + 1 == j || is(n + 1, "="))) d.simple = false;
+      first = j + 1;
+    }
+  }
+  return d;
+}
+
+std::string porter::movable_type(const std::vector<std::size_t>& type) const {
+  static constexpr std::string_view arithmetic[] = {
+      "unsigned", "signed", "int", "long", "short", "char", "float", "double", "bool", "size_t", "ptrdiff_t", "int8_t",
+      "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t", "uintptr_t", "intptr_t",
+      "std::size_t",
+      // glibc's <sys/types.h> names (`uint` is unsigned int), which CUDA programs use as builtins
+      "uint", "ushort", "ulong"};
+  static constexpr std::string_view vectors[] = {
+      "char1",  "char2",  "char3",     "char4",     "uchar1",     "uchar2",     "uchar3",  "uchar4", "short1", "short2",
+      "short3", "short4", "ushort1",   "ushort2",   "ushort3",    "ushort4",    "int1",    "int2",   "int3",   "int4",
+      "uint1",  "uint2",  "uint3",     "uint4",     "float1",     "float2",     "float3",  "float4", "long1",  "long2",
+      "ulong1", "ulong2", "longlong1", "longlong2", "ulonglong1", "ulonglong2", "double1", "double2"};
+  if (type.empty()) return "";
+  bool pointer = is(type.back(), "*");
+  std::string out;
+  bool named = false;
+  for (std::size_t j = 0; j < type.size(); ++j) {
+    std::size_t k = type[j];
+    if (is(k, "const")) {
+      if (j + 1 < type.size() && !pointer) continue;                           // top level: dropped
+      if (j + 1 == type.size() || (j > 0 && is(type[j - 1], "*"))) return "";  // `T* const`
+      if (!pointer) continue;
+    } else if (is(k, "*")) {
+      if (!named) return "";
+    } else if (is(k, "::")) {
+      if (!pointer) return "";
+    } else if (is_identifier(k)) {
+      std::string_view word = text(k);
+      // What a pointer points at may be volatile (`volatile uint* s_Data`); the pointer itself not.
+      if (word == "volatile" && pointer && j + 1 < type.size() && !is(type[j - (j > 0 ? 1 : 0)], "*")) {
+        out += (out.empty() ? "" : " ") + std::string(word);
+        continue;
+      }
+      if (word == "auto" || word == "volatile" || word == "static" || word == "extern" || word == "constexpr" ||
+          word == "thread_local" || word == "register" || word == "__shared__" || word == "__restrict__")
+        return "";
+      if (!pointer && !one_of(arithmetic, word) && !one_of(vectors, word) && word != "std") return "";
+      named = true;
+    } else {
+      return "";
+    }
+    if (!out.empty() && !(is(k, "*") || is(k, "::") || (j > 0 && is(type[j - 1], "::")))) out += ' ';
+    out += text(k);
+  }
+  return named ? out : "";
+}
+
+std::string porter::uniform_expression(std::size_t from, std::size_t to,
+                                       const std::set<std::string, std::less<>>& uniform,
+                                       const std::set<std::string, std::less<>>& params,
+                                       const std::map<std::string, std::string, std::less<>>& param_types,
+                                       const std::set<std::string, std::less<>>& locals,
+                                       const std::set<std::string, std::less<>>& changed) const {
+  static constexpr std::string_view builtins[] = {"blockDim", "gridDim", "blockIdx"};
+  for (std::size_t k = from; k < to; ++k) {
+    if (t_[k].k == kind::number) continue;
+    if (t_[k].k == kind::literal || t_[k].k == kind::directive) return "a literal that is not a number";
+    if (is_identifier(k)) {
+      std::string_view word = text(k);
+      if (word == "true" || word == "false") continue;
+      // A cast's type: `(int)gridDim.x`.
+      static constexpr std::string_view cast_words[] = {"unsigned", "signed", "int",   "long",
+                                                        "short",    "char",   "float", "double"};
+      if (one_of(cast_words, word) && is(k + 1, ")")) continue;
+      if (one_of(cast_words, word) && one_of(cast_words, text(k + 1))) continue;
+      if (is(k + 1, "(")) return "calls `" + std::string(word) + "`";
+      if (is(k + 1, "[") || is(k + 1, "->")) return "reads memory through `" + std::string(word) + "`";
+      if (one_of(builtins, word)) {
+        if (!is(k + 1, ".") || !(is(k + 2, "x") || is(k + 2, "y") || is(k + 2, "z")))
+          return "uses `" + std::string(word) + "` other than as .x, .y or .z";
+        k += 2;
+        continue;
+      }
+      if (word == "threadIdx") return "uses `threadIdx`";
+      if (is(k + 1, ".")) return "reads a member of `" + std::string(word) + "`";
+      if (uniform.contains(word)) continue;
+      if (params.contains(word)) {
+        if (param_types.at(std::string(word)).find_first_of("*&[") != std::string::npos)
+          return "uses the pointer or reference parameter `" + std::string(word) + "`";
+        continue;
+      }
+      if (locals.contains(word)) return "uses the local `" + std::string(word) + "`, which may differ by thread";
+      if (is_keyword(k) || word == "threadIdx") return "uses `" + std::string(word) + "`";
+      if (changed.contains(word)) return "uses `" + std::string(word) + "`, which the kernel changes";
+      continue;  // a constant, a macro, an enumerator: the same for every thread
+    }
+    std::string op = operator_at(k);
+    static constexpr std::string_view refused[] = {
+        "=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "++", "--", "<<=", ">>=", "[", "{", ".", "->", "::"};
+    if (one_of(refused, op)) return "`" + op + "`";
+    // A unary `*` or `&` reads memory or takes an address: binary only.
+    if ((op == "*" || op == "&") &&
+        (k == from || !(is_identifier(k - 1) || t_[k - 1].k == kind::number || is(k - 1, ")"))))
+      return "a unary `" + op + "`";
+    k += op.size() - 1;
+  }
+  return "";
+}
+
+std::optional<std::pair<std::size_t, std::size_t>> porter::block_sync_statement(
+    std::size_t w, const std::set<std::string, std::less<>>& blocks) const {
+  if (!is(w, "sync") || w < 2) return std::nullopt;
+  auto statement_start = [&](std::size_t k) { return is(k - 1, ";") || is(k - 1, "{") || is(k - 1, "}"); };
+  if (is(w - 1, ".") && is_identifier(w - 2) && blocks.contains(text(w - 2)) && is(w + 1, "(") && is(w + 2, ")") &&
+      is(w + 3, ";") && statement_start(w - 2))
+    return std::pair{w - 2, w + 3};
+  std::size_t start = is(w - 1, "::") && is_groups_namespace(w - 2) ? w - 2 : w;
+  if (is(w + 1, "(") && is_identifier(w + 2) && blocks.contains(text(w + 2)) && is(w + 3, ")") && is(w + 4, ";") &&
+      statement_start(start) && !is(w - 1, ".") && !is(w - 1, "->"))
+    return std::pair{start, w + 4};
+  return std::nullopt;
+}
+
+std::optional<std::pair<std::size_t, std::size_t>> porter::block_declaration_at(std::size_t k) const {
+  auto groups_name = [&](std::size_t& j, std::string_view name) {
+    if (is_groups_namespace(j) && is(j + 1, "::") && is(j + 2, name)) {
+      j += 3;
+      return true;
+    }
+    if (groups_namespace_used_ && is(j, name) && !is(j - 1, "::")) {
+      j += 1;
+      return true;
+    }
+    return false;
+  };
+  std::size_t j = k;
+  if (is(j, "const")) ++j;
+  if (is(j, "auto"))
+    ++j;
+  else if (!groups_name(j, "thread_block"))
+    return std::nullopt;
+  if (is(j, "const")) ++j;
+  std::size_t name = j;
+  if (!is_identifier(name) || !is(name + 1, "=")) return std::nullopt;
+  j = name + 2;
+  if (!groups_name(j, "this_thread_block") || !is(j, "(") || !is(j + 1, ")") || !is(j + 2, ";")) return std::nullopt;
+  return std::pair{name, j + 2};
+}
+
+bool porter::unroll_pragma(std::size_t k) const {
+  if (k >= t_.size() || t_[k].k != kind::directive || t_[k].define != 0) return false;
+  std::string_view d = src_.substr(t_[k].begin, t_[k].end - t_[k].begin);
+  auto tokens = directive_tokens(d);
+  return directive_name(d, tokens) == "pragma" && tokens.size() >= 3 &&
+         d.substr(tokens[2].begin, tokens[2].end - tokens[2].begin) == "unroll";
+}
+
+porter::region_plan porter::plan_regions(const function_definition& d, const body_facts& f, region_instance* instance,
+                                         region_inlining* shared_inlining) const {
+  region_plan plan;
+  region_inlining own_inlining;
+  region_inlining& inlining = shared_inlining ? *shared_inlining : own_inlining;
+  if (!instance) inlining.namespaces = namespaces_around(d.name_token);
+  auto refuse = [&](std::string why) {
+    plan.why_not = std::move(why);
+    plan.edits.clear();
+    return plan;
+  };
+  auto line_of = [&](std::size_t k) { return "line " + std::to_string(t_[k].line) + ": "; };
+  // A header's go inside its include guard, as its awaitable functions do.
+  if (!instance && is_header_file && !awaitables_fit_in_header())
+    return refuse("it is defined in a header that ends with an #endif other than its include guard's");
+  if (!f.named_waits.empty() || f.awaits_barrier || f.awaits_pipeline)
+    return refuse("it waits other than at a block barrier (a named barrier, a cuda::barrier, a pipeline)");
+  if (f.has_lambda || f.waits_in_lambda) return refuse("it holds a lambda");
+  // The calls it inlines: each waiting call's name token.
+  std::set<std::size_t> waiting_calls;
+  for (std::size_t c = 0; c < f.calls.size(); ++c)
+    if (awaitable_call(f, c)) waiting_calls.insert(f.call_tokens[c]);
+  // A template's region version is a template of the same parameters
+  // (their defaults dropped), registered for each instance that the
+  // program instantiates: see render_region_version.
+  std::size_t start = d.name_token;
+  while (start > 0 && !is(start - 1, ";") && !is(start - 1, "}") && !is(start - 1, "{") &&
+         t_[start - 1].k != kind::directive)
+    --start;
+  std::set<std::string, std::less<>> type_parameters;
+  for (std::size_t k = start; k < d.name_token && !instance; ++k) {
+    if (!is(k, "template")) continue;
+    if (plan.templated) return refuse("it is a member of a class template");
+    auto close = is(k + 1, "<") ? angle_forward(k + 1) : std::nullopt;
+    if (!close) return refuse("a template head weft-port cannot read");
+    std::string head, arguments;
+    for (auto [first, end] : top_level_arguments(k + 1, *close)) {
+      std::size_t stop = first;
+      while (stop < end && !is(stop, "=")) ++stop;
+      if (stop == first || !is_identifier(stop - 1) || stop - 1 == first)
+        return refuse("a template parameter without a name");
+      for (std::size_t j = first; j < stop; ++j)
+        if (is(j, ".") || is(j, "<") || is(j, "template"))
+          return refuse("a template parameter weft-port does not spell (a pack, a template template parameter)");
+      std::string name(text(stop - 1));
+      if (is(first, "class") || is(first, "typename")) type_parameters.insert(name);
+      inlining.template_names.insert(name);
+      head += (head.empty() ? "" : ", ") + join(first, stop, nullptr);
+      arguments += (arguments.empty() ? "" : ", ") + name;
+    }
+    plan.templated = true;
+    plan.template_head = "template <" + head + ">";
+    plan.template_arguments = "<" + arguments + ">";
+  }
+  // A local's type as the per-thread struct spells it, or "": also a type
+  // parameter of the template (`T`, `const T`), whose instances are
+  // registered only where it is trivial (render_region_version).
+  if (instance)
+    type_parameters = inlining.type_parameters;
+  else
+    inlining.type_parameters = type_parameters;
+  // An inlined callee's types name its template parameters: the caller's
+  // arguments stand for them.
+  auto substituted = [&](const std::vector<std::size_t>& written) {
+    std::vector<std::size_t> out;
+    for (std::size_t k : written) {
+      if (instance)
+        if (auto it = instance->type_arguments.find(text(k)); it != instance->type_arguments.end()) {
+          out.insert(out.end(), it->second.begin(), it->second.end());
+          continue;
+        }
+      out.push_back(k);
+    }
+    return out;
+  };
+  auto movable_or_type_parameter = [&](const std::vector<std::size_t>& written) {
+    std::vector<std::size_t> type = substituted(written);
+    std::string spelled = movable_type(type);
+    if (!spelled.empty()) return spelled;
+    std::size_t j = !type.empty() && is(type.front(), "const") ? 1 : 0;
+    if (type.size() == j + 1 && type_parameters.contains(text(type[j]))) {
+      std::string name(text(type[j]));
+      if (std::find(plan.type_locals.begin(), plan.type_locals.end(), name) == plan.type_locals.end())
+        plan.type_locals.push_back(name);
+      return name;
+    }
+    return std::string();
+  };
+  // The block's barriers: each statement's first token and its `;`.
+  std::map<std::size_t, std::size_t> barriers;
+  std::set<std::string, std::less<>> blocks = block_variables(d.name_token + 1, d.close);
+  if (instance) blocks.insert(instance->blocks.begin(), instance->blocks.end());
+  // The warp shuffles it splits (weft/region_kernel.hpp, region_exchange):
+  // their call tokens, each checked where the walk meets its statement.
+  // Every lane must reach each: the kernel's own, none after a `return`.
+  std::set<std::size_t> shuffle_calls;
+  for (std::size_t w : f.waits) {
+    auto awaitable = awaitable_for(text(w));
+    if (!awaitable || !awaitable->starts_with("shfl") || (w > 0 && is(w - 1, "::"))) continue;
+    shuffle_calls.insert(w);
+    inlining.shuffles = true;
+  }
+  for (std::size_t w : f.waits) {
+    if (shuffle_calls.contains(w)) continue;
+    if (!is(w, "__syncthreads") || !is(w + 1, "(") || !is(w + 2, ")") || !is(w + 3, ";") || (w > 0 && is(w - 1, "::")))
+      return refuse(line_of(w) + "it waits other than at a block barrier statement (`__syncthreads();`, " +
+                    "`cg::sync(block);`, `block.sync();`)");
+    barriers[w] = w + 3;
+  }
+  for (std::size_t w : f.group_waits) {
+    auto barrier = block_sync_statement(w, blocks);
+    if (!barrier)
+      return refuse(line_of(w) + "it waits other than at a block barrier statement (`__syncthreads();`, " +
+                    "`cg::sync(block);`, `block.sync();`)");
+    barriers.insert(*barrier);
+  }
+  if (barriers.empty() && waiting_calls.empty() && shuffle_calls.empty()) return refuse("it has no barrier");
+  // The declarations of the block's group, `cg::thread_block block =
+  // cg::this_thread_block();`, stay outside the regions, as __shared__
+  // ones do: every thread's is the same block.
+  std::map<std::size_t, std::size_t> block_declarations;
+  for (std::size_t k = d.open + 1; k < d.close; ++k)
+    if (is(k - 1, ";") || is(k - 1, "{") || is(k - 1, "}"))
+      if (auto declared = block_declaration_at(k); declared && blocks.contains(text(declared->first)))
+        block_declarations[k] = declared->second;
+  // Cooperative groups' names are allowed only in those and the barriers.
+  auto in_block_statement = [&](std::size_t k) {
+    for (const auto* list : {&barriers, &block_declarations}) {
+      auto it = list->upper_bound(k);
+      if (it != list->begin() && k <= std::prev(it)->second) return true;
+    }
+    return false;
+  };
+  for (std::size_t k = d.open + 1; k < d.close; ++k) {
+    if (t_[k].k == kind::directive && !unroll_pragma(k))
+      return refuse(line_of(k) + "a preprocessor directive other than `#pragma unroll` in its body");
+    if ((is(k, "cooperative_groups") || group_aliases_.contains(text(k))) && !in_block_statement(k))
+      return refuse(line_of(k) + "it uses `" + std::string(text(k)) +
+                    "` other than to name its block and wait at the block's barrier");
+    if (is(k, "goto") || is(k, "asm") || is(k, "__asm__") || is(k, "try") || is(k, "co_await") || is(k, "static") ||
+        is(k, "thread_local") ||
+        // A type the body declares could be named by a later region, which does not see it.
+        is(k, "typedef") || is(k, "using") || is(k, "struct") || is(k, "class") || is(k, "union") || is(k, "enum"))
+      return refuse(line_of(k) + "it uses `" + std::string(text(k)) + "`");
+  }
+
+  // The parameters: names and types. Those the body changes become each
+  // thread's own, as in CUDA: per-thread locals set from the parameter
+  // (renamed weft_param_NAME) as the first region starts; the others the
+  // block's threads share.
+  std::set<std::string, std::less<>> params;
+  std::map<std::string, std::string, std::less<>> param_types;
+  struct parameter {
+    std::size_t first, end, name;  // its tokens, default argument excluded, and its name's
+  };
+  std::vector<parameter> parameters;
+  auto rparen = match_forward(d.name_token + 1);
+  if (!is(d.name_token + 1, "(") || !rparen) return refuse("its parameter list is not where weft-port looks");
+  // An inlined callee's parameters the caller has bound: those the same
+  // for every thread in its block, the others each thread's own member.
+  if (instance) {
+    params = instance->shared_parameters;
+    param_types = instance->shared_types;
+  }
+  for (auto [first, end] :
+       instance ? std::vector<std::pair<std::size_t, std::size_t>>() : top_level_arguments(d.name_token + 1, *rparen)) {
+    std::size_t k = first;
+    while (k < end && !is(k, "=")) {
+      if (is_opener(k))
+        if (auto close = match_forward(k)) k = *close;
+      ++k;
+    }
+    if (k == first || !is_identifier(k - 1)) {
+      if (k - first == 1 && is(first, "void")) continue;
+      return refuse("a parameter without a name");
+    }
+    std::string name(text(k - 1));
+    params.insert(name);
+    param_types[name] = join(first, k - 1, nullptr);
+    parameters.push_back({first, k, k - 1});
+  }
+  std::set<std::string, std::less<>> changed;  // names the body may change
+  for (std::size_t k = d.open + 1; k < d.close; ++k)
+    if (names_variable(k) && (changed_at(k) || member_changed_at(k))) changed.insert(std::string(text(k)));
+  std::vector<std::pair<std::string, std::string>> own_params;  // changed: name, member type
+  std::string param_list;
+  for (const parameter& p : parameters) {
+    std::string name(text(p.name));
+    std::string spelled = join(p.first, p.end, nullptr);
+    if (changed.contains(name)) {
+      std::vector<std::size_t> type;
+      for (std::size_t j = p.first; j < p.name; ++j) type.push_back(j);
+      std::string member = movable_or_type_parameter(type);
+      if (member.empty())
+        return refuse("it changes its parameter `" + name + "`, whose type `" + param_types[name] +
+                      "` is not one weft-port moves (arithmetic, vector, pointer)");
+      own_params.emplace_back(name, member);
+      spelled = join(p.first, p.name, nullptr) + " weft_param_" + name;
+    }
+    param_list += (param_list.empty() ? "" : ", ") + spelled;
+  }
+  for (std::size_t k = d.open + 1; k < d.close; ++k) {
+    if (!names_variable(k) || !params.contains(text(k)) || changed.contains(text(k))) continue;
+    // Passed whole to a call, which might take it by reference (and
+    // change what the block's threads share), unless it takes a value.
+    bool whole = (is(k - 1, "(") || is(k - 1, ",")) && (is(k + 1, ")") || is(k + 1, ","));
+    if (whole && !passed_by_value(k))
+      return refuse(line_of(k) + "it passes its parameter `" + std::string(text(k)) + "` to a call");
+  }
+
+  // The statements, level by level: a level is the body or the body of a
+  // `for` that holds a barrier; its statements are regions' statements,
+  // barriers, such loops, and __shared__ declarations (which stay outside
+  // the regions, so that every region sees them).
+  struct region {
+    std::size_t first, last;                               // tokens
+    std::size_t scope_end;                                 // the `}` that ends the level
+    std::optional<std::size_t> args_of = std::nullopt;     // the inlined call whose arguments it binds
+    std::optional<std::size_t> shuffle_of = std::nullopt;  // the split shuffle whose operand it leaves
+  };
+  std::vector<region> regions;
+  std::set<std::string, std::less<>> loop_variables;
+  std::set<std::string, std::less<>> locals;             // every name the body declares, at any depth
+  std::map<std::string, int, std::less<>> declarations;  // how many times
+  std::set<std::size_t> declarators;                     // their names' tokens
+  std::string why;
+  auto holds_barrier = [&](std::size_t from, std::size_t to) {
+    auto it = barriers.lower_bound(from);
+    auto call = waiting_calls.lower_bound(from);
+    auto shuffle = shuffle_calls.lower_bound(from);
+    return (it != barriers.end() && it->first <= to) || (call != waiting_calls.end() && *call <= to) ||
+           (shuffle != shuffle_calls.end() && *shuffle <= to);
+  };
+  // Every declaration anywhere: their names are locals (not uniform).
+  std::function<void(std::size_t, std::size_t)> collect = [&](std::size_t from, std::size_t to) {
+    for (std::size_t k = from; k < to;) {
+      if (unroll_pragma(k)) {
+        ++k;
+        continue;
+      }
+      auto end = statement_end(k, to);
+      if (!end) return;
+      if (is(k, "{")) {
+        collect(k + 1, *end);
+      } else if (is(k, "if") || is(k, "for") || is(k, "while") || is(k, "switch")) {
+        auto close = *match_forward(k + 1);
+        if (is(k, "for")) {
+          if (auto semicolon = statement_end(k + 2, close + 1); semicolon && is(*semicolon, ";")) {
+            declaration dl = declaration_at(k + 2, *semicolon);
+            for (std::size_t n : dl.names)
+              locals.insert(std::string(text(n))), ++declarations[std::string(text(n))], declarators.insert(n);
+          }
+        } else {
+          declaration dl = declaration_at(k + 2, close);  // `if (int x = ...)`
+          for (std::size_t n : dl.names)
+            locals.insert(std::string(text(n))), ++declarations[std::string(text(n))], declarators.insert(n);
+        }
+        auto body_end = *statement_end(close + 1, to);
+        collect(close + 1, body_end + 1);
+        if (is(k, "if") && is(body_end + 1, "else")) collect(body_end + 2, *end + 1);
+      } else if (is(k, "do")) {
+        collect(k + 1, *end + 1);
+      } else {
+        declaration dl = declaration_at(k, *end);
+        for (std::size_t n : dl.names)
+          locals.insert(std::string(text(n))), ++declarations[std::string(text(n))], declarators.insert(n);
+      }
+      k = *end + 1;
+    }
+  };
+  collect(d.open + 1, d.close);
+  // An inlined callee's own parameters are locals that may differ by
+  // thread. Its block is inside the caller's: a name it does not declare
+  // must not be one the caller declares, which would hide what it names.
+  if (instance) {
+    std::set<std::string, std::less<>> own = locals;
+    own.insert(params.begin(), params.end());
+    own.insert(blocks.begin(), blocks.end());
+    own.insert(instance->template_names.begin(), instance->template_names.end());
+    std::set<std::string, std::less<>> declared_here = own;
+    own.insert(instance->same_template_names.begin(), instance->same_template_names.end());
+    for (const auto& [name, type] : instance->thread_parameters) {
+      locals.insert(name), ++declarations[name];
+      own.insert(name);
+    }
+    for (std::size_t k = d.open + 1; k < d.close; ++k)
+      if (names_variable(k) && !is_keyword(k) && !own.contains(text(k)) && inlining.outer_names.contains(text(k)))
+        return refuse(line_of(k) + "it names `" + std::string(text(k)) +
+                      "`, which the code around the call declares too");
+    for (const std::string& name : declared_here)
+      if (inlining.template_names.contains(name))
+        return refuse("it declares `" + name + "`, a template parameter's name of the kernel");
+  }
+  // What every thread of the block has alike where the walk is: the
+  // enclosing barrier loops' variables, and the locals declared from such
+  // values and kept outside the regions (below).
+  std::set<std::string, std::less<>> uniform;
+  // The names barrier loops' heads read, and those their declarations
+  // read in turn: a declaration of such names, from values every thread
+  // shares, at the top of the body or of a barrier loop's, runs once for
+  // the block, outside the regions, where the heads see it.
+  std::set<std::string, std::less<>> heads_read;
+  for (std::size_t k = d.open + 1; k < d.close; ++k)
+    if (is(k, "for") && is(k + 1, "(")) {
+      auto close = match_forward(k + 1);
+      auto stop = statement_end(k, d.close);
+      if (close && stop && holds_barrier(k, *stop))
+        for (std::size_t j = k + 2; j < *close; ++j)
+          if (names_variable(j)) heads_read.insert(std::string(text(j)));
+    }
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (std::size_t k = d.open + 1; k < d.close; ++k) {
+      if (!(is(k - 1, ";") || is(k - 1, "{") || is(k - 1, "}"))) continue;
+      auto stop = statement_end(k, d.close);
+      if (!stop) continue;
+      declaration dl = declaration_at(k, *stop);
+      if (std::none_of(dl.names.begin(), dl.names.end(), [&](std::size_t n) { return heads_read.contains(text(n)); }))
+        continue;
+      for (std::size_t j = k; j < *stop; ++j)
+        if (names_variable(j) && heads_read.insert(std::string(text(j))).second) grew = true;
+    }
+  }
+  auto shared_declaration = [&](std::size_t k, std::size_t stop) {
+    declaration dl = declaration_at(k, stop);
+    if (dl.names.empty() || !dl.simple || movable_type(substituted(dl.type)).empty()) return false;
+    for (std::size_t n = 0; n < dl.names.size(); ++n) {
+      std::string name(text(dl.names[n]));
+      std::size_t init_to = n + 1 < dl.names.size() ? dl.names[n + 1] - 1 : stop;
+      bool assigned = false;  // after its declaration, or passed to what may change it
+      for (std::size_t j = d.open + 1; j < d.close && !assigned; ++j)
+        assigned = is(j, name) && names_variable(j) && !declarators.contains(j) &&
+                   (changed_at(j) || member_changed_at(j) ||
+                    ((is(j - 1, "(") || is(j - 1, ",")) && (is(j + 1, ")") || is(j + 1, ",")) && !passed_by_value(j)));
+      if (!heads_read.contains(name) || !is(dl.names[n] + 1, "=") || declarations[name] != 1 || assigned ||
+          params.contains(name) ||
+          !uniform_expression(dl.names[n] + 2, init_to, uniform, params, param_types, locals, changed).empty())
+        return false;
+    }
+    for (std::size_t n : dl.names) uniform.insert(std::string(text(n)));
+    return true;
+  };
+  // The calls inlined, as the walk meets them; each has a region of its
+  // own before the callee's, which binds its arguments (`args_region`).
+  struct inlined_call {
+    std::size_t statement, end, call, rparen, args_region;
+    bool whole;  // the statement is the call alone: nothing of it runs after the callee
+    region_instance instance;
+    region_plan plan;
+    std::vector<std::pair<std::string, std::pair<std::size_t, std::size_t>>> thread_arguments;  // name, tokens
+  };
+  std::vector<inlined_call> inlined;
+  // The shuffles split: the region before leaves each thread's operand in
+  // the exchange (`operand_region`), the statement reads its source lane's.
+  struct split_shuffle {
+    std::size_t statement, call, rparen, operand_region;
+    std::string_view op;
+    std::pair<std::size_t, std::size_t> operand, lane;
+    std::string width;
+  };
+  std::vector<split_shuffle> shuffles;
+  // The shuffle of statement [k, end] if the region version can split it:
+  // `v = __shfl*_sync(0xffffffff, e, b[, width]);`, `v op= ...;` or
+  // `T v = ...;`, the full mask and a power-of-two width as literals.
+  auto split_shuffle_at = [&](std::size_t k, std::size_t end) -> bool {
+    auto it = shuffle_calls.lower_bound(k);
+    std::size_t c = *it;
+    auto forms = [&] {
+      why = line_of(c) + "a warp shuffle other than as `v = __shfl*_sync(...);`, `v op= __shfl*_sync(...);` or " +
+            "`T v = __shfl*_sync(...);`";
+      return false;
+    };
+    if (std::next(it) != shuffle_calls.end() && *std::next(it) <= end) return forms();
+    std::size_t at = k;
+    std::string op = operator_at(k + 1);
+    if (is_identifier(k) && !op.empty() && op.back() == '=' && op != "==" && op != "!=" && op != "<=" && op != ">=") {
+      at = k + 1 + op.size();
+    } else if (declaration dl = declaration_at(k, end); dl.names.size() == 1 && dl.simple && is(dl.names[0] + 1, "=")) {
+      at = dl.names[0] + 2;
+    }
+    auto rparen = is(c + 1, "(") ? match_forward(c + 1) : std::nullopt;
+    if (c != at || !rparen || *rparen + 1 != end || !is(end, ";")) return forms();
+    auto args = top_level_arguments(c + 1, *rparen);
+    std::string mask = args.empty() ? "" : join(args[0].first, args[0].second, nullptr);
+    std::transform(mask.begin(), mask.end(), mask.begin(), [](unsigned char ch) { return std::tolower(ch); });
+    if (args.size() < 3 || args.size() > 4 || (mask != "0xffffffff" && mask != "0xffffffffu")) {
+      why = line_of(c) + "a warp shuffle whose mask is not the literal full mask `0xffffffff`";
+      return false;
+    }
+    std::string width = "32";
+    if (args.size() == 4) {
+      width = join(args[3].first, args[3].second, nullptr);
+      bool power = args[3].second == args[3].first + 1 && t_[args[3].first].k == kind::number &&
+                   (width == "1" || width == "2" || width == "4" || width == "8" || width == "16" || width == "32");
+      if (!power) {
+        why = line_of(c) + "a warp shuffle whose width is not a literal power of two up to 32";
+        return false;
+      }
+    }
+    auto waiting = waiting_calls.lower_bound(c);
+    if (waiting != waiting_calls.end() && *waiting < *rparen) return forms();
+    shuffles.push_back({k, c, *rparen, regions.size(), *awaitable_for(text(c)), args[1], args[2], width});
+    return true;
+  };
+  std::vector<std::pair<std::size_t, std::size_t>> barrier_loops;    // `for` to the body's `}`
+  std::vector<std::pair<std::size_t, std::size_t>> braceless_loops;  // a barrier loop's `)` and its body's `;`
+  // The waiting call of statement [k, end] if the region version can
+  // inline it there: `f(...);`, `x = f(...) ...;`, `T x = f(...) ...;` or
+  // `return f(...) ...;`, the call evaluated first.
+  auto inlinable_call = [&](std::size_t k, std::size_t end) -> std::optional<std::size_t> {
+    auto it = waiting_calls.lower_bound(k);
+    if (it == waiting_calls.end() || *it > end || (std::next(it) != waiting_calls.end() && *std::next(it) <= end))
+      return std::nullopt;
+    std::size_t at = k;
+    if (is(k, "return")) {
+      at = k + 1;
+    } else if (is_identifier(k) && operator_at(k + 1) == "=") {
+      at = k + 2;
+    } else if (declaration dl = declaration_at(k, end); dl.names.size() == 1 && dl.simple && is(dl.names[0] + 1, "=")) {
+      at = dl.names[0] + 2;
+    }
+    if (*it != at) return std::nullopt;
+    return at;
+  };
+  // Plans the callee of the waiting call `c` of statement [k, end] as an
+  // instance of its own; `uniform` is what every thread has alike there.
+  auto inline_call = [&](std::size_t k, std::size_t end, std::size_t c, std::size_t level_end) -> bool {
+    std::string name(text(c));
+    auto fail = [&](const std::string& reason) {
+      why = line_of(c) + "inlining `" + name + "`: " + reason;
+      return false;
+    };
+    auto callee = std::find_if(awaitables_.begin(), awaitables_.end(),
+                               [&](const awaitable_function& a) { return a.name == name; });
+    if (callee == awaitables_.end() || callee->definition.member) return fail("weft-port cannot see its body");
+    if (std::find(inlining.open_calls.begin(), inlining.open_calls.end(), name) != inlining.open_calls.end())
+      return fail("it is recursive");
+    if (namespaces_around(callee->definition.name_token) != inlining.namespaces)
+      return fail("it is in another namespace than the kernel");
+    if (c > 0 && (is(c - 1, "::") || is(c - 1, ".") || is(c - 1, "->"))) return fail("a qualified call");
+    const function_definition& cd = callee->definition;
+    const function_head& head = callee->head;
+    inlined_call ic{k, end, c, 0, 0, false, {}, {}, {}};
+    region_instance& in = ic.instance;
+    in.prefix = "weft_inlined" + std::to_string(++inlining.count) + "_";
+    in.result = head.result == "void" ? "" : head.result;
+    in.result_tokens = head.result_tokens;
+    in.caller_line = t_[k].line;
+    std::size_t lparen = c + 1;
+    std::vector<std::pair<std::size_t, std::size_t>> template_arguments;
+    if (is(lparen, "<")) {
+      auto close = angle_forward(lparen);
+      if (!close) return fail("template arguments weft-port cannot read");
+      template_arguments = top_level_arguments(lparen, *close);
+      lparen = *close + 1;
+    }
+    auto rparen = match_forward(lparen);
+    if (!rparen) return fail("arguments weft-port cannot read");
+    ic.rparen = *rparen;
+    ic.whole = k == c && *rparen + 1 == end;
+    if (in.result.empty() && !ic.whole) return fail("its result, void, is used");
+    // Its template parameters, set from the explicit arguments.
+    std::vector<std::size_t> head_tokens;
+    std::size_t start = cd.name_token;
+    while (start > 0 && !is(start - 1, ";") && !is(start - 1, "}") && !is(start - 1, "{") &&
+           t_[start - 1].k != kind::directive && t_[start - 1].define == 0)
+      --start;
+    std::vector<std::pair<std::size_t, std::size_t>> template_parameters;
+    if (is(start, "template")) {
+      auto close = is(start + 1, "<") ? angle_forward(start + 1) : std::nullopt;
+      if (!close) return fail("a template head weft-port cannot read");
+      template_parameters = top_level_arguments(start + 1, *close);
+    }
+    if (template_parameters.size() != template_arguments.size())
+      return fail("its template arguments are deduced or defaulted");
+    std::set<std::string, std::less<>> template_parameter_names;
+    for (auto [first, end_] : template_parameters) {
+      std::size_t stop = first;
+      while (stop < end_ && !is(stop, "=")) ++stop;
+      if (stop == first || !is_identifier(stop - 1) || stop - 1 == first)
+        return fail("a template parameter without a name");
+      template_parameter_names.insert(std::string(text(stop - 1)));
+    }
+    for (std::size_t i = 0; i < template_parameters.size(); ++i) {
+      auto [first, end_] = template_parameters[i];
+      auto [a0, a1] = template_arguments[i];
+      std::size_t stop = first;
+      while (stop < end_ && !is(stop, "=")) ++stop;
+      std::string parameter(text(stop - 1));
+      bool same = a1 == a0 + 1 && is(a0, parameter);
+      for (std::size_t j = a0; j < a1; ++j)
+        if (!same && is_identifier(j) && template_parameter_names.contains(text(j)))
+          return fail("a template argument names a template parameter of its own");
+      // The same name as the caller's: it names the same, declared nowhere again.
+      (same ? in.same_template_names : in.template_names).insert(parameter);
+      if (is(first, "class") || is(first, "typename")) {
+        std::vector<std::size_t> tokens;
+        for (std::size_t j = a0; j < a1; ++j) tokens.push_back(j);
+        in.type_arguments[parameter] = substituted(tokens);
+        if (!same) in.front += " using " + parameter + " = " + join(a0, a1, nullptr) + ";";
+      } else if (!same) {
+        in.front += " constexpr " + join(first, stop, nullptr) + " = (" + join(a0, a1, nullptr) + ");";
+      }
+    }
+    // Its parameters: the block's group, the same for every thread (read
+    // by its barrier loops' heads), or each thread's own.
+    auto parameters = top_level_arguments(head.lparen, head.rparen);
+    if (parameters.size() == 1 && parameters[0].second == parameters[0].first + 1 && is(parameters[0].first, "void"))
+      parameters.clear();
+    auto arguments = top_level_arguments(lparen, *rparen);
+    if (arguments.size() != parameters.size()) return fail("it leaves default arguments to the callee");
+    std::string temporaries, bindings;
+    for (std::size_t i = 0; i < parameters.size(); ++i) {
+      auto [first, stop] = parameters[i];
+      auto [a0, a1] = arguments[i];
+      for (std::size_t j = first; j < stop; ++j)
+        if (is(j, "=")) stop = j;
+      if (stop - first < 2 || !is_identifier(stop - 1) || is_keyword(stop - 1)) {
+        ic.thread_arguments.push_back({"", {a0, a1}});  // unnamed: evaluated, and dropped
+        continue;
+      }
+      std::string parameter(text(stop - 1));
+      std::string argument = join(a0, a1, nullptr);
+      bool block = false, reference = false, pointer = false;
+      for (std::size_t j = first; j < stop - 1; ++j) {
+        block |= is(j, "thread_block");
+        reference |= is(j, "&") || is(j, "[") || is(j, "volatile");
+        pointer |= is(j, "*");
+      }
+      if (block) {
+        bool named = a1 == a0 + 1 && blocks.contains(text(a0));
+        std::size_t j = a0;
+        if (is_groups_namespace(j) && is(j + 1, "::")) j += 2;
+        if (!named && !(is(j, "this_thread_block") && is(j + 1, "(") && is(j + 2, ")") && j + 3 == a1))
+          return fail("its group parameter `" + parameter + "` is passed other than the block");
+        in.blocks.insert(parameter);
+        temporaries += " auto&& " + in.prefix + parameter + " = " + argument + ";";
+        bindings += " [[maybe_unused]] auto& " + parameter + " = " + in.prefix + parameter + ";";
+        continue;
+      }
+      if (reference && !pointer) return fail("it takes `" + parameter + "` by reference");
+      bool written = false;
+      for (std::size_t j = cd.open + 1; j < cd.close && !written; ++j)
+        written = is(j, parameter) && names_variable(j) &&
+                  (changed_at(j) || member_changed_at(j) ||
+                   ((is(j - 1, "(") || is(j - 1, ",")) && (is(j + 1, ")") || is(j + 1, ",")) && !passed_by_value(j)));
+      if (!pointer && !reference && !written &&
+          uniform_expression(a0, a1, uniform, params, param_types, locals, changed).empty()) {
+        in.shared_parameters.insert(parameter);
+        in.shared_types[parameter] = join(first, stop - 1, nullptr);
+        temporaries += " " + join(first, stop - 1, nullptr) + " " + in.prefix + parameter + " = (" + argument + ");";
+        bindings += " [[maybe_unused]] const auto& " + parameter + " = " + in.prefix + parameter + ";";
+        continue;
+      }
+      std::vector<std::size_t> type;
+      for (std::size_t j = first; j < stop - 1; ++j) type.push_back(j);
+      // `T* const v`: each thread's copy is set once, as the callee's block starts.
+      if (type.size() > 1 && is(type.back(), "const") && is(type[type.size() - 2], "*")) type.pop_back();
+      in.thread_parameters.emplace_back(parameter, type);
+      ic.thread_arguments.push_back({parameter, {a0, a1}});
+    }
+    in.front += temporaries + bindings;
+    // What the bodies around it declare: the callee must name none of it.
+    std::set<std::string, std::less<>> saved_outer = inlining.outer_names;
+    inlining.outer_names.insert(locals.begin(), locals.end());
+    inlining.outer_names.insert(params.begin(), params.end());
+    inlining.outer_names.insert(blocks.begin(), blocks.end());
+    inlining.outer_names.insert(inlining.template_names.begin(), inlining.template_names.end());
+    bool declares_shared = false;
+    for (std::size_t j = cd.open + 1; j < cd.close; ++j) declares_shared |= is(j, "__shared__");
+    if (declares_shared && !inlining.with_shared.insert(name).second)
+      return fail("it declares `__shared__` memory and is called twice, which would make it two");
+    inlining.open_calls.push_back(name);
+    ic.plan = plan_regions(cd, callee->facts, &in, &inlining);
+    inlining.open_calls.pop_back();
+    inlining.outer_names = std::move(saved_outer);
+    if (!ic.plan.why_not.empty()) {
+      why = line_of(c) + "inlining `" + name + "`: " + ic.plan.why_not;
+      return false;
+    }
+    for (const std::string& t : ic.plan.type_locals)
+      if (std::find(plan.type_locals.begin(), plan.type_locals.end(), t) == plan.type_locals.end())
+        plan.type_locals.push_back(t);
+    ic.args_region = regions.size();
+    regions.push_back({lparen, *rparen, level_end, inlined.size()});
+    inlined.push_back(std::move(ic));
+    return true;
+  };
+  std::function<bool(std::size_t, std::size_t, bool)> walk = [&](std::size_t from, std::size_t to, bool in_loop) {
+    std::optional<std::size_t> open_region;
+    std::size_t last = from;
+    auto close_region = [&] {
+      if (open_region) regions.push_back({*open_region, last, to});
+      open_region.reset();
+    };
+    for (std::size_t k = from; k < to;) {
+      // `#pragma unroll` stays with the loop after it: in its region, or
+      // before a barrier loop, outside the regions.
+      std::optional<std::size_t> pragma;
+      if (unroll_pragma(k)) pragma = k++;
+      auto end = statement_end(k, to);
+      if (!end) {
+        why = line_of(k) + "a statement weft-port cannot follow";
+        return false;
+      }
+      if (pragma) {
+        bool barrier_loop = is(k, "for") && holds_barrier(k, *end);
+        if (!(is(k, "for") || is(k, "while") || is(k, "do")) || (!barrier_loop && holds_barrier(k, *end))) {
+          why = line_of(*pragma) + "a `#pragma unroll` before something other than a loop";
+          return false;
+        }
+        if (!barrier_loop && !open_region) open_region = *pragma;
+      }
+      if (barriers.contains(k)) {
+        close_region();
+      } else if (is(k, "__shared__") || (is(k, "extern") && is(k + 1, "__shared__")) ||
+                 block_declarations.contains(k) || (!pragma && shared_declaration(k, *end))) {
+        close_region();
+      } else if (auto shuffle = shuffle_calls.lower_bound(k);
+                 !pragma && shuffle != shuffle_calls.end() && *shuffle <= *end && !is(k, "for") && !is(k, "if") &&
+                 !is(k, "while") && !is(k, "do") && !is(k, "switch") && !is(k, "{")) {
+        // Its operand is left in the exchange as the region before it
+        // ends; the statement opens the next region.
+        close_region();
+        if (!split_shuffle_at(k, *end)) return false;
+        regions.push_back(
+            {shuffles.back().operand.first, shuffles.back().operand.second - 1, to, std::nullopt, shuffles.size() - 1});
+        open_region = k;
+        last = *end;
+      } else if (auto call = inlinable_call(k, *end); call && !pragma) {
+        // The callee's body runs where the call is, after a region that
+        // binds its arguments; what the statement does with the result
+        // opens the next region.
+        close_region();
+        if (!inline_call(k, *end, *call, to)) return false;
+        if (!inlined.back().whole) {
+          open_region = k;
+          last = *end;
+        }
+      } else if (is(k, "{") && holds_barrier(k, *end)) {
+        // A block of its own: its statements are a level, as a barrier
+        // loop's body is.
+        close_region();
+        std::set<std::string, std::less<>> saved = uniform;
+        if (!walk(k + 1, *end, in_loop)) return false;
+        uniform = std::move(saved);
+      } else if (holds_barrier(k, *end)) {
+        auto call = waiting_calls.lower_bound(k);
+        if (!is(k, "for") && !is(k, "if") && !is(k, "while") && !is(k, "do") && !is(k, "switch") &&
+            call != waiting_calls.end() && *call <= *end) {
+          why = line_of(*call) + "a call of `" + std::string(text(*call)) +
+                "`, which waits, inside an expression (inlined only as `f(...);`, `x = f(...)...;`, " +
+                "`T x = f(...)...;` or `return f(...)...;`)";
+          return false;
+        }
+        if (!is(k, "for")) {
+          why = line_of(k) + "a barrier inside `" + std::string(text(k)) +
+                "` (only at the top of the body or of a `for` whose bounds every thread shares)";
+          return false;
+        }
+        close_region();
+        std::size_t close = *match_forward(k + 1);
+        auto init_end = statement_end(k + 2, close);
+        if (!init_end || !is(*init_end, ";")) {
+          why = line_of(k) + "a barrier loop whose init is not a declaration";
+          return false;
+        }
+        declaration v = declaration_at(k + 2, *init_end);
+        bool declares =
+            !v.names.empty() && v.simple && movable_type(substituted(v.type)) != "" && !is(v.type.back(), "*");
+        for (std::size_t n : v.names) declares = declares && is(n + 1, "=");
+        if (!declares) {
+          why = line_of(k) + "a barrier loop whose init is not a declaration of arithmetic variables";
+          return false;
+        }
+        std::size_t condition_end = k + 2;
+        for (std::size_t j = *init_end + 1; j < close; ++j)
+          if (is(j, ";")) condition_end = j;
+        if (condition_end <= *init_end) {
+          why = line_of(k) + "a barrier loop weft-port cannot follow";
+          return false;
+        }
+        // Each init from what every thread shares (and the loop variables
+        // of the barrier loops around this one).
+        std::set<std::string, std::less<>> own;
+        std::string not_uniform;
+        for (std::size_t n = 0; n < v.names.size() && not_uniform.empty(); ++n) {
+          std::size_t init_to = n + 1 < v.names.size() ? v.names[n + 1] - 1 : *init_end;
+          not_uniform = uniform_expression(v.names[n] + 2, init_to, uniform, params, param_types, locals, changed);
+          own.insert(std::string(text(v.names[n])));
+        }
+        std::set<std::string, std::less<>> inside = uniform;
+        inside.insert(own.begin(), own.end());
+        if (not_uniform.empty())
+          not_uniform = uniform_expression(*init_end + 1, condition_end, inside, params, param_types, locals, changed);
+        // The step changes the variables only, each its own way: `++v`,
+        // `v++`, `v op= e`, several joined by commas.
+        std::vector<std::pair<std::size_t, std::size_t>> steps;
+        for (std::size_t from_step = condition_end + 1, j = from_step; j <= close; ++j) {
+          if (is_opener(j)) {
+            if (auto c = match_forward(j); c && *c < close) j = *c;
+          } else if (is(j, ",") || j == close) {
+            steps.emplace_back(from_step, j);
+            from_step = j + 1;
+          }
+        }
+        for (auto [s0, s1] : steps) {
+          if (!not_uniform.empty()) break;
+          std::string op = operator_at(s0);
+          if ((op == "++" || op == "--") && s0 + 3 == s1 && own.contains(text(s0 + 2))) {
+          } else if (own.contains(text(s0)) && (operator_at(s0 + 1) == "++" || operator_at(s0 + 1) == "--") &&
+                     s0 + 3 == s1) {
+          } else if (own.contains(text(s0)) && !operator_at(s0 + 1).empty() && operator_at(s0 + 1).back() == '=' &&
+                     operator_at(s0 + 1) != "==") {
+            not_uniform = uniform_expression(s0 + 1 + operator_at(s0 + 1).size(), s1, inside, params, param_types,
+                                             locals, changed);
+          } else {
+            not_uniform = "a step other than the variables' own";
+          }
+        }
+        if (!not_uniform.empty()) {
+          why = line_of(k) + "a barrier loop that may differ by thread: " + not_uniform;
+          return false;
+        }
+        // A body without braces gets them: its regions are statements.
+        bool braced = is(close + 1, "{");
+        if (!braced && !declaration_at(close + 1, *end).names.empty()) {
+          why = line_of(k) + "a barrier loop whose body, without braces, is a declaration";
+          return false;
+        }
+        std::size_t body_close = braced ? *end : *end + 1;
+        for (std::size_t j = close + 1; j < body_close; ++j) {
+          if (names_variable(j) && own.contains(text(j)) && changed_at(j)) {
+            why = line_of(j) + "the barrier loop's body changes `" + std::string(text(j)) + "`";
+            return false;
+          }
+          if (is(j, "break") || is(j, "continue")) {
+            why = line_of(j) + "`" + std::string(text(j)) + "` in a barrier loop";
+            return false;
+          }
+        }
+        for (const std::string& variable : own)
+          if (!loop_variables.insert(variable).second) {
+            why = line_of(k) + "two barrier loops of `" + variable + "`";
+            return false;
+          }
+        barrier_loops.emplace_back(k, body_close);
+        std::set<std::string, std::less<>> saved = uniform;
+        uniform = inside;
+        if (!braced) braceless_loops.emplace_back(close, *end);
+        if (!walk(braced ? close + 2 : close + 1, body_close, true)) return false;
+        uniform = std::move(saved);
+      } else {
+        if (!open_region) open_region = k;
+        last = *end;
+        // A `break` or `continue` that would leave a region.
+        if (in_loop)
+          for (std::size_t j = k; j <= *end; ++j)
+            if (is(j, "break") || is(j, "continue")) {
+              why = line_of(j) + "`" + std::string(text(j)) + "` in a barrier loop";
+              return false;
+            }
+      }
+      k = *end + 1;
+    }
+    close_region();
+    return true;
+  };
+  if (!walk(d.open + 1, d.close, false)) return refuse(why);
+  // A lane that exited before a shuffle is an error the stackless executor
+  // reports: every lane must reach the shuffles, its own and its callees'.
+  if (!instance && inlining.shuffles && !f.returns.empty())
+    return refuse(line_of(*std::min_element(f.returns.begin(), f.returns.end())) +
+                  "a `return` in a kernel with warp shuffles, which every lane must reach");
+
+  // The locals each region declares at its top, and the names it uses.
+  struct local {
+    std::string name, type;
+    std::size_t region, statement, last, token;
+    declaration decl;
+  };
+  std::vector<local> declared;
+  std::vector<std::set<std::string, std::less<>>> used(regions.size());
+  auto in_inlined_call = [&](std::size_t k) {
+    return std::any_of(inlined.begin(), inlined.end(),
+                       [&](const inlined_call& ic) { return k >= ic.call && k <= ic.rparen; });
+  };
+  for (std::size_t r = 0; r < regions.size(); ++r) {
+    // An inlined call's arguments are read by its own region only.
+    for (std::size_t k = regions[r].first; k <= regions[r].last; ++k)
+      if (names_variable(k) && (regions[r].args_of || !in_inlined_call(k))) used[r].insert(std::string(text(k)));
+    if (regions[r].args_of || regions[r].shuffle_of) continue;
+    for (std::size_t k = regions[r].first; k <= regions[r].last;) {
+      if (unroll_pragma(k)) {
+        ++k;
+        continue;
+      }
+      std::size_t end = *statement_end(k, regions[r].last + 1);
+      declaration dl = declaration_at(k, end);
+      for (std::size_t n : dl.names) declared.push_back({std::string(text(n)), "", r, k, end, n, dl});
+      // A declaration weft-port cannot read (`int (*f)(int)`, `auto [a, b]`)
+      // might name what a later region uses: no region version.
+      static constexpr std::string_view declaration_words[] = {
+          "auto",  "decltype", "const", "volatile", "unsigned", "signed", "int",     "long",
+          "short", "char",     "float", "double",   "bool",     "void",   "alignas", "register"};
+      if (dl.names.empty() && one_of(declaration_words, text(k)))
+        return refuse(line_of(k) + "a declaration weft-port cannot read");
+      for (std::size_t j = k; j <= end; ++j)
+        if (is(j, "__shared__"))
+          return refuse(line_of(j) + "a `__shared__` declaration inside a statement (only at the top of the body)");
+      k = end + 1;
+    }
+  }
+  std::set<std::string, std::less<>> crossing;
+  for (local& l : declared) {
+    bool crosses = false;
+    for (std::size_t r = 0; r < regions.size(); ++r)
+      if (r != l.region && used[r].contains(l.name)) crosses = true;
+    if (!crosses) continue;
+    if (!l.decl.simple || (l.decl.names.size() > 1 && is(l.decl.type.back(), "*")))
+      return refuse(line_of(l.token) + "`" + l.name + "` lives across a barrier, declared as weft-port cannot move");
+    l.type = movable_or_type_parameter(l.decl.type);
+    if (l.type.empty())
+      return refuse(line_of(l.token) + "`" + l.name + "` lives across a barrier, and its type `" +
+                    join(l.decl.type.front(), l.decl.type.back() + 1, nullptr) +
+                    "` is not one weft-port moves (arithmetic, vector, pointer)");
+    bool thread_parameter =
+        instance && std::any_of(instance->thread_parameters.begin(), instance->thread_parameters.end(),
+                                [&](const auto& p) { return p.first == l.name; });
+    if (!crossing.insert(l.name).second || loop_variables.contains(l.name) || params.contains(l.name) ||
+        thread_parameter)
+      return refuse(line_of(l.token) + "`" + l.name + "` is declared twice");
+    // Every use where the declaration is seen: after it, within its level.
+    for (std::size_t k = d.open + 1; k < d.close; ++k)
+      if (is(k, l.name) && names_variable(k) && k != l.token && (k < l.token || k > regions[l.region].scope_end))
+        return refuse(line_of(k) + "`" + l.name + "` names something else outside its declaration's reach");
+  }
+  for (const local& l : declared)
+    if (crossing.contains(l.name) &&
+        std::count_if(declared.begin(), declared.end(), [&](const local& o) { return o.name == l.name; }) > 1)
+      return refuse(line_of(l.token) + "`" + l.name + "` is declared twice");
+
+  // The parameters the body changes: each thread's copy is set as the
+  // first region starts, which must come before any barrier loop; they
+  // are used in regions only.
+  if (!own_params.empty()) {
+    if (regions.empty() || regions.front().scope_end != d.close)
+      return refuse("it changes its parameter `" + own_params.front().first +
+                    "`, and its first region is inside a barrier loop");
+    for (std::size_t k = d.open + 1; k < d.close; ++k)
+      if (names_variable(k) && changed.contains(text(k)) && params.contains(text(k)) &&
+          std::none_of(regions.begin(), regions.end(), [&](const region& r) { return k >= r.first && k <= r.last; }))
+        return refuse(line_of(k) + "it changes its parameter `" + std::string(text(k)) + "`, used outside a region");
+    for (const auto& [name, type] : own_params) used.front().insert(name);
+  }
+
+  // A bare declaration (`int sum;`) that moves leaves nothing of it to
+  // run: its region does not bind the name for it.
+  for (const local& l : declared) {
+    if (!crossing.contains(l.name) ||
+        std::any_of(l.decl.names.begin(), l.decl.names.end(), [&](std::size_t n) { return is(n + 1, "="); }))
+      continue;
+    bool elsewhere = false;
+    for (std::size_t k = regions[l.region].first; k <= regions[l.region].last && !elsewhere; ++k)
+      elsewhere = k != l.token && is(k, l.name) && names_variable(k) && !in_inlined_call(k);
+    if (!elsewhere) used[l.region].erase(l.name);
+  }
+
+  // A callee's returns come after its last barrier, outside its barrier
+  // loops: a thread that returned earlier would miss a barrier the others
+  // wait at. A later region skips the thread that returned.
+  std::optional<std::size_t> first_return;
+  if (instance) {
+    for (std::size_t r : f.returns) {
+      bool before_barrier =
+          std::any_of(barriers.begin(), barriers.end(), [&](auto b) { return b.first > r; }) ||
+          std::any_of(shuffles.begin(), shuffles.end(), [&](const split_shuffle& h) { return h.call > r; }) ||
+          std::any_of(inlined.begin(), inlined.end(), [&](const inlined_call& ic) { return ic.statement > r; }) ||
+          std::any_of(barrier_loops.begin(), barrier_loops.end(),
+                      [&](auto loop) { return r > loop.first && r < loop.second; });
+      if (before_barrier) return refuse(line_of(r) + "a `return` before a barrier, which its thread would miss");
+      if (!first_return || r < *first_return) first_return = r;
+    }
+    instance->returns_before_end = first_return && std::any_of(regions.begin(), regions.end(), [&](const region& g) {
+                                     return !g.args_of && g.first > *first_return;
+                                   });
+  }
+
+  // The per-thread members: the kernel's by their names, an inlined
+  // callee's by its prefix (its block binds them to their names).
+  std::string prefix = instance ? instance->prefix : "";
+  std::vector<std::pair<std::string, std::string>> bound = own_params;  // name, member type
+  if (instance)
+    for (const auto& [name, type] : instance->thread_parameters) {
+      std::string member = movable_or_type_parameter(type);
+      if (member.empty())
+        return refuse("its parameter `" + name + "`, whose type `" + join(type.front(), type.back() + 1, nullptr) +
+                      "` is not one weft-port moves (arithmetic, vector, pointer)");
+      bound.emplace_back(name, member);
+    }
+  for (const local& l : declared)
+    if (crossing.contains(l.name)) bound.emplace_back(l.name, l.type);
+  if (instance && !instance->result.empty()) {
+    std::string member = movable_or_type_parameter(instance->result_tokens);
+    if (member.empty())
+      return refuse("its result type `" + instance->result +
+                    "` is not one weft-port moves (arithmetic, vector, pointer)");
+    inlining.members.emplace_back(prefix + "result", member);
+  }
+  if (instance && instance->returns_before_end) inlining.members.emplace_back(prefix + "returned", "bool");
+  for (const auto& [name, type] : bound)
+    if (instance) inlining.members.emplace_back(prefix + name, type);
+
+  // A block's group that the regions no longer name (its `sync()` became
+  // the region barrier) would be an unused variable to -Wall.
+  for (const auto& [k, end] : block_declarations) plan.edits[k].before.insert(0, "[[maybe_unused]] ");
+  // The edits: regions opened and closed, barriers dropped, the moved
+  // declarations made assignments, `return` ending the thread (the
+  // kernel's) or the callee's block for its thread (an inlined callee's).
+  if (!instance) {
+    std::string head = " struct weft_locals {";
+    for (const auto& [name, type] : bound) {
+      head += " " + type + " " + name + ";";
+      plan.locals.push_back({name, type});
+    }
+    for (const auto& [name, type] : inlining.members) head += " " + type + " " + name + ";";
+    head += " }; auto weft_threads = weft_block.threads<weft_locals>();";
+    if (inlining.shuffles) head += " weft::region_exchange weft_exchange(weft_block);";
+    plan.edits[d.open].after += head;
+  } else {
+    plan.edits[d.open].after += instance->front;
+  }
+  auto open_text = [&](std::size_t r) {
+    std::string open = " weft_threads.each([&]([[maybe_unused]] weft_locals& weft_l) -> weft::region_step {";
+    for (const auto& [name, type] : bound)
+      if (used[r].contains(name)) open += " auto& " + name + " = weft_l." + prefix + name + ";";
+    if (r == 0)
+      for (const auto& [name, type] : own_params) open += " " + name + " = weft_param_" + name + ";";
+    if (instance && instance->returns_before_end && regions[r].first > *first_return)
+      open += " if (weft_l." + prefix + "returned) return weft::region_go;";
+    return open;
+  };
+  for (std::size_t r = 0; r < regions.size(); ++r) {
+    if (regions[r].args_of || regions[r].shuffle_of) continue;
+    std::string open = open_text(r);
+    if (unroll_pragma(regions[r].first))  // a directive starts its line: opened at the end of the one before
+      plan.edits[regions[r].first - 1].after += open;
+    else
+      plan.edits[regions[r].first].before = open + " " + plan.edits[regions[r].first].before;
+    plan.edits[regions[r].last].after += " return weft::region_go; });";
+  }
+  // An inlined call: a region that binds the callee's parameters, the
+  // callee's block, then the statement with the result in the call's place.
+  for (const inlined_call& ic : inlined) {
+    std::string text = open_text(ic.args_region);
+    for (const auto& [name, tokens] : ic.thread_arguments)
+      text += name.empty()
+                  ? " (void)(" + join(tokens.first, tokens.second, nullptr) + ");"
+                  : " weft_l." + ic.instance.prefix + name + " = (" + join(tokens.first, tokens.second, nullptr) + ");";
+    if (ic.instance.returns_before_end) text += " weft_l." + ic.instance.prefix + "returned = false;";
+    text += " return weft::region_go; });" + ic.plan.text;
+    plan.edits[ic.statement].before = text + plan.edits[ic.statement].before;
+    if (ic.whole) {
+      for (std::size_t k = ic.statement; k <= ic.end; ++k) plan.edits[k].text = "";
+    } else {
+      plan.edits[ic.call].text = "weft_l." + ic.instance.prefix + "result";
+      for (std::size_t k = ic.call + 1; k <= ic.rparen; ++k) plan.edits[k].text = "";
+    }
+  }
+  // A split shuffle: a region that leaves the operand, then the statement
+  // with the source lane's value in the call's place.
+  for (const split_shuffle& s : shuffles) {
+    std::string operand = join(s.operand.first, s.operand.second, nullptr);
+    plan.edits[s.statement].before = open_text(s.operand_region) +
+                                     " weft_exchange.put(weft_threads.thread_of(weft_l), +(" + operand +
+                                     ")); return weft::region_go; });" + plan.edits[s.statement].before;
+    plan.edits[s.call].text = "weft_exchange.get<decltype(+(" + operand + "))>(weft::region_" +
+                              std::string(s.op.substr(0, s.op.size() - 5)) +
+                              ", weft_threads.thread_of(weft_l), static_cast<unsigned>(" +
+                              join(s.lane.first, s.lane.second, nullptr) + "), " + s.width + ")";
+    for (std::size_t k = s.call + 1; k <= s.rparen; ++k) plan.edits[k].text = "";
+  }
+  for (auto [close, semicolon] : braceless_loops) {
+    plan.edits[close].after += " {";
+    plan.edits[semicolon].after += " }";
+  }
+  // The threads' order for the next regions (region_threads::barrier).
+  for (auto [b, semicolon] : barriers) {
+    plan.edits[b].text = "weft_threads.barrier()";
+    for (std::size_t k = b + 1; k < semicolon; ++k) plan.edits[k].text = "";
+  }
+  for (const local& l : declared) {
+    if (!crossing.contains(l.name) || l.token != l.decl.names.front()) continue;
+    bool initialized =
+        std::any_of(l.decl.names.begin(), l.decl.names.end(), [&](std::size_t n) { return is(n + 1, "="); });
+    if (!initialized) {  // only bare declarators: nothing left to run but `;`
+      for (std::size_t k = l.statement; k < l.last; ++k) plan.edits[k].text = "";
+      continue;
+    }
+    for (std::size_t k : l.decl.type) plan.edits[k].text = "";
+    for (std::size_t n : l.decl.names)
+      if (!is(n + 1, "=")) plan.edits[n].before += "(void)";
+  }
+  if (!instance) {
+    for (std::size_t r : f.returns) plan.edits[r].text = "return weft::region_exit";
+  } else {
+    // `return e;` sets the result as the callee's type converts it.
+    std::string returned = instance->returns_before_end ? " weft_l." + prefix + "returned = true," : "";
+    for (std::size_t r : f.returns) {
+      auto semicolon = statement_end(r, d.close);
+      if (!semicolon) return refuse(line_of(r) + "a `return` weft-port cannot follow");
+      if (*semicolon == r + 1) {
+        plan.edits[r].text = returned.empty() ? "return weft::region_go" : "return (" + returned + " weft::region_go)";
+      } else if (instance->result.empty()) {
+        plan.edits[r].text = "return ((void)(";
+        plan.edits[*semicolon].text = ")," + returned + " weft::region_go);";
+      } else {
+        plan.edits[r].text = "return (weft_l." + prefix + "result = static_cast<" + instance->result + ">(";
+        plan.edits[*semicolon].text = ")," + returned + " weft::region_go);";
+      }
+    }
+  }
+  // Nothing else rewrites these tokens (a launch in a kernel, say): else
+  // the edits could not both apply.
+  for (const construct& c : constructs_)
+    if (c.begin >= t_[d.open].begin && c.end <= t_[d.close].end)
+      for (const auto& [k, e] : plan.edits)
+        if (t_[k].begin >= c.begin && t_[k].end <= c.end)
+          return refuse(line_of(k) + "weft-port rewrites this statement otherwise");
+  plan.why_not.clear();
+  plan.parameters = param_list;
+  if (instance) {
+    // The callee's block at its own lines, then the caller's again.
+    std::vector<construct> list = region_constructs(d, plan);
+    const std::vector<construct>* saved = rendering_;
+    rendering_ = &list;
+    plan.text = "\n#line " + std::to_string(t_[d.open].line) + " " + file_ + "\n" +
+                render(t_[d.open].begin, t_[d.close].end, std::nullopt) + "\n#line " +
+                std::to_string(instance->caller_line) + " " + file_ + "\n";
+    rendering_ = saved;
+  }
+  return plan;
+}
+
+std::vector<porter::construct> porter::region_constructs(const function_definition& d, const region_plan& plan) const {
+  std::vector<construct> list;
+  for (const construct& c : constructs_)
+    if (c.begin >= t_[d.open].begin && c.end <= t_[d.close].end) list.push_back(c);
+  for (const auto& [i, e] : plan.edits)
+    list.push_back(replacement(i, e.before + (e.text ? *e.text : std::string(text(i))) + e.after));
+  std::sort(list.begin(), list.end(), [](const construct& x, const construct& y) {
+    return x.begin < y.begin || (x.begin == y.begin && x.end > y.end);
+  });
+  return list;
+}
+
+std::string porter::render_region_version(const function_definition& d, const region_plan& plan) const {
+  std::vector<construct> list = region_constructs(d, plan);
+  std::string out;
+  std::vector<std::string> namespaces = namespaces_around(d.name_token);
+  for (const std::string& n : namespaces) out += n + "\n";
+  out += "#line " + std::to_string(t_[d.open].line) + " " + file_ + "\n";
+  if (plan.templated) out += plan.template_head + " ";
+  // Of internal linkage, as its registration: a header's, or a static
+  // kernel's of the same name in another .cu, would otherwise clash.
+  out += "static void weft_port_regions_" + d.name + "(weft::region_block& weft_block" +
+         (plan.parameters.empty() ? "" : ", " + plan.parameters) + ") ";
+  const std::vector<construct>* saved = rendering_;
+  rendering_ = &list;
+  out += render(t_[d.open].begin, t_[d.close].end, std::nullopt);
+  rendering_ = saved;
+  if (!plan.templated) {
+    out += "\n[[maybe_unused]] static const bool weft_port_regions_registered_" + d.name +
+           " = weft::register_region_version<&" + d.name + ", &weft_port_regions_" + d.name + ">();\n";
+  } else {
+    // A class template declared before the kernel, whose stackless body
+    // takes the address of its static member: each instance of the kernel
+    // the program makes instantiates the member, whose initialization
+    // registers the instance's region version as the program starts (GCC
+    // does not instantiate a variable template declared `extern` before
+    // such a use and defined after it). Where a local's type is a type
+    // parameter, only for trivial types.
+    std::string instance = d.name + plan.template_arguments;
+    std::string registration =
+        "weft::register_region_version<&" + instance + ", &weft_port_regions_" + instance + ">()";
+    std::string trivial;
+    for (const std::string& type : plan.type_locals)
+      trivial += (trivial.empty() ? "" : " && ") + ("std::is_trivially_default_constructible_v<" + type +
+                                                    "> && std::is_trivially_destructible_v<" + type + ">");
+    if (!trivial.empty())
+      registration = "[] { if constexpr (" + trivial + ") return " + registration + "; else return false; }()";
+    std::string type = "weft_port_regions_registration_" + d.name;
+    out += "\nnamespace { " + plan.template_head + " struct " + type + " { static const bool registered; }; " +
+           plan.template_head + " const bool " + type + plan.template_arguments + "::registered = " + registration +
+           "; }\n";
+  }
+  for (std::size_t n = 0; n < namespaces.size(); ++n) out += "}\n";
+  return out;
+}
+
+}  // namespace weft_port_tool
