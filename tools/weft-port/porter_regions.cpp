@@ -624,6 +624,11 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
         if (size == 32) warp_uniform_tile_uses.insert(k);
         continue;
       }
+      if (is(k + 2, "meta_group_size")) {  // the block's tiles, a partial last one counted
+        tile_uses[k] = "((blockDim.x * blockDim.y * blockDim.z + " + n + " - 1) / " + n + ")";
+        warp_uniform_tile_uses.insert(k);
+        continue;
+      }
       if (is(k + 2, "num_threads") || is(k + 2, "size")) {
         tile_uses[k] = n;
         warp_uniform_tile_uses.insert(k);
@@ -631,7 +636,8 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
       }
     }
     return refuse(line_of(k) + "it uses the tile `" + std::string(text(k)) +
-                  "` other than for thread_rank(), meta_group_rank(), num_threads(), size() and cg::reduce");
+                  "` other than for thread_rank(), meta_group_rank(), meta_group_size(), num_threads(), size() " +
+                  "and cg::reduce");
   }
   // Cooperative groups' names are allowed only in those, the barriers and
   // the split reductions.

@@ -319,7 +319,8 @@ __global__ void loops_of_one_name(int* data) {
 
 // cg::reduce over the block's tiles, split as a shuffle is: a whole warp's
 // (`auto`, and under its warp's `if` by meta_group_rank), a half warp's;
-// the tiles' ranks and sizes spelled from each thread's linear id.
+// the tiles' ranks and sizes spelled from each thread's linear id and
+// blockDim.
 __global__ void tile_reductions(const float* in, float* sums, unsigned* flags) {
   __shared__ float tile_sums[block_threads / 32];
   auto block = cg::this_thread_block();
@@ -330,11 +331,11 @@ __global__ void tile_reductions(const float* in, float* sums, unsigned* flags) {
   if (tile.thread_rank() == 0) tile_sums[tile.meta_group_rank()] = v;
   cg::sync(block);
   if (tile.meta_group_rank() == 0) {
-    v = tile.thread_rank() < tile.num_threads() / 8 ? tile_sums[tile.thread_rank()] : 0.0f;
+    v = tile.thread_rank() < tile.meta_group_size() ? tile_sums[tile.thread_rank()] : 0.0f;
     v = cg::reduce(tile, v, cg::greater<float>());
     if (tile.thread_rank() == 0) sums[blockIdx.x] = v;
   }
-  flags[threadIdx.x] = bits + half.size();
+  flags[threadIdx.x] = bits + half.size() + tile.num_threads();
 }
 
 void host(float* f, int* p) {
