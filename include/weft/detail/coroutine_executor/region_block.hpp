@@ -130,14 +130,18 @@ class region_threads {
       ran = true;
     };
     if (b.linear_ && !b.any_exited_) {
+      // Counted in int, as a kernel's `int t = threadIdx.x;` is: GCC then
+      // sees t advance with the loop and can vectorise a region's accesses
+      // indexed by it (counted unsigned, the conversion can wrap, and each
+      // access is a gather or scatter that it gives up on).
       threadIdx = {start, 0, 0};
-      for (unsigned t = start; t < count; ++t) {
-        threadIdx.x = t;
-        run(t);
+      for (int t = static_cast<int>(start); t < static_cast<int>(count); ++t) {
+        threadIdx.x = static_cast<unsigned>(t);
+        run(static_cast<unsigned>(t));
       }
-      for (unsigned t = 0; t < start; ++t) {
-        threadIdx.x = t;
-        run(t);
+      for (int t = 0; t < static_cast<int>(start); ++t) {
+        threadIdx.x = static_cast<unsigned>(t);
+        run(static_cast<unsigned>(t));
       }
     } else {
       uint3 index = b.index_of(start);
