@@ -133,7 +133,10 @@ class region_threads {
       // Counted in int, as a kernel's `int t = threadIdx.x;` is: GCC then
       // sees t advance with the loop and can vectorise a region's accesses
       // indexed by it (counted unsigned, the conversion can wrap, and each
-      // access is a gather or scatter that it gives up on).
+      // access is a gather or scatter that it gives up on). A kernel's
+      // `unsigned t` then loses: counted unsigned, GCC cuts the block
+      // reduction's `if (t < stride)` loop short (0.11x PoCL's time
+      // against 0.45x, docs/performance.md, 2026-12-01).
       threadIdx = {start, 0, 0};
       for (int t = static_cast<int>(start); t < static_cast<int>(count); ++t) {
         threadIdx.x = static_cast<unsigned>(t);
