@@ -54,6 +54,7 @@ inline constexpr bool same_parameters<void (*)(Params...), Result (*)(Params...)
 template <class... Params>
 cudaError_t launch_by_pointer(void (*func)(Params...), const launch_config& config, const launch_options& options,
                               void** args) {
+  if (cudaError_t e = check_not_forked()) return e;
   if (!func) return record(cudaErrorInvalidDeviceFunction);
   return launch_registered<void, Params...>(reinterpret_cast<const void*>(func), config, options, args);
 }
@@ -63,6 +64,7 @@ cudaError_t launch_by_pointer(void (*func)(Params...), const launch_config& conf
 /// that is no kernel).
 inline cudaError_t launch_by_pointer(const void* func, const launch_config& config, const launch_options& options,
                                      void** args) {
+  if (cudaError_t e = check_not_forked()) return e;
   pointer_launcher launcher = func ? kernel_registry().find(func).launch : nullptr;
   if (!launcher) return record(cudaErrorInvalidDeviceFunction);
   return launcher(func, config, options, args);

@@ -9,6 +9,7 @@
 
 #include <type_traits>
 
+#include "weft/cuda/device/cooperative_groups/reduce.hpp"
 #include "weft/detail/coroutine_executor/region_block.hpp"
 #include "weft/detail/coroutine_executor/region_exchange.hpp"
 #include "weft/detail/coroutine_executor/stackless_grid.hpp"
@@ -25,6 +26,21 @@ inline constexpr detail::warp_op region_shfl = detail::warp_op::shfl;
 inline constexpr detail::warp_op region_shfl_up = detail::warp_op::shfl_up;
 inline constexpr detail::warp_op region_shfl_down = detail::warp_op::shfl_down;
 inline constexpr detail::warp_op region_shfl_xor = detail::warp_op::shfl_xor;
+
+/// What thread `t` gets from `cg::reduce(tile, operand, op)` over its tile of
+/// `Size` threads, where weft-port split the statement: the region before
+/// put every thread's operand in `exchange`.
+template <class T, unsigned Size, class Op>
+T region_reduce(region_exchange& exchange, unsigned t, Op op) {
+  constexpr bool one_instruction = detail::groups::single_instruction_reduction<T, Op>;
+  if constexpr (one_instruction && std::is_same_v<Op, cooperative_groups::plus<T>>) {
+    // A signed sum wraps, as redux.sync's does, instead of overflowing.
+    auto wrapping_sum = [](T a, T b) { return static_cast<T>(static_cast<unsigned>(a) + static_cast<unsigned>(b)); };
+    return exchange.reduce<T, Size, true>(t, wrapping_sum);
+  } else {
+    return exchange.reduce<T, Size, one_instruction>(t, op);
+  }
+}
 
 /// What a region returns for its thread: region_go, or region_exit where the
 /// kernel's `return;` ended it.

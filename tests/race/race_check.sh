@@ -308,4 +308,21 @@ if [[ -z $(region_reports "$stackless_output") ]] ||
   echo "race_check: the region versions' reports (<) are not the stackless kernels' (>, $stackless_output)"
   failed=1
 fi
+# The reports' text is that of an addr2line started for each address
+# (WEFT_RACE_ADDR2LINE_ONCE=1), though the run above asked the kept ones
+# (kept_symbolizer.hpp) a hundred addresses before these: a single kept
+# addr2line named some of these lines "in operator()".
+once_output=$binary_dir/race_programs.regions_once.output
+status=0
+WEFT_RACE_ADDR2LINE_ONCE=1 WEFT_WORKERS=2 WEFT_EXECUTOR=auto "$binary_dir/race_programs" regions > "$once_output" 2>&1 ||
+  status=$?
+if ((status != 0)); then
+  cat "$once_output"
+  exit 1
+fi
+if [[ -z $(region_reports "$once_output") ]] ||
+  ! diff <(region_reports "$binary_dir/race_programs.auto.output") <(region_reports "$once_output"); then
+  echo "race_check: the reports' lines (<) are not those of an addr2line started for each address (>, $once_output)"
+  failed=1
+fi
 exit $failed

@@ -502,6 +502,71 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
   // their call tokens, each checked where the walk meets its statement.
   // Every lane must reach each: the kernel's own, none after a `return`.
   std::set<std::size_t> shuffle_calls;
+  // The block's tiles of one warp or less, `cg::thread_block_tile<32> tile =
+  // cg::tiled_partition<32>(block);` (or `auto tile = ...`): each thread's
+  // tile is a function of its linear id, so the regions spell its rank,
+  // its tile's rank and its size from that (tile_uses), its declaration
+  // stays outside the regions as the block's does, and its cg::reduce is
+  // split as a shuffle is (reduce_calls, region_reduce). Any other use of
+  // the tile keeps the kernel stackless.
+  std::map<std::string, unsigned, std::less<>> tiles;  // name: size
+  std::map<std::size_t, std::size_t> tile_declarations;
+  std::set<std::size_t> tile_declarators;
+  auto groups_word = [&](std::size_t& j, std::string_view name) {
+    if (is_groups_namespace(j) && is(j + 1, "::") && is(j + 2, name)) {
+      j += 3;
+      return true;
+    }
+    if (groups_namespace_used_ && is(j, name) && !is(j - 1, "::")) {
+      j += 1;
+      return true;
+    }
+    return false;
+  };
+  auto tile_size_at = [&](std::size_t j) -> unsigned {  // `<N>` of a power of two up to 32, else 0
+    static constexpr std::string_view sizes[] = {"1", "2", "4", "8", "16", "32"};
+    if (!is(j, "<") || t_[j + 1].k != kind::number || !one_of(sizes, text(j + 1)) || !is(j + 2, ">")) return 0;
+    return static_cast<unsigned>(std::stoul(std::string(text(j + 1))));
+  };
+  for (std::size_t k = d.open + 1; k < d.close; ++k) {
+    if (!(is(k - 1, ";") || is(k - 1, "{") || is(k - 1, "}"))) continue;
+    std::size_t j = k;
+    unsigned declared_size = 0;
+    if (is(j, "auto")) {
+      ++j;
+    } else if (groups_word(j, "thread_block_tile") && (declared_size = tile_size_at(j)) != 0) {
+      j += 3;
+    } else {
+      continue;
+    }
+    std::size_t name = j;
+    if (!is_identifier(name) || !is(name + 1, "=")) continue;
+    j = name + 2;
+    unsigned size = 0;
+    if (!groups_word(j, "tiled_partition") || (size = tile_size_at(j)) == 0 ||
+        (declared_size != 0 && declared_size != size))
+      continue;
+    j += 3;
+    if (!is(j, "(") || !is_identifier(j + 1) || !blocks.contains(text(j + 1)) || !is(j + 2, ")") || !is(j + 3, ";"))
+      continue;
+    if (tiles.contains(text(name)))
+      return refuse(line_of(k) + "it declares the tile `" + std::string(text(name)) + "` twice");
+    tiles[std::string(text(name))] = size;
+    tile_declarators.insert(name);
+    tile_declarations[k] = j + 3;
+  }
+  // cg::reduce(tile, e, op) with one of cg's operators, where the tile is one
+  // of those: the call's first token, by its name's.
+  std::map<std::size_t, std::size_t> reduce_calls;
+  for (std::size_t w : f.group_waits) {
+    std::size_t start = w;
+    if (!is(w, "reduce") || !is(w + 1, "(") || !groups_word(start = is(w - 1, "::") ? w - 2 : w, "reduce") ||
+        !is_identifier(w + 2) || !tiles.contains(text(w + 2)) || !is(w + 3, ","))
+      continue;
+    reduce_calls[w] = is(w - 1, "::") ? w - 2 : w;
+    shuffle_calls.insert(w);
+    inlining.shuffles = true;
+  }
   for (std::size_t w : f.waits) {
     auto awaitable = awaitable_for(text(w));
     if (!awaitable || !awaitable->starts_with("shfl") || (w > 0 && is(w - 1, "::"))) continue;
@@ -516,6 +581,7 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
     barriers[w] = w + 3;
   }
   for (std::size_t w : f.group_waits) {
+    if (reduce_calls.contains(w)) continue;
     auto barrier = block_sync_statement(w, blocks);
     if (!barrier)
       return refuse(line_of(w) + "it waits other than at a block barrier statement (`__syncthreads();`, " +
@@ -535,9 +601,51 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
     if (is(k - 1, ";") || is(k - 1, "{") || is(k - 1, "}"))
       if (auto declared = block_declaration_at(k); declared && blocks.contains(text(declared->first)))
         block_declarations[k] = declared->second;
-  // Cooperative groups' names are allowed only in those and the barriers.
+  block_declarations.insert(tile_declarations.begin(), tile_declarations.end());
+  // A tile's uses: its rank, its tile's rank and its size, spelled from the
+  // thread's linear id in the regions (the tile's rank, within a warp
+  // where the tile is one, is what the warps' `if`s may test), and the
+  // first argument of its reductions.
+  std::map<std::size_t, std::string> tile_uses;  // the tile's token: what replaces it and the call
+  std::set<std::size_t> warp_uniform_tile_uses;
+  for (std::size_t k = d.open + 1; k < d.close; ++k) {
+    if (!is_identifier(k) || !tiles.contains(text(k)) || is(k - 1, ".") || is(k - 1, "->") || is(k - 1, "::")) continue;
+    unsigned size = tiles.find(text(k))->second;
+    if (tile_declarators.contains(k)) continue;
+    if (is(k - 1, "(") && is(k + 1, ",") && k >= 2 && reduce_calls.contains(k - 2)) continue;
+    std::string linear = "weft_threads.thread_of(weft_l)", n = std::to_string(size) + "u";
+    if (is(k + 1, ".") && is(k + 3, "(") && is(k + 4, ")")) {
+      if (is(k + 2, "thread_rank")) {
+        tile_uses[k] = "(" + linear + " % " + n + ")";
+        continue;
+      }
+      if (is(k + 2, "meta_group_rank")) {
+        tile_uses[k] = "(" + linear + " / " + n + ")";
+        if (size == 32) warp_uniform_tile_uses.insert(k);
+        continue;
+      }
+      if (is(k + 2, "meta_group_size")) {  // the block's tiles, a partial last one counted
+        tile_uses[k] = "((blockDim.x * blockDim.y * blockDim.z + " + n + " - 1) / " + n + ")";
+        warp_uniform_tile_uses.insert(k);
+        continue;
+      }
+      if (is(k + 2, "num_threads") || is(k + 2, "size")) {
+        tile_uses[k] = n;
+        warp_uniform_tile_uses.insert(k);
+        continue;
+      }
+    }
+    return refuse(line_of(k) + "it uses the tile `" + std::string(text(k)) +
+                  "` other than for thread_rank(), meta_group_rank(), meta_group_size(), num_threads(), size() " +
+                  "and cg::reduce");
+  }
+  // Cooperative groups' names are allowed only in those, the barriers and
+  // the split reductions.
+  std::map<std::size_t, std::size_t> reduce_spans;  // a split reduction's first token: its `)`
+  for (auto [w, start] : reduce_calls)
+    if (auto rparen = match_forward(w + 1)) reduce_spans[start] = *rparen;
   auto in_block_statement = [&](std::size_t k) {
-    for (const auto* list : {&barriers, &block_declarations}) {
+    for (const auto* list : {&barriers, &block_declarations, &reduce_spans}) {
       auto it = list->upper_bound(k);
       if (it != list->begin() && k <= std::prev(it)->second) return true;
     }
@@ -776,6 +884,11 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
   auto warp_uniform = [&](std::size_t from, std::size_t to, bool& reads_x) {
     std::set<std::size_t> pieces;
     for (std::size_t j = from; j < to; ++j) {
+      if (warp_uniform_tile_uses.contains(j)) {
+        for (std::size_t i = j; i <= j + 4; ++i) pieces.insert(i);
+        j += 4;
+        continue;
+      }
       if (names_variable(j) && warp_locals.contains(text(j))) {
         pieces.insert(j);
         reads_x |= warp_locals_reading_x.contains(text(j));
@@ -846,7 +959,8 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
     std::string_view op;
     std::pair<std::size_t, std::size_t> operand, lane;
     std::string width;
-    std::string named_mask;  // the constant that names the full mask, or ""
+    std::string named_mask;    // the constant that names the full mask, or ""
+    std::size_t first = call;  // a reduction's first token (`cg`): its call is replaced from there
   };
   std::vector<split_shuffle> shuffles;
   // The shuffle of statement [k, end] if the region version can split it:
@@ -869,6 +983,33 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
       at = dl.names[0] + 2;
     }
     auto rparen = is(c + 1, "(") ? match_forward(c + 1) : std::nullopt;
+    if (auto reduction = reduce_calls.find(c); reduction != reduce_calls.end()) {
+      if (reduction->second != at || !rparen || *rparen + 1 != end || !is(end, ";")) {
+        why = line_of(c) + "a cg::reduce other than as `v = cg::reduce(...);` or `T v = cg::reduce(...);`";
+        return false;
+      }
+      auto args = top_level_arguments(c + 1, *rparen);
+      // One of cg's operators, whose result the region version gives bit
+      // for bit; a functor of the kernel's might count its calls.
+      static constexpr std::string_view operators[] = {"plus", "less", "greater", "bit_and", "bit_or", "bit_xor"};
+      std::size_t o = args.size() == 3 ? args[2].first : 0;
+      bool cg_operator = args.size() == 3 && is_groups_namespace(o) && is(o + 1, "::") &&
+                         one_of(operators, text(o + 2)) && is(o + 3, "<");
+      if (cg_operator) {
+        auto angle = angle_forward(o + 3);
+        cg_operator = angle && is(*angle + 1, "(") && is(*angle + 2, ")") && *angle + 3 == args[2].second;
+      }
+      if (!cg_operator) {
+        why = line_of(c) + "a cg::reduce whose operator is not one of cg's (`cg::plus<T>()`, less, greater, " +
+              "bit_and, bit_or, bit_xor)";
+        return false;
+      }
+      auto waiting = waiting_calls.lower_bound(c);
+      if (waiting != waiting_calls.end() && *waiting < *rparen) return forms();
+      shuffles.push_back({k, c, *rparen, regions.size(), "reduce", args[1], args[2],
+                          std::to_string(tiles.find(text(args[0].first))->second), "", reduction->second});
+      return true;
+    }
     if (c != at || !rparen || *rparen + 1 != end || !is(end, ";")) return forms();
     auto args = top_level_arguments(c + 1, *rparen);
     std::string mask = args.empty() ? "" : join(args[0].first, args[0].second, nullptr);
@@ -1564,12 +1705,30 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
       open += " if (weft_l." + prefix + "returned) return weft::region_go;";
     return open;
   };
+  // Tokens [from, to) as the regions spell them, where a region's text is
+  // made of the kernel's rather than edited in place: a tile's rank and
+  // size from the thread's linear id.
+  auto spelled_in_regions = [&](std::size_t from, std::size_t to) {
+    std::string out;
+    for (std::size_t k = from; k < to;) {
+      std::size_t run = k;
+      while (run < to && !tile_uses.contains(run)) ++run;
+      if (run > k) out += (out.empty() ? "" : " ") + join(k, run, nullptr);
+      if (run < to) out += (out.empty() ? "" : " ") + tile_uses.at(run);
+      k = run < to ? run + 5 : to;
+    }
+    return out;
+  };
+  for (const auto& [k, spelled] : tile_uses) {
+    plan.edits[k].text = spelled;
+    for (std::size_t j = k + 1; j <= k + 4; ++j) plan.edits[j].text = "";
+  }
   for (std::size_t r = 0; r < regions.size(); ++r) {
     if (!regions[r].guard.empty()) {  // `if (c) {` -> `... weft_l.weft_ifN = static_cast<bool>(c); ... {`
       std::size_t k = regions[r].first - 2;
       plan.edits[k].before = open_text(r) + " weft_l." + regions[r].guard + " = static_cast<bool>(" +
-                             join(regions[r].first, regions[r].last + 1, nullptr) + "); return weft::region_go; });" +
-                             plan.edits[k].before;
+                             spelled_in_regions(regions[r].first, regions[r].last + 1) +
+                             "); return weft::region_go; });" + plan.edits[k].before;
       for (std::size_t j = k; j <= regions[r].last + 1; ++j) plan.edits[j].text = "";
       continue;
     }
@@ -1602,7 +1761,18 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
   // A split shuffle: a region that leaves the operand, then the statement
   // with the source lane's value in the call's place.
   for (const split_shuffle& s : shuffles) {
-    std::string operand = join(s.operand.first, s.operand.second, nullptr);
+    if (s.op == "reduce") {
+      std::string operand = spelled_in_regions(s.operand.first, s.operand.second);
+      plan.edits[s.statement].before = open_text(s.operand_region) +
+                                       " weft_exchange.put(weft_threads.thread_of(weft_l), (" + operand +
+                                       ")); return weft::region_go; });" + plan.edits[s.statement].before;
+      plan.edits[s.first].text = "weft::region_reduce<std::remove_cvref_t<decltype(" + operand + ")>, " + s.width +
+                                 ">(weft_exchange, weft_threads.thread_of(weft_l), " +
+                                 join(s.lane.first, s.lane.second, nullptr) + ")";
+      for (std::size_t k = s.first + 1; k <= s.rparen; ++k) plan.edits[k].text = "";
+      continue;
+    }
+    std::string operand = spelled_in_regions(s.operand.first, s.operand.second);
     plan.edits[s.statement].before = open_text(s.operand_region) +
                                      " weft_exchange.put(weft_threads.thread_of(weft_l), +(" + operand +
                                      ")); return weft::region_go; });" + plan.edits[s.statement].before;
@@ -1611,7 +1781,7 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
     std::string get = "weft_exchange.get<decltype(+(" + operand + "))>(weft::region_" +
                       std::string(s.op.substr(0, s.op.size() - 5)) +
                       ", weft_threads.thread_of(weft_l), static_cast<unsigned>(" +
-                      join(s.lane.first, s.lane.second, nullptr) + "), " + s.width + ")";
+                      spelled_in_regions(s.lane.first, s.lane.second) + "), " + s.width + ")";
     plan.edits[s.call].text = s.named_mask.empty() ? get : "((void)" + s.named_mask + ", " + get + ")";
     for (std::size_t k = s.call + 1; k <= s.rparen; ++k) plan.edits[k].text = "";
   }

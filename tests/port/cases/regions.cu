@@ -5,6 +5,7 @@
 // that keep the stackless version only. Cooperative groups' block barriers
 // (`cg::sync(block);`, `block.sync();`) count as `__syncthreads();`.
 #include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
 namespace cg = cooperative_groups;
 #define TILE 16
 constexpr int block_threads = 128;
@@ -331,6 +332,27 @@ __global__ void recomputed_locals(const int* in, int* out, int divisor) {
   doubled *= 2;
   __syncthreads();
   out[base + t] = staged[staged_size - 1 - t] + doubled + share;
+}
+
+// cg::reduce over the block's tiles, split as a shuffle is: a whole warp's
+// (`auto`, and under its warp's `if` by meta_group_rank), a half warp's;
+// the tiles' ranks and sizes spelled from each thread's linear id and
+// blockDim.
+__global__ void tile_reductions(const float* in, float* sums, unsigned* flags) {
+  __shared__ float tile_sums[block_threads / 32];
+  auto block = cg::this_thread_block();
+  auto tile = cg::tiled_partition<32>(block);
+  cg::thread_block_tile<16> half = cg::tiled_partition<16>(block);
+  float v = cg::reduce(tile, in[block.thread_rank()], cg::plus<float>());
+  unsigned bits = cg::reduce(half, flags[threadIdx.x] << half.thread_rank(), cg::bit_or<unsigned>());
+  if (tile.thread_rank() == 0) tile_sums[tile.meta_group_rank()] = v;
+  cg::sync(block);
+  if (tile.meta_group_rank() == 0) {
+    v = tile.thread_rank() < tile.meta_group_size() ? tile_sums[tile.thread_rank()] : 0.0f;
+    v = cg::reduce(tile, v, cg::greater<float>());
+    if (tile.thread_rank() == 0) sums[blockIdx.x] = v;
+  }
+  flags[threadIdx.x] = bits + half.size() + tile.num_threads();
 }
 
 void host(float* f, int* p) {

@@ -2,6 +2,7 @@
 // version: each breaks one rule of the transformation (regions.cu has those
 // that keep them), and --explain says which (regions_refused.expected-stderr).
 #include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
 namespace cg = cooperative_groups;
 __device__ int counter;
 
@@ -389,5 +390,64 @@ __global__ void shuffle_under_negated_warp(int* data, int k) {
   if (k == -threadIdx.x / 32) {
     v += __shfl_down_sync(0xffffffff, v, 1);
   }
+  data[threadIdx.x] = v;
+}
+
+// A tile's reductions and ranks where the region version cannot follow
+// them: the tile passed to a function, another functor, a reduction
+// inside an expression, under an `if` of the tile's rank (which differs
+// within a warp) or of a smaller tile's number, a tile of a tile, a tile's
+// own shuffle.
+__device__ float tile_total(cg::thread_block_tile<32> t, float v) { return cg::reduce(t, v, cg::plus<float>()); }
+__global__ void tile_passed(float* data) {
+  cg::thread_block block = cg::this_thread_block();
+  cg::thread_block_tile<32> tile = cg::tiled_partition<32>(block);
+  data[threadIdx.x] = tile_total(tile, data[threadIdx.x]);
+}
+struct counted_sum {
+  __device__ float operator()(float a, float b) const { return a + b; }
+};
+__global__ void reduce_by_functor(float* data) {
+  cg::thread_block block = cg::this_thread_block();
+  cg::thread_block_tile<32> tile = cg::tiled_partition<32>(block);
+  float v = cg::reduce(tile, data[threadIdx.x], counted_sum());
+  data[threadIdx.x] = v;
+}
+__global__ void reduce_in_expression(float* data) {
+  cg::thread_block block = cg::this_thread_block();
+  cg::thread_block_tile<32> tile = cg::tiled_partition<32>(block);
+  float v = 1.0f + cg::reduce(tile, data[threadIdx.x], cg::plus<float>());
+  data[threadIdx.x] = v;
+}
+__global__ void reduce_under_rank(float* data) {
+  cg::thread_block block = cg::this_thread_block();
+  cg::thread_block_tile<32> tile = cg::tiled_partition<32>(block);
+  float v = data[threadIdx.x];
+  if (tile.thread_rank() < 16) {
+    v = cg::reduce(tile, v, cg::plus<float>());
+  }
+  data[threadIdx.x] = v;
+}
+__global__ void reduce_under_small_tile(float* data) {
+  cg::thread_block block = cg::this_thread_block();
+  cg::thread_block_tile<32> tile = cg::tiled_partition<32>(block);
+  cg::thread_block_tile<8> eighth = cg::tiled_partition<8>(block);
+  float v = data[threadIdx.x];
+  if (eighth.meta_group_rank() == 0) {
+    v = cg::reduce(tile, v, cg::plus<float>());
+  }
+  data[threadIdx.x] = v;
+}
+__global__ void tile_of_tile(float* data) {
+  cg::thread_block block = cg::this_thread_block();
+  cg::thread_block_tile<32> tile = cg::tiled_partition<32>(block);
+  cg::thread_block_tile<8> eighth = cg::tiled_partition<8>(tile);
+  data[threadIdx.x] = cg::reduce(eighth, data[threadIdx.x], cg::plus<float>());
+  block.sync();
+}
+__global__ void tile_shuffle(float* data) {
+  cg::thread_block block = cg::this_thread_block();
+  cg::thread_block_tile<32> tile = cg::tiled_partition<32>(block);
+  float v = tile.shfl_down(data[threadIdx.x], 1);
   data[threadIdx.x] = v;
 }

@@ -3,11 +3,13 @@
 // and cooperative groups' block barriers, launches by name and by address,
 // parameters that each thread changes, a kernel template, locals every
 // thread shares read by barrier loops' heads, warp shuffles (under a
-// warp's `if` too, with a named mask). Built twice: as
+// warp's `if` too, with a named mask), cg::reduce over tiles. Built twice: as
 // ported (port_regions: region versions, or with WEFT_EXECUTOR=stackless
 // the stackless kernels) and with NO_STACKLESS (port_regions_fibers); all
 // three print the same lines and PASS.
 #include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+#include <algorithm>
 #include <cstdio>
 #include <vector>
 
@@ -382,6 +384,40 @@ __global__ void recomputed_locals(const int* in, int* out, int divisor) {
   out[base + t] = staged[63 - t] + doubled + share;
 }
 
+// cg::reduce over whole-warp tiles, the suite's two stages, in float:
+// each lane's sum must come in the executors' order (a butterfly), bit for
+// bit, which the values (of very different sizes) make depend on the order.
+__global__ void group_float_sums(const float* in, float* lanes, float* sums) {
+  __shared__ float tile_sums[warps];
+  cg::thread_block block = cg::this_thread_block();
+  cg::thread_block_tile<32> tile = cg::tiled_partition<32>(block);
+  float value = cg::reduce(tile, in[blockIdx.x * blockDim.x + threadIdx.x], cg::plus<float>());
+  lanes[blockIdx.x * blockDim.x + threadIdx.x] = value;
+  if (tile.thread_rank() == 0) tile_sums[tile.meta_group_rank()] = value;
+  block.sync();
+  if (tile.meta_group_rank() == 0) {
+    value = cg::reduce(tile, tile.thread_rank() < warps ? tile_sums[tile.thread_rank()] : 0.0f, cg::plus<float>());
+    if (tile.thread_rank() == 0) sums[blockIdx.x] = value;
+  }
+}
+
+// Integers by cg's one-instruction operators in blocks of 112 threads,
+// whose last tile has 16: the largest (all below 0) and the xor of the
+// lanes there are.
+// Then tiles of 8, whose smallest float goes to their rank's place.
+__global__ void group_int_tiles(const int* in, int* largest, unsigned* mixed, float* smallest) {
+  auto block = cg::this_thread_block();
+  auto tile = cg::tiled_partition<32>(block);
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int high = cg::reduce(tile, in[i] - 1000, cg::greater<int>());
+  unsigned bits = cg::reduce(tile, static_cast<unsigned>(in[i]) * 2654435761u, cg::bit_xor<unsigned>());
+  largest[i] = high;
+  mixed[i] = bits + tile.num_threads();
+  cg::thread_block_tile<8> eighth = cg::tiled_partition<8>(block);
+  float low = cg::reduce(eighth, in[i] * 0.5f, cg::less<float>());
+  if (eighth.thread_rank() == 7) smallest[blockIdx.x * 14 + eighth.meta_group_rank()] = low;
+}
+
 int main() {
   bool pass = true;
   int* ints = nullptr;
@@ -625,6 +661,59 @@ int main() {
     pass = pass && out[i] == ints[base + 63 - t] + 2 * (t + 1) + base / 3;
   }
   printf("recomputed locals: %d %d\n", out[0], out[2 * 64 - 1]);
+
+  float *floats = nullptr, *float_lanes = nullptr, *float_sums = nullptr;
+  cudaMallocManaged(&floats, 3 * threads * sizeof(float));
+  cudaMallocManaged(&float_lanes, 3 * threads * sizeof(float));
+  cudaMallocManaged(&float_sums, 3 * sizeof(float));
+  for (int i = 0; i < 3 * threads; ++i) floats[i] = (i % 5 == 0 ? 1.0e7f : 1.0f) * (i % 3 - 1) + 0.1f * (i % 7);
+  group_float_sums<<<3, threads>>>(floats, float_lanes, float_sums);
+  cudaDeviceSynchronize();
+  // The executors' butterfly: lane l adds lane l ^ d's value, d = 16 ... 1.
+  auto butterfly = [](std::vector<float> v) {
+    for (int d = 16; d > 0; d /= 2) {
+      std::vector<float> next(32);
+      for (int l = 0; l < 32; ++l) next[l] = v[l] + v[l ^ d];
+      v = next;
+    }
+    return v;
+  };
+  for (int blk = 0; blk < 3; ++blk) {
+    std::vector<float> stage(32, 0.0f);
+    for (int w = 0; w < warps; ++w) {
+      std::vector<float> sums =
+          butterfly(std::vector<float>(floats + blk * threads + w * 32, floats + blk * threads + w * 32 + 32));
+      for (int l = 0; l < 32; ++l) pass = pass && float_lanes[blk * threads + w * 32 + l] == sums[l];
+      stage[w] = sums[0];
+    }
+    pass = pass && float_sums[blk] == butterfly(stage)[0];
+  }
+  printf("group float sums: %a %a %a, lane %a\n", float_sums[0], float_sums[1], float_sums[2], float_lanes[37]);
+
+  const int odd_block = 112;
+  int* largest = out;
+  unsigned* mixed = nullptr;
+  float* smallest = nullptr;
+  cudaMallocManaged(&mixed, 2 * odd_block * sizeof(unsigned));
+  cudaMallocManaged(&smallest, 2 * 14 * sizeof(float));
+  group_int_tiles<<<2, odd_block>>>(ints, largest, mixed, smallest);
+  cudaDeviceSynchronize();
+  for (int i = 0; i < 2 * odd_block; ++i) {
+    int first = i - i % odd_block + (i % odd_block) / 32 * 32,
+        end = std::min(first + 32, i - i % odd_block + odd_block);
+    int high = ints[first] - 1000;
+    unsigned bits = 0;
+    for (int j = first; j < end; ++j)
+      high = std::max(high, ints[j] - 1000), bits ^= static_cast<unsigned>(ints[j]) * 2654435761u;
+    pass = pass && largest[i] == high && mixed[i] == bits + 32;
+  }
+  for (int e = 0; e < 2 * 14; ++e) {
+    float low = ints[e * 8] * 0.5f;
+    for (int j = e * 8; j < e * 8 + 8; ++j) low = std::min(low, ints[j] * 0.5f);
+    pass = pass && smallest[e] == low;
+  }
+  printf("group int tiles: %d %d %u %u, smallest %g %g\n", largest[0], largest[2 * odd_block - 1], mixed[0],
+         mixed[2 * odd_block - 1], smallest[0], smallest[27]);
 
   pass = pass && cudaGetLastError() == cudaSuccess;
   printf("%s\n", pass ? "PASS" : "FAIL");

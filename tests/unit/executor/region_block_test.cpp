@@ -8,6 +8,7 @@
 #include <doctest/doctest.h>
 #include <weft.hpp>
 #include <weft/region_kernel.hpp>
+#include <weft/stackless_groups.hpp>
 #include <weft/stackless_kernel.hpp>
 
 #include "sanitizer_checks.hpp"
@@ -15,7 +16,9 @@
 #include "stackless_scope.hpp"
 #include "text_checks.hpp"
 
+#include <algorithm>
 #include <atomic>
+#include <bit>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -133,6 +136,56 @@ void region_test_shuffles_regions(weft::region_block& weft_block, int* out) {
 }
 [[maybe_unused]] const bool region_test_shuffles_registered =
     weft::register_region_version<&region_test_shuffles, &region_test_shuffles_regions>();
+
+// cg::reduce as weft-port splits it, in blocks of 8 x 3 x 2 threads whose
+// second tile is partial (16 lanes): a float sum (the executors' butterfly,
+// a missing partner reading 0) and an integer minimum (over the lanes there
+// are), every thread's result kept.
+weft::stackless_kernel region_test_tile_reduce(int* out) {
+  auto block = cooperative_groups::this_thread_block();
+  auto tile = cooperative_groups::tiled_partition<32>(block);
+  unsigned t = block.thread_rank();
+  float share = 1.0f / static_cast<float>(t + 3) + (t % 5 == 0 ? 3.0e6f : 0.0f);
+  float sum = co_await weft::reduce(tile, share, cooperative_groups::plus<float>());
+  int low = co_await weft::reduce(tile, static_cast<int>(t * 37 % 11) - 20, cooperative_groups::less<int>());
+  out[blockIdx.x * 96 + t] = std::bit_cast<int>(sum);
+  out[blockIdx.x * 96 + 48 + t] = low;
+}
+
+void region_test_tile_reduce_regions(weft::region_block& weft_block, int* out) {
+  ++region_blocks_run;
+  struct weft_locals {
+    float sum;
+  };
+  auto weft_threads = weft_block.threads<weft_locals>();
+  weft::region_exchange weft_exchange(weft_block);
+  auto share_of = [](unsigned t) { return 1.0f / static_cast<float>(t + 3) + (t % 5 == 0 ? 3.0e6f : 0.0f); };
+  weft_threads.each([&](weft_locals& weft_l) -> weft::region_step {
+    weft_exchange.put(weft_threads.thread_of(weft_l), share_of(weft_threads.thread_of(weft_l)));
+    return weft::region_go;
+  });
+  weft_threads.each([&](weft_locals& weft_l) -> weft::region_step {
+    weft_l.sum = weft::region_reduce<float, 32>(weft_exchange, weft_threads.thread_of(weft_l),
+                                                cooperative_groups::plus<float>());
+    return weft::region_go;
+  });
+  // Its own region, as weft-port writes it: the tile's operands change
+  // only once every thread has its sum.
+  weft_threads.each([&](weft_locals& weft_l) -> weft::region_step {
+    unsigned t = weft_threads.thread_of(weft_l);
+    weft_exchange.put(t, static_cast<int>(t * 37 % 11) - 20);
+    return weft::region_go;
+  });
+  weft_threads.each([&](weft_locals& weft_l) -> weft::region_step {
+    unsigned t = weft_threads.thread_of(weft_l);
+    int low = weft::region_reduce<int, 32>(weft_exchange, t, cooperative_groups::less<int>());
+    out[blockIdx.x * 96 + t] = std::bit_cast<int>(weft_l.sum);
+    out[blockIdx.x * 96 + 48 + t] = low;
+    return weft::region_go;
+  });
+}
+[[maybe_unused]] const bool region_test_tile_reduce_registered =
+    weft::register_region_version<&region_test_tile_reduce, &region_test_tile_reduce_regions>();
 
 // Shuffles under a warp's `if` that tests threadIdx.x / 32, as weft-port
 // splits them: the condition sets each thread's flag, and the regions in
@@ -481,6 +534,22 @@ TEST_CASE("a region version's split shuffles read the source lanes the stackless
   // 16 (0).
   CHECK(regions.values[12] == value(9) * 1000 + value(12));
   CHECK(regions.values[33] == value(33) * 1000);
+}
+
+TEST_CASE("a region version's cg::reduce gives every thread the stackless kernel's result, bit for bit") {
+  constexpr std::size_t slots = 2 * 96;
+  auto launch = [&](int* out) { return weft::launch<region_test_tile_reduce>(2, dim3(8, 3, 2), out); };
+  region_test_run regions = run_with(true, stackless_executor::coroutines, slots, launch);
+  region_test_run stackless = run_with(false, stackless_executor::coroutines, slots, launch);
+  region_test_run fibers = run_with(true, stackless_executor::fibers, slots, launch);
+  CHECK(regions.blocks_as_regions == 2);
+  CHECK(stackless.blocks_as_regions == 0);
+  CHECK(regions.values == stackless.values);
+  CHECK(fibers.values == stackless.values);
+  // The partial tile's minimum is over its 16 lanes (t = 32..47), not 0.
+  int low = 0;
+  for (unsigned t = 32; t < 48; ++t) low = std::min(low, static_cast<int>(t * 37 % 11) - 20);
+  CHECK(regions.values[48 + 40] == low);
 }
 
 TEST_CASE("shuffles under a warp's if run as regions where each warp lies in a row, else as the stackless kernel") {

@@ -159,6 +159,10 @@ inline void make_current(CUcontext c) {
 /// Flags must be 0.
 inline CUresult cuInit(unsigned int Flags) {
   if (Flags != 0) return CUDA_ERROR_INVALID_VALUE;
+  if (weft::detail::in_forked_child()) {
+    weft::detail::forked_child_error();  // says why, once
+    return CUDA_ERROR_NOT_INITIALIZED;
+  }
   weft::detail::driver_contexts::get().initialised = true;
   return CUDA_SUCCESS;
 }

@@ -66,6 +66,7 @@ inline cudaError_t cudaDeviceSetLimit(cudaLimit limit, std::size_t value) {
 }
 
 inline cudaError_t cudaDeviceGetLimit(std::size_t* value, cudaLimit limit) {
+  if (cudaError_t e = weft::detail::check_not_forked()) return e;
   if (!value || limit < cudaLimitStackSize || limit > cudaLimitPersistingL2CacheSize)
     return weft::detail::record(cudaErrorInvalidValue);
   if (limit == cudaLimitDevRuntimeSyncDepth) return weft::detail::record(cudaErrorUnsupportedLimit);

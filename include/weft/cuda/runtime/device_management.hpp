@@ -44,6 +44,7 @@ inline constexpr unsigned cudaDeviceMask = 0xff;
 inline constexpr unsigned cudaInitDeviceFlagsAreValid = 0x01;
 
 inline cudaError_t cudaGetDeviceCount(int* count) {
+  if (cudaError_t e = weft::detail::check_not_forked()) return e;
   if (!count) return weft::detail::record(cudaErrorInvalidValue);
   *count = weft::detail::device_count();
   return cudaSuccess;
@@ -52,12 +53,14 @@ inline cudaError_t cudaGetDeviceCount(int* count) {
 /// Sets the calling host thread's current device; later calls on this thread
 /// use its memory, limits and sticky fault.
 inline cudaError_t cudaSetDevice(int device) {
+  if (cudaError_t e = weft::detail::check_not_forked()) return e;
   if (!weft::detail::valid_device(device)) return weft::detail::record(cudaErrorInvalidDevice);
   weft::detail::current_device = device;
   return cudaSuccess;
 }
 
 inline cudaError_t cudaGetDevice(int* device) {
+  if (cudaError_t e = weft::detail::check_not_forked()) return e;
   if (!device) return weft::detail::record(cudaErrorInvalidValue);
   *device = weft::detail::current_device;
   return cudaSuccess;
@@ -65,6 +68,7 @@ inline cudaError_t cudaGetDevice(int* device) {
 
 /// Devices need no initialisation; the arguments are checked as CUDA does.
 inline cudaError_t cudaInitDevice(int device, unsigned int deviceFlags, unsigned int flags) {
+  if (cudaError_t e = weft::detail::check_not_forked()) return e;
   if (!weft::detail::valid_device(device)) return weft::detail::record(cudaErrorInvalidDevice);
   if (flags & ~cudaInitDeviceFlagsAreValid) return weft::detail::record(cudaErrorInvalidValue);
   if ((flags & cudaInitDeviceFlagsAreValid) && (deviceFlags & ~cudaDeviceMask))
@@ -76,6 +80,7 @@ inline cudaError_t cudaInitDevice(int device, unsigned int deviceFlags, unsigned
 /// Kept and reported back; scheduling is weft's own (host threads block on a
 /// condition variable), so the flags change nothing.
 inline cudaError_t cudaSetDeviceFlags(unsigned int flags) {
+  if (cudaError_t e = weft::detail::check_not_forked()) return e;
   unsigned schedule = flags & cudaDeviceScheduleMask;
   // At most one scheduling policy (Spin, Yield or BlockingSync) may be named.
   if ((flags & ~cudaDeviceMask) || (schedule & (schedule - 1))) return weft::detail::record(cudaErrorInvalidValue);
@@ -86,12 +91,14 @@ inline cudaError_t cudaSetDeviceFlags(unsigned int flags) {
 /// Mapped host memory is always available, so cudaDeviceMapHost is always
 /// reported, as CUDA does on a device with unified addressing.
 inline cudaError_t cudaGetDeviceFlags(unsigned int* flags) {
+  if (cudaError_t e = weft::detail::check_not_forked()) return e;
   if (!flags) return weft::detail::record(cudaErrorInvalidValue);
   *flags = weft::detail::runtime::get().flags | cudaDeviceMapHost;
   return cudaSuccess;
 }
 
 inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
+  if (cudaError_t e = weft::detail::check_not_forked()) return e;
   if (!prop) return weft::detail::record(cudaErrorInvalidValue);
   if (!weft::detail::valid_device(device)) return weft::detail::record(cudaErrorInvalidDevice);
   *prop = weft::detail::device_properties(device);
@@ -99,6 +106,7 @@ inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
 }
 
 inline cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) {
+  if (cudaError_t e = weft::detail::check_not_forked()) return e;
   if (!value) return weft::detail::record(cudaErrorInvalidValue);
   if (!weft::detail::valid_device(device)) return weft::detail::record(cudaErrorInvalidDevice);
   if (!weft::detail::device_attribute(attr, device, *value)) return weft::detail::record(cudaErrorInvalidValue);

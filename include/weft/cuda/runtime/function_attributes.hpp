@@ -62,6 +62,7 @@ enum cudaFuncCache : int {
 template <class Kernel>
 cudaError_t cudaFuncSetAttribute(Kernel&& kernel, cudaFuncAttribute attribute, int value) {
   using namespace weft::detail;
+  if (cudaError_t e = check_not_forked()) return e;
   std::decay_t<Kernel> k = kernel;
   const void* id = kernel_identity(k);
   switch (attribute) {
@@ -87,6 +88,7 @@ cudaError_t cudaFuncSetAttribute(Kernel&& kernel, cudaFuncAttribute attribute, i
 /// a kernel's static __shared__ variables), and registers are not a limit.
 template <class Kernel>
 cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attr, Kernel&& func) {
+  if (cudaError_t e = weft::detail::check_not_forked()) return e;
   std::decay_t<Kernel> k = func;
   if (!attr) return weft::detail::record(cudaErrorInvalidValue);
   if (weft::detail::is_null_kernel(k)) return weft::detail::record(cudaErrorInvalidDeviceFunction);

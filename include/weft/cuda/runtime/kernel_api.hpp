@@ -167,6 +167,7 @@ inline cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const v
 template <class Kernel>
 cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* numBlocks, Kernel&& func, int blockSize,
                                                           std::size_t dynamicSMemSize) {
+  if (cudaError_t e = weft::detail::check_not_forked()) return e;
   std::decay_t<Kernel> k = func;
   if (!numBlocks || blockSize <= 0) return weft::detail::record(cudaErrorInvalidValue);
   if (weft::detail::is_null_kernel(k)) return weft::detail::record(cudaErrorInvalidDeviceFunction);

@@ -17,6 +17,7 @@
 
 #include "weft/detail/base/cuda_vocabulary.hpp"
 #include "weft/detail/base/devices.hpp"
+#include "weft/detail/base/forked_child.hpp"
 
 namespace weft::detail {
 
@@ -29,6 +30,10 @@ inline cudaError_t record(cudaError_t code) {
   return code;
 }
 
+/// cudaErrorInitializationError, recorded, in a process forked after weft
+/// started its threads (forked_child.hpp); a call asks before anything else.
+inline cudaError_t check_not_forked() { return in_forked_child() ? record(forked_child_error()) : cudaSuccess; }
+
 class device_fault {
  public:
   /// The first fault wins; later ones are consequences of it.
@@ -40,8 +45,12 @@ class device_fault {
     std::fprintf(stderr, "weft: %s\n", message_.c_str());
   }
 
-  /// Read without the lock: every launch and synchronisation asks.
-  cudaError_t code() const { return code_.load(std::memory_order_acquire); }
+  /// Read without the lock: every launch and synchronisation asks. A forked
+  /// child's devices all fail as uninitialised (forked_child.hpp).
+  cudaError_t code() const {
+    if (in_forked_child()) return forked_child_error();
+    return code_.load(std::memory_order_acquire);
+  }
 
   std::string message() const {
     std::lock_guard lock(mutex_);

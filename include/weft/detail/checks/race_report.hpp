@@ -8,6 +8,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <tuple>
@@ -15,15 +16,20 @@
 #include <dlfcn.h>
 
 #include "weft/detail/base/text_format.hpp"
+#include "weft/detail/checks/kept_symbolizer.hpp"
 #include "weft/detail/checks/ported_kernel_name.hpp"
 #include "weft/detail/checks/race_check.hpp"
 
 namespace weft::detail {
 
 /// "file:line (function)" for the code at `pc`, a return address into it:
-/// addr2line over the module's file, at the offset from its load address
-/// (position-independent executables are the default). The innermost
-/// inlined frame is the one that made the access.
+/// what `addr2line -i -f -C` says of the module's file, at the offset from
+/// its load address (position-independent executables are the default).
+/// The innermost inlined frame is the one that made the access. Asked of
+/// addr2line processes kept running per module (kept_symbolizer.hpp), which
+/// answer as one started for the address would, and of one started for the
+/// address where they cannot. Called with the report's lock held
+/// (race_worker::report), which guards the kept processes.
 [[gnu::cold]] inline std::string race_source_line(std::uintptr_t pc) {
   if (race_copy_sites::is_site(pc)) return race_copy_sites::line(pc);  // an asynchronous copy's issue
   Dl_info info{};
@@ -32,31 +38,21 @@ namespace weft::detail {
   if (!dladdr(reinterpret_cast<void*>(pc), &info) || !info.dli_fname) return fallback;
   std::uintptr_t offset = pc - 1 - reinterpret_cast<std::uintptr_t>(info.dli_fbase);
   const char* file = info.dli_fname[0] ? info.dli_fname : "/proc/self/exe";
-  std::string command;
-  append_format(command, "addr2line -i -f -C -e '%s' 0x%lx 2>/dev/null", file, static_cast<unsigned long>(offset));
-  std::FILE* out = ::popen(command.c_str(), "r");
-  if (!out) return fallback;
-  char function[4096] = {}, line[4096] = {};
-  auto chomp = [](char* s) {
-    for (char* c = s; *c; ++c)
-      if (*c == '\n') *c = 0;
-  };
-  bool read = std::fgets(function, sizeof function, out) && std::fgets(line, sizeof line, out);
+  static kept_symbolizers symbolizers;
+  std::optional<source_frames> frames;
+  // /proc/self/exe would be the helper's own file in a helper process.
+  if (info.dli_fname[0] && !std::getenv("WEFT_RACE_ADDR2LINE_ONCE")) frames = symbolizers.at(file, offset);
+  if (!frames) frames = addr2line_once(file, offset);
   // An atomic function's record is made inside weft's inlined code: the
   // kernel's line is the first caller outside weft's headers.
-  char caller_function[4096] = {}, caller_line[4096] = {};
-  while (read && std::strstr(line, "/include/weft/") && std::fgets(caller_function, sizeof caller_function, out) &&
-         std::fgets(caller_line, sizeof caller_line, out)) {
-    std::memcpy(function, caller_function, sizeof function);
-    std::memcpy(line, caller_line, sizeof line);
-  }
-  ::pclose(out);
-  chomp(function);
-  chomp(line);
-  if (!read || line[0] == '?') {
+  std::size_t frame = 0;
+  while (frames && frame + 1 < frames->size() && (*frames)[frame].second.find("/include/weft/") != std::string::npos)
+    ++frame;
+  if (!frames || (*frames)[frame].second.empty() || (*frames)[frame].second[0] == '?') {
     append_format(fallback, " (%s+0x%lx)", info.dli_fname, static_cast<unsigned long>(offset));
     return fallback;
   }
+  const auto& [function, line] = (*frames)[frame];
   std::string text = line;
   // "file:line (discriminator 2)" -> "file:line"
   if (auto cut = text.find(" ("); cut != std::string::npos) text.resize(cut);

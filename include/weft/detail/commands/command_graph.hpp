@@ -28,6 +28,7 @@
 #include <utility>
 #include <vector>
 
+#include "weft/detail/base/forked_child.hpp"
 #include "weft/detail/base/spin_wait.hpp"
 #include "weft/detail/checks/race_check.hpp"
 #include "weft/detail/commands/command.hpp"
@@ -94,7 +95,10 @@ class command_graph {
   /// synchronising waits for the job too. A job must not wait for commands.
   void defer(std::function<void()> job) {
     std::lock_guard lock(deferred_mutex_);
-    if (!deferred_thread_.joinable()) deferred_thread_ = std::thread([this] { run_deferred(); });
+    if (!deferred_thread_.joinable()) {
+      note_weft_threads_start();
+      deferred_thread_ = std::thread([this] { run_deferred(); });
+    }
     deferred_.push_back(std::move(job));
     // Notified under the lock (see post_host_function).
     deferred_ready_.notify_one();
@@ -303,7 +307,10 @@ class command_graph {
            std::all_of(streams_.begin(), streams_.end(), [&](const auto& s) { return !s->blocking() || idle(*s); });
   }
 
+  /// In a forked child, which has no thread to complete anything, returns
+  /// at once (forked_child.hpp).
   static void wait(const command& c) {
+    if (in_forked_child()) return;
     if (!spin_until([&] { return c.done(); })) c.done_.wait(false, std::memory_order_acquire);
     host_learns(c);
   }
@@ -311,6 +318,7 @@ class command_graph {
   /// Waits until every command enqueued on the device so far has completed
   /// (and any enqueued meanwhile).
   void wait_all() {
+    if (in_forked_child()) return;
     if (!spin_until([&] { return idle(); }))
       for (auto n = outstanding_.load(std::memory_order_acquire); n != 0;
            n = outstanding_.load(std::memory_order_acquire))
@@ -593,7 +601,10 @@ class command_graph {
 
   void post_host_function(std::shared_ptr<command> c) {
     std::lock_guard lock(host_mutex_);
-    if (!host_thread_.joinable()) host_thread_ = std::thread([this] { run_host_functions(); });
+    if (!host_thread_.joinable()) {
+      note_weft_threads_start();
+      host_thread_ = std::thread([this] { run_host_functions(); });
+    }
     host_queue_.push_back(std::move(c));
     // Notified under the lock: once it is released, the host thread may run
     // the function, complete the device's last command and let the graph be

@@ -123,7 +123,8 @@ class block_executor {
   /// makes the others ready and carries on. Lanes with other masks form
   /// other groups. A bad mask, or lanes that disagree on the collective or
   /// its mask, fail the block with a report naming warp, lanes and line.
-  warp_result warp_collective(warp_op op, unsigned mask, warp_operand operand, std::source_location where);
+  [[gnu::always_inline]] warp_result warp_collective(warp_op op, unsigned mask, warp_operand operand,
+                                                     std::source_location where);
 
   /// __activemask: the lanes of the caller's warp that are converged with it.
   /// weft has no program counter to compare, so it waits for them: the
@@ -254,6 +255,7 @@ class block_executor {
   [[gnu::no_sanitize_address]] void switch_to(fctx::fcontext_t target, switch_note note);
   template <bool inline_switch>
   [[gnu::no_sanitize_address]] fctx::transfer_t jump(fctx::fcontext_t target, switch_note& note);
+  [[gnu::no_sanitize_address]] fctx::transfer_t park_jump(fctx::fcontext_t target, fctx::fcontext_t& save_to);
   [[gnu::no_sanitize_address]] void arrived(fctx::transfer_t from);
   [[gnu::noinline]] inline void recycle(fiber_stack stack);
   void leave(fiber_stack own);  // never returns; not [[noreturn]]: see fiber_sanitizer.hpp
@@ -339,7 +341,7 @@ class block_executor {
   // Per warp, the lanes that have parked in this block and not exited: what
   // exited_lanes needs, without reading every lane's slot.
   std::vector<unsigned> live_parked_;
-  std::uint64_t switches_ = 0;  // counts parks, so a loop notices other fibers ran
+  std::uint64_t switches_ = 0;  // counts first parks in a block, so a loop notices that other fibers ran
   std::vector<thread_slot> slots_;
 
   // Barrier state: threads parked at the barrier, and those released but not

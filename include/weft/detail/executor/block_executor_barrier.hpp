@@ -36,7 +36,11 @@ inline int block_executor::arrive_and_wait(barrier_kind kind, int predicate, std
     diverged_ = true;
   waiting_.push_back(self);
   predicate_count_ += predicate != 0;
-  if (all_arrived()) [[unlikely]] {
+  // A ready thread both says the barrier is not complete and is the next to
+  // run: the common arrival tests the ready list once.
+  if (ready_head_ < ready_.size()) [[likely]] {
+    park_to(me, slots_[ready_[ready_head_++]].context);
+  } else if (all_arrived()) [[unlikely]] {
     if (!complete_barrier(true)) throw block_abandoned{};
   } else {
     park(me);

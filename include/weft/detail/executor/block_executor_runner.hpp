@@ -320,10 +320,10 @@ void block_executor::first_arrival(thread_slot& me, unsigned self) {
 // Suspends the calling thread until its barrier completes.
 inline void block_executor::park(thread_slot& me) { park_to(me, next_to_run()); }
 
+// No count of the switch here: a thread's first park in a block went
+// through first_arrival, whose count is what its runner loop looks for.
 inline void block_executor::park_to(thread_slot& me, fctx::fcontext_t target) {
-  ++switches_;
-  switch_note note{&me.context, {}};
-  arrived(jump<true>(target, note));
+  arrived(park_jump(target, me.context));
   threadIdx = me.index;
   if (abandoning_) [[unlikely]]
     throw block_abandoned{};
@@ -358,8 +358,8 @@ inline fctx::fcontext_t block_executor::new_runner() {
 // which stays intact until the resumed side has read it.
 inline void block_executor::switch_to(fctx::fcontext_t target, switch_note note) { arrived(jump<false>(target, note)); }
 
-// Every switch goes through here (or through a fiber's entry, runner_main),
-// so that a sanitizer hears of it. Without one, this is the bare jump: the
+// Every switch goes through here or park_jump (or through a fiber's entry,
+// runner_main), so that a sanitizer hears of it. Without one, this is the bare jump: the
 // called one, or the one written into the caller for the hot park.
 template <bool inline_switch>
 inline fctx::transfer_t block_executor::jump(fctx::fcontext_t target, switch_note& note) {
@@ -376,11 +376,31 @@ inline fctx::transfer_t block_executor::jump(fctx::fcontext_t target, switch_not
   }
 }
 
+// The hot park's switch: where the switch stores the parked context itself
+// (x86-64, park_context_inline), no note travels, and the fiber it resumes
+// finds a null data word in arrived(). Elsewhere, a note as any switch sends.
+inline fctx::transfer_t block_executor::park_jump(fctx::fcontext_t target, fctx::fcontext_t& save_to) {
+  if constexpr (!switch_saves_context) {
+    switch_note note{&save_to, {}};
+    return jump<true>(target, note);
+  } else if constexpr (fiber_sanitizer::announced) {
+    void* fake_stack = nullptr;
+    announcer_.switching(target, &fake_stack);
+    fctx::transfer_t from = park_context_inline(target, &save_to);
+    announcer_.resumed(fake_stack, from.fctx);
+    return from;
+  } else {
+    return park_context_inline(target, &save_to);
+  }
+}
+
 // Runs after every switch, so only its first half is inline: a finished
 // runner's stack comes back once per runner, and the pool's code inline here
 // made every switch save and restore six registers for it (about 12 of the
-// 25 instructions this took per switch, docs/performance.md, log).
+// 25 instructions this took per switch, docs/performance.md, log). A null
+// data word is a park whose switch filed the parked context itself.
 inline void block_executor::arrived(fctx::transfer_t from) {
+  if (!from.data) return;
   const switch_note& note = *static_cast<const switch_note*>(from.data);
   if (note.save_to) *note.save_to = from.fctx;
   if (note.retire.mapping) recycle(note.retire);

@@ -288,6 +288,7 @@ inline std::vector<std::shared_ptr<capture_sequence>> forbidding_unsafe_calls() 
 /// which a capture would not see): cudaErrorStreamCaptureUnsupported while
 /// a capture forbids it, and those captures are invalidated.
 inline cudaError_t check_unsafe_call() {
+  if (cudaError_t e = check_not_forked()) return e;
   if (!any_capture()) return cudaSuccess;
   auto& registry = capture_registry::get();
   std::lock_guard lock(registry.mutex);
@@ -309,6 +310,7 @@ inline cudaError_t check_synchronous_call(CUstream_st& s) {
 /// would wait for the device's capturing streams, so while any of them
 /// captures it is cudaErrorStreamCaptureUnsupported and invalidates them.
 inline cudaError_t check_device_wait(int device) {
+  if (cudaError_t e = check_not_forked()) return e;
   if (!any_capture()) return cudaSuccess;
   auto& registry = capture_registry::get();
   std::lock_guard lock(registry.mutex);

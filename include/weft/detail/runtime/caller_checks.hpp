@@ -17,8 +17,10 @@
 namespace weft::detail {
 
 /// Whether the calling thread may enqueue work: not from a host function,
-/// and, for a call that `waits`, not from a kernel.
+/// and, for a call that `waits`, not from a kernel. Never in a forked child,
+/// before any lock is taken (forked_child.hpp).
 inline cudaError_t check_caller(bool waits) {
+  if (cudaError_t e = check_not_forked()) return e;
   if (in_host_function || (waits && running_block)) return record(cudaErrorNotPermitted);
   return cudaSuccess;
 }

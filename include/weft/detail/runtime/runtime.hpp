@@ -61,16 +61,16 @@ class runtime {
 
   /// Device `d`, which must be in [0, device_count()).
   static runtime& get(int d) {
-    static const std::vector<std::unique_ptr<runtime>> devices = [] {
+    static const device_set devices = [] {
       trace::open();  // first, so that the trace is written after the devices have drained
-      std::vector<std::unique_ptr<runtime>> all;
-      for (int i = 0; i < device_count(); ++i) all.emplace_back(new runtime(i));
+      device_set all;
+      for (int i = 0; i < device_count(); ++i) all.devices.emplace_back(new runtime(i));
       runtime_initialised().store(true);
       describe_address_near_allocation = &describe_near_allocation;
       if constexpr (race_check_build) race_list_allocations = &allocations_for_race_check;
       return all;
     }();
-    return *devices[static_cast<std::size_t>(d)];
+    return *devices.devices[static_cast<std::size_t>(d)];
   }
 
   int ordinal() const { return device_; }
@@ -109,6 +109,7 @@ class runtime {
   /// of one block that the device has to itself runs on the waiting thread,
   /// if no worker has begun it (sm_pool::take_lone_grid).
   void synchronize() {
+    if (in_forked_child()) return;  // no worker would finish the work
     bool ran = true;
     while (ran && !commands_.idle()) ran = run_lone_grid(nullptr);
     commands_.wait_all();
@@ -118,6 +119,7 @@ class runtime {
   /// record, a synchronous copy. The grid of one block that `c` is, or
   /// directly follows, runs on the waiting thread under the same rule.
   void wait_for(const command& c) {
+    if (in_forked_child()) return;
     bool ran = true;
     while (ran && !c.done()) ran = run_lone_grid(&c);
     command_graph::wait(c);
@@ -137,8 +139,12 @@ class runtime {
       old = std::move(pool_);
       worker_count_ = std::max(1u, count);
     }
-    // Its workers may start the next grids, so not under the lock.
-    old.reset();
+    // Its workers may start the next grids, so not under the lock. A forked
+    // child has none of them to stop.
+    if (in_forked_child())
+      leave_alone_in_forked_child(old.release());
+    else
+      old.reset();
   }
 
   std::size_t stack_bytes() const { return stack_bytes_.load(std::memory_order_relaxed); }
@@ -193,6 +199,19 @@ class runtime {
   }
 
  private:
+  // A forked child's exit leaves the devices as they are: destroying one
+  // waits for its work and joins its threads, which the child does not have,
+  // and may take locks that those threads held at the fork.
+  struct device_set {
+    std::vector<std::unique_ptr<runtime>> devices;
+    device_set() = default;
+    device_set(device_set&&) = default;
+    ~device_set() {
+      if (in_forked_child())
+        for (auto& d : devices) leave_alone_in_forked_child(d.release());
+    }
+  };
+
   // weft keeps an allocation's kind, not the call that made it.
   static const char* allocation_call(const allocation_info& a) {
     if (a.flags & allocation_registry::externally_mapped) return "cuMemMap or a graph's memory node";

@@ -39,6 +39,7 @@
 #include <vector>
 
 #include "weft/detail/base/devices.hpp"
+#include "weft/detail/base/forked_child.hpp"
 #include "weft/detail/base/spin_wait.hpp"
 #include "weft/detail/commands/command_graph.hpp"
 #include "weft/detail/executor/fault_signals.hpp"
@@ -58,6 +59,7 @@ inline thread_local unsigned running_sm = 0;
 class sm_pool {
  public:
   explicit sm_pool(unsigned worker_count) {
+    note_weft_threads_start();
     if (worker_stats_requested()) tally_ = std::make_unique<worker_tally>(worker_count);
     workers_.reserve(worker_count);
     for (unsigned i = 0; i < worker_count; ++i)

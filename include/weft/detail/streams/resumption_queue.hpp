@@ -97,6 +97,12 @@ class resumption_thread {
   /// Completions after this find the queue closed (it lives on in their
   /// continuations), so they never touch a destroyed object.
   ~resumption_thread() {
+    // A forked child has no such thread, and the queue's lock may have been
+    // held at the fork: the child leaves both alone.
+    if (in_forked_child()) {
+      leave_alone_in_forked_child(new std::thread(std::move(thread_)));
+      return;
+    }
     queue_->close();
     // std::exit called by a coroutine running on it: it cannot join itself.
     if (thread_.get_id() == std::this_thread::get_id())
@@ -114,6 +120,7 @@ class resumption_thread {
     stream_registry::get();
     event_registry::get();
     fault(0);
+    note_weft_threads_start();
     thread_ = std::thread([q = queue_] {
       on_resumption_thread = true;
       resuming_through = q.get();

@@ -25,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "weft/detail/base/forked_child.hpp"
 #include "weft/detail/trace/annotations.hpp"
 
 namespace weft::detail::trace {
@@ -445,7 +446,11 @@ inline void open() {
     return;
   struct writer {
     writer() { recorder::get(); }
-    ~writer() { recorder::get().write(); }
+    // A forked child's copy is the parent's trace so far, which the parent
+    // writes; the recorder's lock may have been held at the fork.
+    ~writer() {
+      if (!in_forked_child()) recorder::get().write();
+    }
   };
   static writer at_exit;
 }

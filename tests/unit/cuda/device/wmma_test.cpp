@@ -286,6 +286,122 @@ TEST_CASE("wmma: tf32 factors are truncated; __float_to_tf32 rounds to nearest, 
   cudaFree(a), cudaFree(b), cudaFree(d);
 }
 
+// ---- every vector width the CPU runs: the scalar rule's bits ----
+
+namespace {
+
+using weft::detail::wmma::vector_isa;
+
+// Random factors that reach every case of the sum: half values (any bit
+// pattern: subnormals, infinities, NaN) when `halves`, otherwise tf32
+// values (whose products, like half's and bfloat16's, are exact in float;
+// C may be any float),
+// with exponents drawn mostly near 1 so that terms are comparable, and now
+// and then zeros, tiny and huge ones.
+struct float_source {
+  unsigned state;
+  unsigned next() {
+    state = state * 1664525u + 1013904223u;
+    return state >> 8;
+  }
+  float operator()(bool halves, bool any_mantissa = false) {
+    unsigned pick = next() % 64;
+    if (pick == 0) return 0.0f;
+    if (halves) return weft::detail::wmma::half_to_float(std::bit_cast<__half>(static_cast<std::uint16_t>(next())));
+    std::uint32_t sign = (next() & 1u) << 31, mantissa = next() & (any_mantissa ? 0x7fffffu : 0x7fe000u);
+    std::uint32_t exponent = pick == 1   ? next() % 256        // anything: subnormal, infinite, NaN
+                             : pick == 2 ? 1 + next() % 30     // tiny
+                             : pick == 3 ? 225 + next() % 30   // huge
+                                         : 112 + next() % 30;  // near 1
+    return std::bit_cast<float>(sign | exponent << 23 | mantissa);
+  }
+};
+
+template <int m, int n, int k, bool halves>
+void check_widths_against_rule(unsigned seed) {
+  using namespace weft::detail::wmma;
+  std::vector<float> a(m * k), b(k * n), c(m * n), rounded(m * n);
+  std::vector<double> sums(m * n);
+  float_source random{seed};
+  for (float& v : a) v = random(halves);
+  for (float& v : b) v = random(halves);
+  for (float& v : c) v = random(false, true);  // C: any float
+  // D(0, 0): terms that cancel exactly; D(1, 1): terms below 2^-102 (as
+  // small as half allows, for half factors).
+  for (int kk = 0; kk < k; ++kk) {
+    a[kk] = kk % 2 ? 1.0f : -1.0f, b[kk * n] = 1.0f;
+    a[k + kk] = halves ? 0x1p-14f : 0x1p-60f, b[kk * n + 1] = halves ? 0x1p-14f : 0x1p-50f;
+  }
+  c[0] = 0.0f, c[n + 1] = halves ? 0.0f : 0x1p-120f;
+  for (vector_isa isa : {vector_isa::sse2, vector_isa::avx2, vector_isa::avx512}) {
+    if (!cpu_runs(isa)) continue;
+    CAPTURE(static_cast<int>(isa));
+    tensor_core_product<m, n, k, halves>(isa, a.data(), b.data(), c.data(), rounded.data());
+    tensor_core_product<m, n, k, halves>(isa, a.data(), b.data(), c.data(), sums.data());
+    int wrong = 0;
+    for (int i = 0; i < m; ++i)
+      for (int j = 0; j < n; ++j) {
+        double exact = tensor_core_sum<m, n, k>(a.data(), b.data(), c.data(), i, j);
+        float expected = round_sum<float>(exact);
+        bool same_sum = exact != exact
+                            ? sums[i * n + j] != sums[i * n + j]
+                            : std::bit_cast<std::uint64_t>(exact) == std::bit_cast<std::uint64_t>(sums[i * n + j]);
+        if ((std::bit_cast<std::uint32_t>(rounded[i * n + j]) != std::bit_cast<std::uint32_t>(expected) || !same_sum) &&
+            wrong++ < 5)
+          FAIL_CHECK("D(" << i << "," << j << ") = 0x" << std::hex << std::bit_cast<std::uint32_t>(rounded[i * n + j])
+                          << " (sum " << sums[i * n + j] << "), expected 0x" << std::bit_cast<std::uint32_t>(expected)
+                          << " (sum " << exact << ")" << std::dec);
+      }
+    CHECK(wrong == 0);
+  }
+}
+
+template <int m, int n>
+void check_integer_widths(unsigned seed) {
+  using namespace weft::detail::wmma;
+  constexpr int k = 16;
+  std::vector<float> a(m * k), b(k * n), sums(m * n);
+  float_source random{seed};
+  bool is_unsigned = seed % 2;  // u8 or s8 ranges, the extremes included
+  auto next_factor = [&] {
+    return static_cast<float>(static_cast<int>(random.next() % 256) - (is_unsigned ? 0 : 128));
+  };
+  for (float& v : a) v = next_factor();
+  for (float& v : b) v = next_factor();
+  a[0] = b[0] = is_unsigned ? 255.0f : -128.0f;
+  for (vector_isa isa : {vector_isa::sse2, vector_isa::avx2, vector_isa::avx512}) {
+    if (!cpu_runs(isa)) continue;
+    CAPTURE(static_cast<int>(isa));
+    integer_product_sums<m, n, k>(isa, a.data(), b.data(), sums.data());
+    int wrong = 0;
+    for (int i = 0; i < m; ++i)
+      for (int j = 0; j < n; ++j) {
+        std::int64_t expected = 0;
+        for (int kk = 0; kk < k; ++kk)
+          expected += static_cast<std::int64_t>(a[i * k + kk]) * static_cast<std::int64_t>(b[kk * n + j]);
+        if (static_cast<std::int64_t>(sums[i * n + j]) != expected && wrong++ < 5)
+          FAIL_CHECK("sum(" << i << "," << j << ") = " << sums[i * n + j] << ", expected " << expected);
+      }
+    CHECK(wrong == 0);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("wmma: every vector width gives the bits of the tensor cores' rule, element by element") {
+  for (unsigned seed = 1; seed <= 6; ++seed) {
+    CAPTURE(seed);
+    check_widths_against_rule<16, 16, 16, true>(seed);
+    check_widths_against_rule<16, 16, 16, false>(seed);
+    check_widths_against_rule<32, 8, 16, true>(seed);
+    check_widths_against_rule<8, 32, 16, false>(seed);
+    check_widths_against_rule<16, 16, 8, false>(seed);
+    check_integer_widths<16, 16>(seed);
+    check_integer_widths<32, 8>(seed);
+    check_integer_widths<8, 32>(seed);
+  }
+}
+
 // ---- integers: wrap and satf; 4-bit and 1-bit ----
 
 namespace {

@@ -38,6 +38,28 @@ constexpr std::size_t element_offset(position p, unsigned ldm, bool row_major) {
   return row_major ? static_cast<std::size_t>(p.row) * ldm + p.col : static_cast<std::size_t>(p.col) * ldm + p.row;
 }
 
+/// How many elements of a lane's fragment, in x[] order, lie next to each
+/// other along the tile's own order (A and accumulators along rows, B along
+/// columns): pairs in the H100's layout, the whole fragment in weft's own
+/// where a row (a column of B) holds whole fragments; and how many of its
+/// elements are not copies.
+template <class Use, int rows, int cols, int per_lane>
+constexpr int run_length() {
+  if constexpr (h100_tile_layout<Use, rows, cols, per_lane>()) return 2;
+  constexpr int along = std::is_same_v<Use, nw::matrix_b> ? rows : cols;
+  return along % per_lane == 0 ? per_lane : 1;
+}
+template <class Use, int rows, int cols, int per_lane>
+constexpr int distinct_elements() {
+  return h100_tile_layout<Use, rows, cols, per_lane>() ? 8 : per_lane;
+}
+
+/// Whether memory laid out `row_major` runs along the tile's own order.
+template <class Use>
+constexpr bool memory_runs_along_tile(bool row_major) {
+  return std::is_same_v<Use, nw::matrix_b> ? !row_major : row_major;
+}
+
 template <class Use, int m, int n, int k, class T, class Layout, class Memory>
 void load(nw::fragment<Use, m, n, k, T, Layout>& f, const Memory* p, unsigned ldm, bool row_major) {
   using extent = tile_extent<Use, m, n, k>;
@@ -45,7 +67,18 @@ void load(nw::fragment<Use, m, n, k, T, Layout>& f, const Memory* p, unsigned ld
   constexpr int pack = element_traits<T>::per_storage;
   unsigned lane = calling_lane();
   if constexpr (pack == 1) {
-    for_each_element<Use, extent::rows, extent::cols, frag::num_elements>(lane, [&](int e, int row, int col) {
+    constexpr int per_lane = frag::num_elements;
+    constexpr int run = run_length<Use, extent::rows, extent::cols, per_lane>();
+    constexpr int distinct = distinct_elements<Use, extent::rows, extent::cols, per_lane>();
+    if (run > 1 && memory_runs_along_tile<Use>(row_major)) {
+      // Runs of elements lie next to each other in memory too: copied whole.
+      const tile_place* place = element_places<Use, extent::rows, extent::cols, per_lane>.data() + lane * per_lane;
+      for (int e = 0; e < distinct; e += run)
+        std::memcpy(&f.x[e], p + element_offset({place[e].row, place[e].col}, ldm, row_major), run * sizeof f.x[0]);
+      if constexpr (distinct < per_lane) std::memcpy(&f.x[distinct], &f.x[0], (per_lane - distinct) * sizeof f.x[0]);
+      return;
+    }
+    for_each_element<Use, extent::rows, extent::cols, per_lane>(lane, [&](int e, int row, int col) {
       f.x[e] = p[element_offset({row, col}, ldm, row_major)];
     });
   } else {
@@ -87,8 +120,16 @@ void store_matrix_sync(std::type_identity_t<T>* mptr, const fragment<accumulator
   using namespace weft::detail::wmma;
   using frag = fragment<accumulator, m, n, k, T>;
   check_stride<T>(ldm, "nvcuda::wmma::store_matrix_sync", where);
+  constexpr int run = run_length<accumulator, m, n, frag::num_elements>();
+  unsigned lane = calling_lane();
   bool row_major = layout == mem_row_major;
-  for_each_element<accumulator, m, n, frag::num_elements>(calling_lane(), [&](int e, int row, int col) {
+  if (run > 1 && row_major) {
+    const tile_place* place = element_places<accumulator, m, n, frag::num_elements>.data() + lane * frag::num_elements;
+    for (int e = 0; e < frag::num_elements; e += run)
+      std::memcpy(mptr + element_offset({place[e].row, place[e].col}, ldm, true), &a.x[e], run * sizeof a.x[0]);
+    return;
+  }
+  for_each_element<accumulator, m, n, frag::num_elements>(lane, [&](int e, int row, int col) {
     mptr[element_offset({row, col}, ldm, row_major)] = a.x[e];
   });
 }

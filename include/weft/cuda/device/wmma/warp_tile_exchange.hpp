@@ -1,18 +1,21 @@
-// The one warp-level exchange an mma_sync makes: each lane copies its
-// fragments of A, B and C as they are into its warp's tile space, the lanes
-// meet once (a __syncwarp of the whole warp, whose checks report lanes that
-// exited, a partial warp or lanes at another collective), the first lane to
-// run on arranges the whole tiles, multiplies them and lays D out lane by
-// lane, and each lane copies its fragment of D out. A lane's part is a few
-// copies; the rearranging is done once per call, by table.
+// The one warp-level exchange an mma_sync makes: each lane leaves the
+// addresses of its fragments of A, B, C and D in its warp's meeting, the
+// lanes meet once (a __syncwarp of the whole warp, whose checks report lanes
+// that exited, a partial warp or lanes at another collective), and the
+// first lane to run on copies every lane's fragments side by side, arranges
+// the whole tiles, multiplies them and writes each lane's fragment of D.
+// A lane's own part is four stores; the fragments it points to stay in
+// place, since every lane waits in the meeting until D is written.
 //
-// The tile space belongs to the worker thread (a worker runs one block at a
-// time, which is why __shared__ can be thread_local) and is cleared when a
-// new block starts. Each warp has two sets of tiles used in turn, call by
-// call: a lane that has taken its D and goes on to its next mma_sync writes
-// the other set, while lanes still to run read this one; it cannot reach the
-// call after that before every lane has left this one, since that call's
-// meeting waits for them all.
+// The meetings belong to the worker thread (a worker runs one block at a
+// time, which is why __shared__ can be thread_local) and are cleared when a
+// new block starts; so do the tiles, which only the computing lane uses,
+// between two switches, so one set serves every warp of the worker. Each
+// warp has two meetings used in turn, call by call: a lane that has left
+// one and goes on to its next mma_sync writes the other, while lanes still
+// to run look at this one (whether D is computed); it cannot reach the call
+// after that before every lane has left this one, since that call's meeting
+// waits for them all.
 #pragma once
 
 #include <cstddef>
@@ -27,12 +30,13 @@
 
 namespace weft::detail::wmma {
 
-/// One mma_sync's tiles: the lanes' fragments (x[] of lane 0, of lane 1,
-/// ...; at most 32 bytes a lane), then A row by row, B row by row (k x n),
-/// C (and then D) row by row, in the type the product is computed in. Sized
-/// for the largest: 32 x 16 four-byte values, and a 16 x 16 accumulator;
-/// aligned so that a row of up to 32 four-byte values is one aligned vector.
-struct alignas(128) tile_set {
+/// The tiles of one mma_sync: the lanes' fragments side by side (x[] of
+/// lane 0, of lane 1, ...; at most 32 bytes a lane), then A row by row, B
+/// row by row (k x n), C (and then D) row by row, in the type the product
+/// is computed in, and room to arrange them. Sized for the largest: 32 x
+/// 16 four-byte values, and a 16 x 16 accumulator; aligned so that a row of
+/// up to 32 four-byte values is one aligned vector.
+struct tile_set {
   alignas(64) std::byte lanes_a[32 * 32];
   alignas(64) std::byte lanes_b[32 * 32];
   alignas(64) std::byte lanes_c[32 * 32];
@@ -40,21 +44,32 @@ struct alignas(128) tile_set {
   alignas(128) std::byte a[32 * 16 * 4];
   alignas(128) std::byte b[16 * 32 * 4];
   alignas(128) std::byte c[16 * 16 * 4];
-  alignas(128) std::byte d[16 * 16 * 8];  // floating-point sums before their rounding
-  const char* operation = nullptr;        // what the lanes of this call asked for
-  unsigned arrived = 0;                   // lanes that have copied their shares in
-  bool product_pending = false;           // D not yet computed
+  alignas(128) std::byte d[16 * 16 * 8];         // floating-point sums before their rounding
+  alignas(64) std::byte b_columns[16 * 32 * 4];  // B column by column, before it is turned
+  alignas(64) std::byte placed[16 * 16 * 2];     // a tile of 2-byte elements, arranged before widening
+};
+
+/// One mma_sync's meeting: each lane's fragments.
+struct warp_meeting {
+  const void* a[32];
+  const void* b[32];
+  const void* c[32];
+  void* d[32];
+  const char* operation = nullptr;  // what the lanes of this call asked for
+  unsigned arrived = 0;             // lanes that have left their fragments
+  bool product_pending = false;     // D not yet computed
 };
 
 struct warp_tiles {
-  tile_set sets[2];
-  std::uint32_t calls[32] = {};  // mma_sync calls per lane: which set is next
+  warp_meeting meetings[2];
+  std::uint32_t calls[32] = {};  // mma_sync calls per lane: which meeting is next
 };
 
 struct block_tiles {
   const block_executor* block = nullptr;
   std::uint64_t generation = 0;
   std::vector<warp_tiles> warps;
+  tile_set tiles;
 };
 
 inline thread_local block_tiles worker_tiles;
@@ -87,14 +102,14 @@ inline lane_place current_lane(const char* what) {
   return {&block, id / 32, id % 32};
 }
 
-/// Runs one mma_sync for the calling lane. `operation` names the call (one
-/// static string per use, shape and type: lanes that disagree are
-/// reported). `deposit(tiles, lane)` copies the lane's fragments in;
-/// `multiply(tiles)` computes D from the whole tiles (once per call, by
-/// the first lane to run after the meeting); `collect(tiles, lane)` takes
-/// the lane's fragment of D.
-template <class Deposit, class Multiply, class Collect>
-void warp_product(const char* operation, Deposit&& deposit, Multiply&& multiply, Collect&& collect,
+/// Runs one mma_sync (or bmma_sync) for the calling lane, whose fragments
+/// are a, b, c and d. `operation` names the call (one static string per
+/// use, shape and type: lanes that disagree are reported).
+/// `multiply(tiles)` computes the lanes' D (tiles.lanes_d) from their A, B
+/// and C (tiles.lanes_a, ...), once per call, in the first lane to run
+/// after the meeting.
+template <class A, class B, class C, class D, class Multiply>
+void warp_product(const char* operation, const A& a, const B& b, const C& c, D& d, Multiply&& multiply,
                   std::source_location where) {
   lane_place self = current_lane("nvcuda::wmma::mma_sync");
   unsigned threads = blockDim.x * blockDim.y * blockDim.z;
@@ -104,26 +119,37 @@ void warp_product(const char* operation, Deposit&& deposit, Multiply&& multiply,
                            ": warp " + std::to_string(self.warp) + " has " + std::to_string(threads - self.warp * 32) +
                            " threads; a warp matrix operation needs all 32 lanes of its warp"};
   warp_tiles& warp = tiles_of_warp(*self.block, self.warp);
-  tile_set& set = warp.sets[warp.calls[self.lane]++ & 1];
-  if (set.arrived == 0) {
-    set.operation = operation;
-    set.product_pending = true;
-  } else if (set.operation != operation && std::strcmp(set.operation, operation) != 0) [[unlikely]] {
+  warp_meeting& meeting = warp.meetings[warp.calls[self.lane]++ & 1];
+  if (meeting.arrived == 0) {
+    meeting.operation = operation;
+    meeting.product_pending = true;
+  } else if (meeting.operation != operation && std::strcmp(meeting.operation, operation) != 0) [[unlikely]] {
     throw kernel_fault{cudaErrorLaunchFailure,
                        std::string("warp ") + std::to_string(self.warp) + ": lane " + std::to_string(self.lane) +
                            " calls " + operation + " at " + where.file_name() + ":" + std::to_string(where.line()) +
-                           " while other lanes of its warp call " + set.operation +
+                           " while other lanes of its warp call " + meeting.operation +
                            ": the lanes of a warp must call mma_sync with the same shape and types"};
   }
-  ++set.arrived;
-  deposit(set, self.lane);
+  ++meeting.arrived;
+  meeting.a[self.lane] = a.x;
+  meeting.b[self.lane] = b.x;
+  meeting.c[self.lane] = c.x;
+  meeting.d[self.lane] = d.x;
   warp_call(warp_op::sync, 0xffffffffu, {}, where);
-  if (set.product_pending) {
-    multiply(set);
-    set.product_pending = false;
-    set.arrived = 0;
+  if (meeting.product_pending) {
+    // Every fragment is read before any D is written: a lane's D may be its C.
+    tile_set& tiles = worker_tiles.tiles;
+    for (unsigned lane = 0; lane < 32; ++lane) {
+      std::memcpy(tiles.lanes_a + lane * sizeof a.x, meeting.a[lane], sizeof a.x);
+      std::memcpy(tiles.lanes_b + lane * sizeof b.x, meeting.b[lane], sizeof b.x);
+      std::memcpy(tiles.lanes_c + lane * sizeof c.x, meeting.c[lane], sizeof c.x);
+    }
+    multiply(tiles);
+    for (unsigned lane = 0; lane < 32; ++lane)
+      std::memcpy(meeting.d[lane], tiles.lanes_d + lane * sizeof d.x, sizeof d.x);
+    meeting.product_pending = false;
+    meeting.arrived = 0;
   }
-  collect(set, self.lane);
 }
 
 }  // namespace weft::detail::wmma

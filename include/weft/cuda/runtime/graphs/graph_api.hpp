@@ -217,6 +217,7 @@ inline bool valid_edge(const cudaGraphEdgeData& d, const CUgraphNode_st* from, c
 
 /// flags must be 0.
 inline cudaError_t cudaGraphCreate(cudaGraph_t* pGraph, unsigned int flags) {
+  if (cudaError_t e = weft::detail::check_not_forked()) return e;
   if (!pGraph || flags != 0) return weft::detail::record(cudaErrorInvalidValue);
   *pGraph = new CUgraph_st();
   return cudaSuccess;

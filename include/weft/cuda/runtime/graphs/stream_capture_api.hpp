@@ -113,6 +113,7 @@ inline namespace weft_legacy_default_stream {
 #endif
 
 inline cudaError_t cudaStreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode mode) {
+  if (cudaError_t e = weft::detail::check_not_forked()) return e;
   return weft::surface::begin_capture(stream, nullptr, true, nullptr, 0, mode);
 }
 

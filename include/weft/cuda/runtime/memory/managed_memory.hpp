@@ -181,6 +181,7 @@ inline cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void* devPtr, s
 /// at once, so it is ready whenever the stream gets to it. In a capture it is an
 /// allocation node of the graph.
 inline cudaError_t cudaMallocAsync(void** devPtr, std::size_t size, cudaStream_t hStream) {
+  if (cudaError_t e = weft::detail::check_not_forked()) return e;
   CUstream_st* s = weft::detail::resolve_stream(weft::surface::explicit_stream(hStream));
   if (!s) return weft::detail::record(cudaErrorInvalidResourceHandle);
   return weft::surface::allocate_in_stream_order(devPtr, size, *s, nullptr);

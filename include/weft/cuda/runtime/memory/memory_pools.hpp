@@ -82,6 +82,7 @@ inline cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t* memPool, int devic
 }
 
 inline cudaError_t cudaMemPoolCreate(cudaMemPool_t* memPool, const cudaMemPoolProps* poolProps) {
+  if (cudaError_t e = weft::detail::check_not_forked()) return e;
   if (!memPool || !poolProps) return weft::detail::record(cudaErrorInvalidValue);
   if (cudaError_t e = weft::surface::check_pool_properties(*poolProps)) return weft::detail::record(e);
   *memPool = weft::detail::memory_pools::instance().create(poolProps->location.id, poolProps->maxSize);

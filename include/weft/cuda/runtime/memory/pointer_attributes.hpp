@@ -28,6 +28,7 @@ struct cudaPointerAttributes {
 /// pointer (measured on an H100, null included).
 inline cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attributes, const void* ptr) {
   using namespace weft::detail;
+  if (cudaError_t e = check_not_forked()) return e;
   if (!attributes) return record(cudaErrorInvalidValue);
   void* p = const_cast<void*>(ptr);
   auto a = ptr ? locate(ptr) : std::nullopt;

@@ -124,6 +124,7 @@ inline cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_
 
 /// Returns at once, even if the event's record is still pending.
 inline cudaError_t cudaEventDestroy(cudaEvent_t event) {
+  if (cudaError_t e = weft::detail::check_not_forked()) return e;
   weft::detail::forget_event(event);
   if (!weft::detail::event_registry::get().destroy(event)) return weft::detail::record(cudaErrorInvalidResourceHandle);
   return cudaSuccess;

@@ -70,6 +70,7 @@ inline cudaError_t cudaStreamGetFlags(cudaStream_t hStream, unsigned int* flags)
 /// origin stream ends the capture and discards its graph).
 inline cudaError_t cudaStreamDestroy(cudaStream_t stream) {
   using namespace weft::detail;
+  if (cudaError_t e = check_not_forked()) return e;
   if (!stream || stream == cudaStreamLegacy || stream == cudaStreamPerThread || !stream_registry::get().remove(stream))
     return record(cudaErrorInvalidResourceHandle);
   forget_stream(stream);
