@@ -1514,6 +1514,77 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
         std::count_if(declared.begin(), declared.end(), [&](const local& o) { return o.name == l.name; }) > 1)
       return refuse(line_of(l.token) + "`" + l.name + "` is declared twice");
 
+  // A crossing local declared once from what no thread changes while the
+  // block runs (threadIdx, blockIdx, blockDim, gridDim, the parameters the
+  // body leaves alone, numbers, constexpr names, other such locals) and
+  // never changed after: each region that uses it declares it again rather
+  // than reading a per-thread copy, so that a region's accesses indexed by
+  // it advance with the loop over the threads and the compiler can
+  // vectorise them (with the copy, each is a gather or a scatter). The
+  // kernel's own only, a whole declaration statement at a time.
+  // Those that read no threadIdx, directly or through another, are the
+  // same for every thread: declared once, before the regions, where the
+  // compiler sees they cannot change (read from blockIdx in each region,
+  // they might: a store through a pointer may alias it).
+  std::set<std::string, std::less<>> recomputed, block_wide;
+  std::vector<const local*> recomputed_statements;  // in the body's order, threadIdx read
+  std::vector<const local*> block_wide_statements;
+  if (!instance) {
+    auto constexpr_name = [&](std::string_view word) {
+      for (std::size_t j = 0; j + 1 < t_.size(); ++j) {
+        if (!is(j, word) || !(is(j + 1, "=") || is(j + 1, "{"))) continue;
+        for (std::size_t b = j; b-- > 0 && !is(b, ";") && !is(b, "{") && !is(b, "}");)
+          if (is(b, "constexpr")) return true;
+      }
+      return false;
+    };
+    auto assigned_after = [&](const std::string& name) {
+      for (std::size_t j = d.open + 1; j < d.close; ++j)
+        if (is(j, name) && names_variable(j) && !declarators.contains(j) &&
+            (changed_at(j) || member_changed_at(j) ||
+             ((is(j - 1, "(") || is(j - 1, ",")) && (is(j + 1, ")") || is(j + 1, ",")) && !passed_by_value(j))))
+          return true;
+      return false;
+    };
+    static constexpr std::string_view builtins[] = {"threadIdx", "blockIdx", "blockDim", "gridDim"};
+    for (const local& l : declared) {
+      if (l.token != l.decl.names.front() || !l.decl.simple) continue;
+      bool all = true;
+      bool reads_thread = false;
+      std::set<std::string, std::less<>> names;
+      for (std::size_t n = 0; n < l.decl.names.size() && all; ++n) {
+        std::string name(text(l.decl.names[n]));
+        std::size_t init_to = n + 1 < l.decl.names.size() ? l.decl.names[n + 1] - 1 : l.last;
+        all = crossing.contains(name) && is(l.decl.names[n] + 1, "=") && !assigned_after(name);
+        std::set<std::size_t> fixed;  // threadIdx.x and the like, which uniform_expression would refuse
+        for (std::size_t j = l.decl.names[n] + 2; j < init_to && all; ++j) {
+          if (!is_identifier(j) || !names_variable(j)) continue;
+          std::string_view word = text(j);
+          if (one_of(builtins, word) && is(j + 1, ".") && (is(j + 2, "x") || is(j + 2, "y") || is(j + 2, "z"))) {
+            fixed.insert({j, j + 1, j + 2});
+            reads_thread |= word == "threadIdx";
+            j += 2;
+          } else if (recomputed.contains(word) || block_wide.contains(word)) {
+            fixed.insert(j);
+            reads_thread |= recomputed.contains(word);
+          } else if (!params.contains(word) && !locals.contains(word)) {
+            all = constexpr_name(word);
+          }
+        }
+        all =
+            all &&
+            uniform_expression(l.decl.names[n] + 2, init_to, {}, params, param_types, locals, changed, &fixed).empty();
+        // Declared before the regions, a division would run for threads
+        // whose `return` came before it (`if (n == 0) return;`): not there.
+        for (std::size_t j = l.decl.names[n] + 2; j < init_to; ++j) reads_thread |= is(j, "/") || is(j, "%");
+        names.insert(name);
+      }
+      if (!all) continue;
+      (reads_thread ? recomputed : block_wide).insert(names.begin(), names.end());
+      (reads_thread ? recomputed_statements : block_wide_statements).push_back(&l);
+    }
+  }
+
   // The parameters the body changes: each thread's copy is set as the
   // first region starts, which must come before any barrier loop; they
   // are used in regions only.
@@ -1573,7 +1644,8 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
       bound.emplace_back(name, member);
     }
   for (const local& l : declared)
-    if (crossing.contains(l.name)) bound.emplace_back(l.name, l.type);
+    if (crossing.contains(l.name) && !recomputed.contains(l.name) && !block_wide.contains(l.name))
+      bound.emplace_back(l.name, l.type);
   if (instance && !instance->result.empty()) {
     std::string member = movable_or_type_parameter(instance->result_tokens);
     if (member.empty())
@@ -1599,6 +1671,7 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
     }
     for (const auto& [name, type] : inlining.members) head += " " + type + " " + name + ";";
     head += " }; auto weft_threads = weft_block.threads<weft_locals>();";
+    for (const local* l : block_wide_statements) head += " " + join(l->statement, l->last + 1, nullptr);
     if (inlining.shuffles) head += " weft::region_exchange weft_exchange(weft_block);";
     plan.edits[d.open].after += head;
   } else {
@@ -1608,6 +1681,23 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
     std::string open = " weft_threads.each([&]([[maybe_unused]] weft_locals& weft_l) -> weft::region_step {";
     for (const auto& [name, type] : bound)
       if (used[r].contains(name)) open += " auto& " + name + " = weft_l." + prefix + name + ";";
+    // The recomputed declarations a region uses, and those they read.
+    std::set<std::string, std::less<>> wanted;
+    for (const std::string& name : recomputed)
+      if (used[r].contains(name)) wanted.insert(name);
+    for (auto l = recomputed_statements.rbegin(); l != recomputed_statements.rend(); ++l) {
+      const local& declaration = **l;
+      bool needed = declaration.region != r && std::any_of(declaration.decl.names.begin(), declaration.decl.names.end(),
+                                                           [&](std::size_t n) { return wanted.contains(text(n)); });
+      if (!needed) continue;
+      for (std::size_t j = declaration.statement; j < declaration.last; ++j)
+        if (names_variable(j) && recomputed.contains(text(j))) wanted.insert(std::string(text(j)));
+    }
+    for (const local* l : recomputed_statements) {
+      bool needed = l->region != r && std::any_of(l->decl.names.begin(), l->decl.names.end(),
+                                                  [&](std::size_t n) { return wanted.contains(text(n)); });
+      if (needed) open += " [[maybe_unused]] " + join(l->statement, l->last + 1, nullptr);
+    }
     if (r == 0)
       for (const auto& [name, type] : own_params) open += " " + name + " = weft_param_" + name + ";";
     for (const std::string& guard : regions[r].guards) open += " if (!weft_l." + guard + ") return weft::region_go;";
@@ -1706,6 +1796,14 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
   }
   for (const local& l : declared) {
     if (!crossing.contains(l.name) || l.token != l.decl.names.front()) continue;
+    if (recomputed.contains(l.name)) {  // its region may no longer read it: the reads moved with it
+      plan.edits[l.statement].before += "[[maybe_unused]] ";  // after the region's opening, if it opens here
+      continue;
+    }
+    if (block_wide.contains(l.name)) {  // declared before the regions
+      for (std::size_t k = l.statement; k <= l.last; ++k) plan.edits[k].text = "";
+      continue;
+    }
     bool initialized =
         std::any_of(l.decl.names.begin(), l.decl.names.end(), [&](std::size_t n) { return is(n + 1, "="); });
     if (!initialized) {  // only bare declarators: nothing left to run but `;`

@@ -317,6 +317,23 @@ __global__ void loops_of_one_name(int* data) {
   }
 }
 
+// Locals across the barrier: `t` declared again in the second region,
+// `base` once before the regions, `doubled` (changed) each thread's own,
+// `share` (a division, after the threads' return) declared again.
+constexpr int staged_size = 64;
+__global__ void recomputed_locals(const int* in, int* out, int divisor) {
+  __shared__ int staged[staged_size];
+  int t = threadIdx.y * blockDim.x + threadIdx.x;
+  int base = blockIdx.x * staged_size;
+  int doubled = t + 1;
+  if (divisor == 0) return;
+  int share = base / divisor;
+  staged[t] = in[base + t];
+  doubled *= 2;
+  __syncthreads();
+  out[base + t] = staged[staged_size - 1 - t] + doubled + share;
+}
+
 // cg::reduce over the block's tiles, split as a shuffle is: a whole warp's
 // (`auto`, and under its warp's `if` by meta_group_rank), a half warp's;
 // the tiles' ranks and sizes spelled from each thread's linear id and

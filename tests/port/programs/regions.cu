@@ -366,6 +366,24 @@ __global__ void row_sum_and_max(int* data, int* rows) {
     rows[blockIdx.x * 4 + threadIdx.y * 2] = row_sum, rows[blockIdx.x * 4 + threadIdx.y * 2 + 1] = row_max;
 }
 
+// Locals that live across a barrier which weft-port declares again in each
+// region that reads them (from threadIdx, blockIdx, parameters) or once
+// before the regions (the same for every thread), in blocks of 16 x 4: one
+// changed after its declaration stays each thread's own, and a division
+// that follows the threads' `return` stays after it (a divisor of 0).
+__global__ void recomputed_locals(const int* in, int* out, int divisor) {
+  __shared__ int staged[64];
+  int t = threadIdx.y * blockDim.x + threadIdx.x;
+  int base = blockIdx.x * 64;
+  int doubled = t + 1;
+  if (divisor == 0) return;
+  int share = base / divisor;
+  staged[t] = in[base + t];
+  doubled *= 2;
+  __syncthreads();
+  out[base + t] = staged[63 - t] + doubled + share;
+}
+
 // cg::reduce over whole-warp tiles, the suite's two stages, in float:
 // each lane's sum must come in the executors' order (a butterfly), bit for
 // bit, which the values (of very different sizes) make depend on the order.
@@ -631,6 +649,18 @@ int main() {
   }
   printf("row sums and largest: %d %d %d %d, values %d %d\n", rows[0], rows[1], rows[6], rows[7], out[32],
          out[2 * threads - 1]);
+
+  for (int i = 0; i < 2 * 64; ++i) out[i] = -1;
+  recomputed_locals<<<2, dim3(16, 4)>>>(ints, out, 0);
+  cudaDeviceSynchronize();
+  for (int i = 0; i < 2 * 64; ++i) pass = pass && out[i] == -1;
+  recomputed_locals<<<2, dim3(16, 4)>>>(ints, out, 3);
+  cudaDeviceSynchronize();
+  for (int i = 0; i < 2 * 64; ++i) {
+    int t = i % 64, base = i - t;
+    pass = pass && out[i] == ints[base + 63 - t] + 2 * (t + 1) + base / 3;
+  }
+  printf("recomputed locals: %d %d\n", out[0], out[2 * 64 - 1]);
 
   float *floats = nullptr, *float_lanes = nullptr, *float_sums = nullptr;
   cudaMallocManaged(&floats, 3 * threads * sizeof(float));

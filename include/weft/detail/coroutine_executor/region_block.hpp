@@ -130,14 +130,21 @@ class region_threads {
       ran = true;
     };
     if (b.linear_ && !b.any_exited_) {
+      // Counted in int, as a kernel's `int t = threadIdx.x;` is: GCC then
+      // sees t advance with the loop and can vectorise a region's accesses
+      // indexed by it (counted unsigned, the conversion can wrap, and each
+      // access is a gather or scatter that it gives up on). A kernel's
+      // `unsigned t` then loses: counted unsigned, GCC cuts the block
+      // reduction's `if (t < stride)` loop short (0.11x PoCL's time
+      // against 0.45x, docs/performance.md, 2026-12-01).
       threadIdx = {start, 0, 0};
-      for (unsigned t = start; t < count; ++t) {
-        threadIdx.x = t;
-        run(t);
+      for (int t = static_cast<int>(start); t < static_cast<int>(count); ++t) {
+        threadIdx.x = static_cast<unsigned>(t);
+        run(static_cast<unsigned>(t));
       }
-      for (unsigned t = 0; t < start; ++t) {
-        threadIdx.x = t;
-        run(t);
+      for (int t = 0; t < static_cast<int>(start); ++t) {
+        threadIdx.x = static_cast<unsigned>(t);
+        run(static_cast<unsigned>(t));
       }
     } else {
       uint3 index = b.index_of(start);
