@@ -502,6 +502,9 @@ class porter {
 
   // `cooperative_groups` or a name the file gives it (`namespace cg = cooperative_groups;`).
   bool is_groups_namespace(std::size_t i) const;
+  // Whether token j starts the cooperative-groups name `name` (`cg::name`,
+  // or `name` alone where the file uses the namespace); if so, j moves past it.
+  bool groups_name_at(std::size_t& j, std::string_view name) const;
 
   std::set<std::string, std::less<>> find_group_aliases() const;
 

@@ -320,28 +320,17 @@ std::optional<std::pair<std::size_t, std::size_t>> porter::block_sync_statement(
 }
 
 std::optional<std::pair<std::size_t, std::size_t>> porter::block_declaration_at(std::size_t k) const {
-  auto groups_name = [&](std::size_t& j, std::string_view name) {
-    if (is_groups_namespace(j) && is(j + 1, "::") && is(j + 2, name)) {
-      j += 3;
-      return true;
-    }
-    if (groups_namespace_used_ && is(j, name) && !is(j - 1, "::")) {
-      j += 1;
-      return true;
-    }
-    return false;
-  };
   std::size_t j = k;
   if (is(j, "const")) ++j;
   if (is(j, "auto"))
     ++j;
-  else if (!groups_name(j, "thread_block"))
+  else if (!groups_name_at(j, "thread_block"))
     return std::nullopt;
   if (is(j, "const")) ++j;
   std::size_t name = j;
   if (!is_identifier(name) || !is(name + 1, "=")) return std::nullopt;
   j = name + 2;
-  if (!groups_name(j, "this_thread_block") || !is(j, "(") || !is(j + 1, ")") || !is(j + 2, ";")) return std::nullopt;
+  if (!groups_name_at(j, "this_thread_block") || !is(j, "(") || !is(j + 1, ")") || !is(j + 2, ";")) return std::nullopt;
   return std::pair{name, j + 2};
 }
 
@@ -512,17 +501,6 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
   std::map<std::string, unsigned, std::less<>> tiles;  // name: size
   std::map<std::size_t, std::size_t> tile_declarations;
   std::set<std::size_t> tile_declarators;
-  auto groups_word = [&](std::size_t& j, std::string_view name) {
-    if (is_groups_namespace(j) && is(j + 1, "::") && is(j + 2, name)) {
-      j += 3;
-      return true;
-    }
-    if (groups_namespace_used_ && is(j, name) && !is(j - 1, "::")) {
-      j += 1;
-      return true;
-    }
-    return false;
-  };
   auto tile_size_at = [&](std::size_t j) -> unsigned {  // `<N>` of a power of two up to 32, else 0
     static constexpr std::string_view sizes[] = {"1", "2", "4", "8", "16", "32"};
     if (!is(j, "<") || t_[j + 1].k != kind::number || !one_of(sizes, text(j + 1)) || !is(j + 2, ">")) return 0;
@@ -534,7 +512,7 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
     unsigned declared_size = 0;
     if (is(j, "auto")) {
       ++j;
-    } else if (groups_word(j, "thread_block_tile") && (declared_size = tile_size_at(j)) != 0) {
+    } else if (groups_name_at(j, "thread_block_tile") && (declared_size = tile_size_at(j)) != 0) {
       j += 3;
     } else {
       continue;
@@ -543,7 +521,7 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
     if (!is_identifier(name) || !is(name + 1, "=")) continue;
     j = name + 2;
     unsigned size = 0;
-    if (!groups_word(j, "tiled_partition") || (size = tile_size_at(j)) == 0 ||
+    if (!groups_name_at(j, "tiled_partition") || (size = tile_size_at(j)) == 0 ||
         (declared_size != 0 && declared_size != size))
       continue;
     j += 3;
@@ -560,7 +538,7 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
   std::map<std::size_t, std::size_t> reduce_calls;
   for (std::size_t w : f.group_waits) {
     std::size_t start = w;
-    if (!is(w, "reduce") || !is(w + 1, "(") || !groups_word(start = is(w - 1, "::") ? w - 2 : w, "reduce") ||
+    if (!is(w, "reduce") || !is(w + 1, "(") || !groups_name_at(start = is(w - 1, "::") ? w - 2 : w, "reduce") ||
         !is_identifier(w + 2) || !tiles.contains(text(w + 2)) || !is(w + 3, ","))
       continue;
     reduce_calls[w] = is(w - 1, "::") ? w - 2 : w;

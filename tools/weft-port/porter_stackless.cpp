@@ -708,6 +708,18 @@ bool porter::is_groups_namespace(std::size_t i) const {
   return is_identifier(i) && (text(i) == "cooperative_groups" || group_aliases_.contains(text(i)));
 }
 
+bool porter::groups_name_at(std::size_t& j, std::string_view name) const {
+  if (is_groups_namespace(j) && is(j + 1, "::") && is(j + 2, name)) {
+    j += 3;
+    return true;
+  }
+  if (groups_namespace_used_ && is(j, name) && !is(j - 1, "::")) {
+    j += 1;
+    return true;
+  }
+  return false;
+}
+
 std::set<std::string, std::less<>> porter::find_group_aliases() const {
   std::set<std::string, std::less<>> out;
   for (std::size_t i = 0; i + 3 < t_.size(); ++i)
