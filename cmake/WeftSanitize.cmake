@@ -76,8 +76,12 @@ function(weft_apply_sanitizers target)
   if(flag STREQUAL "")
     return()
   endif()
-  # Frame pointers make the sanitizers' stack traces exact and cheap.
-  set(options ${flag} -fno-omit-frame-pointer)
+  # Frame pointers make the sanitizers' stack traces exact and cheap; no
+  # sibling calls keep every caller on them: a CUDA function that ends by
+  # calling weft's helper (`return allocate_in_stream_order(...)`) otherwise
+  # jumps to it and leaves no frame, so the memory check could not say
+  # "made by cudaMallocAsync" (Clang 16, 2026-12-01).
+  set(options ${flag} -fno-omit-frame-pointer -fno-optimize-sibling-calls)
   # With ASan, a program may go on after a bad access, as after a GPU's
   # (ASAN_OPTIONS=halt_on_error=0): the launch then fails with
   # cudaErrorIllegalAddress (docs/debugging.md, "Memory check"). By default
