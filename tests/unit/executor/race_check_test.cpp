@@ -617,6 +617,55 @@ TEST_CASE(
 
 namespace {
 
+[[gnu::noinline]] void race_test_tile_vector_warm_up() { asm volatile(""); }
+[[gnu::noinline]] void race_test_tile_vector_load() { asm volatile(""); }
+[[gnu::noinline]] void race_test_tile_vector_early_load() { asm volatile(""); }
+[[gnu::noinline]] void race_test_tile_vector_overwrite() { asm volatile(""); }
+[[gnu::noinline]] void race_test_tile_vector_late_store() { asm volatile(""); }
+
+// Thread `t` loads `bytes` bytes of race_test_tile from `offset` bytes on,
+// in one access: a vector load, as Clang's vectoriser makes a loop's.
+void race_test_tile_vector_access(race_worker& worker, unsigned t, unsigned offset, unsigned bytes, void (*site)()) {
+  weft::detail::threadIdx = uint3{t, 0, 0};
+  worker.access(reinterpret_cast<const char*>(race_test_tile.data()) + offset, bytes, false,
+                reinterpret_cast<const char*>(site) + 1);
+}
+
+}  // namespace
+
+TEST_CASE(
+    "race check: a vector load of __shared__ words (8 or 16 bytes, aligned or not) is each word's load, on the "
+    "common path too: a write of this epoch to any of them is a hazard, and each keeps its readers") {
+  race_test_block b;
+  // Each site seen once, so that the loads below take read_ordered's path.
+  CHECK(race_test_block::hazards([&] {
+          for (auto site : {race_test_tile_vector_load, race_test_tile_vector_early_load})
+            race_test_tile_vector_access(b.worker, 0, 4 * 60, 16, site);
+        }) == 0);
+  // Written, a barrier, then read 16 bytes at a time by three threads (a
+  // stencil's window): ordered.
+  CHECK(race_test_block::hazards([&] {
+          for (unsigned w = 32; w < 36; ++w) race_test_tile_access(b.worker, 0, w, true, race_test_tile_store);
+          b.worker.block_synced();
+          for (unsigned t : {1u, 2u, 3u})
+            race_test_tile_vector_access(b.worker, t, 4 * 32, 16, race_test_tile_vector_load);
+        }) == 0);
+  // Thread 1 writes the loads' third word before the next barrier: threads
+  // 2 and 3 read it unordered, a write-after-read found only if the vector
+  // loads kept their readers of that word.
+  CHECK(race_test_block::hazards(
+            [&] { race_test_tile_access(b.worker, 1, 34, true, race_test_tile_vector_overwrite); }) == 1);
+  // Another thread's write of this epoch to the third word of an unaligned
+  // 8-byte load (bytes 2-9 of words 44-46: its third word's first two
+  // bytes): a read-after-write hazard.
+  CHECK(race_test_block::hazards([&] {
+          race_test_tile_access(b.worker, 0, 46, true, race_test_tile_vector_late_store);
+          race_test_tile_vector_access(b.worker, 1, 4 * 44 + 2, 8, race_test_tile_vector_early_load);
+        }) == 1);
+}
+
+namespace {
+
 // A __shared__ array whose first word the race check takes for weft's own
 // thread-local (race_untraced, as weft's headers register theirs), so that
 // an access may span an untraced word and a __shared__ one.
@@ -1686,4 +1735,44 @@ TEST_CASE("race check: a line of a region version is reported in its kernel's na
   CHECK(user_function_name("weft_port_regions_k(weft::detail::region_block&)") == "k()");
   CHECK(user_function_name("ns::weft_port_stackless_k(int*)") == "ns::k(int*)");
   CHECK(user_function_name("k(int*) [clone .resume]") == "k(int*) [clone .resume]");
+}
+
+namespace {
+
+[[gnu::noinline]] void race_test_site_read_input_writes() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_read_input_reads() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_read_input_overwrite() { asm volatile(""); }
+
+}  // namespace
+
+TEST_CASE_FIXTURE(race_test_one_block_launches,
+                  "race check: a global word that two blocks of a launch read (a tiled matmul's input) keeps the other "
+                  "block's read as its earlier one, so that a write after both races it") {
+  race_launch writer{dim3{1, 1, 1}, dim3{64, 1, 1}, 0, name};
+  worker.start_block(&writer, 0, 64, nullptr, 0);
+  for (unsigned w = 1200; w < 1264; ++w)
+    race_test_global_access(worker, 0, &global[w], true, race_test_site_read_input_writes);
+  worker.let_go_of_pages();
+  writer.finish(true);
+  // Thread 0 of each block reads the words: block 1's, after the first
+  // (which holds the page again, makes the block's state and finds the
+  // word's earlier read not made yet), take the ordered path.
+  weft::detail::gridDim = dim3{2, 1, 1};
+  race_launch reader{dim3{2, 1, 1}, dim3{64, 1, 1}, 0, name};
+  for (std::uint64_t block : {0u, 1u}) {
+    worker.start_block(&reader, block, 64, nullptr, 0);
+    CHECK(race_test_block::hazards([&] {
+            for (unsigned w = 1200; w < 1264; ++w)
+              race_test_global_access(worker, 0, &global[w], false, race_test_site_read_input_reads);
+          }) == 0);
+    if (block == 0) worker.let_go_of_pages();
+  }
+  // Block 1's thread 0 writes a word: its own read is ordered before the
+  // write, block 0's, kept as the word's earlier read, is not.
+  CHECK(race_test_block::hazards([&] {
+          race_test_global_access(worker, 0, &global[1210], true, race_test_site_read_input_overwrite);
+        }) == 1);
+  worker.let_go_of_pages();
+  reader.finish(true);
+  weft::detail::gridDim = dim3{1, 1, 1};
 }
