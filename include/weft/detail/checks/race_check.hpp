@@ -1945,7 +1945,8 @@ class race_worker {
     busy_ = true;  // before it looks at the pages it holds (on_page_request)
     std::atomic_signal_fence(std::memory_order_seq_cst);
     bool checked = write ? global_word_ordered<true>(a, size, reinterpret_cast<std::uintptr_t>(pc))
-                         : global_word_ordered<false>(a, size, reinterpret_cast<std::uintptr_t>(pc));
+                         : global_word_ordered<false>(a, size, reinterpret_cast<std::uintptr_t>(pc)) ||
+                               global_read_after_own_launch(a, size, reinterpret_cast<std::uintptr_t>(pc));
     std::atomic_signal_fence(std::memory_order_seq_cst);
     busy_ = false;
     if (!checked) check_access_fully(a, size, write, pc);
@@ -1987,30 +1988,51 @@ class race_worker {
     race_record* last_write = page.words.find(race_shadow::writes, at);
     race_record* latest_read = page.words.find(race_shadow::latest_reads, at);
     race_record* earlier_read = page.words.find(race_shadow::earlier_reads, at);
-    if constexpr (write) {
-      if (!ordered_before(cached, last_write) || !ordered_before(cached, latest_read)) return false;
+    if (!ordered_before(cached, last_write) || !ordered_before(cached, latest_read)) return false;
+    if constexpr (write)
       if (!last_write || !ordered_before(cached, earlier_read)) return false;
-      unsigned thread = linear_thread_index(threadIdx, blockDim);
-      last_write->store(race_record(site, state_, race_untouched_bytes_in_word(a, size), thread_half(thread, true)));
+    if constexpr (!write)
+      if (!latest_read) return false;
+    unsigned thread = linear_thread_index(threadIdx, blockDim);
+    race_record now(site, state_, race_untouched_bytes_in_word(a, size), thread_half(thread, write));
+    if constexpr (write) {
+      last_write->store(now);
       if (latest_read) latest_read->forget();
       if (earlier_read) earlier_read->forget();
     } else {
-      if (!latest_read || !ordered_before(cached, last_write)) return false;
-      unsigned thread = linear_thread_index(threadIdx, blockDim);
-      // A read of this launch as the latest (a tiled matmul's input, which
-      // the blocks of a row of tiles all read): check()'s choice of the
-      // earlier read, where it took the full check, about 630 instructions.
-      bool displaces = false;
-      if (latest_read->launch() == launch_tag_) {
-        displaces = read_displaces(*latest_read, earlier_read, thread);
-        if (displaces && !earlier_read) return false;  // check() makes the part
-      } else if (!ordered_before(cached, latest_read)) {
-        return false;
-      }
-      race_record now(site, state_, race_untouched_bytes_in_word(a, size), thread_half(thread, false));
-      if (displaces) earlier_read->store(*latest_read);
       latest_read->store(now);
     }
+    return true;
+  }
+
+  // global_word_ordered's path for a load whose word's latest read is of
+  // this launch (a tiled matmul's input, which the blocks of a row of
+  // tiles all read), where it took the full check, about 630 instructions:
+  // the same preconditions, check()'s choice of the earlier read
+  // (read_displaces), then the load as the latest. Tried only after
+  // word_ordered declined: in it, the block-state look-up made every
+  // ready-page load save four registers more (transpose's 10 % more
+  // instructions there). False, having changed nothing, where check()
+  // must decide.
+  [[gnu::noinline]] bool global_read_after_own_launch(std::uintptr_t a, unsigned size, std::uintptr_t pc) {
+    if ((a & 3) + size > 4 || let_go_->load(std::memory_order_relaxed) || state_ == 0) return false;
+    std::uintptr_t word = a & ~std::uintptr_t{3};
+    cached_page& cached = pages_[word / race_launch::page::bytes % pages_.size()];
+    if (word - cached.begin >= cached.bytes || cached.ready != holding_) return false;
+    auto [cached_pc, site] = site_entry(pc);
+    if (cached_pc != pc) return false;
+    std::size_t at = word % race_launch::page::bytes / 4;
+    race_shadow& words = cached.page->words;
+    race_record* latest_read = words.find(race_shadow::latest_reads, at);
+    race_record* earlier_read = words.find(race_shadow::earlier_reads, at);
+    if (!latest_read || latest_read->launch() != launch_tag_ ||
+        !ordered_before(cached, words.find(race_shadow::writes, at)))
+      return false;
+    unsigned thread = linear_thread_index(threadIdx, blockDim);
+    bool displaces = read_displaces(*latest_read, earlier_read, thread);
+    if (displaces && !earlier_read) return false;  // check() makes the part
+    if (displaces) earlier_read->store(*latest_read);
+    latest_read->store(race_record(site, state_, race_untouched_bytes_in_word(a, size), thread_half(thread, false)));
     return true;
   }
 
