@@ -1589,7 +1589,10 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
             fixed.insert({j, j + 1, j + 2});
             reads_thread |= word == "threadIdx";
             j += 2;
-          } else if (recomputed.contains(word) || block_wide.contains(word)) {
+          } else if (recomputed.contains(word) || block_wide.contains(word) || names.contains(word)) {
+            // (names: an earlier declarator of this statement, `int t =
+            // threadIdx.x, i = blockIdx.x * blockDim.x + t;`, which goes
+            // where the statement goes)
             fixed.insert(j);
             reads_thread |= recomputed.contains(word);
           } else if (!params.contains(word) && !locals.contains(word)) {

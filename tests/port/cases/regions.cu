@@ -358,7 +358,9 @@ __global__ void tile_reductions(const float* in, float* sums, unsigned* flags) {
 // Locals that a later region assigns afresh before reading them (the
 // transpose's `x` and `y` after its barrier): each region declares its own,
 // as `x` in the second, with no per-thread copy. `carried` is read before
-// it is assigned again, `step` by its new value: each thread's own. The regions that read the
+// it is assigned again, `step` by its new value: each thread's own. `col`
+// and `tile_col`, the second from the first in one statement, are declared
+// again where the last region reads them. The regions that read the
 // thread index as unsigned (threadIdx.x itself) count the threads in
 // unsigned, the one whose index is `int lane` in int.
 constexpr int flip_tile = 16;
@@ -368,6 +370,7 @@ __global__ void reassigned_locals(const float* in, float* out, int n) {
   int y = blockIdx.y * flip_tile + threadIdx.y;
   float carried = in[y * n + x];
   int step = threadIdx.y;
+  int col = threadIdx.x, tile_col = blockIdx.x * flip_tile + col;
   tile[threadIdx.y][threadIdx.x] = carried;
   __syncthreads();
   x = blockIdx.y * flip_tile + threadIdx.x;
@@ -377,7 +380,7 @@ __global__ void reassigned_locals(const float* in, float* out, int n) {
   carried = 0;
   __syncthreads();
   int lane = threadIdx.x;
-  if (lane == 0) out[y] += carried;
+  if (lane == col) out[y] += carried + tile_col;
 }
 
 void host(float* f, int* p) {
