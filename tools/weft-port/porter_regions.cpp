@@ -1488,8 +1488,10 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
       }
       if (mention != k || !is(k + 1, "=") || k <= l.token || k >= regions[l.region].scope_end || in_inlined_call(k))
         return std::nullopt;
+      for (std::size_t j = k + 2; j < end; ++j)
+        if (is(j, l.name) && names_variable(j)) return std::nullopt;
       for (std::size_t j = k + 2; j < end; ++j) {
-        if (is(j, ",") || (is(j, l.name) && names_variable(j))) return std::nullopt;
+        if (is(j, ",")) return std::nullopt;  // `x = a, y = b;`: not the whole statement
         if (is_opener(j)) j = *match_forward(j);
       }
       return k;

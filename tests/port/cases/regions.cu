@@ -358,7 +358,7 @@ __global__ void tile_reductions(const float* in, float* sums, unsigned* flags) {
 // Locals that a later region assigns afresh before reading them (the
 // transpose's `x` and `y` after its barrier): each region declares its own,
 // as `x` in the second, with no per-thread copy. `carried` is read before
-// it is assigned again, `step` by its new value: each thread's own. `col`
+// it is assigned again, `step` from itself: each thread's own. `col`
 // and `tile_col`, the second from the first in one statement, are declared
 // again where the last region reads them. The regions that read the
 // thread index as unsigned (threadIdx.x itself) count the threads in
@@ -375,7 +375,7 @@ __global__ void reassigned_locals(const float* in, float* out, int n) {
   __syncthreads();
   x = blockIdx.y * flip_tile + threadIdx.x;
   y = blockIdx.x * flip_tile + threadIdx.y;
-  step = step * 2 + 1;
+  step = (step + 1) * 2;
   out[y * n + x] = tile[threadIdx.x][threadIdx.y] + carried + step;
   carried = 0;
   __syncthreads();
