@@ -154,8 +154,10 @@ class region_threads {
       }
     } else if (!b.any_exited_) {
       // Row by row, threadIdx.y and .z fixed in a row and the inner loop a
-      // counted loop over threadIdx.x with nothing else to test, which the
-      // compiler can vectorise (a 32x8 block is eight rows). The block's
+      // counted loop over threadIdx.x with no exited test and no carry into
+      // .y and .z: cheaper per thread, and one the compiler can vectorise
+      // where the region's accesses allow (a 32x8 block is eight rows;
+      // the transpose's, strided in its tile, stay scalar). The block's
       // order from `start` is the rest of its row, the rows after it, the
       // rows before it (wrapping), then the start of its row. (One loop for
       // the two ends, which a one-row block's loops above keep apart: so
@@ -199,8 +201,8 @@ class region_threads {
     }
   }
 
-  /// The same, counted in int: a region that reads no thread index of its
-  /// own type.
+  /// The same, counted in int: a region whose index is an int (`int t =
+  /// threadIdx.x;`), or that reads none.
   template <class Region>
   [[gnu::always_inline]] void each(Region&& region) {
     each(thread_counter<int>{}, static_cast<Region&&>(region));
