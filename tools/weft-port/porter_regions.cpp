@@ -1862,7 +1862,26 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
     if (declared_again.insert(l).second) plan.edits[l->statement].before += "[[maybe_unused]] ";
   }
   for (const local& l : declared) {
-    if (!crossing.contains(l.name) || l.token != l.decl.names.front()) continue;
+    if (l.token != l.decl.names.front()) continue;  // a statement at a time, at its first name
+    auto crosses = [&](std::size_t n) { return crossing.contains(text(n)); };
+    if (std::none_of(l.decl.names.begin(), l.decl.names.end(), crosses)) continue;
+    if (!std::all_of(l.decl.names.begin(), l.decl.names.end(), crosses)) {
+      // Some of its names live across a barrier and the others in this
+      // region only (`int col = threadIdx.x, tile_col = ... + col;`, only
+      // tile_col read after it): a statement for each declarator, the type
+      // written again before those that stay here.
+      std::string type = join(l.decl.type.front(), l.decl.type.back() + 1, nullptr);
+      for (std::size_t k : l.decl.type) plan.edits[k].text = "";
+      for (std::size_t i = 0; i < l.decl.names.size(); ++i) {
+        std::size_t n = l.decl.names[i];
+        if (i > 0) plan.edits[n - 1].text = ";";
+        if (!crosses(n))
+          plan.edits[n].before += type + " ";
+        else if (!is(n + 1, "="))
+          plan.edits[n].before += "(void)";
+      }
+      continue;
+    }
     if (recomputed.contains(l.name)) {  // its region may no longer read it: the reads moved with it
       plan.edits[l.statement].before += "[[maybe_unused]] ";  // after the region's opening, if it opens here
       continue;

@@ -383,6 +383,16 @@ __global__ void reassigned_locals(const float* in, float* out, int n) {
   if (lane == col) out[y] += carried + tile_col;
 }
 
+// Of one statement's names, only tile_col is read after the barrier: col
+// stays in its region, tile_col becomes a per-thread copy.
+__global__ void split_declaration(const float* in, float* out) {
+  __shared__ float tile[16];
+  int col = threadIdx.x, tile_col = blockIdx.x * 16 + col;
+  tile[col] = in[tile_col];
+  __syncthreads();
+  out[tile_col] = tile[15 - threadIdx.x];
+}
+
 void host(float* f, int* p) {
   block_sum<<<4, block_threads>>>(f, f);
   tiled_matmul<<<dim3(2, 2), dim3(TILE, TILE)>>>(f, f, f, 2 * TILE);

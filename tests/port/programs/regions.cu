@@ -436,6 +436,16 @@ __global__ void edge_transpose(const int* in, int* out, int n) {
     if (x < n && y + r < n) out[(y + r) * n + x] = tile[threadIdx.x][threadIdx.y + r];
 }
 
+// Of one statement's names only `at` is read after the barrier: `lane`
+// stays in its region (the statement is split in two there).
+__global__ void split_declaration(const int* in, int* out) {
+  __shared__ int tile[32];
+  int lane = threadIdx.x, at = blockIdx.x * 32 + lane;
+  tile[lane] = in[at];
+  __syncthreads();
+  out[at] = tile[31 - threadIdx.x];
+}
+
 int main() {
   bool pass = true;
   int* ints = nullptr;
@@ -744,6 +754,11 @@ int main() {
       pass = pass && out[row * side + col] == (returned ? -2 : ints[col * side + row]);
     }
   printf("edge transpose: %d %d %d\n", out[1], out[side * side - 1], out[(side - 1) * side + 3]);
+
+  split_declaration<<<2, 32>>>(ints, out);
+  cudaDeviceSynchronize();
+  for (int i = 0; i < 64; ++i) pass = pass && out[i] == ints[i / 32 * 32 + 31 - i % 32];
+  printf("split declaration: %d %d\n", out[0], out[63]);
 
   pass = pass && cudaGetLastError() == cudaSuccess;
   printf("%s\n", pass ? "PASS" : "FAIL");
