@@ -48,6 +48,12 @@ using region_step = detail::region_step;
 inline constexpr region_step region_go = region_step::go;
 inline constexpr region_step region_exit = region_step::exit;
 
+/// What weft-port passes first to `each` for a region whose thread index is
+/// unsigned (`unsigned t = threadIdx.x;`, or threadIdx.x itself): the loop
+/// then counts the threads in unsigned, as the region does (a region
+/// without it counts in int, for `int t = threadIdx.x;`).
+inline constexpr detail::thread_counter<unsigned> region_counted_unsigned{};
+
 /// What a region version needs of a launch's blocks (detail::region_shape):
 /// region_warps_in_rows where its shuffles stand under an `if` that tests
 /// threadIdx.x / 32, which names the warp only where each warp lies in one

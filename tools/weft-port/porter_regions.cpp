@@ -1463,11 +1463,60 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
       if (is(k, name) && names_variable(k)) return false;
     return true;
   };
+  // A region whose first statement that names a local assigns it afresh
+  // (`x = blockIdx.y * TILE + threadIdx.x;`, the whole statement, at the
+  // region's top) reads no value an earlier region left: where every other
+  // region that uses the local is such, or declares its own, the local
+  // lives in no region's successor, and each declares it again at that
+  // assignment rather than sharing a per-thread copy, so that its accesses
+  // can advance with the loop over the threads. The kernel's own locals
+  // only, declared once, with an initializer.
+  auto assigns_afresh = [&](std::size_t r, const local& l) -> std::optional<std::size_t> {
+    const region& g = regions[r];
+    if (instance || g.args_of || g.shuffle_of || !g.guard.empty() || declarations[l.name] != 1) return std::nullopt;
+    for (std::size_t k = g.first; k <= g.last;) {
+      if (unroll_pragma(k)) {
+        ++k;
+        continue;
+      }
+      std::size_t end = *statement_end(k, g.last + 1);
+      std::size_t mention = k;
+      while (mention < end && !(is(mention, l.name) && names_variable(mention))) ++mention;
+      if (mention == end) {
+        k = end + 1;
+        continue;
+      }
+      if (mention != k || !is(k + 1, "=") || k <= l.token || k >= regions[l.region].scope_end || in_inlined_call(k))
+        return std::nullopt;
+      for (std::size_t j = k + 2; j < end; ++j)
+        if (is(j, l.name) && names_variable(j)) return std::nullopt;
+      for (std::size_t j = k + 2; j < end; ++j) {
+        if (is(j, ",")) return std::nullopt;  // `x = a, y = b;`: not the whole statement
+        if (is_opener(j)) j = *match_forward(j);
+      }
+      return k;
+    }
+    return std::nullopt;
+  };
+  std::map<std::size_t, const local*> fresh_assignments;  // token of `x` in `x = ...;`: the local it declares again
   std::set<std::string, std::less<>> crossing;
   for (local& l : declared) {
     bool crosses = false;
-    for (std::size_t r = 0; r < regions.size(); ++r)
-      if (r != l.region && used[r].contains(l.name) && !declares_its_own(r, l.name)) crosses = true;
+    std::vector<std::size_t> fresh;
+    bool declarable = !instance && l.token == l.decl.names.front() && l.decl.names.size() == 1 &&
+                      is(l.token + 1, "=") && !movable_type(l.decl.type).empty() &&
+                      std::none_of(l.decl.type.begin(), l.decl.type.end(),
+                                   [&](std::size_t k) { return is(k, "auto") || is(k, "decltype") || is(k, "const"); });
+    for (std::size_t r = 0; r < regions.size(); ++r) {
+      if (r == l.region || !used[r].contains(l.name) || declares_its_own(r, l.name)) continue;
+      std::optional<std::size_t> at = declarable ? assigns_afresh(r, l) : std::nullopt;
+      if (at)
+        fresh.push_back(*at);
+      else
+        crosses = true;
+    }
+    if (!crosses)
+      for (std::size_t k : fresh) fresh_assignments.emplace(k, &l);
     if (!crosses) continue;
     if (!l.decl.simple || (l.decl.names.size() > 1 && is(l.decl.type.back(), "*")))
       return refuse(line_of(l.token) + "`" + l.name + "` lives across a barrier, declared as weft-port cannot move");
@@ -1542,7 +1591,10 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
             fixed.insert({j, j + 1, j + 2});
             reads_thread |= word == "threadIdx";
             j += 2;
-          } else if (recomputed.contains(word) || block_wide.contains(word)) {
+          } else if (recomputed.contains(word) || block_wide.contains(word) || names.contains(word)) {
+            // (names: an earlier declarator of this statement, `int t =
+            // threadIdx.x, i = blockIdx.x * blockDim.x + t;`, which goes
+            // where the statement goes)
             fixed.insert(j);
             reads_thread |= recomputed.contains(word);
           } else if (!params.contains(word) && !locals.contains(word)) {
@@ -1655,6 +1707,33 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
   } else {
     plan.edits[d.open].after += instance->front;
   }
+  // Whether each() counts region r's threads in unsigned (region_block.hpp,
+  // thread_counter: GCC vectorises a region's accesses, and splits its
+  // loop at `if (t < stride)`, only where the thread index the region
+  // reads is the counter itself or a conversion that cannot wrap): where
+  // the locals it declares as threadIdx.x (`unsigned t = threadIdx.x;`, its
+  // own or declared again, `again`) are all unsigned, or where it declares
+  // none and reads threadIdx.x itself. Else int, for `int t = threadIdx.x;`.
+  auto counts_unsigned = [&](std::size_t r, const std::vector<const local*>& again) {
+    static constexpr std::string_view unsigned_words[] = {"unsigned", "uint", "uint32_t", "auto"};
+    int unsigned_indices = 0, other_indices = 0;
+    auto vote = [&](const local& l) {
+      for (std::size_t n : l.decl.names)
+        if (is(n + 1, "=") && is(n + 2, "threadIdx") && is(n + 3, ".") && is(n + 4, "x") &&
+            (is(n + 5, ",") || is(n + 5, ";")))
+          ++(std::any_of(l.decl.type.begin(), l.decl.type.end(),
+                         [&](std::size_t k) { return one_of(unsigned_words, text(k)); })
+                 ? unsigned_indices
+                 : other_indices);
+    };
+    for (const local* l : again) vote(*l);
+    for (const local& l : declared)
+      if (l.region == r && l.token == l.decl.names.front()) vote(l);
+    if (unsigned_indices + other_indices > 0) return other_indices == 0;
+    for (std::size_t k = regions[r].first; k + 2 <= regions[r].last; ++k)
+      if (is(k, "threadIdx") && is(k + 1, ".") && is(k + 2, "x")) return true;
+    return false;
+  };
   auto open_text = [&](std::size_t r) {
     std::string open = " weft_threads.each([&]([[maybe_unused]] weft_locals& weft_l) -> weft::region_step {";
     for (const auto& [name, type] : bound)
@@ -1671,11 +1750,14 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
       for (std::size_t j = declaration.statement; j < declaration.last; ++j)
         if (names_variable(j) && recomputed.contains(text(j))) wanted.insert(std::string(text(j)));
     }
+    std::vector<const local*> again;
     for (const local* l : recomputed_statements) {
       bool needed = l->region != r && std::any_of(l->decl.names.begin(), l->decl.names.end(),
                                                   [&](std::size_t n) { return wanted.contains(text(n)); });
       if (needed) open += " [[maybe_unused]] " + join(l->statement, l->last + 1, nullptr);
+      if (needed) again.push_back(l);
     }
+    if (counts_unsigned(r, again)) open.insert(open.find('(') + 1, "weft::region_counted_unsigned, ");
     if (r == 0)
       for (const auto& [name, type] : own_params) open += " " + name + " = weft_param_" + name + ";";
     for (const std::string& guard : regions[r].guards) open += " if (!weft_l." + guard + ") return weft::region_go;";
@@ -1772,8 +1854,34 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
     plan.edits[b].text = "weft_threads.barrier()";
     for (std::size_t k = b + 1; k < semicolon; ++k) plan.edits[k].text = "";
   }
+  // A local each region declares again (assigns_afresh): perhaps only
+  // assigned in some.
+  std::set<const local*> declared_again;
+  for (const auto& [k, l] : fresh_assignments) {
+    plan.edits[k].before += "[[maybe_unused]] " + movable_type(l->decl.type) + " ";
+    if (declared_again.insert(l).second) plan.edits[l->statement].before += "[[maybe_unused]] ";
+  }
   for (const local& l : declared) {
-    if (!crossing.contains(l.name) || l.token != l.decl.names.front()) continue;
+    if (l.token != l.decl.names.front()) continue;  // a statement at a time, at its first name
+    auto crosses = [&](std::size_t n) { return crossing.contains(text(n)); };
+    if (std::none_of(l.decl.names.begin(), l.decl.names.end(), crosses)) continue;
+    if (!std::all_of(l.decl.names.begin(), l.decl.names.end(), crosses)) {
+      // Some of its names live across a barrier and the others in this
+      // region only (`int col = threadIdx.x, tile_col = ... + col;`, only
+      // tile_col read after it): a statement for each declarator, the type
+      // written again before those that stay here.
+      std::string type = join(l.decl.type.front(), l.decl.type.back() + 1, nullptr);
+      for (std::size_t k : l.decl.type) plan.edits[k].text = "";
+      for (std::size_t i = 0; i < l.decl.names.size(); ++i) {
+        std::size_t n = l.decl.names[i];
+        if (i > 0) plan.edits[n - 1].text = ";";
+        if (!crosses(n))
+          plan.edits[n].before += type + " ";
+        else if (!is(n + 1, "="))
+          plan.edits[n].before += "(void)";
+      }
+      continue;
+    }
     if (recomputed.contains(l.name)) {  // its region may no longer read it: the reads moved with it
       plan.edits[l.statement].before += "[[maybe_unused]] ";  // after the region's opening, if it opens here
       continue;

@@ -355,6 +355,44 @@ __global__ void tile_reductions(const float* in, float* sums, unsigned* flags) {
   flags[threadIdx.x] = bits + half.size() + tile.num_threads();
 }
 
+// Locals that a later region assigns afresh before reading them (the
+// transpose's `x` and `y` after its barrier): each region declares its own,
+// as `x` in the second, with no per-thread copy. `carried` is read before
+// it is assigned again, `step` from itself: each thread's own. `col`
+// and `tile_col`, the second from the first in one statement, are declared
+// again where the last region reads them. The regions that read the
+// thread index as unsigned (threadIdx.x itself) count the threads in
+// unsigned, the one whose index is `int lane` in int.
+constexpr int flip_tile = 16;
+__global__ void reassigned_locals(const float* in, float* out, int n) {
+  __shared__ float tile[flip_tile][flip_tile + 1];
+  int x = blockIdx.x * flip_tile + threadIdx.x;
+  int y = blockIdx.y * flip_tile + threadIdx.y;
+  float carried = in[y * n + x];
+  int step = threadIdx.y;
+  int col = threadIdx.x, tile_col = blockIdx.x * flip_tile + col;
+  tile[threadIdx.y][threadIdx.x] = carried;
+  __syncthreads();
+  x = blockIdx.y * flip_tile + threadIdx.x;
+  y = blockIdx.x * flip_tile + threadIdx.y;
+  step = (step + 1) * 2;
+  out[y * n + x] = tile[threadIdx.x][threadIdx.y] + carried + step;
+  carried = 0;
+  __syncthreads();
+  int lane = threadIdx.x;
+  if (lane == col) out[y] += carried + tile_col;
+}
+
+// Of one statement's names, only tile_col is read after the barrier: col
+// stays in its region, tile_col becomes a per-thread copy.
+__global__ void split_declaration(const float* in, float* out) {
+  __shared__ float tile[16];
+  int col = threadIdx.x, tile_col = blockIdx.x * 16 + col;
+  tile[col] = in[tile_col];
+  __syncthreads();
+  out[tile_col] = tile[15 - threadIdx.x];
+}
+
 void host(float* f, int* p) {
   block_sum<<<4, block_threads>>>(f, f);
   tiled_matmul<<<dim3(2, 2), dim3(TILE, TILE)>>>(f, f, f, 2 * TILE);

@@ -451,3 +451,12 @@ __global__ void tile_shuffle(float* data) {
   float v = tile.shfl_down(data[threadIdx.x], 1);
   data[threadIdx.x] = v;
 }
+// A pointer declarator after the comma cannot become an assignment: no
+// region version.
+__global__ void pointer_declarator(float* in, float* out) {
+  __shared__ float tile[16];
+  float first = in[threadIdx.x], *at = out + threadIdx.x;
+  tile[threadIdx.x] = first;
+  __syncthreads();
+  *at = tile[15 - threadIdx.x];
+}

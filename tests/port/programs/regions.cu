@@ -418,6 +418,34 @@ __global__ void group_int_tiles(const int* in, int* largest, unsigned* mixed, fl
   if (eighth.thread_rank() == 7) smallest[blockIdx.x * 14 + eighth.meta_group_rank()] = low;
 }
 
+// A 20 x 20 transpose in blocks of 8 x 4 threads (8 x 8 tiles, two rows
+// each): after the barrier a thread assigns `x` and `y` afresh, which each
+// region then declares as its own. In the blocks at the right edge the
+// threads past it return after filling their tile: the later region runs
+// the others, in rows that they leave gaps in.
+__global__ void edge_transpose(const int* in, int* out, int n) {
+  __shared__ int tile[8][9];
+  int x = blockIdx.x * 8 + threadIdx.x;
+  int y = blockIdx.y * 8 + threadIdx.y;
+  for (int r = 0; r < 8; r += 4) tile[threadIdx.y + r][threadIdx.x] = x < n && y + r < n ? in[(y + r) * n + x] : -1;
+  if (x >= n) return;
+  __syncthreads();
+  x = blockIdx.y * 8 + threadIdx.x;
+  y = blockIdx.x * 8 + threadIdx.y;
+  for (int r = 0; r < 8; r += 4)
+    if (x < n && y + r < n) out[(y + r) * n + x] = tile[threadIdx.x][threadIdx.y + r];
+}
+
+// Of one statement's names only `at` is read after the barrier: `lane`
+// stays in its region (the statement is split in two there).
+__global__ void split_declaration(const int* in, int* out) {
+  __shared__ int tile[32];
+  int lane = threadIdx.x, at = blockIdx.x * 32 + lane;
+  tile[lane] = in[at];
+  __syncthreads();
+  out[at] = tile[31 - threadIdx.x];
+}
+
 int main() {
   bool pass = true;
   int* ints = nullptr;
@@ -714,6 +742,23 @@ int main() {
   }
   printf("group int tiles: %d %d %u %u, smallest %g %g\n", largest[0], largest[2 * odd_block - 1], mixed[0],
          mixed[2 * odd_block - 1], smallest[0], smallest[27]);
+
+  const int side = 20;
+  for (int i = 0; i < side * side; ++i) out[i] = -2;
+  edge_transpose<<<dim3(3, 3), dim3(8, 4)>>>(ints, out, side);
+  cudaDeviceSynchronize();
+  for (int row = 0; row < side; ++row)
+    for (int col = 0; col < side; ++col) {
+      // Written by thread x = col % 8 of block x = row / 8, unless it returned.
+      bool returned = row / 8 * 8 + col % 8 >= side;
+      pass = pass && out[row * side + col] == (returned ? -2 : ints[col * side + row]);
+    }
+  printf("edge transpose: %d %d %d\n", out[1], out[side * side - 1], out[(side - 1) * side + 3]);
+
+  split_declaration<<<2, 32>>>(ints, out);
+  cudaDeviceSynchronize();
+  for (int i = 0; i < 64; ++i) pass = pass && out[i] == ints[i / 32 * 32 + 31 - i % 32];
+  printf("split declaration: %d %d\n", out[0], out[63]);
 
   pass = pass && cudaGetLastError() == cudaSuccess;
   printf("%s\n", pass ? "PASS" : "FAIL");

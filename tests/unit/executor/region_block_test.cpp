@@ -243,16 +243,18 @@ void region_test_warp_if_regions(weft::region_block& weft_block, int* out) {
 // threads ran in.
 weft::stackless_kernel region_test_order(int* log, int* next) {
   co_await weft::syncthreads();
-  log[(*next)++] = static_cast<int>(threadIdx.y * blockDim.x + threadIdx.x);
+  log[(*next)++] = static_cast<int>((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x);
   co_await weft::syncthreads();
   co_await weft::syncthreads();
-  log[(*next)++] = static_cast<int>(threadIdx.y * blockDim.x + threadIdx.x);
-  if (threadIdx.y * blockDim.x + threadIdx.x == blockDim.x * blockDim.y - 4) co_return;
+  log[(*next)++] = static_cast<int>((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x);
+  if ((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x == blockDim.x * blockDim.y * blockDim.z - 4)
+    co_return;
   co_await weft::syncthreads();
-  log[(*next)++] = static_cast<int>(threadIdx.y * blockDim.x + threadIdx.x);
-  if (threadIdx.y * blockDim.x + threadIdx.x == blockDim.x * blockDim.y - 6) co_return;
+  log[(*next)++] = static_cast<int>((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x);
+  if ((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x == blockDim.x * blockDim.y * blockDim.z - 6)
+    co_return;
   co_await weft::syncthreads();
-  log[(*next)++] = static_cast<int>(threadIdx.y * blockDim.x + threadIdx.x);
+  log[(*next)++] = static_cast<int>((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x);
 }
 
 void region_test_order_regions(weft::region_block& weft_block, int* log, int* next) {
@@ -261,30 +263,66 @@ void region_test_order_regions(weft::region_block& weft_block, int* log, int* ne
   auto weft_threads = weft_block.threads<weft_locals>();
   weft_threads.barrier();
   weft_threads.each([&](weft_locals&) -> weft::region_step {
-    log[(*next)++] = static_cast<int>(threadIdx.y * blockDim.x + threadIdx.x);
+    log[(*next)++] = static_cast<int>((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x);
     return weft::region_go;
   });
   weft_threads.barrier();
   weft_threads.barrier();
   weft_threads.each([&](weft_locals&) -> weft::region_step {
-    log[(*next)++] = static_cast<int>(threadIdx.y * blockDim.x + threadIdx.x);
-    if (threadIdx.y * blockDim.x + threadIdx.x == blockDim.x * blockDim.y - 4) return weft::region_exit;
+    log[(*next)++] = static_cast<int>((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x);
+    if ((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x == blockDim.x * blockDim.y * blockDim.z - 4)
+      return weft::region_exit;
     return weft::region_go;
   });
   weft_threads.barrier();
   weft_threads.each([&](weft_locals&) -> weft::region_step {
-    log[(*next)++] = static_cast<int>(threadIdx.y * blockDim.x + threadIdx.x);
-    if (threadIdx.y * blockDim.x + threadIdx.x == blockDim.x * blockDim.y - 6) return weft::region_exit;
+    log[(*next)++] = static_cast<int>((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x);
+    if ((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x == blockDim.x * blockDim.y * blockDim.z - 6)
+      return weft::region_exit;
     return weft::region_go;
   });
   weft_threads.barrier();
   weft_threads.each([&](weft_locals&) -> weft::region_step {
-    log[(*next)++] = static_cast<int>(threadIdx.y * blockDim.x + threadIdx.x);
+    log[(*next)++] = static_cast<int>((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x);
     return weft::region_go;
   });
 }
 [[maybe_unused]] const bool region_test_order_registered =
     weft::register_region_version<&region_test_order, &region_test_order_regions>();
+
+// Blocks of several rows: each thread records its threadIdx in shared
+// memory, counted in unsigned (it reads threadIdx.x itself); the threads
+// whose linear id is `quitter` modulo 7 return; after the barrier each
+// reads its neighbour's record.
+weft::stackless_kernel region_test_rows(int* out, unsigned quitter) {
+  __shared__ int records[64];
+  unsigned t = (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
+  records[t] = static_cast<int>(threadIdx.x + 10 * threadIdx.y + 100 * threadIdx.z);
+  if (t % 7 == quitter) co_return;
+  co_await weft::syncthreads();
+  out[blockIdx.x * 64 + t] = records[(t + 1) % (blockDim.x * blockDim.y * blockDim.z)] * 1000 + records[t];
+}
+
+void region_test_rows_regions(weft::region_block& weft_block, int* out, unsigned quitter) {
+  ++region_blocks_run;
+  struct weft_locals {};
+  auto weft_threads = weft_block.threads<weft_locals>();
+  __shared__ int records[64];
+  weft_threads.each(weft::region_counted_unsigned, [&](weft_locals&) -> weft::region_step {
+    unsigned t = (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
+    records[t] = static_cast<int>(threadIdx.x + 10 * threadIdx.y + 100 * threadIdx.z);
+    if (t % 7 == quitter) return weft::region_exit;
+    return weft::region_go;
+  });
+  weft_threads.barrier();
+  weft_threads.each(weft::region_counted_unsigned, [&](weft_locals&) -> weft::region_step {
+    unsigned t = (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
+    out[blockIdx.x * 64 + t] = records[(t + 1) % (blockDim.x * blockDim.y * blockDim.z)] * 1000 + records[t];
+    return weft::region_go;
+  });
+}
+[[maybe_unused]] const bool region_test_rows_registered =
+    weft::register_region_version<&region_test_rows, &region_test_rows_regions>();
 
 // Thread 5 of block (2,0,0) throws between two barriers.
 weft::stackless_kernel region_test_throwing() {
@@ -497,9 +535,10 @@ TEST_CASE("each instance of a kernel template that the program launches runs its
 }
 
 TEST_CASE("a region version runs the threads in the stackless executor's order after each barrier") {
-  for (dim3 block : {dim3(8), dim3(4, 3)}) {
+  for (dim3 block : {dim3(8), dim3(4, 3), dim3(5, 3, 2)}) {
     CAPTURE(block.y);
-    constexpr std::size_t slots = 64;
+    CAPTURE(block.z);
+    constexpr std::size_t slots = 192;
     auto launch = [&](int* log) { return weft::launch<region_test_order>(1, block, log, log + slots - 1); };
     region_test_run regions = run_with(true, stackless_executor::coroutines, slots, launch);
     region_test_run stackless = run_with(false, stackless_executor::coroutines, slots, launch);
@@ -516,6 +555,32 @@ TEST_CASE("a region version runs the threads in the stackless executor's order a
     if (block.y == 1)
       CHECK(std::vector<int>(regions.values.begin(), regions.values.begin() + 29) ==
             std::vector<int>{7, 0, 1, 2, 3, 4, 5, 6, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 3, 5, 6, 7, 0, 1});
+  }
+}
+
+TEST_CASE(
+    "a region version runs every thread of a block of several rows, with its threadIdx, around those that returned") {
+  for (dim3 block : {dim3(8, 4), dim3(5, 3, 2), dim3(1, 6)}) {
+    for (unsigned quitter : {3u, 7u}) {  // 7: none returns
+      CAPTURE(block.x);
+      CAPTURE(block.z);
+      CAPTURE(quitter);
+      constexpr unsigned blocks = 3;
+      auto launch = [&](int* out) { return weft::launch<region_test_rows>(blocks, block, out, quitter); };
+      region_test_run regions = run_with(true, stackless_executor::coroutines, blocks * 64, launch);
+      region_test_run stackless = run_with(false, stackless_executor::coroutines, blocks * 64, launch);
+      region_test_run fibers = run_with(true, stackless_executor::fibers, blocks * 64, launch);
+      CHECK(regions.blocks_as_regions == static_cast<int>(blocks));
+      CHECK(regions.values == stackless.values);
+      CHECK(regions.values == fibers.values);
+      unsigned count = block.x * block.y * block.z;
+      auto record = [&](unsigned t) {
+        return static_cast<int>(t % block.x + 10 * (t / block.x % block.y) + 100 * (t / (block.x * block.y)));
+      };
+      for (unsigned b = 0; b < blocks; ++b)
+        for (unsigned t = 0; t < count; ++t)
+          CHECK(regions.values[b * 64 + t] == (t % 7 == quitter ? 0 : record((t + 1) % count) * 1000 + record(t)));
+    }
   }
 }
 

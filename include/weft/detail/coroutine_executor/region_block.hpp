@@ -45,6 +45,17 @@ enum class region_step : unsigned char { go, exit };
 template <class Locals>
 class region_threads;
 
+/// The type region_threads::each counts a row's threads in: the type of
+/// the region's own thread index (weft-port's choice, docs/architecture.md,
+/// "Region versions"). GCC sees a region's index advance with the loop only
+/// where converting the counter to it cannot wrap in its view: the kernel's
+/// `int t = threadIdx.x` from an unsigned counter might (so `window[t + k]`
+/// is not an affine access, and stays scalar), and it splits a loop at the
+/// kernel's `if (t < stride)` only where `unsigned t` is the counter itself,
+/// not a conversion of an int one.
+template <class Counter>
+struct thread_counter {};
+
 /// One block's threads as the regions see them: how many, which exited.
 class region_block {
  public:
@@ -105,12 +116,14 @@ class region_threads {
 
   /// Runs `region(locals)` for each thread of the block that has not
   /// returned, with threadIdx naming it, in the block's order of the
-  /// moment (barrier()).
+  /// moment (barrier()). The threads of a row are counted in `Counter`,
+  /// the type in which the region reads threadIdx.x (thread_counter).
   // Always inline: in a race-check build the regions are then traced as
   // the region version's own code (race_check.hpp), never left in a copy
   // of this loop, which is weft's and untraced, however large they are.
-  template <class Region>
-  [[gnu::always_inline]] void each(Region&& region) {
+  template <class Counter, class Region>
+  [[gnu::always_inline]] void each(thread_counter<Counter>, Region&& region) {
+    static_assert(std::is_same_v<Counter, int> || std::is_same_v<Counter, unsigned>);
     region_block& b = block_;
     const unsigned count = b.count_, start = b.start_;
     bool arrived = true, ran = false;  // of the thread that ran last
@@ -130,21 +143,37 @@ class region_threads {
       ran = true;
     };
     if (b.linear_ && !b.any_exited_) {
-      // Counted in int, as a kernel's `int t = threadIdx.x;` is: GCC then
-      // sees t advance with the loop and can vectorise a region's accesses
-      // indexed by it (counted unsigned, the conversion can wrap, and each
-      // access is a gather or scatter that it gives up on). A kernel's
-      // `unsigned t` then loses: counted unsigned, GCC cuts the block
-      // reduction's `if (t < stride)` loop short (0.11x PoCL's time
-      // against 0.45x, docs/performance.md, 2026-12-01).
       threadIdx = {start, 0, 0};
-      for (int t = static_cast<int>(start); t < static_cast<int>(count); ++t) {
+      for (Counter t = static_cast<Counter>(start); t < static_cast<Counter>(count); ++t) {
         threadIdx.x = static_cast<unsigned>(t);
         run(static_cast<unsigned>(t));
       }
-      for (int t = 0; t < static_cast<int>(start); ++t) {
+      for (Counter t = 0; t < static_cast<Counter>(start); ++t) {
         threadIdx.x = static_cast<unsigned>(t);
         run(static_cast<unsigned>(t));
+      }
+    } else if (!b.any_exited_) {
+      // Row by row, threadIdx.y and .z fixed in a row and the inner loop a
+      // counted loop over threadIdx.x with no exited test and no carry into
+      // .y and .z: cheaper per thread, and one the compiler can vectorise
+      // where the region's accesses allow (a 32x8 block is eight rows;
+      // the transpose's, strided in its tile, stay scalar). The block's
+      // order from `start` is the rest of its row, the rows after it, the
+      // rows before it (wrapping), then the start of its row. (One loop for
+      // the two ends, which a one-row block's loops above keep apart: so
+      // nested, GCC no longer splits a loop at `if (t < stride)`.)
+      const unsigned width = b.block_.x, rows = count / width;
+      const unsigned first_row = start / width, first_x = start % width;
+      const unsigned segments = rows + (first_x != 0 ? 1 : 0);
+      for (unsigned i = 0; i < segments; ++i) {
+        const unsigned row = first_row + i < rows ? first_row + i : first_row + i - rows;
+        const unsigned from = i == 0 ? first_x : 0, to = i == rows ? first_x : width;
+        const unsigned row_start = row * width;
+        threadIdx = {from, row % b.block_.y, row / b.block_.y};
+        for (Counter x = static_cast<Counter>(from); x < static_cast<Counter>(to); ++x) {
+          threadIdx.x = static_cast<unsigned>(x);
+          run(row_start + static_cast<unsigned>(x));
+        }
       }
     } else {
       uint3 index = b.index_of(start);
@@ -170,6 +199,13 @@ class region_threads {
       b.last_ = last;
       b.last_arrived_ = arrived;
     }
+  }
+
+  /// The same, counted in int: a region whose index is an int (`int t =
+  /// threadIdx.x;`), or that reads none.
+  template <class Region>
+  [[gnu::always_inline]] void each(Region&& region) {
+    each(thread_counter<int>{}, static_cast<Region&&>(region));
   }
 
   /// The linear id of the thread whose locals are `locals`.

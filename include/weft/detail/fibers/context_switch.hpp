@@ -15,6 +15,17 @@
 // context, the resume address at 0x38) is also read by weft's gdb extension
 // (tools/gdb/weft_gdb.py, `weft thread`): change both together.
 //
+// Builds with CET markers (-fcf-protection, the default of Ubuntu's GCC,
+// which defines __CET__) use this switch too. The markers ask nothing of a
+// switch unless the process runs with shadow stacks (Linux has no user-space
+// branch tracking), which a process gets only by asking (glibc 2.39 or later,
+// GLIBC_TUNABLES=glibc.cpu.hwcaps=SHSTK, on Linux 6.6 or later). Such a
+// process cannot run weft's fibers at all (semantics.md, "Processes with
+// shadow stacks"): this switch keeps no shadow stack, and Debian's
+// libboost_context is built without shadow-stack support. Boost's switch
+// in such builds had made the 16-core Xeon's fiber barrier and shuffle
+// about a fifth slower (docs/performance.md, log of 2026-12-01).
+//
 // weft includes no Boost header: it declares the two functions of
 // libboost_context it calls itself. A program may put a Boost of its own on
 // the include path (cuda-samples' interval sample ships a partial copy that
@@ -52,7 +63,7 @@ fcontext_t make_fcontext(void* sp, std::size_t size, void (*fn)(transfer_t)) asm
 
 }  // namespace fctx
 
-#if defined(__x86_64__) && defined(__ELF__) && !defined(__CET__)
+#if defined(__x86_64__) && defined(__ELF__)
 
 extern "C" fctx::transfer_t weft_jump_context(fctx::fcontext_t to, void* data);
 

@@ -49,8 +49,12 @@ struct texture_sampler;
 using general_fetch_routine = texel_words (*)(const texture_sampler& s, float x, float y, float z, int layer);
 
 // Not with AVX-512, whose extra registers exist only in such builds (as for
-// the inline context switch), nor with CET's indirect-branch tracking.
-#if defined(__x86_64__) && defined(__ELF__) && !defined(__CET__) && !defined(__AVX512F__)
+// the inline context switch). Builds with CET markers (__CET__) may use it:
+// the trampoline is reached by a direct call and returns with `ret`, so it
+// keeps a shadow stack balanced, and its one indirect call goes to a
+// compiled function, which starts with the marker that branch tracking
+// wants.
+#if defined(__x86_64__) && defined(__ELF__) && !defined(__AVX512F__)
 
 // In: rax, the routine; rdi, the sampler; ecx, x; the high half of rcx, y;
 // edx, z (the bits of the floats); esi, the layer. Out: rax and rdx, the

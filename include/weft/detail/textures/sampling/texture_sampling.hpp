@@ -395,17 +395,23 @@ template <int Dims>
 template <int Dims, int Words>
 [[gnu::always_inline]] inline bool plain_point_dense_texel(const texture_sampler& s, texture_coordinates<Dims> at,
                                                            const float*& texel) {
-  const std::byte* row = s.plain_base;
+  std::size_t row_offset = 0;
 #pragma GCC unroll 3
   for (int d = 1; d < Dims; ++d) {
     auto i = truncate_to_index(at.value[d]);
     if (i >= s.plain_size[d]) [[unlikely]]
       return false;
-    row += i * s.plain_stride[d];
+    row_offset += i * s.plain_stride[d];
   }
   auto i = truncate_to_index(at.value[0]);
   if (i >= s.plain_dense_width[dense_width_index(Words)]) [[unlikely]]
     return false;
+  // The row's address, base added last and kept whole (the empty asm), so
+  // that the base is an operand of that addition and x rides in the load's
+  // own address: left to itself, GCC loads the base into a register, adds
+  // x to it with an lea and then the row, one instruction more per fetch.
+  const std::byte* row = s.plain_base + row_offset;
+  asm("" : "+r"(row));
   texel = reinterpret_cast<const float*>(row) + i * Words;
   return true;
 }
