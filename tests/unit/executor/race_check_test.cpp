@@ -617,7 +617,6 @@ TEST_CASE(
 
 namespace {
 
-[[gnu::noinline]] void race_test_tile_vector_warm_up() { asm volatile(""); }
 [[gnu::noinline]] void race_test_tile_vector_load() { asm volatile(""); }
 [[gnu::noinline]] void race_test_tile_vector_early_load() { asm volatile(""); }
 [[gnu::noinline]] void race_test_tile_vector_overwrite() { asm volatile(""); }
