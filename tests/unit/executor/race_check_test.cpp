@@ -536,10 +536,19 @@ thread_local std::array<std::uint32_t, 64> race_test_tile{};
 [[gnu::noinline]] void race_test_tile_after_warp_store() { asm volatile(""); }
 [[gnu::noinline]] void race_test_tile_unordered_load() { asm volatile(""); }
 
-// Thread `t` of the block `worker` runs accesses word `word` of race_test_tile.
-void race_test_tile_access(race_worker& worker, unsigned t, unsigned word, bool write, void (*site)()) {
+// Thread `t` of the block `worker` accesses `bytes` bytes of race_test_tile
+// from `offset` bytes on, in one access (a vector load, as Clang's
+// vectoriser makes a loop's, where `bytes` is 8 or 16).
+void race_test_tile_bytes_access(race_worker& worker, unsigned t, unsigned offset, unsigned bytes, bool write,
+                                 void (*site)()) {
   weft::detail::threadIdx = uint3{t, 0, 0};
-  worker.access(&race_test_tile[word], 4, write, reinterpret_cast<const char*>(site) + 1);
+  worker.access(reinterpret_cast<const char*>(race_test_tile.data()) + offset, bytes, write,
+                reinterpret_cast<const char*>(site) + 1);
+}
+
+// Thread `t` of the block `worker` accesses word `word` of race_test_tile.
+void race_test_tile_access(race_worker& worker, unsigned t, unsigned word, bool write, void (*site)()) {
+  race_test_tile_bytes_access(worker, t, 4 * word, 4, write, site);
 }
 
 }  // namespace
@@ -622,14 +631,6 @@ namespace {
 [[gnu::noinline]] void race_test_tile_vector_overwrite() { asm volatile(""); }
 [[gnu::noinline]] void race_test_tile_vector_late_store() { asm volatile(""); }
 
-// Thread `t` loads `bytes` bytes of race_test_tile from `offset` bytes on,
-// in one access: a vector load, as Clang's vectoriser makes a loop's.
-void race_test_tile_vector_access(race_worker& worker, unsigned t, unsigned offset, unsigned bytes, void (*site)()) {
-  weft::detail::threadIdx = uint3{t, 0, 0};
-  worker.access(reinterpret_cast<const char*>(race_test_tile.data()) + offset, bytes, false,
-                reinterpret_cast<const char*>(site) + 1);
-}
-
 }  // namespace
 
 TEST_CASE(
@@ -639,7 +640,7 @@ TEST_CASE(
   // Each site seen once, so that the loads below take read_ordered's path.
   CHECK(race_test_block::hazards([&] {
           for (auto site : {race_test_tile_vector_load, race_test_tile_vector_early_load})
-            race_test_tile_vector_access(b.worker, 0, 4 * 60, 16, site);
+            race_test_tile_bytes_access(b.worker, 0, 4 * 60, 16, false, site);
         }) == 0);
   // Written, a barrier, then read 16 bytes at a time by three threads (a
   // stencil's window): ordered.
@@ -647,7 +648,7 @@ TEST_CASE(
           for (unsigned w = 32; w < 36; ++w) race_test_tile_access(b.worker, 0, w, true, race_test_tile_store);
           b.worker.block_synced();
           for (unsigned t : {1u, 2u, 3u})
-            race_test_tile_vector_access(b.worker, t, 4 * 32, 16, race_test_tile_vector_load);
+            race_test_tile_bytes_access(b.worker, t, 4 * 32, 16, false, race_test_tile_vector_load);
         }) == 0);
   // Thread 1 writes the loads' third word before the next barrier: threads
   // 2 and 3 read it unordered, a write-after-read found only if the vector
@@ -659,7 +660,7 @@ TEST_CASE(
   // bytes): a read-after-write hazard.
   CHECK(race_test_block::hazards([&] {
           race_test_tile_access(b.worker, 0, 46, true, race_test_tile_vector_late_store);
-          race_test_tile_vector_access(b.worker, 1, 4 * 44 + 2, 8, race_test_tile_vector_early_load);
+          race_test_tile_bytes_access(b.worker, 1, 4 * 44 + 2, 8, false, race_test_tile_vector_early_load);
         }) == 1);
 }
 
