@@ -1754,8 +1754,9 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
     for (const local* l : recomputed_statements) {
       bool needed = l->region != r && std::any_of(l->decl.names.begin(), l->decl.names.end(),
                                                   [&](std::size_t n) { return wanted.contains(text(n)); });
-      if (needed) open += " [[maybe_unused]] " + join(l->statement, l->last + 1, nullptr);
-      if (needed) again.push_back(l);
+      if (!needed) continue;
+      open += " [[maybe_unused]] " + join(l->statement, l->last + 1, nullptr);
+      again.push_back(l);
     }
     if (counts_unsigned(r, again)) open.insert(open.find('(') + 1, "weft::region_counted_unsigned, ");
     if (r == 0)
