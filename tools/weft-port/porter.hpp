@@ -779,6 +779,9 @@ class porter {
     std::vector<std::size_t> result_tokens;
     std::map<std::string, std::vector<std::size_t>, std::less<>> type_arguments;  // type parameter: the caller's tokens
     std::string front;  // what its block declares first: template parameters, shared parameters
+    // The same for a flat callee (plan_regions): its shared parameters as
+    // constants of its prefix, which need no block of their own.
+    std::string flat_front;
     std::vector<std::pair<std::string, std::vector<std::size_t>>> thread_parameters;  // each thread's own: name, type
     std::set<std::string, std::less<>> shared_parameters;  // of value type, the same for every thread
     std::map<std::string, std::string, std::less<>> shared_types;

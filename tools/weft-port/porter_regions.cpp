@@ -17,6 +17,157 @@
 
 namespace weft_port_tool {
 
+namespace {
+
+// plan_regions writes each region as marks that merge_regions makes into
+// `weft_threads.each(...)` loops: region_open, 'U' (its threads counted in
+// unsigned) or 'I', what runs before its body (the members it copies),
+// region_pre_end, what runs after it (those it writes back),
+// region_post_end, its body, region_close. What a flat callee declares for
+// the block stands between hoisted_open and hoisted_close; apart, between
+// two regions that every thread must finish one after the other with no
+// barrier between (a split shuffle's: the lanes leave their operands, then
+// read them).
+const std::string region_open = "\x01", region_pre_end = "\x02", region_post_end = "\x03", region_close = "\x04",
+                  hoisted_open = "\x05", hoisted_close = "\x06", apart = "\x07";
+
+bool has_word(std::string_view text, std::string_view word) {
+  auto part_of_name = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (std::size_t at = text.find(word); at != std::string_view::npos; at = text.find(word, at + 1))
+    if ((at == 0 || !part_of_name(text[at - 1])) &&
+        (at + word.size() == text.size() || !part_of_name(text[at + word.size()])))
+      return true;
+  return false;
+}
+
+// What stands between two regions, if a loop over the threads may run both
+// in one pass: only white space, comments and `#line` directives (and what
+// a flat callee declares for the block, moved ahead of the loop). A
+// barrier, a brace, a declaration of the block's, a loop, anything else
+// keeps them apart.
+bool nothing_between(std::string_view between) {
+  for (std::size_t k = 0; k < between.size();) {
+    char c = between[k];
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      ++k;
+    } else if (between.substr(k, 2) == "//") {
+      k = between.find('\n', k);
+      if (k == std::string_view::npos) return false;  // the next region would be commented out
+    } else if (between.substr(k, 2) == "/*") {
+      k = between.find("*/", k);
+      if (k == std::string_view::npos) return false;
+      k += 2;
+    } else if (between.substr(k, 5) == "#line" && (k == 0 || between[k - 1] == '\n')) {
+      k = between.find('\n', k);
+      if (k == std::string_view::npos) return false;
+    } else if (between.substr(k, hoisted_open.size()) == hoisted_open) {
+      k = between.find(hoisted_close, k);
+      if (k == std::string_view::npos) return false;
+      k += hoisted_close.size();
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
+// What stands between two regions that run in one loop: without what it
+// hoists (hoisted_part false), or only that (true).
+std::string hoisted_part(std::string_view between, bool hoisted) {
+  std::string out;
+  for (std::size_t k = 0; k < between.size();) {
+    std::size_t open = between.find(hoisted_open, k);
+    if (!hoisted) out += between.substr(k, open == std::string_view::npos ? std::string_view::npos : open - k);
+    if (open == std::string_view::npos) break;
+    std::size_t close = between.find(hoisted_close, open);
+    if (hoisted) out += between.substr(open + 1, close - open - 1);
+    k = close + 1;
+  }
+  return out;
+}
+
+// The same between regions that do not: all of it where it stands.
+std::string unmarked(std::string_view between) {
+  std::string out;
+  for (char c : between)
+    if (c != hoisted_open[0] && c != hoisted_close[0] && c != apart[0]) out += c;
+  return out;
+}
+
+struct marked_region {
+  bool counted_unsigned;
+  std::string_view pre, post, body;
+};
+
+// A region's body with its copies: where it may return before its end, in
+// a lambda of its own, so that what follows (the members written back, the
+// next region of a merged loop) runs for a thread whatever it returned.
+std::string region_text(const marked_region& r, bool last_of_loop, bool alone) {
+  std::string out(r.pre);
+  if (has_word(r.body, "return") && (!r.post.empty() || !last_of_loop)) {
+    out += " const weft::region_step weft_step = [&]() -> weft::region_step {" + std::string(r.body) +
+           " return weft::region_go; }();" + std::string(r.post);
+    out += last_of_loop ? " return weft_step;" : " if (weft_step == weft::region_exit) return weft::region_exit;";
+  } else {
+    out += std::string(r.body) + std::string(r.post);
+    if (last_of_loop) out += " return weft::region_go;";
+  }
+  return alone ? out : " {" + out + " }";
+}
+
+// The region version's text with its marks made into loops over the
+// threads: regions that nothing separates (nothing_between) run in one
+// loop, each in a block of its own, so that a block runs a stretch of
+// straight code between two barriers in one pass over its threads,
+// across inlined calls, rather than one pass per callee and per call.
+std::string merge_regions(std::string_view marked) {
+  std::string out;
+  std::vector<marked_region> loop;
+  std::vector<std::string> between_in_loop;  // before each region of the loop but its first
+  std::string hoisted;
+  auto flush = [&] {
+    if (loop.empty()) return;
+    bool counted_unsigned = std::any_of(loop.begin(), loop.end(), [](const marked_region& r) { return r.counted_unsigned; });
+    out += hoisted + " weft_threads.each(" + (counted_unsigned ? "weft::region_counted_unsigned, " : "") +
+           "[&]([[maybe_unused]] weft_locals& weft_l) -> weft::region_step {";
+    if (loop.size() == 1) {
+      out += region_text(loop[0], true, true) + " });";
+    } else {
+      for (std::size_t i = 0; i < loop.size(); ++i)
+        out += (i > 0 ? between_in_loop[i - 1] : "") + region_text(loop[i], false, false);
+      out += " return weft::region_go; });";
+    }
+    loop.clear();
+    between_in_loop.clear();
+    hoisted.clear();
+  };
+  for (std::size_t k = 0; k < marked.size();) {
+    std::size_t open = marked.find(region_open, k);
+    std::string_view between = marked.substr(k, open == std::string_view::npos ? std::string_view::npos : open - k);
+    if (open == std::string_view::npos) {
+      flush();
+      out += unmarked(between);
+      break;
+    }
+    std::size_t pre_end = marked.find(region_pre_end, open), post_end = marked.find(region_post_end, pre_end),
+                close = marked.find(region_close, post_end);
+    marked_region r{marked[open + 1] == 'U', marked.substr(open + 2, pre_end - open - 2),
+                    marked.substr(pre_end + 1, post_end - pre_end - 1), marked.substr(post_end + 1, close - post_end - 1)};
+    if (!loop.empty() && nothing_between(between)) {
+      hoisted += hoisted_part(between, true);
+      between_in_loop.push_back(hoisted_part(between, false));
+    } else {
+      flush();
+      out += unmarked(between);
+    }
+    loop.push_back(r);
+    k = close + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string porter::operator_at(std::size_t i) const {
   static constexpr std::string_view three[] = {"<<=", ">>="};
   static constexpr std::string_view two[] = {
@@ -717,6 +868,9 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
     std::optional<std::size_t> shuffle_of = std::nullopt;  // the split shuffle whose operand it leaves
     std::string guard = "";                                // a warp's `if`: the flag its condition sets
     std::vector<std::string> guards = {};                  // the warps' `if`s around it: their flags
+    // The inlined call right after it, whose arguments it binds as it ends
+    // (where nothing stands between them, rather than a region of their own).
+    std::optional<std::size_t> binds_call = std::nullopt;
   };
   std::vector<region> regions;
   std::set<std::string, std::less<>> loop_variables;     // every barrier loop's
@@ -821,6 +975,48 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
         if (names_variable(j) && heads_read.insert(std::string(text(j))).second) grew = true;
     }
   }
+  // A flat callee's block declares nothing of its own: its shared
+  // parameters and its block's group are the constants that the caller
+  // declares under its prefix (renamed so in its body), and no __shared__
+  // array, group, tile, template parameter or once-for-the-block local
+  // stands at its top. It is spliced in without braces, so that nothing
+  // stands between its regions and the caller's (merge_regions).
+  std::map<std::string, std::string, std::less<>> renamed;  // a flat callee's shared names: their constants
+  bool flat = false;
+  if (instance && instance->template_names.empty() && instance->same_template_names.empty() &&
+      block_declarations.empty()) {
+    flat = true;
+    for (std::size_t k = d.open + 1; k < d.close && flat; ++k) flat = !is(k, "__shared__");
+    for (std::size_t k = d.open + 1; k < d.close && flat;) {
+      auto stop = statement_end(k, d.close);
+      if (!stop) {
+        flat = false;
+        break;
+      }
+      if (!is(k, "for") && !is(k, "if") && !is(k, "while") && !is(k, "do") && !is(k, "switch") && !is(k, "{")) {
+        declaration dl = declaration_at(k, *stop);
+        flat = std::none_of(dl.names.begin(), dl.names.end(), [&](std::size_t n) { return heads_read.contains(text(n)); });
+      }
+      k = *stop + 1;
+    }
+    for (const std::string& name : instance->shared_parameters) renamed[name] = instance->prefix + name;
+    for (const std::string& name : instance->blocks) renamed[name] = instance->prefix + name;
+    for (const auto& [name, to] : renamed) flat = flat && !declarations.contains(name);
+    if (!flat) renamed.clear();
+  }
+  // Tokens [from, to) as the region version spells them: a flat callee's
+  // shared names as their constants.
+  auto spell = [&](std::size_t from, std::size_t to) {
+    std::string out;
+    for (std::size_t k = from; k < to;) {
+      std::size_t run = k;
+      while (run < to && !(names_variable(run) && renamed.contains(text(run)))) ++run;
+      if (run > k) out += (out.empty() ? "" : " ") + join(k, run, nullptr);
+      if (run < to) out += (out.empty() ? "" : " ") + renamed.find(text(run))->second;
+      k = run + 1;
+    }
+    return out;
+  };
   auto shared_declaration = [&](std::size_t k, std::size_t stop) {
     declaration dl = declaration_at(k, stop);
     if (dl.names.empty() || !dl.simple || movable_type(substituted(dl.type)).empty()) return false;
@@ -850,6 +1046,7 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
     std::vector<std::pair<std::string, std::pair<std::size_t, std::size_t>>> thread_arguments;  // name, tokens
   };
   std::vector<inlined_call> inlined;
+  std::vector<std::pair<std::size_t, std::string>> extra_uses;  // a region's names in the call it binds
   // The warps' `if`s around the walk (their flags, set per thread by a
   // region of their own from the condition): a region inside runs only
   // the threads whose flags are all true.
@@ -1035,7 +1232,8 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
   };
   // Plans the callee of the waiting call `c` of statement [k, end] as an
   // instance of its own; `uniform` is what every thread has alike there.
-  auto inline_call = [&](std::size_t k, std::size_t end, std::size_t c, std::size_t level_end) -> bool {
+  auto inline_call = [&](std::size_t k, std::size_t end, std::size_t c, std::size_t level_end,
+                         bool after_region) -> bool {
     std::string name(text(c));
     auto fail = [&](const std::string& reason) {
       why = line_of(c) + "inlining `" + name + "`: " + reason;
@@ -1109,9 +1307,9 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
         std::vector<std::size_t> tokens;
         for (std::size_t j = a0; j < a1; ++j) tokens.push_back(j);
         in.type_arguments[parameter] = substituted(tokens);
-        if (!same) in.front += " using " + parameter + " = " + join(a0, a1, nullptr) + ";";
+        if (!same) in.front += " using " + parameter + " = " + spell(a0, a1) + ";";
       } else if (!same) {
-        in.front += " constexpr " + join(first, stop, nullptr) + " = (" + join(a0, a1, nullptr) + ");";
+        in.front += " constexpr " + join(first, stop, nullptr) + " = (" + spell(a0, a1) + ");";
       }
     }
     // Its parameters: the block's group, the same for every thread (read
@@ -1132,7 +1330,7 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
         continue;
       }
       std::string parameter(text(stop - 1));
-      std::string argument = join(a0, a1, nullptr);
+      std::string argument = spell(a0, a1);
       bool block = false, reference = false, pointer = false;
       for (std::size_t j = first; j < stop - 1; ++j) {
         block |= is(j, "thread_block");
@@ -1147,6 +1345,7 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
           return fail("its group parameter `" + parameter + "` is passed other than the block");
         in.blocks.insert(parameter);
         temporaries += " auto&& " + in.prefix + parameter + " = " + argument + ";";
+        in.flat_front += " [[maybe_unused]] auto&& " + in.prefix + parameter + " = " + argument + ";";
         bindings += " [[maybe_unused]] auto& " + parameter + " = " + in.prefix + parameter + ";";
         continue;
       }
@@ -1161,6 +1360,8 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
         in.shared_parameters.insert(parameter);
         in.shared_types[parameter] = join(first, stop - 1, nullptr);
         temporaries += " " + join(first, stop - 1, nullptr) + " " + in.prefix + parameter + " = (" + argument + ");";
+        in.flat_front +=
+            " [[maybe_unused]] " + join(first, stop - 1, nullptr) + " " + in.prefix + parameter + " = (" + argument + ");";
         bindings += " [[maybe_unused]] const auto& " + parameter + " = " + in.prefix + parameter + ";";
         continue;
       }
@@ -1193,9 +1394,16 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
     for (const std::string& t : ic.plan.type_locals)
       if (std::find(plan.type_locals.begin(), plan.type_locals.end(), t) == plan.type_locals.end())
         plan.type_locals.push_back(t);
-    ic.args_region = regions.size();
-    regions.push_back({lparen, *rparen, level_end, inlined.size()});
-    regions.back().guards = guard_stack;
+    if (after_region) {  // the region just closed binds them
+      ic.args_region = regions.size() - 1;
+      regions.back().binds_call = inlined.size();
+      for (std::size_t j = lparen; j <= *rparen; ++j)
+        if (names_variable(j)) extra_uses.emplace_back(ic.args_region, std::string(text(j)));
+    } else {
+      ic.args_region = regions.size();
+      regions.push_back({lparen, *rparen, level_end, inlined.size()});
+      regions.back().guards = guard_stack;
+    }
     inlined.push_back(std::move(ic));
     return true;
   };
@@ -1248,8 +1456,9 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
         // The callee's body runs where the call is, after a region that
         // binds its arguments; what the statement does with the result
         // opens the next region.
+        bool after_region = open_region.has_value();
         close_region();
-        if (!inline_call(k, *end, *call, to)) return false;
+        if (!inline_call(k, *end, *call, to, after_region)) return false;
         if (!inlined.back().whole) {
           open_region = k;
           last = *end;
@@ -1430,6 +1639,9 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
     // An inlined call's arguments are read by its own region only.
     for (std::size_t k = regions[r].first; k <= regions[r].last; ++k)
       if (names_variable(k) && (regions[r].args_of || !in_inlined_call(k))) used[r].insert(std::string(text(k)));
+  }
+  for (const auto& [r, name] : extra_uses) used[r].insert(name);
+  for (std::size_t r = 0; r < regions.size(); ++r) {
     if (regions[r].args_of || regions[r].shuffle_of || !regions[r].guard.empty()) continue;
     for (std::size_t k = regions[r].first; k <= regions[r].last;) {
       if (unroll_pragma(k)) {
@@ -1704,6 +1916,14 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
     for (const local* l : block_wide_statements) head += " " + join(l->statement, l->last + 1, nullptr);
     if (inlining.shuffles) head += " weft::region_exchange weft_exchange(weft_block);";
     plan.edits[d.open].after += head;
+  } else if (flat) {
+    // Its constants, before the regions that merge_regions joins across
+    // the call (it moves them ahead of the joined region).
+    plan.edits[d.open].text = "";
+    plan.edits[d.open].after += hoisted_open + instance->flat_front + hoisted_close;
+    plan.edits[d.close].text = "";
+    for (std::size_t k = d.open + 1; k < d.close; ++k)
+      if (names_variable(k) && renamed.contains(text(k))) plan.edits[k].text = renamed.find(text(k))->second;
   } else {
     plan.edits[d.open].after += instance->front;
   }
@@ -1734,10 +1954,54 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
       if (is(k, "threadIdx") && is(k + 1, ".") && is(k + 2, "x")) return true;
     return false;
   };
+  // A member the region copies into a local of its own, and writes back
+  // where it changes it, rather than binding a reference: GCC then keeps
+  // it in a register (through a reference, each access is a load or a
+  // store that a store through a pointer may alias, and a vector's lanes
+  // stored one by one then loaded whole stall the store forwarding). Not
+  // where its address is taken or may escape (a pointer or a reference to
+  // it, passed to what may keep one), nor a type parameter's (perhaps not
+  // trivially copyable), nor a bool (a bare declaration's indeterminate
+  // copy would be an invalid bool to -fsanitize=bool).
+  auto escapes = [&](const std::string& name) {
+    for (std::size_t k = d.open + 1; k < d.close; ++k) {
+      if (!is(k, name) || !names_variable(k) || declarators.contains(k)) continue;
+      if (is(k - 1, "&") && !(k >= 2 && is(k - 2, "&") && adjacent(k - 2))) return true;
+      bool shuffled = std::any_of(shuffles.begin(), shuffles.end(),
+                                  [&](const split_shuffle& h) { return k > h.call && k < h.rparen; });
+      if ((is(k - 1, "(") || is(k - 1, ",")) && (is(k + 1, ")") || is(k + 1, ",")) && !shuffled && !passed_by_value(k))
+        return true;
+      if (is(k - 1, "=") && k >= 3 && is_identifier(k - 2) && is(k - 3, "&")) return true;  // `T& r = name`
+    }
+    return false;
+  };
+  auto changes_in = [&](std::size_t r, const std::string& name) {
+    auto changes = [&](std::size_t from, std::size_t to) {
+      for (std::size_t k = from; k <= to; ++k)
+        if (is(k, name) && names_variable(k) && (changed_at(k) || member_changed_at(k))) return true;
+      return false;
+    };
+    if (changes(regions[r].first, regions[r].last)) return true;
+    if (regions[r].binds_call) {
+      const inlined_call& ic = inlined[*regions[r].binds_call];
+      return changes(ic.call, ic.rparen);
+    }
+    return false;
+  };
   auto open_text = [&](std::size_t r) {
-    std::string open = " weft_threads.each([&]([[maybe_unused]] weft_locals& weft_l) -> weft::region_step {";
-    for (const auto& [name, type] : bound)
-      if (used[r].contains(name)) open += " auto& " + name + " = weft_l." + prefix + name + ";";
+    std::string pre, post;
+    for (const auto& [name, type] : bound) {
+      if (!used[r].contains(name)) continue;
+      std::string member = "weft_l." + prefix + name;
+      if (type == "bool" || type_parameters.contains(type) || escapes(name)) {
+        pre += " auto& " + name + " = " + member + ";";
+        continue;
+      }
+      pre += " auto " + name + " = " + member + ";";
+      bool own_param = std::any_of(own_params.begin(), own_params.end(), [&](const auto& p) { return p.first == name; });
+      if (changes_in(r, name) || (r == 0 && own_param)) post += " " + member + " = " + name + ";";
+    }
+    std::string open;
     // The recomputed declarations a region uses, and those they read.
     std::set<std::string, std::less<>> wanted;
     for (const std::string& name : recomputed)
@@ -1758,7 +2022,8 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
       open += " [[maybe_unused]] " + join(l->statement, l->last + 1, nullptr);
       again.push_back(l);
     }
-    if (counts_unsigned(r, again)) open.insert(open.find('(') + 1, "weft::region_counted_unsigned, ");
+    open = region_open + std::string(1, counts_unsigned(r, again) ? 'U' : 'I') + pre + region_pre_end + post +
+           region_post_end + open;
     if (r == 0)
       for (const auto& [name, type] : own_params) open += " " + name + " = weft_param_" + name + ";";
     for (const std::string& guard : regions[r].guards) open += " if (!weft_l." + guard + ") return weft::region_go;";
@@ -1774,7 +2039,7 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
     for (std::size_t k = from; k < to;) {
       std::size_t run = k;
       while (run < to && !tile_uses.contains(run)) ++run;
-      if (run > k) out += (out.empty() ? "" : " ") + join(k, run, nullptr);
+      if (run > k) out += (out.empty() ? "" : " ") + spell(k, run);
       if (run < to) out += (out.empty() ? "" : " ") + tile_uses.at(run);
       k = run < to ? run + 5 : to;
     }
@@ -1789,7 +2054,7 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
       std::size_t k = regions[r].first - 2;
       plan.edits[k].before = open_text(r) + " weft_l." + regions[r].guard + " = static_cast<bool>(" +
                              spelled_in_regions(regions[r].first, regions[r].last + 1) +
-                             "); return weft::region_go; });" + plan.edits[k].before;
+                             ");" + region_close + plan.edits[k].before;
       for (std::size_t j = k; j <= regions[r].last + 1; ++j) plan.edits[j].text = "";
       continue;
     }
@@ -1799,18 +2064,18 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
       plan.edits[regions[r].first - 1].after += open;
     else
       plan.edits[regions[r].first].before = open + " " + plan.edits[regions[r].first].before;
-    plan.edits[regions[r].last].after += " return weft::region_go; });";
+    if (!regions[r].binds_call) plan.edits[regions[r].last].after += region_close;
   }
   // An inlined call: a region that binds the callee's parameters, the
   // callee's block, then the statement with the result in the call's place.
   for (const inlined_call& ic : inlined) {
-    std::string text = open_text(ic.args_region);
+    std::string text = regions[ic.args_region].binds_call ? "" : open_text(ic.args_region);
     for (const auto& [name, tokens] : ic.thread_arguments)
       text += name.empty()
-                  ? " (void)(" + join(tokens.first, tokens.second, nullptr) + ");"
-                  : " weft_l." + ic.instance.prefix + name + " = (" + join(tokens.first, tokens.second, nullptr) + ");";
+                  ? " (void)(" + spell(tokens.first, tokens.second) + ");"
+                  : " weft_l." + ic.instance.prefix + name + " = (" + spell(tokens.first, tokens.second) + ");";
     if (ic.instance.returns_before_end) text += " weft_l." + ic.instance.prefix + "returned = false;";
-    text += " return weft::region_go; });" + ic.plan.text;
+    text += region_close + ic.plan.text;
     plan.edits[ic.statement].before = text + plan.edits[ic.statement].before;
     if (ic.whole) {
       for (std::size_t k = ic.statement; k <= ic.end; ++k) plan.edits[k].text = "";
@@ -1826,17 +2091,17 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
       std::string operand = spelled_in_regions(s.operand.first, s.operand.second);
       plan.edits[s.statement].before = open_text(s.operand_region) +
                                        " weft_exchange.put(weft_threads.thread_of(weft_l), (" + operand +
-                                       ")); return weft::region_go; });" + plan.edits[s.statement].before;
+                                       "));" + region_close + apart + plan.edits[s.statement].before;
       plan.edits[s.first].text = "weft::region_reduce<std::remove_cvref_t<decltype(" + operand + ")>, " + s.width +
                                  ">(weft_exchange, weft_threads.thread_of(weft_l), " +
-                                 join(s.lane.first, s.lane.second, nullptr) + ")";
+                                 spell(s.lane.first, s.lane.second) + ")";
       for (std::size_t k = s.first + 1; k <= s.rparen; ++k) plan.edits[k].text = "";
       continue;
     }
     std::string operand = spelled_in_regions(s.operand.first, s.operand.second);
     plan.edits[s.statement].before = open_text(s.operand_region) +
                                      " weft_exchange.put(weft_threads.thread_of(weft_l), +(" + operand +
-                                     ")); return weft::region_go; });" + plan.edits[s.statement].before;
+                                     "));" + region_close + apart + plan.edits[s.statement].before;
     // A kernel's constant that names the mask is still named: else -Wall
     // would call it unused.
     std::string get = "weft_exchange.get<decltype(+(" + operand + "))>(weft::region_" +
@@ -1968,7 +2233,7 @@ std::string porter::render_region_version(const function_definition& d, const re
          (plan.parameters.empty() ? "" : ", " + plan.parameters) + ") ";
   const std::vector<construct>* saved = rendering_;
   rendering_ = &list;
-  out += render(t_[d.open].begin, t_[d.close].end, std::nullopt);
+  out += merge_regions(render(t_[d.open].begin, t_[d.close].end, std::nullopt));
   rendering_ = saved;
   // A launch whose warps' lanes do not share threadIdx.x / 32 runs the stackless kernel.
   std::string shape = plan.warps_in_rows ? ", weft::region_warps_in_rows" : "";

@@ -393,6 +393,67 @@ __global__ void split_declaration(const float* in, float* out) {
   out[tile_col] = tile[15 - threadIdx.x];
 }
 
+// Straight code between two barriers runs in one loop over the threads,
+// across inlined calls: the kernel's statements, `scaled_prefix`'s and
+// `prefix4`'s up to its barrier are one region (a callee that declares
+// nothing for the block is spliced in without braces, its shared
+// parameter read as the caller's constant). A local the merged statements
+// no longer carry across a region (`v`) is no per-thread member; those
+// that stay members are copied into registers (`auto v = ...;`) and
+// written back where the region changes them.
+__device__ int4 prefix4(int4 v, int* stage, int scale) {
+  v.y += v.x;
+  v.z += v.y;
+  v.w += v.z;
+  stage[threadIdx.x] = v.w * scale;
+  __syncthreads();
+  int before = threadIdx.x == 0 ? 0 : stage[threadIdx.x - 1];
+  v.x += before;
+  v.y += before;
+  v.z += before;
+  v.w += before;
+  return v;
+}
+__device__ int4 scaled_prefix(int4 v, int* stage, int scale) {
+  v.x *= 2;
+  return prefix4(v, stage, scale);
+}
+__global__ void merged_calls(const int4* in, int4* out, int scale) {
+  __shared__ int stage[block_threads];
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int4 v = in[i];
+  v.w -= 1;
+  int4 r = scaled_prefix(v, stage, scale);
+  out[i] = r;
+}
+
+// A local copied into a register for each region that uses it, written
+// back where a region changes it and read after the next barrier.
+__global__ void kept_in_register(const int* in, int* out) {
+  __shared__ int tile[block_threads];
+  int t = threadIdx.x;
+  int acc = in[blockIdx.x * blockDim.x + t];
+  tile[t] = acc;
+  __syncthreads();
+  acc += tile[(t + 1) % block_threads];
+  __syncthreads();
+  out[blockIdx.x * blockDim.x + t] = acc * 2;
+}
+
+// A local whose address is taken stays a reference to its member: the
+// pointer, kept across a barrier, must reach the same `v` in every region.
+__global__ void address_taken(const int* in, int* out) {
+  __shared__ int tile[block_threads];
+  int t = threadIdx.x;
+  int v = in[blockIdx.x * blockDim.x + t];
+  int* p = &v;
+  tile[t] = v;
+  __syncthreads();
+  *p += tile[(t + 1) % block_threads];
+  __syncthreads();
+  out[blockIdx.x * blockDim.x + t] = v;
+}
+
 void host(float* f, int* p) {
   block_sum<<<4, block_threads>>>(f, f);
   tiled_matmul<<<dim3(2, 2), dim3(TILE, TILE)>>>(f, f, f, 2 * TILE);

@@ -446,6 +446,67 @@ __global__ void split_declaration(const int* in, int* out) {
   out[at] = tile[31 - threadIdx.x];
 }
 
+// Straight code between two barriers runs in one loop over the threads,
+// across inlined calls: the kernel's statements, `scaled_prefix`'s and
+// `prefix4`'s up to its barrier are one region (a callee that declares
+// nothing for the block is spliced in without braces, its shared
+// parameter read as the caller's constant). A local the merged statements
+// no longer carry across a region (`v`) is no per-thread member; those
+// that stay members are copied into registers (`auto v = ...;`) and
+// written back where the region changes them.
+__device__ int4 prefix4(int4 v, int* stage, int scale) {
+  v.y += v.x;
+  v.z += v.y;
+  v.w += v.z;
+  stage[threadIdx.x] = v.w * scale;
+  __syncthreads();
+  int before = threadIdx.x == 0 ? 0 : stage[threadIdx.x - 1];
+  v.x += before;
+  v.y += before;
+  v.z += before;
+  v.w += before;
+  return v;
+}
+__device__ int4 scaled_prefix(int4 v, int* stage, int scale) {
+  v.x *= 2;
+  return prefix4(v, stage, scale);
+}
+__global__ void merged_calls(const int4* in, int4* out, int scale) {
+  __shared__ int stage[threads];
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int4 v = in[i];
+  v.w -= 1;
+  int4 r = scaled_prefix(v, stage, scale);
+  out[i] = r;
+}
+
+// A local copied into a register for each region that uses it, written
+// back where a region changes it and read after the next barrier.
+__global__ void kept_in_register(const int* in, int* out) {
+  __shared__ int tile[threads];
+  int t = threadIdx.x;
+  int acc = in[blockIdx.x * blockDim.x + t];
+  tile[t] = acc;
+  __syncthreads();
+  acc += tile[(t + 1) % threads];
+  __syncthreads();
+  out[blockIdx.x * blockDim.x + t] = acc * 2;
+}
+
+// A local whose address is taken stays a reference to its member: the
+// pointer, kept across a barrier, must reach the same `v` in every region.
+__global__ void address_taken(const int* in, int* out) {
+  __shared__ int tile[threads];
+  int t = threadIdx.x;
+  int v = in[blockIdx.x * blockDim.x + t];
+  int* p = &v;
+  tile[t] = v;
+  __syncthreads();
+  *p += tile[(t + 1) % threads];
+  __syncthreads();
+  out[blockIdx.x * blockDim.x + t] = v;
+}
+
 int main() {
   bool pass = true;
   int* ints = nullptr;
@@ -759,6 +820,39 @@ int main() {
   cudaDeviceSynchronize();
   for (int i = 0; i < 64; ++i) pass = pass && out[i] == ints[i / 32 * 32 + 31 - i % 32];
   printf("split declaration: %d %d\n", out[0], out[63]);
+
+  int4* in4 = nullptr;
+  int4* out4 = nullptr;
+  cudaMallocManaged(&in4, 2 * threads * sizeof(int4));
+  cudaMallocManaged(&out4, 2 * threads * sizeof(int4));
+  for (int i = 0; i < 2 * threads; ++i) in4[i] = make_int4(ints[i], ints[i + 1], -ints[i + 2], ints[i + 3] % 7);
+  merged_calls<<<2, threads>>>(in4, out4, 3);
+  cudaDeviceSynchronize();
+  for (int i = 0, carried = 0; i < 2 * threads; ++i) {
+    int4 v = in4[i];
+    v.w -= 1;
+    v.x *= 2;
+    v.y += v.x;
+    v.z += v.y;
+    v.w += v.z;
+    int before = i % threads == 0 ? 0 : carried;
+    carried = v.w * 3;
+    pass = pass && out4[i].x == v.x + before && out4[i].y == v.y + before && out4[i].z == v.z + before &&
+           out4[i].w == v.w + before;
+  }
+  printf("merged calls: %d %d %d\n", out4[0].w, out4[threads].x, out4[2 * threads - 1].z);
+
+  kept_in_register<<<2, threads>>>(ints, out);
+  cudaDeviceSynchronize();
+  for (int i = 0; i < 2 * threads; ++i)
+    pass = pass && out[i] == 2 * (ints[i] + ints[i / threads * threads + (i % threads + 1) % threads]);
+  printf("kept in register: %d %d\n", out[0], out[2 * threads - 1]);
+
+  address_taken<<<2, threads>>>(ints, out);
+  cudaDeviceSynchronize();
+  for (int i = 0; i < 2 * threads; ++i)
+    pass = pass && out[i] == ints[i] + ints[i / threads * threads + (i % threads + 1) % threads];
+  printf("address taken: %d %d\n", out[0], out[2 * threads - 1]);
 
   pass = pass && cudaGetLastError() == cudaSuccess;
   printf("%s\n", pass ? "PASS" : "FAIL");
