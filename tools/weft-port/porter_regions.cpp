@@ -26,8 +26,9 @@ namespace {
 // region_post_end, its body, region_close. What a flat callee declares for
 // the block stands between hoisted_open and hoisted_close; apart, between
 // two regions that every thread must finish one after the other with no
-// barrier between (a split shuffle's: the lanes leave their operands, then
-// read them).
+// barrier between: around a split shuffle's first region, where the lanes
+// leave their operands in the block's exchange, which the lanes of an
+// earlier shuffle must have read and those of this one then read.
 const std::string region_open = "\x01", region_pre_end = "\x02", region_post_end = "\x03", region_close = "\x04",
                   hoisted_open = "\x05", hoisted_close = "\x06", apart = "\x07";
 
@@ -2089,7 +2090,7 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
   for (const split_shuffle& s : shuffles) {
     if (s.op == "reduce") {
       std::string operand = spelled_in_regions(s.operand.first, s.operand.second);
-      plan.edits[s.statement].before = open_text(s.operand_region) +
+      plan.edits[s.statement].before = apart + open_text(s.operand_region) +
                                        " weft_exchange.put(weft_threads.thread_of(weft_l), (" + operand +
                                        "));" + region_close + apart + plan.edits[s.statement].before;
       plan.edits[s.first].text = "weft::region_reduce<std::remove_cvref_t<decltype(" + operand + ")>, " + s.width +
@@ -2099,7 +2100,7 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
       continue;
     }
     std::string operand = spelled_in_regions(s.operand.first, s.operand.second);
-    plan.edits[s.statement].before = open_text(s.operand_region) +
+    plan.edits[s.statement].before = apart + open_text(s.operand_region) +
                                      " weft_exchange.put(weft_threads.thread_of(weft_l), +(" + operand +
                                      "));" + region_close + apart + plan.edits[s.statement].before;
     // A kernel's constant that names the mask is still named: else -Wall
