@@ -116,6 +116,66 @@ std::string region_text(const marked_region& r, bool last_of_loop, bool alone) {
   return alone ? out : " {" + out + " }";
 }
 
+// A loop's place in the region version's text: where its lambda's body
+// starts, and its end.
+struct loop_place {
+  std::size_t body, end;
+};
+
+// `text` with the members of inlined calls that one loop alone uses (an
+// argument bound and read in the same pass, a result set and read) made
+// locals of that loop's lambda: where the loop writes one before anything
+// reads it, each thread's value lives only while the loop runs that thread,
+// so it needs no place in weft_locals (fewer loads and stores, a smaller
+// block of per-thread state). The kernel's own locals cross barriers, or
+// they would not be members.
+std::string loop_locals(const std::string& text, const std::vector<loop_place>& loops) {
+  std::size_t open = text.find("struct weft_locals {");
+  if (open == std::string::npos) return text;
+  std::size_t close = text.find("};", open);
+  struct edit {
+    std::size_t at, erased;
+    std::string inserted;
+  };
+  std::vector<edit> edits;
+  std::map<std::size_t, std::string> declarations;  // by loop
+  auto part_of_name = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (std::size_t k = open + std::string_view("struct weft_locals {").size(); k < close;) {
+    std::size_t semicolon = text.find(';', k);
+    if (semicolon == std::string::npos || semicolon > close) break;
+    std::string member = text.substr(k, semicolon - k);
+    std::size_t space = member.find_last_of(' ');
+    std::string name = member.substr(space + 1), type = member.substr(0, space);
+    std::string use = "weft_l." + name;
+    std::vector<std::size_t> uses;
+    for (std::size_t at = text.find(use, close); at != std::string::npos; at = text.find(use, at + 1))
+      if (at + use.size() < text.size() && !part_of_name(text[at + use.size()])) uses.push_back(at);
+    auto loop = std::find_if(loops.begin(), loops.end(), [&](const loop_place& l) {
+      return !uses.empty() && uses.front() >= l.body && uses.front() < l.end;
+    });
+    bool one_loop =
+        name.starts_with("weft_inlined") && loop != loops.end() &&
+        std::all_of(uses.begin(), uses.end(), [&](std::size_t at) { return at >= loop->body && at < loop->end; });
+    bool written_first = !uses.empty() && text.compare(uses.front() + use.size(), 3, " = ") == 0 &&
+                         text[uses.front() + use.size() + 3] != '=';
+    if (one_loop && written_first) {
+      edits.push_back({k, semicolon + 1 - k, ""});
+      for (std::size_t at : uses) edits.push_back({at, std::string_view("weft_l.").size(), ""});
+      declarations[loop->body] += " " + type + " " + name + "{};";
+    }
+    k = semicolon + 1;
+  }
+  for (auto& [at, text_of] : declarations) edits.push_back({at, 0, text_of});
+  std::sort(edits.begin(), edits.end(), [](const edit& a, const edit& b) { return a.at < b.at; });
+  std::string out;
+  std::size_t from = 0;
+  for (const edit& e : edits) {
+    out += text.substr(from, e.at - from) + e.inserted;
+    from = e.at + e.erased;
+  }
+  return out + text.substr(from);
+}
+
 // The region version's text with its marks made into loops over the
 // threads: regions that nothing separates (nothing_between) run in one
 // loop, each in a block of its own, so that a block runs a stretch of
@@ -126,11 +186,14 @@ std::string merge_regions(std::string_view marked) {
   std::vector<marked_region> loop;
   std::vector<std::string> between_in_loop;  // before each region of the loop but its first
   std::string hoisted;
+  std::vector<loop_place> places;
   auto flush = [&] {
     if (loop.empty()) return;
-    bool counted_unsigned = std::any_of(loop.begin(), loop.end(), [](const marked_region& r) { return r.counted_unsigned; });
+    bool counted_unsigned =
+        std::any_of(loop.begin(), loop.end(), [](const marked_region& r) { return r.counted_unsigned; });
     out += hoisted + " weft_threads.each(" + (counted_unsigned ? "weft::region_counted_unsigned, " : "") +
            "[&]([[maybe_unused]] weft_locals& weft_l) -> weft::region_step {";
+    places.push_back({out.size(), 0});
     if (loop.size() == 1) {
       out += region_text(loop[0], true, true) + " });";
     } else {
@@ -138,6 +201,7 @@ std::string merge_regions(std::string_view marked) {
         out += (i > 0 ? between_in_loop[i - 1] : "") + region_text(loop[i], false, false);
       out += " return weft::region_go; });";
     }
+    places.back().end = out.size();
     loop.clear();
     between_in_loop.clear();
     hoisted.clear();
@@ -153,7 +217,8 @@ std::string merge_regions(std::string_view marked) {
     std::size_t pre_end = marked.find(region_pre_end, open), post_end = marked.find(region_post_end, pre_end),
                 close = marked.find(region_close, post_end);
     marked_region r{marked[open + 1] == 'U', marked.substr(open + 2, pre_end - open - 2),
-                    marked.substr(pre_end + 1, post_end - pre_end - 1), marked.substr(post_end + 1, close - post_end - 1)};
+                    marked.substr(pre_end + 1, post_end - pre_end - 1),
+                    marked.substr(post_end + 1, close - post_end - 1)};
     if (!loop.empty() && nothing_between(between)) {
       hoisted += hoisted_part(between, true);
       between_in_loop.push_back(hoisted_part(between, false));
@@ -164,7 +229,7 @@ std::string merge_regions(std::string_view marked) {
     loop.push_back(r);
     k = close + 1;
   }
-  return out;
+  return loop_locals(out, places);
 }
 
 }  // namespace
@@ -996,7 +1061,8 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
       }
       if (!is(k, "for") && !is(k, "if") && !is(k, "while") && !is(k, "do") && !is(k, "switch") && !is(k, "{")) {
         declaration dl = declaration_at(k, *stop);
-        flat = std::none_of(dl.names.begin(), dl.names.end(), [&](std::size_t n) { return heads_read.contains(text(n)); });
+        flat =
+            std::none_of(dl.names.begin(), dl.names.end(), [&](std::size_t n) { return heads_read.contains(text(n)); });
       }
       k = *stop + 1;
     }
@@ -1361,8 +1427,8 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
         in.shared_parameters.insert(parameter);
         in.shared_types[parameter] = join(first, stop - 1, nullptr);
         temporaries += " " + join(first, stop - 1, nullptr) + " " + in.prefix + parameter + " = (" + argument + ");";
-        in.flat_front +=
-            " [[maybe_unused]] " + join(first, stop - 1, nullptr) + " " + in.prefix + parameter + " = (" + argument + ");";
+        in.flat_front += " [[maybe_unused]] " + join(first, stop - 1, nullptr) + " " + in.prefix + parameter + " = (" +
+                         argument + ");";
         bindings += " [[maybe_unused]] const auto& " + parameter + " = " + in.prefix + parameter + ";";
         continue;
       }
@@ -1999,7 +2065,8 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
         continue;
       }
       pre += " auto " + name + " = " + member + ";";
-      bool own_param = std::any_of(own_params.begin(), own_params.end(), [&](const auto& p) { return p.first == name; });
+      bool own_param =
+          std::any_of(own_params.begin(), own_params.end(), [&](const auto& p) { return p.first == name; });
       if (changes_in(r, name) || (r == 0 && own_param)) post += " " + member + " = " + name + ";";
     }
     std::string open;
@@ -2054,8 +2121,8 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
     if (!regions[r].guard.empty()) {  // `if (c) {` -> `... weft_l.weft_ifN = static_cast<bool>(c); ... {`
       std::size_t k = regions[r].first - 2;
       plan.edits[k].before = open_text(r) + " weft_l." + regions[r].guard + " = static_cast<bool>(" +
-                             spelled_in_regions(regions[r].first, regions[r].last + 1) +
-                             ");" + region_close + plan.edits[k].before;
+                             spelled_in_regions(regions[r].first, regions[r].last + 1) + ");" + region_close +
+                             plan.edits[k].before;
       for (std::size_t j = k; j <= regions[r].last + 1; ++j) plan.edits[j].text = "";
       continue;
     }
@@ -2091,8 +2158,8 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
     if (s.op == "reduce") {
       std::string operand = spelled_in_regions(s.operand.first, s.operand.second);
       plan.edits[s.statement].before = apart + open_text(s.operand_region) +
-                                       " weft_exchange.put(weft_threads.thread_of(weft_l), (" + operand +
-                                       "));" + region_close + apart + plan.edits[s.statement].before;
+                                       " weft_exchange.put(weft_threads.thread_of(weft_l), (" + operand + "));" +
+                                       region_close + apart + plan.edits[s.statement].before;
       plan.edits[s.first].text = "weft::region_reduce<std::remove_cvref_t<decltype(" + operand + ")>, " + s.width +
                                  ">(weft_exchange, weft_threads.thread_of(weft_l), " +
                                  spell(s.lane.first, s.lane.second) + ")";
@@ -2101,8 +2168,8 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
     }
     std::string operand = spelled_in_regions(s.operand.first, s.operand.second);
     plan.edits[s.statement].before = apart + open_text(s.operand_region) +
-                                     " weft_exchange.put(weft_threads.thread_of(weft_l), +(" + operand +
-                                     "));" + region_close + apart + plan.edits[s.statement].before;
+                                     " weft_exchange.put(weft_threads.thread_of(weft_l), +(" + operand + "));" +
+                                     region_close + apart + plan.edits[s.statement].before;
     // A kernel's constant that names the mask is still named: else -Wall
     // would call it unused.
     std::string get = "weft_exchange.get<decltype(+(" + operand + "))>(weft::region_" +
