@@ -21,7 +21,8 @@ namespace {
 
 // plan_regions writes each region as marks that merge_regions makes into
 // `weft_threads.each(...)` loops: region_open, 'U' (its threads counted in
-// unsigned) or 'I', what runs before its body (the members it copies),
+// unsigned) or 'I', the condition of the threads it skips (or nothing),
+// region_skip_end, what runs before its body (the members it copies),
 // region_pre_end, what runs after it (those it writes back),
 // region_post_end, its body, region_close. What a flat callee declares for
 // the block stands between hoisted_open and hoisted_close; apart, between
@@ -30,7 +31,7 @@ namespace {
 // leave their operands in the block's exchange, which the lanes of an
 // earlier shuffle must have read and those of this one then read.
 const std::string region_open = "\x01", region_pre_end = "\x02", region_post_end = "\x03", region_close = "\x04",
-                  hoisted_open = "\x05", hoisted_close = "\x06", apart = "\x07";
+                  hoisted_open = "\x05", hoisted_close = "\x06", apart = "\x07", region_skip_end = "\x08";
 
 bool has_word(std::string_view text, std::string_view word) {
   auto part_of_name = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
@@ -97,7 +98,7 @@ std::string unmarked(std::string_view between) {
 
 struct marked_region {
   bool counted_unsigned;
-  std::string_view pre, post, body;
+  std::string_view skip, pre, post, body;
 };
 
 // A region's body with its copies: where it may return before its end, in
@@ -113,6 +114,11 @@ std::string region_text(const marked_region& r, bool last_of_loop, bool alone) {
     out += std::string(r.body) + std::string(r.post);
     if (last_of_loop) out += " return weft::region_go;";
   }
+  // The threads it skips, tested before it copies anything: they leave
+  // the members as they are.
+  if (!r.skip.empty())
+    return alone ? " if (" + std::string(r.skip) + ") return weft::region_go;" + out
+                 : " if (!(" + std::string(r.skip) + ")) {" + out + " }";
   return alone ? out : " {" + out + " }";
 }
 
@@ -216,7 +222,9 @@ std::string merge_regions(std::string_view marked) {
     }
     std::size_t pre_end = marked.find(region_pre_end, open), post_end = marked.find(region_post_end, pre_end),
                 close = marked.find(region_close, post_end);
-    marked_region r{marked[open + 1] == 'U', marked.substr(open + 2, pre_end - open - 2),
+    std::size_t skip_end = marked.find(region_skip_end, open);
+    marked_region r{marked[open + 1] == 'U', marked.substr(open + 2, skip_end - open - 2),
+                    marked.substr(skip_end + 1, pre_end - skip_end - 1),
                     marked.substr(pre_end + 1, post_end - pre_end - 1),
                     marked.substr(post_end + 1, close - post_end - 1)};
     if (!loop.empty() && nothing_between(between)) {
@@ -2090,13 +2098,14 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
       open += " [[maybe_unused]] " + join(l->statement, l->last + 1, nullptr);
       again.push_back(l);
     }
-    open = region_open + std::string(1, counts_unsigned(r, again) ? 'U' : 'I') + pre + region_pre_end + post +
-           region_post_end + open;
+    std::string skip;  // the threads it skips: those outside a warp's `if`, those the callee returned
+    for (const std::string& guard : regions[r].guards) skip += (skip.empty() ? "!weft_l." : " || !weft_l.") + guard;
+    if (instance && instance->returns_before_end && regions[r].first > *first_return)
+      skip += (skip.empty() ? "weft_l." : " || weft_l.") + prefix + "returned";
+    open = region_open + std::string(1, counts_unsigned(r, again) ? 'U' : 'I') + skip + region_skip_end + pre +
+           region_pre_end + post + region_post_end + open;
     if (r == 0)
       for (const auto& [name, type] : own_params) open += " " + name + " = weft_param_" + name + ";";
-    for (const std::string& guard : regions[r].guards) open += " if (!weft_l." + guard + ") return weft::region_go;";
-    if (instance && instance->returns_before_end && regions[r].first > *first_return)
-      open += " if (weft_l." + prefix + "returned) return weft::region_go;";
     return open;
   };
   // Tokens [from, to) as the regions spell them, where a region's text is
