@@ -16,11 +16,12 @@
 //   bits of its mantissa, through a table (level_log2_fraction), to 8
 //   fractional bits.
 // - With maxAnisotropy above 1, the minor axis is the parallelogram's area
-//   (from its two products, each rounded to 10 bits) over the major axis,
-//   and the level is that of the minor axis (its log2 the difference of the
-//   two 8-bit logs, at most the major axis's), or of the major axis over
-//   maxAnisotropy where the footprint is more elongated than that; and the
-//   blend between two levels is sharpened (sharpened_level_fraction). The
+//   (footprint_area.hpp: two products of a truncated multiplier, rounded
+//   up, the smaller aligned to the larger's 10-bit grid) over the major
+//   axis, and the level is that of the minor axis (its log2 the difference
+//   of the two 8-bit logs, at most the major axis's), or of the major axis
+//   over maxAnisotropy where the footprint is more elongated than that; and
+//   the blend between two levels is sharpened (sharpened_level_fraction). The
 //   samples the H100 then takes along the major axis are
 //   anisotropic_sampling.hpp's.
 #pragma once
@@ -28,6 +29,8 @@
 #include <cmath>
 #include <cstdint>
 #include <utility>
+
+#include "weft/detail/textures/sampling/footprint_area.hpp"
 
 namespace weft::detail::textures {
 
@@ -79,33 +82,18 @@ inline double truncate_to_bits(double v, int bits) {
   return std::trunc(v / unit) * unit;
 }
 
-/// v rounded half up (in magnitude) to `bits` significant bits.
-inline double round_to_bits(double v, int bits) {
-  if (v == 0 || !std::isfinite(v)) return v;
-  int exponent = 0;
-  std::frexp(v, &exponent);
-  double unit = std::ldexp(1.0, exponent - bits);
-  double magnitude = std::floor(std::fabs(v) / unit + 0.5) * unit;
-  return v < 0 ? -magnitude : magnitude;
-}
-
-/// v (non-negative) rounded to a multiple of 2^-bits of `scale`'s binary
-/// order of magnitude: toward zero, or half up.
+/// v (non-negative) rounded toward zero to a multiple of 2^-bits of
+/// `scale`'s binary order of magnitude.
 inline double truncate_below(double v, double scale, int bits) {
   int exponent = 0;
   std::frexp(scale, &exponent);
   double unit = std::ldexp(1.0, exponent - bits);
   return std::floor(v / unit) * unit;
 }
-inline double round_below(double v, double scale, int bits) {
-  int exponent = 0;
-  std::frexp(scale, &exponent);
-  double unit = std::ldexp(1.0, exponent - bits);
-  return std::floor(v / unit + 0.5) * unit;
-}
 
 /// A gradient component as the level computation holds it.
 inline constexpr int gradient_component_bits = 10;
+static_assert(area_operand_bits == gradient_component_bits, "the area's multiplier reads the held components");
 
 /// The unit of the last of `bits` significant bits of a magnitude v > 0.
 inline double unit_of_bits(double v, int bits) {
@@ -299,9 +287,7 @@ inline int level_from_footprint(const float (&dx)[2], const float (&dy)[2], unsi
   int major_level = fixed_level_log2(major);
   if (max_anisotropy <= 1 || major_level == lowest_gradient_level) return major_level;
   if (max_anisotropy > 16) max_anisotropy = 16;
-  // The area from the two products, each rounded to 10 bits.
-  double area = std::fabs(round_to_bits(p[0] * q[1], gradient_component_bits) -
-                          round_to_bits(p[1] * q[0], gradient_component_bits));
+  double area = footprint_area(p[0], p[1], q[0], q[1]);
   int minor_level = area > 0 ? fixed_level_log2(area) - major_level : lowest_gradient_level;
   if (minor_level > major_level) minor_level = major_level;  // a footprint the approximate major axis underrates
   int capped_level = major_level - fixed_level_log2(max_anisotropy);
