@@ -66,7 +66,8 @@ inline bool cubemap_face_texels(const double (&direction)[3], const double (&gra
 /// another face, the H100 takes the major axis's level whatever
 /// maxAnisotropy is (no minor axis; the blend between levels is still
 /// sharpened): of gradients3d.txt's fetches with maxAnisotropy 2, 4 and 16,
-/// 80, 96 and 106 of 1500 miss so, 154, 171 and 185 with the minor axis.
+/// 64, 63 and 60 of 1500 miss so (62, 61 and 57 of them across an edge),
+/// 138, 138 and 139 with the minor axis.
 inline int cubemap_level_from_footprint(const double (&direction)[3], const double (&dx)[3], const double (&dy)[3],
                                         double face_size, unsigned max_anisotropy) {
   float texel_dx[2], texel_dy[2];
