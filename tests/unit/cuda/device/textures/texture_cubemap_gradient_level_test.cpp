@@ -138,6 +138,28 @@ TEST_CASE("texCubemapGrad's level across a face edge: the face unfolded onto its
   CHECK(cudaDestroyTextureObject(t) == cudaSuccess);
 }
 
+TEST_CASE("texCubemapGrad's level across a face edge: the longer gradient's alone, no diagonal") {
+  // Measured on an H200 (h100_measurements/gradients3d.txt, maxAnisotropy
+  // 0). Where a gradient crosses an edge, the level is the longer gradient's
+  // (in unfolded face texels); the diagonals dx + dy and dx - dy, which the
+  // level takes within a face, would give 1677/256 and 1621/256 here.
+  const std::vector<cubemap_gradient_measurement> measured = {
+      {{-0x1.b6ep-3f, -0x1.0388p-1f, 0x1.4a68p-2f},
+       {-0x1.714504p-2f, -0x1.6a249ep-3f, 0x1.91e458p-2f},
+       {-0x1.7aef7cp-5f, -0x1.1038bep-1f, -0x1.354eeep-3f},
+       0x1.86cp+2f},
+      {{0x1.d988p-2f, 0x1.171p-1f, 0x1.cd88p-2f},
+       {-0x1.1cafdap-3f, 0x1.43262ap-5f, 0x1.a0562p-3f},
+       {0x1.a4d7dcp-3f, -0x1.fa685cp-6f, -0x1.143a2p-4f},
+       0x1.7ap+2f},
+  };
+  auto got = cubemap_gradient_fetches(measured);
+  for (std::size_t i = 0; i < measured.size(); ++i) {
+    CAPTURE(i);
+    CHECK(got[i] == measured[i].level);
+  }
+}
+
 TEST_CASE("texCubemapGrad's level where a gradient reaches the opposite face: the texture's last") {
   // Measured on an H200 (h100_measurements/gradients3d.txt, 256 x 256 faces,
   // 9 levels): each fetch whose direction + gradient lies on the opposite
