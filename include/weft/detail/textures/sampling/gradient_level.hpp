@@ -179,10 +179,10 @@ inline double diagonal_length(double x, double y) {
 /// share truncated to 10 bits of the largest's order of magnitude (fitted
 /// to tex3DGrad on an H200, the same texture unit: every one of the
 /// 1,372,928 shares of gradient_rules2.txt, read to 1/512 through four
-/// largest components; gradient_rules.txt's sweeps of (1, b, c) miss 9 of
-/// 43115, where b or c lie within 1/1000 of a unit below the grid, 145
-/// with 11 m + 8 n + 4 summed whole). With z = 0 it is the 2D
-/// approximation above.
+/// largest components; every one of gradient_rules.txt's 43115 sweeps of
+/// (1, b, c) once the components are rounded as level_from_footprint
+/// rounds them, 145 misses with 11 m + 8 n + 4 summed whole). With z = 0
+/// it is the 2D approximation above.
 inline double approximate_length(double x, double y, double z) {
   double largest = std::fabs(x), middle = std::fabs(y), smallest = std::fabs(z);
   if (middle > largest) std::swap(middle, largest);
@@ -229,11 +229,22 @@ inline double diagonal_length(double x, double y, double z) {
   return scaled + truncate_below(shares, scaled, gradient_component_bits);
 }
 
+/// A 3D gradient component, in texels, is first rounded to nearest on this
+/// grid (16 fractional bits), then kept to 10 significant bits: a component
+/// a little below a step of its 10-bit grid counts as the step
+/// (gradient_rules.txt's sweeps of (1, b, c): all 43115, where the
+/// truncation alone left 9 of them 1/256 or 2/256 low; rounded at 2^-15 or
+/// 2^-17, or cut, some stay). Measured on 256^3 textures only, so whether
+/// the grid is of texels or of the normalized coordinates is open; 2D
+/// gradients have no such step (rounded at 2^-14 to 2^-18 texels, 2D
+/// fetches that match now would miss).
+inline constexpr double volume_gradient_steps = 65536;
+
 inline int level_from_footprint(const float (&dx)[3], const float (&dy)[3]) {
   double p[3], q[3];
   for (int d = 0; d < 3; ++d) {
-    p[d] = truncate_to_bits(dx[d], gradient_component_bits);
-    q[d] = truncate_to_bits(dy[d], gradient_component_bits);
+    p[d] = truncate_to_bits(std::round(dx[d] * volume_gradient_steps) / volume_gradient_steps, gradient_component_bits);
+    q[d] = truncate_to_bits(std::round(dy[d] * volume_gradient_steps) / volume_gradient_steps, gradient_component_bits);
   }
   double major = std::fmax(approximate_length(p[0], p[1], p[2]), approximate_length(q[0], q[1], q[2]));
   major =
