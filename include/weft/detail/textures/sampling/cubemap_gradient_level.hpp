@@ -38,13 +38,6 @@ inline int cubemap_major_axis(const double (&v)[3]) {
   return z >= y && z >= x ? 2 : (y >= x ? 1 : 0);
 }
 
-/// The coordinate past a face's edge, 1 at the edge and 2 at the
-/// neighbouring face's far edge, is cut to this many steps a unit
-/// (gradient_rules.txt's 12 sweeps across an edge: all 24588 fetches, 221
-/// of them 1/256 above the H200's level with the exact coordinate; of
-/// gradients3d.txt's, one more matches and one less).
-inline constexpr double unfolded_coordinate_steps = 1024;
-
 /// The texels of level 0 (faces of `face_size`) that `gradient` moves the
 /// direction by, along the two axes across the direction's face; true where
 /// direction + gradient lies on another face.
@@ -61,9 +54,7 @@ inline bool cubemap_face_texels(const double (&direction)[3], const double (&gra
   for (int k = 0; k < 2; ++k) {
     int a = across[k];
     double coordinate = moved[a] / over;
-    if (crosses && a == moved_major)
-      coordinate = std::copysign(
-          std::floor((2 - toward_face / over) * unfolded_coordinate_steps) / unfolded_coordinate_steps, moved[a]);
+    if (crosses && a == moved_major) coordinate = std::copysign(2 - toward_face / over, moved[a]);
     double change = coordinate - direction[a] / major_magnitude;
     texels[k] = static_cast<float>(change * face_size / 2);
   }
@@ -95,7 +86,7 @@ inline int longer_gradient_level(const float (&dx)[2], const float (&dy)[2]) {
 /// another face, the H200 takes the level of the longer gradient alone (no
 /// diagonal, no minor axis), whatever maxAnisotropy is; the blend between
 /// levels is still sharpened. Of gradients3d.txt's 135 such fetches for
-/// each maxAnisotropy 0, 2, 4 and 16, 12, 8, 8 and 5 miss so; with the major
+/// each maxAnisotropy 0, 2, 4 and 16, 11, 8, 8 and 6 miss so; with the major
 /// axis of four lengths, the diagonals too, 66, 61, 60 and 56 missed, and
 /// with the minor axis every one. Where a gradient reaches the opposite
 /// face, the level is the texture's last (gradients3d.txt: the 12 such
