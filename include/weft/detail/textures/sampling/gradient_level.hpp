@@ -16,11 +16,12 @@
 //   bits of its mantissa, through a table (level_log2_fraction), to 8
 //   fractional bits.
 // - With maxAnisotropy above 1, the minor axis is the parallelogram's area
-//   (from its two products, each rounded to 10 bits) over the major axis,
-//   and the level is that of the minor axis (its log2 the difference of the
-//   two 8-bit logs, at most the major axis's), or of the major axis over
-//   maxAnisotropy where the footprint is more elongated than that; and the
-//   blend between two levels is sharpened (sharpened_level_fraction). The
+//   (footprint_area.hpp: two products of a truncated multiplier, rounded
+//   up, the smaller aligned to the larger's 10-bit grid) over the major
+//   axis, and the level is that of the minor axis (its log2 the difference
+//   of the two 8-bit logs, at most the major axis's), or of the major axis
+//   over maxAnisotropy where the footprint is more elongated than that; and
+//   the blend between two levels is sharpened (sharpened_level_fraction). The
 //   samples the H100 then takes along the major axis are
 //   anisotropic_sampling.hpp's.
 #pragma once
@@ -28,6 +29,8 @@
 #include <cmath>
 #include <cstdint>
 #include <utility>
+
+#include "weft/detail/textures/sampling/footprint_area.hpp"
 
 namespace weft::detail::textures {
 
@@ -79,33 +82,18 @@ inline double truncate_to_bits(double v, int bits) {
   return std::trunc(v / unit) * unit;
 }
 
-/// v rounded half up (in magnitude) to `bits` significant bits.
-inline double round_to_bits(double v, int bits) {
-  if (v == 0 || !std::isfinite(v)) return v;
-  int exponent = 0;
-  std::frexp(v, &exponent);
-  double unit = std::ldexp(1.0, exponent - bits);
-  double magnitude = std::floor(std::fabs(v) / unit + 0.5) * unit;
-  return v < 0 ? -magnitude : magnitude;
-}
-
-/// v (non-negative) rounded to a multiple of 2^-bits of `scale`'s binary
-/// order of magnitude: toward zero, or half up.
+/// v (non-negative) rounded toward zero to a multiple of 2^-bits of
+/// `scale`'s binary order of magnitude.
 inline double truncate_below(double v, double scale, int bits) {
   int exponent = 0;
   std::frexp(scale, &exponent);
   double unit = std::ldexp(1.0, exponent - bits);
   return std::floor(v / unit) * unit;
 }
-inline double round_below(double v, double scale, int bits) {
-  int exponent = 0;
-  std::frexp(scale, &exponent);
-  double unit = std::ldexp(1.0, exponent - bits);
-  return std::floor(v / unit + 0.5) * unit;
-}
 
 /// A gradient component as the level computation holds it.
 inline constexpr int gradient_component_bits = 10;
+static_assert(area_operand_bits == gradient_component_bits, "the area's multiplier reads the held components");
 
 /// The unit of the last of `bits` significant bits of a magnitude v > 0.
 inline double unit_of_bits(double v, int bits) {
@@ -191,10 +179,10 @@ inline double diagonal_length(double x, double y) {
 /// share truncated to 10 bits of the largest's order of magnitude (fitted
 /// to tex3DGrad on an H200, the same texture unit: every one of the
 /// 1,372,928 shares of gradient_rules2.txt, read to 1/512 through four
-/// largest components; gradient_rules.txt's sweeps of (1, b, c) miss 9 of
-/// 43115, where b or c lie within 1/1000 of a unit below the grid, 145
-/// with 11 m + 8 n + 4 summed whole). With z = 0 it is the 2D
-/// approximation above.
+/// largest components; every one of gradient_rules.txt's 43115 sweeps of
+/// (1, b, c) once the components are rounded as level_from_footprint
+/// rounds them, 145 misses with 11 m + 8 n + 4 summed whole). With z = 0
+/// it is the 2D approximation above.
 inline double approximate_length(double x, double y, double z) {
   double largest = std::fabs(x), middle = std::fabs(y), smallest = std::fabs(z);
   if (middle > largest) std::swap(middle, largest);
@@ -241,11 +229,22 @@ inline double diagonal_length(double x, double y, double z) {
   return scaled + truncate_below(shares, scaled, gradient_component_bits);
 }
 
+/// A 3D gradient component, in texels, is first rounded to nearest on this
+/// grid (16 fractional bits), then kept to 10 significant bits: a component
+/// a little below a step of its 10-bit grid counts as the step
+/// (gradient_rules.txt's sweeps of (1, b, c): all 43115, where the
+/// truncation alone left 9 of them 1/256 or 2/256 low; rounded at 2^-15 or
+/// 2^-17, or cut, some stay). Measured on 256^3 textures only, so whether
+/// the grid is of texels or of the normalized coordinates is open; 2D
+/// gradients have no such step (rounded at 2^-14 to 2^-18 texels, 2D
+/// fetches that match now would miss).
+inline constexpr double volume_gradient_steps = 65536;
+
 inline int level_from_footprint(const float (&dx)[3], const float (&dy)[3]) {
   double p[3], q[3];
   for (int d = 0; d < 3; ++d) {
-    p[d] = truncate_to_bits(dx[d], gradient_component_bits);
-    q[d] = truncate_to_bits(dy[d], gradient_component_bits);
+    p[d] = truncate_to_bits(std::round(dx[d] * volume_gradient_steps) / volume_gradient_steps, gradient_component_bits);
+    q[d] = truncate_to_bits(std::round(dy[d] * volume_gradient_steps) / volume_gradient_steps, gradient_component_bits);
   }
   double major = std::fmax(approximate_length(p[0], p[1], p[2]), approximate_length(q[0], q[1], q[2]));
   major =
@@ -299,9 +298,7 @@ inline int level_from_footprint(const float (&dx)[2], const float (&dy)[2], unsi
   int major_level = fixed_level_log2(major);
   if (max_anisotropy <= 1 || major_level == lowest_gradient_level) return major_level;
   if (max_anisotropy > 16) max_anisotropy = 16;
-  // The area from the two products, each rounded to 10 bits.
-  double area = std::fabs(round_to_bits(p[0] * q[1], gradient_component_bits) -
-                          round_to_bits(p[1] * q[0], gradient_component_bits));
+  double area = footprint_area(p[0], p[1], q[0], q[1]);
   int minor_level = area > 0 ? fixed_level_log2(area) - major_level : lowest_gradient_level;
   if (minor_level > major_level) minor_level = major_level;  // a footprint the approximate major axis underrates
   int capped_level = major_level - fixed_level_log2(max_anisotropy);

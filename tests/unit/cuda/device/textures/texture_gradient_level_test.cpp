@@ -198,6 +198,35 @@ TEST_CASE("with maxAnisotropy above 1, the level of the minor axis, at most log2
   CHECK(textures::level_from_footprint(dx, dy, 64) == 256 + 220);
 }
 
+TEST_CASE("the footprint's area: each product from a truncated multiplier, rounded up to 2^9 of its mantissa") {
+  // Measured on an H200 (minor_axis.txt: axis-aligned footprints, whose area
+  // is the single product a b; maxAnisotropy 16, so the level is the minor
+  // axis's). dx = (65, 0), dy = (0, 32.5625) texels: the mantissas 520 and
+  // 521 multiply to 270920 units, 270912 through the truncated multiplier,
+  // rounded up to 271360: level 1287/256 (1286 from the exact product).
+  const float dx[2] = {65, 0}, dy[2] = {0, 32.5625f};
+  CHECK(textures::level_from_footprint(dx, dy, 16) == 1287);
+  // dx = (69.375, 0), dy = (0, 59.6875): mantissas 555 and 955, 530025
+  // units exactly; the multiplier drops 169 of them, and rounded up 529856
+  // becomes 529920, below the exact product: level 1510/256 (the exact
+  // product rounded up, 530432, gives 1511).
+  const float dx2[2] = {69.375f, 0}, dy2[2] = {0, 59.6875f};
+  CHECK(textures::level_from_footprint(dx2, dy2, 16) == 1510);
+  CHECK(textures::footprint_area(69.375, 0, 0, 59.6875) == 529920.0 / 128);
+}
+
+TEST_CASE("the footprint's area: the smaller product aligned to the larger's 10-bit grid, cut or rounded") {
+  // Measured on an H200 (gradient_rules2.txt, F: maxAnisotropy 16). Products
+  // of opposite signs add, the smaller cut toward zero to the larger's 10th
+  // significant bit: level 652/256 (653 with the smaller rounded).
+  const float dx[2] = {0x1.771b8p+1f, 0x1.a2b0dap+2f}, dy[2] = {0x1.8729d6p+2f, -0x1.6d7444p+0f};
+  CHECK(textures::level_from_footprint(dx, dy, 16) == 652);
+  // Products of one sign subtract, the smaller rounded to nearest on that
+  // grid: level 110/256 (111 with it cut toward zero).
+  const float dx2[2] = {-0x1.095e0ep+3f, -0x1.d9bb5p+1f}, dy2[2] = {0x1.cde424p+2f, 0x1.4b928ep+0f};
+  CHECK(textures::level_from_footprint(dx2, dy2, 16) == 110);
+}
+
 TEST_CASE("with maxAnisotropy above 1, an H100 blends two levels with a sharpened weight") {
   // Measured for 2: fractions below 43/256 take the lower level alone, from
   // 213/256 the upper; between, the weight rises 3/2 as fast.
@@ -233,6 +262,11 @@ TEST_CASE("tex2DGrad returns the H100's measured levels, each maxAnisotropy") {
       {16, {0x1.1d7f4ep-7f, 0}, {0, 0x1.1d7f4ep-7f}, 0x1.8p+1f},
       {16, {0x1.203eccp-9f, -0x1.960c32p-9f}, {0x1.a7f418p-8f, 0x1.cbfb06p-9f}, 0x1p+1f},
       {16, {-0x1.022b7ap-8f, 0x1.0c5eaap-7f}, {-0x1.1c6ee6p-7f, 0x1.a01a34p-8f}, 0x1p+1f},
+      // Minor axes whose area the truncated multiplier and the alignment
+      // decide (footprint_area.hpp).
+      {2, {-0x1.ad7538p-10f, -0x1.a24a6ap-10f}, {0x1.3e5d9p-10f, -0x1.9b65ecp-11f}, 0x1.46p-1f},
+      {4, {-0x1.06ca5ap-7f, -0x1.28a438p-9f}, {0x1.8505eap-9f, 0x1.091b0cp-8f}, 0x1.94p+0f},
+      {16, {-0x1.06ca5ap-7f, -0x1.28a438p-9f}, {0x1.8505eap-9f, 0x1.091b0cp-8f}, 0x1.96p+0f},
   };
   auto got = gradient_level_fetches(measured);
   for (std::size_t i = 0; i < measured.size(); ++i) {
