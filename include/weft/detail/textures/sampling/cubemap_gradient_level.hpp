@@ -12,12 +12,15 @@
 // another axis N), the face is unfolded across the edge they share: the
 // coordinate along N goes on past the edge, 1 + (1 - major / |N|) (2 at the
 // far edge of the neighbouring face), and the third coordinate is taken on
-// the neighbouring face (over |N|). From (1, 0.5, 0) on 256-texel faces, a
-// gradient (0, 1, 0) reaches (1, 1.5, 0) on +y: 0.5 + (1 - 1/1.5) of a half
-// face, 106.7 texels, where the projection onto +x alone would say 128. Such
-// a footprint takes the level of its longer gradient alone (no diagonal, no
-// minor axis), whatever maxAnisotropy is. Where direction + gradient lies
-// on the opposite face, the level is the texture's last.
+// the neighbouring face (over |N|). The move along N is the move to the edge
+// plus the move past it, each in texels truncated to 10 bits (as a gradient
+// component is held) before they are added. From (1, 0.5, 0) on 256-texel
+// faces, a gradient (0, 1, 0) reaches (1, 1.5, 0) on +y: 0.5 + (1 - 1/1.5)
+// of a half face, 64 + 42.625 texels (42.67 exactly), where the projection
+// onto +x alone would say 128. Such a footprint takes the level of its
+// longer gradient alone (no diagonal, no minor axis), whatever maxAnisotropy
+// is. Where direction + gradient lies on the opposite face, the level is the
+// texture's last.
 //
 // Fitted on an H200 (the H100's texture unit): cubemap_gradients.txt,
 // gradients3d.txt and gradient_rules.txt's crossing sweeps
@@ -51,12 +54,22 @@ inline bool cubemap_face_texels(const double (&direction)[3], const double (&gra
   bool crosses = moved_major != major;
   double over = crosses ? std::fabs(moved[moved_major]) : std::fabs(moved[major]);
   double toward_face = direction[major] < 0 ? -moved[major] : moved[major];
+  const double half_face = face_size / 2;
   for (int k = 0; k < 2; ++k) {
     int a = across[k];
-    double coordinate = moved[a] / over;
-    if (crosses && a == moved_major) coordinate = std::copysign(2 - toward_face / over, moved[a]);
-    double change = coordinate - direction[a] / major_magnitude;
-    texels[k] = static_cast<float>(change * face_size / 2);
+    double start = direction[a] / major_magnitude;
+    if (crosses && a == moved_major) {
+      // The H200 holds the move to the edge and the move past it to 10 bits
+      // each before adding them: with the exact sum, weft's level was 1/256
+      // or 2/256 above the H200's wherever either piece was off its grid
+      // (gradient_rules.txt's sweep 07, from (1, 0.3, 0.2): 221 of 2049).
+      double toward_edge = std::copysign(1.0, moved[a]);
+      double to_edge = truncate_to_bits((toward_edge - start) * half_face, gradient_component_bits);
+      double past_edge = truncate_to_bits((1 - toward_face / over) * half_face, gradient_component_bits);
+      texels[k] = static_cast<float>(to_edge + toward_edge * past_edge);
+      continue;
+    }
+    texels[k] = static_cast<float>((moved[a] / over - start) * half_face);
   }
   return crosses;
 }
@@ -86,7 +99,7 @@ inline int longer_gradient_level(const float (&dx)[2], const float (&dy)[2]) {
 /// another face, the H200 takes the level of the longer gradient alone (no
 /// diagonal, no minor axis), whatever maxAnisotropy is; the blend between
 /// levels is still sharpened. Of gradients3d.txt's 135 such fetches for
-/// each maxAnisotropy 0, 2, 4 and 16, 11, 8, 8 and 6 miss so; with the major
+/// each maxAnisotropy 0, 2, 4 and 16, none misses so; with the major
 /// axis of four lengths, the diagonals too, 66, 61, 60 and 56 missed, and
 /// with the minor axis every one. Where a gradient reaches the opposite
 /// face, the level is the texture's last (gradients3d.txt: the 12 such

@@ -117,10 +117,23 @@ TEST_CASE("texCubemapGrad's level across a face edge: the face unfolded onto its
   // 0, 0) reaches (0.25, 0.5, 0): 1 + (1 - 0.5) = 1.5 past the centre's 0.5,
   // 128 texels. From (1, 0.5, 0.25), dx = (0, 0, 1) reaches +z, where y
   // is read over z too: 6.9765625.
+  //
+  // The move along the unfolded axis is held as two pieces, to the edge and
+  // past it, each truncated to 10 bits: from (1, 0.3, 0.2), dx = (-0.63,
+  // 0.315, 0) moves 89.6 texels to the edge and 51.0 past it, 140.559 in
+  // all, where weft took 7.19140625 and the H200 7.1875
+  // (gradient_rules.txt's sweep 07, index 860); the last two
+  // (gradients3d.txt) were each 1/256 above the H200's with the exact sum.
   const std::vector<cubemap_gradient_measurement> measured = {
       {{1, 0x1p-1f, 0}, {0, 1, 0}, {0, 0, 0}, 0x1.afp+2f},
       {{1, 0x1p-1f, 0}, {-0x1.8p-1f, 0, 0}, {0, 0, 0}, 0x1.cp+2f},
       {{1, 0x1p-1f, 0x1p-2f}, {0, 0, 1}, {0, 0, 0}, 0x1.be8p+2f},
+      {{1, 0.3f, 0.2f}, {-0x1.428p-1f, 0x1.428p-2f, 0}, {0, 0, 0}, 0x1.ccp+2f},
+      {{-0x1.9e4p-4f, 0x1.9e5p-2f, -0x1.e7p-7f}, {0x1.51ff74p-1f, 0, 0}, {0, -0x1.009826p-3f, 0}, 0x1.e7p+2f},
+      {{0x1.cb84p-1f, 0x1.c0fcp-1f, 0x1.eb98p-2f},
+       {0x1.41bf1ap-5f, 0x1.52f2a6p-5f, -0x1.00dea8p-5f},
+       {-0x1.29b542p-6f, 0x1.cbc7cep-6f, 0x1.9fe484p-6f},
+       0x1.76p+1f},
   };
   level_numbered_cubemap cubemap;
   cudaTextureObject_t t = cubemap.texture();
