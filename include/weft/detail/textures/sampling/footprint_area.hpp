@@ -4,18 +4,21 @@
 // measured minor axis (tests/differential/h100_measurements: the 20992
 // axis-aligned footprints of minor_axis.txt, whose area is one product, all
 // of them; the random footprints and sweeps of gradient_rules2.txt and
-// gradients.txt's maxAnisotropy 2, 4 and 16 but for a dozen whose products
-// nearly cancel).
+// gradients.txt's maxAnisotropy 2, 4 and 16 but for 4 whose products nearly
+// cancel).
 //
 // - Each product is formed from the two components' 10-bit mantissas by a
 //   truncated multiplier: the partial products of weight below 2^6 (of the
 //   2^18 to 2^20 product of the mantissas) are dropped, and the sum is
 //   rounded up to a multiple of 2^9. So a product of a power of two is
 //   exact, and any other comes out up to 2^9 above the exact one.
-// - The smaller product, in magnitude, is aligned to the grid of the larger
-//   one's 10th significant bit: cut toward zero where their magnitudes add
-//   (products of opposite signs), rounded to nearest, halves up, where the
-//   smaller is taken from the larger.
+// - The smaller product, in magnitude, is first cut to its own 10
+//   significant bits, then aligned to the grid of the larger one's 10th
+//   significant bit: cut toward zero where their magnitudes add (products
+//   of opposite signs), rounded to nearest, halves up, where the smaller is
+//   taken from the larger. The first cut decides only where the smaller
+//   lies in the larger's binade, where its own grid is the larger's: a half
+//   there goes down, a half below the binade up.
 #pragma once
 
 #include <cmath>
@@ -70,6 +73,12 @@ inline area_product truncated_area_product(double a, double b) {
   return {sum, a_exponent + b_exponent, (a < 0) != (b < 0)};
 }
 
+/// The bit of a product's mantissa (from 2^18 to below 2^20) that leads it.
+inline int product_leading_bit(std::int64_t mantissa) {
+  return mantissa < (std::int64_t{1} << (2 * area_operand_bits - 1)) ? 2 * area_operand_bits - 2
+                                                                     : 2 * area_operand_bits - 1;
+}
+
 /// The footprint's area from gradients dx = (dx0, dx1) and dy = (dy0, dy1),
 /// each component held to area_operand_bits bits. Infinite or NaN
 /// components give the exact arithmetic's answer (inf or NaN).
@@ -80,12 +89,10 @@ inline double footprint_area(double dx0, double dx1, double dy0, double dy1) {
   const bool magnitudes_subtract = larger.negative == smaller.negative;
   if (smaller.magnitude() > larger.magnitude()) std::swap(larger, smaller);
   if (larger.mantissa == 0) return 0;
-  // The unit of the larger product's 10th significant bit (its mantissa
-  // below 2^19, or from 2^19).
-  const int leading_bit = larger.mantissa < (std::int64_t{1} << (2 * area_operand_bits - 1))
-                              ? 2 * area_operand_bits - 2
-                              : 2 * area_operand_bits - 1;
-  const double grid = std::ldexp(1.0, leading_bit - (area_operand_bits - 1));
+  const std::int64_t smaller_unit = std::int64_t{1}
+                                    << (product_leading_bit(smaller.mantissa) - (area_operand_bits - 1));
+  smaller.mantissa -= smaller.mantissa % smaller_unit;  // its own 10 bits, before the alignment
+  const double grid = std::ldexp(1.0, product_leading_bit(larger.mantissa) - (area_operand_bits - 1));
   double aligned = std::ldexp(static_cast<double>(smaller.mantissa), smaller.exponent - larger.exponent) / grid;
   aligned = (magnitudes_subtract ? std::floor(aligned + 0.5) : std::floor(aligned)) * grid;
   double mantissa = static_cast<double>(larger.mantissa) + (magnitudes_subtract ? -aligned : aligned);

@@ -225,6 +225,18 @@ TEST_CASE("the footprint's area: the smaller product aligned to the larger's 10-
   // grid: level 110/256 (111 with it cut toward zero).
   const float dx2[2] = {-0x1.095e0ep+3f, -0x1.d9bb5p+1f}, dy2[2] = {0x1.cde424p+2f, 0x1.4b928ep+0f};
   CHECK(textures::level_from_footprint(dx2, dy2, 16) == 110);
+  // The smaller product is first cut to its own 10 significant bits, which
+  // matters where it lies in the larger's binade: 408 - 310.75 texels^2,
+  // the smaller's mantissa 621.5 units of the larger's grid, is 408 - 310.5
+  // = 97.5: level 364/256, fetched as 1.34375 (gradients.txt, maxAnisotropy
+  // 16; rounded on the larger's grid, 311, it gave 362 and 1.328125). With
+  // products of one exponent, 867 - 565.5 units: 604 texels^2, level 684/256
+  // (602 and 682 rounded on the grid), fetched as 2.84375.
+  const float dx3[2] = {-0x1.b85bd8p+3f, -0x1.1f28dap+4f}, dy3[2] = {-0x1.6c1d62p+4f, -0x1.69db4cp+4f};
+  CHECK(textures::footprint_area(-13.75, -17.9375, -22.75, -22.59375) == 97.5);  // dx3, dy3 held to 10 bits
+  CHECK(textures::level_from_footprint(dx3, dy3, 16) == 364);
+  const float dx4[2] = {-0x1.bffe4cp+5f, 0x1.305fcp+6f}, dy4[2] = {0x1.dc05fp+3f, -0x1.f0779ep+4f};
+  CHECK(textures::level_from_footprint(dx4, dy4, 16) == 684);
 }
 
 TEST_CASE("with maxAnisotropy above 1, an H100 blends two levels with a sharpened weight") {
