@@ -289,6 +289,17 @@ inline void held_gradients(const float (&dx)[2], const float (&dy)[2], double (&
   }
 }
 
+/// The maxAnisotropy an H100 applies for the one asked (1 to 16): 3 acts as
+/// 2, and from 4 an odd value as the even one below it (measured on an
+/// H200 for every value, gradients_anisotropy.txt and
+/// gradients3d_anisotropy.txt: 3 and 2, 5 and 4, 6 and 7, ..., 14 and 15
+/// give the same level for every footprint, 3, 5 and 9 those of 2, 4, 8).
+inline unsigned held_max_anisotropy(unsigned max_anisotropy) {
+  if (max_anisotropy >= 16) return 16;
+  if (max_anisotropy >= 4) return max_anisotropy & ~1u;
+  return max_anisotropy >= 2 ? 2 : 1;
+}
+
 /// The level of detail, in 256ths, of a 2D footprint with gradients dx and
 /// dy (in texels of level 0), before the texture's bias and clamps.
 inline int level_from_footprint(const float (&dx)[2], const float (&dy)[2], unsigned max_anisotropy) {
@@ -301,22 +312,23 @@ inline int level_from_footprint(const float (&dx)[2], const float (&dy)[2], unsi
   double area = footprint_area(p[0], p[1], q[0], q[1]);
   int minor_level = area > 0 ? fixed_level_log2(area) - major_level : lowest_gradient_level;
   if (minor_level > major_level) minor_level = major_level;  // a footprint the approximate major axis underrates
-  int capped_level = major_level - fixed_level_log2(max_anisotropy);
+  int capped_level = major_level - fixed_level_log2(held_max_anisotropy(max_anisotropy));
   return minor_level > capped_level ? minor_level : capped_level;
 }
 
 /// The weight of the upper level, in 256ths, with which an H100 blends two
 /// levels when maxAnisotropy is above 1: the level's fraction f (256ths)
 /// stretched about the middle, so that near a level it takes that level
-/// alone. Measured for maxAnisotropy 2 (slope 3/2: levels alone below
-/// f = 43 and from f = 213), 4 (7/4) and 16 (2); other values take the
-/// slope of the nearest measured one below (not measured).
+/// alone. The slope is 3/2 for maxAnisotropy 2 and 3 (levels alone below
+/// f = 43 and from f = 213), 7/4 from 4 to 7 and 2 from 8 on (measured for
+/// every value on an H200: tex3DGrad, whose level has no minor axis, gives
+/// every fetch of gradients3d_anisotropy.txt so).
 inline int sharpened_level_fraction(int fraction, unsigned max_anisotropy) {
   if (max_anisotropy <= 1 || fraction == 0) return fraction;
   int weight;
   if (max_anisotropy < 4)
     weight = (3 * fraction) / 2 - 63;
-  else if (max_anisotropy < 16)
+  else if (max_anisotropy < 8)
     weight = (7 * fraction + 2) / 4 - 95;
   else
     weight = 2 * fraction - 128;
