@@ -289,15 +289,27 @@ inline void held_gradients(const float (&dx)[2], const float (&dy)[2], double (&
   }
 }
 
-/// The maxAnisotropy an H100 applies for the one asked (1 to 16): 3 acts as
-/// 2, and from 4 an odd value as the even one below it (measured on an
-/// H200 for every value, gradients_anisotropy.txt and
-/// gradients3d_anisotropy.txt: 3 and 2, 5 and 4, 6 and 7, ..., 14 and 15
-/// give the same level for every footprint, 3, 5 and 9 those of 2, 4, 8).
-inline unsigned held_max_anisotropy(unsigned max_anisotropy) {
-  if (max_anisotropy >= 16) return 16;
-  if (max_anisotropy >= 4) return max_anisotropy & ~1u;
-  return max_anisotropy >= 2 ? 2 : 1;
+/// A maxAnisotropy as an H100's sampler holds it: one of eight values, and
+/// log2 of it in 256ths as the level's cap subtracts it (log2 truncated to
+/// 4 fractional bits: 6 is 2 + 9/16, 10 is 3 + 5/16, 12 is 3 + 9/16).
+struct held_anisotropy {
+  unsigned value;
+  int level_log2;
+};
+
+inline constexpr held_anisotropy held_anisotropies[] = {{1, 0},   {2, 256},  {4, 512},  {6, 656},
+                                                        {8, 768}, {10, 848}, {12, 912}, {16, 1024}};
+
+/// The largest value the sampler holds at or below the one asked (1 for 0):
+/// 3 acts as 2, 5 as 4, 7 as 6, 9 as 8, 11 as 10, 13 to 15 as 12, above 16
+/// as 16. Measured on an H200 for every value from 2 to 16
+/// (gradients_anisotropy.txt, gradients3d_anisotropy.txt): the values of
+/// one step give the same level for every footprint.
+inline held_anisotropy held_max_anisotropy(unsigned max_anisotropy) {
+  held_anisotropy held = held_anisotropies[0];
+  for (const held_anisotropy& h : held_anisotropies)
+    if (h.value <= max_anisotropy) held = h;
+  return held;
 }
 
 /// The level of detail, in 256ths, of a 2D footprint with gradients dx and
@@ -312,7 +324,7 @@ inline int level_from_footprint(const float (&dx)[2], const float (&dy)[2], unsi
   double area = footprint_area(p[0], p[1], q[0], q[1]);
   int minor_level = area > 0 ? fixed_level_log2(area) - major_level : lowest_gradient_level;
   if (minor_level > major_level) minor_level = major_level;  // a footprint the approximate major axis underrates
-  int capped_level = major_level - fixed_level_log2(held_max_anisotropy(max_anisotropy));
+  int capped_level = major_level - held_max_anisotropy(max_anisotropy).level_log2;
   return minor_level > capped_level ? minor_level : capped_level;
 }
 

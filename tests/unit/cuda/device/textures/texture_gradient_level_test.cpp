@@ -196,14 +196,19 @@ TEST_CASE("with maxAnisotropy above 1, the level of the minor axis, at most log2
   CHECK(textures::sharpened_level_fraction(220, 4) == 256);
   // maxAnisotropy above 16 is 16.
   CHECK(textures::level_from_footprint(dx, dy, 64) == 256 + 220);
-  // 3 acts as 2, and from 4 an odd value as the even one below it
-  // (gradients_anisotropy.txt: every footprint's level the same).
+  // The sampler holds 1, 2, 4, 6, 8, 10, 12 or 16, the largest at or below
+  // the value asked: 3 acts as 2, 5 as 4 (gradients_anisotropy.txt).
   CHECK(textures::level_from_footprint(dx, dy, 3) == 2 * 256 + 187);
   CHECK(textures::level_from_footprint(dx, dy, 5) == 256 + 220);
-  CHECK(textures::held_max_anisotropy(3) == 2);
-  CHECK(textures::held_max_anisotropy(9) == 8);
-  CHECK(textures::held_max_anisotropy(15) == 14);
-  CHECK(textures::held_max_anisotropy(16) == 16);
+  CHECK(textures::held_max_anisotropy(3).value == 2);
+  CHECK(textures::held_max_anisotropy(9).value == 8);
+  CHECK(textures::held_max_anisotropy(15).value == 12);
+  CHECK(textures::held_max_anisotropy(64).value == 16);
+  CHECK(textures::held_max_anisotropy(0).value == 1);
+  // Its log2 truncated to 4 fractional bits: for 6, 2 + 9/16 (the table's
+  // 8-bit log2 would be 2 + 150/256).
+  CHECK(textures::held_max_anisotropy(7).level_log2 == 2 * 256 + 144);
+  CHECK(textures::held_max_anisotropy(13).level_log2 == 3 * 256 + 144);
 }
 
 TEST_CASE("the footprint's area: each product from a truncated multiplier, rounded up to 2^9 of its mantissa") {
