@@ -289,6 +289,29 @@ inline void held_gradients(const float (&dx)[2], const float (&dy)[2], double (&
   }
 }
 
+/// A maxAnisotropy as an H100's sampler holds it: one of eight values, and
+/// log2 of it in 256ths as the level's cap subtracts it (log2 truncated to
+/// 4 fractional bits: 6 is 2 + 9/16, 10 is 3 + 5/16, 12 is 3 + 9/16).
+struct held_anisotropy {
+  unsigned value;
+  int level_log2;
+};
+
+inline constexpr held_anisotropy held_anisotropies[] = {{1, 0},   {2, 256},  {4, 512},  {6, 656},
+                                                        {8, 768}, {10, 848}, {12, 912}, {16, 1024}};
+
+/// The largest value the sampler holds at or below the one asked (1 for 0):
+/// 3 acts as 2, 5 as 4, 7 as 6, 9 as 8, 11 as 10, 13 to 15 as 12, above 16
+/// as 16. Measured on an H200 for every value from 2 to 16
+/// (gradients_anisotropy.txt, gradients3d_anisotropy.txt): the values of
+/// one step give the same level for every footprint.
+inline held_anisotropy held_max_anisotropy(unsigned max_anisotropy) {
+  held_anisotropy held = held_anisotropies[0];
+  for (const held_anisotropy& h : held_anisotropies)
+    if (h.value <= max_anisotropy) held = h;
+  return held;
+}
+
 /// The level of detail, in 256ths, of a 2D footprint with gradients dx and
 /// dy (in texels of level 0), before the texture's bias and clamps.
 inline int level_from_footprint(const float (&dx)[2], const float (&dy)[2], unsigned max_anisotropy) {
@@ -301,22 +324,23 @@ inline int level_from_footprint(const float (&dx)[2], const float (&dy)[2], unsi
   double area = footprint_area(p[0], p[1], q[0], q[1]);
   int minor_level = area > 0 ? fixed_level_log2(area) - major_level : lowest_gradient_level;
   if (minor_level > major_level) minor_level = major_level;  // a footprint the approximate major axis underrates
-  int capped_level = major_level - fixed_level_log2(max_anisotropy);
+  int capped_level = major_level - held_max_anisotropy(max_anisotropy).level_log2;
   return minor_level > capped_level ? minor_level : capped_level;
 }
 
 /// The weight of the upper level, in 256ths, with which an H100 blends two
 /// levels when maxAnisotropy is above 1: the level's fraction f (256ths)
 /// stretched about the middle, so that near a level it takes that level
-/// alone. Measured for maxAnisotropy 2 (slope 3/2: levels alone below
-/// f = 43 and from f = 213), 4 (7/4) and 16 (2); other values take the
-/// slope of the nearest measured one below (not measured).
+/// alone. The slope is 3/2 for maxAnisotropy 2 and 3 (levels alone below
+/// f = 43 and from f = 213), 7/4 from 4 to 7 and 2 from 8 on (measured for
+/// every value on an H200: tex3DGrad, whose level has no minor axis, gives
+/// every fetch of gradients3d_anisotropy.txt so).
 inline int sharpened_level_fraction(int fraction, unsigned max_anisotropy) {
   if (max_anisotropy <= 1 || fraction == 0) return fraction;
   int weight;
   if (max_anisotropy < 4)
     weight = (3 * fraction) / 2 - 63;
-  else if (max_anisotropy < 16)
+  else if (max_anisotropy < 8)
     weight = (7 * fraction + 2) / 4 - 95;
   else
     weight = 2 * fraction - 128;

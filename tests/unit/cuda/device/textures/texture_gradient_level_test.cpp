@@ -196,6 +196,19 @@ TEST_CASE("with maxAnisotropy above 1, the level of the minor axis, at most log2
   CHECK(textures::sharpened_level_fraction(220, 4) == 256);
   // maxAnisotropy above 16 is 16.
   CHECK(textures::level_from_footprint(dx, dy, 64) == 256 + 220);
+  // The sampler holds 1, 2, 4, 6, 8, 10, 12 or 16, the largest at or below
+  // the value asked: 3 acts as 2, 5 as 4 (gradients_anisotropy.txt).
+  CHECK(textures::level_from_footprint(dx, dy, 3) == 2 * 256 + 187);
+  CHECK(textures::level_from_footprint(dx, dy, 5) == 256 + 220);
+  CHECK(textures::held_max_anisotropy(3).value == 2);
+  CHECK(textures::held_max_anisotropy(9).value == 8);
+  CHECK(textures::held_max_anisotropy(15).value == 12);
+  CHECK(textures::held_max_anisotropy(64).value == 16);
+  CHECK(textures::held_max_anisotropy(0).value == 1);
+  // Its log2 truncated to 4 fractional bits: for 6, 2 + 9/16 (the table's
+  // 8-bit log2 would be 2 + 150/256).
+  CHECK(textures::held_max_anisotropy(7).level_log2 == 2 * 256 + 144);
+  CHECK(textures::held_max_anisotropy(13).level_log2 == 3 * 256 + 144);
 }
 
 TEST_CASE("the footprint's area: each product from a truncated multiplier, rounded up to 2^9 of its mantissa") {
@@ -254,6 +267,11 @@ TEST_CASE("with maxAnisotropy above 1, an H100 blends two levels with a sharpene
   CHECK(textures::sharpened_level_fraction(64, 16) == 0);
   CHECK(textures::sharpened_level_fraction(65, 16) == 2);
   CHECK(textures::sharpened_level_fraction(192, 16) == 256);
+  // 3 as 2, 5 to 7 as 4, 8 to 15 as 16 (gradients3d_anisotropy.txt).
+  CHECK(textures::sharpened_level_fraction(43, 3) == 1);
+  CHECK(textures::sharpened_level_fraction(130, 7) == 133);
+  CHECK(textures::sharpened_level_fraction(65, 8) == 2);
+  CHECK(textures::sharpened_level_fraction(64, 15) == 0);
   // Without anisotropy the fraction is the blend's weight.
   CHECK(textures::sharpened_level_fraction(65, 1) == 65);
   CHECK(textures::sharpened_level_fraction(65, 0) == 65);
