@@ -1,7 +1,9 @@
 // The level of detail of a 2D fetch with gradients (tex2DGrad, tex1DGrad,
 // tex2DLayeredGrad), as an H100 computes it: fitted to 7500 fetches measured
 // on one (tests/differential/h100_measurements/gradients.txt, for
-// maxAnisotropy 0, 1, 2, 4 and 16) and texture_probe's grad lines.
+// maxAnisotropy 0, 1, 2, 4 and 16), the same footprints on an H200 for
+// every other maxAnisotropy up to 16 (gradients_anisotropy.txt) and
+// texture_probe's grad lines.
 //
 // The gradients dx = (du/dx, dv/dx) and dy = (du/dy, dv/dy), in texels of
 // level 0, describe the footprint of a pixel: the parallelogram they span.
@@ -20,10 +22,10 @@
 //   up, the smaller aligned to the larger's 10-bit grid) over the major
 //   axis, and the level is that of the minor axis (its log2 the difference
 //   of the two 8-bit logs, at most the major axis's), or of the major axis
-//   over maxAnisotropy where the footprint is more elongated than that; and
-//   the blend between two levels is sharpened (sharpened_level_fraction). The
-//   samples the H100 then takes along the major axis are
-//   anisotropic_sampling.hpp's.
+//   over the held ratio limit (held_anisotropy_ratio) where the footprint is
+//   more elongated than that; and the blend between two levels is sharpened
+//   (sharpened_level_fraction). The samples the H100 then takes along the
+//   major axis are anisotropic_sampling.hpp's.
 #pragma once
 
 #include <cmath>
@@ -289,6 +291,36 @@ inline void held_gradients(const float (&dx)[2], const float (&dy)[2], double (&
   }
 }
 
+/// The ratio limit an H100 holds for a maxAnisotropy: one of 1, 2, 4, 6, 8,
+/// 10, 12 and 16, the value rounded down to the nearest of them (above 16:
+/// 16). A maxAnisotropy between two of them acts as the lower one in both
+/// the level and the blend, as if the sampler kept the limit in a field of
+/// eight values (gradients_anisotropy.txt, an H200: 3 returns what 2 does,
+/// 5 what 4 does, 7 what 6 does, 9 what 8 does, 11 what 10 does and 13 to
+/// 15 what 12 does, in every one of the 1500 footprints).
+inline unsigned held_anisotropy_ratio(unsigned max_anisotropy) {
+  constexpr unsigned held_ratios[] = {16, 12, 10, 8, 6, 4, 2};
+  for (unsigned ratio : held_ratios)
+    if (max_anisotropy >= ratio) return ratio;
+  return max_anisotropy;  // 0 and 1: isotropic
+}
+
+/// The steps per level in which the unit holds log2 of a ratio limit.
+inline constexpr int ratio_limit_log2_steps = 16;
+
+/// log2 of a held ratio limit in 256ths, as the level subtracts it from the
+/// major axis's: to 16ths, so exact for the powers of two and 2 9/16, 3 5/16
+/// and 3 9/16 for 6, 10 and 12 (truncated and rounded agree for all three).
+/// Fitted to gradients_anisotropy.txt, where each is the only value that
+/// gives its ratio's best count: 1500, 1497 and 1493 of 1500, the misses
+/// those of maxAnisotropy 16 too; the level table's log2 (662/256 for 6,
+/// 850 for 10, 918 for 12) gives 1337, 1416 and 1430.
+inline int anisotropy_ratio_level(unsigned held_ratio) {
+  if (held_ratio <= 1) return 0;
+  double steps = std::floor(std::log2(static_cast<double>(held_ratio)) * ratio_limit_log2_steps);
+  return static_cast<int>(steps) * ((1 << gradient_level_bits) / ratio_limit_log2_steps);
+}
+
 /// The level of detail, in 256ths, of a 2D footprint with gradients dx and
 /// dy (in texels of level 0), before the texture's bias and clamps.
 inline int level_from_footprint(const float (&dx)[2], const float (&dy)[2], unsigned max_anisotropy) {
@@ -296,27 +328,28 @@ inline int level_from_footprint(const float (&dx)[2], const float (&dy)[2], unsi
   held_gradients(dx, dy, p, q);
   double major = major_axis_of_footprint(p, q).length;
   int major_level = fixed_level_log2(major);
-  if (max_anisotropy <= 1 || major_level == lowest_gradient_level) return major_level;
-  if (max_anisotropy > 16) max_anisotropy = 16;
+  unsigned held_ratio = held_anisotropy_ratio(max_anisotropy);
+  if (held_ratio <= 1 || major_level == lowest_gradient_level) return major_level;
   double area = footprint_area(p[0], p[1], q[0], q[1]);
   int minor_level = area > 0 ? fixed_level_log2(area) - major_level : lowest_gradient_level;
   if (minor_level > major_level) minor_level = major_level;  // a footprint the approximate major axis underrates
-  int capped_level = major_level - fixed_level_log2(max_anisotropy);
+  int capped_level = major_level - anisotropy_ratio_level(held_ratio);
   return minor_level > capped_level ? minor_level : capped_level;
 }
 
 /// The weight of the upper level, in 256ths, with which an H100 blends two
 /// levels when maxAnisotropy is above 1: the level's fraction f (256ths)
 /// stretched about the middle, so that near a level it takes that level
-/// alone. Measured for maxAnisotropy 2 (slope 3/2: levels alone below
-/// f = 43 and from f = 213), 4 (7/4) and 16 (2); other values take the
-/// slope of the nearest measured one below (not measured).
+/// alone. The slope follows the held ratio limit: 3/2 for 2 (levels alone
+/// below f = 43 and from f = 213), 7/4 for 4 and 6, 2 for 8 to 16
+/// (gradients.txt for 2, 4 and 16; gradients_anisotropy.txt for the rest).
 inline int sharpened_level_fraction(int fraction, unsigned max_anisotropy) {
-  if (max_anisotropy <= 1 || fraction == 0) return fraction;
+  unsigned held_ratio = held_anisotropy_ratio(max_anisotropy);
+  if (held_ratio <= 1 || fraction == 0) return fraction;
   int weight;
-  if (max_anisotropy < 4)
+  if (held_ratio < 4)
     weight = (3 * fraction) / 2 - 63;
-  else if (max_anisotropy < 16)
+  else if (held_ratio < 8)
     weight = (7 * fraction + 2) / 4 - 95;
   else
     weight = 2 * fraction - 128;
