@@ -1,5 +1,6 @@
 // Counts the measured gradient fetches whose level weft's rule gives bit for
-// bit (issue 15): gradients.txt and gradients_anisotropy.txt (tex2DGrad), gradients3d.txt (tex3DGrad and
+// bit (issue 15): gradients.txt and gradients_anisotropy.txt (tex2DGrad), gradients3d.txt and
+// gradients3d_anisotropy.txt (tex3DGrad and
 // texCubemapGrad), cubemap_gradients.txt and gradient_lengths.txt. Each
 // measured mipmap's level l holds l, point filtering within levels and
 // linear between them, so a result is the level the texture unit took, in
@@ -445,6 +446,7 @@ int main(int argc, char** argv) {
   check_2d(dir, "gradients.txt");
   check_2d(dir, "gradients_anisotropy.txt");
   check_3d(dir, "gradients3d.txt");
+  check_3d(dir, "gradients3d_anisotropy.txt");
   check_3d(dir, "cubemap_gradients.txt");
   check_rules(dir);
   check_rules2(dir);

@@ -22,7 +22,7 @@
 //   up, the smaller aligned to the larger's 10-bit grid) over the major
 //   axis, and the level is that of the minor axis (its log2 the difference
 //   of the two 8-bit logs, at most the major axis's), or of the major axis
-//   over the held ratio limit (held_anisotropy_ratio) where the footprint is
+//   over the held ratio limit (held_max_anisotropy) where the footprint is
 //   more elongated than that; and the blend between two levels is sharpened
 //   (sharpened_level_fraction). The samples the H100 then takes along the
 //   major axis are anisotropic_sampling.hpp's.
@@ -291,18 +291,19 @@ inline void held_gradients(const float (&dx)[2], const float (&dy)[2], double (&
   }
 }
 
-/// The ratio limit an H100 holds for a maxAnisotropy: one of 1, 2, 4, 6, 8,
-/// 10, 12 and 16, the value rounded down to the nearest of them (above 16:
-/// 16). A maxAnisotropy between two of them acts as the lower one in both
-/// the level and the blend, as if the sampler kept the limit in a field of
-/// eight values (gradients_anisotropy.txt, an H200: 3 returns what 2 does,
-/// 5 what 4 does, 7 what 6 does, 9 what 8 does, 11 what 10 does and 13 to
-/// 15 what 12 does, in every one of the 1500 footprints).
-inline unsigned held_anisotropy_ratio(unsigned max_anisotropy) {
+/// The maxAnisotropy an H100 applies for the one asked, a ratio limit: one
+/// of 1, 2, 4, 6, 8, 10, 12 and 16, the value rounded down to the nearest
+/// of them (above 16: 16). A maxAnisotropy between two of them acts as the
+/// lower one in both the level and the blend, as if the sampler kept the
+/// limit in a field of eight values (gradients_anisotropy.txt, an H200: 3
+/// returns what 2 does, 5 what 4 does, 7 what 6 does, 9 what 8 does, 11
+/// what 10 does and 13 to 15 what 12 does, in every one of the 1500
+/// footprints; 14 is no limit of its own).
+inline unsigned held_max_anisotropy(unsigned max_anisotropy) {
   constexpr unsigned held_ratios[] = {16, 12, 10, 8, 6, 4, 2};
   for (unsigned ratio : held_ratios)
     if (max_anisotropy >= ratio) return ratio;
-  return max_anisotropy;  // 0 and 1: isotropic
+  return 1;  // 0 and 1: isotropic
 }
 
 /// The steps per level in which the unit holds log2 of a ratio limit.
@@ -328,7 +329,7 @@ inline int level_from_footprint(const float (&dx)[2], const float (&dy)[2], unsi
   held_gradients(dx, dy, p, q);
   double major = major_axis_of_footprint(p, q).length;
   int major_level = fixed_level_log2(major);
-  unsigned held_ratio = held_anisotropy_ratio(max_anisotropy);
+  unsigned held_ratio = held_max_anisotropy(max_anisotropy);
   if (held_ratio <= 1 || major_level == lowest_gradient_level) return major_level;
   double area = footprint_area(p[0], p[1], q[0], q[1]);
   int minor_level = area > 0 ? fixed_level_log2(area) - major_level : lowest_gradient_level;
@@ -340,11 +341,13 @@ inline int level_from_footprint(const float (&dx)[2], const float (&dy)[2], unsi
 /// The weight of the upper level, in 256ths, with which an H100 blends two
 /// levels when maxAnisotropy is above 1: the level's fraction f (256ths)
 /// stretched about the middle, so that near a level it takes that level
-/// alone. The slope follows the held ratio limit: 3/2 for 2 (levels alone
-/// below f = 43 and from f = 213), 7/4 for 4 and 6, 2 for 8 to 16
-/// (gradients.txt for 2, 4 and 16; gradients_anisotropy.txt for the rest).
+/// alone. The slope follows the held limit (held_max_anisotropy): 3/2 for 2
+/// (levels alone below f = 43 and from f = 213), 7/4 for 4 and 6, 2 for 8
+/// to 16 (gradients.txt for 2, 4 and 16; for every other value
+/// gradients_anisotropy.txt and tex3DGrad's gradients3d_anisotropy.txt,
+/// whose level has no minor axis).
 inline int sharpened_level_fraction(int fraction, unsigned max_anisotropy) {
-  unsigned held_ratio = held_anisotropy_ratio(max_anisotropy);
+  unsigned held_ratio = held_max_anisotropy(max_anisotropy);
   if (held_ratio <= 1 || fraction == 0) return fraction;
   int weight;
   if (held_ratio < 4)

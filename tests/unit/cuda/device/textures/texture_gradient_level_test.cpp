@@ -196,6 +196,15 @@ TEST_CASE("with maxAnisotropy above 1, the level of the minor axis, at most log2
   CHECK(textures::sharpened_level_fraction(220, 4) == 256);
   // maxAnisotropy above 16 is 16.
   CHECK(textures::level_from_footprint(dx, dy, 64) == 256 + 220);
+  // A value acts as the limit at or below it of 2, 4, 6, 8, 10, 12 and 16
+  // (gradients_anisotropy.txt: every footprint's level the same).
+  CHECK(textures::level_from_footprint(dx, dy, 3) == 2 * 256 + 187);
+  CHECK(textures::level_from_footprint(dx, dy, 5) == 256 + 220);
+  CHECK(textures::held_max_anisotropy(3) == 2);
+  CHECK(textures::held_max_anisotropy(9) == 8);
+  CHECK(textures::held_max_anisotropy(14) == 12);
+  CHECK(textures::held_max_anisotropy(15) == 12);
+  CHECK(textures::held_max_anisotropy(16) == 16);
 }
 
 TEST_CASE("maxAnisotropy acts as the ratio limit at or below it of 1, 2, 4, 6, 8, 10, 12 and 16") {
@@ -265,6 +274,11 @@ TEST_CASE("with maxAnisotropy above 1, an H100 blends two levels with a sharpene
   CHECK(textures::sharpened_level_fraction(64, 16) == 0);
   CHECK(textures::sharpened_level_fraction(65, 16) == 2);
   CHECK(textures::sharpened_level_fraction(192, 16) == 256);
+  // 3 as 2, 5 to 7 as 4, 8 to 15 as 16 (gradients3d_anisotropy.txt).
+  CHECK(textures::sharpened_level_fraction(43, 3) == 1);
+  CHECK(textures::sharpened_level_fraction(130, 7) == 133);
+  CHECK(textures::sharpened_level_fraction(65, 8) == 2);
+  CHECK(textures::sharpened_level_fraction(64, 15) == 0);
   // Without anisotropy the fraction is the blend's weight.
   CHECK(textures::sharpened_level_fraction(65, 1) == 65);
   CHECK(textures::sharpened_level_fraction(65, 0) == 65);
