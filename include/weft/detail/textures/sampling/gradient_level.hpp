@@ -1,9 +1,7 @@
 // The level of detail of a 2D fetch with gradients (tex2DGrad, tex1DGrad,
 // tex2DLayeredGrad), as an H100 computes it: fitted to 7500 fetches measured
 // on one (tests/differential/h100_measurements/gradients.txt, for
-// maxAnisotropy 0, 1, 2, 4 and 16), the same footprints on an H200 for
-// every other maxAnisotropy up to 16 (gradients_anisotropy.txt) and
-// texture_probe's grad lines.
+// maxAnisotropy 0, 1, 2, 4 and 16) and texture_probe's grad lines.
 //
 // The gradients dx = (du/dx, dv/dx) and dy = (du/dy, dv/dy), in texels of
 // level 0, describe the footprint of a pixel: the parallelogram they span.
@@ -22,10 +20,10 @@
 //   up, the smaller aligned to the larger's 10-bit grid) over the major
 //   axis, and the level is that of the minor axis (its log2 the difference
 //   of the two 8-bit logs, at most the major axis's), or of the major axis
-//   over the held ratio limit (held_max_anisotropy) where the footprint is
-//   more elongated than that; and the blend between two levels is sharpened
-//   (sharpened_level_fraction). The samples the H100 then takes along the
-//   major axis are anisotropic_sampling.hpp's.
+//   over maxAnisotropy where the footprint is more elongated than that; and
+//   the blend between two levels is sharpened (sharpened_level_fraction). The
+//   samples the H100 then takes along the major axis are
+//   anisotropic_sampling.hpp's.
 #pragma once
 
 #include <cmath>
@@ -291,35 +289,27 @@ inline void held_gradients(const float (&dx)[2], const float (&dy)[2], double (&
   }
 }
 
-/// The maxAnisotropy an H100 applies for the one asked, a ratio limit: one
-/// of 1, 2, 4, 6, 8, 10, 12 and 16, the value rounded down to the nearest
-/// of them (above 16: 16). A maxAnisotropy between two of them acts as the
-/// lower one in both the level and the blend, as if the sampler kept the
-/// limit in a field of eight values (gradients_anisotropy.txt, an H200: 3
-/// returns what 2 does, 5 what 4 does, 7 what 6 does, 9 what 8 does, 11
-/// what 10 does and 13 to 15 what 12 does, in every one of the 1500
-/// footprints; 14 is no limit of its own).
-inline unsigned held_max_anisotropy(unsigned max_anisotropy) {
-  constexpr unsigned held_ratios[] = {16, 12, 10, 8, 6, 4, 2};
-  for (unsigned ratio : held_ratios)
-    if (max_anisotropy >= ratio) return ratio;
-  return 1;  // 0 and 1: isotropic
-}
+/// A maxAnisotropy as an H100's sampler holds it: one of eight values, and
+/// log2 of it in 256ths as the level's cap subtracts it (log2 truncated to
+/// 4 fractional bits: 6 is 2 + 9/16, 10 is 3 + 5/16, 12 is 3 + 9/16).
+struct held_anisotropy {
+  unsigned value;
+  int level_log2;
+};
 
-/// The steps per level in which the unit holds log2 of a ratio limit.
-inline constexpr int ratio_limit_log2_steps = 16;
+inline constexpr held_anisotropy held_anisotropies[] = {{1, 0},   {2, 256},  {4, 512},  {6, 656},
+                                                        {8, 768}, {10, 848}, {12, 912}, {16, 1024}};
 
-/// log2 of a held ratio limit in 256ths, as the level subtracts it from the
-/// major axis's: to 16ths, so exact for the powers of two and 2 9/16, 3 5/16
-/// and 3 9/16 for 6, 10 and 12 (truncated and rounded agree for all three).
-/// Fitted to gradients_anisotropy.txt, where each is the only value that
-/// gives its ratio's best count: 1500, 1497 and 1493 of 1500, the misses
-/// those of maxAnisotropy 16 too; the level table's log2 (662/256 for 6,
-/// 850 for 10, 918 for 12) gives 1337, 1416 and 1430.
-inline int anisotropy_ratio_level(unsigned held_ratio) {
-  if (held_ratio <= 1) return 0;
-  double steps = std::floor(std::log2(static_cast<double>(held_ratio)) * ratio_limit_log2_steps);
-  return static_cast<int>(steps) * ((1 << gradient_level_bits) / ratio_limit_log2_steps);
+/// The largest value the sampler holds at or below the one asked (1 for 0):
+/// 3 acts as 2, 5 as 4, 7 as 6, 9 as 8, 11 as 10, 13 to 15 as 12, above 16
+/// as 16. Measured on an H200 for every value from 2 to 16
+/// (gradients_anisotropy.txt, gradients3d_anisotropy.txt): the values of
+/// one step give the same level for every footprint.
+inline held_anisotropy held_max_anisotropy(unsigned max_anisotropy) {
+  held_anisotropy held = held_anisotropies[0];
+  for (const held_anisotropy& h : held_anisotropies)
+    if (h.value <= max_anisotropy) held = h;
+  return held;
 }
 
 /// The level of detail, in 256ths, of a 2D footprint with gradients dx and
@@ -329,30 +319,28 @@ inline int level_from_footprint(const float (&dx)[2], const float (&dy)[2], unsi
   held_gradients(dx, dy, p, q);
   double major = major_axis_of_footprint(p, q).length;
   int major_level = fixed_level_log2(major);
-  unsigned held_ratio = held_max_anisotropy(max_anisotropy);
-  if (held_ratio <= 1 || major_level == lowest_gradient_level) return major_level;
+  if (max_anisotropy <= 1 || major_level == lowest_gradient_level) return major_level;
+  if (max_anisotropy > 16) max_anisotropy = 16;
   double area = footprint_area(p[0], p[1], q[0], q[1]);
   int minor_level = area > 0 ? fixed_level_log2(area) - major_level : lowest_gradient_level;
   if (minor_level > major_level) minor_level = major_level;  // a footprint the approximate major axis underrates
-  int capped_level = major_level - anisotropy_ratio_level(held_ratio);
+  int capped_level = major_level - held_max_anisotropy(max_anisotropy).level_log2;
   return minor_level > capped_level ? minor_level : capped_level;
 }
 
 /// The weight of the upper level, in 256ths, with which an H100 blends two
 /// levels when maxAnisotropy is above 1: the level's fraction f (256ths)
 /// stretched about the middle, so that near a level it takes that level
-/// alone. The slope follows the held limit (held_max_anisotropy): 3/2 for 2
-/// (levels alone below f = 43 and from f = 213), 7/4 for 4 and 6, 2 for 8
-/// to 16 (gradients.txt for 2, 4 and 16; for every other value
-/// gradients_anisotropy.txt and tex3DGrad's gradients3d_anisotropy.txt,
-/// whose level has no minor axis).
+/// alone. The slope is 3/2 for maxAnisotropy 2 and 3 (levels alone below
+/// f = 43 and from f = 213), 7/4 from 4 to 7 and 2 from 8 on (measured for
+/// every value on an H200: tex3DGrad, whose level has no minor axis, gives
+/// every fetch of gradients3d_anisotropy.txt so).
 inline int sharpened_level_fraction(int fraction, unsigned max_anisotropy) {
-  unsigned held_ratio = held_max_anisotropy(max_anisotropy);
-  if (held_ratio <= 1 || fraction == 0) return fraction;
+  if (max_anisotropy <= 1 || fraction == 0) return fraction;
   int weight;
-  if (held_ratio < 4)
+  if (max_anisotropy < 4)
     weight = (3 * fraction) / 2 - 63;
-  else if (held_ratio < 8)
+  else if (max_anisotropy < 8)
     weight = (7 * fraction + 2) / 4 - 95;
   else
     weight = 2 * fraction - 128;
