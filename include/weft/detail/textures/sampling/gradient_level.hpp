@@ -290,8 +290,9 @@ inline void held_gradients(const float (&dx)[2], const float (&dy)[2], double (&
 }
 
 /// A maxAnisotropy as an H100's sampler holds it: one of eight values, and
-/// log2 of it in 256ths as the level's cap subtracts it (log2 truncated to
-/// 4 fractional bits: 6 is 2 + 9/16, 10 is 3 + 5/16, 12 is 3 + 9/16).
+/// log2 of it in 256ths as the level's cap subtracts it (log2 to 4
+/// fractional bits, truncated or rounded alike for these values: 6 is
+/// 2 + 9/16, 10 is 3 + 5/16, 12 is 3 + 9/16).
 struct held_anisotropy {
   unsigned value;
   int level_log2;

@@ -211,6 +211,30 @@ TEST_CASE("with maxAnisotropy above 1, the level of the minor axis, at most log2
   CHECK(textures::held_max_anisotropy(13).level_log2 == 3 * 256 + 144);
 }
 
+TEST_CASE("maxAnisotropy between the held values: the cap and the blend of the one below") {
+  // Measured on an H200 (gradients_anisotropy.txt): a footprint whose major
+  // axis has level 2043/256 and whose minor axis lies far below, so that
+  // the cap alone sets the level: log2 of 6, 10 and 12 truncated to 16ths
+  // below the major axis's, and 7, 11 and 13 to 15 as the value below them.
+  const float dx[2] = {-0x1.588ac4p-5f * 1024, 0x1.d3211p-4f * 1024};
+  const float dy[2] = {0x1.84dea6p-4f * 1024, -0x1.956314p-3f * 1024};
+  CHECK(textures::level_from_footprint(dx, dy, 6) == 2043 - 656);
+  CHECK(textures::level_from_footprint(dx, dy, 7) == 2043 - 656);
+  CHECK(textures::level_from_footprint(dx, dy, 10) == 2043 - 848);
+  CHECK(textures::level_from_footprint(dx, dy, 11) == 2043 - 848);
+  CHECK(textures::level_from_footprint(dx, dy, 12) == 2043 - 912);
+  CHECK(textures::level_from_footprint(dx, dy, 14) == 2043 - 912);
+  CHECK(textures::level_from_footprint(dx, dy, 15) == 2043 - 912);
+  CHECK(textures::level_from_footprint(dx, dy, 3) == textures::level_from_footprint(dx, dy, 2));
+  CHECK(textures::level_from_footprint(dx, dy, 5) == textures::level_from_footprint(dx, dy, 4));
+  CHECK(textures::level_from_footprint(dx, dy, 9) == textures::level_from_footprint(dx, dy, 8));
+  // The blend's slope: 3/2 for 3, 7/4 for 6 and 7, 2 from 8.
+  CHECK(textures::sharpened_level_fraction(107, 3) == 97);
+  CHECK(textures::sharpened_level_fraction(107, 7) == 92);
+  CHECK(textures::sharpened_level_fraction(171, 10) == 214);
+  CHECK(textures::sharpened_level_fraction(107, 15) == 86);
+}
+
 TEST_CASE("the footprint's area: each product from a truncated multiplier, rounded up to 2^9 of its mantissa") {
   // Measured on an H200 (minor_axis.txt: axis-aligned footprints, whose area
   // is the single product a b; maxAnisotropy 16, so the level is the minor
@@ -297,6 +321,13 @@ TEST_CASE("tex2DGrad returns the H100's measured levels, each maxAnisotropy") {
       {2, {-0x1.ad7538p-10f, -0x1.a24a6ap-10f}, {0x1.3e5d9p-10f, -0x1.9b65ecp-11f}, 0x1.46p-1f},
       {4, {-0x1.06ca5ap-7f, -0x1.28a438p-9f}, {0x1.8505eap-9f, 0x1.091b0cp-8f}, 0x1.94p+0f},
       {16, {-0x1.06ca5ap-7f, -0x1.28a438p-9f}, {0x1.8505eap-9f, 0x1.091b0cp-8f}, 0x1.96p+0f},
+      // Values between those the sampler holds (an H200, gradients_anisotropy.txt).
+      {3, {0x1.febb08p-8f, -0x1.ac68c2p-6f}, {0x1.52488p-7f, -0x1.5badb8p-6f}, 0x1.06cp+2f},
+      {6, {-0x1.588ac4p-5f, 0x1.d3211p-4f}, {0x1.84dea6p-4f, -0x1.956314p-3f}, 0x1.57p+2f},
+      {7, {0x1.febb08p-8f, -0x1.ac68c2p-6f}, {0x1.52488p-7f, -0x1.5badb8p-6f}, 0x1.67p+1f},
+      {10, {-0x1.588ac4p-5f, 0x1.d3211p-4f}, {0x1.84dea6p-4f, -0x1.956314p-3f}, 0x1.358p+2f},
+      {12, {-0x1.588ac4p-5f, 0x1.d3211p-4f}, {0x1.84dea6p-4f, -0x1.956314p-3f}, 0x1.158p+2f},
+      {15, {0x1.febb08p-8f, -0x1.ac68c2p-6f}, {0x1.52488p-7f, -0x1.5badb8p-6f}, 0x1.d8p+0f},
   };
   auto got = gradient_level_fetches(measured);
   for (std::size_t i = 0; i < measured.size(); ++i) {
