@@ -251,6 +251,45 @@ static void seamless_mipmaps() {
   cudaFreeMipmappedArray(m);
 }
 
+// 7. A 2D float2 mipmap, 8x8, 4 levels, texel (1000 l + 10 y + x, l),
+// linear filtering and linear mipmap filtering, clamp and border, tex2DLod
+// at coordinates around and past the edges: whether a clamped dimension
+// counts as one texel in the levels' weights, as on cubemap faces.
+static void clamped_mipmaps() {
+  const int n = 8, levels = 4;
+  cudaChannelFormatDesc fd = cudaCreateChannelDesc<float2>();
+  cudaMipmappedArray_t m;
+  rep("2D mipmap", cudaMallocMipmappedArray(&m, &fd, make_cudaExtent(n, n, 0), levels, 0));
+  for (int l = 0; l < levels; ++l) {
+    cudaArray_t a; cudaGetMipmappedArrayLevel(&a, m, l);
+    int w = n >> l; std::vector<float2> h(w * w);
+    for (int y = 0; y < w; ++y) for (int x = 0; x < w; ++x) h[y * w + x] = make_float2(1000.f * l + 10.f * y + x, (float)l);
+    rep("2D level copy", cudaMemcpy2DToArray(a, 0, 0, h.data(), w * 8, w * 8, w, cudaMemcpyHostToDevice));
+  }
+  cudaResourceDesc r; memset(&r, 0, sizeof r); r.resType = cudaResourceTypeMipmappedArray; r.res.mipmap.mipmap = m;
+  std::vector<Q> qs;
+  unsigned s = 5151;
+  auto rnd = [&] { s = s * 1103515245u + 12345u; return ((s >> 8) & 0xffff) / 65536.f; };
+  for (int i = 0; i < 600; ++i) {
+    float x = rnd() * 1.4f - 0.2f, y = rnd() * 1.4f - 0.2f;
+    if (i % 3 == 0) x = (i & 4) ? 1.f - rnd() * 0.1f : rnd() * 0.1f;
+    float lod = (i % 4 == 0) ? (float)(i / 4 % 4) : rnd() * 3.f;
+    qs.push_back({x, y, 0, lod, 0});
+  }
+  for (int mode : {1, 3}) {
+    cudaTextureDesc d; memset(&d, 0, sizeof d);
+    d.addressMode[0] = d.addressMode[1] = (cudaTextureAddressMode)mode;
+    d.filterMode = cudaFilterModeLinear; d.normalizedCoords = 1;
+    d.mipmapFilterMode = cudaFilterModeLinear; d.maxMipmapLevelClamp = levels - 1;
+    cudaTextureObject_t t; rep("2D mipmap create", cudaCreateTextureObject(&t, &r, &d, nullptr));
+    std::vector<float4> o = run(t, qs);
+    for (size_t i = 0; i < qs.size(); ++i)
+      printf("CMIP m%d %a %a %a %08x %08x\n", mode, qs[i].x, qs[i].y, qs[i].lod, b(o[i].x), b(o[i].y));
+    cudaDestroyTextureObject(t);
+  }
+  cudaFreeMipmappedArray(m);
+}
+
 static void arrays() {
   cudaChannelFormatDesc f = cudaCreateChannelDesc<float>();
   cudaArray_t a = nullptr; std::vector<float> host(64 * 64);
@@ -388,5 +427,6 @@ int main(int argc, char** argv) {
   if (w == 3) seamless();
   if (w == 4) trilinear();
   if (w == 6) seamless_mipmaps();
+  if (w == 7) clamped_mipmaps();
   return 0;
 }
