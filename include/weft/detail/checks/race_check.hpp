@@ -1428,6 +1428,10 @@ class race_worker {
     unsigned thread = linear_thread_index(threadIdx, blockDim);
     std::uintptr_t word = reinterpret_cast<std::uintptr_t>(address) & ~std::uintptr_t{3};
     auto acquire_and_release = [&](std::unordered_map<std::uintptr_t, race_clock>& words) {
+      // No word has had a release yet, and this atomic makes none (a
+      // histogram's counts, with no fence anywhere): nothing to acquire or
+      // release, without the hash and division of a find on every atomic.
+      if (words.empty() && fenced_at_[thread] == 0) return;
       auto at = words.find(word);
       if (at != words.end()) race_join(known_of(thread), at->second);
       if (fenced_at_[thread] == 0) return;  // a relaxed atomic releases nothing
@@ -1554,7 +1558,7 @@ class race_worker {
  private:
   // access()'s part past the static TLS block and streamed_word.
   [[gnu::always_inline]] void access_past_builtins(std::uintptr_t a, unsigned size, bool write, const void* pc) {
-    cached_page& cached = pages_[a / race_launch::page::bytes % pages_.size()];
+    cached_page& cached = pages_[cache_index(a)];
     if (a - cached.begin < cached.bytes && cached.ready == holding_) [[likely]] {
       if (size == 4)
         return write ? access_ready_page<true, 4>(cached, a, pc) : access_ready_page<false, 4>(cached, a, pc);
@@ -1649,14 +1653,27 @@ class race_worker {
     return result;
   }
 
-  // pages_[a / race_launch::page::bytes % pages_.size()], as a shift and a
-  // mask of the entry's offset, where the index's shift, mask and
-  // multiplication took a register more in the callbacks.
+  // The entry of the page that holds `a`: the page's number folded with its
+  // number over the entries' count, so that a thread's pages one entries'
+  // count apart (a grid-stride loop's, whose stride is a power of two: the
+  // suite's histogram steps 64 pages) take entries of their own. With the
+  // number alone they all took one entry, every access missed it, and each
+  // took the page's look-up under the launch's mutex: 20 % of the
+  // histogram's check, its two workers' contention the slow runs' 2-4 s.
+  static std::size_t cache_index(std::uintptr_t a) {
+    constexpr std::size_t entries = std::tuple_size_v<decltype(pages_)>;
+    std::uintptr_t page = a / race_launch::page::bytes;
+    return (page ^ page / entries) % entries;
+  }
+  // pages_[cache_index(a)], as shifts and a mask of the entry's offset,
+  // where the index's shift, mask and multiplication took a register more
+  // in the callbacks.
   [[gnu::always_inline]] cached_page& cached_entry(std::uintptr_t a) {
     constexpr std::size_t entries = std::tuple_size_v<decltype(pages_)>;
     static_assert(std::has_single_bit(entries) && std::has_single_bit(sizeof(cached_page)) &&
                   race_launch::page::bytes % sizeof(cached_page) == 0);
-    std::uintptr_t offset = a / (race_launch::page::bytes / sizeof(cached_page)) & (entries - 1) * sizeof(cached_page);
+    constexpr std::size_t to_offset = race_launch::page::bytes / sizeof(cached_page);
+    std::uintptr_t offset = (a / to_offset ^ a / (to_offset * entries)) & (entries - 1) * sizeof(cached_page);
     auto* entry = reinterpret_cast<cached_page*>(reinterpret_cast<char*>(pages_.data()) + offset);
     asm("" : "+r"(entry));  // one register, not the worker's and the offset's
     return *entry;
@@ -1969,7 +1986,7 @@ class race_worker {
   [[gnu::always_inline]] bool global_word_ordered(std::uintptr_t a, unsigned size, std::uintptr_t pc) {
     if ((a & 3) + size > 4) return false;
     std::uintptr_t word = a & ~std::uintptr_t{3};
-    cached_page& cached = pages_[word / race_launch::page::bytes % pages_.size()];
+    cached_page& cached = pages_[cache_index(word)];
     if (word - cached.begin >= cached.bytes) return false;
     if (cached.ready != holding_) return false;
     return word_ordered<write>(cached, a, size, pc);
@@ -2017,7 +2034,7 @@ class race_worker {
   [[gnu::noinline]] bool global_read_after_own_launch(std::uintptr_t a, unsigned size, std::uintptr_t pc) {
     if ((a & 3) + size > 4 || let_go_->load(std::memory_order_relaxed) || state_ == 0) return false;
     std::uintptr_t word = a & ~std::uintptr_t{3};
-    cached_page& cached = pages_[word / race_launch::page::bytes % pages_.size()];
+    cached_page& cached = pages_[cache_index(word)];
     if (word - cached.begin >= cached.bytes || cached.ready != holding_) return false;
     auto [cached_pc, site] = site_entry(pc);
     if (cached_pc != pc) return false;
@@ -2067,7 +2084,7 @@ class race_worker {
   [[gnu::always_inline]] bool access_word(std::uintptr_t word, bool write, std::uintptr_t pc, std::uint32_t untouched) {
     // A global word of a page this worker used lately, in the allocation it
     // found there: one compare, where classifying the word takes a dozen.
-    cached_page& cached = pages_[word / race_launch::page::bytes % pages_.size()];
+    cached_page& cached = pages_[cache_index(word)];
     if (word - cached.begin >= cached.bytes) [[unlikely]] {
       if (word >= tls_begin_ && word < tls_end_) {
         if (shared_shadow_.untraced((word - tls_begin_) / 4)) return true;
@@ -2783,14 +2800,17 @@ class race_worker {
   std::uintptr_t tls_bytes_ = 0;           // tls_end_ - tls_begin_: access()'s first compare
   std::array<address_range, 8> ranges_{};  // the launch's, most recently found first
   // The launch's shadow pages that this worker used, by page index
-  // (direct-mapped): most accesses skip classifying their address and
-  // page_of's mutex and hash table.
+  // (direct-mapped, cache_index): most accesses skip classifying their
+  // address and page_of's mutex and hash table.
   std::array<cached_page, 64> pages_{};
   // The global shadow pages this worker has locked, and the worker as
   // those that wait for them see it (`let_go_`: its flag they set to have
   // them back). The record outlives the worker (a waiter may set the flag
-  // just as the worker's thread ends).
-  std::array<race_launch::page*, 16> held_{};
+  // just as the worker's thread ends). As many as pages_ has entries: a
+  // grid-stride loop's thread that reads one byte of each of 64 pages (the
+  // histogram's) let go of all every 16, and its next access to each took
+  // the full check again.
+  std::array<race_launch::page*, 64> held_{};
   unsigned held_count_ = 0;
   std::uint64_t holding_ = 1;  // counts let_go_of_pages' calls (cached_page::ready)
   race_page_holder* holder_ = race_page_holder::for_this_thread();
@@ -2803,6 +2823,13 @@ class race_worker {
 inline thread_local race_worker* race_running = nullptr;
 
 inline race_worker* race_worker::race_running_worker() { return race_running; }
+
+// Kernel code reads race_running wherever weft's hooks are inlined into it
+// (every atomic function's, a barrier's): weft's own, not a __shared__
+// variable. Taken for one, each such 8-byte load was checked and recorded
+// as a read of two __shared__ words (about 190 instructions an atomicAdd).
+inline const bool race_running_untraced =
+    race_untraced([]() -> const void* { return &race_running; }, sizeof race_running);
 
 /// Called before a worker waits for other blocks (a grid or cluster sync, a
 /// cuda::barrier of device scope): in a race-check build, lets go of the
