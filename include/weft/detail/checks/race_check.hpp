@@ -125,6 +125,39 @@ inline constexpr bool race_check_build = false;
 inline constexpr bool race_check_build = false;
 #endif
 
+// Sets `variable.x` (a built-in variable's: threadIdx, blockIdx, blockDim,
+// gridDim) to `x`, and the low 16 bits of `variable.y` to those of `y`,
+// whose others are zero for every built-in variable (blockIdx.y and
+// gridDim.y are below 2^16, threadIdx.y and blockDim.y below 1024).
+// Inlined into traced code, where the kernel's reads of `variable.x` that
+// follow are then this store's value, not traced loads. In a race-check
+// build it is one 6-byte store, which -fsanitize-coverage does not trace
+// (it traces stores of 1, 2, 4, 8 and 16 bytes): a traced store would be a
+// callback that finds the word untraced, about 20 instructions, and there
+// is nothing to check, the built-in variables being weft's. A Clang that
+// traced it, or that kept a 48-bit integer in 8 bytes (it then stores y
+// whole, high bits zero), would make it a traced store of the variable,
+// which the check ignores: slower, never wrong.
+#if defined(__has_feature)
+#if __has_feature(coverage_sanitizer)
+template <class Index>
+[[gnu::always_inline]] inline void set_builtin_x(Index& variable, unsigned x, unsigned y) {
+  __extension__ using six_bytes = unsigned _BitInt(48) __attribute__((may_alias, aligned(4)));
+  *reinterpret_cast<six_bytes*>(&variable.x) = static_cast<six_bytes>(x) | static_cast<six_bytes>(y & 0xffffu) << 32;
+}
+#else
+template <class Index>
+[[gnu::always_inline]] inline void set_builtin_x(Index& variable, unsigned x, unsigned) {
+  variable.x = x;
+}
+#endif
+#else
+template <class Index>
+[[gnu::always_inline]] inline void set_builtin_x(Index& variable, unsigned x, unsigned) {
+  variable.x = x;
+}
+#endif
+
 }  // namespace weft::detail
 
 // Outside namespace weft, whose functions the race check's ignore list
