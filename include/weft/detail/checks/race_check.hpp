@@ -95,6 +95,7 @@
 #include <string>
 #include <thread>
 #include <tuple>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -138,24 +139,41 @@ inline constexpr bool race_check_build = false;
 // traced it, or that kept a 48-bit integer in 8 bytes (it then stores y
 // whole, high bits zero), would make it a traced store of the variable,
 // which the check ignores: slower, never wrong.
+//
+// restate_builtin_x(variable) is the same with the variable's own values,
+// read with a 6-byte load, which is not traced either: at the start of a
+// traced function, the kernel's reads of `variable.x` after it are its
+// value (the compiler cannot see that the store changes nothing). Nothing
+// in a build without the instrumentation.
 #if defined(__has_feature)
 #if __has_feature(coverage_sanitizer)
+__extension__ using race_untraced_six_bytes = unsigned _BitInt(48) __attribute__((may_alias, aligned(4)));
 template <class Index>
 [[gnu::always_inline]] inline void set_builtin_x(Index& variable, unsigned x, unsigned y) {
-  __extension__ using six_bytes = unsigned _BitInt(48) __attribute__((may_alias, aligned(4)));
-  *reinterpret_cast<six_bytes*>(&variable.x) = static_cast<six_bytes>(x) | static_cast<six_bytes>(y & 0xffffu) << 32;
+  *reinterpret_cast<race_untraced_six_bytes*>(&variable.x) =
+      static_cast<race_untraced_six_bytes>(x) | static_cast<race_untraced_six_bytes>(y & 0xffffu) << 32;
+}
+template <class Index>
+[[gnu::always_inline]] inline void restate_builtin_x(Index& variable) {
+  std::uint64_t bits = *reinterpret_cast<race_untraced_six_bytes*>(&variable.x);
+  asm("" : "+r"(bits));  // else the store of what was loaded is dropped, and the load with it
+  *reinterpret_cast<race_untraced_six_bytes*>(&variable.x) = static_cast<race_untraced_six_bytes>(bits);
 }
 #else
 template <class Index>
 [[gnu::always_inline]] inline void set_builtin_x(Index& variable, unsigned x, unsigned) {
   variable.x = x;
 }
+template <class Index>
+[[gnu::always_inline]] inline void restate_builtin_x(Index&) {}
 #endif
 #else
 template <class Index>
 [[gnu::always_inline]] inline void set_builtin_x(Index& variable, unsigned x, unsigned) {
   variable.x = x;
 }
+template <class Index>
+[[gnu::always_inline]] inline void restate_builtin_x(Index&) {}
 #endif
 
 }  // namespace weft::detail
@@ -174,8 +192,20 @@ namespace weft_traced {
 /// launch's tuple was a traced load each (four of a vector add's ten).
 /// A stackless kernel's call returns its thread's coroutine, whose body up
 /// to its first co_await runs here, traced.
+///
+/// A kernel that is a plain function (not a stackless kernel's coroutine,
+/// whose body runs in a function of its own) then reads the built-in
+/// variables' .x from restate_builtin_x's stores, not with traced loads:
+/// three of a vector add's six callbacks.
 template <class Kernel, class... Parameters>
 [[gnu::noinline]] decltype(auto) call_kernel(Kernel& kernel, Parameters... parameters) {
+  if constexpr (std::is_void_v<decltype(kernel(parameters...))>) {
+    using namespace weft::detail;
+    restate_builtin_x(threadIdx);
+    restate_builtin_x(blockIdx);
+    restate_builtin_x(blockDim);
+    restate_builtin_x(gridDim);
+  }
   return kernel(parameters...);
 }
 
