@@ -2870,11 +2870,8 @@ class race_worker {
   // The global shadow pages this worker has locked, and the worker as
   // those that wait for them see it (`let_go_`: its flag they set to have
   // them back). The record outlives the worker (a waiter may set the flag
-  // just as the worker's thread ends). As many as pages_ has entries: a
-  // grid-stride loop's thread that reads one byte of each of 64 pages (the
-  // histogram's) let go of all every 16, and its next access to each took
-  // the full check again.
-  std::array<race_launch::page*, 64> held_{};
+  // just as the worker's thread ends).
+  std::array<race_launch::page*, 16> held_{};
   unsigned held_count_ = 0;
   std::uint64_t holding_ = 1;  // counts let_go_of_pages' calls (cached_page::ready)
   race_page_holder* holder_ = race_page_holder::for_this_thread();
