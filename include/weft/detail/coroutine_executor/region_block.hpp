@@ -153,10 +153,9 @@ class region_threads {
     if (b.linear_ && !b.any_exited_) {
       threadIdx = {start, 0, 0};
       // set_builtin_x: a store the race check does not trace. Not in the
-      // rows below, whose regions read threadIdx.y just after it, a 4-byte
-      // load over part of the 6-byte store, which the store cannot forward
-      // to (with it there, the tiled matmul's check took 10-20 % more CPU
-      // in noisy runs; not shown to be that).
+      // rows below: there, threadIdx.x stored inside the fences, with
+      // set_builtin_x or a plain store, made the tiled matmul's check take
+      // 5-19 % more CPU (2026-12-01, alternated runs; the cause not found).
       for (Counter t = static_cast<Counter>(start); t < static_cast<Counter>(count); ++t)
         run(static_cast<unsigned>(t), [&] { set_builtin_x(threadIdx, static_cast<unsigned>(t), 0); });
       for (Counter t = 0; t < static_cast<Counter>(start); ++t)
@@ -179,8 +178,10 @@ class region_threads {
         const unsigned from = i == 0 ? first_x : 0, to = i == rows ? first_x : width;
         const unsigned row_start = row * width;
         threadIdx = {from, row % b.block_.y, row / b.block_.y};
-        for (Counter x = static_cast<Counter>(from); x < static_cast<Counter>(to); ++x)
-          run(row_start + static_cast<unsigned>(x), [&] { threadIdx.x = static_cast<unsigned>(x); });
+        for (Counter x = static_cast<Counter>(from); x < static_cast<Counter>(to); ++x) {
+          threadIdx.x = static_cast<unsigned>(x);
+          run(row_start + static_cast<unsigned>(x), [] {});
+        }
       }
     } else {
       uint3 index = b.index_of(start);
