@@ -657,7 +657,7 @@ bool bench_barrier(const options& o) {
   std::printf("  %-52s %10s %12.2f %12.2f\n", "same kernel, loop without the barrier (baseline)",
               pretty_time(t.plain).c_str(), t.plain * per_event, t.plain_min * per_event);
   std::printf("  %-52s %10s %12.2f %12.2f  %s\n", "net cost of one barrier per thread", "", net, net_best,
-              verdict(o, "target <= 10", net <= 10).c_str());
+              verdict(o, "target <= 5", net <= 5).c_str());
 
   std::printf("\n  raw context switches, for comparison (ns per switch)                       median     best run\n");
   auto show = [](const char* name, timing s, long count) {
@@ -842,7 +842,7 @@ bool bench_warp(const options& o) {
   std::printf("  %-52s %10s %12.2f %12.2f\n", "same loop without shuffles (baseline)", pretty_time(t.plain).c_str(),
               t.plain * per_reduction, t.plain_min * per_reduction);
   std::printf("  %-52s %10s %12.2f %12.2f  %s\n", "net cost of one 5-step reduction per thread", "", net, net_best,
-              verdict(o, "target <= 50", net <= 50).c_str());
+              verdict(o, "target <= 40", net <= 40).c_str());
   if (wrong_count != 0) std::printf("  WRONG RESULT: %d warp sums were wrong\n", wrong_count);
   return ok;
 }
@@ -905,7 +905,7 @@ bool bench_stackless_warp(const options& o) {
   std::printf("  %-52s %10s %12.2f %12.2f  %s\n", "net cost of one 5-step reduction per thread, stackless", "",
               net(stackless), net_best(stackless), verdict(o, "target <= 25", net(stackless) <= 25).c_str());
   std::printf("  %-52s %10s %12.2f %12.2f  %s\n", "net cost of one 5-step reduction per thread, fibers", "",
-              net(fibers), net_best(fibers), verdict(o, "target <= 50", net(fibers) <= 50).c_str());
+              net(fibers), net_best(fibers), verdict(o, "target <= 40", net(fibers) <= 40).c_str());
   if (wrong_count != 0) std::printf("  WRONG RESULT: %d warp sums were wrong\n", wrong_count);
   return ok;
 }

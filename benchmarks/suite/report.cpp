@@ -174,6 +174,40 @@ void print_scaling_table(const std::vector<worker_count_rows>& sweep) {
   }
 }
 
+double median(std::vector<double> v) {
+  if (v.empty()) return not_run;
+  std::sort(v.begin(), v.end());
+  std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+void print_paired_speedups(const std::vector<unsigned>& workers,
+                           const std::vector<std::vector<std::vector<suite_row>>>& rounds_at) {
+  if (workers.size() < 2) return;
+  std::printf("\npaired speed-ups over %u worker%s: each round's own ratio, median [lowest - highest] of %zu rounds\n",
+              workers.front(), workers.front() == 1 ? "" : "s",
+              rounds_at.front().empty() ? 0 : rounds_at.front()[0].size());
+  std::printf("%-52s %8s %22s %22s %22s\n", "kernel", "workers", "weft", "plain", "PoCL");
+  const std::vector<std::vector<suite_row>>& base = rounds_at.front();
+  for (std::size_t k = 0; k < base.size(); ++k)
+    for (std::size_t w = 1; w < workers.size(); ++w) {
+      auto cell = [&](double suite_row::*time) {
+        std::vector<double> ratios;
+        for (std::size_t r = 0; r < base[k].size() && r < rounds_at[w][k].size(); ++r)
+          if (base[k][r].*time != not_run && rounds_at[w][k][r].*time > 0)
+            ratios.push_back(base[k][r].*time / (rounds_at[w][k][r].*time));
+        if (ratios.empty()) return std::string("-");
+        char text[64];
+        std::snprintf(text, sizeof text, "%.1fx [%.1f - %.1f]", median(ratios),
+                      *std::min_element(ratios.begin(), ratios.end()), *std::max_element(ratios.begin(), ratios.end()));
+        return std::string(text);
+      };
+      std::printf("%-52s %8u %22s %22s %22s\n", w == 1 && !base[k].empty() ? base[k].front().title.c_str() : "",
+                  workers[w], cell(&suite_row::weft).c_str(), cell(&suite_row::plain).c_str(),
+                  cell(&suite_row::pocl).c_str());
+    }
+}
+
 bool write_scaling_svg(const std::string& path, const std::vector<worker_count_rows>& sweep,
                        const std::string& subtitle) {
   if (sweep.empty()) return false;

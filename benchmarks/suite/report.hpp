@@ -40,6 +40,14 @@ struct worker_count_rows {
 /// own time at the first count.
 void print_scaling_table(const std::vector<worker_count_rows>& sweep);
 
+/// With several rounds (rounds_at[w][k]: kernel k's rows at sweep point w,
+/// one per round): each implementation's speed-up over the first count,
+/// taken within each round, as the median and the range of the rounds.
+void print_paired_speedups(const std::vector<unsigned>& workers,
+                           const std::vector<std::vector<std::vector<suite_row>>>& rounds_at);
+
+double median(std::vector<double> v);
+
 /// One small chart per kernel: speed-up against workers for weft, the plain
 /// loop and PoCL, with the ideal line.
 bool write_scaling_svg(const std::string& path, const std::vector<worker_count_rows>& sweep,

@@ -31,12 +31,6 @@ double process_cpu_seconds() {
   return seconds(usage.ru_utime) + seconds(usage.ru_stime);
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /// One warm-up run of each implementation, then `repeat` rounds in which
 /// each runs once, the order rotating from round to round so that a change
 /// of load on a shared machine hits all of them alike. Then each result is
@@ -144,45 +138,106 @@ std::string kernel_list(const suite_options& o) {
   return list;
 }
 
-// The sweep runs each worker count in a child process, since PoCL reads its
-// thread count once, when it starts.
+// One child process of a sweep: the given kernels at one worker count, in a
+// process of its own since PoCL reads its thread count once, when it starts.
+// False if the child failed or printed fewer rows than it was asked for.
+bool run_sweep_child(const char* self, const suite_options& o, unsigned workers, const std::string& kernels,
+                     std::size_t expected_rows, std::vector<suite_row>& rows) {
+  std::string command = "WEFT_WORKERS=" + std::to_string(workers) +
+                        " POCL_MAX_PTHREAD_COUNT=" + std::to_string(workers) + " '" + self +
+                        "' suite --suite-rows --repeat " + std::to_string(o.repeat) + (o.quick ? " --quick" : "") +
+                        " --kernels " + kernels;
+  std::FILE* child = popen(command.c_str(), "r");
+  if (!child) return false;
+  std::size_t before = rows.size();
+  char line[1024];
+  while (std::fgets(line, sizeof line, child)) {
+    if (std::strncmp(line, "suite-row\t", 10) != 0) continue;
+    suite_row r;
+    int kind = 0;
+    char rights[4] = {}, title[512] = {};
+    if (std::sscanf(line, "suite-row\t%d\t%lf\t%lf\t%lf\t%lf\t%lf\t%lf\t%3s\t%511[^\n]", &kind, &r.weft, &r.plain,
+                    &r.pocl, &r.weft_cpu, &r.plain_cpu, &r.pocl_cpu, rights, title) != 9)
+      continue;
+    r.kind = static_cast<kernel_kind>(kind);
+    r.title = title;
+    r.weft_right = rights[0] == '1', r.plain_right = rights[1] == '1', r.pocl_right = rights[2] == '1';
+    rows.push_back(r);
+  }
+  return pclose(child) == 0 && rows.size() - before == expected_rows;
+}
+
+// A kernel's row at one worker count over the rounds: the median of each
+// time, and right only if every round was.
+suite_row median_row(const std::vector<suite_row>& rounds) {
+  suite_row m = rounds.front();
+  double suite_row::*fields[] = {&suite_row::weft,     &suite_row::plain,     &suite_row::pocl,
+                                 &suite_row::weft_cpu, &suite_row::plain_cpu, &suite_row::pocl_cpu};
+  for (double suite_row::*field : fields) {
+    std::vector<double> values;
+    for (const suite_row& r : rounds) values.push_back(r.*field);
+    m.*field = median(values);
+  }
+  for (const suite_row& r : rounds) {
+    m.weft_right &= r.weft_right;
+    m.plain_right &= r.plain_right;
+    m.pocl_right &= r.pocl_right;
+  }
+  return m;
+}
+
+// With one round, each worker count runs the chosen kernels in one child.
+// With several, every kernel gets its own children, its worker counts run
+// back to back (in the opposite order every other round), so that each
+// speed-up divides two times measured a few seconds apart: on a shared
+// machine the 1-worker time drifts by up to 1.5x between sweeps minutes
+// apart (turbo, neighbours), which decides whether a kernel near 12x meets
+// it. The table then gives the median of those paired speed-ups.
 bool run_sweep(const suite_options& o) {
   char self[4096] = {};
   if (readlink("/proc/self/exe", self, sizeof self - 1) <= 0) return false;
-  std::vector<worker_count_rows> sweep;
+  const std::vector<kernel_kind> kernels = chosen_kernels(o);
+  // rounds_at[w][k]: kernel k's rows at sweep point w, one per round.
+  std::vector<std::vector<std::vector<suite_row>>> rounds_at(o.sweep.size(),
+                                                             std::vector<std::vector<suite_row>>(kernels.size()));
   bool ok = true;
-  for (unsigned workers : o.sweep) {
-    std::string command = "WEFT_WORKERS=" + std::to_string(workers) +
-                          " POCL_MAX_PTHREAD_COUNT=" + std::to_string(workers) + " '" + self +
-                          "' suite --suite-rows --repeat " + std::to_string(o.repeat) + (o.quick ? " --quick" : "") +
-                          " --kernels " + kernel_list(o);
-    std::printf("workers-sweep: %u workers...\n", workers);
-    std::fflush(stdout);
-    std::FILE* child = popen(command.c_str(), "r");
-    if (!child) return false;
-    worker_count_rows point{workers, {}};
-    char line[1024];
-    while (std::fgets(line, sizeof line, child)) {
-      if (std::strncmp(line, "suite-row\t", 10) != 0) continue;
-      suite_row r;
-      int kind = 0;
-      char rights[4] = {}, title[512] = {};
-      if (std::sscanf(line, "suite-row\t%d\t%lf\t%lf\t%lf\t%lf\t%lf\t%lf\t%3s\t%511[^\n]", &kind, &r.weft, &r.plain,
-                      &r.pocl, &r.weft_cpu, &r.plain_cpu, &r.pocl_cpu, rights, title) != 9)
-        continue;
-      r.kind = static_cast<kernel_kind>(kind);
-      r.title = title;
-      r.weft_right = rights[0] == '1', r.plain_right = rights[1] == '1', r.pocl_right = rights[2] == '1';
-      point.rows.push_back(r);
+  for (int round = 0; round < o.sweep_rounds; ++round) {
+    if (o.sweep_rounds == 1) {
+      for (std::size_t w = 0; w < o.sweep.size(); ++w) {
+        std::printf("workers-sweep: %u workers...\n", o.sweep[w]);
+        std::fflush(stdout);
+        std::vector<suite_row> rows;
+        ok &= run_sweep_child(self, o, o.sweep[w], kernel_list(o), kernels.size(), rows);
+        for (std::size_t k = 0; k < rows.size() && k < kernels.size(); ++k) rounds_at[w][k].push_back(rows[k]);
+      }
+      continue;
     }
-    ok &= pclose(child) == 0 && point.rows.size() == chosen_kernels(o).size();
-    ok &= all_right(point.rows);
+    for (std::size_t k = 0; k < kernels.size(); ++k)
+      for (std::size_t step = 0; step < o.sweep.size(); ++step) {
+        std::size_t w = round % 2 ? o.sweep.size() - 1 - step : step;
+        std::printf("workers-sweep: round %d of %d, %s, %u workers...\n", round + 1, o.sweep_rounds,
+                    short_name(kernels[k]), o.sweep[w]);
+        std::fflush(stdout);
+        std::vector<suite_row> rows;
+        ok &= run_sweep_child(self, o, o.sweep[w], short_name(kernels[k]), 1, rows);
+        if (!rows.empty()) rounds_at[w][k].push_back(rows.front());
+      }
+  }
+  std::vector<worker_count_rows> sweep;
+  for (std::size_t w = 0; w < o.sweep.size(); ++w) {
+    worker_count_rows point{o.sweep[w], {}};
+    for (const std::vector<suite_row>& rounds : rounds_at[w])
+      if (!rounds.empty()) point.rows.push_back(median_row(rounds));
+    ok &= point.rows.size() == kernels.size() && all_right(point.rows);
     sweep.push_back(std::move(point));
   }
   print_scaling_table(sweep);
+  if (o.sweep_rounds > 1) print_paired_speedups(o.sweep, rounds_at);
   if (!o.scaling_svg_path.empty()) {
     std::string subtitle = today() + ", " + machine_description() + ", medians of " + std::to_string(o.repeat) +
-                           " runs" + (o.quick ? ", --quick sizes" : "") + load_now();
+                           " runs" +
+                           (o.sweep_rounds > 1 ? " in each of " + std::to_string(o.sweep_rounds) + " rounds" : "") +
+                           (o.quick ? ", --quick sizes" : "") + load_now();
     if (write_scaling_svg(o.scaling_svg_path, sweep, subtitle))
       std::printf("wrote %s\n", o.scaling_svg_path.c_str());
     else
@@ -221,6 +276,9 @@ bool parse_suite_argument(int& i, int argc, char** argv, suite_options& o) {
       if (workers < 1) return false;
       o.sweep.push_back(unsigned(workers));
     }
+  } else if (a == "--sweep-rounds") {
+    o.sweep_rounds = std::atoi(argv[++i]);
+    if (o.sweep_rounds < 1) return false;
   } else if (a == "--kernels") {
     std::vector<std::string> items;
     if (!parse_list(argv[++i], items)) return false;
@@ -243,6 +301,8 @@ const char* suite_usage() {
          "  --svg FILE        write the suite's ratios as an SVG bar chart\n"
          "  --workers-sweep 1,2,4,8,16   run the suite at each worker count (a child process each, with\n"
          "                    WEFT_WORKERS and POCL_MAX_PTHREAD_COUNT set) instead of once\n"
+         "  --sweep-rounds N  with --workers-sweep: N rounds, each kernel's worker counts run back to back\n"
+         "                    in children of their own; the speed-ups are the medians of each round's\n"
          "  --scaling-svg FILE  with --workers-sweep: write the speed-ups as an SVG\n";
 }
 

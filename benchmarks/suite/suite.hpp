@@ -16,6 +16,7 @@ struct suite_options {
   std::vector<kernel_kind> kernels;  // empty: all of them
   std::string svg_path;              // --svg: the ratio chart
   std::vector<unsigned> sweep;       // --workers-sweep 1,2,4: a child process per count
+  int sweep_rounds = 1;              // --sweep-rounds: kernels' worker counts interleaved, N rounds
   std::string scaling_svg_path;      // --scaling-svg
   bool rows_only = false;            // --suite-rows: a sweep's child, printing machine-readable rows
 };
