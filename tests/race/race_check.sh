@@ -35,7 +35,7 @@ for kernel in tiled_matmul block_sum warp_neighbours shuffle_neighbours named_ha
 done
 
 # The region_* kernels get region versions, which run in a race-check build.
-for kernel in region_matmul region_matmul_one_barrier region_block_sum region_block_sum_one_barrier region_handover \
+for kernel in region_matmul region_matmul_one_barrier region_block_sum region_block_sum_one_barrier region_handover region_rows_overwrite \
   region_global_neighbours region_every_thread_writes; do
   if ! grep -qF "weft::register_region_version<&$kernel, " "$port"; then
     echo "race_check: weft-port wrote no region version for $kernel ($port)"
@@ -270,6 +270,14 @@ for executor in auto fibers; do
   # thread's store (without its compiler fences, Clang kept one, the last).
   expect "write-after-write hazard in kernel 'region_every_thread_writes\(float\*\)' on __shared__ memory"
   expect "write by block \(0,0,0\) thread \(1,0,0\) at .*$file:$region_every_thread_write in region_every_thread_writes\("
+  # Threads named by x and y, in a region version's rows and in a kernel
+  # without barriers.
+  expect "(read-after-write|write-after-read) hazard in kernel 'region_rows_overwrite\(int\*\)' on __shared__ memory"
+  expect "read  by block \(0,0,0\) thread \(5,1,0\) at .*$file:$region_rows_read in region_rows_overwrite\("
+  expect "write by block \(0,0,0\) thread \(3,2,0\) at .*$file:$region_rows_write in region_rows_overwrite\("
+  expect "(read-after-write|write-after-read) hazard in kernel 'rows_overwrite\(int\*\)' on global memory"
+  expect "read  by block \(1,1,0\) thread \(5,1,0\) at .*$file:$rows_read"
+  expect "write by block \(1,1,0\) thread \(3,2,0\) at .*$file:$rows_write"
   if [[ $executor == auto ]]; then
     # Run as region versions: the lines are in the kernel's own name, not in
     # its coroutine's (`[clone .resume]`).

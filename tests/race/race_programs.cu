@@ -963,6 +963,33 @@ __global__ void region_every_thread_writes(float* out) {
   out[threadIdx.x] = region_last_writer;
 }
 
+// In a 4-row block, thread (3,2) writes the word that thread (5,1) wrote
+// and now reads, after the barrier, with nothing between the two: a race
+// named with both threads' x and y. The region version's loop sets each
+// thread's threadIdx.x (and y's low half) with a store of its own
+// (region_block.hpp): a wrong y there names other threads, or none.
+__global__ void region_rows_overwrite(int* out) {
+  __shared__ int region_rows_cells[4][8];
+  region_rows_cells[threadIdx.y][threadIdx.x] = static_cast<int>(threadIdx.x);
+  __syncthreads();
+  // race-line: region_rows_read
+  if (threadIdx.x == 5 && threadIdx.y == 1) out[0] = region_rows_cells[1][5];
+  // race-line: region_rows_write
+  if (threadIdx.x == 3 && threadIdx.y == 2) region_rows_cells[1][5] = 9;
+}
+
+// The same between two threads of block (1,1) of a 2x2 grid, in global
+// memory and a kernel without barriers: weft_traced::call_kernel restates
+// the built-in variables' .x and y's low half (race_check.hpp).
+__global__ void rows_overwrite(int* cells) {
+  int* block_cells = cells + 32 * (blockIdx.y * gridDim.x + blockIdx.x);
+  if (blockIdx.x != 1 || blockIdx.y != 1) return;
+  // race-line: rows_read
+  if (threadIdx.x == 5 && threadIdx.y == 1) cells[200] = block_cells[13];
+  // race-line: rows_write
+  if (threadIdx.x == 3 && threadIdx.y == 2) block_cells[13] = 9;
+}
+
 static int failures = 0;
 
 static unsigned long long hazards() { return weft::detail::race_hazard_count().load(); }
@@ -1010,6 +1037,11 @@ static void region_cases(bool compared_only) {
       ++failures;
     }
     expect("region_handover", false, [&] { region_handover<<<1, 64>>>(out); });
+    expect("region_rows_overwrite", true, [&] { region_rows_overwrite<<<1, dim3(8, 4)>>>(out); });
+    int* cells;
+    cudaMalloc(&cells, 256 * sizeof(int));
+    expect("rows_overwrite", true, [&] { rows_overwrite<<<dim3(2, 2), dim3(8, 4)>>>(cells); });
+    cudaFree(cells);
   }
   expect("region_block_sum_one_barrier", true, [&] { region_block_sum_one_barrier<<<1, 256>>>(A, sums + 1); });
   expect("region_global_neighbours", true, [&] { region_global_neighbours<<<1, 64>>>(out); });

@@ -1,5 +1,6 @@
 // Counts the measured gradient fetches whose level weft's rule gives bit for
-// bit (issue 15): gradients.txt (tex2DGrad), gradients3d.txt (tex3DGrad and
+// bit (issue 15): gradients.txt and gradients_anisotropy.txt (tex2DGrad), gradients3d.txt and
+// gradients3d_anisotropy.txt (tex3DGrad and
 // texCubemapGrad), cubemap_gradients.txt and gradient_lengths.txt. Each
 // measured mipmap's level l holds l, point filtering within levels and
 // linear between them, so a result is the level the texture unit took, in
@@ -67,8 +68,8 @@ void report(const std::string& line, int measured, int computed) {
     std::printf("  miss %+d: %s (weft %d)\n", measured - computed, line.c_str(), computed);
 }
 
-void check_2d(const std::string& dir) {
-  std::ifstream in(dir + "/gradients.txt");
+void check_2d(const std::string& dir, const char* file) {
+  std::ifstream in(dir + "/" + file);
   std::string line;
   tally t;
   while (std::getline(in, line)) {
@@ -82,7 +83,7 @@ void check_2d(const std::string& dir) {
     report(line, measured, computed);
     t.add("maxAnisotropy " + a, computed == measured);
   }
-  t.print("gradients.txt");
+  t.print(file);
 }
 
 void check_lengths(const std::string& dir) {
@@ -442,8 +443,10 @@ int main(int argc, char** argv) {
   std::string dir = argc > 1 ? argv[1] : "tests/differential/h100_measurements";
   verbose = argc > 2 && std::strcmp(argv[2], "-v") == 0;
   check_lengths(dir);
-  check_2d(dir);
+  check_2d(dir, "gradients.txt");
+  check_2d(dir, "gradients_anisotropy.txt");
   check_3d(dir, "gradients3d.txt");
+  check_3d(dir, "gradients3d_anisotropy.txt");
   check_3d(dir, "cubemap_gradients.txt");
   check_rules(dir);
   check_rules2(dir);

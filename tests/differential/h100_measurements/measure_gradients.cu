@@ -1,5 +1,6 @@
 #include <cuda_runtime.h>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 struct Q { float x, y, dx0, dx1, dy0, dy1; };
@@ -9,7 +10,12 @@ __global__ void k(cudaTextureObject_t t, const Q* q, int n, float* out) {
   Q a = q[i];
   out[i] = tex2DGrad<float>(t, a.x, a.y, make_float2(a.dx0, a.dx1), make_float2(a.dy0, a.dy1));
 }
-int main() {
+// The maxAnisotropy values to measure: 0 1 2 4 16 (gradients.txt) unless
+// given as arguments (gradients_anisotropy.txt: 3 5 6 ... 15).
+int main(int argc, char** argv) {
+  std::vector<unsigned> anisotropies = {0u, 1u, 2u, 4u, 16u};
+  if (argc > 1) anisotropies.clear();
+  for (int i = 1; i < argc; ++i) anisotropies.push_back((unsigned)atoi(argv[i]));
   const int levels = 11;
   cudaMipmappedArray_t m; cudaChannelFormatDesc fd = cudaCreateChannelDesc<float>();
   cudaMallocMipmappedArray(&m, &fd, make_cudaExtent(1024, 1024, 0), levels, 0);
@@ -32,7 +38,7 @@ int main() {
   Q* dq; float* dout; int n = qs.size();
   cudaMalloc(&dq, n * sizeof(Q)); cudaMalloc(&dout, n * 4);
   cudaMemcpy(dq, qs.data(), n * sizeof(Q), cudaMemcpyHostToDevice);
-  for (unsigned aniso : {0u, 1u, 2u, 4u, 16u}) {
+  for (unsigned aniso : anisotropies) {
     cudaTextureDesc d; memset(&d, 0, sizeof d);
     d.addressMode[0] = d.addressMode[1] = cudaAddressModeWrap; d.filterMode = cudaFilterModePoint;
     d.mipmapFilterMode = cudaFilterModeLinear; d.normalizedCoords = 1; d.maxMipmapLevelClamp = levels - 1; d.maxAnisotropy = aniso;

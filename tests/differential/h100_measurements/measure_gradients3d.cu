@@ -7,6 +7,7 @@
 #include <cuda_runtime.h>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -31,6 +32,10 @@ static float uniform() {
   return ((seed >> 8) & 0xffff) / 65536.f;
 }
 
+// The maxAnisotropy values to measure: 0 2 4 16 (gradients3d.txt) unless
+// given as arguments (gradients3d_anisotropy.txt: 3 5 6 ... 15).
+static std::vector<unsigned> anisotropies = {0u, 2u, 4u, 16u};
+
 static void run_and_print(char kind, cudaMipmappedArray_t m, int levels, const std::vector<GradientQuery>& qs) {
   cudaResourceDesc r;
   memset(&r, 0, sizeof r);
@@ -42,7 +47,7 @@ static void run_and_print(char kind, cudaMipmappedArray_t m, int levels, const s
   cudaMalloc(&dq, n * sizeof(GradientQuery));
   cudaMalloc(&dout, n * 4);
   cudaMemcpy(dq, qs.data(), n * sizeof(GradientQuery), cudaMemcpyHostToDevice);
-  for (unsigned aniso : {0u, 2u, 4u, 16u}) {
+  for (unsigned aniso : anisotropies) {
     cudaTextureDesc d;
     memset(&d, 0, sizeof d);
     d.addressMode[0] = d.addressMode[1] = d.addressMode[2] = cudaAddressModeClamp;
@@ -74,7 +79,9 @@ static void run_and_print(char kind, cudaMipmappedArray_t m, int levels, const s
   cudaFree(dout);
 }
 
-int main() {
+int main(int argc, char** argv) {
+  if (argc > 1) anisotropies.clear();
+  for (int i = 1; i < argc; ++i) anisotropies.push_back(static_cast<unsigned>(atoi(argv[i])));
   cudaChannelFormatDesc fd = cudaCreateChannelDesc<float>();
   // A 256^3 volume, 9 levels.
   {

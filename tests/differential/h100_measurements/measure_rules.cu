@@ -14,6 +14,7 @@ __global__ void k(cudaTextureObject_t t, const Q* q, int n, float4* out) {
   if (a.op == 0) r = tex2DLod<float4>(t, a.x, a.y, a.lod);
   else if (a.op == 1) r = tex1D<float4>(t, a.x);
   else if (a.op == 2) r = texCubemap<float4>(t, a.x, a.y, a.z);
+  else if (a.op == 4) r = texCubemapLod<float4>(t, a.x, a.y, a.z, a.lod);
   else r = tex3DLod<float4>(t, a.x, a.y, a.z, a.lod);
   out[i] = r;
 }
@@ -204,6 +205,91 @@ static void seamless() {
   cudaFreeArray(a);
 }
 
+// 6. Mipmapped cubemaps, 8x8 faces, 4 levels, seamless and not: texel
+// (1000 l + 100 f + 10 y + x, l), so that y of a result is the weight the
+// fetch gave the levels and x the texels' blend.
+static void seamless_mipmaps() {
+  const int n = 8, levels = 4;
+  cudaChannelFormatDesc fd = cudaCreateChannelDesc<float2>();
+  cudaMipmappedArray_t m;
+  rep("cube mipmap", cudaMallocMipmappedArray(&m, &fd, make_cudaExtent(n, n, 6), levels, cudaArrayCubemap));
+  for (int l = 0; l < levels; ++l) {
+    cudaArray_t a; cudaGetMipmappedArrayLevel(&a, m, l);
+    int w = n >> l; std::vector<float2> h(6 * w * w);
+    for (int f = 0; f < 6; ++f) for (int y = 0; y < w; ++y) for (int x = 0; x < w; ++x)
+      h[f * w * w + y * w + x] = make_float2(1000.f * l + 100.f * f + 10.f * y + x, (float)l);
+    cudaMemcpy3DParms p; memset(&p, 0, sizeof p);
+    p.srcPtr = make_cudaPitchedPtr(h.data(), w * 8, w, w); p.dstArray = a; p.extent = make_cudaExtent(w, w, 6);
+    p.kind = cudaMemcpyHostToDevice;
+    rep("cube level copy", cudaMemcpy3D(&p));
+  }
+  cudaResourceDesc r; memset(&r, 0, sizeof r); r.resType = cudaResourceTypeMipmappedArray; r.res.mipmap.mipmap = m;
+  std::vector<Q> qs;
+  unsigned s = 4242;
+  auto rnd = [&] { s = s * 1103515245u + 12345u; return ((s >> 8) & 0xffff) / 32768.f - 1.f; };
+  for (int i = 0; i < 600; ++i) {
+    float v[3] = {rnd(), rnd(), rnd()};
+    int ax = i % 3; v[ax] = (i & 4) ? 1.f : -1.f;
+    if (i % 5 == 0) v[(ax + 1) % 3] = (i & 8) ? 0.97f : -0.99f;
+    if (i % 7 == 0) { v[(ax + 2) % 3] = (i & 16) ? 0.95f : -0.93f; v[(ax + 1) % 3] = (i & 32) ? 0.96f : -0.98f; }
+    float lod = (i % 4 == 0) ? (float)(i / 4 % 4) : ((rnd() + 1.f) * 1.5f);
+    qs.push_back({v[0], v[1], v[2], lod, 4});
+  }
+  for (int seamless : {1, 0})
+    for (int mip_linear : {1, 0}) {
+      cudaTextureDesc d; memset(&d, 0, sizeof d);
+      d.addressMode[0] = d.addressMode[1] = d.addressMode[2] = cudaAddressModeClamp;
+      d.filterMode = cudaFilterModeLinear; d.normalizedCoords = 1; d.seamlessCubemap = seamless;
+      d.mipmapFilterMode = mip_linear ? cudaFilterModeLinear : cudaFilterModePoint; d.maxMipmapLevelClamp = levels - 1;
+      cudaTextureObject_t t; rep("cube mipmap create", cudaCreateTextureObject(&t, &r, &d, nullptr));
+      std::vector<float4> o = run(t, qs);
+      for (size_t i = 0; i < qs.size(); ++i)
+        printf("SMIP s%d m%d %a %a %a %a %08x %08x\n", seamless, mip_linear, qs[i].x, qs[i].y, qs[i].z, qs[i].lod, b(o[i].x),
+               b(o[i].y));
+      cudaDestroyTextureObject(t);
+    }
+  cudaFreeMipmappedArray(m);
+}
+
+// 7. A 2D float2 mipmap, 8x8, 4 levels, texel (1000 l + 10 y + x, l),
+// linear filtering and linear mipmap filtering, clamp and border, tex2DLod
+// at coordinates around and past the edges: whether a clamped dimension
+// counts as one texel in the levels' weights, as on cubemap faces.
+static void clamped_mipmaps() {
+  const int n = 8, levels = 4;
+  cudaChannelFormatDesc fd = cudaCreateChannelDesc<float2>();
+  cudaMipmappedArray_t m;
+  rep("2D mipmap", cudaMallocMipmappedArray(&m, &fd, make_cudaExtent(n, n, 0), levels, 0));
+  for (int l = 0; l < levels; ++l) {
+    cudaArray_t a; cudaGetMipmappedArrayLevel(&a, m, l);
+    int w = n >> l; std::vector<float2> h(w * w);
+    for (int y = 0; y < w; ++y) for (int x = 0; x < w; ++x) h[y * w + x] = make_float2(1000.f * l + 10.f * y + x, (float)l);
+    rep("2D level copy", cudaMemcpy2DToArray(a, 0, 0, h.data(), w * 8, w * 8, w, cudaMemcpyHostToDevice));
+  }
+  cudaResourceDesc r; memset(&r, 0, sizeof r); r.resType = cudaResourceTypeMipmappedArray; r.res.mipmap.mipmap = m;
+  std::vector<Q> qs;
+  unsigned s = 5151;
+  auto rnd = [&] { s = s * 1103515245u + 12345u; return ((s >> 8) & 0xffff) / 65536.f; };
+  for (int i = 0; i < 600; ++i) {
+    float x = rnd() * 1.4f - 0.2f, y = rnd() * 1.4f - 0.2f;
+    if (i % 3 == 0) x = (i & 4) ? 1.f - rnd() * 0.1f : rnd() * 0.1f;
+    float lod = (i % 4 == 0) ? (float)(i / 4 % 4) : rnd() * 3.f;
+    qs.push_back({x, y, 0, lod, 0});
+  }
+  for (int mode : {1, 3}) {
+    cudaTextureDesc d; memset(&d, 0, sizeof d);
+    d.addressMode[0] = d.addressMode[1] = (cudaTextureAddressMode)mode;
+    d.filterMode = cudaFilterModeLinear; d.normalizedCoords = 1;
+    d.mipmapFilterMode = cudaFilterModeLinear; d.maxMipmapLevelClamp = levels - 1;
+    cudaTextureObject_t t; rep("2D mipmap create", cudaCreateTextureObject(&t, &r, &d, nullptr));
+    std::vector<float4> o = run(t, qs);
+    for (size_t i = 0; i < qs.size(); ++i)
+      printf("CMIP m%d %a %a %a %08x %08x\n", mode, qs[i].x, qs[i].y, qs[i].lod, b(o[i].x), b(o[i].y));
+    cudaDestroyTextureObject(t);
+  }
+  cudaFreeMipmappedArray(m);
+}
+
 static void arrays() {
   cudaChannelFormatDesc f = cudaCreateChannelDesc<float>();
   cudaArray_t a = nullptr; std::vector<float> host(64 * 64);
@@ -340,5 +426,7 @@ int main(int argc, char** argv) {
   if (w == 2) srgb();
   if (w == 3) seamless();
   if (w == 4) trilinear();
+  if (w == 6) seamless_mipmaps();
+  if (w == 7) clamped_mipmaps();
   return 0;
 }

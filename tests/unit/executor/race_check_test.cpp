@@ -626,6 +626,31 @@ TEST_CASE(
 
 namespace {
 
+[[gnu::noinline]] void race_test_site_hook_reads_worker() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_hook_writes_worker() { asm volatile(""); }
+
+}  // namespace
+
+TEST_CASE(
+    "race check: the pointer to the running check, which a kernel reads wherever weft's atomics and barriers are "
+    "inlined into it, is weft's own thread-local, not a __shared__ variable: never checked or recorded") {
+  race_test_block b;
+  // Thread 0 loads it as an atomicAdd's hook does; thread 1's store (no
+  // kernel makes one) would race that load were the load recorded as a
+  // __shared__ read, as it was, at about 190 instructions a load.
+  CHECK(race_test_block::hazards([&] {
+          for (unsigned t : {0u, 1u}) {
+            weft::detail::threadIdx = uint3{t, 0, 0};
+            b.worker.access(&weft::detail::race_running, sizeof weft::detail::race_running, t == 1,
+                            reinterpret_cast<const char*>(t == 1 ? race_test_site_hook_writes_worker
+                                                                 : race_test_site_hook_reads_worker) +
+                                1);
+          }
+        }) == 0);
+}
+
+namespace {
+
 [[gnu::noinline]] void race_test_tile_vector_load() { asm volatile(""); }
 [[gnu::noinline]] void race_test_tile_vector_early_load() { asm volatile(""); }
 [[gnu::noinline]] void race_test_tile_vector_overwrite() { asm volatile(""); }

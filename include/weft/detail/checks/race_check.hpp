@@ -95,6 +95,7 @@
 #include <string>
 #include <thread>
 #include <tuple>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -125,6 +126,56 @@ inline constexpr bool race_check_build = false;
 inline constexpr bool race_check_build = false;
 #endif
 
+// Sets `variable.x` (a built-in variable's: threadIdx, blockIdx, blockDim,
+// gridDim) to `x`, and the low 16 bits of `variable.y` to those of `y`,
+// whose others are zero for every built-in variable (blockIdx.y and
+// gridDim.y are below 2^16, threadIdx.y and blockDim.y below 1024).
+// Inlined into traced code, where the kernel's reads of `variable.x` that
+// follow are then this store's value, not traced loads. In a race-check
+// build it is one 6-byte store, which -fsanitize-coverage does not trace
+// (it traces stores of 1, 2, 4, 8 and 16 bytes): a traced store would be a
+// callback that finds the word untraced, about 20 instructions, and there
+// is nothing to check, the built-in variables being weft's. A Clang that
+// traced it, or that kept a 48-bit integer in 8 bytes (it then stores y
+// whole, high bits zero), would make it a traced store of the variable,
+// which the check ignores: slower, never wrong.
+//
+// restate_builtin_x(variable) is the same with the variable's own values,
+// read with a 6-byte load, which is not traced either: at the start of a
+// traced function, the kernel's reads of `variable.x` after it are its
+// value (the compiler cannot see that the store changes nothing). Nothing
+// in a build without the instrumentation.
+#if defined(__has_feature)
+#if __has_feature(coverage_sanitizer)
+__extension__ using race_untraced_six_bytes = unsigned _BitInt(48) __attribute__((may_alias, aligned(4)));
+template <class Index>
+[[gnu::always_inline]] inline void set_builtin_x(Index& variable, unsigned x, unsigned y) {
+  *reinterpret_cast<race_untraced_six_bytes*>(&variable.x) =
+      static_cast<race_untraced_six_bytes>(x) | static_cast<race_untraced_six_bytes>(y & 0xffffu) << 32;
+}
+template <class Index>
+[[gnu::always_inline]] inline void restate_builtin_x(Index& variable) {
+  std::uint64_t bits = *reinterpret_cast<race_untraced_six_bytes*>(&variable.x);
+  asm("" : "+r"(bits));  // else the store of what was loaded is dropped, and the load with it
+  *reinterpret_cast<race_untraced_six_bytes*>(&variable.x) = static_cast<race_untraced_six_bytes>(bits);
+}
+#else
+template <class Index>
+[[gnu::always_inline]] inline void set_builtin_x(Index& variable, unsigned x, unsigned) {
+  variable.x = x;
+}
+template <class Index>
+[[gnu::always_inline]] inline void restate_builtin_x(Index&) {}
+#endif
+#else
+template <class Index>
+[[gnu::always_inline]] inline void set_builtin_x(Index& variable, unsigned x, unsigned) {
+  variable.x = x;
+}
+template <class Index>
+[[gnu::always_inline]] inline void restate_builtin_x(Index&) {}
+#endif
+
 }  // namespace weft::detail
 
 // Outside namespace weft, whose functions the race check's ignore list
@@ -141,8 +192,21 @@ namespace weft_traced {
 /// launch's tuple was a traced load each (four of a vector add's ten).
 /// A stackless kernel's call returns its thread's coroutine, whose body up
 /// to its first co_await runs here, traced.
+///
+/// A kernel that is a plain function (not a stackless kernel's coroutine,
+/// whose body runs in a function of its own) then reads threadIdx.x,
+/// blockIdx.x and blockDim.x, a thread's index in the grid, from
+/// restate_builtin_x's stores, not with traced loads: three of a vector
+/// add's six callbacks. (gridDim, which fewer kernels read, is left to its
+/// callback: a restatement costs about 9 instructions, a callback 25.)
 template <class Kernel, class... Parameters>
 [[gnu::noinline]] decltype(auto) call_kernel(Kernel& kernel, Parameters... parameters) {
+  if constexpr (std::is_void_v<decltype(kernel(parameters...))>) {
+    using namespace weft::detail;
+    restate_builtin_x(threadIdx);
+    restate_builtin_x(blockIdx);
+    restate_builtin_x(blockDim);
+  }
   return kernel(parameters...);
 }
 
@@ -1428,6 +1492,10 @@ class race_worker {
     unsigned thread = linear_thread_index(threadIdx, blockDim);
     std::uintptr_t word = reinterpret_cast<std::uintptr_t>(address) & ~std::uintptr_t{3};
     auto acquire_and_release = [&](std::unordered_map<std::uintptr_t, race_clock>& words) {
+      // No word has had a release yet, and this atomic makes none (a
+      // histogram's counts, with no fence anywhere): nothing to acquire or
+      // release, without the hash and division of a find on every atomic.
+      if (words.empty() && fenced_at_[thread] == 0) return;
       auto at = words.find(word);
       if (at != words.end()) race_join(known_of(thread), at->second);
       if (fenced_at_[thread] == 0) return;  // a relaxed atomic releases nothing
@@ -1554,7 +1622,7 @@ class race_worker {
  private:
   // access()'s part past the static TLS block and streamed_word.
   [[gnu::always_inline]] void access_past_builtins(std::uintptr_t a, unsigned size, bool write, const void* pc) {
-    cached_page& cached = pages_[a / race_launch::page::bytes % pages_.size()];
+    cached_page& cached = pages_[cache_index(a)];
     if (a - cached.begin < cached.bytes && cached.ready == holding_) [[likely]] {
       if (size == 4)
         return write ? access_ready_page<true, 4>(cached, a, pc) : access_ready_page<false, 4>(cached, a, pc);
@@ -1649,14 +1717,27 @@ class race_worker {
     return result;
   }
 
-  // pages_[a / race_launch::page::bytes % pages_.size()], as a shift and a
-  // mask of the entry's offset, where the index's shift, mask and
-  // multiplication took a register more in the callbacks.
+  // The entry of the page that holds `a`: the page's number folded with its
+  // number over the entries' count, so that a thread's pages one entries'
+  // count apart (a grid-stride loop's, whose stride is a power of two: the
+  // suite's histogram steps 64 pages) take entries of their own. With the
+  // number alone they all took one entry, every access missed it, and each
+  // took the page's look-up under the launch's mutex: 20 % of the
+  // histogram's check, its two workers' contention the slow runs' 2-4 s.
+  static std::size_t cache_index(std::uintptr_t a) {
+    constexpr std::size_t entries = std::tuple_size_v<decltype(pages_)>;
+    std::uintptr_t page = a / race_launch::page::bytes;
+    return (page ^ page / entries) % entries;
+  }
+  // pages_[cache_index(a)], as shifts and a mask of the entry's offset,
+  // where the index's shift, mask and multiplication took a register more
+  // in the callbacks.
   [[gnu::always_inline]] cached_page& cached_entry(std::uintptr_t a) {
     constexpr std::size_t entries = std::tuple_size_v<decltype(pages_)>;
     static_assert(std::has_single_bit(entries) && std::has_single_bit(sizeof(cached_page)) &&
                   race_launch::page::bytes % sizeof(cached_page) == 0);
-    std::uintptr_t offset = a / (race_launch::page::bytes / sizeof(cached_page)) & (entries - 1) * sizeof(cached_page);
+    constexpr std::size_t to_offset = race_launch::page::bytes / sizeof(cached_page);
+    std::uintptr_t offset = (a / to_offset ^ a / (to_offset * entries)) & (entries - 1) * sizeof(cached_page);
     auto* entry = reinterpret_cast<cached_page*>(reinterpret_cast<char*>(pages_.data()) + offset);
     asm("" : "+r"(entry));  // one register, not the worker's and the offset's
     return *entry;
@@ -1969,7 +2050,7 @@ class race_worker {
   [[gnu::always_inline]] bool global_word_ordered(std::uintptr_t a, unsigned size, std::uintptr_t pc) {
     if ((a & 3) + size > 4) return false;
     std::uintptr_t word = a & ~std::uintptr_t{3};
-    cached_page& cached = pages_[word / race_launch::page::bytes % pages_.size()];
+    cached_page& cached = pages_[cache_index(word)];
     if (word - cached.begin >= cached.bytes) return false;
     if (cached.ready != holding_) return false;
     return word_ordered<write>(cached, a, size, pc);
@@ -2017,7 +2098,7 @@ class race_worker {
   [[gnu::noinline]] bool global_read_after_own_launch(std::uintptr_t a, unsigned size, std::uintptr_t pc) {
     if ((a & 3) + size > 4 || let_go_->load(std::memory_order_relaxed) || state_ == 0) return false;
     std::uintptr_t word = a & ~std::uintptr_t{3};
-    cached_page& cached = pages_[word / race_launch::page::bytes % pages_.size()];
+    cached_page& cached = pages_[cache_index(word)];
     if (word - cached.begin >= cached.bytes || cached.ready != holding_) return false;
     auto [cached_pc, site] = site_entry(pc);
     if (cached_pc != pc) return false;
@@ -2067,7 +2148,7 @@ class race_worker {
   [[gnu::always_inline]] bool access_word(std::uintptr_t word, bool write, std::uintptr_t pc, std::uint32_t untouched) {
     // A global word of a page this worker used lately, in the allocation it
     // found there: one compare, where classifying the word takes a dozen.
-    cached_page& cached = pages_[word / race_launch::page::bytes % pages_.size()];
+    cached_page& cached = pages_[cache_index(word)];
     if (word - cached.begin >= cached.bytes) [[unlikely]] {
       if (word >= tls_begin_ && word < tls_end_) {
         if (shared_shadow_.untraced((word - tls_begin_) / 4)) return true;
@@ -2783,8 +2864,8 @@ class race_worker {
   std::uintptr_t tls_bytes_ = 0;           // tls_end_ - tls_begin_: access()'s first compare
   std::array<address_range, 8> ranges_{};  // the launch's, most recently found first
   // The launch's shadow pages that this worker used, by page index
-  // (direct-mapped): most accesses skip classifying their address and
-  // page_of's mutex and hash table.
+  // (direct-mapped, cache_index): most accesses skip classifying their
+  // address and page_of's mutex and hash table.
   std::array<cached_page, 64> pages_{};
   // The global shadow pages this worker has locked, and the worker as
   // those that wait for them see it (`let_go_`: its flag they set to have
@@ -2803,6 +2884,13 @@ class race_worker {
 inline thread_local race_worker* race_running = nullptr;
 
 inline race_worker* race_worker::race_running_worker() { return race_running; }
+
+// Kernel code reads race_running wherever weft's hooks are inlined into it
+// (every atomic function's, a barrier's): weft's own, not a __shared__
+// variable. Taken for one, each such 8-byte load was checked and recorded
+// as a read of two __shared__ words (about 190 instructions an atomicAdd).
+inline const bool race_running_untraced =
+    race_untraced([]() -> const void* { return &race_running; }, sizeof race_running);
 
 /// Called before a worker waits for other blocks (a grid or cluster sync, a
 /// cuda::barrier of device scope): in a race-check build, lets go of the

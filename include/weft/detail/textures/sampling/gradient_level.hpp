@@ -16,11 +16,12 @@
 //   bits of its mantissa, through a table (level_log2_fraction), to 8
 //   fractional bits.
 // - With maxAnisotropy above 1, the minor axis is the parallelogram's area
-//   (from its two products, each rounded to 10 bits) over the major axis,
-//   and the level is that of the minor axis (its log2 the difference of the
-//   two 8-bit logs, at most the major axis's), or of the major axis over
-//   maxAnisotropy where the footprint is more elongated than that; and the
-//   blend between two levels is sharpened (sharpened_level_fraction). The
+//   (footprint_area.hpp: two products of a truncated multiplier, rounded
+//   up, the smaller aligned to the larger's 10-bit grid) over the major
+//   axis, and the level is that of the minor axis (its log2 the difference
+//   of the two 8-bit logs, at most the major axis's), or of the major axis
+//   over maxAnisotropy where the footprint is more elongated than that; and
+//   the blend between two levels is sharpened (sharpened_level_fraction). The
 //   samples the H100 then takes along the major axis are
 //   anisotropic_sampling.hpp's.
 #pragma once
@@ -28,6 +29,8 @@
 #include <cmath>
 #include <cstdint>
 #include <utility>
+
+#include "weft/detail/textures/sampling/footprint_area.hpp"
 
 namespace weft::detail::textures {
 
@@ -79,33 +82,18 @@ inline double truncate_to_bits(double v, int bits) {
   return std::trunc(v / unit) * unit;
 }
 
-/// v rounded half up (in magnitude) to `bits` significant bits.
-inline double round_to_bits(double v, int bits) {
-  if (v == 0 || !std::isfinite(v)) return v;
-  int exponent = 0;
-  std::frexp(v, &exponent);
-  double unit = std::ldexp(1.0, exponent - bits);
-  double magnitude = std::floor(std::fabs(v) / unit + 0.5) * unit;
-  return v < 0 ? -magnitude : magnitude;
-}
-
-/// v (non-negative) rounded to a multiple of 2^-bits of `scale`'s binary
-/// order of magnitude: toward zero, or half up.
+/// v (non-negative) rounded toward zero to a multiple of 2^-bits of
+/// `scale`'s binary order of magnitude.
 inline double truncate_below(double v, double scale, int bits) {
   int exponent = 0;
   std::frexp(scale, &exponent);
   double unit = std::ldexp(1.0, exponent - bits);
   return std::floor(v / unit) * unit;
 }
-inline double round_below(double v, double scale, int bits) {
-  int exponent = 0;
-  std::frexp(scale, &exponent);
-  double unit = std::ldexp(1.0, exponent - bits);
-  return std::floor(v / unit + 0.5) * unit;
-}
 
 /// A gradient component as the level computation holds it.
 inline constexpr int gradient_component_bits = 10;
+static_assert(area_operand_bits == gradient_component_bits, "the area's multiplier reads the held components");
 
 /// The unit of the last of `bits` significant bits of a magnitude v > 0.
 inline double unit_of_bits(double v, int bits) {
@@ -191,10 +179,10 @@ inline double diagonal_length(double x, double y) {
 /// share truncated to 10 bits of the largest's order of magnitude (fitted
 /// to tex3DGrad on an H200, the same texture unit: every one of the
 /// 1,372,928 shares of gradient_rules2.txt, read to 1/512 through four
-/// largest components; gradient_rules.txt's sweeps of (1, b, c) miss 9 of
-/// 43115, where b or c lie within 1/1000 of a unit below the grid, 145
-/// with 11 m + 8 n + 4 summed whole). With z = 0 it is the 2D
-/// approximation above.
+/// largest components; every one of gradient_rules.txt's 43115 sweeps of
+/// (1, b, c) once the components are rounded as level_from_footprint
+/// rounds them, 145 misses with 11 m + 8 n + 4 summed whole). With z = 0
+/// it is the 2D approximation above.
 inline double approximate_length(double x, double y, double z) {
   double largest = std::fabs(x), middle = std::fabs(y), smallest = std::fabs(z);
   if (middle > largest) std::swap(middle, largest);
@@ -241,11 +229,22 @@ inline double diagonal_length(double x, double y, double z) {
   return scaled + truncate_below(shares, scaled, gradient_component_bits);
 }
 
+/// A 3D gradient component, in texels, is first rounded to nearest on this
+/// grid (16 fractional bits), then kept to 10 significant bits: a component
+/// a little below a step of its 10-bit grid counts as the step
+/// (gradient_rules.txt's sweeps of (1, b, c): all 43115, where the
+/// truncation alone left 9 of them 1/256 or 2/256 low; rounded at 2^-15 or
+/// 2^-17, or cut, some stay). Measured on 256^3 textures only, so whether
+/// the grid is of texels or of the normalized coordinates is open; 2D
+/// gradients have no such step (rounded at 2^-14 to 2^-18 texels, 2D
+/// fetches that match now would miss).
+inline constexpr double volume_gradient_steps = 65536;
+
 inline int level_from_footprint(const float (&dx)[3], const float (&dy)[3]) {
   double p[3], q[3];
   for (int d = 0; d < 3; ++d) {
-    p[d] = truncate_to_bits(dx[d], gradient_component_bits);
-    q[d] = truncate_to_bits(dy[d], gradient_component_bits);
+    p[d] = truncate_to_bits(std::round(dx[d] * volume_gradient_steps) / volume_gradient_steps, gradient_component_bits);
+    q[d] = truncate_to_bits(std::round(dy[d] * volume_gradient_steps) / volume_gradient_steps, gradient_component_bits);
   }
   double major = std::fmax(approximate_length(p[0], p[1], p[2]), approximate_length(q[0], q[1], q[2]));
   major =
@@ -290,6 +289,30 @@ inline void held_gradients(const float (&dx)[2], const float (&dy)[2], double (&
   }
 }
 
+/// A maxAnisotropy as an H100's sampler holds it: one of eight values, and
+/// log2 of it in 256ths as the level's cap subtracts it (log2 to 4
+/// fractional bits, truncated or rounded alike for these values: 6 is
+/// 2 + 9/16, 10 is 3 + 5/16, 12 is 3 + 9/16).
+struct held_anisotropy {
+  unsigned value;
+  int level_log2;
+};
+
+inline constexpr held_anisotropy held_anisotropies[] = {{1, 0},   {2, 256},  {4, 512},  {6, 656},
+                                                        {8, 768}, {10, 848}, {12, 912}, {16, 1024}};
+
+/// The largest value the sampler holds at or below the one asked (1 for 0):
+/// 3 acts as 2, 5 as 4, 7 as 6, 9 as 8, 11 as 10, 13 to 15 as 12, above 16
+/// as 16. Measured on an H200 for every value from 2 to 16
+/// (gradients_anisotropy.txt, gradients3d_anisotropy.txt): the values of
+/// one step give the same level for every footprint.
+inline held_anisotropy held_max_anisotropy(unsigned max_anisotropy) {
+  held_anisotropy held = held_anisotropies[0];
+  for (const held_anisotropy& h : held_anisotropies)
+    if (h.value <= max_anisotropy) held = h;
+  return held;
+}
+
 /// The level of detail, in 256ths, of a 2D footprint with gradients dx and
 /// dy (in texels of level 0), before the texture's bias and clamps.
 inline int level_from_footprint(const float (&dx)[2], const float (&dy)[2], unsigned max_anisotropy) {
@@ -299,27 +322,26 @@ inline int level_from_footprint(const float (&dx)[2], const float (&dy)[2], unsi
   int major_level = fixed_level_log2(major);
   if (max_anisotropy <= 1 || major_level == lowest_gradient_level) return major_level;
   if (max_anisotropy > 16) max_anisotropy = 16;
-  // The area from the two products, each rounded to 10 bits.
-  double area = std::fabs(round_to_bits(p[0] * q[1], gradient_component_bits) -
-                          round_to_bits(p[1] * q[0], gradient_component_bits));
+  double area = footprint_area(p[0], p[1], q[0], q[1]);
   int minor_level = area > 0 ? fixed_level_log2(area) - major_level : lowest_gradient_level;
   if (minor_level > major_level) minor_level = major_level;  // a footprint the approximate major axis underrates
-  int capped_level = major_level - fixed_level_log2(max_anisotropy);
+  int capped_level = major_level - held_max_anisotropy(max_anisotropy).level_log2;
   return minor_level > capped_level ? minor_level : capped_level;
 }
 
 /// The weight of the upper level, in 256ths, with which an H100 blends two
 /// levels when maxAnisotropy is above 1: the level's fraction f (256ths)
 /// stretched about the middle, so that near a level it takes that level
-/// alone. Measured for maxAnisotropy 2 (slope 3/2: levels alone below
-/// f = 43 and from f = 213), 4 (7/4) and 16 (2); other values take the
-/// slope of the nearest measured one below (not measured).
+/// alone. The slope is 3/2 for maxAnisotropy 2 and 3 (levels alone below
+/// f = 43 and from f = 213), 7/4 from 4 to 7 and 2 from 8 on (measured for
+/// every value on an H200: tex3DGrad, whose level has no minor axis, gives
+/// every fetch of gradients3d_anisotropy.txt so).
 inline int sharpened_level_fraction(int fraction, unsigned max_anisotropy) {
   if (max_anisotropy <= 1 || fraction == 0) return fraction;
   int weight;
   if (max_anisotropy < 4)
     weight = (3 * fraction) / 2 - 63;
-  else if (max_anisotropy < 16)
+  else if (max_anisotropy < 8)
     weight = (7 * fraction + 2) / 4 - 95;
   else
     weight = 2 * fraction - 128;

@@ -88,19 +88,21 @@ inline cube_texel across_edge(int face, int n, int i, int j) {
   return out;
 }
 
-/// A seamless linear fetch of cube `cube` of one level at position `p`.
-inline texel_words sample_seamless_cubemap(const texture_sampler& s, const texture_level& level,
-                                           const cubemap_position& p, int cube) {
+/// The four texels (x fastest) of a seamless linear fetch of cube `cube` of
+/// one level at position `p`, and their weights in 256ths, the level's share
+/// of the fetch being `share` 256ths: a level's weights as a 2D linear
+/// mipmap fetch forms them (mipmap_level_weights), then a missing corner's
+/// weight shared out.
+inline void seamless_footprint(const texture_sampler& s, const texture_level& level, const cubemap_position& p,
+                               int cube, int share, const std::byte** texels, int* w) {
   int n = level.size[0];
   fixed_coordinate fx = linear_texels(to_fixed_texel(p.u, true, n));
   fixed_coordinate fy = linear_texels(to_fixed_texel(p.v, true, n));
-  int w[4];
-  mipmap_level_weights(fx.fraction, fy.fraction, weight_one, w);  // the bilinear weights
+  mipmap_level_weights(fx.fraction, fy.fraction, share, w);
   auto texel_at = [&](int face, int i, int j) {
     return level.base + static_cast<std::size_t>(cube * 6 + face) * level.layer_pitch +
            static_cast<std::size_t>(i) * level.stride[0] + static_cast<std::size_t>(j) * level.stride[1];
   };
-  const std::byte* texels[4];
   int missing = -1;
   for (int corner = 0; corner < 4; ++corner) {
     int i = fx.texel + (corner & 1), j = fy.texel + (corner >> 1);
@@ -122,15 +124,25 @@ inline texel_words sample_seamless_cubemap(const texture_sampler& s, const textu
     w[missing ^ 3] += lost - 2 * beside;
     w[missing] = 0;
   }
+}
+
+/// A seamless linear fetch of cube `cube` of one level at position `p`.
+inline texel_words sample_seamless_cubemap(const texture_sampler& s, const texture_level& level,
+                                           const cubemap_position& p, int cube) {
+  const std::byte* texels[4];
+  int w[4];
+  seamless_footprint(s, level, p, cube, weight_one, texels, w);
   float weights[4];
   for (int k = 0; k < 4; ++k) weights[k] = static_cast<float>(w[k]) / weight_one;
   return s.routines->blend[1](texels, weights, s.border_floats);
 }
 
 /// A seamless fetch at a level of detail: the levels chosen as sample_lod
-/// chooses them, each sampled seamlessly; two levels are mixed by the
-/// level's 8-bit fraction (the H100's weights for this case are not
-/// measured: the probe's cubemaps have one level).
+/// chooses them. Two levels are one blend of their eight texels, each
+/// level's weights formed within its share as a 2D linear mipmap fetch forms
+/// them, a missing corner's share then given to the other three (all 600
+/// fetches of h100_measurements/seamless_mipmaps.txt); mixing two seamless
+/// fetches by the level's fraction is up to 1/256 of a texel off.
 inline texel_words sample_seamless_lod(const texture_sampler& s, const cubemap_position& p, int cube, float level) {
   if (s.level_count() == 1) return sample_seamless_cubemap(s, s.levels[0], p, cube);
   float lod = clamped_level_of_detail(s, level);
@@ -141,13 +153,14 @@ inline texel_words sample_seamless_lod(const texture_sampler& s, const cubemap_p
   }
   fixed_coordinate f = to_fixed_level(lod);
   if (f.texel >= last) return sample_seamless_cubemap(s, s.levels[last], p, cube);
-  texel_words lower = sample_seamless_cubemap(s, s.levels[f.texel], p, cube);
-  if (f.fraction == 0) return lower;
-  texel_words upper = sample_seamless_cubemap(s, s.levels[f.texel + 1], p, cube);
-  texel_floats a = as_floats(lower), b = as_floats(upper), out;
-  float wb = static_cast<float>(f.fraction) / weight_one, wa = static_cast<float>(weight_one - f.fraction) / weight_one;
-  for (int c = 0; c < 4; ++c) out.value[c] = wa * a.value[c] + wb * b.value[c];
-  return as_words(out);
+  if (f.fraction == 0) return sample_seamless_cubemap(s, s.levels[f.texel], p, cube);
+  const std::byte* texels[8];
+  int w[8];
+  seamless_footprint(s, s.levels[f.texel], p, cube, weight_one - f.fraction, texels, w);
+  seamless_footprint(s, s.levels[f.texel + 1], p, cube, f.fraction, texels + 4, w + 4);
+  float weights[8];
+  for (int k = 0; k < 8; ++k) weights[k] = static_cast<float>(w[k]) / weight_one;
+  return s.routines->blend[2](texels, weights, s.border_floats);
 }
 
 }  // namespace weft::detail::textures

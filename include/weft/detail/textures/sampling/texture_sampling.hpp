@@ -244,6 +244,19 @@ inline void mipmap_level_weights(int a, int b, int share, int* weights) {
   weights[3] = right_lower;
 }
 
+/// Whether both texels of dimension d of a linear fetch at x are one texel,
+/// clamped at an edge. The H100 then forms a level's weights as if x lay on
+/// that texel's centre (fraction 0): the fraction's rounding in
+/// mipmap_level_weights would otherwise move up to 1/256 between rows
+/// (measured on cubemap faces without seamless filtering,
+/// h100_measurements/seamless_mipmaps.txt; one level's bilinear weights
+/// are the same either way).
+inline bool clamped_to_one_texel(const texture_sampler& s, const texture_level& level, int d, float x) {
+  if (s.address[d] != address_mode::clamp) return false;
+  int left = linear_texels(to_texel_space(s, level, d, x)).texel;
+  return left < 0 || left >= level.size[d] - 1;
+}
+
 /// A linear mipmap fetch with linear filtering of a 1D or 2D level pair:
 /// one blend of the texels of both levels (level `lower`'s weight 1 -
 /// fraction/256), as an H100 blends them, not two blends mixed.
@@ -259,6 +272,8 @@ texel_words sample_two_levels_linear(const texture_sampler& s, const texture_coo
     const std::byte* origin = level.base + static_cast<std::size_t>(slice) * level.layer_pitch;
     int fractions[Dims];
     linear_footprint<Dims>(s, level, at, origin, texels + k * per_level, fractions);
+    for (int d = 0; d < Dims; ++d)
+      if (clamped_to_one_texel(s, level, d, at.value[d])) fractions[d] = 0;
     int w[4];
     mipmap_level_weights(fractions[0], Dims > 1 ? fractions[1] : 0, k ? fraction : weight_one - fraction, w);
     for (int corner = 0; corner < per_level; ++corner)

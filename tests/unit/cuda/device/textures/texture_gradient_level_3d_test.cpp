@@ -111,9 +111,23 @@ TEST_CASE("tex3DGrad's level of detail: the longest of dx, dy and the diagonals,
   CHECK(textures::level_from_footprint(px, py) == 7 * 256 + 145);
 }
 
+TEST_CASE("tex3DGrad's components are rounded to 1/65536 texel before they are kept to 10 bits") {
+  // Measured on an H200 (gradient_rules.txt, sweeps of dx = (1, b, c)
+  // texels on 256^3): c = 241150/2^19 = 0.4599571 lies 1/128 of a unit
+  // (2^-11) below 942/2048; rounded to 1/65536 it is that step, and the level
+  // 114/256 (113 with c truncated from its float).
+  const float dx[3] = {1, 0.7109375f, 241150.0f / (1 << 19)}, dy[3] = {0, 0, 0};
+  CHECK(textures::level_from_footprint(dx, dy) == 114);
+  // The middle component too: b = 0x1.f5fe6p-2 (1003.987 units of 2^-11)
+  // counts as 1004 units beside c = 0.123046875: level 68/256 (66 from b
+  // truncated).
+  const float dx2[3] = {1, 0x1.f5fe6p-2f, 0.123046875f};
+  CHECK(textures::level_from_footprint(dx2, dy) == 68);
+}
+
 TEST_CASE("tex3DGrad returns the H200's measured levels, each maxAnisotropy") {
   // Along the axes, in the xy plane (as tex2DGrad), along z alone, and
-  // across all three; with maxAnisotropy 2, 4 and 16 the same level, its
+  // across all three; with maxAnisotropy 2 and above the same level, its
   // blend sharpened.
   const std::vector<volume_gradient_measurement> measured = {
       {0, {0x1.6f2528p-4f, 0, 0}, {0, 0x1.6f2528p-4f, 0}, 0x1.85p+0f},
@@ -146,6 +160,18 @@ TEST_CASE("tex3DGrad returns the H200's measured levels, each maxAnisotropy") {
        {-0x1.507504p-5f, -0x1.a5a338p-5f, 0x1.f63f4ep-6f},
        {-0x1.b3bb7ap-5f, 0x1.2877c2p-5f, -0x1.131148p-5f},
        0x1.1ep+0f},
+      // From 8 on the blend is sharpened as 16's, not as 4's
+      // (gradients3d_anisotropy.txt; 4's blend gives other weights).
+      {8, {-0x1.008ad6p-9f, 0, 0}, {0, -0x1.6b3b7ep-3f, 0}, 0x1.41p+1f},
+      {12, {-0x1.008ad6p-9f, 0, 0}, {0, -0x1.6b3b7ep-3f, 0}, 0x1.41p+1f},
+      {8,
+       {-0x1.00d736p-3f, 0x1.d8f18cp-4f, -0x1.536868p-3f},
+       {0x1.bfbefcp-3f, 0x1.df6b2ep-4f, 0x1.69042ap-3f},
+       0x1.98p+1f},
+      {15,
+       {-0x1.00d736p-3f, 0x1.d8f18cp-4f, -0x1.536868p-3f},
+       {0x1.bfbefcp-3f, 0x1.df6b2ep-4f, 0x1.69042ap-3f},
+       0x1.98p+1f},
   };
   auto got = volume_gradient_fetches(measured);
   for (std::size_t i = 0; i < measured.size(); ++i) {

@@ -196,6 +196,84 @@ TEST_CASE("with maxAnisotropy above 1, the level of the minor axis, at most log2
   CHECK(textures::sharpened_level_fraction(220, 4) == 256);
   // maxAnisotropy above 16 is 16.
   CHECK(textures::level_from_footprint(dx, dy, 64) == 256 + 220);
+  // The sampler holds 1, 2, 4, 6, 8, 10, 12 or 16, the largest at or below
+  // the value asked: 3 acts as 2, 5 as 4 (gradients_anisotropy.txt).
+  CHECK(textures::level_from_footprint(dx, dy, 3) == 2 * 256 + 187);
+  CHECK(textures::level_from_footprint(dx, dy, 5) == 256 + 220);
+  CHECK(textures::held_max_anisotropy(3).value == 2);
+  CHECK(textures::held_max_anisotropy(9).value == 8);
+  CHECK(textures::held_max_anisotropy(15).value == 12);
+  CHECK(textures::held_max_anisotropy(64).value == 16);
+  CHECK(textures::held_max_anisotropy(0).value == 1);
+  // Its log2 truncated to 4 fractional bits: for 6, 2 + 9/16 (the table's
+  // 8-bit log2 would be 2 + 150/256).
+  CHECK(textures::held_max_anisotropy(7).level_log2 == 2 * 256 + 144);
+  CHECK(textures::held_max_anisotropy(13).level_log2 == 3 * 256 + 144);
+}
+
+TEST_CASE("maxAnisotropy between the held values: the cap and the blend of the one below") {
+  // Measured on an H200 (gradients_anisotropy.txt): a footprint whose major
+  // axis has level 2043/256 and whose minor axis lies far below, so that
+  // the cap alone sets the level: log2 of 6, 10 and 12 truncated to 16ths
+  // below the major axis's, and 7, 11 and 13 to 15 as the value below them.
+  const float dx[2] = {-0x1.588ac4p-5f * 1024, 0x1.d3211p-4f * 1024};
+  const float dy[2] = {0x1.84dea6p-4f * 1024, -0x1.956314p-3f * 1024};
+  CHECK(textures::level_from_footprint(dx, dy, 6) == 2043 - 656);
+  CHECK(textures::level_from_footprint(dx, dy, 7) == 2043 - 656);
+  CHECK(textures::level_from_footprint(dx, dy, 10) == 2043 - 848);
+  CHECK(textures::level_from_footprint(dx, dy, 11) == 2043 - 848);
+  CHECK(textures::level_from_footprint(dx, dy, 12) == 2043 - 912);
+  CHECK(textures::level_from_footprint(dx, dy, 14) == 2043 - 912);
+  CHECK(textures::level_from_footprint(dx, dy, 15) == 2043 - 912);
+  CHECK(textures::level_from_footprint(dx, dy, 3) == textures::level_from_footprint(dx, dy, 2));
+  CHECK(textures::level_from_footprint(dx, dy, 5) == textures::level_from_footprint(dx, dy, 4));
+  CHECK(textures::level_from_footprint(dx, dy, 9) == textures::level_from_footprint(dx, dy, 8));
+  // The blend's slope: 3/2 for 3, 7/4 for 6 and 7, 2 from 8.
+  CHECK(textures::sharpened_level_fraction(107, 3) == 97);
+  CHECK(textures::sharpened_level_fraction(107, 7) == 92);
+  CHECK(textures::sharpened_level_fraction(171, 10) == 214);
+  CHECK(textures::sharpened_level_fraction(107, 15) == 86);
+}
+
+TEST_CASE("the footprint's area: each product from a truncated multiplier, rounded up to 2^9 of its mantissa") {
+  // Measured on an H200 (minor_axis.txt: axis-aligned footprints, whose area
+  // is the single product a b; maxAnisotropy 16, so the level is the minor
+  // axis's). dx = (65, 0), dy = (0, 32.5625) texels: the mantissas 520 and
+  // 521 multiply to 270920 units, 270912 through the truncated multiplier,
+  // rounded up to 271360: level 1287/256 (1286 from the exact product).
+  const float dx[2] = {65, 0}, dy[2] = {0, 32.5625f};
+  CHECK(textures::level_from_footprint(dx, dy, 16) == 1287);
+  // dx = (69.375, 0), dy = (0, 59.6875): mantissas 555 and 955, 530025
+  // units exactly; the multiplier drops 169 of them, and rounded up 529856
+  // becomes 529920, below the exact product: level 1510/256 (the exact
+  // product rounded up, 530432, gives 1511).
+  const float dx2[2] = {69.375f, 0}, dy2[2] = {0, 59.6875f};
+  CHECK(textures::level_from_footprint(dx2, dy2, 16) == 1510);
+  CHECK(textures::footprint_area(69.375, 0, 0, 59.6875) == 529920.0 / 128);
+}
+
+TEST_CASE("the footprint's area: the smaller product aligned to the larger's 10-bit grid, cut or rounded") {
+  // Measured on an H200 (gradient_rules2.txt, F: maxAnisotropy 16). Products
+  // of opposite signs add, the smaller cut toward zero to the larger's 10th
+  // significant bit: level 652/256 (653 with the smaller rounded).
+  const float dx[2] = {0x1.771b8p+1f, 0x1.a2b0dap+2f}, dy[2] = {0x1.8729d6p+2f, -0x1.6d7444p+0f};
+  CHECK(textures::level_from_footprint(dx, dy, 16) == 652);
+  // Products of one sign subtract, the smaller rounded to nearest on that
+  // grid: level 110/256 (111 with it cut toward zero).
+  const float dx2[2] = {-0x1.095e0ep+3f, -0x1.d9bb5p+1f}, dy2[2] = {0x1.cde424p+2f, 0x1.4b928ep+0f};
+  CHECK(textures::level_from_footprint(dx2, dy2, 16) == 110);
+  // The smaller product is first cut to its own 10 significant bits, which
+  // matters where it lies in the larger's binade: 408 - 310.75 texels^2,
+  // the smaller's mantissa 621.5 units of the larger's grid, is 408 - 310.5
+  // = 97.5: level 364/256, fetched as 1.34375 (gradients.txt, maxAnisotropy
+  // 16; rounded on the larger's grid, 311, it gave 362 and 1.328125). With
+  // products of one exponent, 867 - 565.5 units: 604 texels^2, level 684/256
+  // (602 and 682 rounded on the grid), fetched as 2.84375.
+  const float dx3[2] = {-0x1.b85bd8p+3f, -0x1.1f28dap+4f}, dy3[2] = {-0x1.6c1d62p+4f, -0x1.69db4cp+4f};
+  CHECK(textures::footprint_area(-13.75, -17.9375, -22.75, -22.59375) == 97.5);  // dx3, dy3 held to 10 bits
+  CHECK(textures::level_from_footprint(dx3, dy3, 16) == 364);
+  const float dx4[2] = {-0x1.bffe4cp+5f, 0x1.305fcp+6f}, dy4[2] = {0x1.dc05fp+3f, -0x1.f0779ep+4f};
+  CHECK(textures::level_from_footprint(dx4, dy4, 16) == 684);
 }
 
 TEST_CASE("with maxAnisotropy above 1, an H100 blends two levels with a sharpened weight") {
@@ -213,6 +291,11 @@ TEST_CASE("with maxAnisotropy above 1, an H100 blends two levels with a sharpene
   CHECK(textures::sharpened_level_fraction(64, 16) == 0);
   CHECK(textures::sharpened_level_fraction(65, 16) == 2);
   CHECK(textures::sharpened_level_fraction(192, 16) == 256);
+  // 3 as 2, 5 to 7 as 4, 8 to 15 as 16 (gradients3d_anisotropy.txt).
+  CHECK(textures::sharpened_level_fraction(43, 3) == 1);
+  CHECK(textures::sharpened_level_fraction(130, 7) == 133);
+  CHECK(textures::sharpened_level_fraction(65, 8) == 2);
+  CHECK(textures::sharpened_level_fraction(64, 15) == 0);
   // Without anisotropy the fraction is the blend's weight.
   CHECK(textures::sharpened_level_fraction(65, 1) == 65);
   CHECK(textures::sharpened_level_fraction(65, 0) == 65);
@@ -233,6 +316,18 @@ TEST_CASE("tex2DGrad returns the H100's measured levels, each maxAnisotropy") {
       {16, {0x1.1d7f4ep-7f, 0}, {0, 0x1.1d7f4ep-7f}, 0x1.8p+1f},
       {16, {0x1.203eccp-9f, -0x1.960c32p-9f}, {0x1.a7f418p-8f, 0x1.cbfb06p-9f}, 0x1p+1f},
       {16, {-0x1.022b7ap-8f, 0x1.0c5eaap-7f}, {-0x1.1c6ee6p-7f, 0x1.a01a34p-8f}, 0x1p+1f},
+      // Minor axes whose area the truncated multiplier and the alignment
+      // decide (footprint_area.hpp).
+      {2, {-0x1.ad7538p-10f, -0x1.a24a6ap-10f}, {0x1.3e5d9p-10f, -0x1.9b65ecp-11f}, 0x1.46p-1f},
+      {4, {-0x1.06ca5ap-7f, -0x1.28a438p-9f}, {0x1.8505eap-9f, 0x1.091b0cp-8f}, 0x1.94p+0f},
+      {16, {-0x1.06ca5ap-7f, -0x1.28a438p-9f}, {0x1.8505eap-9f, 0x1.091b0cp-8f}, 0x1.96p+0f},
+      // Values between those the sampler holds (an H200, gradients_anisotropy.txt).
+      {3, {0x1.febb08p-8f, -0x1.ac68c2p-6f}, {0x1.52488p-7f, -0x1.5badb8p-6f}, 0x1.06cp+2f},
+      {6, {-0x1.588ac4p-5f, 0x1.d3211p-4f}, {0x1.84dea6p-4f, -0x1.956314p-3f}, 0x1.57p+2f},
+      {7, {0x1.febb08p-8f, -0x1.ac68c2p-6f}, {0x1.52488p-7f, -0x1.5badb8p-6f}, 0x1.67p+1f},
+      {10, {-0x1.588ac4p-5f, 0x1.d3211p-4f}, {0x1.84dea6p-4f, -0x1.956314p-3f}, 0x1.358p+2f},
+      {12, {-0x1.588ac4p-5f, 0x1.d3211p-4f}, {0x1.84dea6p-4f, -0x1.956314p-3f}, 0x1.158p+2f},
+      {15, {0x1.febb08p-8f, -0x1.ac68c2p-6f}, {0x1.52488p-7f, -0x1.5badb8p-6f}, 0x1.d8p+0f},
   };
   auto got = gradient_level_fetches(measured);
   for (std::size_t i = 0; i < measured.size(); ++i) {

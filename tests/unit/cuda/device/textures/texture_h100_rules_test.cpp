@@ -1,9 +1,10 @@
 // The texture rules the guide leaves to the hardware and an H100 answered
 // (docs/textures.md, "Precision"; the measurements are in
 // tests/differential/h100_measurements/): seamless cubemap filtering at an
-// edge and a corner, the weights of a trilinear fetch, sRGB filtering and
-// sRGB border colours, and the border colour cudaGetTextureObjectTextureDesc
-// hands back. Each expected value is the H100's.
+// edge and a corner, the levels of mipmapped cubemaps, the weights of a
+// trilinear fetch, sRGB filtering and sRGB border colours, and the border
+// colour cudaGetTextureObjectTextureDesc hands back. Each expected value is
+// the H100's.
 #include <doctest/doctest.h>
 #include <weft.hpp>
 
@@ -65,6 +66,120 @@ TEST_CASE("seamless cubemaps blend across an edge, and share a corner's missing 
   cudaDestroyTextureObject(seamless);
   cudaDestroyTextureObject(plain);
   cudaFreeArray(cube);
+}
+
+TEST_CASE("mipmapped cubemaps weigh each level's texels within its share, seamless or clamped at a face's edge") {
+  // The cube of h100_measurements/seamless_mipmaps.txt: 8 x 8 faces, 4
+  // levels, texel (level l, face, x, y) = (1000 l + 100 face + 10 y + x, l).
+  constexpr int size = 8, levels = 4;
+  cudaChannelFormatDesc format = cudaCreateChannelDesc<float2>();
+  cudaMipmappedArray_t cube = nullptr;
+  REQUIRE(cudaMallocMipmappedArray(&cube, &format, make_cudaExtent(size, size, 6), levels, cudaArrayCubemap) ==
+          cudaSuccess);
+  for (int l = 0; l < levels; ++l) {
+    cudaArray_t level = nullptr;
+    REQUIRE(cudaGetMipmappedArrayLevel(&level, cube, static_cast<unsigned>(l)) == cudaSuccess);
+    int w = size >> l;
+    std::vector<float2> texels;
+    for (int f = 0; f < 6; ++f)
+      for (int y = 0; y < w; ++y)
+        for (int x = 0; x < w; ++x) texels.push_back(make_float2(1000.f * l + 100.f * f + 10.f * y + x, float(l)));
+    cudaMemcpy3DParms copy{};
+    copy.srcPtr = make_cudaPitchedPtr(texels.data(), static_cast<std::size_t>(w) * 8, w, w);
+    copy.dstArray = level;
+    copy.extent = make_cudaExtent(w, w, 6);
+    copy.kind = cudaMemcpyHostToDevice;
+    REQUIRE(cudaMemcpy3D(&copy) == cudaSuccess);
+  }
+  cudaResourceDesc resource{};
+  resource.resType = cudaResourceTypeMipmappedArray;
+  resource.res.mipmap.mipmap = cube;
+  cudaTextureDesc desc{};
+  desc.addressMode[0] = desc.addressMode[1] = desc.addressMode[2] = cudaAddressModeClamp;
+  desc.filterMode = cudaFilterModeLinear;
+  desc.mipmapFilterMode = cudaFilterModeLinear;
+  desc.normalizedCoords = 1;
+  desc.maxMipmapLevelClamp = levels - 1;
+  desc.seamlessCubemap = 1;
+  cudaTextureObject_t seamless = 0;
+  REQUIRE(cudaCreateTextureObject(&seamless, &resource, &desc, nullptr) == cudaSuccess);
+  desc.seamlessCubemap = 0;
+  cudaTextureObject_t plain = 0;
+  REQUIRE(cudaCreateTextureObject(&plain, &resource, &desc, nullptr) == cudaSuccess);
+  auto got = run_fetches<float2>(5, [=](int i) {
+    switch (i) {
+      case 0:  // -y, across its edge with +z, levels 0 and 1
+        return texCubemapLod<float2>(seamless, -0x1.046p-3f, -1.0f, 0x1.f0a3d8p-1f, 0x1.0164p-2f);
+      case 1:  // -y at its corner with +x and +z, on levels 2 and 3
+        return texCubemapLod<float2>(seamless, 0x1.ce3p-1f, -1.0f, 0x1.f0a3d8p-1f, 0x1.6827p+1f);
+      case 2:  // +y at its corner with -x and -z, on levels 0 and 1
+        return texCubemapLod<float2>(seamless, -0x1.dc28f6p-1f, 1.0f, -0x1.f5c29p-1f, 0x1.5feap-1f);
+      case 3:  // -y clamped at its left edge, levels 0 and 1
+        return texCubemapLod<float2>(plain, -0x1.d574p-1f, -1.0f, -0x1.b94p-2f, 0x1.aa42p-1f);
+      default:  // +z clamped at its left edge, levels 2 and 3
+        return texCubemapLod<float2>(plain, -0x1.fae148p-1f, 0x1.5cp-3f, 1.0f, 0x1.763ap+1f);
+    }
+  });
+  // The H200's results; blending each level's seamless fetch by the level's
+  // fraction, or forming a clamped level's weights from the coordinate
+  // beyond the edge's texel centre, is up to 1/256 of a texel off.
+  CHECK(bits(got[0].x) == 0x4419a5c0u);
+  CHECK(bits(got[1].x) == 0x453f2bb0u);
+  CHECK(bits(got[2].x) == 0x4472ac00u);
+  CHECK(bits(got[3].x) == 0x44910f00u);
+  CHECK(bits(got[4].x) == 0x454fa260u);
+  CHECK(bits(got[0].y) == 0x3e800000u);  // each level's weight: 3/4 of level 0, 1/4 of level 1
+  cudaDestroyTextureObject(seamless);
+  cudaDestroyTextureObject(plain);
+  cudaFreeMipmappedArray(cube);
+}
+
+TEST_CASE("a 2D mipmap clamped at an edge weighs the clamped dimension's texels as one, between two levels") {
+  // h100_measurements/clamped_mipmaps.txt: 8 x 8, 4 levels, texel (level l,
+  // x, y) = (1000 l + 10 y + x, l), linear filtering within and between
+  // levels, clamp.
+  constexpr int size = 8, levels = 4;
+  cudaChannelFormatDesc format = cudaCreateChannelDesc<float2>();
+  cudaMipmappedArray_t m = nullptr;
+  REQUIRE(cudaMallocMipmappedArray(&m, &format, make_cudaExtent(size, size, 0), levels) == cudaSuccess);
+  for (int l = 0; l < levels; ++l) {
+    cudaArray_t level = nullptr;
+    REQUIRE(cudaGetMipmappedArrayLevel(&level, m, static_cast<unsigned>(l)) == cudaSuccess);
+    int w = size >> l;
+    std::vector<float2> texels;
+    for (int y = 0; y < w; ++y)
+      for (int x = 0; x < w; ++x) texels.push_back(make_float2(1000.f * l + 10.f * y + x, float(l)));
+    REQUIRE(cudaMemcpy2DToArray(level, 0, 0, texels.data(), static_cast<std::size_t>(w) * 8,
+                                static_cast<std::size_t>(w) * 8, w, cudaMemcpyHostToDevice) == cudaSuccess);
+  }
+  cudaResourceDesc resource{};
+  resource.resType = cudaResourceTypeMipmappedArray;
+  resource.res.mipmap.mipmap = m;
+  cudaTextureDesc desc{};
+  desc.addressMode[0] = desc.addressMode[1] = cudaAddressModeClamp;
+  desc.filterMode = cudaFilterModeLinear;
+  desc.mipmapFilterMode = cudaFilterModeLinear;
+  desc.normalizedCoords = 1;
+  desc.maxMipmapLevelClamp = levels - 1;
+  cudaTextureObject_t t = 0;
+  REQUIRE(cudaCreateTextureObject(&t, &resource, &desc, nullptr) == cudaSuccess);
+  auto got = run_fetches<float2>(3, [=](int i) {
+    switch (i) {
+      case 0:  // past the right edge, levels 0 and 1
+        return tex2DLod<float2>(t, 0x1.2b5fccp+0f, 0x1.12ab9ap-1f, 0x1.ca1p-3f);
+      case 1:  // before the left edge, levels 1 and 2
+        return tex2DLod<float2>(t, 0x1.24ap-6f, 0x1.05599ap-3f, 0x1.c80fp+0f);
+      default:  // near the right edge, levels 2 and 3
+        return tex2DLod<float2>(t, 0x1.ebd766p-1f, 0x1.4478p-1f, 0x1.76bbp+1f);
+    }
+  });
+  // The H200's results; weights formed from the coordinate beyond the edge
+  // texel's centre are off by a 256th of a texel in one level.
+  CHECK(bits(got[0].x) == 0x4382f700u);
+  CHECK(bits(got[1].x) == 0x44dea940u);
+  CHECK(bits(got[2].x) == 0x4536e710u);
+  cudaDestroyTextureObject(t);
+  cudaFreeMipmappedArray(m);
 }
 
 TEST_CASE("trilinear fetches weigh the eight texels as an H100 does") {
