@@ -12,7 +12,7 @@ carry=$PWD/.device-carry
 work=/tmp/weft-compat
 mkdir -p "$work/samples" "$work/prefix"
 tar xzf "$carry/boost-context.tgz" -C "$work/prefix"
-tar xzf "$carry/cuda-samples.tgz" -C "$work/samples"
+tar xJf "$carry/cuda-samples.tar.xz" -C "$work/samples"
 export CMAKE_PREFIX_PATH=$work/prefix/usr LD_LIBRARY_PATH=$work/prefix/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
 export PYTHONUNBUFFERED=1
 { c++ --version | head -1; nproc; cmake --version | head -1; } > "$OUT/machine.txt" 2>&1
