@@ -148,33 +148,28 @@ inline constexpr bool race_check_build = false;
 #if defined(__has_feature)
 #if __has_feature(coverage_sanitizer)
 __extension__ using race_untraced_six_bytes = unsigned _BitInt(48) __attribute__((may_alias, aligned(4)));
+#else
+using race_untraced_six_bytes = std::uint64_t;  // named only in code that race_check_build discards
+#endif
+#else
+using race_untraced_six_bytes = std::uint64_t;  // named only in code that race_check_build discards
+#endif
 template <class Index>
 [[gnu::always_inline]] inline void set_builtin_x(Index& variable, unsigned x, unsigned y) {
-  *reinterpret_cast<race_untraced_six_bytes*>(&variable.x) =
-      static_cast<race_untraced_six_bytes>(x) | static_cast<race_untraced_six_bytes>(y & 0xffffu) << 32;
+  if constexpr (race_check_build)
+    *reinterpret_cast<race_untraced_six_bytes*>(&variable.x) =
+        static_cast<race_untraced_six_bytes>(x) | static_cast<race_untraced_six_bytes>(y & 0xffffu) << 32;
+  else
+    variable.x = x;
 }
 template <class Index>
 [[gnu::always_inline]] inline void restate_builtin_x(Index& variable) {
-  std::uint64_t bits = *reinterpret_cast<race_untraced_six_bytes*>(&variable.x);
-  asm("" : "+r"(bits));  // else the store of what was loaded is dropped, and the load with it
-  *reinterpret_cast<race_untraced_six_bytes*>(&variable.x) = static_cast<race_untraced_six_bytes>(bits);
+  if constexpr (race_check_build) {
+    std::uint64_t bits = *reinterpret_cast<race_untraced_six_bytes*>(&variable.x);
+    asm("" : "+r"(bits));  // else the store of what was loaded is dropped, and the load with it
+    *reinterpret_cast<race_untraced_six_bytes*>(&variable.x) = static_cast<race_untraced_six_bytes>(bits);
+  }
 }
-#else
-template <class Index>
-[[gnu::always_inline]] inline void set_builtin_x(Index& variable, unsigned x, unsigned) {
-  variable.x = x;
-}
-template <class Index>
-[[gnu::always_inline]] inline void restate_builtin_x(Index&) {}
-#endif
-#else
-template <class Index>
-[[gnu::always_inline]] inline void set_builtin_x(Index& variable, unsigned x, unsigned) {
-  variable.x = x;
-}
-template <class Index>
-[[gnu::always_inline]] inline void restate_builtin_x(Index&) {}
-#endif
 
 }  // namespace weft::detail
 
