@@ -248,9 +248,9 @@ inline void mipmap_level_weights(int a, int b, int share, int* weights) {
 /// clamped at an edge. The H100 then forms a level's weights as if x lay on
 /// that texel's centre (fraction 0): the fraction's rounding in
 /// mipmap_level_weights would otherwise move up to 1/256 between rows
-/// (measured on cubemap faces without seamless filtering,
-/// h100_measurements/seamless_mipmaps.txt; one level's bilinear weights
-/// are the same either way).
+/// (measured on cubemap faces without seamless filtering and on 2D
+/// mipmaps, h100_measurements/seamless_mipmaps.txt and clamped_mipmaps.txt;
+/// one level's bilinear weights are the same either way).
 inline bool clamped_to_one_texel(const texture_sampler& s, const texture_level& level, int d, float x) {
   if (s.address[d] != address_mode::clamp) return false;
   int left = linear_texels(to_texel_space(s, level, d, x)).texel;
