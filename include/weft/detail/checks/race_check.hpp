@@ -962,18 +962,22 @@ class race_launch {
     // another asks for one of them (or the worker may wait for other
     // blocks: race_worker::let_go_of_pages).
     std::atomic<race_page_holder*> holder{nullptr};
-    race_shadow words;
-    // By launch tag, under the lock: the launch whose records carry it (a
-    // record whose tag has none is stale), and the tags that records may
-    // carry (a new owner forgets those of the last one with its tag).
-    std::array<std::shared_ptr<race_launch_identity>, 256> owners;
-    std::array<std::uint64_t, 4> tagged{};
     // Under shadow_pages' mutex: the running launches that use it, and
-    // whether it waits among the retained pages.
+    // whether it waits among the retained pages. In the first cache line
+    // with the lock, which the taker takes next, and with the parts and
+    // the tags that an eviction reads: after the owners, 4 KiB into the
+    // page, they were two cache misses more a page and launch.
     std::uintptr_t index = 0;
     unsigned users = 0;
     bool retained = false;
     std::size_t retained_bytes = 0;  // its size when it was retained
+    race_shadow words;
+    // By launch tag, under the lock: the tags that records may carry (a
+    // new owner forgets those of the last one with its tag), and the
+    // launch whose records carry each (a record whose tag has none is
+    // stale).
+    std::array<std::uint64_t, 4> tagged{};
+    std::array<std::shared_ptr<race_launch_identity>, 256> owners;
   };
 
   /// Calls `use` with the releases that threads of `block` made through
