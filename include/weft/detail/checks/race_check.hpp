@@ -933,6 +933,7 @@ class race_launch {
     if (std::uint32_t tag = identity_->tag.load(std::memory_order_acquire)) race_launch_tags::give_back(tag);
     shadow_pages::release(pages_);
     pages_.clear();
+    for (std::atomic<page*>& recent : recent_pages_) recent.store(nullptr, std::memory_order_relaxed);
   }
   ~race_launch() { finish(false); }
 
@@ -940,10 +941,13 @@ class race_launch {
   /// finishes (race_stream_copy.hpp): it joins the retained pages now.
   void done_with_page(std::uintptr_t address) {
     std::lock_guard lock(pages_mutex_);
-    page* p = pages_.find(address / page::bytes);
+    std::uintptr_t index = address / page::bytes;
+    page* p = pages_.find(index);
     if (!p) return;
+    std::atomic<page*>& recent = recent_pages_[index % recent_pages_.size()];
+    if (recent.load(std::memory_order_relaxed) == p) recent.store(nullptr, std::memory_order_relaxed);
     shadow_pages::release(*p);
-    pages_.erase(address / page::bytes);
+    pages_.erase(index);
   }
 
   /// The launch's blocks' synchronisation states, which its records name.
@@ -1009,13 +1013,21 @@ class race_launch {
   /// The shadow of the page that holds `address`, shared with the other
   /// launches that use it (made when first asked for).
   [[gnu::noinline]] page& page_of(std::uintptr_t address) {
-    std::lock_guard lock(pages_mutex_);
     std::uintptr_t index = address / page::bytes;
+    // Without the lock where another worker took the page lately: a
+    // streaming kernel's blocks alternate between the workers, and each
+    // page was looked up by both, one waiting for the other's lock. A
+    // page of this launch keeps its index while the launch runs (it has a
+    // user), so that the index read tells a slot's page for sure.
+    std::atomic<page*>& recent = recent_pages_[index % recent_pages_.size()];
+    if (page* p = recent.load(std::memory_order_acquire); p && p->index == index) return *p;
+    std::lock_guard lock(pages_mutex_);
     page* p = pages_.find(index);
     if (!p) {
       p = &shadow_pages::take(index);
       pages_.insert(index, p);
     }
+    recent.store(p, std::memory_order_release);
     return *p;
   }
 
@@ -1054,17 +1066,14 @@ class race_launch {
    private:
     static constexpr std::size_t max_retained_bytes = std::size_t{128} << 20;
     // Calls `release_all` with the function that releases one page, under
-    // the lock; what an eviction frees is freed after it.
+    // the lock; the launches that evictions drop are destroyed after it.
     template <class ReleaseAll>
     static void release_with(ReleaseAll release_all) {
       shadow_pages& s = instance();
       std::vector<std::shared_ptr<race_launch_identity>> dropped;
-      std::vector<void*> blocks;
-      {
-        std::lock_guard lock(s.mutex_);
-        release_all([&](page& p) { s.release_locked(p, dropped, blocks); });
-      }
-      race_shadow_blocks::give_back(blocks);
+      std::lock_guard lock(s.mutex_);
+      release_all([&](page& p) { s.release_locked(p, dropped, s.evicted_blocks_); });
+      race_shadow_blocks::give_back(s.evicted_blocks_);
     }
     // Never destroyed: a launch kept alive to the end (by a graph, say) may
     // give its pages back during static destruction.
@@ -1090,6 +1099,9 @@ class race_launch {
       if (spare_.empty()) return std::make_unique<page>();
       std::unique_ptr<page> p = std::move(spare_.back());
       spare_.pop_back();
+      // The next one's first line, which the next take writes: an evicted
+      // page is long out of the cache.
+      if (!spare_.empty()) __builtin_prefetch(spare_.back().get(), 1);
       return p;
     }
     // Takes the page retained longest out of the map, if no launch took it
@@ -1110,7 +1122,14 @@ class race_launch {
       for (unsigned word = 0; word < p->tagged.size(); ++word)
         for (std::uint64_t bits = p->tagged[word]; bits != 0; bits &= bits - 1) {
           std::shared_ptr<race_launch_identity>& owner = p->owners[word * 64 + std::countr_zero(bits)];
-          if (owner) dropped.push_back(std::move(owner));
+          // Pages evicted in a row mostly have the same owners: one of
+          // each kept in `dropped`, to destroy after the lock, is enough;
+          // the others are not the last and can go now.
+          if (!owner) continue;
+          if (std::find(dropped.begin(), dropped.end(), owner) != dropped.end())
+            owner.reset();
+          else
+            dropped.push_back(std::move(owner));
         }
       p->tagged = {};
       p->words.give_back_parts(blocks);
@@ -1123,6 +1142,10 @@ class race_launch {
     // Evicted pages, for new addresses: as many as the pages once made, at
     // most, which the process needed anyway.
     std::vector<std::unique_ptr<page>> spare_;
+    // The evicted pages' parts, on their way to race_shadow_blocks: kept
+    // for its capacity (a vector grown anew for every launch's 40,000 was
+    // mapped and faulted in anew).
+    std::vector<void*> evicted_blocks_;
   };
 
   // Blocks beyond this share counters (a fence then counts for several
@@ -1144,6 +1167,7 @@ class race_launch {
   race_ranges allocations_;
   std::mutex pages_mutex_;
   race_page_table<page> pages_;
+  std::array<std::atomic<page*>, 256> recent_pages_{};  // by page number, direct-mapped: page_of
   std::mutex atomic_words_mutex_;
   std::unordered_map<std::uint64_t, std::unordered_map<std::uintptr_t, race_clock>> atomic_words_;
   std::mutex barrier_phases_mutex_;

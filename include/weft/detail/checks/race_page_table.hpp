@@ -46,9 +46,14 @@ class race_page_table {
   /// Calls `use(number, page)` for each page, in no particular order.
   template <class Use>
   void for_each(Use use) const {
+    // A page's first line is what its user reads: the page a few ahead is
+    // fetched meanwhile (pages evicted and taken long ago miss the cache).
+    constexpr std::size_t ahead = 4;
     for (const auto& [key, c] : chunks_)
-      for (std::size_t i = 0; i < chunk_pages; ++i)
+      for (std::size_t i = 0; i < chunk_pages; ++i) {
+        if (i + ahead < chunk_pages && c->pages[i + ahead]) __builtin_prefetch(c->pages[i + ahead], 1);
         if (Page* page = c->pages[i]) use(key * chunk_pages + i, page);
+      }
   }
   void clear() {
     chunks_.clear();
