@@ -1921,8 +1921,11 @@ class race_worker {
   // stack frame.
   template <bool write>
   [[gnu::noinline]] void check_shared_word(std::uintptr_t word, const void* pc, std::uint32_t untouched) {
-    if constexpr (!write)
-      if (read_ordered((word - tls_begin_) / 4, reinterpret_cast<std::uintptr_t>(pc), untouched)) return;
+    if constexpr (write) {
+      if (write_ordered((word - tls_begin_) / 4, reinterpret_cast<std::uintptr_t>(pc), untouched)) return;
+    } else if (read_ordered((word - tls_begin_) / 4, reinterpret_cast<std::uintptr_t>(pc), untouched)) {
+      return;
+    }
     check_shared_word_fully<write>(word, pc, untouched);
   }
 
@@ -1963,6 +1966,39 @@ class race_worker {
     auto [cached_pc, site] = site_entry(pc);
     if (cached_pc != pc) return false;
     read_ordered_record(at, thread, site, untouched);
+    return true;
+  }
+
+  // check()'s path for a store to a __shared__ word whose records a
+  // barrier or the storing thread itself orders before it: a tiled
+  // matmul's tile stores (the word's last write the same thread's, its
+  // reads a barrier ago), a scan's stores to the buffer read the step
+  // before, every block's first store to a word (the records of the
+  // worker's block before are stale). No hazard, and the store becomes the
+  // word's last write, its reads forgotten, exactly as check() makes them;
+  // nothing here calls out, as in read_ordered. False, with the word's
+  // records unchanged but renewed (which check() does first too), where
+  // check() must decide: a record of another thread since the last
+  // barrier (ordered, if at all, by a warp collective or an atomic), the
+  // store's site not cached yet, another worker asking for the pages this
+  // one holds, or a launch with clusters (whose records are stamped apart:
+  // check_in_cluster).
+  [[gnu::always_inline]] bool write_ordered(std::size_t at, std::uintptr_t pc, std::uint32_t untouched) {
+    if (clustered_ || (held_count_ != 0 && let_go_->load(std::memory_order_relaxed))) return false;
+    auto [cached_pc, site] = site_entry(pc);
+    if (cached_pc != pc) return false;
+    shared_shadow_.renew(at, generation_);
+    unsigned thread = linear_thread_index(threadIdx, blockDim);
+    auto ordered_before = [&](const race_record& r) {
+      return r.launch() != launch_tag_ || r.thread() == thread || epoch_ > r.state();
+    };
+    race_record& last_write = shared_shadow_.make(race_shadow::writes, at);
+    race_record& latest_read = shared_shadow_.make(race_shadow::latest_reads, at);
+    race_record& earlier_read = shared_shadow_.make(race_shadow::earlier_reads, at);
+    if (!ordered_before(last_write) || !ordered_before(latest_read) || !ordered_before(earlier_read)) return false;
+    last_write.store(race_record(site, epoch_, untouched, thread_half(thread, true)));
+    latest_read.forget();
+    earlier_read.forget();
     return true;
   }
 
