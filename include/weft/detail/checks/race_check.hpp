@@ -1047,10 +1047,14 @@ class race_launch {
   // that CUDA does not order after the ones that made them, up to 128 MiB
   // of shadow (about 6500 pages of a streaming kernel, which make one of
   // the three parts each, 2500 with all three); past that, the one
-  // retained longest is evicted, and is the first to go to a new address
-  // (its records are then stale: a race can go unseen, none is invented).
-  // The limit was 672 pages: a vector add over 2^20 floats (3072 pages)
-  // then made and zeroed 2400 pages at every launch.
+  // retained longest is evicted (its records are lost: a race can go
+  // unseen, none is invented), and is the first to go to a new address,
+  // its parts' blocks given back for new parts. The limit was 672 pages:
+  // a vector add over 2^20 floats (3072 pages) then made and zeroed 2400
+  // pages at every launch. A larger one would not pay for a streaming
+  // kernel over more memory than it: reading an earlier launch's records
+  // back costs more than zeroing new ones (retaining 4 GiB made a vector
+  // add of 2^24 floats' launch 1.5 times dearer, 2026-12-01).
   class shadow_pages {
    public:
     static page& take(std::uintptr_t index) {
@@ -2348,7 +2352,7 @@ class race_worker {
   // which this worker holds. If the page may hold records with that tag
   // (of the launch that had it 255 launches earlier, finished), it is swept
   // of every stale record at once: those of launches ordered before this
-  // one, or of none (a page moved to a new address), whose tags are then
+  // one, or of none, whose tags are then
   // free for about as many launches again. While the tag's last launch
   // still runs, the page goes unchecked for this launch (a race can go
   // unseen, none is invented).
