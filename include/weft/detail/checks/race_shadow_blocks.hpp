@@ -25,9 +25,16 @@ class race_shadow_blocks {
   /// A block of `bytes`, aligned to a cache line, its contents left as they
   /// were: its user makes its records.
   static void* take() {
+    // A copy traced during static destruction, after the thread's stash
+    // is gone, takes from the shared list.
+    if (stash_gone()) [[unlikely]] {
+      std::vector<void*> one;
+      refill(one, 1);
+      return one.empty() ? ::operator new(bytes, alignment) : one.back();
+    }
     std::vector<void*>& stash = thread_stash().blocks;
     if (stash.empty()) [[unlikely]]
-      refill(stash);
+      refill(stash, batch);
     if (stash.empty()) return ::operator new(bytes, alignment);
     void* block = stash.back();
     stash.pop_back();
@@ -55,10 +62,10 @@ class race_shadow_blocks {
     static auto* blocks = new race_shadow_blocks;
     return *blocks;
   }
-  static void refill(std::vector<void*>& stash) {
+  static void refill(std::vector<void*>& stash, std::size_t most) {
     race_shadow_blocks& b = instance();
     std::lock_guard lock(b.mutex_);
-    std::size_t count = std::min(batch, b.free_.size());
+    std::size_t count = std::min(most, b.free_.size());
     stash.insert(stash.end(), b.free_.end() - static_cast<std::ptrdiff_t>(count), b.free_.end());
     b.free_.resize(b.free_.size() - count);
   }
@@ -66,8 +73,15 @@ class race_shadow_blocks {
   // when the thread ends.
   struct stash {
     std::vector<void*> blocks;
-    ~stash() { give_back(blocks); }
+    ~stash() {
+      stash_gone() = true;
+      give_back(blocks);
+    }
   };
+  static bool& stash_gone() {
+    static thread_local bool gone = false;  // trivially destructible: outlives the stash
+    return gone;
+  }
   static stash& thread_stash() {
     static thread_local stash s;
     return s;
