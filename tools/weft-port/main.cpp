@@ -52,7 +52,7 @@ int usage(std::ostream& os, int code) {
         "--race-check (for a build with weft's race check, WEFT_SANITIZE=race) reads a region version's\n"
         "elements of a __shared__ array of scalars untraced where no access of the same barrier interval\n"
         "can race with the read: the region is the whole interval and writes no element of the array, whose\n"
-        "address never escapes (docs/architecture.md, \"The race check's static filter\").\n"
+        "address never escapes (docs/architecture.md, \"Race check\"). weft_add_cuda_executable passes it.\n"
         "--program-source FILE (repeatable) names another source of the same program: a kernel that\n"
         "one of them names, or one in a header that one of them includes, stays as it is, as it may be\n"
         "declared there with `void`.\n";

@@ -9,7 +9,7 @@
 // names S, none of its loads of S can race. The race check's callback for
 // each (about a hundred instructions) is then only cost: such a region reads
 // S through weft::detail::untraced_read instead, which loses no report
-// (docs/architecture.md, "The race check's static filter").
+// (docs/architecture.md, "Race check", its static filter).
 #pragma once
 
 #include <functional>

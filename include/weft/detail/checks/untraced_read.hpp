@@ -2,8 +2,8 @@
 // the race check's callback. weft-port's --race-check (race-check builds of
 // weft_add_cuda_executable) wraps in it a region version's reads of a
 // `__shared__` array that no code of their barrier interval writes and
-// whose address never escapes (docs/architecture.md, "The race check's
-// static filter"): such a load cannot race, and its callback, about a
+// whose address never escapes (docs/architecture.md, "Race check", its
+// static filter): such a load cannot race, and its callback, about a
 // hundred instructions, would only record it.
 //
 // -fsanitize-coverage=trace-loads instruments the compiler's load
