@@ -626,6 +626,59 @@ TEST_CASE(
 
 namespace {
 
+[[gnu::noinline]] void race_test_tile_cached_store() { asm volatile(""); }
+[[gnu::noinline]] void race_test_tile_cached_load() { asm volatile(""); }
+[[gnu::noinline]] void race_test_tile_cached_other_warp_load() { asm volatile(""); }
+
+}  // namespace
+
+TEST_CASE(
+    "race check: stores to a __shared__ variable on the common path (their sites seen before) find another "
+    "thread's write or either kept read of this epoch, and are ordered by a barrier, their own thread or a warp "
+    "collective") {
+  race_test_block b;
+  // Each site seen once, so that the stores below take write_ordered's
+  // path (a store whose site is not cached yet takes the full check).
+  CHECK(race_test_block::hazards([&] {
+          race_test_tile_access(b.worker, 0, 20, true, race_test_tile_cached_store);
+          for (auto site : {race_test_tile_cached_load, race_test_tile_cached_other_warp_load})
+            race_test_tile_access(b.worker, 0, 20, false, site);
+        }) == 0);
+  // Ordered: by a barrier (a scan's buffer, read the step before), by the
+  // storing thread itself, by a warp collective (the full check decides).
+  CHECK(race_test_block::hazards([&] {
+          race_test_tile_access(b.worker, 0, 21, true, race_test_tile_cached_store);
+          b.worker.block_synced();
+          race_test_tile_access(b.worker, 1, 21, false, race_test_tile_cached_load);
+          race_test_tile_access(b.worker, 40, 21, false, race_test_tile_cached_other_warp_load);
+          b.worker.block_synced();
+          race_test_tile_access(b.worker, 2, 21, true, race_test_tile_cached_store);
+          race_test_tile_access(b.worker, 2, 21, false, race_test_tile_cached_load);
+          race_test_tile_access(b.worker, 2, 21, true, race_test_tile_cached_store);
+          race_test_tile_access(b.worker, 3, 22, false, race_test_tile_cached_load);
+          b.worker.warp_synced(0, 0x18u);  // lanes 3 and 4
+          race_test_tile_access(b.worker, 4, 22, true, race_test_tile_cached_store);
+        }) == 0);
+  // Another thread's write of this epoch.
+  CHECK(race_test_block::hazards([&] {
+          race_test_tile_access(b.worker, 0, 23, true, race_test_tile_cached_store);
+          race_test_tile_access(b.worker, 1, 23, true, race_test_tile_cached_store);
+        }) == 1);
+  // Another thread's read of this epoch, the latest one.
+  CHECK(race_test_block::hazards([&] {
+          race_test_tile_access(b.worker, 1, 24, false, race_test_tile_cached_load);
+          race_test_tile_access(b.worker, 2, 24, true, race_test_tile_cached_store);
+        }) == 1);
+  // ... or the earlier one: thread 40's, behind thread 1's own.
+  CHECK(race_test_block::hazards([&] {
+          race_test_tile_access(b.worker, 40, 25, false, race_test_tile_cached_other_warp_load);
+          race_test_tile_access(b.worker, 1, 25, false, race_test_tile_cached_load);
+          race_test_tile_access(b.worker, 1, 25, true, race_test_tile_cached_store);
+        }) == 1);
+}
+
+namespace {
+
 [[gnu::noinline]] void race_test_site_hook_reads_worker() { asm volatile(""); }
 [[gnu::noinline]] void race_test_site_hook_writes_worker() { asm volatile(""); }
 

@@ -127,47 +127,67 @@ inline constexpr bool race_check_build = false;
 #endif
 
 // Sets `variable.x` (a built-in variable's: threadIdx, blockIdx, blockDim,
-// gridDim) to `x`, and the low 16 bits of `variable.y` to those of `y`,
-// whose others are zero for every built-in variable (blockIdx.y and
-// gridDim.y are below 2^16, threadIdx.y and blockDim.y below 1024).
-// Inlined into traced code, where the kernel's reads of `variable.x` that
-// follow are then this store's value, not traced loads. In a race-check
-// build it is one 6-byte store, which -fsanitize-coverage does not trace
-// (it traces stores of 1, 2, 4, 8 and 16 bytes): a traced store would be a
-// callback that finds the word untraced, about 20 instructions, and there
-// is nothing to check, the built-in variables being weft's. A Clang that
-// traced it, or that kept a 48-bit integer in 8 bytes (it then stores y
-// whole, high bits zero), would make it a traced store of the variable,
-// which the check ignores: slower, never wrong.
+// gridDim) to `x`, where `y` and `z` are its .y and .z already. Inlined
+// into traced code, where the kernel's reads of the variable that follow
+// are then this store's values, not traced loads. In a race-check build it
+// is one 12-byte store of all three, which -fsanitize-coverage
+// does not trace (it traces stores of 1, 2, 4, 8 and 16 bytes): a traced
+// store would be a callback that finds the word untraced, about 20
+// instructions, and there is nothing to check, the built-in variables
+// being weft's. Clang makes it an 8-byte store of x and y and a 4-byte one
+// of z, so that any later 4-byte load of one of the three is forwarded
+// from a store that holds it whole: with a 6-byte store (x and half of y),
+// the check's load of threadIdx.y for the thread's index waited for the
+// store to reach the cache, about a quarter of a __shared__ load's check
+// (perf, the shared-memory scan, 2026-12-01). A Clang that traced it would
+// make it a traced store of the variable, which the check ignores: slower,
+// never wrong.
 //
-// restate_builtin_x(variable) is the same with the variable's own values,
-// read with a 6-byte load, which is not traced either: at the start of a
-// traced function, the kernel's reads of `variable.x` after it are its
-// value (the compiler cannot see that the store changes nothing). Nothing
+// restate_builtin(variable) is the same with the variable's own values,
+// read with loads that are not traced either: at the start of a
+// traced function, the kernel's reads of the variable after it are its
+// values (the compiler cannot see that the store changes nothing). Nothing
 // in a build without the instrumentation.
 #if defined(__has_feature)
 #if __has_feature(coverage_sanitizer)
-__extension__ using race_untraced_six_bytes = unsigned _BitInt(48) __attribute__((may_alias, aligned(4)));
+__extension__ using race_untraced_twelve_bytes = unsigned _BitInt(96) __attribute__((may_alias, aligned(4)));
 #else
-using race_untraced_six_bytes = std::uint64_t;  // named only in code that race_check_build discards
+using race_untraced_twelve_bytes = std::uint64_t;  // named only in code that race_check_build discards
 #endif
 #else
-using race_untraced_six_bytes = std::uint64_t;  // named only in code that race_check_build discards
+using race_untraced_twelve_bytes = std::uint64_t;  // named only in code that race_check_build discards
 #endif
 template <class Index>
-[[gnu::always_inline]] inline void set_builtin_x(Index& variable, unsigned x, unsigned y) {
-  if constexpr (race_check_build)
-    *reinterpret_cast<race_untraced_six_bytes*>(&variable.x) =
-        static_cast<race_untraced_six_bytes>(x) | static_cast<race_untraced_six_bytes>(y & 0xffffu) << 32;
-  else
+[[gnu::always_inline]] inline void set_builtin_x(Index& variable, unsigned x, unsigned y, unsigned z) {
+  if constexpr (race_check_build) {
+    using bits = race_untraced_twelve_bytes;
+    *reinterpret_cast<bits*>(&variable.x) =
+        static_cast<bits>(x) | static_cast<bits>(y) << 32 | static_cast<bits>(z) << 64;
+  } else {
     variable.x = x;
+  }
 }
 template <class Index>
-[[gnu::always_inline]] inline void restate_builtin_x(Index& variable) {
+[[gnu::always_inline]] inline void restate_builtin(Index& variable) {
   if constexpr (race_check_build) {
-    std::uint64_t bits = *reinterpret_cast<race_untraced_six_bytes*>(&variable.x);
-    asm("" : "+r"(bits));  // else the store of what was loaded is dropped, and the load with it
-    *reinterpret_cast<race_untraced_six_bytes*>(&variable.x) = static_cast<race_untraced_six_bytes>(bits);
+    // Each component loaded on its own, untraced: weft's loop stored them
+    // one by one, and a wider load across two of those stores (an 8-byte
+    // half of a 12-byte load) waits for both to reach the cache (vector
+    // add's check 1.2 times as long). An asm operand is never traced; the
+    // fallback, a 12-byte load, is not either.
+    unsigned x, y, z;
+#if defined(__x86_64__)
+    asm("movl %1, %0" : "=r"(x) : "m"(variable.x));
+    asm("movl %1, %0" : "=r"(y) : "m"(variable.y));
+    asm("movl %1, %0" : "=r"(z) : "m"(variable.z));
+#else
+    race_untraced_twelve_bytes value = *reinterpret_cast<race_untraced_twelve_bytes*>(&variable.x);
+    x = static_cast<unsigned>(value);
+    y = static_cast<unsigned>(value >> 32);
+    z = static_cast<unsigned>(value >> 64);
+    asm("" : "+r"(x), "+r"(y), "+r"(z));  // else the store of what was loaded is dropped, and the load with it
+#endif
+    set_builtin_x(variable, x, y, z);
   }
 }
 
@@ -189,18 +209,18 @@ namespace weft_traced {
 /// to its first co_await runs here, traced.
 ///
 /// A kernel that is a plain function (not a stackless kernel's coroutine,
-/// whose body runs in a function of its own) then reads threadIdx.x,
-/// blockIdx.x and blockDim.x, a thread's index in the grid, from
-/// restate_builtin_x's stores, not with traced loads: three of a vector
-/// add's six callbacks. (gridDim, which fewer kernels read, is left to its
+/// whose body runs in a function of its own) then reads threadIdx,
+/// blockIdx and blockDim (threadIdx.x, blockIdx.x and blockDim.x: a
+/// thread's index in the grid) from restate_builtin's stores, not with
+/// traced loads: three of a vector add's six callbacks. (gridDim, which fewer kernels read, is left to its
 /// callback: a restatement costs about 9 instructions, a callback 25.)
 template <class Kernel, class... Parameters>
 [[gnu::noinline]] decltype(auto) call_kernel(Kernel& kernel, Parameters... parameters) {
   if constexpr (std::is_void_v<decltype(kernel(parameters...))>) {
     using namespace weft::detail;
-    restate_builtin_x(threadIdx);
-    restate_builtin_x(blockIdx);
-    restate_builtin_x(blockDim);
+    restate_builtin(threadIdx);
+    restate_builtin(blockIdx);
+    restate_builtin(blockDim);
   }
   return kernel(parameters...);
 }
@@ -1921,8 +1941,11 @@ class race_worker {
   // stack frame.
   template <bool write>
   [[gnu::noinline]] void check_shared_word(std::uintptr_t word, const void* pc, std::uint32_t untouched) {
-    if constexpr (!write)
-      if (read_ordered((word - tls_begin_) / 4, reinterpret_cast<std::uintptr_t>(pc), untouched)) return;
+    if constexpr (write) {
+      if (write_ordered((word - tls_begin_) / 4, reinterpret_cast<std::uintptr_t>(pc), untouched)) return;
+    } else if (read_ordered((word - tls_begin_) / 4, reinterpret_cast<std::uintptr_t>(pc), untouched)) {
+      return;
+    }
     check_shared_word_fully<write>(word, pc, untouched);
   }
 
@@ -1963,6 +1986,39 @@ class race_worker {
     auto [cached_pc, site] = site_entry(pc);
     if (cached_pc != pc) return false;
     read_ordered_record(at, thread, site, untouched);
+    return true;
+  }
+
+  // check()'s path for a store to a __shared__ word whose records a
+  // barrier or the storing thread itself orders before it: a tiled
+  // matmul's tile stores (the word's last write the same thread's, its
+  // reads a barrier ago), a scan's stores to the buffer read the step
+  // before, every block's first store to a word (the records of the
+  // worker's block before are stale). No hazard, and the store becomes the
+  // word's last write, its reads forgotten, exactly as check() makes them;
+  // nothing here calls out, as in read_ordered. False, with the word's
+  // records unchanged but renewed (which check() does first too), where
+  // check() must decide: a record of another thread since the last
+  // barrier (ordered, if at all, by a warp collective or an atomic), the
+  // store's site not cached yet, another worker asking for the pages this
+  // one holds, or a launch with clusters (whose records are stamped apart:
+  // check_in_cluster).
+  [[gnu::always_inline]] bool write_ordered(std::size_t at, std::uintptr_t pc, std::uint32_t untouched) {
+    if (clustered_ || (held_count_ != 0 && let_go_->load(std::memory_order_relaxed))) return false;
+    auto [cached_pc, site] = site_entry(pc);
+    if (cached_pc != pc) return false;
+    shared_shadow_.renew(at, generation_);
+    unsigned thread = linear_thread_index(threadIdx, blockDim);
+    auto ordered_before = [&](const race_record& r) {
+      return r.launch() != launch_tag_ || r.thread() == thread || epoch_ > r.state();
+    };
+    race_record& last_write = shared_shadow_.make(race_shadow::writes, at);
+    race_record& latest_read = shared_shadow_.make(race_shadow::latest_reads, at);
+    race_record& earlier_read = shared_shadow_.make(race_shadow::earlier_reads, at);
+    if (!ordered_before(last_write) || !ordered_before(latest_read) || !ordered_before(earlier_read)) return false;
+    last_write.store(race_record(site, epoch_, untouched, thread_half(thread, true)));
+    latest_read.forget();
+    earlier_read.forget();
     return true;
   }
 
