@@ -270,7 +270,9 @@ std::string untraced_shared_reads(std::string_view body, const std::set<std::str
   }
   for (const std::string& name : declared_twice) candidates.erase(name);
   // A macro of the file that names the array could write it, or take its
-  // address, where a region invokes it.
+  // address, where a region invokes it. (A header's macro is not seen: one
+  // that names a kernel's own array would have been written for that
+  // kernel, as the array's name is the kernel's.)
   std::erase_if(candidates, [&](const auto& c) { return macro_words.contains(c.first); });
 
   // Every occurrence of a candidate, other than its declaration, must be
