@@ -2073,10 +2073,14 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
         pre += " auto& " + name + " = " + member + ";";
         continue;
       }
-      pre += " auto " + name + " = " + member + ";";
+      // A race-check build copies the slot in and out untraced
+      // (weft::detail::untraced_local: a thread's own slot cannot race).
+      pre += " auto " + name + " = " + (race_check ? "weft::detail::untraced_local(" + member + ")" : member) + ";";
       bool own_param =
           std::any_of(own_params.begin(), own_params.end(), [&](const auto& p) { return p.first == name; });
-      if (changes_in(r, name) || (r == 0 && own_param)) post += " " + member + " = " + name + ";";
+      if (changes_in(r, name) || (r == 0 && own_param))
+        post += race_check ? " weft::detail::set_untraced_local(" + member + ", " + name + ");"
+                           : " " + member + " = " + name + ";";
     }
     std::string open;
     // The recomputed declarations a region uses, and those they read.

@@ -62,4 +62,31 @@ template <class T>
   }
 }
 
+// A region version's copy of a thread's local in and out of its slot
+// (weft-port --race-check: `auto sum = weft_l.sum;` at a region's start,
+// `weft_l.sum = sum;` at its end), untraced. The slot is the CUDA thread's
+// own, a register or local memory on a GPU: weft-port keeps a local whose
+// address is taken as a reference into the slot instead, traced, so no
+// other thread reaches a slot copied so and no access to it can race. Its
+// callbacks were a shared-memory scan's thread's 18 of 46 (its `current`
+// in and out of each of its ten regions): the check's filters find the
+// slot private only after the global pages' look-up. Any other type is
+// copied plainly.
+template <class T>
+[[gnu::always_inline]] inline T untraced_local(const T& slot) {
+  if constexpr (std::is_scalar_v<T>)
+    return untraced_read(slot);
+  else
+    return slot;
+}
+template <class T>
+[[gnu::always_inline]] inline void set_untraced_local(T& slot, const std::type_identity_t<T>& value) {
+  if constexpr (std::is_scalar_v<T> && untraced_read_in_assembly &&
+                (sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8)) {
+    asm("mov %1, %0" : "=m"(slot) : "r"(std::bit_cast<untraced_read_bits<sizeof(T)>>(value)));
+  } else {
+    slot = value;
+  }
+}
+
 }  // namespace weft::detail
