@@ -136,6 +136,12 @@ function(weft_add_cuda_executable name)
     else()
       set(stackless_options --no-stackless)
     endif()
+    # A race-check build's region versions read the __shared__ arrays that
+    # cannot race untraced (weft-port --race-check; docs/debugging.md, "Race check").
+    string(TOLOWER "${WEFT_SANITIZE}" sanitizers)
+    if("race" IN_LIST sanitizers)
+      list(APPEND stackless_options --race-check)
+    endif()
     add_custom_command(
       OUTPUT ${output}
       COMMAND ${CMAKE_COMMAND} -E make_directory ${output_directory}

@@ -4,12 +4,15 @@
 // between barriers (docs/architecture.md, "Region versions";
 // docs/porting.md, "Stackless kernels"). The port writes and registers
 // them; a program does not write them by hand. WEFT_EXECUTOR=stackless runs
-// the stackless kernels instead, for comparison.
+// the stackless kernels instead, for comparison. A race-check build's
+// region versions read some `__shared__` arrays through
+// weft::detail::untraced_read (weft-port --race-check).
 #pragma once
 
 #include <type_traits>
 
 #include "weft/cuda/device/cooperative_groups/reduce.hpp"
+#include "weft/detail/checks/untraced_read.hpp"
 #include "weft/detail/coroutine_executor/region_block.hpp"
 #include "weft/detail/coroutine_executor/region_exchange.hpp"
 #include "weft/detail/coroutine_executor/stackless_grid.hpp"

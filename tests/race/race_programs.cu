@@ -900,6 +900,26 @@ __global__ void region_matmul_one_barrier(const float* A, const float* B, float*
   C[row * n + col] = sum;
 }
 
+// The same without its first barrier: each thread reads the tiles in the
+// stretch where the others write them. The region version runs the writes
+// and the reads in one region, whose reads weft-port's --race-check leaves
+// checked (it writes the tiles).
+__global__ void region_matmul_no_first_barrier(const float* A, const float* B, float* C, int n) {
+  __shared__ float region_early_As[TILE][TILE];
+  __shared__ float region_early_Bs[TILE][TILE];
+  int row = blockIdx.y * TILE + threadIdx.y, col = blockIdx.x * TILE + threadIdx.x;
+  float sum = 0;
+  for (int t = 0; t < n / TILE; ++t) {
+    region_early_As[threadIdx.y][threadIdx.x] = A[row * n + t * TILE + threadIdx.x];
+    region_early_Bs[threadIdx.y][threadIdx.x] = B[(t * TILE + threadIdx.y) * n + col];
+#pragma unroll 1
+    // race-line: region_matmul_early_read
+    for (int k = 0; k < TILE; ++k) sum += region_early_As[threadIdx.y][k] * region_early_Bs[k][threadIdx.x];
+    __syncthreads();
+  }
+  C[row * n + col] = sum;
+}
+
 // The tree reduction with a barrier after every step: silent.
 __global__ void region_block_sum(const float* in, float* out) {
   __shared__ float region_partial[256];
@@ -1029,6 +1049,8 @@ static void region_cases(bool compared_only) {
       ++failures;
     }
     expect("region_matmul_one_barrier", true, [&] { region_matmul_one_barrier<<<1, dim3(TILE, TILE)>>>(A, B, C, n); });
+    expect("region_matmul_no_first_barrier", true,
+           [&] { region_matmul_no_first_barrier<<<1, dim3(TILE, TILE)>>>(A, B, C, n); });
     expect("region_block_sum", false, [&] { region_block_sum<<<4, 256>>>(A, sums); });
     float sum = 0;
     cudaMemcpy(&sum, sums + 3, sizeof sum, cudaMemcpyDeviceToHost);

@@ -17,6 +17,7 @@
 //   porter_awaitables.cpp       __device__ functions that wait, made awaitable
 //   porter_constructs.cpp       finding launches, kernel declarations, extern __shared__
 //   porter_render.cpp           rendering the output
+//   untraced_shared_reads.hpp, .cpp  --race-check: reads of __shared__ arrays that cannot race, untraced
 //   scanner.hpp, .cpp           the tokens of a source file
 //   arch_conditionals.hpp, .cpp directives that test __CUDA_ARCH__, as each nvcc pass reads them
 //   kernels.hpp                 the kernels a file declares and those it knows from its includes
@@ -33,7 +34,7 @@ namespace weft_port_tool {
 
 int usage(std::ostream& os, int code) {
   os << "usage: weft-port INPUT.cu [-o OUTPUT.cpp] [--source-root DIR] [--port-root DIR] [--depfile FILE]\n"
-        "       [--no-stackless] [--explain] [--program-source FILE ...]\n"
+        "       [--no-stackless] [--explain] [--race-check] [--program-source FILE ...]\n"
         "Rewrites a CUDA source file's kernel launches (k<<<grid, block, shmem, stream>>>(args)) and\n"
         "`extern __shared__` arrays for weft, gives its tests of __CUDA_ARCH__ the view of the nvcc pass\n"
         "that would compile them, and writes the result (to standard output by default). Compiler errors\n"
@@ -48,6 +49,10 @@ int usage(std::ostream& os, int code) {
         "and in the headers only it includes\n"
         "(weft::stackless_kernel, co_await weft::syncthreads(), ...; docs/porting.md, \"Stackless kernels\"),\n"
         "unless --no-stackless. --explain says for each kernel whether it converted, and if not why.\n"
+        "--race-check (for a build with weft's race check, WEFT_SANITIZE=race) reads a region version's\n"
+        "elements of a __shared__ array of scalars untraced where no access of the same barrier interval\n"
+        "can race with the read: the region is the whole interval and writes no element of the array, whose\n"
+        "address never escapes (docs/architecture.md, \"Race check\"). weft_add_cuda_executable passes it.\n"
         "--program-source FILE (repeatable) names another source of the same program: a kernel that\n"
         "one of them names, or one in a header that one of them includes, stays as it is, as it may be\n"
         "declared there with `void`.\n";
@@ -67,6 +72,10 @@ int main(int argc, char** argv) {
     if (arg == "-h" || arg == "--help") return usage(std::cout, 0);
     if (arg == "--no-stackless" || arg == "--explain") {
       (arg == "--explain" ? o.explain : o.stackless) = arg == "--explain";
+      continue;
+    }
+    if (arg == "--race-check") {
+      o.race_check = true;
       continue;
     }
     if (arg == "--program-source" && a + 1 < argc) {

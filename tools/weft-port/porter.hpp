@@ -109,6 +109,9 @@ class porter {
   // find_stackless_kernels), and the names the program's other sources use:
   // a kernel one of them names may be declared there with `void`.
   bool convert_stackless = false;
+  // --race-check: region versions read the `__shared__` arrays that cannot
+  // race untraced (untraced_shared_reads.hpp).
+  bool race_check = false;
   std::string not_converted_here;  // why not, where --explain asks about a file that is not converted
   std::set<std::string, std::less<>> outside_names;
   // A header whose kernels convert (see program_porter::port): the names of

@@ -1,6 +1,7 @@
 // porter: region versions of stackless kernels (see porter.hpp).
 #include "one_of.hpp"
 #include "porter.hpp"
+#include "untraced_shared_reads.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -2072,10 +2073,14 @@ porter::region_plan porter::plan_regions(const function_definition& d, const bod
         pre += " auto& " + name + " = " + member + ";";
         continue;
       }
-      pre += " auto " + name + " = " + member + ";";
+      // A race-check build copies the slot in and out untraced
+      // (weft::detail::untraced_local: a thread's own slot cannot race).
+      pre += " auto " + name + " = " + (race_check ? "weft::detail::untraced_local(" + member + ")" : member) + ";";
       bool own_param =
           std::any_of(own_params.begin(), own_params.end(), [&](const auto& p) { return p.first == name; });
-      if (changes_in(r, name) || (r == 0 && own_param)) post += " " + member + " = " + name + ";";
+      if (changes_in(r, name) || (r == 0 && own_param))
+        post += race_check ? " weft::detail::set_untraced_local(" + member + ", " + name + ");"
+                           : " " + member + " = " + name + ";";
     }
     std::string open;
     // The recomputed declarations a region uses, and those they read.
@@ -2310,8 +2315,19 @@ std::string porter::render_region_version(const function_definition& d, const re
          (plan.parameters.empty() ? "" : ", " + plan.parameters) + ") ";
   const std::vector<construct>* saved = rendering_;
   rendering_ = &list;
-  out += merge_regions(render(t_[d.open].begin, t_[d.close].end, std::nullopt));
+  std::string body = merge_regions(render(t_[d.open].begin, t_[d.close].end, std::nullopt));
   rendering_ = saved;
+  if (race_check) {
+    std::set<std::string, std::less<>> macro_words;
+    bool pasting = false;
+    for (const macro_definition& m : macro_definitions())
+      for (std::size_t k = m.from; k < m.to; ++k) {
+        if (is_identifier(k)) macro_words.emplace(text(k));
+        pasting = pasting || (is(k, "#") && k + 1 < m.to && is(k + 1, "#") && adjacent(k));
+      }
+    body = untraced_shared_reads(body, macro_words, pasting);
+  }
+  out += body;
   // A launch whose warps' lanes do not share threadIdx.x / 32 runs the stackless kernel.
   std::string shape = plan.warps_in_rows ? ", weft::region_warps_in_rows" : "";
   if (!plan.templated) {

@@ -110,6 +110,7 @@ program_file& program_porter::port(const fs::path& source, const std::string& na
   // may be declared `void` or taken by address elsewhere.
   bool header_of_this_unit = header && !is_main && !elsewhere_.contains(source);
   p.convert_stackless = o_.stackless && ((is_main && !header) || header_of_this_unit);
+  p.race_check = o_.race_check;
   if (o_.stackless && !p.convert_stackless)
     p.not_converted_here =
         is_main  ? "defined in a header given as the input (only a .cu's kernels and its own headers' convert)"

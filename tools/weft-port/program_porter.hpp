@@ -27,6 +27,7 @@ struct options {
   std::string input, output, source_root, port_root, depfile;
   bool stackless = true;                     // --no-stackless turns the conversion off
   bool explain = false;                      // --explain: says per kernel whether it converts, and why not
+  bool race_check = false;                   // --race-check: for a race-check build (untraced_shared_reads.hpp)
   std::vector<std::string> program_sources;  // --program-source: the program's other sources
 };
 
