@@ -145,15 +145,7 @@ inline void block_executor::run_threads(const Body& shared_body) {
     // across a kernel it inlined whole and stores it once after the loop,
     // instead of storing it for every CUDA thread (which costs a streaming
     // kernel a third of its time on some CPUs: docs/performance.md).
-    // In a race-check build, x, y and z in the untraced store that
-    // call_kernel's restatement loads back (set_builtin_x): after a 4-byte
-    // store of x, its 8-byte load of x and y was not forwarded and waited
-    // for the store, two thirds of call_kernel's samples (vector add at
-    // 2^24 floats: 0.37 s of CPU a launch against 0.33 before main's
-    // 12-byte restatement, 2026-12-01).
-    if constexpr (one_dimensional && race_check_build)
-      set_builtin_x(threadIdx, next, 0, 0);
-    else if constexpr (one_dimensional)
+    if constexpr (one_dimensional)
       threadIdx.x = next;
     else
       threadIdx = index;
