@@ -1508,6 +1508,36 @@ TEST_CASE(
   worker.let_go_of_pages();
 }
 
+// A launch finds the pages that its workers look up again without a lock,
+// in a table of recent pages by page number modulo 256: a page 256 pages
+// from one already there must not be taken for it.
+namespace {
+[[gnu::noinline]] void race_test_site_apart_first_writes() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_apart_second_writes() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_apart_second_reads() { asm volatile(""); }
+}  // namespace
+
+TEST_CASE("race check: words 256 pages apart keep records of their own") {
+  race_test_global_allocations_listed listed(race_test_thousand_pages_allocation);
+  weft::detail::blockDim = dim3{64, 1, 1};
+  weft::detail::gridDim = dim3{2, 1, 1};
+  std::uint32_t* memory = race_test_thousand_pages();
+  race_worker worker;
+  race_launch launch{dim3{2, 1, 1}, dim3{64, 1, 1}, 0, [] { return std::string("race_check_test"); }};
+  worker.start_block(&launch, 0, 64, nullptr, 0);
+  CHECK(race_test_block::hazards(
+            [&] { race_test_global_access(worker, 0, &memory[0], true, race_test_site_apart_first_writes); }) == 0);
+  worker.let_go_of_pages();
+  worker.start_block(&launch, 1, 64, nullptr, 0);
+  CHECK(race_test_block::hazards([&] {
+          race_test_global_access(worker, 1, &memory[256 * 1024], true, race_test_site_apart_second_writes);
+        }) == 0);  // another word
+  CHECK(race_test_block::hazards([&] {
+          race_test_global_access(worker, 1, &memory[0], false, race_test_site_apart_second_reads);
+        }) == 1);  // block 0's write
+  worker.let_go_of_pages();
+}
+
 namespace {
 [[gnu::noinline]] void race_test_site_ticked_first_writes() { asm volatile(""); }
 [[gnu::noinline]] void race_test_site_ticked_writes() { asm volatile(""); }

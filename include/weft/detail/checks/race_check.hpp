@@ -110,6 +110,8 @@
 #include "weft/detail/checks/race_async_copy.hpp"
 #include "weft/detail/checks/race_launch_order.hpp"
 #include "weft/detail/checks/race_page_holder.hpp"
+#include "weft/detail/checks/race_page_table.hpp"
+#include "weft/detail/checks/race_shadow_blocks.hpp"
 
 namespace weft::detail {
 
@@ -635,32 +637,46 @@ class race_shadow {
  public:
   enum part : unsigned { writes, latest_reads, earlier_reads };
 
-  explicit race_shadow(std::size_t words) : words_(words) {}
+  static constexpr std::size_t words = race_shadow_blocks::bytes / sizeof(race_record);
 
-  void clear() {
-    for (auto& records : parts_)
-      if (records) std::fill(records.get(), records.get() + words_, race_record{});
+  race_shadow() = default;
+  race_shadow(const race_shadow&) = delete;
+  race_shadow& operator=(const race_shadow&) = delete;
+  ~race_shadow() {
+    std::vector<void*> blocks;
+    give_back_parts(blocks);
+    race_shadow_blocks::give_back(blocks);
   }
 
   /// Forgets every record whose launch tag is `stale` (race_worker::own).
   void forget_launches(const std::array<bool, 256>& stale) {
-    for (auto& records : parts_)
+    for (race_record* records : parts_)
       if (records)
-        for (std::size_t w = 0; w < words_; ++w)
+        for (std::size_t w = 0; w < words; ++w)
           if (stale[records[w].launch()]) records[w].forget();
+  }
+
+  /// Forgets every record: the parts' blocks join `blocks`, to be given
+  /// back to race_shadow_blocks (outside the caller's lock).
+  void give_back_parts(std::vector<void*>& blocks) {
+    for (race_record*& records : parts_)
+      if (records) {
+        blocks.push_back(records);
+        records = nullptr;
+      }
   }
 
   /// The bytes of its parts made so far.
   std::size_t bytes() const {
     std::size_t made = 0;
-    for (const auto& records : parts_)
-      if (records) made += words_ * sizeof(race_record);
+    for (const race_record* records : parts_)
+      if (records) made += race_shadow_blocks::bytes;
     return made;
   }
 
   /// The word's record of `which`, or null where that part was never made.
   [[gnu::always_inline]] race_record* find(part which, std::size_t word) {
-    race_record* records = parts_[which].get();
+    race_record* records = parts_[which];
     return records ? records + word : nullptr;
   }
   /// find() of the word at `offset` bytes into the page (a multiple of 4):
@@ -669,20 +685,26 @@ class race_shadow {
   /// offset / 4 * 16 back into them).
   [[gnu::always_inline]] race_record* find_at_offset(part which, std::size_t offset) {
     static_assert(sizeof(race_record) == 16);
-    race_record* records = parts_[which].get();
+    race_record* records = parts_[which];
     return records ? reinterpret_cast<race_record*>(reinterpret_cast<char*>(records) + offset * 4) : nullptr;
   }
   /// The word's record of `which`, for writing.
   [[gnu::always_inline]] race_record& make(part which, std::size_t word) {
-    std::unique_ptr<race_record[]>& records = parts_[which];
+    race_record*& records = parts_[which];
     if (!records) [[unlikely]]
-      records.reset(new race_record[words_]);
+      records = make_part();
     return records[word];
   }
 
  private:
-  std::size_t words_ = 0;
-  std::array<std::unique_ptr<race_record[]>, 3> parts_;
+  // A part of no records, in a block that an evicted page may have used.
+  [[gnu::noinline]] static race_record* make_part() {
+    static_assert(std::is_trivially_copyable_v<race_record> && std::is_trivially_destructible_v<race_record>);
+    void* block = race_shadow_blocks::take();
+    std::memset(block, 0, race_shadow_blocks::bytes);
+    return std::launder(static_cast<race_record*>(block));
+  }
+  std::array<race_record*, 3> parts_{};
 };
 
 /// The shadow of a block's __shared__ memory (the static TLS block's words,
@@ -929,8 +951,9 @@ class race_launch {
     }
     identity_->finished.store(true, std::memory_order_release);
     if (std::uint32_t tag = identity_->tag.load(std::memory_order_acquire)) race_launch_tags::give_back(tag);
-    for (auto& [index, p] : pages_) shadow_pages::release(*p);
+    shadow_pages::release(pages_);
     pages_.clear();
+    for (std::atomic<page*>& recent : recent_pages_) recent.store(nullptr, std::memory_order_relaxed);
   }
   ~race_launch() { finish(false); }
 
@@ -938,10 +961,13 @@ class race_launch {
   /// finishes (race_stream_copy.hpp): it joins the retained pages now.
   void done_with_page(std::uintptr_t address) {
     std::lock_guard lock(pages_mutex_);
-    auto at = pages_.find(address / page::bytes);
-    if (at == pages_.end()) return;
-    shadow_pages::release(*at->second);
-    pages_.erase(at);
+    std::uintptr_t index = address / page::bytes;
+    page* p = pages_.find(index);
+    if (!p) return;
+    std::atomic<page*>& recent = recent_pages_[index % recent_pages_.size()];
+    if (recent.load(std::memory_order_relaxed) == p) recent.store(nullptr, std::memory_order_relaxed);
+    shadow_pages::release(*p);
+    pages_.erase(index);
   }
 
   /// The launch's blocks' synchronisation states, which its records name.
@@ -954,23 +980,28 @@ class race_launch {
   /// since blocks run on several workers at once.
   struct page {
     static constexpr std::uintptr_t bytes = 4096;
+    static_assert(race_shadow::words == bytes / 4);
     std::atomic_flag locked = ATOMIC_FLAG_INIT;
     // The worker that holds it: a worker keeps the pages it locked until
     // another asks for one of them (or the worker may wait for other
     // blocks: race_worker::let_go_of_pages).
     std::atomic<race_page_holder*> holder{nullptr};
-    race_shadow words{bytes / 4};
-    // By launch tag, under the lock: the launch whose records carry it (a
-    // record whose tag has none is stale), and the tags that records may
-    // carry (a new owner forgets those of the last one with its tag).
-    std::array<std::shared_ptr<race_launch_identity>, 256> owners;
-    std::array<std::uint64_t, 4> tagged{};
     // Under shadow_pages' mutex: the running launches that use it, and
-    // whether it waits among the retained pages.
+    // whether it waits among the retained pages. In the first cache line
+    // with the lock, which the taker takes next, and with the parts and
+    // the tags that an eviction reads: after the owners, 4 KiB into the
+    // page, they were two cache misses more a page and launch.
     std::uintptr_t index = 0;
     unsigned users = 0;
     bool retained = false;
     std::size_t retained_bytes = 0;  // its size when it was retained
+    race_shadow words;
+    // By launch tag, under the lock: the tags that records may carry (a
+    // new owner forgets those of the last one with its tag), and the
+    // launch whose records carry each (a record whose tag has none is
+    // stale).
+    std::array<std::uint64_t, 4> tagged{};
+    std::array<std::shared_ptr<race_launch_identity>, 256> owners;
   };
 
   /// Calls `use` with the releases that threads of `block` made through
@@ -1002,9 +1033,21 @@ class race_launch {
   /// The shadow of the page that holds `address`, shared with the other
   /// launches that use it (made when first asked for).
   [[gnu::noinline]] page& page_of(std::uintptr_t address) {
+    std::uintptr_t index = address / page::bytes;
+    // Without the lock where another worker took the page lately: a
+    // streaming kernel's blocks alternate between the workers, and each
+    // page was looked up by both, one waiting for the other's lock. A
+    // page of this launch keeps its index while the launch runs (it has a
+    // user), so that the index read tells a slot's page for sure.
+    std::atomic<page*>& recent = recent_pages_[index % recent_pages_.size()];
+    if (page* p = recent.load(std::memory_order_acquire); p && p->index == index) return *p;
     std::lock_guard lock(pages_mutex_);
-    page*& p = pages_[address / page::bytes];
-    if (!p) p = &shadow_pages::take(address / page::bytes);
+    page* p = pages_.find(index);
+    if (!p) {
+      p = &shadow_pages::take(index);
+      pages_.insert(index, p);
+    }
+    recent.store(p, std::memory_order_release);
     return *p;
   }
 
@@ -1014,81 +1057,119 @@ class race_launch {
   // that CUDA does not order after the ones that made them, up to 128 MiB
   // of shadow (about 6500 pages of a streaming kernel, which make one of
   // the three parts each, 2500 with all three); past that, the one
-  // retained longest is evicted, and is the first to go to a new address
-  // (its records are then stale: a race can go unseen, none is invented).
-  // The limit was 672 pages: a vector add over 2^20 floats (3072 pages)
-  // then made and zeroed 2400 pages at every launch.
+  // retained longest is evicted (its records are lost: a race can go
+  // unseen, none is invented), and is the first to go to a new address,
+  // its parts' blocks given back for new parts. The limit was 672 pages:
+  // a vector add over 2^20 floats (3072 pages) then made and zeroed 2400
+  // pages at every launch. A larger one would not pay for a streaming
+  // kernel over more memory than it: reading an earlier launch's records
+  // back costs more than zeroing new ones (retaining 4 GiB made a vector
+  // add of 2^24 floats' launch 1.5 times dearer, 2026-12-01).
   class shadow_pages {
    public:
     static page& take(std::uintptr_t index) {
       shadow_pages& s = instance();
-      std::vector<std::shared_ptr<race_launch_identity>> dropped;  // destroyed after the lock
       std::lock_guard lock(s.mutex_);
-      std::unique_ptr<page>& p = s.pages_[index];
+      page* p = s.pages_.find(index);
       if (!p) {
-        p = s.reusable(dropped);
+        p = s.reusable().release();
         p->index = index;
+        s.pages_.insert(index, p);
       }
       ++p->users;
       return *p;
     }
+    /// Gives back a launch's pages, under one lock.
+    static void release(const race_page_table<page>& pages) {
+      release_with([&](auto release_one) { pages.for_each([&](std::uintptr_t, page* p) { release_one(*p); }); });
+    }
     static void release(page& p) {
-      shadow_pages& s = instance();
-      std::vector<std::shared_ptr<race_launch_identity>> dropped;
-      std::lock_guard lock(s.mutex_);
-      if (--p.users != 0 || p.retained) return;
-      p.retained = true;
-      p.retained_bytes = sizeof(page) + p.words.bytes();
-      s.retained_bytes_ += p.retained_bytes;
-      s.retained_.push_back(p.index);
-      while (s.retained_bytes_ > max_retained_bytes) {
-        std::unique_ptr<page> evicted = s.evict_oldest(dropped);
-        if (evicted && s.spare_.size() < max_spare_pages) s.spare_.push_back(std::move(evicted));
-      }
+      release_with([&](auto release_one) { release_one(p); });
     }
 
    private:
     static constexpr std::size_t max_retained_bytes = std::size_t{128} << 20;
-    static constexpr std::size_t max_spare_pages = 64;
+    // Calls `release_all` with the function that releases one page, under
+    // the lock; the launches that evictions drop are destroyed after it.
+    template <class ReleaseAll>
+    static void release_with(ReleaseAll release_all) {
+      shadow_pages& s = instance();
+      std::vector<std::shared_ptr<race_launch_identity>> dropped;
+      std::lock_guard lock(s.mutex_);
+      release_all([&](page& p) { s.release_locked(p, dropped, s.evicted_blocks_); });
+      race_shadow_blocks::give_back(s.evicted_blocks_);
+    }
     // Never destroyed: a launch kept alive to the end (by a graph, say) may
     // give its pages back during static destruction.
     static shadow_pages& instance() {
       static auto* pages = new shadow_pages;
       return *pages;
     }
-    // A page for a new address: a spare one (evicted past the retained
-    // pages' limit), or a new one; a retained page stays until that limit
-    // evicts it, so that a launch or copy that touches new memory does not
-    // take the records of one it may race with. A spare page's records
-    // stay, stale without an owner.
-    std::unique_ptr<page> reusable(std::vector<std::shared_ptr<race_launch_identity>>&) {
-      if (!spare_.empty()) {
-        std::unique_ptr<page> p = std::move(spare_.back());
-        spare_.pop_back();
-        return p;
-      }
-      return std::make_unique<page>();
+    void release_locked(page& p, std::vector<std::shared_ptr<race_launch_identity>>& dropped,
+                        std::vector<void*>& blocks) {
+      if (--p.users != 0 || p.retained) return;
+      p.retained = true;
+      p.retained_bytes = sizeof(page) + p.words.bytes();
+      retained_bytes_ += p.retained_bytes;
+      retained_.push_back(p.index);
+      while (retained_bytes_ > max_retained_bytes)
+        if (std::unique_ptr<page> evicted = evict_oldest(dropped, blocks)) spare_.push_back(std::move(evicted));
+    }
+    // A page for a new address: one evicted past the retained pages' limit,
+    // or a new one; a retained page stays until that limit evicts it, so
+    // that a launch or copy that touches new memory does not take the
+    // records of one it may race with.
+    std::unique_ptr<page> reusable() {
+      if (spare_.empty()) return std::make_unique<page>();
+      std::unique_ptr<page> p = std::move(spare_.back());
+      spare_.pop_back();
+      // The next one's first line, which the next take writes: an evicted
+      // page is long out of the cache.
+      if (!spare_.empty()) __builtin_prefetch(spare_.back().get(), 1);
+      return p;
     }
     // Takes the page retained longest out of the map, if no launch took it
-    // again meanwhile (null then: it stays, no longer retained).
-    std::unique_ptr<page> evict_oldest(std::vector<std::shared_ptr<race_launch_identity>>& dropped) {
+    // again meanwhile (null then: it stays, no longer retained), as a new
+    // page: no owners, and its parts' blocks in `blocks`. Its owners are
+    // found by the tags its records may carry (page::tagged), not among
+    // all 256: reading them all was the most of an eviction.
+    std::unique_ptr<page> evict_oldest(std::vector<std::shared_ptr<race_launch_identity>>& dropped,
+                                       std::vector<void*>& blocks) {
       std::uintptr_t index = retained_.front();
       retained_.pop_front();
-      auto at = pages_.find(index);
-      at->second->retained = false;
-      retained_bytes_ -= at->second->retained_bytes;
-      if (at->second->users != 0) return nullptr;
-      std::unique_ptr<page> p = std::move(at->second);
-      pages_.erase(at);
-      for (auto& owner : p->owners)
-        if (owner) dropped.push_back(std::move(owner));
+      page* kept = pages_.find(index);
+      kept->retained = false;
+      retained_bytes_ -= kept->retained_bytes;
+      if (kept->users != 0) return nullptr;
+      pages_.erase(index);
+      std::unique_ptr<page> p(kept);
+      for (unsigned word = 0; word < p->tagged.size(); ++word)
+        for (std::uint64_t bits = p->tagged[word]; bits != 0; bits &= bits - 1) {
+          std::shared_ptr<race_launch_identity>& owner = p->owners[word * 64 + std::countr_zero(bits)];
+          // Pages evicted in a row mostly have the same owners: one of
+          // each kept in `dropped`, to destroy after the lock, is enough;
+          // the others are not the last and can go now.
+          if (!owner) continue;
+          if (std::find(dropped.begin(), dropped.end(), owner) != dropped.end())
+            owner.reset();
+          else
+            dropped.push_back(std::move(owner));
+        }
+      p->tagged = {};
+      p->words.give_back_parts(blocks);
       return p;
     }
     std::mutex mutex_;
-    std::unordered_map<std::uintptr_t, std::unique_ptr<page>> pages_;
+    race_page_table<page> pages_;  // owns its pages
     std::deque<std::uintptr_t> retained_;
     std::size_t retained_bytes_ = 0;
+    // Evicted pages, for new addresses: as many as the pages once made, at
+    // most, which the process needed anyway.
     std::vector<std::unique_ptr<page>> spare_;
+    // The evicted pages' parts, on their way to race_shadow_blocks: kept
+    // for its capacity (a vector grown anew for every launch's 40,000 was
+    // mapped and faulted in anew).
+    std::vector<void*> evicted_blocks_;
   };
 
   // Blocks beyond this share counters (a fence then counts for several
@@ -1109,7 +1190,8 @@ class race_launch {
   std::once_flag allocations_listed_;
   race_ranges allocations_;
   std::mutex pages_mutex_;
-  std::unordered_map<std::uintptr_t, page*> pages_;
+  race_page_table<page> pages_;
+  std::array<std::atomic<page*>, 256> recent_pages_{};  // by page number, direct-mapped: page_of
   std::mutex atomic_words_mutex_;
   std::unordered_map<std::uint64_t, std::unordered_map<std::uintptr_t, race_clock>> atomic_words_;
   std::mutex barrier_phases_mutex_;
@@ -2280,7 +2362,7 @@ class race_worker {
   // which this worker holds. If the page may hold records with that tag
   // (of the launch that had it 255 launches earlier, finished), it is swept
   // of every stale record at once: those of launches ordered before this
-  // one, or of none (a page moved to a new address), whose tags are then
+  // one, or of none, whose tags are then
   // free for about as many launches again. While the tag's last launch
   // still runs, the page goes unchecked for this launch (a race can go
   // unseen, none is invented).
