@@ -108,25 +108,14 @@
 #include "weft/detail/base/spin_wait.hpp"
 #include "weft/detail/base/text_format.hpp"
 #include "weft/detail/checks/race_async_copy.hpp"
+#include "weft/detail/checks/race_check_build.hpp"
 #include "weft/detail/checks/race_launch_order.hpp"
 #include "weft/detail/checks/race_page_holder.hpp"
 #include "weft/detail/checks/race_page_table.hpp"
 #include "weft/detail/checks/race_shadow_blocks.hpp"
+#include "weft/detail/checks/untraced_read.hpp"
 
 namespace weft::detail {
-
-// Whether this translation unit is compiled for the race check: Clang says
-// so for -fsanitize-coverage (GCC 12 has neither the instrumentation nor
-// __has_feature).
-#if defined(__has_feature)
-#if __has_feature(coverage_sanitizer)
-inline constexpr bool race_check_build = true;
-#else
-inline constexpr bool race_check_build = false;
-#endif
-#else
-inline constexpr bool race_check_build = false;
-#endif
 
 // Sets `variable.x` (a built-in variable's: threadIdx, blockIdx, blockDim,
 // gridDim) to `x`, where `y` and `z` are its .y and .z already. Inlined
@@ -154,10 +143,10 @@ inline constexpr bool race_check_build = false;
 #if __has_feature(coverage_sanitizer)
 __extension__ using race_untraced_twelve_bytes = unsigned _BitInt(96) __attribute__((may_alias, aligned(4)));
 #else
-using race_untraced_twelve_bytes = std::uint64_t;  // named only in code that race_check_build discards
+__extension__ using race_untraced_twelve_bytes = unsigned __int128;  // only in code race_check_build discards
 #endif
 #else
-using race_untraced_twelve_bytes = std::uint64_t;  // named only in code that race_check_build discards
+__extension__ using race_untraced_twelve_bytes = unsigned __int128;  // only in code race_check_build discards
 #endif
 template <class Index>
 [[gnu::always_inline]] inline void set_builtin_x(Index& variable, unsigned x, unsigned y, unsigned z) {
@@ -172,23 +161,12 @@ template <class Index>
 template <class Index>
 [[gnu::always_inline]] inline void restate_builtin(Index& variable) {
   if constexpr (race_check_build) {
-    // Each component loaded on its own, untraced: weft's loop stored them
-    // one by one, and a wider load across two of those stores (an 8-byte
-    // half of a 12-byte load) waits for both to reach the cache (vector
-    // add's check 1.2 times as long). An asm operand is never traced; the
-    // fallback, a 12-byte load, is not either.
-    unsigned x, y, z;
-#if defined(__x86_64__)
-    asm("movl %1, %0" : "=r"(x) : "m"(variable.x));
-    asm("movl %1, %0" : "=r"(y) : "m"(variable.y));
-    asm("movl %1, %0" : "=r"(z) : "m"(variable.z));
-#else
-    race_untraced_twelve_bytes value = *reinterpret_cast<race_untraced_twelve_bytes*>(&variable.x);
-    x = static_cast<unsigned>(value);
-    y = static_cast<unsigned>(value >> 32);
-    z = static_cast<unsigned>(value >> 64);
-    asm("" : "+r"(x), "+r"(y), "+r"(z));  // else the store of what was loaded is dropped, and the load with it
-#endif
+    // Each component loaded on its own (untraced_read: untraced where it
+    // can be, else a traced load of weft's own variable, slower, never
+    // wrong): weft's loop stored them one by one, and a wider load across
+    // two of those stores (an 8-byte half of a 12-byte load) waits for both
+    // to reach the cache (vector add's check 1.2 times as long).
+    unsigned x = untraced_read(variable.x), y = untraced_read(variable.y), z = untraced_read(variable.z);
     set_builtin_x(variable, x, y, z);
   }
 }

@@ -4,7 +4,8 @@
 // `__shared__` array that no code of their barrier interval writes and
 // whose address never escapes (docs/architecture.md, "Race check", its
 // static filter): such a load cannot race, and its callback, about a
-// hundred instructions, would only record it.
+// hundred instructions, would only record it. race_check.hpp's
+// restate_builtin reads weft's built-in variables with it too.
 //
 // -fsanitize-coverage=trace-loads instruments the compiler's load
 // instructions, and still sees one that an always_inline function marked
@@ -21,7 +22,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "weft/detail/checks/race_check.hpp"
+#include "weft/detail/checks/race_check_build.hpp"
 
 namespace weft::detail {
 
