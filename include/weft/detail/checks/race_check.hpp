@@ -421,6 +421,8 @@ class race_record {
   /// An atomic write (recorded on distributed shared memory only): it races
   /// with plain accesses, never with another atomic.
   bool atomic() const { return site_and_state_ & atomic_bit; }
+  /// Whether the access touched every byte of its word.
+  bool whole_word() const { return (static_cast<std::uint32_t>(site_and_state_) >> untouched_shift & 0xf) == 0; }
   void mark_atomic() { site_and_state_ |= atomic_bit; }
   /// Whether this access and one that left `untouched` of the word alone
   /// touched a byte in common: two accesses to different bytes of a word
@@ -890,7 +892,20 @@ class race_launch {
     return !before_ || earlier.family == identity_->family || before_->knows(earlier.family);
   }
 
-  void fence(std::uint64_t block) { fence_counter(block).fetch_add(1, std::memory_order_acq_rel); }
+  void fence(std::uint64_t block) {
+    stop_saturating_reads();
+    fence_counter(block).fetch_add(1, std::memory_order_acq_rel);
+  }
+
+  /// Whether a read may still leave no record where two blocks' reads of
+  /// its word are kept (race_worker::note_saturated_read): until a block
+  /// fences, arrives at a barrier in global memory or passes a grid or
+  /// cluster sync. After those, a block can be ordered after the kept
+  /// reads without being ordered after one left unrecorded.
+  bool reads_saturate() const { return reads_saturate_.load(std::memory_order_relaxed); }
+  void stop_saturating_reads() {
+    if (reads_saturate_.load(std::memory_order_relaxed)) reads_saturate_.store(false, std::memory_order_relaxed);
+  }
   /// The block's fences that an atomic of device or system scope followed:
   /// fence-plus-flag, where the flag is what another block can see (a
   /// block-scope atomic synchronises its own block only).
@@ -980,6 +995,33 @@ class race_launch {
     // stale).
     std::array<std::uint64_t, 4> tagged{};
     std::array<std::shared_ptr<race_launch_identity>, 256> owners;
+    // Whether every word of the page is saturated with reads of one
+    // launch (race_worker::note_saturated_read): its later reads then need
+    // no record, nor the page's lock.
+    struct read_saturation {
+      // The launch whose reads need no record; read without the lock.
+      std::atomic<const race_launch_identity*> complete{nullptr};
+      // Under the lock: the launch whose saturated words `words` marks,
+      // their count, and whether a record changed since the page was
+      // complete (it is not again for that launch).
+      const race_launch_identity* launch = nullptr;
+      unsigned count = 0;
+      bool spoiled = false;
+      std::array<std::uint64_t, race_shadow::words / 64> words{};
+      // A record may change: the launch's reads are recorded again.
+      void spoil() {
+        complete.store(nullptr, std::memory_order_relaxed);
+        spoiled = true;
+      }
+      void start(const race_launch_identity* counting) {
+        complete.store(nullptr, std::memory_order_relaxed);
+        launch = counting;
+        count = 0;
+        spoiled = false;
+        words = {};
+      }
+    };
+    read_saturation saturation;
   };
 
   /// Calls `use` with the releases that threads of `block` made through
@@ -1134,6 +1176,7 @@ class race_launch {
             dropped.push_back(std::move(owner));
         }
       p->tagged = {};
+      p->saturation.start(nullptr);
       p->words.give_back_parts(blocks);
       return p;
     }
@@ -1176,6 +1219,7 @@ class race_launch {
   std::unordered_map<const void*, race_barrier_phases> barrier_phases_;
   std::vector<std::atomic<std::uint32_t>> fences_;
   std::vector<std::atomic<std::uint32_t>> published_;  // per fence counter: its count at the last publishing atomic
+  std::atomic<bool> reads_saturate_{true};
 };
 
 /// A worker's race-check state for the block it runs.
@@ -1335,6 +1379,7 @@ class race_worker {
 
   /// The block passed a grid or cluster sync.
   [[gnu::noinline]] void group_synced() {
+    if (launch_) launch_->stop_saturating_reads();
     ++group_epoch_;
     state_ = 0;
     stop_streaming();
@@ -1404,6 +1449,7 @@ class race_worker {
     std::uint32_t clock = clocks_[thread]++;
     const race_clock& knows = known_of(thread);
     bool local = block_local(barrier);
+    if (!local) launch_->stop_saturating_reads();
     std::unique_lock<std::mutex> arriving;  // barrier_arrival_begins'
     if (!local) arriving = std::unique_lock(launch_->barrier_phases_mutex(), std::adopt_lock);
     bool owners_thread = local || in_shared_memory(barrier);
@@ -1688,6 +1734,7 @@ class race_worker {
         // ready page's path as before, not the look-up again.
         if (cached.ready == holding_)
           return write ? access_ready_page<true, 4>(cached, a, pc) : access_ready_page<false, 4>(cached, a, pc);
+        if (!write && reads_saturated(cached)) return;
       }
       return access_filtered(a, size, write, pc);
     }
@@ -1706,7 +1753,19 @@ class race_worker {
       if (size == 1)
         return write ? access_ready_page<true, 1>(cached, a, pc) : access_ready_page<false, 1>(cached, a, pc);
     }
+    if (!write && a - cached.begin < cached.bytes && a + size - cached.begin <= cached.bytes &&
+        cached.ready != holding_ && reads_saturated(cached))
+      return;
     access_filtered(a, size, write, pc);
+  }
+
+  // Whether `cached`, a page that the worker does not hold, is saturated
+  // with the running launch's reads (note_saturated_read): a load from it
+  // then needs neither a record nor the page's lock, so that two workers
+  // read it side by side (a tiled matmul's inputs, which every block of a
+  // row or column of tiles reads).
+  [[gnu::always_inline]] bool reads_saturated(cached_page& cached) const {
+    return cached.page->saturation.complete.load(std::memory_order_relaxed) == identity_ && launch_->reads_saturate();
   }
 
   template <bool write>
@@ -2225,7 +2284,54 @@ class race_worker {
     if (displaces && !earlier_read) return false;  // check() makes the part
     if (displaces) earlier_read->store(*latest_read);
     latest_read->store(race_record(site, state_, race_untouched_bytes_in_word(a, size), thread_half(thread, false)));
+    // The word's reads kept now: `earlier_read` and this one.
+    race_launch::page::read_saturation& saturation = cached.page->saturation;
+    if (size == 4 && earlier_read && (saturation.launch != identity_ || !(saturation.words[at / 64] >> at % 64 & 1)) &&
+        earlier_read->launch() == launch_tag_ && earlier_read->whole_word() && block_of(*earlier_read) != block_ &&
+        launch_->reads_saturate())
+      note_saturated_read(*cached.page, at);
     return true;
+  }
+
+  // The word at `at` of `cached`'s page, which the worker holds, keeps two
+  // reads of the running launch by threads of two blocks, each of the
+  // whole word, after a write that CUDA orders before the launch (or none).
+  // A later read of the launch needs no record: a write after it, before
+  // the launch ends, is unordered with one of the two unless it is ordered
+  // after both blocks' reads, which takes a fence, a barrier in global
+  // memory or a grid or cluster sync (launch::reads_saturate: none yet),
+  // and a launch that CUDA does not order after this one is unordered with
+  // both. Once every word of the page is so, its reads go without the
+  // lock (reads_saturated) until a worker holds it for a check again.
+  [[gnu::noinline]] void note_saturated_read(race_launch::page& page, std::size_t at) {
+    race_launch::page::read_saturation& saturation = page.saturation;
+    if (saturation.launch != identity_) saturation.start(identity_);
+    std::uint64_t& words = saturation.words[at / 64];
+    if (saturation.spoiled || (words >> at % 64 & 1)) return;
+    words |= std::uint64_t{1} << at % 64;
+    if (++saturation.count < race_shadow::words) return;
+    // Every word was so once: each still is (a record changed since, by a
+    // write, say, spoils the page for the launch).
+    cached_page& cached = pages_[cache_index(page.index * race_launch::page::bytes)];
+    if (cached.page != &page || cached.ready != holding_) return;
+    race_shadow& shadow = page.words;
+    for (std::size_t word = 0; word < race_shadow::words; ++word) {
+      race_record* latest = shadow.find(race_shadow::latest_reads, word);
+      race_record* earlier = shadow.find(race_shadow::earlier_reads, word);
+      if (!latest || !earlier || latest->launch() != launch_tag_ || earlier->launch() != launch_tag_ ||
+          !latest->whole_word() || !earlier->whole_word() || block_of(*latest) == block_of(*earlier) ||
+          !ordered_before(cached, shadow.find(race_shadow::writes, word))) {
+        saturation.spoiled = true;
+        return;
+      }
+    }
+    saturation.complete.store(identity_, std::memory_order_relaxed);
+    cached.ready = 0;  // its reads go reads_saturated's way from now on
+  }
+
+  // The block of a global record of the running launch.
+  std::uint64_t block_of(const race_record& r) const {
+    return r.state() == state_ ? block_ : launch_->states()[r.state()].block;
   }
 
   // check()'s rule for a global load by `thread` whose word's latest read
@@ -2282,6 +2388,7 @@ class race_worker {
       if (!cache_global_page(word, cached)) return true;
     }
     race_launch::page& page = *cached.page;
+    if (!write && cached.ready != holding_ && reads_saturated(cached)) return true;
     if (page.holder.load(std::memory_order_relaxed) != holder_ || holder_->asked.load(std::memory_order_relaxed))
         [[unlikely]] {
       hold(page);
@@ -2292,6 +2399,9 @@ class race_worker {
     if (cached.ready != holding_) {
       cached.ready = holding_;
       cached.ordered_tags = {};
+      // Its records may change now: no read goes unrecorded any more.
+      if (page.saturation.complete.load(std::memory_order_relaxed)) [[unlikely]]
+        page.saturation.spoil();
     }
     checking_page_ = &page;
     return check<false>(page.words, word % race_launch::page::bytes / 4, word, cached.space, write, pc, false,
@@ -2347,6 +2457,7 @@ class race_worker {
   [[gnu::noinline]] bool own(race_launch::page& page) {
     std::shared_ptr<race_launch_identity>& owner = page.owners[launch_tag_];
     if (owner && !owner->finished.load(std::memory_order_acquire)) return false;
+    page.saturation.start(nullptr);
     if (page.tagged[launch_tag_ / 64] >> (launch_tag_ % 64) & 1) {
       std::array<bool, 256> stale{};
       std::vector<std::shared_ptr<race_launch_identity>> dropped;
@@ -2845,6 +2956,12 @@ class race_worker {
                unordered_launch(*checking_page_, *latest_read))
         shadow.make(race_shadow::earlier_reads, at) = *latest_read;
       shadow.make(race_shadow::latest_reads, at).store(now);
+      if constexpr (!shared)
+        if (untouched == 0 && !atomic && launch_->reads_saturate()) {
+          race_record* kept = shadow.find(race_shadow::earlier_reads, at);
+          if (kept && kept->launch() == launch_tag_ && kept->whole_word() && block_of(*kept) != block_)
+            note_saturated_read(*checking_page_, at);
+        }
     }
     return hazard == nullptr;
   }

@@ -151,6 +151,7 @@ inline void race_worker::trace_command(race_launch& command, const std::vector<r
 
 inline void race_worker::record_command_words(race_launch::page& page, std::uintptr_t begin, std::uintptr_t end,
                                               const race_record& now, const race_access& copy, race_space space) {
+  if (page.saturation.complete.load(std::memory_order_relaxed)) page.saturation.spoil();
   bool others = false;  // whether a command that CUDA does not order with this one has records here
   for (std::uint32_t tag = 1; tag < 256 && !others; ++tag)
     if (tag != launch_tag_ && (page.tagged[tag / 64] >> (tag % 64) & 1))
