@@ -1964,3 +1964,61 @@ TEST_CASE_FIXTURE(race_test_saturated_page,
           race_test_global_access(worker, 0, &page[200], true, race_test_site_fenced_fourth_writes);
         }) == 1);
 }
+
+namespace {
+
+[[gnu::noinline]] void race_test_site_segment_zero_reads() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_segment_one_reads() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_segment_one_writes_zero() { asm volatile(""); }
+
+}  // namespace
+
+TEST_CASE(
+    "race check: a page that two workers take from each other for their own blocks' words is locked by segments, "
+    "and a race across two segments is still found") {
+  race_test_global_allocations_listed listed;
+  std::uint32_t* words = race_test_global_words().data();
+  auto* page =
+      reinterpret_cast<std::uint32_t*>((reinterpret_cast<std::uintptr_t>(words) + 4095) & ~std::uintptr_t{4095});
+  race_launch launch{dim3{2, 1, 1}, dim3{64, 1, 1}, 0, [] { return std::string("race_check_test"); }};
+  // Blocks 0 and 1 on workers of their own read words of segments 0 and
+  // 1 by turns: each read waits for the other worker, which makes no
+  // access meanwhile and is interrupted to let go.
+  std::atomic<unsigned> turn{0};
+  constexpr unsigned turns = 160;
+  auto run_block = [&](unsigned block, void (*site)(), bool writes_after) {
+    weft::detail::blockDim = dim3{64, 1, 1};
+    weft::detail::gridDim = dim3{2, 1, 1};
+    race_worker worker;
+    weft::detail::race_running = &worker;
+    worker.start_block(&launch, block, 64, nullptr, 0);
+    for (unsigned t = block; t < turns; t += 2) {
+      auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+      while (turn.load() != t && std::chrono::steady_clock::now() < give_up) {
+      }
+      race_test_global_access(worker, t / 2 % 64, &page[block * 64 + t / 2 % 64], false, site);
+      ++turn;
+    }
+    // Then block 1 writes a word of block 0's segment, which block 0's
+    // worker keeps until asked.
+    auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (turn.load() != turns + (writes_after ? 0 : 1) && std::chrono::steady_clock::now() < give_up) {
+    }
+    if (writes_after) {
+      // Block 0's thread 5 read this word, ordered by nothing with it.
+      race_test_global_access(worker, 9, &page[5], true, race_test_site_segment_one_writes_zero);
+      ++turn;
+    }
+    weft::detail::race_running = nullptr;
+  };
+  CHECK(race_test_block::hazards([&] {
+          std::thread zero(run_block, 0, race_test_site_segment_zero_reads, false);
+          std::thread one(run_block, 1, race_test_site_segment_one_reads, true);
+          zero.join();
+          one.join();
+        }) == 1);
+  CHECK(turn.load() == turns + 1);
+  CHECK(launch.page_of(reinterpret_cast<std::uintptr_t>(page)).segmented.load());
+  launch.finish(true);
+  weft::detail::gridDim = dim3{1, 1, 1};
+}

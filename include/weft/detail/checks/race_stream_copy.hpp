@@ -135,8 +135,8 @@ inline void race_worker::trace_command(race_launch& command, const std::vector<r
       for (std::uintptr_t at = begin; at < end;) {
         std::uintptr_t page_end = std::min(end, (at / race_launch::page::bytes + 1) * race_launch::page::bytes);
         race_launch::page& page = command.page_of(at);
-        hold(page);
-        if (page.owners[launch_tag_].get() == identity_ || own(page)) {
+        hold_page(page);
+        if (page.owners[launch_tag_].get() == identity_ || own_held(page)) {
           checking_page_ = &page;
           record_command_words(page, at, page_end, made[span.write], copy, space);
         }
