@@ -1884,3 +1884,141 @@ TEST_CASE_FIXTURE(race_test_one_block_launches,
   reader.finish(true);
   weft::detail::gridDim = dim3{1, 1, 1};
 }
+
+namespace {
+
+[[gnu::noinline]] void race_test_site_saturating_reads() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_saturated_reads() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_saturated_writes() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_saturated_reads_after_write() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_fenced_saturating_reads() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_fenced_third_reads() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_fenced_fourth_writes() { asm volatile(""); }
+
+// A launch of eight blocks of 64 threads on one worker, over the first
+// whole shadow page (4 KiB) of race_test_global_words.
+struct race_test_saturated_page {
+  race_test_global_allocations_listed listed;
+  std::uint32_t* words = race_test_global_words().data();
+  std::uint32_t* page =
+      reinterpret_cast<std::uint32_t*>((reinterpret_cast<std::uintptr_t>(words) + 4095) & ~std::uintptr_t{4095});
+  std::uint32_t* flag = page == words ? &words[2047] : &words[0];  // outside the page
+  race_launch launch{dim3{8, 1, 1}, dim3{64, 1, 1}, 0, [] { return std::string("race_check_test"); }};
+  race_worker worker;
+  race_test_saturated_page() {
+    weft::detail::blockDim = dim3{64, 1, 1};
+    weft::detail::gridDim = dim3{8, 1, 1};
+  }
+  ~race_test_saturated_page() {
+    worker.let_go_of_pages();
+    launch.finish(true);
+    weft::detail::gridDim = dim3{1, 1, 1};
+  }
+  // `block` reads every word of the page; then, if `publishes`, its
+  // thread 0 calls __threadfence() and makes an atomic of device scope.
+  void read_page(unsigned block, void (*site)(), bool publishes = false) {
+    worker.start_block(&launch, block, 64, nullptr, 0);
+    for (unsigned w = 0; w < 1024; ++w) race_test_global_access(worker, w % 64, &page[w], false, site);
+    if (!publishes) return;
+    weft::detail::threadIdx = uint3{0, 0, 0};
+    worker.fenced();
+    worker.atomic_read_modify_write(flag);
+  }
+};
+
+}  // namespace
+
+TEST_CASE_FIXTURE(race_test_saturated_page,
+                  "race check: once two blocks read every word of a page, a write to it is still checked, and "
+                  "the page's later reads are checked again after it") {
+  read_page(0, race_test_site_saturating_reads);
+  read_page(1, race_test_site_saturating_reads);
+  CHECK(race_test_block::hazards([&] {
+          worker.start_block(&launch, 2, 64, nullptr, 0);
+          race_test_global_access(worker, 3, &page[100], false, race_test_site_saturated_reads);
+        }) == 0);
+  // Unordered with the reads of blocks 0 and 1 (kept) and 2 (not kept).
+  CHECK(race_test_block::hazards([&] {
+          worker.start_block(&launch, 3, 64, nullptr, 0);
+          race_test_global_access(worker, 5, &page[100], true, race_test_site_saturated_writes);
+        }) == 1);
+  // Unordered with block 3's write: the write made the page's reads
+  // recorded and checked again.
+  CHECK(race_test_block::hazards([&] {
+          worker.start_block(&launch, 4, 64, nullptr, 0);
+          race_test_global_access(worker, 7, &page[100], false, race_test_site_saturated_reads_after_write);
+        }) == 1);
+}
+
+TEST_CASE_FIXTURE(race_test_saturated_page,
+                  "race check: after a fence, two blocks' reads of every word of a page no longer leave a third "
+                  "block's reads unrecorded") {
+  // Blocks 0 and 1 publish their reads: a later block is ordered after them.
+  read_page(0, race_test_site_fenced_saturating_reads, true);
+  read_page(1, race_test_site_fenced_saturating_reads, true);
+  worker.start_block(&launch, 2, 64, nullptr, 0);
+  race_test_global_access(worker, 3, &page[200], false, race_test_site_fenced_third_reads);
+  // Ordered after the reads of blocks 0 and 1, not after block 2's.
+  CHECK(race_test_block::hazards([&] {
+          worker.start_block(&launch, 3, 64, nullptr, 0);
+          race_test_global_access(worker, 0, &page[200], true, race_test_site_fenced_fourth_writes);
+        }) == 1);
+}
+
+namespace {
+
+[[gnu::noinline]] void race_test_site_segment_zero_reads() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_segment_one_reads() { asm volatile(""); }
+[[gnu::noinline]] void race_test_site_segment_one_writes_zero() { asm volatile(""); }
+
+}  // namespace
+
+TEST_CASE(
+    "race check: a page that two workers take from each other for their own blocks' words is locked by segments, "
+    "and a race across two segments is still found") {
+  race_test_global_allocations_listed listed;
+  std::uint32_t* words = race_test_global_words().data();
+  auto* page =
+      reinterpret_cast<std::uint32_t*>((reinterpret_cast<std::uintptr_t>(words) + 4095) & ~std::uintptr_t{4095});
+  race_launch launch{dim3{2, 1, 1}, dim3{64, 1, 1}, 0, [] { return std::string("race_check_test"); }};
+  // Blocks 0 and 1 on workers of their own read words of segments 0 and
+  // 1 by turns: each read waits for the other worker, which makes no
+  // access meanwhile and is interrupted to let go.
+  std::atomic<unsigned> turn{0};
+  constexpr unsigned turns = 160;
+  auto run_block = [&](unsigned block, void (*site)(), bool writes_after) {
+    weft::detail::blockDim = dim3{64, 1, 1};
+    weft::detail::gridDim = dim3{2, 1, 1};
+    race_worker worker;
+    weft::detail::race_running = &worker;
+    worker.start_block(&launch, block, 64, nullptr, 0);
+    for (unsigned t = block; t < turns; t += 2) {
+      auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+      while (turn.load() != t && std::chrono::steady_clock::now() < give_up) {
+      }
+      race_test_global_access(worker, t / 2 % 64, &page[block * 64 + t / 2 % 64], false, site);
+      ++turn;
+    }
+    // Then block 1 writes a word of block 0's segment, which block 0's
+    // worker keeps until asked.
+    auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (turn.load() != turns + (writes_after ? 0 : 1) && std::chrono::steady_clock::now() < give_up) {
+    }
+    if (writes_after) {
+      // Block 0's thread 5 read this word, ordered by nothing with it.
+      race_test_global_access(worker, 9, &page[5], true, race_test_site_segment_one_writes_zero);
+      ++turn;
+    }
+    weft::detail::race_running = nullptr;
+  };
+  CHECK(race_test_block::hazards([&] {
+          std::thread zero(run_block, 0, race_test_site_segment_zero_reads, false);
+          std::thread one(run_block, 1, race_test_site_segment_one_reads, true);
+          zero.join();
+          one.join();
+        }) == 1);
+  CHECK(turn.load() == turns + 1);
+  CHECK(launch.page_of(reinterpret_cast<std::uintptr_t>(page)).segmented.load());
+  launch.finish(true);
+  weft::detail::gridDim = dim3{1, 1, 1};
+}

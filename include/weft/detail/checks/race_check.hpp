@@ -421,6 +421,8 @@ class race_record {
   /// An atomic write (recorded on distributed shared memory only): it races
   /// with plain accesses, never with another atomic.
   bool atomic() const { return site_and_state_ & atomic_bit; }
+  /// Whether the access touched every byte of its word.
+  bool whole_word() const { return (static_cast<std::uint32_t>(site_and_state_) >> untouched_shift & 0xf) == 0; }
   void mark_atomic() { site_and_state_ |= atomic_bit; }
   /// Whether this access and one that left `untouched` of the word alone
   /// touched a byte in common: two accesses to different bytes of a word
@@ -890,7 +892,20 @@ class race_launch {
     return !before_ || earlier.family == identity_->family || before_->knows(earlier.family);
   }
 
-  void fence(std::uint64_t block) { fence_counter(block).fetch_add(1, std::memory_order_acq_rel); }
+  void fence(std::uint64_t block) {
+    stop_saturating_reads();
+    fence_counter(block).fetch_add(1, std::memory_order_acq_rel);
+  }
+
+  /// Whether a read may still leave no record where two blocks' reads of
+  /// its word are kept (race_worker::note_saturated_read): until a block
+  /// fences, arrives at a barrier in global memory or passes a grid or
+  /// cluster sync. After those, a block can be ordered after the kept
+  /// reads without being ordered after one left unrecorded.
+  bool reads_saturate() const { return reads_saturate_.load(std::memory_order_relaxed); }
+  void stop_saturating_reads() {
+    if (reads_saturate_.load(std::memory_order_relaxed)) reads_saturate_.store(false, std::memory_order_relaxed);
+  }
   /// The block's fences that an atomic of device or system scope followed:
   /// fence-plus-flag, where the flag is what another block can see (a
   /// block-scope atomic synchronises its own block only).
@@ -952,6 +967,15 @@ class race_launch {
   race_block_states& states() { return identity_->states; }
   const race_block_states& states() const { return identity_->states; }
 
+  /// A lock of a global shadow page, or of a segment of one, and the
+  /// worker that holds it: a worker keeps the locks it took until another
+  /// asks for one of them (or the worker may wait for other blocks:
+  /// race_worker::let_go_of_pages).
+  struct page_lock {
+    std::atomic_flag locked = ATOMIC_FLAG_INIT;
+    std::atomic<race_page_holder*> holder{nullptr};
+  };
+
   /// The shadow of a 4 KiB page of global memory (16 KiB per kind of
   /// access made to it, up to 48: made only for pages that launches
   /// touch), shared by the launches that use it: its words, and a lock,
@@ -959,11 +983,17 @@ class race_launch {
   struct page {
     static constexpr std::uintptr_t bytes = 4096;
     static_assert(race_shadow::words == bytes / 4);
-    std::atomic_flag locked = ATOMIC_FLAG_INIT;
-    // The worker that holds it: a worker keeps the pages it locked until
-    // another asks for one of them (or the worker may wait for other
-    // blocks: race_worker::let_go_of_pages).
-    std::atomic<race_page_holder*> holder{nullptr};
+    // The whole page's lock. A page that workers take from each other for
+    // different words (neighbouring blocks' parts of it, as a histogram's
+    // blocks read their input) is locked by segments instead, each
+    // worker holding those of its words (race_worker::segment): in
+    // segments, `whole` is held with every segment, by a worker that
+    // changes the page's owners or records a copy across it.
+    page_lock whole;
+    std::atomic<bool> segmented{false};
+    // Under `whole`: how many times in a row a worker waited for it for a
+    // word that no other block of its launch had touched.
+    unsigned false_sharing = 0;
     // Under shadow_pages' mutex: the running launches that use it, and
     // whether it waits among the retained pages. In the first cache line
     // with the lock, which the taker takes next, and with the parts and
@@ -980,6 +1010,36 @@ class race_launch {
     // stale).
     std::array<std::uint64_t, 4> tagged{};
     std::array<std::shared_ptr<race_launch_identity>, 256> owners;
+    // Whether every word of the page is saturated with reads of one
+    // launch (race_worker::note_saturated_read): its later reads then need
+    // no record, nor the page's lock.
+    struct read_saturation {
+      // The launch whose reads need no record; read without the lock.
+      std::atomic<const race_launch_identity*> complete{nullptr};
+      // Under the lock: the launch whose saturated words `words` marks,
+      // their count, and whether a record changed since the page was
+      // complete (it is not again for that launch).
+      const race_launch_identity* launch = nullptr;
+      unsigned count = 0;
+      bool spoiled = false;
+      std::array<std::uint64_t, race_shadow::words / 64> words{};
+      // A record may change: the launch's reads are recorded again.
+      void spoil() {
+        complete.store(nullptr, std::memory_order_relaxed);
+        spoiled = true;
+      }
+      void start(const race_launch_identity* counting) {
+        complete.store(nullptr, std::memory_order_relaxed);
+        launch = counting;
+        count = 0;
+        spoiled = false;
+        words = {};
+      }
+    };
+    read_saturation saturation;
+    static constexpr std::uintptr_t segment_bytes = 256;  // a block of 64 threads' words
+    struct alignas(64) segment_lock : page_lock {};       // a line each: two workers hold two
+    std::array<segment_lock, bytes / segment_bytes> segments;
   };
 
   /// Calls `use` with the releases that threads of `block` made through
@@ -1134,6 +1194,9 @@ class race_launch {
             dropped.push_back(std::move(owner));
         }
       p->tagged = {};
+      p->saturation.start(nullptr);
+      p->segmented.store(false, std::memory_order_relaxed);
+      p->false_sharing = 0;
       p->words.give_back_parts(blocks);
       return p;
     }
@@ -1176,6 +1239,7 @@ class race_launch {
   std::unordered_map<const void*, race_barrier_phases> barrier_phases_;
   std::vector<std::atomic<std::uint32_t>> fences_;
   std::vector<std::atomic<std::uint32_t>> published_;  // per fence counter: its count at the last publishing atomic
+  std::atomic<bool> reads_saturate_{true};
 };
 
 /// A worker's race-check state for the block it runs.
@@ -1335,6 +1399,7 @@ class race_worker {
 
   /// The block passed a grid or cluster sync.
   [[gnu::noinline]] void group_synced() {
+    if (launch_) launch_->stop_saturating_reads();
     ++group_epoch_;
     state_ = 0;
     stop_streaming();
@@ -1404,6 +1469,7 @@ class race_worker {
     std::uint32_t clock = clocks_[thread]++;
     const race_clock& knows = known_of(thread);
     bool local = block_local(barrier);
+    if (!local) launch_->stop_saturating_reads();
     std::unique_lock<std::mutex> arriving;  // barrier_arrival_begins'
     if (!local) arriving = std::unique_lock(launch_->barrier_phases_mutex(), std::adopt_lock);
     bool owners_thread = local || in_shared_memory(barrier);
@@ -1688,6 +1754,7 @@ class race_worker {
         // ready page's path as before, not the look-up again.
         if (cached.ready == holding_)
           return write ? access_ready_page<true, 4>(cached, a, pc) : access_ready_page<false, 4>(cached, a, pc);
+        if (!write && reads_saturated(cached)) return;
       }
       return access_filtered(a, size, write, pc);
     }
@@ -1706,7 +1773,19 @@ class race_worker {
       if (size == 1)
         return write ? access_ready_page<true, 1>(cached, a, pc) : access_ready_page<false, 1>(cached, a, pc);
     }
+    if (!write && a - cached.begin < cached.bytes && a + size - cached.begin <= cached.bytes &&
+        cached.ready != holding_ && reads_saturated(cached))
+      return;
     access_filtered(a, size, write, pc);
+  }
+
+  // Whether `cached`, a page that the worker does not hold, is saturated
+  // with the running launch's reads (note_saturated_read): a load from it
+  // then needs neither a record nor the page's lock, so that two workers
+  // read it side by side (a tiled matmul's inputs, which every block of a
+  // row or column of tiles reads).
+  [[gnu::always_inline]] bool reads_saturated(cached_page& cached) const {
+    return cached.page->saturation.complete.load(std::memory_order_relaxed) == identity_ && launch_->reads_saturate();
   }
 
   template <bool write>
@@ -2225,7 +2304,56 @@ class race_worker {
     if (displaces && !earlier_read) return false;  // check() makes the part
     if (displaces) earlier_read->store(*latest_read);
     latest_read->store(race_record(site, state_, race_untouched_bytes_in_word(a, size), thread_half(thread, false)));
+    // The word's reads kept now: `earlier_read` and this one.
+    race_launch::page::read_saturation& saturation = cached.page->saturation;
+    if (size == 4 && earlier_read && (saturation.launch != identity_ || !(saturation.words[at / 64] >> at % 64 & 1)) &&
+        earlier_read->launch() == launch_tag_ && earlier_read->whole_word() && block_of(*earlier_read) != block_ &&
+        launch_->reads_saturate())
+      note_saturated_read(*cached.page, at);
     return true;
+  }
+
+  // The word at `at` of `cached`'s page, which the worker holds, keeps two
+  // reads of the running launch by threads of two blocks, each of the
+  // whole word, after a write that CUDA orders before the launch (or none).
+  // A later read of the launch needs no record: a write after it, before
+  // the launch ends, is unordered with one of the two unless it is ordered
+  // after both blocks' reads, which takes a fence, a barrier in global
+  // memory or a grid or cluster sync (launch::reads_saturate: none yet),
+  // and a launch that CUDA does not order after this one is unordered with
+  // both. Once every word of the page is so, its reads go without the
+  // lock (reads_saturated) until a worker holds it for a check again.
+  [[gnu::noinline]] void note_saturated_read(race_launch::page& page, std::size_t at) {
+    // A segmented page's holders would count at once: its reads stay recorded.
+    if (page.segmented.load(std::memory_order_relaxed)) return;
+    race_launch::page::read_saturation& saturation = page.saturation;
+    if (saturation.launch != identity_) saturation.start(identity_);
+    std::uint64_t& words = saturation.words[at / 64];
+    if (saturation.spoiled || (words >> at % 64 & 1)) return;
+    words |= std::uint64_t{1} << at % 64;
+    if (++saturation.count < race_shadow::words) return;
+    // Every word was so once: each still is (a record changed since, by a
+    // write, say, spoils the page for the launch).
+    cached_page& cached = pages_[cache_index(page.index * race_launch::page::bytes)];
+    if (cached.page != &page || cached.ready != holding_) return;
+    race_shadow& shadow = page.words;
+    for (std::size_t word = 0; word < race_shadow::words; ++word) {
+      race_record* latest = shadow.find(race_shadow::latest_reads, word);
+      race_record* earlier = shadow.find(race_shadow::earlier_reads, word);
+      if (!latest || !earlier || latest->launch() != launch_tag_ || earlier->launch() != launch_tag_ ||
+          !latest->whole_word() || !earlier->whole_word() || block_of(*latest) == block_of(*earlier) ||
+          !ordered_before(cached, shadow.find(race_shadow::writes, word))) {
+        saturation.spoiled = true;
+        return;
+      }
+    }
+    saturation.complete.store(identity_, std::memory_order_relaxed);
+    cached.ready = 0;  // its reads go reads_saturated's way from now on
+  }
+
+  // The block of a global record of the running launch.
+  std::uint64_t block_of(const race_record& r) const {
+    return r.state() == state_ ? block_ : launch_->states()[r.state()].block;
   }
 
   // check()'s rule for a global load by `thread` whose word's latest read
@@ -2282,58 +2410,154 @@ class race_worker {
       if (!cache_global_page(word, cached)) return true;
     }
     race_launch::page& page = *cached.page;
-    if (page.holder.load(std::memory_order_relaxed) != holder_ || holder_->asked.load(std::memory_order_relaxed))
+    if (!write && cached.ready != holding_ && reads_saturated(cached)) return true;
+    race_launch::page_lock& lock = lock_of(cached, page, word);
+    if (lock.holder.load(std::memory_order_relaxed) != holder_ || holder_->asked.load(std::memory_order_relaxed))
         [[unlikely]] {
-      hold(page);
+      hold_word(cached, page, word);
     }
     if (page.owners[launch_tag_].get() != identity_) [[unlikely]] {
       if (!own(page)) return true;
+      if (page.segmented.load(std::memory_order_relaxed)) hold_word(cached, page, word);  // own() let go of it
     }
     if (cached.ready != holding_) {
       cached.ready = holding_;
       cached.ordered_tags = {};
+      // Its records may change now: no read goes unrecorded any more.
+      if (page.saturation.complete.load(std::memory_order_relaxed)) [[unlikely]]
+        page.saturation.spoil();
     }
     checking_page_ = &page;
     return check<false>(page.words, word % race_launch::page::bytes / 4, word, cached.space, write, pc, false,
                         untouched);
   }
 
-  // Locks `page` for this worker, to keep until let_go_of_pages. Never
-  // waits while holding another page, so two workers never wait for each
-  // other. A holder that has not let go a millisecond after it was asked
-  // makes no traced access (it spins on memory the check does not see, or
-  // its thread is not scheduled): it is interrupted (on_page_request),
-  // every millisecond until it lets go.
-  [[gnu::noinline]] void hold(race_launch::page& page) {
+  // The lock that `word` of `page` is checked under: the whole page's, or
+  // in a segmented page the word's segment's, to which `cached` is then
+  // narrowed (so that the ready paths find only the segment's words ready).
+  [[gnu::always_inline]] race_launch::page_lock& lock_of(cached_page& cached, race_launch::page& page,
+                                                         std::uintptr_t word) {
+    if (!page.segmented.load(std::memory_order_acquire)) [[likely]]
+      return page.whole;
+    return segment(cached, page, word);
+  }
+  [[gnu::noinline]] race_launch::page_lock& segment(cached_page& cached, race_launch::page& page, std::uintptr_t word) {
+    constexpr std::uintptr_t bytes = race_launch::page::segment_bytes;
+    auto unit = static_cast<std::uint8_t>(word % race_launch::page::bytes / bytes);
+    std::uintptr_t begin = std::max(cached.begin, word & ~(bytes - 1));
+    std::uintptr_t end = std::min(cached.begin + cached.bytes, (word & ~(bytes - 1)) + bytes);
+    cached.begin = begin;
+    cached.bytes = end - begin;
+    if (cached.unit != unit) {
+      cached.unit = unit;
+      cached.ready = 0;  // held for another segment
+    }
+    return page.segments[unit];
+  }
+
+  // Takes the lock of `word` of `page` (lock_of). A page that this worker
+  // waited for, again and again, for words that no other block of the
+  // launch touched (neighbouring blocks' parts of one page: a histogram's
+  // input, which blocks b and b + 1 on two workers read in every step of
+  // their grid-stride loops, each step a hand-off) is segmented, so that
+  // each worker holds its blocks' segments. One that blocks share words of
+  // (a tiled matmul's inputs) stays whole: segments would not part them.
+  [[gnu::noinline]] void hold_word(cached_page& cached, race_launch::page& page, std::uintptr_t word) {
+    constexpr unsigned waits_to_segment = 64;
+    for (;;) {
+      race_launch::page_lock& lock = lock_of(cached, page, word);
+      bool waited = hold(lock);
+      if (&lock != &page.whole) return;
+      if (page.segmented.load(std::memory_order_acquire)) {  // segmented while this worker waited
+        let_go_of_pages();
+        continue;
+      }
+      if (!waited) return;
+      if (!falsely_shared(page, word)) {
+        page.false_sharing = 0;
+        return;
+      }
+      if (++page.false_sharing < waits_to_segment) return;
+      // Its parts made now, so that no segment's holder makes one.
+      for (auto part : {race_shadow::writes, race_shadow::latest_reads, race_shadow::earlier_reads})
+        page.words.make(part, 0);
+      page.saturation.spoil();
+      page.segmented.store(true, std::memory_order_release);
+      let_go_of_pages();
+    }
+  }
+
+  // Whether no other block of the running launch has touched `word` of
+  // `page` (held) since its last write.
+  bool falsely_shared(race_launch::page& page, std::uintptr_t word) {
+    std::size_t at = word % race_launch::page::bytes / 4;
+    for (auto part : {race_shadow::writes, race_shadow::latest_reads, race_shadow::earlier_reads}) {
+      const race_record* r = page.words.find(part, at);
+      if (r && r->launch() == launch_tag_ && block_of(*r) != block_) return false;
+    }
+    return true;
+  }
+
+  // Every lock of `page`: in segments, the whole page's first (one worker
+  // at a time takes it, holding nothing else), then each segment's,
+  // waiting for their holders with the others held (a segment's holder
+  // lets go of everything before it waits for another lock, so none waits
+  // for this worker). Outside a check the caller sets busy_, so that an
+  // interrupt (on_page_request) leaves the locks alone.
+  void hold_page(race_launch::page& page) {
+    let_go_of_pages();
+    hold(page.whole);
+    if (!page.segmented.load(std::memory_order_acquire)) return;
+    for (race_launch::page::segment_lock& segment : page.segments) {
+      if (segment.locked.test_and_set(std::memory_order_acquire)) wait_for(segment);
+      segment.holder.store(holder_, std::memory_order_relaxed);
+      held_[held_count_++] = &segment;
+    }
+  }
+
+  // Locks `lock` for this worker, to keep until let_go_of_pages; true if
+  // it had to wait for another worker. Never waits while holding another
+  // lock, so two workers never wait for each other.
+  [[gnu::noinline]] bool hold(race_launch::page_lock& lock) {
     if (let_go_->load(std::memory_order_relaxed)) {  // another worker asked for one of ours
       let_go_of_pages();
       std::this_thread::yield();  // its chance to take it before this worker takes a page again
     }
-    if (page.holder.load(std::memory_order_relaxed) == holder_) return;
+    if (lock.holder.load(std::memory_order_relaxed) == holder_) return false;
     if (held_count_ == held_.size()) let_go_of_pages();
-    if (page.locked.test_and_set(std::memory_order_acquire)) {
+    bool waited = lock.locked.test_and_set(std::memory_order_acquire);
+    if (waited) {
       let_go_of_pages();
-      // The holder runs a block and lets go at its next access or barrier:
-      // poll a while before yielding the core.
-      auto asked_at = std::chrono::steady_clock::now();
-      for (unsigned round = 0;; ++round) {
-        if (!page.locked.test(std::memory_order_relaxed) && !page.locked.test_and_set(std::memory_order_acquire)) break;
-        race_page_holder* holder = page.holder.load(std::memory_order_relaxed);
-        if (holder && !holder->asked.load(std::memory_order_relaxed))
-          holder->asked.store(true, std::memory_order_relaxed);
-        if (round < 256) {
-          cpu_relax();
-          continue;
-        }
-        std::this_thread::yield();
-        if (round % 64 == 0 && holder && std::chrono::steady_clock::now() - asked_at > std::chrono::milliseconds(1)) {
-          holder->interrupt(&on_page_request);
-          asked_at = std::chrono::steady_clock::now();
-        }
+      wait_for(lock);
+    }
+    lock.holder.store(holder_, std::memory_order_relaxed);
+    held_[held_count_++] = &lock;
+    return waited;
+  }
+
+  // Spins until it takes `lock`, which another worker holds. The holder
+  // runs a block and lets go at its next access or barrier: poll a while
+  // before yielding the core. A holder that has not let go a millisecond
+  // after it was asked makes no traced access (it spins on memory the
+  // check does not see, or its thread is not scheduled): it is interrupted
+  // (on_page_request), every millisecond until it lets go.
+  void wait_for(race_launch::page_lock& lock) {
+    auto asked_at = std::chrono::steady_clock::now();
+    for (unsigned round = 0;; ++round) {
+      if (!lock.locked.test(std::memory_order_relaxed) && !lock.locked.test_and_set(std::memory_order_acquire)) return;
+      race_page_holder* holder = lock.holder.load(std::memory_order_relaxed);
+      if (holder && !holder->asked.load(std::memory_order_relaxed))
+        holder->asked.store(true, std::memory_order_relaxed);
+      if (round < 256) {
+        cpu_relax();
+        continue;
+      }
+      std::this_thread::yield();
+      if (round % 64 == 0 && holder && std::chrono::steady_clock::now() - asked_at > std::chrono::milliseconds(1)) {
+        holder->interrupt(&on_page_request);
+        asked_at = std::chrono::steady_clock::now();
       }
     }
-    page.holder.store(holder_, std::memory_order_relaxed);
-    held_[held_count_++] = &page;
   }
 
   // Makes the running launch the owner of its tag's records in `page`,
@@ -2345,8 +2569,18 @@ class race_worker {
   // still runs, the page goes unchecked for this launch (a race can go
   // unseen, none is invented).
   [[gnu::noinline]] bool own(race_launch::page& page) {
+    if (!page.segmented.load(std::memory_order_acquire)) return own_held(page);
+    // A segment's holder may read the owners: every lock (hold_page).
+    hold_page(page);
+    bool owned = own_held(page);
+    let_go_of_pages();
+    return owned;
+  }
+  // own() of a page whose every lock the worker holds.
+  [[gnu::noinline]] bool own_held(race_launch::page& page) {
     std::shared_ptr<race_launch_identity>& owner = page.owners[launch_tag_];
     if (owner && !owner->finished.load(std::memory_order_acquire)) return false;
+    page.saturation.start(nullptr);
     if (page.tagged[launch_tag_ / 64] >> (launch_tag_ % 64) & 1) {
       std::array<bool, 256> stale{};
       std::vector<std::shared_ptr<race_launch_identity>> dropped;
@@ -2414,6 +2648,9 @@ class race_worker {
     // page's owner of the tag. Only the holder changes a page's owners,
     // and it makes its own launch the owner of its tag before `ready`.
     std::array<std::uint8_t, 2> ordered_tags{};
+    // The segment of a segmented page that `ready` is for (race_worker::segment).
+    std::uint8_t unit = whole_page;
+    static constexpr std::uint8_t whole_page = 0xff;
     // The code address that streamed_word met last on the page, and its
     // number (race_sites): a streaming kernel's page is read or written by
     // one load or store, whose number is then one compare away, where the
@@ -2457,6 +2694,7 @@ class race_worker {
       cached.index = index;
       cached.page = &launch_->page_of(word);
       cached.ready = 0;  // another page: access_word holds and owns it first
+      cached.unit = cached_page::whole_page;
     }
     cached.begin = std::max(global.begin, index * race_launch::page::bytes);
     cached.bytes = std::min(global.end, (index + 1) * race_launch::page::bytes) - cached.begin;
@@ -2845,6 +3083,12 @@ class race_worker {
                unordered_launch(*checking_page_, *latest_read))
         shadow.make(race_shadow::earlier_reads, at) = *latest_read;
       shadow.make(race_shadow::latest_reads, at).store(now);
+      if constexpr (!shared)
+        if (untouched == 0 && !atomic && launch_->reads_saturate()) {
+          race_record* kept = shadow.find(race_shadow::earlier_reads, at);
+          if (kept && kept->launch() == launch_tag_ && kept->whole_word() && block_of(*kept) != block_)
+            note_saturated_read(*checking_page_, at);
+        }
     }
     return hazard == nullptr;
   }
@@ -2982,7 +3226,7 @@ class race_worker {
   // those that wait for them see it (`let_go_`: its flag they set to have
   // them back). The record outlives the worker (a waiter may set the flag
   // just as the worker's thread ends).
-  std::array<race_launch::page*, 16> held_{};
+  std::array<race_launch::page_lock*, 64> held_{};
   unsigned held_count_ = 0;
   std::uint64_t holding_ = 1;  // counts let_go_of_pages' calls (cached_page::ready)
   race_page_holder* holder_ = race_page_holder::for_this_thread();

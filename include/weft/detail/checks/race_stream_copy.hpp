@@ -135,8 +135,8 @@ inline void race_worker::trace_command(race_launch& command, const std::vector<r
       for (std::uintptr_t at = begin; at < end;) {
         std::uintptr_t page_end = std::min(end, (at / race_launch::page::bytes + 1) * race_launch::page::bytes);
         race_launch::page& page = command.page_of(at);
-        hold(page);
-        if (page.owners[launch_tag_].get() == identity_ || own(page)) {
+        hold_page(page);
+        if (page.owners[launch_tag_].get() == identity_ || own_held(page)) {
           checking_page_ = &page;
           record_command_words(page, at, page_end, made[span.write], copy, space);
         }
@@ -151,6 +151,7 @@ inline void race_worker::trace_command(race_launch& command, const std::vector<r
 
 inline void race_worker::record_command_words(race_launch::page& page, std::uintptr_t begin, std::uintptr_t end,
                                               const race_record& now, const race_access& copy, race_space space) {
+  if (page.saturation.complete.load(std::memory_order_relaxed)) page.saturation.spoil();
   bool others = false;  // whether a command that CUDA does not order with this one has records here
   for (std::uint32_t tag = 1; tag < 256 && !others; ++tag)
     if (tag != launch_tag_ && (page.tagged[tag / 64] >> (tag % 64) & 1))
