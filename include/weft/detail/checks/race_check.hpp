@@ -2415,6 +2415,10 @@ class race_worker {
     if (lock.holder.load(std::memory_order_relaxed) != holder_ || holder_->asked.load(std::memory_order_relaxed))
         [[unlikely]] {
       hold_word(cached, page, word);
+      // Saturated while this worker waited for it: making it ready would
+      // spoil it (the workers that waited at once spoiled one page in 65 of
+      // a two-worker matmul, and more on 16).
+      if (!write && cached.ready != holding_ && reads_saturated(cached)) return true;
     }
     if (page.owners[launch_tag_].get() != identity_) [[unlikely]] {
       if (!own(page)) return true;
