@@ -2306,9 +2306,9 @@ class race_worker {
     latest_read->store(race_record(site, state_, race_untouched_bytes_in_word(a, size), thread_half(thread, false)));
     // The word's reads kept now: `earlier_read` and this one.
     race_launch::page::read_saturation& saturation = cached.page->saturation;
+    // A part-word read never saturates: tested first, before the page's line of bits.
     if (size == 4 && earlier_read && (saturation.launch != identity_ || !(saturation.words[at / 64] >> at % 64 & 1)) &&
-        earlier_read->launch() == launch_tag_ && earlier_read->whole_word() && block_of(*earlier_read) != block_ &&
-        launch_->reads_saturate())
+        saturating_pair(*earlier_read, *latest_read) && launch_->reads_saturate())
       note_saturated_read(*cached.page, at);
     return true;
   }
@@ -2340,8 +2340,7 @@ class race_worker {
     for (std::size_t word = 0; word < race_shadow::words; ++word) {
       race_record* latest = shadow.find(race_shadow::latest_reads, word);
       race_record* earlier = shadow.find(race_shadow::earlier_reads, word);
-      if (!latest || !earlier || latest->launch() != launch_tag_ || earlier->launch() != launch_tag_ ||
-          !latest->whole_word() || !earlier->whole_word() || block_of(*latest) == block_of(*earlier) ||
+      if (!latest || !earlier || !saturating_pair(*earlier, *latest) ||
           !ordered_before(cached, shadow.find(race_shadow::writes, word))) {
         saturation.spoiled = true;
         return;
@@ -2349,6 +2348,13 @@ class race_worker {
     }
     saturation.complete.store(identity_, std::memory_order_relaxed);
     cached.ready = 0;  // its reads go reads_saturated's way from now on
+  }
+
+  // Whether a word's two reads kept saturate it (note_saturated_read):
+  // whole-word reads of the running launch by threads of two blocks.
+  bool saturating_pair(const race_record& earlier, const race_record& latest) const {
+    return earlier.launch() == launch_tag_ && latest.launch() == launch_tag_ && earlier.whole_word() &&
+           latest.whole_word() && block_of(earlier) != block_of(latest);
   }
 
   // The block of a global record of the running launch.
@@ -2363,8 +2369,7 @@ class race_worker {
   // (keeps_other_warp).
   [[gnu::always_inline]] bool read_displaces(const race_record& latest, const race_record* earlier,
                                              unsigned thread) const {
-    bool by_another =
-        latest.thread() != thread || (latest.state() != state_ && launch_->states()[latest.state()].block != block_);
+    bool by_another = latest.thread() != thread || block_of(latest) != block_;
     return by_another && !(earlier && keeps_other_warp(*earlier, latest, thread, state_));
   }
 
@@ -2514,8 +2519,7 @@ class race_worker {
     if (!page.segmented.load(std::memory_order_acquire)) return;
     for (race_launch::page::segment_lock& segment : page.segments) {
       if (segment.locked.test_and_set(std::memory_order_acquire)) wait_for(segment);
-      segment.holder.store(holder_, std::memory_order_relaxed);
-      held_[held_count_++] = &segment;
+      keep(segment);
     }
   }
 
@@ -2534,9 +2538,13 @@ class race_worker {
       let_go_of_pages();
       wait_for(lock);
     }
+    keep(lock);
+    return waited;
+  }
+  // `lock`, just taken, is this worker's until let_go_of_pages.
+  void keep(race_launch::page_lock& lock) {
     lock.holder.store(holder_, std::memory_order_relaxed);
     held_[held_count_++] = &lock;
-    return waited;
   }
 
   // Spins until it takes `lock`, which another worker holds. The holder
@@ -3090,8 +3098,7 @@ class race_worker {
       if constexpr (!shared)
         if (untouched == 0 && !atomic && launch_->reads_saturate()) {
           race_record* kept = shadow.find(race_shadow::earlier_reads, at);
-          if (kept && kept->launch() == launch_tag_ && kept->whole_word() && block_of(*kept) != block_)
-            note_saturated_read(*checking_page_, at);
+          if (kept && saturating_pair(*kept, now)) note_saturated_read(*checking_page_, at);
         }
     }
     return hazard == nullptr;
